@@ -1,0 +1,1 @@
+//! Classification without an allocator (in progress).

@@ -1,0 +1,405 @@
+//! The conversation checker: every rule of the catalogue that a recorded
+//! conversation can show (all but sealed state and the SSE transports).
+//!
+//! [`Checker`] is a sans-IO machine fed one [`Entry`] at a time
+//! ([`Checker::handle`]); [`check`] runs it over a whole transcript. A
+//! [`Violation`] names the rule and the index of the offending entry.
+
+use crate::{
+    envelope::{self, Kind, ResultType},
+    error::Error,
+    input,
+    message::{salient_params, target},
+    protocol::{Protocol, ResultTypeRule, TasksFlavor, INPUT_METHODS},
+    rules::RuleId,
+    server::{check_capabilities, check_task_input, is_task_input, read_view, required_meta, to_sep},
+    tasks::{Task, TaskStatus},
+    view::{InputRequestView, Map, Obj, ParamsView},
+    Limits,
+};
+use alloc::{
+    collections::BTreeMap,
+    string::{String, ToString},
+    vec::Vec,
+};
+use serde_json::Value;
+
+/// Who sent a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The MCP client.
+    Client,
+    /// The MCP server.
+    Server,
+}
+
+/// One message of a conversation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// Its sender.
+    pub from: Side,
+    /// The JSON-RPC message.
+    pub message: Value,
+    /// For server messages over Streamable HTTP: `"post:<id>"` (the stream of
+    /// the client's POST of request `<id>`) or `"get"` (the standalone stream).
+    pub stream: Option<String>,
+}
+
+/// Settings of a check.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckConfig {
+    /// The protocol of the conversation.
+    pub protocol: Protocol,
+    /// Retries allowed per request (default 10).
+    pub max_rounds: u32,
+    /// Bounds on each message.
+    pub limits: Limits,
+}
+
+impl Default for CheckConfig {
+    fn default() -> Self {
+        CheckConfig { protocol: Protocol::default(), max_rounds: 10, limits: Limits::DEFAULT }
+    }
+}
+
+/// A rule broken by the entry at `index`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// The rule.
+    pub rule: RuleId,
+    /// The index of the offending entry in the transcript.
+    pub index: usize,
+    /// What is wrong, in one sentence.
+    pub message: String,
+}
+
+/// Checks a whole conversation. Violations come in transcript order, each
+/// (rule, index) once.
+pub fn check(entries: &[Entry], config: CheckConfig) -> Vec<Violation> {
+    let mut checker = Checker::new(config);
+    for entry in entries {
+        checker.handle(entry);
+    }
+    checker.into_violations()
+}
+
+/// A client request still waiting for its answer.
+struct InFlight {
+    message: Value,
+    rounds: u32,
+}
+
+/// A request answered with `input_required` and not retried since.
+struct Awaiting {
+    method: String,
+    target: Option<String>,
+    id: Value,
+    params: serde_json::Map<String, Value>,
+    result: Value,
+    rounds: u32,
+    reported: bool,
+}
+
+/// The incremental checker.
+pub struct Checker {
+    config: CheckConfig,
+    index: usize,
+    in_flight: BTreeMap<String, InFlight>,
+    awaiting: Vec<Awaiting>,
+    closed_streams: Vec<String>,
+    tasks: BTreeMap<String, Task>,
+    violations: Vec<Violation>,
+}
+
+impl Checker {
+    /// A checker with `config`.
+    pub fn new(config: CheckConfig) -> Checker {
+        Checker {
+            config,
+            index: 0,
+            in_flight: BTreeMap::new(),
+            awaiting: Vec::new(),
+            closed_streams: Vec::new(),
+            tasks: BTreeMap::new(),
+            violations: Vec::new(),
+        }
+    }
+
+    /// Checks the next entry.
+    pub fn handle(&mut self, entry: &Entry) {
+        let message = to_sep(&entry.message, self.config.protocol);
+        match entry.from {
+            Side::Client => self.client_message(&message),
+            Side::Server => self.server_message(&message, entry.stream.as_deref()),
+        }
+        self.index += 1;
+    }
+
+    /// The violations so far, without draining them.
+    pub fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+
+    /// The violations found.
+    pub fn into_violations(self) -> Vec<Violation> {
+        self.violations
+    }
+
+    fn report(&mut self, rule: RuleId, message: impl Into<String>) {
+        let index = self.index;
+        if !self.violations.iter().any(|v| v.rule == rule && v.index == index) {
+            self.violations.push(Violation { rule, index, message: message.into() });
+        }
+    }
+
+    fn report_error(&mut self, e: Error) {
+        self.report(e.rule(), e.message().to_string());
+    }
+
+    fn client_message(&mut self, m: &Value) {
+        let c = match envelope::classify_value(m, self.config.protocol, &self.config.limits) {
+            Ok(c) => c.kind,
+            Err(e) => return self.report_error(e),
+        };
+        if c != Kind::Request {
+            return;
+        }
+        let Ok(view) = envelope::read(m) else { return };
+        let method = view.method.as_str().unwrap_or_default().to_string();
+        if let Err(e) = required_meta(view.params.get(), self.config.protocol) {
+            self.report_error(e);
+        }
+        let empty = ParamsView::default();
+        let params = view.params.get().unwrap_or(&empty);
+        self.client_task_request(&method, params);
+        let carries = params.input_responses.is_present() || params.request_state.is_present();
+        let mut rounds = 0;
+        if carries && !is_task_input(&method, self.config.protocol) {
+            rounds = self.client_retry(m, &method, params);
+        }
+        self.in_flight.insert(id_key(&m["id"]), InFlight { message: m.clone(), rounds });
+    }
+
+    /// Checks a request carrying MRTR fields against the round it answers;
+    /// returns the retry's round number.
+    fn client_retry(&mut self, m: &Value, method: &str, params: &ParamsView<'_>) -> u32 {
+        let tgt = target(m).map(String::from);
+        let Some(pos) = self.awaiting.iter().rposition(|a| a.method == method && a.target == tgt) else {
+            self.report(RuleId::InputResponsesUnsolicited, "inputResponses or requestState on a request that retries nothing");
+            return 0;
+        };
+        let round = self.awaiting.remove(pos);
+        if m["id"] == round.id || self.in_flight.contains_key(&id_key(&m["id"])) {
+            self.report(RuleId::RetryIdReused, "a retry takes an id not used by the original or any request in flight");
+        }
+        if salient_params(m) != round.params {
+            self.report(RuleId::RetryRequestChanged, "a retry keeps the original's params apart from inputResponses, requestState and _meta");
+        }
+        self.check_answers(&round.result, params);
+        self.check_state(&round.result, params);
+        let rounds = round.rounds + 1;
+        if rounds > self.config.max_rounds && !round.reported {
+            self.report(RuleId::RetryRoundsExceeded, "more retries than the configured bound");
+        }
+        rounds
+    }
+
+    fn check_answers(&mut self, result: &Value, params: &ParamsView<'_>) {
+        let Some(requests) = result["result"].get("inputRequests") else { return };
+        let Ok(requests) = read_view::<Map<'_, Obj<InputRequestView<'_>>>>(requests) else { return };
+        for (key, request) in requests.entries().unwrap_or_default() {
+            match (params.input_responses.get(key), request) {
+                (None, _) => self.report(RuleId::RetryMissingInputResponse, "a retry answers every key of the last inputRequests"),
+                (Some(Obj::Obj(response)), Obj::Obj(request)) => {
+                    if let Err(e) = input::validate_response(key, response, request) {
+                        self.report_error(e);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn check_state(&mut self, result: &Value, params: &ParamsView<'_>) {
+        let echoed = params.request_state.as_str();
+        match result["result"].get("requestState").and_then(Value::as_str) {
+            Some(state) if echoed != Some(state) => self.report(RuleId::RetryRequestStateMismatch, "a retry echoes requestState exactly"),
+            None if params.request_state.is_present() => {
+                self.report(RuleId::RetryRequestStateUnexpected, "a retry carries no requestState when the result had none")
+            }
+            _ => {}
+        }
+    }
+
+    fn client_task_request(&mut self, method: &str, params: &ParamsView<'_>) {
+        if !matches!(method, "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/update" | "tasks/input_response") {
+            return;
+        }
+        if is_task_input(method, self.config.protocol) {
+            if let Err(e) = check_task_input(method, params) {
+                return self.report_error(e);
+            }
+        }
+        let related = params.meta.get().and_then(|m| m.related_task.get()).and_then(|t| t.task_id.as_str());
+        let Some(task_id) = params.task_id.as_str().or(related) else { return };
+        let Some(task) = self.tasks.get_mut(task_id) else {
+            return self.report(RuleId::TaskUnknown, "a task id the server never returned");
+        };
+        if is_task_input(method, self.config.protocol) {
+            task.answer(params.input_responses.entries().unwrap_or_default().iter().map(|(k, _)| k.as_ref()));
+        }
+    }
+
+    fn server_message(&mut self, m: &Value, stream: Option<&str>) {
+        if let Some(s) = stream.filter(|s| self.closed_streams.iter().any(|c| c == s)) {
+            let s = s.to_string();
+            self.report(RuleId::MessageAfterInputRequired, alloc::format!("a message on {s} after its input_required answer"));
+        }
+        let classified = envelope::classify_value(m, self.config.protocol, &self.config.limits);
+        let request = m.get("id").and_then(|id| self.in_flight.remove(&id_key(id)));
+        let c = match classified {
+            Ok(c) => c,
+            Err(e) => return self.report_error(e),
+        };
+        match c.kind {
+            Kind::Request => self.server_request(m, stream),
+            Kind::Notification | Kind::Error => {}
+            Kind::Result | Kind::InputRequired => {
+                if let Some(request) = request {
+                    self.server_result(m, &request, c.kind, c.result_type, c.result_type_present, stream);
+                }
+            }
+        }
+    }
+
+    fn server_request(&mut self, m: &Value, stream: Option<&str>) {
+        let method = m["method"].as_str().unwrap_or_default();
+        if !INPUT_METHODS.contains(&method) {
+            return;
+        }
+        if self.config.protocol.rules().mrtr {
+            return self.report(RuleId::ServerRequestOnStream, alloc::format!("{method} reaches the client only as inputRequests"));
+        }
+        let associated = match stream {
+            Some("get") => false,
+            Some(s) => s.strip_prefix("post:").is_some_and(|id| self.in_flight.values().any(|r| id_text(&r.message["id"]) == id)),
+            None => !self.in_flight.is_empty(),
+        };
+        if !associated {
+            self.report(RuleId::ServerRequestUnassociated, alloc::format!("{method} outside any client request in flight"));
+        }
+    }
+
+    fn server_result(&mut self, m: &Value, request: &InFlight, kind: Kind, rt: Option<ResultType>, present: bool, stream: Option<&str>) {
+        let rules = self.config.protocol.rules();
+        if rules.result_type == ResultTypeRule::Required && !present {
+            self.report(RuleId::ResultTypeMissing, "a server result carries resultType");
+        }
+        let method = request.message["method"].as_str().unwrap_or_default().to_string();
+        self.server_task_result(m, &method, &request.message, kind, rt);
+        if kind != Kind::InputRequired {
+            return;
+        }
+        if !self.config.protocol.allows_input_required(&method) {
+            return self.report(RuleId::InputRequiredMethodNotAllowed, alloc::format!("{method} is not answered with input_required"));
+        }
+        self.check_result_capabilities(m, &request.message);
+        if let Some(s) = stream.filter(|s| s.starts_with("post:")) {
+            self.closed_streams.push(s.to_string());
+        }
+        if method == "tasks/result" {
+            return;
+        }
+        self.awaiting.push(Awaiting {
+            target: target(&request.message).map(String::from),
+            id: request.message["id"].clone(),
+            params: salient_params(&request.message),
+            result: m.clone(),
+            rounds: request.rounds,
+            reported: request.rounds > self.config.max_rounds,
+            method,
+        });
+    }
+
+    fn check_result_capabilities(&mut self, m: &Value, request: &Value) {
+        let Ok(view) = envelope::read(request) else { return };
+        let Ok(Some(caps)) = required_meta(view.params.get(), self.config.protocol) else { return };
+        let Some(requests) = m["result"].get("inputRequests") else { return };
+        let Ok(requests) = read_view::<Map<'_, Obj<InputRequestView<'_>>>>(requests) else { return };
+        if let Err(e) = check_capabilities(&requests, caps) {
+            self.report_error(e);
+        }
+    }
+
+    /// Task creation, status changes and input delivery.
+    fn server_task_result(&mut self, m: &Value, method: &str, request: &Value, kind: Kind, rt: Option<ResultType>) {
+        let result = &m["result"];
+        let extension = self.config.protocol.rules().tasks == TasksFlavor::Extension;
+        let created = if extension { (rt == Some(ResultType::Task)).then_some(result) } else { result.get("task") };
+        if let Some(task) = created {
+            return self.create_task(task);
+        }
+        let task_id = request["params"]["taskId"].as_str().unwrap_or_default().to_string();
+        if !self.tasks.contains_key(&task_id) {
+            return;
+        }
+        match method {
+            "tasks/get" | "tasks/cancel" => self.task_status(&task_id, result, extension),
+            "tasks/result" if !extension => {
+                let waiting = self.tasks.get(&task_id).is_some_and(|t| t.status() == TaskStatus::InputRequired);
+                let delivered = kind == Kind::InputRequired && result.get("inputRequests").is_some();
+                if waiting && !delivered {
+                    self.report(RuleId::TaskInputRequestsMissing, "tasks/result of an input_required task delivers its inputRequests");
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn create_task(&mut self, task: &Value) {
+        let Some(id) = task.get("taskId").and_then(Value::as_str) else { return };
+        let status = match task.get("status").and_then(Value::as_str).map(TaskStatus::from_name) {
+            Some(Ok(s)) => s,
+            Some(Err(e)) => return self.report_error(e),
+            None => TaskStatus::Working,
+        };
+        self.tasks.insert(id.to_string(), Task::new(status));
+    }
+
+    fn task_status(&mut self, task_id: &str, result: &Value, extension: bool) {
+        let Some(status) = result.get("status").and_then(Value::as_str) else { return };
+        let status = match TaskStatus::from_name(status) {
+            Ok(s) => s,
+            Err(e) => return self.report_error(e),
+        };
+        let Some(task) = self.tasks.get_mut(task_id) else { return };
+        let mut errors = Vec::new();
+        if let Err(e) = task.set_status(status) {
+            errors.push(e);
+        }
+        if extension && status == TaskStatus::InputRequired {
+            match result.get("inputRequests").and_then(Value::as_object) {
+                None => errors.push(Error::new(RuleId::TaskInputRequestsMissing, "an input_required task shows its inputRequests")),
+                Some(keys) => {
+                    if let Err(e) = task.ask(keys.keys().map(String::as_str)) {
+                        errors.push(e);
+                    }
+                }
+            }
+        }
+        errors.into_iter().for_each(|e| self.report_error(e));
+    }
+}
+
+/// A map key for a JSON-RPC id (`1` and `"1"` differ).
+fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+/// An id as it appears in a `post:<id>` stream name.
+fn id_text(id: &Value) -> String {
+    match id {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}

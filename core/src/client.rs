@@ -1,0 +1,293 @@
+//! The client side: build the retry that answers an `input_required` result
+//! ([`retry`]), or let the [`Client`] machine track rounds for you.
+
+use crate::{
+    envelope::{self, Kind},
+    error::{err, Result},
+    input, message,
+    protocol::{Protocol, TasksFlavor, META_RELATED_TASK},
+    server::{from_sep, read_responses, to_sep},
+    view::{InputRequestView, Map, Obj},
+    Error, Limits,
+};
+use alloc::{collections::VecDeque, vec::Vec};
+use serde_json::{json, Value};
+
+/// Builds the retry of `request` that answers `result` (the response message
+/// carrying `input_required`) with `input_responses`, under the new `id`.
+///
+/// The retry carries only the responses to the latest `inputRequests` and the
+/// latest `requestState`; everything else of `request` (`arguments`, `_meta`,
+/// unknown fields) is kept. In `sep-2322`, the answer to `tasks/result` is a
+/// `tasks/input_response` request instead.
+pub fn retry(
+    request: &Value,
+    result: &Value,
+    input_responses: &Value,
+    id: &Value,
+    protocol: Protocol,
+    limits: &Limits,
+) -> Result<Value> {
+    let (request, result) = (to_sep(request, protocol), to_sep(result, protocol));
+    let view = message::read_request(&request)?;
+    let answered = envelope::classify_value(&result, protocol, limits)?;
+    if answered.kind != Kind::InputRequired || result.get("id") != request.get("id") {
+        return Err(err!(InputResponsesUnsolicited, "the result does not answer this request with input_required"));
+    }
+    let method = view.method.as_str().unwrap_or_default();
+    if !protocol.allows_input_required(method) {
+        return Err(err!(InputRequiredMethodNotAllowed, "{method:?} may not be answered with input_required in {protocol}"));
+    }
+    message::check_id(id)?;
+    if Some(id) == request.get("id") {
+        return Err(err!(RetryIdReused, "a retry takes a new id"));
+    }
+    let requests = input_requests_of(&result)?;
+    let responses = read_responses(input_responses, limits)?;
+    check_answers(&requests, &responses)?;
+    let state = result["result"].get("requestState").cloned();
+    let built = if method == "tasks/result" && protocol.rules().tasks == TasksFlavor::Core {
+        task_input_response(&request, input_responses, id)
+    } else {
+        rebuild(&request, input_responses, state, id)
+    };
+    Ok(from_sep(&built, protocol))
+}
+
+fn input_requests_of(result: &Value) -> Result<Map<'_, Obj<InputRequestView<'_>>>> {
+    match result["result"].get("inputRequests") {
+        Some(r) => crate::server::read_view(r),
+        None => Ok(Map::Absent),
+    }
+}
+
+/// Every request answered, nothing else, each answer fitting its request.
+fn check_answers(requests: &Map<'_, Obj<InputRequestView<'_>>>, responses: &Map<'_, Obj<crate::view::ResponseView<'_>>>) -> Result<()> {
+    let (asked, given) = (requests.entries().unwrap_or_default(), responses.entries().unwrap_or_default());
+    if let Some((key, _)) = asked.iter().find(|(k, _)| responses.get(k).is_none()) {
+        return Err(err!(RetryMissingInputResponse, "no response to inputRequests[{key:?}]"));
+    }
+    if let Some((key, _)) = given.iter().find(|(k, _)| requests.get(k).is_none()) {
+        return Err(err!(InputResponsesUnsolicited, "inputResponses[{key:?}] answers nothing the server asked"));
+    }
+    for (key, response) in given {
+        if let (Some(Obj::Obj(request)), Obj::Obj(response)) = (requests.get(key), response) {
+            input::validate_response(key, response, request)?;
+        }
+    }
+    Ok(())
+}
+
+fn rebuild(request: &Value, responses: &Value, state: Option<Value>, id: &Value) -> Value {
+    let mut retry = request.clone();
+    retry["id"] = id.clone();
+    let params = retry
+        .as_object_mut()
+        .map(|o| o.entry("params").or_insert_with(|| json!({})))
+        .and_then(Value::as_object_mut);
+    if let Some(params) = params {
+        params.shift_remove("inputResponses");
+        params.shift_remove("requestState");
+        if responses.as_object().is_some_and(|r| !r.is_empty()) {
+            params.insert("inputResponses".into(), responses.clone());
+        }
+        if let Some(state) = state {
+            params.insert("requestState".into(), state);
+        }
+    }
+    retry
+}
+
+fn task_input_response(request: &Value, responses: &Value, id: &Value) -> Value {
+    let task_id = request["params"]["taskId"].clone();
+    json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "tasks/input_response",
+        "params": {
+            "inputResponses": responses,
+            "_meta": { META_RELATED_TASK: { "taskId": task_id } }
+        }
+    })
+}
+
+/// Settings of the [`Client`] machine.
+#[derive(Clone, Copy, Debug)]
+pub struct ClientConfig {
+    /// The protocol negotiated with the server.
+    pub protocol: Protocol,
+    /// Retries allowed per request before `retry-rounds-exceeded` (default 10,
+    /// as the official SDKs).
+    pub max_rounds: u32,
+    /// Bounds on what the machine reads.
+    pub limits: Limits,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig { protocol: Protocol::default(), max_rounds: 10, limits: Limits::DEFAULT }
+    }
+}
+
+/// A request the host started, named by the machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Handle(pub u64);
+
+/// What the machine tells the host.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// The server needs input: fulfil `input_requests` (an `inputRequests`
+    /// object), then call [`Client::answer`].
+    InputRequired {
+        /// The request.
+        handle: Handle,
+        /// What the server asks, by key.
+        input_requests: Value,
+        /// Retries made so far for this request.
+        round: u32,
+    },
+    /// The server shed load (`input_required` with state only): call
+    /// [`Client::answer`] at once with no responses.
+    RetryNow {
+        /// The request.
+        handle: Handle,
+    },
+    /// The request is finished: a complete result, a task, or an error.
+    Done {
+        /// The request.
+        handle: Handle,
+        /// The final response message.
+        response: Value,
+    },
+}
+
+struct Outstanding {
+    handle: Handle,
+    sent: Value,
+    answered: Option<Value>,
+    rounds: u32,
+}
+
+/// The client's retry machine (sans-IO).
+///
+/// Inputs: [`send`](Client::send) a request, [`handle_response`](Client::handle_response)
+/// for each response, [`answer`](Client::answer) input requests. Outputs: after
+/// every input, drain [`poll_transmit`](Client::poll_transmit) first (messages
+/// to send, in order), then [`poll_event`](Client::poll_event). The machine
+/// enforces every client retry rule: new ids, unchanged params, complete and
+/// valid answers, the exact `requestState`, and the round bound.
+pub struct Client {
+    config: ClientConfig,
+    next_handle: u64,
+    outstanding: Vec<Outstanding>,
+    transmits: VecDeque<Value>,
+    events: VecDeque<Event>,
+}
+
+impl Client {
+    /// A machine with `config`.
+    pub fn new(config: ClientConfig) -> Client {
+        Client { config, next_handle: 0, outstanding: Vec::new(), transmits: VecDeque::new(), events: VecDeque::new() }
+    }
+
+    /// Starts `request`. A fresh request carries no `inputResponses` or
+    /// `requestState` (`input-responses-unsolicited`), and its id is not in
+    /// flight (`retry-id-reused`).
+    pub fn send(&mut self, request: Value) -> Result<Handle> {
+        let protocol = self.config.protocol;
+        let sep = to_sep(&request, protocol);
+        let view = message::read_request(&sep)?;
+        if let Some(p) = view.params.get() {
+            if p.input_responses.is_present() || p.request_state.is_present() {
+                return Err(err!(InputResponsesUnsolicited, "a new request carries no inputResponses or requestState"));
+            }
+        }
+        self.check_fresh_id(&request["id"])?;
+        let handle = Handle(self.next_handle);
+        self.next_handle += 1;
+        self.transmits.push_back(request.clone());
+        self.outstanding.push(Outstanding { handle, sent: request, answered: None, rounds: 0 });
+        Ok(handle)
+    }
+
+    /// Takes a response message from the server.
+    pub fn handle_response(&mut self, response: &[u8]) -> Result<()> {
+        let limits = self.config.limits;
+        envelope::classify(response, self.config.protocol, &limits)?;
+        let response: Value = serde_json::from_slice(response).map_err(envelope::json_error)?;
+        self.handle_response_value(response)
+    }
+
+    /// Takes a response already parsed.
+    pub fn handle_response_value(&mut self, response: Value) -> Result<()> {
+        let protocol = self.config.protocol;
+        let c = envelope::classify_value(&response, protocol, &self.config.limits)?;
+        let kind = c.kind;
+        let Some(i) = self.outstanding.iter().position(|o| o.answered.is_none() && o.sent.get("id") == response.get("id")) else {
+            return Err(err!(JsonrpcInvalid, "a response to no request in flight"));
+        };
+        let handle = self.outstanding[i].handle;
+        if kind != Kind::InputRequired {
+            self.outstanding.remove(i);
+            self.events.push_back(Event::Done { handle, response });
+            return Ok(());
+        }
+        let sep = to_sep(&response, protocol);
+        let requests = sep["result"].get("inputRequests").cloned();
+        let round = self.outstanding[i].rounds;
+        self.outstanding[i].answered = Some(response);
+        self.events.push_back(match requests {
+            Some(input_requests) => Event::InputRequired { handle, input_requests, round },
+            None => Event::RetryNow { handle },
+        });
+        Ok(())
+    }
+
+    /// Answers the input requests of `handle` with `input_responses` (an
+    /// `inputResponses` object) and queues the retry under the new `id`.
+    pub fn answer(&mut self, handle: Handle, input_responses: &Value, id: Value) -> Result<()> {
+        let Some(i) = self.outstanding.iter().position(|o| o.handle == handle) else {
+            return Err(err!(InputResponsesUnsolicited, "no request with this handle"));
+        };
+        let Some(answered) = &self.outstanding[i].answered else {
+            return Err(err!(InputResponsesUnsolicited, "the server has not asked for input on this request"));
+        };
+        if self.outstanding[i].rounds >= self.config.max_rounds {
+            return Err(err!(RetryRoundsExceeded, "more than {} rounds", self.config.max_rounds));
+        }
+        self.check_fresh_id(&id)?;
+        let o = &self.outstanding[i];
+        let retry = retry(&o.sent, answered, input_responses, &id, self.config.protocol, &self.config.limits)?;
+        let o = &mut self.outstanding[i];
+        o.sent = retry.clone();
+        o.answered = None;
+        o.rounds += 1;
+        self.transmits.push_back(retry);
+        Ok(())
+    }
+
+    /// Gives up on `handle` (a client may always abandon a round).
+    pub fn abandon(&mut self, handle: Handle) {
+        self.outstanding.retain(|o| o.handle != handle);
+    }
+
+    /// The next message to send.
+    #[must_use]
+    pub fn poll_transmit(&mut self) -> Option<Value> {
+        self.transmits.pop_front()
+    }
+
+    /// The next event for the host.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    fn check_fresh_id(&self, id: &Value) -> Result<(), Error> {
+        message::check_id(id)?;
+        if self.outstanding.iter().any(|o| o.sent.get("id") == Some(id)) {
+            return Err(err!(RetryIdReused, "id {id} is already in flight"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,73 @@
+//! The one error type: a rule id, a sentence, and the JSON-RPC code.
+
+use crate::rules::RuleId;
+use core::fmt;
+
+#[cfg(feature = "alloc")]
+type Text = alloc::borrow::Cow<'static, str>;
+#[cfg(not(feature = "alloc"))]
+type Text = &'static str;
+
+/// Why the core refused an input or an operation.
+///
+/// Every error carries the [`RuleId`] it enforces, so that callers (and the
+/// bindings) branch on the rule rather than on text. The message says what was
+/// wrong in one sentence; it never echoes secret material.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    rule: RuleId,
+    message: Text,
+}
+
+impl Error {
+    /// An error for `rule` with a fixed message.
+    pub const fn new(rule: RuleId, message: &'static str) -> Error {
+        #[cfg(feature = "alloc")]
+        let message = alloc::borrow::Cow::Borrowed(message);
+        Error { rule, message }
+    }
+
+    /// An error for `rule` with a formatted message.
+    #[cfg(feature = "alloc")]
+    pub fn with(rule: RuleId, message: alloc::string::String) -> Error {
+        Error { rule, message: alloc::borrow::Cow::Owned(message) }
+    }
+
+    /// The rule this error enforces.
+    pub fn rule(&self) -> RuleId {
+        self.rule
+    }
+
+    /// The JSON-RPC error code a peer answers with, where the rule has one.
+    pub fn code(&self) -> Option<i32> {
+        self.rule.code()
+    }
+
+    /// One sentence saying what was wrong.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.rule, self.message)
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {}
+
+/// `Error::with(rule, format!(…))`: a formatted message for a rule.
+#[cfg(feature = "alloc")]
+macro_rules! err {
+    ($rule:ident, $($fmt:tt)+) => {
+        $crate::error::Error::with($crate::rules::RuleId::$rule, alloc::format!($($fmt)+))
+    };
+}
+
+#[cfg(feature = "alloc")]
+pub(crate) use err;
+
+/// `Result` with the core's [`Error`].
+pub type Result<T, E = Error> = core::result::Result<T, E>;

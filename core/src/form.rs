@@ -1,0 +1,267 @@
+//! Form-mode elicitation: the restricted `requestedSchema` MCP allows, and
+//! whether an `ElicitResult.content` fits it.
+//!
+//! The schema is a flat object of primitive properties (string, number,
+//! integer, boolean and the enum forms); nested objects and arrays of objects
+//! are not part of MCP's subset and are refused.
+
+use crate::{
+    error::{err, Result},
+    view::{Arr, ConstView, Map, Obj, Prim, PropertyView, SchemaView},
+};
+use alloc::vec::Vec;
+
+const STRING_FORMATS: [&str; 4] = ["date", "date-time", "email", "uri"];
+
+/// Checks that `schema` is a valid restricted `requestedSchema`.
+pub(crate) fn validate_schema(key: &str, schema: &SchemaView<'_>) -> Result<()> {
+    if schema.kind.as_str() != Some("object") {
+        return Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: requestedSchema.type must be \"object\""));
+    }
+    if !(schema.schema.is_absent() || schema.schema.as_str().is_some()) {
+        return Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: requestedSchema.$schema must be a string"));
+    }
+    let Some(props) = schema.properties.entries() else {
+        return Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: requestedSchema.properties must be an object"));
+    };
+    if let Some(dup) = schema.properties.duplicate_key() {
+        return Err(err!(JsonrpcInvalid, "inputRequests[{key:?}]: duplicate property {dup:?}"));
+    }
+    for (name, prop) in props {
+        let Obj::Obj(prop) = prop else {
+            return Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: property {name:?} must be an object"));
+        };
+        validate_property(prop).map_err(|why| {
+            err!(InputRequestInvalid, "inputRequests[{key:?}]: property {name:?} {why}")
+        })?;
+    }
+    match &schema.required {
+        Prim::Absent => Ok(()),
+        Prim::Array(names) => names.iter().try_for_each(|n| match n.as_str() {
+            Some(n) if props.iter().any(|(p, _)| p == n) => Ok(()),
+            Some(n) => Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: required names unknown property {n:?}")),
+            None => Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: required must list strings")),
+        }),
+        _ => Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: required must be an array")),
+    }
+}
+
+fn validate_property(p: &PropertyView<'_>) -> core::result::Result<(), &'static str> {
+    if p.properties.is_present() {
+        return Err("nests an object, which the restricted schema does not allow");
+    }
+    match p.kind.as_str() {
+        Some("string") => validate_string_property(p),
+        Some("number") | Some("integer") => {
+            optional(&p.minimum, |v| v.as_f64().is_some(), "has a non-numeric minimum")?;
+            optional(&p.maximum, |v| v.as_f64().is_some(), "has a non-numeric maximum")
+        }
+        Some("boolean") => Ok(()),
+        Some("array") => validate_multi_select(p),
+        Some(_) => Err("has a type outside string, number, integer, boolean and array"),
+        None => Err("lacks a string type"),
+    }
+}
+
+fn validate_string_property(p: &PropertyView<'_>) -> core::result::Result<(), &'static str> {
+    optional(&p.min_length, |v| v.as_u64().is_some(), "has a minLength that is not a non-negative integer")?;
+    optional(&p.max_length, |v| v.as_u64().is_some(), "has a maxLength that is not a non-negative integer")?;
+    optional(&p.format, |v| v.as_str().is_some_and(|f| STRING_FORMATS.contains(&f)), "has an unknown format")?;
+    optional(&p.enumeration, is_string_array, "has an enum that is not an array of strings")?;
+    optional(&p.enum_names, is_string_array, "has enumNames that are not an array of strings")?;
+    match &p.one_of {
+        Arr::Absent => Ok(()),
+        Arr::Arr(options) if options.iter().all(is_titled_const) => Ok(()),
+        _ => Err("has a oneOf that is not a list of {const, title} strings"),
+    }
+}
+
+fn validate_multi_select(p: &PropertyView<'_>) -> core::result::Result<(), &'static str> {
+    let Obj::Obj(items) = &p.items else {
+        return Err("is an array without an items object");
+    };
+    optional(&p.min_items, |v| v.as_u64().is_some(), "has a minItems that is not a non-negative integer")?;
+    optional(&p.max_items, |v| v.as_u64().is_some(), "has a maxItems that is not a non-negative integer")?;
+    let untitled = items.kind.as_str() == Some("string") && is_string_array(&items.enumeration);
+    let titled = matches!(&items.any_of, Arr::Arr(o) if o.iter().all(is_titled_const));
+    if untitled || titled {
+        Ok(())
+    } else {
+        Err("is an array whose items are neither a string enum nor anyOf {const, title}")
+    }
+}
+
+fn optional(
+    v: &Prim<'_>,
+    ok: impl Fn(&Prim<'_>) -> bool,
+    why: &'static str,
+) -> core::result::Result<(), &'static str> {
+    if v.is_absent() || ok(v) {
+        Ok(())
+    } else {
+        Err(why)
+    }
+}
+
+fn is_string_array(v: &Prim<'_>) -> bool {
+    matches!(v, Prim::Array(items) if items.iter().all(|i| i.as_str().is_some()))
+}
+
+fn is_titled_const(o: &Obj<ConstView<'_>>) -> bool {
+    o.get().is_some_and(|c| c.value.as_str().is_some() && c.title.as_str().is_some())
+}
+
+/// Checks `content` (an accepted form's answers) against the schema.
+pub(crate) fn validate_content(key: &str, content: &Map<'_, Prim<'_>>, schema: &SchemaView<'_>) -> Result<()> {
+    let Some(answers) = content.entries() else {
+        return Err(err!(RetryInputResponseInvalid, "inputResponses[{key:?}]: content must be an object"));
+    };
+    let props = schema.properties.entries().unwrap_or_default();
+    if let Prim::Array(required) = &schema.required {
+        for name in required.iter().filter_map(Prim::as_str) {
+            if !answers.iter().any(|(k, _)| k == name) {
+                return Err(err!(RetryInputResponseInvalid, "inputResponses[{key:?}]: required field {name:?} is missing"));
+            }
+        }
+    }
+    for (name, value) in answers {
+        let Some(Obj::Obj(prop)) = props.iter().find(|(p, _)| p == name).map(|(_, p)| p) else {
+            return Err(err!(RetryInputResponseInvalid, "inputResponses[{key:?}]: field {name:?} is not in requestedSchema"));
+        };
+        fits(value, prop).map_err(|why| err!(RetryInputResponseInvalid, "inputResponses[{key:?}]: field {name:?} {why}"))?;
+    }
+    Ok(())
+}
+
+fn fits(v: &Prim<'_>, p: &PropertyView<'_>) -> core::result::Result<(), &'static str> {
+    match p.kind.as_str() {
+        Some("string") => fits_string(v, p),
+        Some("integer") if !v.is_integer() => Err("is not an integer"),
+        Some("number") | Some("integer") => {
+            let n = v.as_f64().ok_or("is not a number")?;
+            within(n, &p.minimum, &p.maximum).then_some(()).ok_or("is out of range")
+        }
+        Some("boolean") => matches!(v, Prim::Bool(_)).then_some(()).ok_or("is not a boolean"),
+        Some("array") => fits_multi_select(v, p),
+        _ => Err("answers a property of unknown type"),
+    }
+}
+
+fn within(n: f64, min: &Prim<'_>, max: &Prim<'_>) -> bool {
+    min.as_f64().is_none_or(|m| n >= m) && max.as_f64().is_none_or(|m| n <= m)
+}
+
+fn fits_string(v: &Prim<'_>, p: &PropertyView<'_>) -> core::result::Result<(), &'static str> {
+    let s = v.as_str().ok_or("is not a string")?;
+    let len = s.chars().count() as u64;
+    if p.min_length.as_u64().is_some_and(|m| len < m) || p.max_length.as_u64().is_some_and(|m| len > m) {
+        return Err("has a length out of range");
+    }
+    if let Some(format) = p.format.as_str() {
+        if !fits_format(s, format) {
+            return Err("does not match its format");
+        }
+    }
+    let allowed = enum_values(&p.enumeration).or_else(|| const_values(&p.one_of));
+    match allowed {
+        Some(values) if !values.contains(&s) => Err("is not one of the enum values"),
+        _ => Ok(()),
+    }
+}
+
+fn fits_multi_select(v: &Prim<'_>, p: &PropertyView<'_>) -> core::result::Result<(), &'static str> {
+    let Prim::Array(items) = v else { return Err("is not an array") };
+    let n = items.len() as u64;
+    if p.min_items.as_u64().is_some_and(|m| n < m) || p.max_items.as_u64().is_some_and(|m| n > m) {
+        return Err("has a number of items out of range");
+    }
+    let allowed = p.items.get().and_then(|i| enum_values(&i.enumeration).or_else(|| const_values(&i.any_of)));
+    let allowed = allowed.unwrap_or_default();
+    items
+        .iter()
+        .all(|i| i.as_str().is_some_and(|s| allowed.contains(&s)))
+        .then_some(())
+        .ok_or("has an item that is not one of the enum values")
+}
+
+fn enum_values<'s>(v: &'s Prim<'_>) -> Option<Vec<&'s str>> {
+    match v {
+        Prim::Array(items) => Some(items.iter().filter_map(Prim::as_str).collect()),
+        _ => None,
+    }
+}
+
+fn const_values<'s>(options: &'s Arr<Obj<ConstView<'_>>>) -> Option<Vec<&'s str>> {
+    options.get().map(|o| o.iter().filter_map(|c| c.get()?.value.as_str()).collect())
+}
+
+/// The four string formats of MCP's restricted schema, checked for shape.
+fn fits_format(s: &str, format: &str) -> bool {
+    match format {
+        "email" => s.split_once('@').is_some_and(|(l, d)| !l.is_empty() && !d.is_empty() && !d.contains('@')),
+        "uri" => s.split_once(':').is_some_and(|(scheme, _)| {
+            scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        }),
+        "date" => is_date(s),
+        "date-time" => is_date_time(s),
+        _ => true,
+    }
+}
+
+fn digits(s: &str, n: usize) -> bool {
+    s.len() == n && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn is_date(s: &str) -> bool {
+    let mut parts = s.split('-');
+    let (Some(y), Some(m), Some(d), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    digits(y, 4)
+        && digits(m, 2)
+        && digits(d, 2)
+        && (1..=12).contains(&m.parse::<u8>().unwrap_or(0))
+        && (1..=31).contains(&d.parse::<u8>().unwrap_or(0))
+}
+
+/// RFC 3339 `date-time`: `YYYY-MM-DDThh:mm:ss[.frac](Z|±hh:mm)`.
+fn is_date_time(s: &str) -> bool {
+    let Some((date, time)) = s.split_once(['T', 't']) else { return false };
+    if !is_date(date) || time.len() < 9 {
+        return false;
+    }
+    let (clock, rest) = time.split_at(8);
+    let b = clock.as_bytes();
+    let clock_ok = digits(&clock[0..2], 2) && b[2] == b':' && digits(&clock[3..5], 2) && b[5] == b':' && digits(&clock[6..8], 2);
+    let rest = match rest.strip_prefix('.') {
+        Some(r) => r.trim_start_matches(|c: char| c.is_ascii_digit()),
+        None => rest,
+    };
+    let zone_ok = matches!(rest, "Z" | "z")
+        || (rest.len() == 6
+            && matches!(rest.as_bytes()[0], b'+' | b'-')
+            && digits(&rest[1..3], 2)
+            && rest.as_bytes()[3] == b':'
+            && digits(&rest[4..6], 2));
+    clock_ok && zone_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert!(fits_format("a@b.c", "email"));
+        assert!(!fits_format("a@@b", "email"));
+        assert!(!fits_format("@b", "email"));
+        assert!(fits_format("https://x", "uri"));
+        assert!(!fits_format("no scheme", "uri"));
+        assert!(fits_format("2026-07-28", "date"));
+        assert!(!fits_format("2026-13-01", "date"));
+        assert!(fits_format("2026-07-28T10:00:00Z", "date-time"));
+        assert!(fits_format("2026-07-28T10:00:00.123+02:00", "date-time"));
+        assert!(!fits_format("2026-07-28 10:00", "date-time"));
+    }
+}

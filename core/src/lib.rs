@@ -1,0 +1,67 @@
+//! # mrtr — the protocol core of MCP Multi Round-Trip Requests
+//!
+//! A sans-IO library: it parses, validates and produces the messages of
+//! SEP-2322 (MRTR) and checks whole conversations, and never touches a socket,
+//! a clock or a random source. Time and randomness are arguments.
+//!
+//! - [`classify`] one raw message (the hot path: no `serde_json::Value`).
+//! - [`client`]: build a retry ([`client::retry`]) or drive the [`client::Client`] machine.
+//! - [`server`]: answer with `input_required` ([`server::respond`]) and read a retry ([`server::resume`]).
+//! - [`tasks`]: task statuses and their transition table.
+//! - [`check`]: check a recorded conversation against every rule.
+//! - [`bare`]: classification without an allocator (`serde_json_core` + `heapless`).
+//!
+//! Every failure is an [`Error`] carrying a [`RuleId`] from the catalogue
+//! ([`rules::RULES`]). The protocol (`2026-07-28` by default, `sep-2322`,
+//! `sep-2322-draft`, `2025-11-25`) is always the caller's choice: see
+//! [`Protocol`].
+//!
+//! ```
+//! use mrtr::{classify, Kind, Limits, Protocol};
+//! let msg = br#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","requestState":"s1"}}"#;
+//! let c = classify(msg, Protocol::default(), &Limits::default()).unwrap();
+//! assert_eq!(c.kind, Kind::InputRequired);
+//! ```
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod bare;
+pub mod error;
+pub mod limits;
+pub mod protocol;
+pub mod rules;
+
+#[cfg(feature = "alloc")]
+pub mod check;
+#[cfg(feature = "alloc")]
+pub mod client;
+#[cfg(feature = "alloc")]
+pub mod dialect;
+#[cfg(feature = "alloc")]
+mod envelope;
+#[cfg(feature = "alloc")]
+mod form;
+#[cfg(feature = "alloc")]
+mod input;
+#[cfg(feature = "alloc")]
+mod message;
+#[cfg(feature = "alloc")]
+pub mod server;
+pub mod tasks;
+#[cfg(feature = "alloc")]
+mod view;
+
+#[cfg(feature = "alloc")]
+pub use envelope::{classify, classify_value, Classified, Id, Kind, ResultType};
+pub use error::{Error, Result};
+#[cfg(feature = "alloc")]
+pub use input::InputKind;
+pub use limits::Limits;
+pub use protocol::Protocol;
+pub use rules::RuleId;

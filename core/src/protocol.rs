@@ -1,0 +1,208 @@
+//! The protocols mrtr speaks, and what differs between them, as one table.
+//!
+//! The caller chooses the protocol (the negotiated version); the core never
+//! guesses. Every difference the core acts on is a field of [`ProtocolRules`],
+//! so the table below is the whole answer to "what does `sep-2322` change?".
+
+/// A protocol, chosen by the caller.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Protocol {
+    /// The released MRTR, MCP `2026-07-28`, with the Tasks extension.
+    #[default]
+    V2026_07_28,
+    /// The approved SEP-2322 text.
+    Sep2322,
+    /// The earlier SEP-2322 draft: envelope-level snake_case fields.
+    Sep2322Draft,
+    /// MCP `2025-11-25`, before MRTR: server requests on SSE streams.
+    V2025_11_25,
+}
+
+/// Whether and how a protocol reads `resultType`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultTypeRule {
+    /// Not part of the protocol: an ordinary unknown field.
+    Ignored,
+    /// Read when present; absent means `complete`.
+    Optional,
+    /// Servers must send it; a client still reads an absent one as `complete`.
+    Required,
+}
+
+/// Whether URL-mode elicitation carries an `elicitationId`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElicitationIdRule {
+    /// It must be there.
+    Required,
+    /// It must not be there.
+    Forbidden,
+}
+
+/// Which Tasks workflow a protocol has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TasksFlavor {
+    /// Tasks in core: `tasks/get`, `tasks/result`, `tasks/input_response`, related-task `_meta`.
+    Core,
+    /// The `io.modelcontextprotocol/tasks` extension: `resultType: "task"`, `tasks/update`.
+    Extension,
+}
+
+/// What one protocol asks of the core.
+#[derive(Clone, Copy, Debug)]
+pub struct ProtocolRules {
+    /// The name callers and corpora use.
+    pub name: &'static str,
+    /// Methods a server may answer with `input_required`.
+    pub allow_list: &'static [&'static str],
+    /// How `resultType` is read.
+    pub result_type: ResultTypeRule,
+    /// Whether `resultType: "task"` is known.
+    pub task_result_type: bool,
+    /// Whether an `input_required` result needs `inputRequests` or `requestState`.
+    pub input_required_needs_content: bool,
+    /// Whether client requests carry the per-request `_meta` (version and capabilities).
+    pub request_meta: bool,
+    /// URL-mode elicitation and its id.
+    pub elicitation_id: ElicitationIdRule,
+    /// Whether MRTR replaced in-stream server requests (else SEP-2260 association applies).
+    pub mrtr: bool,
+    /// Whether the MRTR fields live on the JSON-RPC envelope in snake_case.
+    pub draft_envelope: bool,
+    /// The Tasks workflow.
+    pub tasks: TasksFlavor,
+}
+
+const ALLOW_RELEASED: &[&str] = &["tools/call", "prompts/get", "resources/read"];
+const ALLOW_SEP: &[&str] = &["tools/call", "prompts/get", "resources/read", "tasks/result"];
+
+/// The table: one row per protocol.
+pub const PROTOCOLS: &[(Protocol, ProtocolRules)] = &[
+    (
+        Protocol::V2026_07_28,
+        ProtocolRules {
+            name: "2026-07-28",
+            allow_list: ALLOW_RELEASED,
+            result_type: ResultTypeRule::Required,
+            task_result_type: true,
+            input_required_needs_content: true,
+            request_meta: true,
+            elicitation_id: ElicitationIdRule::Forbidden,
+            mrtr: true,
+            draft_envelope: false,
+            tasks: TasksFlavor::Extension,
+        },
+    ),
+    (
+        Protocol::Sep2322,
+        ProtocolRules {
+            name: "sep-2322",
+            allow_list: ALLOW_SEP,
+            result_type: ResultTypeRule::Optional,
+            task_result_type: false,
+            input_required_needs_content: false,
+            request_meta: false,
+            elicitation_id: ElicitationIdRule::Required,
+            mrtr: true,
+            draft_envelope: false,
+            tasks: TasksFlavor::Core,
+        },
+    ),
+    (
+        Protocol::Sep2322Draft,
+        ProtocolRules {
+            name: "sep-2322-draft",
+            allow_list: ALLOW_SEP,
+            result_type: ResultTypeRule::Optional,
+            task_result_type: false,
+            input_required_needs_content: false,
+            request_meta: false,
+            elicitation_id: ElicitationIdRule::Required,
+            mrtr: true,
+            draft_envelope: true,
+            tasks: TasksFlavor::Core,
+        },
+    ),
+    (
+        Protocol::V2025_11_25,
+        ProtocolRules {
+            name: "2025-11-25",
+            allow_list: &[],
+            result_type: ResultTypeRule::Ignored,
+            task_result_type: false,
+            input_required_needs_content: false,
+            request_meta: false,
+            elicitation_id: ElicitationIdRule::Required,
+            mrtr: false,
+            draft_envelope: false,
+            tasks: TasksFlavor::Core,
+        },
+    ),
+];
+
+impl Protocol {
+    /// Every protocol, default first.
+    pub const ALL: [Protocol; 4] =
+        [Protocol::V2026_07_28, Protocol::Sep2322, Protocol::Sep2322Draft, Protocol::V2025_11_25];
+
+    /// This protocol's row of [`PROTOCOLS`].
+    pub fn rules(self) -> &'static ProtocolRules {
+        // PROTOCOLS has one row per variant (checked by a test).
+        &PROTOCOLS.iter().find(|(p, _)| *p == self).unwrap_or(&PROTOCOLS[0]).1
+    }
+
+    /// The name callers use (`"2026-07-28"`, `"sep-2322"`, …).
+    pub fn name(self) -> &'static str {
+        self.rules().name
+    }
+
+    /// The protocol with this name.
+    pub fn from_name(name: &str) -> Option<Protocol> {
+        PROTOCOLS.iter().find(|(_, r)| r.name == name).map(|(p, _)| *p)
+    }
+
+    /// Whether a server may answer `method` with `input_required`.
+    pub fn allows_input_required(self, method: &str) -> bool {
+        self.rules().allow_list.contains(&method)
+    }
+}
+
+impl core::fmt::Display for Protocol {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The server requests that MRTR carries as input requests.
+pub const INPUT_METHODS: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roots/list"];
+
+/// `_meta` key of the per-request protocol version (2026-07-28).
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of the per-request client capabilities (2026-07-28).
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key binding a message to a task (Tasks in core).
+pub const META_RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_protocol_has_one_row_and_names_round_trip() {
+        for p in Protocol::ALL {
+            assert_eq!(PROTOCOLS.iter().filter(|(q, _)| *q == p).count(), 1);
+            assert_eq!(Protocol::from_name(p.name()), Some(p));
+        }
+        assert_eq!(Protocol::default().name(), "2026-07-28");
+        assert_eq!(Protocol::from_name("2024-11-05"), None);
+    }
+
+    #[test]
+    fn allow_lists_follow_the_released_revision() {
+        assert!(Protocol::V2026_07_28.allows_input_required("tools/call"));
+        assert!(!Protocol::V2026_07_28.allows_input_required("tasks/result"));
+        assert!(Protocol::Sep2322.allows_input_required("tasks/result"));
+        assert!(!Protocol::Sep2322.allows_input_required("tools/list"));
+        assert!(!Protocol::V2025_11_25.allows_input_required("tools/call"));
+    }
+}

@@ -1,0 +1,201 @@
+//! The server side: answer a request with `input_required` ([`respond`]) and
+//! read the retry that comes back ([`resume`]).
+//!
+//! A stateless server calls [`resume`] on every allow-listed request: it learns
+//! which of the answers it needs are present (`responses`), which are still
+//! `missing` (ask again with [`respond`]), which keys it may `ignore` (an older
+//! or newer server version asked for them), and the echoed `requestState`.
+
+use crate::{
+    dialect,
+    error::{err, Result},
+    input::{self, InputKind},
+    message,
+    protocol::{Protocol, META_RELATED_TASK},
+    view::{CapabilitiesView, EnvelopeView, InputRequestView, Map, Obj, ParamsView, Prim, ResponseView},
+    Limits,
+};
+use alloc::{
+    string::{String, ToString},
+    vec::Vec,
+};
+use serde::Deserialize;
+use serde_json::{json, Map as JsonMap, Value};
+
+/// Builds the `input_required` answer to `request`.
+///
+/// `input_requests` is the `inputRequests` object (or `None`), `request_state`
+/// the opaque state (or `None`). Fails with `input-required-method-not-allowed`,
+/// `request-meta-missing`, `input-request-capability-missing`,
+/// `input-required-empty`, `input-request-invalid` or `request-state-invalid`.
+pub fn respond(
+    request: &Value,
+    input_requests: Option<&Value>,
+    request_state: Option<&Value>,
+    protocol: Protocol,
+    limits: &Limits,
+) -> Result<Value> {
+    let request = to_sep(request, protocol);
+    let view = message::read_request(&request)?;
+    let method = view.method.as_str().unwrap_or_default();
+    if !protocol.allows_input_required(method) {
+        return Err(err!(InputRequiredMethodNotAllowed, "{method:?} may not be answered with input_required in {protocol}"));
+    }
+    let caps = required_meta(view.params.get(), protocol)?;
+    let requests: Option<Map<'_, Obj<InputRequestView<'_>>>> = input_requests.map(read_view).transpose()?;
+    let state = match request_state {
+        Some(v) => Prim::deserialize(v).map_err(crate::envelope::json_error)?,
+        None => Prim::Absent,
+    };
+    crate::envelope::validate_input_required(requests.as_ref().unwrap_or(&Map::Absent), &state, protocol, limits)?;
+    if let (Some(caps), Some(requests)) = (caps, &requests) {
+        check_capabilities(requests, caps)?;
+    }
+    let mut result = JsonMap::new();
+    result.insert("resultType".into(), "input_required".into());
+    if let Some(r) = input_requests {
+        result.insert("inputRequests".into(), r.clone());
+    }
+    if let Some(s) = request_state {
+        result.insert("requestState".into(), s.clone());
+    }
+    if method == "tasks/result" {
+        let task_id = view.params.get().map(|p| p.task_id.clone()).unwrap_or_default();
+        let task_id = task_id.as_str().map(Value::from).unwrap_or(Value::Null);
+        result.insert("_meta".into(), json!({ META_RELATED_TASK: { "taskId": task_id } }));
+    }
+    let response = json!({"jsonrpc": "2.0", "id": request["id"].clone(), "result": result});
+    Ok(from_sep(&response, protocol))
+}
+
+/// What a server learns from an incoming request.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Resumed {
+    /// The answers to needed keys that are present, in the order of `needs`.
+    pub responses: JsonMap<String, Value>,
+    /// Needed keys without an answer: ask again.
+    pub missing: Vec<String>,
+    /// Keys answered but not needed: ignore them.
+    pub ignored: Vec<String>,
+    /// The echoed `requestState`, for the server to validate.
+    pub request_state: Option<String>,
+}
+
+/// Reads the MRTR fields of `request` against what this server `needs`
+/// (an `inputRequests`-shaped object of the requests it would ask).
+pub fn resume(request: &Value, needs: &Value, protocol: Protocol, limits: &Limits) -> Result<Resumed> {
+    let request = to_sep(request, protocol);
+    let view = message::read_request(&request)?;
+    let params = view.params.get();
+    required_meta(params, protocol)?;
+    let empty = ParamsView::default();
+    let params = params.unwrap_or(&empty);
+    crate::envelope::validate_call_params(params, limits)?;
+    check_carrier(&view, params, protocol)?;
+    let needs: Map<'_, Obj<InputRequestView<'_>>> = read_view(needs)?;
+    input::validate_requests(&needs, protocol, limits)?;
+    let needs = needs.entries().unwrap_or_default();
+    let answers = params.input_responses.entries().unwrap_or_default();
+    let mut out = Resumed { request_state: params.request_state.as_str().map(String::from), ..Resumed::default() };
+    for (key, need) in needs {
+        let (Some((_, Obj::Obj(answer))), Obj::Obj(need)) = (answers.iter().find(|(k, _)| k == key), need) else {
+            out.missing.push(key.to_string());
+            continue;
+        };
+        input::validate_response(key, answer, need)?;
+        let raw = request["params"]["inputResponses"][key.as_ref()].clone();
+        out.responses.insert(key.to_string(), raw);
+    }
+    out.ignored = answers.iter().filter(|(k, _)| !needs.iter().any(|(n, _)| n == k)).map(|(k, _)| k.to_string()).collect();
+    Ok(out)
+}
+
+/// Only allow-listed methods (and the task input methods) carry MRTR fields.
+fn check_carrier(view: &EnvelopeView<'_>, params: &ParamsView<'_>, protocol: Protocol) -> Result<()> {
+    let method = view.method.as_str().unwrap_or_default();
+    let carries = params.input_responses.is_present() || params.request_state.is_present();
+    if is_task_input(method, protocol) {
+        return check_task_input(method, params);
+    }
+    if carries && !protocol.allows_input_required(method) {
+        return Err(err!(InputResponsesUnsolicited, "{method:?} carries no inputResponses or requestState in {protocol}"));
+    }
+    Ok(())
+}
+
+/// `tasks/input_response` (Tasks in core) or `tasks/update` (extension).
+pub(crate) fn is_task_input(method: &str, protocol: Protocol) -> bool {
+    use crate::protocol::TasksFlavor;
+    match protocol.rules().tasks {
+        TasksFlavor::Core => method == "tasks/input_response",
+        TasksFlavor::Extension => method == "tasks/update",
+    }
+}
+
+/// A task input message names its task and carries responses.
+pub(crate) fn check_task_input(method: &str, params: &ParamsView<'_>) -> Result<()> {
+    let task_id = if method == "tasks/update" {
+        params.task_id.as_str()
+    } else {
+        params.meta.get().and_then(|m| m.related_task.get()).and_then(|t| t.task_id.as_str())
+    };
+    if task_id.is_none() || params.input_responses.entries().is_none() {
+        return Err(err!(TaskInputResponseWithoutTask, "{method} needs a task id and inputResponses"));
+    }
+    Ok(())
+}
+
+/// In `2026-07-28`, the request's `_meta` declares version and capabilities.
+pub(crate) fn required_meta<'v>(params: Option<&'v ParamsView<'v>>, protocol: Protocol) -> Result<Option<&'v CapabilitiesView<'v>>> {
+    if !protocol.rules().request_meta {
+        return Ok(None);
+    }
+    let meta = params.and_then(|p| p.meta.get());
+    let version = meta.map(|m| &m.protocol_version);
+    let caps = meta.and_then(|m| m.client_capabilities.get());
+    match (version, caps) {
+        (Some(Prim::Str(_)), Some(caps)) => Ok(Some(caps)),
+        _ => Err(err!(
+            RequestMetaMissing,
+            "a {protocol} request carries _meta io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities"
+        )),
+    }
+}
+
+/// Every input request asks for a declared capability.
+pub(crate) fn check_capabilities(requests: &Map<'_, Obj<InputRequestView<'_>>>, caps: &CapabilitiesView<'_>) -> Result<()> {
+    for (key, request) in requests.entries().unwrap_or_default() {
+        let kind = request.get().and_then(InputKind::of);
+        if let Some(kind) = kind.filter(|k| !k.declared_in(caps)) {
+            return Err(err!(InputRequestCapabilityMissing, "inputRequests[{key:?}] needs a capability ({}) the request did not declare", kind.method()));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn read_view<'v, T: Deserialize<'v>>(value: &'v Value) -> Result<T> {
+    T::deserialize(value).map_err(crate::envelope::json_error)
+}
+
+/// Reads an `inputResponses` object given by a caller.
+pub(crate) fn read_responses<'v>(value: &'v Value, limits: &Limits) -> Result<Map<'v, Obj<ResponseView<'v>>>> {
+    let map: Map<'_, Obj<ResponseView<'_>>> = read_view(value)?;
+    input::validate_responses_shape(&map, limits)?;
+    Ok(map)
+}
+
+pub(crate) fn to_sep(message: &Value, protocol: Protocol) -> Value {
+    if protocol.rules().draft_envelope {
+        dialect::to_sep(message)
+    } else {
+        message.clone()
+    }
+}
+
+pub(crate) fn from_sep(message: &Value, protocol: Protocol) -> Value {
+    if protocol.rules().draft_envelope {
+        dialect::from_sep(message)
+    } else {
+        message.clone()
+    }
+}
