@@ -65,3 +65,8 @@ pub use input::InputKind;
 pub use limits::Limits;
 pub use protocol::Protocol;
 pub use rules::RuleId;
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

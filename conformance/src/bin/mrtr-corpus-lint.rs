@@ -1,0 +1,133 @@
+//! The corpus lint: every case matches `case.schema.json`, its id is its path,
+//! ids are unique, its rules are catalogue ids (and the catalogue is the one of
+//! `RULES.md` plus mrtr's documented additions), its op is known, and every
+//! rule (but the sealed-state and SSE rows) has a case that triggers it and a
+//! near miss that must not.
+
+use mrtr::rules::RULES;
+use mrtr_conformance::{corpus::Case, corpus_dir, load, ops::OPS};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Rules mrtr added to `RULES.md` (documented in `conformance/README.md`).
+const ADDED: [&str; 1] = ["limit-exceeded"];
+
+fn main() -> ExitCode {
+    let dir = corpus_dir();
+    let mut problems = Vec::new();
+    let cases = match load(&dir) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("lint: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if cases.is_empty() {
+        problems.push(format!("no case in {}", dir.display()));
+    }
+    lint_schema(&cases, &mut problems);
+    lint_ids(&dir, &cases, &mut problems);
+    lint_rules(&cases, &mut problems);
+    lint_catalogue(&mut problems);
+    lint_coverage(&cases, &mut problems);
+    for p in &problems {
+        println!("lint: {p}");
+    }
+    println!("{} cases, {} problems", cases.len(), problems.len());
+    if problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn lint_schema(cases: &[Case], problems: &mut Vec<String>) {
+    let schema_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("case.schema.json");
+    let schema: Value = match std::fs::read_to_string(&schema_path).map(|t| serde_json::from_str(&t)) {
+        Ok(Ok(s)) => s,
+        _ => return problems.push(format!("cannot read {}", schema_path.display())),
+    };
+    let validator = match jsonschema::validator_for(&schema) {
+        Ok(v) => v,
+        Err(e) => return problems.push(format!("case.schema.json: {e}")),
+    };
+    for case in cases {
+        for error in validator.iter_errors(&case.raw) {
+            problems.push(format!("{}: {} at {}", case.id, error, error.instance_path()));
+        }
+    }
+}
+
+fn lint_ids(dir: &Path, cases: &[Case], problems: &mut Vec<String>) {
+    let mut seen = BTreeSet::new();
+    for case in cases {
+        let rel: PathBuf = case.path.strip_prefix(dir).unwrap_or(&case.path).with_extension("");
+        let want = rel.to_string_lossy().replace('\\', "/");
+        if case.id != want {
+            problems.push(format!("{}: id must be {want:?}", case.path.display()));
+        }
+        if !seen.insert(case.id.clone()) {
+            problems.push(format!("{}: id used twice", case.id));
+        }
+        if !OPS.contains(&case.op.as_str()) {
+            problems.push(format!("{}: unknown op {:?}", case.id, case.op));
+        }
+    }
+}
+
+fn lint_rules(cases: &[Case], problems: &mut Vec<String>) {
+    for case in cases {
+        for rule in &case.rules {
+            if mrtr::RuleId::from_name(rule).is_none() {
+                problems.push(format!("{}: {rule:?} is not a rule id", case.id));
+            }
+        }
+    }
+}
+
+/// The core's catalogue is `RULES.md` (found beside the repository, or at
+/// `MRTR_RULES_MD`) plus the documented additions, no more, no less.
+fn lint_catalogue(problems: &mut Vec<String>) {
+    let path = std::env::var_os("MRTR_RULES_MD")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/RULES.md"));
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return problems.push(format!("cannot read {} (set MRTR_RULES_MD)", path.display()));
+    };
+    let listed: BTreeSet<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `")?.split('`').next())
+        .chain(ADDED)
+        .collect();
+    let ours: BTreeSet<&str> = RULES.iter().map(|r| r.name).collect();
+    for missing in listed.difference(&ours) {
+        problems.push(format!("RULES.md lists {missing:?}, which the core lacks"));
+    }
+    for extra in ours.difference(&listed) {
+        problems.push(format!("the core has {extra:?}, which neither RULES.md nor the documented additions list"));
+    }
+}
+
+/// Whether the outcome a case expects contains `rule`.
+fn triggers(case: &Case, rule: &str) -> bool {
+    let e = &case.expect;
+    e.get("error").and_then(Value::as_str) == Some(rule)
+        || e.get("violations").and_then(Value::as_array).is_some_and(|v| v.iter().any(|x| x["rule"] == rule))
+}
+
+fn lint_coverage(cases: &[Case], problems: &mut Vec<String>) {
+    let mut count: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for rule in RULES.iter().map(|r| r.name).filter(|n| !n.starts_with("state-") && !n.starts_with("sse-")) {
+        let about = cases.iter().filter(|c| c.rules.iter().any(|r| r == rule));
+        let (hit, miss) = about.fold((0, 0), |(h, m), c| if triggers(c, rule) { (h + 1, m) } else { (h, m + 1) });
+        count.insert(rule, (hit, miss));
+        if hit == 0 {
+            problems.push(format!("no case triggers {rule}"));
+        }
+        if miss == 0 {
+            problems.push(format!("no near miss for {rule}"));
+        }
+    }
+}

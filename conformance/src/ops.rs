@@ -1,0 +1,105 @@
+//! Runs one case's op through the public API of `mrtr` and compares.
+
+use crate::corpus::{json_eq, set_eq, Case};
+use crate::transcript;
+use mrtr::{check, client, server, Error, Limits, Protocol, RuleId};
+use serde_json::{json, Value};
+
+/// The ops this runner knows.
+pub const OPS: [&str; 5] = ["classify", "check", "retry", "resume", "respond"];
+
+/// Runs `case` and compares its outcome with `expect`.
+pub fn run(case: &Case) -> Result<(), String> {
+    let actual = outcome(&case.op, &case.input)?;
+    compare(&case.op, &case.expect, &actual)
+        .map_err(|why| format!("{why}\n  expected: {}\n  actual:   {}", case.expect, actual))
+}
+
+/// The outcome of `op` on `input`, as the corpus writes expectations.
+pub fn outcome(op: &str, input: &Value) -> Result<Value, String> {
+    let limits = Limits::default();
+    let result = match op {
+        "classify" => classify(input, &limits),
+        "check" => return check_op(input),
+        "retry" => retry(input, &limits),
+        "resume" => resume(input, &limits),
+        "respond" => respond(input, &limits),
+        other => return Err(format!("unknown op {other:?}")),
+    };
+    Ok(result.unwrap_or_else(|e| json!({ "error": e.rule().name() })))
+}
+
+fn protocol(name: Option<&Value>) -> Result<Protocol, Error> {
+    match name.and_then(Value::as_str) {
+        None => Ok(Protocol::default()),
+        Some(n) => Protocol::from_name(n).ok_or(Error::new(RuleId::JsonrpcInvalid, "unknown protocol")),
+    }
+}
+
+fn classify(input: &Value, limits: &Limits) -> Result<Value, Error> {
+    let p = protocol(input.get("protocol"))?;
+    let text = input["text"].as_str().unwrap_or_default();
+    let c = mrtr::classify(text.as_bytes(), p, limits)?;
+    let id = match c.id {
+        None | Some(mrtr::Id::Null) => Value::Null,
+        Some(mrtr::Id::Int(i)) => json!(i),
+        Some(mrtr::Id::UInt(u)) => json!(u),
+        Some(mrtr::Id::Str(s)) => json!(s),
+    };
+    Ok(json!({ "kind": c.kind.name(), "id": id, "method": c.method }))
+}
+
+fn check_op(input: &Value) -> Result<Value, String> {
+    let config = input.get("config").cloned().unwrap_or(json!({}));
+    let protocol = protocol(config.get("protocol")).map_err(|e| e.to_string())?;
+    let max_rounds = config.get("maxRounds").and_then(Value::as_u64).map_or(10, |n| n as u32);
+    let entries = input["transcript"].as_array().ok_or("transcript must be an array")?;
+    let entries = entries.iter().map(transcript::entry).collect::<Result<Vec<_>, _>>()?;
+    let config = check::CheckConfig { protocol, max_rounds, ..Default::default() };
+    let violations: Vec<Value> =
+        check::check(&entries, config).iter().map(|v| json!({"rule": v.rule.name(), "index": v.index})).collect();
+    Ok(json!({ "violations": violations }))
+}
+
+fn retry(input: &Value, limits: &Limits) -> Result<Value, Error> {
+    let p = protocol(input.get("protocol"))?;
+    let responses = input.get("inputResponses").cloned().unwrap_or(json!({}));
+    let request = client::retry(&input["request"], &input["result"], &responses, &input["id"], p, limits)?;
+    Ok(json!({ "request": request }))
+}
+
+fn resume(input: &Value, limits: &Limits) -> Result<Value, Error> {
+    let p = protocol(input.get("protocol"))?;
+    let needs = input.get("needs").cloned().unwrap_or(json!({}));
+    let r = server::resume(&input["request"], &needs, p, limits)?;
+    Ok(json!({ "responses": r.responses, "missing": r.missing, "ignored": r.ignored, "requestState": r.request_state }))
+}
+
+fn respond(input: &Value, limits: &Limits) -> Result<Value, Error> {
+    let p = protocol(input.get("protocol"))?;
+    let present = |k: &str| input.get(k).filter(|v| !v.is_null());
+    let response = server::respond(&input["request"], present("inputRequests"), present("requestState"), p, limits)?;
+    Ok(json!({ "response": response }))
+}
+
+/// Compares as `conformance/README.md` says: an error exactly; otherwise the
+/// listed keys, with `violations`, `missing` and `ignored` as sets.
+pub fn compare(op: &str, expect: &Value, actual: &Value) -> Result<(), String> {
+    if expect.get("error").is_some() || actual.get("error").is_some() {
+        return if json_eq(&expect.get("error").cloned().unwrap_or(Value::Null), &actual.get("error").cloned().unwrap_or(Value::Null)) {
+            Ok(())
+        } else {
+            Err("outcome differs".into())
+        };
+    }
+    let expect = expect.as_object().ok_or("expect must be an object")?;
+    for (key, want) in expect {
+        let got = actual.get(key).unwrap_or(&Value::Null);
+        let as_set = matches!((op, key.as_str()), ("check", "violations") | ("resume", "missing" | "ignored"));
+        let same = if as_set { set_eq(want, got) } else { json_eq(want, got) };
+        if !same {
+            return Err(format!("{key:?} differs"));
+        }
+    }
+    Ok(())
+}
