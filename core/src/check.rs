@@ -358,9 +358,13 @@ impl Checker {
 
     fn create_task(&mut self, task: &Value) {
         let Some(id) = task.get("taskId").and_then(Value::as_str) else { return };
+        // A task with an invalid status still exists: later requests for it are not `task-unknown`.
         let status = match task.get("status").and_then(Value::as_str).map(TaskStatus::from_name) {
             Some(Ok(s)) => s,
-            Some(Err(e)) => return self.report_error(e),
+            Some(Err(e)) => {
+                self.report_error(e);
+                TaskStatus::Working
+            }
             None => TaskStatus::Working,
         };
         self.tasks.insert(id.to_string(), Task::new(status));

@@ -10,7 +10,8 @@
 use crate::{
     error::{err, Error, Result},
     input,
-    limits::{too_deep, Limits},
+    limits::Limits,
+    scan,
     protocol::{Protocol, ResultTypeRule},
     view::{EnvelopeView, Map, Obj, ParamsView, Prim, ResultView},
 };
@@ -105,10 +106,11 @@ pub fn classify<'a>(bytes: &'a [u8], protocol: Protocol, limits: &Limits) -> Res
     if bytes.len() > limits.max_message_bytes {
         return Err(err!(LimitExceeded, "message of {} bytes, over the bound of {}", bytes.len(), limits.max_message_bytes));
     }
-    if limits.max_depth < Limits::DEFAULT.max_depth && too_deep(bytes, limits.max_depth) {
-        return Err(err!(LimitExceeded, "message nested deeper than {}", limits.max_depth));
-    }
+    let finding = scan::check_depth(scan::scan(bytes, limits.max_depth), limits.max_depth)?;
     let view: EnvelopeView<'a> = serde_json::from_slice(bytes).map_err(json_error)?;
+    if let Some(finding) = finding {
+        return Err(finding.into_error(limits.max_depth));
+    }
     classify_view(view, protocol, limits)
 }
 

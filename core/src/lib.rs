@@ -52,6 +52,8 @@ mod input;
 #[cfg(feature = "alloc")]
 mod message;
 #[cfg(feature = "alloc")]
+mod scan;
+#[cfg(feature = "alloc")]
 pub mod server;
 pub mod tasks;
 #[cfg(feature = "alloc")]
