@@ -53,12 +53,16 @@ pub fn load(dir: &Path) -> Result<Vec<Case>, String> {
     files.into_iter().map(|p| load_one(&p)).collect()
 }
 
-fn load_one(path: &Path) -> Result<Case, String> {
+/// Loads one case file.
+pub fn load_one(path: &Path) -> Result<Case, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let raw: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let field = |k: &str| raw.get(k).cloned().unwrap_or(Value::Null);
     let text_of = |k: &str| field(k).as_str().unwrap_or_default().to_string();
-    let rules = field("rules").as_array().map(|a| a.iter().filter_map(|r| r.as_str().map(String::from)).collect()).unwrap_or_default();
+    let rules = field("rules")
+        .as_array()
+        .map(|a| a.iter().filter_map(|r| r.as_str().map(String::from)).collect())
+        .unwrap_or_default();
     Ok(Case {
         id: text_of("id"),
         rules,

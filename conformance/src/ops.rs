@@ -86,7 +86,10 @@ fn respond(input: &Value, limits: &Limits) -> Result<Value, Error> {
 /// listed keys, with `violations`, `missing` and `ignored` as sets.
 pub fn compare(op: &str, expect: &Value, actual: &Value) -> Result<(), String> {
     if expect.get("error").is_some() || actual.get("error").is_some() {
-        return if json_eq(&expect.get("error").cloned().unwrap_or(Value::Null), &actual.get("error").cloned().unwrap_or(Value::Null)) {
+        return if json_eq(
+            &expect.get("error").cloned().unwrap_or(Value::Null),
+            &actual.get("error").cloned().unwrap_or(Value::Null),
+        ) {
             Ok(())
         } else {
             Err("outcome differs".into())

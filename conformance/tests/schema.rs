@@ -15,7 +15,8 @@ fn schema_dir() -> PathBuf {
 
 /// A validator for `#/$defs/<def>` of the 2026-07-28 schema.
 fn validator(def: &str) -> jsonschema::Validator {
-    let text = std::fs::read_to_string(schema_dir().join("mcp-2026-07-28.schema.json")).expect("the 2026-07-28 schema is readable");
+    let text = std::fs::read_to_string(schema_dir().join("mcp-2026-07-28.schema.json"))
+        .expect("the 2026-07-28 schema is readable");
     let mut schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
     schema["$ref"] = json!(format!("#/$defs/{def}"));
     jsonschema::validator_for(&schema).expect("the schema compiles")

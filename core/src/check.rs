@@ -185,7 +185,10 @@ impl Checker {
     fn client_retry(&mut self, m: &Value, method: &str, params: &ParamsView<'_>) -> u32 {
         let tgt = target(m).map(String::from);
         let Some(pos) = self.awaiting.iter().rposition(|a| a.method == method && a.target == tgt) else {
-            self.report(RuleId::InputResponsesUnsolicited, "inputResponses or requestState on a request that retries nothing");
+            self.report(
+                RuleId::InputResponsesUnsolicited,
+                "inputResponses or requestState on a request that retries nothing",
+            );
             return 0;
         };
         let round = self.awaiting.remove(pos);
@@ -193,7 +196,10 @@ impl Checker {
             self.report(RuleId::RetryIdReused, "a retry takes an id not used by the original or any request in flight");
         }
         if salient_params(m) != round.params {
-            self.report(RuleId::RetryRequestChanged, "a retry keeps the original's params apart from inputResponses, requestState and _meta");
+            self.report(
+                RuleId::RetryRequestChanged,
+                "a retry keeps the original's params apart from inputResponses, requestState and _meta",
+            );
         }
         self.check_answers(&round.result, params);
         self.check_state(&round.result, params);
@@ -209,8 +215,9 @@ impl Checker {
         let Ok(requests) = read_view::<Map<'_, Obj<InputRequestView<'_>>>>(requests) else { return };
         for (key, request) in requests.entries().unwrap_or_default() {
             match (params.input_responses.get(key), request) {
-                (None, _) => self.report(RuleId::RetryMissingInputResponse, "a retry answers every key of the last inputRequests"),
-                (Some(Obj::Obj(response)), Obj::Obj(request)) => {
+                (None, _) => self
+                    .report(RuleId::RetryMissingInputResponse, "a retry answers every key of the last inputRequests"),
+                (Some(Obj::Present(response)), Obj::Present(request)) => {
                     if let Err(e) = input::validate_response(key, response, request) {
                         self.report_error(e);
                     }
@@ -223,10 +230,13 @@ impl Checker {
     fn check_state(&mut self, result: &Value, params: &ParamsView<'_>) {
         let echoed = params.request_state.as_str();
         match result["result"].get("requestState").and_then(Value::as_str) {
-            Some(state) if echoed != Some(state) => self.report(RuleId::RetryRequestStateMismatch, "a retry echoes requestState exactly"),
-            None if params.request_state.is_present() => {
-                self.report(RuleId::RetryRequestStateUnexpected, "a retry carries no requestState when the result had none")
+            Some(state) if echoed != Some(state) => {
+                self.report(RuleId::RetryRequestStateMismatch, "a retry echoes requestState exactly")
             }
+            None if params.request_state.is_present() => self.report(
+                RuleId::RetryRequestStateUnexpected,
+                "a retry carries no requestState when the result had none",
+            ),
             _ => {}
         }
     }
@@ -253,7 +263,10 @@ impl Checker {
     fn server_message(&mut self, m: &Value, stream: Option<&str>) {
         if let Some(s) = stream.filter(|s| self.closed_streams.iter().any(|c| c == s)) {
             let s = s.to_string();
-            self.report(RuleId::MessageAfterInputRequired, alloc::format!("a message on {s} after its input_required answer"));
+            self.report(
+                RuleId::MessageAfterInputRequired,
+                alloc::format!("a message on {s} after its input_required answer"),
+            );
         }
         let classified = envelope::classify_value(m, self.config.protocol, &self.config.limits);
         let request = m.get("id").and_then(|id| self.in_flight.remove(&id_key(id)));
@@ -278,19 +291,35 @@ impl Checker {
             return;
         }
         if self.config.protocol.rules().mrtr {
-            return self.report(RuleId::ServerRequestOnStream, alloc::format!("{method} reaches the client only as inputRequests"));
+            return self.report(
+                RuleId::ServerRequestOnStream,
+                alloc::format!("{method} reaches the client only as inputRequests"),
+            );
         }
         let associated = match stream {
             Some("get") => false,
-            Some(s) => s.strip_prefix("post:").is_some_and(|id| self.in_flight.values().any(|r| id_text(&r.message["id"]) == id)),
+            Some(s) => s
+                .strip_prefix("post:")
+                .is_some_and(|id| self.in_flight.values().any(|r| id_text(&r.message["id"]) == id)),
             None => !self.in_flight.is_empty(),
         };
         if !associated {
-            self.report(RuleId::ServerRequestUnassociated, alloc::format!("{method} outside any client request in flight"));
+            self.report(
+                RuleId::ServerRequestUnassociated,
+                alloc::format!("{method} outside any client request in flight"),
+            );
         }
     }
 
-    fn server_result(&mut self, m: &Value, request: &InFlight, kind: Kind, rt: Option<ResultType>, present: bool, stream: Option<&str>) {
+    fn server_result(
+        &mut self,
+        m: &Value,
+        request: &InFlight,
+        kind: Kind,
+        rt: Option<ResultType>,
+        present: bool,
+        stream: Option<&str>,
+    ) {
         let rules = self.config.protocol.rules();
         if rules.result_type == ResultTypeRule::Required && !present {
             self.report(RuleId::ResultTypeMissing, "a server result carries resultType");
@@ -301,7 +330,10 @@ impl Checker {
             return;
         }
         if !self.config.protocol.allows_input_required(&method) {
-            return self.report(RuleId::InputRequiredMethodNotAllowed, alloc::format!("{method} is not answered with input_required"));
+            return self.report(
+                RuleId::InputRequiredMethodNotAllowed,
+                alloc::format!("{method} is not answered with input_required"),
+            );
         }
         self.check_result_capabilities(m, &request.message);
         if let Some(s) = stream.filter(|s| s.starts_with("post:")) {
@@ -349,7 +381,10 @@ impl Checker {
                 let waiting = self.tasks.get(&task_id).is_some_and(|t| t.status() == TaskStatus::InputRequired);
                 let delivered = kind == Kind::InputRequired && result.get("inputRequests").is_some();
                 if waiting && !delivered {
-                    self.report(RuleId::TaskInputRequestsMissing, "tasks/result of an input_required task delivers its inputRequests");
+                    self.report(
+                        RuleId::TaskInputRequestsMissing,
+                        "tasks/result of an input_required task delivers its inputRequests",
+                    );
                 }
             }
             _ => {}
@@ -383,7 +418,10 @@ impl Checker {
         }
         if extension && status == TaskStatus::InputRequired {
             match result.get("inputRequests").and_then(Value::as_object) {
-                None => errors.push(Error::new(RuleId::TaskInputRequestsMissing, "an input_required task shows its inputRequests")),
+                None => errors.push(Error::new(
+                    RuleId::TaskInputRequestsMissing,
+                    "an input_required task shows its inputRequests",
+                )),
                 Some(keys) => {
                     if let Err(e) = task.ask(keys.keys().map(String::as_str)) {
                         errors.push(e);

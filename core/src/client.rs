@@ -36,7 +36,10 @@ pub fn retry(
     }
     let method = view.method.as_str().unwrap_or_default();
     if !protocol.allows_input_required(method) {
-        return Err(err!(InputRequiredMethodNotAllowed, "{method:?} may not be answered with input_required in {protocol}"));
+        return Err(err!(
+            InputRequiredMethodNotAllowed,
+            "{method:?} may not be answered with input_required in {protocol}"
+        ));
     }
     message::check_id(id)?;
     if Some(id) == request.get("id") {
@@ -62,7 +65,10 @@ fn input_requests_of(result: &Value) -> Result<Map<'_, Obj<InputRequestView<'_>>
 }
 
 /// Every request answered, nothing else, each answer fitting its request.
-fn check_answers(requests: &Map<'_, Obj<InputRequestView<'_>>>, responses: &Map<'_, Obj<crate::view::ResponseView<'_>>>) -> Result<()> {
+fn check_answers(
+    requests: &Map<'_, Obj<InputRequestView<'_>>>,
+    responses: &Map<'_, Obj<crate::view::ResponseView<'_>>>,
+) -> Result<()> {
     let (asked, given) = (requests.entries().unwrap_or_default(), responses.entries().unwrap_or_default());
     if let Some((key, _)) = asked.iter().find(|(k, _)| responses.get(k).is_none()) {
         return Err(err!(RetryMissingInputResponse, "no response to inputRequests[{key:?}]"));
@@ -71,7 +77,7 @@ fn check_answers(requests: &Map<'_, Obj<InputRequestView<'_>>>, responses: &Map<
         return Err(err!(InputResponsesUnsolicited, "inputResponses[{key:?}] answers nothing the server asked"));
     }
     for (key, response) in given {
-        if let (Some(Obj::Obj(request)), Obj::Obj(response)) = (requests.get(key), response) {
+        if let (Some(Obj::Present(request)), Obj::Present(response)) = (requests.get(key), response) {
             input::validate_response(key, response, request)?;
         }
     }
@@ -81,10 +87,8 @@ fn check_answers(requests: &Map<'_, Obj<InputRequestView<'_>>>, responses: &Map<
 fn rebuild(request: &Value, responses: &Value, state: Option<Value>, id: &Value) -> Value {
     let mut retry = request.clone();
     retry["id"] = id.clone();
-    let params = retry
-        .as_object_mut()
-        .map(|o| o.entry("params").or_insert_with(|| json!({})))
-        .and_then(Value::as_object_mut);
+    let params =
+        retry.as_object_mut().map(|o| o.entry("params").or_insert_with(|| json!({}))).and_then(Value::as_object_mut);
     if let Some(params) = params {
         params.shift_remove("inputResponses");
         params.shift_remove("requestState");
@@ -223,7 +227,9 @@ impl Client {
         let protocol = self.config.protocol;
         let c = envelope::classify_value(&response, protocol, &self.config.limits)?;
         let kind = c.kind;
-        let Some(i) = self.outstanding.iter().position(|o| o.answered.is_none() && o.sent.get("id") == response.get("id")) else {
+        let Some(i) =
+            self.outstanding.iter().position(|o| o.answered.is_none() && o.sent.get("id") == response.get("id"))
+        else {
             return Err(err!(JsonrpcInvalid, "a response to no request in flight"));
         };
         let handle = self.outstanding[i].handle;

@@ -72,7 +72,9 @@ fn put(map: &mut Map<String, Value>, key: &str, value: Option<Value>) {
 fn unwrap_responses(responses: Value) -> Value {
     let Value::Object(map) = responses else { return responses };
     let unwrap = |(k, v): (String, Value)| match v {
-        Value::Object(mut w) if w.len() == 1 && w.contains_key("result") => (k, w.shift_remove("result").unwrap_or(Value::Null)),
+        Value::Object(mut w) if w.len() == 1 && w.contains_key("result") => {
+            (k, w.shift_remove("result").unwrap_or(Value::Null))
+        }
         other => (k, Value::Array(alloc::vec![other])),
     };
     Value::Object(map.into_iter().map(unwrap).collect())
@@ -95,7 +97,8 @@ mod tests {
 
     #[test]
     fn draft_incomplete_response_round_trips() {
-        let draft = json!({"jsonrpc":"2.0","id":2,"input_requests":{"k":{"method":"roots/list"}},"request_state":"foo"});
+        let draft =
+            json!({"jsonrpc":"2.0","id":2,"input_requests":{"k":{"method":"roots/list"}},"request_state":"foo"});
         let sep = to_sep(&draft);
         assert_eq!(sep["result"]["resultType"], "input_required");
         assert_eq!(sep["result"]["requestState"], "foo");

@@ -11,8 +11,8 @@ use crate::{
     error::{err, Error, Result},
     input,
     limits::Limits,
-    scan,
     protocol::{Protocol, ResultTypeRule},
+    scan,
     view::{EnvelopeView, Map, Obj, ParamsView, Prim, ResultView},
 };
 use alloc::borrow::Cow;
@@ -104,7 +104,12 @@ pub struct Classified<'a> {
 /// `state-too-large`, `input-responses-malformed`.
 pub fn classify<'a>(bytes: &'a [u8], protocol: Protocol, limits: &Limits) -> Result<Classified<'a>> {
     if bytes.len() > limits.max_message_bytes {
-        return Err(err!(LimitExceeded, "message of {} bytes, over the bound of {}", bytes.len(), limits.max_message_bytes));
+        return Err(err!(
+            LimitExceeded,
+            "message of {} bytes, over the bound of {}",
+            bytes.len(),
+            limits.max_message_bytes
+        ));
     }
     let finding = scan::check_depth(scan::scan(bytes, limits.max_depth), limits.max_depth)?;
     let view: EnvelopeView<'a> = serde_json::from_slice(bytes).map_err(json_error)?;
@@ -115,7 +120,11 @@ pub fn classify<'a>(bytes: &'a [u8], protocol: Protocol, limits: &Limits) -> Res
 }
 
 /// Classifies a message already parsed into a `serde_json::Value`.
-pub fn classify_value<'a>(message: &'a serde_json::Value, protocol: Protocol, limits: &Limits) -> Result<Classified<'a>> {
+pub fn classify_value<'a>(
+    message: &'a serde_json::Value,
+    protocol: Protocol,
+    limits: &Limits,
+) -> Result<Classified<'a>> {
     classify_view(read(message)?, protocol, limits)
 }
 
@@ -177,7 +186,7 @@ fn classify_call<'a>(v: EnvelopeView<'a>, protocol: Protocol, limits: &Limits) -
     };
     match &v.params {
         Obj::Absent => {}
-        Obj::Obj(params) => validate_call_params(params, limits)?,
+        Obj::Present(params) => validate_call_params(params, limits)?,
         Obj::Other => return Err(err!(JsonrpcInvalid, "\"params\" must be an object")),
     }
     if protocol.rules().draft_envelope {
@@ -223,7 +232,7 @@ fn request_id(id: Prim<'_>) -> Result<Id<'_>> {
 }
 
 fn classify_error(v: EnvelopeView<'_>) -> Result<Classified<'_>> {
-    let Obj::Obj(error) = &v.error else {
+    let Obj::Present(error) = &v.error else {
         return Err(err!(JsonrpcInvalid, "\"error\" must be an object"));
     };
     if !error.code.is_integer() || error.message.as_str().is_none() {
@@ -238,7 +247,7 @@ fn classify_error(v: EnvelopeView<'_>) -> Result<Classified<'_>> {
 }
 
 fn classify_result<'a>(v: EnvelopeView<'a>, protocol: Protocol, limits: &Limits) -> Result<Classified<'a>> {
-    let Obj::Obj(result) = &v.result else {
+    let Obj::Present(result) = &v.result else {
         return Err(err!(JsonrpcInvalid, "\"result\" must be an object"));
     };
     let result_type = validate_result(result, protocol, limits)?;

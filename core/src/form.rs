@@ -28,12 +28,11 @@ pub(crate) fn validate_schema(key: &str, schema: &SchemaView<'_>) -> Result<()> 
         return Err(err!(JsonrpcInvalid, "inputRequests[{key:?}]: duplicate property {dup:?}"));
     }
     for (name, prop) in props {
-        let Obj::Obj(prop) = prop else {
+        let Obj::Present(prop) = prop else {
             return Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: property {name:?} must be an object"));
         };
-        validate_property(prop).map_err(|why| {
-            err!(InputRequestInvalid, "inputRequests[{key:?}]: property {name:?} {why}")
-        })?;
+        validate_property(prop)
+            .map_err(|why| err!(InputRequestInvalid, "inputRequests[{key:?}]: property {name:?} {why}"))?;
     }
     match &schema.required {
         Prim::Absent => Ok(()),
@@ -71,19 +70,19 @@ fn validate_string_property(p: &PropertyView<'_>) -> core::result::Result<(), &'
     optional(&p.enum_names, is_string_array, "has enumNames that are not an array of strings")?;
     match &p.one_of {
         Arr::Absent => Ok(()),
-        Arr::Arr(options) if options.iter().all(is_titled_const) => Ok(()),
+        Arr::Items(options) if options.iter().all(is_titled_const) => Ok(()),
         _ => Err("has a oneOf that is not a list of {const, title} strings"),
     }
 }
 
 fn validate_multi_select(p: &PropertyView<'_>) -> core::result::Result<(), &'static str> {
-    let Obj::Obj(items) = &p.items else {
+    let Obj::Present(items) = &p.items else {
         return Err("is an array without an items object");
     };
     optional(&p.min_items, |v| v.as_u64().is_some(), "has a minItems that is not a non-negative integer")?;
     optional(&p.max_items, |v| v.as_u64().is_some(), "has a maxItems that is not a non-negative integer")?;
     let untitled = items.kind.as_str() == Some("string") && is_string_array(&items.enumeration);
-    let titled = matches!(&items.any_of, Arr::Arr(o) if o.iter().all(is_titled_const));
+    let titled = matches!(&items.any_of, Arr::Items(o) if o.iter().all(is_titled_const));
     if untitled || titled {
         Ok(())
     } else {
@@ -91,11 +90,7 @@ fn validate_multi_select(p: &PropertyView<'_>) -> core::result::Result<(), &'sta
     }
 }
 
-fn optional(
-    v: &Prim<'_>,
-    ok: impl Fn(&Prim<'_>) -> bool,
-    why: &'static str,
-) -> core::result::Result<(), &'static str> {
+fn optional(v: &Prim<'_>, ok: impl Fn(&Prim<'_>) -> bool, why: &'static str) -> core::result::Result<(), &'static str> {
     if v.is_absent() || ok(v) {
         Ok(())
     } else {
@@ -120,15 +115,22 @@ pub(crate) fn validate_content(key: &str, content: &Map<'_, Prim<'_>>, schema: &
     if let Prim::Array(required) = &schema.required {
         for name in required.iter().filter_map(Prim::as_str) {
             if !answers.iter().any(|(k, _)| k == name) {
-                return Err(err!(RetryInputResponseInvalid, "inputResponses[{key:?}]: required field {name:?} is missing"));
+                return Err(err!(
+                    RetryInputResponseInvalid,
+                    "inputResponses[{key:?}]: required field {name:?} is missing"
+                ));
             }
         }
     }
     for (name, value) in answers {
-        let Some(Obj::Obj(prop)) = props.iter().find(|(p, _)| p == name).map(|(_, p)| p) else {
-            return Err(err!(RetryInputResponseInvalid, "inputResponses[{key:?}]: field {name:?} is not in requestedSchema"));
+        let Some(Obj::Present(prop)) = props.iter().find(|(p, _)| p == name).map(|(_, p)| p) else {
+            return Err(err!(
+                RetryInputResponseInvalid,
+                "inputResponses[{key:?}]: field {name:?} is not in requestedSchema"
+            ));
         };
-        fits(value, prop).map_err(|why| err!(RetryInputResponseInvalid, "inputResponses[{key:?}]: field {name:?} {why}"))?;
+        fits(value, prop)
+            .map_err(|why| err!(RetryInputResponseInvalid, "inputResponses[{key:?}]: field {name:?} {why}"))?;
     }
     Ok(())
 }
@@ -233,7 +235,8 @@ fn is_date_time(s: &str) -> bool {
     }
     let (clock, rest) = time.split_at(8);
     let b = clock.as_bytes();
-    let clock_ok = digits(&clock[0..2], 2) && b[2] == b':' && digits(&clock[3..5], 2) && b[5] == b':' && digits(&clock[6..8], 2);
+    let clock_ok =
+        digits(&clock[0..2], 2) && b[2] == b':' && digits(&clock[3..5], 2) && b[5] == b':' && digits(&clock[6..8], 2);
     let rest = match rest.strip_prefix('.') {
         Some(r) => r.trim_start_matches(|c: char| c.is_ascii_digit()),
         None => rest,

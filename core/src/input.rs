@@ -68,13 +68,18 @@ pub(crate) fn validate_requests(
         return Err(err!(InputRequestInvalid, "inputRequests must be an object"));
     };
     if entries.len() > limits.max_input_requests {
-        return Err(err!(LimitExceeded, "inputRequests has {} entries, over the bound of {}", entries.len(), limits.max_input_requests));
+        return Err(err!(
+            LimitExceeded,
+            "inputRequests has {} entries, over the bound of {}",
+            entries.len(),
+            limits.max_input_requests
+        ));
     }
     if let Some(key) = requests.duplicate_key() {
         return Err(err!(JsonrpcInvalid, "inputRequests has the key {key:?} twice"));
     }
     entries.iter().try_for_each(|(key, request)| match request {
-        Obj::Obj(request) => validate_request(key, request, protocol),
+        Obj::Present(request) => validate_request(key, request, protocol),
         _ => Err(err!(InputRequestInvalid, "inputRequests[{key:?}] must be an object")),
     })
 }
@@ -88,7 +93,7 @@ pub(crate) fn validate_request(key: &str, request: &InputRequestView<'_>, protoc
         return Err(err!(InputRequestInvalid, "inputRequests[{key:?}].method must be a string"));
     };
     let params = match (&request.params, method) {
-        (Obj::Obj(p), _) => p,
+        (Obj::Present(p), _) => p,
         (Obj::Absent, "roots/list") => return Ok(()),
         _ => return Err(err!(InputRequestInvalid, "inputRequests[{key:?}].params must be an object")),
     };
@@ -114,7 +119,7 @@ fn validate_elicitation(key: &str, p: &InputParamsView<'_>, protocol: Protocol) 
 
 fn validate_form(key: &str, p: &InputParamsView<'_>) -> Result<()> {
     match &p.requested_schema {
-        Obj::Obj(schema) => form::validate_schema(key, schema),
+        Obj::Present(schema) => form::validate_schema(key, schema),
         _ => Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: form elicitation needs a requestedSchema object")),
     }
 }
@@ -125,9 +130,14 @@ fn validate_url(key: &str, p: &InputParamsView<'_>, protocol: Protocol) -> Resul
     }
     match (protocol.rules().elicitation_id, &p.elicitation_id) {
         (ElicitationIdRule::Forbidden, Prim::Absent) => Ok(()),
-        (ElicitationIdRule::Forbidden, _) => Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: url elicitation has no elicitationId in {protocol}")),
+        (ElicitationIdRule::Forbidden, _) => {
+            Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: url elicitation has no elicitationId in {protocol}"))
+        }
         (ElicitationIdRule::Required, Prim::Str(_)) => Ok(()),
-        (ElicitationIdRule::Required, _) => Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: url elicitation needs a string elicitationId in {protocol}")),
+        (ElicitationIdRule::Required, _) => Err(err!(
+            InputRequestInvalid,
+            "inputRequests[{key:?}]: url elicitation needs a string elicitationId in {protocol}"
+        )),
     }
 }
 
@@ -141,7 +151,10 @@ fn validate_sampling(key: &str, p: &InputParamsView<'_>) -> Result<()> {
         })
     };
     if !messages.iter().all(message_ok) {
-        return Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: each sampling message needs a role and content"));
+        return Err(err!(
+            InputRequestInvalid,
+            "inputRequests[{key:?}]: each sampling message needs a role and content"
+        ));
     }
     if !p.max_tokens.is_integer() {
         return Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: sampling needs an integer maxTokens"));
@@ -155,7 +168,7 @@ pub(crate) fn validate_responses_shape(responses: &Map<'_, Obj<ResponseView<'_>>
         return Err(err!(InputResponsesMalformed, "inputResponses must be an object"));
     };
     check_response_entries(entries.len(), responses.duplicate_key(), limits)?;
-    match entries.iter().find(|(_, v)| !matches!(v, Obj::Obj(_))) {
+    match entries.iter().find(|(_, v)| !matches!(v, Obj::Present(_))) {
         Some((key, _)) => Err(err!(InputResponsesMalformed, "inputResponses[{key:?}] must be an object")),
         None => Ok(()),
     }
@@ -167,7 +180,7 @@ pub(crate) fn validate_wrapped_shape(responses: &Map<'_, Obj<WrappedResponseView
         return Err(err!(InputResponsesMalformed, "input_responses must be an object"));
     };
     check_response_entries(entries.len(), responses.duplicate_key(), limits)?;
-    match entries.iter().find(|(_, v)| !matches!(v.get().map(|w| &w.result), Some(Obj::Obj(_)))) {
+    match entries.iter().find(|(_, v)| !matches!(v.get().map(|w| &w.result), Some(Obj::Present(_)))) {
         Some((key, _)) => Err(err!(InputResponsesMalformed, "input_responses[{key:?}] must be {{\"result\": {{…}}}}")),
         None => Ok(()),
     }
@@ -175,7 +188,11 @@ pub(crate) fn validate_wrapped_shape(responses: &Map<'_, Obj<WrappedResponseView
 
 fn check_response_entries(len: usize, duplicate: Option<&str>, limits: &Limits) -> Result<()> {
     if len > limits.max_input_requests {
-        return Err(err!(LimitExceeded, "inputResponses has {len} entries, over the bound of {}", limits.max_input_requests));
+        return Err(err!(
+            LimitExceeded,
+            "inputResponses has {len} entries, over the bound of {}",
+            limits.max_input_requests
+        ));
     }
     match duplicate {
         Some(key) => Err(err!(JsonrpcInvalid, "inputResponses has the key {key:?} twice")),
@@ -198,19 +215,31 @@ fn validate_elicit_result(key: &str, r: &ResponseView<'_>, form: Option<&InputPa
     match r.action.as_str() {
         Some("accept") => {}
         Some("decline" | "cancel") if r.content.is_absent() => return Ok(()),
-        Some("decline" | "cancel") => return Err(err!(RetryInputResponseInvalid, "inputResponses[{key:?}]: content only goes with action \"accept\"")),
-        _ => return Err(err!(RetryInputResponseInvalid, "inputResponses[{key:?}]: action must be accept, decline or cancel")),
+        Some("decline" | "cancel") => {
+            return Err(err!(
+                RetryInputResponseInvalid,
+                "inputResponses[{key:?}]: content only goes with action \"accept\""
+            ))
+        }
+        _ => {
+            return Err(err!(
+                RetryInputResponseInvalid,
+                "inputResponses[{key:?}]: action must be accept, decline or cancel"
+            ))
+        }
     }
     match (form.and_then(|f| f.requested_schema.get()), r.content.is_absent()) {
         (_, true) => Ok(()),
         (Some(schema), false) => form::validate_content(key, &r.content, schema),
-        (None, false) => Err(err!(RetryInputResponseInvalid, "inputResponses[{key:?}]: a url elicitation's answer has no content")),
+        (None, false) => {
+            Err(err!(RetryInputResponseInvalid, "inputResponses[{key:?}]: a url elicitation's answer has no content"))
+        }
     }
 }
 
 fn validate_sampling_result(key: &str, r: &ResponseView<'_>) -> Result<()> {
     let role_ok = matches!(r.role.as_str(), Some("user" | "assistant"));
-    let content_ok = matches!(r.content, Map::Map(_) | Map::Array);
+    let content_ok = matches!(r.content, Map::Entries(_) | Map::Array);
     if role_ok && content_ok && r.model.as_str().is_some() {
         Ok(())
     } else {

@@ -39,7 +39,10 @@ pub fn respond(
     let view = message::read_request(&request)?;
     let method = view.method.as_str().unwrap_or_default();
     if !protocol.allows_input_required(method) {
-        return Err(err!(InputRequiredMethodNotAllowed, "{method:?} may not be answered with input_required in {protocol}"));
+        return Err(err!(
+            InputRequiredMethodNotAllowed,
+            "{method:?} may not be answered with input_required in {protocol}"
+        ));
     }
     let caps = required_meta(view.params.get(), protocol)?;
     let requests: Option<Map<'_, Obj<InputRequestView<'_>>>> = input_requests.map(read_view).transpose()?;
@@ -98,7 +101,8 @@ pub fn resume(request: &Value, needs: &Value, protocol: Protocol, limits: &Limit
     let answers = params.input_responses.entries().unwrap_or_default();
     let mut out = Resumed { request_state: params.request_state.as_str().map(String::from), ..Resumed::default() };
     for (key, need) in needs {
-        let (Some((_, Obj::Obj(answer))), Obj::Obj(need)) = (answers.iter().find(|(k, _)| k == key), need) else {
+        let (Some((_, Obj::Present(answer))), Obj::Present(need)) = (answers.iter().find(|(k, _)| k == key), need)
+        else {
             out.missing.push(key.to_string());
             continue;
         };
@@ -106,7 +110,8 @@ pub fn resume(request: &Value, needs: &Value, protocol: Protocol, limits: &Limit
         let raw = request["params"]["inputResponses"][key.as_ref()].clone();
         out.responses.insert(key.to_string(), raw);
     }
-    out.ignored = answers.iter().filter(|(k, _)| !needs.iter().any(|(n, _)| n == k)).map(|(k, _)| k.to_string()).collect();
+    out.ignored =
+        answers.iter().filter(|(k, _)| !needs.iter().any(|(n, _)| n == k)).map(|(k, _)| k.to_string()).collect();
     Ok(out)
 }
 
@@ -118,7 +123,10 @@ fn check_carrier(view: &EnvelopeView<'_>, params: &ParamsView<'_>, protocol: Pro
         return check_task_input(method, params);
     }
     if carries && !protocol.allows_input_required(method) {
-        return Err(err!(InputResponsesUnsolicited, "{method:?} carries no inputResponses or requestState in {protocol}"));
+        return Err(err!(
+            InputResponsesUnsolicited,
+            "{method:?} carries no inputResponses or requestState in {protocol}"
+        ));
     }
     Ok(())
 }
@@ -146,7 +154,10 @@ pub(crate) fn check_task_input(method: &str, params: &ParamsView<'_>) -> Result<
 }
 
 /// In `2026-07-28`, the request's `_meta` declares version and capabilities.
-pub(crate) fn required_meta<'v>(params: Option<&'v ParamsView<'v>>, protocol: Protocol) -> Result<Option<&'v CapabilitiesView<'v>>> {
+pub(crate) fn required_meta<'v>(
+    params: Option<&'v ParamsView<'v>>,
+    protocol: Protocol,
+) -> Result<Option<&'v CapabilitiesView<'v>>> {
     if !protocol.rules().request_meta {
         return Ok(None);
     }
@@ -163,11 +174,18 @@ pub(crate) fn required_meta<'v>(params: Option<&'v ParamsView<'v>>, protocol: Pr
 }
 
 /// Every input request asks for a declared capability.
-pub(crate) fn check_capabilities(requests: &Map<'_, Obj<InputRequestView<'_>>>, caps: &CapabilitiesView<'_>) -> Result<()> {
+pub(crate) fn check_capabilities(
+    requests: &Map<'_, Obj<InputRequestView<'_>>>,
+    caps: &CapabilitiesView<'_>,
+) -> Result<()> {
     for (key, request) in requests.entries().unwrap_or_default() {
         let kind = request.get().and_then(InputKind::of);
         if let Some(kind) = kind.filter(|k| !k.declared_in(caps)) {
-            return Err(err!(InputRequestCapabilityMissing, "inputRequests[{key:?}] needs a capability ({}) the request did not declare", kind.method()));
+            return Err(err!(
+                InputRequestCapabilityMissing,
+                "inputRequests[{key:?}] needs a capability ({}) the request did not declare",
+                kind.method()
+            ));
         }
     }
     Ok(())

@@ -52,10 +52,10 @@ impl TaskStatus {
 
     /// The status with this wire name (case matters: `"Working"` is not one).
     pub fn from_name(name: &str) -> Result<TaskStatus> {
-        TaskStatus::ALL
-            .into_iter()
-            .find(|s| s.name() == name)
-            .ok_or(Error::new(RuleId::TaskStatusInvalid, "task status must be working, input_required, completed, failed or cancelled"))
+        TaskStatus::ALL.into_iter().find(|s| s.name() == name).ok_or(Error::new(
+            RuleId::TaskStatusInvalid,
+            "task status must be working, input_required, completed, failed or cancelled",
+        ))
     }
 
     /// Whether nothing may follow this status.
@@ -118,7 +118,10 @@ mod tracked {
         pub fn ask<'k>(&mut self, keys: impl IntoIterator<Item = &'k str>) -> Result<()> {
             for key in keys {
                 if self.answered.contains(key) {
-                    return Err(err!(TaskInputKeyReused, "input request key {key:?} was answered earlier in this task"));
+                    return Err(err!(
+                        TaskInputKeyReused,
+                        "input request key {key:?} was answered earlier in this task"
+                    ));
                 }
                 self.asking.insert(key.into());
             }

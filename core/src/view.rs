@@ -161,7 +161,7 @@ macro_rules! scalars_are_other {
 pub(crate) enum Obj<T> {
     #[default]
     Absent,
-    Obj(T),
+    Present(T),
     /// Present, but not an object.
     Other,
 }
@@ -169,7 +169,7 @@ pub(crate) enum Obj<T> {
 impl<T> Obj<T> {
     pub(crate) fn get(&self) -> Option<&T> {
         match self {
-            Obj::Obj(t) => Some(t),
+            Obj::Present(t) => Some(t),
             _ => None,
         }
     }
@@ -200,7 +200,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjVisitor<T> {
         Ok(Obj::Other)
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
-        T::deserialize(MapAccessDeserializer::new(map)).map(Obj::Obj)
+        T::deserialize(MapAccessDeserializer::new(map)).map(Obj::Present)
     }
 }
 
@@ -209,14 +209,14 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjVisitor<T> {
 pub(crate) enum Arr<T> {
     #[default]
     Absent,
-    Arr(Vec<T>),
+    Items(Vec<T>),
     Other,
 }
 
 impl<T> Arr<T> {
     pub(crate) fn get(&self) -> Option<&[T]> {
         match self {
-            Arr::Arr(v) => Some(v),
+            Arr::Items(v) => Some(v),
             _ => None,
         }
     }
@@ -244,7 +244,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ArrVisitor<T> {
         while let Some(item) = seq.next_element::<T>()? {
             items.push(item);
         }
-        Ok(Arr::Arr(items))
+        Ok(Arr::Items(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Arr<T>, A::Error> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
@@ -259,7 +259,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ArrVisitor<T> {
 pub(crate) enum Map<'a, T> {
     #[default]
     Absent,
-    Map(Vec<(Cow<'a, str>, T)>),
+    Entries(Vec<(Cow<'a, str>, T)>),
     Array,
     Other,
 }
@@ -267,7 +267,7 @@ pub(crate) enum Map<'a, T> {
 impl<'a, T> Map<'a, T> {
     pub(crate) fn entries(&self) -> Option<&[(Cow<'a, str>, T)]> {
         match self {
-            Map::Map(v) => Some(v),
+            Map::Entries(v) => Some(v),
             _ => None,
         }
     }
@@ -321,7 +321,7 @@ impl<'de: 'a, 'a, T: Deserialize<'de>> Visitor<'de> for MapVisitor<'a, T> {
             };
             items.push((key, map.next_value::<T>()?));
         }
-        Ok(Map::Map(items))
+        Ok(Map::Entries(items))
     }
 }
 

@@ -27,8 +27,13 @@ fn weather_server(request: &Value, version: u8) -> Value {
     let mut known: serde_json::Map<String, Value> =
         got.request_state.as_deref().map(|s| serde_json::from_str(s).unwrap()).unwrap_or_default();
     known.extend(got.responses);
-    let missing: serde_json::Map<String, Value> =
-        needs.as_object().unwrap().iter().filter(|(k, _)| !known.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let missing: serde_json::Map<String, Value> = needs
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| !known.contains_key(*k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     if missing.is_empty() {
         return json!({"jsonrpc": "2.0", "id": request["id"], "result": {"resultType": "complete",
             "content": [{"type": "text", "text": format!("sunny, for {}", known.len())}]}});
@@ -38,7 +43,11 @@ fn weather_server(request: &Value, version: u8) -> Value {
 }
 
 fn answer_all(requests: &Value) -> Value {
-    let answers = requests.as_object().unwrap().keys().map(|k| (k.clone(), json!({"action": "accept", "content": {"name": "octocat"}})));
+    let answers = requests
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| (k.clone(), json!({"action": "accept", "content": {"name": "octocat"}})));
     Value::Object(answers.collect())
 }
 
@@ -116,8 +125,7 @@ fn rounds_are_bounded() {
     let mut client = Client::new(ClientConfig { max_rounds: 2, ..ClientConfig::default() });
     let h = client.send(call()).unwrap();
     let state = json!("again");
-    let mut id = 10;
-    for round in 0..=2 {
+    for (round, id) in (0..=2).zip(10..) {
         let out = client.poll_transmit().unwrap();
         let reply = server::respond(&out, None, Some(&state), Protocol::default(), &Limits::default()).unwrap();
         client.handle_response_value(reply).unwrap();
@@ -128,7 +136,6 @@ fn rounds_are_bounded() {
         } else {
             assert_eq!(result.unwrap_err().rule(), RuleId::RetryRoundsExceeded);
         }
-        id += 1;
     }
 }
 

@@ -14,7 +14,8 @@ use std::process::ExitCode;
 
 const EXAMPLE: &str = include_str!("../../examples/weather.jsonl");
 
-const USAGE: &str = "usage: mrtr check [FILE|-] [--protocol 2026-07-28|sep-2322|sep-2322-draft|2025-11-25] [--max-rounds N] [--json]";
+const USAGE: &str =
+    "usage: mrtr check [FILE|-] [--protocol 2026-07-28|sep-2322|sep-2322-draft|2025-11-25] [--max-rounds N] [--json]";
 
 struct Args {
     input: Option<String>,
@@ -95,7 +96,10 @@ fn main() -> ExitCode {
             .iter()
             .map(|v| json!({"rule": v.rule.name(), "index": v.index, "line": entries[v.index].0, "message": v.message}))
             .collect();
-        println!("{}", json!({"input": name, "protocol": args.protocol.name(), "entries": entries.len(), "violations": list}));
+        println!(
+            "{}",
+            json!({"input": name, "protocol": args.protocol.name(), "entries": entries.len(), "violations": list})
+        );
     } else {
         println!("Checking {name}: {} messages under protocol {}", entries.len(), args.protocol);
         for v in &violations {
