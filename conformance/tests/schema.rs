@@ -72,3 +72,24 @@ fn the_schema_check_catches_an_invalid_message() {
     let not_a_retry = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 5}});
     assert!(!validator("CallToolRequest").is_valid(&not_a_retry));
 }
+
+#[test]
+fn tasks_update_validates_against_the_tasks_extension_schema() {
+    let text = std::fs::read_to_string(schema_dir().join("ext-tasks-draft.schema.json")).expect("the Tasks schema");
+    let mut schema: Value = serde_json::from_str(&text).expect("JSON");
+    schema["$ref"] = json!("#/$defs/UpdateTaskRequest");
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let ask = json!({"echo_input": {"method": "elicitation/create", "params": {"message": "Echo what?",
+        "requestedSchema": {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]}}}});
+    let get = json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/get", "params": {"taskId": "t1"}});
+    let shown = json!({"jsonrpc": "2.0", "id": 3, "result": {"resultType": "complete", "taskId": "t1",
+        "status": "input_required", "createdAt": "2026-07-28T10:00:00Z", "lastUpdatedAt": "2026-07-28T10:00:00Z",
+        "ttlMs": null, "inputRequests": ask}});
+    let answers = json!({"echo_input": {"action": "accept", "content": {"input": "Hello World!"}}});
+    let update = mrtr::client::task_update(&get, &shown, &answers, &json!(4), &mrtr::Limits::default()).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&update).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{update} is not a valid UpdateTaskRequest: {errors:?}");
+    assert!(
+        !validator.is_valid(&json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/update", "params": {"taskId": "t1"}}))
+    );
+}

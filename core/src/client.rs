@@ -115,6 +115,46 @@ fn task_input_response(request: &Value, responses: &Value, id: &Value) -> Value 
     })
 }
 
+/// Builds the `tasks/update` request that answers an `input_required` task of
+/// the Tasks extension (`2026-07-28`): `get_response` is the `tasks/get`
+/// answer showing the task with its `inputRequests`, `get_request` the request
+/// it answered (its `_meta` is carried over). Every request is answered, nothing
+/// else, each answer fitting its request.
+pub fn task_update(
+    get_request: &Value,
+    get_response: &Value,
+    input_responses: &Value,
+    id: &Value,
+    limits: &Limits,
+) -> Result<Value> {
+    let protocol = Protocol::V2026_07_28;
+    message::read_request(get_request)?;
+    envelope::classify_value(get_response, protocol, limits)?;
+    let task = &get_response["result"];
+    if task.get("status").and_then(Value::as_str) != Some("input_required") {
+        return Err(err!(InputResponsesUnsolicited, "the task is not waiting for input"));
+    }
+    let Some(task_id) = task.get("taskId").and_then(Value::as_str) else {
+        return Err(err!(TaskInputResponseWithoutTask, "the tasks/get answer names no taskId"));
+    };
+    let Some(requests) = task.get("inputRequests") else {
+        return Err(err!(TaskInputRequestsMissing, "an input_required task shows its inputRequests"));
+    };
+    let requests = crate::server::read_view(requests)?;
+    input::validate_requests(&requests, protocol, limits)?;
+    message::check_id(id)?;
+    if Some(id) == get_request.get("id") {
+        return Err(err!(RetryIdReused, "tasks/update takes a new id"));
+    }
+    let responses = read_responses(input_responses, limits)?;
+    check_answers(&requests, &responses)?;
+    let mut params = json!({ "taskId": task_id, "inputResponses": input_responses });
+    if let Some(meta) = get_request["params"].get("_meta") {
+        params["_meta"] = meta.clone();
+    }
+    Ok(json!({ "jsonrpc": "2.0", "id": id, "method": "tasks/update", "params": params }))
+}
+
 /// Settings of the [`Client`] machine.
 #[derive(Clone, Copy, Debug)]
 pub struct ClientConfig {

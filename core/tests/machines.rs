@@ -162,3 +162,51 @@ fn the_machine_refuses_what_the_rules_forbid() {
     client.answer(h, &answer_all(&input_requests), json!(2)).unwrap();
     assert_eq!(client.poll_transmit().unwrap()["id"], 2);
 }
+
+#[test]
+fn an_input_required_task_is_answered_with_tasks_update_once_per_key() {
+    use mrtr::check::{check, CheckConfig, Entry, Side};
+    let (l, meta) = (Limits::default(), meta());
+    let get =
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tasks/get", "params": {"taskId": "t1", "_meta": meta.clone()}});
+    let task = |status: &str, extra: Value| {
+        let mut r = json!({"resultType": "complete", "taskId": "t1", "status": status,
+            "createdAt": "2026-07-28T10:00:00Z", "lastUpdatedAt": "2026-07-28T10:00:01Z", "ttlMs": 60000});
+        r.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        r
+    };
+    let shown = json!({"jsonrpc": "2.0", "id": 7, "result": task("input_required", json!({"inputRequests": login("echo_input")}))});
+    let update = mrtr::client::task_update(&get, &shown, &answer_all(&login("echo_input")), &json!(8), &l).unwrap();
+    assert_eq!(update["method"], "tasks/update");
+    assert_eq!(update["params"]["taskId"], "t1");
+    assert_eq!(update["params"]["inputResponses"]["echo_input"]["action"], "accept");
+    let missing = mrtr::client::task_update(&get, &shown, &json!({}), &json!(8), &l).unwrap_err();
+    assert_eq!(missing.rule(), RuleId::RetryMissingInputResponse);
+
+    // The whole extension flow checks clean; asking the answered key again does not.
+    let call = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "echo", "_meta": meta}});
+    let created = json!({"jsonrpc": "2.0", "id": 6, "result": {"resultType": "task", "taskId": "t1", "status": "working",
+        "createdAt": "2026-07-28T10:00:00Z", "lastUpdatedAt": "2026-07-28T10:00:00Z", "ttlMs": 60000}});
+    let ack = json!({"jsonrpc": "2.0", "id": 8, "result": {"resultType": "complete"}});
+    let mut get2 = get.clone();
+    get2["id"] = json!(9);
+    let again = json!({"jsonrpc": "2.0", "id": 9, "result": task("input_required", json!({"inputRequests": login("echo_input")}))});
+    let done = json!({"jsonrpc": "2.0", "id": 9, "result": task("completed", json!({"result": {"content": []}}))});
+    let flow = |last: &Value| {
+        let msgs = [
+            (Side::Client, &call),
+            (Side::Server, &created),
+            (Side::Client, &get),
+            (Side::Server, &shown),
+            (Side::Client, &update),
+            (Side::Server, &ack),
+            (Side::Client, &get2),
+            (Side::Server, last),
+        ];
+        let entries: Vec<Entry> =
+            msgs.iter().map(|(from, m)| Entry { from: *from, message: (*m).clone(), stream: None }).collect();
+        check(&entries, CheckConfig::default()).into_iter().map(|v| (v.rule, v.index)).collect::<Vec<_>>()
+    };
+    assert_eq!(flow(&done), vec![]);
+    assert_eq!(flow(&again), vec![(RuleId::TaskInputKeyReused, 7)]);
+}
