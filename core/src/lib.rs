@@ -9,6 +9,7 @@
 //! - [`server`]: answer with `input_required` ([`server::respond`]) and read a retry ([`server::resume`]).
 //! - [`tasks`]: task statuses and their transition table.
 //! - [`check`]: check a recorded conversation against every rule.
+//! - [`state`]: sealed `requestState` (AEAD, key ring, binding, expiry); [`round`]: server rounds that carry answers in it.
 //! - [`bare`]: classification without an allocator (`serde_json_core` + `heapless`).
 //!
 //! Every failure is an [`Error`] carrying a [`RuleId`] from the catalogue
@@ -55,6 +56,10 @@ mod message;
 mod scan;
 #[cfg(feature = "alloc")]
 pub mod server;
+#[cfg(feature = "state")]
+pub mod round;
+#[cfg(feature = "state")]
+pub mod state;
 pub mod tasks;
 #[cfg(feature = "alloc")]
 mod view;

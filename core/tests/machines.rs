@@ -210,3 +210,77 @@ fn an_input_required_task_is_answered_with_tasks_update_once_per_key() {
     assert_eq!(flow(&done), vec![]);
     assert_eq!(flow(&again), vec![(RuleId::TaskInputKeyReused, 7)]);
 }
+
+/// A deterministic random source for tests (a counter): never for production.
+struct CounterRng(u8);
+impl rand_core::TryRng for CounterRng {
+    type Error = core::convert::Infallible;
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok(u32::from(self.0))
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        Ok(u64::from(self.0))
+    }
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        self.0 = self.0.wrapping_add(1);
+        dst.fill(self.0);
+        Ok(())
+    }
+}
+impl rand_core::TryCryptoRng for CounterRng {}
+
+#[test]
+fn sealed_rounds_carry_answers_across_a_rolling_upgrade_and_refuse_replays() {
+    use mrtr::round::SealedRounds;
+    use mrtr::state::{Algorithm, Key, KeyRing};
+    let ring = KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[9; 32]));
+    let rounds = |subject, now| SealedRounds {
+        ring: &ring,
+        subject,
+        now,
+        ttl: 300,
+        protocol: Protocol::default(),
+        limits: Limits::default(),
+    };
+    let mut rng = CounterRng(0);
+    let needs = |second: &str| {
+        let mut n = login("github_login");
+        n.as_object_mut().unwrap().extend(login(second).as_object().unwrap().clone());
+        n
+    };
+    // Round 1: an old server asks github_login and google_login.
+    let first = call();
+    let old = rounds("alice", 1000);
+    let r = old.resume(&first, &needs("google_login")).unwrap();
+    assert_eq!(r.missing, ["github_login", "google_login"]);
+    let answer = old.respond(&first, &r, &needs("google_login"), None, &mut rng).unwrap();
+    let both = answer_all(&answer["result"]["inputRequests"]);
+    let second =
+        mrtr::client::retry(&first, &answer, &both, &json!(2), Protocol::default(), &Limits::default()).unwrap();
+    // Round 2: a new server needs microsoft_login instead; it keeps github_login in the sealed state.
+    let new = rounds("alice", 1010);
+    let r = new.resume(&second, &needs("microsoft_login")).unwrap();
+    assert_eq!(
+        (r.missing.clone(), r.ignored.clone()),
+        (vec!["microsoft_login".to_string()], vec!["google_login".to_string()])
+    );
+    let answer = new.respond(&second, &r, &needs("microsoft_login"), Some(json!({"step": 2})), &mut rng).unwrap();
+    assert_eq!(answer["result"]["inputRequests"].as_object().unwrap().len(), 1);
+    let token = answer["result"]["requestState"].as_str().unwrap().to_string();
+    assert!(!token.contains("octocat"), "answers travel encrypted");
+    let ms = answer_all(&answer["result"]["inputRequests"]);
+    let third = mrtr::client::retry(&second, &answer, &ms, &json!(3), Protocol::default(), &Limits::default()).unwrap();
+    let r = rounds("alice", 1020).resume(&third, &needs("microsoft_login")).unwrap();
+    assert!(r.is_complete());
+    assert_eq!(r.answers.keys().collect::<Vec<_>>(), ["github_login", "microsoft_login"]);
+    assert_eq!(r.data, Some(json!({"step": 2})));
+    // The same token replayed by another principal, too late, or for other arguments.
+    let rule = |subject, now, request: &Value| {
+        rounds(subject, now).resume(request, &needs("microsoft_login")).unwrap_err().rule()
+    };
+    assert_eq!(rule("mallory", 1020, &third), RuleId::StateWrongSubject);
+    assert_eq!(rule("alice", 1010 + 300, &third), RuleId::StateExpired);
+    let mut elsewhere = third.clone();
+    elsewhere["params"]["arguments"]["location"] = json!("Paris");
+    assert_eq!(rule("alice", 1020, &elsewhere), RuleId::StateWrongRequest);
+}
