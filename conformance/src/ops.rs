@@ -6,7 +6,7 @@ use mrtr::{check, client, server, Error, Limits, Protocol, RuleId};
 use serde_json::{json, Value};
 
 /// The ops this runner knows.
-pub const OPS: [&str; 5] = ["classify", "check", "retry", "resume", "respond"];
+pub const OPS: [&str; 6] = ["classify", "check", "retry", "resume", "respond", "state"];
 
 /// Runs `case` and compares its outcome with `expect`.
 pub fn run(case: &Case) -> Result<(), String> {
@@ -24,6 +24,7 @@ pub fn outcome(op: &str, input: &Value) -> Result<Value, String> {
         "retry" => retry(input, &limits),
         "resume" => resume(input, &limits),
         "respond" => respond(input, &limits),
+        "state" => sealed_state(input),
         other => return Err(format!("unknown op {other:?}")),
     };
     Ok(result.unwrap_or_else(|e| json!({ "error": e.rule().name() })))
@@ -80,6 +81,55 @@ fn respond(input: &Value, limits: &Limits) -> Result<Value, Error> {
     let present = |k: &str| input.get(k).filter(|v| !v.is_null());
     let response = server::respond(&input["request"], present("inputRequests"), present("requestState"), p, limits)?;
     Ok(json!({ "response": response }))
+}
+
+/// The `state` op: a key ring from `keys`/`current`, then `seal` (expect the
+/// token) or `open` (expect the payload) under `binding`.
+fn sealed_state(input: &Value) -> Result<Value, Error> {
+    use mrtr::state::{params_digest, Algorithm, Binding, Key, KeyRing};
+    let bad = |what: &'static str| Error::new(RuleId::JsonrpcInvalid, what);
+    let hex = |v: &Value| -> Result<Vec<u8>, Error> {
+        let s = v.as_str().ok_or(bad("hex string expected"))?;
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(s.get(i..i + 2).unwrap_or("zz"), 16).map_err(|_| bad("bad hex")))
+            .collect()
+    };
+    let mut keys = Vec::new();
+    for k in input["keys"].as_array().ok_or(bad("keys"))? {
+        let alg = Algorithm::from_name(k["alg"].as_str().unwrap_or_default()).ok_or(bad("unknown algorithm"))?;
+        let secret: [u8; 32] = hex(&k["secret"])?.try_into().map_err(|_| bad("a secret is 32 bytes"))?;
+        keys.push(Key::new(k["id"].as_u64().ok_or(bad("key id"))? as u8, alg, &secret));
+    }
+    let mut keys = keys.into_iter();
+    let mut ring = KeyRing::new(keys.next().ok_or(bad("no key"))?);
+    keys.for_each(|k| ring.add(k));
+    if let Some(id) = input.get("current").and_then(Value::as_u64) {
+        ring.set_current(id as u8);
+    }
+    if let Some(max) = input.get("maxTokenBytes").and_then(Value::as_u64) {
+        ring.set_max_token_bytes(max as usize);
+    }
+    let b = &input["binding"];
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    let (subject, method, target) = (text(&b["subject"]), text(&b["method"]), text(&b["target"]));
+    let binding = Binding {
+        subject: &subject,
+        protocol: protocol(b.get("protocol"))?,
+        method: &method,
+        target: &target,
+        params_digest: params_digest(b.get("arguments").unwrap_or(&json!({}))),
+    };
+    if let Some(seal) = input.get("seal") {
+        let now = seal["now"].as_u64().ok_or(bad("now"))?;
+        let ttl = seal["ttl"].as_u64().ok_or(bad("ttl"))? as u32;
+        let payload = seal["payload"].as_str().unwrap_or_default().as_bytes();
+        let token = ring.seal_with_nonce(&binding, now, ttl, payload, &hex(&seal["nonce"])?)?;
+        return Ok(json!({ "token": token }));
+    }
+    let open = &input["open"];
+    let payload = ring.open(open["token"].as_str().unwrap_or_default(), &binding, open["now"].as_u64().unwrap_or(0))?;
+    Ok(json!({ "payload": String::from_utf8_lossy(&payload) }))
 }
 
 /// Compares as `conformance/README.md` says: an error exactly; otherwise the

@@ -1,7 +1,7 @@
 //! The corpus lint: every case matches `case.schema.json`, its id is its path,
 //! ids are unique, its rules are catalogue ids (and the catalogue is the one of
 //! `RULES.md` plus mrtr's documented additions), its op is known, and every
-//! rule (but the sealed-state and SSE rows) has a case that triggers it and a
+//! rule (but the SSE rows, whose transports are not built yet) has a case that triggers it and a
 //! near miss that must not.
 
 use mrtr::rules::RULES;
@@ -128,7 +128,7 @@ fn triggers(case: &Case, rule: &str) -> bool {
 
 fn lint_coverage(cases: &[Case], problems: &mut Vec<String>) {
     let mut count: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-    for rule in RULES.iter().map(|r| r.name).filter(|n| !n.starts_with("state-") && !n.starts_with("sse-")) {
+    for rule in RULES.iter().map(|r| r.name).filter(|n| !n.starts_with("sse-")) {
         let about = cases.iter().filter(|c| c.rules.iter().any(|r| r == rule));
         let (hit, miss) = about.fold((0, 0), |(h, m), c| if triggers(c, rule) { (h + 1, m) } else { (h, m + 1) });
         count.insert(rule, (hit, miss));
