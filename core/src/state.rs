@@ -111,7 +111,8 @@ pub struct Key {
     id: u8,
     alg: Algorithm,
     cipher: Cipher,
-    tag_key: Zeroizing<[u8; 32]>,
+    /// HMAC-SHA-256 keyed with the tag key (its pads already absorbed).
+    tagger: Hmac<Sha256>,
 }
 
 impl fmt::Debug for Key {
@@ -139,7 +140,9 @@ impl Key {
                 Cipher::XChaCha(XChaCha20Poly1305::new_from_slice(aead_key.as_ref()).unwrap_or_else(|_| unreachable!()))
             }
         };
-        Key { id, alg, cipher, tag_key }
+        // HMAC takes a key of any length: this cannot fail.
+        let tagger = <Hmac<Sha256> as KeyInit>::new_from_slice(tag_key.as_ref()).unwrap_or_else(|_| unreachable!());
+        Key { id, alg, cipher, tagger }
     }
 
     /// A key derived from one master secret and the key id (HKDF-SHA-256), so a
@@ -162,9 +165,7 @@ impl Key {
     }
 
     fn tag(&self, parts: &[&[u8]]) -> [u8; 8] {
-        // HMAC takes a key of any length: this cannot fail.
-        let mut mac =
-            <Hmac<Sha256> as KeyInit>::new_from_slice(self.tag_key.as_ref()).unwrap_or_else(|_| unreachable!());
+        let mut mac = self.tagger.clone();
         for part in parts {
             mac.update(&(part.len() as u64).to_be_bytes());
             mac.update(part);
@@ -175,18 +176,35 @@ impl Key {
         tag
     }
 
-    fn encrypt(&self, nonce: &[u8], aad: &[u8], buffer: &mut Vec<u8>) -> Result<()> {
-        let sealed = match &self.cipher {
-            Cipher::Aes(c) => c.encrypt_in_place(nonce.try_into().map_err(|_| bad_nonce())?, aad, buffer),
-            Cipher::XChaCha(c) => c.encrypt_in_place(nonce.try_into().map_err(|_| bad_nonce())?, aad, buffer),
+    /// Encrypts `buffer` in place; returns the 16-byte tag.
+    fn encrypt(&self, nonce: &[u8], aad: &[u8], buffer: &mut [u8]) -> Result<[u8; TAG]> {
+        let tag = match &self.cipher {
+            Cipher::Aes(c) => c.encrypt_inout_detached(nonce.try_into().map_err(|_| bad_nonce())?, aad, buffer.into()),
+            Cipher::XChaCha(c) => {
+                c.encrypt_inout_detached(nonce.try_into().map_err(|_| bad_nonce())?, aad, buffer.into())
+            }
         };
-        sealed.map_err(|_| err!(StateTooLarge, "the payload is too large to seal"))
+        let tag = tag.map_err(|_| err!(StateTooLarge, "the payload is too large to seal"))?;
+        let mut out = [0u8; TAG];
+        out.copy_from_slice(&tag);
+        Ok(out)
     }
 
-    fn decrypt(&self, nonce: &[u8], aad: &[u8], buffer: &mut Vec<u8>) -> Result<()> {
+    /// Decrypts `buffer` in place if `tag` authenticates it and `aad`.
+    fn decrypt(&self, nonce: &[u8], aad: &[u8], buffer: &mut [u8], tag: &[u8]) -> Result<()> {
         let opened = match &self.cipher {
-            Cipher::Aes(c) => c.decrypt_in_place(nonce.try_into().map_err(|_| tampered())?, aad, buffer),
-            Cipher::XChaCha(c) => c.decrypt_in_place(nonce.try_into().map_err(|_| tampered())?, aad, buffer),
+            Cipher::Aes(c) => c.decrypt_inout_detached(
+                nonce.try_into().map_err(|_| tampered())?,
+                aad,
+                buffer.into(),
+                tag.try_into().map_err(|_| tampered())?,
+            ),
+            Cipher::XChaCha(c) => c.decrypt_inout_detached(
+                nonce.try_into().map_err(|_| tampered())?,
+                aad,
+                buffer.into(),
+                tag.try_into().map_err(|_| tampered())?,
+            ),
         };
         opened.map_err(|_| tampered())
     }
@@ -364,14 +382,14 @@ impl KeyRing {
             return Err(err!(StateExpired, "the expiry does not fit the token format (after 2106)"));
         };
         let header = header(key, expiry, binding);
-        let mut body = Vec::with_capacity(overhead(key.alg) + payload.len());
-        body.extend_from_slice(payload);
-        key.encrypt(nonce, &header, &mut body)?;
-        let mut token = Vec::with_capacity(overhead(key.alg) + payload.len());
+        let start = HEADER + nonce.len();
+        let mut token = Zeroizing::new(Vec::with_capacity(start + payload.len() + TAG));
         token.extend_from_slice(&header);
         token.extend_from_slice(nonce);
-        token.extend_from_slice(&body);
-        let text = URL_SAFE_NO_PAD.encode(&token);
+        token.extend_from_slice(payload);
+        let tag = key.encrypt(nonce, &header, &mut token[start..])?;
+        token.extend_from_slice(&tag);
+        let text = URL_SAFE_NO_PAD.encode(token.as_slice());
         if text.len() > self.max_token_bytes {
             return Err(err!(StateTooLarge, "the sealed state is over the bound of {} bytes", self.max_token_bytes));
         }
@@ -406,11 +424,12 @@ impl KeyRing {
         if key.alg != alg {
             return Err(tampered());
         }
-        let (header, rest) = bytes.split_at(HEADER);
-        let (nonce, sealed) = rest.split_at(alg.nonce_len());
-        let mut body = Vec::from(sealed);
-        key.decrypt(nonce, header, &mut body)?;
-        let body = Zeroizing::new(body);
+        let mut bytes = bytes;
+        let (header, rest) = bytes.split_at_mut(HEADER);
+        let (nonce, sealed) = rest.split_at_mut(alg.nonce_len());
+        let (body, tag) = sealed.split_at_mut(sealed.len() - TAG);
+        key.decrypt(nonce, header, body, tag)?;
+        let header: [u8; HEADER] = header.try_into().unwrap_or([0; HEADER]);
         let expiry = u32::from_be_bytes([header[2], header[3], header[4], header[5]]);
         if now >= u64::from(expiry) {
             return Err(err!(StateExpired, "requestState has expired"));
@@ -422,7 +441,8 @@ impl KeyRing {
         if !bool::from(header[14..22].ct_eq(&request)) {
             return Err(err!(StateWrongRequest, "requestState was issued for another request"));
         }
-        Ok(body.to_vec())
+        let end = bytes.len() - TAG;
+        Ok(bytes[HEADER + alg.nonce_len()..end].to_vec())
     }
 }
 

@@ -1,0 +1,52 @@
+//! Sealed state: mrtr's seal + open side by side with the floor, the bare
+//! `aes-gcm` crate plus `base64` on the same bytes (no binding, no header).
+
+use aes_gcm::{
+    aead::{AeadInOut, KeyInit},
+    Aes256Gcm,
+};
+use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use mrtr::state::{params_digest, Algorithm, Binding, Key, KeyRing};
+use mrtr::Protocol;
+use serde_json::json;
+use std::hint::black_box;
+
+fn bench(c: &mut Criterion) {
+    let ring = KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[7; 32]));
+    let bare = Aes256Gcm::new_from_slice(&[7; 32]).expect("a 32-byte key");
+    let args = json!({"location": "New York"});
+    let binding = Binding {
+        subject: "alice",
+        protocol: Protocol::default(),
+        method: "tools/call",
+        target: "get_weather",
+        params_digest: params_digest(&args),
+    };
+    let nonce = [3u8; 12];
+    for size in [512usize, 16 << 10] {
+        let payload = vec![b'x'; size];
+        let mut group = c.benchmark_group(format!("seal+open {size} B"));
+        group.throughput(Throughput::Bytes(size as u64));
+        group.bench_function(BenchmarkId::new("mrtr KeyRing", size), |b| {
+            b.iter(|| {
+                let token = ring.seal_with_nonce(&binding, 1000, 60, black_box(&payload), &nonce).unwrap();
+                black_box(ring.open(&token, &binding, 1001).unwrap())
+            })
+        });
+        group.bench_function(BenchmarkId::new("aes-gcm + base64", size), |b| {
+            b.iter(|| {
+                let mut buf = black_box(&payload).clone();
+                bare.encrypt_in_place((&nonce).into(), b"", &mut buf).unwrap();
+                let text = URL_SAFE_NO_PAD.encode(&buf);
+                let mut back = URL_SAFE_NO_PAD.decode(&text).unwrap();
+                bare.decrypt_in_place((&nonce).into(), b"", &mut back).unwrap();
+                black_box(back)
+            })
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
