@@ -1,0 +1,75 @@
+//! The bad inputs of the core issue: each is a clear error with a rule id,
+//! never a panic, and bounded by `Limits`.
+
+use mrtr::{classify, Limits, Protocol, RuleId};
+
+fn rule(bytes: &[u8]) -> RuleId {
+    classify(bytes, Protocol::default(), &Limits::default()).unwrap_err().rule()
+}
+
+#[test]
+fn invalid_utf8_is_a_parse_error() {
+    assert_eq!(rule(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\xff\"}"), RuleId::JsonrpcParseError);
+    assert_eq!(rule(b"\xfe\xff"), RuleId::JsonrpcParseError);
+}
+
+#[test]
+fn truncated_json_is_a_parse_error() {
+    let full = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s"}}"#;
+    for cut in 1..full.len() {
+        assert_eq!(rule(&full[..cut]), RuleId::JsonrpcParseError, "cut at {cut}");
+    }
+}
+
+#[test]
+fn ten_thousand_deep_nesting_is_over_the_depth_bound() {
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{"a":{}{}}}}}"#,
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    assert_eq!(rule(deep.as_bytes()), RuleId::LimitExceeded);
+    let tight = Limits { max_depth: 4, ..Limits::default() };
+    let five = br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":[[[1]]]}}"#;
+    assert_eq!(classify(five, Protocol::default(), &tight).unwrap_err().rule(), RuleId::LimitExceeded);
+}
+
+#[test]
+fn a_hundred_megabyte_string_is_over_the_message_bound() {
+    let mut big = br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"s":""#.to_vec();
+    big.resize(big.len() + (100 << 20), b'a');
+    big.extend_from_slice(br#""}}"#);
+    assert_eq!(rule(&big), RuleId::LimitExceeded);
+}
+
+#[test]
+fn duplicate_keys_are_invalid_wherever_they_are() {
+    assert_eq!(rule(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}"#), RuleId::JsonrpcInvalid);
+    assert_eq!(
+        rule(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"arguments":{"a":1,"a":2}}}"#),
+        RuleId::JsonrpcInvalid
+    );
+    let dup_request = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"roots/list"},"k":{"method":"roots/list"}}}}"#;
+    assert_eq!(rule(dup_request), RuleId::JsonrpcInvalid);
+}
+
+#[test]
+fn a_hundred_thousand_input_requests_are_over_the_bound() {
+    let entries: Vec<String> = (0..100_000).map(|i| format!(r#""k{i}":{{"method":"roots/list"}}"#)).collect();
+    let msg = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"result":{{"resultType":"input_required","inputRequests":{{{}}}}}}}"#,
+        entries.join(",")
+    );
+    assert_eq!(rule(msg.as_bytes()), RuleId::LimitExceeded);
+    let fewer = Limits { max_input_requests: 100_000, ..Limits::default() };
+    assert!(classify(msg.as_bytes(), Protocol::default(), &fewer).is_ok());
+}
+
+#[test]
+fn an_oversized_request_state_is_refused() {
+    let msg = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"result":{{"resultType":"input_required","requestState":"{}"}}}}"#,
+        "s".repeat(70_000)
+    );
+    assert_eq!(rule(msg.as_bytes()), RuleId::StateTooLarge);
+}
