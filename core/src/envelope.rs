@@ -112,6 +112,11 @@ pub fn classify<'a>(bytes: &'a [u8], protocol: Protocol, limits: &Limits) -> Res
         ));
     }
     let finding = scan::check_depth(scan::scan(bytes, limits.max_depth), limits.max_depth)?;
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        // A batch is not one message: its syntax errors first, then jsonrpc-invalid.
+        serde_json::from_slice::<serde::de::IgnoredAny>(bytes).map_err(json_error)?;
+        return Err(err!(JsonrpcInvalid, "a batch is not one JSON-RPC message"));
+    }
     let view: EnvelopeView<'a> = serde_json::from_slice(bytes).map_err(json_error)?;
     if let Some(finding) = finding {
         return Err(finding.into_error(limits.max_depth));

@@ -44,6 +44,8 @@ impl Error {
     }
 
     /// One sentence saying what was wrong.
+    // Without `alloc` the message is already a `&str`.
+    #[allow(clippy::needless_borrow)]
     pub fn message(&self) -> &str {
         &self.message
     }

@@ -227,26 +227,24 @@ fn is_date(s: &str) -> bool {
         && (1..=31).contains(&d.parse::<u8>().unwrap_or(0))
 }
 
-/// RFC 3339 `date-time`: `YYYY-MM-DDThh:mm:ss[.frac](Z|±hh:mm)`.
+/// RFC 3339 `date-time`: `YYYY-MM-DDThh:mm:ss[.frac](Z|±hh:mm)`. Read as
+/// bytes, so that no answer (non-ASCII included) can split a character.
 fn is_date_time(s: &str) -> bool {
     let Some((date, time)) = s.split_once(['T', 't']) else { return false };
-    if !is_date(date) || time.len() < 9 {
+    let t = time.as_bytes();
+    if !is_date(date) || t.len() < 9 {
         return false;
     }
-    let (clock, rest) = time.split_at(8);
-    let b = clock.as_bytes();
-    let clock_ok =
-        digits(&clock[0..2], 2) && b[2] == b':' && digits(&clock[3..5], 2) && b[5] == b':' && digits(&clock[6..8], 2);
-    let rest = match rest.strip_prefix('.') {
-        Some(r) => r.trim_start_matches(|c: char| c.is_ascii_digit()),
-        None => rest,
-    };
-    let zone_ok = matches!(rest, "Z" | "z")
-        || (rest.len() == 6
-            && matches!(rest.as_bytes()[0], b'+' | b'-')
-            && digits(&rest[1..3], 2)
-            && rest.as_bytes()[3] == b':'
-            && digits(&rest[4..6], 2));
+    let two = |b: &[u8], i: usize| b[i].is_ascii_digit() && b[i + 1].is_ascii_digit();
+    let clock_ok = two(t, 0) && t[2] == b':' && two(t, 3) && t[5] == b':' && two(t, 6);
+    let mut rest = &t[8..];
+    if let Some(frac) = rest.strip_prefix(b".") {
+        let n = frac.iter().take_while(|b| b.is_ascii_digit()).count();
+        rest = &frac[n..];
+    }
+    let zone_ok = rest == b"Z"
+        || rest == b"z"
+        || (rest.len() == 6 && matches!(rest[0], b'+' | b'-') && two(rest, 1) && rest[3] == b':' && two(rest, 4));
     clock_ok && zone_ok
 }
 
@@ -266,5 +264,7 @@ mod tests {
         assert!(fits_format("2026-07-28T10:00:00Z", "date-time"));
         assert!(fits_format("2026-07-28T10:00:00.123+02:00", "date-time"));
         assert!(!fits_format("2026-07-28 10:00", "date-time"));
+        assert!(!fits_format("2026-07-28T10:00:00\u{e9}\u{e9}", "date-time"));
+        assert!(!fits_format("2026-07-28T1\u{e9}:00:00Z", "date-time"));
     }
 }

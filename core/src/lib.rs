@@ -10,7 +10,7 @@
 //! - [`tasks`]: task statuses and their transition table.
 //! - [`check`]: check a recorded conversation against every rule.
 //! - [`state`]: sealed `requestState` (AEAD, key ring, binding, expiry); [`round`]: server rounds that carry answers in it.
-//! - [`bare`]: classification without an allocator (`serde_json_core` + `heapless`).
+//! - [`bare`]: classification without an allocator (a strict scanner + `heapless`), with the same rule ids.
 //!
 //! Every failure is an [`Error`] carrying a [`RuleId`] from the catalogue
 //! ([`rules::RULES`]). The protocol (`2026-07-28` by default, `sep-2322`,

@@ -51,6 +51,10 @@ pub fn respond(
         None => Prim::Absent,
     };
     crate::envelope::validate_input_required(requests.as_ref().unwrap_or(&Map::Absent), &state, protocol, limits)?;
+    if protocol.rules().draft_envelope && input_requests.is_none() && request_state.is_none() {
+        // The draft marks input_required by its envelope fields alone: without them there is no message.
+        return Err(err!(InputRequiredEmpty, "the draft dialect cannot carry an input_required with neither field"));
+    }
     if let (Some(caps), Some(requests)) = (caps, &requests) {
         check_capabilities(requests, caps)?;
     }

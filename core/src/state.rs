@@ -102,7 +102,8 @@ impl Algorithm {
 }
 
 enum Cipher {
-    Aes(Aes256Gcm),
+    /// Boxed: the AES key schedule and GHASH tables are large.
+    Aes(alloc::boxed::Box<Aes256Gcm>),
     XChaCha(XChaCha20Poly1305),
 }
 
@@ -133,9 +134,9 @@ impl Key {
         let _ = hk.expand(b"binding tags", tag_key.as_mut());
         // Both ciphers take exactly 32-byte keys: these cannot fail.
         let cipher = match alg {
-            Algorithm::Aes256Gcm => {
-                Cipher::Aes(Aes256Gcm::new_from_slice(aead_key.as_ref()).unwrap_or_else(|_| unreachable!()))
-            }
+            Algorithm::Aes256Gcm => Cipher::Aes(alloc::boxed::Box::new(
+                Aes256Gcm::new_from_slice(aead_key.as_ref()).unwrap_or_else(|_| unreachable!()),
+            )),
             Algorithm::XChaCha20Poly1305 => {
                 Cipher::XChaCha(XChaCha20Poly1305::new_from_slice(aead_key.as_ref()).unwrap_or_else(|_| unreachable!()))
             }
