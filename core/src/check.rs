@@ -45,6 +45,39 @@ pub struct Entry {
     pub stream: Option<String>,
 }
 
+impl Entry {
+    /// Reads one entry `{"from": "client"|"server", "message": …, "stream": …}`
+    /// (the format of the conformance corpus and of `mrtr check`).
+    pub fn from_value(value: &Value) -> Result<Entry, Error> {
+        let invalid = |what: &'static str| Error::new(RuleId::JsonrpcInvalid, what);
+        let from = match value.get("from").and_then(Value::as_str) {
+            Some("client") => Side::Client,
+            Some("server") => Side::Server,
+            _ => return Err(invalid("an entry's \"from\" is \"client\" or \"server\"")),
+        };
+        let message = value.get("message").cloned().ok_or(invalid("an entry needs a \"message\""))?;
+        let stream = match value.get("stream") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(invalid("an entry's \"stream\" is a string")),
+        };
+        Ok(Entry { from, message, stream })
+    }
+}
+
+/// Reads a transcript in JSON Lines, one entry per non-blank line, each line
+/// parsed under the core's bad-input rules ([`crate::parse`]). An error names
+/// its line (1-based).
+pub fn read_jsonl(text: &str, limits: &Limits) -> Result<Vec<(usize, Entry)>, (usize, Error)> {
+    let lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    lines
+        .map(|(i, line)| {
+            let value = crate::parse(line.as_bytes(), limits).map_err(|e| (i + 1, e))?;
+            Entry::from_value(&value).map(|e| (i + 1, e)).map_err(|e| (i + 1, e))
+        })
+        .collect()
+}
+
 /// Settings of a check.
 #[derive(Clone, Copy, Debug)]
 pub struct CheckConfig {

@@ -124,6 +124,28 @@ pub fn classify<'a>(bytes: &'a [u8], protocol: Protocol, limits: &Limits) -> Res
     classify_view(view, protocol, limits)
 }
 
+/// Parses one JSON text into a `serde_json::Value` under the same bad-input
+/// rules as [`classify`]: the byte and depth bounds (`limit-exceeded`), lone
+/// surrogate escapes (`jsonrpc-parse-error`) and a key repeated in any object
+/// (`jsonrpc-invalid`, where a `Value` would silently keep the last). Bindings
+/// and tools that take JSON text call this before the `Value`-based ops.
+pub fn parse(bytes: &[u8], limits: &Limits) -> Result<serde_json::Value> {
+    if bytes.len() > limits.max_message_bytes {
+        return Err(err!(
+            LimitExceeded,
+            "message of {} bytes, over the bound of {}",
+            bytes.len(),
+            limits.max_message_bytes
+        ));
+    }
+    let finding = scan::check_depth(scan::scan(bytes, limits.max_depth), limits.max_depth)?;
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(json_error)?;
+    match finding {
+        Some(finding) => Err(finding.into_error(limits.max_depth)),
+        None => Ok(value),
+    }
+}
+
 /// Classifies a message already parsed into a `serde_json::Value`.
 pub fn classify_value<'a>(
     message: &'a serde_json::Value,

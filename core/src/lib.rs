@@ -65,7 +65,7 @@ pub mod tasks;
 mod view;
 
 #[cfg(feature = "alloc")]
-pub use envelope::{classify, classify_value, Classified, Id, Kind, ResultType};
+pub use envelope::{classify, classify_value, parse, Classified, Id, Kind, ResultType};
 pub use error::{Error, Result};
 #[cfg(feature = "alloc")]
 pub use input::InputKind;

@@ -73,3 +73,21 @@ fn an_oversized_request_state_is_refused() {
     );
     assert_eq!(rule(msg.as_bytes()), RuleId::StateTooLarge);
 }
+
+#[test]
+fn parse_applies_the_same_rules_as_classify() {
+    let l = Limits::default();
+    assert_eq!(mrtr::parse(br#"{"a":1,"a":2}"#, &l).unwrap_err().rule(), RuleId::JsonrpcInvalid);
+    assert_eq!(mrtr::parse(br#"["\ud800"]"#, &l).unwrap_err().rule(), RuleId::JsonrpcParseError);
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    assert_eq!(mrtr::parse(deep.as_bytes(), &l).unwrap_err().rule(), RuleId::LimitExceeded);
+    assert_eq!(mrtr::parse(b"{\"a\":", &l).unwrap_err().rule(), RuleId::JsonrpcParseError);
+    assert_eq!(mrtr::parse(br#"{"a":[1,{"b":2}]}"#, &l).unwrap()["a"][1]["b"], 2);
+}
+
+#[test]
+fn a_transcript_line_with_a_duplicate_key_names_its_line() {
+    let text = "{\"from\":\"client\",\"message\":{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}}\n\n{\"from\":\"server\",\"from\":\"client\",\"message\":{}}\n";
+    let (line, e) = mrtr::check::read_jsonl(text, &Limits::default()).unwrap_err();
+    assert_eq!((line, e.rule()), (3, RuleId::JsonrpcInvalid));
+}
