@@ -465,7 +465,6 @@ fn fields(st: St) -> Fields {
 #[derive(Clone, Copy, Debug)]
 struct Envelope {
     v: Span,
-
 }
 
 /// A stack of container kinds, one bit per level (1 = object).

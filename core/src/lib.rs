@@ -52,12 +52,12 @@ mod form;
 mod input;
 #[cfg(feature = "alloc")]
 mod message;
+#[cfg(feature = "state")]
+pub mod round;
 #[cfg(feature = "alloc")]
 mod scan;
 #[cfg(feature = "alloc")]
 pub mod server;
-#[cfg(feature = "state")]
-pub mod round;
 #[cfg(feature = "state")]
 pub mod state;
 pub mod tasks;

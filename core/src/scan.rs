@@ -33,6 +33,18 @@ impl Finding {
     }
 }
 
+/// The bytes the scan acts on outside strings.
+const STRUCTURAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let bytes = *b"\"{}[],";
+    while k < bytes.len() {
+        t[bytes[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
 struct Frame {
     object: bool,
     keys_from: usize,
@@ -46,6 +58,10 @@ pub(crate) fn scan(bytes: &[u8], max_depth: usize) -> Option<Finding> {
     let mut found = None;
     let mut i = 0;
     while i < bytes.len() {
+        if !STRUCTURAL[bytes[i] as usize] {
+            i += 1;
+            continue;
+        }
         match bytes[i] {
             b'"' => {
                 let (end, lone) = string_end(bytes, i + 1);
@@ -85,46 +101,45 @@ pub(crate) fn scan(bytes: &[u8], max_depth: usize) -> Option<Finding> {
 }
 
 /// The index of the closing quote of the string starting at `from`, and
-/// whether it holds an unpaired surrogate escape.
+/// whether it holds an unpaired surrogate escape. Jumps over runs of plain
+/// bytes with `memchr2`, so a long `requestState` costs a memory scan.
 fn string_end(bytes: &[u8], mut i: usize) -> (usize, bool) {
     let mut lone = false;
     let mut pending_high = false;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => return (i, lone || pending_high),
-            b'\\' if bytes.get(i + 1) == Some(&b'u') => {
-                let unit = hex4(bytes.get(i + 2..i + 6));
-                match unit {
-                    Some(0xD800..=0xDBFF) => {
-                        lone |= pending_high;
-                        pending_high = true;
-                    }
-                    Some(0xDC00..=0xDFFF) => {
-                        lone |= !pending_high;
-                        pending_high = false;
-                    }
-                    _ => {
-                        lone |= pending_high;
-                        pending_high = false;
-                    }
-                }
-                i += 6;
-                continue;
-            }
-            b'\\' => {
+    loop {
+        let Some(run) = memchr::memchr2(b'"', b'\\', &bytes[i.min(bytes.len())..]) else {
+            return (bytes.len(), lone || pending_high);
+        };
+        if run > 0 {
+            lone |= pending_high;
+            pending_high = false;
+        }
+        i += run;
+        if bytes[i] == b'"' {
+            return (i, lone || pending_high);
+        }
+        if bytes.get(i + 1) != Some(&b'u') {
+            lone |= pending_high;
+            pending_high = false;
+            i += 2;
+            continue;
+        }
+        match hex4(bytes.get(i + 2..i + 6)) {
+            Some(0xD800..=0xDBFF) => {
                 lone |= pending_high;
+                pending_high = true;
+            }
+            Some(0xDC00..=0xDFFF) => {
+                lone |= !pending_high;
                 pending_high = false;
-                i += 2;
-                continue;
             }
             _ => {
                 lone |= pending_high;
                 pending_high = false;
             }
         }
-        i += 1;
+        i += 6;
     }
-    (bytes.len(), lone || pending_high)
 }
 
 fn hex4(digits: Option<&[u8]>) -> Option<u16> {

@@ -314,7 +314,7 @@ impl<'de: 'a, 'a, T: Deserialize<'de>> Visitor<'de> for MapVisitor<'a, T> {
         Ok(Map::Array)
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut items = Vec::with_capacity(map.size_hint().unwrap_or(0).min(64));
+        let mut items = Vec::with_capacity(map.size_hint().unwrap_or(4).min(64));
         while let Some(key) = map.next_key::<Prim<'a>>()? {
             let Prim::Str(key) = key else {
                 return Err(de::Error::custom("object key is not a string"));
