@@ -1,0 +1,215 @@
+//! Python objects and raw JSON to `serde_json::Value`, and back.
+//!
+//! Two ways in, one `Value` out:
+//! - plain Python (`dict`, `list`, `tuple`, `str`, `int`, `float`, `bool`,
+//!   `None`), walked with a budget so that a 10 000-deep dict or a 100 MB
+//!   string is `limit-exceeded` before it is copied;
+//! - raw JSON `str` / `bytes`, parsed by serde_json straight from the bytes,
+//!   under the core's bad-input rules (`mrtr::parse`): a duplicate key is
+//!   `jsonrpc-invalid`, nesting past `Limits::max_depth` and messages past
+//!   `Limits::max_message_bytes` are `limit-exceeded`, bad syntax or UTF-8 is
+//!   `jsonrpc-parse-error`.
+
+use crate::errors::raise;
+use mrtr::{Error, Limits, RuleId};
+use pyo3::{
+    exceptions::{PyTypeError, PyValueError},
+    prelude::*,
+    pybacked::{PyBackedBytes, PyBackedStr},
+    types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple},
+};
+use serde_json::{Map, Number, Value};
+
+/// Inputs at least this long are parsed with the GIL released.
+pub const DETACH_BYTES: usize = 16 << 10;
+
+/// Raw JSON text held without copying (`bytes`) or as UTF-8 (`str`).
+pub enum Raw {
+    /// A `bytes` object (or a copy of a `bytearray`).
+    Bytes(PyBackedBytes),
+    /// A `str` object's UTF-8.
+    Str(PyBackedStr),
+}
+
+impl Raw {
+    /// The JSON text.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Raw::Bytes(b) => b,
+            Raw::Str(s) => s.as_bytes(),
+        }
+    }
+
+    /// `obj` as raw JSON, if it is `str`, `bytes` or `bytearray`.
+    pub fn of(obj: &Bound<'_, PyAny>) -> PyResult<Option<Raw>> {
+        if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyByteArray>() {
+            return Ok(Some(Raw::Bytes(obj.extract()?)));
+        }
+        if obj.is_instance_of::<PyString>() {
+            return Ok(Some(Raw::Str(obj.extract()?)));
+        }
+        Ok(None)
+    }
+}
+
+/// A JSON object or message argument: raw JSON (`str`/`bytes`) is parsed,
+/// anything else converted as plain Python.
+pub fn json_arg(obj: &Bound<'_, PyAny>, limits: &Limits) -> PyResult<Value> {
+    match Raw::of(obj)? {
+        Some(raw) => parse_detached(obj.py(), &raw, limits),
+        None => from_python(obj, limits),
+    }
+}
+
+/// A JSON value argument that is never raw JSON (`id`, `requestState`): a
+/// `str` is a JSON string.
+pub fn value_arg(obj: &Bound<'_, PyAny>, limits: &Limits) -> PyResult<Value> {
+    from_python(obj, limits)
+}
+
+/// [`parse`], with the GIL released for large inputs.
+pub fn parse_detached(py: Python<'_>, raw: &Raw, limits: &Limits) -> PyResult<Value> {
+    let bytes = raw.as_bytes();
+    let parsed = if bytes.len() >= DETACH_BYTES { py.detach(|| parse(bytes, limits)) } else { parse(bytes, limits) };
+    parsed.map_err(raise)
+}
+
+/// Parses one JSON value under the core's bad-input rules ([`mrtr::parse`]).
+pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Value, Error> {
+    mrtr::parse(bytes, limits)
+}
+
+/// Converts plain Python to a `Value`, within `limits` (depth, and message
+/// bytes counted as the UTF-8 of every string and key plus one per value).
+pub fn from_python(obj: &Bound<'_, PyAny>, limits: &Limits) -> PyResult<Value> {
+    let mut budget = Budget { left: limits.max_message_bytes, max_depth: limits.max_depth };
+    budget.value(obj, 0)
+}
+
+struct Budget {
+    left: usize,
+    max_depth: usize,
+}
+
+impl Budget {
+    fn spend(&mut self, n: usize) -> PyResult<()> {
+        self.left = self
+            .left
+            .checked_sub(n)
+            .ok_or_else(|| raise(Error::new(RuleId::LimitExceeded, "message over the bound of max_message_bytes")))?;
+        Ok(())
+    }
+
+    fn string(&mut self, s: &Bound<'_, PyString>) -> PyResult<String> {
+        // A code point is at least one UTF-8 byte: refuse before copying.
+        let chars = s.len()?;
+        self.spend(chars)?;
+        let text = s.to_cow()?;
+        self.spend(text.len().saturating_sub(chars))?;
+        Ok(text.into_owned())
+    }
+
+    fn value(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
+        self.spend(1)?;
+        if obj.is_none() {
+            return Ok(Value::Null);
+        }
+        if let Ok(s) = obj.cast::<PyString>() {
+            return Ok(Value::String(self.string(s)?));
+        }
+        if let Ok(b) = obj.cast::<PyBool>() {
+            return Ok(Value::Bool(b.is_true()));
+        }
+        if let Ok(i) = obj.cast::<PyInt>() {
+            return int(i);
+        }
+        if let Ok(f) = obj.cast::<PyFloat>() {
+            return Number::from_f64(f.value())
+                .map(Value::Number)
+                .ok_or_else(|| PyValueError::new_err("NaN and infinities are not JSON"));
+        }
+        if depth >= self.max_depth {
+            return Err(raise(Error::with(
+                RuleId::LimitExceeded,
+                format!("message nested deeper than {}", self.max_depth),
+            )));
+        }
+        if let Ok(d) = obj.cast::<PyDict>() {
+            let mut out = Map::with_capacity(d.len());
+            for (k, v) in d.iter() {
+                let key = k
+                    .cast::<PyString>()
+                    .map_err(|_| PyTypeError::new_err(format!("JSON object keys are str, not {}", type_name(&k))))?;
+                let key = self.string(key)?;
+                let v = self.value(&v, depth + 1)?;
+                out.insert(key, v);
+            }
+            return Ok(Value::Object(out));
+        }
+        if let Ok(l) = obj.cast::<PyList>() {
+            return l.iter().map(|v| self.value(&v, depth + 1)).collect::<PyResult<_>>().map(Value::Array);
+        }
+        if let Ok(t) = obj.cast::<PyTuple>() {
+            return t.iter().map(|v| self.value(&v, depth + 1)).collect::<PyResult<_>>().map(Value::Array);
+        }
+        Err(PyTypeError::new_err(format!("{} is not a JSON value", type_name(obj))))
+    }
+}
+
+fn int(i: &Bound<'_, PyInt>) -> PyResult<Value> {
+    if let Ok(v) = i.extract::<i64>() {
+        return Ok(Value::Number(v.into()));
+    }
+    if let Ok(v) = i.extract::<u64>() {
+        return Ok(Value::Number(v.into()));
+    }
+    // As serde_json reads an integer past u64: a float.
+    let f: f64 = i.extract()?;
+    Number::from_f64(f).map(Value::Number).ok_or_else(|| PyValueError::new_err("integer too large for JSON"))
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into())
+}
+
+/// Converts a `Value` to plain Python.
+pub fn to_python<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
+            }
+        }
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_python(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, item) in map {
+                dict.set_item(PyString::new(py, k), to_python(py, item)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+/// A `Value` as plain Python, unbound.
+pub fn to_py_obj(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
+    to_python(py, v).map(Bound::unbind)
+}
+
+/// A list of strings.
+pub fn str_list<'py>(py: Python<'py>, items: &[String]) -> PyResult<Bound<'py, PyList>> {
+    PyList::new(py, items)
+}
