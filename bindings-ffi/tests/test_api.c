@@ -1,0 +1,812 @@
+/*
+ * C unit tests of the mrtr C API: status codes, null pointers, invalid
+ * UTF-8, the bad messages of the core issue, the key ring and each state-*
+ * failure, sealed rounds, the client machine, the checker, buffers and (in
+ * debug builds) double frees. Run under valgrind and AddressSanitizer by
+ * scripts/tests/40-c.sh. Exit status 0 when every check holds.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <cJSON.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mrtr.h"
+
+static int checks = 0, failures = 0;
+
+#define CHECK(cond)                                                        \
+  do {                                                                     \
+    checks++;                                                              \
+    if (!(cond)) {                                                         \
+      failures++;                                                          \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+    }                                                                      \
+  } while (0)
+
+#define EXPECT(expr, want)                                                                         \
+  do {                                                                                             \
+    mrtr_status got_ = (expr);                                                                     \
+    checks++;                                                                                      \
+    if (got_ != (want)) {                                                                          \
+      failures++;                                                                                  \
+      fprintf(stderr, "%s:%d: %s\n  = %d %s (%s), want %d %s\n", __FILE__, __LINE__, #expr, got_, \
+              mrtr_rule_str(got_), mrtr_last_error_message(), (int)(want), mrtr_rule_str(want));   \
+    }                                                                                              \
+  } while (0)
+
+/* A string literal or C string as (pointer, length). */
+#define S(s) (s), strlen(s)
+
+static const char *META =
+    "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+    "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{},\"roots\":{}}}";
+
+/* A tools/call request with `extra` params ("\"k\":v," or "") before its _meta. */
+static char *format_call(int id, const char *extra) {
+  static const char *fmt =
+      "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"get_weather\","
+      "\"arguments\":{\"location\":\"NYC\"},%s%s}}";
+  size_t n = strlen(fmt) + strlen(META) + strlen(extra) + 32;
+  char *s = malloc(n);
+  snprintf(s, n, fmt, id, extra, META);
+  return s;
+}
+
+static const char *ASK =
+    "{\"login\":{\"method\":\"elicitation/create\",\"params\":{\"message\":\"GitHub user?\","
+    "\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}}}}";
+static const char *ANSWER = "{\"login\":{\"action\":\"accept\",\"content\":{\"name\":\"octocat\"}}}";
+
+/* The JSON in `buf` (freed). NULL if it is not JSON. */
+static cJSON *take(mrtr_buf *buf) {
+  cJSON *v = buf->ptr ? cJSON_ParseWithLength((const char *)buf->ptr, buf->len) : NULL;
+  mrtr_buf_free(buf);
+  return v;
+}
+
+static const cJSON *at(const cJSON *v, const char *key) { return cJSON_GetObjectItemCaseSensitive(v, key); }
+
+static int is_empty(const mrtr_buf *b) { return b->ptr == NULL && b->len == 0; }
+
+/* ---------------------------------------------------------------------------- */
+
+static void test_rules_and_codes(void) {
+  size_t n = mrtr_rule_count();
+  CHECK(n >= 42);
+  for (size_t i = 0; i < n; i++) {
+    mrtr_rule_info info;
+    EXPECT(mrtr_rule_at(i, &info), MRTR_OK);
+    CHECK(info.code > 0 && info.code <= UINT16_MAX);
+    CHECK(strcmp(mrtr_rule_str(info.code), info.name) == 0);
+    CHECK(mrtr_rule_code(S(info.name)) == info.code);
+    CHECK(info.source && *info.source);
+    if (strncmp(info.name, "state-", 6) == 0) CHECK(info.jsonrpc_code == -32602);
+  }
+  mrtr_rule_info info;
+  EXPECT(mrtr_rule_at(n, &info), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_rule_at(0, NULL), MRTR_ERR_NULL_POINTER);
+  CHECK(strcmp(mrtr_rule_str(MRTR_OK), "ok") == 0);
+  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_JSONRPC_PARSE_ERROR), "jsonrpc-parse-error") == 0);
+  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_STATE_EXPIRED), "state-expired") == 0);
+  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_LIMIT_EXCEEDED), "limit-exceeded") == 0);
+  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_NULL_POINTER), "ffi-null-pointer") == 0);
+  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_INVALID_UTF8), "ffi-invalid-utf8") == 0);
+  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_INVALID_ARGUMENT), "ffi-invalid-argument") == 0);
+  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_PANIC), "ffi-panic") == 0);
+  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_INVALID_HANDLE), "ffi-invalid-handle") == 0);
+  CHECK(strcmp(mrtr_rule_str(4), "unknown") == 0);
+  CHECK(strcmp(mrtr_rule_str(99999), "unknown") == 0);
+  CHECK(mrtr_rule_code(S("no-such-rule")) == 0);
+  CHECK(mrtr_rule_code(NULL, 0) == 0);
+  CHECK(strlen(mrtr_version()) > 0);
+  CHECK(strcmp(mrtr_protocol_name(MRTR_PROTOCOL_SEP_2322_DRAFT), "sep-2322-draft") == 0);
+  CHECK(mrtr_protocol_name(42) == NULL);
+  mrtr_protocol p = -1;
+  EXPECT(mrtr_protocol_from_name(S("2025-11-25"), &p), MRTR_OK);
+  CHECK(p == MRTR_PROTOCOL_2025_11_25);
+  EXPECT(mrtr_protocol_from_name(S("2024-11-05"), &p), MRTR_ERR_JSONRPC_INVALID);
+  mrtr_limits l = mrtr_limits_default();
+  CHECK(l.max_message_bytes == 16u << 20 && l.max_depth == 128 && l.max_input_requests == 1024);
+}
+
+static void test_last_error(void) {
+  mrtr_classified c;
+  EXPECT(mrtr_classify(S("{"), MRTR_PROTOCOL_2026_07_28, NULL, &c), MRTR_ERR_JSONRPC_PARSE_ERROR);
+  CHECK(mrtr_last_error_code() == MRTR_ERR_JSONRPC_PARSE_ERROR);
+  CHECK(strlen(mrtr_last_error_message()) > 0);
+  EXPECT(mrtr_classify(S("{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}"), MRTR_PROTOCOL_2026_07_28, NULL, &c), MRTR_OK);
+  CHECK(mrtr_last_error_code() == MRTR_OK);
+  CHECK(strcmp(mrtr_last_error_message(), "") == 0);
+}
+
+static void test_null_pointers(void) {
+  mrtr_classified c;
+  mrtr_buf out = {(uint8_t *)"junk", 4};
+  char *call = format_call(1, "");
+  EXPECT(mrtr_classify(NULL, 10, 0, NULL, &c), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_classify(NULL, 0, 0, NULL, &c), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_classify(S("{}"), 0, NULL, NULL), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_classify_json(S(call), 0, NULL, NULL), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_classify_json(NULL, 3, 0, NULL, &out), MRTR_ERR_NULL_POINTER);
+  CHECK(is_empty(&out)); /* outputs are emptied first */
+  EXPECT(mrtr_retry(NULL, 0, S("{}"), S("{}"), S("2"), 0, NULL, &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_retry(S(call), S("{}"), NULL, 0, S("2"), 0, NULL, &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_task_update(S(call), S("{}"), S("{}"), NULL, 0, NULL, &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_respond(NULL, 0, NULL, 0, NULL, 0, 0, NULL, &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_respond(S(call), S(ASK), NULL, 0, 0, NULL, NULL), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_resume(S(call), NULL, 0, 0, NULL, &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_check(NULL, 0, 0, 10, NULL, &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_params_digest(S("{}"), NULL), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_protocol_from_name(NULL, 0, NULL), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_algorithm_from_name(S("aes-256-gcm"), NULL), MRTR_ERR_NULL_POINTER);
+
+  EXPECT(mrtr_client_new(0, 10, NULL, NULL), MRTR_ERR_NULL_POINTER);
+  mrtr_request_handle h;
+  EXPECT(mrtr_client_send(NULL, S(call), &h), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_client_handle_response(NULL, S("{}")), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_client_answer(NULL, 0, S("{}"), S("2")), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_client_poll_transmit(NULL, &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_client_poll_event(NULL, &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_client_abandon(NULL, 0), MRTR_ERR_NULL_POINTER);
+  mrtr_client *client;
+  EXPECT(mrtr_client_new(0, 10, NULL, &client), MRTR_OK);
+  EXPECT(mrtr_client_send(client, S(call), NULL), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_client_send(client, NULL, 0, &h), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_client_poll_transmit(client, NULL), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_client_answer(client, 0, NULL, 0, S("2")), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_client_free(client), MRTR_OK);
+
+  EXPECT(mrtr_checker_new(0, 10, NULL, NULL), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_checker_handle(NULL, MRTR_SIDE_CLIENT, S(call), NULL, 0), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_checker_violations(NULL, &out), MRTR_ERR_NULL_POINTER);
+
+  unsigned char secret[32] = {7};
+  mrtr_keyring *ring;
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, NULL, 32, &ring), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, NULL), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_keyring_add(NULL, 2, MRTR_ALG_AES_256_GCM, secret, 32), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
+  EXPECT(mrtr_keyring_seal(ring, NULL, 0, 60, NULL, 0, &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_keyring_open(ring, S("x"), NULL, 0, &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_keyring_open(NULL, S("x"), NULL, 0, &out), MRTR_ERR_NULL_POINTER);
+  mrtr_binding b = {NULL, 3, 0, NULL, 0, NULL, 0, {0}}; /* subject (NULL, 3) */
+  EXPECT(mrtr_keyring_seal(ring, &b, 0, 60, NULL, 0, &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_rounds_resume(ring, NULL, S(call), S(ASK), &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_keyring_free(ring), MRTR_OK);
+
+  /* Freeing NULL is a no-op, as free(NULL). */
+  EXPECT(mrtr_buf_free(NULL), MRTR_OK);
+  mrtr_buf empty = {NULL, 0};
+  EXPECT(mrtr_buf_free(&empty), MRTR_OK);
+  EXPECT(mrtr_client_free(NULL), MRTR_OK);
+  EXPECT(mrtr_checker_free(NULL), MRTR_OK);
+  EXPECT(mrtr_keyring_free(NULL), MRTR_OK);
+  free(call);
+}
+
+static void test_invalid_arguments(void) {
+  mrtr_classified c;
+  mrtr_buf out;
+  const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+  EXPECT(mrtr_classify(S(ping), 99, NULL, &c), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_classify(S(ping), -1, NULL, &c), MRTR_ERR_INVALID_ARGUMENT);
+  /* A length no buffer can have is refused before any read. */
+  EXPECT(mrtr_classify(ping, SIZE_MAX, 0, NULL, &c), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_respond(ping, (size_t)PTRDIFF_MAX + 1, NULL, 0, NULL, 0, 0, NULL, &out), MRTR_ERR_INVALID_ARGUMENT);
+  unsigned char secret[33] = {0};
+  mrtr_keyring *ring = NULL;
+  EXPECT(mrtr_keyring_new(1, 0, secret, 32, &ring), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_new(1, 3, secret, 32, &ring), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 31, &ring), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 33, &ring), MRTR_ERR_INVALID_ARGUMENT);
+  CHECK(ring == NULL);
+  mrtr_algorithm alg = 0;
+  EXPECT(mrtr_algorithm_from_name(S("xchacha20-poly1305"), &alg), MRTR_OK);
+  CHECK(alg == MRTR_ALG_XCHACHA20_POLY1305);
+  EXPECT(mrtr_algorithm_from_name(S("rot13"), &alg), MRTR_ERR_INVALID_ARGUMENT);
+  mrtr_checker *checker;
+  EXPECT(mrtr_checker_new(17, 10, NULL, &checker), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_checker_new(0, 10, NULL, &checker), MRTR_OK);
+  EXPECT(mrtr_checker_handle(checker, 3, S(ping), NULL, 0), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_checker_free(checker), MRTR_OK);
+  /* A transcript entry of the wrong shape. */
+  EXPECT(mrtr_check(S("[{\"from\":\"nobody\",\"message\":{}}]"), 0, 10, NULL, &out), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_check(S("[{\"from\":\"client\"}]"), 0, 10, NULL, &out), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_check(S("{\"from\":\"client\",\"message\":{}}\nnot json\n"), 0, 10, NULL, &out),
+         MRTR_ERR_JSONRPC_PARSE_ERROR);
+  CHECK(strstr(mrtr_last_error_message(), "line 2") != NULL);
+}
+
+static void test_invalid_utf8(void) {
+  mrtr_classified c;
+  mrtr_buf out;
+  /* In a message: the core's jsonrpc-parse-error, wherever the bytes are. */
+  EXPECT(mrtr_classify(S("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\xff\"}"), 0, NULL, &c),
+         MRTR_ERR_JSONRPC_PARSE_ERROR);
+  EXPECT(mrtr_classify(S("\xfe\xff"), 0, NULL, &c), MRTR_ERR_JSONRPC_PARSE_ERROR);
+  char *bad = format_call(1, "\"x\":\"\xc3\x28\",");
+  EXPECT(mrtr_respond(S(bad), S(ASK), S("\"s\""), 0, NULL, &out), MRTR_ERR_JSONRPC_PARSE_ERROR);
+  EXPECT(mrtr_resume(S(bad), S(ASK), 0, NULL, &out), MRTR_ERR_JSONRPC_PARSE_ERROR);
+  mrtr_client *client;
+  EXPECT(mrtr_client_new(0, 10, NULL, &client), MRTR_OK);
+  EXPECT(mrtr_client_handle_response(client, S("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"x\":\"\xed\xa0\x80\"}}")),
+         MRTR_ERR_JSONRPC_PARSE_ERROR);
+  EXPECT(mrtr_client_free(client), MRTR_OK);
+  free(bad);
+  /* In a name or a subject: the binding's own code. */
+  mrtr_protocol p;
+  EXPECT(mrtr_protocol_from_name(S("sep-2322\xff"), &p), MRTR_ERR_INVALID_UTF8);
+  unsigned char secret[32] = {1};
+  mrtr_keyring *ring;
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
+  mrtr_binding b = {S("al\xffice"), 0, S("tools/call"), S("t"), {0}};
+  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 60, (const uint8_t *)"p", 1, &out), MRTR_ERR_INVALID_UTF8);
+  /* A token that is not UTF-8 is not base64url: the core's state-malformed. */
+  mrtr_binding ok = {S("alice"), 0, S("tools/call"), S("t"), {0}};
+  EXPECT(mrtr_keyring_open(ring, S("AAAA\xff"), &ok, 1000, &out), MRTR_ERR_STATE_MALFORMED);
+  EXPECT(mrtr_keyring_free(ring), MRTR_OK);
+}
+
+/* The bad messages of the core issue, through classify and through a function that parses JSON itself. */
+static void test_bad_messages(void) {
+  mrtr_classified c;
+  mrtr_buf out;
+  /* Truncated: every prefix. */
+  const char *full = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"input_required\",\"requestState\":\"s\"}}";
+  EXPECT(mrtr_classify(S(full), 0, NULL, &c), MRTR_OK);
+  CHECK(c.kind == MRTR_KIND_INPUT_REQUIRED);
+  char *call = format_call(1, "");
+  for (size_t cut = 0; cut < strlen(full); cut++) EXPECT(mrtr_classify(full, cut, 0, NULL, &c), MRTR_ERR_JSONRPC_PARSE_ERROR);
+  for (size_t cut = 0; cut < strlen(call); cut++)
+    EXPECT(mrtr_respond(call, cut, S(ASK), NULL, 0, 0, NULL, &out), MRTR_ERR_JSONRPC_PARSE_ERROR);
+  EXPECT(mrtr_classify(S("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"} trailing"), 0, NULL, &c),
+         MRTR_ERR_JSONRPC_PARSE_ERROR);
+
+  /* 10 000-deep nesting. */
+  size_t depth = 10000;
+  const char *head = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"a\":";
+  size_t n = strlen(head) + 2 * depth + 3;
+  char *deep = malloc(n);
+  strcpy(deep, head);
+  memset(deep + strlen(head), '[', depth);
+  memset(deep + strlen(head) + depth, ']', depth);
+  strcpy(deep + strlen(head) + 2 * depth, "}}");
+  EXPECT(mrtr_classify(S(deep), 0, NULL, &c), MRTR_ERR_LIMIT_EXCEEDED);
+  EXPECT(mrtr_respond(S(deep), S(ASK), NULL, 0, 0, NULL, &out), MRTR_ERR_LIMIT_EXCEEDED);
+  EXPECT(mrtr_resume(S(call), S(deep), 0, NULL, &out), MRTR_ERR_LIMIT_EXCEEDED);
+  EXPECT(mrtr_check(S(deep), 0, 10, NULL, &out), MRTR_ERR_LIMIT_EXCEEDED);
+  free(deep);
+  mrtr_limits tight = mrtr_limits_default();
+  tight.max_depth = 4;
+  const char *five = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"a\":[[[1]]]}}";
+  EXPECT(mrtr_classify(S(five), 0, &tight, &c), MRTR_ERR_LIMIT_EXCEEDED);
+  EXPECT(mrtr_classify(S(five), 0, NULL, &c), MRTR_OK);
+
+  /* Duplicate keys, wherever they are. */
+  EXPECT(mrtr_classify(S("{\"jsonrpc\":\"2.0\",\"id\":1,\"id\":2,\"method\":\"x\"}"), 0, NULL, &c),
+         MRTR_ERR_JSONRPC_INVALID);
+  EXPECT(mrtr_classify(S("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"arguments\":{\"a\":1,\"a\":2}}}"), 0,
+                       NULL, &c),
+         MRTR_ERR_JSONRPC_INVALID);
+  char *dup = format_call(1, "\"arguments\":{\"a\":1,\"a\":2},");
+  EXPECT(mrtr_respond(S(dup), S(ASK), NULL, 0, 0, NULL, &out), MRTR_ERR_JSONRPC_INVALID);
+  EXPECT(mrtr_resume(S(call), S("{\"login\":{\"method\":\"roots/list\"},\"login\":{\"method\":\"roots/list\"}}"), 0, NULL,
+                     &out),
+         MRTR_ERR_JSONRPC_INVALID);
+  mrtr_buf answer;
+  EXPECT(mrtr_respond(S(call), S(ASK), S("\"s1\""), 0, NULL, &answer), MRTR_OK);
+  EXPECT(mrtr_retry(S(call), (const char *)answer.ptr, answer.len, S("{\"login\":{\"action\":\"decline\",\"action\":\"accept\"}}"),
+                    S("2"), 0, NULL, &out),
+         MRTR_ERR_JSONRPC_INVALID);
+  mrtr_buf_free(&answer);
+  free(dup);
+
+  /* 100 MB string: over the message bound, refused before parsing. */
+  const char *pre = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"s\":\"";
+  size_t big = (size_t)100 << 20, total = strlen(pre) + big + 4;
+  char *huge = malloc(total + 1);
+  strcpy(huge, pre);
+  memset(huge + strlen(pre), 'a', big);
+  strcpy(huge + strlen(pre) + big, "\"}}");
+  EXPECT(mrtr_classify(S(huge), 0, NULL, &c), MRTR_ERR_LIMIT_EXCEEDED);
+  EXPECT(mrtr_respond(S(huge), S(ASK), NULL, 0, 0, NULL, &out), MRTR_ERR_LIMIT_EXCEEDED);
+  mrtr_client *client;
+  EXPECT(mrtr_client_new(0, 10, NULL, &client), MRTR_OK);
+  EXPECT(mrtr_client_send(client, S(huge), &(mrtr_request_handle){0}), MRTR_ERR_LIMIT_EXCEEDED);
+  EXPECT(mrtr_client_handle_response(client, S(huge)), MRTR_ERR_LIMIT_EXCEEDED);
+  EXPECT(mrtr_client_free(client), MRTR_OK);
+  free(huge);
+
+  /* 100 000 input requests: over the entries bound. */
+  size_t count = 100000, cap = count * 40 + 200, len = 0;
+  char *many = malloc(cap);
+  len += (size_t)snprintf(many + len, cap - len,
+                          "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"input_required\",\"inputRequests\":{");
+  for (size_t i = 0; i < count; i++)
+    len += (size_t)snprintf(many + len, cap - len, "%s\"k%zu\":{\"method\":\"roots/list\"}", i ? "," : "", i);
+  len += (size_t)snprintf(many + len, cap - len, "}}}");
+  EXPECT(mrtr_classify(many, len, 0, NULL, &c), MRTR_ERR_LIMIT_EXCEEDED);
+  free(many);
+
+  /* An oversized requestState. */
+  size_t state = 70000;
+  char *large = malloc(state + 128);
+  len = (size_t)snprintf(large, 128, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"input_required\",\"requestState\":\"");
+  memset(large + len, 's', state);
+  strcpy(large + len + state, "\"}}");
+  EXPECT(mrtr_classify(S(large), 0, NULL, &c), MRTR_ERR_STATE_TOO_LARGE);
+  free(large);
+  free(call);
+}
+
+static void test_classify(void) {
+  mrtr_classified c;
+  EXPECT(mrtr_classify(S("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}"), 0, NULL, &c),
+         MRTR_OK);
+  CHECK(c.kind == MRTR_KIND_REQUEST && c.id_type == MRTR_ID_INT && c.id_int == 7 && c.result_type == MRTR_RESULT_TYPE_NONE);
+  EXPECT(mrtr_classify(S("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}"), 0, NULL, &c), MRTR_OK);
+  CHECK(c.kind == MRTR_KIND_NOTIFICATION && c.id_type == MRTR_ID_NONE);
+  EXPECT(mrtr_classify(S("{\"jsonrpc\":\"2.0\",\"id\":18446744073709551615,\"result\":{\"resultType\":\"complete\"}}"), 0,
+                       NULL, &c),
+         MRTR_OK);
+  CHECK(c.kind == MRTR_KIND_RESULT && c.id_type == MRTR_ID_UINT && c.id_uint == UINT64_MAX);
+  CHECK(c.result_type == MRTR_RESULT_TYPE_COMPLETE && c.result_type_present);
+  EXPECT(mrtr_classify(S("{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":{}}"), 0, NULL, &c), MRTR_OK);
+  CHECK(c.kind == MRTR_KIND_RESULT && c.id_type == MRTR_ID_STRING && !c.result_type_present);
+  EXPECT(mrtr_classify(S("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"x\"}}"), 0, NULL, &c),
+         MRTR_OK);
+  CHECK(c.kind == MRTR_KIND_ERROR && c.id_type == MRTR_ID_NULL);
+  EXPECT(mrtr_classify(S("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"weird\"}}"), 0, NULL, &c),
+         MRTR_ERR_RESULT_TYPE_UNKNOWN);
+  /* 2025-11-25 reads resultType as an ordinary field. */
+  EXPECT(mrtr_classify(S("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"input_required\"}}"),
+                       MRTR_PROTOCOL_2025_11_25, NULL, &c),
+         MRTR_OK);
+  CHECK(c.kind == MRTR_KIND_RESULT);
+
+  mrtr_buf out;
+  EXPECT(mrtr_classify_json(S("{\"jsonrpc\":\"2.0\",\"id\":\"r-\\u00e9\",\"method\":\"tools/call\",\"params\":{}}"), 0, NULL,
+                            &out),
+         MRTR_OK);
+  CHECK(out.ptr[out.len] == '\0');
+  cJSON *v = take(&out);
+  CHECK(v && strcmp(at(v, "kind")->valuestring, "request") == 0);
+  CHECK(v && strcmp(at(v, "id")->valuestring, "r-\xc3\xa9") == 0);
+  CHECK(v && strcmp(at(v, "method")->valuestring, "tools/call") == 0);
+  CHECK(v && cJSON_IsNull(at(v, "resultType")));
+  cJSON_Delete(v);
+}
+
+/* respond -> retry -> resume, the README's round trip. */
+static void test_round_trip(void) {
+  char *call = format_call(1, "");
+  mrtr_buf answer, retry, got;
+  EXPECT(mrtr_respond(S(call), S(ASK), S("\"s1\""), 0, NULL, &answer), MRTR_OK);
+  cJSON *a = cJSON_ParseWithLength((const char *)answer.ptr, answer.len);
+  CHECK(a && strcmp(at(at(a, "result"), "resultType")->valuestring, "input_required") == 0);
+  cJSON_Delete(a);
+  EXPECT(mrtr_retry(S(call), (const char *)answer.ptr, answer.len, S(ANSWER), S("2"), 0, NULL, &retry), MRTR_OK);
+  EXPECT(mrtr_retry(S(call), (const char *)answer.ptr, answer.len, S(ANSWER), S("1"), 0, NULL, &got),
+         MRTR_ERR_RETRY_ID_REUSED);
+  EXPECT(mrtr_retry(S(call), (const char *)answer.ptr, answer.len, S("{}"), S("2"), 0, NULL, &got),
+         MRTR_ERR_RETRY_MISSING_INPUT_RESPONSE);
+  EXPECT(mrtr_retry(S(call), (const char *)answer.ptr, answer.len, S("{\"login\":{\"action\":\"maybe\"}}"), S("2"), 0, NULL,
+                    &got),
+         MRTR_ERR_RETRY_INPUT_RESPONSE_INVALID);
+  EXPECT(mrtr_resume((const char *)retry.ptr, retry.len, S(ASK), 0, NULL, &got), MRTR_OK);
+  cJSON *r = take(&got);
+  CHECK(r && strcmp(at(r, "requestState")->valuestring, "s1") == 0);
+  CHECK(r && strcmp(at(at(at(at(r, "responses"), "login"), "content"), "name")->valuestring, "octocat") == 0);
+  CHECK(r && cJSON_GetArraySize(at(r, "missing")) == 0 && cJSON_GetArraySize(at(r, "ignored")) == 0);
+  cJSON_Delete(r);
+  mrtr_buf_free(&retry);
+  mrtr_buf_free(&answer);
+
+  /* Rules the server side enforces. */
+  const char *list = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}";
+  EXPECT(mrtr_respond(S(list), S(ASK), NULL, 0, MRTR_PROTOCOL_SEP_2322, NULL, &got), MRTR_ERR_INPUT_REQUIRED_METHOD_NOT_ALLOWED);
+  const char *bare = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}";
+  EXPECT(mrtr_respond(S(bare), S(ASK), NULL, 0, 0, NULL, &got), MRTR_ERR_REQUEST_META_MISSING);
+  EXPECT(mrtr_respond(S(call), NULL, 0, NULL, 0, 0, NULL, &got), MRTR_ERR_INPUT_REQUIRED_EMPTY);
+  EXPECT(mrtr_respond(S(call), NULL, 0, S("42"), 0, NULL, &got), MRTR_ERR_REQUEST_STATE_INVALID);
+  EXPECT(mrtr_respond(S(call), S("{\"k\":{\"method\":\"sampling/createMessage\",\"params\":{}}}"), NULL, 0, 0, NULL, &got),
+         MRTR_ERR_INPUT_REQUEST_INVALID);
+  EXPECT(mrtr_respond(S(call), NULL, 0, S("\"s\""), MRTR_PROTOCOL_SEP_2322_DRAFT, NULL, &got), MRTR_OK);
+  cJSON *d = take(&got);
+  CHECK(d && strcmp(at(d, "request_state")->valuestring, "s") == 0); /* the draft's envelope field */
+  cJSON_Delete(d);
+  free(call);
+}
+
+static void test_task_update(void) {
+  const char *get =
+      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tasks/get\",\"params\":{\"taskId\":\"t1\"}}";
+  const char *shown =
+      "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"taskId\":\"t1\",\"status\":\"input_required\","
+      "\"inputRequests\":{\"where\":{\"method\":\"roots/list\"}}}}";
+  const char *roots = "{\"where\":{\"roots\":[{\"uri\":\"file:///home\"}]}}";
+  mrtr_buf out;
+  EXPECT(mrtr_task_update(S(get), S(shown), S(roots), S("6"), NULL, &out), MRTR_OK);
+  cJSON *u = take(&out);
+  CHECK(u && strcmp(at(u, "method")->valuestring, "tasks/update") == 0);
+  CHECK(u && strcmp(at(at(u, "params"), "taskId")->valuestring, "t1") == 0);
+  cJSON_Delete(u);
+  EXPECT(mrtr_task_update(S(get), S(shown), S("{}"), S("6"), NULL, &out), MRTR_ERR_RETRY_MISSING_INPUT_RESPONSE);
+  EXPECT(mrtr_task_update(S(get), S(shown), S(roots), S("5"), NULL, &out), MRTR_ERR_RETRY_ID_REUSED);
+}
+
+static void test_check(void) {
+  char *call = format_call(1, ""), *again = format_call(1, "\"inputResponses\":{\"login\":{\"action\":\"cancel\"}},");
+  mrtr_buf answer, out;
+  EXPECT(mrtr_respond(S(call), S(ASK), S("\"s1\""), 0, NULL, &answer), MRTR_OK);
+  /* The client retries with the same id: retry-id-reused at index 2, and no requestState echoed. */
+  size_t n = strlen(call) + answer.len + strlen(again) + 256;
+  char *transcript = malloc(n);
+  snprintf(transcript, n,
+           "[{\"from\":\"client\",\"message\":%s},{\"from\":\"server\",\"message\":%s,\"stream\":\"post:1\"},"
+           "{\"from\":\"client\",\"message\":%s}]",
+           call, (const char *)answer.ptr, again);
+  EXPECT(mrtr_check(S(transcript), 0, MRTR_DEFAULT_MAX_ROUNDS, NULL, &out), MRTR_OK);
+  cJSON *v = take(&out);
+  const cJSON *list = at(v, "violations"), *item;
+  int reused = 0;
+  cJSON_ArrayForEach(item, list) {
+    CHECK(at(item, "index")->valueint == 2);
+    CHECK(mrtr_rule_code(S(at(item, "rule")->valuestring)) == at(item, "code")->valueint);
+    if (at(item, "code")->valueint == MRTR_ERR_RETRY_ID_REUSED) reused = 1;
+  }
+  CHECK(reused);
+  cJSON_Delete(v);
+
+  /* The same as JSON Lines, and through the incremental checker. */
+  snprintf(transcript, n,
+           "{\"from\":\"client\",\"message\":%s}\n\n{\"from\":\"server\",\"message\":%s,\"stream\":\"post:1\"}\n"
+           "{\"from\":\"client\",\"message\":%s}\n",
+           call, (const char *)answer.ptr, again);
+  EXPECT(mrtr_check(S(transcript), 0, MRTR_DEFAULT_MAX_ROUNDS, NULL, &out), MRTR_OK);
+  cJSON *jsonl = take(&out);
+  mrtr_checker *checker;
+  EXPECT(mrtr_checker_new(0, MRTR_DEFAULT_MAX_ROUNDS, NULL, &checker), MRTR_OK);
+  EXPECT(mrtr_checker_handle(checker, MRTR_SIDE_CLIENT, S(call), NULL, 0), MRTR_OK);
+  EXPECT(mrtr_checker_handle(checker, MRTR_SIDE_SERVER, (const char *)answer.ptr, answer.len, S("post:1")), MRTR_OK);
+  EXPECT(mrtr_checker_handle(checker, MRTR_SIDE_CLIENT, S("{not json"), NULL, 0), MRTR_ERR_JSONRPC_PARSE_ERROR);
+  EXPECT(mrtr_checker_handle(checker, MRTR_SIDE_CLIENT, S(again), NULL, 0), MRTR_OK);
+  EXPECT(mrtr_checker_violations(checker, &out), MRTR_OK);
+  cJSON *incremental = take(&out);
+  CHECK(jsonl && incremental && cJSON_Compare(jsonl, incremental, 1));
+  CHECK(cJSON_GetArraySize(at(jsonl, "violations")) >= 1);
+  cJSON_Delete(jsonl);
+  cJSON_Delete(incremental);
+  EXPECT(mrtr_checker_free(checker), MRTR_OK);
+
+  /* A compliant conversation; a message that is JSON but not JSON-RPC. */
+  snprintf(transcript, n, "[{\"from\":\"client\",\"message\":%s}]", call);
+  EXPECT(mrtr_check(S(transcript), 0, 10, NULL, &out), MRTR_OK);
+  CHECK(strcmp((const char *)out.ptr, "{\"violations\":[]}") == 0);
+  mrtr_buf_free(&out);
+  EXPECT(mrtr_check(S("[{\"from\":\"client\",\"message\":[1]}]"), 0, 10, NULL, &out), MRTR_OK);
+  CHECK(strstr((const char *)out.ptr, "\"jsonrpc-invalid\"") != NULL);
+  mrtr_buf_free(&out);
+  free(transcript);
+  free(call);
+  free(again);
+  mrtr_buf_free(&answer);
+}
+
+/* ---- sealed state ------------------------------------------------------- */
+
+static mrtr_binding binding_for(const char *subject, const char *target, uint8_t digest_seed) {
+  mrtr_binding b = {subject, strlen(subject), MRTR_PROTOCOL_2026_07_28, "tools/call", 10, target, strlen(target), {0}};
+  char args[64];
+  snprintf(args, sizeof args, "{\"seed\":%u}", (unsigned)digest_seed);
+  mrtr_params_digest(S(args), b.params_digest);
+  return b;
+}
+
+static void test_keyring(void) {
+  unsigned char s1[32], s2[32];
+  for (int i = 0; i < 32; i++) s1[i] = (unsigned char)i, s2[i] = (unsigned char)(0xA0 + i);
+  mrtr_keyring *ring;
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, s1, sizeof s1, &ring), MRTR_OK);
+  mrtr_binding b = binding_for("alice", "get_weather", 1);
+  const uint8_t payload[] = {'h', 'i', 0, 'x'}; /* bytes, NUL included */
+  const uint8_t nonce12[12] = {4}, nonce24[24] = {4};
+  mrtr_buf token, opened, again;
+
+  /* Round trip with a fixed nonce (deterministic) and with the OS's. */
+  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, nonce12, 12, &token), MRTR_OK);
+  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, nonce12, 12, &again), MRTR_OK);
+  CHECK(token.len == again.len && memcmp(token.ptr, again.ptr, token.len) == 0);
+  CHECK(token.len == (size_t)((50 + 4) * 4 + 2) / 3); /* base64url of 50 bytes of overhead + the payload */
+  mrtr_buf_free(&again);
+  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &b, 1100, &opened), MRTR_OK);
+  CHECK(opened.len == sizeof payload && memcmp(opened.ptr, payload, sizeof payload) == 0);
+  mrtr_buf_free(&opened);
+  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, nonce24, 24, &again),
+         MRTR_ERR_STATE_MALFORMED);
+  mrtr_buf os1, os2;
+  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 300, NULL, 0, &os1), MRTR_OK);
+  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 300, NULL, 0, &os2), MRTR_OK);
+  CHECK(os1.len == os2.len && memcmp(os1.ptr, os2.ptr, os1.len) != 0);
+  EXPECT(mrtr_keyring_open(ring, (const char *)os2.ptr, os2.len, &b, 1000, &opened), MRTR_OK);
+  CHECK(opened.len == 0);
+  mrtr_buf_free(&opened);
+  mrtr_buf_free(&os1);
+  mrtr_buf_free(&os2);
+
+  /* Each state-* failure. */
+  EXPECT(mrtr_keyring_open(ring, S("!!not base64!!"), &b, 1100, &opened), MRTR_ERR_STATE_MALFORMED);
+  CHECK(is_empty(&opened));
+  EXPECT(mrtr_keyring_open(ring, S("AAAA"), &b, 1100, &opened), MRTR_ERR_STATE_MALFORMED);
+  char *tampered = malloc(token.len + 1);
+  memcpy(tampered, token.ptr, token.len + 1);
+  tampered[token.len - 3] = tampered[token.len - 3] == 'A' ? 'B' : 'A';
+  EXPECT(mrtr_keyring_open(ring, tampered, token.len, &b, 1100, &opened), MRTR_ERR_STATE_TAMPERED);
+  free(tampered);
+  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &b, 1300, &opened), MRTR_ERR_STATE_EXPIRED);
+  mrtr_binding bob = binding_for("bob", "get_weather", 1), other = binding_for("alice", "get_news", 1),
+               args = binding_for("alice", "get_weather", 2);
+  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &bob, 1100, &opened), MRTR_ERR_STATE_WRONG_SUBJECT);
+  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &other, 1100, &opened), MRTR_ERR_STATE_WRONG_REQUEST);
+  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &args, 1100, &opened), MRTR_ERR_STATE_WRONG_REQUEST);
+  mrtr_binding sep = b;
+  sep.protocol = MRTR_PROTOCOL_SEP_2322;
+  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &sep, 1100, &opened), MRTR_ERR_STATE_WRONG_REQUEST);
+  mrtr_keyring *stranger;
+  EXPECT(mrtr_keyring_new(9, MRTR_ALG_AES_256_GCM, s1, 32, &stranger), MRTR_OK);
+  EXPECT(mrtr_keyring_open(stranger, (const char *)token.ptr, token.len, &b, 1100, &opened), MRTR_ERR_STATE_UNKNOWN_KEY);
+  EXPECT(mrtr_keyring_set_max_token_bytes(stranger, 16), MRTR_OK);
+  EXPECT(mrtr_keyring_open(stranger, (const char *)token.ptr, token.len, &b, 1100, &opened), MRTR_ERR_STATE_TOO_LARGE);
+  EXPECT(mrtr_keyring_free(stranger), MRTR_OK);
+  /* The messages never carry key material or the payload. */
+  CHECK(strstr(mrtr_last_error_message(), "hi") == NULL);
+
+  /* Rotation: a second key (XChaCha) becomes current; the first still opens its tokens. */
+  EXPECT(mrtr_keyring_add(ring, 2, MRTR_ALG_XCHACHA20_POLY1305, s2, 32), MRTR_OK);
+  EXPECT(mrtr_keyring_set_current(ring, 2), MRTR_OK);
+  EXPECT(mrtr_keyring_set_current(ring, 3), MRTR_ERR_INVALID_ARGUMENT);
+  mrtr_buf token2;
+  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, nonce12, 12, &token2),
+         MRTR_ERR_STATE_MALFORMED); /* XChaCha takes 24 bytes */
+  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, nonce24, 24, &token2), MRTR_OK);
+  CHECK(token2.len == (size_t)((62 + 4) * 4 + 2) / 3);
+  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &b, 1100, &opened), MRTR_OK);
+  mrtr_buf_free(&opened);
+  EXPECT(mrtr_keyring_open(ring, (const char *)token2.ptr, token2.len, &b, 1100, &opened), MRTR_OK);
+  mrtr_buf_free(&opened);
+  EXPECT(mrtr_keyring_remove(ring, 2), MRTR_ERR_INVALID_ARGUMENT); /* the current key stays */
+  EXPECT(mrtr_keyring_remove(ring, 1), MRTR_OK);
+  EXPECT(mrtr_keyring_remove(ring, 1), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &b, 1100, &opened), MRTR_ERR_STATE_UNKNOWN_KEY);
+  mrtr_buf_free(&token2);
+  mrtr_buf_free(&token);
+  EXPECT(mrtr_keyring_free(ring), MRTR_OK);
+}
+
+typedef struct {
+  const mrtr_keyring *ring;
+  int failures;
+} worker_args;
+
+static void *seal_and_open(void *p) {
+  worker_args *w = p;
+  mrtr_binding b = binding_for("alice", "t", 1);
+  for (int i = 0; i < 200; i++) {
+    mrtr_buf token, opened;
+    uint8_t payload[8] = {0};
+    memcpy(payload, &i, sizeof i);
+    if (mrtr_keyring_seal(w->ring, &b, 1000, 60, payload, sizeof payload, &token) != MRTR_OK) w->failures++;
+    if (mrtr_keyring_open(w->ring, (const char *)token.ptr, token.len, &b, 1001, &opened) != MRTR_OK ||
+        opened.len != sizeof payload || memcmp(opened.ptr, payload, sizeof payload) != 0)
+      w->failures++;
+    mrtr_buf_free(&token);
+    mrtr_buf_free(&opened);
+  }
+  /* The last error is per thread: this failure is not seen by the main thread. */
+  mrtr_classified c;
+  if (mrtr_classify(S("nope"), 0, NULL, &c) != MRTR_ERR_JSONRPC_PARSE_ERROR) w->failures++;
+  return NULL;
+}
+
+static void test_threads(void) {
+  unsigned char secret[32] = {42};
+  mrtr_keyring *ring;
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
+  worker_args w[2] = {{ring, 0}, {ring, 0}};
+  pthread_t t[2];
+  for (int i = 0; i < 2; i++) CHECK(pthread_create(&t[i], NULL, seal_and_open, &w[i]) == 0);
+  for (int i = 0; i < 2; i++) CHECK(pthread_join(t[i], NULL) == 0);
+  CHECK(w[0].failures == 0 && w[1].failures == 0);
+  CHECK(mrtr_last_error_code() == MRTR_OK);
+  EXPECT(mrtr_keyring_free(ring), MRTR_OK);
+}
+
+/* Sealed rounds: the answers of earlier rounds travel in the sealed state. */
+static void test_rounds(void) {
+  unsigned char secret[32] = {7};
+  mrtr_keyring *ring;
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
+  mrtr_rounds rounds = {S("alice"), 1000, 300, MRTR_PROTOCOL_2026_07_28, NULL};
+  char *call = format_call(1, "");
+  mrtr_buf round, answer, retry, second;
+  EXPECT(mrtr_rounds_resume(ring, &rounds, S(call), S(ASK), &round), MRTR_OK);
+  cJSON *r = cJSON_ParseWithLength((const char *)round.ptr, round.len);
+  CHECK(r && cJSON_IsFalse(at(r, "complete")) && cJSON_GetArraySize(at(r, "missing")) == 1);
+  cJSON_Delete(r);
+  EXPECT(mrtr_rounds_respond(ring, &rounds, S(call), (const char *)round.ptr, round.len, S(ASK), S("{\"step\":1}"), &answer),
+         MRTR_OK);
+  EXPECT(mrtr_rounds_respond(ring, &rounds, S(call), S("[1]"), S(ASK), NULL, 0, &second), MRTR_ERR_INVALID_ARGUMENT);
+  mrtr_buf_free(&round);
+  EXPECT(mrtr_retry(S(call), (const char *)answer.ptr, answer.len, S(ANSWER), S("2"), 0, NULL, &retry), MRTR_OK);
+  EXPECT(mrtr_rounds_resume(ring, &rounds, (const char *)retry.ptr, retry.len, S(ASK), &second), MRTR_OK);
+  cJSON *done = take(&second);
+  CHECK(done && cJSON_IsTrue(at(done, "complete")));
+  CHECK(done && at(at(done, "data"), "step")->valueint == 1);
+  CHECK(done && strcmp(at(at(at(at(done, "answers"), "login"), "content"), "name")->valuestring, "octocat") == 0);
+  cJSON_Delete(done);
+  /* Another principal, or later than the ttl: the state does not open. */
+  mrtr_rounds bob = rounds, late = rounds;
+  bob.subject = "bob", bob.subject_len = 3, late.now = 5000;
+  EXPECT(mrtr_rounds_resume(ring, &bob, (const char *)retry.ptr, retry.len, S(ASK), &second), MRTR_ERR_STATE_WRONG_SUBJECT);
+  EXPECT(mrtr_rounds_resume(ring, &late, (const char *)retry.ptr, retry.len, S(ASK), &second), MRTR_ERR_STATE_EXPIRED);
+  mrtr_buf_free(&retry);
+  mrtr_buf_free(&answer);
+  free(call);
+  EXPECT(mrtr_keyring_free(ring), MRTR_OK);
+}
+
+/* ---- the client machine --------------------------------------------------- */
+
+static cJSON *poll_json(mrtr_client *c, int transmit) {
+  mrtr_buf out;
+  mrtr_status s = transmit ? mrtr_client_poll_transmit(c, &out) : mrtr_client_poll_event(c, &out);
+  CHECK(s == MRTR_OK);
+  return take(&out);
+}
+
+static void test_client_machine(void) {
+  mrtr_client *client;
+  EXPECT(mrtr_client_new(MRTR_PROTOCOL_2026_07_28, MRTR_DEFAULT_MAX_ROUNDS, NULL, &client), MRTR_OK);
+  char *call = format_call(1, "");
+  mrtr_request_handle h = 99, h2;
+  EXPECT(mrtr_client_send(client, S(call), &h), MRTR_OK);
+  CHECK(h == 0);
+  EXPECT(mrtr_client_send(client, S(call), &h2), MRTR_ERR_RETRY_ID_REUSED);
+  cJSON *sent = poll_json(client, 1);
+  CHECK(sent && at(sent, "id")->valueint == 1);
+  cJSON_Delete(sent);
+  mrtr_buf none;
+  EXPECT(mrtr_client_poll_transmit(client, &none), MRTR_OK);
+  CHECK(is_empty(&none));
+  EXPECT(mrtr_client_poll_event(client, &none), MRTR_OK);
+  CHECK(is_empty(&none));
+
+  /* The server asks; the machine says so. */
+  mrtr_buf answer;
+  EXPECT(mrtr_respond(S(call), S(ASK), S("\"s1\""), 0, NULL, &answer), MRTR_OK);
+  EXPECT(mrtr_client_answer(client, h, S(ANSWER), S("2")), MRTR_ERR_INPUT_RESPONSES_UNSOLICITED); /* not asked yet */
+  EXPECT(mrtr_client_handle_response(client, (const char *)answer.ptr, answer.len), MRTR_OK);
+  EXPECT(mrtr_client_handle_response(client, (const char *)answer.ptr, answer.len), MRTR_ERR_JSONRPC_INVALID);
+  mrtr_buf_free(&answer);
+  cJSON *event = poll_json(client, 0);
+  CHECK(event && strcmp(at(event, "event")->valuestring, "input_required") == 0);
+  CHECK(event && (mrtr_request_handle)at(event, "handle")->valuedouble == h && at(event, "round")->valueint == 0);
+  CHECK(event && at(at(event, "inputRequests"), "login") != NULL);
+  cJSON_Delete(event);
+
+  /* The host answers; the retry goes out with a new id and the exact state. */
+  EXPECT(mrtr_client_answer(client, 42, S(ANSWER), S("2")), MRTR_ERR_INPUT_RESPONSES_UNSOLICITED);
+  EXPECT(mrtr_client_answer(client, h, S("{}"), S("2")), MRTR_ERR_RETRY_MISSING_INPUT_RESPONSE);
+  EXPECT(mrtr_client_answer(client, h, S(ANSWER), S("1")), MRTR_ERR_RETRY_ID_REUSED);
+  EXPECT(mrtr_client_answer(client, h, S(ANSWER), S("2")), MRTR_OK);
+  cJSON *retry = poll_json(client, 1);
+  CHECK(retry && at(retry, "id")->valueint == 2);
+  CHECK(retry && strcmp(at(at(retry, "params"), "requestState")->valuestring, "s1") == 0);
+  cJSON_Delete(retry);
+
+  /* Load shedding: state only, so retry at once with nothing. */
+  char *retry_call = format_call(2, "");
+  mrtr_buf shed;
+  EXPECT(mrtr_respond(S(retry_call), NULL, 0, S("\"s2\""), 0, NULL, &shed), MRTR_OK);
+  EXPECT(mrtr_client_handle_response(client, (const char *)shed.ptr, shed.len), MRTR_OK);
+  mrtr_buf_free(&shed);
+  event = poll_json(client, 0);
+  CHECK(event && strcmp(at(event, "event")->valuestring, "retry_now") == 0);
+  cJSON_Delete(event);
+  EXPECT(mrtr_client_answer(client, h, S("{}"), S("\"third\"")), MRTR_OK);
+  retry = poll_json(client, 1);
+  CHECK(retry && strcmp(at(retry, "id")->valuestring, "third") == 0);
+  CHECK(retry && at(at(retry, "params"), "inputResponses") == NULL);
+  cJSON_Delete(retry);
+
+  /* The final answer. */
+  EXPECT(mrtr_client_handle_response(client, S("{\"jsonrpc\":\"2.0\",\"id\":\"third\",\"result\":{\"resultType\":\"complete\","
+                                               "\"content\":[]}}")),
+         MRTR_OK);
+  event = poll_json(client, 0);
+  CHECK(event && strcmp(at(event, "event")->valuestring, "done") == 0);
+  CHECK(event && strcmp(at(at(at(event, "response"), "result"), "resultType")->valuestring, "complete") == 0);
+  cJSON_Delete(event);
+  EXPECT(mrtr_client_handle_response(client, S("{\"jsonrpc\":\"2.0\",\"id\":77,\"result\":{}}")), MRTR_ERR_JSONRPC_INVALID);
+  EXPECT(mrtr_client_send(client, S("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"requestState\":\"x\"}}"),
+                          &h2),
+         MRTR_ERR_INPUT_RESPONSES_UNSOLICITED);
+  EXPECT(mrtr_client_abandon(client, h), MRTR_OK);
+  EXPECT(mrtr_client_free(client), MRTR_OK);
+
+  /* The round bound. */
+  EXPECT(mrtr_client_new(0, 0, NULL, &client), MRTR_OK);
+  EXPECT(mrtr_client_send(client, S(call), &h), MRTR_OK);
+  EXPECT(mrtr_respond(S(call), S(ASK), NULL, 0, 0, NULL, &answer), MRTR_OK);
+  EXPECT(mrtr_client_handle_response(client, (const char *)answer.ptr, answer.len), MRTR_OK);
+  mrtr_buf_free(&answer);
+  EXPECT(mrtr_client_answer(client, h, S(ANSWER), S("2")), MRTR_ERR_RETRY_ROUNDS_EXCEEDED);
+  EXPECT(mrtr_client_free(client), MRTR_OK); /* queued messages and events are freed with it */
+  free(retry_call);
+  free(call);
+}
+
+/* ---- buffers and handles ---------------------------------------------------- */
+
+static void test_buffers_and_double_free(void) {
+  mrtr_buf out;
+  EXPECT(mrtr_classify_json(S("{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}"), 0, NULL, &out), MRTR_OK);
+  CHECK(out.ptr && out.len == strlen((const char *)out.ptr));
+  mrtr_buf copy = out;
+  EXPECT(mrtr_buf_free(&out), MRTR_OK);
+  CHECK(is_empty(&out));
+  EXPECT(mrtr_buf_free(&out), MRTR_OK); /* the same mrtr_buf twice: harmless */
+  if (!mrtr_debug_checks()) {
+    printf("(release build: the double-free checks are skipped)\n");
+    return;
+  }
+  /* Debug builds catch what is undefined in release builds. */
+  EXPECT(mrtr_buf_free(&copy), MRTR_ERR_INVALID_HANDLE);
+  mrtr_client *client;
+  mrtr_checker *checker;
+  mrtr_keyring *ring;
+  unsigned char secret[32] = {3};
+  EXPECT(mrtr_client_new(0, 10, NULL, &client), MRTR_OK);
+  EXPECT(mrtr_checker_new(0, 10, NULL, &checker), MRTR_OK);
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
+  /* A handle of one kind passed as another. */
+  EXPECT(mrtr_client_poll_event((mrtr_client *)(void *)ring, &out), MRTR_ERR_INVALID_HANDLE);
+  EXPECT(mrtr_keyring_free((mrtr_keyring *)(void *)checker), MRTR_ERR_INVALID_HANDLE);
+  EXPECT(mrtr_client_free(client), MRTR_OK);
+  EXPECT(mrtr_client_free(client), MRTR_ERR_INVALID_HANDLE);
+  EXPECT(mrtr_client_poll_event(client, &out), MRTR_ERR_INVALID_HANDLE);
+  EXPECT(mrtr_checker_free(checker), MRTR_OK);
+  EXPECT(mrtr_checker_free(checker), MRTR_ERR_INVALID_HANDLE);
+  EXPECT(mrtr_keyring_free(ring), MRTR_OK);
+  EXPECT(mrtr_keyring_free(ring), MRTR_ERR_INVALID_HANDLE);
+  mrtr_binding b = binding_for("a", "t", 1);
+  EXPECT(mrtr_keyring_seal(ring, &b, 1, 1, NULL, 0, &out), MRTR_ERR_INVALID_HANDLE);
+  /* A pointer that never came from the library. */
+  char junk[8] = {0};
+  mrtr_buf forged = {(uint8_t *)junk, 3};
+  EXPECT(mrtr_buf_free(&forged), MRTR_ERR_INVALID_HANDLE);
+}
+
+int main(void) {
+  test_rules_and_codes();
+  test_last_error();
+  test_null_pointers();
+  test_invalid_arguments();
+  test_invalid_utf8();
+  test_bad_messages();
+  test_classify();
+  test_round_trip();
+  test_task_update();
+  test_check();
+  test_keyring();
+  test_threads();
+  test_rounds();
+  test_client_machine();
+  test_buffers_and_double_free();
+  printf("%d checks, %d failed\n", checks, failures);
+  return failures ? 1 : 0;
+}

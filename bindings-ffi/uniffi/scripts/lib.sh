@@ -1,0 +1,62 @@
+# Shared by scripts/runners/uniffi-{kotlin,python} and scripts/tests/60-uniffi.sh
+# (sourced, with $root set to the project root). Builds the cdylib and the
+# generator, generates bindings, compiles the Kotlin jar once per content.
+
+uniffi_dir="$root/bindings-ffi/uniffi"
+uniffi_out="$root/target/uniffi"
+uniffi_tools="${MRTR_UNIFFI_TOOLS:-$root/target/uniffi-tools}"
+uniffi_lib="$root/target/debug/libmrtr_uniffi.so"
+uniffi_bindgen="$root/target/debug/uniffi-bindgen"
+kotlinc="$uniffi_tools/node_modules/kotlin-compiler/bin/kotlinc"
+kotlin_deps="/usr/share/java/jna.jar:/usr/share/java/gson.jar"
+
+# The tools of scripts/setup/60-uniffi.sh, installed if a piece is missing.
+uniffi_tools_ready() {
+  if [ ! -x "$kotlinc" ] || [ ! -f /usr/share/java/jna.jar ] || [ ! -f /usr/share/java/gson.jar ] ||
+    [ ! -x "$uniffi_tools/venv/bin/python" ]; then
+    bash "$root/scripts/setup/60-uniffi.sh" >&2
+  fi
+}
+
+# The cdylib and uniffi-bindgen, dev profile, in one build (one feature set,
+# so the two never rebuild each other).
+uniffi_build() {
+  cargo build --quiet --manifest-path "$root/Cargo.toml" -p mrtr-uniffi --features cli
+}
+
+# uniffi_generate LANGUAGE OUT_DIR: the bindings of the built library.
+uniffi_generate() {
+  "$uniffi_bindgen" generate "$uniffi_lib" --language "$1" --out-dir "$2" --no-format --metadata-no-deps >/dev/null
+}
+
+# The Python module with the library beside it (a link: always the latest build).
+uniffi_python() {
+  uniffi_generate python "$uniffi_out/python"
+  ln -sfn "$uniffi_lib" "$uniffi_out/python/libmrtr_uniffi.so"
+}
+
+# Prints the path of a jar of the committed Kotlin bindings, the Kotlin runner
+# and the Kotlin tests, compiled only when one of them (or kotlinc) changed.
+uniffi_kotlin_jar() {
+  local hash jar tmp
+  hash=$(cat "$uniffi_dir"/generated/kotlin/mrtr/*.kt "$uniffi_dir"/tests/kotlin/*.kt \
+    "$uniffi_tools/.kotlin-version" | sha256sum | cut -c1-16)
+  jar="$uniffi_out/kotlin/mrtr-uniffi-$hash.jar"
+  if [ ! -f "$jar" ]; then
+    mkdir -p "$uniffi_out/kotlin"
+    tmp="$uniffi_out/kotlin/compiling-$$.jar"
+    echo "compiling Kotlin (bindings, runner, tests) into $jar" >&2
+    "$kotlinc" -nowarn -cp "$kotlin_deps" -include-runtime -d "$tmp" \
+      "$uniffi_dir"/generated/kotlin/mrtr/*.kt "$uniffi_dir"/tests/kotlin/*.kt >&2 || return 1
+    find "$uniffi_out/kotlin" -name 'mrtr-uniffi-*.jar' -delete
+    mv "$tmp" "$jar" || return 1
+  fi
+  echo "$jar"
+}
+
+# uniffi_java MAIN_CLASS: runs a main class of the jar against the built library.
+uniffi_java() {
+  local jar
+  jar=$(uniffi_kotlin_jar) || return 1
+  java -Djna.library.path="$(dirname "$uniffi_lib")" -cp "$jar:$kotlin_deps" "$@"
+}

@@ -1,0 +1,146 @@
+//! The client's retry machine and the incremental conversation checker, as objects.
+
+use crate::error::{guard, lock, Result};
+use crate::json::{parse, text};
+use crate::ops::{self, Side, Violation};
+use mrtr::{check, client};
+use std::sync::{Arc, Mutex};
+
+/// What the client machine tells the host ([`Client::poll_event`]).
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
+pub enum ClientEvent {
+    /// The server needs input: fulfil `input_requests_json` (an
+    /// `inputRequests` object), then call [`Client::answer`].
+    InputRequired {
+        /// The request.
+        handle: u64,
+        /// What the server asks, by key (JSON object).
+        input_requests_json: String,
+        /// Retries made so far for this request.
+        round: u32,
+    },
+    /// The server shed load (`input_required` with state only): call
+    /// [`Client::answer`] at once with `{}`.
+    RetryNow {
+        /// The request.
+        handle: u64,
+    },
+    /// The request is finished: a complete result, a task, or an error.
+    Done {
+        /// The request.
+        handle: u64,
+        /// The final response message (JSON).
+        response_json: String,
+    },
+}
+
+/// The client's retry machine (sans-IO). Inputs: [`send`](Client::send),
+/// [`handle_response`](Client::handle_response), [`answer`](Client::answer);
+/// after each, drain [`poll_transmit`](Client::poll_transmit) (messages to
+/// send, in order), then [`poll_event`](Client::poll_event). It enforces every
+/// client retry rule: new ids, unchanged params, complete and valid answers,
+/// the exact `requestState`, and the round bound.
+#[derive(uniffi::Object)]
+pub struct Client {
+    inner: Mutex<client::Client>,
+}
+
+#[uniffi::export]
+impl Client {
+    /// A machine for `protocol` allowing `max_rounds` retries per request (the SDKs use 10).
+    #[uniffi::constructor]
+    pub fn new(protocol: String, max_rounds: u32) -> Result<Arc<Client>> {
+        guard(|| {
+            let config = client::ClientConfig { protocol: ops::protocol(&protocol)?, max_rounds, ..Default::default() };
+            Ok(Arc::new(Client { inner: Mutex::new(client::Client::new(config)) }))
+        })
+    }
+
+    /// Starts `request_json` (a fresh request: no `inputResponses` or
+    /// `requestState`, an id not in flight); returns its handle.
+    pub fn send(&self, request_json: String) -> Result<u64> {
+        guard(|| {
+            let request = parse(&request_json, "request", &mrtr::Limits::default())?;
+            Ok(lock(&self.inner)?.send(request)?.0)
+        })
+    }
+
+    /// Takes a response message from the server (raw JSON text, classified as received).
+    pub fn handle_response(&self, response_json: String) -> Result<()> {
+        guard(|| Ok(lock(&self.inner)?.handle_response(response_json.as_bytes())?))
+    }
+
+    /// Answers the input requests of `handle` with `input_responses_json` (an
+    /// `inputResponses` object) and queues the retry under the new id `id_json`.
+    pub fn answer(&self, handle: u64, input_responses_json: String, id_json: String) -> Result<()> {
+        guard(|| {
+            let limits = mrtr::Limits::default();
+            let responses = parse(&input_responses_json, "inputResponses", &limits)?;
+            let id = parse(&id_json, "id", &limits)?;
+            Ok(lock(&self.inner)?.answer(client::Handle(handle), &responses, id)?)
+        })
+    }
+
+    /// Gives up on `handle`.
+    pub fn abandon(&self, handle: u64) -> Result<()> {
+        guard(|| {
+            lock(&self.inner)?.abandon(client::Handle(handle));
+            Ok(())
+        })
+    }
+
+    /// The next message to send (JSON), if any.
+    pub fn poll_transmit(&self) -> Result<Option<String>> {
+        guard(|| Ok(lock(&self.inner)?.poll_transmit().map(|m| text(&m))))
+    }
+
+    /// The next event for the host, if any.
+    pub fn poll_event(&self) -> Result<Option<ClientEvent>> {
+        guard(|| {
+            Ok(lock(&self.inner)?.poll_event().map(|e| match e {
+                client::Event::InputRequired { handle, input_requests, round } => {
+                    ClientEvent::InputRequired { handle: handle.0, input_requests_json: text(&input_requests), round }
+                }
+                client::Event::RetryNow { handle } => ClientEvent::RetryNow { handle: handle.0 },
+                client::Event::Done { handle, response } => {
+                    ClientEvent::Done { handle: handle.0, response_json: text(&response) }
+                }
+            }))
+        })
+    }
+}
+
+/// The conversation checker, fed one message at a time.
+#[derive(uniffi::Object)]
+pub struct Checker {
+    inner: Mutex<check::Checker>,
+}
+
+#[uniffi::export]
+impl Checker {
+    /// A checker for `protocol` allowing `max_rounds` retries per request (default 10).
+    #[uniffi::constructor]
+    pub fn new(protocol: String, max_rounds: u32) -> Result<Arc<Checker>> {
+        guard(|| Ok(Arc::new(Checker { inner: Mutex::new(check::Checker::new(ops::config(&protocol, max_rounds)?)) })))
+    }
+
+    /// Feeds the next message of the conversation: who sent it, the message
+    /// (JSON text), and for server messages the stream (`"post:<id>"`, `"get"`).
+    /// Text that is not one JSON value is refused and not counted.
+    pub fn handle(&self, from: Side, message_json: String, stream: Option<String>) -> Result<()> {
+        guard(|| {
+            let message = parse(&message_json, "message", &mrtr::Limits::default())?;
+            let from = match from {
+                Side::Client => check::Side::Client,
+                Side::Server => check::Side::Server,
+            };
+            lock(&self.inner)?.handle(&check::Entry { from, message, stream });
+            Ok(())
+        })
+    }
+
+    /// The violations so far, in conversation order.
+    pub fn violations(&self) -> Result<Vec<Violation>> {
+        guard(|| Ok(lock(&self.inner)?.violations().iter().map(ops::violation).collect()))
+    }
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# C: cJSON, valgrind and pkg-config from Debian (a compiler is already there for
+# Rust), and cbindgen at the version that generated bindings-ffi/include/mrtr.h.
+# Idempotent and quick when everything is present; CI runs it as root.
+set -euo pipefail
+CBINDGEN_VERSION=0.29.4
+
+missing=()
+for pkg in libcjson-dev valgrind pkg-config g++; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  # The package lists are refreshed only when the install cannot proceed without them.
+  $sudo apt-get install -y --no-install-recommends "${missing[@]}" ||
+    { $sudo apt-get update && $sudo apt-get install -y --no-install-recommends "${missing[@]}"; }
+fi
+
+if [ "$(cbindgen --version 2>/dev/null)" != "cbindgen $CBINDGEN_VERSION" ]; then
+  cargo install --locked cbindgen --version "$CBINDGEN_VERSION"
+fi
