@@ -1,0 +1,121 @@
+// Parse + validate the three benchmark messages (bench/messages.mjs, built as
+// core/benches/validate.rs builds them), side by side in one run:
+//   wasm classify   this package (--target nodejs build, wasm-opt -Oz):
+//                   mrtr.classify(text), parse + every MRTR rule, in wasm
+//   napi classify   the Node package (bindings-node), the same call natively;
+//                   the column is left out when its addon is not built
+//   zod (SDK parts) JSON.parse, then a zod schema of the MRTR shapes built from
+//                   the official TypeScript SDK's parts (@modelcontextprotocol/sdk
+//                   1.x: the schemas of the three input requests and results,
+//                   CallToolRequestParams), as bindings-node/bench does
+//   SDK message     JSON.parse, then the SDK's own JSONRPCMessageSchema (what the
+//                   SDK runs on every message; it has no MRTR shapes and lets
+//                   their fields through unchecked)
+//   JSON.parse      bare parsing, no validation
+// Not a test: run it by hand (`npm run bench` after `npm run build`).
+//
+//   node bench/validate.mjs [--time MS]     (MS per message, default 3000)
+import { createRequire } from 'node:module'
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Bench } from 'tinybench'
+import * as z from 'zod/v4'
+import {
+  ElicitRequestFormParamsSchema, ElicitRequestURLParamsSchema, CreateMessageRequestSchema, ListRootsRequestSchema,
+  ElicitResultSchema, CreateMessageResultSchema, ListRootsResultSchema, CallToolRequestParamsSchema, RequestIdSchema,
+  JSONRPCMessageSchema,
+} from '@modelcontextprotocol/sdk/types.js'
+import * as wasm from '../pkg/node/index.mjs'
+import { retryRequest, inputRequiredSmall, inputRequiredLarge } from './messages.mjs'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const nodePkg = join(here, '..', '..', 'bindings-node')
+let napi = null
+if (existsSync(join(nodePkg, 'index.js'))) {
+  try {
+    napi = createRequire(import.meta.url)(join(nodePkg, 'index.js'))
+  } catch (e) {
+    console.error(`napi column left out: ${e.message.split('\n')[0]}`)
+  }
+}
+
+// The SDK's ElicitRequest is the 2025-11-25 one (URL mode requires an
+// elicitationId); in 2026-07-28 URL mode carries none, so the URL variant drops it.
+const ElicitRequest = z.object({
+  method: z.literal('elicitation/create'),
+  params: z.union([ElicitRequestFormParamsSchema, ElicitRequestURLParamsSchema.omit({ elicitationId: true })]),
+})
+const InputRequest = z.union([ElicitRequest, CreateMessageRequestSchema, ListRootsRequestSchema])
+const InputResponse = z.union([CreateMessageResultSchema, ListRootsResultSchema, ElicitResultSchema])
+const RetryRequest = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: RequestIdSchema,
+  method: z.literal('tools/call'),
+  params: CallToolRequestParamsSchema.extend({
+    inputResponses: z.record(z.string(), InputResponse).optional(),
+    requestState: z.string().optional(),
+  }),
+})
+const InputRequiredResponse = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: RequestIdSchema,
+  result: z.looseObject({
+    resultType: z.literal('input_required'),
+    inputRequests: z.record(z.string(), InputRequest).optional(),
+    requestState: z.string().optional(),
+  }),
+})
+
+const at = process.argv.indexOf('--time')
+const time = at > 0 ? Number(process.argv[at + 1]) : 3000
+const ROUNDS = 7
+const cases = [
+  ['retry request', retryRequest(), RetryRequest, 'request'],
+  ['input_required result', inputRequiredSmall(), InputRequiredResponse, 'input_required'],
+  ['64-request result', inputRequiredLarge(), InputRequiredResponse, 'input_required'],
+]
+
+const rows = []
+for (const [name, message, schema, kind] of cases) {
+  const text = JSON.stringify(message)
+  // Outside the timed loops: every path accepts the message.
+  for (const [label, pkg] of [['wasm', wasm], ['napi', napi]]) {
+    if (pkg && pkg.classify(text).kind !== kind) throw new Error(`${name}: ${label} classify says ${pkg.classify(text).kind}`)
+  }
+  const checked = schema.safeParse(JSON.parse(text))
+  if (!checked.success) throw new Error(`${name}: zod refuses it: ${checked.error.message.slice(0, 500)}`)
+  if (!JSONRPCMessageSchema.safeParse(JSON.parse(text)).success) throw new Error(`${name}: the SDK refuses it`)
+  // Rounds interleave the tasks, so that a load spike from another process on
+  // a shared machine hits all alike; each task's figure is the median of its
+  // per-round means.
+  let sink
+  const tasks = {
+    'wasm classify': () => { sink = wasm.classify(text) },
+    ...(napi && { 'napi classify': () => { sink = napi.classify(text) } }),
+    'zod (SDK parts)': () => { sink = schema.safeParse(JSON.parse(text)) },
+    'SDK message': () => { sink = JSONRPCMessageSchema.safeParse(JSON.parse(text)) },
+    'JSON.parse': () => { sink = JSON.parse(text) },
+  }
+  const means = Object.fromEntries(Object.keys(tasks).map((k) => [k, []]))
+  for (let round = 0; round < ROUNDS; round++) {
+    const bench = new Bench({ time: time / ROUNDS / Object.keys(tasks).length, warmupTime: round === 0 ? 300 : 50 })
+    for (const [k, f] of Object.entries(tasks)) bench.add(k, f)
+    await bench.run()
+    for (const t of bench.tasks) means[t.name].push(t.result.latency.mean * 1000)
+  }
+  void sink
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  const us = Object.fromEntries(Object.entries(means).map(([k, xs]) => [k, median(xs)]))
+  const row = { message: `${name} (${(text.length / 1024).toFixed(1)} KB)` }
+  for (const k of Object.keys(tasks)) row[`${k} µs`] = us[k].toFixed(1)
+  row['zod / wasm'] = (us['zod (SDK parts)'] / us['wasm classify']).toFixed(1) + '×'
+  if (napi) row['wasm / napi'] = (us['wasm classify'] / us['napi classify']).toFixed(2) + '×'
+  row['wasm / JSON.parse'] = (us['wasm classify'] / us['JSON.parse']).toFixed(2) + '×'
+  rows.push(row)
+}
+console.log(`node ${process.version}; per message: median of ${ROUNDS} interleaved rounds, ${time} ms in all`)
+console.table(rows)
+const cols = Object.keys(rows[0])
+console.log(`\n| ${cols.join(' | ')} |\n|${cols.map(() => '---').join('|')}|`)
+for (const r of rows) console.log(`| ${cols.map((c) => r[c]).join(' | ')} |`)

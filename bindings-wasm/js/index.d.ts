@@ -1,0 +1,372 @@
+// Types of the WebAssembly package `mrtr-wasm` (pkg/web/index.mjs for
+// browsers, pkg/node/index.mjs for Node): the same API as the Node package
+// `mrtr` (bindings-node/index.d.ts), with bytes as Uint8Array instead of
+// Buffer. Hand-maintained: test/api.test.mjs checks that every runtime export
+// is declared here and every declaration exists, that the declarations match
+// the Node package's, and type-checks test/types/usage.ts against this file
+// with `tsc --strict`. The raw module's own types are wasm-bindgen's
+// mrtr_wasm.d.ts beside this file.
+
+/** Any JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+/** A JSON object. */
+export type JsonObject = { [key: string]: Json }
+/**
+ * A message or object argument: the value itself, or its JSON text (a string,
+ * or UTF-8 bytes), which the module parses straight from the bytes.
+ */
+export type JsonInput<T = JsonObject> = T | string | Uint8Array | ArrayBuffer
+/** A JSON-RPC id: a string or an integer. */
+export type Id = string | number
+
+/** Every rule id of the core's catalogue, by the core's variant name. */
+export declare const Rule: {
+  readonly JsonrpcParseError: 'jsonrpc-parse-error'
+  readonly JsonrpcInvalid: 'jsonrpc-invalid'
+  readonly RequestMetaMissing: 'request-meta-missing'
+  readonly ResultTypeUnknown: 'result-type-unknown'
+  readonly ResultTypeMissing: 'result-type-missing'
+  readonly InputRequiredMethodNotAllowed: 'input-required-method-not-allowed'
+  readonly InputRequiredEmpty: 'input-required-empty'
+  readonly InputRequestInvalid: 'input-request-invalid'
+  readonly InputRequestCapabilityMissing: 'input-request-capability-missing'
+  readonly RequestStateInvalid: 'request-state-invalid'
+  readonly MessageAfterInputRequired: 'message-after-input-required'
+  readonly RetryIdReused: 'retry-id-reused'
+  readonly RetryRequestChanged: 'retry-request-changed'
+  readonly RetryMissingInputResponse: 'retry-missing-input-response'
+  readonly RetryInputResponseInvalid: 'retry-input-response-invalid'
+  readonly RetryRequestStateMismatch: 'retry-request-state-mismatch'
+  readonly RetryRequestStateUnexpected: 'retry-request-state-unexpected'
+  readonly InputResponsesUnsolicited: 'input-responses-unsolicited'
+  readonly RetryRoundsExceeded: 'retry-rounds-exceeded'
+  readonly InputResponsesMalformed: 'input-responses-malformed'
+  readonly StateMalformed: 'state-malformed'
+  readonly StateTampered: 'state-tampered'
+  readonly StateExpired: 'state-expired'
+  readonly StateWrongSubject: 'state-wrong-subject'
+  readonly StateWrongRequest: 'state-wrong-request'
+  readonly StateUnknownKey: 'state-unknown-key'
+  readonly StateTooLarge: 'state-too-large'
+  readonly TaskStatusInvalid: 'task-status-invalid'
+  readonly TaskTransitionInvalid: 'task-transition-invalid'
+  readonly TaskInputRequestsMissing: 'task-input-requests-missing'
+  readonly TaskInputResponseWithoutTask: 'task-input-response-without-task'
+  readonly TaskUnknown: 'task-unknown'
+  readonly TaskInputKeyReused: 'task-input-key-reused'
+  readonly ServerRequestUnassociated: 'server-request-unassociated'
+  readonly ServerRequestOnStream: 'server-request-on-stream'
+  readonly SseResponseNotBuffered: 'sse-response-not-buffered'
+  readonly SseReconnectedAfterInputRequired: 'sse-reconnected-after-input-required'
+  readonly SseLastEventIdMissing: 'sse-last-event-id-missing'
+  readonly SseStreamUrlCrossOrigin: 'sse-stream-url-cross-origin'
+  readonly SseRetryIgnored: 'sse-retry-ignored'
+  readonly SseBufferedPostTarget: 'sse-buffered-post-target'
+  readonly LimitExceeded: 'limit-exceeded'
+}
+/** A rule id (`'retry-id-reused'`). */
+export type RuleId = (typeof Rule)[keyof typeof Rule]
+
+/** One row of the rule catalogue. */
+export interface RuleInfo {
+  /** The core's variant name: the key in `Rule`. */
+  readonly key: keyof typeof Rule
+  /** The stable kebab-case id. */
+  readonly id: RuleId
+  /** The stable number (the C ABI's error code). */
+  readonly number: number
+  /** The JSON-RPC error code a peer answers with, or null. */
+  readonly code: number | null
+  /** Where the rule comes from. */
+  readonly source: string
+}
+/** The whole catalogue, in catalogue order. */
+export declare const RULES: readonly RuleInfo[]
+
+/** The protocols mrtr speaks. The default is `2026-07-28`. */
+export declare const Protocol: {
+  readonly V2026_07_28: '2026-07-28'
+  readonly Sep2322: 'sep-2322'
+  readonly Sep2322Draft: 'sep-2322-draft'
+  readonly V2025_11_25: '2025-11-25'
+}
+export type ProtocolName = (typeof Protocol)[keyof typeof Protocol]
+
+/** A task's status. */
+export declare const TaskStatus: {
+  readonly Working: 'working'
+  readonly InputRequired: 'input_required'
+  readonly Completed: 'completed'
+  readonly Failed: 'failed'
+  readonly Cancelled: 'cancelled'
+}
+export type TaskStatusName = (typeof TaskStatus)[keyof typeof TaskStatus]
+
+/** What a message is. */
+export declare const Kind: {
+  readonly Request: 'request'
+  readonly Notification: 'notification'
+  readonly Result: 'result'
+  readonly InputRequired: 'input_required'
+  readonly Error: 'error'
+}
+export type KindName = (typeof Kind)[keyof typeof Kind]
+
+/** Bounds on what the core reads; absent fields keep their default. */
+export interface Limits {
+  /** Bytes of one message (default 16 MiB). */
+  maxMessageBytes?: number
+  /** Nesting depth of arrays and objects (default 128). */
+  maxDepth?: number
+  /** Entries of one `inputRequests` / `inputResponses` map (default 1024). */
+  maxInputRequests?: number
+  /** Bytes of one `requestState` (default 64 KiB). */
+  maxRequestStateBytes?: number
+}
+/** The core's default limits. */
+export declare const defaultLimits: Readonly<Required<Limits>>
+
+/** Options of one operation. */
+export interface Options {
+  /** The protocol (default `2026-07-28`); any other name throws `jsonrpc-invalid`. */
+  protocol?: ProtocolName
+  limits?: Limits
+}
+
+// ------------------------------------------------------------------ errors
+
+/** A core error: the rule it enforces and the JSON-RPC code a peer answers with. */
+export declare class MrtrError extends Error {
+  /** The rule id. */
+  readonly rule: RuleId
+  /** The JSON-RPC error code (-32700, -32600, -32602), or null when the rule has none. */
+  readonly code: number | null
+  constructor(rule: RuleId, message: string, options?: ErrorOptions)
+}
+/** Envelope, results, input requests and responses, limits: every rule of no other area. */
+export declare class ProtocolError extends MrtrError {}
+/** `retry-*`: the client's retry rules. */
+export declare class RetryError extends MrtrError {}
+/** `state-*`: sealed `requestState`. */
+export declare class StateError extends MrtrError {}
+/** `task-*`: tasks. */
+export declare class TaskError extends MrtrError {}
+/** `server-request-*`: server requests and their association with client requests. */
+export declare class AssociationError extends MrtrError {}
+/** `sse-*`: the SSE multi-turn transports. */
+export declare class TransportError extends MrtrError {}
+/**
+ * A Rust panic (or trap) inside the module, caught at the boundary (a bug in mrtr, never a bad input). The
+ * module starts a fresh instance for the next call; objects made before it (Client, Checker, KeyRing) throw
+ * this when used.
+ */
+export declare class PanicError extends Error {
+  readonly code: 'MRTR_PANIC'
+  constructor(message: string)
+}
+/** The MrtrError subclass of a rule's area (chosen by the rule id's prefix). */
+export declare function errorClassFor(rule: RuleId): typeof MrtrError
+
+// ------------------------------------------------------------------ operations
+
+/** What `classify` found. */
+export interface Classified {
+  kind: KindName
+  /** The id, or null (notifications, error responses to unreadable requests). */
+  id: Id | null
+  /** The method of a request or notification, else null. */
+  method: string | null
+  /** For results: the declared type (absent reads as `complete`); else null. */
+  resultType: 'complete' | 'input_required' | 'task' | null
+  /** For results: whether `resultType` was on the wire. */
+  resultTypePresent: boolean
+}
+/** Classifies and validates one raw message. Throws the rule the message breaks. */
+export declare function classify(message: JsonInput<Json>, options?: Options): Classified
+
+/** One message of a recorded conversation. */
+export interface Entry {
+  from: 'client' | 'server'
+  message: Json
+  /** For server messages: `post:<id>` (the stream of the client's POST of request <id>) or `get`. */
+  stream?: string | null
+}
+/** Settings of a check. */
+export interface CheckConfig {
+  protocol?: ProtocolName
+  /** Retries allowed per request (default 10). */
+  maxRounds?: number
+  limits?: Limits
+}
+/** A rule broken by the entry at `index`. */
+export interface Violation {
+  rule: RuleId
+  index: number
+  message: string
+}
+/** Checks a whole conversation: the violations, in transcript order (empty: compliant). */
+export declare function check(transcript: JsonInput<Entry[]>, config?: CheckConfig): Violation[]
+/** The incremental checker. */
+export declare class Checker {
+  constructor(config?: CheckConfig)
+  /** Checks the next entry. */
+  handle(entry: JsonInput<Entry>): void
+  /** The violations so far. */
+  violations(): Violation[]
+}
+
+/** Builds the retry of `request` that answers `result` (the response carrying `input_required`). */
+export declare function retry(
+  request: JsonInput,
+  result: JsonInput,
+  inputResponses: JsonInput | null | undefined,
+  id: Id,
+  options?: Options,
+): JsonObject
+/** Builds the `tasks/update` request answering an `input_required` task (Tasks extension, 2026-07-28). */
+export declare function taskUpdate(
+  getRequest: JsonInput,
+  getResponse: JsonInput,
+  inputResponses: JsonInput | null | undefined,
+  id: Id,
+  options?: { limits?: Limits },
+): JsonObject
+/** Answers `request` with `input_required` (null or undefined: the field is left out). */
+export declare function respond(
+  request: JsonInput,
+  inputRequests: JsonInput | null | undefined,
+  requestState: string | null | undefined,
+  options?: Options,
+): JsonObject
+/** What a server learns from an incoming request. */
+export interface Resumed {
+  /** The answers to needed keys that are present, in the order of `needs`. */
+  responses: JsonObject
+  /** Needed keys without an answer: ask again. */
+  missing: string[]
+  /** Keys answered but not needed: ignore them. */
+  ignored: string[]
+  /** The echoed `requestState`, for the server to validate, or null. */
+  requestState: string | null
+}
+/** Reads what `request` carries against what this server `needs` (an `inputRequests` object). */
+export declare function resume(request: JsonInput, needs: JsonInput, options?: Options): Resumed
+/** Returns `to` when a task may go from `from` to `to`; else throws a TaskError. */
+export declare function taskTransition(from: TaskStatusName, to: TaskStatusName): TaskStatusName
+
+/** A request started with `Client.send`. */
+export type Handle = number
+/** What the `Client` machine tells the host. */
+export type ClientEvent =
+  | { type: 'inputRequired'; handle: Handle; inputRequests: JsonObject; round: number }
+  | { type: 'retryNow'; handle: Handle }
+  | { type: 'done'; handle: Handle; response: JsonObject }
+/** Settings of the `Client` machine. */
+export interface ClientConfig {
+  protocol?: ProtocolName
+  /** Retries allowed per request before `retry-rounds-exceeded` (default 10). */
+  maxRounds?: number
+  limits?: Limits
+}
+/**
+ * The client's retry machine (sans-IO). Inputs: `send`, `handleResponse`,
+ * `answer`; after each, drain `pollTransmit()` first, then `pollEvent()`.
+ */
+export declare class Client {
+  constructor(config?: ClientConfig)
+  /** Starts `request`; returns its handle. */
+  send(request: JsonInput): Handle
+  /** Takes a response message from the server. */
+  handleResponse(response: JsonInput): void
+  /** Answers the input requests of `handle` and queues the retry under the new `id`. */
+  answer(handle: Handle, inputResponses: JsonInput | null | undefined, id: Id): void
+  /** Gives up on `handle`. */
+  abandon(handle: Handle): void
+  /** The next message to send, or null. */
+  pollTransmit(): JsonObject | null
+  /** The next event, or null. */
+  pollEvent(): ClientEvent | null
+  /** Drains `pollTransmit()`. */
+  transmits(): Generator<JsonObject, void, undefined>
+  /** Drains `pollEvent()`. */
+  events(): Generator<ClientEvent, void, undefined>
+}
+
+// ------------------------------------------------------------------ sealed state
+
+/** Bytes, or their hex text. */
+export type Bytes = Uint8Array | string
+/** A sealing key: 32 secret bytes, or a master secret to derive it from (by id). */
+export type Key =
+  | { id: number; algorithm: 'aes-256-gcm' | 'xchacha20-poly1305'; secret: Bytes; master?: undefined }
+  | { id: number; algorithm: 'aes-256-gcm' | 'xchacha20-poly1305'; master: Bytes; secret?: undefined }
+/** What a token is bound to. */
+export interface Binding {
+  /** The authenticated principal ("" when anonymous). */
+  subject: string
+  protocol?: ProtocolName
+  method: string
+  /** The tool or prompt name, or the resource URI. */
+  target: string
+  /** SHA-256 of the salient params; else computed from `arguments` (absent: `{}`). */
+  paramsDigest?: Bytes
+  arguments?: Json
+}
+/** SHA-256 of the canonical JSON of `salient` (a request's `arguments`). */
+export declare function paramsDigest(salient: JsonInput<Json>): Uint8Array
+/** The binding of `request` for `subject`. */
+export declare function bindingFor(
+  request: JsonInput,
+  subject: string,
+  protocol?: ProtocolName,
+): Required<Omit<Binding, 'arguments'>> & { paramsDigest: Uint8Array }
+/** Keys by id: seals with the current one, opens with any. */
+export declare class KeyRing {
+  constructor(current: Key)
+  /** Adds a key that opens tokens (replacing one with the same id). */
+  add(key: Key): void
+  /** Makes the key with `id` the sealing key; false if the ring lacks it. */
+  setCurrent(id: number): boolean
+  /** Drops the key with `id` (not the current one); false if it could not. */
+  remove(id: number): boolean
+  /** The bound on a token's length, checked before any decoding. */
+  setMaxTokenBytes(max: number): void
+  /** Seals `payload` bound to `binding`, expiring `ttl` s after `now` (s since the epoch). `nonce`: test vectors only. */
+  seal(binding: Binding, now: number, ttl: number, payload: string | Uint8Array | Json, nonce?: Bytes): string
+  /** Opens `token` for `binding` at `now`: the payload, or a StateError. */
+  open(token: string, binding: Binding, now: number): Uint8Array
+}
+/** What a server knows after reading a request in sealed rounds. */
+export interface Round {
+  /** Every needed answer collected so far, in the order of `needs`. */
+  answers: JsonObject
+  /** Needed keys still without an answer. */
+  missing: string[]
+  /** Keys this request answered that are not needed. */
+  ignored: string[]
+  /** The tool's own data from the previous round, or null. */
+  data: Json
+}
+/** Settings of sealed rounds. */
+export interface SealedRoundsOptions {
+  ring: KeyRing
+  /** The authenticated principal ("" when anonymous). */
+  subject: string
+  /** Seconds since the Unix epoch, from the caller's clock. */
+  now: number
+  /** How long a round may take, in seconds (default 300). */
+  ttl?: number
+  protocol?: ProtocolName
+  limits?: Limits
+}
+/** A server's rounds with sealed state: earlier answers travel in the sealed `requestState`. */
+export declare class SealedRounds {
+  constructor(options: SealedRoundsOptions)
+  /** This request's answers plus the sealed earlier ones. */
+  resume(request: JsonInput, needs: JsonInput): Round
+  /** The `input_required` response asking what `round` misses, sealing what it has (and `data`). */
+  respond(request: JsonInput, round: Round, needs: JsonInput, data?: Json): JsonObject
+}
+
+/** Test-only: panics inside the module (it throws a PanicError). Not part of the API. */
+export declare function __panicForTests(): never

@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// Checks the built artifacts (pkg/web and pkg/node): the gzipped size of the
+// optimised wasm (goal <= 150 KiB, failure above 250 KiB), and its imports:
+// none from "env" (a libc or an undefined symbol leaking in), every one from
+// the wasm-bindgen glue. Exits non-zero on a failure.
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
+
+export const GOAL = 150 * 1024
+export const LIMIT = 250 * 1024
+const GLUE = './mrtr_wasm_bg.js'
+
+/** What one wasm binary is: sizes, imports, and what is wrong with it. */
+export function inspect(bytes) {
+  const gz = gzipSync(bytes, { level: 9 }).length
+  const imports = WebAssembly.Module.imports(new WebAssembly.Module(bytes))
+  const problems = []
+  if (gz > LIMIT) problems.push(`${gz} bytes gzipped, over the ${LIMIT}-byte bound`)
+  const env = imports.filter((i) => i.module === 'env').map((i) => i.name)
+  if (env.length) problems.push(`imports from "env": ${env.join(', ')}`)
+  const foreign = [...new Set(imports.map((i) => i.module))].filter((m) => m !== GLUE && m !== 'env')
+  if (foreign.length) problems.push(`imports from outside the wasm-bindgen glue: ${foreign.join(', ')}`)
+  return { size: bytes.length, gz, imports, problems }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const pkg = join(dirname(fileURLToPath(import.meta.url)), '..', 'pkg')
+  let failed = false
+  for (const target of ['web', 'node']) {
+    const r = inspect(readFileSync(join(pkg, target, 'mrtr_wasm_bg.wasm')))
+    const goal = r.gz > GOAL ? 'over the 150 KiB goal' : 'within the 150 KiB goal'
+    const from = r.problems.length ? '' : `, all from "${GLUE}"`
+    console.log(`${target}: ${r.size} bytes, ${r.gz} gzipped (${(r.gz / 1024).toFixed(1)} KiB, ${goal}); ${r.imports.length} imports${from}`)
+    for (const p of r.problems) console.log(`${target}: FAIL: ${p}`)
+    failed ||= r.problems.length > 0
+  }
+  process.exit(failed ? 1 : 0)
+}

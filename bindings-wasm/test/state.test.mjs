@@ -1,0 +1,91 @@
+// Sealed requestState: KeyRing seal/open with every refusal a StateError, and
+// SealedRounds carrying earlier answers across rounds. The module has no
+// random source: the wrapper hands it crypto.getRandomValues bytes.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import * as mrtr from '../pkg/node/index.mjs'
+import { call, ask, answer, hex, utf8 } from './fixtures.mjs'
+
+const secret = new Uint8Array(32).fill(7)
+const binding = { subject: 'alice', method: 'tools/call', target: 'get_weather', arguments: { location: 'NYC' } }
+const str = (b) => new TextDecoder().decode(b)
+
+test('seal and open, with random nonces from the platform and with both algorithms', () => {
+  for (const algorithm of ['aes-256-gcm', 'xchacha20-poly1305']) {
+    const ring = new mrtr.KeyRing({ id: 1, algorithm, secret })
+    const tokens = new Set(Array.from({ length: 50 }, () => ring.seal(binding, 1000, 60, 'payload')))
+    assert.equal(tokens.size, 50) // fresh nonces
+    const a = [...tokens][0]
+    assert.match(a, /^[A-Za-z0-9_-]+$/)
+    assert.ok(ring.open(a, binding, 1030) instanceof Uint8Array)
+    assert.equal(str(ring.open(a, binding, 1030)), 'payload')
+    assert.deepEqual(JSON.parse(str(ring.open(ring.seal(binding, 1000, 60, { n: 1 }), binding, 1000))), { n: 1 })
+    assert.equal(str(ring.open(ring.seal(binding, 1000, 60, utf8('bytes')), binding, 1000)), 'bytes')
+  }
+})
+
+test('every refusal is a StateError with its rule and -32602', () => {
+  const ring = new mrtr.KeyRing({ id: 1, algorithm: 'aes-256-gcm', secret })
+  const token = ring.seal(binding, 1000, 60, 'p')
+  const refuses = (f, rule) => assert.throws(f, (e) => e instanceof mrtr.StateError && e.rule === rule && e.code === -32602)
+  refuses(() => ring.open(token, binding, 2000), 'state-expired')
+  refuses(() => ring.open(token, { ...binding, subject: 'mallory' }, 1000), 'state-wrong-subject')
+  refuses(() => ring.open(token, { ...binding, arguments: { location: 'LA' } }, 1000), 'state-wrong-request')
+  const flipped = token.slice(0, -2) + (token.at(-2) === 'A' ? 'B' : 'A') + token.at(-1)
+  refuses(() => ring.open(flipped, binding, 1000), 'state-tampered')
+  refuses(() => ring.open('not a token!', binding, 1000), 'state-malformed')
+  const other = new mrtr.KeyRing({ id: 2, algorithm: 'aes-256-gcm', master: 'deadbeef' })
+  refuses(() => other.open(token, binding, 1000), 'state-unknown-key')
+  ring.setMaxTokenBytes(10)
+  refuses(() => ring.open(token, binding, 1000), 'state-too-large')
+})
+
+test('rotation: the ring seals with its current key and opens with any', () => {
+  const ring = new mrtr.KeyRing({ id: 1, algorithm: 'aes-256-gcm', secret })
+  const old = ring.seal(binding, 1000, 60, 'old')
+  ring.add({ id: 2, algorithm: 'xchacha20-poly1305', master: utf8('master secret') })
+  assert.equal(ring.setCurrent(2), true)
+  assert.equal(ring.setCurrent(9), false)
+  const fresh = ring.seal(binding, 1000, 60, 'new')
+  assert.equal(str(ring.open(old, binding, 1000)), 'old')
+  assert.equal(str(ring.open(fresh, binding, 1000)), 'new')
+  assert.equal(ring.remove(1), true)
+  assert.throws(() => ring.open(old, binding, 1000), { rule: 'state-unknown-key' })
+})
+
+test('bindingFor and paramsDigest agree with a binding built by hand', () => {
+  const b = mrtr.bindingFor(call, 'alice')
+  assert.deepEqual({ ...b, paramsDigest: hex(b.paramsDigest) }, {
+    subject: 'alice', protocol: '2026-07-28', method: 'tools/call', target: 'get_weather',
+    paramsDigest: hex(mrtr.paramsDigest({ location: 'NYC' })),
+  })
+  assert.deepEqual(mrtr.paramsDigest('{"b":1,"a":2}'), mrtr.paramsDigest({ a: 2, b: 1 }))
+  const ring = new mrtr.KeyRing({ id: 1, algorithm: 'aes-256-gcm', secret })
+  assert.equal(str(ring.open(ring.seal(b, 1000, 60, 'x'), binding, 1000)), 'x')
+  const nonce = '000102030405060708090a0b'
+  assert.equal(ring.seal(binding, 1000, 60, 'x', nonce), ring.seal(binding, 1000, 60, 'x', Uint8Array.from(nonce.match(/../g), (h) => parseInt(h, 16))))
+})
+
+test('sealed rounds: answers travel in the state, a tool never handles a token', () => {
+  const ring = new mrtr.KeyRing({ id: 1, algorithm: 'aes-256-gcm', secret })
+  const units = { method: 'elicitation/create', params: { message: 'Units?', requestedSchema: { type: 'object', properties: { u: { type: 'string' } } } } }
+  const needs = { ...ask, units }
+  const rounds = new mrtr.SealedRounds({ ring, subject: 'alice', now: 1000 })
+  let round = rounds.resume(call, needs)
+  assert.deepEqual(round, { answers: {}, missing: ['login', 'units'], ignored: [], data: null })
+  const first = rounds.respond(call, round, needs, { step: 1 })
+  assert.deepEqual(Object.keys(first.result.inputRequests), ['login', 'units'])
+  const retry1 = mrtr.retry(call, first, { ...answer, units: { action: 'decline' } }, 2)
+  const partial = { ...retry1, params: { ...retry1.params, inputResponses: answer } }
+  round = rounds.resume(partial, needs)
+  assert.deepEqual(round.missing, ['units'])
+  assert.deepEqual(round.data, { step: 1 })
+  const second = rounds.respond(partial, round, needs)
+  assert.deepEqual(Object.keys(second.result.inputRequests), ['units'])
+  const retry2 = mrtr.retry(partial, second, { units: { action: 'accept', content: { u: 'C' } } }, 3)
+  round = rounds.resume(retry2, needs)
+  assert.deepEqual(round.missing, [])
+  assert.deepEqual(round.answers, { ...answer, units: { action: 'accept', content: { u: 'C' } } })
+  assert.throws(() => new mrtr.SealedRounds({ ring, subject: 'mallory', now: 1000 }).resume(retry2, needs), { rule: 'state-wrong-subject' })
+  assert.throws(() => new mrtr.SealedRounds({ ring: {}, subject: 'x', now: 1 }), TypeError)
+})
