@@ -22,7 +22,7 @@ cargo build --quiet -p mrtr-wasm --target wasm32-unknown-unknown --release \
   --config 'profile.release.lto=true' \
   --config 'profile.release.codegen-units=1'
 
-raw="$root/target/wasm32-unknown-unknown/release/mrtr_wasm.wasm"
+raw="${CARGO_TARGET_DIR:-$root/target}/wasm32-unknown-unknown/release/mrtr_wasm.wasm"
 pkg="$here/pkg"
 stamp_now=$( (sha256sum "$raw"; cat "$here"/js/*; wasm-bindgen --version) | sha256sum | cut -d' ' -f1)
 if [ -f "$pkg/.stamp" ] && [ "$(cat "$pkg/.stamp")" = "$stamp_now" ] \

@@ -5,8 +5,9 @@
 uniffi_dir="$root/bindings-ffi/uniffi"
 uniffi_out="$root/target/uniffi"
 uniffi_tools="${MRTR_UNIFFI_TOOLS:-$root/target/uniffi-tools}"
-uniffi_lib="$root/target/debug/libmrtr_uniffi.so"
-uniffi_bindgen="$root/target/debug/uniffi-bindgen"
+cargo_target="${CARGO_TARGET_DIR:-$root/target}"
+uniffi_lib="$cargo_target/debug/libmrtr_uniffi.so"
+uniffi_bindgen="$cargo_target/debug/uniffi-bindgen"
 kotlinc="$uniffi_tools/node_modules/kotlin-compiler/bin/kotlinc"
 kotlin_deps="/usr/share/java/jna.jar:/usr/share/java/gson.jar"
 
