@@ -1,7 +1,8 @@
 //! The corpus lint: every case matches `case.schema.json`, its id is its path,
 //! ids are unique, its rules are catalogue ids (and the catalogue is the one of
 //! `RULES.md` plus mrtr's documented additions), its op is known, and every
-//! rule (but the SSE rows, whose transports are not built yet) has a case that triggers it and a
+//! rule (but the SSE rows, whose transports are not built yet) has, under each
+//! protocol where it applies, a case that triggers it and a
 //! near miss that must not.
 
 use mrtr::rules::RULES;
@@ -126,6 +127,66 @@ fn triggers(case: &Case, rule: &str) -> bool {
         || e.get("violations").and_then(Value::as_array).is_some_and(|v| v.iter().any(|x| x["rule"] == rule))
 }
 
+/// The protocols under which each rule must have a trigger and a near miss
+/// (RULES.md "Protocols" and the rows' own markers). Rules not listed need
+/// one of each under any protocol: the sealed-state rules, whose vectors are
+/// protocol-independent.
+const APPLIES: &[(&[&str], &[&str])] = &[
+    (&["jsonrpc-parse-error", "jsonrpc-invalid", "limit-exceeded", "input-required-method-not-allowed"], ALL),
+    (
+        &[
+            "request-meta-missing",
+            "result-type-missing",
+            "input-required-empty",
+            "input-request-capability-missing",
+            "task-input-key-reused",
+        ],
+        &["2026-07-28"],
+    ),
+    (&["server-request-unassociated"], &["2025-11-25"]),
+    (
+        &[
+            "result-type-unknown",
+            "input-request-invalid",
+            "request-state-invalid",
+            "message-after-input-required",
+            "retry-id-reused",
+            "retry-request-changed",
+            "retry-missing-input-response",
+            "retry-input-response-invalid",
+            "retry-request-state-mismatch",
+            "retry-request-state-unexpected",
+            "input-responses-unsolicited",
+            "retry-rounds-exceeded",
+            "input-responses-malformed",
+            "server-request-on-stream",
+        ],
+        MRTR,
+    ),
+    (
+        &[
+            "task-status-invalid",
+            "task-transition-invalid",
+            "task-input-requests-missing",
+            "task-input-response-without-task",
+            "task-unknown",
+        ],
+        &["2026-07-28", "sep-2322"],
+    ),
+];
+const ALL: &[&str] = &["2026-07-28", "sep-2322", "sep-2322-draft", "2025-11-25"];
+const MRTR: &[&str] = &["2026-07-28", "sep-2322", "sep-2322-draft"];
+
+/// The protocol a case runs under (absent: the default).
+fn protocol_of(case: &Case) -> &str {
+    let i = &case.input;
+    [i.get("protocol"), i.pointer("/config/protocol"), i.pointer("/binding/protocol")]
+        .into_iter()
+        .flatten()
+        .find_map(Value::as_str)
+        .unwrap_or("2026-07-28")
+}
+
 fn lint_coverage(cases: &[Case], problems: &mut Vec<String>) {
     let mut count: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for rule in RULES.iter().map(|r| r.name).filter(|n| !n.starts_with("sse-")) {
@@ -137,6 +198,15 @@ fn lint_coverage(cases: &[Case], problems: &mut Vec<String>) {
         }
         if miss == 0 {
             problems.push(format!("no near miss for {rule}"));
+        }
+        let protocols = APPLIES.iter().find(|(rules, _)| rules.contains(&rule)).map_or(&[][..], |(_, p)| *p);
+        for protocol in protocols {
+            let under = cases.iter().filter(|c| c.rules.iter().any(|r| r == rule) && protocol_of(c) == *protocol);
+            let (hit, miss) = under.fold((0, 0), |(h, m), c| if triggers(c, rule) { (h + 1, m) } else { (h, m + 1) });
+            if hit == 0 || miss == 0 {
+                problems
+                    .push(format!("{rule} under {protocol}: {hit} triggers, {miss} near misses (need one of each)"));
+            }
         }
     }
 }
