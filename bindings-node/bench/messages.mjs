@@ -1,6 +1,7 @@
 // The three messages of the core's bench (core/benches/validate.rs), built the
-// same way: a ~0.6 KB tools/call retry, a ~1 KB input_required result, and a
-// ~34 KB input_required result with 64 input requests and a 16 KiB requestState.
+// same way, field for field: a ~0.6 KB tools/call retry, a ~1 KB
+// input_required result, and a ~34 KB input_required result with 64 input
+// requests and a 16 KiB requestState.
 
 /** A deterministic, base64-looking opaque state of exactly `len` bytes (xorshift64, as the Rust bench). */
 export function opaqueState(len, seed) {
@@ -20,6 +21,7 @@ export function opaqueState(len, seed) {
 const meta = () => ({
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: true } },
+  progressToken: 'p-7',
 })
 
 const formElicitation = (message) => ({
@@ -62,6 +64,7 @@ const urlElicitation = (i) => ({
 
 const roots = () => ({ method: 'roots/list', params: {} })
 
+/** (a) A client retry of `tools/call`, ~0.6 KB. */
 export const retryRequest = () => ({
   jsonrpc: '2.0',
   id: 3,
@@ -72,12 +75,18 @@ export const retryRequest = () => ({
     _meta: meta(),
     inputResponses: {
       resolution: { action: 'accept', content: { resolution: 'fixed', reason: 'Patched in build 2026.7.3', notify: true } },
-      summary: { role: 'assistant', content: { type: 'text', text: 'The capital of France is Paris.' }, model: 'claude-3-sonnet-20240307' },
+      summary: {
+        role: 'assistant',
+        content: { type: 'text', text: 'The capital of France is Paris.' },
+        model: 'claude-3-sonnet-20240307',
+        stopReason: 'endTurn',
+      },
     },
-    requestState: opaqueState(48, 1),
+    requestState: opaqueState(96, 1),
   },
 })
 
+/** (b) An `input_required` result with three input requests, ~1 KB. */
 export const inputRequiredSmall = () => ({
   jsonrpc: '2.0',
   id: 2,
@@ -92,11 +101,21 @@ export const inputRequiredSmall = () => ({
   },
 })
 
+/** (c) An `input_required` result with 64 mixed input requests and a 16 KiB state. */
 export const inputRequiredLarge = () => {
   const requests = {}
   for (let i = 0; i < 64; i++) {
-    const pick = [formElicitation(`Field group ${i} needs your input`), sampling(`Question ${i}: what is the capital of France?`), urlElicitation(i), roots()]
-    requests[`input_${String(i).padStart(2, '0')}`] = pick[i % 4]
+    const make = [
+      () => formElicitation(`Field group ${i} needs your input`),
+      () => sampling(`Question ${i}: what is the capital of France?`),
+      () => urlElicitation(i),
+      roots,
+    ]
+    requests[`input_${String(i).padStart(2, '0')}`] = make[i % 4]()
   }
-  return { jsonrpc: '2.0', id: 'req-9f2c', result: { resultType: 'input_required', inputRequests: requests, requestState: opaqueState(16 << 10, 3) } }
+  return {
+    jsonrpc: '2.0',
+    id: 'req-9f2c',
+    result: { resultType: 'input_required', inputRequests: requests, requestState: opaqueState(16 << 10, 3) },
+  }
 }
