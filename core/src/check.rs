@@ -49,7 +49,8 @@ impl Entry {
     /// Reads one entry `{"from": "client"|"server", "message": …, "stream": …}`
     /// (the format of the conformance corpus and of `mrtr check`).
     pub fn from_value(value: &Value) -> Result<Entry, Error> {
-        let invalid = |what: &'static str| Error::new(RuleId::JsonrpcInvalid, what);
+        // A malformed entry is the caller's transcript, not a peer's message.
+        let invalid = |what: &'static str| Error::new(RuleId::UsageInvalidArgument, what);
         let from = match value.get("from").and_then(Value::as_str) {
             Some("client") => Side::Client,
             Some("server") => Side::Server,

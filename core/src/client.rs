@@ -270,7 +270,7 @@ impl Client {
         let Some(i) =
             self.outstanding.iter().position(|o| o.answered.is_none() && o.sent.get("id") == response.get("id"))
         else {
-            return Err(err!(JsonrpcInvalid, "a response to no request in flight"));
+            return Err(err!(UsageOutOfTurn, "a response to no request in flight"));
         };
         let handle = self.outstanding[i].handle;
         if kind != Kind::InputRequired {
@@ -293,10 +293,10 @@ impl Client {
     /// `inputResponses` object) and queues the retry under the new `id`.
     pub fn answer(&mut self, handle: Handle, input_responses: &Value, id: Value) -> Result<()> {
         let Some(i) = self.outstanding.iter().position(|o| o.handle == handle) else {
-            return Err(err!(InputResponsesUnsolicited, "no request with this handle"));
+            return Err(err!(UsageUnknownHandle, "no request in flight has this handle"));
         };
         let Some(answered) = &self.outstanding[i].answered else {
-            return Err(err!(InputResponsesUnsolicited, "the server has not asked for input on this request"));
+            return Err(err!(UsageOutOfTurn, "the server has not asked for input on this request"));
         };
         if self.outstanding[i].rounds >= self.config.max_rounds {
             return Err(err!(RetryRoundsExceeded, "more than {} rounds", self.config.max_rounds));

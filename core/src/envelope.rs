@@ -33,8 +33,16 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order of their numbers (`Kind as u8`).
+    pub const ALL: [Kind; 5] = [Kind::Request, Kind::Notification, Kind::Result, Kind::InputRequired, Kind::Error];
+
+    /// The kind with this name.
+    pub fn from_name(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
     /// The name the conformance corpus uses.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Kind::Request => "request",
             Kind::Notification => "notification",
@@ -79,6 +87,25 @@ pub enum ResultType {
     InputRequired,
     /// `"task"` (the Tasks extension).
     Task,
+}
+
+impl ResultType {
+    /// Every result type, in the order of their numbers (`ResultType as u8`).
+    pub const ALL: [ResultType; 3] = [ResultType::Complete, ResultType::InputRequired, ResultType::Task];
+
+    /// The wire value of `resultType`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ResultType::Complete => "complete",
+            ResultType::InputRequired => "input_required",
+            ResultType::Task => "task",
+        }
+    }
+
+    /// The result type with this wire value.
+    pub fn from_name(name: &str) -> Option<ResultType> {
+        ResultType::ALL.into_iter().find(|t| t.name() == name)
+    }
 }
 
 /// The outcome of [`classify`].

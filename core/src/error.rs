@@ -38,6 +38,17 @@ impl Error {
         self.rule
     }
 
+    /// The area of the rule: the error class in every language.
+    pub fn area(&self) -> crate::rules::Area {
+        self.rule.area()
+    }
+
+    /// Whether the caller misused mrtr's API (a local error, h11's sense),
+    /// rather than a message breaking the protocol (a remote one).
+    pub fn is_usage(&self) -> bool {
+        self.area() == crate::rules::Area::Usage
+    }
+
     /// The JSON-RPC error code a peer answers with, where the rule has one.
     pub fn code(&self) -> Option<i32> {
         self.rule.code()

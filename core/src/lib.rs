@@ -11,6 +11,8 @@
 //! - [`check`]: check a recorded conversation against every rule.
 //! - [`state`]: sealed `requestState` (AEAD, key ring, binding, expiry); [`round`]: server rounds that carry answers in it.
 //! - [`bare`]: classification without an allocator (a strict scanner + `heapless`), with the same rule ids.
+//! - [`wire`] (feature `serde`): the one JSON shape of every output; [`facade`] (feature `facade`): JSON
+//!   text in and out, the surface every binding calls, so that bindings convert and decide nothing.
 //!
 //! Every failure is an [`Error`] carrying a [`RuleId`] from the catalogue
 //! ([`rules::RULES`]). The protocol (`2026-07-28` by default, `sep-2322`,
@@ -46,6 +48,8 @@ pub mod client;
 pub mod dialect;
 #[cfg(feature = "alloc")]
 mod envelope;
+#[cfg(feature = "facade")]
+pub mod facade;
 #[cfg(feature = "alloc")]
 mod form;
 #[cfg(feature = "alloc")]
@@ -63,6 +67,8 @@ pub mod state;
 pub mod tasks;
 #[cfg(feature = "alloc")]
 mod view;
+#[cfg(feature = "serde")]
+pub mod wire;
 
 #[cfg(feature = "alloc")]
 pub use envelope::{classify, classify_value, parse, Classified, Id, Kind, ResultType};
@@ -71,7 +77,7 @@ pub use error::{Error, Result};
 pub use input::InputKind;
 pub use limits::Limits;
 pub use protocol::Protocol;
-pub use rules::RuleId;
+pub use rules::{Area, RuleId};
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

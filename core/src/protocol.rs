@@ -161,6 +161,19 @@ impl Protocol {
         PROTOCOLS.iter().find(|(_, r)| r.name == name).map(|(p, _)| *p)
     }
 
+    /// The protocol with this name, or the error for an unknown one:
+    /// `jsonrpc-invalid` "unknown protocol", as `conformance/README.md`
+    /// decides (a protocol name usually comes from the peer's negotiated
+    /// version). Every binding reads protocol names through this.
+    pub fn parse(name: &str) -> crate::Result<Protocol> {
+        Protocol::from_name(name).ok_or(crate::Error::new(crate::RuleId::JsonrpcInvalid, "unknown protocol"))
+    }
+
+    /// [`Protocol::parse`] of an optional name: absent is the default.
+    pub fn parse_or_default(name: Option<&str>) -> crate::Result<Protocol> {
+        name.map_or(Ok(Protocol::default()), Protocol::parse)
+    }
+
     /// Whether a server may answer `method` with `input_required`.
     pub fn allows_input_required(self, method: &str) -> bool {
         self.rules().allow_list.contains(&method)
@@ -195,6 +208,9 @@ mod tests {
         }
         assert_eq!(Protocol::default().name(), "2026-07-28");
         assert_eq!(Protocol::from_name("2024-11-05"), None);
+        assert_eq!(Protocol::parse("2024-11-05").unwrap_err().rule(), crate::RuleId::JsonrpcInvalid);
+        assert_eq!(Protocol::parse_or_default(None), Ok(Protocol::V2026_07_28));
+        assert_eq!(Protocol::parse_or_default(Some("sep-2322")), Ok(Protocol::Sep2322));
     }
 
     #[test]

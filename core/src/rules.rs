@@ -97,6 +97,14 @@ pub enum RuleId {
     SseBufferedPostTarget = 65,
     /// (mrtr) A message over a configured bound.
     LimitExceeded = 70,
+    /// (mrtr, API misuse) An argument of the wrong type or shape.
+    UsageInvalidArgument = 80,
+    /// (mrtr, API misuse) A handle the machine never issued, or one already finished.
+    UsageUnknownHandle = 81,
+    /// (mrtr, API misuse) An input the machine does not expect in its current state.
+    UsageOutOfTurn = 82,
+    /// (mrtr) A panic inside mrtr, caught at a language boundary: a bug in mrtr.
+    InternalPanic = 90,
 }
 
 /// One row of the catalogue.
@@ -106,10 +114,113 @@ pub struct RuleInfo {
     pub id: RuleId,
     /// Its stable kebab-case name, as in `RULES.md`.
     pub name: &'static str,
+    /// The area the rule belongs to: every language's error class.
+    pub area: Area,
     /// The JSON-RPC error code a peer answers with, where the rule has one.
     pub code: Option<i32>,
     /// Where the rule comes from.
     pub source: &'static str,
+    /// The rule, in full (the text of `docs/RULES.md`).
+    pub text: &'static str,
+}
+
+/// The area of a rule: which part of the protocol (or of mrtr's API) it
+/// guards. Every binding derives its error classes from it — one class per
+/// area, named by [`Area::title`] (`ProtocolError`, `RetryError`, …) — so a
+/// rule raises the same class in every language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+#[non_exhaustive]
+pub enum Area {
+    /// A message breaks the protocol: envelope, results, input requests, limits.
+    Protocol = 1,
+    /// A retry or its input responses are wrong.
+    Retry = 2,
+    /// A sealed `requestState` does not open.
+    State = 3,
+    /// A task's status or input is wrong.
+    Task = 4,
+    /// A server request outside what the protocol allows (SEP-2260, MRTR).
+    Association = 5,
+    /// The SSE multi-turn transports (SEP-1858, SEP-1335).
+    Transport = 6,
+    /// A misuse of mrtr's API by its caller (h11's *local* error): never a peer's fault.
+    Usage = 7,
+    /// A panic inside mrtr, caught at a language boundary: a bug in mrtr.
+    Panic = 8,
+}
+
+impl Area {
+    /// Every area, in the order of the catalogue.
+    pub const ALL: [Area; 8] = [
+        Area::Protocol,
+        Area::Retry,
+        Area::State,
+        Area::Task,
+        Area::Association,
+        Area::Transport,
+        Area::Usage,
+        Area::Panic,
+    ];
+
+    /// The stable lower-case name (`"protocol"`, `"retry"`, …).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Area::Protocol => "protocol",
+            Area::Retry => "retry",
+            Area::State => "state",
+            Area::Task => "task",
+            Area::Association => "association",
+            Area::Transport => "transport",
+            Area::Usage => "usage",
+            Area::Panic => "panic",
+        }
+    }
+
+    /// The capitalised stem of the area's error class: `ProtocolError` in
+    /// Python and JavaScript, `MrtrException.Protocol` in Kotlin.
+    pub const fn title(self) -> &'static str {
+        match self {
+            Area::Protocol => "Protocol",
+            Area::Retry => "Retry",
+            Area::State => "State",
+            Area::Task => "Task",
+            Area::Association => "Association",
+            Area::Transport => "Transport",
+            Area::Usage => "Usage",
+            Area::Panic => "Panic",
+        }
+    }
+
+    /// One sentence on what the area covers.
+    pub const fn summary(self) -> &'static str {
+        match self {
+            Area::Protocol => "A message breaks the protocol: the JSON-RPC envelope, results, input requests, limits.",
+            Area::Retry => "A client's retry, or its input responses, is wrong.",
+            Area::State => "A sealed `requestState` does not open.",
+            Area::Task => "A task's status or input is wrong.",
+            Area::Association => "A server request outside what the protocol allows.",
+            Area::Transport => "The SSE multi-turn transports (SEP-1858, SEP-1335).",
+            Area::Usage => "A misuse of mrtr's API by its caller: a local bug, never a peer's violation.",
+            Area::Panic => "A panic inside mrtr, caught at a language boundary: a bug in mrtr.",
+        }
+    }
+
+    /// The area with this name.
+    pub fn from_name(name: &str) -> Option<Area> {
+        Area::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    /// The rules of this area, in catalogue order.
+    pub fn rules(self) -> impl Iterator<Item = &'static RuleInfo> {
+        RULES.iter().filter(move |r| r.area == self)
+    }
+}
+
+impl fmt::Display for Area {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// JSON-RPC 2.0 "Parse error".
@@ -118,12 +229,14 @@ pub const PARSE_ERROR: i32 = -32700;
 pub const INVALID_REQUEST: i32 = -32600;
 /// JSON-RPC 2.0 "Invalid params".
 pub const INVALID_PARAMS: i32 = -32602;
+/// JSON-RPC 2.0 "Internal error".
+pub const INTERNAL_ERROR: i32 = -32603;
 
 macro_rules! catalogue {
-    ($( $id:ident, $name:literal, $code:expr, $source:literal; )*) => {
+    ($( $id:ident, $name:literal, $area:ident, $code:expr, $source:literal, $text:literal; )*) => {
         /// The whole catalogue, in the order of `RULES.md`.
         pub const RULES: &[RuleInfo] = &[
-            $( RuleInfo { id: RuleId::$id, name: $name, code: $code, source: $source }, )*
+            $( RuleInfo { id: RuleId::$id, name: $name, area: Area::$area, code: $code, source: $source, text: $text }, )*
         ];
         impl RuleId {
             /// The stable kebab-case id.
@@ -134,53 +247,120 @@ macro_rules! catalogue {
             pub const fn code(self) -> Option<i32> {
                 match self { $( RuleId::$id => $code, )* }
             }
+            /// The area of this rule (its error class in every language).
+            pub const fn area(self) -> Area {
+                match self { $( RuleId::$id => Area::$area, )* }
+            }
+            /// The catalogue row of this rule.
+            pub const fn info(self) -> &'static RuleInfo {
+                // Rows are in declaration order, so a variant's row is found by its position.
+                let mut i = 0;
+                while i < RULES.len() {
+                    if RULES[i].id as u16 == self as u16 {
+                        return &RULES[i];
+                    }
+                    i += 1;
+                }
+                // Unreachable: the macro builds one row per variant it matches on.
+                &RULES[0]
+            }
         }
     };
 }
 
 catalogue! {
-    JsonrpcParseError, "jsonrpc-parse-error", Some(PARSE_ERROR), "JSON-RPC 2.0";
-    JsonrpcInvalid, "jsonrpc-invalid", Some(INVALID_REQUEST), "JSON-RPC 2.0";
-    RequestMetaMissing, "request-meta-missing", Some(INVALID_PARAMS), "2026-07-28 RequestParams";
-    ResultTypeUnknown, "result-type-unknown", None, "001 Schema Changes";
-    ResultTypeMissing, "result-type-missing", None, "2026-07-28 Result";
-    InputRequiredMethodNotAllowed, "input-required-method-not-allowed", None, "001 Server-Initiated Request Support";
-    InputRequiredEmpty, "input-required-empty", None, "2026-07-28 InputRequiredResult";
-    InputRequestInvalid, "input-request-invalid", None, "001 Schema Changes";
-    InputRequestCapabilityMissing, "input-request-capability-missing", Some(INVALID_PARAMS), "2026-07-28 RequestMetaObject";
-    RequestStateInvalid, "request-state-invalid", Some(INVALID_PARAMS), "001 Schema Changes";
-    MessageAfterInputRequired, "message-after-input-required", None, "001 Protocol Requirements for Ephemeral Workflow";
-    RetryIdReused, "retry-id-reused", None, "001 Ephemeral Tool Workflow";
-    RetryRequestChanged, "retry-request-changed", None, "001 Ephemeral Tool Workflow";
-    RetryMissingInputResponse, "retry-missing-input-response", None, "001 Client Behavior";
-    RetryInputResponseInvalid, "retry-input-response-invalid", Some(INVALID_PARAMS), "001 Schema Changes";
-    RetryRequestStateMismatch, "retry-request-state-mismatch", None, "001 Client Behavior";
-    RetryRequestStateUnexpected, "retry-request-state-unexpected", None, "001 Client Behavior";
-    InputResponsesUnsolicited, "input-responses-unsolicited", Some(INVALID_PARAMS), "001 Ephemeral Tool Workflow";
-    RetryRoundsExceeded, "retry-rounds-exceeded", None, "RULES.md Client retry";
-    InputResponsesMalformed, "input-responses-malformed", Some(INVALID_PARAMS), "001 Guidance for Error Handling";
-    StateMalformed, "state-malformed", Some(INVALID_PARAMS), "001 Server Behavior";
-    StateTampered, "state-tampered", Some(INVALID_PARAMS), "001 Security Implications";
-    StateExpired, "state-expired", Some(INVALID_PARAMS), "001 Server Behavior";
-    StateWrongSubject, "state-wrong-subject", Some(INVALID_PARAMS), "001 Server Behavior";
-    StateWrongRequest, "state-wrong-request", Some(INVALID_PARAMS), "001 Server Behavior";
-    StateUnknownKey, "state-unknown-key", Some(INVALID_PARAMS), "RULES.md Server side";
-    StateTooLarge, "state-too-large", Some(INVALID_PARAMS), "RULES.md Server side";
-    TaskStatusInvalid, "task-status-invalid", Some(INVALID_PARAMS), "Tasks TaskStatus";
-    TaskTransitionInvalid, "task-transition-invalid", None, "Tasks lifecycle";
-    TaskInputRequestsMissing, "task-input-requests-missing", None, "001 Persistent Tool Workflow";
-    TaskInputResponseWithoutTask, "task-input-response-without-task", Some(INVALID_PARAMS), "001 Persistent Tool Workflow";
-    TaskUnknown, "task-unknown", Some(INVALID_PARAMS), "Tasks";
-    TaskInputKeyReused, "task-input-key-reused", None, "Tasks extension";
-    ServerRequestUnassociated, "server-request-unassociated", Some(INVALID_PARAMS), "004 SEP-2260";
-    ServerRequestOnStream, "server-request-on-stream", None, "001 Abstract";
-    SseResponseNotBuffered, "sse-response-not-buffered", None, "000 SEP-1858";
-    SseReconnectedAfterInputRequired, "sse-reconnected-after-input-required", None, "000 SEP-1858";
-    SseLastEventIdMissing, "sse-last-event-id-missing", None, "000 SEP-1858";
-    SseStreamUrlCrossOrigin, "sse-stream-url-cross-origin", None, "003 SEP-1335";
-    SseRetryIgnored, "sse-retry-ignored", None, "003 SEP-1335";
-    SseBufferedPostTarget, "sse-buffered-post-target", None, "003 SEP-1335";
-    LimitExceeded, "limit-exceeded", Some(INVALID_REQUEST), "mrtr Limits";
+    JsonrpcParseError, "jsonrpc-parse-error", Protocol, Some(PARSE_ERROR), "JSON-RPC 2.0",
+        "Not one JSON value, or not UTF-8. Code -32700.";
+    JsonrpcInvalid, "jsonrpc-invalid", Protocol, Some(INVALID_REQUEST), "JSON-RPC 2.0",
+        "Not a JSON-RPC 2.0 request, notification, result or error: `\"jsonrpc\":\"2.0\"` missing, `id` not string/integer (null is not allowed for requests), both `result` and `error`, `method` not a string, `params` not an object… Code -32600. A batch is this too, except where a transport rule says otherwise (SEP-1858 buffered responses).";
+    RequestMetaMissing, "request-meta-missing", Protocol, Some(INVALID_PARAMS), "2026-07-28 RequestParams",
+        "(`2026-07-28`) A client request lacks the required `_meta` protocol version or client capabilities.";
+    ResultTypeUnknown, "result-type-unknown", Protocol, None, "001 Schema Changes",
+        "`resultType` is `\"complete\"` or `\"input_required\"`, or `\"task\"` where the Tasks extension is in use.";
+    ResultTypeMissing, "result-type-missing", Protocol, None, "2026-07-28 Result",
+        "(`2026-07-28`) A server result lacks `resultType`. A client still reads an absent one as `\"complete\"`.";
+    InputRequiredMethodNotAllowed, "input-required-method-not-allowed", Protocol, None, "001 Server-Initiated Request Support",
+        "`input_required` answers only an allow-listed method.";
+    InputRequiredEmpty, "input-required-empty", Protocol, None, "2026-07-28 InputRequiredResult",
+        "(`2026-07-28`) An `input_required` result with neither `inputRequests` nor `requestState`.";
+    InputRequestInvalid, "input-request-invalid", Protocol, None, "001 Schema Changes",
+        "`inputRequests` is an object; each value is `{\"method\", \"params\"}` (no `jsonrpc`, no `id`) with method `elicitation/create`, `sampling/createMessage` or `roots/list` and params valid for it (elicitation: `message`; form mode: `requestedSchema`, a flat object schema of primitive properties; url mode: `url`; sampling: `messages`, `maxTokens`).";
+    InputRequestCapabilityMissing, "input-request-capability-missing", Protocol, Some(INVALID_PARAMS), "2026-07-28 RequestMetaObject",
+        "(`2026-07-28`) An input request for a capability the client's request did not declare: `elicitation` (form; `url` mode needs `elicitation.url`), `sampling` (a sampling request with `tools` or `toolChoice` needs `sampling.tools`: 2026-07-28 `client/sampling`), `roots`. The server's answer to a request it cannot serve without one is -32021 (MissingRequiredClientCapability) with `data.requiredCapabilities`.";
+    RequestStateInvalid, "request-state-invalid", Protocol, Some(INVALID_PARAMS), "001 Schema Changes",
+        "`requestState` is a string.";
+    MessageAfterInputRequired, "message-after-input-required", Protocol, None, "001 Protocol Requirements for Ephemeral Workflow",
+        "An `input_required` result on an SSE stream is the last message on that stream.";
+    RetryIdReused, "retry-id-reused", Retry, None, "001 Ephemeral Tool Workflow",
+        "The retry's JSON-RPC `id` differs from the request it retries (and from every request in flight).";
+    RetryRequestChanged, "retry-request-changed", Retry, None, "001 Ephemeral Tool Workflow",
+        "Method and params, apart from `inputResponses`, `requestState`, `_meta`, equal the original's.";
+    RetryMissingInputResponse, "retry-missing-input-response", Retry, None, "001 Client Behavior",
+        "Every key of the last `inputRequests` is in the retry's `inputResponses`.";
+    RetryInputResponseInvalid, "retry-input-response-invalid", Retry, Some(INVALID_PARAMS), "001 Schema Changes",
+        "Each response fits its request: `ElicitResult` (`action` accept/decline/cancel; `content` only with accept, and for form mode it fits `requestedSchema`), `CreateMessageResult` (`role`, `content`, `model`), `ListRootsResult` (`roots`, each a `file://` `uri`).";
+    RetryRequestStateMismatch, "retry-request-state-mismatch", Retry, None, "001 Client Behavior",
+        "Where the result had `requestState`, the retry echoes exactly that string.";
+    RetryRequestStateUnexpected, "retry-request-state-unexpected", Retry, None, "001 Client Behavior",
+        "Where the result had none, the retry carries none.";
+    InputResponsesUnsolicited, "input-responses-unsolicited", Retry, Some(INVALID_PARAMS), "001 Ephemeral Tool Workflow",
+        "`inputResponses` / `requestState` appear only on a retry of the request they answer, never on another request.";
+    RetryRoundsExceeded, "retry-rounds-exceeded", Retry, None, "RULES.md Client retry",
+        "More rounds than the client's configured bound (default 10, as the official SDKs).";
+    InputResponsesMalformed, "input-responses-malformed", Retry, Some(INVALID_PARAMS), "001 Guidance for Error Handling",
+        "`inputResponses` that is not an object of objects: JSON-RPC error -32602, not a new `input_required`.";
+    StateMalformed, "state-malformed", State, Some(INVALID_PARAMS), "001 Server Behavior",
+        "`requestState` that cannot be decoded. State is attacker-controlled input.";
+    StateTampered, "state-tampered", State, Some(INVALID_PARAMS), "001 Security Implications",
+        "Sealed state whose integrity check fails.";
+    StateExpired, "state-expired", State, Some(INVALID_PARAMS), "001 Server Behavior",
+        "Past its expiry.";
+    StateWrongSubject, "state-wrong-subject", State, Some(INVALID_PARAMS), "001 Server Behavior",
+        "Bound to another authenticated principal.";
+    StateWrongRequest, "state-wrong-request", State, Some(INVALID_PARAMS), "001 Server Behavior",
+        "Issued for another request (method, target, digest of its salient params).";
+    StateUnknownKey, "state-unknown-key", State, Some(INVALID_PARAMS), "RULES.md Server side",
+        "Sealed under a key id the server does not hold.";
+    StateTooLarge, "state-too-large", State, Some(INVALID_PARAMS), "RULES.md Server side",
+        "Over the configured size bound.";
+    TaskStatusInvalid, "task-status-invalid", Task, Some(INVALID_PARAMS), "Tasks TaskStatus",
+        "Status is one of `working`, `input_required`, `completed`, `failed`, `cancelled`.";
+    TaskTransitionInvalid, "task-transition-invalid", Task, None, "Tasks lifecycle",
+        "No transition out of `completed`, `failed`, `cancelled`.";
+    TaskInputRequestsMissing, "task-input-requests-missing", Task, None, "001 Persistent Tool Workflow",
+        "An `input_required` task's input requests are delivered (`tasks/result` in `sep-2322`, inlined in `tasks/get` in the extension).";
+    TaskInputResponseWithoutTask, "task-input-response-without-task", Task, Some(INVALID_PARAMS), "001 Persistent Tool Workflow",
+        "`tasks/input_response` carries the related-task `taskId` and `inputResponses` (`sep-2322`); `tasks/update` carries `taskId` and `inputResponses` (extension).";
+    TaskUnknown, "task-unknown", Task, Some(INVALID_PARAMS), "Tasks",
+        "A task id the server never returned.";
+    TaskInputKeyReused, "task-input-key-reused", Task, None, "Tasks extension",
+        "(extension) An input request key reused within one task's lifetime.";
+    ServerRequestUnassociated, "server-request-unassociated", Association, Some(INVALID_PARAMS), "004 SEP-2260",
+        "(`2025-11-25`) `roots/list`, `sampling/createMessage`, `elicitation/create` from the server only inside a client request still in flight (on its POST stream): never on the standalone GET stream, never after that request was answered. A client answers an unassociated one with -32602. `ping` is exempt.";
+    ServerRequestOnStream, "server-request-on-stream", Association, None, "001 Abstract",
+        "(`sep-2322`, `sep-2322-draft`, `2026-07-28`) MRTR replaces in-stream server requests: `roots/list`, `sampling/createMessage`, `elicitation/create` reach the client only as `inputRequests`, never as a JSON-RPC request on a stream.";
+    SseResponseNotBuffered, "sse-response-not-buffered", Transport, None, "000 SEP-1858",
+        "(1858) After `buffer_input`, responses to server requests are buffered, not POSTed one by one.";
+    SseReconnectedAfterInputRequired, "sse-reconnected-after-input-required", Transport, None, "000 SEP-1858",
+        "(1858) On `input_required` the client stops reading and does not reconnect.";
+    SseLastEventIdMissing, "sse-last-event-id-missing", Transport, None, "000 SEP-1858",
+        "(1858) The POST of buffered responses (a JSON array) carries `Last-Event-ID`.";
+    SseStreamUrlCrossOrigin, "sse-stream-url-cross-origin", Transport, None, "003 SEP-1335",
+        "(1335) A `rel=\"stream\"` URL of another scheme, host or port is not followed.";
+    SseRetryIgnored, "sse-retry-ignored", Transport, None, "003 SEP-1335",
+        "(1335) The client waits at least the last `retry` before reconnecting.";
+    SseBufferedPostTarget, "sse-buffered-post-target", Transport, None, "003 SEP-1335",
+        "(1335) After `204 No Content`, buffered responses go as a JSON array to the `rel=\"stream\"` URL.";
+    LimitExceeded, "limit-exceeded", Protocol, Some(INVALID_REQUEST), "mrtr Limits",
+        "A message over a configured bound: bytes, nesting depth, entries of `inputRequests` or `inputResponses` (see `mrtr::Limits`). Code -32600.";
+    UsageInvalidArgument, "usage-invalid-argument", Usage, None, "mrtr API",
+        "An argument of the wrong type or shape handed to mrtr by its caller (a handle that is not an integer, a key that is not 32 bytes, options that are not an object…). A bug in the caller, never a peer's violation.";
+    UsageUnknownHandle, "usage-unknown-handle", Usage, None, "mrtr API",
+        "A handle the machine never issued, or one whose request already finished or was abandoned.";
+    UsageOutOfTurn, "usage-out-of-turn", Usage, None, "mrtr API",
+        "An input the machine does not expect in its state: a response to no request in flight, an answer to a request the server has not asked input for.";
+    InternalPanic, "internal-panic", Panic, Some(INTERNAL_ERROR), "mrtr API",
+        "A panic inside mrtr, caught at a language boundary and raised as an error: a bug in mrtr, never the input's fault. Code -32603.";
 }
 
 impl RuleId {
@@ -192,13 +372,6 @@ impl RuleId {
     /// The rule with this stable number (the C ABI's error code).
     pub fn from_u16(n: u16) -> Option<RuleId> {
         RULES.iter().find(|r| r.id as u16 == n).map(|r| r.id)
-    }
-
-    /// The catalogue row of this rule.
-    pub fn info(self) -> &'static RuleInfo {
-        // Every variant has a row: the `catalogue!` macro makes `name()` total over
-        // the same list, and `every_rule_has_one_row` checks the table.
-        RULES.iter().find(|r| r.id == self).unwrap_or(&RULES[0])
     }
 }
 
@@ -234,5 +407,24 @@ mod tests {
         }
         assert_eq!(RuleId::JsonrpcParseError.code(), Some(-32700));
         assert_eq!(RuleId::JsonrpcInvalid.code(), Some(-32600));
+    }
+
+    #[test]
+    fn every_rule_has_an_area_and_every_area_a_rule() {
+        for r in RULES {
+            assert_eq!(r.id.area(), r.area, "{}", r.name);
+            assert!(!r.text.is_empty(), "{}", r.name);
+        }
+        for a in Area::ALL {
+            assert!(a.rules().next().is_some(), "{a}");
+            assert_eq!(Area::from_name(a.name()), Some(a));
+        }
+        // The areas the bindings disagreed on before the table carried them.
+        assert_eq!(RuleId::InputResponsesMalformed.area(), Area::Retry);
+        assert_eq!(RuleId::InputResponsesUnsolicited.area(), Area::Retry);
+        assert_eq!(RuleId::SseRetryIgnored.area(), Area::Transport);
+        assert_eq!(RuleId::LimitExceeded.area(), Area::Protocol);
+        assert_eq!(RuleId::UsageUnknownHandle.area(), Area::Usage);
+        assert_eq!(RuleId::InternalPanic.code(), Some(INTERNAL_ERROR));
     }
 }

@@ -72,6 +72,9 @@ pub enum Algorithm {
 }
 
 impl Algorithm {
+    /// Both algorithms.
+    pub const ALL: [Algorithm; 2] = [Algorithm::Aes256Gcm, Algorithm::XChaCha20Poly1305];
+
     /// The nonce length in bytes.
     pub const fn nonce_len(self) -> usize {
         match self {
@@ -90,7 +93,7 @@ impl Algorithm {
 
     /// The algorithm with this name.
     pub fn from_name(name: &str) -> Option<Algorithm> {
-        [Algorithm::Aes256Gcm, Algorithm::XChaCha20Poly1305].into_iter().find(|a| a.name() == name)
+        Algorithm::ALL.into_iter().find(|a| a.name() == name)
     }
 
     const fn code(self) -> u8 {
@@ -218,6 +221,58 @@ fn bad_nonce() -> crate::Error {
 fn tampered() -> crate::Error {
     err!(StateTampered, "requestState failed its integrity check")
 }
+
+/// Randomness a host hands to [`KeyRing::seal`]: bytes from its own CSPRNG
+/// (a browser's `crypto.getRandomValues`), or, with feature `os-rng`, the
+/// operating system's. One seal draws one nonce (at most 24 bytes), so
+/// [`SeedRng::Bytes`] needs at least [`SeedRng::MIN_BYTES`].
+#[derive(Debug)]
+pub enum SeedRng<'a> {
+    /// Caller-supplied random bytes, drawn in order, each at most once.
+    Bytes(&'a [u8]),
+    /// The operating system's random numbers.
+    #[cfg(feature = "os-rng")]
+    Os,
+}
+
+impl SeedRng<'_> {
+    /// The fewest bytes [`SeedRng::Bytes`] must hold for one seal.
+    pub const MIN_BYTES: usize = 24;
+}
+
+impl rand_core::TryRng for SeedRng<'_> {
+    type Error = core::convert::Infallible;
+    fn try_next_u32(&mut self) -> core::result::Result<u32, Self::Error> {
+        let mut b = [0; 4];
+        self.try_fill_bytes(&mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+    fn try_next_u64(&mut self) -> core::result::Result<u64, Self::Error> {
+        let mut b = [0; 8];
+        self.try_fill_bytes(&mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> core::result::Result<(), Self::Error> {
+        match self {
+            SeedRng::Bytes(b) => {
+                // Never reuse a byte: running dry is a bug in the caller's
+                // bookkeeping (checked against MIN_BYTES before sealing), and
+                // a panic here is caught at the binding's boundary.
+                assert!(dest.len() <= b.len(), "the caller gave {} random bytes, {} needed", b.len(), dest.len());
+                let (now, rest) = b.split_at(dest.len());
+                dest.copy_from_slice(now);
+                *b = rest;
+            }
+            #[cfg(feature = "os-rng")]
+            SeedRng::Os => {
+                getrandom::fill(dest).unwrap_or_else(|e| panic!("the operating system gave no random numbers: {e}"))
+            }
+        }
+        Ok(())
+    }
+}
+
+impl rand_core::TryCryptoRng for SeedRng<'_> {}
 
 /// What a token is bound to: checked when it is opened.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -401,7 +456,12 @@ impl KeyRing {
     /// `state-too-large`, `state-malformed`, `state-unknown-key`,
     /// `state-tampered`, `state-expired`, `state-wrong-subject`,
     /// `state-wrong-request`.
-    pub fn open(&self, token: &str, binding: &Binding<'_>, now: u64) -> Result<Vec<u8>> {
+    ///
+    /// The token may be given as text or as raw bytes (as it came off the
+    /// wire): bytes that are not base64url, non-UTF-8 ones included, are
+    /// `state-malformed`, decided here once for every binding.
+    pub fn open(&self, token: impl AsRef<[u8]>, binding: &Binding<'_>, now: u64) -> Result<Vec<u8>> {
+        let token = token.as_ref();
         if token.len() > self.max_token_bytes {
             return Err(err!(StateTooLarge, "requestState is over the bound of {} bytes", self.max_token_bytes));
         }
@@ -527,7 +587,9 @@ mod tests {
         let token = ring.seal(&alice, 1000, 60, b"hello", &mut Counter(0)).unwrap();
         assert_eq!(URL_SAFE_NO_PAD.decode(&token).unwrap().len(), 5 + overhead(Algorithm::Aes256Gcm));
         assert_eq!(ring.open(&token, &alice, 1059).unwrap(), b"hello");
+        assert_eq!(ring.open(token.as_bytes(), &alice, 1059).unwrap(), b"hello");
         let rule = |r: Result<Vec<u8>>| r.unwrap_err().rule();
+        assert_eq!(rule(ring.open(b"\xff\xfe", &alice, 1001)), RuleId::StateMalformed);
         assert_eq!(rule(ring.open(&token, &alice, 1060)), RuleId::StateExpired);
         let bob = Binding { subject: "bob", ..alice.clone() };
         assert_eq!(rule(ring.open(&token, &bob, 1001)), RuleId::StateWrongSubject);
@@ -537,7 +599,7 @@ mod tests {
         assert_eq!(rule(ring.open("!!", &alice, 1001)), RuleId::StateMalformed);
         let mut flipped = URL_SAFE_NO_PAD.decode(&token).unwrap();
         *flipped.last_mut().unwrap() ^= 1;
-        assert_eq!(rule(ring.open(&URL_SAFE_NO_PAD.encode(&flipped), &alice, 1001)), RuleId::StateTampered);
+        assert_eq!(rule(ring.open(URL_SAFE_NO_PAD.encode(&flipped), &alice, 1001)), RuleId::StateTampered);
         let other_ring = KeyRing::new(Key::new(2, Algorithm::XChaCha20Poly1305, &[7; 32]));
         assert_eq!(rule(other_ring.open(&token, &alice, 1001)), RuleId::StateUnknownKey);
         let mut small = KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[7; 32]));

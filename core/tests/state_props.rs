@@ -37,7 +37,7 @@ proptest! {
         let b = binding("alice", "t", &json!({"a": 1}));
         let raw = seal(&r, alg, &b, &payload, seed);
         prop_assert_eq!(raw.len(), payload.len() + overhead(alg));
-        prop_assert_eq!(r.open(&URL_SAFE_NO_PAD.encode(&raw), &b, NOW).unwrap(), payload);
+        prop_assert_eq!(r.open(URL_SAFE_NO_PAD.encode(&raw), &b, NOW).unwrap(), payload);
     }
 
     #[test]
@@ -47,7 +47,7 @@ proptest! {
         let mut raw = seal(&r, alg, &b, &payload, 7);
         let bit = bit.index(raw.len() * 8);
         raw[bit / 8] ^= 1 << (bit % 8);
-        let rule = r.open(&URL_SAFE_NO_PAD.encode(&raw), &b, NOW).unwrap_err().rule();
+        let rule = r.open(URL_SAFE_NO_PAD.encode(&raw), &b, NOW).unwrap_err().rule();
         let want = match bit / 8 {
             0 if bit % 8 >= 4 => vec![RuleId::StateMalformed],           // the format version
             0 => vec![RuleId::StateMalformed, RuleId::StateTampered],     // the algorithm: unknown, or not the key's
@@ -63,11 +63,11 @@ proptest! {
         let b = binding("alice", "t", &json!({}));
         let raw = seal(&r, alg, &b, b"payload", 3);
         let short = &raw[..cut.min(raw.len() - 1)];
-        let rule = r.open(&URL_SAFE_NO_PAD.encode(short), &b, NOW).unwrap_err().rule();
+        let rule = r.open(URL_SAFE_NO_PAD.encode(short), &b, NOW).unwrap_err().rule();
         prop_assert!(matches!(rule, RuleId::StateMalformed | RuleId::StateTampered), "{:?}", rule);
         let mut long = raw.clone();
         long.extend(&extra);
-        prop_assert_eq!(r.open(&URL_SAFE_NO_PAD.encode(&long), &b, NOW).unwrap_err().rule(), RuleId::StateTampered);
+        prop_assert_eq!(r.open(URL_SAFE_NO_PAD.encode(&long), &b, NOW).unwrap_err().rule(), RuleId::StateTampered);
         let err = r.open(&garbage, &b, NOW).unwrap_err();
         prop_assert!(err.rule().name().starts_with("state-"));
         prop_assert_eq!(err.code(), Some(-32602));

@@ -1,0 +1,639 @@
+//! JSON text in, JSON text out: the one surface every binding calls (feature `facade`).
+//!
+//! A binding converts its language's values to JSON text (or hands over the
+//! bytes it was given), calls one function here, and converts the text that
+//! comes back; it decides nothing. Every decision a binding used to make lives
+//! here or below:
+//!
+//! - options: `{"protocol", "limits", "maxRounds"}` ([`Options::from_json`]);
+//!   an unknown protocol name is `jsonrpc-invalid` ([`Protocol::parse`]),
+//!   anything else malformed is `usage-invalid-argument`;
+//! - the JSON shape of every output ([`crate::wire`]);
+//! - a transcript as a whole is not bound by `maxMessageBytes` (each message
+//!   in it is);
+//! - handles arriving as host numbers ([`handle`]);
+//! - key material, bindings and round options of sealed state;
+//! - the tables a binding builds its enums and error classes from ([`catalogue`]).
+//!
+//! Every failure is an [`Error`] with a rule id; the binding raises the class
+//! of [`Error::area`].
+
+use crate::{
+    check::{self, Entry},
+    client,
+    error::{Error, Result},
+    rules::{Area, RULES},
+    server,
+    tasks::TaskStatus,
+    Kind, Limits, Protocol, ResultType, RuleId,
+};
+use alloc::{
+    format,
+    string::{String, ToString},
+    vec::Vec,
+};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// What every operation takes: the protocol, the limits, the round bound.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The protocol (the negotiated version).
+    pub protocol: Protocol,
+    /// Bounds on what is read.
+    pub limits: Limits,
+    /// Retries per request (the client machine, the checker). Default 10.
+    pub max_rounds: Option<u32>,
+}
+
+impl Options {
+    /// Reads `{"protocol": name, "limits": {…}, "maxRounds": n}`; every field
+    /// optional, `null` or empty text meaning all defaults.
+    pub fn from_json(text: &[u8]) -> Result<Options> {
+        if text.is_empty() {
+            return Ok(Options::default());
+        }
+        let v = parse_arg(text, "options")?;
+        Options::from_value(&v)
+    }
+
+    /// [`Options::from_json`] of an already parsed value.
+    pub fn from_value(v: &Value) -> Result<Options> {
+        let o = match v {
+            Value::Null => return Ok(Options::default()),
+            Value::Object(o) => o,
+            _ => return Err(usage("options must be an object")),
+        };
+        let mut out = Options::default();
+        for (k, v) in o {
+            match (k.as_str(), v) {
+                (_, Value::Null) => {}
+                ("protocol", Value::String(p)) => out.protocol = Protocol::parse(p)?,
+                ("limits", l) => out.limits = limits_of(l)?,
+                ("maxRounds", n) => {
+                    out.max_rounds =
+                        Some(n.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or(usage("maxRounds is a u32"))?)
+                }
+                _ => return Err(usage_owned(format!("options has no field {k:?} of that type"))),
+            }
+        }
+        Ok(out)
+    }
+
+    fn client_config(&self) -> client::ClientConfig {
+        let d = client::ClientConfig::default();
+        client::ClientConfig {
+            protocol: self.protocol,
+            max_rounds: self.max_rounds.unwrap_or(d.max_rounds),
+            limits: self.limits,
+        }
+    }
+
+    fn check_config(&self) -> check::CheckConfig {
+        let d = check::CheckConfig::default();
+        check::CheckConfig {
+            protocol: self.protocol,
+            max_rounds: self.max_rounds.unwrap_or(d.max_rounds),
+            limits: self.limits,
+        }
+    }
+}
+
+fn limits_of(v: &Value) -> Result<Limits> {
+    serde_json::from_value(v.clone()).map_err(|e| usage_owned(format!("limits: {e}")))
+}
+
+fn usage(what: &'static str) -> Error {
+    Error::new(RuleId::UsageInvalidArgument, what)
+}
+
+fn usage_owned(what: String) -> Error {
+    Error::with(RuleId::UsageInvalidArgument, what)
+}
+
+/// A value the caller built (options, a key spec): bad JSON is the caller's bug.
+fn parse_arg(text: &[u8], what: &str) -> Result<Value> {
+    crate::parse(text, &Limits::DEFAULT).map_err(|e| usage_owned(format!("{what} is not JSON: {}", e.message())))
+}
+
+/// A message or message part, read under the core's bad-input rules.
+fn parse(text: &[u8], limits: &Limits) -> Result<Value> {
+    crate::parse(text, limits)
+}
+
+fn text<T: Serialize + ?Sized>(value: &T) -> String {
+    // The core's wire types and `Value` always serialize (string keys only).
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// A handle as a host language holds it (a JavaScript number, a C `uint64_t`
+/// cast through `f64`): a non-negative integer below 2^53.
+pub fn handle(n: f64) -> Result<u64> {
+    if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 {
+        Ok(n as u64)
+    } else {
+        Err(usage("a handle is a non-negative integer returned by send()"))
+    }
+}
+
+/// [`crate::classify`] with the options: the hot path, typed.
+pub fn classify<'m>(message: &'m [u8], o: &Options) -> Result<crate::Classified<'m>> {
+    crate::classify(message, o.protocol, &o.limits)
+}
+
+/// [`classify`] as JSON text (see [`crate::wire`]).
+pub fn classify_json(message: &[u8], o: &Options) -> Result<String> {
+    classify(message, o).map(|c| text(&c))
+}
+
+/// Checks a whole conversation (a JSON array of entries): the violations as JSON text.
+pub fn check(transcript: &[u8], o: &Options) -> Result<String> {
+    // The transcript holds many messages: only each message is bound by maxMessageBytes.
+    let whole = Limits { max_message_bytes: usize::MAX, ..o.limits };
+    let v = parse(transcript, &whole)?;
+    let entries = v.as_array().ok_or(usage("a transcript is a JSON array of entries"))?;
+    let entries = entries.iter().map(Entry::from_value).collect::<Result<Vec<_>>>()?;
+    Ok(text(&check::check(&entries, o.check_config())))
+}
+
+/// The incremental checker over JSON text.
+pub struct Checker {
+    inner: check::Checker,
+    limits: Limits,
+}
+
+impl Checker {
+    /// A checker with the options.
+    pub fn new(o: &Options) -> Checker {
+        Checker { inner: check::Checker::new(o.check_config()), limits: o.limits }
+    }
+
+    /// Checks one entry (`{"from", "message", "stream"}`).
+    pub fn handle(&mut self, entry: &[u8]) -> Result<()> {
+        let v = parse(entry, &self.limits)?;
+        self.inner.handle(&Entry::from_value(&v)?);
+        Ok(())
+    }
+
+    /// The violations so far, as JSON text.
+    pub fn violations(&self) -> String {
+        text(self.inner.violations())
+    }
+}
+
+/// [`client::retry`] over JSON text.
+pub fn retry(request: &[u8], result: &[u8], input_responses: &[u8], id: &[u8], o: &Options) -> Result<String> {
+    let l = &o.limits;
+    let (request, result) = (parse(request, l)?, parse(result, l)?);
+    let (responses, id) = (parse(input_responses, l)?, parse(id, l)?);
+    client::retry(&request, &result, &responses, &id, o.protocol, l).map(|v| text(&v))
+}
+
+/// [`client::task_update`] over JSON text.
+pub fn task_update(
+    get_request: &[u8],
+    get_response: &[u8],
+    input_responses: &[u8],
+    id: &[u8],
+    o: &Options,
+) -> Result<String> {
+    let l = &o.limits;
+    let (request, response) = (parse(get_request, l)?, parse(get_response, l)?);
+    let (responses, id) = (parse(input_responses, l)?, parse(id, l)?);
+    client::task_update(&request, &response, &responses, &id, l).map(|v| text(&v))
+}
+
+/// [`server::respond`] over JSON text (`None`: the field is absent).
+pub fn respond(
+    request: &[u8],
+    input_requests: Option<&[u8]>,
+    request_state: Option<&[u8]>,
+    o: &Options,
+) -> Result<String> {
+    let l = &o.limits;
+    let request = parse(request, l)?;
+    let asked = input_requests.map(|t| parse(t, l)).transpose()?;
+    let state = request_state.map(|t| parse(t, l)).transpose()?;
+    server::respond(&request, asked.as_ref(), state.as_ref(), o.protocol, l).map(|v| text(&v))
+}
+
+/// [`server::resume`] over JSON text: `{"responses", "missing", "ignored", "requestState"}`.
+pub fn resume(request: &[u8], needs: &[u8], o: &Options) -> Result<String> {
+    let l = &o.limits;
+    let (request, needs) = (parse(request, l)?, parse(needs, l)?);
+    server::resume(&request, &needs, o.protocol, l).map(|r| text(&r))
+}
+
+/// `from` may become `to`? The name of `to`, or `task-status-invalid` /
+/// `task-transition-invalid`.
+pub fn task_transition(from: &str, to: &str) -> Result<&'static str> {
+    TaskStatus::from_name(from)?.transition(TaskStatus::from_name(to)?).map(TaskStatus::name)
+}
+
+/// The client's retry machine over JSON text (see [`client::Client`] for the
+/// drain order: `poll_transmit` first, then `poll_event`).
+pub struct Client {
+    inner: client::Client,
+    limits: Limits,
+}
+
+impl Client {
+    /// A machine with the options.
+    pub fn new(o: &Options) -> Client {
+        Client { inner: client::Client::new(o.client_config()), limits: o.limits }
+    }
+
+    /// Starts `request`; its handle.
+    pub fn send(&mut self, request: &[u8]) -> Result<u64> {
+        let request = parse(request, &self.limits)?;
+        self.inner.send(request).map(|h| h.0)
+    }
+
+    /// Takes a response message (read by the core's byte path).
+    pub fn handle_response(&mut self, response: &[u8]) -> Result<()> {
+        self.inner.handle_response(response)
+    }
+
+    /// Answers the input requests of `handle`; queues the retry under `id`.
+    pub fn answer(&mut self, handle: u64, input_responses: &[u8], id: &[u8]) -> Result<()> {
+        let (responses, id) = (parse(input_responses, &self.limits)?, parse(id, &self.limits)?);
+        self.inner.answer(client::Handle(handle), &responses, id)
+    }
+
+    /// Gives up on `handle`.
+    pub fn abandon(&mut self, handle: u64) {
+        self.inner.abandon(client::Handle(handle));
+    }
+
+    /// The next message to send, as JSON text.
+    #[must_use]
+    pub fn poll_transmit(&mut self) -> Option<String> {
+        self.inner.poll_transmit().map(|m| text(&m))
+    }
+
+    /// The next event, as JSON text (see [`crate::wire`]).
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<String> {
+        self.inner.poll_event().map(|e| text(&e))
+    }
+}
+
+/// The tables a binding builds its enums and error classes from, as JSON text:
+/// `{"rules": [{"key", "id", "number", "area", "code", "source"}], "areas":
+/// [{"name", "title", "summary"}], "protocols", "kinds", "resultTypes",
+/// "taskStatuses", "algorithms": [{"key", "value"}], "defaultLimits": {…}}`.
+/// `key` is the core's variant name (`RetryIdReused`), `value` the wire name.
+pub fn catalogue() -> String {
+    let rules: Vec<Value> = RULES
+        .iter()
+        .map(|r| {
+            json!({"key": format!("{:?}", r.id), "id": r.name, "number": r.id as u16, "area": r.area,
+                   "code": r.code, "source": r.source})
+        })
+        .collect();
+    let areas: Vec<Value> =
+        Area::ALL.iter().map(|a| json!({"name": a.name(), "title": a.title(), "summary": a.summary()})).collect();
+    let pairs = |rows: &mut dyn Iterator<Item = (String, &'static str)>| -> Vec<Value> {
+        rows.map(|(k, v)| json!({"key": k, "value": v})).collect()
+    };
+    let protocols = pairs(&mut Protocol::ALL.iter().map(|p| (format!("{p:?}"), p.name())));
+    let kinds = pairs(&mut Kind::ALL.iter().map(|k| (format!("{k:?}"), k.name())));
+    let result_types = pairs(&mut ResultType::ALL.iter().map(|t| (format!("{t:?}"), t.name())));
+    let statuses = pairs(&mut TaskStatus::ALL.iter().map(|s| (format!("{s:?}"), s.name())));
+    #[cfg(feature = "state")]
+    let algorithms = pairs(&mut crate::state::Algorithm::ALL.iter().map(|a| (format!("{a:?}"), a.name())));
+    #[cfg(not(feature = "state"))]
+    let algorithms: Vec<Value> = Vec::new();
+    text(&json!({
+        "rules": rules, "areas": areas, "protocols": protocols, "kinds": kinds, "resultTypes": result_types,
+        "taskStatuses": statuses, "algorithms": algorithms, "defaultLimits": Limits::DEFAULT,
+        "version": env!("CARGO_PKG_VERSION"),
+    }))
+}
+
+/// An [`Error`] as JSON text (`{"rule", "area", "code", "message"}`), for
+/// bindings that carry errors across their boundary as text.
+pub fn error_json(e: &Error) -> String {
+    text(e)
+}
+
+/// The error a binding raises for a panic it caught at its boundary.
+pub fn panic_error(payload: &(dyn core::any::Any + Send)) -> Error {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_string());
+    Error::with(RuleId::InternalPanic, format!("mrtr panicked (a bug in mrtr): {what}"))
+}
+
+#[cfg(feature = "state")]
+pub use self::sealed::*;
+
+#[cfg(feature = "state")]
+mod sealed {
+    use super::{parse, parse_arg, text, usage, usage_owned, Options};
+    use crate::{
+        error::{Error, Result},
+        round::{Round, SealedRounds},
+        state::{self, Algorithm, Binding, Key, KeyRing},
+        Limits, Protocol,
+    };
+    use alloc::{format, string::String, vec::Vec};
+    use serde_json::{json, Value};
+
+    /// A key from the host: `id` 0–255, an algorithm name, and exactly one of
+    /// a 32-byte `secret` or a `master` secret to derive it from.
+    pub fn key(id: i64, algorithm: &str, secret: Option<&[u8]>, master: Option<&[u8]>) -> Result<Key> {
+        let id = u8::try_from(id).map_err(|_| usage("a key id is an integer from 0 to 255"))?;
+        let alg = Algorithm::from_name(algorithm)
+            .ok_or_else(|| usage_owned(format!("unknown algorithm {algorithm:?} (aes-256-gcm, xchacha20-poly1305)")))?;
+        match (secret, master) {
+            (Some(s), None) => {
+                let s: &[u8; 32] = s.try_into().map_err(|_| usage("a secret is exactly 32 bytes"))?;
+                Ok(Key::new(id, alg, s))
+            }
+            (None, Some(m)) => Ok(Key::derive(id, alg, m)),
+            _ => Err(usage("a key has exactly one of secret and master")),
+        }
+    }
+
+    /// A [`Binding`] the host describes: `{"subject", "protocol", "method",
+    /// "target", "arguments"}` (the digest computed from `arguments`) or with
+    /// `"paramsDigest"` (64 hex digits) instead.
+    #[derive(Clone, Debug)]
+    pub struct BindingSpec {
+        subject: String,
+        protocol: Protocol,
+        method: String,
+        target: String,
+        params_digest: [u8; 32],
+    }
+
+    impl BindingSpec {
+        /// Reads the JSON text of a binding.
+        pub fn from_json(text: &[u8]) -> Result<BindingSpec> {
+            let v = parse_arg(text, "the binding")?;
+            let o = v.as_object().ok_or(usage("a binding is an object"))?;
+            let string = |k: &str| -> Result<String> {
+                match o.get(k) {
+                    None | Some(Value::Null) => Ok(String::new()),
+                    Some(Value::String(s)) => Ok(s.clone()),
+                    Some(_) => Err(usage_owned(format!("the binding's {k} is a string"))),
+                }
+            };
+            let protocol = Protocol::parse_or_default(o.get("protocol").and_then(Value::as_str))?;
+            let params_digest = match (o.get("paramsDigest"), o.get("arguments")) {
+                (Some(Value::String(hex)), _) => digest_of_hex(hex)?,
+                (Some(_), _) => return Err(usage("paramsDigest is 64 hex digits")),
+                (None, Some(args)) => state::params_digest(args),
+                (None, None) => state::params_digest(&json!({})),
+            };
+            Ok(BindingSpec {
+                subject: string("subject")?,
+                protocol,
+                method: string("method")?,
+                target: string("target")?,
+                params_digest,
+            })
+        }
+
+        /// The core's binding.
+        pub fn binding(&self) -> Binding<'_> {
+            Binding {
+                subject: &self.subject,
+                protocol: self.protocol,
+                method: &self.method,
+                target: &self.target,
+                params_digest: self.params_digest,
+            }
+        }
+    }
+
+    fn digest_of_hex(hex: &str) -> Result<[u8; 32]> {
+        let bytes = hex.as_bytes();
+        if bytes.len() != 64 {
+            return Err(usage("paramsDigest is 64 hex digits"));
+        }
+        let mut out = [0u8; 32];
+        for (i, pair) in bytes.chunks(2).enumerate() {
+            let s = core::str::from_utf8(pair).map_err(|_| usage("paramsDigest is 64 hex digits"))?;
+            out[i] = u8::from_str_radix(s, 16).map_err(|_| usage("paramsDigest is 64 hex digits"))?;
+        }
+        Ok(out)
+    }
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The binding of `request` for `subject` as JSON text, the digest in hex.
+    pub fn binding_for(request: &[u8], subject: &str, protocol: Option<&str>) -> Result<String> {
+        let request = parse(request, &Limits::DEFAULT)?;
+        let b = Binding::for_request(&request, subject, Protocol::parse_or_default(protocol)?);
+        Ok(text(&json!({"subject": b.subject, "protocol": b.protocol, "method": b.method, "target": b.target,
+                        "paramsDigest": hex(&b.params_digest)})))
+    }
+
+    /// SHA-256 of the canonical JSON of `salient` (a request's `arguments`).
+    pub fn params_digest(salient: &[u8]) -> Result<[u8; 32]> {
+        Ok(state::params_digest(&parse(salient, &Limits::DEFAULT)?))
+    }
+
+    /// Where a seal's randomness comes from.
+    pub enum Randomness<'a> {
+        /// Bytes from the caller's CSPRNG (a browser's `crypto.getRandomValues`).
+        Bytes(&'a [u8]),
+        /// The operating system's random numbers (feature `os-rng`).
+        #[cfg(feature = "os-rng")]
+        Os,
+    }
+
+    /// Seals `payload` for `binding` (JSON text, see [`BindingSpec`]), expiring
+    /// `ttl` seconds after `now`; `nonce` only for test vectors.
+    pub fn seal(
+        ring: &KeyRing,
+        binding: &[u8],
+        now: u64,
+        ttl: u32,
+        payload: &[u8],
+        nonce: Option<&[u8]>,
+        randomness: Randomness<'_>,
+    ) -> Result<String> {
+        let spec = BindingSpec::from_json(binding)?;
+        match nonce {
+            Some(n) => ring.seal_with_nonce(&spec.binding(), now, ttl, payload, n),
+            None => ring.seal(&spec.binding(), now, ttl, payload, &mut rng(randomness)?),
+        }
+    }
+
+    /// Opens `token` (text or raw bytes) for `binding` at `now`: the payload.
+    pub fn open(ring: &KeyRing, token: &[u8], binding: &[u8], now: u64) -> Result<Vec<u8>> {
+        let spec = BindingSpec::from_json(binding)?;
+        ring.open(token, &spec.binding(), now)
+    }
+
+    /// A server's round settings as JSON text: `{"subject", "now", "ttl" (default
+    /// 300), "protocol", "limits"}`.
+    #[derive(Clone, Debug)]
+    pub struct RoundsOptions {
+        subject: String,
+        now: u64,
+        ttl: u32,
+        options: Options,
+    }
+
+    impl RoundsOptions {
+        /// Reads the JSON text of round settings.
+        pub fn from_json(text: &[u8]) -> Result<RoundsOptions> {
+            let mut v = parse_arg(text, "the round options")?;
+            let o = v.as_object_mut().ok_or(usage("round options are an object"))?;
+            let subject = match o.remove("subject") {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(s)) => s,
+                Some(_) => return Err(usage("subject is a string")),
+            };
+            let now = o.remove("now").and_then(|n| n.as_u64()).ok_or(usage("now is seconds since the epoch"))?;
+            let ttl = match o.remove("ttl") {
+                None | Some(Value::Null) => 300,
+                Some(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or(usage("ttl is seconds (a u32)"))?,
+            };
+            Ok(RoundsOptions { subject, now, ttl, options: Options::from_value(&v)? })
+        }
+
+        fn rounds<'k>(&'k self, ring: &'k KeyRing) -> SealedRounds<'k> {
+            SealedRounds {
+                ring,
+                subject: &self.subject,
+                now: self.now,
+                ttl: self.ttl,
+                protocol: self.options.protocol,
+                limits: self.options.limits,
+            }
+        }
+    }
+
+    /// [`SealedRounds::resume`]: `{"answers", "missing", "ignored", "data"}` as JSON text.
+    pub fn resume_round(ring: &KeyRing, request: &[u8], needs: &[u8], options: &[u8]) -> Result<String> {
+        let o = RoundsOptions::from_json(options)?;
+        let l = &o.options.limits;
+        let round = o.rounds(ring).resume(&parse(request, l)?, &parse(needs, l)?)?;
+        Ok(text(&round))
+    }
+
+    /// [`SealedRounds::respond`]: the `input_required` response as JSON text.
+    #[allow(clippy::too_many_arguments)]
+    pub fn respond_round(
+        ring: &KeyRing,
+        request: &[u8],
+        round: &[u8],
+        needs: &[u8],
+        data: Option<&[u8]>,
+        options: &[u8],
+        randomness: Randomness<'_>,
+    ) -> Result<String> {
+        let o = RoundsOptions::from_json(options)?;
+        let l = &o.options.limits;
+        let round: Round = serde_json::from_value(parse_arg(round, "the round")?)
+            .map_err(|e| usage_owned(format!("the round: {e}")))?;
+        let data = data.map(|d| parse(d, l)).transpose()?;
+        let response =
+            o.rounds(ring).respond(&parse(request, l)?, &round, &parse(needs, l)?, data, &mut rng(randomness)?)?;
+        Ok(text(&response))
+    }
+
+    fn rng(r: Randomness<'_>) -> Result<state::SeedRng<'_>, Error> {
+        match r {
+            Randomness::Bytes(b) if b.len() < state::SeedRng::MIN_BYTES => {
+                Err(usage_owned(format!("sealing needs at least {} random bytes", state::SeedRng::MIN_BYTES)))
+            }
+            Randomness::Bytes(b) => Ok(state::SeedRng::Bytes(b)),
+            #[cfg(feature = "os-rng")]
+            Randomness::Os => Ok(state::SeedRng::Os),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_read_every_field_and_say_whose_fault_a_bad_one_is() {
+        let o = Options::from_json(br#"{"protocol":"sep-2322","limits":{"maxDepth":9},"maxRounds":3}"#).unwrap();
+        assert_eq!((o.protocol, o.limits.max_depth, o.max_rounds), (Protocol::Sep2322, 9, Some(3)));
+        assert_eq!(Options::from_json(b"").unwrap(), Options::default());
+        assert_eq!(Options::from_json(b"null").unwrap(), Options::default());
+        let rule = |t: &[u8]| Options::from_json(t).unwrap_err().rule();
+        assert_eq!(rule(br#"{"protocol":"1999-01-01"}"#), RuleId::JsonrpcInvalid);
+        assert_eq!(rule(br#"{"limits":{"maxDeep":1}}"#), RuleId::UsageInvalidArgument);
+        assert_eq!(rule(br#"{"protocl":"sep-2322"}"#), RuleId::UsageInvalidArgument);
+        assert_eq!(rule(b"[1]"), RuleId::UsageInvalidArgument);
+        assert_eq!(rule(b"{"), RuleId::UsageInvalidArgument);
+    }
+
+    #[test]
+    fn handles_are_exact_integers() {
+        assert_eq!(handle(3.0), Ok(3));
+        for bad in [-1.0, 0.5, f64::NAN, f64::INFINITY, 1e300] {
+            assert_eq!(handle(bad).unwrap_err().rule(), RuleId::UsageInvalidArgument, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_client_machine_speaks_json_text() {
+        let mut c = Client::new(&Options::default());
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        let h = c
+            .send(
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t",{meta}}}}}"#)
+                    .as_bytes(),
+            )
+            .unwrap();
+        assert!(c.poll_transmit().unwrap().contains(r#""method":"tools/call""#));
+        c.handle_response(br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s"}}"#)
+            .unwrap();
+        assert_eq!(c.poll_event().unwrap(), format!(r#"{{"type":"retryNow","handle":{h}}}"#));
+        assert_eq!(c.answer(h + 7, b"{}", b"2").unwrap_err().rule(), RuleId::UsageUnknownHandle);
+        c.answer(h, b"{}", b"2").unwrap();
+        assert!(c.poll_transmit().unwrap().contains(r#""requestState":"s""#));
+        let stray = c.handle_response(br#"{"jsonrpc":"2.0","id":99,"result":{"resultType":"complete"}}"#);
+        assert_eq!(stray.unwrap_err().rule(), RuleId::UsageOutOfTurn);
+    }
+
+    #[test]
+    fn the_catalogue_lists_every_rule_with_its_area() {
+        let v: Value = serde_json::from_str(&catalogue()).unwrap();
+        assert_eq!(v["rules"].as_array().unwrap().len(), RULES.len());
+        let retry = v["rules"].as_array().unwrap().iter().find(|r| r["id"] == "input-responses-malformed").unwrap();
+        assert_eq!((retry["key"].as_str(), retry["area"].as_str()), (Some("InputResponsesMalformed"), Some("retry")));
+        assert_eq!(v["protocols"][0], json!({"key": "V2026_07_28", "value": "2026-07-28"}));
+        assert_eq!(v["defaultLimits"]["maxDepth"], 128);
+    }
+
+    #[test]
+    fn a_transcript_is_bound_per_message_not_as_a_whole() {
+        let o = Options { limits: Limits { max_message_bytes: 80, ..Limits::DEFAULT }, ..Options::default() };
+        let entry = r#"{"from":"client","message":{"jsonrpc":"2.0","method":"notifications/initialized"}}"#;
+        let transcript = format!("[{entry},{entry},{entry}]");
+        assert_eq!(check(transcript.as_bytes(), &o).unwrap(), "[]");
+        assert_eq!(check(b"{}", &o).unwrap_err().rule(), RuleId::UsageInvalidArgument);
+    }
+
+    #[cfg(feature = "state")]
+    #[test]
+    fn sealed_state_round_trips_through_text() {
+        let ring = crate::state::KeyRing::new(key(1, "aes-256-gcm", Some(&[7; 32]), None).unwrap());
+        let b = br#"{"subject":"alice","method":"tools/call","target":"t","arguments":{"a":1}}"#;
+        let token = seal(&ring, b, 1000, 60, b"hi", None, Randomness::Bytes(&[9; 32])).unwrap();
+        assert_eq!(open(&ring, token.as_bytes(), b, 1001).unwrap(), b"hi");
+        let other = br#"{"subject":"bob","method":"tools/call","target":"t","arguments":{"a":1}}"#;
+        assert_eq!(open(&ring, token.as_bytes(), other, 1001).unwrap_err().rule(), RuleId::StateWrongSubject);
+        assert_eq!(open(&ring, b"\xff", b, 1001).unwrap_err().rule(), RuleId::StateMalformed);
+        assert_eq!(key(256, "aes-256-gcm", Some(&[7; 32]), None).unwrap_err().rule(), RuleId::UsageInvalidArgument);
+        assert_eq!(key(1, "rot13", Some(&[7; 32]), None).unwrap_err().rule(), RuleId::UsageInvalidArgument);
+        assert_eq!(key(1, "aes-256-gcm", Some(&[7; 31]), None).unwrap_err().rule(), RuleId::UsageInvalidArgument);
+        let short = seal(&ring, b, 1000, 60, b"hi", None, Randomness::Bytes(&[9; 4]));
+        assert_eq!(short.unwrap_err().rule(), RuleId::UsageInvalidArgument);
+    }
+}

@@ -1,0 +1,264 @@
+//! The one JSON shape of every value the core hands to a host (feature `serde`).
+//!
+//! Bindings used to spell these shapes by hand, each its own way (an event was
+//! `{"type":"inputRequired"}` in one language and `{"event":"input_required"}`
+//! in another). Now every output type serializes here, once, and every binding
+//! passes the text on:
+//!
+//! | type | shape |
+//! |---|---|
+//! | [`Classified`] | `{"kind", "id", "method", "resultType", "resultTypePresent"}` |
+//! | [`Event`] | `{"type": "inputRequired", "handle", "inputRequests", "round"}`, `{"type": "retryNow", "handle"}`, `{"type": "done", "handle", "response"}` |
+//! | [`Resumed`] | `{"responses", "missing", "ignored", "requestState"}` |
+//! | [`Round`] | `{"answers", "missing", "ignored", "data"}` (read back too) |
+//! | [`Violation`] | `{"rule", "index", "message"}` |
+//! | [`Error`] | `{"rule", "area", "code", "message"}` |
+//! | [`Limits`] | `{"maxMessageBytes", "maxDepth", "maxInputRequests", "maxRequestStateBytes"}`; read back with each field defaulting |
+//!
+//! Names ([`RuleId`], [`Area`], [`Protocol`], [`Kind`], [`ResultType`]) are
+//! their stable strings; a [`Handle`] is its number.
+
+use crate::{
+    check::Violation,
+    client::{Event, Handle},
+    rules::Area,
+    server::Resumed,
+    Classified, Error, Id, Kind, Limits, Protocol, ResultType, RuleId,
+};
+use serde::{
+    de::{self, Deserializer},
+    ser::{SerializeMap, Serializer},
+    Deserialize, Serialize,
+};
+
+macro_rules! as_name {
+    ($($t:ty),*) => {$(
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.name())
+            }
+        }
+    )*};
+}
+as_name!(RuleId, Area, Protocol, Kind, ResultType);
+
+impl<'de> Deserialize<'de> for Protocol {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = <alloc::borrow::Cow<'de, str>>::deserialize(d)?;
+        Protocol::from_name(&name).ok_or_else(|| de::Error::custom("unknown protocol"))
+    }
+}
+
+impl Serialize for Handle {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.0)
+    }
+}
+
+impl Serialize for Id<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Id::Null => s.serialize_unit(),
+            Id::Int(i) => s.serialize_i64(*i),
+            Id::UInt(u) => s.serialize_u64(*u),
+            Id::Str(t) => s.serialize_str(t),
+        }
+    }
+}
+
+impl Serialize for Classified<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(5))?;
+        m.serialize_entry("kind", &self.kind)?;
+        m.serialize_entry("id", &self.id)?;
+        m.serialize_entry("method", &self.method)?;
+        m.serialize_entry("resultType", &self.result_type)?;
+        m.serialize_entry("resultTypePresent", &self.result_type_present)?;
+        m.end()
+    }
+}
+
+impl Serialize for Event {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        match self {
+            Event::InputRequired { handle, input_requests, round } => {
+                m.serialize_entry("type", "inputRequired")?;
+                m.serialize_entry("handle", handle)?;
+                m.serialize_entry("inputRequests", input_requests)?;
+                m.serialize_entry("round", round)?;
+            }
+            Event::RetryNow { handle } => {
+                m.serialize_entry("type", "retryNow")?;
+                m.serialize_entry("handle", handle)?;
+            }
+            Event::Done { handle, response } => {
+                m.serialize_entry("type", "done")?;
+                m.serialize_entry("handle", handle)?;
+                m.serialize_entry("response", response)?;
+            }
+        }
+        m.end()
+    }
+}
+
+impl Serialize for Resumed {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(4))?;
+        m.serialize_entry("responses", &self.responses)?;
+        m.serialize_entry("missing", &self.missing)?;
+        m.serialize_entry("ignored", &self.ignored)?;
+        m.serialize_entry("requestState", &self.request_state)?;
+        m.end()
+    }
+}
+
+impl Serialize for Violation {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("rule", &self.rule)?;
+        m.serialize_entry("index", &self.index)?;
+        m.serialize_entry("message", &self.message)?;
+        m.end()
+    }
+}
+
+impl Serialize for Error {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(4))?;
+        m.serialize_entry("rule", &self.rule())?;
+        m.serialize_entry("area", &self.area())?;
+        m.serialize_entry("code", &self.code())?;
+        m.serialize_entry("message", self.message())?;
+        m.end()
+    }
+}
+
+/// The wire form of [`Limits`]: every field optional on the way in.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+struct LimitsWire {
+    max_message_bytes: usize,
+    max_depth: usize,
+    max_input_requests: usize,
+    max_request_state_bytes: usize,
+}
+
+impl Default for LimitsWire {
+    fn default() -> Self {
+        Limits::DEFAULT.into()
+    }
+}
+
+impl From<Limits> for LimitsWire {
+    fn from(l: Limits) -> Self {
+        LimitsWire {
+            max_message_bytes: l.max_message_bytes,
+            max_depth: l.max_depth,
+            max_input_requests: l.max_input_requests,
+            max_request_state_bytes: l.max_request_state_bytes,
+        }
+    }
+}
+
+impl Serialize for Limits {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        LimitsWire::from(*self).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Limits {
+    /// Absent fields keep [`Limits::DEFAULT`]'s value; unknown fields are refused.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = LimitsWire::deserialize(d)?;
+        Ok(Limits {
+            max_message_bytes: w.max_message_bytes,
+            max_depth: w.max_depth,
+            max_input_requests: w.max_input_requests,
+            max_request_state_bytes: w.max_request_state_bytes,
+        })
+    }
+}
+
+#[cfg(feature = "state")]
+mod round {
+    use crate::round::Round;
+    use alloc::{string::String, vec::Vec};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::{Map, Value};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct RoundWire {
+        #[serde(default)]
+        answers: Map<String, Value>,
+        #[serde(default)]
+        missing: Vec<String>,
+        #[serde(default)]
+        ignored: Vec<String>,
+        #[serde(default)]
+        data: Option<Value>,
+    }
+
+    impl Serialize for Round {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let w = RoundWire {
+                answers: self.answers.clone(),
+                missing: self.missing.clone(),
+                ignored: self.ignored.clone(),
+                data: self.data.clone(),
+            };
+            w.serialize(s)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Round {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let w = RoundWire::deserialize(d)?;
+            Ok(Round { answers: w.answers, missing: w.missing, ignored: w.ignored, data: w.data })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{client, Limits, Protocol};
+    use serde_json::{json, Value};
+
+    #[test]
+    fn limits_read_back_with_defaults_and_refuse_unknown_fields() {
+        let l: Limits = serde_json::from_value(json!({"maxDepth": 8})).unwrap();
+        assert_eq!(l, Limits { max_depth: 8, ..Limits::DEFAULT });
+        assert_eq!(serde_json::from_value::<Limits>(json!({})).unwrap(), Limits::DEFAULT);
+        assert!(serde_json::from_value::<Limits>(json!({"maxDeep": 8})).is_err());
+        let back: Limits = serde_json::from_value(serde_json::to_value(Limits::DEFAULT).unwrap()).unwrap();
+        assert_eq!(back, Limits::DEFAULT);
+    }
+
+    #[test]
+    fn events_have_one_shape() {
+        let e = client::Event::RetryNow { handle: client::Handle(3) };
+        assert_eq!(serde_json::to_value(&e).unwrap(), json!({"type": "retryNow", "handle": 3}));
+        let e = client::Event::InputRequired { handle: client::Handle(1), input_requests: json!({}), round: 2 };
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            json!({"type": "inputRequired", "handle": 1, "inputRequests": {}, "round": 2})
+        );
+    }
+
+    #[test]
+    fn classifications_and_errors_name_their_parts() {
+        let msg = br#"{"jsonrpc":"2.0","id":"a","result":{"resultType":"input_required","requestState":"s"}}"#;
+        let c = crate::classify(msg, Protocol::default(), &Limits::DEFAULT).unwrap();
+        assert_eq!(
+            serde_json::to_value(&c).unwrap(),
+            json!({"kind": "input_required", "id": "a", "method": null, "resultType": "input_required", "resultTypePresent": true})
+        );
+        let e = crate::classify(b"{", Protocol::default(), &Limits::DEFAULT).unwrap_err();
+        let v: Value = serde_json::to_value(&e).unwrap();
+        assert_eq!(
+            (v["rule"].as_str(), v["area"].as_str(), v["code"].as_i64()),
+            (Some("jsonrpc-parse-error"), Some("protocol"), Some(-32700))
+        );
+    }
+}
