@@ -6,6 +6,8 @@
 //! input, and what must come out (see `conformance/README.md`).
 
 pub mod corpus;
+pub mod gen;
+pub mod judge;
 pub mod ops;
 pub mod transcript;
 

@@ -286,7 +286,7 @@ catalogue! {
     InputRequestInvalid, "input-request-invalid", Protocol, None, "001 Schema Changes",
         "`inputRequests` is an object; each value is `{\"method\", \"params\"}` (no `jsonrpc`, no `id`) with method `elicitation/create`, `sampling/createMessage` or `roots/list` and params valid for it (elicitation: `message`; form mode: `requestedSchema`, a flat object schema of primitive properties; url mode: `url`; sampling: `messages`, `maxTokens`).";
     InputRequestCapabilityMissing, "input-request-capability-missing", Protocol, Some(INVALID_PARAMS), "2026-07-28 RequestMetaObject",
-        "(`2026-07-28`) An input request for a capability the client's request did not declare: `elicitation` (form; `url` mode needs `elicitation.url`), `sampling` (a sampling request with `tools` or `toolChoice` needs `sampling.tools`: 2026-07-28 `client/sampling`), `roots`. The server's answer to a request it cannot serve without one is -32021 (MissingRequiredClientCapability) with `data.requiredCapabilities`.";
+        "(`2026-07-28`) An input request for a capability the client's request did not declare: `elicitation` (form; `url` mode needs `elicitation.url`), `sampling`, `roots`.";
     RequestStateInvalid, "request-state-invalid", Protocol, Some(INVALID_PARAMS), "001 Schema Changes",
         "`requestState` is a string.";
     MessageAfterInputRequired, "message-after-input-required", Protocol, None, "001 Protocol Requirements for Ephemeral Workflow",

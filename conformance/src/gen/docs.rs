@@ -1,0 +1,118 @@
+//! `docs/RULES.md`: the project's rule catalogue, made from the core's tables
+//! (`mrtr::rules::RULES`, `mrtr::rules::Area`, `mrtr::protocol::PROTOCOLS`).
+
+use mrtr::protocol::{ElicitationIdRule, ResultTypeRule, TasksFlavor, PROTOCOLS};
+use mrtr::rules::{Area, RULES};
+use std::fmt::Write;
+use std::path::PathBuf;
+
+/// `(path, contents)` of each generated file.
+pub fn outputs() -> Vec<(PathBuf, String)> {
+    vec![(PathBuf::from("docs/RULES.md"), rules_md())]
+}
+
+const INTRO: &str = "\
+# mrtr rule catalogue
+
+Every rule mrtr enforces has a stable id (and a stable number, the C ABI's \
+error code). Errors, checker violations, conformance cases and every binding \
+use these ids; an id is never renamed and a number never reused. Each rule \
+belongs to an *area*, and every language raises one error class per area \
+(`ProtocolError`, `RetryError`, …), so a rule raises the same class \
+everywhere. The JSON-RPC code is what a peer answers the failure with, where \
+there is one.
+
+**client** is the MCP client, **server** the MCP server. Sources: the texts \
+of SEP-2322 (001, approved; 002, its draft), SEP-1858 (000), SEP-1335 (003) \
+and SEP-2260 (004); the released MCP specification `2026-07-28` (\"Multi \
+Round-Trip Requests\") and its Tasks extension `io.modelcontextprotocol/tasks`; \
+the schemas vendored in `spec/schema/`. `mrtr` marks a rule this project \
+added; `mrtr API` one about the use of mrtr itself rather than the protocol.
+";
+
+const NOTES: &[(Area, &str)] = &[
+    (
+        Area::Retry,
+        "A *retry* answers an `input_required` result: same method, same params apart from `inputResponses`, \
+`requestState` and `_meta`. In a conversation, a request counts as the retry of an earlier one when it carries \
+`inputResponses` or `requestState` and has the same method and target (tool or prompt `name`, resource `uri`) as a \
+request answered with `input_required` and not retried since. A request with neither field starts afresh: a client \
+may always abandon a round. For `tasks/result` (`sep-2322`) the answer to `input_required` is \
+`tasks/input_response`, not a retry. A client MAY retry at once when the result had no `inputRequests` (load \
+shedding). Each retry carries only the answers to the latest round and the latest `requestState`. Keys the server \
+did not ask for are ignored by it; keys it needs and did not get are asked for again.",
+    ),
+    (Area::State, "A server answers every `state-*` failure with JSON-RPC error -32602."),
+    (
+        Area::Usage,
+        "These are *local* errors (h11's distinction): the caller of mrtr did something the API does not allow. \
+They are never a peer's violation, never reported by the checker, and never sent to a peer.",
+    ),
+];
+
+fn rules_md() -> String {
+    let mut s = format!("<!-- {} Source: core/src/rules.rs, core/src/protocol.rs. -->\n", super::MARK);
+    s.push_str(INTRO);
+    s.push_str(
+        "\n## Protocols\n\nThe caller chooses the protocol (the negotiated version); the core never guesses.\n\n",
+    );
+    s.push_str("| protocol | input_required allowed for | `resultType` | `input_required` needs content | per-request `_meta` | URL elicitation id | server requests | fields on | Tasks |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|\n");
+    for (_, r) in PROTOCOLS {
+        let allow = if r.allow_list.is_empty() {
+            "nothing".to_string()
+        } else {
+            r.allow_list.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+        };
+        let result_type = match r.result_type {
+            ResultTypeRule::Ignored => "not read",
+            ResultTypeRule::Optional => "optional",
+            ResultTypeRule::Required => "required",
+        };
+        let id = match r.elicitation_id {
+            ElicitationIdRule::Required => "required",
+            ElicitationIdRule::Forbidden => "forbidden",
+        };
+        let tasks = match r.tasks {
+            TasksFlavor::Core => "in core",
+            TasksFlavor::Extension => "extension",
+        };
+        let _ = writeln!(
+            s,
+            "| `{}` | {allow} | {result_type}{} | {} | {} | {id} | {} | {} | {tasks} |",
+            r.name,
+            if r.task_result_type { " (`task` known)" } else { "" },
+            yes(r.input_required_needs_content),
+            yes(r.request_meta),
+            if r.mrtr { "only as `inputRequests`" } else { "on SSE streams (SEP-2260)" },
+            if r.draft_envelope { "the envelope, snake_case" } else { "`params` / `result`" },
+        );
+    }
+    for area in Area::ALL {
+        let _ = write!(s, "\n## {} (`{}`)\n\n{}\n\n", area.title(), area.name(), area.summary());
+        if let Some((_, note)) = NOTES.iter().find(|(a, _)| *a == area) {
+            let _ = write!(s, "{note}\n\n");
+        }
+        s.push_str("| id | number | code | rule | source |\n|---|---|---|---|---|\n");
+        for r in RULES.iter().filter(|r| r.area == area) {
+            let code = r.code.map_or("—".to_string(), |c| c.to_string());
+            let _ = writeln!(
+                s,
+                "| `{}` | {} | {code} | {} | {} |",
+                r.name,
+                r.id as u16,
+                r.text.replace('|', "\\|"),
+                r.source
+            );
+        }
+    }
+    s
+}
+
+fn yes(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}

@@ -1,0 +1,8 @@
+//! The generated files of the ffi binding.
+
+use std::path::PathBuf;
+
+/// `(path, contents)` of each generated file.
+pub fn outputs() -> Vec<(PathBuf, String)> {
+    Vec::new()
+}
