@@ -6,13 +6,14 @@
 //! [`Violation`] names the rule and the index of the offending entry.
 
 use crate::{
+    dialect::to_sep_in,
     envelope::{self, Kind, ResultType},
     error::Error,
     input,
+    message::{check_capabilities, check_task_input, is_task_input, read_view, required_meta},
     message::{salient_params, target},
     protocol::{Protocol, ResultTypeRule, TasksFlavor, INPUT_METHODS},
     rules::RuleId,
-    server::{check_capabilities, check_task_input, is_task_input, read_view, required_meta, to_sep},
     tasks::{Task, TaskStatus},
     view::{InputRequestView, Map, Obj, ParamsView},
     Limits,
@@ -161,7 +162,7 @@ impl Checker {
 
     /// Checks the next entry.
     pub fn handle(&mut self, entry: &Entry) {
-        let message = to_sep(&entry.message, self.config.protocol);
+        let message = to_sep_in(&entry.message, self.config.protocol);
         match entry.from {
             Side::Client => self.client_message(&message),
             Side::Server => self.server_message(&message, entry.stream.as_deref()),

@@ -2,11 +2,12 @@
 //! ([`retry`]), or let the [`Client`] machine track rounds for you.
 
 use crate::{
+    dialect::{from_sep_in, to_sep_in},
     envelope::{self, Kind},
     error::{err, Result},
     input, message,
+    message::{read_responses, read_view},
     protocol::{Protocol, TasksFlavor, META_RELATED_TASK},
-    server::{from_sep, read_responses, to_sep},
     view::{InputRequestView, Map, Obj},
     Error, Limits,
 };
@@ -28,7 +29,7 @@ pub fn retry(
     protocol: Protocol,
     limits: &Limits,
 ) -> Result<Value> {
-    let (request, result) = (to_sep(request, protocol), to_sep(result, protocol));
+    let (request, result) = (to_sep_in(request, protocol), to_sep_in(result, protocol));
     let view = message::read_request(&request)?;
     let answered = envelope::classify_value(&result, protocol, limits)?;
     if answered.kind != Kind::InputRequired || result.get("id") != request.get("id") {
@@ -54,12 +55,12 @@ pub fn retry(
     } else {
         rebuild(&request, input_responses, state, id)
     };
-    Ok(from_sep(&built, protocol))
+    Ok(from_sep_in(built, protocol))
 }
 
 fn input_requests_of(result: &Value) -> Result<Map<'_, Obj<InputRequestView<'_>>>> {
     match result["result"].get("inputRequests") {
-        Some(r) => crate::server::read_view(r),
+        Some(r) => read_view(r),
         None => Ok(Map::Absent),
     }
 }
@@ -140,7 +141,7 @@ pub fn task_update(
     let Some(requests) = task.get("inputRequests") else {
         return Err(err!(TaskInputRequestsMissing, "an input_required task shows its inputRequests"));
     };
-    let requests = crate::server::read_view(requests)?;
+    let requests = read_view(requests)?;
     input::validate_requests(&requests, protocol, limits)?;
     message::check_id(id)?;
     if Some(id) == get_request.get("id") {
@@ -239,7 +240,7 @@ impl Client {
     /// flight (`retry-id-reused`).
     pub fn send(&mut self, request: Value) -> Result<Handle> {
         let protocol = self.config.protocol;
-        let sep = to_sep(&request, protocol);
+        let sep = to_sep_in(&request, protocol);
         let view = message::read_request(&sep)?;
         if let Some(p) = view.params.get() {
             if p.input_responses.is_present() || p.request_state.is_present() {
@@ -278,7 +279,7 @@ impl Client {
             self.events.push_back(Event::Done { handle, response });
             return Ok(());
         }
-        let sep = to_sep(&response, protocol);
+        let sep = to_sep_in(&response, protocol);
         let requests = sep["result"].get("inputRequests").cloned();
         let round = self.outstanding[i].rounds;
         self.outstanding[i].answered = Some(response);

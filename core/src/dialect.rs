@@ -6,7 +6,8 @@
 //! translating to the `sep-2322` shape and writes it by translating back, so
 //! every rule is implemented once, on one shape.
 
-use alloc::string::String;
+use crate::protocol::Protocol;
+use alloc::{borrow::Cow, string::String};
 use serde_json::{Map, Value};
 
 /// Translates a draft message to the `sep-2322` shape. Messages without draft
@@ -88,6 +89,25 @@ fn wrap_responses(responses: Value) -> Value {
         (k, Value::Object(w))
     };
     Value::Object(map.into_iter().map(wrap).collect())
+}
+
+/// `message` in the `sep-2322` shape: translated when `protocol` is the draft,
+/// borrowed as it is otherwise (no copy on the common path).
+pub(crate) fn to_sep_in(message: &Value, protocol: Protocol) -> Cow<'_, Value> {
+    if protocol.rules().draft_envelope {
+        Cow::Owned(to_sep(message))
+    } else {
+        Cow::Borrowed(message)
+    }
+}
+
+/// A message built in the `sep-2322` shape, in `protocol`'s shape.
+pub(crate) fn from_sep_in(message: Value, protocol: Protocol) -> Value {
+    if protocol.rules().draft_envelope {
+        from_sep(&message)
+    } else {
+        message
+    }
 }
 
 #[cfg(test)]

@@ -129,7 +129,7 @@ fn text<T: Serialize + ?Sized>(value: &T) -> String {
 /// A handle as a host language holds it (a JavaScript number, a C `uint64_t`
 /// cast through `f64`): a non-negative integer below 2^53.
 pub fn handle(n: f64) -> Result<u64> {
-    if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 {
+    if (0.0..=9_007_199_254_740_991.0).contains(&n) && (n as u64) as f64 == n {
         Ok(n as u64)
     } else {
         Err(usage("a handle is a non-negative integer returned by send()"))

@@ -1,12 +1,17 @@
-//! Small helpers over parsed messages (`serde_json::Value`), for the builders
-//! and the checker. Not on the hot path.
+//! Requests as the builders (client, server) and the checker read them: small
+//! helpers over parsed messages (`serde_json::Value`) and the request-level
+//! rules they share (`_meta`, capabilities, task input). Not on the hot path.
 
 use crate::{
     envelope,
     error::{err, Result},
-    view::{EnvelopeView, Obj, Prim},
+    input::{self, InputKind},
+    protocol::Protocol,
+    view::{CapabilitiesView, EnvelopeView, InputRequestView, Map as ViewMap, Obj, ParamsView, Prim, ResponseView},
+    Limits,
 };
 use alloc::string::String;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// The MRTR fields of request params, left out when comparing a retry with its original.
@@ -54,4 +59,75 @@ pub(crate) fn read_request(message: &Value) -> Result<EnvelopeView<'_>> {
         return Err(err!(JsonrpcInvalid, "\"params\" must be an object"));
     }
     Ok(view)
+}
+
+/// `tasks/input_response` (Tasks in core) or `tasks/update` (extension).
+pub(crate) fn is_task_input(method: &str, protocol: Protocol) -> bool {
+    use crate::protocol::TasksFlavor;
+    match protocol.rules().tasks {
+        TasksFlavor::Core => method == "tasks/input_response",
+        TasksFlavor::Extension => method == "tasks/update",
+    }
+}
+
+/// A task input message names its task and carries responses.
+pub(crate) fn check_task_input(method: &str, params: &ParamsView<'_>) -> Result<()> {
+    let task_id = if method == "tasks/update" {
+        params.task_id.as_str()
+    } else {
+        params.meta.get().and_then(|m| m.related_task.get()).and_then(|t| t.task_id.as_str())
+    };
+    if task_id.is_none() || params.input_responses.entries().is_none() {
+        return Err(err!(TaskInputResponseWithoutTask, "{method} needs a task id and inputResponses"));
+    }
+    Ok(())
+}
+
+/// In `2026-07-28`, the request's `_meta` declares version and capabilities.
+pub(crate) fn required_meta<'v>(
+    params: Option<&'v ParamsView<'v>>,
+    protocol: Protocol,
+) -> Result<Option<&'v CapabilitiesView<'v>>> {
+    if !protocol.rules().request_meta {
+        return Ok(None);
+    }
+    let meta = params.and_then(|p| p.meta.get());
+    let version = meta.map(|m| &m.protocol_version);
+    let caps = meta.and_then(|m| m.client_capabilities.get());
+    match (version, caps) {
+        (Some(Prim::Str(_)), Some(caps)) => Ok(Some(caps)),
+        _ => Err(err!(
+            RequestMetaMissing,
+            "a {protocol} request carries _meta io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities"
+        )),
+    }
+}
+
+/// Every input request asks for a declared capability.
+pub(crate) fn check_capabilities(
+    requests: &ViewMap<'_, Obj<InputRequestView<'_>>>,
+    caps: &CapabilitiesView<'_>,
+) -> Result<()> {
+    for (key, request) in requests.entries().unwrap_or_default() {
+        let kind = request.get().and_then(InputKind::of);
+        if let Some(kind) = kind.filter(|k| !k.declared_in(caps)) {
+            return Err(err!(
+                InputRequestCapabilityMissing,
+                "inputRequests[{key:?}] needs a capability ({}) the request did not declare",
+                kind.method()
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn read_view<'v, T: Deserialize<'v>>(value: &'v Value) -> Result<T> {
+    T::deserialize(value).map_err(crate::envelope::json_error)
+}
+
+/// Reads an `inputResponses` object given by a caller.
+pub(crate) fn read_responses<'v>(value: &'v Value, limits: &Limits) -> Result<ViewMap<'v, Obj<ResponseView<'v>>>> {
+    let map: ViewMap<'_, Obj<ResponseView<'_>>> = read_view(value)?;
+    input::validate_responses_shape(&map, limits)?;
+    Ok(map)
 }

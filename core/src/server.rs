@@ -7,19 +7,18 @@
 //! or newer server version asked for them), and the echoed `requestState`.
 
 use crate::{
-    dialect,
+    dialect::{from_sep_in, to_sep_in},
     error::{err, Result},
-    input::{self, InputKind},
-    message,
+    input,
+    message::{self, check_capabilities, check_task_input, is_task_input, read_view, required_meta},
     protocol::{Protocol, META_RELATED_TASK},
-    view::{CapabilitiesView, EnvelopeView, InputRequestView, Map, Obj, ParamsView, Prim, ResponseView},
+    view::{EnvelopeView, InputRequestView, Map, Obj, ParamsView, Prim},
     Limits,
 };
 use alloc::{
     string::{String, ToString},
     vec::Vec,
 };
-use serde::Deserialize;
 use serde_json::{json, Map as JsonMap, Value};
 
 /// Builds the `input_required` answer to `request`.
@@ -35,7 +34,7 @@ pub fn respond(
     protocol: Protocol,
     limits: &Limits,
 ) -> Result<Value> {
-    let request = to_sep(request, protocol);
+    let request = to_sep_in(request, protocol);
     let view = message::read_request(&request)?;
     let method = view.method.as_str().unwrap_or_default();
     if !protocol.allows_input_required(method) {
@@ -47,7 +46,7 @@ pub fn respond(
     let caps = required_meta(view.params.get(), protocol)?;
     let requests: Option<Map<'_, Obj<InputRequestView<'_>>>> = input_requests.map(read_view).transpose()?;
     let state = match request_state {
-        Some(v) => Prim::deserialize(v).map_err(crate::envelope::json_error)?,
+        Some(v) => read_view::<Prim<'_>>(v)?,
         None => Prim::Absent,
     };
     crate::envelope::validate_input_required(requests.as_ref().unwrap_or(&Map::Absent), &state, protocol, limits)?;
@@ -72,7 +71,7 @@ pub fn respond(
         result.insert("_meta".into(), json!({ META_RELATED_TASK: { "taskId": task_id } }));
     }
     let response = json!({"jsonrpc": "2.0", "id": request["id"].clone(), "result": result});
-    Ok(from_sep(&response, protocol))
+    Ok(from_sep_in(response, protocol))
 }
 
 /// What a server learns from an incoming request.
@@ -91,7 +90,7 @@ pub struct Resumed {
 /// Reads the MRTR fields of `request` against what this server `needs`
 /// (an `inputRequests`-shaped object of the requests it would ask).
 pub fn resume(request: &Value, needs: &Value, protocol: Protocol, limits: &Limits) -> Result<Resumed> {
-    let request = to_sep(request, protocol);
+    let request = to_sep_in(request, protocol);
     let view = message::read_request(&request)?;
     let params = view.params.get();
     required_meta(params, protocol)?;
@@ -133,91 +132,4 @@ fn check_carrier(view: &EnvelopeView<'_>, params: &ParamsView<'_>, protocol: Pro
         ));
     }
     Ok(())
-}
-
-/// `tasks/input_response` (Tasks in core) or `tasks/update` (extension).
-pub(crate) fn is_task_input(method: &str, protocol: Protocol) -> bool {
-    use crate::protocol::TasksFlavor;
-    match protocol.rules().tasks {
-        TasksFlavor::Core => method == "tasks/input_response",
-        TasksFlavor::Extension => method == "tasks/update",
-    }
-}
-
-/// A task input message names its task and carries responses.
-pub(crate) fn check_task_input(method: &str, params: &ParamsView<'_>) -> Result<()> {
-    let task_id = if method == "tasks/update" {
-        params.task_id.as_str()
-    } else {
-        params.meta.get().and_then(|m| m.related_task.get()).and_then(|t| t.task_id.as_str())
-    };
-    if task_id.is_none() || params.input_responses.entries().is_none() {
-        return Err(err!(TaskInputResponseWithoutTask, "{method} needs a task id and inputResponses"));
-    }
-    Ok(())
-}
-
-/// In `2026-07-28`, the request's `_meta` declares version and capabilities.
-pub(crate) fn required_meta<'v>(
-    params: Option<&'v ParamsView<'v>>,
-    protocol: Protocol,
-) -> Result<Option<&'v CapabilitiesView<'v>>> {
-    if !protocol.rules().request_meta {
-        return Ok(None);
-    }
-    let meta = params.and_then(|p| p.meta.get());
-    let version = meta.map(|m| &m.protocol_version);
-    let caps = meta.and_then(|m| m.client_capabilities.get());
-    match (version, caps) {
-        (Some(Prim::Str(_)), Some(caps)) => Ok(Some(caps)),
-        _ => Err(err!(
-            RequestMetaMissing,
-            "a {protocol} request carries _meta io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities"
-        )),
-    }
-}
-
-/// Every input request asks for a declared capability.
-pub(crate) fn check_capabilities(
-    requests: &Map<'_, Obj<InputRequestView<'_>>>,
-    caps: &CapabilitiesView<'_>,
-) -> Result<()> {
-    for (key, request) in requests.entries().unwrap_or_default() {
-        let kind = request.get().and_then(InputKind::of);
-        if let Some(kind) = kind.filter(|k| !k.declared_in(caps)) {
-            return Err(err!(
-                InputRequestCapabilityMissing,
-                "inputRequests[{key:?}] needs a capability ({}) the request did not declare",
-                kind.method()
-            ));
-        }
-    }
-    Ok(())
-}
-
-pub(crate) fn read_view<'v, T: Deserialize<'v>>(value: &'v Value) -> Result<T> {
-    T::deserialize(value).map_err(crate::envelope::json_error)
-}
-
-/// Reads an `inputResponses` object given by a caller.
-pub(crate) fn read_responses<'v>(value: &'v Value, limits: &Limits) -> Result<Map<'v, Obj<ResponseView<'v>>>> {
-    let map: Map<'_, Obj<ResponseView<'_>>> = read_view(value)?;
-    input::validate_responses_shape(&map, limits)?;
-    Ok(map)
-}
-
-pub(crate) fn to_sep(message: &Value, protocol: Protocol) -> Value {
-    if protocol.rules().draft_envelope {
-        dialect::to_sep(message)
-    } else {
-        message.clone()
-    }
-}
-
-pub(crate) fn from_sep(message: &Value, protocol: Protocol) -> Value {
-    if protocol.rules().draft_envelope {
-        dialect::from_sep(message)
-    } else {
-        message.clone()
-    }
 }
