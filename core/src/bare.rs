@@ -214,6 +214,9 @@ pub fn classify(bytes: &[u8], protocol: Protocol, limits: &Limits) -> Result<Cla
     if bytes.len() > limits.max_message_bytes {
         return Err(Error::new(RuleId::LimitExceeded, "message over the configured byte bound"));
     }
+    if core::str::from_utf8(bytes).is_err() {
+        return Err(Error::new(RuleId::JsonrpcParseError, "the message is not UTF-8"));
+    }
     if raw_too_deep(bytes, limits.max_depth) {
         return Err(Error::new(RuleId::LimitExceeded, "message nested deeper than the configured bound"));
     }

@@ -91,3 +91,22 @@ fn a_transcript_line_with_a_duplicate_key_names_its_line() {
     let (line, e) = mrtr::check::read_jsonl(text, &Limits::default()).unwrap_err();
     assert_eq!((line, e.rule()), (3, RuleId::JsonrpcInvalid));
 }
+
+/// Invalid UTF-8 where no rule reads (a tool name, an argument, a result's
+/// text) is refused all the same, by both classify paths and by `parse`.
+#[test]
+fn invalid_utf8_is_refused_wherever_it_hides() {
+    let l = Limits::default();
+    let places = [
+        &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"w\xff\"}}"[..],
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"w\",\"arguments\":{\"a\":\"\xc3\"}}}",
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"\xed\xa0\x80\"}]}}",
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"x\xfe\":1}",
+    ];
+    for bytes in places {
+        assert_eq!(rule(bytes), RuleId::JsonrpcParseError, "{bytes:?}");
+        let bare = mrtr::bare::classify(bytes, Protocol::default(), &l).unwrap_err();
+        assert_eq!(bare.rule(), RuleId::JsonrpcParseError, "{bytes:?}");
+        assert_eq!(mrtr::parse(bytes, &l).unwrap_err().rule(), RuleId::JsonrpcParseError, "{bytes:?}");
+    }
+}

@@ -220,9 +220,9 @@ fn cases() -> Vec<(String, Vec<u8>, String)> {
         CASES.iter().map(|(n, m, e)| (n.to_string(), m.as_bytes().to_vec(), e.to_string())).collect();
     let raw = |name: &str, bytes: &[u8], expect: &str| (name.to_string(), bytes.to_vec(), expect.to_string());
     all.push(raw(
-        "invalid UTF-8 in an ignored string (raw)",
+        "invalid UTF-8 in an ignored string is refused all the same (RFC 8259 §8.1)",
         b"{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"x\":\"\xff\"}",
-        "notification",
+        "jsonrpc-parse-error",
     ));
     all.push(raw(
         "invalid UTF-8 in a read key",
