@@ -19,7 +19,7 @@ use crate::{
     Limits,
 };
 use alloc::{
-    collections::BTreeMap,
+    collections::{BTreeMap, BTreeSet, VecDeque},
     string::{String, ToString},
     vec::Vec,
 };
@@ -122,7 +122,19 @@ pub fn check(entries: &[Entry], config: CheckConfig) -> Vec<Violation> {
 struct InFlight {
     message: Value,
     rounds: u32,
+    /// When it retries a round: that round, re-opened if the server answers
+    /// the retry with an error (so a corrected retry is not a cascade).
+    retries: Option<Awaiting>,
+    /// Arrival order, for pruning.
+    seq: u64,
 }
+
+/// How many flows the checker tracks at most, of each kind: requests in
+/// flight, rounds awaiting their retry, streams closed by `input_required`,
+/// and tasks. Past a bound the oldest flow is forgotten (a later message of it
+/// may then be reported as unsolicited or unknown), so memory stays bounded on
+/// a long-lived stream whatever the peers do.
+pub const TRACKED_MAX: usize = 4096;
 
 /// A request answered with `input_required` and not retried since.
 struct Awaiting {
@@ -139,10 +151,13 @@ struct Awaiting {
 pub struct Checker {
     config: CheckConfig,
     index: usize,
+    seq: u64,
     in_flight: BTreeMap<String, InFlight>,
-    awaiting: Vec<Awaiting>,
-    closed_streams: Vec<String>,
+    awaiting: VecDeque<Awaiting>,
+    closed_streams: BTreeSet<String>,
+    closed_order: VecDeque<String>,
     tasks: BTreeMap<String, Task>,
+    task_order: VecDeque<String>,
     violations: Vec<Violation>,
 }
 
@@ -152,10 +167,13 @@ impl Checker {
         Checker {
             config,
             index: 0,
+            seq: 0,
             in_flight: BTreeMap::new(),
-            awaiting: Vec::new(),
-            closed_streams: Vec::new(),
+            awaiting: VecDeque::new(),
+            closed_streams: BTreeSet::new(),
+            closed_order: VecDeque::new(),
             tasks: BTreeMap::new(),
+            task_order: VecDeque::new(),
             violations: Vec::new(),
         }
     }
@@ -180,9 +198,22 @@ impl Checker {
         self.violations
     }
 
+    /// Takes the violations found so far (a long-lived checker drains them,
+    /// so that they do not accumulate).
+    pub fn take_violations(&mut self) -> Vec<Violation> {
+        core::mem::take(&mut self.violations)
+    }
+
+    /// How many flows the checker holds now (requests in flight, rounds
+    /// awaiting a retry, closed streams, tasks): each kind at most [`TRACKED_MAX`].
+    pub fn tracked(&self) -> usize {
+        self.in_flight.len() + self.awaiting.len() + self.closed_streams.len() + self.tasks.len()
+    }
+
     fn report(&mut self, rule: RuleId, message: impl Into<String>) {
         let index = self.index;
-        if !self.violations.iter().any(|v| v.rule == rule && v.index == index) {
+        // Violations come in index order: only this entry's can repeat.
+        if !self.violations.iter().rev().take_while(|v| v.index == index).any(|v| v.rule == rule) {
             self.violations.push(Violation { rule, index, message: message.into() });
         }
     }
@@ -208,25 +239,66 @@ impl Checker {
         let params = view.params.get().unwrap_or(&empty);
         self.client_task_request(&method, params);
         let carries = params.input_responses.is_present() || params.request_state.is_present();
-        let mut rounds = 0;
+        let (mut rounds, mut retries) = (0, None);
         if carries && !is_task_input(&method, self.config.protocol) {
-            rounds = self.client_retry(m, &method, params);
+            if let Some(round) = self.client_retry(m, &method, params) {
+                rounds = round.rounds + 1;
+                retries = Some(round);
+            }
         }
-        self.in_flight.insert(id_key(&m["id"]), InFlight { message: m.clone(), rounds });
+        self.seq += 1;
+        let flight = InFlight { message: m.clone(), rounds, retries, seq: self.seq };
+        self.in_flight.insert(id_key(&m["id"]), flight);
+        if self.in_flight.len() > TRACKED_MAX {
+            let oldest = self.in_flight.iter().min_by_key(|(_, f)| f.seq).map(|(k, _)| k.clone());
+            oldest.map(|k| self.in_flight.remove(&k));
+        }
+    }
+
+    /// The round a retry answers, among the open rounds of its method and
+    /// target: the one whose `requestState` it echoes, else whose params it
+    /// repeats, else whose input-request keys it answers, else the latest.
+    /// Parallel calls to one tool each keep their own round.
+    fn round_of(&self, m: &Value, method: &str, params: &ParamsView<'_>) -> Option<usize> {
+        let tgt = target(m);
+        let state = params.request_state.as_str();
+        let salient = salient_params(m);
+        let answers_keys = |a: &Awaiting| {
+            a.result["result"]["inputRequests"]
+                .as_object()
+                .is_some_and(|r| !r.is_empty() && r.keys().all(|k| params.input_responses.get(k).is_some()))
+        };
+        // One pass, latest first: a state match ends it; the others are fallbacks.
+        let (mut by_params, mut by_keys, mut latest) = (None, None, None);
+        for (i, a) in self.awaiting.iter().enumerate().rev() {
+            if a.method != method || a.target.as_deref() != tgt {
+                continue;
+            }
+            if state.is_some() && a.result["result"]["requestState"].as_str() == state {
+                return Some(i);
+            }
+            latest = latest.or(Some(i));
+            if by_params.is_none() && a.params == salient {
+                by_params = Some(i);
+            }
+            if by_keys.is_none() && answers_keys(a) {
+                by_keys = Some(i);
+            }
+        }
+        by_params.or(by_keys).or(latest)
     }
 
     /// Checks a request carrying MRTR fields against the round it answers;
-    /// returns the retry's round number.
-    fn client_retry(&mut self, m: &Value, method: &str, params: &ParamsView<'_>) -> u32 {
-        let tgt = target(m).map(String::from);
-        let Some(pos) = self.awaiting.iter().rposition(|a| a.method == method && a.target == tgt) else {
+    /// returns that round (taken out of the open ones).
+    fn client_retry(&mut self, m: &Value, method: &str, params: &ParamsView<'_>) -> Option<Awaiting> {
+        let Some(pos) = self.round_of(m, method, params) else {
             self.report(
                 RuleId::InputResponsesUnsolicited,
                 "inputResponses or requestState on a request that retries nothing",
             );
-            return 0;
+            return None;
         };
-        let round = self.awaiting.remove(pos);
+        let round = self.awaiting.remove(pos)?;
         if m["id"] == round.id || self.in_flight.contains_key(&id_key(&m["id"])) {
             self.report(RuleId::RetryIdReused, "a retry takes an id not used by the original or any request in flight");
         }
@@ -238,11 +310,10 @@ impl Checker {
         }
         self.check_answers(&round.result, params);
         self.check_state(&round.result, params);
-        let rounds = round.rounds + 1;
-        if rounds > self.config.max_rounds && !round.reported {
+        if round.rounds + 1 > self.config.max_rounds && !round.reported {
             self.report(RuleId::RetryRoundsExceeded, "more retries than the configured bound");
         }
-        rounds
+        Some(round)
     }
 
     fn check_answers(&mut self, result: &Value, params: &ParamsView<'_>) {
@@ -296,7 +367,7 @@ impl Checker {
     }
 
     fn server_message(&mut self, m: &Value, stream: Option<&str>) {
-        if let Some(s) = stream.filter(|s| self.closed_streams.iter().any(|c| c == s)) {
+        if let Some(s) = stream.filter(|s| self.closed_streams.contains(*s)) {
             let s = s.to_string();
             self.report(
                 RuleId::MessageAfterInputRequired,
@@ -304,14 +375,23 @@ impl Checker {
             );
         }
         let classified = envelope::classify_value(m, self.config.protocol, &self.config.limits);
-        let request = m.get("id").and_then(|id| self.in_flight.remove(&id_key(id)));
+        // Ids are unique per sender: a server request with the id of a client
+        // request in flight is not its answer. Only a response ends a flight.
+        let is_response = m.get("method").is_none();
+        let request = m.get("id").filter(|_| is_response).and_then(|id| self.in_flight.remove(&id_key(id)));
         let c = match classified {
             Ok(c) => c,
             Err(e) => return self.report_error(e),
         };
         match c.kind {
             Kind::Request => self.server_request(m, stream),
-            Kind::Notification | Kind::Error => {}
+            Kind::Notification => {}
+            Kind::Error => {
+                // A refused retry leaves its round open: the client may correct it.
+                if let Some(round) = request.and_then(|r| r.retries) {
+                    self.awaiting.push_back(round);
+                }
+            }
             Kind::Result | Kind::InputRequired => {
                 if let Some(request) = request {
                     self.server_result(m, &request, c.kind, c.result_type, c.result_type_present, stream);
@@ -372,12 +452,20 @@ impl Checker {
         }
         self.check_result_capabilities(m, &request.message);
         if let Some(s) = stream.filter(|s| s.starts_with("post:")) {
-            self.closed_streams.push(s.to_string());
+            if self.closed_streams.insert(s.to_string()) {
+                self.closed_order.push_back(s.to_string());
+            }
+            if self.closed_order.len() > TRACKED_MAX {
+                self.closed_order.pop_front().map(|old| self.closed_streams.remove(&old));
+            }
         }
         if method == "tasks/result" {
             return;
         }
-        self.awaiting.push(Awaiting {
+        if self.awaiting.len() >= TRACKED_MAX {
+            self.awaiting.pop_front();
+        }
+        self.awaiting.push_back(Awaiting {
             target: target(&request.message).map(String::from),
             id: request.message["id"].clone(),
             params: salient_params(&request.message),
@@ -437,7 +525,12 @@ impl Checker {
             }
             None => TaskStatus::Working,
         };
-        self.tasks.insert(id.to_string(), Task::new(status));
+        if self.tasks.insert(id.to_string(), Task::new(status)).is_none() {
+            self.task_order.push_back(id.to_string());
+        }
+        if self.task_order.len() > TRACKED_MAX {
+            self.task_order.pop_front().map(|old| self.tasks.remove(&old));
+        }
     }
 
     fn task_status(&mut self, task_id: &str, result: &Value, extension: bool) {

@@ -1,0 +1,137 @@
+//! The checker on traffic real peers send: parallel calls to one tool, id
+//! pools per sender, recovery after a broken message, and a long-lived stream.
+
+use mrtr::check::{check, CheckConfig, Checker, Entry, Side, TRACKED_MAX};
+use mrtr::{Protocol, RuleId};
+use serde_json::{json, Value};
+
+fn client(message: Value) -> Entry {
+    Entry { from: Side::Client, message, stream: None }
+}
+
+fn server(message: Value) -> Entry {
+    Entry { from: Side::Server, message, stream: None }
+}
+
+fn on(stream: &str, message: Value) -> Entry {
+    Entry { from: Side::Server, message, stream: Some(stream.into()) }
+}
+
+fn meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+           "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}})
+}
+
+fn weather(id: u64, city: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": "get_weather", "arguments": {"city": city}, "_meta": meta()}})
+}
+
+fn ask(id: u64, state: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "input_required", "requestState": state,
+           "inputRequests": {"units": {"method": "elicitation/create", "params": {"message": "Units?",
+               "requestedSchema": {"type": "object", "properties": {"u": {"type": "string"}}}}}}}})
+}
+
+fn retry_of(id: u64, city: &str, state: &Value) -> Value {
+    let mut m = weather(id, city);
+    m["params"]["inputResponses"] = json!({"units": {"action": "accept", "content": {"u": "C"}}});
+    m["params"]["requestState"] = state.clone();
+    m
+}
+
+fn done(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "complete", "content": []}})
+}
+
+fn rules(entries: &[Entry], protocol: Protocol) -> Vec<(RuleId, usize)> {
+    let config = CheckConfig { protocol, ..CheckConfig::default() };
+    check(entries, config).into_iter().map(|v| (v.rule, v.index)).collect()
+}
+
+#[test]
+fn parallel_calls_to_one_tool_each_keep_their_own_round() {
+    let t = [
+        client(weather(1, "Paris")),
+        client(weather(2, "Rome")),
+        server(ask(1, "state-paris")),
+        server(ask(2, "state-rome")),
+        // Retried in the other order: each with its own arguments and state.
+        client(retry_of(3, "Paris", &json!("state-paris"))),
+        client(retry_of(4, "Rome", &json!("state-rome"))),
+        server(done(3)),
+        server(done(4)),
+    ];
+    assert_eq!(rules(&t, Protocol::default()), []);
+    // A real fault among parallel calls is still found, on its own message.
+    let mut broken = t.clone();
+    broken[5] = client(retry_of(4, "Rome", &json!("state-paris")));
+    assert_eq!(rules(&broken, Protocol::default()), [(RuleId::RetryRequestStateMismatch, 5)]);
+}
+
+#[test]
+fn ids_are_unique_per_sender_not_across_them() {
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "book"}});
+    let elicit = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create",
+               "params": {"message": "Date?", "requestedSchema": {"type": "object", "properties": {}}}})
+    };
+    let answer = |id: u64| json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept", "content": {}}});
+    let t = [
+        client(call),
+        // The server numbers its own requests from 1 too, on the call's stream.
+        on("post:1", elicit(1)),
+        client(answer(1)),
+        on("post:1", elicit(2)),
+        client(answer(2)),
+        on("post:1", json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}})),
+        // Only now is call 1 finished: a request on its stream is unassociated.
+        on("post:1", elicit(3)),
+    ];
+    assert_eq!(rules(&t, Protocol::V2025_11_25), [(RuleId::ServerRequestUnassociated, 6)]);
+}
+
+#[test]
+fn a_broken_retry_is_reported_once_and_a_corrected_one_is_not() {
+    let t = [
+        client(weather(1, "Paris")),
+        server(ask(1, "s1")),
+        // requestState not a string: refused by the server with an error.
+        client(retry_of(2, "Paris", &json!(7))),
+        server(json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "bad state"}})),
+        // Echoes the wrong state: reported here; the server refuses it too.
+        client(retry_of(3, "Paris", &json!("s0"))),
+        server(json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "bad state"}})),
+        // Corrected: compliant, and it still pairs with the round it answers.
+        client(retry_of(4, "Paris", &json!("s1"))),
+        server(done(4)),
+    ];
+    assert_eq!(
+        rules(&t, Protocol::default()),
+        [(RuleId::RequestStateInvalid, 2), (RuleId::RetryRequestStateMismatch, 4)]
+    );
+}
+
+#[test]
+fn a_million_messages_keep_the_checker_bounded() {
+    // Ids may be reused once their request is answered, so a few entries,
+    // built once, make an endless conversation: call 1 is retried (as 2) and
+    // completes; call 3 is abandoned after its input_required, each time
+    // leaving a round open that no retry will ever take.
+    let flow = [
+        client(weather(1, "Paris")),
+        server(ask(1, "s")),
+        client(retry_of(2, "Paris", &json!("s"))),
+        server(done(2)),
+        client(weather(3, "Rome")),
+        server(ask(3, "r")),
+    ];
+    let mut checker = Checker::new(CheckConfig::default());
+    let mut peak = 0;
+    for entry in flow.iter().cycle().take(1_000_002) {
+        checker.handle(entry);
+        peak = peak.max(checker.tracked());
+    }
+    assert!(checker.violations().is_empty(), "{:?}", &checker.violations()[..1]);
+    assert!(peak <= TRACKED_MAX + 1, "{peak}");
+}
