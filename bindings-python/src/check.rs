@@ -3,190 +3,110 @@
 //!
 //! A transcript is a list of entries `{"from": "client"|"server", "message":
 //! …, "stream": "post:<id>"|"get"|None}` (the corpus' and `mrtr check`'s
-//! format), or the same as JSON Lines (`str`/`bytes`).
+//! format, read by the core's `Entry::from_value`), or the same as JSON Lines
+//! (`str`/`bytes`).
 
 use crate::{
-    convert::{self, Raw, DETACH_BYTES},
-    errors::raise,
-    options::{self, Limits},
-    tables::rule_member,
+    convert::{from_python, make, Raw, DETACH_BYTES},
+    errors::{guard, usage, OrRaise},
+    options::{Lim, Proto},
 };
 use mrtr::{
-    check::{CheckConfig, Checker as Core, Entry, Side, Violation as CoreViolation},
-    Error,
+    check::{self as core, CheckConfig, Entry, Violation},
+    Error, Limits,
 };
-use pyo3::{
-    exceptions::{PyTypeError, PyValueError},
-    prelude::*,
-    types::{PyDict, PyList},
-};
-use serde_json::Value;
+use pyo3::prelude::*;
 
-/// A rule broken by the entry at `index`.
-#[pyclass(module = "mrtr._mrtr", name = "Violation", frozen, eq)]
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Violation(CoreViolation);
-
-#[pymethods]
-impl Violation {
-    /// The rule: a `Rule`.
-    #[getter]
-    fn rule<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        rule_member(py, self.0.rule)
-    }
-
-    /// The index of the offending entry.
-    #[getter]
-    fn index(&self) -> usize {
-        self.0.index
-    }
-
-    /// What is wrong, in one sentence.
-    #[getter]
-    fn message(&self) -> &str {
-        &self.0.message
-    }
-
-    #[classattr]
-    fn __match_args__() -> (&'static str, &'static str, &'static str) {
-        ("rule", "index", "message")
-    }
-
-    fn __repr__(&self) -> String {
-        format!("Violation(rule={:?}, index={}, message={:?})", self.0.rule.name(), self.0.index, self.0.message)
-    }
+fn config(protocol: Option<Proto>, max_rounds: Option<u32>, limits: Option<Lim>) -> CheckConfig {
+    let d = CheckConfig::default();
+    let max_rounds = max_rounds.unwrap_or(d.max_rounds);
+    CheckConfig { protocol: protocol.unwrap_or_default().0, max_rounds, limits: limits.unwrap_or_default().0 }
 }
 
-fn config(protocol: Option<&str>, max_rounds: u32, limits: Option<&Bound<'_, Limits>>) -> PyResult<CheckConfig> {
-    Ok(CheckConfig { protocol: options::protocol(protocol)?, max_rounds, limits: options::limits(limits) })
-}
-
-/// One entry from its JSON form.
-fn entry_of_value(value: Value) -> Result<Entry, String> {
-    let Value::Object(mut map) = value else { return Err("an entry is an object".into()) };
-    let from = match map.get("from").and_then(Value::as_str) {
-        Some("client") => Side::Client,
-        Some("server") => Side::Server,
-        _ => return Err("\"from\" must be \"client\" or \"server\"".into()),
-    };
-    let message = map.shift_remove("message").ok_or("an entry needs a \"message\"")?;
-    let stream = match map.shift_remove("stream") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s),
-        Some(_) => return Err("\"stream\" must be a string".into()),
-    };
-    Ok(Entry { from, message, stream })
-}
-
-fn entry_of(obj: &Bound<'_, PyAny>, limits: &mrtr::Limits) -> PyResult<Entry> {
-    if !obj.is_instance_of::<PyDict>() {
-        return Err(PyTypeError::new_err("an entry is a dict {\"from\", \"message\", \"stream\"}"));
-    }
-    entry_of_value(convert::from_python(obj, limits)?).map_err(PyValueError::new_err)
-}
-
-/// Why a JSON Lines transcript could not be read, and on which line (1-based).
-enum LineError {
-    /// Not one JSON value (or over a bound): the core's rule.
-    Json(usize, Error),
-    /// JSON, but not an entry.
-    Entry(usize, String),
-}
-
-impl LineError {
-    fn into_py(self) -> PyErr {
-        match self {
-            LineError::Json(n, e) => raise(Error::with(e.rule(), format!("line {n}: {}", e.message()))),
-            LineError::Entry(n, e) => PyValueError::new_err(format!("line {n}: {e}")),
-        }
-    }
-}
-
-/// JSON Lines: one entry per non-blank line. Needs no GIL.
-fn entries_of_jsonl(bytes: &[u8], limits: &mrtr::Limits) -> Result<Vec<Entry>, LineError> {
-    let mut out = Vec::new();
-    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let value = convert::parse(line, limits).map_err(|e| LineError::Json(i + 1, e))?;
-        out.push(entry_of_value(value).map_err(|e| LineError::Entry(i + 1, e))?);
-    }
-    Ok(out)
+/// One entry per non-blank line, each read under the core's rules; an error names its line.
+fn jsonl(bytes: &[u8], limits: &Limits) -> Result<Vec<Entry>, Error> {
+    let lines = bytes.split(|b| *b == b'\n').enumerate().filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace));
+    lines
+        .map(|(i, line)| {
+            let entry = mrtr::parse(line, limits).and_then(|v| Entry::from_value(&v));
+            entry.map_err(|e| Error::with(e.rule(), format!("line {}: {}", i + 1, e.message())))
+        })
+        .collect()
 }
 
 /// The entries of a transcript argument: JSON Lines (read with the GIL
 /// released when large) or an iterable of entry dicts.
-fn entries(py: Python<'_>, transcript: &Bound<'_, PyAny>, limits: &mrtr::Limits) -> PyResult<Vec<Entry>> {
+fn entries(py: Python<'_>, transcript: &Bound<'_, PyAny>, limits: &Limits) -> PyResult<Vec<Entry>> {
     if let Some(raw) = Raw::of(transcript)? {
         let bytes = raw.as_bytes();
-        let read = if bytes.len() >= DETACH_BYTES {
-            py.detach(|| entries_of_jsonl(bytes, limits))
-        } else {
-            entries_of_jsonl(bytes, limits)
-        };
-        return read.map_err(LineError::into_py);
+        return if bytes.len() >= DETACH_BYTES { py.detach(|| jsonl(bytes, limits)) } else { jsonl(bytes, limits) }
+            .or_raise();
     }
-    transcript.try_iter()?.map(|item| entry_of(&item?, limits)).collect()
+    let items = transcript.try_iter().map_err(|_| usage("a transcript is JSON Lines or an iterable of entries"))?;
+    items.map(|item| Entry::from_value(&from_python(&item?, limits)?).or_raise()).collect()
 }
 
-fn violations(py: Python<'_>, found: Vec<CoreViolation>) -> PyResult<Bound<'_, PyList>> {
-    PyList::new(py, found.into_iter().map(Violation))
+fn violations<'py>(py: Python<'py>, found: &[Violation]) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    found.iter().map(|v| make(py, "Violation", v)).collect()
 }
 
 /// Checks a whole conversation; returns the violations in transcript order.
 #[pyfunction]
-#[pyo3(signature = (transcript, protocol=None, max_rounds=10, limits=None))]
+#[pyo3(signature = (transcript, protocol=None, max_rounds=None, limits=None))]
 pub fn check<'py>(
     py: Python<'py>,
     transcript: &Bound<'py, PyAny>,
-    protocol: Option<&str>,
-    max_rounds: u32,
-    limits: Option<&Bound<'py, Limits>>,
-) -> PyResult<Bound<'py, PyList>> {
-    let config = config(protocol, max_rounds, limits)?;
-    let entries = entries(py, transcript, &config.limits)?;
-    let found = if entries.len() >= 64 {
-        py.detach(|| mrtr::check::check(&entries, config))
-    } else {
-        mrtr::check::check(&entries, config)
-    };
-    violations(py, found)
+    protocol: Option<Proto>,
+    max_rounds: Option<u32>,
+    limits: Option<Lim>,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    guard(|| {
+        let config = config(protocol, max_rounds, limits);
+        let entries = entries(py, transcript, &config.limits)?;
+        let found = if entries.len() >= 64 {
+            py.detach(|| core::check(&entries, config))
+        } else {
+            core::check(&entries, config)
+        };
+        violations(py, &found)
+    })
 }
 
 /// The incremental checker: feed entries one at a time.
 #[pyclass(module = "mrtr._mrtr", name = "Checker", weakref)]
 pub struct Checker {
-    core: Core,
-    limits: mrtr::Limits,
+    core: core::Checker,
+    limits: Limits,
 }
 
 #[pymethods]
 impl Checker {
     #[new]
-    #[pyo3(signature = (protocol=None, max_rounds=10, limits=None))]
-    fn new(protocol: Option<&str>, max_rounds: u32, limits: Option<&Bound<'_, Limits>>) -> PyResult<Checker> {
-        let config = config(protocol, max_rounds, limits)?;
-        Ok(Checker { core: Core::new(config), limits: config.limits })
+    #[pyo3(signature = (protocol=None, max_rounds=None, limits=None))]
+    fn new(protocol: Option<Proto>, max_rounds: Option<u32>, limits: Option<Lim>) -> PyResult<Checker> {
+        guard(|| {
+            let config = config(protocol, max_rounds, limits);
+            Ok(Checker { core: core::Checker::new(config), limits: config.limits })
+        })
     }
 
     /// Checks the next entry; returns the violations it added.
-    fn handle<'py>(&mut self, py: Python<'py>, entry: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-        let entry = entry_of(entry, &self.limits)?;
-        let before = self.core.violations().len();
-        self.core.handle(&entry);
-        violations(py, self.core.violations()[before..].to_vec())
+    fn handle<'py>(&mut self, py: Python<'py>, entry: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        guard(|| {
+            let before = self.core.violations().len();
+            self.core.handle(&Entry::from_value(&from_python(entry, &self.limits)?).or_raise()?);
+            violations(py, &self.core.violations()[before..])
+        })
     }
 
     /// Every violation so far.
     #[getter]
-    fn violations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        violations(py, self.core.violations().to_vec())
+    fn violations<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        guard(|| violations(py, self.core.violations()))
     }
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<Violation>()?;
     m.add_class::<Checker>()?;
     m.add_function(wrap_pyfunction!(check, m)?)
 }

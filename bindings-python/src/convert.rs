@@ -3,21 +3,23 @@
 //! Two ways in, one `Value` out:
 //! - plain Python (`dict`, `list`, `tuple`, `str`, `int`, `float`, `bool`,
 //!   `None`), walked with a budget so that a 10 000-deep dict or a 100 MB
-//!   string is `limit-exceeded` before it is copied;
-//! - raw JSON `str` / `bytes`, parsed by serde_json straight from the bytes,
-//!   under the core's bad-input rules (`mrtr::parse`): a duplicate key is
-//!   `jsonrpc-invalid`, nesting past `Limits::max_depth` and messages past
-//!   `Limits::max_message_bytes` are `limit-exceeded`, bad syntax or UTF-8 is
-//!   `jsonrpc-parse-error`.
+//!   string is `limit-exceeded` before it is copied; anything that is no JSON
+//!   value (a `set`, a non-`str` key, NaN) is `usage-invalid-argument`;
+//! - raw JSON `str` / `bytes`, read by the core from the bytes
+//!   ([`mrtr::parse`]: its bad-input rules, its limits).
+//!
+//! Out: a `Value` as plain Python, and the core's output types in their one
+//! wire shape (`mrtr::wire`) as the façade's classes ([`make`]).
 
-use crate::errors::raise;
+use crate::errors::{raise, usage, OrRaise};
 use mrtr::{Error, Limits, RuleId};
 use pyo3::{
-    exceptions::{PyTypeError, PyValueError},
     prelude::*,
     pybacked::{PyBackedBytes, PyBackedStr},
+    sync::PyOnceLock,
     types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple},
 };
+use serde::Serialize;
 use serde_json::{Map, Number, Value};
 
 /// Inputs at least this long are parsed with the GIL released.
@@ -25,7 +27,7 @@ pub const DETACH_BYTES: usize = 16 << 10;
 
 /// Raw JSON text held without copying (`bytes`) or as UTF-8 (`str`).
 pub enum Raw {
-    /// A `bytes` object (or a copy of a `bytearray`).
+    /// A `bytes` object (or a copy of a `bytearray`, or a `str` that is no UTF-8).
     Bytes(PyBackedBytes),
     /// A `str` object's UTF-8.
     Str(PyBackedStr),
@@ -40,13 +42,18 @@ impl Raw {
         }
     }
 
-    /// `obj` as raw JSON, if it is `str`, `bytes` or `bytearray`.
+    /// `obj` as raw JSON, if it is `str`, `bytes` or `bytearray`. A `str`
+    /// with lone surrogates goes on as its (ill-formed) bytes: the core says
+    /// what UTF-8 that is not.
     pub fn of(obj: &Bound<'_, PyAny>) -> PyResult<Option<Raw>> {
         if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyByteArray>() {
             return Ok(Some(Raw::Bytes(obj.extract()?)));
         }
         if obj.is_instance_of::<PyString>() {
-            return Ok(Some(Raw::Str(obj.extract()?)));
+            return Ok(Some(match obj.extract() {
+                Ok(s) => Raw::Str(s),
+                Err(_) => Raw::Bytes(obj.call_method1("encode", ("utf-8", "surrogatepass"))?.extract()?),
+            }));
         }
         Ok(None)
     }
@@ -61,29 +68,18 @@ pub fn json_arg(obj: &Bound<'_, PyAny>, limits: &Limits) -> PyResult<Value> {
     }
 }
 
-/// A JSON value argument that is never raw JSON (`id`, `requestState`): a
-/// `str` is a JSON string.
-pub fn value_arg(obj: &Bound<'_, PyAny>, limits: &Limits) -> PyResult<Value> {
-    from_python(obj, limits)
-}
-
-/// [`parse`], with the GIL released for large inputs.
+/// [`mrtr::parse`], with the GIL released for large inputs.
 pub fn parse_detached(py: Python<'_>, raw: &Raw, limits: &Limits) -> PyResult<Value> {
     let bytes = raw.as_bytes();
-    let parsed = if bytes.len() >= DETACH_BYTES { py.detach(|| parse(bytes, limits)) } else { parse(bytes, limits) };
-    parsed.map_err(raise)
-}
-
-/// Parses one JSON value under the core's bad-input rules ([`mrtr::parse`]).
-pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Value, Error> {
-    mrtr::parse(bytes, limits)
+    if bytes.len() >= DETACH_BYTES { py.detach(|| mrtr::parse(bytes, limits)) } else { mrtr::parse(bytes, limits) }
+        .or_raise()
 }
 
 /// Converts plain Python to a `Value`, within `limits` (depth, and message
 /// bytes counted as the UTF-8 of every string and key plus one per value).
+/// A `str` is a JSON string here, never raw JSON.
 pub fn from_python(obj: &Bound<'_, PyAny>, limits: &Limits) -> PyResult<Value> {
-    let mut budget = Budget { left: limits.max_message_bytes, max_depth: limits.max_depth };
-    budget.value(obj, 0)
+    Budget { left: limits.max_message_bytes, max_depth: limits.max_depth }.value(obj, 0)
 }
 
 struct Budget {
@@ -104,7 +100,7 @@ impl Budget {
         // A code point is at least one UTF-8 byte: refuse before copying.
         let chars = s.len()?;
         self.spend(chars)?;
-        let text = s.to_cow()?;
+        let text = s.to_cow().map_err(|_| usage("a str with lone surrogates is not JSON text"))?;
         self.spend(text.len().saturating_sub(chars))?;
         Ok(text.into_owned())
     }
@@ -126,7 +122,7 @@ impl Budget {
         if let Ok(f) = obj.cast::<PyFloat>() {
             return Number::from_f64(f.value())
                 .map(Value::Number)
-                .ok_or_else(|| PyValueError::new_err("NaN and infinities are not JSON"));
+                .ok_or_else(|| usage("NaN and infinities are not JSON"));
         }
         if depth >= self.max_depth {
             return Err(raise(Error::with(
@@ -137,22 +133,17 @@ impl Budget {
         if let Ok(d) = obj.cast::<PyDict>() {
             let mut out = Map::with_capacity(d.len());
             for (k, v) in d.iter() {
-                let key = k
-                    .cast::<PyString>()
-                    .map_err(|_| PyTypeError::new_err(format!("JSON object keys are str, not {}", type_name(&k))))?;
+                let key =
+                    k.cast::<PyString>().map_err(|_| usage(format!("JSON object keys are str, not {}", name(&k))))?;
                 let key = self.string(key)?;
-                let v = self.value(&v, depth + 1)?;
-                out.insert(key, v);
+                out.insert(key, self.value(&v, depth + 1)?);
             }
             return Ok(Value::Object(out));
         }
-        if let Ok(l) = obj.cast::<PyList>() {
-            return l.iter().map(|v| self.value(&v, depth + 1)).collect::<PyResult<_>>().map(Value::Array);
+        if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+            return obj.try_iter()?.map(|v| self.value(&v?, depth + 1)).collect::<PyResult<_>>().map(Value::Array);
         }
-        if let Ok(t) = obj.cast::<PyTuple>() {
-            return t.iter().map(|v| self.value(&v, depth + 1)).collect::<PyResult<_>>().map(Value::Array);
-        }
-        Err(PyTypeError::new_err(format!("{} is not a JSON value", type_name(obj))))
+        Err(usage(format!("{} is not a JSON value", name(obj))))
     }
 }
 
@@ -165,10 +156,10 @@ fn int(i: &Bound<'_, PyInt>) -> PyResult<Value> {
     }
     // As serde_json reads an integer past u64: a float.
     let f: f64 = i.extract()?;
-    Number::from_f64(f).map(Value::Number).ok_or_else(|| PyValueError::new_err("integer too large for JSON"))
+    Number::from_f64(f).map(Value::Number).ok_or_else(|| usage("integer too large for JSON"))
 }
 
-fn type_name(obj: &Bound<'_, PyAny>) -> String {
+fn name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into())
 }
 
@@ -188,11 +179,7 @@ pub fn to_python<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>>
         }
         Value::String(s) => PyString::new(py, s).into_any(),
         Value::Array(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(to_python(py, item)?)?;
-            }
-            list.into_any()
+            PyList::new(py, items.iter().map(|i| to_python(py, i)).collect::<PyResult<Vec<_>>>()?)?.into_any()
         }
         Value::Object(map) => {
             let dict = PyDict::new(py);
@@ -204,12 +191,20 @@ pub fn to_python<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>>
     })
 }
 
-/// A `Value` as plain Python, unbound.
-pub fn to_py_obj(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
-    to_python(py, v).map(Bound::unbind)
+static TYPES: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+
+/// The façade's class (or factory) `name` in `mrtr._types`.
+pub fn class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    TYPES.get_or_try_init(py, || py.import("mrtr._types").map(Bound::unbind))?.bind(py).getattr(name)
 }
 
-/// A list of strings.
-pub fn str_list<'py>(py: Python<'py>, items: &[String]) -> PyResult<Bound<'py, PyList>> {
-    PyList::new(py, items)
+/// A value of the core as the façade's class `name`, made from the fields of
+/// its wire shape in order (`Resumed`, `Round`, `Violation`, `_event`).
+pub fn make<'py>(py: Python<'py>, name: &str, v: &impl Serialize) -> PyResult<Bound<'py, PyAny>> {
+    let fields = match serde_json::to_value(v).unwrap_or_default() {
+        Value::Object(fields) => fields,
+        _ => Map::new(),
+    };
+    let args = fields.values().map(|f| to_python(py, f)).collect::<PyResult<Vec<_>>>()?;
+    class(py, name)?.call1(PyTuple::new(py, args)?)
 }

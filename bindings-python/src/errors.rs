@@ -1,37 +1,32 @@
-//! Core errors as the façade's exceptions.
+//! Core errors as the façade's exceptions, and the panic guard of every export.
 //!
-//! The exception classes live in Python (`mrtr/_errors.py`), where the class
-//! of each rule is chosen from its id's prefix. This module only calls the
-//! façade's factory with the rule id, the JSON-RPC code and the message.
+//! The exception classes live in Python (`mrtr/_errors.py`): one subclass of
+//! `MrtrError` per area of the core's catalogue. This module hands the
+//! façade's factory what the core's error says (rule, area, JSON-RPC code,
+//! message) and picks no class itself.
 
-use pyo3::{exceptions::PyRuntimeError, prelude::*, sync::PyOnceLock};
+use mrtr::{facade, Error, RuleId};
+use pyo3::{prelude::*, sync::PyOnceLock};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 static FACTORY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
-/// The façade's `mrtr._errors._from_native(rule, code, message)`.
-fn factory(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
-    FACTORY
-        .get_or_try_init(py, || Ok::<_, PyErr>(py.import("mrtr._errors")?.getattr("_from_native")?.unbind()))
-        .map(|f| f.bind(py))
+/// The exception for a core error: an instance of the class of its area,
+/// carrying `.rule`, `.code` and `.message`.
+pub fn raise(e: Error) -> PyErr {
+    Python::attach(|py| {
+        let factory =
+            FACTORY.get_or_try_init(py, || py.import("mrtr._errors")?.getattr("_from_native").map(Bound::unbind));
+        let made = factory.and_then(|f| f.bind(py).call1((e.rule().name(), e.area().name(), e.code(), e.message())));
+        // Where the façade cannot be imported, that failure is the exception.
+        made.map_or_else(|import| import, PyErr::from_value)
+    })
 }
 
-/// The exception for a core error: an instance of `MrtrError`'s subclass for
-/// the rule's area, carrying `.rule`, `.code` and `.message`.
-pub fn to_py(py: Python<'_>, e: &mrtr::Error) -> PyErr {
-    let made = factory(py).and_then(|f| f.call1((e.rule().name(), e.code(), e.message())));
-    match made {
-        Ok(instance) => PyErr::from_value(instance),
-        Err(import) => {
-            let err = PyRuntimeError::new_err(e.to_string());
-            err.set_cause(py, Some(import));
-            err
-        }
-    }
-}
-
-/// [`to_py`] where no `Python` token is at hand (the caller holds the GIL).
-pub fn raise(e: mrtr::Error) -> PyErr {
-    Python::attach(|py| to_py(py, &e))
+/// A misuse the binding itself sees (a Python value that cannot be what the
+/// argument needs): `usage-invalid-argument`, a `UsageError`.
+pub fn usage(what: impl Into<String>) -> PyErr {
+    raise(Error::with(RuleId::UsageInvalidArgument, what.into()))
 }
 
 /// `Result<T, mrtr::Error>` to `PyResult<T>`.
@@ -40,8 +35,15 @@ pub trait OrRaise<T> {
     fn or_raise(self) -> PyResult<T>;
 }
 
-impl<T> OrRaise<T> for Result<T, mrtr::Error> {
+impl<T> OrRaise<T> for Result<T, Error> {
     fn or_raise(self) -> PyResult<T> {
         self.map_err(raise)
     }
+}
+
+/// Runs the body of an export. A panic in it becomes the core's
+/// `internal-panic` error (`mrtr.PanicError`, an `MrtrError`), so that pyo3
+/// never sees one and no `PanicException` (a `BaseException`) reaches Python.
+pub fn guard<T>(body: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| Err(raise(facade::panic_error(&*payload))))
 }

@@ -1,14 +1,13 @@
 //! The server side: `respond` answers with `input_required`, `resume` reads
-//! the retry that comes back.
+//! the retry that comes back (a `Resumed`, made from the core's wire shape).
 
 use crate::{
-    convert::{self, json_arg, str_list, to_py_obj, value_arg},
-    errors::OrRaise,
-    options::{self, Limits},
+    convert::{from_python, json_arg, make, to_python},
+    errors::{guard, OrRaise},
+    options::{Lim, Proto},
 };
 use mrtr::server;
-use pyo3::{prelude::*, types::PyDict};
-use serde_json::Value;
+use pyo3::prelude::*;
 
 /// Builds the `input_required` answer to `request`.
 ///
@@ -17,82 +16,39 @@ use serde_json::Value;
 #[pyfunction]
 #[pyo3(signature = (request, input_requests=None, request_state=None, protocol=None, limits=None))]
 pub fn respond<'py>(
-    py: Python<'py>,
     request: &Bound<'py, PyAny>,
     input_requests: Option<&Bound<'py, PyAny>>,
     request_state: Option<&Bound<'py, PyAny>>,
-    protocol: Option<&str>,
-    limits: Option<&Bound<'py, Limits>>,
+    protocol: Option<Proto>,
+    limits: Option<Lim>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (protocol, limits) = (options::protocol(protocol)?, options::limits(limits));
-    let request = json_arg(request, &limits)?;
-    let requests = input_requests.map(|r| json_arg(r, &limits)).transpose()?;
-    let state = request_state.map(|s| value_arg(s, &limits)).transpose()?;
-    let built = server::respond(&request, requests.as_ref(), state.as_ref(), protocol, &limits).or_raise()?;
-    convert::to_python(py, &built)
-}
-
-/// What a server learns from an incoming request (`mrtr::server::Resumed`).
-#[pyclass(module = "mrtr._mrtr", name = "Resumed", frozen, get_all)]
-pub struct Resumed {
-    /// The answers to needed keys that are present, in the order of `needs`.
-    responses: Py<PyDict>,
-    /// Needed keys without an answer: ask again.
-    missing: Py<PyAny>,
-    /// Keys answered but not needed: ignore them.
-    ignored: Py<PyAny>,
-    /// The echoed `requestState`, for the server to validate.
-    request_state: Option<String>,
-}
-
-#[pymethods]
-impl Resumed {
-    /// Whether every needed answer is there.
-    #[getter]
-    fn complete(&self, py: Python<'_>) -> PyResult<bool> {
-        Ok(self.missing.bind(py).len()? == 0)
-    }
-
-    #[classattr]
-    fn __match_args__() -> (&'static str, &'static str, &'static str, &'static str) {
-        ("responses", "missing", "ignored", "request_state")
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!(
-            "Resumed(responses=<{} keys>, missing={}, ignored={}, request_state={})",
-            self.responses.bind(py).len(),
-            self.missing.bind(py).repr()?,
-            self.ignored.bind(py).repr()?,
-            self.request_state.as_ref().map_or("None".into(), |s| format!("{s:?}")),
-        ))
-    }
+    guard(|| {
+        let l = &limits.unwrap_or_default().0;
+        let (py, request) = (request.py(), json_arg(request, l)?);
+        let asked = input_requests.map(|r| json_arg(r, l)).transpose()?;
+        let state = request_state.map(|s| from_python(s, l)).transpose()?;
+        let built = server::respond(&request, asked.as_ref(), state.as_ref(), protocol.unwrap_or_default().0, l);
+        to_python(py, &built.or_raise()?)
+    })
 }
 
 /// Reads the MRTR fields of `request` against what this server `needs`.
 #[pyfunction]
 #[pyo3(signature = (request, needs, protocol=None, limits=None))]
-pub fn resume(
-    py: Python<'_>,
-    request: &Bound<'_, PyAny>,
-    needs: &Bound<'_, PyAny>,
-    protocol: Option<&str>,
-    limits: Option<&Bound<'_, Limits>>,
-) -> PyResult<Resumed> {
-    let (protocol, limits) = (options::protocol(protocol)?, options::limits(limits));
-    let (request, needs) = (json_arg(request, &limits)?, json_arg(needs, &limits)?);
-    let r = server::resume(&request, &needs, protocol, &limits).or_raise()?;
-    let responses = to_py_obj(py, &Value::Object(r.responses))?.bind(py).clone().cast_into::<PyDict>()?.unbind();
-    Ok(Resumed {
-        responses,
-        missing: str_list(py, &r.missing)?.into_any().unbind(),
-        ignored: str_list(py, &r.ignored)?.into_any().unbind(),
-        request_state: r.request_state,
+pub fn resume<'py>(
+    request: &Bound<'py, PyAny>,
+    needs: &Bound<'py, PyAny>,
+    protocol: Option<Proto>,
+    limits: Option<Lim>,
+) -> PyResult<Bound<'py, PyAny>> {
+    guard(|| {
+        let l = &limits.unwrap_or_default().0;
+        let (py, request, needs) = (request.py(), json_arg(request, l)?, json_arg(needs, l)?);
+        make(py, "Resumed", &server::resume(&request, &needs, protocol.unwrap_or_default().0, l).or_raise()?)
     })
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<Resumed>()?;
     m.add_function(wrap_pyfunction!(respond, m)?)?;
     m.add_function(wrap_pyfunction!(resume, m)?)
 }

@@ -1,52 +1,47 @@
 //! Sealed `requestState` (`mrtr::state`) and server rounds over it
-//! (`mrtr::round`): keys, key rings, bindings, seal and open.
-//!
-//! Key material stays in Rust: a `Key` keeps the 32 secret bytes (or the
-//! master secret it derives from) in zeroized memory, never shows them in
-//! `repr`, and gives the ring a fresh core key whenever it is added.
+//! (`mrtr::round`). The façade checks what the host hands in: a key's id,
+//! algorithm and secret (`facade::key`), a binding's parts (`BindingSpec`).
+//! Key material stays in Rust, zeroized on drop, never in a `repr`.
 
 use crate::{
-    convert::{self, json_arg, to_py_obj},
-    errors::OrRaise,
-    options::{self, Limits},
+    convert::{from_python, json_arg, make, to_python, Raw},
+    errors::{guard, usage, OrRaise},
+    options::{Lim, Proto},
 };
 use mrtr::{
-    round::{Round as CoreRound, SealedRounds as CoreRounds},
-    state::{self, Algorithm, Binding as CoreBinding, Key as CoreKey, KeyRing as CoreRing},
-    Protocol,
+    facade::{self, BindingSpec},
+    round::{Round, SealedRounds as CoreRounds},
+    state::{self, Key as CoreKey, KeyRing as CoreRing, SeedRng},
+    Limits, Protocol,
 };
-use pyo3::{
-    exceptions::PyValueError,
-    prelude::*,
-    types::{PyBytes, PyDict},
-};
+use pyo3::{prelude::*, types::PyBytes};
 use serde_json::{Map, Value};
 use zeroize::Zeroizing;
-
-fn algorithm(name: &str) -> PyResult<Algorithm> {
-    Algorithm::from_name(name)
-        .ok_or_else(|| PyValueError::new_err(format!("unknown algorithm {name:?} (aes-256-gcm, xchacha20-poly1305)")))
-}
-
-enum Material {
-    Secret(Zeroizing<[u8; 32]>),
-    Master(Zeroizing<Vec<u8>>),
-}
 
 /// One sealing key: an id (0–255), an algorithm, and secret material that never leaves Rust.
 #[pyclass(module = "mrtr._mrtr", name = "Key", frozen)]
 pub struct Key {
-    id: u8,
-    alg: Algorithm,
-    material: Material,
+    /// The key id written in tokens.
+    #[pyo3(get)]
+    id: i64,
+    /// The algorithm's name.
+    #[pyo3(get)]
+    algorithm: String,
+    material: Zeroizing<Vec<u8>>,
+    derived: bool,
 }
 
 impl Key {
-    fn core(&self) -> CoreKey {
-        match &self.material {
-            Material::Secret(s) => CoreKey::new(self.id, self.alg, s),
-            Material::Master(m) => CoreKey::derive(self.id, self.alg, m),
-        }
+    /// A fresh core key (each ring owns its own), as the core checks it (`facade::key`).
+    fn core(&self) -> PyResult<CoreKey> {
+        let material = Some(&self.material[..]);
+        let (secret, master) = if self.derived { (None, material) } else { (material, None) };
+        facade::key(self.id, &self.algorithm, secret, master).or_raise()
+    }
+
+    fn checked(id: i64, algorithm: String, material: &[u8], derived: bool) -> PyResult<Key> {
+        let key = Key { id, algorithm, material: Zeroizing::new(material.to_vec()), derived };
+        key.core().map(|_| key)
     }
 }
 
@@ -54,57 +49,25 @@ impl Key {
 impl Key {
     /// A key from 32 secret bytes.
     #[new]
-    fn new(id: u8, algorithm: &str, secret: &[u8]) -> PyResult<Key> {
-        let secret: [u8; 32] = secret.try_into().map_err(|_| PyValueError::new_err("a secret is 32 bytes"))?;
-        Ok(Key { id, alg: self::algorithm(algorithm)?, material: Material::Secret(Zeroizing::new(secret)) })
+    fn new(id: i64, algorithm: String, secret: &[u8]) -> PyResult<Key> {
+        guard(|| Key::checked(id, algorithm, secret, false))
     }
 
     /// A key derived from one master secret and the key id (HKDF-SHA-256).
     #[staticmethod]
-    fn derive(id: u8, algorithm: &str, master: &[u8]) -> PyResult<Key> {
-        Ok(Key { id, alg: self::algorithm(algorithm)?, material: Material::Master(Zeroizing::new(master.to_vec())) })
-    }
-
-    /// The key id written in tokens.
-    #[getter]
-    fn id(&self) -> u8 {
-        self.id
-    }
-
-    /// The algorithm's name.
-    #[getter]
-    fn algorithm(&self) -> &'static str {
-        self.alg.name()
+    fn derive(id: i64, algorithm: String, master: &[u8]) -> PyResult<Key> {
+        guard(|| Key::checked(id, algorithm, master, true))
     }
 
     fn __repr__(&self) -> String {
-        format!("Key(id={}, algorithm={:?}, secret=…)", self.id, self.alg.name())
+        format!("Key(id={}, algorithm={:?}, secret=…)", self.id, self.algorithm)
     }
 }
 
 /// What a token is bound to: principal, protocol, method, target and a digest
 /// of the salient params.
-#[pyclass(module = "mrtr._mrtr", name = "Binding", frozen, eq)]
-#[derive(Clone, PartialEq, Eq)]
-pub struct Binding {
-    subject: String,
-    protocol: Protocol,
-    method: String,
-    target: String,
-    digest: [u8; 32],
-}
-
-impl Binding {
-    fn core(&self) -> CoreBinding<'_> {
-        CoreBinding {
-            subject: &self.subject,
-            protocol: self.protocol,
-            method: &self.method,
-            target: &self.target,
-            params_digest: self.digest,
-        }
-    }
-}
+#[pyclass(module = "mrtr._mrtr", name = "Binding", frozen)]
+pub struct Binding(BindingSpec);
 
 #[pymethods]
 impl Binding {
@@ -112,73 +75,75 @@ impl Binding {
     #[new]
     #[pyo3(signature = (subject, method, target, arguments=None, protocol=None))]
     fn new(
-        subject: String,
-        method: String,
-        target: String,
+        subject: &Bound<'_, PyAny>,
+        method: &Bound<'_, PyAny>,
+        target: &Bound<'_, PyAny>,
         arguments: Option<&Bound<'_, PyAny>>,
-        protocol: Option<&str>,
+        protocol: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Binding> {
-        let arguments = match arguments {
-            Some(a) => json_arg(a, &mrtr::Limits::DEFAULT)?,
-            None => Value::Object(Map::new()),
-        };
-        let protocol = options::protocol(protocol)?;
-        Ok(Binding { subject, protocol, method, target, digest: state::params_digest(&arguments) })
+        guard(|| {
+            let l = &Limits::DEFAULT;
+            let mut spec = Map::new();
+            for (k, v) in [("subject", subject), ("method", method), ("target", target)] {
+                spec.insert(k.into(), from_python(v, l)?);
+            }
+            if let Some(a) = arguments {
+                spec.insert("arguments".into(), json_arg(a, l)?);
+            }
+            spec.insert("protocol".into(), protocol.map(|p| from_python(p, l)).transpose()?.unwrap_or_default());
+            BindingSpec::from_json(Value::Object(spec).to_string().as_bytes()).map(Binding).or_raise()
+        })
     }
 
     /// The binding of `request` for `subject`: its method, its `name` or `uri`, its `arguments`.
     #[staticmethod]
     #[pyo3(signature = (request, subject="", protocol=None))]
     fn for_request(request: &Bound<'_, PyAny>, subject: &str, protocol: Option<&str>) -> PyResult<Binding> {
-        let request = json_arg(request, &mrtr::Limits::DEFAULT)?;
-        let b = CoreBinding::for_request(&request, subject, options::protocol(protocol)?);
-        Ok(Binding {
-            subject: b.subject.into(),
-            protocol: b.protocol,
-            method: b.method.into(),
-            target: b.target.into(),
-            digest: b.params_digest,
+        guard(|| {
+            let request = json_arg(request, &Limits::DEFAULT)?.to_string();
+            let spec = facade::binding_for(request.as_bytes(), subject, protocol).or_raise()?;
+            BindingSpec::from_json(spec.as_bytes()).map(Binding).or_raise()
         })
     }
 
     /// The authenticated principal.
     #[getter]
     fn subject(&self) -> &str {
-        &self.subject
+        self.0.binding().subject
     }
 
     /// The protocol's name.
     #[getter]
     fn protocol(&self) -> &'static str {
-        self.protocol.name()
+        self.0.binding().protocol.name()
     }
 
     /// The request's method.
     #[getter]
     fn method(&self) -> &str {
-        &self.method
+        self.0.binding().method
     }
 
     /// The tool or prompt name, or the resource URI.
     #[getter]
     fn target(&self) -> &str {
-        &self.target
+        self.0.binding().target
     }
 
     /// SHA-256 of the canonical JSON of the salient params.
     #[getter]
     fn params_digest<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.digest)
+        PyBytes::new(py, &self.0.binding().params_digest)
+    }
+
+    fn __eq__(&self, other: &Binding) -> bool {
+        self.0.binding() == other.0.binding()
     }
 
     fn __repr__(&self) -> String {
-        format!(
-            "Binding(subject={:?}, method={:?}, target={:?}, protocol={:?})",
-            self.subject,
-            self.method,
-            self.target,
-            self.protocol.name()
-        )
+        let b = self.0.binding();
+        let (subject, method, target, protocol) = (b.subject, b.method, b.target, b.protocol.name());
+        format!("Binding(subject={subject:?}, method={method:?}, target={target:?}, protocol={protocol:?})")
     }
 }
 
@@ -191,21 +156,25 @@ impl KeyRing {
     /// A ring holding `current` (which seals) and `others` (which only open).
     #[new]
     #[pyo3(signature = (current, *others, max_token_bytes=None))]
-    fn new(current: &Bound<'_, Key>, others: Vec<Bound<'_, Key>>, max_token_bytes: Option<usize>) -> KeyRing {
-        let mut ring = CoreRing::new(current.get().core());
-        for k in others {
-            ring.add(k.get().core());
-        }
-        ring.set_current(current.get().id);
-        if let Some(max) = max_token_bytes {
-            ring.set_max_token_bytes(max);
-        }
-        KeyRing(ring)
+    fn new(current: &Bound<'_, Key>, others: Vec<Bound<'_, Key>>, max_token_bytes: Option<usize>) -> PyResult<KeyRing> {
+        guard(|| {
+            let current = current.get().core()?;
+            let id = current.id();
+            let mut ring = CoreRing::new(current);
+            for k in others {
+                ring.add(k.get().core()?);
+            }
+            ring.set_current(id);
+            if let Some(max) = max_token_bytes {
+                ring.set_max_token_bytes(max);
+            }
+            Ok(KeyRing(ring))
+        })
     }
 
     /// Adds a key that opens tokens (replacing one with the same id).
-    fn add(&mut self, key: &Bound<'_, Key>) {
-        self.0.add(key.get().core());
+    fn add(&mut self, key: &Bound<'_, Key>) -> PyResult<()> {
+        guard(|| key.get().core().map(|k| self.0.add(k)))
     }
 
     /// Makes the key with `id` the sealing key; `False` if the ring lacks it.
@@ -226,7 +195,7 @@ impl KeyRing {
     /// Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
     /// (seconds since the Unix epoch), with a nonce from the OS.
     fn seal(&self, binding: &Bound<'_, Binding>, now: u64, ttl: u32, payload: &[u8]) -> PyResult<String> {
-        self.0.seal_os(&binding.get().core(), now, ttl, payload).or_raise()
+        guard(|| self.0.seal(&binding.get().0.binding(), now, ttl, payload, &mut SeedRng::Os).or_raise())
     }
 
     /// Seals with an explicit nonce: for test vectors only (a reused nonce breaks AES-GCM).
@@ -238,19 +207,21 @@ impl KeyRing {
         payload: &[u8],
         nonce: &[u8],
     ) -> PyResult<String> {
-        self.0.seal_with_nonce(&binding.get().core(), now, ttl, payload, nonce).or_raise()
+        guard(|| self.0.seal_with_nonce(&binding.get().0.binding(), now, ttl, payload, nonce).or_raise())
     }
 
-    /// Opens `token` for `binding` at `now`: the payload, or exactly one `state-*` error.
+    /// Opens `token` (`str` or `bytes`) for `binding` at `now`: the payload, or exactly one `state-*` error.
     fn open<'py>(
         &self,
         py: Python<'py>,
-        token: &str,
+        token: &Bound<'py, PyAny>,
         binding: &Bound<'py, Binding>,
         now: u64,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let payload = self.0.open(token, &binding.get().core(), now).or_raise()?;
-        Ok(PyBytes::new(py, &payload))
+        guard(|| {
+            let token = Raw::of(token)?.ok_or_else(|| usage("a token is str or bytes"))?;
+            Ok(PyBytes::new(py, &self.0.open(token.as_bytes(), &binding.get().0.binding(), now).or_raise()?))
+        })
     }
 
     fn __repr__(&self) -> &'static str {
@@ -261,14 +232,13 @@ impl KeyRing {
 /// SHA-256 of the canonical JSON of `salient` (keys sorted, no spaces).
 #[pyfunction]
 fn params_digest<'py>(py: Python<'py>, salient: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
-    let salient = json_arg(salient, &mrtr::Limits::DEFAULT)?;
-    Ok(PyBytes::new(py, &state::params_digest(&salient)))
+    guard(|| Ok(PyBytes::new(py, &state::params_digest(&json_arg(salient, &Limits::DEFAULT)?))))
 }
 
 /// Unsealed state: base64url of `payload`. Unsafe for anything user-specific.
 #[pyfunction]
-fn unsealed_encode(payload: &[u8]) -> String {
-    state::unsealed::encode(payload)
+fn unsealed_encode(payload: &[u8]) -> PyResult<String> {
+    guard(|| Ok(state::unsealed::encode(payload)))
 }
 
 /// Decodes unsealed state, refusing non-base64url (`state-malformed`) and
@@ -276,55 +246,7 @@ fn unsealed_encode(payload: &[u8]) -> String {
 #[pyfunction]
 #[pyo3(signature = (token, max_bytes=65536))]
 fn unsealed_decode<'py>(py: Python<'py>, token: &str, max_bytes: usize) -> PyResult<Bound<'py, PyBytes>> {
-    Ok(PyBytes::new(py, &state::unsealed::decode(token, max_bytes).or_raise()?))
-}
-
-/// What a server knows after reading a request (`mrtr::round::Round`).
-#[pyclass(module = "mrtr._mrtr", name = "Round", frozen)]
-pub struct Round {
-    core: CoreRound,
-}
-
-#[pymethods]
-impl Round {
-    /// Every needed answer collected so far, in the order of `needs`.
-    #[getter]
-    fn answers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        Ok(convert::to_python(py, &Value::Object(self.core.answers.clone()))?.cast_into::<PyDict>()?)
-    }
-
-    /// Needed keys still without an answer.
-    #[getter]
-    fn missing(&self) -> Vec<String> {
-        self.core.missing.clone()
-    }
-
-    /// Keys this request answered that are not needed.
-    #[getter]
-    fn ignored(&self) -> Vec<String> {
-        self.core.ignored.clone()
-    }
-
-    /// The tool's own data from the previous round, if it kept any.
-    #[getter]
-    fn data(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        self.core.data.as_ref().map(|d| to_py_obj(py, d)).transpose()
-    }
-
-    /// Whether every needed answer is there.
-    #[getter]
-    fn complete(&self) -> bool {
-        self.core.is_complete()
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "Round(answers=<{} keys>, missing={:?}, ignored={:?})",
-            self.core.answers.len(),
-            self.core.missing,
-            self.core.ignored
-        )
-    }
+    guard(|| Ok(PyBytes::new(py, &state::unsealed::decode(token, max_bytes).or_raise()?)))
 }
 
 /// A server's rounds with sealed state: the answers of earlier rounds travel
@@ -336,21 +258,13 @@ pub struct SealedRounds {
     now: u64,
     ttl: u32,
     protocol: Protocol,
-    limits: mrtr::Limits,
+    limits: Limits,
 }
 
 impl SealedRounds {
-    fn with<T>(&self, py: Python<'_>, f: impl FnOnce(&CoreRounds<'_>) -> PyResult<T>) -> PyResult<T> {
-        let ring = self.ring.bind(py).try_borrow()?;
-        let rounds = CoreRounds {
-            ring: &ring.0,
-            subject: &self.subject,
-            now: self.now,
-            ttl: self.ttl,
-            protocol: self.protocol,
-            limits: self.limits,
-        };
-        f(&rounds)
+    fn with<T>(&self, py: Python<'_>, f: impl FnOnce(&CoreRounds<'_>) -> mrtr::Result<T>) -> PyResult<T> {
+        let (ring, subject, limits) = (&self.ring.bind(py).try_borrow()?.0, &self.subject, self.limits);
+        f(&CoreRounds { ring, subject, now: self.now, ttl: self.ttl, protocol: self.protocol, limits }).or_raise()
     }
 }
 
@@ -365,23 +279,24 @@ impl SealedRounds {
         subject: String,
         now: u64,
         ttl: u32,
-        protocol: Option<&str>,
-        limits: Option<&Bound<'_, Limits>>,
-    ) -> PyResult<SealedRounds> {
-        Ok(SealedRounds {
-            ring,
-            subject,
-            now,
-            ttl,
-            protocol: options::protocol(protocol)?,
-            limits: options::limits(limits),
-        })
+        protocol: Option<Proto>,
+        limits: Option<Lim>,
+    ) -> Self {
+        let (protocol, limits) = (protocol.unwrap_or_default().0, limits.unwrap_or_default().0);
+        SealedRounds { ring, subject, now, ttl, protocol, limits }
     }
 
-    /// Reads `request` against `needs`: this request's answers plus the sealed earlier ones.
-    fn resume(&self, py: Python<'_>, request: &Bound<'_, PyAny>, needs: &Bound<'_, PyAny>) -> PyResult<Round> {
-        let (request, needs) = (json_arg(request, &self.limits)?, json_arg(needs, &self.limits)?);
-        self.with(py, |r| r.resume(&request, &needs).map(|core| Round { core }).or_raise())
+    /// Reads `request` against `needs`: a `Round`, this request's answers plus the sealed earlier ones.
+    fn resume<'py>(
+        &self,
+        py: Python<'py>,
+        request: &Bound<'py, PyAny>,
+        needs: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| {
+            let (request, needs) = (json_arg(request, &self.limits)?, json_arg(needs, &self.limits)?);
+            make(py, "Round", &self.with(py, |r| r.resume(&request, &needs))?)
+        })
     }
 
     /// Answers `request` with `input_required`: what `round` still misses, and
@@ -391,15 +306,18 @@ impl SealedRounds {
         &self,
         py: Python<'py>,
         request: &Bound<'py, PyAny>,
-        round: &Bound<'py, Round>,
+        round: &Bound<'py, PyAny>,
         needs: &Bound<'py, PyAny>,
         data: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (request, needs) = (json_arg(request, &self.limits)?, json_arg(needs, &self.limits)?);
-        let data = data.map(|d| convert::value_arg(d, &self.limits)).transpose()?;
-        let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
-        let built = self.with(py, |r| r.respond(&request, &round.get().core, &needs, data, &mut rng).or_raise())?;
-        convert::to_python(py, &built)
+        guard(|| {
+            let (request, needs) = (json_arg(request, &self.limits)?, json_arg(needs, &self.limits)?);
+            let round = round.getattr("__dict__").map_err(|_| usage("a round is the mrtr.Round resume() returned"))?;
+            let round: Round =
+                serde_json::from_value(from_python(&round, &self.limits)?).map_err(|e| usage(e.to_string()))?;
+            let data = data.map(|d| from_python(d, &self.limits)).transpose()?;
+            to_python(py, &self.with(py, |r| r.respond(&request, &round, &needs, data, &mut SeedRng::Os))?)
+        })
     }
 }
 
@@ -407,9 +325,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Key>()?;
     m.add_class::<Binding>()?;
     m.add_class::<KeyRing>()?;
-    m.add_class::<Round>()?;
     m.add_class::<SealedRounds>()?;
-    m.add("ALGORITHMS", vec![Algorithm::Aes256Gcm.name(), Algorithm::XChaCha20Poly1305.name()])?;
     m.add_function(wrap_pyfunction!(params_digest, m)?)?;
     m.add_function(wrap_pyfunction!(unsealed_encode, m)?)?;
     m.add_function(wrap_pyfunction!(unsealed_decode, m)?)

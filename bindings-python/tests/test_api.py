@@ -45,6 +45,8 @@ def test_protocol_is_a_str_enum_and_the_callers_choice() -> None:
     with pytest.raises(mrtr.ProtocolError) as e:
         mrtr.classify(msg, protocol="2024-11-05")
     assert e.value.rule is Rule.JSONRPC_INVALID and e.value.message == "unknown protocol"
+    with pytest.raises(mrtr.UsageError):
+        mrtr.classify(msg, protocol=2026)  # type: ignore[arg-type]
 
 
 def test_respond_retry_resume_round_trip() -> None:
@@ -129,9 +131,11 @@ def test_check_reports_bad_jsonl_lines_and_entries() -> None:
     with pytest.raises(mrtr.ProtocolError, match="line 2") as e:
         mrtr.check('{"from":"client","message":{}}\n{oops\n')
     assert e.value.rule is Rule.JSONRPC_PARSE_ERROR
-    with pytest.raises(ValueError, match="from"):
+    # A malformed entry is the caller's transcript, not a peer's message: a usage error.
+    with pytest.raises(mrtr.UsageError, match="from") as e2:
         mrtr.check([{"from": "proxy", "message": {}}])
-    with pytest.raises(TypeError):
+    assert e2.value.rule is Rule.USAGE_INVALID_ARGUMENT
+    with pytest.raises(TypeError):  # UsageError is a TypeError too
         mrtr.check([42])
 
 
@@ -173,9 +177,16 @@ def test_client_retry_now_and_refusals() -> None:
     client.answer(h, {}, 7)
     assert client.poll_transmit()["params"]["requestState"] == "busy"
     client.abandon(h)
-    with pytest.raises(mrtr.ProtocolError) as e2:
+    # Misuse of the machine is the caller's bug, never a peer's protocol violation.
+    with pytest.raises(mrtr.UsageError) as e2:
         client.handle_response({"jsonrpc": "2.0", "id": 7, "result": {"resultType": "complete"}})
-    assert e2.value.rule is Rule.JSONRPC_INVALID
+    assert e2.value.rule is Rule.USAGE_OUT_OF_TURN and e2.value.code is None
+    with pytest.raises(mrtr.UsageError) as e3:
+        client.answer(mrtr.Handle(h.value + 41), {}, 8)  # a handle this machine never issued
+    assert e3.value.rule is Rule.USAGE_UNKNOWN_HANDLE
+    with pytest.raises(mrtr.UsageError) as e4:
+        client.answer(0, {}, 8)  # type: ignore[arg-type]
+    assert e4.value.rule is Rule.USAGE_INVALID_ARGUMENT
 
 
 def test_limits_are_configurable() -> None:
@@ -185,6 +196,10 @@ def test_limits_are_configurable() -> None:
     with pytest.raises(mrtr.ProtocolError) as e:
         mrtr.classify('{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":[[[1]]]}}', limits=limits)
     assert e.value.rule is Rule.LIMIT_EXCEEDED
+    # The core reads the limits (its serde Deserialize): a field it cannot take is the caller's misuse.
+    with pytest.raises(mrtr.UsageError) as e2:
+        mrtr.classify("{}", limits=mrtr.Limits(max_depth=-1))
+    assert e2.value.rule is Rule.USAGE_INVALID_ARGUMENT and "limits" in e2.value.message
 
 
 def test_results_are_immutable_views() -> None:

@@ -1,19 +1,19 @@
-"""Errors: every area's class raised for real, every rule mapped, enums matching the core."""
+"""Errors: every area's class raised for real, every rule of the core's table mapped to its area's class,
+enums and generated stubs matching the core, panics and misuse."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Dict, List, Set, Tuple
 
 import pytest
 from conftest import ANSWER, ASK, META, call
 
 import mrtr
-from mrtr import Rule, _mrtr
-from mrtr._errors import _AREAS
+from mrtr import Rule, _errors, _mrtr
 
-STUB = Path(mrtr.__file__).with_name("_enums.pyi")
+HERE = Path(mrtr.__file__).parent
 
 
 def raised(f: Callable[[], Any]) -> mrtr.MrtrError:
@@ -49,45 +49,65 @@ def test_each_area_raises_its_class_with_rule_code_and_message() -> None:
     a = mrtr.AssociationError(found[0].rule, found[0].rule.code, found[0].message)
     assert isinstance(a, mrtr.MrtrError) and a.code == -32602
 
-    for e in (p, r, s, t, a):
+    stray = {"jsonrpc": "2.0", "id": 5, "result": {"resultType": "complete"}}
+    u = raised(lambda: mrtr.Client().handle_response(stray))
+    assert type(u) is mrtr.UsageError and u.rule is Rule.USAGE_OUT_OF_TURN and u.code is None
+
+    for e in (p, r, s, t, a, u):
         assert isinstance(e, Exception) and isinstance(e.message, str) and e.message
         assert str(e) == f"{e.rule.value}: {e.message}"
 
 
-def test_every_rule_maps_to_exactly_one_area_subclass() -> None:
-    areas = {mrtr.ProtocolError, mrtr.RetryError, mrtr.StateError, mrtr.TaskError, mrtr.AssociationError}
-    for rule in Rule:
-        cls = mrtr.error_class(rule)
-        assert cls in areas, f"{rule.value} falls in no area: add its prefix to mrtr._errors._AREAS"
-        matching = {c for prefix, c in _AREAS if rule.value.startswith(prefix)}
-        assert matching == {cls}, f"{rule.value} matches several areas: {matching}"
-    assert mrtr.error_class("state-tampered") is mrtr.StateError
+def test_every_rule_of_the_cores_table_raises_its_areas_class() -> None:
+    table = mrtr.catalogue()
+    titles = {a["name"]: a["title"] for a in table["areas"]}
+    assert [a.value for a in mrtr.Area] == list(titles)
+    assert [r.value for r in Rule] == [row["id"] for row in table["rules"]]
+    for row in table["rules"]:
+        cls = getattr(mrtr, titles[row["area"]] + "Error")
+        assert issubclass(cls, mrtr.MrtrError) and cls is not mrtr.MrtrError
+        rule = Rule(row["id"])
+        assert mrtr.error_class(rule) is cls, rule
+        assert (rule.area, rule.number, rule.code, rule.source) == (row["area"], row["number"], row["code"], row["source"])
+        # The native module's path: the class of the area the core names.
+        e = _errors._from_native(row["id"], row["area"], row["code"], "m")
+        assert type(e) is cls and e.rule is rule and e.code == row["code"]
+    # The areas the bindings disagreed on before the core's table carried them.
     assert mrtr.error_class("input-responses-malformed") is mrtr.RetryError
-    assert mrtr.error_class("input-request-invalid") is mrtr.ProtocolError
-    assert mrtr.error_class("limit-exceeded") is mrtr.ProtocolError
-    assert mrtr.error_class("server-request-on-stream") is mrtr.AssociationError
+    assert mrtr.error_class("input-responses-unsolicited") is mrtr.RetryError
+    assert mrtr.error_class("sse-retry-ignored") is mrtr.TransportError
+    assert mrtr.error_class("usage-unknown-handle") is mrtr.UsageError
+    assert mrtr.error_class("internal-panic") is mrtr.PanicError
 
 
-def test_error_codes_are_the_cores() -> None:
-    for name, number, code, source in _mrtr.RULES:
-        rule = Rule(name)
-        assert (rule.number, rule.code, rule.source) == (number, code, source)
-        e = mrtr.error_class(rule)(rule, rule.code, "m")
-        assert e.rule is rule and e.code == code
+def test_usage_errors_are_type_errors_and_the_rest_are_not() -> None:
+    assert issubclass(mrtr.UsageError, TypeError) and issubclass(mrtr.UsageError, mrtr.MrtrError)
+    others = set(mrtr.Area) - {mrtr.Area.USAGE}
+    assert not any(issubclass(mrtr.error_class(next(r for r in Rule if r.area is a)), TypeError) for a in others)
 
 
 def test_enums_are_the_cores_tables() -> None:
-    assert [r.value for r in Rule] == [r[0] for r in _mrtr.RULES]
-    assert [p.value for p in mrtr.Protocol] == _mrtr.PROTOCOLS
-    assert [s.value for s in mrtr.TaskStatus] == [s[0] for s in _mrtr.TASK_STATUSES]
-    assert [k.value for k in mrtr.Kind] == _mrtr.KINDS
-    assert [a.value for a in mrtr.Algorithm] == _mrtr.ALGORITHMS
-    assert len(Rule) == 42
+    table = mrtr.catalogue()
+    assert [p.value for p in mrtr.Protocol] == [p["value"] for p in table["protocols"]]
+    assert [s.value for s in mrtr.TaskStatus] == [s["value"] for s in table["taskStatuses"]]
+    assert [k.value for k in mrtr.Kind] == [k["value"] for k in table["kinds"]]
+    assert [a.value for a in mrtr.Algorithm] == [a["value"] for a in table["algorithms"]]
+    assert mrtr.Limits() == mrtr.Limits(**{f: table["defaultLimits"][k] for f, k in LIMIT_FIELDS.items()})
+    assert len(Rule) == len(table["rules"]) >= 46
 
 
-def test_the_type_stub_lists_exactly_the_runtime_members() -> None:
-    tree = ast.parse(STUB.read_text())
-    stubbed = {
+LIMIT_FIELDS = {
+    "max_message_bytes": "maxMessageBytes",
+    "max_depth": "maxDepth",
+    "max_input_requests": "maxInputRequests",
+    "max_request_state_bytes": "maxRequestStateBytes",
+}
+
+
+def stubbed(stub: Path) -> Dict[str, Set[Tuple[str, str]]]:
+    """The members (name, value) of each public class of a type stub."""
+    tree = ast.parse(stub.read_text())
+    return {
         node.name: {
             (t.targets[0].id, t.value.value)  # type: ignore[attr-defined]
             for t in node.body
@@ -96,31 +116,48 @@ def test_the_type_stub_lists_exactly_the_runtime_members() -> None:
         for node in tree.body
         if isinstance(node, ast.ClassDef) and not node.name.startswith("_")
     }
-    for enum in (Rule, mrtr.Protocol, mrtr.TaskStatus, mrtr.Kind, mrtr.Algorithm):
+
+
+def test_the_generated_stubs_list_exactly_the_runtime_members() -> None:
+    # mrtr-gen --check keeps the stubs in step with the core's source; this, with the module built from it.
+    enums = stubbed(HERE / "_enums.pyi")
+    for enum in (Rule, mrtr.Area, mrtr.Protocol, mrtr.TaskStatus, mrtr.Kind, mrtr.Algorithm):
         runtime = {(m.name, m.value) for m in enum}  # type: ignore[attr-defined]
-        assert stubbed[enum.__name__] == runtime, f"_enums.pyi is stale for {enum.__name__}"
+        assert enums[enum.__name__] == runtime, f"_enums.pyi is stale for {enum.__name__}: run mrtr-gen"
+    errors = set(stubbed(HERE / "_errors.pyi"))
+    assert errors == {c for c in _errors.__all__ if c[0].isupper()}, "_errors.pyi is stale: run mrtr-gen"
 
 
-def test_a_rust_panic_is_an_exception_not_an_abort() -> None:
-    with pytest.raises(_mrtr.PanicException, match="on purpose"):
+def test_a_rust_panic_is_a_panic_error_not_an_abort() -> None:
+    with pytest.raises(mrtr.PanicError, match="on purpose") as e:
         _mrtr._panic_for_tests()
+    assert e.value.rule is Rule.INTERNAL_PANIC and e.value.code == -32603
+    # An MrtrError (an Exception), not pyo3's PanicException (a BaseException).
+    assert isinstance(e.value, mrtr.MrtrError) and not hasattr(_mrtr, "PanicException")
     # The interpreter goes on, and so does the module.
     assert mrtr.classify('{"jsonrpc":"2.0","id":1,"method":"x"}').kind is mrtr.Kind.REQUEST
-    # A panic is a BaseException: a bare `except Exception` does not swallow it.
-    assert not issubclass(_mrtr.PanicException, Exception)
 
 
-def test_wrong_python_types_are_type_errors() -> None:
-    with pytest.raises(TypeError, match="set"):
-        mrtr.respond(call(), {"k": {1, 2}}, "s")
-    with pytest.raises(TypeError, match="keys are str"):
-        mrtr.respond(call(), {1: {}}, "s")
-    with pytest.raises(ValueError, match="NaN"):
-        mrtr.respond(call(), {"k": float("nan")}, "s")
-    with pytest.raises(ValueError, match="32 bytes"):
-        mrtr.Key(1, "aes-256-gcm", b"short")
-    with pytest.raises(ValueError, match="algorithm"):
-        mrtr.Key(1, "rot13", bytes(32))
+def test_values_the_core_cannot_take_are_usage_errors() -> None:
+    misuses: List[Tuple[Callable[[], Any], str]] = [
+        (lambda: mrtr.respond(call(), {"k": {1, 2}}, "s"), "set"),
+        (lambda: mrtr.respond(call(), {1: {}}, "s"), "keys are str"),
+        (lambda: mrtr.respond(call(), {"k": float("nan")}, "s"), "NaN"),
+        (lambda: mrtr.respond(call(), {"k": "\ud800"}, "s"), "surrogate"),
+        (lambda: mrtr.Key(1, "aes-256-gcm", b"short"), "32 bytes"),
+        (lambda: mrtr.Key(1, "rot13", bytes(32)), "algorithm"),
+        (lambda: mrtr.Key(256, "aes-256-gcm", bytes(32)), "0 to 255"),
+        (lambda: mrtr.Binding("alice", "tools/call", 7), "target"),  # type: ignore[arg-type]
+        (lambda: mrtr.check(42), "transcript"),  # type: ignore[arg-type]
+        (lambda: mrtr.classify("{}", protocol=7), "protocol"),  # type: ignore[arg-type]
+    ]
+    for f, match in misuses:
+        with pytest.raises(mrtr.UsageError, match=match) as e:
+            f()
+        assert e.value.rule is Rule.USAGE_INVALID_ARGUMENT and e.value.code is None
+        assert isinstance(e.value, TypeError)
+    # Raw JSON that is not UTF-8 (a str with a lone surrogate) is the core's parse error, as bytes are.
+    assert raised(lambda: mrtr.classify('{"jsonrpc":"2.0","id":1,"method":"\ud800"}')).rule is Rule.JSONRPC_PARSE_ERROR
 
 
 def test_respond_refusals_carry_their_rules() -> None:

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
 import weather_client  # noqa: E402
 
 V = "2026-07-28"
-SCHEMAS = Path(__file__).resolve().parents[3] / "shared" / "spec" / "schema"
+SCHEMAS = Path(__file__).resolve().parents[2] / "spec" / "schema"
 
 FORM = {
     "method": "elicitation/create",

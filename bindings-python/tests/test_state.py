@@ -40,6 +40,17 @@ def test_seal_and_open_bound_to_principal_and_request() -> None:
         r.open(tampered, binding, 1001)
     assert e3.value.rule in (Rule.STATE_TAMPERED, Rule.STATE_MALFORMED)
     assert "secret" in repr(mrtr.Key(1, "aes-256-gcm", SECRET)) and SECRET.hex() not in repr(r)
+    # A token as it came off the wire (bytes) opens too; bytes that are not base64url, UTF-8 or not, are the
+    # core's state-malformed; a token of another type is the caller's misuse.
+    assert r.open(token.encode(), binding, 1001) == b"hello"
+    for junk in (b"\xff\xfe", "not base64!"):
+        with pytest.raises(mrtr.StateError) as e4:
+            r.open(junk, binding, 1001)
+        assert e4.value.rule is Rule.STATE_MALFORMED
+    with pytest.raises(mrtr.UsageError):
+        r.open(42, binding, 1001)  # type: ignore[arg-type]
+    assert binding == mrtr.Binding("alice", "tools/call", "get_weather", {"location": "NYC"})
+    assert binding != other and binding.protocol == mrtr.DEFAULT_PROTOCOL
 
 
 def test_rotation_keeps_rounds_in_flight() -> None:
@@ -73,6 +84,11 @@ def test_sealed_rounds_collect_answers_across_rounds() -> None:
     forged["params"]["requestState"] = state[:-4] + "AAAA"
     with pytest.raises(mrtr.StateError):
         rounds.resume(forged, needs)
+    # A Round is a plain value in the core's wire shape: the server may build one itself.
+    again = rounds.respond(call(), mrtr.Round({}, ["login"], [], None), needs)
+    assert again["result"]["inputRequests"].keys() == {"login"}
+    with pytest.raises(mrtr.UsageError):
+        rounds.respond(call(), {"answers": {}}, needs)  # type: ignore[arg-type]
 
 
 def test_unsealed_state_round_trips_and_refuses_garbage() -> None:

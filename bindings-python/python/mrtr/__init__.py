@@ -1,44 +1,25 @@
 """mrtr: MCP Multi Round-Trip Requests (SEP-2322, MCP ``2026-07-28``), in Rust.
 
-A thin façade over the native module ``mrtr._mrtr``:
-
-- ``classify(message)``: what one message is, validated (raw ``bytes``/``str``
-  are read straight from their bytes; ``dict`` works too).
-- ``check(transcript)``: every rule a recorded conversation breaks.
-- client: ``retry`` builds the retry answering ``input_required``;
-  ``Client`` is the retry machine (``send``, ``handle_response``, ``answer``,
-  ``poll_transmit``, ``poll_event``); ``task_update`` answers a task.
-- server: ``respond`` answers with ``input_required``; ``resume`` reads the retry.
-- sealed ``requestState``: ``Key``, ``KeyRing``, ``Binding``, ``SealedRounds``.
-
-Every failure is an ``MrtrError`` (``ProtocolError``, ``RetryError``,
-``StateError``, ``TaskError``, ``AssociationError``) with ``.rule``, ``.code``
-and ``.message``. The protocol is always the caller's choice (``Protocol``,
-default ``2026-07-28``).
+A thin façade over the native module ``mrtr._mrtr``, which converts and calls the core; the core decides.
+``classify`` one message, ``check`` a conversation; client: ``retry``, ``task_update``, the ``Client`` machine;
+server: ``respond``, ``resume``; sealed ``requestState``: ``Key``, ``KeyRing``, ``Binding``, ``SealedRounds``.
+Every failure is an ``MrtrError`` (``.rule``, ``.code``, ``.message``) of the class of the rule's area
+(``ProtocolError``, ``RetryError``, …, ``UsageError``, ``PanicError``). The protocol is the caller's choice.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Union
-
-from ._enums import DEFAULT_PROTOCOL, Algorithm, Kind, Protocol, Rule, TaskStatus
-from ._errors import AssociationError, MrtrError, ProtocolError, RetryError, StateError, TaskError, error_class
+from . import _enums, _errors, _types
+from ._enums import *  # noqa: F403 - Rule, Area, Protocol, TaskStatus, Kind, Algorithm, catalogue
+from ._errors import *  # noqa: F403 - MrtrError and one class per area
 from ._mrtr import (
     Binding,
     Checker,
     Classified,
     Client,
-    Done,
-    Handle,
-    InputRequired,
     Key,
     KeyRing,
-    Limits,
-    Resumed,
-    RetryNow,
-    Round,
     SealedRounds,
-    Violation,
     __version__,
     check,
     classify,
@@ -50,52 +31,22 @@ from ._mrtr import (
     unsealed_decode,
     unsealed_encode,
 )
-
-#: What the client machine tells the host.
-Event = Union[InputRequired, RetryNow, Done]
-#: A JSON object as plain Python.
-JsonObject = Dict[str, Any]
-#: A JSON object, or its raw JSON text.
-JsonInput = Union[Dict[str, Any], str, bytes]
-#: A transcript: entry dicts, or JSON Lines text.
-Transcript = Union[List[Dict[str, Any]], str, bytes]
+from ._types import *  # noqa: F403 - Limits, Handle, the events, Violation, Resumed, Round, JSON types
 
 __all__ = [
-    "DEFAULT_PROTOCOL",
-    "Algorithm",
-    "AssociationError",
+    *_enums.__all__,
+    *_errors.__all__,
+    *_types.__all__,
     "Binding",
     "Checker",
     "Classified",
     "Client",
-    "Done",
-    "Event",
-    "Handle",
-    "InputRequired",
-    "JsonInput",
-    "JsonObject",
     "Key",
     "KeyRing",
-    "Kind",
-    "Limits",
-    "MrtrError",
-    "Protocol",
-    "ProtocolError",
-    "Resumed",
-    "RetryError",
-    "RetryNow",
-    "Round",
-    "Rule",
     "SealedRounds",
-    "StateError",
-    "TaskError",
-    "TaskStatus",
-    "Transcript",
-    "Violation",
     "__version__",
     "check",
     "classify",
-    "error_class",
     "params_digest",
     "respond",
     "resume",

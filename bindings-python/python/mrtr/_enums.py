@@ -1,19 +1,27 @@
-"""The ``str`` enums of the façade, generated at import from the core's tables.
-
-``Rule`` comes from ``mrtr::rules::RULES``, ``Protocol`` from
-``mrtr::protocol::PROTOCOLS``, ``TaskStatus`` from ``mrtr::tasks``, ``Kind``
-from what ``classify`` tells apart, ``Algorithm`` from ``mrtr::state``: the
-native module exports each table, so the enums cannot drift from the core.
-(``_enums.pyi`` lists the members for type checkers; a test checks that it
-matches.)
+"""The ``str`` enums of the package, made at import from the core's catalogue
+(``mrtr._mrtr.catalogue()``, the tables of ``mrtr::facade::catalogue``):
+``Rule`` (with its area, number, JSON-RPC code and source), ``Area``,
+``Protocol``, ``TaskStatus``, ``Kind`` and ``Algorithm``. Nothing here lists a
+member: a new rule of the core is a new ``Rule`` at once. The type stub
+``_enums.pyi`` is generated from the same tables (``mrtr-gen``).
 """
 
 from __future__ import annotations
 
+import json
 from enum import Enum
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Iterable
 
 from . import _mrtr
+
+_CATALOGUE: Dict[str, Any] = json.loads(_mrtr.catalogue())
+_RULES: Dict[str, Dict[str, Any]] = {r["id"]: r for r in _CATALOGUE["rules"]}
+
+
+def catalogue() -> Dict[str, Any]:
+    """The core's tables: ``rules`` (``id``, ``number``, ``area``, ``code``, ``source``), ``areas``, ``protocols``,
+    ``kinds``, ``resultTypes``, ``taskStatuses``, ``algorithms``, ``defaultLimits``, ``version``."""
+    return json.loads(_mrtr.catalogue())  # type: ignore[no-any-return]
 
 
 class _StrEnum(str, Enum):
@@ -31,25 +39,24 @@ def _ident(name: str) -> str:
     return "V" + ident if ident[0].isdigit() else ident
 
 
-_RULE_INFO: Dict[str, Any] = {name: (number, code, source) for name, number, code, source in _mrtr.RULES}
+def _make(base: Any, name: str, values: Iterable[str]) -> Any:
+    return base(name, [(_ident(v), v) for v in values], module=__name__, qualname=name)
+
+
+def _values(table: str) -> Iterable[str]:
+    return (row["value"] for row in _CATALOGUE[table])
+
+
+def _row(key: str, doc: str) -> Any:
+    """A property reading the rule's row of the catalogue."""
+    return property(lambda self: _RULES[self.value][key], doc=doc)
 
 
 class _RuleBase(_StrEnum):
-    @property
-    def number(self) -> int:
-        """The rule's stable number (the C ABI's error code)."""
-        return int(_RULE_INFO[self.value][0])
-
-    @property
-    def code(self) -> Optional[int]:
-        """The JSON-RPC error code a peer answers this rule's failure with, if any."""
-        code = _RULE_INFO[self.value][1]
-        return None if code is None else int(code)
-
-    @property
-    def source(self) -> str:
-        """Where the rule comes from."""
-        return str(_RULE_INFO[self.value][2])
+    number = _row("number", "The rule's stable number (the C ABI's error code).")
+    code = _row("code", "The JSON-RPC error code a peer answers this rule's failure with, or ``None``.")
+    source = _row("source", "Where the rule comes from.")
+    area = property(lambda self: Area(_RULES[self.value]["area"]), doc="The rule's ``Area``: its exception class.")
 
 
 class _ProtocolBase(_StrEnum):
@@ -58,14 +65,11 @@ class _ProtocolBase(_StrEnum):
         return bool(_mrtr.allows_input_required(self.value, method))
 
 
-_TERMINAL: Dict[str, bool] = dict(_mrtr.TASK_STATUSES)
-
-
 class _TaskStatusBase(_StrEnum):
     @property
     def is_terminal(self) -> bool:
         """Whether nothing may follow this status."""
-        return _TERMINAL[self.value]
+        return bool(_mrtr.task_is_terminal(self.value))
 
     def may_become(self, next: str) -> bool:
         """Whether a task may go from this status to ``next``."""
@@ -76,20 +80,13 @@ class _TaskStatusBase(_StrEnum):
         return type(self)(_mrtr.task_transition(self.value, str(next)))
 
 
-def _make(base: Any, name: str, values: Any) -> Any:
-    return base(name, [(_ident(v), v) for v in values], module=__name__, qualname=name)
-
-
-Rule = _make(_RuleBase, "Rule", (r[0] for r in _mrtr.RULES))
-Protocol = _make(_ProtocolBase, "Protocol", _mrtr.PROTOCOLS)
-TaskStatus = _make(_TaskStatusBase, "TaskStatus", (s[0] for s in _mrtr.TASK_STATUSES))
-Kind = _make(_StrEnum, "Kind", _mrtr.KINDS)
-Algorithm = _make(_StrEnum, "Algorithm", _mrtr.ALGORITHMS)
+Area = _make(_StrEnum, "Area", (a["name"] for a in _CATALOGUE["areas"]))
+Rule = _make(_RuleBase, "Rule", _RULES)
+Protocol = _make(_ProtocolBase, "Protocol", _values("protocols"))
+TaskStatus = _make(_TaskStatusBase, "TaskStatus", _values("taskStatuses"))
+Kind = _make(_StrEnum, "Kind", _values("kinds"))
+Algorithm = _make(_StrEnum, "Algorithm", _values("algorithms"))
 
 DEFAULT_PROTOCOL = Protocol(_mrtr.DEFAULT_PROTOCOL)
 
-# Looked up by the native module when it hands out a Rule or a Kind.
-_RULE_BY_NAME: Dict[str, Any] = {m.value: m for m in Rule}
-_KIND_BY_NAME: Dict[str, Any] = {m.value: m for m in Kind}
-
-__all__ = ["Rule", "Protocol", "TaskStatus", "Kind", "Algorithm", "DEFAULT_PROTOCOL"]
+__all__ = ["Rule", "Area", "Protocol", "TaskStatus", "Kind", "Algorithm", "DEFAULT_PROTOCOL", "catalogue"]

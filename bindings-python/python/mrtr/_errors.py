@@ -1,17 +1,20 @@
-"""The exceptions: ``MrtrError`` and one subclass per area of the catalogue.
+"""The exceptions: ``MrtrError`` and one subclass per area of the core's catalogue, made at import from the
+core's table of areas (``ProtocolError``, ``RetryError``, …); a failure is raised as the class of its rule's
+area, as the core says (``Rule.area``): nothing here maps a rule to a class. Each carries ``.rule`` (a
+``Rule``), ``.code`` (the JSON-RPC code a peer answers with, or ``None``) and ``.message``. The type stub
+``_errors.pyi`` is generated from the same table (``mrtr-gen``).
 
-Every core failure is raised as the subclass of its rule's area, chosen from
-the rule id's prefix (``state-…`` is a ``StateError``, ``task-…`` a
-``TaskError``, …), and carries ``.rule`` (a ``Rule``), ``.code`` (the JSON-RPC
-error code a peer answers with, or ``None``) and ``.message`` (one sentence).
-A test checks that every rule of ``Rule`` falls in exactly one area.
+``UsageError`` (a misuse of mrtr's API: a value that is no JSON, a handle no ``Client`` issued, a response to
+nothing in flight) is also a ``TypeError``, Python's exception for a call its callee cannot take, so that
+``except TypeError`` sees it as it sees the interpreter's own argument checks. ``PanicError``
+(``internal-panic``) is a bug in mrtr, caught at the boundary.
 """
 
 from __future__ import annotations
 
 from typing import Dict, Optional, Tuple, Type, Union
 
-from ._enums import _RULE_BY_NAME, Rule
+from ._enums import _CATALOGUE, Area, Rule
 
 
 class MrtrError(Exception):
@@ -35,69 +38,24 @@ class MrtrError(Exception):
         return f"{type(self).__name__}({self.rule.value!r}, {self.code!r}, {self.message!r})"
 
 
-class ProtocolError(MrtrError):
-    """A message breaks the protocol: ``jsonrpc-*``, ``request-*``, ``result-type-*``,
-    ``input-required-*``, ``input-request-*``, ``message-after-*``, ``sse-*``, ``limit-exceeded``."""
+def _area_class(area: Dict[str, str]) -> Type[MrtrError]:
+    bases: Tuple[type, ...] = (MrtrError, TypeError) if area["name"] == Area.USAGE else (MrtrError,)
+    name = area["title"] + "Error"
+    return type(name, bases, {"__doc__": area["summary"], "__module__": __name__, "__qualname__": name})
 
 
-class RetryError(MrtrError):
-    """A retry, or its input responses, is wrong: ``retry-*``, ``input-responses-*``."""
-
-
-class StateError(MrtrError):
-    """A ``requestState`` does not open: ``state-*``."""
-
-
-class TaskError(MrtrError):
-    """A task's status or input is wrong: ``task-*``."""
-
-
-class AssociationError(MrtrError):
-    """A server request outside what MRTR allows: ``server-request-*``."""
-
-
-# Areas by rule id prefix, most specific first.
-_AREAS: Tuple[Tuple[str, Type[MrtrError]], ...] = (
-    ("retry-", RetryError),
-    ("input-responses-", RetryError),
-    ("state-", StateError),
-    ("task-", TaskError),
-    ("server-request-", AssociationError),
-    ("jsonrpc-", ProtocolError),
-    ("request-", ProtocolError),
-    ("result-type-", ProtocolError),
-    ("input-required-", ProtocolError),
-    ("input-request-", ProtocolError),
-    ("message-after-", ProtocolError),
-    ("sse-", ProtocolError),
-    ("limit-", ProtocolError),
-)
+_BY_AREA: Dict[str, Type[MrtrError]] = {a["name"]: _area_class(a) for a in _CATALOGUE["areas"]}
+globals().update({cls.__name__: cls for cls in _BY_AREA.values()})
 
 
 def error_class(rule: Union[Rule, str]) -> Type[MrtrError]:
-    """The exception class of ``rule``'s area (``MrtrError`` itself for a rule of no known area)."""
-    name = Rule(rule).value
-    for prefix, cls in _AREAS:
-        if name.startswith(prefix):
-            return cls
-    return MrtrError
+    """The exception class of ``rule``'s area."""
+    return _BY_AREA[Rule(rule).area.value]
 
 
-_CLASS_BY_NAME: Dict[str, Type[MrtrError]] = {r.value: error_class(r) for r in Rule}
-
-
-def _from_native(name: str, code: Optional[int], message: str) -> MrtrError:
+def _from_native(rule: str, area: str, code: Optional[int], message: str) -> MrtrError:
     """Called by the native module to make the exception of a core error."""
-    # Rule is generated from the same native table: every name is a member.
-    return _CLASS_BY_NAME[name](_RULE_BY_NAME[name], code, message)
+    return _BY_AREA[area](rule, code, message)
 
 
-__all__ = [
-    "MrtrError",
-    "ProtocolError",
-    "RetryError",
-    "StateError",
-    "TaskError",
-    "AssociationError",
-    "error_class",
-]
+__all__ = ["MrtrError", *(cls.__name__ for cls in _BY_AREA.values()), "error_class"]

@@ -1,0 +1,130 @@
+"""The package's plain values: frozen dataclasses whose fields are those of the core's wire shape
+(``mrtr::wire``), in order, made by the native module from the core's own serialization; and ``Limits``,
+whose defaults are the core's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Union
+
+from ._enums import _CATALOGUE, Rule
+
+#: A JSON object as plain Python.
+JsonObject = Dict[str, Any]
+#: A JSON object, or its raw JSON text.
+JsonInput = Union[Dict[str, Any], str, bytes]
+#: A transcript: entry dicts, or JSON Lines text.
+Transcript = Union[List[Dict[str, Any]], str, bytes]
+
+_DEFAULT_LIMITS: Dict[str, int] = _CATALOGUE["defaultLimits"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on what the core reads (``mrtr::Limits``, read by the core); over one: ``limit-exceeded``."""
+
+    max_message_bytes: int = _DEFAULT_LIMITS["maxMessageBytes"]
+    max_depth: int = _DEFAULT_LIMITS["maxDepth"]
+    max_input_requests: int = _DEFAULT_LIMITS["maxInputRequests"]
+    max_request_state_bytes: int = _DEFAULT_LIMITS["maxRequestStateBytes"]
+
+
+@dataclass(frozen=True, order=True)
+class Handle:
+    """A request started with ``Client.send``: its number in that machine."""
+
+    value: int
+
+
+@dataclass(frozen=True)
+class InputRequired:
+    """The server needs input: fulfil ``input_requests``, then ``Client.answer``."""
+
+    handle: Handle
+    input_requests: Dict[str, Any]
+    round: int
+
+
+@dataclass(frozen=True)
+class RetryNow:
+    """The server shed load: ``Client.answer`` at once with no responses."""
+
+    handle: Handle
+
+
+@dataclass(frozen=True)
+class Done:
+    """The request is finished: ``response`` is the final response message."""
+
+    handle: Handle
+    response: Dict[str, Any]
+
+
+#: What the client machine tells the host.
+Event = Union[InputRequired, RetryNow, Done]
+_EVENTS = {"inputRequired": InputRequired, "retryNow": RetryNow, "done": Done}
+
+
+def _event(type: str, handle: int, *fields: Any) -> Event:
+    """An event of the core (``{"type", "handle", …}`` on the wire) as its class."""
+    return _EVENTS[type](Handle(handle), *fields)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A rule broken by the transcript entry at ``index``."""
+
+    rule: Rule
+    index: int
+    message: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rule", Rule(self.rule))
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """What a server learns from a request: the answers to needed keys (in the order of ``needs``), the needed
+    keys still ``missing``, those answered but not needed (``ignored``), the echoed ``request_state``."""
+
+    responses: Dict[str, Any]
+    missing: List[str]
+    ignored: List[str]
+    request_state: Optional[str]
+
+    @property
+    def complete(self) -> bool:
+        """Whether every needed answer is there."""
+        return not self.missing
+
+
+@dataclass(frozen=True)
+class Round:
+    """What a server knows after a request with sealed rounds: every needed answer so far (this request's and
+    earlier rounds'), the needed keys still ``missing``, those ``ignored``, the tool's ``data`` of the last round."""
+
+    answers: Dict[str, Any]
+    missing: List[str]
+    ignored: List[str]
+    data: Any
+
+    @property
+    def complete(self) -> bool:
+        """Whether every needed answer is there."""
+        return not self.missing
+
+
+__all__ = [
+    "Done",
+    "Event",
+    "Handle",
+    "InputRequired",
+    "JsonInput",
+    "JsonObject",
+    "Limits",
+    "Resumed",
+    "RetryNow",
+    "Round",
+    "Transcript",
+    "Violation",
+]
