@@ -123,6 +123,19 @@ pub struct Classified<'a> {
     pub result_type_present: bool,
 }
 
+impl Classified<'_> {
+    /// This classification, owning its strings (to keep it past the message).
+    pub fn into_owned(self) -> Classified<'static> {
+        Classified {
+            kind: self.kind,
+            id: self.id.map(Id::into_owned),
+            method: self.method.map(|m| Cow::Owned(m.into_owned())),
+            result_type: self.result_type,
+            result_type_present: self.result_type_present,
+        }
+    }
+}
+
 /// Classifies and validates one raw message under `protocol`.
 ///
 /// Fails with the rule the message breaks: `jsonrpc-parse-error`,

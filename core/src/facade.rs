@@ -80,7 +80,8 @@ impl Options {
         Ok(out)
     }
 
-    fn client_config(&self) -> client::ClientConfig {
+    /// The client machine's settings (the round bound defaulting as the core's).
+    pub fn client_config(&self) -> client::ClientConfig {
         let d = client::ClientConfig::default();
         client::ClientConfig {
             protocol: self.protocol,
@@ -89,7 +90,8 @@ impl Options {
         }
     }
 
-    fn check_config(&self) -> check::CheckConfig {
+    /// The checker's settings (the round bound defaulting as the core's).
+    pub fn check_config(&self) -> check::CheckConfig {
         let d = check::CheckConfig::default();
         check::CheckConfig {
             protocol: self.protocol,
@@ -281,8 +283,10 @@ impl Client {
 /// The tables a binding builds its enums and error classes from, as JSON text:
 /// `{"rules": [{"key", "id", "number", "area", "code", "source"}], "areas":
 /// [{"name", "title", "summary"}], "protocols", "kinds", "resultTypes",
-/// "taskStatuses", "algorithms": [{"key", "value"}], "defaultLimits": {…}}`.
-/// `key` is the core's variant name (`RetryIdReused`), `value` the wire name.
+/// "taskStatuses", "algorithms": [{"key", "value"}], "defaultLimits": {…},
+/// "defaultProtocol", "defaultMaxRounds", "version"}`. `key` is the core's
+/// variant name (`RetryIdReused`), `value` the wire name; protocols add their
+/// `allowList`, task statuses `terminal` and the statuses they may become (`next`).
 pub fn catalogue() -> String {
     let rules: Vec<Value> = RULES
         .iter()
@@ -296,10 +300,19 @@ pub fn catalogue() -> String {
     let pairs = |rows: &mut dyn Iterator<Item = (String, &'static str)>| -> Vec<Value> {
         rows.map(|(k, v)| json!({"key": k, "value": v})).collect()
     };
-    let protocols = pairs(&mut Protocol::ALL.iter().map(|p| (format!("{p:?}"), p.name())));
+    let protocols: Vec<Value> = Protocol::ALL
+        .iter()
+        .map(|p| json!({"key": format!("{p:?}"), "value": p.name(), "allowList": p.rules().allow_list}))
+        .collect();
     let kinds = pairs(&mut Kind::ALL.iter().map(|k| (format!("{k:?}"), k.name())));
     let result_types = pairs(&mut ResultType::ALL.iter().map(|t| (format!("{t:?}"), t.name())));
-    let statuses = pairs(&mut TaskStatus::ALL.iter().map(|s| (format!("{s:?}"), s.name())));
+    let statuses: Vec<Value> = TaskStatus::ALL
+        .iter()
+        .map(|s| {
+            let next: Vec<&str> = TaskStatus::ALL.iter().filter(|n| s.may_become(**n)).map(|n| n.name()).collect();
+            json!({"key": format!("{s:?}"), "value": s.name(), "terminal": s.is_terminal(), "next": next})
+        })
+        .collect();
     #[cfg(feature = "state")]
     let algorithms = pairs(&mut crate::state::Algorithm::ALL.iter().map(|a| (format!("{a:?}"), a.name())));
     #[cfg(not(feature = "state"))]
@@ -307,6 +320,7 @@ pub fn catalogue() -> String {
     text(&json!({
         "rules": rules, "areas": areas, "protocols": protocols, "kinds": kinds, "resultTypes": result_types,
         "taskStatuses": statuses, "algorithms": algorithms, "defaultLimits": Limits::DEFAULT,
+        "defaultProtocol": Protocol::default(), "defaultMaxRounds": client::ClientConfig::default().max_rounds,
         "version": env!("CARGO_PKG_VERSION"),
     }))
 }
@@ -607,7 +621,16 @@ mod tests {
         assert_eq!(v["rules"].as_array().unwrap().len(), RULES.len());
         let retry = v["rules"].as_array().unwrap().iter().find(|r| r["id"] == "input-responses-malformed").unwrap();
         assert_eq!((retry["key"].as_str(), retry["area"].as_str()), (Some("InputResponsesMalformed"), Some("retry")));
-        assert_eq!(v["protocols"][0], json!({"key": "V2026_07_28", "value": "2026-07-28"}));
+        assert_eq!(
+            (v["protocols"][0]["key"].as_str(), v["protocols"][0]["value"].as_str()),
+            (Some("V2026_07_28"), Some("2026-07-28"))
+        );
+        assert_eq!(v["protocols"][3]["allowList"], json!([]));
+        assert_eq!(
+            v["taskStatuses"][2],
+            json!({"key": "Completed", "value": "completed", "terminal": true, "next": ["completed"]})
+        );
+        assert_eq!(v["defaultProtocol"], "2026-07-28");
         assert_eq!(v["defaultLimits"]["maxDepth"], 128);
     }
 
