@@ -26,8 +26,10 @@ use common::{input_required_large, input_required_small, notification, retry_req
 use criterion::{Criterion, Throughput};
 use mrtr::{classify, Kind, Limits, Protocol};
 use mrtr_ffi::buf::{mrtr_buf, mrtr_buf_free};
-use mrtr_ffi::ops::{mrtr_classified, mrtr_classify, mrtr_classify_json, mrtr_limits, mrtr_protocol};
+use mrtr_ffi::ops::{mrtr_classify, mrtr_classify_json};
 use mrtr_ffi::status::{mrtr_status, MRTR_OK};
+use mrtr_ffi::tables::mrtr_protocol;
+use mrtr_ffi::types::{mrtr_classified, mrtr_limits};
 use serde_json::Value;
 use std::ffi::c_char;
 use std::hint::black_box;

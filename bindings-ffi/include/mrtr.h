@@ -3,25 +3,29 @@
  * Requests (SEP-2322). Link with -lmrtr_ffi (pkg-config: mrtr).
  *
  * Conventions:
- * - Every function that can fail returns an mrtr_status: MRTR_OK (0); a
- *   positive number is the failing rule (MRTR_ERR_<RULE>, the core's stable
- *   RuleId numbers); a negative number is a misuse of the binding
- *   (MRTR_ERR_NULL_POINTER, _INVALID_UTF8, _INVALID_ARGUMENT, _PANIC,
- *   _INVALID_HANDLE). Numbers are never reused. mrtr_rule_str(code) names a
- *   code; mrtr_last_error_message() says why, in one sentence (thread-local,
- *   valid until the next call into the library on the same thread).
+ * - Every function that can fail returns an mrtr_status: MRTR_OK (0), or the
+ *   number of the rule the call failed (MRTR_ERR_<RULE>: the core's stable
+ *   RuleId numbers, generated from its table; never reused). A misuse of the
+ *   API is a rule like any other: usage-invalid-argument (a NULL pointer, text
+ *   that is not UTF-8, a number or length out of range, a transcript entry of
+ *   the wrong shape), usage-unknown-handle, usage-out-of-turn; a panic is
+ *   internal-panic. mrtr_rule_str(code) names a code, mrtr_rule_area(code)
+ *   gives its area (MRTR_AREA_*: the error class of the other languages);
+ *   mrtr_last_error_message() says why, in one sentence (thread-local, valid
+ *   until the next call into the library on the same thread).
  * - JSON goes in as (const char *, size_t) UTF-8 without a terminating NUL,
- *   and comes out in an mrtr_buf the caller frees with mrtr_buf_free (the
- *   bytes are followed by a NUL that len does not count). On failure the
- *   buffer is {NULL, 0}.
+ *   and comes out, in the core's one JSON shape of each value (mrtr::wire),
+ *   in an mrtr_buf the caller frees with mrtr_buf_free (the bytes are
+ *   followed by a NUL that len does not count). On failure the buffer is
+ *   {NULL, 0}.
  * - Handles (mrtr_client, mrtr_checker, mrtr_keyring) are opaque; each has
  *   its *_free (NULL is a no-op). One thread at a time per handle; seal and
  *   open may run concurrently on one key ring.
  * - Undefined: a length past the end of its buffer; a pointer that is not from
  *   this library where a handle or buffer is expected; freeing twice. Debug
  *   builds (mrtr_debug_checks() == 1) catch a double free or a stale handle
- *   and return MRTR_ERR_INVALID_HANDLE instead.
- * - No panic crosses the boundary (MRTR_ERR_PANIC). Out of memory aborts.
+ *   and return MRTR_ERR_USAGE_UNKNOWN_HANDLE instead.
+ * - No panic crosses the boundary (MRTR_ERR_INTERNAL_PANIC). Out of memory aborts.
  */
 
 #ifndef MRTR_H
@@ -54,8 +58,7 @@ typedef struct mrtr_client mrtr_client;
 typedef struct mrtr_keyring mrtr_keyring;
 
 /**
- * What a call did: `MRTR_OK` (0), a rule's stable number (> 0), or a misuse
- * of the binding (< 0). Never reused.
+ * What a call did: `MRTR_OK` (0), or the number of the rule it failed (`MRTR_ERR_*`, > 0).
  */
 typedef int32_t mrtr_status;
 
@@ -78,9 +81,46 @@ typedef struct mrtr_buf {
 } mrtr_buf;
 
 /**
- * A protocol, chosen by the caller (the negotiated version). Numbers are stable.
+ * The area of a rule (`mrtr_rule_area`): which part of the protocol, or of mrtr's API, it guards. Every language
+ * raises one error class per area.
+ */
+typedef int32_t mrtr_area;
+
+/**
+ * One row of the rule catalogue. The strings are static: never freed.
+ */
+typedef struct mrtr_rule_info {
+  /**
+   * The stable rule number (the status code).
+   */
+  mrtr_status code;
+  /**
+   * The kebab-case rule id, as in docs/RULES.md.
+   */
+  const char *name;
+  /**
+   * Where the rule comes from (a spec section).
+   */
+  const char *source;
+  /**
+   * The JSON-RPC error code a peer answers with, or 0 when the rule has none.
+   */
+  int32_t jsonrpc_code;
+  /**
+   * The rule's area (`mrtr_rule_area(code)`).
+   */
+  mrtr_area area;
+} mrtr_rule_info;
+
+/**
+ * A protocol, chosen by the caller (the negotiated version).
  */
 typedef int32_t mrtr_protocol;
+
+/**
+ * An AEAD for sealed state (the numbers are those of the token format).
+ */
+typedef int32_t mrtr_algorithm;
 
 /**
  * Bounds on what the core reads (see `mrtr::Limits`). Over a bound:
@@ -162,11 +202,6 @@ typedef struct mrtr_classified {
 } mrtr_classified;
 
 /**
- * An AEAD (the numbers are those of the token format).
- */
-typedef int32_t mrtr_algorithm;
-
-/**
  * What a token is bound to (`mrtr::state::Binding`); checked when it is opened.
  * Strings are `(pointer, length)` UTF-8; `(NULL, 0)` is `""`.
  */
@@ -236,79 +271,374 @@ typedef struct mrtr_rounds {
 } mrtr_rounds;
 
 /**
- * One row of the rule catalogue. The strings are static: never freed.
+ * Success.
  */
-typedef struct mrtr_rule_info {
-  /**
-   * The stable rule number (the status code).
-   */
-  mrtr_status code;
-  /**
-   * The kebab-case rule id, as in RULES.md.
-   */
-  const char *name;
-  /**
-   * Where the rule comes from (a spec section).
-   */
-  const char *source;
-  /**
-   * The JSON-RPC error code a peer answers with (-32700, -32600, -32602), or 0 when the rule has none.
-   */
-  int32_t jsonrpc_code;
-} mrtr_rule_info;
+#define MRTR_OK 0
 
 /**
- * The MCP client.
+ * `jsonrpc-parse-error` (area `protocol`, JSON-RPC -32700): Not one JSON value, or not UTF-8. Code -32700.
  */
-#define MRTR_SIDE_CLIENT 1
+#define MRTR_ERR_JSONRPC_PARSE_ERROR 1
 
 /**
- * The MCP server.
+ * `jsonrpc-invalid` (area `protocol`, JSON-RPC -32600): Not a JSON-RPC 2.0 request, notification, result or error:
+ * `"jsonrpc":"2.0"` missing, `id` not string/integer (null is not allowed for requests), both `result` and `error`,
+ * `method` not a string, `params` not an object… Code -32600. A batch is this too, except where a transport rule
+ * says otherwise (SEP-1858 buffered responses).
  */
-#define MRTR_SIDE_SERVER 2
+#define MRTR_ERR_JSONRPC_INVALID 2
 
 /**
- * MCP `2026-07-28`, the released MRTR (the default).
+ * `request-meta-missing` (area `protocol`, JSON-RPC -32602): (`2026-07-28`) A client request lacks the required
+ * `_meta` protocol version or client capabilities.
+ */
+#define MRTR_ERR_REQUEST_META_MISSING 3
+
+/**
+ * `result-type-unknown` (area `protocol`, no JSON-RPC code): `resultType` is `"complete"` or `"input_required"`, or
+ * `"task"` where the Tasks extension is in use.
+ */
+#define MRTR_ERR_RESULT_TYPE_UNKNOWN 10
+
+/**
+ * `result-type-missing` (area `protocol`, no JSON-RPC code): (`2026-07-28`) A server result lacks `resultType`. A
+ * client still reads an absent one as `"complete"`.
+ */
+#define MRTR_ERR_RESULT_TYPE_MISSING 11
+
+/**
+ * `input-required-method-not-allowed` (area `protocol`, no JSON-RPC code): `input_required` answers only an
+ * allow-listed method.
+ */
+#define MRTR_ERR_INPUT_REQUIRED_METHOD_NOT_ALLOWED 12
+
+/**
+ * `input-required-empty` (area `protocol`, no JSON-RPC code): (`2026-07-28`) An `input_required` result with neither
+ * `inputRequests` nor `requestState`.
+ */
+#define MRTR_ERR_INPUT_REQUIRED_EMPTY 13
+
+/**
+ * `input-request-invalid` (area `protocol`, no JSON-RPC code): `inputRequests` is an object; each value is `{"method",
+ * "params"}` (no `jsonrpc`, no `id`) with method `elicitation/create`, `sampling/createMessage` or `roots/list` and
+ * params valid for it (elicitation: `message`; form mode: `requestedSchema`, a flat object schema of primitive
+ * properties; url mode: `url`; sampling: `messages`, `maxTokens`).
+ */
+#define MRTR_ERR_INPUT_REQUEST_INVALID 14
+
+/**
+ * `input-request-capability-missing` (area `protocol`, JSON-RPC -32602): (`2026-07-28`) An input request for a
+ * capability the client's request did not declare: `elicitation` (form; `url` mode needs `elicitation.url`),
+ * `sampling`, `roots`.
+ */
+#define MRTR_ERR_INPUT_REQUEST_CAPABILITY_MISSING 15
+
+/**
+ * `request-state-invalid` (area `protocol`, JSON-RPC -32602): `requestState` is a string.
+ */
+#define MRTR_ERR_REQUEST_STATE_INVALID 16
+
+/**
+ * `message-after-input-required` (area `protocol`, no JSON-RPC code): An `input_required` result on an SSE stream is
+ * the last message on that stream.
+ */
+#define MRTR_ERR_MESSAGE_AFTER_INPUT_REQUIRED 17
+
+/**
+ * `retry-id-reused` (area `retry`, no JSON-RPC code): The retry's JSON-RPC `id` differs from the request it retries
+ * (and from every request in flight).
+ */
+#define MRTR_ERR_RETRY_ID_REUSED 20
+
+/**
+ * `retry-request-changed` (area `retry`, no JSON-RPC code): Method and params, apart from `inputResponses`,
+ * `requestState`, `_meta`, equal the original's.
+ */
+#define MRTR_ERR_RETRY_REQUEST_CHANGED 21
+
+/**
+ * `retry-missing-input-response` (area `retry`, no JSON-RPC code): Every key of the last `inputRequests` is in the
+ * retry's `inputResponses`.
+ */
+#define MRTR_ERR_RETRY_MISSING_INPUT_RESPONSE 22
+
+/**
+ * `retry-input-response-invalid` (area `retry`, JSON-RPC -32602): Each response fits its request: `ElicitResult`
+ * (`action` accept/decline/cancel; `content` only with accept, and for form mode it fits `requestedSchema`),
+ * `CreateMessageResult` (`role`, `content`, `model`), `ListRootsResult` (`roots`, each a `file://` `uri`).
+ */
+#define MRTR_ERR_RETRY_INPUT_RESPONSE_INVALID 23
+
+/**
+ * `retry-request-state-mismatch` (area `retry`, no JSON-RPC code): Where the result had `requestState`, the retry
+ * echoes exactly that string.
+ */
+#define MRTR_ERR_RETRY_REQUEST_STATE_MISMATCH 24
+
+/**
+ * `retry-request-state-unexpected` (area `retry`, no JSON-RPC code): Where the result had none, the retry carries
+ * none.
+ */
+#define MRTR_ERR_RETRY_REQUEST_STATE_UNEXPECTED 25
+
+/**
+ * `input-responses-unsolicited` (area `retry`, JSON-RPC -32602): `inputResponses` / `requestState` appear only on a
+ * retry of the request they answer, never on another request.
+ */
+#define MRTR_ERR_INPUT_RESPONSES_UNSOLICITED 26
+
+/**
+ * `retry-rounds-exceeded` (area `retry`, no JSON-RPC code): More rounds than the client's configured bound (default
+ * 10, as the official SDKs).
+ */
+#define MRTR_ERR_RETRY_ROUNDS_EXCEEDED 27
+
+/**
+ * `input-responses-malformed` (area `retry`, JSON-RPC -32602): `inputResponses` that is not an object of objects:
+ * JSON-RPC error -32602, not a new `input_required`.
+ */
+#define MRTR_ERR_INPUT_RESPONSES_MALFORMED 30
+
+/**
+ * `state-malformed` (area `state`, JSON-RPC -32602): `requestState` that cannot be decoded. State is
+ * attacker-controlled input.
+ */
+#define MRTR_ERR_STATE_MALFORMED 31
+
+/**
+ * `state-tampered` (area `state`, JSON-RPC -32602): Sealed state whose integrity check fails.
+ */
+#define MRTR_ERR_STATE_TAMPERED 32
+
+/**
+ * `state-expired` (area `state`, JSON-RPC -32602): Past its expiry.
+ */
+#define MRTR_ERR_STATE_EXPIRED 33
+
+/**
+ * `state-wrong-subject` (area `state`, JSON-RPC -32602): Bound to another authenticated principal.
+ */
+#define MRTR_ERR_STATE_WRONG_SUBJECT 34
+
+/**
+ * `state-wrong-request` (area `state`, JSON-RPC -32602): Issued for another request (method, target, digest of its
+ * salient params).
+ */
+#define MRTR_ERR_STATE_WRONG_REQUEST 35
+
+/**
+ * `state-unknown-key` (area `state`, JSON-RPC -32602): Sealed under a key id the server does not hold.
+ */
+#define MRTR_ERR_STATE_UNKNOWN_KEY 36
+
+/**
+ * `state-too-large` (area `state`, JSON-RPC -32602): Over the configured size bound.
+ */
+#define MRTR_ERR_STATE_TOO_LARGE 37
+
+/**
+ * `task-status-invalid` (area `task`, JSON-RPC -32602): Status is one of `working`, `input_required`, `completed`,
+ * `failed`, `cancelled`.
+ */
+#define MRTR_ERR_TASK_STATUS_INVALID 40
+
+/**
+ * `task-transition-invalid` (area `task`, no JSON-RPC code): No transition out of `completed`, `failed`, `cancelled`.
+ */
+#define MRTR_ERR_TASK_TRANSITION_INVALID 41
+
+/**
+ * `task-input-requests-missing` (area `task`, no JSON-RPC code): An `input_required` task's input requests are
+ * delivered (`tasks/result` in `sep-2322`, inlined in `tasks/get` in the extension).
+ */
+#define MRTR_ERR_TASK_INPUT_REQUESTS_MISSING 42
+
+/**
+ * `task-input-response-without-task` (area `task`, JSON-RPC -32602): `tasks/input_response` carries the related-task
+ * `taskId` and `inputResponses` (`sep-2322`); `tasks/update` carries `taskId` and `inputResponses` (extension).
+ */
+#define MRTR_ERR_TASK_INPUT_RESPONSE_WITHOUT_TASK 43
+
+/**
+ * `task-unknown` (area `task`, JSON-RPC -32602): A task id the server never returned.
+ */
+#define MRTR_ERR_TASK_UNKNOWN 44
+
+/**
+ * `task-input-key-reused` (area `task`, no JSON-RPC code): (extension) An input request key reused within one task's
+ * lifetime.
+ */
+#define MRTR_ERR_TASK_INPUT_KEY_REUSED 45
+
+/**
+ * `server-request-unassociated` (area `association`, JSON-RPC -32602): (`2025-11-25`) `roots/list`,
+ * `sampling/createMessage`, `elicitation/create` from the server only inside a client request still in flight (on its
+ * POST stream): never on the standalone GET stream, never after that request was answered. A client answers an
+ * unassociated one with -32602. `ping` is exempt.
+ */
+#define MRTR_ERR_SERVER_REQUEST_UNASSOCIATED 50
+
+/**
+ * `server-request-on-stream` (area `association`, no JSON-RPC code): (`sep-2322`, `sep-2322-draft`, `2026-07-28`) MRTR
+ * replaces in-stream server requests: `roots/list`, `sampling/createMessage`, `elicitation/create` reach the client
+ * only as `inputRequests`, never as a JSON-RPC request on a stream.
+ */
+#define MRTR_ERR_SERVER_REQUEST_ON_STREAM 51
+
+/**
+ * `sse-response-not-buffered` (area `transport`, no JSON-RPC code): (1858) After `buffer_input`, responses to server
+ * requests are buffered, not POSTed one by one.
+ */
+#define MRTR_ERR_SSE_RESPONSE_NOT_BUFFERED 60
+
+/**
+ * `sse-reconnected-after-input-required` (area `transport`, no JSON-RPC code): (1858) On `input_required` the client
+ * stops reading and does not reconnect.
+ */
+#define MRTR_ERR_SSE_RECONNECTED_AFTER_INPUT_REQUIRED 61
+
+/**
+ * `sse-last-event-id-missing` (area `transport`, no JSON-RPC code): (1858) The POST of buffered responses (a JSON
+ * array) carries `Last-Event-ID`.
+ */
+#define MRTR_ERR_SSE_LAST_EVENT_ID_MISSING 62
+
+/**
+ * `sse-stream-url-cross-origin` (area `transport`, no JSON-RPC code): (1335) A `rel="stream"` URL of another scheme,
+ * host or port is not followed.
+ */
+#define MRTR_ERR_SSE_STREAM_URL_CROSS_ORIGIN 63
+
+/**
+ * `sse-retry-ignored` (area `transport`, no JSON-RPC code): (1335) The client waits at least the last `retry` before
+ * reconnecting.
+ */
+#define MRTR_ERR_SSE_RETRY_IGNORED 64
+
+/**
+ * `sse-buffered-post-target` (area `transport`, no JSON-RPC code): (1335) After `204 No Content`, buffered responses
+ * go as a JSON array to the `rel="stream"` URL.
+ */
+#define MRTR_ERR_SSE_BUFFERED_POST_TARGET 65
+
+/**
+ * `limit-exceeded` (area `protocol`, JSON-RPC -32600): A message over a configured bound: bytes, nesting depth,
+ * entries of `inputRequests` or `inputResponses` (see `mrtr::Limits`). Code -32600.
+ */
+#define MRTR_ERR_LIMIT_EXCEEDED 70
+
+/**
+ * `usage-invalid-argument` (area `usage`, no JSON-RPC code): An argument of the wrong type or shape handed to mrtr by
+ * its caller (a handle that is not an integer, a key that is not 32 bytes, options that are not an object…). A bug
+ * in the caller, never a peer's violation.
+ */
+#define MRTR_ERR_USAGE_INVALID_ARGUMENT 80
+
+/**
+ * `usage-unknown-handle` (area `usage`, no JSON-RPC code): A handle the machine never issued, or one whose request
+ * already finished or was abandoned.
+ */
+#define MRTR_ERR_USAGE_UNKNOWN_HANDLE 81
+
+/**
+ * `usage-out-of-turn` (area `usage`, no JSON-RPC code): An input the machine does not expect in its state: a response
+ * to no request in flight, an answer to a request the server has not asked input for.
+ */
+#define MRTR_ERR_USAGE_OUT_OF_TURN 82
+
+/**
+ * `internal-panic` (area `panic`, JSON-RPC -32603): A panic inside mrtr, caught at a language boundary and raised as
+ * an error: a bug in mrtr, never the input's fault. Code -32603.
+ */
+#define MRTR_ERR_INTERNAL_PANIC 90
+
+/**
+ * Not a rule: `MRTR_OK`, or a number of no rule.
+ */
+#define MRTR_AREA_NONE 0
+
+/**
+ * `protocol`: A message breaks the protocol: the JSON-RPC envelope, results, input requests, limits.
+ */
+#define MRTR_AREA_PROTOCOL 1
+
+/**
+ * `retry`: A client's retry, or its input responses, is wrong.
+ */
+#define MRTR_AREA_RETRY 2
+
+/**
+ * `state`: A sealed `requestState` does not open.
+ */
+#define MRTR_AREA_STATE 3
+
+/**
+ * `task`: A task's status or input is wrong.
+ */
+#define MRTR_AREA_TASK 4
+
+/**
+ * `association`: A server request outside what the protocol allows.
+ */
+#define MRTR_AREA_ASSOCIATION 5
+
+/**
+ * `transport`: The SSE multi-turn transports (SEP-1858, SEP-1335).
+ */
+#define MRTR_AREA_TRANSPORT 6
+
+/**
+ * `usage`: A misuse of mrtr's API by its caller: a local bug, never a peer's violation.
+ */
+#define MRTR_AREA_USAGE 7
+
+/**
+ * `panic`: A panic inside mrtr, caught at a language boundary: a bug in mrtr.
+ */
+#define MRTR_AREA_PANIC 8
+
+/**
+ * `"2026-07-28"` (the default).
  */
 #define MRTR_PROTOCOL_2026_07_28 0
 
 /**
- * The approved SEP-2322 text, `"sep-2322"`.
+ * `"sep-2322"`.
  */
 #define MRTR_PROTOCOL_SEP_2322 1
 
 /**
- * The earlier SEP-2322 draft, `"sep-2322-draft"`.
+ * `"sep-2322-draft"`.
  */
 #define MRTR_PROTOCOL_SEP_2322_DRAFT 2
 
 /**
- * MCP `2025-11-25`, before MRTR.
+ * `"2025-11-25"`.
  */
 #define MRTR_PROTOCOL_2025_11_25 3
 
 /**
- * A request: `method` and `id`.
+ * `"request"`.
  */
 #define MRTR_KIND_REQUEST 1
 
 /**
- * A notification: `method`, no `id`.
+ * `"notification"`.
  */
 #define MRTR_KIND_NOTIFICATION 2
 
 /**
- * A result that is not `input_required` (complete, task, or untyped).
+ * `"result"`.
  */
 #define MRTR_KIND_RESULT 3
 
 /**
- * An `input_required` result.
+ * `"input_required"`.
  */
 #define MRTR_KIND_INPUT_REQUIRED 4
 
 /**
- * An error response.
+ * `"error"`.
  */
 #define MRTR_KIND_ERROR 5
 
@@ -318,7 +648,7 @@ typedef struct mrtr_rule_info {
 #define MRTR_RESULT_TYPE_NONE 0
 
 /**
- * `"complete"`, or absent.
+ * `"complete"`.
  */
 #define MRTR_RESULT_TYPE_COMPLETE 1
 
@@ -328,9 +658,19 @@ typedef struct mrtr_rule_info {
 #define MRTR_RESULT_TYPE_INPUT_REQUIRED 2
 
 /**
- * `"task"` (the Tasks extension).
+ * `"task"`.
  */
 #define MRTR_RESULT_TYPE_TASK 3
+
+/**
+ * `"aes-256-gcm"`.
+ */
+#define MRTR_ALG_AES_256_GCM 1
+
+/**
+ * `"xchacha20-poly1305"`.
+ */
+#define MRTR_ALG_XCHACHA20_POLY1305 2
 
 /**
  * No id (a notification).
@@ -358,266 +698,38 @@ typedef struct mrtr_rule_info {
 #define MRTR_ID_STRING 4
 
 /**
- * AES-256-GCM, 96-bit random nonces.
+ * The MCP client.
  */
-#define MRTR_ALG_AES_256_GCM 1
+#define MRTR_SIDE_CLIENT 1
 
 /**
- * XChaCha20-Poly1305, 192-bit random nonces.
+ * The MCP server.
  */
-#define MRTR_ALG_XCHACHA20_POLY1305 2
-
-/**
- * Success.
- */
-#define MRTR_OK 0
-
-/**
- * `jsonrpc-parse-error`: not one JSON value, or not UTF-8.
- */
-#define MRTR_ERR_JSONRPC_PARSE_ERROR 1
-
-/**
- * `jsonrpc-invalid`: not a JSON-RPC 2.0 message (also: a duplicate key, an unknown protocol name).
- */
-#define MRTR_ERR_JSONRPC_INVALID 2
-
-/**
- * `request-meta-missing`.
- */
-#define MRTR_ERR_REQUEST_META_MISSING 3
-
-/**
- * `result-type-unknown`.
- */
-#define MRTR_ERR_RESULT_TYPE_UNKNOWN 10
-
-/**
- * `result-type-missing`.
- */
-#define MRTR_ERR_RESULT_TYPE_MISSING 11
-
-/**
- * `input-required-method-not-allowed`.
- */
-#define MRTR_ERR_INPUT_REQUIRED_METHOD_NOT_ALLOWED 12
-
-/**
- * `input-required-empty`.
- */
-#define MRTR_ERR_INPUT_REQUIRED_EMPTY 13
-
-/**
- * `input-request-invalid`.
- */
-#define MRTR_ERR_INPUT_REQUEST_INVALID 14
-
-/**
- * `input-request-capability-missing`.
- */
-#define MRTR_ERR_INPUT_REQUEST_CAPABILITY_MISSING 15
-
-/**
- * `request-state-invalid`.
- */
-#define MRTR_ERR_REQUEST_STATE_INVALID 16
-
-/**
- * `message-after-input-required`.
- */
-#define MRTR_ERR_MESSAGE_AFTER_INPUT_REQUIRED 17
-
-/**
- * `retry-id-reused`.
- */
-#define MRTR_ERR_RETRY_ID_REUSED 20
-
-/**
- * `retry-request-changed`.
- */
-#define MRTR_ERR_RETRY_REQUEST_CHANGED 21
-
-/**
- * `retry-missing-input-response`.
- */
-#define MRTR_ERR_RETRY_MISSING_INPUT_RESPONSE 22
-
-/**
- * `retry-input-response-invalid`.
- */
-#define MRTR_ERR_RETRY_INPUT_RESPONSE_INVALID 23
-
-/**
- * `retry-request-state-mismatch`.
- */
-#define MRTR_ERR_RETRY_REQUEST_STATE_MISMATCH 24
-
-/**
- * `retry-request-state-unexpected`.
- */
-#define MRTR_ERR_RETRY_REQUEST_STATE_UNEXPECTED 25
-
-/**
- * `input-responses-unsolicited`.
- */
-#define MRTR_ERR_INPUT_RESPONSES_UNSOLICITED 26
-
-/**
- * `retry-rounds-exceeded`.
- */
-#define MRTR_ERR_RETRY_ROUNDS_EXCEEDED 27
-
-/**
- * `input-responses-malformed`.
- */
-#define MRTR_ERR_INPUT_RESPONSES_MALFORMED 30
-
-/**
- * `state-malformed`.
- */
-#define MRTR_ERR_STATE_MALFORMED 31
-
-/**
- * `state-tampered`.
- */
-#define MRTR_ERR_STATE_TAMPERED 32
-
-/**
- * `state-expired`.
- */
-#define MRTR_ERR_STATE_EXPIRED 33
-
-/**
- * `state-wrong-subject`.
- */
-#define MRTR_ERR_STATE_WRONG_SUBJECT 34
-
-/**
- * `state-wrong-request`.
- */
-#define MRTR_ERR_STATE_WRONG_REQUEST 35
-
-/**
- * `state-unknown-key`.
- */
-#define MRTR_ERR_STATE_UNKNOWN_KEY 36
-
-/**
- * `state-too-large`.
- */
-#define MRTR_ERR_STATE_TOO_LARGE 37
-
-/**
- * `task-status-invalid`.
- */
-#define MRTR_ERR_TASK_STATUS_INVALID 40
-
-/**
- * `task-transition-invalid`.
- */
-#define MRTR_ERR_TASK_TRANSITION_INVALID 41
-
-/**
- * `task-input-requests-missing`.
- */
-#define MRTR_ERR_TASK_INPUT_REQUESTS_MISSING 42
-
-/**
- * `task-input-response-without-task`.
- */
-#define MRTR_ERR_TASK_INPUT_RESPONSE_WITHOUT_TASK 43
-
-/**
- * `task-unknown`.
- */
-#define MRTR_ERR_TASK_UNKNOWN 44
-
-/**
- * `task-input-key-reused`.
- */
-#define MRTR_ERR_TASK_INPUT_KEY_REUSED 45
-
-/**
- * `server-request-unassociated`.
- */
-#define MRTR_ERR_SERVER_REQUEST_UNASSOCIATED 50
-
-/**
- * `server-request-on-stream`.
- */
-#define MRTR_ERR_SERVER_REQUEST_ON_STREAM 51
-
-/**
- * `sse-response-not-buffered`.
- */
-#define MRTR_ERR_SSE_RESPONSE_NOT_BUFFERED 60
-
-/**
- * `sse-reconnected-after-input-required`.
- */
-#define MRTR_ERR_SSE_RECONNECTED_AFTER_INPUT_REQUIRED 61
-
-/**
- * `sse-last-event-id-missing`.
- */
-#define MRTR_ERR_SSE_LAST_EVENT_ID_MISSING 62
-
-/**
- * `sse-stream-url-cross-origin`.
- */
-#define MRTR_ERR_SSE_STREAM_URL_CROSS_ORIGIN 63
-
-/**
- * `sse-retry-ignored`.
- */
-#define MRTR_ERR_SSE_RETRY_IGNORED 64
-
-/**
- * `sse-buffered-post-target`.
- */
-#define MRTR_ERR_SSE_BUFFERED_POST_TARGET 65
-
-/**
- * `limit-exceeded`: a message over a bound of `mrtr_limits`.
- */
-#define MRTR_ERR_LIMIT_EXCEEDED 70
-
-/**
- * A required pointer argument was NULL.
- */
-#define MRTR_ERR_NULL_POINTER -1
-
-/**
- * A text argument that is not JSON (a subject, a name) was not UTF-8.
- */
-#define MRTR_ERR_INVALID_UTF8 -2
-
-/**
- * An argument out of its range: an unknown protocol or algorithm number, a
- * secret that is not 32 bytes, a length over `PTRDIFF_MAX`, a malformed
- * transcript entry or round.
- */
-#define MRTR_ERR_INVALID_ARGUMENT -3
-
-/**
- * The library panicked (a bug): the call did nothing useful; free the handle it was given.
- */
-#define MRTR_ERR_PANIC -4
-
-/**
- * Debug builds only: a handle or buffer already freed, or not from this library.
- */
-#define MRTR_ERR_INVALID_HANDLE -5
+#define MRTR_SIDE_SERVER 2
 
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
 
 /**
+ * The status of the last call into the library on this thread that
+ * returned one (`MRTR_OK` after a success).
+ */
+mrtr_status mrtr_last_error_code(void);
+
+/**
+ * One sentence on why the last failing call on this thread failed (`""`
+ * after a success). The string belongs to the library: it stays valid until
+ * the next call into the library on this thread; copy it to keep it. It
+ * never contains key material.
+ */
+const char *mrtr_last_error_message(void);
+
+/**
  * Frees a buffer the library returned and sets it to `{NULL, 0}`, so that
  * freeing the same `mrtr_buf` twice is harmless. NULL and `{NULL, 0}` are
  * no-ops. Freeing a copy of a freed buffer is undefined (debug builds:
- * `MRTR_ERR_INVALID_HANDLE`, and nothing is freed).
+ * `MRTR_ERR_USAGE_UNKNOWN_HANDLE`, and nothing is freed).
  *
  * # Safety
  * `buf` is NULL or points to an `mrtr_buf` that is `{NULL, 0}` or exactly as
@@ -626,16 +738,103 @@ extern "C" {
 mrtr_status mrtr_buf_free(struct mrtr_buf *buf);
 
 /**
+ * The name of a status: the rule id (`"state-expired"`) for a rule number,
+ * `"ok"` for 0, `"unknown"` otherwise. Static: never freed, never NULL.
+ */
+const char *mrtr_rule_str(mrtr_status code);
+
+/**
+ * The rule number of a rule id (`"state-expired"` -> 33), or 0 when the id
+ * is unknown or `name` is not UTF-8.
+ *
+ * # Safety
+ * `name` is NULL or points to `name_len` readable bytes.
+ */
+mrtr_status mrtr_rule_code(const char *name,
+                           size_t name_len);
+
+/**
+ * The area of a status (`MRTR_AREA_NONE` for `MRTR_OK` or a number of no rule):
+ * branch on it to treat a whole family of failures alike, as the other
+ * languages' error classes do.
+ */
+mrtr_area mrtr_rule_area(mrtr_status code);
+
+/**
+ * The name of an area (`"protocol"`, `"retry"`, …, `"none"` for
+ * `MRTR_AREA_NONE`), or `"unknown"`. Static.
+ */
+const char *mrtr_area_str(mrtr_area area);
+
+/**
+ * The number of rules in the catalogue (rows for `mrtr_rule_at`).
+ */
+size_t mrtr_rule_count(void);
+
+/**
+ * Writes row `index` (0-based, below `mrtr_rule_count()`) of the catalogue
+ * to `*out`; `usage-invalid-argument` past the end.
+ *
+ * # Safety
+ * `out` is NULL or points to writable memory for one `mrtr_rule_info`.
+ */
+mrtr_status mrtr_rule_at(size_t index,
+                         struct mrtr_rule_info *out);
+
+/**
+ * The protocol with this name (`"2026-07-28"`, `"sep-2322"`,
+ * `"sep-2322-draft"`, `"2025-11-25"`) into `*out`. An unknown name is
+ * `jsonrpc-invalid` ("unknown protocol", the core's decision).
+ *
+ * # Safety
+ * `name` is valid for `name_len` bytes; `out` is writable.
+ */
+mrtr_status mrtr_protocol_from_name(const char *name,
+                                    size_t name_len,
+                                    mrtr_protocol *out);
+
+/**
+ * The name of a protocol number (static), or NULL for an unknown number.
+ */
+const char *mrtr_protocol_name(mrtr_protocol protocol_number);
+
+/**
+ * The algorithm with this name (`"aes-256-gcm"`, `"xchacha20-poly1305"`)
+ * into `*out`; `usage-invalid-argument` for another name.
+ *
+ * # Safety
+ * `name` is valid for `name_len` bytes; `out` is writable.
+ */
+mrtr_status mrtr_algorithm_from_name(const char *name,
+                                     size_t name_len,
+                                     mrtr_algorithm *out);
+
+/**
+ * The default limits, to adjust and pass by pointer.
+ */
+struct mrtr_limits mrtr_limits_default(void);
+
+/**
+ * The library's version, e.g. `"0.1.0"`. Static.
+ */
+const char *mrtr_version(void);
+
+/**
+ * Whether this build catches double frees and stale handles
+ * (`usage-unknown-handle`): 1 in debug builds, 0 in release builds.
+ */
+int32_t mrtr_debug_checks(void);
+
+/**
  * Checks a whole conversation. `transcript` is a JSON array of entries
  * `{"from": "client"|"server", "message": <JSON-RPC message>, "stream":
  * "post:<id>"|"get"|null}`, or the same entries as JSON Lines (the first
- * non-blank byte decides: `[` is an array). `*out` is `{"violations":
- * [{"rule": <id>, "code": <number>, "index": <entry index>, "message": <sentence>}, ...]}`;
- * an empty list means compliant. The call fails only when the transcript
- * itself is unreadable (`MRTR_ERR_JSONRPC_PARSE_ERROR`, `..._JSONRPC_INVALID`
- * for a duplicate key, `..._LIMIT_EXCEEDED`, `MRTR_ERR_INVALID_ARGUMENT` for
- * an entry of the wrong shape). The transcript as a whole has no byte bound;
- * each JSON Lines line has `max_message_bytes`.
+ * non-blank byte decides: `[` is an array). `*out` is the core's violations,
+ * `[{"rule": <id>, "index": <entry index>, "message": <sentence>}, ...]`; an
+ * empty list means compliant. The call fails only when the transcript itself
+ * is unreadable (`jsonrpc-parse-error`, `jsonrpc-invalid` for a duplicate
+ * key, `limit-exceeded`, `usage-invalid-argument` for an entry of the wrong
+ * shape). Each message is bound by `limits`, the transcript as a whole is not.
  *
  * # Safety
  * `transcript` is valid for `transcript_len` bytes; `limits` is NULL or readable; `out` is writable.
@@ -727,7 +926,7 @@ mrtr_status mrtr_client_send(struct mrtr_client *client,
 /**
  * Takes a response message from the server (raw bytes; the core validates
  * them as `mrtr_classify` does). A response to no request in flight is
- * `jsonrpc-invalid`.
+ * `usage-out-of-turn`.
  *
  * # Safety
  * `client` is a live client; `response` is valid for `response_len` bytes.
@@ -738,7 +937,7 @@ mrtr_status mrtr_client_handle_response(struct mrtr_client *client,
 
 /**
  * Answers the input requests of `handle` with `input_responses` (an
- * `inputResponses` object, `{}` for a `retry_now` event) and queues the
+ * `inputResponses` object, `{}` for a `retryNow` event) and queues the
  * retry under the new `id` (a JSON string or integer).
  *
  * # Safety
@@ -770,11 +969,11 @@ mrtr_status mrtr_client_poll_transmit(struct mrtr_client *client,
                                       struct mrtr_buf *out);
 
 /**
- * The next event, as JSON, or `{NULL, 0}` when none is queued:
- * `{"event": "input_required", "handle": h, "inputRequests": {...}, "round": r}`
+ * The next event, as the core's JSON (`mrtr::wire`), or `{NULL, 0}` when none is queued:
+ * `{"type": "inputRequired", "handle": h, "inputRequests": {...}, "round": r}`
  * (fulfil them, then `mrtr_client_answer`),
- * `{"event": "retry_now", "handle": h}` (answer at once with `{}`), or
- * `{"event": "done", "handle": h, "response": {...}}` (a complete result, a task, or an error).
+ * `{"type": "retryNow", "handle": h}` (answer at once with `{}`), or
+ * `{"type": "done", "handle": h, "response": {...}}` (a complete result, a task, or an error).
  *
  * # Safety
  * `client` is a live client; `out` is writable.
@@ -789,28 +988,6 @@ mrtr_status mrtr_client_poll_event(struct mrtr_client *client,
  * `client` is NULL or a live client, not used afterwards.
  */
 mrtr_status mrtr_client_free(struct mrtr_client *client);
-
-/**
- * The default limits, to adjust and pass by pointer.
- */
-struct mrtr_limits mrtr_limits_default(void);
-
-/**
- * The protocol with this name (`"2026-07-28"`, `"sep-2322"`,
- * `"sep-2322-draft"`, `"2025-11-25"`) into `*out`. An unknown name is
- * `MRTR_ERR_JSONRPC_INVALID` ("unknown protocol", as the conformance corpus says).
- *
- * # Safety
- * `name` is valid for `name_len` bytes; `out` is writable.
- */
-mrtr_status mrtr_protocol_from_name(const char *name,
-                                    size_t name_len,
-                                    mrtr_protocol *out);
-
-/**
- * The name of a protocol number (static), or NULL for an unknown number.
- */
-const char *mrtr_protocol_name(mrtr_protocol protocol_number);
 
 /**
  * Classifies and validates one raw message (the hot path; no allocation on
@@ -830,10 +1007,10 @@ mrtr_status mrtr_classify(const char *message,
                           struct mrtr_classified *out);
 
 /**
- * `mrtr_classify` with the outcome as JSON:
+ * `mrtr_classify` with the outcome as the core's JSON (`mrtr::wire`):
  * `{"kind": "request"|"notification"|"result"|"input_required"|"error",
- * "id": <id or null>, "method": <string or null>, "resultType": <the
- * resultType on the wire, or null>}`.
+ * "id": <id or null>, "method": <string or null>, "resultType": <the type as
+ * read, or null>, "resultTypePresent": <whether it was on the wire>}`.
  *
  * # Safety
  * `message` is valid for `message_len` bytes; `limits` is NULL or readable;
@@ -929,17 +1106,6 @@ mrtr_status mrtr_resume(const char *request,
                         struct mrtr_buf *out);
 
 /**
- * The algorithm with this name (`"aes-256-gcm"`, `"xchacha20-poly1305"`) into
- * `*out`; `MRTR_ERR_INVALID_ARGUMENT` for another name.
- *
- * # Safety
- * `name` is valid for `name_len` bytes; `out` is writable.
- */
-mrtr_status mrtr_algorithm_from_name(const char *name,
-                                     size_t name_len,
-                                     mrtr_algorithm *out);
-
-/**
  * SHA-256 of the canonical JSON of `salient` (keys sorted, no spaces): the
  * `params_digest` of a binding, from a request's `arguments` (`{}` when absent).
  *
@@ -978,7 +1144,7 @@ mrtr_status mrtr_keyring_add(struct mrtr_keyring *ring,
                              size_t secret_len);
 
 /**
- * Makes the key with `id` the sealing key; `MRTR_ERR_INVALID_ARGUMENT` if the ring lacks it.
+ * Makes the key with `id` the sealing key; `usage-invalid-argument` if the ring lacks it.
  *
  * # Safety
  * `ring` is a live ring used by no one else meanwhile.
@@ -988,7 +1154,7 @@ mrtr_status mrtr_keyring_set_current(struct mrtr_keyring *ring,
 
 /**
  * Drops the key with `id` (its tokens become `state-unknown-key`);
- * `MRTR_ERR_INVALID_ARGUMENT` if the ring lacks it or it is the current key.
+ * `usage-invalid-argument` if the ring lacks it or it is the current key.
  *
  * # Safety
  * `ring` is a live ring used by no one else meanwhile.
@@ -1024,11 +1190,12 @@ mrtr_status mrtr_keyring_seal(const struct mrtr_keyring *ring,
 
 /**
  * `mrtr_keyring_seal` with the caller's nonce (12 bytes for AES-256-GCM, 24
- * for XChaCha20-Poly1305; else `state-malformed`). **For test vectors only**:
- * reusing a nonce under one key breaks AES-GCM.
+ * for XChaCha20-Poly1305; else `state-malformed`), or one from the operating
+ * system when `nonce` is NULL. **For test vectors only**: reusing a nonce
+ * under one key breaks AES-GCM.
  *
  * # Safety
- * As `mrtr_keyring_seal`; `nonce` is valid for `nonce_len` bytes.
+ * As `mrtr_keyring_seal`; `nonce` is NULL or valid for `nonce_len` bytes.
  */
 mrtr_status mrtr_keyring_seal_with_nonce(const struct mrtr_keyring *ring,
                                          const struct mrtr_binding *binding,
@@ -1042,9 +1209,9 @@ mrtr_status mrtr_keyring_seal_with_nonce(const struct mrtr_keyring *ring,
 
 /**
  * Opens `token` for `*binding` at `now`: `*out` is the payload, or the call
- * fails with exactly one of `state-too-large`, `state-malformed`,
- * `state-unknown-key`, `state-tampered`, `state-expired`,
- * `state-wrong-subject`, `state-wrong-request`.
+ * fails with exactly one of `state-too-large`, `state-malformed` (bytes that
+ * are not base64url, not UTF-8 ones included), `state-unknown-key`,
+ * `state-tampered`, `state-expired`, `state-wrong-subject`, `state-wrong-request`.
  *
  * # Safety
  * `ring` is a live ring; `token` is valid for `token_len` bytes; `binding`
@@ -1068,9 +1235,10 @@ mrtr_status mrtr_keyring_free(struct mrtr_keyring *ring);
 /**
  * Server, sealed rounds: reads `request` against `needs` (an
  * `inputRequests` object): the answers it carries plus those earlier rounds
- * sealed in its `requestState`. `*out` is `{"answers": {...}, "missing": [...],
- * "ignored": [...], "data": <the tool's data or null>, "complete": <bool>}`.
- * Fails with the request's rule or a `state-*` rule.
+ * sealed in its `requestState`. `*out` is the core's round, `{"answers":
+ * {...}, "missing": [...], "ignored": [...], "data": <the tool's data or
+ * null>}` (complete when `missing` is empty). Fails with the request's rule
+ * or a `state-*` rule.
  *
  * # Safety
  * `ring` is a live ring; `rounds` is readable with valid strings; both
@@ -1105,64 +1273,6 @@ mrtr_status mrtr_rounds_respond(const struct mrtr_keyring *ring,
                                 const char *data,
                                 size_t data_len,
                                 struct mrtr_buf *out);
-
-/**
- * The status of the last call into the library on this thread that
- * returned one (`MRTR_OK` after a success).
- */
-mrtr_status mrtr_last_error_code(void);
-
-/**
- * One sentence on why the last failing call on this thread failed (`""`
- * after a success). The string belongs to the library: it stays valid until
- * the next call into the library on this thread; copy it to keep it. It
- * never contains key material.
- */
-const char *mrtr_last_error_message(void);
-
-/**
- * The name of a status: the rule id (`"state-expired"`) for a rule number,
- * `"ok"` for 0, `"ffi-null-pointer"`, `"ffi-invalid-utf8"`,
- * `"ffi-invalid-argument"`, `"ffi-panic"`, `"ffi-invalid-handle"` for the
- * binding's own codes, `"unknown"` otherwise. Static: never freed, never NULL.
- */
-const char *mrtr_rule_str(mrtr_status code);
-
-/**
- * The rule number of a rule id (`"state-expired"` -> 33), or 0 when the id
- * is unknown or `name` is NULL or not UTF-8.
- *
- * # Safety
- * `name` is NULL or points to `name_len` readable bytes.
- */
-mrtr_status mrtr_rule_code(const char *name,
-                           size_t name_len);
-
-/**
- * The number of rules in the catalogue (rows for `mrtr_rule_at`).
- */
-size_t mrtr_rule_count(void);
-
-/**
- * Writes row `index` (0-based, below `mrtr_rule_count()`) of the catalogue
- * to `*out`. `MRTR_ERR_INVALID_ARGUMENT` past the end.
- *
- * # Safety
- * `out` is NULL or points to writable memory for one `mrtr_rule_info`.
- */
-mrtr_status mrtr_rule_at(size_t index,
-                         struct mrtr_rule_info *out);
-
-/**
- * The library's version, e.g. `"0.1.0"`. Static.
- */
-const char *mrtr_version(void);
-
-/**
- * Whether this build catches double frees and stale handles
- * (`MRTR_ERR_INVALID_HANDLE`): 1 in debug builds, 0 in release builds.
- */
-int32_t mrtr_debug_checks(void);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,7 +1,8 @@
 //! `mrtr_buf`: bytes the library allocated and the caller frees.
 
 use crate::handles::{self, Kind};
-use crate::status::{guard, mrtr_status, Failure};
+use crate::status::{guard, mrtr_status, usage};
+use mrtr::Error;
 
 /// Bytes owned by the caller once returned: a JSON text, a token, a payload.
 /// `ptr[len]` is a NUL that `len` does not count, so text can be printed with
@@ -40,26 +41,23 @@ impl Out {
     ///
     /// # Safety
     /// `out` is NULL or valid for a write of one `mrtr_buf` until the call returns.
-    pub(crate) unsafe fn new(out: *mut mrtr_buf) -> Result<Out, Failure> {
+    pub(crate) unsafe fn new(out: *mut mrtr_buf) -> Result<Out, Error> {
         // SAFETY: passed on from the caller.
         unsafe { crate::args::write(out, mrtr_buf::EMPTY, "out") }?;
         Ok(Out(out))
     }
 
-    /// Hands `bytes` to the caller.
-    pub(crate) fn set(self, bytes: Vec<u8>) {
+    /// Hands `bytes` (a JSON text, a token, a payload) to the caller.
+    pub(crate) fn set(self, bytes: impl Into<Vec<u8>>) {
         // SAFETY: `new` checked the pointer is non-null; the caller promised it is writable for this call.
-        unsafe { self.0.write(mrtr_buf::from_vec(bytes)) };
+        unsafe { self.0.write(mrtr_buf::from_vec(bytes.into())) };
     }
-
-    /// Leaves `{NULL, 0}` (nothing to hand over).
-    pub(crate) fn none(self) {}
 }
 
 /// Frees a buffer the library returned and sets it to `{NULL, 0}`, so that
 /// freeing the same `mrtr_buf` twice is harmless. NULL and `{NULL, 0}` are
 /// no-ops. Freeing a copy of a freed buffer is undefined (debug builds:
-/// `MRTR_ERR_INVALID_HANDLE`, and nothing is freed).
+/// `MRTR_ERR_USAGE_UNKNOWN_HANDLE`, and nothing is freed).
 ///
 /// # Safety
 /// `buf` is NULL or points to an `mrtr_buf` that is `{NULL, 0}` or exactly as
@@ -72,8 +70,8 @@ pub unsafe extern "C" fn mrtr_buf_free(buf: *mut mrtr_buf) -> mrtr_status {
         if buf.ptr.is_null() {
             return Ok(());
         }
-        let total = buf.len.checked_add(1).ok_or_else(|| Failure::invalid("not a buffer of this library"))?;
-        handles::dies(buf.ptr as usize, Kind::Buf)?;
+        let total = buf.len.checked_add(1).ok_or_else(|| usage("not a buffer of this library"))?;
+        handles::check(buf.ptr as usize, Kind::Buf, true)?;
         let bytes = std::ptr::slice_from_raw_parts_mut(buf.ptr, total);
         // SAFETY: `ptr` and `len + 1` are those of the boxed slice `from_vec` leaked (the caller's promise).
         drop(unsafe { Box::from_raw(bytes) });

@@ -1,76 +1,34 @@
 //! The conversation checker: one call over a whole transcript, or a handle
 //! fed one message at a time.
 
-use crate::args;
+use crate::args::{required, text};
 use crate::buf::{mrtr_buf, Out};
 use crate::handles::{self, Handle, Kind};
-use crate::json;
-use crate::ops::{mrtr_limits, mrtr_protocol, protocol};
-use crate::status::{guard, mrtr_status, rule_code, Failure};
-use mrtr::check::{self, CheckConfig, Checker, Entry, Side, Violation};
-use mrtr::Limits;
-use serde_json::{json, Value};
+use crate::status::{guard, mrtr_status};
+use crate::tables::mrtr_protocol;
+use crate::types::{limits as limits_at, mrtr_limits, mrtr_side, options, side};
+use mrtr::check::{CheckConfig, Checker, Entry};
+use mrtr::{facade, Error, Limits};
 use std::ffi::c_char;
 
-/// Who sent a message.
-pub type mrtr_side = i32;
-/// The MCP client.
-pub const MRTR_SIDE_CLIENT: mrtr_side = 1;
-/// The MCP server.
-pub const MRTR_SIDE_SERVER: mrtr_side = 2;
-
-/// Retries allowed per request by default (as the official SDKs).
-pub const MRTR_DEFAULT_MAX_ROUNDS: u32 = 10;
-
-fn config(protocol_number: mrtr_protocol, max_rounds: u32, limits: Limits) -> Result<CheckConfig, Failure> {
-    Ok(CheckConfig { protocol: protocol(protocol_number)?, max_rounds, limits })
-}
-
-/// `{"from": "client"|"server", "message": ..., "stream": ...}` as an entry (the core's reader).
-fn entry(value: Value, at: &str) -> Result<Entry, Failure> {
-    Entry::from_value(&value).map_err(|e| Failure::invalid(format!("{at}: {}", e.message())))
-}
-
-/// A transcript: a JSON array of entries, or JSON Lines (one entry per non-blank line).
-fn entries(text: &[u8], limits: &Limits) -> Result<Vec<Entry>, Failure> {
-    let first = text.iter().find(|b| !b.is_ascii_whitespace());
-    if first == Some(&b'[') {
-        let Value::Array(items) = json::parse_unbounded(text, limits.max_depth.saturating_add(2))? else {
-            return Err(Failure::invalid("a transcript is a JSON array or JSON Lines"));
-        };
-        return items.into_iter().enumerate().map(|(i, v)| entry(v, &format!("entry {i}"))).collect();
+/// A transcript as JSON Lines: one entry a non-blank line.
+fn lines(text: &[u8], o: &facade::Options) -> Result<String, Error> {
+    let mut checker = facade::Checker::new(o);
+    for (i, line) in text.split(|&b| b == b'\n').enumerate().filter(|(_, l)| !l.trim_ascii().is_empty()) {
+        checker.handle(line).map_err(|e| Error::with(e.rule(), format!("line {}: {}", i + 1, e.message())))?;
     }
-    let mut out = Vec::new();
-    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let at = format!("line {}", i + 1);
-        let value = json::parse(line, &Limits { max_depth: limits.max_depth.saturating_add(1), ..*limits })
-            .map_err(|e| Failure::new(rule_code(e.rule()), format!("{at}: {}", e.message())))?;
-        out.push(entry(value, &at)?);
-    }
-    Ok(out)
-}
-
-fn violations_json(violations: &[Violation]) -> Vec<u8> {
-    let list: Vec<Value> = violations
-        .iter()
-        .map(|v| json!({ "rule": v.rule.name(), "code": rule_code(v.rule), "index": v.index, "message": v.message }))
-        .collect();
-    json::to_vec(&json!({ "violations": list }))
+    Ok(checker.violations())
 }
 
 /// Checks a whole conversation. `transcript` is a JSON array of entries
 /// `{"from": "client"|"server", "message": <JSON-RPC message>, "stream":
 /// "post:<id>"|"get"|null}`, or the same entries as JSON Lines (the first
-/// non-blank byte decides: `[` is an array). `*out` is `{"violations":
-/// [{"rule": <id>, "code": <number>, "index": <entry index>, "message": <sentence>}, ...]}`;
-/// an empty list means compliant. The call fails only when the transcript
-/// itself is unreadable (`MRTR_ERR_JSONRPC_PARSE_ERROR`, `..._JSONRPC_INVALID`
-/// for a duplicate key, `..._LIMIT_EXCEEDED`, `MRTR_ERR_INVALID_ARGUMENT` for
-/// an entry of the wrong shape). The transcript as a whole has no byte bound;
-/// each JSON Lines line has `max_message_bytes`.
+/// non-blank byte decides: `[` is an array). `*out` is the core's violations,
+/// `[{"rule": <id>, "index": <entry index>, "message": <sentence>}, ...]`; an
+/// empty list means compliant. The call fails only when the transcript itself
+/// is unreadable (`jsonrpc-parse-error`, `jsonrpc-invalid` for a duplicate
+/// key, `limit-exceeded`, `usage-invalid-argument` for an entry of the wrong
+/// shape). Each message is bound by `limits`, the transcript as a whole is not.
 ///
 /// # Safety
 /// `transcript` is valid for `transcript_len` bytes; `limits` is NULL or readable; `out` is writable.
@@ -85,12 +43,15 @@ pub unsafe extern "C" fn mrtr_check(
 ) -> mrtr_status {
     guard(|| {
         // SAFETY: the caller's contract, passed on.
-        let (out, text, l) = unsafe {
-            (Out::new(out)?, args::required(transcript, transcript_len, "transcript")?, args::limits(limits))
+        let (out, text, o) = unsafe {
+            (
+                Out::new(out)?,
+                required(transcript, transcript_len, "transcript")?,
+                options(protocol_number, limits, Some(max_rounds))?,
+            )
         };
-        let config = config(protocol_number, max_rounds, l)?;
-        let entries = entries(text, &l)?;
-        out.set(violations_json(&check::check(&entries, config)));
+        let array = text.trim_ascii_start().starts_with(b"[");
+        out.set(if array { facade::check(text, &o)? } else { lines(text, &o)? });
         Ok(())
     })
 }
@@ -119,10 +80,10 @@ pub unsafe extern "C" fn mrtr_checker_new(
 ) -> mrtr_status {
     guard(|| {
         // SAFETY: the caller's contract.
-        let l = unsafe { args::limits(limits) };
-        let checker = mrtr_checker { inner: Checker::new(config(protocol_number, max_rounds, l)?), limits: l };
+        let limits = unsafe { limits_at(limits) };
+        let config = CheckConfig { protocol: crate::types::protocol(protocol_number)?, max_rounds, limits };
         // SAFETY: the caller promises `out` is writable.
-        unsafe { handles::new_handle(out, checker) }
+        unsafe { handles::new_handle(out, mrtr_checker { inner: Checker::new(config), limits }) }
     })
 }
 
@@ -145,21 +106,16 @@ pub unsafe extern "C" fn mrtr_checker_handle(
     stream_len: usize,
 ) -> mrtr_status {
     guard(|| {
-        // SAFETY: the caller promises a live checker used by no one else meanwhile.
-        let checker = unsafe { handles::get_mut(checker, "checker") }?;
-        let from = match from {
-            MRTR_SIDE_CLIENT => Side::Client,
-            MRTR_SIDE_SERVER => Side::Server,
-            other => return Err(Failure::invalid(format!("no side has the number {other}"))),
-        };
         // SAFETY: the caller's contract, passed on.
-        let message = unsafe { args::json(message, message_len, "message", &checker.limits) }?;
-        let stream = if stream.is_null() {
-            None
-        } else {
-            // SAFETY: the caller's contract, passed on.
-            Some(unsafe { args::text(stream, stream_len, "stream") }?.to_owned())
+        let (checker, message, stream) = unsafe {
+            (
+                handles::get_mut(checker, "checker")?,
+                required(message, message_len, "message")?,
+                (!stream.is_null()).then(|| text(stream, stream_len, "stream")).transpose()?,
+            )
         };
+        let (from, message) = (side(from)?, mrtr::parse(message, &checker.limits)?);
+        let stream = stream.map(str::to_owned);
         checker.inner.handle(&Entry { from, message, stream });
         Ok(())
     })
@@ -174,7 +130,8 @@ pub unsafe extern "C" fn mrtr_checker_violations(checker: *const mrtr_checker, o
     guard(|| {
         // SAFETY: the caller's contract.
         let (out, checker) = unsafe { (Out::new(out)?, handles::get(checker, "checker")?) };
-        out.set(violations_json(checker.inner.violations()));
+        // The core's violations always serialize (`mrtr::wire`).
+        out.set(serde_json::to_vec(checker.inner.violations()).unwrap_or_default());
         Ok(())
     })
 }

@@ -1,24 +1,19 @@
-//! The client's retry machine (`mrtr::client::Client`) behind an opaque handle.
+//! The client's retry machine (`mrtr::facade::Client`) behind an opaque handle.
 
-use crate::args;
+use crate::args::{required, write};
 use crate::buf::{mrtr_buf, Out};
-use crate::handles::{self, Handle, Kind};
-use crate::json;
-use crate::ops::{mrtr_limits, mrtr_protocol, protocol};
-use crate::status::{guard, mrtr_status};
-use mrtr::client::{Client, ClientConfig, Event, Handle as RequestHandle};
-use mrtr::Limits;
-use serde_json::json;
+use crate::handles::{self, get_mut, Handle, Kind};
+use crate::status::{guard, mrtr_status, null};
+use crate::tables::mrtr_protocol;
+use crate::types::{mrtr_limits, options};
+use mrtr::facade::Client;
 use std::ffi::c_char;
 
 /// A request started with `mrtr_client_send`, as the machine names it.
 pub type mrtr_request_handle = u64;
 
 /// The client's retry machine (opaque).
-pub struct mrtr_client {
-    inner: Client,
-    limits: Limits,
-}
+pub struct mrtr_client(Client);
 
 impl Handle for mrtr_client {
     const KIND: Kind = Kind::Client;
@@ -43,10 +38,9 @@ pub unsafe extern "C" fn mrtr_client_new(
 ) -> mrtr_status {
     guard(|| {
         // SAFETY: the caller's contract.
-        let limits = unsafe { args::limits(limits) };
-        let config = ClientConfig { protocol: protocol(protocol_number)?, max_rounds, limits };
+        let o = unsafe { options(protocol_number, limits, Some(max_rounds)) }?;
         // SAFETY: the caller promises `out` is writable.
-        unsafe { handles::new_handle(out, mrtr_client { inner: Client::new(config), limits }) }
+        unsafe { handles::new_handle(out, mrtr_client(Client::new(&o))) }
     })
 }
 
@@ -64,22 +58,20 @@ pub unsafe extern "C" fn mrtr_client_send(
     out_handle: *mut mrtr_request_handle,
 ) -> mrtr_status {
     guard(|| {
-        // SAFETY: the caller promises a live client used by no one else meanwhile.
-        let client = unsafe { handles::get_mut(client, "client") }?;
         if out_handle.is_null() {
-            return Err(crate::status::Failure::null("out_handle"));
+            return Err(null("out_handle"));
         }
-        // SAFETY: the caller's contract, passed on.
-        let request = unsafe { args::json(request, request_len, "request", &client.limits) }?;
-        let handle = client.inner.send(request)?;
-        // SAFETY: the caller promises `out_handle` is writable (checked non-null above).
-        unsafe { args::write(out_handle, handle.0, "out_handle") }
+        // SAFETY: the caller promises a live client used by no one else meanwhile, and a valid request.
+        let (client, request) = unsafe { (get_mut(client, "client")?, required(request, request_len, "request")?) };
+        let handle = client.0.send(request)?;
+        // SAFETY: the caller promises `out_handle` is writable.
+        unsafe { write(out_handle, handle, "out_handle") }
     })
 }
 
 /// Takes a response message from the server (raw bytes; the core validates
 /// them as `mrtr_classify` does). A response to no request in flight is
-/// `jsonrpc-invalid`.
+/// `usage-out-of-turn`.
 ///
 /// # Safety
 /// `client` is a live client; `response` is valid for `response_len` bytes.
@@ -90,16 +82,14 @@ pub unsafe extern "C" fn mrtr_client_handle_response(
     response_len: usize,
 ) -> mrtr_status {
     guard(|| {
-        // SAFETY: the caller promises a live client used by no one else meanwhile.
-        let client = unsafe { handles::get_mut(client, "client") }?;
-        // SAFETY: the caller's contract, passed on.
-        let bytes = unsafe { args::required(response, response_len, "response") }?;
-        Ok(client.inner.handle_response(bytes)?)
+        // SAFETY: the caller promises a live client used by no one else meanwhile, and a valid response.
+        let (client, response) = unsafe { (get_mut(client, "client")?, required(response, response_len, "response")?) };
+        client.0.handle_response(response)
     })
 }
 
 /// Answers the input requests of `handle` with `input_responses` (an
-/// `inputResponses` object, `{}` for a `retry_now` event) and queues the
+/// `inputResponses` object, `{}` for a `retryNow` event) and queues the
 /// retry under the new `id` (a JSON string or integer).
 ///
 /// # Safety
@@ -114,17 +104,15 @@ pub unsafe extern "C" fn mrtr_client_answer(
     id_len: usize,
 ) -> mrtr_status {
     guard(|| {
-        // SAFETY: the caller promises a live client used by no one else meanwhile.
-        let client = unsafe { handles::get_mut(client, "client") }?;
-        let l = client.limits;
         // SAFETY: the caller's contract, passed on.
-        let (responses, id) = unsafe {
+        let (client, responses, id) = unsafe {
             (
-                args::json(input_responses, input_responses_len, "input_responses", &l)?,
-                args::json(id, id_len, "id", &l)?,
+                get_mut(client, "client")?,
+                required(input_responses, input_responses_len, "input_responses")?,
+                required(id, id_len, "id")?,
             )
         };
-        Ok(client.inner.answer(RequestHandle(handle), &responses, id)?)
+        client.0.answer(handle, responses, id)
     })
 }
 
@@ -136,8 +124,7 @@ pub unsafe extern "C" fn mrtr_client_answer(
 pub unsafe extern "C" fn mrtr_client_abandon(client: *mut mrtr_client, handle: mrtr_request_handle) -> mrtr_status {
     guard(|| {
         // SAFETY: the caller promises a live client used by no one else meanwhile.
-        let client = unsafe { handles::get_mut(client, "client") }?;
-        client.inner.abandon(RequestHandle(handle));
+        unsafe { get_mut(client, "client") }?.0.abandon(handle);
         Ok(())
     })
 }
@@ -148,46 +135,37 @@ pub unsafe extern "C" fn mrtr_client_abandon(client: *mut mrtr_client, handle: m
 /// `client` is a live client; `out` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_client_poll_transmit(client: *mut mrtr_client, out: *mut mrtr_buf) -> mrtr_status {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { poll(client, out, Client::poll_transmit) }
+}
+
+/// `next` of the machine into `*out`.
+///
+/// # Safety
+/// As the two exports that call it.
+unsafe fn poll(client: *mut mrtr_client, out: *mut mrtr_buf, next: fn(&mut Client) -> Option<String>) -> mrtr_status {
     guard(|| {
         // SAFETY: the caller's contract.
-        let (out, client) = unsafe { (Out::new(out)?, handles::get_mut(client, "client")?) };
-        match client.inner.poll_transmit() {
-            Some(message) => out.set(json::to_vec(&message)),
-            None => out.none(),
+        let (out, client) = unsafe { (Out::new(out)?, get_mut(client, "client")?) };
+        if let Some(text) = next(&mut client.0) {
+            out.set(text);
         }
         Ok(())
     })
 }
 
-/// The next event, as JSON, or `{NULL, 0}` when none is queued:
-/// `{"event": "input_required", "handle": h, "inputRequests": {...}, "round": r}`
+/// The next event, as the core's JSON (`mrtr::wire`), or `{NULL, 0}` when none is queued:
+/// `{"type": "inputRequired", "handle": h, "inputRequests": {...}, "round": r}`
 /// (fulfil them, then `mrtr_client_answer`),
-/// `{"event": "retry_now", "handle": h}` (answer at once with `{}`), or
-/// `{"event": "done", "handle": h, "response": {...}}` (a complete result, a task, or an error).
+/// `{"type": "retryNow", "handle": h}` (answer at once with `{}`), or
+/// `{"type": "done", "handle": h, "response": {...}}` (a complete result, a task, or an error).
 ///
 /// # Safety
 /// `client` is a live client; `out` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_client_poll_event(client: *mut mrtr_client, out: *mut mrtr_buf) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract.
-        let (out, client) = unsafe { (Out::new(out)?, handles::get_mut(client, "client")?) };
-        let event = match client.inner.poll_event() {
-            None => {
-                out.none();
-                return Ok(());
-            }
-            Some(Event::InputRequired { handle, input_requests, round }) => {
-                json!({ "event": "input_required", "handle": handle.0, "inputRequests": input_requests, "round": round })
-            }
-            Some(Event::RetryNow { handle }) => json!({ "event": "retry_now", "handle": handle.0 }),
-            Some(Event::Done { handle, response }) => {
-                json!({ "event": "done", "handle": handle.0, "response": response })
-            }
-        };
-        out.set(json::to_vec(&event));
-        Ok(())
-    })
+    // SAFETY: the caller's contract, passed on.
+    unsafe { poll(client, out, Client::poll_event) }
 }
 
 /// Frees a client. NULL is a no-op.

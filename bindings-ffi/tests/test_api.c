@@ -76,7 +76,8 @@ static int is_empty(const mrtr_buf *b) { return b->ptr == NULL && b->len == 0; }
 
 static void test_rules_and_codes(void) {
   size_t n = mrtr_rule_count();
-  CHECK(n >= 42);
+  CHECK(n >= 46);
+  int areas_seen[MRTR_AREA_PANIC + 1] = {0};
   for (size_t i = 0; i < n; i++) {
     mrtr_rule_info info;
     EXPECT(mrtr_rule_at(i, &info), MRTR_OK);
@@ -84,27 +85,45 @@ static void test_rules_and_codes(void) {
     CHECK(strcmp(mrtr_rule_str(info.code), info.name) == 0);
     CHECK(mrtr_rule_code(S(info.name)) == info.code);
     CHECK(info.source && *info.source);
-    if (strncmp(info.name, "state-", 6) == 0) CHECK(info.jsonrpc_code == -32602);
+    /* Every rule's area, from the table, is one of the areas, and the lookup agrees with the row. */
+    CHECK(info.area >= MRTR_AREA_PROTOCOL && info.area <= MRTR_AREA_PANIC);
+    CHECK(mrtr_rule_area(info.code) == info.area);
+    CHECK(strcmp(mrtr_area_str(info.area), "unknown") != 0 && strcmp(mrtr_area_str(info.area), "none") != 0);
+    if (info.area >= MRTR_AREA_PROTOCOL && info.area <= MRTR_AREA_PANIC) areas_seen[info.area]++;
+    if (strncmp(info.name, "state-", 6) == 0) CHECK(info.jsonrpc_code == -32602 && info.area == MRTR_AREA_STATE);
+    if (strncmp(info.name, "sse-", 4) == 0) CHECK(info.area == MRTR_AREA_TRANSPORT);
+    if (strncmp(info.name, "usage-", 6) == 0) CHECK(info.area == MRTR_AREA_USAGE && info.jsonrpc_code == 0);
   }
+  for (int a = MRTR_AREA_PROTOCOL; a <= MRTR_AREA_PANIC; a++) CHECK(areas_seen[a] > 0);
+  /* The areas the bindings once disagreed on, and the names of the areas. */
+  CHECK(mrtr_rule_area(MRTR_ERR_INPUT_RESPONSES_MALFORMED) == MRTR_AREA_RETRY);
+  CHECK(mrtr_rule_area(MRTR_ERR_INPUT_RESPONSES_UNSOLICITED) == MRTR_AREA_RETRY);
+  CHECK(mrtr_rule_area(MRTR_ERR_SSE_RETRY_IGNORED) == MRTR_AREA_TRANSPORT);
+  CHECK(mrtr_rule_area(MRTR_ERR_LIMIT_EXCEEDED) == MRTR_AREA_PROTOCOL);
+  CHECK(mrtr_rule_area(MRTR_ERR_SERVER_REQUEST_ON_STREAM) == MRTR_AREA_ASSOCIATION);
+  CHECK(mrtr_rule_area(MRTR_ERR_TASK_UNKNOWN) == MRTR_AREA_TASK);
+  CHECK(mrtr_rule_area(MRTR_ERR_USAGE_UNKNOWN_HANDLE) == MRTR_AREA_USAGE);
+  CHECK(mrtr_rule_area(MRTR_ERR_INTERNAL_PANIC) == MRTR_AREA_PANIC);
+  CHECK(mrtr_rule_area(MRTR_OK) == MRTR_AREA_NONE && mrtr_rule_area(4) == MRTR_AREA_NONE && mrtr_rule_area(-1) == MRTR_AREA_NONE);
+  CHECK(strcmp(mrtr_area_str(MRTR_AREA_PROTOCOL), "protocol") == 0 && strcmp(mrtr_area_str(MRTR_AREA_PANIC), "panic") == 0);
+  CHECK(strcmp(mrtr_area_str(MRTR_AREA_NONE), "none") == 0 && strcmp(mrtr_area_str(99), "unknown") == 0);
   mrtr_rule_info info;
-  EXPECT(mrtr_rule_at(n, &info), MRTR_ERR_INVALID_ARGUMENT);
-  EXPECT(mrtr_rule_at(0, NULL), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_rule_at(n, &info), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_rule_at(0, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   CHECK(strcmp(mrtr_rule_str(MRTR_OK), "ok") == 0);
   CHECK(strcmp(mrtr_rule_str(MRTR_ERR_JSONRPC_PARSE_ERROR), "jsonrpc-parse-error") == 0);
   CHECK(strcmp(mrtr_rule_str(MRTR_ERR_STATE_EXPIRED), "state-expired") == 0);
   CHECK(strcmp(mrtr_rule_str(MRTR_ERR_LIMIT_EXCEEDED), "limit-exceeded") == 0);
-  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_NULL_POINTER), "ffi-null-pointer") == 0);
-  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_INVALID_UTF8), "ffi-invalid-utf8") == 0);
-  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_INVALID_ARGUMENT), "ffi-invalid-argument") == 0);
-  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_PANIC), "ffi-panic") == 0);
-  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_INVALID_HANDLE), "ffi-invalid-handle") == 0);
+  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_USAGE_INVALID_ARGUMENT), "usage-invalid-argument") == 0);
+  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_INTERNAL_PANIC), "internal-panic") == 0);
   CHECK(strcmp(mrtr_rule_str(4), "unknown") == 0);
+  CHECK(strcmp(mrtr_rule_str(-1), "unknown") == 0);
   CHECK(strcmp(mrtr_rule_str(99999), "unknown") == 0);
   CHECK(mrtr_rule_code(S("no-such-rule")) == 0);
   CHECK(mrtr_rule_code(NULL, 0) == 0);
   CHECK(strlen(mrtr_version()) > 0);
   CHECK(strcmp(mrtr_protocol_name(MRTR_PROTOCOL_SEP_2322_DRAFT), "sep-2322-draft") == 0);
-  CHECK(mrtr_protocol_name(42) == NULL);
+  CHECK(mrtr_protocol_name(42) == NULL && mrtr_protocol_name(-1) == NULL);
   mrtr_protocol p = -1;
   EXPECT(mrtr_protocol_from_name(S("2025-11-25"), &p), MRTR_OK);
   CHECK(p == MRTR_PROTOCOL_2025_11_25);
@@ -127,55 +146,55 @@ static void test_null_pointers(void) {
   mrtr_classified c;
   mrtr_buf out = {(uint8_t *)"junk", 4};
   char *call = format_call(1, "");
-  EXPECT(mrtr_classify(NULL, 10, 0, NULL, &c), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_classify(NULL, 0, 0, NULL, &c), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_classify(S("{}"), 0, NULL, NULL), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_classify_json(S(call), 0, NULL, NULL), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_classify_json(NULL, 3, 0, NULL, &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_classify(NULL, 10, 0, NULL, &c), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_classify(NULL, 0, 0, NULL, &c), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_classify(S("{}"), 0, NULL, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_classify_json(S(call), 0, NULL, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_classify_json(NULL, 3, 0, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   CHECK(is_empty(&out)); /* outputs are emptied first */
-  EXPECT(mrtr_retry(NULL, 0, S("{}"), S("{}"), S("2"), 0, NULL, &out), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_retry(S(call), S("{}"), NULL, 0, S("2"), 0, NULL, &out), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_task_update(S(call), S("{}"), S("{}"), NULL, 0, NULL, &out), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_respond(NULL, 0, NULL, 0, NULL, 0, 0, NULL, &out), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_respond(S(call), S(ASK), NULL, 0, 0, NULL, NULL), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_resume(S(call), NULL, 0, 0, NULL, &out), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_check(NULL, 0, 0, 10, NULL, &out), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_params_digest(S("{}"), NULL), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_protocol_from_name(NULL, 0, NULL), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_algorithm_from_name(S("aes-256-gcm"), NULL), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_retry(NULL, 0, S("{}"), S("{}"), S("2"), 0, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_retry(S(call), S("{}"), NULL, 0, S("2"), 0, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_task_update(S(call), S("{}"), S("{}"), NULL, 0, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_respond(NULL, 0, NULL, 0, NULL, 0, 0, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_respond(S(call), S(ASK), NULL, 0, 0, NULL, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_resume(S(call), NULL, 0, 0, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_check(NULL, 0, 0, 10, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_params_digest(S("{}"), NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_protocol_from_name(S("sep-2322"), NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_algorithm_from_name(S("aes-256-gcm"), NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
 
-  EXPECT(mrtr_client_new(0, 10, NULL, NULL), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_client_new(0, 10, NULL, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   mrtr_request_handle h;
-  EXPECT(mrtr_client_send(NULL, S(call), &h), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_client_handle_response(NULL, S("{}")), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_client_answer(NULL, 0, S("{}"), S("2")), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_client_poll_transmit(NULL, &out), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_client_poll_event(NULL, &out), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_client_abandon(NULL, 0), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_client_send(NULL, S(call), &h), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_client_handle_response(NULL, S("{}")), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_client_answer(NULL, 0, S("{}"), S("2")), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_client_poll_transmit(NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_client_poll_event(NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_client_abandon(NULL, 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   mrtr_client *client;
   EXPECT(mrtr_client_new(0, 10, NULL, &client), MRTR_OK);
-  EXPECT(mrtr_client_send(client, S(call), NULL), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_client_send(client, NULL, 0, &h), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_client_poll_transmit(client, NULL), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_client_answer(client, 0, NULL, 0, S("2")), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_client_send(client, S(call), NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_client_send(client, NULL, 0, &h), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_client_poll_transmit(client, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_client_answer(client, 0, NULL, 0, S("2")), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_client_free(client), MRTR_OK);
 
-  EXPECT(mrtr_checker_new(0, 10, NULL, NULL), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_checker_handle(NULL, MRTR_SIDE_CLIENT, S(call), NULL, 0), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_checker_violations(NULL, &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_checker_new(0, 10, NULL, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_checker_handle(NULL, MRTR_SIDE_CLIENT, S(call), NULL, 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_checker_violations(NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
 
   unsigned char secret[32] = {7};
   mrtr_keyring *ring;
-  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, NULL, 32, &ring), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, NULL), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_keyring_add(NULL, 2, MRTR_ALG_AES_256_GCM, secret, 32), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, NULL, 32, &ring), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_add(NULL, 2, MRTR_ALG_AES_256_GCM, secret, 32), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
-  EXPECT(mrtr_keyring_seal(ring, NULL, 0, 60, NULL, 0, &out), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_keyring_open(ring, S("x"), NULL, 0, &out), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_keyring_open(NULL, S("x"), NULL, 0, &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_keyring_seal(ring, NULL, 0, 60, NULL, 0, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_open(ring, S("x"), NULL, 0, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_open(NULL, S("x"), NULL, 0, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   mrtr_binding b = {NULL, 3, 0, NULL, 0, NULL, 0, {0}}; /* subject (NULL, 3) */
-  EXPECT(mrtr_keyring_seal(ring, &b, 0, 60, NULL, 0, &out), MRTR_ERR_NULL_POINTER);
-  EXPECT(mrtr_rounds_resume(ring, NULL, S(call), S(ASK), &out), MRTR_ERR_NULL_POINTER);
+  EXPECT(mrtr_keyring_seal(ring, &b, 0, 60, NULL, 0, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_rounds_resume(ring, NULL, S(call), S(ASK), &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_keyring_free(ring), MRTR_OK);
 
   /* Freeing NULL is a no-op, as free(NULL). */
@@ -192,30 +211,30 @@ static void test_invalid_arguments(void) {
   mrtr_classified c;
   mrtr_buf out;
   const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
-  EXPECT(mrtr_classify(S(ping), 99, NULL, &c), MRTR_ERR_INVALID_ARGUMENT);
-  EXPECT(mrtr_classify(S(ping), -1, NULL, &c), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_classify(S(ping), 99, NULL, &c), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_classify(S(ping), -1, NULL, &c), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   /* A length no buffer can have is refused before any read. */
-  EXPECT(mrtr_classify(ping, SIZE_MAX, 0, NULL, &c), MRTR_ERR_INVALID_ARGUMENT);
-  EXPECT(mrtr_respond(ping, (size_t)PTRDIFF_MAX + 1, NULL, 0, NULL, 0, 0, NULL, &out), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_classify(ping, SIZE_MAX, 0, NULL, &c), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_respond(ping, (size_t)PTRDIFF_MAX + 1, NULL, 0, NULL, 0, 0, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   unsigned char secret[33] = {0};
   mrtr_keyring *ring = NULL;
-  EXPECT(mrtr_keyring_new(1, 0, secret, 32, &ring), MRTR_ERR_INVALID_ARGUMENT);
-  EXPECT(mrtr_keyring_new(1, 3, secret, 32, &ring), MRTR_ERR_INVALID_ARGUMENT);
-  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 31, &ring), MRTR_ERR_INVALID_ARGUMENT);
-  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 33, &ring), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_new(1, 0, secret, 32, &ring), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_new(1, 3, secret, 32, &ring), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 31, &ring), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 33, &ring), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   CHECK(ring == NULL);
   mrtr_algorithm alg = 0;
   EXPECT(mrtr_algorithm_from_name(S("xchacha20-poly1305"), &alg), MRTR_OK);
   CHECK(alg == MRTR_ALG_XCHACHA20_POLY1305);
-  EXPECT(mrtr_algorithm_from_name(S("rot13"), &alg), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_algorithm_from_name(S("rot13"), &alg), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   mrtr_checker *checker;
-  EXPECT(mrtr_checker_new(17, 10, NULL, &checker), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_checker_new(17, 10, NULL, &checker), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_checker_new(0, 10, NULL, &checker), MRTR_OK);
-  EXPECT(mrtr_checker_handle(checker, 3, S(ping), NULL, 0), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_checker_handle(checker, 3, S(ping), NULL, 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_checker_free(checker), MRTR_OK);
   /* A transcript entry of the wrong shape. */
-  EXPECT(mrtr_check(S("[{\"from\":\"nobody\",\"message\":{}}]"), 0, 10, NULL, &out), MRTR_ERR_INVALID_ARGUMENT);
-  EXPECT(mrtr_check(S("[{\"from\":\"client\"}]"), 0, 10, NULL, &out), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_check(S("[{\"from\":\"nobody\",\"message\":{}}]"), 0, 10, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_check(S("[{\"from\":\"client\"}]"), 0, 10, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_check(S("{\"from\":\"client\",\"message\":{}}\nnot json\n"), 0, 10, NULL, &out),
          MRTR_ERR_JSONRPC_PARSE_ERROR);
   CHECK(strstr(mrtr_last_error_message(), "line 2") != NULL);
@@ -239,12 +258,12 @@ static void test_invalid_utf8(void) {
   free(bad);
   /* In a name or a subject: the binding's own code. */
   mrtr_protocol p;
-  EXPECT(mrtr_protocol_from_name(S("sep-2322\xff"), &p), MRTR_ERR_INVALID_UTF8);
+  EXPECT(mrtr_protocol_from_name(S("sep-2322\xff"), &p), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   unsigned char secret[32] = {1};
   mrtr_keyring *ring;
   EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
   mrtr_binding b = {S("al\xffice"), 0, S("tools/call"), S("t"), {0}};
-  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 60, (const uint8_t *)"p", 1, &out), MRTR_ERR_INVALID_UTF8);
+  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 60, (const uint8_t *)"p", 1, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   /* A token that is not UTF-8 is not base64url: the core's state-malformed. */
   mrtr_binding ok = {S("alice"), 0, S("tools/call"), S("t"), {0}};
   EXPECT(mrtr_keyring_open(ring, S("AAAA\xff"), &ok, 1000, &out), MRTR_ERR_STATE_MALFORMED);
@@ -452,12 +471,12 @@ static void test_check(void) {
            call, (const char *)answer.ptr, again);
   EXPECT(mrtr_check(S(transcript), 0, MRTR_DEFAULT_MAX_ROUNDS, NULL, &out), MRTR_OK);
   cJSON *v = take(&out);
-  const cJSON *list = at(v, "violations"), *item;
+  const cJSON *item;
   int reused = 0;
-  cJSON_ArrayForEach(item, list) {
+  cJSON_ArrayForEach(item, v) {
     CHECK(at(item, "index")->valueint == 2);
-    CHECK(mrtr_rule_code(S(at(item, "rule")->valuestring)) == at(item, "code")->valueint);
-    if (at(item, "code")->valueint == MRTR_ERR_RETRY_ID_REUSED) reused = 1;
+    CHECK(strlen(at(item, "message")->valuestring) > 0);
+    if (mrtr_rule_code(S(at(item, "rule")->valuestring)) == MRTR_ERR_RETRY_ID_REUSED) reused = 1;
   }
   CHECK(reused);
   cJSON_Delete(v);
@@ -478,7 +497,7 @@ static void test_check(void) {
   EXPECT(mrtr_checker_violations(checker, &out), MRTR_OK);
   cJSON *incremental = take(&out);
   CHECK(jsonl && incremental && cJSON_Compare(jsonl, incremental, 1));
-  CHECK(cJSON_GetArraySize(at(jsonl, "violations")) >= 1);
+  CHECK(cJSON_GetArraySize(jsonl) >= 1);
   cJSON_Delete(jsonl);
   cJSON_Delete(incremental);
   EXPECT(mrtr_checker_free(checker), MRTR_OK);
@@ -486,7 +505,7 @@ static void test_check(void) {
   /* A compliant conversation; a message that is JSON but not JSON-RPC. */
   snprintf(transcript, n, "[{\"from\":\"client\",\"message\":%s}]", call);
   EXPECT(mrtr_check(S(transcript), 0, 10, NULL, &out), MRTR_OK);
-  CHECK(strcmp((const char *)out.ptr, "{\"violations\":[]}") == 0);
+  CHECK(strcmp((const char *)out.ptr, "[]") == 0);
   mrtr_buf_free(&out);
   EXPECT(mrtr_check(S("[{\"from\":\"client\",\"message\":[1]}]"), 0, 10, NULL, &out), MRTR_OK);
   CHECK(strstr((const char *)out.ptr, "\"jsonrpc-invalid\"") != NULL);
@@ -535,6 +554,12 @@ static void test_keyring(void) {
   EXPECT(mrtr_keyring_open(ring, (const char *)os2.ptr, os2.len, &b, 1000, &opened), MRTR_OK);
   CHECK(opened.len == 0);
   mrtr_buf_free(&opened);
+  /* No nonce given: one from the operating system, as mrtr_keyring_seal. */
+  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, NULL, 0, &again), MRTR_OK);
+  EXPECT(mrtr_keyring_open(ring, (const char *)again.ptr, again.len, &b, 1000, &opened), MRTR_OK);
+  CHECK(opened.len == sizeof payload && memcmp(opened.ptr, payload, sizeof payload) == 0);
+  mrtr_buf_free(&opened);
+  mrtr_buf_free(&again);
   mrtr_buf_free(&os1);
   mrtr_buf_free(&os2);
 
@@ -568,7 +593,7 @@ static void test_keyring(void) {
   /* Rotation: a second key (XChaCha) becomes current; the first still opens its tokens. */
   EXPECT(mrtr_keyring_add(ring, 2, MRTR_ALG_XCHACHA20_POLY1305, s2, 32), MRTR_OK);
   EXPECT(mrtr_keyring_set_current(ring, 2), MRTR_OK);
-  EXPECT(mrtr_keyring_set_current(ring, 3), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_set_current(ring, 3), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   mrtr_buf token2;
   EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, nonce12, 12, &token2),
          MRTR_ERR_STATE_MALFORMED); /* XChaCha takes 24 bytes */
@@ -578,9 +603,9 @@ static void test_keyring(void) {
   mrtr_buf_free(&opened);
   EXPECT(mrtr_keyring_open(ring, (const char *)token2.ptr, token2.len, &b, 1100, &opened), MRTR_OK);
   mrtr_buf_free(&opened);
-  EXPECT(mrtr_keyring_remove(ring, 2), MRTR_ERR_INVALID_ARGUMENT); /* the current key stays */
+  EXPECT(mrtr_keyring_remove(ring, 2), MRTR_ERR_USAGE_INVALID_ARGUMENT); /* the current key stays */
   EXPECT(mrtr_keyring_remove(ring, 1), MRTR_OK);
-  EXPECT(mrtr_keyring_remove(ring, 1), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_remove(ring, 1), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &b, 1100, &opened), MRTR_ERR_STATE_UNKNOWN_KEY);
   mrtr_buf_free(&token2);
   mrtr_buf_free(&token);
@@ -635,16 +660,16 @@ static void test_rounds(void) {
   mrtr_buf round, answer, retry, second;
   EXPECT(mrtr_rounds_resume(ring, &rounds, S(call), S(ASK), &round), MRTR_OK);
   cJSON *r = cJSON_ParseWithLength((const char *)round.ptr, round.len);
-  CHECK(r && cJSON_IsFalse(at(r, "complete")) && cJSON_GetArraySize(at(r, "missing")) == 1);
+  CHECK(r && cJSON_GetArraySize(at(r, "missing")) == 1 && cJSON_GetArraySize(at(r, "answers")) == 0);
   cJSON_Delete(r);
   EXPECT(mrtr_rounds_respond(ring, &rounds, S(call), (const char *)round.ptr, round.len, S(ASK), S("{\"step\":1}"), &answer),
          MRTR_OK);
-  EXPECT(mrtr_rounds_respond(ring, &rounds, S(call), S("[1]"), S(ASK), NULL, 0, &second), MRTR_ERR_INVALID_ARGUMENT);
+  EXPECT(mrtr_rounds_respond(ring, &rounds, S(call), S("[1]"), S(ASK), NULL, 0, &second), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   mrtr_buf_free(&round);
   EXPECT(mrtr_retry(S(call), (const char *)answer.ptr, answer.len, S(ANSWER), S("2"), 0, NULL, &retry), MRTR_OK);
   EXPECT(mrtr_rounds_resume(ring, &rounds, (const char *)retry.ptr, retry.len, S(ASK), &second), MRTR_OK);
   cJSON *done = take(&second);
-  CHECK(done && cJSON_IsTrue(at(done, "complete")));
+  CHECK(done && cJSON_GetArraySize(at(done, "missing")) == 0); /* complete */
   CHECK(done && at(at(done, "data"), "step")->valueint == 1);
   CHECK(done && strcmp(at(at(at(at(done, "answers"), "login"), "content"), "name")->valuestring, "octocat") == 0);
   cJSON_Delete(done);
@@ -653,6 +678,15 @@ static void test_rounds(void) {
   bob.subject = "bob", bob.subject_len = 3, late.now = 5000;
   EXPECT(mrtr_rounds_resume(ring, &bob, (const char *)retry.ptr, retry.len, S(ASK), &second), MRTR_ERR_STATE_WRONG_SUBJECT);
   EXPECT(mrtr_rounds_resume(ring, &late, (const char *)retry.ptr, retry.len, S(ASK), &second), MRTR_ERR_STATE_EXPIRED);
+  /* The rounds' own limits and protocol reach the core. */
+  mrtr_limits tight = mrtr_limits_default();
+  tight.max_message_bytes = 16;
+  mrtr_rounds small = rounds, odd = rounds;
+  small.limits = &tight, odd.protocol = 9;
+  EXPECT(mrtr_rounds_resume(ring, &small, S(call), S(ASK), &second), MRTR_ERR_LIMIT_EXCEEDED);
+  EXPECT(mrtr_rounds_resume(ring, &odd, S(call), S(ASK), &second), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  odd.protocol = MRTR_PROTOCOL_SEP_2322;
+  EXPECT(mrtr_rounds_resume(ring, &odd, (const char *)retry.ptr, retry.len, S(ASK), &second), MRTR_ERR_STATE_WRONG_REQUEST);
   mrtr_buf_free(&retry);
   mrtr_buf_free(&answer);
   free(call);
@@ -688,18 +722,18 @@ static void test_client_machine(void) {
   /* The server asks; the machine says so. */
   mrtr_buf answer;
   EXPECT(mrtr_respond(S(call), S(ASK), S("\"s1\""), 0, NULL, &answer), MRTR_OK);
-  EXPECT(mrtr_client_answer(client, h, S(ANSWER), S("2")), MRTR_ERR_INPUT_RESPONSES_UNSOLICITED); /* not asked yet */
+  EXPECT(mrtr_client_answer(client, h, S(ANSWER), S("2")), MRTR_ERR_USAGE_OUT_OF_TURN); /* not asked yet */
   EXPECT(mrtr_client_handle_response(client, (const char *)answer.ptr, answer.len), MRTR_OK);
-  EXPECT(mrtr_client_handle_response(client, (const char *)answer.ptr, answer.len), MRTR_ERR_JSONRPC_INVALID);
+  EXPECT(mrtr_client_handle_response(client, (const char *)answer.ptr, answer.len), MRTR_ERR_USAGE_OUT_OF_TURN);
   mrtr_buf_free(&answer);
   cJSON *event = poll_json(client, 0);
-  CHECK(event && strcmp(at(event, "event")->valuestring, "input_required") == 0);
+  CHECK(event && strcmp(at(event, "type")->valuestring, "inputRequired") == 0);
   CHECK(event && (mrtr_request_handle)at(event, "handle")->valuedouble == h && at(event, "round")->valueint == 0);
   CHECK(event && at(at(event, "inputRequests"), "login") != NULL);
   cJSON_Delete(event);
 
   /* The host answers; the retry goes out with a new id and the exact state. */
-  EXPECT(mrtr_client_answer(client, 42, S(ANSWER), S("2")), MRTR_ERR_INPUT_RESPONSES_UNSOLICITED);
+  EXPECT(mrtr_client_answer(client, 42, S(ANSWER), S("2")), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
   EXPECT(mrtr_client_answer(client, h, S("{}"), S("2")), MRTR_ERR_RETRY_MISSING_INPUT_RESPONSE);
   EXPECT(mrtr_client_answer(client, h, S(ANSWER), S("1")), MRTR_ERR_RETRY_ID_REUSED);
   EXPECT(mrtr_client_answer(client, h, S(ANSWER), S("2")), MRTR_OK);
@@ -715,7 +749,7 @@ static void test_client_machine(void) {
   EXPECT(mrtr_client_handle_response(client, (const char *)shed.ptr, shed.len), MRTR_OK);
   mrtr_buf_free(&shed);
   event = poll_json(client, 0);
-  CHECK(event && strcmp(at(event, "event")->valuestring, "retry_now") == 0);
+  CHECK(event && strcmp(at(event, "type")->valuestring, "retryNow") == 0);
   cJSON_Delete(event);
   EXPECT(mrtr_client_answer(client, h, S("{}"), S("\"third\"")), MRTR_OK);
   retry = poll_json(client, 1);
@@ -728,10 +762,10 @@ static void test_client_machine(void) {
                                                "\"content\":[]}}")),
          MRTR_OK);
   event = poll_json(client, 0);
-  CHECK(event && strcmp(at(event, "event")->valuestring, "done") == 0);
+  CHECK(event && strcmp(at(event, "type")->valuestring, "done") == 0);
   CHECK(event && strcmp(at(at(at(event, "response"), "result"), "resultType")->valuestring, "complete") == 0);
   cJSON_Delete(event);
-  EXPECT(mrtr_client_handle_response(client, S("{\"jsonrpc\":\"2.0\",\"id\":77,\"result\":{}}")), MRTR_ERR_JSONRPC_INVALID);
+  EXPECT(mrtr_client_handle_response(client, S("{\"jsonrpc\":\"2.0\",\"id\":77,\"result\":{}}")), MRTR_ERR_USAGE_OUT_OF_TURN);
   EXPECT(mrtr_client_send(client, S("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"requestState\":\"x\"}}"),
                           &h2),
          MRTR_ERR_INPUT_RESPONSES_UNSOLICITED);
@@ -765,7 +799,7 @@ static void test_buffers_and_double_free(void) {
     return;
   }
   /* Debug builds catch what is undefined in release builds. */
-  EXPECT(mrtr_buf_free(&copy), MRTR_ERR_INVALID_HANDLE);
+  EXPECT(mrtr_buf_free(&copy), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
   mrtr_client *client;
   mrtr_checker *checker;
   mrtr_keyring *ring;
@@ -774,21 +808,21 @@ static void test_buffers_and_double_free(void) {
   EXPECT(mrtr_checker_new(0, 10, NULL, &checker), MRTR_OK);
   EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
   /* A handle of one kind passed as another. */
-  EXPECT(mrtr_client_poll_event((mrtr_client *)(void *)ring, &out), MRTR_ERR_INVALID_HANDLE);
-  EXPECT(mrtr_keyring_free((mrtr_keyring *)(void *)checker), MRTR_ERR_INVALID_HANDLE);
+  EXPECT(mrtr_client_poll_event((mrtr_client *)(void *)ring, &out), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
+  EXPECT(mrtr_keyring_free((mrtr_keyring *)(void *)checker), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
   EXPECT(mrtr_client_free(client), MRTR_OK);
-  EXPECT(mrtr_client_free(client), MRTR_ERR_INVALID_HANDLE);
-  EXPECT(mrtr_client_poll_event(client, &out), MRTR_ERR_INVALID_HANDLE);
+  EXPECT(mrtr_client_free(client), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
+  EXPECT(mrtr_client_poll_event(client, &out), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
   EXPECT(mrtr_checker_free(checker), MRTR_OK);
-  EXPECT(mrtr_checker_free(checker), MRTR_ERR_INVALID_HANDLE);
+  EXPECT(mrtr_checker_free(checker), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
   EXPECT(mrtr_keyring_free(ring), MRTR_OK);
-  EXPECT(mrtr_keyring_free(ring), MRTR_ERR_INVALID_HANDLE);
+  EXPECT(mrtr_keyring_free(ring), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
   mrtr_binding b = binding_for("a", "t", 1);
-  EXPECT(mrtr_keyring_seal(ring, &b, 1, 1, NULL, 0, &out), MRTR_ERR_INVALID_HANDLE);
+  EXPECT(mrtr_keyring_seal(ring, &b, 1, 1, NULL, 0, &out), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
   /* A pointer that never came from the library. */
   char junk[8] = {0};
   mrtr_buf forged = {(uint8_t *)junk, 3};
-  EXPECT(mrtr_buf_free(&forged), MRTR_ERR_INVALID_HANDLE);
+  EXPECT(mrtr_buf_free(&forged), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
 }
 
 int main(void) {

@@ -1,13 +1,14 @@
 //! The client's retry machine and the incremental conversation checker, as objects.
 
-use crate::error::{guard, lock, Result};
-use crate::json::{parse, text};
-use crate::ops::{self, Side, Violation};
-use mrtr::{check, client};
+use crate::error::{guard, lock, wire, Result};
+use crate::ops::{json_text, options, Side, Violation};
+use mrtr::{check, facade};
+use serde::Deserialize;
 use std::sync::{Arc, Mutex};
 
 /// What the client machine tells the host ([`Client::poll_event`]).
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
 pub enum ClientEvent {
     /// The server needs input: fulfil `input_requests_json` (an
     /// `inputRequests` object), then call [`Client::answer`].
@@ -15,6 +16,7 @@ pub enum ClientEvent {
         /// The request.
         handle: u64,
         /// What the server asks, by key (JSON object).
+        #[serde(rename = "inputRequests", deserialize_with = "json_text")]
         input_requests_json: String,
         /// Retries made so far for this request.
         round: u32,
@@ -30,6 +32,7 @@ pub enum ClientEvent {
         /// The request.
         handle: u64,
         /// The final response message (JSON).
+        #[serde(rename = "response", deserialize_with = "json_text")]
         response_json: String,
     },
 }
@@ -42,7 +45,7 @@ pub enum ClientEvent {
 /// the exact `requestState`, and the round bound.
 #[derive(uniffi::Object)]
 pub struct Client {
-    inner: Mutex<client::Client>,
+    inner: Mutex<facade::Client>,
 }
 
 #[uniffi::export]
@@ -51,18 +54,14 @@ impl Client {
     #[uniffi::constructor]
     pub fn new(protocol: String, max_rounds: u32) -> Result<Arc<Client>> {
         guard(|| {
-            let config = client::ClientConfig { protocol: ops::protocol(&protocol)?, max_rounds, ..Default::default() };
-            Ok(Arc::new(Client { inner: Mutex::new(client::Client::new(config)) }))
+            Ok(Arc::new(Client { inner: Mutex::new(facade::Client::new(&options(&protocol, Some(max_rounds))?)) }))
         })
     }
 
     /// Starts `request_json` (a fresh request: no `inputResponses` or
     /// `requestState`, an id not in flight); returns its handle.
     pub fn send(&self, request_json: String) -> Result<u64> {
-        guard(|| {
-            let request = parse(&request_json, "request", &mrtr::Limits::default())?;
-            Ok(lock(&self.inner)?.send(request)?.0)
-        })
+        guard(|| Ok(lock(&self.inner)?.send(request_json.as_bytes())?))
     }
 
     /// Takes a response message from the server (raw JSON text, classified as received).
@@ -73,40 +72,22 @@ impl Client {
     /// Answers the input requests of `handle` with `input_responses_json` (an
     /// `inputResponses` object) and queues the retry under the new id `id_json`.
     pub fn answer(&self, handle: u64, input_responses_json: String, id_json: String) -> Result<()> {
-        guard(|| {
-            let limits = mrtr::Limits::default();
-            let responses = parse(&input_responses_json, "inputResponses", &limits)?;
-            let id = parse(&id_json, "id", &limits)?;
-            Ok(lock(&self.inner)?.answer(client::Handle(handle), &responses, id)?)
-        })
+        guard(|| Ok(lock(&self.inner)?.answer(handle, input_responses_json.as_bytes(), id_json.as_bytes())?))
     }
 
     /// Gives up on `handle`.
     pub fn abandon(&self, handle: u64) -> Result<()> {
-        guard(|| {
-            lock(&self.inner)?.abandon(client::Handle(handle));
-            Ok(())
-        })
+        guard(|| lock(&self.inner).map(|mut c| c.abandon(handle)))
     }
 
     /// The next message to send (JSON), if any.
     pub fn poll_transmit(&self) -> Result<Option<String>> {
-        guard(|| Ok(lock(&self.inner)?.poll_transmit().map(|m| text(&m))))
+        guard(|| Ok(lock(&self.inner)?.poll_transmit()))
     }
 
     /// The next event for the host, if any.
     pub fn poll_event(&self) -> Result<Option<ClientEvent>> {
-        guard(|| {
-            Ok(lock(&self.inner)?.poll_event().map(|e| match e {
-                client::Event::InputRequired { handle, input_requests, round } => {
-                    ClientEvent::InputRequired { handle: handle.0, input_requests_json: text(&input_requests), round }
-                }
-                client::Event::RetryNow { handle } => ClientEvent::RetryNow { handle: handle.0 },
-                client::Event::Done { handle, response } => {
-                    ClientEvent::Done { handle: handle.0, response_json: text(&response) }
-                }
-            }))
-        })
+        guard(|| lock(&self.inner)?.poll_event().map(|e| wire(&e)).transpose())
     }
 }
 
@@ -121,7 +102,11 @@ impl Checker {
     /// A checker for `protocol` allowing `max_rounds` retries per request (default 10).
     #[uniffi::constructor]
     pub fn new(protocol: String, max_rounds: u32) -> Result<Arc<Checker>> {
-        guard(|| Ok(Arc::new(Checker { inner: Mutex::new(check::Checker::new(ops::config(&protocol, max_rounds)?)) })))
+        guard(|| {
+            let o = options(&protocol, Some(max_rounds))?;
+            let config = check::CheckConfig { protocol: o.protocol, max_rounds, limits: o.limits };
+            Ok(Arc::new(Checker { inner: Mutex::new(check::Checker::new(config)) }))
+        })
     }
 
     /// Feeds the next message of the conversation: who sent it, the message
@@ -129,11 +114,7 @@ impl Checker {
     /// Text that is not one JSON value is refused and not counted.
     pub fn handle(&self, from: Side, message_json: String, stream: Option<String>) -> Result<()> {
         guard(|| {
-            let message = parse(&message_json, "message", &mrtr::Limits::default())?;
-            let from = match from {
-                Side::Client => check::Side::Client,
-                Side::Server => check::Side::Server,
-            };
+            let message = mrtr::parse(message_json.as_bytes(), &mrtr::Limits::DEFAULT)?;
             lock(&self.inner)?.handle(&check::Entry { from, message, stream });
             Ok(())
         })
@@ -141,6 +122,6 @@ impl Checker {
 
     /// The violations so far, in conversation order.
     pub fn violations(&self) -> Result<Vec<Violation>> {
-        guard(|| Ok(lock(&self.inner)?.violations().iter().map(ops::violation).collect()))
+        guard(|| Ok(lock(&self.inner)?.violations().iter().map(Violation::from).collect()))
     }
 }

@@ -1,32 +1,32 @@
 //! # mrtr-uniffi — the UniFFI binding of [`mrtr`]
 //!
 //! One cdylib (`libmrtr_uniffi.so`) and the Kotlin, Swift and Python sources
-//! UniFFI generates from it (`generated/`). The binding converts and nothing
-//! else: every rule lives in the core.
+//! UniFFI generates from it (`generated/`). The binding converts and calls the
+//! core's façade (`mrtr::facade`); every decision lives in the core.
 //!
 //! - Messages cross as JSON text: `classify`, `check`, `retry`, `respond`,
-//!   `resume`, `task_update` take and return JSON strings. A JSON argument
-//!   fails as `classify` would fail the same bytes (`jsonrpc-parse-error`, a
-//!   duplicate key is `jsonrpc-invalid`, `limit-exceeded`).
+//!   `resume`, `task_update` take and return JSON strings.
 //! - Objects: [`Client`] (the retry machine), [`Checker`] (a conversation, one
 //!   message at a time), [`KeyRing`] (sealed `requestState`).
-//! - Errors: [`MrtrError`], one variant per area of the catalogue (an
-//!   exception class each), with `rule`, `code` and `message`. Every export
-//!   runs under a panic boundary: a panic is `MrtrError::Internal`.
+//! - Errors: [`MrtrError`], one variant per area of the core's catalogue (an
+//!   exception class each, generated from the table), with `rule`, `code` and
+//!   `message`. Every export runs under a panic boundary: a panic is
+//!   `MrtrError::Panic` with rule `internal-panic`.
 //! - Protocols are named as the corpus names them (`2026-07-28`, `sep-2322`,
 //!   `sep-2322-draft`, `2025-11-25`); any other name is `jsonrpc-invalid`.
 
+mod areas;
 mod client;
 mod error;
-mod json;
 mod ops;
 mod state;
 
+pub use areas::ErrorArea;
 pub use client::{Checker, Client, ClientEvent};
-pub use error::{area_of, ErrorArea, MrtrError, Result, INTERNAL, INTERNAL_CODE, INVALID_ARGUMENT};
+pub use error::{MrtrError, Result};
 pub use ops::{
     check, classify, classify_bytes, protocols, respond, resume, retry, rules, task_transition, task_update,
-    test_only_panic, Classified, MessageKind, ResultType, Resumed, RuleInfo, Side, Violation,
+    test_only_error, test_only_panic, Classified, MessageKind, ResultType, Resumed, RuleInfo, Side, Violation,
 };
 pub use state::{binding_for_request, params_digest, Binding, KeyRing};
 

@@ -1,20 +1,15 @@
-//! The stateless functions: `classify`, `check`, `retry`, `respond`,
-//! `resume`, `task_update`, task transitions, and the tables.
+//! The stateless functions over the façade (`mrtr::facade`): `classify`,
+//! `check`, `retry`, `respond`, `resume`, `task_update`, task transitions, and
+//! the tables.
 
-use crate::error::{guard, ErrorArea, MrtrError, Result};
-use crate::json::{self, parse, text};
-use mrtr::{check as core_check, client, server, tasks::TaskStatus, Limits, Protocol, RuleId};
-use serde_json::Value;
+use crate::error::{guard, usage, wire, Result};
+use crate::ErrorArea;
+use mrtr::{check as core_check, facade, Error, Protocol, RuleId};
+pub use mrtr::{check::Side, Kind as MessageKind, ResultType};
+use serde::{Deserialize, Deserializer};
 
-/// The protocol named `name` (`2026-07-28`, `sep-2322`, `sep-2322-draft`,
-/// `2025-11-25`); any other name is `jsonrpc-invalid`.
-pub(crate) fn protocol(name: &str) -> Result<Protocol> {
-    Protocol::from_name(name)
-        .ok_or_else(|| MrtrError::for_rule(RuleId::JsonrpcInvalid, format!("unknown protocol {name:?}")))
-}
-
-/// What a message is (`MessageKind::InputRequired`'s corpus name is `input_required`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, uniffi::Enum)]
+/// What a message is (`InputRequired`'s corpus name is `input_required`).
+#[uniffi::remote(Enum)]
 pub enum MessageKind {
     /// A request: `method` and `id`.
     Request,
@@ -29,7 +24,7 @@ pub enum MessageKind {
 }
 
 /// The `resultType` a result declared, as the protocol reads it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, uniffi::Enum)]
+#[uniffi::remote(Enum)]
 pub enum ResultType {
     /// `"complete"`, or absent.
     Complete,
@@ -37,6 +32,17 @@ pub enum ResultType {
     InputRequired,
     /// `"task"` (the Tasks extension).
     Task,
+}
+
+/// The options of a call under the protocol named `protocol` (an unknown name
+/// is `jsonrpc-invalid`, the core's decision).
+pub(crate) fn options(protocol: &str, max_rounds: Option<u32>) -> Result<facade::Options> {
+    Ok(facade::Options { protocol: Protocol::parse(protocol)?, max_rounds, ..Default::default() })
+}
+
+/// A JSON value of the façade's output as this binding's JSON text.
+pub(crate) fn json_text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    serde_json::Value::deserialize(d).map(|v| v.to_string())
 }
 
 /// The outcome of [`classify`].
@@ -64,31 +70,15 @@ pub fn classify(message: String, protocol: String) -> Result<Classified> {
 #[uniffi::export]
 pub fn classify_bytes(message: Vec<u8>, protocol: String) -> Result<Classified> {
     guard(|| {
-        let c = mrtr::classify(&message, self::protocol(&protocol)?, &Limits::default())?;
-        let kind = match c.kind {
-            mrtr::Kind::Request => MessageKind::Request,
-            mrtr::Kind::Notification => MessageKind::Notification,
-            mrtr::Kind::Result => MessageKind::Result,
-            mrtr::Kind::InputRequired => MessageKind::InputRequired,
-            mrtr::Kind::Error => MessageKind::Error,
-        };
-        let id_json = match c.id {
-            None | Some(mrtr::Id::Null) => "null".to_string(),
-            Some(mrtr::Id::Int(i)) => i.to_string(),
-            Some(mrtr::Id::UInt(u)) => u.to_string(),
-            Some(mrtr::Id::Str(s)) => text(&Value::from(s.as_ref())),
-        };
-        let result_type = c.result_type.map(|t| match t {
-            mrtr::ResultType::Complete => ResultType::Complete,
-            mrtr::ResultType::InputRequired => ResultType::InputRequired,
-            mrtr::ResultType::Task => ResultType::Task,
-        });
-        Ok(Classified { kind, id_json, method: c.method.map(|m| m.into_owned()), result_type })
+        let c = facade::classify(&message, &options(&protocol, None)?)?;
+        // An id always serializes (`mrtr::wire`); no id is `null`.
+        let id_json = serde_json::to_string(&c.id).unwrap_or_default();
+        Ok(Classified { kind: c.kind, id_json, method: c.method.map(|m| m.into_owned()), result_type: c.result_type })
     })
 }
 
 /// Who sent a message of a conversation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, uniffi::Enum)]
+#[uniffi::remote(Enum)]
 pub enum Side {
     /// The MCP client.
     Client,
@@ -97,7 +87,7 @@ pub enum Side {
 }
 
 /// A rule broken by the entry at `index` of a conversation.
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record, Deserialize)]
 pub struct Violation {
     /// The rule id.
     pub rule: String,
@@ -107,29 +97,10 @@ pub struct Violation {
     pub message: String,
 }
 
-pub(crate) fn violation(v: &core_check::Violation) -> Violation {
-    Violation { rule: v.rule.name().into(), index: v.index as u64, message: v.message.clone() }
-}
-
-pub(crate) fn config(protocol: &str, max_rounds: u32) -> Result<core_check::CheckConfig> {
-    Ok(core_check::CheckConfig { protocol: self::protocol(protocol)?, max_rounds, ..Default::default() })
-}
-
-/// One transcript entry `{"from": "client"|"server", "message": …, "stream": …}`.
-fn entry(i: usize, value: &mut Value) -> Result<core_check::Entry> {
-    let bad = |what: &str| MrtrError::argument(format!("transcript[{i}]: {what}"));
-    let from = match value.get("from").and_then(Value::as_str) {
-        Some("client") => core_check::Side::Client,
-        Some("server") => core_check::Side::Server,
-        _ => return Err(bad("\"from\" must be \"client\" or \"server\"")),
-    };
-    let stream = match value.get("stream") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => return Err(bad("\"stream\" must be a string")),
-    };
-    let message = value.get_mut("message").map(Value::take).ok_or_else(|| bad("an entry needs a \"message\""))?;
-    Ok(core_check::Entry { from, message, stream })
+impl From<&core_check::Violation> for Violation {
+    fn from(v: &core_check::Violation) -> Violation {
+        Violation { rule: v.rule.name().into(), index: v.index as u64, message: v.message.clone() }
+    }
 }
 
 /// Checks a whole conversation: `transcript_json` is an array of entries
@@ -137,14 +108,7 @@ fn entry(i: usize, value: &mut Value) -> Result<core_check::Entry> {
 /// Violations come in transcript order, each (rule, index) once.
 #[uniffi::export]
 pub fn check(transcript_json: String, protocol: String, max_rounds: u32) -> Result<Vec<Violation>> {
-    guard(|| {
-        let config = config(&protocol, max_rounds)?;
-        // Two levels more than a message: the array and the entry object.
-        let mut transcript = json::parse_nested(&transcript_json, "transcript", config.limits.max_depth + 2)?;
-        let items = transcript.as_array_mut().ok_or_else(|| MrtrError::argument("a transcript is a JSON array"))?;
-        let entries = items.iter_mut().enumerate().map(|(i, v)| entry(i, v)).collect::<Result<Vec<_>>>()?;
-        Ok(core_check::check(&entries, config).iter().map(violation).collect())
-    })
+    guard(|| wire(&facade::check(transcript_json.as_bytes(), &options(&protocol, Some(max_rounds))?)?))
 }
 
 /// Builds the retry of `request_json` (the request last sent) that answers
@@ -160,12 +124,9 @@ pub fn retry(
     protocol: String,
 ) -> Result<String> {
     guard(|| {
-        let (p, l) = (self::protocol(&protocol)?, Limits::default());
-        let request = parse(&request_json, "request", &l)?;
-        let result = parse(&result_json, "result", &l)?;
-        let responses = parse(&input_responses_json, "inputResponses", &l)?;
-        let id = parse(&id_json, "id", &l)?;
-        Ok(text(&client::retry(&request, &result, &responses, &id, p, &l)?))
+        let (request, result, responses, id) =
+            (request_json.as_bytes(), result_json.as_bytes(), input_responses_json.as_bytes(), id_json.as_bytes());
+        Ok(facade::retry(request, result, responses, id, &options(&protocol, None)?)?)
     })
 }
 
@@ -180,18 +141,18 @@ pub fn respond(
     protocol: String,
 ) -> Result<String> {
     guard(|| {
-        let (p, l) = (self::protocol(&protocol)?, Limits::default());
-        let request = parse(&request_json, "request", &l)?;
-        let requests = input_requests_json.map(|t| parse(&t, "inputRequests", &l)).transpose()?;
-        let state = request_state_json.map(|t| parse(&t, "requestState", &l)).transpose()?;
-        Ok(text(&server::respond(&request, requests.as_ref(), state.as_ref(), p, &l)?))
+        let (requests, state) = (input_requests_json.as_deref(), request_state_json.as_deref());
+        let o = options(&protocol, None)?;
+        Ok(facade::respond(request_json.as_bytes(), requests.map(str::as_bytes), state.map(str::as_bytes), &o)?)
     })
 }
 
 /// What a server learns from an incoming request ([`resume`]).
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Resumed {
     /// The answers to needed keys that are present, as a JSON object, in the order of `needs`.
+    #[serde(rename = "responses", deserialize_with = "json_text")]
     pub responses_json: String,
     /// Needed keys without an answer: ask again.
     pub missing: Vec<String>,
@@ -205,18 +166,7 @@ pub struct Resumed {
 /// (`needs_json`: an `inputRequests`-shaped object).
 #[uniffi::export]
 pub fn resume(request_json: String, needs_json: String, protocol: String) -> Result<Resumed> {
-    guard(|| {
-        let (p, l) = (self::protocol(&protocol)?, Limits::default());
-        let request = parse(&request_json, "request", &l)?;
-        let needs = parse(&needs_json, "needs", &l)?;
-        let r = server::resume(&request, &needs, p, &l)?;
-        Ok(Resumed {
-            responses_json: text(&Value::Object(r.responses)),
-            missing: r.missing,
-            ignored: r.ignored,
-            request_state: r.request_state,
-        })
-    })
+    guard(|| wire(&facade::resume(request_json.as_bytes(), needs_json.as_bytes(), &options(&protocol, None)?)?))
 }
 
 /// Builds the `tasks/update` request (Tasks extension, `2026-07-28`) that
@@ -230,12 +180,9 @@ pub fn task_update(
     id_json: String,
 ) -> Result<String> {
     guard(|| {
-        let l = Limits::default();
-        let request = parse(&get_request_json, "tasks/get request", &l)?;
-        let response = parse(&get_response_json, "tasks/get response", &l)?;
-        let responses = parse(&input_responses_json, "inputResponses", &l)?;
-        let id = parse(&id_json, "id", &l)?;
-        Ok(text(&client::task_update(&request, &response, &responses, &id, &l)?))
+        let (request, response) = (get_request_json.as_bytes(), get_response_json.as_bytes());
+        let o = facade::Options::default();
+        Ok(facade::task_update(request, response, input_responses_json.as_bytes(), id_json.as_bytes(), &o)?)
     })
 }
 
@@ -243,7 +190,7 @@ pub fn task_update(
 /// status, or fails with `task-status-invalid` / `task-transition-invalid`.
 #[uniffi::export]
 pub fn task_transition(current: String, next: String) -> Result<String> {
-    guard(|| Ok(TaskStatus::from_name(&current)?.transition(TaskStatus::from_name(&next)?)?.name().to_string()))
+    guard(|| Ok(facade::task_transition(&current, &next)?.to_string()))
 }
 
 /// One row of the rule catalogue.
@@ -251,29 +198,27 @@ pub fn task_transition(current: String, next: String) -> Result<String> {
 pub struct RuleInfo {
     /// The stable number (the C ABI's error code); never reused.
     pub number: u16,
-    /// The kebab-case id, as in `RULES.md`.
+    /// The kebab-case id, as in `docs/RULES.md`.
     pub name: String,
     /// The JSON-RPC error code a peer answers with, if any.
     pub code: Option<i32>,
     /// Where the rule comes from.
     pub source: String,
-    /// The exception class its failures raise.
+    /// The area: the variant of `MrtrError` its failures raise.
     pub area: ErrorArea,
 }
 
-/// The whole rule catalogue, in the order of `RULES.md`.
+/// The whole rule catalogue, in the order of `docs/RULES.md`.
 #[uniffi::export]
 pub fn rules() -> Vec<RuleInfo> {
-    mrtr::rules::RULES
-        .iter()
-        .map(|r| RuleInfo {
-            number: r.id as u16,
-            name: r.name.into(),
-            code: r.code,
-            source: r.source.into(),
-            area: crate::error::area_of(r.name).unwrap_or(ErrorArea::Protocol),
-        })
-        .collect()
+    let row = |r: &mrtr::rules::RuleInfo| RuleInfo {
+        number: r.id as u16,
+        name: r.name.into(),
+        code: r.code,
+        source: r.source.into(),
+        area: r.area,
+    };
+    mrtr::rules::RULES.iter().map(row).collect()
 }
 
 /// The protocol names, default first.
@@ -283,9 +228,9 @@ pub fn protocols() -> Vec<String> {
 }
 
 /// For the binding's own tests only: panics with `message`, inside the
-/// boundary that turns a panic into `MrtrError.Internal` (`guarded`), or
-/// outside it, where UniFFI's own catch turns it into its untyped internal
-/// error. Not part of the API.
+/// boundary that turns a panic into `MrtrError.Panic` (`guarded`), or outside
+/// it, where UniFFI's own catch turns it into its untyped internal error. Not
+/// part of the API.
 #[doc(hidden)]
 #[uniffi::export]
 pub fn test_only_panic(guarded: bool, message: String) -> Result<()> {
@@ -294,4 +239,14 @@ pub fn test_only_panic(guarded: bool, message: String) -> Result<()> {
     } else {
         panic!("{message}")
     }
+}
+
+/// For the binding's own tests only: fails with the error of rule `rule` (the
+/// class of its area), so that a test can check every rule of the table. Not
+/// part of the API.
+#[doc(hidden)]
+#[uniffi::export]
+pub fn test_only_error(rule: String) -> Result<()> {
+    let id = RuleId::from_name(&rule).ok_or_else(|| usage(format!("no rule {rule:?}")))?;
+    Err(Error::with(id, format!("the error of {rule}")).into())
 }

@@ -1,9 +1,8 @@
 //! Sealed `requestState`: the key ring as an object, the binding as a record.
 
-use crate::error::{guard, read, write, MrtrError, Result};
-use crate::json::parse;
-use crate::ops;
-use mrtr::state::{self, Algorithm, Key};
+use crate::error::{guard, read, usage, write, Result};
+use mrtr::state::{self, Key};
+use mrtr::{facade, Limits, Protocol};
 use std::sync::{Arc, RwLock};
 use zeroize::Zeroizing;
 
@@ -23,20 +22,16 @@ pub struct Binding {
 }
 
 impl Binding {
-    fn with_core<T>(&self, body: impl FnOnce(&state::Binding<'_>) -> Result<T>) -> Result<T> {
-        let digest: [u8; 32] = self
-            .params_digest
-            .as_slice()
-            .try_into()
-            .map_err(|_| MrtrError::argument("params_digest is 32 bytes (SHA-256)"))?;
-        let binding = state::Binding {
-            subject: &self.subject,
-            protocol: ops::protocol(&self.protocol)?,
-            method: &self.method,
-            target: &self.target,
+    fn core(&self) -> Result<state::Binding<'_>> {
+        let digest = self.params_digest.as_slice().try_into().map_err(|_| usage("params_digest is 32 bytes"))?;
+        let (subject, method, target) = (&self.subject, &self.method, &self.target);
+        Ok(state::Binding {
+            subject,
+            protocol: Protocol::parse(&self.protocol)?,
+            method,
+            target,
             params_digest: digest,
-        };
-        body(&binding)
+        })
     }
 }
 
@@ -44,7 +39,7 @@ impl Binding {
 /// key order and formatting never change it.
 #[uniffi::export]
 pub fn params_digest(salient_json: String) -> Result<Vec<u8>> {
-    guard(|| Ok(state::params_digest(&parse(&salient_json, "salient params", &mrtr::Limits::default())?).to_vec()))
+    guard(|| Ok(facade::params_digest(salient_json.as_bytes())?.to_vec()))
 }
 
 /// The binding of `request_json` for `subject`: its method, its target
@@ -52,28 +47,18 @@ pub fn params_digest(salient_json: String) -> Result<Vec<u8>> {
 #[uniffi::export]
 pub fn binding_for_request(request_json: String, subject: String, protocol: String) -> Result<Binding> {
     guard(|| {
-        let request = parse(&request_json, "request", &mrtr::Limits::default())?;
-        let b = state::Binding::for_request(&request, &subject, ops::protocol(&protocol)?);
-        Ok(Binding {
-            subject: b.subject.into(),
-            protocol: b.protocol.name().into(),
-            method: b.method.into(),
-            target: b.target.into(),
-            params_digest: b.params_digest.to_vec(),
-        })
+        let request = mrtr::parse(request_json.as_bytes(), &Limits::DEFAULT)?;
+        let b = state::Binding::for_request(&request, &subject, Protocol::parse(&protocol)?);
+        let (subject, method, target, params_digest) =
+            (b.subject.into(), b.method.into(), b.target.into(), b.params_digest);
+        Ok(Binding { subject, protocol, method, target, params_digest: params_digest.to_vec() })
     })
 }
 
-fn algorithm(name: &str) -> Result<Algorithm> {
-    Algorithm::from_name(name)
-        .ok_or_else(|| MrtrError::argument(format!("unknown algorithm {name:?} (aes-256-gcm, xchacha20-poly1305)")))
-}
-
-fn key(id: u8, alg: &str, secret: Vec<u8>) -> Result<Key> {
-    let secret = Zeroizing::new(secret);
-    let bytes: Zeroizing<[u8; 32]> =
-        Zeroizing::new(secret.as_slice().try_into().map_err(|_| MrtrError::argument("a secret is 32 bytes"))?);
-    Ok(Key::new(id, algorithm(alg)?, &bytes))
+/// The core's key: `id`, an algorithm name, exactly one of a 32-byte `secret` or a `master` to derive it from.
+fn key(id: u8, algorithm: &str, secret: Option<Vec<u8>>, master: Option<Vec<u8>>) -> Result<Key> {
+    let (secret, master) = (secret.map(Zeroizing::new), master.map(Zeroizing::new));
+    Ok(facade::key(id.into(), algorithm, secret.as_deref().map(Vec::as_slice), master.as_deref().map(Vec::as_slice))?)
 }
 
 /// Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305): seals with the
@@ -91,35 +76,32 @@ impl KeyRing {
     /// (`aes-256-gcm`, `xchacha20-poly1305`), from 32 secret bytes.
     #[uniffi::constructor]
     pub fn new(id: u8, algorithm: String, secret: Vec<u8>) -> Result<Arc<KeyRing>> {
-        guard(|| Ok(Arc::new(KeyRing { inner: RwLock::new(state::KeyRing::new(key(id, &algorithm, secret)?)) })))
+        guard(|| {
+            Ok(Arc::new(KeyRing { inner: RwLock::new(state::KeyRing::new(key(id, &algorithm, Some(secret), None)?)) }))
+        })
     }
 
     /// A ring whose current key is derived from one master secret and the id (HKDF-SHA-256).
     #[uniffi::constructor]
     pub fn derived(id: u8, algorithm: String, master: Vec<u8>) -> Result<Arc<KeyRing>> {
         guard(|| {
-            let master = Zeroizing::new(master);
-            let key = Key::derive(id, self::algorithm(&algorithm)?, &master);
-            Ok(Arc::new(KeyRing { inner: RwLock::new(state::KeyRing::new(key)) }))
+            Ok(Arc::new(KeyRing { inner: RwLock::new(state::KeyRing::new(key(id, &algorithm, None, Some(master))?)) }))
         })
     }
 
     /// Adds a key that opens tokens (replacing one with the same id).
     pub fn add(&self, id: u8, algorithm: String, secret: Vec<u8>) -> Result<()> {
         guard(|| {
-            let key = key(id, &algorithm, secret)?;
-            write(&self.inner)?.add(key);
-            Ok(())
+            let key = key(id, &algorithm, Some(secret), None)?;
+            write(&self.inner).map(|mut r| r.add(key))
         })
     }
 
     /// Adds a key derived from a master secret (see [`KeyRing::derived`]).
     pub fn add_derived(&self, id: u8, algorithm: String, master: Vec<u8>) -> Result<()> {
         guard(|| {
-            let master = Zeroizing::new(master);
-            let key = Key::derive(id, self::algorithm(&algorithm)?, &master);
-            write(&self.inner)?.add(key);
-            Ok(())
+            let key = key(id, &algorithm, None, Some(master))?;
+            write(&self.inner).map(|mut r| r.add(key))
         })
     }
 
@@ -135,16 +117,13 @@ impl KeyRing {
 
     /// The bound on a token's length (default 65536), checked before decoding.
     pub fn set_max_token_bytes(&self, max: u64) -> Result<()> {
-        guard(|| {
-            write(&self.inner)?.set_max_token_bytes(usize::try_from(max).unwrap_or(usize::MAX));
-            Ok(())
-        })
+        guard(|| write(&self.inner).map(|mut r| r.set_max_token_bytes(usize::try_from(max).unwrap_or(usize::MAX))))
     }
 
     /// Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
     /// (seconds since the Unix epoch), with a nonce from the OS's random numbers.
     pub fn seal(&self, binding: Binding, now: u64, ttl: u32, payload: Vec<u8>) -> Result<String> {
-        guard(|| binding.with_core(|b| Ok(read(&self.inner)?.seal_os(b, now, ttl, &payload)?)))
+        guard(|| Ok(read(&self.inner)?.seal_os(&binding.core()?, now, ttl, &payload)?))
     }
 
     /// Seals with an explicit nonce: for test vectors only (reusing a nonce
@@ -157,13 +136,13 @@ impl KeyRing {
         payload: Vec<u8>,
         nonce: Vec<u8>,
     ) -> Result<String> {
-        guard(|| binding.with_core(|b| Ok(read(&self.inner)?.seal_with_nonce(b, now, ttl, &payload, &nonce)?)))
+        guard(|| Ok(read(&self.inner)?.seal_with_nonce(&binding.core()?, now, ttl, &payload, &nonce)?))
     }
 
     /// Opens `token` for `binding` at `now`: the payload, or exactly one of
     /// `state-too-large`, `state-malformed`, `state-unknown-key`,
     /// `state-tampered`, `state-expired`, `state-wrong-subject`, `state-wrong-request`.
     pub fn open(&self, token: String, binding: Binding, now: u64) -> Result<Vec<u8>> {
-        guard(|| binding.with_core(|b| Ok(read(&self.inner)?.open(&token, b, now)?)))
+        guard(|| Ok(read(&self.inner)?.open(token, &binding.core()?, now)?))
     }
 }

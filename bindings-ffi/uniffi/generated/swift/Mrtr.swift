@@ -1635,7 +1635,7 @@ public struct RuleInfo: Equatable, Hashable {
      */
     public var number: UInt16
     /**
-     * The kebab-case id, as in `RULES.md`.
+     * The kebab-case id, as in `docs/RULES.md`.
      */
     public var name: String
     /**
@@ -1647,7 +1647,7 @@ public struct RuleInfo: Equatable, Hashable {
      */
     public var source: String
     /**
-     * The exception class its failures raise.
+     * The area: the variant of `MrtrError` its failures raise.
      */
     public var area: ErrorArea
 
@@ -1658,7 +1658,7 @@ public struct RuleInfo: Equatable, Hashable {
          * The stable number (the C ABI's error code); never reused.
          */number: UInt16, 
         /**
-         * The kebab-case id, as in `RULES.md`.
+         * The kebab-case id, as in `docs/RULES.md`.
          */name: String, 
         /**
          * The JSON-RPC error code a peer answers with, if any.
@@ -1667,7 +1667,7 @@ public struct RuleInfo: Equatable, Hashable {
          * Where the rule comes from.
          */source: String, 
         /**
-         * The exception class its failures raise.
+         * The area: the variant of `MrtrError` its failures raise.
          */area: ErrorArea) {
         self.number = number
         self.name = name
@@ -1922,31 +1922,43 @@ public func FfiConverterTypeClientEvent_lower(_ value: ClientEvent) -> RustBuffe
 
 
 /**
- * The areas of the rule catalogue: one exception class each.
+ * The areas of the rule catalogue (`RuleInfo.area`): one exception class each.
  */
 
 public enum ErrorArea: Equatable, Hashable {
     
     /**
-     * [`MrtrError::Protocol`].
+     * A message breaks the protocol: the JSON-RPC envelope, results, input requests, limits.
      */
     case `protocol`
     /**
-     * [`MrtrError::Retry`].
+     * A client's retry, or its input responses, is wrong.
      */
     case retry
     /**
-     * [`MrtrError::State`].
+     * A sealed `requestState` does not open.
      */
     case state
     /**
-     * [`MrtrError::Task`].
+     * A task's status or input is wrong.
      */
     case task
     /**
-     * [`MrtrError::Association`].
+     * A server request outside what the protocol allows.
      */
     case association
+    /**
+     * The SSE multi-turn transports (SEP-1858, SEP-1335).
+     */
+    case transport
+    /**
+     * A misuse of mrtr's API by its caller: a local bug, never a peer's violation.
+     */
+    case usage
+    /**
+     * A panic inside mrtr, caught at a language boundary: a bug in mrtr.
+     */
+    case panic
 
 
 
@@ -1978,6 +1990,12 @@ public struct FfiConverterTypeErrorArea: FfiConverterRustBuffer {
         
         case 5: return .association
         
+        case 6: return .transport
+        
+        case 7: return .usage
+        
+        case 8: return .panic
+        
         default: throw UniffiInternalError.unexpectedEnumCase
         }
     }
@@ -2005,6 +2023,18 @@ public struct FfiConverterTypeErrorArea: FfiConverterRustBuffer {
         case .association:
             writeInt(&buf, Int32(5))
         
+        
+        case .transport:
+            writeInt(&buf, Int32(6))
+        
+        
+        case .usage:
+            writeInt(&buf, Int32(7))
+        
+        
+        case .panic:
+            writeInt(&buf, Int32(8))
+        
         }
     }
 }
@@ -2027,7 +2057,7 @@ public func FfiConverterTypeErrorArea_lower(_ value: ErrorArea) -> RustBuffer {
 
 
 /**
- * What a message is (`MessageKind::InputRequired`'s corpus name is `input_required`).
+ * What a message is (`InputRequired`'s corpus name is `input_required`).
  */
 
 public enum MessageKind: Equatable, Hashable {
@@ -2132,7 +2162,8 @@ public func FfiConverterTypeMessageKind_lower(_ value: MessageKind) -> RustBuffe
 
 
 /**
- * Why a call failed.
+ * Why a call failed: the variant of the rule's area, with the rule id, the
+ * JSON-RPC code a peer answers with (if the rule has one) and one sentence.
  */
 public 
 enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
@@ -2140,8 +2171,7 @@ enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
     
     
     /**
-     * A message breaks the protocol: `jsonrpc-*`, `request-*`, `result-type-*`,
-     * `input-required-*`, `input-request-*`, `message-after-*`, `sse-*`, `limit-exceeded`.
+     * A message breaks the protocol: the JSON-RPC envelope, results, input requests, limits.
      */
     case Protocol(
         /**
@@ -2155,7 +2185,7 @@ enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */message: String
     )
     /**
-     * A retry or its input responses are wrong: `retry-*`, `input-responses-*`.
+     * A client's retry, or its input responses, is wrong.
      */
     case Retry(
         /**
@@ -2169,7 +2199,7 @@ enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */message: String
     )
     /**
-     * A `requestState` does not open, or cannot be sealed: `state-*`.
+     * A sealed `requestState` does not open.
      */
     case State(
         /**
@@ -2183,7 +2213,7 @@ enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */message: String
     )
     /**
-     * A task's status or input is wrong: `task-*`.
+     * A task's status or input is wrong.
      */
     case Task(
         /**
@@ -2197,7 +2227,7 @@ enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */message: String
     )
     /**
-     * A server request outside what MRTR allows: `server-request-*`.
+     * A server request outside what the protocol allows.
      */
     case Association(
         /**
@@ -2211,34 +2241,45 @@ enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */message: String
     )
     /**
-     * A misuse of the binding itself (rule `invalid-argument`, no code): an
-     * unknown algorithm, a secret or digest of the wrong length, a transcript
-     * entry that is not `{"from", "message", "stream"}`.
+     * The SSE multi-turn transports (SEP-1858, SEP-1335).
      */
-    case Argument(
+    case Transport(
         /**
-         * Always `invalid-argument`.
+         * The rule id.
          */rule: String, 
         /**
-         * Always absent.
+         * The JSON-RPC error code a peer answers with, if the rule has one.
          */code: Int32?, 
         /**
          * What was wrong, in one sentence.
          */message: String
     )
     /**
-     * A failure of the library itself (rule `internal`, code -32603): a panic
-     * caught at the boundary, or an object left unusable by an earlier panic.
+     * A misuse of mrtr's API by its caller: a local bug, never a peer's violation.
      */
-    case Internal(
+    case Usage(
         /**
-         * Always `internal`.
+         * The rule id.
          */rule: String, 
         /**
-         * Always -32603.
+         * The JSON-RPC error code a peer answers with, if the rule has one.
          */code: Int32?, 
         /**
-         * What happened.
+         * What was wrong, in one sentence.
+         */message: String
+    )
+    /**
+     * A panic inside mrtr, caught at a language boundary: a bug in mrtr.
+     */
+    case Panic(
+        /**
+         * The rule id.
+         */rule: String, 
+        /**
+         * The JSON-RPC error code a peer answers with, if the rule has one.
+         */code: Int32?, 
+        /**
+         * What was wrong, in one sentence.
          */message: String
     )
 
@@ -2295,12 +2336,17 @@ public struct FfiConverterTypeMrtrError: FfiConverterRustBuffer {
             code: try FfiConverterOptionInt32.read(from: &buf), 
             message: try FfiConverterString.read(from: &buf)
             )
-        case 6: return .Argument(
+        case 6: return .Transport(
             rule: try FfiConverterString.read(from: &buf), 
             code: try FfiConverterOptionInt32.read(from: &buf), 
             message: try FfiConverterString.read(from: &buf)
             )
-        case 7: return .Internal(
+        case 7: return .Usage(
+            rule: try FfiConverterString.read(from: &buf), 
+            code: try FfiConverterOptionInt32.read(from: &buf), 
+            message: try FfiConverterString.read(from: &buf)
+            )
+        case 8: return .Panic(
             rule: try FfiConverterString.read(from: &buf), 
             code: try FfiConverterOptionInt32.read(from: &buf), 
             message: try FfiConverterString.read(from: &buf)
@@ -2352,15 +2398,22 @@ public struct FfiConverterTypeMrtrError: FfiConverterRustBuffer {
             FfiConverterString.write(message, into: &buf)
             
         
-        case let .Argument(rule,code,message):
+        case let .Transport(rule,code,message):
             writeInt(&buf, Int32(6))
             FfiConverterString.write(rule, into: &buf)
             FfiConverterOptionInt32.write(code, into: &buf)
             FfiConverterString.write(message, into: &buf)
             
         
-        case let .Internal(rule,code,message):
+        case let .Usage(rule,code,message):
             writeInt(&buf, Int32(7))
+            FfiConverterString.write(rule, into: &buf)
+            FfiConverterOptionInt32.write(code, into: &buf)
+            FfiConverterString.write(message, into: &buf)
+            
+        
+        case let .Panic(rule,code,message):
+            writeInt(&buf, Int32(8))
             FfiConverterString.write(rule, into: &buf)
             FfiConverterOptionInt32.write(code, into: &buf)
             FfiConverterString.write(message, into: &buf)
@@ -2814,7 +2867,7 @@ public func retry(requestJson: String, resultJson: String, inputResponsesJson: S
 })
 }
 /**
- * The whole rule catalogue, in the order of `RULES.md`.
+ * The whole rule catalogue, in the order of `docs/RULES.md`.
  */
 public func rules() -> [RuleInfo]  {
     return try!  FfiConverterSequenceTypeRuleInfo.lift(try! rustCall() {
@@ -2853,10 +2906,22 @@ public func taskUpdate(getRequestJson: String, getResponseJson: String, inputRes
 })
 }
 /**
+ * For the binding's own tests only: fails with the error of rule `rule` (the
+ * class of its area), so that a test can check every rule of the table. Not
+ * part of the API.
+ */
+public func testOnlyError(rule: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_test_only_error(
+        FfiConverterString.lower(rule),uniffiCallStatus
+    )
+}
+}
+/**
  * For the binding's own tests only: panics with `message`, inside the
- * boundary that turns a panic into `MrtrError.Internal` (`guarded`), or
- * outside it, where UniFFI's own catch turns it into its untyped internal
- * error. Not part of the API.
+ * boundary that turns a panic into `MrtrError.Panic` (`guarded`), or outside
+ * it, where UniFFI's own catch turns it into its untyped internal error. Not
+ * part of the API.
  */
 public func testOnlyPanic(guarded: Bool, message: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -2908,103 +2973,106 @@ private let initializationResult: InitializationResult = {
     if bindings_contract_version != scaffolding_contract_version {
         return InitializationResult.contractVersionMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_check() != 47094) {
+    if (uniffi_mrtr_uniffi_checksum_func_check() != 16947) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_classify() != 43835) {
+    if (uniffi_mrtr_uniffi_checksum_func_classify() != 65063) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_classify_bytes() != 52880) {
+    if (uniffi_mrtr_uniffi_checksum_func_classify_bytes() != 11914) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_protocols() != 38856) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_respond() != 38242) {
+    if (uniffi_mrtr_uniffi_checksum_func_respond() != 27368) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_resume() != 45018) {
+    if (uniffi_mrtr_uniffi_checksum_func_resume() != 31809) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_retry() != 10043) {
+    if (uniffi_mrtr_uniffi_checksum_func_retry() != 26638) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_rules() != 43339) {
+    if (uniffi_mrtr_uniffi_checksum_func_rules() != 22313) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_task_transition() != 27954) {
+    if (uniffi_mrtr_uniffi_checksum_func_task_transition() != 19214) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_task_update() != 2666) {
+    if (uniffi_mrtr_uniffi_checksum_func_task_update() != 41185) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_test_only_panic() != 19532) {
+    if (uniffi_mrtr_uniffi_checksum_func_test_only_error() != 18608) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_binding_for_request() != 20679) {
+    if (uniffi_mrtr_uniffi_checksum_func_test_only_panic() != 15452) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_params_digest() != 39135) {
+    if (uniffi_mrtr_uniffi_checksum_func_binding_for_request() != 110) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_checker_handle() != 16276) {
+    if (uniffi_mrtr_uniffi_checksum_func_params_digest() != 29386) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_checker_violations() != 60051) {
+    if (uniffi_mrtr_uniffi_checksum_method_checker_handle() != 37868) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_abandon() != 35026) {
+    if (uniffi_mrtr_uniffi_checksum_method_checker_violations() != 47177) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_answer() != 37912) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_abandon() != 2670) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_handle_response() != 54651) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_answer() != 29489) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_poll_event() != 64158) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_handle_response() != 31920) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_poll_transmit() != 45673) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_poll_event() != 23181) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_send() != 49726) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_poll_transmit() != 9448) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_add() != 33526) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_send() != 26734) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_add_derived() != 21901) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_add() != 51509) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_open() != 39628) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_add_derived() != 56805) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_remove() != 20242) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_open() != 44365) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_seal() != 53610) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_remove() != 26744) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_seal_with_nonce() != 35288) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_seal() != 8785) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_current() != 24285) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_seal_with_nonce() != 175) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes() != 21696) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_current() != 52432) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_checker_new() != 22753) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes() != 55177) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_client_new() != 14784) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_checker_new() != 35393) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() != 4063) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_client_new() != 54127) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_keyring_new() != 505) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() != 30171) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_constructor_keyring_new() != 13607) {
         return InitializationResult.apiChecksumMismatch
     }
 

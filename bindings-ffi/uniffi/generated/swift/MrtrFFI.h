@@ -425,6 +425,11 @@ RustBuffer uniffi_mrtr_uniffi_fn_func_task_transition(RustBuffer current, RustBu
 RustBuffer uniffi_mrtr_uniffi_fn_func_task_update(RustBuffer get_request_json, RustBuffer get_response_json, RustBuffer input_responses_json, RustBuffer id_json, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TEST_ONLY_ERROR
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TEST_ONLY_ERROR
+void uniffi_mrtr_uniffi_fn_func_test_only_error(RustBuffer rule, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TEST_ONLY_PANIC
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TEST_ONLY_PANIC
 void uniffi_mrtr_uniffi_fn_func_test_only_panic(int8_t guarded, RustBuffer message, RustCallStatus *_Nonnull out_status
@@ -757,6 +762,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_func_task_transition(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TASK_UPDATE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TASK_UPDATE
 uint16_t uniffi_mrtr_uniffi_checksum_func_task_update(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TEST_ONLY_ERROR
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TEST_ONLY_ERROR
+uint16_t uniffi_mrtr_uniffi_checksum_func_test_only_error(void
     
 );
 #endif

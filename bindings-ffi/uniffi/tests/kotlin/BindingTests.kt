@@ -1,5 +1,6 @@
 // Unit tests of the Kotlin binding: the exception hierarchy (one class per
-// area, `.rule`, `.code`, `.detail`), panics, the client machine, the key ring
+// area, every rule of the core's table in its area's class, `.rule`, `.code`,
+// `.detail`), panics, the client machine, the key ring
 // and the checker. A small harness (no test framework needed offline): prints
 // one line per failing test and a closing "N passed, M failed"; exits non-zero
 // on any failure.
@@ -28,6 +29,8 @@ import mrtr.retry
 import mrtr.rules
 import mrtr.taskTransition
 import mrtr.taskUpdate
+import mrtr.conformance.ruleId
+import mrtr.testOnlyError
 import mrtr.testOnlyPanic
 
 const val META = """{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"""
@@ -110,11 +113,26 @@ fun main() {
         val transcript = """[{"from":"client","message":$CALL},{"from":"server","message":{"jsonrpc":"2.0","id":9,"method":"roots/list"},"stream":"post:1"}]"""
         eq(check(transcript, P, 10u).map { it.rule to it.index }, listOf("server-request-on-stream" to 1uL))
     }
-    test("binding misuse is MrtrException.Argument") {
-        val e = raises<MrtrException.Argument> { KeyRing(1u, "aes-256-gcm", ByteArray(31)) }
-        eq(e.rule, "invalid-argument"); eq(e.code, null)
-        eq(raises<MrtrException.Argument> { KeyRing(1u, "rot13", ByteArray(32)) }.rule, "invalid-argument")
-        eq(raises<MrtrException.Argument> { check("""[{"from":"proxy","message":{}}]""", P, 10u) }.rule, "invalid-argument")
+    test("a misuse of the API is MrtrException.Usage") {
+        val e = raises<MrtrException.Usage> { KeyRing(1u, "aes-256-gcm", ByteArray(31)) }
+        eq(e.rule, "usage-invalid-argument"); eq(e.code, null)
+        eq(raises<MrtrException.Usage> { KeyRing(1u, "rot13", ByteArray(32)) }.rule, "usage-invalid-argument")
+        eq(raises<MrtrException.Usage> { check("""[{"from":"proxy","message":{}}]""", P, 10u) }.rule, "usage-invalid-argument")
+        eq(raises<MrtrException.Usage> { Client(P, 10u).use { it.answer(99uL, "{}", "2") } }.rule, "usage-unknown-handle")
+    }
+    test("every rule of the core's table raises the class of its area") {
+        val all = rules()
+        check(all.size >= 46) { "rules: ${all.size}" }
+        for (r in all) {
+            val e = raises<MrtrException> { testOnlyError(r.name) }
+            eq(e.ruleId, r.name)
+            eq(e::class.simpleName!!.uppercase(), r.area.name)
+        }
+        eq(all.map { it.area }.toSet(), ErrorArea.values().toSet())
+        val areas = all.associate { it.name to it.area }
+        eq(areas["input-responses-malformed"], ErrorArea.RETRY); eq(areas["sse-retry-ignored"], ErrorArea.TRANSPORT)
+        eq(areas["internal-panic"], ErrorArea.PANIC); eq(areas["limit-exceeded"], ErrorArea.PROTOCOL)
+        eq(raises<MrtrException.Usage> { testOnlyError("no-such-rule") }.rule, "usage-invalid-argument")
     }
     test("bad input is an exception, never a crash") {
         eq(raises<MrtrException.Protocol> { mrtr.classifyBytes(byteArrayOf(0x7b, 0xff.toByte(), 0x7d), P) }.rule, "jsonrpc-parse-error")
@@ -122,15 +140,14 @@ fun main() {
         eq(raises<MrtrException.Protocol> { respond(CALL, "{\"a\":", null, P) }.rule, "jsonrpc-parse-error")
         // A lone surrogate is not text: UniFFI's string lowering refuses it before the call.
         raises<java.nio.charset.CharacterCodingException> { classify("\uD800", P) }
-        eq(raises<MrtrException.Retry> { Client(P, 10u).use { it.answer(99uL, "{}", "2") } }.rule, "input-responses-unsolicited")
     }
     test("every failure is an MrtrException") {
         val e = raises<MrtrException> { classify("[]", P) }
         check(e is MrtrException.Protocol) { "$e" }
     }
-    test("a panic is MrtrException.Internal (guarded) or UniFFI's InternalException") {
-        val e = raises<MrtrException.Internal> { testOnlyPanic(true, "boom") }
-        eq(e.rule, "internal"); eq(e.code, -32603)
+    test("a panic is MrtrException.Panic (guarded) or UniFFI's InternalException") {
+        val e = raises<MrtrException.Panic> { testOnlyPanic(true, "boom") }
+        eq(e.rule, "internal-panic"); eq(e.code, -32603)
         check(e.detail.contains("boom")) { e.detail }
         val raw = raises<InternalException> { testOnlyPanic(false, "raw boom") }
         check(raw.message!!.contains("raw boom")) { "${raw.message}" }
@@ -159,7 +176,7 @@ fun main() {
             client.answer(h, ANSWER, "2")
             val sent = json(client.pollTransmit()!!)
             eq(sent.getAsJsonObject("params").get("requestState").asString, "s1")
-            eq(raises<MrtrException.Retry> { client.answer(h, ANSWER, "3") }.rule, "input-responses-unsolicited")
+            eq(raises<MrtrException.Usage> { client.answer(h, ANSWER, "3") }.rule, "usage-out-of-turn")
             client.handleResponse("""{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[]}}""")
             val done = client.pollEvent()
             check(done is ClientEvent.Done && json(done.responseJson).get("id").asInt == 2) { "$done" }
@@ -177,7 +194,7 @@ fun main() {
             eq(raises<MrtrException.State> { ring.open(old, b, 1u) }.rule, "state-unknown-key")
             eq(raises<MrtrException.State> { ring.sealWithNonce(b, 0u, 60u, "x".toByteArray(), ByteArray(12)) }.rule, "state-malformed")
             eq(ring.sealWithNonce(b, 0u, 60u, "x".toByteArray(), ByteArray(24)), ring.sealWithNonce(b, 0u, 60u, "x".toByteArray(), ByteArray(24)))
-            eq(raises<MrtrException.Argument> { ring.open(old, b.copy(paramsDigest = ByteArray(3)), 1u) }.rule, "invalid-argument")
+            eq(raises<MrtrException.Usage> { ring.open(old, b.copy(paramsDigest = ByteArray(3)), 1u) }.rule, "usage-invalid-argument")
         }
         eq(paramsDigest("""{"a":1,"b":2}""").toList(), paramsDigest("""{ "b": 2, "a": 1 }""").toList())
     }

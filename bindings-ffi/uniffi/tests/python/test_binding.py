@@ -1,5 +1,6 @@
 """Unit tests of the UniFFI-generated Python module (``mrtr_uniffi``): the
-exception hierarchy (one class per area, ``.rule``, ``.code``, ``.message``),
+exception hierarchy (one class per area, every rule of the core's table in
+its area's class, ``.rule``, ``.code``, ``.message``),
 panics, the client machine, the key ring and the checker. Standard library
 ``unittest`` only; run with the generated module and its ``.so`` on
 ``PYTHONPATH`` (``scripts/tests/60-uniffi.sh`` does).
@@ -74,10 +75,28 @@ class Exceptions(unittest.TestCase):
         self.assertEqual(areas["server-request-on-stream"], m.ErrorArea.ASSOCIATION)
         self.assertEqual(areas["retry-id-reused"], m.ErrorArea.RETRY)
 
-    def test_argument(self) -> None:
-        with self.assertRaises(m.MrtrError.Argument) as cm:
+    def test_usage(self) -> None:
+        with self.assertRaises(m.MrtrError.Usage) as cm:
             m.KeyRing(1, "aes-256-gcm", bytes(31))
-        self.assertEqual((cm.exception.rule, cm.exception.code), ("invalid-argument", None))
+        self.assertEqual((cm.exception.rule, cm.exception.code), ("usage-invalid-argument", None))
+        with self.assertRaises(m.MrtrError.Usage) as cm:
+            m.Client(P, 10).answer(99, "{}", "2")
+        self.assertEqual(cm.exception.rule, "usage-unknown-handle")
+
+    def test_every_rule_of_the_table_raises_the_class_of_its_area(self) -> None:
+        rules = m.rules()
+        self.assertGreaterEqual(len(rules), 46)
+        for r in rules:
+            with self.assertRaises(m.MrtrError) as cm:
+                m.test_only_error(r.name)
+            self.assertEqual(cm.exception.rule, r.name)
+            self.assertEqual(type(cm.exception).__name__.upper(), r.area.name, r.name)
+            self.assertIsInstance(cm.exception, getattr(m.MrtrError, r.area.name.title()))
+        self.assertEqual({r.area for r in rules}, set(m.ErrorArea))
+        areas = {r.name: r.area for r in rules}
+        self.assertEqual(areas["input-responses-malformed"], m.ErrorArea.RETRY)
+        self.assertEqual(areas["sse-retry-ignored"], m.ErrorArea.TRANSPORT)
+        self.assertEqual(areas["internal-panic"], m.ErrorArea.PANIC)
 
     def test_bad_input_is_an_exception_never_a_crash(self) -> None:
         with self.assertRaises(m.MrtrError.Protocol) as cm:
@@ -100,9 +119,9 @@ class Exceptions(unittest.TestCase):
                 call()
 
     def test_panics(self) -> None:
-        with self.assertRaises(m.MrtrError.Internal) as cm:
+        with self.assertRaises(m.MrtrError.Panic) as cm:
             m.test_only_panic(True, "boom")
-        self.assertEqual((cm.exception.rule, cm.exception.code), ("internal", -32603))
+        self.assertEqual((cm.exception.rule, cm.exception.code), ("internal-panic", -32603))
         self.assertIn("boom", cm.exception.message)
         with self.assertRaises(m.InternalError) as raw:
             m.test_only_panic(False, "raw boom")

@@ -695,6 +695,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_task_update(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_test_only_error(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_test_only_panic(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_binding_for_request(
@@ -833,6 +835,8 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_task_update(`getRequestJson`: RustBuffer.ByValue,`getResponseJson`: RustBuffer.ByValue,`inputResponsesJson`: RustBuffer.ByValue,`idJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_test_only_error(`rule`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
     external fun uniffi_mrtr_uniffi_fn_func_test_only_panic(`guarded`: Byte,`message`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_func_binding_for_request(`requestJson`: RustBuffer.ByValue,`subject`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -958,103 +962,106 @@ private fun uniffiCheckContractApiVersion(lib: IntegrityCheckingUniffiLib) {
 }
 @Suppress("UNUSED_PARAMETER")
 private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_check() and 0xFFFF) != 47094) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_check() and 0xFFFF) != 16947) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_classify() and 0xFFFF) != 43835) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_classify() and 0xFFFF) != 65063) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_classify_bytes() and 0xFFFF) != 52880) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_classify_bytes() and 0xFFFF) != 11914) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_protocols() and 0xFFFF) != 38856) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_respond() and 0xFFFF) != 38242) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_respond() and 0xFFFF) != 27368) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_resume() and 0xFFFF) != 45018) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_resume() and 0xFFFF) != 31809) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_retry() and 0xFFFF) != 10043) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_retry() and 0xFFFF) != 26638) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_rules() and 0xFFFF) != 43339) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_rules() and 0xFFFF) != 22313) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_task_transition() and 0xFFFF) != 27954) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_task_transition() and 0xFFFF) != 19214) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_task_update() and 0xFFFF) != 2666) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_task_update() and 0xFFFF) != 41185) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_test_only_panic() and 0xFFFF) != 19532) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_test_only_error() and 0xFFFF) != 18608) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_binding_for_request() and 0xFFFF) != 20679) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_test_only_panic() and 0xFFFF) != 15452) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_params_digest() and 0xFFFF) != 39135) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_binding_for_request() and 0xFFFF) != 110) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_checker_handle() and 0xFFFF) != 16276) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_params_digest() and 0xFFFF) != 29386) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_checker_violations() and 0xFFFF) != 60051) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_checker_handle() and 0xFFFF) != 37868) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_abandon() and 0xFFFF) != 35026) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_checker_violations() and 0xFFFF) != 47177) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_answer() and 0xFFFF) != 37912) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_abandon() and 0xFFFF) != 2670) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_handle_response() and 0xFFFF) != 54651) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_answer() and 0xFFFF) != 29489) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_poll_event() and 0xFFFF) != 64158) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_handle_response() and 0xFFFF) != 31920) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_poll_transmit() and 0xFFFF) != 45673) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_poll_event() and 0xFFFF) != 23181) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_send() and 0xFFFF) != 49726) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_poll_transmit() and 0xFFFF) != 9448) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_add() and 0xFFFF) != 33526) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_send() and 0xFFFF) != 26734) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_add_derived() and 0xFFFF) != 21901) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_add() and 0xFFFF) != 51509) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_open() and 0xFFFF) != 39628) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_add_derived() and 0xFFFF) != 56805) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_remove() and 0xFFFF) != 20242) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_open() and 0xFFFF) != 44365) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seal() and 0xFFFF) != 53610) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_remove() and 0xFFFF) != 26744) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seal_with_nonce() and 0xFFFF) != 35288) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seal() and 0xFFFF) != 8785) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_current() and 0xFFFF) != 24285) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seal_with_nonce() and 0xFFFF) != 175) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes() and 0xFFFF) != 21696) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_current() and 0xFFFF) != 52432) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_checker_new() and 0xFFFF) != 22753) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes() and 0xFFFF) != 55177) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_client_new() and 0xFFFF) != 14784) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_checker_new() and 0xFFFF) != 35393) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() and 0xFFFF) != 4063) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_client_new() and 0xFFFF) != 54127) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_new() and 0xFFFF) != 505) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() and 0xFFFF) != 30171) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_new() and 0xFFFF) != 13607) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
 }
@@ -2847,7 +2854,7 @@ data class RuleInfo (
     var `number`: kotlin.UShort
     , 
     /**
-     * The kebab-case id, as in `RULES.md`.
+     * The kebab-case id, as in `docs/RULES.md`.
      */
     var `name`: kotlin.String
     , 
@@ -2862,7 +2869,7 @@ data class RuleInfo (
     var `source`: kotlin.String
     , 
     /**
-     * The exception class its failures raise.
+     * The area: the variant of `MrtrError` its failures raise.
      */
     var `area`: ErrorArea
     
@@ -3115,31 +3122,43 @@ public object FfiConverterTypeClientEvent : FfiConverterRustBuffer<ClientEvent>{
 
 
 /**
- * The areas of the rule catalogue: one exception class each.
+ * The areas of the rule catalogue (`RuleInfo.area`): one exception class each.
  */
 
 enum class ErrorArea {
     
     /**
-     * [`MrtrError::Protocol`].
+     * A message breaks the protocol: the JSON-RPC envelope, results, input requests, limits.
      */
     PROTOCOL,
     /**
-     * [`MrtrError::Retry`].
+     * A client's retry, or its input responses, is wrong.
      */
     RETRY,
     /**
-     * [`MrtrError::State`].
+     * A sealed `requestState` does not open.
      */
     STATE,
     /**
-     * [`MrtrError::Task`].
+     * A task's status or input is wrong.
      */
     TASK,
     /**
-     * [`MrtrError::Association`].
+     * A server request outside what the protocol allows.
      */
-    ASSOCIATION;
+    ASSOCIATION,
+    /**
+     * The SSE multi-turn transports (SEP-1858, SEP-1335).
+     */
+    TRANSPORT,
+    /**
+     * A misuse of mrtr's API by its caller: a local bug, never a peer's violation.
+     */
+    USAGE,
+    /**
+     * A panic inside mrtr, caught at a language boundary: a bug in mrtr.
+     */
+    PANIC;
 
     
 
@@ -3170,7 +3189,7 @@ public object FfiConverterTypeErrorArea: FfiConverterRustBuffer<ErrorArea> {
 
 
 /**
- * What a message is (`MessageKind::InputRequired`'s corpus name is `input_required`).
+ * What a message is (`InputRequired`'s corpus name is `input_required`).
  */
 
 enum class MessageKind {
@@ -3227,13 +3246,13 @@ public object FfiConverterTypeMessageKind: FfiConverterRustBuffer<MessageKind> {
 
 
 /**
- * Why a call failed.
+ * Why a call failed: the variant of the rule's area, with the rule id, the
+ * JSON-RPC code a peer answers with (if the rule has one) and one sentence.
  */
 sealed class MrtrException: kotlin.Exception() {
     
     /**
-     * A message breaks the protocol: `jsonrpc-*`, `request-*`, `result-type-*`,
-     * `input-required-*`, `input-request-*`, `message-after-*`, `sse-*`, `limit-exceeded`.
+     * A message breaks the protocol: the JSON-RPC envelope, results, input requests, limits.
      */
     class Protocol(
         
@@ -3257,7 +3276,7 @@ sealed class MrtrException: kotlin.Exception() {
     }
     
     /**
-     * A retry or its input responses are wrong: `retry-*`, `input-responses-*`.
+     * A client's retry, or its input responses, is wrong.
      */
     class Retry(
         
@@ -3281,7 +3300,7 @@ sealed class MrtrException: kotlin.Exception() {
     }
     
     /**
-     * A `requestState` does not open, or cannot be sealed: `state-*`.
+     * A sealed `requestState` does not open.
      */
     class State(
         
@@ -3305,7 +3324,7 @@ sealed class MrtrException: kotlin.Exception() {
     }
     
     /**
-     * A task's status or input is wrong: `task-*`.
+     * A task's status or input is wrong.
      */
     class Task(
         
@@ -3329,7 +3348,7 @@ sealed class MrtrException: kotlin.Exception() {
     }
     
     /**
-     * A server request outside what MRTR allows: `server-request-*`.
+     * A server request outside what the protocol allows.
      */
     class Association(
         
@@ -3353,19 +3372,17 @@ sealed class MrtrException: kotlin.Exception() {
     }
     
     /**
-     * A misuse of the binding itself (rule `invalid-argument`, no code): an
-     * unknown algorithm, a secret or digest of the wrong length, a transcript
-     * entry that is not `{"from", "message", "stream"}`.
+     * The SSE multi-turn transports (SEP-1858, SEP-1335).
      */
-    class Argument(
+    class Transport(
         
         /**
-         * Always `invalid-argument`.
+         * The rule id.
          */
         val `rule`: kotlin.String, 
         
         /**
-         * Always absent.
+         * The JSON-RPC error code a peer answers with, if the rule has one.
          */
         val `code`: kotlin.Int?, 
         
@@ -3379,23 +3396,46 @@ sealed class MrtrException: kotlin.Exception() {
     }
     
     /**
-     * A failure of the library itself (rule `internal`, code -32603): a panic
-     * caught at the boundary, or an object left unusable by an earlier panic.
+     * A misuse of mrtr's API by its caller: a local bug, never a peer's violation.
      */
-    class Internal(
+    class Usage(
         
         /**
-         * Always `internal`.
+         * The rule id.
          */
         val `rule`: kotlin.String, 
         
         /**
-         * Always -32603.
+         * The JSON-RPC error code a peer answers with, if the rule has one.
          */
         val `code`: kotlin.Int?, 
         
         /**
-         * What happened.
+         * What was wrong, in one sentence.
+         */
+        val `detail`: kotlin.String
+        ) : MrtrException() {
+        override val message
+            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }"
+    }
+    
+    /**
+     * A panic inside mrtr, caught at a language boundary: a bug in mrtr.
+     */
+    class Panic(
+        
+        /**
+         * The rule id.
+         */
+        val `rule`: kotlin.String, 
+        
+        /**
+         * The JSON-RPC error code a peer answers with, if the rule has one.
+         */
+        val `code`: kotlin.Int?, 
+        
+        /**
+         * What was wrong, in one sentence.
          */
         val `detail`: kotlin.String
         ) : MrtrException() {
@@ -3447,12 +3487,17 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 FfiConverterOptionalInt.read(buf),
                 FfiConverterString.read(buf),
                 )
-            6 -> MrtrException.Argument(
+            6 -> MrtrException.Transport(
                 FfiConverterString.read(buf),
                 FfiConverterOptionalInt.read(buf),
                 FfiConverterString.read(buf),
                 )
-            7 -> MrtrException.Internal(
+            7 -> MrtrException.Usage(
+                FfiConverterString.read(buf),
+                FfiConverterOptionalInt.read(buf),
+                FfiConverterString.read(buf),
+                )
+            8 -> MrtrException.Panic(
                 FfiConverterString.read(buf),
                 FfiConverterOptionalInt.read(buf),
                 FfiConverterString.read(buf),
@@ -3498,14 +3543,21 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 + FfiConverterOptionalInt.allocationSize(value.`code`)
                 + FfiConverterString.allocationSize(value.`detail`)
             )
-            is MrtrException.Argument -> (
+            is MrtrException.Transport -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
                 4UL
                 + FfiConverterString.allocationSize(value.`rule`)
                 + FfiConverterOptionalInt.allocationSize(value.`code`)
                 + FfiConverterString.allocationSize(value.`detail`)
             )
-            is MrtrException.Internal -> (
+            is MrtrException.Usage -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`rule`)
+                + FfiConverterOptionalInt.allocationSize(value.`code`)
+                + FfiConverterString.allocationSize(value.`detail`)
+            )
+            is MrtrException.Panic -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
                 4UL
                 + FfiConverterString.allocationSize(value.`rule`)
@@ -3552,15 +3604,22 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 FfiConverterString.write(value.`detail`, buf)
                 Unit
             }
-            is MrtrException.Argument -> {
+            is MrtrException.Transport -> {
                 buf.putInt(6)
                 FfiConverterString.write(value.`rule`, buf)
                 FfiConverterOptionalInt.write(value.`code`, buf)
                 FfiConverterString.write(value.`detail`, buf)
                 Unit
             }
-            is MrtrException.Internal -> {
+            is MrtrException.Usage -> {
                 buf.putInt(7)
+                FfiConverterString.write(value.`rule`, buf)
+                FfiConverterOptionalInt.write(value.`code`, buf)
+                FfiConverterString.write(value.`detail`, buf)
+                Unit
+            }
+            is MrtrException.Panic -> {
+                buf.putInt(8)
                 FfiConverterString.write(value.`rule`, buf)
                 FfiConverterOptionalInt.write(value.`code`, buf)
                 FfiConverterString.write(value.`detail`, buf)
@@ -3999,7 +4058,7 @@ public object FfiConverterSequenceTypeViolation: FfiConverterRustBuffer<List<Vio
     
 
         /**
-         * The whole rule catalogue, in the order of `RULES.md`.
+         * The whole rule catalogue, in the order of `docs/RULES.md`.
          */ fun `rules`(): List<RuleInfo> {
             return FfiConverterSequenceTypeRuleInfo.lift(
     uniffiRustCall() { _status ->
@@ -4049,10 +4108,26 @@ public object FfiConverterSequenceTypeViolation: FfiConverterRustBuffer<List<Vio
     
 
         /**
+         * For the binding's own tests only: fails with the error of rule `rule` (the
+         * class of its area), so that a test can check every rule of the table. Not
+         * part of the API.
+         */
+    @Throws(MrtrException::class) fun `testOnlyError`(`rule`: kotlin.String)
+        = 
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_test_only_error(
+    
+        
+        FfiConverterString.lower(`rule`),_status)
+}
+    
+    
+
+        /**
          * For the binding's own tests only: panics with `message`, inside the
-         * boundary that turns a panic into `MrtrError.Internal` (`guarded`), or
-         * outside it, where UniFFI's own catch turns it into its untyped internal
-         * error. Not part of the API.
+         * boundary that turns a panic into `MrtrError.Panic` (`guarded`), or outside
+         * it, where UniFFI's own catch turns it into its untyped internal error. Not
+         * part of the API.
          */
     @Throws(MrtrException::class) fun `testOnlyPanic`(`guarded`: kotlin.Boolean, `message`: kotlin.String)
         = 
