@@ -7,8 +7,7 @@ use crate::handles::{self, Handle, Kind};
 use crate::status::{guard, mrtr_status};
 use crate::tables::mrtr_protocol;
 use crate::types::{limits as limits_at, mrtr_limits, mrtr_side, options, side};
-use mrtr::check::{CheckConfig, Checker, Entry};
-use mrtr::{facade, Error, Limits};
+use mrtr::{facade, Error};
 use std::ffi::c_char;
 
 /// A transcript as JSON Lines: one entry a non-blank line.
@@ -58,8 +57,7 @@ pub unsafe extern "C" fn mrtr_check(
 
 /// The incremental checker (opaque).
 pub struct mrtr_checker {
-    inner: Checker,
-    limits: Limits,
+    inner: facade::Checker,
 }
 
 impl Handle for mrtr_checker {
@@ -81,9 +79,13 @@ pub unsafe extern "C" fn mrtr_checker_new(
     guard(|| {
         // SAFETY: the caller's contract.
         let limits = unsafe { limits_at(limits) };
-        let config = CheckConfig { protocol: crate::types::protocol(protocol_number)?, max_rounds, limits };
+        let o = facade::Options {
+            protocol: crate::types::protocol(protocol_number)?,
+            limits,
+            max_rounds: Some(max_rounds),
+        };
         // SAFETY: the caller promises `out` is writable.
-        unsafe { handles::new_handle(out, mrtr_checker { inner: Checker::new(config), limits }) }
+        unsafe { handles::new_handle(out, mrtr_checker { inner: facade::Checker::new(&o) }) }
     })
 }
 
@@ -114,10 +116,7 @@ pub unsafe extern "C" fn mrtr_checker_handle(
                 (!stream.is_null()).then(|| text(stream, stream_len, "stream")).transpose()?,
             )
         };
-        let (from, message) = (side(from)?, mrtr::parse(message, &checker.limits)?);
-        let stream = stream.map(str::to_owned);
-        checker.inner.handle(&Entry { from, message, stream });
-        Ok(())
+        checker.inner.handle_message(side(from)?, message, stream)
     })
 }
 
@@ -130,8 +129,7 @@ pub unsafe extern "C" fn mrtr_checker_violations(checker: *const mrtr_checker, o
     guard(|| {
         // SAFETY: the caller's contract.
         let (out, checker) = unsafe { (Out::new(out)?, handles::get(checker, "checker")?) };
-        // The core's violations always serialize (`mrtr::wire`).
-        out.set(serde_json::to_vec(checker.inner.violations()).unwrap_or_default());
+        out.set(checker.inner.violations().into_bytes());
         Ok(())
     })
 }

@@ -17,23 +17,24 @@ use crate::{
 };
 use alloc::borrow::Cow;
 
-/// What a message is.
+/// What a message is. `Kind as u8` is stable (the C ABI's `mrtr_kind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum Kind {
     /// A request: `method` and `id`.
-    Request,
+    Request = 1,
     /// A notification: `method`, no `id`.
-    Notification,
+    Notification = 2,
     /// A result that is not `input_required` (complete, task, or untyped).
-    Result,
+    Result = 3,
     /// A result with `resultType: "input_required"` (or the draft's envelope fields).
-    InputRequired,
+    InputRequired = 4,
     /// An error response.
-    Error,
+    Error = 5,
 }
 
 impl Kind {
-    /// Every kind, in the order of their numbers (`Kind as u8`).
+    /// Every kind, in the order of their stable numbers (`Kind as u8`).
     pub const ALL: [Kind; 5] = [Kind::Request, Kind::Notification, Kind::Result, Kind::InputRequired, Kind::Error];
 
     /// The kind with this name.
@@ -78,15 +79,17 @@ impl Id<'_> {
     }
 }
 
-/// The `resultType` a result declared, as the protocol reads it.
+/// The `resultType` a result declared, as the protocol reads it. `ResultType
+/// as u8` is stable (the C ABI's `mrtr_result_type`; 0 there means none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum ResultType {
     /// `"complete"`, or absent (read as complete).
-    Complete,
+    Complete = 1,
     /// `"input_required"`.
-    InputRequired,
+    InputRequired = 2,
     /// `"task"` (the Tasks extension).
-    Task,
+    Task = 3,
 }
 
 impl ResultType {

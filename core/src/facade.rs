@@ -177,6 +177,14 @@ impl Checker {
         Ok(())
     }
 
+    /// Checks one message, given apart from its entry: who sent it, its
+    /// bytes, and (server messages over Streamable HTTP) its stream.
+    pub fn handle_message(&mut self, from: check::Side, message: &[u8], stream: Option<&str>) -> Result<()> {
+        let message = parse(message, &self.limits)?;
+        self.inner.handle(&Entry { from, message, stream: stream.map(String::from) });
+        Ok(())
+    }
+
     /// The violations so far, as JSON text.
     pub fn violations(&self) -> String {
         text(self.inner.violations())

@@ -4,19 +4,21 @@
 //! guesses. Every difference the core acts on is a field of [`ProtocolRules`],
 //! so the table below is the whole answer to "what does `sep-2322` change?".
 
-/// A protocol, chosen by the caller.
+/// A protocol, chosen by the caller. `Protocol as u8` is stable (the C ABI's
+/// `mrtr_protocol`; 0, the default, is what a zeroed struct holds).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
 #[non_exhaustive]
 pub enum Protocol {
     /// The released MRTR, MCP `2026-07-28`, with the Tasks extension.
     #[default]
-    V2026_07_28,
+    V2026_07_28 = 0,
     /// The approved SEP-2322 text.
-    Sep2322,
+    Sep2322 = 1,
     /// The earlier SEP-2322 draft: envelope-level snake_case fields.
-    Sep2322Draft,
+    Sep2322Draft = 2,
     /// MCP `2025-11-25`, before MRTR: server requests on SSE streams.
-    V2025_11_25,
+    V2025_11_25 = 3,
 }
 
 /// Whether and how a protocol reads `resultType`.

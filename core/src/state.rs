@@ -62,13 +62,15 @@ pub const fn overhead(alg: Algorithm) -> usize {
     HEADER + alg.nonce_len() + TAG
 }
 
-/// The AEAD a key seals with.
+/// The AEAD a key seals with. `Algorithm as u8` is its code in the token
+/// format (and the C ABI's `mrtr_algorithm`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum Algorithm {
     /// AES-256-GCM, 96-bit random nonces.
-    Aes256Gcm,
+    Aes256Gcm = 1,
     /// XChaCha20-Poly1305, 192-bit random nonces.
-    XChaCha20Poly1305,
+    XChaCha20Poly1305 = 2,
 }
 
 impl Algorithm {
@@ -97,10 +99,7 @@ impl Algorithm {
     }
 
     const fn code(self) -> u8 {
-        match self {
-            Algorithm::Aes256Gcm => 1,
-            Algorithm::XChaCha20Poly1305 => 2,
-        }
+        self as u8
     }
 }
 

@@ -109,8 +109,8 @@ use std::ffi::CStr;
     doc(&mut s, "", "Retries allowed per request by default (as the official SDKs).");
     let _ = writeln!(s, "pub const MRTR_DEFAULT_MAX_ROUNDS: u32 = {rounds};");
     let mut areas = vec![("NONE".to_string(), 0, "Not a rule: `MRTR_OK`, or a number of no rule.".to_string())];
-    for (i, a) in Area::ALL.iter().enumerate() {
-        areas.push((screaming(a.name()), number(i + 1), format!("`{}`: {}", a.name(), a.summary())));
+    for a in Area::ALL {
+        areas.push((screaming(a.name()), number(a as usize), format!("`{}`: {}", a.name(), a.summary())));
     }
     constants(
         &mut s,
@@ -122,10 +122,9 @@ use std::ffi::CStr;
     );
     let protocols: Vec<_> = Protocol::ALL
         .iter()
-        .enumerate()
-        .map(|(i, p)| {
+        .map(|p| {
             let default = if *p == Protocol::default() { " (the default)" } else { "" };
-            (screaming(p.name()), number(i), format!("`\"{}\"`{default}.", p.name()))
+            (screaming(p.name()), number(*p as usize), format!("`\"{}\"`{default}.", p.name()))
         })
         .collect();
     constants(
@@ -137,16 +136,12 @@ use std::ffi::CStr;
     );
     let kinds: Vec<_> = Kind::ALL
         .iter()
-        .enumerate()
-        .map(|(i, k)| (screaming(k.name()), number(i + 1), format!("`\"{}\"`.", k.name())))
+        .map(|k| (screaming(k.name()), number(*k as usize), format!("`\"{}\"`.", k.name())))
         .collect();
     constants(&mut s, "mrtr_kind", "What a message is (`mrtr_classified.kind`).", "MRTR_KIND_", &kinds);
     let mut result_types = vec![("NONE".to_string(), 0, "Not a result.".to_string())];
     result_types.extend(
-        ResultType::ALL
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (screaming(t.name()), number(i + 1), format!("`\"{}\"`.", t.name()))),
+        ResultType::ALL.iter().map(|t| (screaming(t.name()), number(*t as usize), format!("`\"{}\"`.", t.name()))),
     );
     constants(
         &mut s,
@@ -157,8 +152,7 @@ use std::ffi::CStr;
     );
     let algorithms: Vec<_> = Algorithm::ALL
         .iter()
-        .enumerate()
-        .map(|(i, a)| (screaming(a.name()), number(i + 1), format!("`\"{}\"`.", a.name())))
+        .map(|a| (screaming(a.name()), number(*a as usize), format!("`\"{}\"`.", a.name())))
         .collect();
     constants(
         &mut s,
