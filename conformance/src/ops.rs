@@ -31,10 +31,7 @@ pub fn outcome(op: &str, input: &Value) -> Result<Value, String> {
 }
 
 fn protocol(name: Option<&Value>) -> Result<Protocol, Error> {
-    match name.and_then(Value::as_str) {
-        None => Ok(Protocol::default()),
-        Some(n) => Protocol::from_name(n).ok_or(Error::new(RuleId::JsonrpcInvalid, "unknown protocol")),
-    }
+    Protocol::parse_or_default(name.and_then(Value::as_str))
 }
 
 fn classify(input: &Value, limits: &Limits) -> Result<Value, Error> {

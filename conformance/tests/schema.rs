@@ -1,16 +1,16 @@
 //! Every message the core produces validates against the official JSON schema
-//! of its protocol (`../shared/spec/schema/`): the retries of the `retry` cases
-//! and the answers of the `respond` cases under `2026-07-28`, and the messages
-//! the client machine sends.
+//! of its protocol (the repository's vendored copies in `spec/schema/`, see
+//! `spec/README.md`): the retries of the `retry` cases and the answers of the
+//! `respond` cases under `2026-07-28`, and the messages the client machine
+//! sends.
 
 use mrtr_conformance::{corpus_dir, load, outcome};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
+/// The repository's `spec/schema/`.
 fn schema_dir() -> PathBuf {
-    std::env::var_os("MRTR_SCHEMA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec/schema"))
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec/schema")
 }
 
 /// A validator for `#/$defs/<def>` of the 2026-07-28 schema.

@@ -18,6 +18,9 @@ if [ ${#missing[@]} -gt 0 ]; then
     { $sudo apt-get update && $sudo apt-get install -y --no-install-recommends "${missing[@]}"; }
 fi
 
+# Compiled from source: none of the registries this project reaches
+# has a prebuilt cbindgen at this version (Debian 12's `cbindgen` is 0.24.3; npm
+# and PyPI have none), and the header must be exactly what this version makes.
 if [ "$(cbindgen --version 2>/dev/null)" != "cbindgen $CBINDGEN_VERSION" ]; then
   cargo install --locked cbindgen --version "$CBINDGEN_VERSION"
 fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # WebAssembly binding: the wasm32 target, wasm-bindgen-cli at exactly the
-# version of the crate's `wasm-bindgen` (a `cargo install`, ~8 min cold: the
-# registry has no prebuilt binary), Debian's Chromium for the browser runner,
+# version of the crate's `wasm-bindgen` (a `cargo install`, ~7–8 min cold: none
+# of the registries this project reaches, crates.io, PyPI, npm, Debian, has a
+# prebuilt wasm-bindgen-cli), Debian's Chromium for the browser runner,
 # and the npm tools of bindings-wasm (binaryen's wasm-opt, playwright-core,
 # the bench's peers) at the versions of its package-lock.json. Idempotent:
 # each step is skipped when what it installs is already there.

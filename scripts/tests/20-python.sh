@@ -39,7 +39,8 @@ try:
 except mrtr.ProtocolError as e:
     assert e.rule is mrtr.Rule.JSONRPC_PARSE_ERROR
 files = {f.name for f in importlib.resources.files("mrtr").iterdir()}
-assert {"py.typed", "_mrtr.pyi", "_enums.pyi"} <= files, files
+assert {"py.typed", "_mrtr.pyi", "_enums.pyi", "_errors.pyi", "_types.py"} <= files, files
+assert issubclass(mrtr.UsageError, TypeError) and issubclass(mrtr.UsageError, mrtr.MrtrError)
 print(f"wheel OK on Python {sys.version.split()[0]}: {c!r} from {mrtr.__file__}")
 PY
   )

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# C: the committed header is what the pinned cbindgen generates, and compiles
-# warning-free as C99 and as C++; the unit tests (bindings-ffi/tests/test_api.c)
+# C: the Rust unit tests of the mrtr-ffi crate; the committed header is what
+# the pinned cbindgen generates, and compiles warning-free as C99 and as C++;
+# the unit tests (bindings-ffi/tests/test_api.c)
 # and the conformance runner under valgrind and AddressSanitizer + UBSan; the
 # shared library; the release build; pkg-config and the README's example.
 set -euo pipefail
@@ -20,6 +21,13 @@ read -r -a cjson_libs <<<"$(pkg-config --libs libcjson)"
 sys_libs=(-lpthread -ldl -lm)
 valgrind=(valgrind -q --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --error-exitcode=1)
 asan=(-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all)
+
+echo "== C: the mrtr-ffi crate's Rust unit tests"
+if cargo nextest --version >/dev/null 2>&1; then
+  cargo nextest run --no-fail-fast -p mrtr-ffi --lib
+else
+  cargo test --no-fail-fast -p mrtr-ffi --lib
+fi
 
 echo "== C: include/mrtr.h is what $CBINDGEN generates"
 if [ "$(cbindgen --version 2>/dev/null)" != "$CBINDGEN" ]; then
@@ -64,12 +72,17 @@ echo "== C: unit tests"
 "$out/test_api"
 echo "== C: unit tests under valgrind"
 "${valgrind[@]}" "$out/test_api"
+# The runner only produces outcomes; the judge compares them with the corpus.
+cargo build --quiet -p mrtr-conformance --bin mrtr-conformance
+judge=("$target/debug/mrtr-conformance" judge --name c)
 echo "== C: conformance runner under valgrind"
-"${valgrind[@]}" "$out/runner"
+"${valgrind[@]}" "$out/runner" >"$out/runner.out"
+"${judge[@]}" <"$out/runner.out"
 echo "== C: unit tests under AddressSanitizer + UBSan"
 "$out/test_api_asan"
 echo "== C: conformance runner under AddressSanitizer + UBSan"
-"$out/runner_asan"
+"$out/runner_asan" >"$out/runner_asan.out"
+"${judge[@]}" <"$out/runner_asan.out"
 
 echo "== C: unit tests against the shared library"
 "$CC" "${warn[@]}" -g -I"$ffi/include" "${cjson_cflags[@]}" "$ffi/tests/test_api.c" -o "$out/test_api_shared" \

@@ -2,7 +2,8 @@
 # UniFFI (bindings-ffi/uniffi): build the cdylib and uniffi-bindgen, check that
 # the committed Kotlin and Swift sources are what the generator makes now,
 # check that the Swift parses and its C header compiles, and run the Kotlin
-# and Python unit tests (exceptions per area, `.rule`, panics, the objects).
+# and Python unit tests (exceptions per area, `.rule`, panics, the objects),
+# and the crate's own Rust unit tests.
 # The corpus runs separately: scripts/conformance uniffi-kotlin | uniffi-python.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,3 +41,12 @@ PYTHONPATH="$uniffi_out/python" python3 "$uniffi_dir/tests/python/test_binding.p
 
 echo "== UniFFI: Kotlin unit tests"
 uniffi_java mrtr.tests.BindingTestsKt
+
+echo "== UniFFI: the mrtr-uniffi crate's Rust unit tests"
+# With --features cli, as uniffi_build: one feature set, no rebuild between the two.
+cd "$root"
+if cargo nextest --version >/dev/null 2>&1; then
+  cargo nextest run --no-fail-fast -p mrtr-uniffi --features cli --lib
+else
+  cargo test --no-fail-fast -p mrtr-uniffi --features cli --lib
+fi
