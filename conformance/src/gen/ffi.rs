@@ -134,10 +134,8 @@ use std::ffi::CStr;
         "MRTR_PROTOCOL_",
         &protocols,
     );
-    let kinds: Vec<_> = Kind::ALL
-        .iter()
-        .map(|k| (screaming(k.name()), number(*k as usize), format!("`\"{}\"`.", k.name())))
-        .collect();
+    let kinds: Vec<_> =
+        Kind::ALL.iter().map(|k| (screaming(k.name()), number(*k as usize), format!("`\"{}\"`.", k.name()))).collect();
     constants(&mut s, "mrtr_kind", "What a message is (`mrtr_classified.kind`).", "MRTR_KIND_", &kinds);
     let mut result_types = vec![("NONE".to_string(), 0, "Not a result.".to_string())];
     result_types.extend(
