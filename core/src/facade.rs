@@ -25,7 +25,7 @@ use crate::{
     rules::{Area, RULES},
     server,
     tasks::TaskStatus,
-    Kind, Limits, Protocol, ResultType, RuleId,
+    Classified, Id, Kind, Limits, Protocol, ResultType, RuleId,
 };
 use alloc::{
     format,
@@ -146,6 +146,67 @@ pub fn classify<'m>(message: &'m [u8], o: &Options) -> Result<crate::Classified<
 /// [`classify`] as JSON text (see [`crate::wire`]).
 pub fn classify_json(message: &[u8], o: &Options) -> Result<String> {
     classify(message, o).map(|c| text(&c))
+}
+
+/// [`classify`] packed into one short string, for a JavaScript host: one
+/// crossing of its boundary and no JSON to parse on the hot path.
+///
+/// The first UTF-16 unit is a code: the kind's index in `Kind::ALL` (bits
+/// 0–2) and 1 + the result type's index in `ResultType::ALL` or 0 (bits 3–4),
+/// the orders of the catalogue's `kinds` and `resultTypes`; whether
+/// `resultType` was on the wire (bit 5); whether there is a method (bit 6);
+/// the id, a number (bit 7) or a string (bit 8). Then the method as
+/// `<UTF-16 length>:<method>`, then the id (a number in decimal).
+pub fn classify_packed(message: &[u8], o: &Options) -> Result<String> {
+    classify(message, o).map(|c| packed(&c))
+}
+
+/// `c` packed (see [`classify_packed`]).
+pub fn packed(c: &Classified<'_>) -> String {
+    let id_bits = match &c.id {
+        None | Some(Id::Null) => 0,
+        Some(Id::Int(_) | Id::UInt(_)) => 1 << 7,
+        Some(Id::Str(_)) => 1 << 8,
+    };
+    let index = |n: Option<usize>| n.unwrap_or_default() as u32;
+    let kind = index(Kind::ALL.iter().position(|k| *k == c.kind));
+    let result_type = c.result_type.map_or(0, |t| 1 + index(ResultType::ALL.iter().position(|r| *r == t)));
+    let code =
+        kind | result_type << 3 | u32::from(c.result_type_present) << 5 | u32::from(c.method.is_some()) << 6 | id_bits;
+    // At most 9 bits: always a char, and one UTF-16 unit.
+    let mut out = String::with_capacity(24 + c.method.as_ref().map_or(0, |m| m.len()));
+    out.push(char::from_u32(code).unwrap_or_default());
+    if let Some(m) = &c.method {
+        decimal(&mut out, m.encode_utf16().count() as u64);
+        out.push(':');
+        out.push_str(m);
+    }
+    match &c.id {
+        Some(Id::Int(i)) if *i < 0 => {
+            out.push('-');
+            decimal(&mut out, i.unsigned_abs());
+        }
+        Some(Id::Int(i)) => decimal(&mut out, i.unsigned_abs()),
+        Some(Id::UInt(u)) => decimal(&mut out, *u),
+        Some(Id::Str(s)) => out.push_str(s),
+        None | Some(Id::Null) => {}
+    }
+    out
+}
+
+/// `n` in decimal, without the formatting machinery (this is the hot path).
+fn decimal(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|d| char::from(*d)));
 }
 
 /// Checks a whole conversation (a JSON array of entries): the violations as JSON text.
@@ -404,7 +465,11 @@ mod sealed {
                     Some(_) => Err(usage_owned(format!("the binding's {k} is a string"))),
                 }
             };
-            let protocol = Protocol::parse_or_default(o.get("protocol").and_then(Value::as_str))?;
+            let protocol = match o.get("protocol") {
+                None | Some(Value::Null) => Protocol::default(),
+                Some(Value::String(p)) => Protocol::parse(p)?,
+                Some(_) => return Err(usage("the binding's protocol is a string")),
+            };
             let params_digest = match (o.get("paramsDigest"), o.get("arguments")) {
                 (Some(Value::String(hex)), _) => digest_of_hex(hex)?,
                 (Some(_), _) => return Err(usage("paramsDigest is 64 hex digits")),
@@ -592,6 +657,19 @@ mod tests {
         assert_eq!(rule(br#"{"protocl":"sep-2322"}"#), RuleId::UsageInvalidArgument);
         assert_eq!(rule(b"[1]"), RuleId::UsageInvalidArgument);
         assert_eq!(rule(b"{"), RuleId::UsageInvalidArgument);
+    }
+
+    #[test]
+    fn classify_packs_kind_method_and_id_into_one_string() {
+        let o = Options::default();
+        let p = classify_packed(br#"{"jsonrpc":"2.0","id":-12,"method":"tools/call","params":{}}"#, &o).unwrap();
+        let code = p.chars().next().unwrap() as u32;
+        assert_eq!((code & 7, code >> 6 & 1, code >> 7 & 1), (0, 1, 1));
+        assert_eq!(p.chars().skip(1).collect::<String>(), "10:tools/call-12");
+        let p = classify_packed(br#"{"jsonrpc":"2.0","id":"a","result":{"resultType":"complete"}}"#, &o).unwrap();
+        let code = p.chars().next().unwrap() as u32;
+        assert_eq!((code & 7, code >> 3 & 3, code >> 5 & 1, code >> 8 & 1), (2, 1, 1, 1));
+        assert_eq!(p.chars().skip(1).collect::<String>(), "a");
     }
 
     #[test]
