@@ -1,8 +1,18 @@
-// Types of the npm package `mrtr` (CommonJS `index.js`, ESM `index.mjs`).
-// Hand-maintained: test/exports.test.mjs checks that every runtime export is
-// declared here and every declaration exists, that `Rule`, `Protocol`,
-// `TaskStatus` and `Kind` list exactly the core's tables, and type-checks
-// test/types/usage.ts against this file with `tsc --strict`.
+// Types of the JavaScript API of mrtr (lib/api.mjs), one file for both
+// packages: the npm package `mrtr` (napi addon; CommonJS index.js, ESM
+// index.mjs) and the wasm package `mrtr-wasm`, whose build copies it (with
+// lib/tables.d.ts and its own lib/backend.d.ts) beside the same lib/api.mjs.
+// The tables and the error classes of each area are generated from the core's
+// catalogue into lib/tables.d.ts (mrtr-gen); the rest is written by hand and
+// checked against the runtime of both backends by test/declarations.test.mjs, and
+// with tsc --strict on test/types (test/napi-package.test.mjs here,
+// bindings-wasm/test/artifact.test.mjs there).
+import type { AlgorithmName, AreaName, Kind, Protocol, ResultTypeName, Rule, RuleId, TaskStatus } from './lib/tables.js'
+import type { PlatformBytes } from './lib/backend.js'
+
+export * from './lib/tables.js'
+/** The bytes the API returns: a `Buffer` from the Node package, a `Uint8Array` from the wasm one. */
+export type { PlatformBytes }
 
 /** Any JSON value. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
@@ -10,59 +20,11 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 export type JsonObject = { [key: string]: Json }
 /**
  * A message or object argument: the value itself, or its JSON text (a string,
- * or UTF-8 bytes), which the addon parses straight from the bytes.
+ * or UTF-8 bytes), which the core parses straight from the bytes.
  */
 export type JsonInput<T = JsonObject> = T | string | Uint8Array | ArrayBuffer
 /** A JSON-RPC id: a string or an integer. */
 export type Id = string | number
-
-/** Every rule id of the core's catalogue, by the core's variant name. */
-export declare const Rule: {
-  readonly JsonrpcParseError: 'jsonrpc-parse-error'
-  readonly JsonrpcInvalid: 'jsonrpc-invalid'
-  readonly RequestMetaMissing: 'request-meta-missing'
-  readonly ResultTypeUnknown: 'result-type-unknown'
-  readonly ResultTypeMissing: 'result-type-missing'
-  readonly InputRequiredMethodNotAllowed: 'input-required-method-not-allowed'
-  readonly InputRequiredEmpty: 'input-required-empty'
-  readonly InputRequestInvalid: 'input-request-invalid'
-  readonly InputRequestCapabilityMissing: 'input-request-capability-missing'
-  readonly RequestStateInvalid: 'request-state-invalid'
-  readonly MessageAfterInputRequired: 'message-after-input-required'
-  readonly RetryIdReused: 'retry-id-reused'
-  readonly RetryRequestChanged: 'retry-request-changed'
-  readonly RetryMissingInputResponse: 'retry-missing-input-response'
-  readonly RetryInputResponseInvalid: 'retry-input-response-invalid'
-  readonly RetryRequestStateMismatch: 'retry-request-state-mismatch'
-  readonly RetryRequestStateUnexpected: 'retry-request-state-unexpected'
-  readonly InputResponsesUnsolicited: 'input-responses-unsolicited'
-  readonly RetryRoundsExceeded: 'retry-rounds-exceeded'
-  readonly InputResponsesMalformed: 'input-responses-malformed'
-  readonly StateMalformed: 'state-malformed'
-  readonly StateTampered: 'state-tampered'
-  readonly StateExpired: 'state-expired'
-  readonly StateWrongSubject: 'state-wrong-subject'
-  readonly StateWrongRequest: 'state-wrong-request'
-  readonly StateUnknownKey: 'state-unknown-key'
-  readonly StateTooLarge: 'state-too-large'
-  readonly TaskStatusInvalid: 'task-status-invalid'
-  readonly TaskTransitionInvalid: 'task-transition-invalid'
-  readonly TaskInputRequestsMissing: 'task-input-requests-missing'
-  readonly TaskInputResponseWithoutTask: 'task-input-response-without-task'
-  readonly TaskUnknown: 'task-unknown'
-  readonly TaskInputKeyReused: 'task-input-key-reused'
-  readonly ServerRequestUnassociated: 'server-request-unassociated'
-  readonly ServerRequestOnStream: 'server-request-on-stream'
-  readonly SseResponseNotBuffered: 'sse-response-not-buffered'
-  readonly SseReconnectedAfterInputRequired: 'sse-reconnected-after-input-required'
-  readonly SseLastEventIdMissing: 'sse-last-event-id-missing'
-  readonly SseStreamUrlCrossOrigin: 'sse-stream-url-cross-origin'
-  readonly SseRetryIgnored: 'sse-retry-ignored'
-  readonly SseBufferedPostTarget: 'sse-buffered-post-target'
-  readonly LimitExceeded: 'limit-exceeded'
-}
-/** A rule id (`'retry-id-reused'`). */
-export type RuleId = (typeof Rule)[keyof typeof Rule]
 
 /** One row of the rule catalogue. */
 export interface RuleInfo {
@@ -72,6 +34,8 @@ export interface RuleInfo {
   readonly id: RuleId
   /** The stable number (the C ABI's error code). */
   readonly number: number
+  /** The area: the error class the rule raises. */
+  readonly area: AreaName
   /** The JSON-RPC error code a peer answers with, or null. */
   readonly code: number | null
   /** Where the rule comes from. */
@@ -80,33 +44,8 @@ export interface RuleInfo {
 /** The whole catalogue, in catalogue order. */
 export declare const RULES: readonly RuleInfo[]
 
-/** The protocols mrtr speaks. The default is `2026-07-28`. */
-export declare const Protocol: {
-  readonly V2026_07_28: '2026-07-28'
-  readonly Sep2322: 'sep-2322'
-  readonly Sep2322Draft: 'sep-2322-draft'
-  readonly V2025_11_25: '2025-11-25'
-}
 export type ProtocolName = (typeof Protocol)[keyof typeof Protocol]
-
-/** A task's status. */
-export declare const TaskStatus: {
-  readonly Working: 'working'
-  readonly InputRequired: 'input_required'
-  readonly Completed: 'completed'
-  readonly Failed: 'failed'
-  readonly Cancelled: 'cancelled'
-}
 export type TaskStatusName = (typeof TaskStatus)[keyof typeof TaskStatus]
-
-/** What a message is. */
-export declare const Kind: {
-  readonly Request: 'request'
-  readonly Notification: 'notification'
-  readonly Result: 'result'
-  readonly InputRequired: 'input_required'
-  readonly Error: 'error'
-}
 export type KindName = (typeof Kind)[keyof typeof Kind]
 
 /** Bounds on what the core reads; absent fields keep their default. */
@@ -132,32 +71,23 @@ export interface Options {
 
 // ------------------------------------------------------------------ errors
 
-/** A core error: the rule it enforces and the JSON-RPC code a peer answers with. */
+/**
+ * Every failure: `.rule` is the rule id, `.code` the JSON-RPC code a peer
+ * answers with (or null). Each rule raises the class of its area (from the
+ * core's catalogue): ProtocolError, RetryError, StateError, TaskError,
+ * AssociationError, TransportError, UsageError (a misuse of this API: an
+ * argument of the wrong type or shape, an unknown handle, an input out of
+ * turn) and PanicError (`internal-panic`: a bug in mrtr, caught at the
+ * boundary; never an abort).
+ */
 export declare class MrtrError extends Error {
   /** The rule id. */
   readonly rule: RuleId
-  /** The JSON-RPC error code (-32700, -32600, -32602), or null when the rule has none. */
+  /** The JSON-RPC error code (-32700, -32600, -32602, -32603), or null when the rule has none. */
   readonly code: number | null
   constructor(rule: RuleId, message: string, options?: ErrorOptions)
 }
-/** Envelope, results, input requests and responses, limits: every rule of no other area. */
-export declare class ProtocolError extends MrtrError {}
-/** `retry-*`: the client's retry rules. */
-export declare class RetryError extends MrtrError {}
-/** `state-*`: sealed `requestState`. */
-export declare class StateError extends MrtrError {}
-/** `task-*`: tasks. */
-export declare class TaskError extends MrtrError {}
-/** `server-request-*`: server requests and their association with client requests. */
-export declare class AssociationError extends MrtrError {}
-/** `sse-*`: the SSE multi-turn transports. */
-export declare class TransportError extends MrtrError {}
-/** A Rust panic inside the addon, caught at the boundary (a bug in mrtr, never a bad input). */
-export declare class PanicError extends Error {
-  readonly code: 'MRTR_PANIC'
-  constructor(message: string)
-}
-/** The MrtrError subclass of a rule's area (chosen by the rule id's prefix). */
+/** The MrtrError subclass of a rule's area. */
 export declare function errorClassFor(rule: RuleId): typeof MrtrError
 
 // ------------------------------------------------------------------ operations
@@ -170,7 +100,7 @@ export interface Classified {
   /** The method of a request or notification, else null. */
   method: string | null
   /** For results: the declared type (absent reads as `complete`); else null. */
-  resultType: 'complete' | 'input_required' | 'task' | null
+  resultType: ResultTypeName | null
   /** For results: whether `resultType` was on the wire. */
   resultTypePresent: boolean
 }
@@ -291,8 +221,8 @@ export declare class Client {
 export type Bytes = Uint8Array | string
 /** A sealing key: 32 secret bytes, or a master secret to derive it from (by id). */
 export type Key =
-  | { id: number; algorithm: 'aes-256-gcm' | 'xchacha20-poly1305'; secret: Bytes; master?: undefined }
-  | { id: number; algorithm: 'aes-256-gcm' | 'xchacha20-poly1305'; master: Bytes; secret?: undefined }
+  | { id: number; algorithm: AlgorithmName; secret: Bytes; master?: undefined }
+  | { id: number; algorithm: AlgorithmName; master: Bytes; secret?: undefined }
 /** What a token is bound to. */
 export interface Binding {
   /** The authenticated principal ("" when anonymous). */
@@ -306,13 +236,13 @@ export interface Binding {
   arguments?: Json
 }
 /** SHA-256 of the canonical JSON of `salient` (a request's `arguments`). */
-export declare function paramsDigest(salient: JsonInput<Json>): Buffer
+export declare function paramsDigest(salient: JsonInput<Json>): PlatformBytes
 /** The binding of `request` for `subject`. */
 export declare function bindingFor(
   request: JsonInput,
   subject: string,
   protocol?: ProtocolName,
-): Required<Omit<Binding, 'arguments'>> & { paramsDigest: Buffer }
+): Required<Omit<Binding, 'arguments'>> & { paramsDigest: PlatformBytes }
 /** Keys by id: seals with the current one, opens with any. */
 export declare class KeyRing {
   constructor(current: Key)
@@ -327,7 +257,7 @@ export declare class KeyRing {
   /** Seals `payload` bound to `binding`, expiring `ttl` s after `now` (s since the epoch). `nonce`: test vectors only. */
   seal(binding: Binding, now: number, ttl: number, payload: string | Uint8Array | Json, nonce?: Bytes): string
   /** Opens `token` for `binding` at `now`: the payload, or a StateError. */
-  open(token: string, binding: Binding, now: number): Buffer
+  open(token: string | Uint8Array, binding: Binding, now: number): PlatformBytes
 }
 /** What a server knows after reading a request in sealed rounds. */
 export interface Round {
@@ -361,5 +291,5 @@ export declare class SealedRounds {
   respond(request: JsonInput, round: Round, needs: JsonInput, data?: Json): JsonObject
 }
 
-/** Test-only: panics inside the addon (it throws a PanicError). Not part of the API. */
+/** Test-only: panics inside the backend (it throws a PanicError). Not part of the API. */
 export declare function __panicForTests(): never

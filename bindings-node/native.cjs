@@ -835,25 +835,17 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.NativeChecker = nativeBinding.NativeChecker
 module.exports.Checker = nativeBinding.Checker
-module.exports.NativeClient = nativeBinding.NativeClient
 module.exports.Client = nativeBinding.Client
-module.exports.NativeKeyRing = nativeBinding.NativeKeyRing
 module.exports.KeyRing = nativeBinding.KeyRing
-module.exports.__defaultLimits = nativeBinding.__defaultLimits
-module.exports.__kinds = nativeBinding.__kinds
 module.exports.__panicForTests = nativeBinding.__panicForTests
-module.exports.__protocols = nativeBinding.__protocols
-module.exports.__resultTypes = nativeBinding.__resultTypes
-module.exports.__rules = nativeBinding.__rules
-module.exports.__taskStatuses = nativeBinding.__taskStatuses
-module.exports.__taskTransition = nativeBinding.__taskTransition
 module.exports.bindingFor = nativeBinding.bindingFor
+module.exports.catalogue = nativeBinding.catalogue
 module.exports.check = nativeBinding.check
 module.exports.classify = nativeBinding.classify
 module.exports.paramsDigest = nativeBinding.paramsDigest
 module.exports.respond = nativeBinding.respond
 module.exports.resume = nativeBinding.resume
 module.exports.retry = nativeBinding.retry
+module.exports.taskTransition = nativeBinding.taskTransition
 module.exports.taskUpdate = nativeBinding.taskUpdate

@@ -9,229 +9,91 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** The incremental checker: `check::Checker`. */
-export declare class NativeChecker {
-  /** A checker with `config`. */
-  constructor(config?: CheckConfigInput | undefined | null)
-  /** Checks the next entry (JSON text of one entry). */
-  handle(entry: string | Uint8Array): void
+/** `facade::Checker`. */
+export declare class Checker {
+  /** A checker with the options. */
+  constructor(options?: string | undefined | null)
+  /** Checks one entry. */
+  handle(entry: Text): void
   /** The violations so far, as JSON text. */
   violations(): string
 }
-export type Checker = NativeChecker
 
-/** The client's retry machine (sans-IO): `client::Client`. */
-export declare class NativeClient {
-  /**
-   * A machine for `protocol`, `max_rounds` retries per request (default
-   * 10) and `limits`.
-   */
-  constructor(protocol?: string | undefined | null, maxRounds?: number | undefined | null, limits?: LimitsInput | undefined | null)
-  /** Starts `request`; returns its handle. */
-  send(request: string | Uint8Array): number
-  /** Takes a response message (raw text, read by the core's byte path). */
-  handleResponse(response: string | Uint8Array): void
-  /** Answers the input requests of `handle` and queues the retry under `id`. */
-  answer(handle: number, inputResponses: string | Uint8Array, id: string | Uint8Array): void
+/** `facade::Client`: the client's retry machine. */
+export declare class Client {
+  /** A machine with the options. */
+  constructor(options?: string | undefined | null)
+  /** Starts a request: its handle. */
+  send(request: Text): number
+  /** Takes a response message. */
+  handleResponse(response: Text): void
+  /** Answers the input requests of `handle`; queues the retry under `id`. */
+  answer(handle: number, responses: Text, id: Text): void
   /** Gives up on `handle`. */
   abandon(handle: number): void
   /** The next message to send, as JSON text, or `null`. */
   pollTransmit(): string | null
-  /** The next event, as JSON text `{type, handle, …}`, or `null`. */
+  /** The next event, as JSON text, or `null`. */
   pollEvent(): string | null
 }
-export type Client = NativeClient
 
-/** Keys by id: seals with the current one, opens with any (`state::KeyRing`). */
-export declare class NativeKeyRing {
-  /** A ring holding `current`, which seals. */
-  constructor(current: KeyInput)
-  /** Adds a key that opens tokens (replacing one with the same id). */
-  add(key: KeyInput): void
+/** `state::KeyRing` with the facade's sealed-state functions. */
+export declare class KeyRing {
+  /** A ring holding the key (`facade::key`), which seals. */
+  constructor(id: number, algorithm: string, secret?: Uint8Array | undefined | null, master?: Uint8Array | undefined | null)
+  /** Adds a key that opens tokens. */
+  add(id: number, algorithm: string, secret?: Uint8Array | undefined | null, master?: Uint8Array | undefined | null): void
   /** Makes the key with `id` the sealing key; false if the ring lacks it. */
   setCurrent(id: number): boolean
   /** Drops the key with `id` (not the current one); false if it could not. */
   remove(id: number): boolean
-  /** The bound on a token's length, checked before any decoding. */
+  /** The bound on a token's length. */
   setMaxTokenBytes(max: number): void
-  /**
-   * Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`,
-   * with the OS's random nonce (or `nonce`, for test vectors only).
-   */
-  seal(binding: BindingInput, now: number, ttl: number, payload: string | Uint8Array, nonce?: Buffer | undefined | null): string
-  /** Opens `token` for `binding` at `now`: the payload, or a `state-*` error. */
-  open(token: string, binding: BindingInput, now: number): Buffer
-  /** `SealedRounds::resume`: JSON text `{answers, missing, ignored, data}`. */
-  resumeRound(request: string | Uint8Array, needs: string | Uint8Array, options: RoundsInput): string
-  /**
-   * `SealedRounds::respond`: the `input_required` response asking what
-   * `round` misses and sealing what it has (and `data`), as JSON text.
-   */
-  respondRound(request: string | Uint8Array, round: string | Uint8Array, needs: string | Uint8Array, data: string | Uint8Array | undefined | null, options: RoundsInput): string
+  /** `facade::seal`. */
+  seal(binding: Text, now: number, ttl: number, payload: Text, nonce: Uint8Array | undefined | null, random: Uint8Array): string
+  /** `facade::open`: the payload. */
+  open(token: Text, binding: Text, now: number): Buffer
+  /** `facade::resume_round`. */
+  resumeRound(request: Text, needs: Text, options: string): string
+  /** `facade::respond_round`. */
+  respondRound(request: Text, round: Text, needs: Text, data: Text | undefined | null, options: string, random: Uint8Array): string
 }
-export type KeyRing = NativeKeyRing
-
-/** `Limits::DEFAULT`. */
-export declare function __defaultLimits(): LimitsInput
-
-/** Every `Kind` of a classified message, in the order of `classify`'s codes. */
-export declare function __kinds(): Array<NameRow>
 
 /**
- * Panics on purpose, so that the tests show a Rust panic reaching JavaScript
- * as an exception, never an abort. Not part of the public API.
+ * Panics on purpose: the tests show a panic reaching JavaScript as a
+ * `PanicError`, never an abort. Not part of the API.
  */
 export declare function __panicForTests(): void
 
-/** `Protocol::ALL`, default first. */
-export declare function __protocols(): Array<NameRow>
+/** `facade::binding_for`. */
+export declare function bindingFor(request: Text, subject: string, protocol?: string | undefined | null): string
 
-/** Every `ResultType`, in the order of `classify`'s codes. */
-export declare function __resultTypes(): Array<NameRow>
+/** The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, …. */
+export declare function catalogue(): string
 
-/** The core's `RULES`, in catalogue order. */
-export declare function __rules(): Array<RuleRow>
+/** `facade::check`: the violations of a transcript, as JSON text. */
+export declare function check(transcript: Text, options?: string | undefined | null): string
 
-/** `TaskStatus::ALL`. */
-export declare function __taskStatuses(): Array<NameRow>
+/** Classifies one raw message: what it found, packed into one string ([`packed`]). */
+export declare function classify(text: Text, options?: string | undefined | null): string
 
-/**
- * `TaskStatus::from_name(from)?.transition(TaskStatus::from_name(to)?)`:
- * `to`, or `task-status-invalid` / `task-transition-invalid`.
- */
-export declare function __taskTransition(from: string, to: string): string
+/** `facade::params_digest`. */
+export declare function paramsDigest(salient: Text): Buffer
 
-/**
- * `Binding::for_request`: the binding of `request` for `subject`, as JSON
- * text `{subject, protocol, method, target, paramsDigest}` (digest in hex).
- */
-export declare function bindingFor(request: string | Uint8Array, subject: string, protocol?: string | undefined | null): string
+/** `facade::respond` (`undefined`: the field is left out). */
+export declare function respond(request: Text, asked?: Text | undefined | null, state?: Text | undefined | null, options?: string | undefined | null): string
 
-/** What a token is bound to. */
-export interface BindingInput {
-  /** The authenticated principal ("" when anonymous). */
-  subject: string
-  /** The protocol (default `2026-07-28`). */
-  protocol?: string
-  /** The request's method. */
-  method: string
-  /** The tool or prompt name, or the resource URI. */
-  target: string
-  /** SHA-256 of the salient params (32 bytes); else computed from `arguments`. */
-  paramsDigest?: Buffer
-  /** The salient params as JSON text (absent: `{}`). */
-  arguments?: string
-}
+/** `facade::resume`. */
+export declare function resume(request: Text, needs: Text, options?: string | undefined | null): string
 
-/**
- * `check::check`: the violations of `transcript` (JSON text of an array of
- * entries), as JSON text `[{rule, index, message}, …]`.
- */
-export declare function check(transcript: string | Uint8Array, config?: CheckConfigInput | undefined | null): string
+/** `facade::retry`. */
+export declare function retry(request: Text, result: Text, responses: Text, id: Text, options?: string | undefined | null): string
 
-/** Settings of a check. */
-export interface CheckConfigInput {
-  /** The protocol of the conversation (default `2026-07-28`). */
-  protocol?: string
-  /** Retries allowed per request (default 10). */
-  maxRounds?: number
-  /** Bounds on each message. */
-  limits?: LimitsInput
-}
+/** `facade::task_transition`. */
+export declare function taskTransition(from: string, to: string): string
 
-/**
- * Classifies and validates one raw message (`text`: string or bytes) under
- * `protocol`.
- */
-export declare function classify(text: string | Uint8Array, protocol?: string | undefined | null, limits?: LimitsInput | undefined | null): Outcome
+/** `facade::task_update`. */
+export declare function taskUpdate(get: Text, got: Text, responses: Text, id: Text, options?: string | undefined | null): string
 
-/**
- * A key: its id (0–255), algorithm (`aes-256-gcm` or `xchacha20-poly1305`),
- * and either 32 `secret` bytes or a `master` secret to derive it from.
- */
-export interface KeyInput {
-  /** The key id written in tokens. */
-  id: number
-  /** `aes-256-gcm` or `xchacha20-poly1305`. */
-  algorithm: string
-  /** 32 secret bytes (`Key::new`). */
-  secret?: Buffer
-  /** A master secret (`Key::derive`). */
-  master?: Buffer
-}
-
-/** Bounds on what the core reads; each field defaults to `Limits::DEFAULT`'s. */
-export interface LimitsInput {
-  /** Bytes of one message. */
-  maxMessageBytes?: number
-  /** Nesting depth of arrays and objects. */
-  maxDepth?: number
-  /** Entries of one `inputRequests` or `inputResponses` map. */
-  maxInputRequests?: number
-  /** Bytes of one `requestState`. */
-  maxRequestStateBytes?: number
-}
-
-/** A name and its wire value. */
-export interface NameRow {
-  /** The core's variant name (`V2026_07_28`, `InputRequired`). */
-  key: string
-  /** The wire name (`2026-07-28`, `input_required`). */
-  value: string
-}
-
-/** `state::params_digest`: SHA-256 of the canonical JSON of `salient`. */
-export declare function paramsDigest(salient: string | Uint8Array): Buffer
-
-/**
- * `server::respond`: the `input_required` response to `request`, as JSON
- * text. `input_requests` and `request_state` are JSON text or `undefined`
- * (absent).
- */
-export declare function respond(request: string | Uint8Array, inputRequests?: string | Uint8Array | undefined | null, requestState?: string | Uint8Array | undefined | null, protocol?: string | undefined | null, limits?: LimitsInput | undefined | null): string
-
-/**
- * `server::resume`: what `request` carries against what the server `needs`,
- * as JSON text `{responses, missing, ignored, requestState}`.
- */
-export declare function resume(request: string | Uint8Array, needs: string | Uint8Array, protocol?: string | undefined | null, limits?: LimitsInput | undefined | null): string
-
-/**
- * `client::retry`: the retry of `request` answering `result` with
- * `input_responses` under the new `id`, as JSON text.
- */
-export declare function retry(request: string | Uint8Array, result: string | Uint8Array, inputResponses: string | Uint8Array, id: string | Uint8Array, protocol?: string | undefined | null, limits?: LimitsInput | undefined | null): string
-
-/** Settings of sealed rounds (`mrtr::round::SealedRounds`). */
-export interface RoundsInput {
-  /** The authenticated principal ("" when anonymous). */
-  subject: string
-  /** Seconds since the Unix epoch, from the caller's clock. */
-  now: number
-  /** How long a round may take, in seconds (default 300). */
-  ttl?: number
-  /** The protocol of the conversation. */
-  protocol?: string
-  /** Bounds on what is read. */
-  limits?: LimitsInput
-}
-
-/** One row of the rule catalogue. */
-export interface RuleRow {
-  /** The core's variant name (`RetryIdReused`): the key in `Rule`. */
-  key: string
-  /** The stable kebab-case id (`retry-id-reused`). */
-  id: string
-  /** The stable number (the C ABI's error code). */
-  number: number
-  /** The JSON-RPC error code a peer answers with, or `null`. */
-  code?: number
-  /** Where the rule comes from. */
-  source: string
-}
-
-/**
- * `client::task_update`: the `tasks/update` request answering an
- * `input_required` task (Tasks extension, `2026-07-28`), as JSON text.
- */
-export declare function taskUpdate(getRequest: string | Uint8Array, getResponse: string | Uint8Array, inputResponses: string | Uint8Array, id: string | Uint8Array, limits?: LimitsInput | undefined | null): string
+/** JSON text: a string, or UTF-8 bytes. */
+export type Text = string | Uint8Array

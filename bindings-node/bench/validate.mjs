@@ -11,49 +11,14 @@
 //   node bench/validate.mjs [--time MS]     (MS per task, default 3000; build the addon in release first)
 import { Bench } from 'tinybench'
 import * as z from 'zod/v4'
-import {
-  ElicitRequestFormParamsSchema, ElicitRequestURLParamsSchema, CreateMessageRequestSchema, ListRootsRequestSchema,
-  ElicitResultSchema, CreateMessageResultSchema, ListRootsResultSchema,
-  CallToolRequestParamsSchema, RequestIdSchema,
-} from '@modelcontextprotocol/core'
+import * as sdk from '@modelcontextprotocol/core'
+import { benchCases } from './schemas.mjs'
 import { classify } from '../index.mjs'
-import { retryRequest, inputRequiredSmall, inputRequiredLarge } from './messages.mjs'
-
-// The SDK's ElicitRequest is the 2025-11-25 one (URL mode requires an
-// elicitationId); in 2026-07-28 URL mode carries none, so the URL variant drops it.
-const ElicitRequest = z.object({
-  method: z.literal('elicitation/create'),
-  params: z.union([ElicitRequestFormParamsSchema, ElicitRequestURLParamsSchema.omit({ elicitationId: true })]),
-})
-const InputRequest = z.union([ElicitRequest, CreateMessageRequestSchema, ListRootsRequestSchema])
-const InputResponse = z.union([CreateMessageResultSchema, ListRootsResultSchema, ElicitResultSchema])
-const RetryRequest = z.object({
-  jsonrpc: z.literal('2.0'),
-  id: RequestIdSchema,
-  method: z.literal('tools/call'),
-  params: CallToolRequestParamsSchema.extend({
-    inputResponses: z.record(z.string(), InputResponse).optional(),
-    requestState: z.string().optional(),
-  }),
-})
-const InputRequiredResponse = z.object({
-  jsonrpc: z.literal('2.0'),
-  id: RequestIdSchema,
-  result: z.looseObject({
-    resultType: z.literal('input_required'),
-    inputRequests: z.record(z.string(), InputRequest).optional(),
-    requestState: z.string().optional(),
-  }),
-})
 
 const i = process.argv.indexOf('--time')
 const time = i > 0 ? Number(process.argv[i + 1]) : 3000
 const ROUNDS = 7
-const cases = [
-  ['retry request', retryRequest(), RetryRequest, 'request'],
-  ['input_required result', inputRequiredSmall(), InputRequiredResponse, 'input_required'],
-  ['64-request result', inputRequiredLarge(), InputRequiredResponse, 'input_required'],
-]
+const cases = benchCases(z, sdk)
 
 const rows = []
 for (const [name, message, schema, kind] of cases) {

@@ -1,47 +1,53 @@
-// The whole corpus through the package's public API, as node:test (the same
-// runner as `scripts/conformance node`).
+// The conformance runner (test/conformance-runner.mjs) over the whole corpus
+// through this backend. The judge (`scripts/conformance`) decides what passes;
+// here: one outcome line per case and no crash, a case whose expectation is
+// an error gives exactly that error, and the runner as a script prints only
+// outcome lines. Shared by both backends (test/backend.mjs).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { runCorpus, corpusDir, OPS } from './conformance-runner.mjs'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import mrtr from './backend.mjs'
+import { line, loadCorpus, outcome, OPS } from './conformance-runner.mjs'
 
-test(`the conformance corpus (${corpusDir()})`, { timeout: 300_000 }, () => {
-  const { passed, failed } = runCorpus()
-  assert.ok(passed > 0, 'no case found')
-  assert.deepEqual(failed.map(([id, why]) => `${id}: ${why}`), [])
+test('every case of the corpus gives one outcome, and each expected error exactly', { timeout: 300_000 }, async () => {
+  const cases = await loadCorpus()
+  assert.ok(cases.length >= 600, `${cases.length} cases`)
+  const wrong = []
+  for (const { id, text } of cases) {
+    const out = JSON.parse(line(mrtr, id, text))
+    const c = JSON.parse(text)
+    assert.equal(out.id, c.id)
+    if (!('outcome' in out)) wrong.push(`${id}: ${out.crash}`)
+    else if ('error' in c.expect && out.outcome.error !== c.expect.error) wrong.push(`${id}: ${JSON.stringify(out.outcome)}`)
+  }
+  assert.deepEqual(wrong, [])
 })
 
-test('an unknown op is a failure, not a skip', async () => {
-  const { outcome } = await import('./conformance-runner.mjs')
-  assert.throws(() => outcome('no-such-op', {}), /unknown op/)
+test('an unknown op is a crash, not a skip; an MrtrError is an outcome', () => {
+  assert.throws(() => outcome(mrtr, 'no-such-op', {}), /unknown op/)
   assert.deepEqual(OPS, ['classify', 'check', 'retry', 'resume', 'respond', 'state'])
+  assert.deepEqual(JSON.parse(line(mrtr, 'a/x', '{"id":"a/x","op":"teleport","input":{}}')), { id: 'a/x', crash: 'Error: unknown op "teleport"' })
+  assert.deepEqual(JSON.parse(line(mrtr, 'a/y', '{')).id, 'a/y')
+  assert.deepEqual(outcome(mrtr, 'classify', { text: '{' }), { error: 'jsonrpc-parse-error' })
 })
 
-test('as a script: one line per failing case, the closing line, and the exit code', async () => {
-  const { spawnSync } = await import('node:child_process')
-  const { mkdtempSync, writeFileSync, mkdirSync, rmSync } = await import('node:fs')
-  const { tmpdir } = await import('node:os')
-  const { join } = await import('node:path')
+test('as a script: one JSON line per case on stdout, and nothing else', () => {
   const runner = new URL('./conformance-runner.mjs', import.meta.url).pathname
   const dir = mkdtempSync(join(tmpdir(), 'mrtr-corpus-'))
-  const run = () => spawnSync(process.execPath, [runner], { env: { ...process.env, MRTR_CONFORMANCE_DIR: dir }, encoding: 'utf8' })
   try {
-    let r = run()
-    assert.equal(r.status, 1, 'an empty corpus fails')
-    assert.equal(r.stdout.trim(), '0 passed, 0 failed')
     mkdirSync(join(dir, 'a'))
     const ok = { id: 'a/ok', rules: [], description: 'd', op: 'classify', input: { text: '{' }, expect: { error: 'jsonrpc-parse-error' } }
     writeFileSync(join(dir, 'a', 'ok.json'), JSON.stringify(ok))
-    r = run()
-    assert.equal(r.status, 0)
-    assert.equal(r.stdout.trim(), '1 passed, 0 failed')
-    writeFileSync(join(dir, 'a', 'bad.json'), JSON.stringify({ ...ok, id: 'a/bad', expect: { error: 'jsonrpc-invalid' } }))
     writeFileSync(join(dir, 'a', 'op.json'), JSON.stringify({ ...ok, id: 'a/op', op: 'teleport' }))
-    r = run()
-    assert.equal(r.status, 1)
-    const lines = r.stdout.trim().split('\n')
-    assert.equal(lines.at(-1), '1 passed, 2 failed')
-    assert.equal(lines.filter((l) => l.startsWith('FAIL ')).length, 2)
-    assert.ok(lines.some((l) => l.startsWith('FAIL a/op: Error: unknown op "teleport"')))
+    const r = spawnSync(process.execPath, [runner], { env: { ...process.env, MRTR_CONFORMANCE_DIR: dir }, encoding: 'utf8' })
+    assert.equal(r.status, 0, r.stderr)
+    assert.deepEqual(r.stdout.trim().split('\n').map((l) => JSON.parse(l)), [
+      { id: 'a/ok', outcome: { error: 'jsonrpc-parse-error' } },
+      { id: 'a/op', crash: 'Error: unknown op "teleport"' },
+    ])
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

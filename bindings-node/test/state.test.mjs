@@ -1,22 +1,27 @@
 // Sealed requestState: KeyRing seal/open with every refusal a StateError, and
-// SealedRounds carrying earlier answers across rounds.
+// SealedRounds carrying earlier answers across rounds. The backends have no
+// random source: the API hands them crypto.getRandomValues bytes. Shared by
+// both backends (test/backend.mjs).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import * as mrtr from '../index.mjs'
-import { call, ask, answer } from './fixtures.mjs'
+import mrtr from './backend.mjs'
+import { call, ask, answer, hex, str, utf8 } from './fixtures.mjs'
 
-const secret = Buffer.alloc(32, 7)
+const secret = new Uint8Array(32).fill(7)
 const binding = { subject: 'alice', method: 'tools/call', target: 'get_weather', arguments: { location: 'NYC' } }
 
-test('seal and open, with the OS nonce and with both algorithms', () => {
+test('seal and open, with random nonces from the platform and with both algorithms', () => {
   for (const algorithm of ['aes-256-gcm', 'xchacha20-poly1305']) {
     const ring = new mrtr.KeyRing({ id: 1, algorithm, secret })
-    const a = ring.seal(binding, 1000, 60, 'payload')
-    const b = ring.seal(binding, 1000, 60, 'payload')
-    assert.notEqual(a, b) // fresh nonces
+    const tokens = new Set(Array.from({ length: 50 }, () => ring.seal(binding, 1000, 60, 'payload')))
+    assert.equal(tokens.size, 50) // fresh nonces
+    const a = [...tokens][0]
     assert.match(a, /^[A-Za-z0-9_-]+$/)
-    assert.equal(ring.open(a, binding, 1030).toString(), 'payload')
-    assert.deepEqual(JSON.parse(ring.open(ring.seal(binding, 1000, 60, { n: 1 }), binding, 1000)), { n: 1 })
+    assert.ok(ring.open(a, binding, 1030) instanceof Uint8Array)
+    assert.equal(str(ring.open(a, binding, 1030)), 'payload')
+    assert.equal(str(ring.open(utf8(a), binding, 1030)), 'payload') // a token as bytes
+    assert.deepEqual(JSON.parse(str(ring.open(ring.seal(binding, 1000, 60, { n: 1 }), binding, 1000))), { n: 1 })
+    assert.equal(str(ring.open(ring.seal(binding, 1000, 60, utf8('bytes')), binding, 1000)), 'bytes')
   }
 })
 
@@ -30,6 +35,7 @@ test('every refusal is a StateError with its rule and -32602', () => {
   const flipped = token.slice(0, -2) + (token.at(-2) === 'A' ? 'B' : 'A') + token.at(-1)
   refuses(() => ring.open(flipped, binding, 1000), 'state-tampered')
   refuses(() => ring.open('not a token!', binding, 1000), 'state-malformed')
+  refuses(() => ring.open(new Uint8Array([0xff, 0xfe]), binding, 1000), 'state-malformed') // not UTF-8: the core decides
   const other = new mrtr.KeyRing({ id: 2, algorithm: 'aes-256-gcm', master: 'deadbeef' })
   refuses(() => other.open(token, binding, 1000), 'state-unknown-key')
   ring.setMaxTokenBytes(10)
@@ -39,26 +45,28 @@ test('every refusal is a StateError with its rule and -32602', () => {
 test('rotation: the ring seals with its current key and opens with any', () => {
   const ring = new mrtr.KeyRing({ id: 1, algorithm: 'aes-256-gcm', secret })
   const old = ring.seal(binding, 1000, 60, 'old')
-  ring.add({ id: 2, algorithm: 'xchacha20-poly1305', master: Buffer.from('master secret') })
+  ring.add({ id: 2, algorithm: 'xchacha20-poly1305', master: utf8('master secret') })
   assert.equal(ring.setCurrent(2), true)
   assert.equal(ring.setCurrent(9), false)
   const fresh = ring.seal(binding, 1000, 60, 'new')
-  assert.equal(ring.open(old, binding, 1000).toString(), 'old')
-  assert.equal(ring.open(fresh, binding, 1000).toString(), 'new')
+  assert.equal(str(ring.open(old, binding, 1000)), 'old')
+  assert.equal(str(ring.open(fresh, binding, 1000)), 'new')
   assert.equal(ring.remove(1), true)
   assert.throws(() => ring.open(old, binding, 1000), { rule: 'state-unknown-key' })
 })
 
 test('bindingFor and paramsDigest agree with a binding built by hand', () => {
   const b = mrtr.bindingFor(call, 'alice')
-  assert.deepEqual({ ...b, paramsDigest: b.paramsDigest.toString('hex') }, {
+  assert.deepEqual({ ...b, paramsDigest: hex(b.paramsDigest) }, {
     subject: 'alice', protocol: '2026-07-28', method: 'tools/call', target: 'get_weather',
-    paramsDigest: mrtr.paramsDigest({ location: 'NYC' }).toString('hex'),
+    paramsDigest: hex(mrtr.paramsDigest({ location: 'NYC' })),
   })
   assert.deepEqual(mrtr.paramsDigest('{"b":1,"a":2}'), mrtr.paramsDigest({ a: 2, b: 1 }))
   const ring = new mrtr.KeyRing({ id: 1, algorithm: 'aes-256-gcm', secret })
-  assert.equal(ring.open(ring.seal(b, 1000, 60, 'x'), binding, 1000).toString(), 'x')
-  assert.equal(ring.seal(binding, 1000, 60, 'x', '000102030405060708090a0b'), ring.seal(binding, 1000, 60, 'x', Buffer.from('000102030405060708090a0b', 'hex')))
+  assert.equal(str(ring.open(ring.seal(b, 1000, 60, 'x'), binding, 1000)), 'x')
+  assert.equal(str(ring.open(ring.seal({ ...b, paramsDigest: hex(b.paramsDigest) }, 1000, 60, 'x'), binding, 1000)), 'x')
+  const nonce = '000102030405060708090a0b'
+  assert.equal(ring.seal(binding, 1000, 60, 'x', nonce), ring.seal(binding, 1000, 60, 'x', Uint8Array.from(nonce.match(/../g), (h) => parseInt(h, 16))))
 })
 
 test('sealed rounds: answers travel in the state, a tool never handles a token', () => {
@@ -85,5 +93,6 @@ test('sealed rounds: answers travel in the state, a tool never handles a token',
   assert.deepEqual(round.answers, { ...answer, units: { action: 'accept', content: { u: 'C' } } })
   // Another principal cannot use the state.
   assert.throws(() => new mrtr.SealedRounds({ ring, subject: 'mallory', now: 1000 }).resume(retry2, needs), { rule: 'state-wrong-subject' })
-  assert.throws(() => new mrtr.SealedRounds({ ring: {}, subject: 'x', now: 1 }), TypeError)
+  assert.throws(() => new mrtr.SealedRounds({ ring: {}, subject: 'x', now: 1 }), mrtr.UsageError)
+  assert.throws(() => new mrtr.SealedRounds({ ring, subject: 'x', now: -1 }).resume(call, needs), mrtr.UsageError)
 })

@@ -1,6 +1,7 @@
-// Parse + validate the three benchmark messages (bench/messages.mjs, built as
-// core/benches/validate.rs builds them), side by side in one run:
-//   wasm classify   this package (--target nodejs build, wasm-opt -Oz):
+// Parse + validate the three benchmark messages (bindings-node/bench/messages.mjs and
+// schemas.mjs, one definition for both packages, built as core/benches/validate.rs
+// builds them), side by side in one run:
+//   wasm classify   this package (pkg/, wasm-opt -Oz):
 //                   mrtr.classify(text), parse + every MRTR rule, in wasm
 //   napi classify   the Node package (bindings-node), the same call natively;
 //                   the column is left out when its addon is not built
@@ -21,13 +22,9 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Bench } from 'tinybench'
 import * as z from 'zod/v4'
-import {
-  ElicitRequestFormParamsSchema, ElicitRequestURLParamsSchema, CreateMessageRequestSchema, ListRootsRequestSchema,
-  ElicitResultSchema, CreateMessageResultSchema, ListRootsResultSchema, CallToolRequestParamsSchema, RequestIdSchema,
-  JSONRPCMessageSchema,
-} from '@modelcontextprotocol/sdk/types.js'
-import * as wasm from '../pkg/node/index.mjs'
-import { retryRequest, inputRequiredSmall, inputRequiredLarge } from './messages.mjs'
+import * as sdk from '@modelcontextprotocol/sdk/types.js'
+import { benchCases } from '../../bindings-node/bench/schemas.mjs'
+import * as wasm from '../pkg/lib/api.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const nodePkg = join(here, '..', '..', 'bindings-node')
@@ -40,41 +37,10 @@ if (existsSync(join(nodePkg, 'index.js'))) {
   }
 }
 
-// The SDK's ElicitRequest is the 2025-11-25 one (URL mode requires an
-// elicitationId); in 2026-07-28 URL mode carries none, so the URL variant drops it.
-const ElicitRequest = z.object({
-  method: z.literal('elicitation/create'),
-  params: z.union([ElicitRequestFormParamsSchema, ElicitRequestURLParamsSchema.omit({ elicitationId: true })]),
-})
-const InputRequest = z.union([ElicitRequest, CreateMessageRequestSchema, ListRootsRequestSchema])
-const InputResponse = z.union([CreateMessageResultSchema, ListRootsResultSchema, ElicitResultSchema])
-const RetryRequest = z.object({
-  jsonrpc: z.literal('2.0'),
-  id: RequestIdSchema,
-  method: z.literal('tools/call'),
-  params: CallToolRequestParamsSchema.extend({
-    inputResponses: z.record(z.string(), InputResponse).optional(),
-    requestState: z.string().optional(),
-  }),
-})
-const InputRequiredResponse = z.object({
-  jsonrpc: z.literal('2.0'),
-  id: RequestIdSchema,
-  result: z.looseObject({
-    resultType: z.literal('input_required'),
-    inputRequests: z.record(z.string(), InputRequest).optional(),
-    requestState: z.string().optional(),
-  }),
-})
-
 const at = process.argv.indexOf('--time')
 const time = at > 0 ? Number(process.argv[at + 1]) : 3000
 const ROUNDS = 7
-const cases = [
-  ['retry request', retryRequest(), RetryRequest, 'request'],
-  ['input_required result', inputRequiredSmall(), InputRequiredResponse, 'input_required'],
-  ['64-request result', inputRequiredLarge(), InputRequiredResponse, 'input_required'],
-]
+const cases = benchCases(z, sdk)
 
 const rows = []
 for (const [name, message, schema, kind] of cases) {
@@ -85,7 +51,7 @@ for (const [name, message, schema, kind] of cases) {
   }
   const checked = schema.safeParse(JSON.parse(text))
   if (!checked.success) throw new Error(`${name}: zod refuses it: ${checked.error.message.slice(0, 500)}`)
-  if (!JSONRPCMessageSchema.safeParse(JSON.parse(text)).success) throw new Error(`${name}: the SDK refuses it`)
+  if (!sdk.JSONRPCMessageSchema.safeParse(JSON.parse(text)).success) throw new Error(`${name}: the SDK refuses it`)
   // Rounds interleave the tasks, so that a load spike from another process on
   // a shared machine hits all alike; each task's figure is the median of its
   // per-round means.
@@ -94,7 +60,7 @@ for (const [name, message, schema, kind] of cases) {
     'wasm classify': () => { sink = wasm.classify(text) },
     ...(napi && { 'napi classify': () => { sink = napi.classify(text) } }),
     'zod (SDK parts)': () => { sink = schema.safeParse(JSON.parse(text)) },
-    'SDK message': () => { sink = JSONRPCMessageSchema.safeParse(JSON.parse(text)) },
+    'SDK message': () => { sink = sdk.JSONRPCMessageSchema.safeParse(JSON.parse(text)) },
     'JSON.parse': () => { sink = JSON.parse(text) },
   }
   const means = Object.fromEntries(Object.keys(tasks).map((k) => [k, []]))

@@ -1,52 +1,315 @@
-//! `mrtr_wasm`: the WebAssembly half of the `mrtr` package for browsers and
-//! Node (wasm-bindgen).
+//! `mrtr_wasm`: the WebAssembly backend of the `mrtr` JavaScript API, a line
+//! or two per export over [`mrtr::facade`].
 //!
-//! Thin by design, and the same shape as the Node binding: every export
-//! converts its arguments, calls the `mrtr` core, and converts the outcome
-//! back; no protocol rule lives here. The ES-module wrapper (`js/mrtr.mjs`)
-//! adds the idiom: objects in and out, the `Rule`/`Protocol`/`TaskStatus`
-//! tables, and the `MrtrError` classes.
-//!
-//! Conventions shared by every module:
-//! - JSON comes in as text: a JS string or a `Uint8Array` (the wrapper
-//!   stringifies objects), read by [`convert::parse`] straight from the bytes;
-//!   JSON goes out as text for the wrapper's `JSON.parse`.
-//! - A core error leaves as a thrown JS `Error` with `rule` (the rule id) and
-//!   `code` (its JSON-RPC code or `null`) ([`errors`]); a panic as one whose
-//!   `rule` is `MRTR_PANIC`, never a dead module (see
-//!   [`errors::install_panic_hook`]).
-//! - No import from `"env"` and no random source: sealing takes the caller's
-//!   random bytes ([`state`]).
+//! The same functions, classes and conventions as the napi backend
+//! (`bindings-node/src/lib.rs`), so that one JavaScript module
+//! (`bindings-node/lib/api.mjs`) drives either:
+//! - JSON text in, as a string or UTF-8 bytes (a `Uint8Array`); options as
+//!   the JSON text of `{protocol, limits, maxRounds}`; JSON text out
+//!   (`classify` alone answers a packed string, see `mrtr::facade::classify_packed`);
+//! - randomness for sealing comes from the caller (bytes from
+//!   `crypto.getRandomValues`): the module has no random source and imports
+//!   nothing from `"env"`;
+//! - every failure is a thrown JS `Error` whose `code` is the rule id and
+//!   whose message is the core's. `wasm32-unknown-unknown` cannot unwind, so
+//!   a panic is thrown the same way from the panic hook, as `internal-panic`
+//!   ([`facade::panic_error`]), and the next call gets a fresh instance.
 
-pub mod check;
-pub mod classify;
-pub mod client;
-pub mod convert;
-pub mod errors;
-pub mod server;
-pub mod state;
-pub mod tables;
-
+use js_sys::Uint8Array;
+use mrtr::facade::{self, Options, Randomness};
+use mrtr::state::KeyRing as Ring;
 use wasm_bindgen::prelude::*;
 
-/// Runs when the module is instantiated (and re-instantiated after a panic).
+/// A core error on its way to JavaScript.
+pub struct Failure(mrtr::Error);
+
+impl From<mrtr::Error> for Failure {
+    fn from(e: mrtr::Error) -> Failure {
+        Failure(e)
+    }
+}
+
+impl From<Failure> for JsValue {
+    fn from(Failure(e): Failure) -> JsValue {
+        thrown(&e)
+    }
+}
+
+/// The JS `Error` for `e`: the core's message, `code` the rule id.
+fn thrown(e: &mrtr::Error) -> JsValue {
+    let js = js_sys::Error::new(e.message());
+    // Setting a property on a fresh Error object cannot fail.
+    let _ = js_sys::Reflect::set(&js, &"code".into(), &e.rule().name().into());
+    js.into()
+}
+
+/// What every fallible export returns.
+pub type Result<T> = std::result::Result<T, Failure>;
+
+/// The bytes of JSON text given as a string or a `Uint8Array`.
+fn bytes(text: &JsValue) -> Vec<u8> {
+    match text.as_string() {
+        Some(s) => s.into_bytes(),
+        None => text.dyn_ref::<Uint8Array>().map(Uint8Array::to_vec).unwrap_or_default(),
+    }
+}
+
+fn optional(text: &JsValue) -> Option<Vec<u8>> {
+    (!text.is_undefined() && !text.is_null()).then(|| bytes(text))
+}
+
+fn options(text: Option<String>) -> mrtr::Result<Options> {
+    text.map_or(Ok(Options::default()), |t| Options::from_json(t.as_bytes()))
+}
+
+/// Makes every later panic throw an `internal-panic` error to the caller and
+/// schedule a fresh instance for the next call (the trapped instance's stack
+/// and heap are not trustworthy).
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(start)]
 pub fn start() {
-    errors::install_panic_hook();
+    std::panic::set_hook(Box::new(|info| {
+        wasm_bindgen::handler::schedule_reinit();
+        wasm_bindgen::throw_val(thrown(&facade::panic_error(info.payload())));
+    }));
 }
 
-/// Panics on purpose, so that the tests show a Rust panic reaching JavaScript
-/// as an exception, never an abort. Not part of the public API.
-#[wasm_bindgen(js_name = "__panicForTests")]
+/// The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
+#[wasm_bindgen]
+pub fn catalogue() -> String {
+    facade::catalogue()
+}
+
+/// Classifies one raw message: what it found, packed into one string
+/// (`mrtr::facade::classify_packed`).
+#[wasm_bindgen]
+pub fn classify(text: &JsValue, options: Option<String>) -> Result<String> {
+    Ok(facade::classify_packed(&bytes(text), &self::options(options)?)?)
+}
+
+/// `facade::check`: the violations of a transcript, as JSON text.
+#[wasm_bindgen]
+pub fn check(transcript: &JsValue, options: Option<String>) -> Result<String> {
+    Ok(facade::check(&bytes(transcript), &self::options(options)?)?)
+}
+
+/// `facade::retry`.
+#[wasm_bindgen]
+pub fn retry(
+    request: &JsValue,
+    result: &JsValue,
+    responses: &JsValue,
+    id: &JsValue,
+    options: Option<String>,
+) -> Result<String> {
+    let o = self::options(options)?;
+    Ok(facade::retry(&bytes(request), &bytes(result), &bytes(responses), &bytes(id), &o)?)
+}
+
+/// `facade::task_update`.
+#[wasm_bindgen(js_name = taskUpdate)]
+pub fn task_update(
+    get: &JsValue,
+    got: &JsValue,
+    responses: &JsValue,
+    id: &JsValue,
+    options: Option<String>,
+) -> Result<String> {
+    let o = self::options(options)?;
+    Ok(facade::task_update(&bytes(get), &bytes(got), &bytes(responses), &bytes(id), &o)?)
+}
+
+/// `facade::respond` (`undefined`: the field is left out).
+#[wasm_bindgen]
+pub fn respond(request: &JsValue, asked: &JsValue, state: &JsValue, options: Option<String>) -> Result<String> {
+    let (asked, state) = (optional(asked), optional(state));
+    Ok(facade::respond(&bytes(request), asked.as_deref(), state.as_deref(), &self::options(options)?)?)
+}
+
+/// `facade::resume`.
+#[wasm_bindgen]
+pub fn resume(request: &JsValue, needs: &JsValue, options: Option<String>) -> Result<String> {
+    Ok(facade::resume(&bytes(request), &bytes(needs), &self::options(options)?)?)
+}
+
+/// `facade::task_transition`.
+#[wasm_bindgen(js_name = taskTransition)]
+pub fn task_transition(from: &str, to: &str) -> Result<String> {
+    Ok(facade::task_transition(from, to)?.into())
+}
+
+/// `facade::binding_for`.
+#[wasm_bindgen(js_name = bindingFor)]
+pub fn binding_for(request: &JsValue, subject: &str, protocol: Option<String>) -> Result<String> {
+    Ok(facade::binding_for(&bytes(request), subject, protocol.as_deref())?)
+}
+
+/// `facade::params_digest`.
+#[wasm_bindgen(js_name = paramsDigest)]
+pub fn params_digest(salient: &JsValue) -> Result<Vec<u8>> {
+    Ok(facade::params_digest(&bytes(salient))?.to_vec())
+}
+
+/// `facade::Checker`.
+#[wasm_bindgen]
+pub struct Checker(facade::Checker);
+
+#[wasm_bindgen]
+impl Checker {
+    /// A checker with the options.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: Option<String>) -> Result<Checker> {
+        Ok(Checker(facade::Checker::new(&self::options(options)?)))
+    }
+
+    /// Checks one entry.
+    pub fn handle(&mut self, entry: &JsValue) -> Result<()> {
+        Ok(self.0.handle(&bytes(entry))?)
+    }
+
+    /// The violations so far, as JSON text.
+    pub fn violations(&self) -> String {
+        self.0.violations()
+    }
+}
+
+/// `facade::Client`: the client's retry machine.
+#[wasm_bindgen]
+pub struct Client(facade::Client);
+
+#[wasm_bindgen]
+impl Client {
+    /// A machine with the options.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: Option<String>) -> Result<Client> {
+        Ok(Client(facade::Client::new(&self::options(options)?)))
+    }
+
+    /// Starts a request: its handle.
+    pub fn send(&mut self, request: &JsValue) -> Result<f64> {
+        Ok(self.0.send(&bytes(request))? as f64)
+    }
+
+    /// Takes a response message.
+    #[wasm_bindgen(js_name = handleResponse)]
+    pub fn handle_response(&mut self, response: &JsValue) -> Result<()> {
+        Ok(self.0.handle_response(&bytes(response))?)
+    }
+
+    /// Answers the input requests of `handle`; queues the retry under `id`.
+    pub fn answer(&mut self, handle: f64, responses: &JsValue, id: &JsValue) -> Result<()> {
+        Ok(self.0.answer(facade::handle(handle)?, &bytes(responses), &bytes(id))?)
+    }
+
+    /// Gives up on `handle`.
+    pub fn abandon(&mut self, handle: f64) -> Result<()> {
+        self.0.abandon(facade::handle(handle)?);
+        Ok(())
+    }
+
+    /// The next message to send, as JSON text, or `undefined`.
+    #[wasm_bindgen(js_name = pollTransmit)]
+    pub fn poll_transmit(&mut self) -> Option<String> {
+        self.0.poll_transmit()
+    }
+
+    /// The next event, as JSON text, or `undefined`.
+    #[wasm_bindgen(js_name = pollEvent)]
+    pub fn poll_event(&mut self) -> Option<String> {
+        self.0.poll_event()
+    }
+}
+
+/// `state::KeyRing` with the facade's sealed-state functions.
+#[wasm_bindgen]
+pub struct KeyRing(Ring);
+
+#[wasm_bindgen]
+impl KeyRing {
+    /// A ring holding the key (`facade::key`), which seals.
+    #[wasm_bindgen(constructor)]
+    pub fn new(id: f64, algorithm: &str, secret: Option<Vec<u8>>, master: Option<Vec<u8>>) -> Result<KeyRing> {
+        Ok(KeyRing(Ring::new(facade::key(id as i64, algorithm, secret.as_deref(), master.as_deref())?)))
+    }
+
+    /// Adds a key that opens tokens.
+    pub fn add(&mut self, id: f64, algorithm: &str, secret: Option<Vec<u8>>, master: Option<Vec<u8>>) -> Result<()> {
+        self.0.add(facade::key(id as i64, algorithm, secret.as_deref(), master.as_deref())?);
+        Ok(())
+    }
+
+    /// Makes the key with `id` the sealing key; false if the ring lacks it.
+    #[wasm_bindgen(js_name = setCurrent)]
+    pub fn set_current(&mut self, id: f64) -> bool {
+        u8::try_from(id as i64).is_ok_and(|id| self.0.set_current(id))
+    }
+
+    /// Drops the key with `id` (not the current one); false if it could not.
+    pub fn remove(&mut self, id: f64) -> bool {
+        u8::try_from(id as i64).is_ok_and(|id| self.0.remove(id))
+    }
+
+    /// The bound on a token's length.
+    #[wasm_bindgen(js_name = setMaxTokenBytes)]
+    pub fn set_max_token_bytes(&mut self, max: f64) {
+        self.0.set_max_token_bytes(max as usize);
+    }
+
+    /// `facade::seal`.
+    pub fn seal(
+        &self,
+        binding: &JsValue,
+        now: f64,
+        ttl: f64,
+        payload: &JsValue,
+        nonce: Option<Vec<u8>>,
+        random: &[u8],
+    ) -> Result<String> {
+        let (binding, payload) = (bytes(binding), bytes(payload));
+        let random = Randomness::Bytes(random);
+        Ok(facade::seal(&self.0, &binding, now as u64, ttl as u32, &payload, nonce.as_deref(), random)?)
+    }
+
+    /// `facade::open`: the payload.
+    pub fn open(&self, token: &JsValue, binding: &JsValue, now: f64) -> Result<Vec<u8>> {
+        Ok(facade::open(&self.0, &bytes(token), &bytes(binding), now as u64)?)
+    }
+
+    /// `facade::resume_round`.
+    #[wasm_bindgen(js_name = resumeRound)]
+    pub fn resume_round(&self, request: &JsValue, needs: &JsValue, options: &str) -> Result<String> {
+        Ok(facade::resume_round(&self.0, &bytes(request), &bytes(needs), options.as_bytes())?)
+    }
+
+    /// `facade::respond_round`.
+    #[wasm_bindgen(js_name = respondRound)]
+    pub fn respond_round(
+        &self,
+        request: &JsValue,
+        round: &JsValue,
+        needs: &JsValue,
+        data: &JsValue,
+        options: &str,
+        random: &[u8],
+    ) -> Result<String> {
+        let (request, round, needs) = (bytes(request), bytes(round), bytes(needs));
+        let data = optional(data);
+        let random = Randomness::Bytes(random);
+        Ok(facade::respond_round(&self.0, &request, &round, &needs, data.as_deref(), options.as_bytes(), random)?)
+    }
+}
+
+/// Panics on purpose: the tests show a panic reaching JavaScript as a
+/// `PanicError`, never a dead module. Not part of the API.
+#[wasm_bindgen(js_name = __panicForTests)]
 pub fn panic_for_tests() {
     panic!("a panic raised on purpose by __panicForTests");
 }
 
 /// Aborts on purpose: a trap that bypasses the panic hook (as running out of
-/// memory would), so that the tests show the wrapper recovering from any trap.
-/// Not part of the public API.
-#[wasm_bindgen(js_name = "__abortForTests")]
+/// memory would), so that the tests show the API recovering from any trap.
+/// Not part of the API.
+#[wasm_bindgen(js_name = __abortForTests)]
 pub fn abort_for_tests() {
     std::process::abort();
 }

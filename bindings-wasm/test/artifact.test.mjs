@@ -1,23 +1,21 @@
 // The built package: the wasm within the size bound and importing nothing
 // from "env" (and the check itself catches such an import), the package's
-// entry points present, and the types usable from TypeScript (tsc --strict).
+// entry points and its copies of the shared API present, and the shared
+// types usable from TypeScript with this package's bytes (tsc --strict).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { inspect, LIMIT } from '../scripts/check-artifact.mjs'
+import { inspect, LIMIT, GLUE } from '../scripts/check-artifact.mjs'
 
-const pkg = join(dirname(fileURLToPath(import.meta.url)), '..')
+const pkg = fileURLToPath(new URL('..', import.meta.url))
 
-test('both builds are within the size bound and import only from the wasm-bindgen glue', () => {
-  for (const target of ['web', 'node']) {
-    const r = inspect(readFileSync(join(pkg, 'pkg', target, 'mrtr_wasm_bg.wasm')))
-    assert.deepEqual(r.problems, [], target)
-    assert.ok(r.gz <= LIMIT, `${target}: ${r.gz}`)
-    assert.ok(r.imports.length > 0 && r.imports.every((i) => i.module === './mrtr_wasm_bg.js'), target)
-  }
+test('the build is within the size bound and imports only from the wasm-bindgen glue', () => {
+  const r = inspect(readFileSync(`${pkg}/pkg/lib/mrtr_wasm_bg.wasm`))
+  assert.deepEqual(r.problems, [])
+  assert.ok(r.gz <= LIMIT, `${r.gz}`)
+  assert.ok(r.imports.length > 0 && r.imports.every((i) => i.module === GLUE))
 })
 
 test('the check refuses a module importing from "env"', () => {
@@ -31,14 +29,18 @@ test('the check refuses a module importing from "env"', () => {
   assert.deepEqual(inspect(bytes).problems, ['imports from "env": memcpy'])
 })
 
-test("package.json's entry points exist", () => {
-  const p = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'))
+test("package.json's entry points exist, and pkg/ holds the shared API as bindings-node has it", () => {
+  const p = JSON.parse(readFileSync(`${pkg}/package.json`, 'utf8'))
   const paths = JSON.stringify(p.exports).match(/\.\/pkg\/[\w/.]+/g)
-  assert.ok(paths.length >= 6)
-  for (const path of paths) assert.ok(existsSync(join(pkg, path)), path)
+  assert.ok(paths.length >= 2)
+  for (const path of paths) assert.ok(existsSync(`${pkg}/${path}`), path)
+  assert.deepEqual(p.files, ['pkg/', 'README.md'])
+  for (const [copy, source] of [['pkg/lib/api.mjs', 'lib/api.mjs'], ['pkg/lib/tables.d.ts', 'lib/tables.d.ts'], ['pkg/index.d.ts', 'index.d.ts']]) {
+    assert.equal(readFileSync(`${pkg}/${copy}`, 'utf8'), readFileSync(`${pkg}/../bindings-node/${source}`, 'utf8'), copy)
+  }
 })
 
-test('test/types/usage.ts type-checks against the package types (tsc --strict)', { timeout: 120_000 }, () => {
-  const tsc = join(pkg, 'node_modules', 'typescript', 'bin', 'tsc')
-  execFileSync(process.execPath, [tsc, '-p', join(pkg, 'test', 'types', 'tsconfig.json')], { stdio: 'pipe' })
+test("the shared test/types type-check against this package's types (tsc --strict)", { timeout: 120_000 }, () => {
+  const tsc = `${pkg}/node_modules/typescript/bin/tsc`
+  execFileSync(process.execPath, [tsc, '-p', `${pkg}/test/types/tsconfig.json`], { stdio: 'pipe' })
 })

@@ -1,13 +1,12 @@
 #!/usr/bin/env node
 // Opens the runner page (argv[2]) in Debian's headless Chromium through
-// playwright-core, with a fresh profile, and prints what the page found: one
-// line per failing case and the closing "N passed, M failed". Exits non-zero
-// on a failure, an empty corpus, or a page that did not finish.
+// playwright-core, with a fresh profile, and prints what the page produced:
+// one outcome line per case, for the judge, and nothing else on stdout. Exits
+// non-zero when the page failed or did not finish.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
-import { report } from '../runner.mjs'
 
 const url = process.argv[2]
 const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium'
@@ -32,17 +31,15 @@ try {
   page.on('console', (m) => logs.push(`console.${m.type()}: ${m.text()}`))
   page.on('pageerror', (e) => logs.push(`page error: ${e.message}`))
   await page.goto(url)
-  await page.waitForFunction(() => window.__mrtrResult !== undefined, null, { timeout: 300_000 })
-  const result = await page.evaluate(() => window.__mrtrResult)
-  const browser = context.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent))
-  console.error(`browser: ${browser}`)
-  if (result.error) {
-    console.error(result.error)
-    for (const l of logs) console.error(l)
+  await page.waitForFunction(() => window.__mrtrLines !== undefined, null, { timeout: 300_000 })
+  const lines = await page.evaluate(() => window.__mrtrLines)
+  console.error(`browser: ${context.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent))}`)
+  if (Array.isArray(lines)) {
+    for (const line of lines) console.log(line)
+    status = 0
   } else {
-    for (const line of report(result)) console.log(line)
-    if (result.total === 0) console.error('no case found')
-    status = result.failed.length === 0 && result.passed > 0 ? 0 : 1
+    console.error(lines.error)
+    for (const l of logs) console.error(l)
   }
 } catch (e) {
   console.error(`the browser run failed: ${e.message}`)

@@ -1,21 +1,19 @@
 #!/usr/bin/env node
 // A tiny static server for the browser runner, on 127.0.0.1 and a free port
-// the system picks: the page (/), the --target web build (/pkg/web/…), the
-// shared runner (/conformance/…), and the corpus as one JSON list
-// (/corpus.json, read once at start from MRTR_CONFORMANCE_DIR). Prints
-// "listening http://127.0.0.1:PORT/" once it accepts connections; serves
-// until killed.
+// the system picks: the page (/), the built package (/pkg/…), the runner of
+// the JavaScript API (/runner.mjs, from bindings-node/test), and the corpus as
+// one JSON list (/corpus.json, read once at start from MRTR_CONFORMANCE_DIR).
+// Prints "listening http://127.0.0.1:PORT/" once it accepts connections;
+// serves until killed.
 import { createServer } from 'node:http'
 import { readFile } from 'node:fs/promises'
-import { dirname, extname, join, normalize } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { loadCorpus } from '../corpus.mjs'
+import { extname, normalize } from 'node:path'
+import { loadCorpus } from '../../../bindings-node/test/conformance-runner.mjs'
 
-const here = dirname(fileURLToPath(import.meta.url))
-const base = join(here, '..', '..')
-const corpus = JSON.stringify(loadCorpus())
+const file = (path) => new URL(path, import.meta.url)
+const corpus = JSON.stringify(await loadCorpus())
 const TYPES = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' }
-const SERVED = ['pkg/web/', 'conformance/runner.mjs']
+const FIXED = { '': 'index.html', 'index.html': 'index.html', 'runner.mjs': '../../../bindings-node/test/conformance-runner.mjs' }
 
 const server = createServer(async (req, res) => {
   const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^\/+/, '')
@@ -23,13 +21,11 @@ const server = createServer(async (req, res) => {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' })
     res.end(body)
   }
-  if (path === '' || path === 'index.html') return send(200, TYPES['.html'], await readFile(join(here, 'index.html')))
   if (path === 'corpus.json') return send(200, TYPES['.json'], corpus)
-  if (!SERVED.some((p) => path === p || (p.endsWith('/') && path.startsWith(p))) || path.includes('..')) {
-    return send(404, 'text/plain', 'not found')
-  }
+  const local = Object.hasOwn(FIXED, path) ? FIXED[path] : path.startsWith('pkg/') && !path.includes('..') ? `../../${path}` : null
+  if (local === null) return send(404, 'text/plain', 'not found')
   try {
-    send(200, TYPES[extname(path)] ?? 'application/octet-stream', await readFile(join(base, path)))
+    send(200, TYPES[extname(local)] ?? 'application/octet-stream', await readFile(file(local)))
   } catch {
     send(404, 'text/plain', 'not found')
   }

@@ -1,12 +1,14 @@
-// Type-checked against index.d.ts by test/artifact.test.mjs (tsc --strict):
-// the README example and every export, used as a TypeScript user would (as
-// bindings-node/test/types/usage.ts, with Uint8Array for Buffer).
+// Type-checked with tsc --strict against index.d.ts, for both packages: by
+// test/napi-package.test.mjs (with napi.mts, the Node-only part) and by
+// bindings-wasm/test/artifact.test.mjs (which maps 'mrtr' to its built
+// pkg/index.d.ts). The README example and every export, used as a TypeScript
+// user would.
 import {
   classify, check, Checker, retry, respond, resume, taskUpdate, taskTransition, Client, KeyRing, SealedRounds,
   bindingFor, paramsDigest, Rule, RULES, Protocol, TaskStatus, Kind, defaultLimits, errorClassFor,
-  MrtrError, ProtocolError, RetryError, StateError, TaskError, AssociationError, TransportError, PanicError,
-  type ClientEvent, type JsonObject, type RuleId, type Violation, type Round,
-} from 'mrtr-wasm'
+  MrtrError, ProtocolError, RetryError, StateError, TaskError, AssociationError, TransportError, UsageError, PanicError,
+  type ClientEvent, type JsonObject, type RuleId, type Violation, type Round, type PlatformBytes, type AreaName,
+} from 'mrtr'
 
 const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }
 const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_weather', arguments: { location: 'NYC' }, _meta: meta } }
@@ -24,6 +26,7 @@ const checker = new Checker()
 checker.handle({ from: 'server', message: answer, stream: 'post:1' })
 const rule: RuleId = violations[0]?.rule ?? Rule.RetryIdReused
 const code: number | null = RULES[0].code
+const area: AreaName = RULES[0].area
 const status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled' = taskTransition(TaskStatus.Working, TaskStatus.Completed)
 taskUpdate(call, answer, {}, 3, { limits: { maxDepth: 64 } })
 
@@ -39,7 +42,7 @@ client.abandon(handle)
 const ring = new KeyRing({ id: 1, algorithm: 'aes-256-gcm', secret: new Uint8Array(32) })
 ring.add({ id: 2, algorithm: 'xchacha20-poly1305', master: 'deadbeef' })
 const token: string = ring.seal(bindingFor(call, 'alice'), 1000, 60, 'payload')
-const opened: Uint8Array = ring.open(token, { subject: 'alice', method: 'tools/call', target: 'get_weather', paramsDigest: paramsDigest({ location: 'NYC' }) }, 1000)
+const opened: PlatformBytes = ring.open(token, { subject: 'alice', method: 'tools/call', target: 'get_weather', paramsDigest: paramsDigest({ location: 'NYC' }) }, 1000)
 const rounds = new SealedRounds({ ring, subject: 'alice', now: 1000 })
 const round: Round = rounds.resume(call, ask)
 rounds.respond(call, round, ask, { step: 1 })
@@ -51,16 +54,9 @@ try {
     const r: RuleId = e.rule
     const c: number | null = e.code
     void [r, c]
-  } else if (e instanceof PanicError) {
-    const c: 'MRTR_PANIC' = e.code
-    void c
+    if (e instanceof PanicError || e instanceof UsageError) void e.rule
   }
 }
-const classes: (typeof MrtrError)[] = [ProtocolError, RetryError, StateError, TaskError, AssociationError, TransportError, errorClassFor('state-expired')]
-void [state, missing, same, rule, code, status, opened, classes]
-
-// The wrapper over the raw module, as the entry points build it.
-import { createMrtr } from 'mrtr-wasm/api'
-import * as native from 'mrtr-wasm/raw'
-const api: typeof import('mrtr-wasm') = createMrtr(native)
-void api.classify(call).kind
+const classes: (typeof MrtrError)[] = [ProtocolError, RetryError, StateError, TaskError, AssociationError, TransportError, UsageError, PanicError, errorClassFor('state-expired')]
+const bytes: Uint8Array = opened
+void [state, missing, same, rule, code, area, status, bytes, classes]

@@ -14,7 +14,7 @@ import addFormats from 'ajv-formats'
 import * as mrtr from '../index.mjs'
 
 const require = createRequire(import.meta.url)
-const schema = require('../../../shared/spec/schema/mcp-2026-07-28.schema.json')
+const schema = require('../../spec/schema/mcp-2026-07-28.schema.json')
 const VERSION = '2026-07-28'
 
 const ask = {

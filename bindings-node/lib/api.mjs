@@ -1,0 +1,419 @@
+// The JavaScript API of mrtr, one source for both packages: the npm package
+// `mrtr` (the napi addon) and `mrtr-wasm` (WebAssembly, for browsers and
+// Node), whose build copies this file beside its own backend.mjs.
+//
+// A backend (./backend.mjs) is the Rust side: the same functions and classes
+// in both packages (bindings-node/src/lib.rs, bindings-wasm/src/lib.rs), each
+// a line over the core's facade. It takes JSON text (a string or UTF-8 bytes)
+// and answers JSON text, and throws an Error whose `code` is a rule id. This
+// module decides nothing either: it converts (objects to JSON text and back),
+// builds the tables and the error classes from the core's catalogue, and hands
+// the backend random bytes when it seals. Message and object arguments may be
+// given as objects or as their JSON text (a string, a Uint8Array or an
+// ArrayBuffer, parsed in Rust from the bytes); ids and requestState are values.
+import native, { platformBytes } from './backend.mjs'
+import * as api from './api.mjs'
+
+const catalogue = JSON.parse(native.catalogue())
+const table = (rows) => Object.freeze(Object.fromEntries(rows.map((r) => [r.key, r.value])))
+
+// ---------------------------------------------------------------- tables
+
+/** Every rule of the core's catalogue, in catalogue order. */
+export const RULES = Object.freeze(
+  catalogue.rules.map(({ key, id, number, area, code, source }) =>
+    Object.freeze({ key, id, number, area, code, source }),
+  ),
+)
+const RULE_BY_ID = new Map(RULES.map((r) => [r.id, r]))
+/** Rule ids by the core's variant name: `Rule.RetryIdReused === 'retry-id-reused'`. */
+export const Rule = Object.freeze(Object.fromEntries(RULES.map((r) => [r.key, r.id])))
+/** Protocol names: `Protocol.V2026_07_28 === '2026-07-28'` (the default). */
+export const Protocol = table(catalogue.protocols)
+/** Task statuses: `TaskStatus.InputRequired === 'input_required'`. */
+export const TaskStatus = table(catalogue.taskStatuses)
+/** What `classify` says a message is: `Kind.InputRequired === 'input_required'`. */
+export const Kind = table(catalogue.kinds)
+/** The core's default `Limits`. */
+export const defaultLimits = Object.freeze(catalogue.defaultLimits)
+// `classify`'s code holds positions in the core's Kind::ALL and ResultType::ALL: the order of these lists.
+const KINDS = catalogue.kinds.map((k) => k.value)
+const RESULT_TYPES = [null, ...catalogue.resultTypes.map((t) => t.value)]
+
+// ---------------------------------------------------------------- errors
+
+/** Every failure: `.rule` (the rule id) and `.code` (the JSON-RPC code a peer answers with, or null). */
+export class MrtrError extends Error {
+  constructor(rule, message, options) {
+    super(message, options)
+    this.rule = rule
+    this.code = RULE_BY_ID.get(rule)?.code ?? null
+  }
+}
+Object.defineProperty(MrtrError.prototype, 'name', { value: 'MrtrError', writable: true, configurable: true })
+
+/** One subclass per area of the catalogue, named `<Title>Error`. */
+const CLASS_BY_AREA = Object.fromEntries(
+  catalogue.areas.map(({ name, title }) => {
+    const C = { [`${title}Error`]: class extends MrtrError {} }[`${title}Error`]
+    Object.defineProperty(C.prototype, 'name', { value: C.name, writable: true, configurable: true })
+    return [name, C]
+  }),
+)
+const byTitle = Object.fromEntries(Object.values(CLASS_BY_AREA).map((C) => [C.name, C]))
+export const { ProtocolError, RetryError, StateError, TaskError, AssociationError, TransportError } = byTitle
+export const { UsageError, PanicError } = byTitle
+
+/** The MrtrError subclass of `rule`'s area. */
+export function errorClassFor(rule) {
+  const r = RULE_BY_ID.get(rule)
+  if (!r) throw usage(`not a rule id: ${rule}`)
+  return CLASS_BY_AREA[r.area]
+}
+
+const fail = (rule, message, options) => new (errorClassFor(rule))(rule, message, options)
+const usage = (message) => new UsageError(Rule.UsageInvalidArgument, message)
+
+/** What the backend threw, as this API's class. */
+function translate(e) {
+  if (e instanceof MrtrError) return e
+  if (typeof e?.code === 'string' && RULE_BY_ID.has(e.code)) {
+    // After a panic the wasm backend starts a fresh instance at once, so that
+    // objects of the trapped one fail their instance check from now on.
+    if (e.code === Rule.InternalPanic) native.__wbg_reset_state?.()
+    return fail(e.code, e.message)
+  }
+  if (typeof WebAssembly === 'object' && e instanceof WebAssembly.RuntimeError) {
+    native.__wbg_reset_state?.() // a trap that is no panic: out of memory, a stack overflow
+    return fail(Rule.InternalPanic, `mrtr aborted: ${e.message}`, { cause: e })
+  }
+  if (e instanceof Error && /stale object from previous Wasm instance/.test(e.message)) {
+    return fail(Rule.InternalPanic, 'this object belonged to an instance that panicked; make a new one', { cause: e })
+  }
+  // The backend's own argument checks (napi's InvalidArg, StringExpected, …).
+  return typeof e?.code === 'string' ? usage(e.message) : e
+}
+
+function call(f) {
+  try {
+    return f()
+  } catch (e) {
+    throw translate(e)
+  }
+}
+
+// ---------------------------------------------------------------- conversion
+
+/** A JS value as JSON text: too deep to write is over the depth bound, anything else JSON cannot hold a misuse. */
+function json(value, what) {
+  let s
+  try {
+    s = JSON.stringify(value)
+  } catch (e) {
+    if (e instanceof RangeError) throw fail(Rule.LimitExceeded, `${what} is too deep: ${e.message}`)
+    throw usage(`${what} is not JSON: ${e.message}`)
+  }
+  if (s === undefined) throw usage(`${what} is not JSON: ${typeof value}`)
+  return s
+}
+
+/** A message or object argument: JSON text as is, anything else stringified. */
+function text(value, what) {
+  if (typeof value === 'string' || value instanceof Uint8Array) return value
+  if (value instanceof ArrayBuffer) return new Uint8Array(value)
+  return json(value, what)
+}
+
+/** An optional argument: null and undefined are absent. */
+const optional = (value, convert, what) => (value === undefined || value === null ? undefined : convert(value, what))
+/** Options (`{protocol, limits, maxRounds}`) as JSON text for the facade, which reads and checks them. */
+const settings = (value) => optional(value, json, 'the options')
+
+function string(value, what) {
+  if (typeof value !== 'string') throw usage(`${what} is a string`)
+  return value
+}
+
+/** A non-negative integer (a handle, a time, a key id). */
+function whole(value, what) {
+  if (!Number.isSafeInteger(value) || value < 0) throw usage(`${what} is a non-negative integer`)
+  return value
+}
+
+/** Bytes: a Uint8Array, or hex text. */
+function bytes(value, what) {
+  if (value instanceof Uint8Array) return value
+  if (typeof value === 'string' && /^(?:[0-9a-fA-F]{2})*$/.test(value)) {
+    return Uint8Array.from(value.match(/../g) ?? [], (h) => parseInt(h, 16))
+  }
+  throw usage(`${what} is a Uint8Array or hex text`)
+}
+
+const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('')
+/** Random bytes for a seal, from the platform's CSPRNG: the backends have no random source of their own. */
+const entropy = () => globalThis.crypto.getRandomValues(new Uint8Array(32))
+
+// ---------------------------------------------------------------- operations
+
+/** Classifies and validates one raw message (the hot path: one crossing, no JSON back). */
+export function classify(message, options) {
+  const t = text(message, 'the message')
+  const o = settings(options)
+  let s
+  try {
+    s = native.classify(t, o)
+  } catch (e) {
+    throw translate(e)
+  }
+  // Packed by the backend (bindings-node/src/packed.rs): a code, `<length>:<method>`, the id.
+  const c = s.charCodeAt(0)
+  let at = 1
+  let method = null
+  if (c & 64) {
+    const colon = s.indexOf(':', 1)
+    at = colon + 1 + Number(s.slice(1, colon))
+    method = s.slice(colon + 1, at)
+  }
+  const id = c & 128 ? Number(s.slice(at)) : c & 256 ? s.slice(at) : null
+  return { kind: KINDS[c & 7], id, method, resultType: RESULT_TYPES[(c >> 3) & 3], resultTypePresent: (c & 32) !== 0 }
+}
+
+/** Checks a whole conversation: the violations, in transcript order. */
+export function check(transcript, config) {
+  const t = text(transcript, 'the transcript')
+  const c = settings(config)
+  return JSON.parse(call(() => native.check(t, c)))
+}
+
+/** The incremental checker: `handle` one entry at a time, read `violations()`. */
+export class Checker {
+  #native
+  constructor(config) {
+    const c = settings(config)
+    this.#native = call(() => new native.Checker(c))
+  }
+  handle(entry) {
+    const t = text(entry, 'the entry')
+    call(() => this.#native.handle(t))
+  }
+  violations() {
+    return JSON.parse(call(() => this.#native.violations()))
+  }
+}
+
+/** Builds the retry of `request` answering `result` with `inputResponses`, under the new `id`. */
+export function retry(request, result, inputResponses, id, options) {
+  const args = [
+    text(request, 'the request'),
+    text(result, 'the result'),
+    text(inputResponses ?? {}, 'inputResponses'),
+    json(id, 'the id'),
+    settings(options),
+  ]
+  return JSON.parse(call(() => native.retry(...args)))
+}
+
+/** Builds the `tasks/update` request answering an `input_required` task (Tasks extension, 2026-07-28). */
+export function taskUpdate(getRequest, getResponse, inputResponses, id, options) {
+  const args = [
+    text(getRequest, 'the tasks/get request'),
+    text(getResponse, 'the tasks/get response'),
+    text(inputResponses ?? {}, 'inputResponses'),
+    json(id, 'the id'),
+    settings(options),
+  ]
+  return JSON.parse(call(() => native.taskUpdate(...args)))
+}
+
+/** Answers `request` with `input_required`: `inputRequests` and/or `requestState` (null or undefined: absent). */
+export function respond(request, inputRequests, requestState, options) {
+  const args = [
+    text(request, 'the request'),
+    optional(inputRequests, text, 'inputRequests'),
+    optional(requestState, json, 'requestState'),
+    settings(options),
+  ]
+  return JSON.parse(call(() => native.respond(...args)))
+}
+
+/** Reads what `request` carries against what this server `needs`: `{responses, missing, ignored, requestState}`. */
+export function resume(request, needs, options) {
+  const args = [text(request, 'the request'), text(needs ?? {}, 'needs'), settings(options)]
+  return JSON.parse(call(() => native.resume(...args)))
+}
+
+/** `from` may become `to`? Returns `to`, or throws a TaskError (`task-status-invalid`, `task-transition-invalid`). */
+export function taskTransition(from, to) {
+  const args = [string(from, 'from'), string(to, 'to')]
+  return call(() => native.taskTransition(...args))
+}
+
+/**
+ * The client's retry machine (sans-IO). Inputs: `send`, `handleResponse`,
+ * `answer`; after each, drain `pollTransmit()` (messages to send, in order),
+ * then `pollEvent()`.
+ */
+export class Client {
+  #native
+  constructor(config) {
+    const c = settings(config)
+    this.#native = call(() => new native.Client(c))
+  }
+  /** Starts `request`; returns its handle. */
+  send(request) {
+    const t = text(request, 'the request')
+    return call(() => this.#native.send(t))
+  }
+  /** Takes a response message from the server (JSON text is read by the core's byte path). */
+  handleResponse(response) {
+    const t = text(response, 'the response')
+    call(() => this.#native.handleResponse(t))
+  }
+  /** Answers the input requests of `handle` and queues the retry under the new `id`. */
+  answer(handle, inputResponses, id) {
+    const args = [whole(handle, 'a handle'), text(inputResponses ?? {}, 'inputResponses'), json(id, 'the id')]
+    call(() => this.#native.answer(...args))
+  }
+  /** Gives up on `handle`. */
+  abandon(handle) {
+    const h = whole(handle, 'a handle')
+    call(() => this.#native.abandon(h))
+  }
+  /** The next message to send, or null. */
+  pollTransmit() {
+    const t = call(() => this.#native.pollTransmit())
+    return t == null ? null : JSON.parse(t)
+  }
+  /** The next event (`inputRequired`, `retryNow`, `done`), or null. */
+  pollEvent() {
+    const t = call(() => this.#native.pollEvent())
+    return t == null ? null : JSON.parse(t)
+  }
+  /** Drains `pollTransmit()`. */
+  *transmits() {
+    for (let m = this.pollTransmit(); m !== null; m = this.pollTransmit()) yield m
+  }
+  /** Drains `pollEvent()`. */
+  *events() {
+    for (let e = this.pollEvent(); e !== null; e = this.pollEvent()) yield e
+  }
+}
+
+// ---------------------------------------------------------------- sealed state
+
+function keyArgs(key) {
+  const k = key ?? {}
+  return [
+    whole(k.id, 'a key id'),
+    string(k.algorithm, "a key's algorithm"),
+    optional(k.secret, bytes, "a key's secret"),
+    optional(k.master, bytes, "a key's master secret"),
+  ]
+}
+
+/** A binding (`{subject, protocol, method, target, arguments | paramsDigest}`) as JSON text for the facade. */
+function bindingText(binding) {
+  const b = binding ?? {}
+  const digest = b.paramsDigest instanceof Uint8Array ? hex(b.paramsDigest) : b.paramsDigest
+  const { subject, protocol, method, target } = b
+  return json({ subject, protocol, method, target, arguments: b.arguments, paramsDigest: digest }, 'the binding')
+}
+
+const token = (t) => (typeof t === 'string' || t instanceof Uint8Array ? t : string(t, 'the token'))
+const payload = (p) => (typeof p === 'string' || p instanceof Uint8Array ? p : json(p, 'the payload'))
+
+/** SHA-256 of the canonical JSON of `salient` (a request's `arguments`). */
+export function paramsDigest(salient) {
+  const t = text(salient, 'the salient params')
+  return call(() => native.paramsDigest(t))
+}
+
+/** The binding of `request` for `subject`: `{subject, protocol, method, target, paramsDigest}`. */
+export function bindingFor(request, subject, protocol) {
+  const args = [text(request, 'the request'), string(subject ?? '', 'subject'), optional(protocol, string, 'protocol')]
+  const b = JSON.parse(call(() => native.bindingFor(...args)))
+  return { ...b, paramsDigest: platformBytes(bytes(b.paramsDigest)) }
+}
+
+/** The backend's ring of each KeyRing, for SealedRounds (kept off the public object). */
+const rings = new WeakMap()
+
+/** Keys by id (AES-256-GCM, XChaCha20-Poly1305): seals with the current one, opens with any. */
+export class KeyRing {
+  #native
+  /** A ring holding `current` (`{id, algorithm, secret}` or `{id, algorithm, master}`), which seals. */
+  constructor(current) {
+    const k = keyArgs(current)
+    this.#native = call(() => new native.KeyRing(...k))
+    rings.set(this, this.#native)
+  }
+  /** Adds a key that opens tokens (replacing one with the same id). */
+  add(key) {
+    const k = keyArgs(key)
+    call(() => this.#native.add(...k))
+  }
+  /** Makes the key with `id` the sealing key; false if the ring lacks it. */
+  setCurrent(id) {
+    const i = whole(id, 'a key id')
+    return call(() => this.#native.setCurrent(i))
+  }
+  /** Drops the key with `id` (not the current one); false if it could not. */
+  remove(id) {
+    const i = whole(id, 'a key id')
+    return call(() => this.#native.remove(i))
+  }
+  /** The bound on a token's length, checked before any decoding. */
+  setMaxTokenBytes(max) {
+    const m = whole(max, 'a token bound')
+    call(() => this.#native.setMaxTokenBytes(m))
+  }
+  /** Seals `data` bound to `binding`, expiring `ttl` s after `now` (s since the epoch); `nonce`: test vectors only. */
+  seal(binding, now, ttl, data, nonce) {
+    const n = optional(nonce, bytes, 'the nonce')
+    const args = [bindingText(binding), whole(now, 'now'), whole(ttl, 'ttl'), payload(data), n, entropy()]
+    return call(() => this.#native.seal(...args))
+  }
+  /** Opens `token` for `binding` at `now`: the payload, or a StateError. */
+  open(sealed, binding, now) {
+    const args = [token(sealed), bindingText(binding), whole(now, 'now')]
+    return call(() => this.#native.open(...args))
+  }
+}
+
+/** A server's rounds with sealed state: the answers of earlier rounds travel in the sealed `requestState`. */
+export class SealedRounds {
+  #ring
+  #options
+  /** `{ring, subject, now, ttl = 300, protocol, limits}`. */
+  constructor(options) {
+    const { ring, subject, now, ttl, protocol, limits } = options ?? {}
+    if (!rings.has(ring)) throw usage('SealedRounds needs a KeyRing as `ring`')
+    this.#ring = rings.get(ring)
+    this.#options = json({ subject, now, ttl, protocol, limits }, 'the options')
+  }
+  /** This request's answers plus the sealed earlier ones: `{answers, missing, ignored, data}`. */
+  resume(request, needs) {
+    const args = [text(request, 'the request'), text(needs ?? {}, 'needs'), this.#options]
+    return JSON.parse(call(() => this.#ring.resumeRound(...args)))
+  }
+  /** Asks what `round` misses and seals what it has (and `data`): the `input_required` response. */
+  respond(request, round, needs, data) {
+    const args = [
+      text(request, 'the request'),
+      json(round, 'the round'),
+      text(needs ?? {}, 'needs'),
+      optional(data, json, 'data'),
+      this.#options,
+      entropy(),
+    ]
+    return JSON.parse(call(() => this.#ring.respondRound(...args)))
+  }
+}
+
+/** Test-only: panics inside the backend (`trap`: traps past the panic hook, wasm only); it throws a PanicError. */
+export function __panicForTests(trap = false) {
+  call(() => (trap ? native.__abortForTests() : native.__panicForTests()))
+}
+
+/** The whole API as one object: `import mrtr from 'mrtr'`. */
+export default api

@@ -1,0 +1,67 @@
+// The npm package `mrtr` itself (the napi backend only): its entry points
+// (ESM, and CommonJS through require(esm)) give the very same objects, the
+// types check with tsc --strict, Buffers are bytes, and the addon loads in
+// worker threads side by side.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import * as esm from '../index.mjs'
+import { call, ask } from './fixtures.mjs'
+
+const pkg = fileURLToPath(new URL('..', import.meta.url))
+const cjs = createRequire(import.meta.url)('../index.js')
+
+test('the ESM and CommonJS entry points are the same module', () => {
+  assert.deepEqual(Object.keys(esm).sort(), Object.keys(cjs).filter((k) => k !== '__esModule').sort())
+  for (const k of Object.keys(esm)) assert.equal(esm[k], cjs[k], k)
+  assert.equal(esm.default.MrtrError, cjs.MrtrError)
+  assert.throws(() => cjs.classify('['), esm.ProtocolError)
+})
+
+test('package.json points at the entry points, the types and the files to pack', () => {
+  const p = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  assert.equal(p.name, 'mrtr')
+  assert.deepEqual(p.exports['.'], { types: './index.d.ts', import: './index.mjs', require: './index.js' })
+  assert.equal(p.types, './index.d.ts')
+  for (const f of ['index.js', 'index.mjs', 'index.d.ts', 'lib/', 'native.cjs']) assert.ok(p.files.includes(f), f)
+  assert.match(p.engines.node, /^>=20\.19/)
+})
+
+test('test/types type-checks against index.d.ts (tsc --strict)', { timeout: 120_000 }, () => {
+  const tsc = new URL('../node_modules/typescript/bin/tsc', import.meta.url).pathname
+  execFileSync(process.execPath, [tsc, '-p', `${pkg}/test/types/tsconfig.json`], { stdio: 'pipe' })
+})
+
+test('Buffers are bytes in, and come back out', () => {
+  const bytes = Buffer.from(JSON.stringify(call))
+  assert.equal(esm.classify(bytes).method, 'tools/call')
+  assert.ok(esm.paramsDigest({ a: 1 }) instanceof Buffer)
+  assert.ok(esm.bindingFor(call, 'alice').paramsDigest instanceof Buffer)
+  const ring = new esm.KeyRing({ id: 1, algorithm: 'aes-256-gcm', secret: Buffer.alloc(32, 7) })
+  const b = { subject: 's', method: 'tools/call', target: 't' }
+  assert.equal(ring.open(ring.seal(b, 1, 9, Buffer.from('hi')), b, 2).toString(), 'hi')
+})
+
+test('the addon loads and works in worker threads, side by side', { timeout: 30_000 }, async () => {
+  const { Worker } = await import('node:worker_threads')
+  const source = `
+    const { parentPort, workerData } = require('node:worker_threads')
+    const mrtr = require(workerData.entry)
+    let n = 0
+    for (let i = 0; i < 2000; i++) {
+      const answer = mrtr.respond(workerData.call, workerData.ask, 's' + i)
+      if (mrtr.classify(JSON.stringify(answer)).kind === 'input_required') n++
+    }
+    try { mrtr.classify('{') } catch (e) { if (e instanceof mrtr.ProtocolError) n++ }
+    parentPort.postMessage(n)`
+  const entry = fileURLToPath(new URL('../index.js', import.meta.url))
+  const runs = [1, 2, 3, 4].map(() => new Promise((resolve, reject) => {
+    const w = new Worker(source, { eval: true, workerData: { entry, call, ask } })
+    w.once('message', resolve)
+    w.once('error', reject)
+  }))
+  assert.deepEqual(await Promise.all(runs), [2001, 2001, 2001, 2001])
+})
