@@ -74,7 +74,7 @@ export declare function catalogue(): string
 /** `facade::check`: the violations of a transcript, as JSON text. */
 export declare function check(transcript: Text, options?: string | undefined | null): string
 
-/** Classifies one raw message: what it found, packed into one string ([`packed`]). */
+/** Classifies one raw message: what it found, packed into one string (`mrtr::facade::classify_packed`). */
 export declare function classify(text: Text, options?: string | undefined | null): string
 
 /** `facade::params_digest`. */

@@ -165,7 +165,7 @@ export function classify(message, options) {
   } catch (e) {
     throw translate(e)
   }
-  // Packed by the backend (bindings-node/src/packed.rs): a code, `<length>:<method>`, the id.
+  // Packed by the core (mrtr::facade::classify_packed): a code, `<length>:<method>`, the id.
   const c = s.charCodeAt(0)
   let at = 1
   let method = null
