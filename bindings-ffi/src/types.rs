@@ -108,9 +108,9 @@ impl From<&mrtr::Classified<'_>> for mrtr_classified {
             Some(Id::UInt(u)) => (MRTR_ID_UINT, 0, u),
             Some(Id::Str(_)) => (MRTR_ID_STRING, 0, 0),
         };
-        // The numbers of `tables.rs`: a kind's and a result type's place in `Kind::ALL`, `ResultType::ALL`, plus one.
-        let kind = c.kind as mrtr_kind + 1;
-        let result_type = c.result_type.map_or(0, |t| t as mrtr_result_type + 1);
+        // The numbers of `tables.rs`: the core's stable discriminants (0: no result type).
+        let kind = c.kind as mrtr_kind;
+        let result_type = c.result_type.map_or(0, |t| t as mrtr_result_type);
         mrtr_classified { kind, result_type, result_type_present: c.result_type_present, id_type, id_int, id_uint }
     }
 }
