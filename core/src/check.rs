@@ -23,7 +23,7 @@ use alloc::{
     string::{String, ToString},
     vec::Vec,
 };
-use serde_json::Value;
+use serde_json::{Map as JsonMap, Value};
 
 /// Who sent a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -259,10 +259,15 @@ impl Checker {
     /// target: the one whose `requestState` it echoes, else whose params it
     /// repeats, else whose input-request keys it answers, else the latest.
     /// Parallel calls to one tool each keep their own round.
-    fn round_of(&self, m: &Value, method: &str, params: &ParamsView<'_>) -> Option<usize> {
+    fn round_of(
+        &self,
+        m: &Value,
+        salient: &JsonMap<String, Value>,
+        method: &str,
+        params: &ParamsView<'_>,
+    ) -> Option<usize> {
         let tgt = target(m);
         let state = params.request_state.as_str();
-        let salient = salient_params(m);
         let answers_keys = |a: &Awaiting| {
             a.result["result"]["inputRequests"]
                 .as_object()
@@ -278,7 +283,7 @@ impl Checker {
                 return Some(i);
             }
             latest = latest.or(Some(i));
-            if by_params.is_none() && a.params == salient {
+            if by_params.is_none() && a.params == *salient {
                 by_params = Some(i);
             }
             if by_keys.is_none() && answers_keys(a) {
@@ -291,7 +296,9 @@ impl Checker {
     /// Checks a request carrying MRTR fields against the round it answers;
     /// returns that round (taken out of the open ones).
     fn client_retry(&mut self, m: &Value, method: &str, params: &ParamsView<'_>) -> Option<Awaiting> {
-        let Some(pos) = self.round_of(m, method, params) else {
+        // The retry's params without its MRTR fields: read once, for pairing and for the comparison.
+        let salient = salient_params(m);
+        let Some(pos) = self.round_of(m, &salient, method, params) else {
             self.report(
                 RuleId::InputResponsesUnsolicited,
                 "inputResponses or requestState on a request that retries nothing",
@@ -302,7 +309,7 @@ impl Checker {
         if m["id"] == round.id || self.in_flight.contains_key(&id_key(&m["id"])) {
             self.report(RuleId::RetryIdReused, "a retry takes an id not used by the original or any request in flight");
         }
-        if salient_params(m) != round.params {
+        if salient != round.params {
             self.report(
                 RuleId::RetryRequestChanged,
                 "a retry keeps the original's params apart from inputResponses, requestState and _meta",
