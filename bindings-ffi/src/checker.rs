@@ -7,17 +7,8 @@ use crate::handles::{self, Handle, Kind};
 use crate::status::{guard, mrtr_status};
 use crate::tables::mrtr_protocol;
 use crate::types::{limits as limits_at, mrtr_limits, mrtr_side, options, side};
-use mrtr::{facade, Error};
+use mrtr::facade;
 use std::ffi::c_char;
-
-/// A transcript as JSON Lines: one entry a non-blank line.
-fn lines(text: &[u8], o: &facade::Options) -> Result<String, Error> {
-    let mut checker = facade::Checker::new(o);
-    for (i, line) in text.split(|&b| b == b'\n').enumerate().filter(|(_, l)| !l.trim_ascii().is_empty()) {
-        checker.handle(line).map_err(|e| Error::with(e.rule(), format!("line {}: {}", i + 1, e.message())))?;
-    }
-    Ok(checker.violations())
-}
 
 /// Checks a whole conversation. `transcript` is a JSON array of entries
 /// `{"from": "client"|"server", "message": <JSON-RPC message>, "stream":
@@ -50,7 +41,7 @@ pub unsafe extern "C" fn mrtr_check(
             )
         };
         let array = text.trim_ascii_start().starts_with(b"[");
-        out.set(if array { facade::check(text, &o)? } else { lines(text, &o)? });
+        out.set(if array { facade::check(text, &o)? } else { facade::check_jsonl(text, &o)? });
         Ok(())
     })
 }

@@ -219,6 +219,19 @@ pub fn check(transcript: &[u8], o: &Options) -> Result<String> {
     Ok(text(&check::check(&entries, o.check_config())))
 }
 
+/// Checks a conversation in JSON Lines (one entry a non-blank line, as `mrtr
+/// check` reads it): the violations as JSON text. A line that is not an entry
+/// fails with its rule, the message naming the line (1-based).
+pub fn check_jsonl(transcript: &[u8], o: &Options) -> Result<String> {
+    let transcript = core::str::from_utf8(transcript).map_err(|e| {
+        Error::with(RuleId::JsonrpcParseError, format!("the transcript is not UTF-8 (byte {})", e.valid_up_to()))
+    })?;
+    let entries = check::read_jsonl(transcript, &o.limits)
+        .map_err(|(line, e)| Error::with(e.rule(), format!("line {line}: {}", e.message())))?;
+    let entries: Vec<Entry> = entries.into_iter().map(|(_, e)| e).collect();
+    Ok(text(&check::check(&entries, o.check_config())))
+}
+
 /// The incremental checker over JSON text.
 pub struct Checker {
     inner: check::Checker,
