@@ -26,9 +26,17 @@ export function outcome(mrtr, op, input) {
   }
 }
 
+/** The bytes a case writes in hex (no Buffer: this module also runs in a page). */
+function bytesOfHex(hex) {
+  if (typeof hex !== 'string' || !/^(?:[0-9a-fA-F]{2})*$/.test(hex)) throw new Error('input.hex is not hex')
+  return Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16))
+}
+
 const OPERATIONS = {
   classify(mrtr, input) {
-    const c = mrtr.classify(input.text ?? '', { protocol: input.protocol })
+    // `hex`: raw bytes a JSON string cannot hold (invalid UTF-8), passed as a Uint8Array.
+    const message = input.hex === undefined ? (input.text ?? '') : bytesOfHex(input.hex)
+    const c = mrtr.classify(message, { protocol: input.protocol })
     return { kind: c.kind, id: c.id, method: c.method }
   },
   check(mrtr, input) {

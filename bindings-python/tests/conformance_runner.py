@@ -36,7 +36,9 @@ def load(directory: Optional[Path] = None) -> List[Dict[str, Any]]:
 
 
 def _classify(i: Dict[str, Any]) -> Dict[str, Any]:
-    c = mrtr.classify(i.get("text") or "", protocol=i.get("protocol"))
+    # ``hex``: raw bytes a JSON string cannot hold (invalid UTF-8), passed as ``bytes``.
+    message = bytes.fromhex(i["hex"]) if "hex" in i else i.get("text") or ""
+    c = mrtr.classify(message, protocol=i.get("protocol"))
     return {"kind": c.kind.value, "id": c.id, "method": c.method}
 
 

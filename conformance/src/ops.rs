@@ -36,8 +36,8 @@ fn protocol(name: Option<&Value>) -> Result<Protocol, Error> {
 
 fn classify(input: &Value, limits: &Limits) -> Result<Value, Error> {
     let p = protocol(input.get("protocol"))?;
-    let text = input["text"].as_str().unwrap_or_default();
-    let c = mrtr::classify(text.as_bytes(), p, limits)?;
+    let bytes = message_bytes(input)?;
+    let c = mrtr::classify(&bytes, p, limits)?;
     let id = match c.id {
         None | Some(mrtr::Id::Null) => Value::Null,
         Some(mrtr::Id::Int(i)) => json!(i),
@@ -45,6 +45,26 @@ fn classify(input: &Value, limits: &Limits) -> Result<Value, Error> {
         Some(mrtr::Id::Str(s)) => json!(s),
     };
     Ok(json!({ "kind": c.kind.name(), "id": id, "method": c.method }))
+}
+
+/// The message a `classify` case gives: `hex` (raw bytes, for those a JSON
+/// string cannot hold, such as invalid UTF-8) or `text`.
+fn message_bytes(input: &Value) -> Result<Vec<u8>, Error> {
+    match input.get("hex") {
+        Some(h) => hex(h),
+        None => Ok(input["text"].as_str().unwrap_or_default().as_bytes().to_vec()),
+    }
+}
+
+/// Bytes written in hex in a case (a malformed case is the corpus' fault: a
+/// usage error, never a peer's rule).
+fn hex(v: &Value) -> Result<Vec<u8>, Error> {
+    let bad = |what: &'static str| Error::new(RuleId::UsageInvalidArgument, what);
+    let s = v.as_str().ok_or(bad("hex string expected"))?;
+    if s.len() % 2 != 0 {
+        return Err(bad("hex of odd length"));
+    }
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2).unwrap_or("zz"), 16).map_err(|_| bad("bad hex"))).collect()
 }
 
 fn check_op(input: &Value) -> Result<Value, String> {
@@ -85,13 +105,6 @@ fn respond(input: &Value, limits: &Limits) -> Result<Value, Error> {
 fn sealed_state(input: &Value) -> Result<Value, Error> {
     use mrtr::state::{params_digest, Algorithm, Binding, Key, KeyRing};
     let bad = |what: &'static str| Error::new(RuleId::JsonrpcInvalid, what);
-    let hex = |v: &Value| -> Result<Vec<u8>, Error> {
-        let s = v.as_str().ok_or(bad("hex string expected"))?;
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(s.get(i..i + 2).unwrap_or("zz"), 16).map_err(|_| bad("bad hex")))
-            .collect()
-    };
     let mut keys = Vec::new();
     for k in input["keys"].as_array().ok_or(bad("keys"))? {
         let alg = Algorithm::from_name(k["alg"].as_str().unwrap_or_default()).ok_or(bad("unknown algorithm"))?;
