@@ -64,7 +64,10 @@ fn hex(v: &Value) -> Result<Vec<u8>, Error> {
     if s.len() % 2 != 0 {
         return Err(bad("hex of odd length"));
     }
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2).unwrap_or("zz"), 16).map_err(|_| bad("bad hex"))).collect()
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2).unwrap_or("zz"), 16).map_err(|_| bad("bad hex")))
+        .collect()
 }
 
 fn check_op(input: &Value) -> Result<Value, String> {
