@@ -71,10 +71,20 @@ impl Entry {
 /// parsed under the core's bad-input rules ([`crate::parse`]). An error names
 /// its line (1-based).
 pub fn read_jsonl(text: &str, limits: &Limits) -> Result<Vec<(usize, Entry)>, (usize, Error)> {
-    let lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    read_jsonl_bytes(text.as_bytes(), limits)
+}
+
+/// [`read_jsonl`] over bytes, as read from a file: a line that is not UTF-8
+/// fails with `jsonrpc-parse-error` and its line number, like any bad line.
+pub fn read_jsonl_bytes(bytes: &[u8], limits: &Limits) -> Result<Vec<(usize, Entry)>, (usize, Error)> {
+    // Lines as `str::lines` cuts them: at LF, without a CR before it, no empty last line.
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let lines = bytes.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l)).enumerate();
+    let blank = |line: &[u8]| core::str::from_utf8(line).is_ok_and(|l| l.trim().is_empty());
     lines
+        .filter(|(_, l)| !blank(l))
         .map(|(i, line)| {
-            let value = crate::parse(line.as_bytes(), limits).map_err(|e| (i + 1, e))?;
+            let value = crate::parse(line, limits).map_err(|e| (i + 1, e))?;
             Entry::from_value(&value).map(|e| (i + 1, e)).map_err(|e| (i + 1, e))
         })
         .collect()
@@ -574,7 +584,7 @@ fn id_key(id: &Value) -> String {
 }
 
 /// An id as it appears in a `post:<id>` stream name.
-fn id_text(id: &Value) -> String {
+pub(crate) fn id_text(id: &Value) -> String {
     match id {
         Value::String(s) => s.clone(),
         other => other.to_string(),

@@ -9,6 +9,8 @@
 //! - [`server`]: answer with `input_required` ([`server::respond`]) and read a retry ([`server::resume`]).
 //! - [`tasks`]: task statuses and their transition table.
 //! - [`check`]: check a recorded conversation against every rule.
+//! - [`har`] (feature `state`): HTTP Archives read into the checker's entries.
+//! - [`sse`]: an incremental, sans-IO decoder of event streams (`text/event-stream`).
 //! - [`state`]: sealed `requestState` (AEAD, key ring, binding, expiry); [`round`]: server rounds that carry answers in it.
 //! - [`bare`]: classification without an allocator (a strict scanner + `heapless`), with the same rule ids.
 //! - [`wire`] (feature `serde`): the one JSON shape of every output; [`facade`] (feature `facade`): JSON
@@ -52,6 +54,8 @@ mod envelope;
 pub mod facade;
 #[cfg(feature = "alloc")]
 mod form;
+#[cfg(feature = "state")]
+pub mod har;
 #[cfg(feature = "alloc")]
 mod input;
 #[cfg(feature = "alloc")]
@@ -62,6 +66,8 @@ pub mod round;
 mod scan;
 #[cfg(feature = "alloc")]
 pub mod server;
+#[cfg(feature = "alloc")]
+pub mod sse;
 #[cfg(feature = "state")]
 pub mod state;
 pub mod tasks;

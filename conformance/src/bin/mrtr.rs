@@ -1,13 +1,19 @@
 //! `mrtr check`: checks a recorded MCP conversation against the MRTR rules.
 //!
-//! Input: JSON Lines, one entry `{"from":"client"|"server","message":{…},"stream":"post:<id>"|"get"}`
-//! per line, from a file or `-` (stdin); without a file, a bundled example.
+//! Input, from a file or `-` (stdin); without a file, a bundled example:
+//! - JSON Lines, one entry `{"from":"client"|"server","message":{…},"stream":"post:<id>"|"get"}` per line;
+//! - or an HTTP Archive (HAR 1.2, as browsers and proxies export it: a JSON object
+//!   with a `log` key, or a file named `*.har`), read by the core's [`mrtr::har::read_har`]:
+//!   request bodies are client messages, JSON and event-stream responses server ones.
+//!
+//! The input is read as bytes, so that a file that is not UTF-8 gets the core's
+//! error (`jsonrpc-parse-error`, with its line) rather than an I/O error.
 //! Exit status: 0 compliant, 1 violations, 2 unreadable input or bad usage.
 
 use lexopt::prelude::*;
-use mrtr::check::{check, CheckConfig};
-use mrtr::Protocol;
-use mrtr_conformance::transcript::read_jsonl;
+use mrtr::check::{check, read_jsonl_bytes, CheckConfig, Entry};
+use mrtr::har::read_har;
+use mrtr::{Limits, Protocol};
 use serde_json::json;
 use std::io::Read;
 use std::process::ExitCode;
@@ -15,7 +21,8 @@ use std::process::ExitCode;
 const EXAMPLE: &str = include_str!("../../examples/weather.jsonl");
 
 const USAGE: &str =
-    "usage: mrtr check [FILE|-] [--protocol 2026-07-28|sep-2322|sep-2322-draft|2025-11-25] [--max-rounds N] [--json]";
+    "usage: mrtr check [FILE|-] [--protocol 2026-07-28|sep-2322|sep-2322-draft|2025-11-25] [--max-rounds N] [--json]
+  FILE: JSON Lines (one entry {\"from\",\"message\",\"stream\"} per line) or a HAR (HTTP Archive 1.2)";
 
 struct Args {
     input: Option<String>,
@@ -51,16 +58,33 @@ fn parse_args() -> Result<Args, String> {
     }
 }
 
-fn read_input(input: Option<&str>) -> Result<(String, String), String> {
+fn read_input(input: Option<&str>) -> Result<(String, Vec<u8>), String> {
     match input {
         None => Ok(("the bundled example (weather flow)".into(), EXAMPLE.into())),
         Some("-") => {
-            let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).map_err(|e| format!("stdin: {e}"))?;
-            Ok(("stdin".into(), text))
+            let mut bytes = Vec::new();
+            std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("stdin: {e}"))?;
+            Ok(("stdin".into(), bytes))
         }
-        Some(path) => std::fs::read_to_string(path).map(|t| (path.into(), t)).map_err(|e| format!("{path}: {e}")),
+        Some(path) => std::fs::read(path).map(|b| (path.into(), b)).map_err(|e| format!("{path}: {e}")),
     }
+}
+
+/// Entries, each with its line or HAR entry (1-based).
+type Numbered = Vec<(usize, Entry)>;
+
+/// The entries of the input, and what their numbers count ("line" or "HAR entry").
+fn read_entries(name: &str, bytes: &[u8]) -> Result<(&'static str, Numbered), String> {
+    let limits = Limits::default();
+    if name.to_ascii_lowercase().ends_with(".har") || mrtr::har::is_har(bytes) {
+        return read_har(bytes, &limits).map(|e| ("HAR entry", e)).map_err(|(entry, why)| match entry {
+            0 => format!("{name}: not a HAR: {why}"),
+            n => format!("{name}, HAR entry {n}: not a conversation: {why}"),
+        });
+    }
+    read_jsonl_bytes(bytes, &limits)
+        .map(|e| ("line", e))
+        .map_err(|(line, why)| format!("{name}, line {line}: not a conversation entry: {why}"))
 }
 
 fn main() -> ExitCode {
@@ -74,17 +98,17 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let (name, text) = match read_input(args.input.as_deref()) {
+    let (name, bytes) = match read_input(args.input.as_deref()) {
         Ok(t) => t,
         Err(why) => {
             eprintln!("mrtr: {why}");
             return ExitCode::from(2);
         }
     };
-    let entries = match read_jsonl(&text) {
+    let (place, entries) = match read_entries(&name, &bytes) {
         Ok(e) => e,
-        Err((line, why)) => {
-            eprintln!("mrtr: {name}, line {line}: not a conversation entry: {why}");
+        Err(why) => {
+            eprintln!("mrtr: {why}");
             return ExitCode::from(2);
         }
     };
@@ -94,7 +118,13 @@ fn main() -> ExitCode {
     if args.json {
         let list: Vec<_> = violations
             .iter()
-            .map(|v| json!({"rule": v.rule.name(), "index": v.index, "line": entries[v.index].0, "message": v.message}))
+            .map(|v| {
+                let mut item = json!({"rule": v.rule.name(), "index": v.index, "message": v.message});
+                // Where the entry comes from: its line, or its HAR entry.
+                let key = if place == "line" { "line" } else { "harEntry" };
+                item[key] = json!(entries[v.index].0);
+                item
+            })
             .collect();
         println!(
             "{}",
@@ -103,7 +133,7 @@ fn main() -> ExitCode {
     } else {
         println!("Checking {name}: {} messages under protocol {}", entries.len(), args.protocol);
         for v in &violations {
-            println!("  entry {} (line {}): {}: {}", v.index, entries[v.index].0, v.rule, v.message);
+            println!("  entry {} ({place} {}): {}: {}", v.index, entries[v.index].0, v.rule, v.message);
         }
         match violations.len() {
             0 => println!("compliant: no violation"),

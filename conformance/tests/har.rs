@@ -1,0 +1,74 @@
+//! `mrtr check` on HTTP Archives: the bundled example is compliant, and a
+//! copy whose retry alters `requestState` is not. Also: input that is not
+//! UTF-8 gets the core's error with its line.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/weather.har");
+
+fn mrtr(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mrtr")).args(args).output().expect("runs mrtr")
+}
+
+fn temp(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mrtr-har-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn the_example_har_is_compliant() {
+    let out = mrtr(&["check", EXAMPLE]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("4 messages"), "{stdout}");
+    assert!(stdout.contains("compliant: no violation"), "{stdout}");
+}
+
+#[test]
+fn an_altered_request_state_is_a_violation() {
+    let har = std::fs::read_to_string(EXAMPLE).unwrap();
+    // The retry (the second request) echoes "foo": alter that echo only.
+    let retry = har.rfind(r#"\"requestState\":\"foo\"}}"#).expect("the retry's requestState");
+    let mut altered = har.clone();
+    altered.replace_range(retry..retry + r#"\"requestState\":\"foo\""#.len(), r#"\"requestState\":\"bar\""#);
+    // Named without .har: read as a HAR because it has a "log" key.
+    let path = temp("altered.json", altered.as_bytes());
+    let out = mrtr(&["check", path.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("(HAR entry 2): retry-request-state-mismatch"), "{stdout}");
+
+    let out = mrtr(&["check", path.to_str().unwrap(), "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules: Vec<_> = report["violations"].as_array().unwrap().iter().map(|v| v["rule"].as_str().unwrap()).collect();
+    assert!(rules.contains(&"retry-request-state-mismatch"), "{report}");
+    assert_eq!(report["violations"][0]["harEntry"], 2);
+}
+
+#[test]
+fn input_that_is_not_utf8_gets_the_core_error_with_its_line() {
+    let line = br#"{"from": "client", "message": {"jsonrpc": "2.0", "id": 1, "method": "ping"}}"#;
+    let mut bytes = line.to_vec();
+    bytes.extend_from_slice(b"\n{\"from\": \"client\", \"message\": \"\xFF\"}\n");
+    let path = temp("bad.jsonl", &bytes);
+    let out = mrtr(&["check", path.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("line 2") && stderr.contains("jsonrpc-parse-error") && stderr.contains("UTF-8"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_bad_har_file_is_unreadable_input() {
+    let path = temp("broken.har", b"{\"log\": 1}");
+    let out = mrtr(&["check", path.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not a HAR") && stderr.contains("usage-invalid-argument"), "{stderr}");
+}
