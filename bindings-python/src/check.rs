@@ -13,7 +13,7 @@ use crate::{
 };
 use mrtr::{
     check::{self as core, CheckConfig, Entry, Violation},
-    Error, Limits,
+    facade, Limits,
 };
 use pyo3::prelude::*;
 
@@ -23,24 +23,17 @@ fn config(protocol: Option<Proto>, max_rounds: Option<u32>, limits: Option<Lim>)
     CheckConfig { protocol: protocol.unwrap_or_default().0, max_rounds, limits: limits.unwrap_or_default().0 }
 }
 
-/// One entry per non-blank line, each read under the core's rules; an error names its line.
-fn jsonl(bytes: &[u8], limits: &Limits) -> Result<Vec<Entry>, Error> {
-    let lines = bytes.split(|b| *b == b'\n').enumerate().filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace));
-    lines
-        .map(|(i, line)| {
-            let entry = mrtr::parse(line, limits).and_then(|v| Entry::from_value(&v));
-            entry.map_err(|e| Error::with(e.rule(), format!("line {}: {}", i + 1, e.message())))
-        })
-        .collect()
-}
-
 /// The entries of a transcript argument: JSON Lines (read with the GIL
 /// released when large) or an iterable of entry dicts.
 fn entries(py: Python<'_>, transcript: &Bound<'_, PyAny>, limits: &Limits) -> PyResult<Vec<Entry>> {
     if let Some(raw) = Raw::of(transcript)? {
         let bytes = raw.as_bytes();
-        return if bytes.len() >= DETACH_BYTES { py.detach(|| jsonl(bytes, limits)) } else { jsonl(bytes, limits) }
-            .or_raise();
+        return if bytes.len() >= DETACH_BYTES {
+            py.detach(|| facade::read_jsonl(bytes, limits))
+        } else {
+            facade::read_jsonl(bytes, limits)
+        }
+        .or_raise();
     }
     let items = transcript.try_iter().map_err(|_| usage("a transcript is JSON Lines or an iterable of entries"))?;
     items.map(|item| Entry::from_value(&from_python(&item?, limits)?).or_raise()).collect()

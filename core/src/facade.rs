@@ -223,13 +223,16 @@ pub fn check(transcript: &[u8], o: &Options) -> Result<String> {
 /// check` reads it): the violations as JSON text. A line that is not an entry
 /// fails with its rule, the message naming the line (1-based).
 pub fn check_jsonl(transcript: &[u8], o: &Options) -> Result<String> {
-    let transcript = core::str::from_utf8(transcript).map_err(|e| {
-        Error::with(RuleId::JsonrpcParseError, format!("the transcript is not UTF-8 (byte {})", e.valid_up_to()))
-    })?;
-    let entries = check::read_jsonl(transcript, &o.limits)
+    Ok(text(&check::check(&read_jsonl(transcript, &o.limits)?, o.check_config())))
+}
+
+/// The entries of a JSON Lines transcript ([`check::read_jsonl_bytes`]); an
+/// error keeps its rule and names its line in the message (`line N: …`), so
+/// every binding reports a bad line alike.
+pub fn read_jsonl(transcript: &[u8], limits: &Limits) -> Result<Vec<Entry>> {
+    let entries = check::read_jsonl_bytes(transcript, limits)
         .map_err(|(line, e)| Error::with(e.rule(), format!("line {line}: {}", e.message())))?;
-    let entries: Vec<Entry> = entries.into_iter().map(|(_, e)| e).collect();
-    Ok(text(&check::check(&entries, o.check_config())))
+    Ok(entries.into_iter().map(|(_, e)| e).collect())
 }
 
 /// The incremental checker over JSON text.
