@@ -128,10 +128,30 @@ pub fn check(entries: &[Entry], config: CheckConfig) -> Vec<Violation> {
     checker.into_violations()
 }
 
+/// A multi-round operation the server finished: a final result (or a task)
+/// after at least one `input_required` answer. A proxy prints one line each;
+/// its host maps the entry indices to its own clock for a latency.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Operation {
+    /// `tools/call`, `prompts/get` or `resources/read`.
+    pub method: String,
+    /// `params.name` or `params.uri`.
+    pub target: Option<String>,
+    /// How many `input_required` answers it took.
+    pub rounds: u32,
+    /// The index of its first request.
+    pub started: usize,
+    /// The index of its final result.
+    pub finished: usize,
+}
+
 /// A client request still waiting for its answer.
 struct InFlight {
     message: Value,
     rounds: u32,
+    /// The index of the operation's first request (this one's, or the
+    /// original's when it retries).
+    started: usize,
     /// When it retries a round: that round, re-opened if the server answers
     /// the retry with an error (so a corrected retry is not a cascade).
     retries: Option<Awaiting>,
@@ -154,6 +174,7 @@ struct Awaiting {
     params: serde_json::Map<String, Value>,
     result: Value,
     rounds: u32,
+    started: usize,
     reported: bool,
 }
 
@@ -169,6 +190,7 @@ pub struct Checker {
     tasks: BTreeMap<String, Task>,
     task_order: VecDeque<String>,
     violations: Vec<Violation>,
+    operations: VecDeque<Operation>,
 }
 
 impl Checker {
@@ -185,6 +207,7 @@ impl Checker {
             tasks: BTreeMap::new(),
             task_order: VecDeque::new(),
             violations: Vec::new(),
+            operations: VecDeque::new(),
         }
     }
 
@@ -212,6 +235,12 @@ impl Checker {
     /// so that they do not accumulate).
     pub fn take_violations(&mut self) -> Vec<Violation> {
         core::mem::take(&mut self.violations)
+    }
+
+    /// Takes the multi-round operations finished since the last call, in
+    /// order. Undrained, only the latest [`TRACKED_MAX`] are kept.
+    pub fn take_operations(&mut self) -> Vec<Operation> {
+        self.operations.drain(..).collect()
     }
 
     /// How many flows the checker holds now (requests in flight, rounds
@@ -249,15 +278,16 @@ impl Checker {
         let params = view.params.get().unwrap_or(&empty);
         self.client_task_request(&method, params);
         let carries = params.input_responses.is_present() || params.request_state.is_present();
-        let (mut rounds, mut retries) = (0, None);
+        let (mut rounds, mut started, mut retries) = (0, self.index, None);
         if carries && !is_task_input(&method, self.config.protocol) {
             if let Some(round) = self.client_retry(m, &method, params) {
                 rounds = round.rounds + 1;
+                started = round.started;
                 retries = Some(round);
             }
         }
         self.seq += 1;
-        let flight = InFlight { message: m.clone(), rounds, retries, seq: self.seq };
+        let flight = InFlight { message: m.clone(), rounds, started, retries, seq: self.seq };
         self.in_flight.insert(id_key(&m["id"]), flight);
         if self.in_flight.len() > TRACKED_MAX {
             let oldest = self.in_flight.iter().min_by_key(|(_, f)| f.seq).map(|(k, _)| k.clone());
@@ -459,7 +489,7 @@ impl Checker {
         let method = request.message["method"].as_str().unwrap_or_default().to_string();
         self.server_task_result(m, &method, &request.message, kind, rt);
         if kind != Kind::InputRequired {
-            return;
+            return self.finish_operation(request, method);
         }
         if !self.config.protocol.allows_input_required(&method) {
             return self.report(
@@ -488,7 +518,25 @@ impl Checker {
             params: salient_params(&request.message),
             result: m.clone(),
             rounds: request.rounds,
+            started: request.started,
             reported: request.rounds > self.config.max_rounds,
+            method,
+        });
+    }
+
+    /// A final answer to a retry ends a multi-round operation.
+    fn finish_operation(&mut self, request: &InFlight, method: String) {
+        if request.rounds == 0 {
+            return;
+        }
+        if self.operations.len() >= TRACKED_MAX {
+            self.operations.pop_front();
+        }
+        self.operations.push_back(Operation {
+            target: target(&request.message).map(String::from),
+            rounds: request.rounds,
+            started: request.started,
+            finished: self.index,
             method,
         });
     }

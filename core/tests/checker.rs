@@ -1,7 +1,7 @@
 //! The checker on traffic real peers send: parallel calls to one tool, id
 //! pools per sender, recovery after a broken message, and a long-lived stream.
 
-use mrtr::check::{check, CheckConfig, Checker, Entry, Side, TRACKED_MAX};
+use mrtr::check::{check, CheckConfig, Checker, Entry, Operation, Side, TRACKED_MAX};
 use mrtr::{Protocol, RuleId};
 use serde_json::{json, Value};
 
@@ -67,6 +67,40 @@ fn parallel_calls_to_one_tool_each_keep_their_own_round() {
     let mut broken = t.clone();
     broken[5] = client(retry_of(4, "Rome", &json!("state-paris")));
     assert_eq!(rules(&broken, Protocol::default()), [(RuleId::RetryRequestStateMismatch, 5)]);
+}
+
+#[test]
+fn each_finished_multi_round_operation_is_reported_once_with_its_own_start() {
+    let mut checker = Checker::new(CheckConfig::default());
+    let t = [
+        client(weather(1, "Paris")),
+        client(weather(2, "Rome")),
+        server(ask(1, "state-paris")),
+        server(ask(2, "state-rome")),
+        client(retry_of(3, "Rome", &json!("state-rome"))),
+        server(done(3)),
+        client(retry_of(4, "Paris", &json!("state-paris"))),
+        server(ask(4, "state-paris-2")),
+        client(retry_of(5, "Paris", &json!("state-paris-2"))),
+        server(done(5)),
+        // A one-shot call is no multi-round operation.
+        client(weather(6, "Oslo")),
+        server(done(6)),
+    ];
+    let mut finished = Vec::new();
+    for entry in &t {
+        checker.handle(entry);
+        finished.extend(checker.take_operations());
+    }
+    assert_eq!(checker.take_violations(), []);
+    let op = |target: &str, rounds, started, finished| Operation {
+        method: "tools/call".into(),
+        target: Some(target.into()),
+        rounds,
+        started,
+        finished,
+    };
+    assert_eq!(finished, [op("get_weather", 1, 1, 5), op("get_weather", 2, 0, 9)]);
 }
 
 #[test]
