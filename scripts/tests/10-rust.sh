@@ -5,6 +5,7 @@
 #   core/Cargo.toml at once (--all-features: whatever it defines, e.g. std,
 #   os-rng, serde, facade), and without an allocator (--no-default-features);
 # - the conformance crate (the corpus, the official schema, `mrtr check`);
+# - the checking proxy (`mrtr proxy`, crate mrtr-proxy);
 # - the doc tests (README included) and the corpus lint;
 # - the no_std builds for two Cortex-M targets.
 # cargo-nextest when it is installed, else `cargo test`. (scripts/test then
@@ -28,6 +29,8 @@ echo "== Rust: the core without an allocator (--no-default-features)"
 run_tests -p mrtr --no-default-features --lib
 echo "== Rust: the conformance crate (the corpus, the official schema, mrtr check)"
 run_tests -p mrtr-conformance --tests
+echo "== Rust: the checking proxy (mrtr-proxy: a small upstream and the command on 127.0.0.1)"
+run_tests -p mrtr-proxy --tests
 echo "== Rust: doc tests (README included)"
 cargo test --doc -p mrtr --quiet
 echo "== Corpus lint"

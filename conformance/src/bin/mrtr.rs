@@ -9,6 +9,10 @@
 //! The input is read as bytes, so that a file that is not UTF-8 gets the core's
 //! error (`jsonrpc-parse-error`, with its line) rather than an I/O error.
 //! Exit status: 0 compliant, 1 violations, 2 unreadable input or bad usage.
+//!
+//! `mrtr proxy …` runs the checking proxy, the `mrtr-proxy` binary of the
+//! `proxy/` crate installed beside this one: it does network I/O on tokio and
+//! hyper, which this command and the core keep out of their dependencies.
 
 use lexopt::prelude::*;
 use mrtr::check::{check, read_jsonl_bytes, CheckConfig, Entry};
@@ -22,7 +26,8 @@ const EXAMPLE: &str = include_str!("../../examples/weather.jsonl");
 
 const USAGE: &str =
     "usage: mrtr check [FILE|-] [--protocol 2026-07-28|sep-2322|sep-2322-draft|2025-11-25] [--max-rounds N] [--json]
-  FILE: JSON Lines (one entry {\"from\",\"message\",\"stream\"} per line) or a HAR (HTTP Archive 1.2)";
+  FILE: JSON Lines (one entry {\"from\",\"message\",\"stream\"} per line) or a HAR (HTTP Archive 1.2)
+       mrtr proxy --listen ADDR --upstream URL [--record FILE] [--protocol P] [--json]   (see mrtr-proxy --help)";
 
 struct Args {
     input: Option<String>,
@@ -87,7 +92,29 @@ fn read_entries(name: &str, bytes: &[u8]) -> Result<(&'static str, Numbered), St
         .map_err(|(line, why)| format!("{name}, line {line}: not a conversation entry: {why}"))
 }
 
+/// `mrtr proxy ARGS…`: hands the process over to `mrtr-proxy ARGS…` from the
+/// folder of this executable (so signals reach the proxy itself), else from `PATH`.
+fn proxy(args: Vec<std::ffi::OsString>) -> ExitCode {
+    let name = format!("mrtr-proxy{}", std::env::consts::EXE_SUFFIX);
+    let beside = std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.join(&name))).filter(|p| p.is_file());
+    let mut command = std::process::Command::new(beside.unwrap_or_else(|| name.clone().into()));
+    command.args(args);
+    #[cfg(unix)]
+    let error = std::os::unix::process::CommandExt::exec(&mut command);
+    #[cfg(not(unix))]
+    let error = match command.status() {
+        Ok(status) => return ExitCode::from(status.code().and_then(|c| u8::try_from(c).ok()).unwrap_or(1)),
+        Err(e) => e,
+    };
+    eprintln!("mrtr: cannot run {name} ({error}); build it with `cargo build -p mrtr-proxy`");
+    ExitCode::from(2)
+}
+
 fn main() -> ExitCode {
+    let mut argv = std::env::args_os().skip(1);
+    if argv.next().is_some_and(|command| command == "proxy") {
+        return proxy(argv.collect());
+    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(why) => {

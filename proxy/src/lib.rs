@@ -1,0 +1,228 @@
+//! `mrtr-proxy`: a checking reverse proxy for MCP Streamable HTTP.
+//!
+//! It forwards every request to one upstream MCP server and every response
+//! back, bytes unchanged and streamed as they arrive, and checks the
+//! conversation as it flows with one [`mrtr::check::Checker`]: request bodies
+//! are client entries, JSON response bodies and each SSE event's data are
+//! server entries (tagged `post:<id>` or `get` with the stream they came on).
+//! Violations and finished multi-round operations are reported as they
+//! happen ([`Monitor`]); `--record` appends every entry to a transcript that
+//! `mrtr check` reads.
+//!
+//! ```no_run
+//! # async fn run() -> std::io::Result<()> {
+//! use mrtr_proxy::{Config, Output, Proxy};
+//! let config = Config::new("127.0.0.1:0".parse().unwrap(), "http://127.0.0.1:8000/mcp".parse().unwrap());
+//! let proxy = Proxy::bind(Config { output: Output::Text, ..config }).await?;
+//! let summary = proxy.serve(async { let _ = tokio::signal::ctrl_c().await; }).await;
+//! println!("{}", summary.line());
+//! # Ok(()) }
+//! ```
+
+mod body;
+mod monitor;
+
+pub use body::Forward;
+pub use monitor::{Monitor, Output, Report, Summary, REPORTS_KEPT};
+
+use bytes::Bytes;
+use http::{header, HeaderValue, Method, Request, Response, StatusCode, Uri};
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper_util::client::legacy::{connect::HttpConnector, Client};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use mrtr::check::Side;
+use mrtr::{Error, Protocol, RuleId};
+use std::convert::Infallible;
+use std::fs::OpenOptions;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+/// What the proxy does.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Where it listens.
+    pub listen: SocketAddr,
+    /// The upstream MCP endpoint; requests go to its scheme, host and port
+    /// with the incoming path and query.
+    pub upstream: Uri,
+    /// A transcript file to append entries to.
+    pub record: Option<PathBuf>,
+    /// The protocol the conversation is checked under.
+    pub protocol: Protocol,
+    /// Where reports go.
+    pub output: Output,
+}
+
+impl Config {
+    /// Listens on `listen`, forwards to `upstream`, the default protocol, no
+    /// record, quiet.
+    pub fn new(listen: SocketAddr, upstream: Uri) -> Config {
+        Config { listen, upstream, record: None, protocol: Protocol::default(), output: Output::Quiet }
+    }
+}
+
+struct Shared {
+    monitor: Monitor,
+    client: Client<HttpConnector, Full<Bytes>>,
+    scheme: http::uri::Scheme,
+    authority: http::uri::Authority,
+}
+
+/// A bound proxy, ready to [`serve`](Proxy::serve).
+pub struct Proxy {
+    listener: TcpListener,
+    shared: Arc<Shared>,
+}
+
+impl Proxy {
+    /// Binds the listening socket and opens the record file (appending).
+    pub async fn bind(config: Config) -> std::io::Result<Proxy> {
+        let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_string());
+        let scheme = config.upstream.scheme().cloned().ok_or_else(|| invalid("the upstream URL needs a scheme"))?;
+        if scheme != http::uri::Scheme::HTTP {
+            return Err(invalid("only http:// upstreams are supported"));
+        }
+        let authority = config.upstream.authority().cloned().ok_or_else(|| invalid("the upstream URL needs a host"))?;
+        let record = match &config.record {
+            Some(path) => Some(OpenOptions::new().create(true).append(true).open(path)?),
+            None => None,
+        };
+        let listener = TcpListener::bind(config.listen).await?;
+        let client = Client::builder(TokioExecutor::new()).build_http();
+        let monitor = Monitor::new(config.protocol, record, config.output);
+        Ok(Proxy { listener, shared: Arc::new(Shared { monitor, client, scheme, authority }) })
+    }
+
+    /// The address it listens on.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Its monitor: reports and counts so far.
+    pub fn monitor(&self) -> Monitor {
+        self.shared.monitor.clone()
+    }
+
+    /// Serves until `shutdown` completes, then flushes the record file and
+    /// returns the counts (connections still open are left to the runtime).
+    pub async fn serve(self, shutdown: impl Future<Output = ()>) -> Summary {
+        tokio::pin!(shutdown);
+        loop {
+            tokio::select! {
+                () = &mut shutdown => break,
+                accepted = self.listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        let shared = self.shared.clone();
+                        tokio::spawn(async move {
+                            let service = service_fn(move |req| handle(req, shared.clone()));
+                            let _ = hyper::server::conn::http1::Builder::new()
+                                .serve_connection(TokioIo::new(stream), service)
+                                .await;
+                        });
+                    }
+                    Err(e) => {
+                        // Out of file descriptors, say: back off, keep serving.
+                        eprintln!("mrtr-proxy: accept: {e}");
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    }
+                },
+            }
+        }
+        self.shared.monitor.flush();
+        self.shared.monitor.summary()
+    }
+}
+
+/// Headers that belong to one connection, not to the message.
+fn hop_by_hop(name: &header::HeaderName) -> bool {
+    matches!(name.as_str(), "connection" | "keep-alive" | "transfer-encoding" | "te" | "trailer" | "upgrade")
+        || name.as_str().starts_with("proxy-")
+}
+
+fn plain(status: StatusCode, text: String) -> Response<Forward> {
+    let mut response = Response::new(Forward::full(Bytes::from(text)));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    response
+}
+
+fn media_type(headers: &http::HeaderMap) -> String {
+    let value = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    value.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+}
+
+async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<Forward>, Infallible> {
+    let monitor = &shared.monitor;
+    let limit = monitor.limits().max_message_bytes;
+    let (mut parts, body) = req.into_parts();
+    let bytes = match Limited::new(body, limit).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            let why = format!("a request body over the bound of {limit} bytes");
+            monitor.bad_bytes(&Error::with(RuleId::LimitExceeded, why.clone()));
+            return Ok(plain(StatusCode::PAYLOAD_TOO_LARGE, format!("mrtr-proxy: {why}\n")));
+        }
+        Err(e) => return Ok(plain(StatusCode::BAD_REQUEST, format!("mrtr-proxy: reading the request: {e}\n"))),
+    };
+    let first_id = if bytes.is_empty() { None } else { monitor.feed_bytes(Side::Client, &bytes, None) };
+    let stream = match parts.method {
+        Method::GET => Some("get".to_string()),
+        Method::POST => first_id.map(|id| format!("post:{id}")),
+        _ => None,
+    };
+
+    let path = parts.uri.path_and_query().cloned().unwrap_or_else(|| http::uri::PathAndQuery::from_static("/"));
+    let uri =
+        Uri::builder().scheme(shared.scheme.clone()).authority(shared.authority.clone()).path_and_query(path).build();
+    parts.uri = match uri {
+        Ok(uri) => uri,
+        Err(e) => return Ok(plain(StatusCode::BAD_REQUEST, format!("mrtr-proxy: bad request target: {e}\n"))),
+    };
+    // Hop-by-hop: the fixed list, and any header the `connection` header names.
+    let listed: Vec<String> = parts
+        .headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().to_ascii_lowercase())
+        .filter(|t| !t.is_empty())
+        .collect();
+    let names: Vec<_> =
+        parts.headers.keys().filter(|n| hop_by_hop(n) || listed.iter().any(|t| t == n.as_str())).cloned().collect();
+    for name in names {
+        parts.headers.remove(name);
+    }
+    if let Ok(host) = HeaderValue::from_str(shared.authority.as_str()) {
+        parts.headers.insert(header::HOST, host);
+    }
+    parts.version = http::Version::HTTP_11;
+    let upstream = match shared.client.request(Request::from_parts(parts, Full::new(bytes))).await {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mrtr-proxy: upstream {}: {e}", shared.authority);
+            return Ok(plain(StatusCode::BAD_GATEWAY, format!("mrtr-proxy: upstream: {e}\n")));
+        }
+    };
+    let (mut parts, body) = upstream.into_parts();
+    for name in ["connection", "keep-alive"] {
+        parts.headers.remove(name);
+    }
+    let body = match media_type(&parts.headers).as_str() {
+        "application/json" => match body::collect_json(body, monitor, stream.as_deref()).await {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("mrtr-proxy: upstream {}: reading a body: {e}", shared.authority);
+                return Ok(plain(StatusCode::BAD_GATEWAY, format!("mrtr-proxy: upstream body: {e}\n")));
+            }
+        },
+        "text/event-stream" => Forward::sse(body, monitor.clone(), stream),
+        _ => Forward::pass(body),
+    };
+    Ok(Response::from_parts(parts, body))
+}

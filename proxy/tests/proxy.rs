@@ -1,0 +1,496 @@
+//! The proxy between a real client and a small MRTR upstream, over real
+//! sockets on 127.0.0.1.
+
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode};
+use http_body::{Body, Frame};
+use http_body_util::{combinators::BoxBody, BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper_util::client::legacy::{connect::HttpConnector, Client};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use mrtr::check::{check, read_jsonl, CheckConfig};
+use mrtr_proxy::{Config, Proxy, Report, Summary};
+use serde_json::{json, Value};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::timeout;
+
+const META: &str = r#"{"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}"#;
+
+/// What upstream answers a first call with (exact bytes), its requestState `s<id>`.
+fn input_required(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc": "2.0", "id": {id}, "result": {{"resultType": "input_required", "inputRequests": {{"github_login": {{"method": "elicitation/create", "params": {{"mode": "form", "message": "Please provide your GitHub username", "requestedSchema": {{"type": "object", "properties": {{"name": {{"type": "string"}}}}, "required": ["name"]}}}}}}}}, "requestState": "s{id}"}}}}"#
+    )
+}
+
+/// The SSE body upstream answers retry `id` with, in the chunks it sends: a
+/// priming event, then (after the release) the final result split mid-JSON.
+fn sse_chunks(id: u64) -> [String; 3] {
+    [
+        "id: 0\ndata:\n\n".to_string(),
+        format!("event: message\nid: 1\r\ndata: {{\"jsonrpc\": \"2.0\", \"id\": {id}, \"result\": {{\"resultType\": \"complete\", "),
+        "\"content\": [{\"type\": \"text\", \"text\": \"Sunny, 72F\"}], \"isError\": false}}\r\n\r\n".to_string(),
+    ]
+}
+
+/// The standalone GET stream: one notification.
+const GET_SSE: &str = "data: {\"jsonrpc\": \"2.0\", \"method\": \"notifications/tools/list_changed\"}\n\n";
+
+/// Invalid UTF-8 in a JSON body.
+const BAD_UTF8: &[u8] = b"{\"jsonrpc\": \"2.0\", \"id\": 7, \"result\": {\"text\": \"\xff\xfe\"}}";
+
+fn ping(id: u64) -> String {
+    let meta: Value = serde_json::from_str(META).unwrap();
+    json!({"jsonrpc": "2.0", "id": id, "method": "ping", "params": {"_meta": meta}}).to_string()
+}
+
+fn call(id: u64, state: Option<&str>) -> String {
+    let meta: Value = serde_json::from_str(META).unwrap();
+    let mut params = json!({"name": "get_weather", "arguments": {"location": "New York"}, "_meta": meta});
+    if let Some(s) = state {
+        params["inputResponses"] = json!({"github_login": {"action": "accept", "content": {"name": "octocat"}}});
+        params["requestState"] = json!(s);
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
+}
+
+type UpBody = BoxBody<Bytes, Infallible>;
+
+/// A body fed from a channel, so upstream can hold the stream open.
+struct ChanBody(mpsc::Receiver<Bytes>);
+
+impl Body for ChanBody {
+    type Data = Bytes;
+    type Error = Infallible;
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        self.0.poll_recv(cx).map(|b| b.map(|b| Ok(Frame::data(b))))
+    }
+}
+
+fn reply(content_type: &str, body: UpBody) -> Response<UpBody> {
+    Response::builder().header("content-type", content_type).body(body).unwrap()
+}
+
+async fn upstream_handle(
+    req: Request<Incoming>,
+    release: watch::Receiver<bool>,
+) -> Result<Response<UpBody>, Infallible> {
+    let path = req.uri().path().to_string();
+    let path_and_query = req.uri().path_and_query().map(|p| p.to_string());
+    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let (session, host) = (header("mcp-session-id"), header("host"));
+    assert!(req.headers().get("x-hop").is_none(), "a header named by connection was forwarded");
+    if req.method() == Method::GET {
+        return Ok(reply("text/event-stream", Full::new(Bytes::from_static(GET_SSE.as_bytes())).boxed()));
+    }
+    let bytes = req.into_body().collect().await.unwrap().to_bytes();
+    if path == "/bad" {
+        return Ok(reply("application/json", Full::new(Bytes::from_static(BAD_UTF8)).boxed()));
+    }
+    let m: Value = serde_json::from_slice(&bytes).unwrap();
+    if m.get("id").is_none() {
+        return Ok(Response::builder().status(StatusCode::ACCEPTED).body(Full::new(Bytes::new()).boxed()).unwrap());
+    }
+    if m["method"] == "ping" {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let body = json!({"jsonrpc": "2.0", "id": m["id"], "result": {"resultType": "complete"}}).to_string();
+        let mut r = reply("application/json", Full::new(Bytes::from(body)).boxed());
+        let seen = [("x-seen-session", session), ("x-seen-host", host), ("x-seen-path", path_and_query)];
+        for (name, value) in seen.into_iter().filter_map(|(n, v)| Some((n, v?))) {
+            r.headers_mut().insert(name, value.parse().unwrap());
+        }
+        r.headers_mut().insert("mcp-session-id", "sess-up".parse().unwrap());
+        return Ok(r);
+    }
+    let id = m["id"].as_u64().unwrap_or(0);
+    let state = m["params"]["requestState"].as_str();
+    match state.and_then(|s| s.strip_prefix('s')).map(str::parse::<u64>) {
+        None if state.is_none() => Ok(reply("application/json", Full::new(Bytes::from(input_required(id))).boxed())),
+        Some(Ok(_)) => {
+            let (tx, rx) = mpsc::channel(4);
+            let mut release = release;
+            tokio::spawn(async move {
+                let [first, rest @ ..] = sse_chunks(id);
+                let _ = tx.send(Bytes::from(first)).await;
+                let _ = release.wait_for(|go| *go).await;
+                for chunk in rest {
+                    let _ = tx.send(Bytes::from(chunk)).await;
+                }
+            });
+            Ok(reply("text/event-stream", ChanBody(rx).boxed()))
+        }
+        _ => {
+            let body =
+                json!({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32602, "message": "bad requestState"}});
+            Ok(reply("application/json", Full::new(Bytes::from(body.to_string())).boxed()))
+        }
+    }
+}
+
+/// Starts the upstream; returns its address and the switch that lets its SSE
+/// answers finish (`send(true)`).
+async fn upstream() -> (SocketAddr, Arc<watch::Sender<bool>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (release, r) = watch::channel(false);
+    let release = Arc::new(release);
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else { continue };
+            let r = r.clone();
+            tokio::spawn(async move {
+                let service = service_fn(move |req| upstream_handle(req, r.clone()));
+                let _ =
+                    hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            });
+        }
+    });
+    (addr, release)
+}
+
+struct Running {
+    addr: SocketAddr,
+    monitor: mrtr_proxy::Monitor,
+    stop: oneshot::Sender<()>,
+    done: tokio::task::JoinHandle<Summary>,
+}
+
+async fn proxy(upstream: SocketAddr, record: Option<std::path::PathBuf>) -> Running {
+    let url = format!("http://{upstream}/mcp").parse().unwrap();
+    let config = Config { record, ..Config::new("127.0.0.1:0".parse().unwrap(), url) };
+    let proxy = Proxy::bind(config).await.unwrap();
+    let addr = proxy.local_addr().unwrap();
+    let monitor = proxy.monitor();
+    let (stop, rx) = oneshot::channel::<()>();
+    let done = tokio::spawn(proxy.serve(async move {
+        let _ = rx.await;
+    }));
+    Running { addr, monitor, stop, done }
+}
+
+fn client() -> Client<HttpConnector, Full<Bytes>> {
+    Client::builder(TokioExecutor::new()).build_http()
+}
+
+async fn post(
+    c: &Client<HttpConnector, Full<Bytes>>,
+    addr: SocketAddr,
+    path: &str,
+    body: String,
+) -> Response<Incoming> {
+    let req = Request::builder()
+        .method(Method::POST)
+        .uri(format!("http://{addr}{path}"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(Full::new(Bytes::from(body)))
+        .unwrap();
+    timeout(Duration::from_secs(10), c.request(req)).await.unwrap().unwrap()
+}
+
+async fn body_bytes(r: Response<Incoming>) -> Bytes {
+    timeout(Duration::from_secs(10), r.into_body().collect()).await.unwrap().unwrap().to_bytes()
+}
+
+fn rules(reports: &[Report]) -> Vec<String> {
+    reports
+        .iter()
+        .filter_map(|r| match r {
+            Report::Violation { rule, .. } => Some(rule.clone()),
+            Report::Operation { .. } => None,
+        })
+        .collect()
+}
+
+/// The whole compliant flow, request ids `first` and `first + 1`; with
+/// `release`, lets upstream finish the SSE answer once its first frame came
+/// through, else reports that first frame on `primed` and waits.
+async fn weather_flow(c: &Client<HttpConnector, Full<Bytes>>, addr: SocketAddr, first: u64, release: Sync2<'_>) {
+    let r = post(c, addr, "/mcp", call(first, None)).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(body_bytes(r).await, input_required(first).as_bytes(), "JSON bytes unchanged");
+
+    let retry = post(c, addr, "/mcp", call(first + 1, Some(&format!("s{first}")))).await;
+    assert_eq!(retry.headers()["content-type"], "text/event-stream");
+    let mut body = retry.into_body();
+    // The priming event arrives while upstream still holds the stream open:
+    // the proxy does not buffer SSE.
+    let frame = timeout(Duration::from_secs(30), body.frame()).await.expect("first SSE frame not streamed");
+    let mut got = frame.unwrap().unwrap().into_data().unwrap().to_vec();
+    let chunks = sse_chunks(first + 1);
+    assert_eq!(got, chunks[0].as_bytes());
+    match release {
+        Sync2::Release(r) => {
+            let _ = r.send(true);
+        }
+        Sync2::Primed(p) => {
+            let _ = p.send(()).await;
+        }
+    }
+    let rest = timeout(Duration::from_secs(30), body.collect()).await.unwrap().unwrap().to_bytes();
+    got.extend_from_slice(&rest);
+    assert_eq!(got, chunks.concat().as_bytes(), "SSE bytes unchanged");
+}
+
+/// How a flow lets its SSE answer finish.
+enum Sync2<'a> {
+    /// Release upstream itself.
+    Release(&'a watch::Sender<bool>),
+    /// Tell the test its stream is open; the test releases.
+    Primed(mpsc::Sender<()>),
+}
+
+fn temp_file(name: &str) -> std::path::PathBuf {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    std::env::temp_dir().join(format!("mrtr-proxy-{name}-{}-{nanos}.jsonl", std::process::id()))
+}
+
+#[tokio::test]
+async fn compliant_flow_is_forwarded_unchanged_checked_and_recorded() {
+    let (up, release) = upstream().await;
+    let record = temp_file("weather");
+    let run = proxy(up, Some(record.clone())).await;
+    weather_flow(&client(), run.addr, 1, Sync2::Release(&release)).await;
+
+    let reports = run.monitor.reports();
+    assert_eq!(rules(&reports), Vec::<String>::new(), "{reports:?}");
+    let ops: Vec<_> = reports.iter().filter(|r| matches!(r, Report::Operation { .. })).collect();
+    assert_eq!(ops.len(), 1, "{reports:?}");
+    match ops[0] {
+        Report::Operation { method, target, rounds, .. } => {
+            assert_eq!((method.as_str(), target.as_deref(), *rounds), ("tools/call", Some("get_weather"), 1));
+        }
+        Report::Violation { .. } => unreachable!(),
+    }
+    assert!(ops[0].line().starts_with("operation tools/call get_weather rounds=1 latency_ms="));
+
+    let _ = run.stop.send(());
+    let summary = run.done.await.unwrap();
+    assert_eq!(summary, Summary { messages: 4, violations: 0, operations: 1 });
+    assert_eq!(summary.line(), "summary: messages 4, violations 0, operations 1");
+
+    let text = std::fs::read_to_string(&record).unwrap();
+    let _ = std::fs::remove_file(&record);
+    let entries = read_jsonl(&text, &mrtr::Limits::default()).unwrap();
+    assert_eq!(entries.len(), 4);
+    assert_eq!(entries[3].1.stream.as_deref(), Some("post:2"));
+    let entries: Vec<_> = entries.into_iter().map(|(_, e)| e).collect();
+    assert_eq!(check(&entries, CheckConfig::default()), vec![], "{text}");
+}
+
+#[tokio::test]
+async fn a_changed_request_state_is_exactly_one_violation() {
+    let (up, _release) = upstream().await;
+    let run = proxy(up, None).await;
+    let c = client();
+    body_bytes(post(&c, run.addr, "/mcp", call(1, None)).await).await;
+    let retry = post(&c, run.addr, "/mcp", call(2, Some("tampered"))).await;
+    body_bytes(retry).await;
+    let reports = run.monitor.reports();
+    assert_eq!(rules(&reports), vec!["retry-request-state-mismatch".to_string()], "{reports:?}");
+    let line = reports[0].line();
+    assert!(line.starts_with("violation retry-request-state-mismatch at entry 2: "), "{line}");
+}
+
+#[tokio::test]
+async fn bad_utf8_from_upstream_is_reported_and_forwarded() {
+    let (up, release) = upstream().await;
+    let run = proxy(up, None).await;
+    let c = client();
+    let r = post(&c, run.addr, "/bad", ping(7)).await;
+    assert_eq!(body_bytes(r).await, BAD_UTF8, "bad bytes forwarded unchanged");
+    let reports = run.monitor.reports();
+    assert_eq!(rules(&reports), vec!["jsonrpc-parse-error".to_string()], "{reports:?}");
+    // Bad bytes from the client too: reported, forwarded, the proxy lives on.
+    let r = post(&c, run.addr, "/bad", "{not json".to_string()).await;
+    assert_eq!(body_bytes(r).await, BAD_UTF8);
+    assert_eq!(rules(&run.monitor.reports())[1], "jsonrpc-parse-error");
+    // Still alive: a whole flow goes through.
+    let before = run.monitor.reports().len();
+    weather_flow(&c, run.addr, 1, Sync2::Release(&release)).await;
+    assert_eq!(rules(&run.monitor.reports()[before..]), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn two_hundred_concurrent_posts_complete() {
+    let (up, _release) = upstream().await;
+    let run = proxy(up, None).await;
+    let c = client();
+    let tasks: Vec<_> = (0..200u64)
+        .map(|i| {
+            let c = c.clone();
+            let addr = run.addr;
+            tokio::spawn(async move {
+                let r = post(&c, addr, "/mcp", ping(1000 + i)).await;
+                assert_eq!(r.status(), StatusCode::OK);
+                let got: Value = serde_json::from_slice(&body_bytes(r).await).unwrap();
+                assert_eq!(got["id"], 1000 + i);
+            })
+        })
+        .collect();
+    timeout(Duration::from_secs(60), async {
+        for t in tasks {
+            t.await.unwrap();
+        }
+    })
+    .await
+    .expect("200 concurrent POSTs did not complete in time");
+    assert_eq!(run.monitor.summary().messages, 400);
+    assert_eq!(rules(&run.monitor.reports()), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn the_get_stream_is_tagged_get_and_forwarded_unchanged() {
+    let (up, _release) = upstream().await;
+    let record = temp_file("get");
+    let run = proxy(up, Some(record.clone())).await;
+    let req = Request::builder()
+        .method(Method::GET)
+        .uri(format!("http://{}/mcp?x=1", run.addr))
+        .header("accept", "text/event-stream")
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let r = timeout(Duration::from_secs(10), client().request(req)).await.unwrap().unwrap();
+    assert_eq!(body_bytes(r).await, GET_SSE.as_bytes());
+    let _ = run.stop.send(());
+    assert_eq!(run.done.await.unwrap().messages, 1);
+    let text = std::fs::read_to_string(&record).unwrap();
+    let _ = std::fs::remove_file(&record);
+    let entries = read_jsonl(&text, &mrtr::Limits::default()).unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].1.stream.as_deref(), Some("get"));
+}
+
+#[tokio::test]
+async fn a_request_body_over_the_bound_is_refused_with_413() {
+    let (up, _release) = upstream().await;
+    let run = proxy(up, None).await;
+    let c = client();
+    let big = " ".repeat(mrtr::Limits::default().max_message_bytes + 1);
+    let r = post(&c, run.addr, "/mcp", big).await;
+    assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(rules(&run.monitor.reports()), vec!["limit-exceeded".to_string()]);
+    // Alive afterwards.
+    let r = post(&c, run.addr, "/mcp", ping(1)).await;
+    assert_eq!(r.status(), StatusCode::OK);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_concurrent_sse_streams_are_held_open_and_checked() {
+    const N: u64 = 200;
+    let (up, release) = upstream().await;
+    let run = proxy(up, None).await;
+    let c = client();
+    let (primed, mut primed_rx) = mpsc::channel(N as usize);
+    let tasks: Vec<_> = (0..N)
+        .map(|i| {
+            let (c, addr, primed) = (c.clone(), run.addr, primed.clone());
+            tokio::spawn(async move { weather_flow(&c, addr, 1 + 2 * i, Sync2::Primed(primed)).await })
+        })
+        .collect();
+    // Every retry's stream is open through the proxy at once, each first frame
+    // delivered, before upstream sends the rest of any of them.
+    timeout(Duration::from_secs(60), async {
+        for _ in 0..N {
+            primed_rx.recv().await.unwrap();
+        }
+    })
+    .await
+    .expect("200 SSE streams were not open at once");
+    let _ = release.send(true);
+    timeout(Duration::from_secs(60), async {
+        for t in tasks {
+            t.await.unwrap();
+        }
+    })
+    .await
+    .expect("200 concurrent flows did not complete in time");
+    let reports = run.monitor.reports();
+    assert_eq!(rules(&reports), Vec::<String>::new());
+    assert_eq!(run.monitor.summary(), Summary { messages: 4 * N, violations: 0, operations: N });
+}
+
+#[tokio::test]
+async fn headers_path_and_query_are_forwarded() {
+    let (up, _release) = upstream().await;
+    let run = proxy(up, None).await;
+    let req = Request::builder()
+        .method(Method::POST)
+        .uri(format!("http://{}/mcp/x?a=1&b=2", run.addr))
+        .header("content-type", "application/json")
+        .header("mcp-session-id", "sess-down")
+        .header("connection", "x-hop")
+        .header("x-hop", "dropped")
+        .body(Full::new(Bytes::from(ping(5))))
+        .unwrap();
+    let r = timeout(Duration::from_secs(10), client().request(req)).await.unwrap().unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let h = r.headers();
+    assert_eq!(h["x-seen-session"], "sess-down");
+    assert_eq!(h["x-seen-host"], up.to_string().as_str());
+    assert_eq!(h["x-seen-path"], "/mcp/x?a=1&b=2");
+    assert_eq!(h["mcp-session-id"], "sess-up");
+    assert_eq!(h["content-type"], "application/json");
+}
+
+/// The command a user runs: reports on stdout as they happen (`--json`: one
+/// object a line), the summary when SIGTERM stops it, exit status 0, and a
+/// record that `mrtr check` finds the same violation in.
+#[tokio::test]
+async fn the_binary_reports_live_records_and_sums_up_on_sigterm() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let (up, release) = upstream().await;
+    let record = temp_file("binary");
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mrtr-proxy"))
+        .args(["--listen", "127.0.0.1:0", "--upstream", &format!("http://{up}/mcp"), "--json", "--record"])
+        .arg(&record)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let line = timeout(Duration::from_secs(10), stderr.next_line()).await.unwrap().unwrap().unwrap();
+    let addr: SocketAddr =
+        line.split("listening on ").nth(1).and_then(|s| s.split(',').next()).unwrap().parse().unwrap();
+
+    let c = client();
+    weather_flow(&c, addr, 1, Sync2::Release(&release)).await;
+    body_bytes(post(&c, addr, "/mcp", call(3, None)).await).await;
+    body_bytes(post(&c, addr, "/mcp", call(4, Some("tampered"))).await).await;
+
+    let pid = child.id().unwrap().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let out = timeout(Duration::from_secs(10), child.wait_with_output()).await.unwrap().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let lines: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["operation", "violation", "summary"], "{lines:?}");
+    assert_eq!((&lines[0]["target"], &lines[0]["rounds"]), (&json!("get_weather"), &json!(1)));
+    assert_eq!((&lines[1]["rule"], &lines[1]["index"]), (&json!("retry-request-state-mismatch"), &json!(6)));
+    assert_eq!(lines[2], json!({"type": "summary", "messages": 8, "violations": 1, "operations": 1}));
+
+    let text = std::fs::read_to_string(&record).unwrap();
+    let _ = std::fs::remove_file(&record);
+    let entries: Vec<_> = read_jsonl(&text, &mrtr::Limits::default()).unwrap().into_iter().map(|(_, e)| e).collect();
+    let found: Vec<_> = check(&entries, CheckConfig::default()).into_iter().map(|v| (v.rule.name(), v.index)).collect();
+    assert_eq!(found, [("retry-request-state-mismatch", 6)]);
+}
+
+#[test]
+fn the_binary_refuses_bad_usage_with_status_2() {
+    let out =
+        std::process::Command::new(env!("CARGO_BIN_EXE_mrtr-proxy")).args(["--listen", "nowhere"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("--listen nowhere") && err.contains("usage: mrtr-proxy"), "{err}");
+}
