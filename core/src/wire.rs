@@ -10,7 +10,7 @@
 //! | [`Classified`] | `{"kind", "id", "method", "resultType", "resultTypePresent"}` |
 //! | [`Event`] | `{"type": "inputRequired", "handle", "inputRequests", "round"}`, `{"type": "retryNow", "handle"}`, `{"type": "done", "handle", "response"}` |
 //! | [`Resumed`] | `{"responses", "missing", "ignored", "requestState"}` |
-//! | [`Round`] | `{"answers", "missing", "ignored", "data"}` (read back too) |
+//! | [`Round`](crate::round::Round) | `{"answers", "missing", "ignored", "data"}` (read back too) |
 //! | [`Violation`] | `{"rule", "index", "message"}` |
 //! | [`Error`] | `{"rule", "area", "code", "message"}` |
 //! | [`Limits`] | `{"maxMessageBytes", "maxDepth", "maxInputRequests", "maxRequestStateBytes"}`; read back with each field defaulting |
