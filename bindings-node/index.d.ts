@@ -219,7 +219,7 @@ export declare class Client {
 
 /** Bytes, or their hex text. */
 export type Bytes = Uint8Array | string
-/** A sealing key: 32 secret bytes, or a master secret to derive it from (by id). */
+/** A sealing key: 32 secret bytes, or a master secret to derive it from (by id): at least 32 uniformly random bytes, not a password. */
 export type Key =
   | { id: number; algorithm: AlgorithmName; secret: Bytes; master?: undefined }
   | { id: number; algorithm: AlgorithmName; master: Bytes; secret?: undefined }

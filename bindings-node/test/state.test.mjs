@@ -36,16 +36,28 @@ test('every refusal is a StateError with its rule and -32602', () => {
   refuses(() => ring.open(flipped, binding, 1000), 'state-tampered')
   refuses(() => ring.open('not a token!', binding, 1000), 'state-malformed')
   refuses(() => ring.open(new Uint8Array([0xff, 0xfe]), binding, 1000), 'state-malformed') // not UTF-8: the core decides
-  const other = new mrtr.KeyRing({ id: 2, algorithm: 'aes-256-gcm', master: 'deadbeef' })
+  const other = new mrtr.KeyRing({ id: 2, algorithm: 'aes-256-gcm', master: 'de'.repeat(32) })
   refuses(() => other.open(token, binding, 1000), 'state-unknown-key')
   ring.setMaxTokenBytes(10)
   refuses(() => ring.open(token, binding, 1000), 'state-too-large')
 })
 
+test('a master secret shorter than a key is refused: HKDF does not stretch a password', () => {
+  // Empty hex, a passphrase's bytes, one byte short.
+  for (const master of ['', utf8('correct horse battery staple'), new Uint8Array(31)]) {
+    assert.throws(
+      () => new mrtr.KeyRing({ id: 1, algorithm: 'aes-256-gcm', master }),
+      (e) => e instanceof mrtr.UsageError && e.rule === 'usage-invalid-argument',
+    )
+  }
+  // Text that is not hex is refused, not read as its leading hex digits.
+  assert.throws(() => new mrtr.KeyRing({ id: 1, algorithm: 'aes-256-gcm', master: 'ab'.repeat(32) + 'zz' }), mrtr.UsageError)
+})
+
 test('rotation: the ring seals with its current key and opens with any', () => {
   const ring = new mrtr.KeyRing({ id: 1, algorithm: 'aes-256-gcm', secret })
   const old = ring.seal(binding, 1000, 60, 'old')
-  ring.add({ id: 2, algorithm: 'xchacha20-poly1305', master: utf8('master secret') })
+  ring.add({ id: 2, algorithm: 'xchacha20-poly1305', master: utf8('a master secret of 32 bytes, ok.') })
   assert.equal(ring.setCurrent(2), true)
   assert.equal(ring.setCurrent(9), false)
   const fresh = ring.seal(binding, 1000, 60, 'new')

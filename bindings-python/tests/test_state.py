@@ -63,8 +63,16 @@ def test_rotation_keeps_rounds_in_flight() -> None:
     with pytest.raises(mrtr.StateError) as e:
         r.open(old, binding, 1)
     assert e.value.rule is Rule.STATE_UNKNOWN_KEY
-    derived = mrtr.Key.derive(3, mrtr.Algorithm.AES_256_GCM, b"master secret")
+    derived = mrtr.Key.derive(3, mrtr.Algorithm.AES_256_GCM, bytes(range(32)))
     assert (derived.id, derived.algorithm) == (3, "aes-256-gcm")
+
+
+@pytest.mark.parametrize("master", [b"", b"correct horse battery staple", bytes(31)])
+def test_a_master_shorter_than_a_key_is_refused(master: bytes) -> None:
+    # HKDF does not stretch a password: a short master makes every key guessable.
+    with pytest.raises(mrtr.UsageError) as e:
+        mrtr.Key.derive(1, mrtr.Algorithm.AES_256_GCM, master)
+    assert e.value.rule is Rule.USAGE_INVALID_ARGUMENT
 
 
 def test_sealed_rounds_collect_answers_across_rounds() -> None:

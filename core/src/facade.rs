@@ -452,7 +452,7 @@ mod sealed {
                 let s: &[u8; 32] = s.try_into().map_err(|_| usage("a secret is exactly 32 bytes"))?;
                 Ok(Key::new(id, alg, s))
             }
-            (None, Some(m)) => Ok(Key::derive(id, alg, m)),
+            (None, Some(m)) => Key::derive(id, alg, m),
             _ => Err(usage("a key has exactly one of secret and master")),
         }
     }

@@ -30,8 +30,8 @@
 //!
 //! # Keys
 //!
-//! Each [`Key`] is 32 caller bytes (or derived from one master secret with
-//! [`Key::derive`]), from which HKDF-SHA-256 derives the AEAD key and the tag
+//! Each [`Key`] is 32 caller bytes (or derived from one master secret of at
+//! least [`MASTER_MIN_BYTES`] uniformly random bytes with [`Key::derive`]), from which HKDF-SHA-256 derives the AEAD key and the tag
 //! key. A [`KeyRing`] seals with its current key and opens with any key it
 //! holds, so rotating the current key never breaks a round in flight. Key
 //! material is zeroized on drop and never appears in `Debug` or error text.
@@ -124,6 +124,9 @@ impl fmt::Debug for Key {
     }
 }
 
+/// The shortest master secret [`Key::derive`] takes: as many bytes as a key.
+pub const MASTER_MIN_BYTES: usize = 32;
+
 impl Key {
     /// A key from 32 secret bytes. HKDF-SHA-256 derives from them the AEAD
     /// key and the binding-tag key, so the same bytes never serve two purposes.
@@ -150,11 +153,23 @@ impl Key {
 
     /// A key derived from one master secret and the key id (HKDF-SHA-256), so a
     /// deployment can rotate by id from a single secret.
-    pub fn derive(id: u8, alg: Algorithm, master: &[u8]) -> Key {
+    ///
+    /// The master is a uniformly random secret of at least
+    /// [`MASTER_MIN_BYTES`] bytes (from a CSPRNG or a secrets manager), not a
+    /// password: HKDF does not stretch a guessable input, so a short or
+    /// empty master would make every key computable by anyone. A shorter one
+    /// is refused (`usage-invalid-argument`).
+    pub fn derive(id: u8, alg: Algorithm, master: &[u8]) -> Result<Key> {
+        if master.len() < MASTER_MIN_BYTES {
+            return Err(err!(
+                UsageInvalidArgument,
+                "a master secret is at least 32 uniformly random bytes, not a password"
+            ));
+        }
         let hk = hkdf::Hkdf::<Sha256>::new(Some(b"mrtr state master v1"), master);
         let mut secret = Zeroizing::new([0u8; 32]);
         let _ = hk.expand(&[b'k', id], secret.as_mut());
-        Key::new(id, alg, &secret)
+        Ok(Key::new(id, alg, &secret))
     }
 
     /// The key id written in tokens.
@@ -607,12 +622,23 @@ mod tests {
     }
 
     #[test]
+    fn a_master_shorter_than_a_key_is_refused() {
+        // Empty, a password, one byte short: HKDF over these is computable or guessable.
+        for master in [&b""[..], b"correct horse battery staple", &[1; MASTER_MIN_BYTES - 1]] {
+            let e = Key::derive(1, Algorithm::Aes256Gcm, master).unwrap_err();
+            assert_eq!(e.rule(), RuleId::UsageInvalidArgument, "{} bytes", master.len());
+        }
+        assert!(Key::derive(1, Algorithm::Aes256Gcm, &[1; MASTER_MIN_BYTES]).is_ok());
+    }
+
+    #[test]
     fn rotation_keeps_rounds_in_flight() {
-        let mut ring = KeyRing::new(Key::derive(1, Algorithm::Aes256Gcm, b"master"));
+        let master = [9u8; MASTER_MIN_BYTES];
+        let mut ring = KeyRing::new(Key::derive(1, Algorithm::Aes256Gcm, &master).unwrap());
         let req = call(json!({}));
         let b = Binding::for_request(&req, "", Protocol::default());
         let old = ring.seal(&b, 0, 60, b"x", &mut Counter(0)).unwrap();
-        ring.add(Key::derive(2, Algorithm::XChaCha20Poly1305, b"master"));
+        ring.add(Key::derive(2, Algorithm::XChaCha20Poly1305, &master).unwrap());
         assert!(ring.set_current(2));
         let new = ring.seal(&b, 0, 60, b"y", &mut Counter(5)).unwrap();
         assert_eq!(ring.open(&old, &b, 1).unwrap(), b"x");

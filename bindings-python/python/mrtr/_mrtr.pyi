@@ -96,7 +96,8 @@ class Key:
 
     def __new__(cls, id: int, algorithm: str, secret: bytes) -> Key: ...
     @staticmethod
-    def derive(id: int, algorithm: str, master: bytes) -> Key: ...
+    def derive(id: int, algorithm: str, master: bytes) -> Key:
+        """A key derived from a master secret of at least 32 uniformly random bytes (not a password); shorter raises UsageError."""
     @property
     def id(self) -> int: ...
     @property

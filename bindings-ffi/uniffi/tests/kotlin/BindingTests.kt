@@ -184,10 +184,12 @@ fun main() {
         }
     }
     test("key ring rotation and vectors") {
-        KeyRing.derived(1u, "aes-256-gcm", "master".toByteArray()).use { ring ->
+        val master = ByteArray(32) { it.toByte() }
+        eq(raises<MrtrException.Usage> { KeyRing.derived(1u, "aes-256-gcm", "master".toByteArray()) }.rule, "usage-invalid-argument")
+        KeyRing.derived(1u, "aes-256-gcm", master).use { ring ->
             val b = Binding("", P, "tools/call", "t", paramsDigest("{}"))
             val old = ring.seal(b, 0u, 60u, "x".toByteArray())
-            ring.addDerived(2u, "xchacha20-poly1305", "master".toByteArray())
+            ring.addDerived(2u, "xchacha20-poly1305", master)
             eq(ring.setCurrent(2u), true); eq(ring.setCurrent(9u), false)
             eq(String(ring.open(old, b, 1u)), "x")
             eq(ring.remove(1u), true)
