@@ -67,6 +67,13 @@ test('rotation: the ring seals with its current key and opens with any', () => {
   assert.throws(() => ring.open(old, binding, 1000), { rule: 'state-unknown-key' })
 })
 
+test('bindingFor chooses the target by method and refuses a missing one', () => {
+  const read = { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'file:///a', name: 'x' } }
+  assert.equal(mrtr.bindingFor(read, 'alice').target, 'file:///a')
+  assert.throws(() => mrtr.bindingFor({ ...read, method: 'tools/call', params: { name: 7 } }, 'alice'),
+    (e) => e instanceof mrtr.ProtocolError && e.rule === 'jsonrpc-invalid')
+})
+
 test('bindingFor and paramsDigest agree with a binding built by hand', () => {
   const b = mrtr.bindingFor(call, 'alice')
   assert.deepEqual({ ...b, paramsDigest: hex(b.paramsDigest) }, {

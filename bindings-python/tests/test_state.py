@@ -16,6 +16,16 @@ def ring(*ids: int, alg: str = "aes-256-gcm") -> mrtr.KeyRing:
     return mrtr.KeyRing(keys[0], *keys[1:])
 
 
+def test_the_target_is_chosen_by_method() -> None:
+    # A resources/read carrying a name too stays bound to its uri: consent
+    # sealed for one URI does not open for another.
+    read = {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": "file:///a", "name": "x"}}
+    assert mrtr.Binding.for_request(read, "alice").target == "file:///a"
+    with pytest.raises(mrtr.ProtocolError) as e:
+        mrtr.Binding.for_request(dict(read, method="tools/call", params={"name": 7}), "alice")  # no string name
+    assert e.value.rule is Rule.JSONRPC_INVALID
+
+
 def test_seal_and_open_bound_to_principal_and_request() -> None:
     r = ring(1)
     binding = mrtr.Binding.for_request(call(), "alice")

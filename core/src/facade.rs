@@ -533,7 +533,7 @@ mod sealed {
     /// The binding of `request` for `subject` as JSON text, the digest in hex.
     pub fn binding_for(request: &[u8], subject: &str, protocol: Option<&str>) -> Result<String> {
         let request = parse(request, &Limits::DEFAULT)?;
-        let b = Binding::for_request(&request, subject, Protocol::parse_or_default(protocol)?);
+        let b = Binding::for_request(&request, subject, Protocol::parse_or_default(protocol)?)?;
         Ok(text(&json!({"subject": b.subject, "protocol": b.protocol, "method": b.method, "target": b.target,
                         "paramsDigest": hex(&b.params_digest)})))
     }

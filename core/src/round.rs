@@ -93,14 +93,14 @@ impl SealedRounds<'_> {
             .unwrap_or_default();
         let payload = json!({ "v": 1, "answers": round.answers, "data": data });
         let payload = serde_json::to_vec(&payload).map_err(|_| err!(StateMalformed, "the state does not serialize"))?;
-        let binding = Binding::for_request(request, self.subject, self.protocol);
+        let binding = Binding::for_request(request, self.subject, self.protocol)?;
         let token = self.ring.seal(&binding, self.now, self.ttl, &payload, rng)?;
         let asked = (!asked.is_empty()).then_some(Value::Object(asked));
         server::respond(request, asked.as_ref(), Some(&Value::String(token)), self.protocol, &self.limits)
     }
 
     fn open(&self, request: &Value, token: &str) -> Result<(Map<String, Value>, Option<Value>)> {
-        let binding = Binding::for_request(request, self.subject, self.protocol);
+        let binding = Binding::for_request(request, self.subject, self.protocol)?;
         let payload = self.ring.open(token, &binding, self.now)?;
         let mut state: Value =
             serde_json::from_slice(&payload).map_err(|_| err!(StateMalformed, "the sealed state is not JSON"))?;

@@ -306,17 +306,44 @@ pub struct Binding<'a> {
 impl<'a> Binding<'a> {
     /// The binding of `request` for `subject`, with the default salient params:
     /// the request's `arguments` (absent reads as `{}`).
-    pub fn for_request(request: &'a serde_json::Value, subject: &'a str, protocol: Protocol) -> Binding<'a> {
+    ///
+    /// The target is the param that names what the method acts on, chosen by
+    /// method ([`target_field`]) and never by whichever field is present: a
+    /// `resources/read` carrying a `name` as well stays bound to its `uri`,
+    /// and a task's state to its `taskId`. A request without a method that
+    /// takes sealed state is refused (`input-required-method-not-allowed`), a
+    /// missing or non-string target too (`jsonrpc-invalid`): binding it to
+    /// the empty string would let its state open for any other such request.
+    pub fn for_request(request: &'a serde_json::Value, subject: &'a str, protocol: Protocol) -> Result<Binding<'a>> {
+        let method =
+            request["method"].as_str().ok_or_else(|| err!(JsonrpcInvalid, "a request's method is a string"))?;
+        let field = target_field(method)
+            .ok_or_else(|| err!(InputRequiredMethodNotAllowed, "{method} carries no sealed requestState"))?;
         let params = &request["params"];
-        let target = params.get("name").or_else(|| params.get("uri")).and_then(serde_json::Value::as_str);
+        let target = params
+            .get(field)
+            .and_then(serde_json::Value::as_str)
+            .ok_or_else(|| err!(JsonrpcInvalid, "{method} names its target in params.{field}, a string"))?;
         let empty = serde_json::Value::Object(serde_json::Map::new());
-        Binding {
+        Ok(Binding {
             subject,
             protocol,
-            method: request["method"].as_str().unwrap_or_default(),
-            target: target.unwrap_or_default(),
+            method,
+            target,
             params_digest: params_digest(params.get("arguments").unwrap_or(&empty)),
-        }
+        })
+    }
+}
+
+/// The param of a request that names its target, by method: `name` for
+/// `tools/call` and `prompts/get`, `uri` for `resources/read`, `taskId` for
+/// the task methods; `None` for a method that never carries sealed state.
+pub fn target_field(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        m if m.starts_with("tasks/") => Some("taskId"),
+        _ => None,
     }
 }
 
@@ -597,7 +624,7 @@ mod tests {
     fn round_trip_and_every_refusal() {
         let ring = KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[7; 32]));
         let req = call(json!({"city": "Paris"}));
-        let alice = Binding::for_request(&req, "alice", Protocol::default());
+        let alice = Binding::for_request(&req, "alice", Protocol::default()).unwrap();
         let token = ring.seal(&alice, 1000, 60, b"hello", &mut Counter(0)).unwrap();
         assert_eq!(URL_SAFE_NO_PAD.decode(&token).unwrap().len(), 5 + overhead(Algorithm::Aes256Gcm));
         assert_eq!(ring.open(&token, &alice, 1059).unwrap(), b"hello");
@@ -608,7 +635,7 @@ mod tests {
         let bob = Binding { subject: "bob", ..alice.clone() };
         assert_eq!(rule(ring.open(&token, &bob, 1001)), RuleId::StateWrongSubject);
         let other_req = call(json!({"city": "Rome"}));
-        let other = Binding::for_request(&other_req, "alice", Protocol::default());
+        let other = Binding::for_request(&other_req, "alice", Protocol::default()).unwrap();
         assert_eq!(rule(ring.open(&token, &other, 1001)), RuleId::StateWrongRequest);
         assert_eq!(rule(ring.open("!!", &alice, 1001)), RuleId::StateMalformed);
         let mut flipped = URL_SAFE_NO_PAD.decode(&token).unwrap();
@@ -619,6 +646,32 @@ mod tests {
         let mut small = KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[7; 32]));
         small.set_max_token_bytes(10);
         assert_eq!(rule(small.open(&token, &alice, 1001)), RuleId::StateTooLarge);
+    }
+
+    #[test]
+    fn the_target_is_chosen_by_method_and_a_missing_one_is_refused() {
+        let ring = KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[7; 32]));
+        let read = |uri: &str| json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri, "name": "public"}});
+        let (public, private) = (read("file:///public"), read("file:///private"));
+        let b = Binding::for_request(&public, "alice", Protocol::default()).unwrap();
+        assert_eq!(b.target, "file:///public", "a resources/read is bound to its uri, not to a name beside it");
+        let token = ring.seal(&b, 0, 60, b"consent", &mut Counter(0)).unwrap();
+        let moved = Binding::for_request(&private, "alice", Protocol::default()).unwrap();
+        assert_eq!(ring.open(&token, &moved, 1).unwrap_err().rule(), RuleId::StateWrongRequest);
+
+        let result =
+            |task: &str| json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/result", "params": {"taskId": task}});
+        let (a, b) = (result("task-a"), result("task-b"));
+        let bound = Binding::for_request(&a, "alice", Protocol::Sep2322).unwrap();
+        let token = ring.seal(&bound, 0, 60, b"a", &mut Counter(1)).unwrap();
+        let other = Binding::for_request(&b, "alice", Protocol::Sep2322).unwrap();
+        assert_eq!(ring.open(&token, &other, 1).unwrap_err().rule(), RuleId::StateWrongRequest);
+
+        let refused =
+            |request: serde_json::Value| Binding::for_request(&request, "", Protocol::default()).unwrap_err().rule();
+        assert_eq!(refused(json!({"method": "tools/call", "params": {"uri": "x"}})), RuleId::JsonrpcInvalid);
+        assert_eq!(refused(json!({"method": "tools/call", "params": {"name": 7}})), RuleId::JsonrpcInvalid);
+        assert_eq!(refused(json!({"method": "ping", "params": {"name": "x"}})), RuleId::InputRequiredMethodNotAllowed);
     }
 
     #[test]
@@ -636,7 +689,7 @@ mod tests {
         let master = [9u8; MASTER_MIN_BYTES];
         let mut ring = KeyRing::new(Key::derive(1, Algorithm::Aes256Gcm, &master).unwrap());
         let req = call(json!({}));
-        let b = Binding::for_request(&req, "", Protocol::default());
+        let b = Binding::for_request(&req, "", Protocol::default()).unwrap();
         let old = ring.seal(&b, 0, 60, b"x", &mut Counter(0)).unwrap();
         ring.add(Key::derive(2, Algorithm::XChaCha20Poly1305, &master).unwrap());
         assert!(ring.set_current(2));

@@ -48,7 +48,7 @@ pub fn params_digest(salient_json: String) -> Result<Vec<u8>> {
 pub fn binding_for_request(request_json: String, subject: String, protocol: String) -> Result<Binding> {
     guard(|| {
         let request = mrtr::parse(request_json.as_bytes(), &Limits::DEFAULT)?;
-        let b = state::Binding::for_request(&request, &subject, Protocol::parse(&protocol)?);
+        let b = state::Binding::for_request(&request, &subject, Protocol::parse(&protocol)?)?;
         let (subject, method, target, params_digest) =
             (b.subject.into(), b.method.into(), b.target.into(), b.params_digest);
         Ok(Binding { subject, protocol, method, target, params_digest: params_digest.to_vec() })
