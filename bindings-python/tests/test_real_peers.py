@@ -281,3 +281,29 @@ def test_the_mrtr_client_machine_completes_a_call_on_the_mcp_server(
     assert response["result"]["resultType"] == "complete"
     assert response["result"]["content"][0]["text"] == "Oslo: 22 degrees celsius"
     assert mrtr.check(transcript_of(log)) == []
+
+
+def test_the_mcp_server_asks_a_client_for_input_it_did_not_declare(
+    mcp_server: Tuple[str, List[Tuple[str, bytes]]],
+) -> None:
+    """A finding in real traffic: a tool that builds its InputRequiredResult by hand asks for
+    elicitation whatever the client declared (the TypeScript SDK refuses that case with -32021);
+    mrtr reports exactly `input-request-capability-missing`, on that result."""
+    url, log = mcp_server
+
+    async def run() -> Any:
+        # No elicitation callback: the client declares no elicitation capability.
+        async with mcp.Client(url, mode=V) as client:
+            return await client.call_tool("get_weather", {"location": "Paris"})
+
+    with pytest.raises(Exception) as refused:
+        asyncio.run(asyncio.wait_for(run(), timeout=30))
+    # The package's client refuses the ask itself (-32600 "Elicitation not supported").
+    assert "Elicitation not supported" in repr(getattr(refused.value, "exceptions", refused.value))
+    transcript = transcript_of(log)
+    call = next(e["message"] for e in transcript if e["message"].get("method") == "tools/call")
+    declared = call["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+    assert "elicitation" not in declared
+    asked = next(i for i, e in enumerate(transcript) if e["message"].get("result", {}).get("resultType") == "input_required")
+    violations = [(v.rule, v.index) for v in mrtr.check(transcript)]
+    assert violations == [(mrtr.Rule.INPUT_REQUEST_CAPABILITY_MISSING, asked)]
