@@ -289,6 +289,9 @@ impl Checker {
         self.seq += 1;
         let flight = InFlight { message: m.clone(), rounds, started, retries, seq: self.seq };
         self.in_flight.insert(id_key(&m["id"]), flight);
+        // A POST with this id opens a new stream, even where an earlier one
+        // with the same id (another client's, or a reused id) was closed.
+        self.closed_streams.remove(&alloc::format!("post:{}", id_text(&m["id"])));
         if self.in_flight.len() > TRACKED_MAX {
             let oldest = self.in_flight.iter().min_by_key(|(_, f)| f.seq).map(|(k, _)| k.clone());
             oldest.map(|k| self.in_flight.remove(&k));

@@ -104,6 +104,24 @@ fn each_finished_multi_round_operation_is_reported_once_with_its_own_start() {
 }
 
 #[test]
+fn a_new_post_with_an_earlier_id_opens_a_new_stream() {
+    // Two clients through one proxy, both numbering from 1: the second one's
+    // answer on post:1 is not a message after the first one's input_required.
+    let t = [
+        client(weather(1, "Paris")),
+        on("post:1", ask(1, "state-paris")),
+        client(weather(1, "Rome")),
+        on("post:1", done(1)),
+    ];
+    assert_eq!(rules(&t, Protocol::default()), []);
+    // Without the new POST, a message on the closed stream is still reported.
+    assert_eq!(
+        rules(&[t[0].clone(), t[1].clone(), t[3].clone()], Protocol::default()),
+        [(RuleId::MessageAfterInputRequired, 2)]
+    );
+}
+
+#[test]
 fn ids_are_unique_per_sender_not_across_them() {
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "book"}});
     let elicit = |id: u64| {
