@@ -634,8 +634,9 @@ fn id_key(id: &Value) -> String {
     id.to_string()
 }
 
-/// An id as it appears in a `post:<id>` stream name.
-pub(crate) fn id_text(id: &Value) -> String {
+/// An id as it appears in a `post:<id>` stream name (an entry's `stream`):
+/// a string id as is, any other as its JSON text.
+pub fn id_text(id: &Value) -> String {
     match id {
         Value::String(s) => s.clone(),
         other => other.to_string(),

@@ -2,7 +2,7 @@
 //! conversation, behind one mutex held only while one entry is fed, recorded
 //! and reported.
 
-use mrtr::check::{CheckConfig, Checker, Entry, Side};
+use mrtr::check::{id_text, CheckConfig, Checker, Entry, Side};
 use mrtr::{Error, Limits, Protocol};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, VecDeque};
@@ -122,15 +122,6 @@ pub struct Monitor {
     output: Output,
     limits: Limits,
     recording: bool,
-}
-
-/// A JSON-RPC id as it appears in a `post:<id>` stream name (as the checker
-/// names it).
-pub(crate) fn id_text(id: &Value) -> String {
-    match id {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
 }
 
 impl Monitor {
