@@ -117,6 +117,11 @@ pub const MRTR_ERR_STATE_UNKNOWN_KEY: mrtr_status = 36;
 /// `state-too-large` (area `state`, JSON-RPC -32602): Over the configured size bound.
 pub const MRTR_ERR_STATE_TOO_LARGE: mrtr_status = 37;
 
+/// `state-replayed` (area `state`, JSON-RPC -32602): (mrtr) A sealed state presented again where the server enforces
+/// single use (a replay guard: first use wins). Replaying an earlier round's state would roll back what later rounds
+/// collected; replaying a final one would run its action twice.
+pub const MRTR_ERR_STATE_REPLAYED: mrtr_status = 38;
+
 /// `task-status-invalid` (area `task`, JSON-RPC -32602): Status is one of `working`, `input_required`, `completed`,
 /// `failed`, `cancelled`.
 pub const MRTR_ERR_TASK_STATUS_INVALID: mrtr_status = 40;
@@ -191,6 +196,11 @@ pub const MRTR_ERR_USAGE_UNKNOWN_HANDLE: mrtr_status = 81;
 /// to no request in flight, an answer to a request the server has not asked input for.
 pub const MRTR_ERR_USAGE_OUT_OF_TURN: mrtr_status = 82;
 
+/// `usage-seal-budget-spent` (area `usage`, no JSON-RPC code): A key asked to seal past its budget: 2^32 seals per
+/// AES-256-GCM key with random 96-bit nonces (NIST SP 800-38D), or the share the host configured. The host rotates to a
+/// new current key.
+pub const MRTR_ERR_USAGE_SEAL_BUDGET_SPENT: mrtr_status = 83;
+
 /// `internal-panic` (area `panic`, JSON-RPC -32603): A panic inside mrtr, caught at a language boundary and raised as
 /// an error: a bug in mrtr, never the input's fault. Code -32603.
 pub const MRTR_ERR_INTERNAL_PANIC: mrtr_status = 90;
@@ -263,7 +273,7 @@ pub const MRTR_ALG_AES_256_GCM: mrtr_algorithm = 1;
 pub const MRTR_ALG_XCHACHA20_POLY1305: mrtr_algorithm = 2;
 
 /// Each rule's number, id and source, in catalogue order.
-pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 46] = [
+pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 48] = [
     (1, c"jsonrpc-parse-error", c"JSON-RPC 2.0"),
     (2, c"jsonrpc-invalid", c"JSON-RPC 2.0"),
     (3, c"request-meta-missing", c"2026-07-28 RequestParams"),
@@ -291,6 +301,7 @@ pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 46] = [
     (35, c"state-wrong-request", c"001 Server Behavior"),
     (36, c"state-unknown-key", c"RULES.md Server side"),
     (37, c"state-too-large", c"RULES.md Server side"),
+    (38, c"state-replayed", c"001 Security Implications"),
     (40, c"task-status-invalid", c"Tasks TaskStatus"),
     (41, c"task-transition-invalid", c"Tasks lifecycle"),
     (42, c"task-input-requests-missing", c"001 Persistent Tool Workflow"),
@@ -309,6 +320,7 @@ pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 46] = [
     (80, c"usage-invalid-argument", c"mrtr API"),
     (81, c"usage-unknown-handle", c"mrtr API"),
     (82, c"usage-out-of-turn", c"mrtr API"),
+    (83, c"usage-seal-budget-spent", c"mrtr API"),
     (90, c"internal-panic", c"mrtr API"),
 ];
 

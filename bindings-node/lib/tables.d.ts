@@ -57,6 +57,8 @@ export declare const Rule: {
   readonly StateUnknownKey: 'state-unknown-key'
   /** Over the configured size bound. */
   readonly StateTooLarge: 'state-too-large'
+  /** (mrtr) A sealed state presented again where the server enforces single use (a replay guard: first use wins). Replaying an earlier round's state would roll back what later rounds collected; replaying a final one would run its action twice. */
+  readonly StateReplayed: 'state-replayed'
   /** Status is one of `working`, `input_required`, `completed`, `failed`, `cancelled`. */
   readonly TaskStatusInvalid: 'task-status-invalid'
   /** No transition out of `completed`, `failed`, `cancelled`. */
@@ -93,6 +95,8 @@ export declare const Rule: {
   readonly UsageUnknownHandle: 'usage-unknown-handle'
   /** An input the machine does not expect in its state: a response to no request in flight, an answer to a request the server has not asked input for. */
   readonly UsageOutOfTurn: 'usage-out-of-turn'
+  /** A key asked to seal past its budget: 2^32 seals per AES-256-GCM key with random 96-bit nonces (NIST SP 800-38D), or the share the host configured. The host rotates to a new current key. */
+  readonly UsageSealBudgetSpent: 'usage-seal-budget-spent'
   /** A panic inside mrtr, caught at a language boundary and raised as an error: a bug in mrtr, never the input's fault. Code -32603. */
   readonly InternalPanic: 'internal-panic'
 }
@@ -108,7 +112,7 @@ export declare class ProtocolError extends MrtrError {}
 /** A client's retry, or its input responses, is wrong. Rules: retry-id-reused, retry-request-changed, retry-missing-input-response, retry-input-response-invalid, retry-request-state-mismatch, retry-request-state-unexpected, input-responses-unsolicited, retry-rounds-exceeded, input-responses-malformed. */
 export declare class RetryError extends MrtrError {}
 
-/** A sealed `requestState` does not open. Rules: state-malformed, state-tampered, state-expired, state-wrong-subject, state-wrong-request, state-unknown-key, state-too-large. */
+/** A sealed `requestState` does not open. Rules: state-malformed, state-tampered, state-expired, state-wrong-subject, state-wrong-request, state-unknown-key, state-too-large, state-replayed. */
 export declare class StateError extends MrtrError {}
 
 /** A task's status or input is wrong. Rules: task-status-invalid, task-transition-invalid, task-input-requests-missing, task-input-response-without-task, task-unknown, task-input-key-reused. */
@@ -120,7 +124,7 @@ export declare class AssociationError extends MrtrError {}
 /** The SSE multi-turn transports (SEP-1858, SEP-1335). Rules: sse-response-not-buffered, sse-reconnected-after-input-required, sse-last-event-id-missing, sse-stream-url-cross-origin, sse-retry-ignored, sse-buffered-post-target. */
 export declare class TransportError extends MrtrError {}
 
-/** A misuse of mrtr's API by its caller: a local bug, never a peer's violation. Rules: usage-invalid-argument, usage-unknown-handle, usage-out-of-turn. */
+/** A misuse of mrtr's API by its caller: a local bug, never a peer's violation. Rules: usage-invalid-argument, usage-unknown-handle, usage-out-of-turn, usage-seal-budget-spent. */
 export declare class UsageError extends MrtrError {}
 
 /** A panic inside mrtr, caught at a language boundary: a bug in mrtr. Rules: internal-panic. */

@@ -103,10 +103,13 @@ fn respond(input: &Value, limits: &Limits) -> Result<Value, Error> {
     Ok(json!({ "response": response }))
 }
 
-/// The `state` op: a key ring from `keys`/`current`, then `seal` (expect the
-/// token) or `open` (expect the payload) under `binding`.
+/// The `state` op: a key ring from `keys`/`current` (and `context`), then
+/// `seal` (expect the token) or `open` (expect the payload, the state id and
+/// the expiry) under `binding` (or its raw JSON text, `bindingText`); `used`
+/// ids are already in the replay guard.
 fn sealed_state(input: &Value) -> Result<Value, Error> {
-    use mrtr::state::{params_digest, Algorithm, Binding, Key, KeyRing};
+    use mrtr::facade::BindingSpec;
+    use mrtr::state::{Algorithm, Key, KeyRing, StateId};
     let bad = |what: &'static str| Error::new(RuleId::JsonrpcInvalid, what);
     let mut keys = Vec::new();
     for k in input["keys"].as_array().ok_or(bad("keys"))? {
@@ -123,16 +126,15 @@ fn sealed_state(input: &Value) -> Result<Value, Error> {
     if let Some(max) = input.get("maxTokenBytes").and_then(Value::as_u64) {
         ring.set_max_token_bytes(max as usize);
     }
-    let b = &input["binding"];
-    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
-    let (subject, method, target) = (text(&b["subject"]), text(&b["method"]), text(&b["target"]));
-    let binding = Binding {
-        subject: &subject,
-        protocol: protocol(b.get("protocol"))?,
-        method: &method,
-        target: &target,
-        params_digest: params_digest(b.get("arguments").unwrap_or(&json!({}))),
+    if let Some(label) = input.get("context").and_then(Value::as_str) {
+        ring.set_context(label.as_bytes())?;
+    }
+    let text = match input.get("bindingText").and_then(Value::as_str) {
+        Some(text) => text.to_string(),
+        None => input["binding"].to_string(),
     };
+    let spec = BindingSpec::from_json(text.as_bytes())?;
+    let binding = spec.binding();
     if let Some(seal) = input.get("seal") {
         let now = seal["now"].as_u64().ok_or(bad("now"))?;
         let ttl = seal["ttl"].as_u64().ok_or(bad("ttl"))? as u32;
@@ -141,8 +143,20 @@ fn sealed_state(input: &Value) -> Result<Value, Error> {
         return Ok(json!({ "token": token }));
     }
     let open = &input["open"];
-    let payload = ring.open(open["token"].as_str().unwrap_or_default(), &binding, open["now"].as_u64().unwrap_or(0))?;
-    Ok(json!({ "payload": String::from_utf8_lossy(&payload) }))
+    let (token, now) = (open["token"].as_str().unwrap_or_default(), open["now"].as_u64().unwrap_or(0));
+    let opened = match open.get("used").and_then(Value::as_array) {
+        Some(used) => {
+            let used: Vec<StateId> = used.iter().filter_map(|id| StateId::from_hex(id.as_str()?)).collect();
+            let mut guard = |id: &StateId, _expiry: u64| !used.contains(id);
+            ring.open_once(token, &binding, now, &mut guard)?
+        }
+        None => ring.open(token, &binding, now)?,
+    };
+    Ok(json!({
+        "payload": String::from_utf8_lossy(&opened.payload),
+        "stateId": opened.id.to_string(),
+        "expiry": opened.expiry,
+    }))
 }
 
 /// Compares as `conformance/README.md` says: an error exactly; otherwise the

@@ -7,7 +7,7 @@ use aes_gcm::{
 };
 use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use mrtr::state::{params_digest, Algorithm, Binding, Key, KeyRing};
+use mrtr::state::{params_digest, Algorithm, Binding, Key, KeyRing, SeedRng, Subject};
 use mrtr::Protocol;
 use serde_json::json;
 use std::hint::black_box;
@@ -15,13 +15,13 @@ use std::hint::black_box;
 fn bench(c: &mut Criterion) {
     let ring = KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[7; 32]));
     let bare = Aes256Gcm::new_from_slice(&[7; 32]).expect("a 32-byte key");
-    let args = json!({"location": "New York"});
+    let params = json!({"name": "get_weather", "arguments": {"location": "New York"}});
     let binding = Binding {
-        subject: "alice",
+        subject: Subject::Principal("alice"),
         protocol: Protocol::default(),
         method: "tools/call",
         target: "get_weather",
-        params_digest: params_digest(&args),
+        params_digest: params_digest(&params),
     };
     let nonce = [3u8; 12];
     for size in [512usize, 16 << 10] {
@@ -30,7 +30,7 @@ fn bench(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(size as u64));
         group.bench_function(BenchmarkId::new("mrtr KeyRing", size), |b| {
             b.iter(|| {
-                let token = ring.seal_with_nonce(&binding, 1000, 60, black_box(&payload), &nonce).unwrap();
+                let token = ring.seal(&binding, 1000, 60, black_box(&payload), &mut SeedRng::Bytes(&[3; 24])).unwrap();
                 black_box(ring.open(&token, &binding, 1001).unwrap())
             })
         });

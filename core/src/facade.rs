@@ -434,12 +434,12 @@ mod sealed {
     use super::{parse, parse_arg, text, usage, usage_owned, Options};
     use crate::{
         error::{Error, Result},
-        round::{Round, SealedRounds},
-        state::{self, Algorithm, Binding, Key, KeyRing},
+        round::{Call, Round, SealedRounds},
+        state::{self, Algorithm, Binding, Key, KeyRing, Opened, ReplayGuard, Subject},
         Limits, Protocol,
     };
-    use alloc::{format, string::String, vec::Vec};
-    use serde_json::{json, Value};
+    use alloc::{format, string::String, string::ToString};
+    use serde_json::{json, value::RawValue, Map, Value};
 
     /// A key from the host: `id` 0–255, an algorithm name, and exactly one of
     /// a 32-byte `secret` or a `master` secret to derive it from.
@@ -457,12 +457,43 @@ mod sealed {
         }
     }
 
-    /// A [`Binding`] the host describes: `{"subject", "protocol", "method",
-    /// "target", "arguments"}` (the digest computed from `arguments`) or with
-    /// `"paramsDigest"` (64 hex digits) instead.
+    /// The subject a host names: a non-empty principal, or anonymous by
+    /// explicit choice. Neither, or both, is a usage error: no binding
+    /// defaults to anonymous.
+    pub fn subject(principal: Option<&str>, anonymous: bool) -> Result<Subject<'_>> {
+        match (principal, anonymous) {
+            (Some(id), false) => Subject::principal(id),
+            (None, true) => Ok(Subject::Anonymous),
+            (Some(_), true) => Err(usage("a subject is a principal or anonymous, not both")),
+            (None, false) => {
+                Err(usage("name the subject (the authenticated principal), or choose anonymous explicitly"))
+            }
+        }
+    }
+
+    /// The subject of a JSON object with `"subject"` or `"anonymous": true`.
+    fn subject_of(o: &Map<String, Value>) -> Result<(Option<String>, bool)> {
+        let principal = match o.get("subject") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(usage("subject is a string")),
+        };
+        let anonymous = match o.get("anonymous") {
+            None | Some(Value::Null | Value::Bool(false)) => false,
+            Some(Value::Bool(true)) => true,
+            Some(_) => return Err(usage("anonymous is a boolean")),
+        };
+        subject(principal.as_deref(), anonymous)?;
+        Ok((principal, anonymous))
+    }
+
+    /// A [`Binding`] the host describes: `{"subject" | "anonymous": true,
+    /// "protocol", "method", "target", "params" | "paramsDigest"}`, the digest
+    /// computed from the exact text of `params` (every param but
+    /// `inputResponses`, `requestState`, `_meta`), or given as 64 hex digits.
     #[derive(Clone, Debug)]
     pub struct BindingSpec {
-        subject: String,
+        principal: Option<String>,
         protocol: Protocol,
         method: String,
         target: String,
@@ -474,11 +505,16 @@ mod sealed {
         pub fn from_json(text: &[u8]) -> Result<BindingSpec> {
             let v = parse_arg(text, "the binding")?;
             let o = v.as_object().ok_or(usage("a binding is an object"))?;
+            const FIELDS: [&str; 7] =
+                ["subject", "anonymous", "protocol", "method", "target", "params", "paramsDigest"];
+            if let Some(k) = o.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+                // A leftover `arguments` (mrtr 0.1) would otherwise be dropped without a word.
+                return Err(usage_owned(format!("a binding has no field {k:?} (it binds params or paramsDigest)")));
+            }
             let string = |k: &str| -> Result<String> {
                 match o.get(k) {
-                    None | Some(Value::Null) => Ok(String::new()),
                     Some(Value::String(s)) => Ok(s.clone()),
-                    Some(_) => Err(usage_owned(format!("the binding's {k} is a string"))),
+                    _ => Err(usage_owned(format!("the binding's {k} is a string"))),
                 }
             };
             let protocol = match o.get("protocol") {
@@ -486,25 +522,19 @@ mod sealed {
                 Some(Value::String(p)) => Protocol::parse(p)?,
                 Some(_) => return Err(usage("the binding's protocol is a string")),
             };
-            let params_digest = match (o.get("paramsDigest"), o.get("arguments")) {
-                (Some(Value::String(hex)), _) => digest_of_hex(hex)?,
-                (Some(_), _) => return Err(usage("paramsDigest is 64 hex digits")),
-                (None, Some(args)) => state::params_digest(args),
-                (None, None) => state::params_digest(&json!({})),
+            let params_digest = match (o.get("paramsDigest"), o.get("params")) {
+                (Some(Value::String(hex)), None) => digest_of_hex(hex)?,
+                (None, Some(_)) => state::params_digest_json(raw_member(text, "params")?.as_bytes())?,
+                _ => return Err(usage("a binding has exactly one of params and paramsDigest (64 hex digits)")),
             };
-            Ok(BindingSpec {
-                subject: string("subject")?,
-                protocol,
-                method: string("method")?,
-                target: string("target")?,
-                params_digest,
-            })
+            let (principal, _) = subject_of(o)?;
+            Ok(BindingSpec { principal, protocol, method: string("method")?, target: string("target")?, params_digest })
         }
 
         /// The core's binding.
         pub fn binding(&self) -> Binding<'_> {
             Binding {
-                subject: &self.subject,
+                subject: self.principal.as_deref().map_or(Subject::Anonymous, Subject::Principal),
                 protocol: self.protocol,
                 method: &self.method,
                 target: &self.target,
@@ -513,15 +543,24 @@ mod sealed {
         }
     }
 
+    /// The raw text of the member `key` of the JSON object `text` (parsed before).
+    fn raw_member(text: &[u8], key: &str) -> Result<String> {
+        let members: alloc::collections::BTreeMap<String, &RawValue> = core::str::from_utf8(text)
+            .ok()
+            .and_then(|t| serde_json::from_str(t).ok())
+            .ok_or(usage("a binding is a JSON object"))?;
+        members.get(key).map(|raw| String::from(raw.get())).ok_or(usage("the binding lacks a member"))
+    }
+
     fn digest_of_hex(hex: &str) -> Result<[u8; 32]> {
         let bytes = hex.as_bytes();
-        if bytes.len() != 64 {
+        if bytes.len() != 64 || !bytes.iter().all(u8::is_ascii_hexdigit) {
             return Err(usage("paramsDigest is 64 hex digits"));
         }
         let mut out = [0u8; 32];
         for (i, pair) in bytes.chunks(2).enumerate() {
-            let s = core::str::from_utf8(pair).map_err(|_| usage("paramsDigest is 64 hex digits"))?;
-            out[i] = u8::from_str_radix(s, 16).map_err(|_| usage("paramsDigest is 64 hex digits"))?;
+            let digit = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+            out[i] = digit(pair[0]) << 4 | digit(pair[1]);
         }
         Ok(out)
     }
@@ -530,17 +569,30 @@ mod sealed {
         bytes.iter().map(|b| format!("{b:02x}")).collect()
     }
 
-    /// The binding of `request` for `subject` as JSON text, the digest in hex.
-    pub fn binding_for(request: &[u8], subject: &str, protocol: Option<&str>) -> Result<String> {
-        let request = parse(request, &Limits::DEFAULT)?;
-        let b = Binding::for_request(&request, subject, Protocol::parse_or_default(protocol)?)?;
-        Ok(text(&json!({"subject": b.subject, "protocol": b.protocol, "method": b.method, "target": b.target,
-                        "paramsDigest": hex(&b.params_digest)})))
+    /// The binding of the request `request` (raw JSON text) for a subject,
+    /// as JSON text, the digest (exact, from the text) in hex.
+    pub fn binding_for(
+        request: &[u8],
+        principal: Option<&str>,
+        anonymous: bool,
+        protocol: Option<&str>,
+    ) -> Result<String> {
+        let value = parse(request, &Limits::DEFAULT)?;
+        let b = Binding::for_request(&value, subject(principal, anonymous)?, Protocol::parse_or_default(protocol)?)?
+            .with_exact_digest(request)?;
+        let mut out = json!({"protocol": b.protocol, "method": b.method, "target": b.target,
+                             "paramsDigest": hex(&b.params_digest)});
+        match b.subject {
+            Subject::Principal(id) => out["subject"] = id.into(),
+            Subject::Anonymous => out["anonymous"] = true.into(),
+        }
+        Ok(text(&out))
     }
 
-    /// SHA-256 of the canonical JSON of `salient` (a request's `arguments`).
-    pub fn params_digest(salient: &[u8]) -> Result<[u8; 32]> {
-        Ok(state::params_digest(&parse(salient, &Limits::DEFAULT)?))
+    /// The digest of a params object given as JSON text (every param but
+    /// `inputResponses`, `requestState`, `_meta`; numbers exact).
+    pub fn params_digest(params: &[u8]) -> Result<[u8; 32]> {
+        state::params_digest_json(params)
     }
 
     /// Where a seal's randomness comes from.
@@ -553,74 +605,125 @@ mod sealed {
     }
 
     /// Seals `payload` for `binding` (JSON text, see [`BindingSpec`]), expiring
-    /// `ttl` seconds after `now`; `nonce` only for test vectors.
+    /// `ttl` seconds after `now`.
     pub fn seal(
         ring: &KeyRing,
         binding: &[u8],
         now: u64,
         ttl: u32,
         payload: &[u8],
-        nonce: Option<&[u8]>,
         randomness: Randomness<'_>,
     ) -> Result<String> {
         let spec = BindingSpec::from_json(binding)?;
-        match nonce {
-            Some(n) => ring.seal_with_nonce(&spec.binding(), now, ttl, payload, n),
-            None => ring.seal(&spec.binding(), now, ttl, payload, &mut rng(randomness)?),
+        ring.seal(&spec.binding(), now, ttl, payload, &mut rng(randomness)?)
+    }
+
+    /// Seals with a caller's nonce: test vectors only (feature `test-vectors`).
+    #[cfg(feature = "test-vectors")]
+    pub fn seal_with_nonce(
+        ring: &KeyRing,
+        binding: &[u8],
+        now: u64,
+        ttl: u32,
+        payload: &[u8],
+        nonce: &[u8],
+    ) -> Result<String> {
+        ring.seal_with_nonce(&BindingSpec::from_json(binding)?.binding(), now, ttl, payload, nonce)
+    }
+
+    /// Opens `token` (text or raw bytes) for `binding` at `now`, single-use
+    /// under `guard` when there is one.
+    pub fn open(
+        ring: &KeyRing,
+        token: &[u8],
+        binding: &[u8],
+        now: u64,
+        guard: Option<&mut dyn ReplayGuard>,
+    ) -> Result<Opened> {
+        let spec = BindingSpec::from_json(binding)?;
+        match guard {
+            Some(guard) => ring.open_once(token, &spec.binding(), now, guard),
+            None => ring.open(token, &spec.binding(), now),
         }
     }
 
-    /// Opens `token` (text or raw bytes) for `binding` at `now`: the payload.
-    pub fn open(ring: &KeyRing, token: &[u8], binding: &[u8], now: u64) -> Result<Vec<u8>> {
-        let spec = BindingSpec::from_json(binding)?;
-        ring.open(token, &spec.binding(), now)
-    }
-
-    /// A server's round settings as JSON text: `{"subject", "now", "ttl" (default
-    /// 300), "protocol", "limits"}`.
+    /// A deployment's round settings as JSON text: `{"ttl" (default 300),
+    /// "protocol", "limits", "pinAnswers" (default true)}`.
     #[derive(Clone, Debug)]
-    pub struct RoundsOptions {
-        subject: String,
-        now: u64,
+    pub struct RoundsSettings {
         ttl: u32,
+        pin_answers: bool,
         options: Options,
     }
 
-    impl RoundsOptions {
+    impl RoundsSettings {
         /// Reads the JSON text of round settings.
-        pub fn from_json(text: &[u8]) -> Result<RoundsOptions> {
-            let mut v = parse_arg(text, "the round options")?;
-            let o = v.as_object_mut().ok_or(usage("round options are an object"))?;
-            let subject = match o.remove("subject") {
-                None | Some(Value::Null) => String::new(),
-                Some(Value::String(s)) => s,
-                Some(_) => return Err(usage("subject is a string")),
-            };
-            let now = o.remove("now").and_then(|n| n.as_u64()).ok_or(usage("now is seconds since the epoch"))?;
+        pub fn from_json(text: &[u8]) -> Result<RoundsSettings> {
+            let mut v = parse_arg(text, "the round settings")?;
+            if v.is_null() {
+                v = json!({});
+            }
+            let o = v.as_object_mut().ok_or(usage("round settings are an object"))?;
             let ttl = match o.remove("ttl") {
                 None | Some(Value::Null) => 300,
                 Some(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or(usage("ttl is seconds (a u32)"))?,
             };
-            Ok(RoundsOptions { subject, now, ttl, options: Options::from_value(&v)? })
+            let pin_answers = match o.remove("pinAnswers") {
+                None | Some(Value::Null) => true,
+                Some(Value::Bool(b)) => b,
+                Some(_) => return Err(usage("pinAnswers is a boolean")),
+            };
+            Ok(RoundsSettings { ttl, pin_answers, options: Options::from_value(&v)? })
         }
 
-        fn rounds<'k>(&'k self, ring: &'k KeyRing) -> SealedRounds<'k> {
+        fn rounds<'k>(&self, ring: &'k KeyRing) -> SealedRounds<'k> {
             SealedRounds {
                 ring,
-                subject: &self.subject,
-                now: self.now,
                 ttl: self.ttl,
                 protocol: self.options.protocol,
                 limits: self.options.limits,
+                pin_answers: self.pin_answers,
             }
         }
     }
 
-    /// [`SealedRounds::resume`]: `{"answers", "missing", "ignored", "data"}` as JSON text.
-    pub fn resume_round(ring: &KeyRing, request: &[u8], needs: &[u8], options: &[u8]) -> Result<String> {
-        let o = RoundsOptions::from_json(options)?;
-        let l = &o.options.limits;
-        let round = o.rounds(ring).resume(&parse(request, l)?, &parse(needs, l)?)?;
+    /// What is per request, as JSON text: `{"subject" | "anonymous": true, "now"}`.
+    struct CallSpec {
+        principal: Option<String>,
+        now: u64,
+    }
+
+    impl CallSpec {
+        fn from_json(text: &[u8]) -> Result<CallSpec> {
+            let v = parse_arg(text, "the call")?;
+            let o = v.as_object().ok_or(usage("a call is an object: {subject | anonymous, now}"))?;
+            let (principal, _) = subject_of(o)?;
+            let now = o.get("now").and_then(Value::as_u64).ok_or(usage("now is seconds since the epoch"))?;
+            Ok(CallSpec { principal, now })
+        }
+
+        /// The core's call of `request` (its raw text `raw`), the digest exact.
+        fn call<'a>(&'a self, rounds: &SealedRounds<'_>, request: &'a Value, raw: &[u8]) -> Result<Call<'a>> {
+            let subject = self.principal.as_deref().map_or(Subject::Anonymous, Subject::Principal);
+            let mut call = rounds.call(request, subject, self.now)?;
+            call.binding = call.binding.with_exact_digest(raw)?;
+            Ok(call)
+        }
+    }
+
+    /// [`SealedRounds::resume`]: the round as JSON text (see `wire`).
+    pub fn resume_round(
+        ring: &KeyRing,
+        request: &[u8],
+        needs: &[u8],
+        settings: &[u8],
+        call: &[u8],
+        guard: Option<&mut dyn ReplayGuard>,
+    ) -> Result<String> {
+        let settings = RoundsSettings::from_json(settings)?;
+        let (rounds, spec, l) = (settings.rounds(ring), CallSpec::from_json(call)?, &settings.options.limits);
+        let value = parse(request, l)?;
+        let round = rounds.resume(&spec.call(&rounds, &value, request)?, &parse(needs, l)?, guard)?;
         Ok(text(&round))
     }
 
@@ -632,17 +735,26 @@ mod sealed {
         round: &[u8],
         needs: &[u8],
         data: Option<&[u8]>,
-        options: &[u8],
+        settings: &[u8],
+        call: &[u8],
         randomness: Randomness<'_>,
     ) -> Result<String> {
-        let o = RoundsOptions::from_json(options)?;
-        let l = &o.options.limits;
+        let settings = RoundsSettings::from_json(settings)?;
+        let (rounds, spec, l) = (settings.rounds(ring), CallSpec::from_json(call)?, &settings.options.limits);
         let round: Round = serde_json::from_value(parse_arg(round, "the round")?)
             .map_err(|e| usage_owned(format!("the round: {e}")))?;
         let data = data.map(|d| parse(d, l)).transpose()?;
-        let response =
-            o.rounds(ring).respond(&parse(request, l)?, &round, &parse(needs, l)?, data, &mut rng(randomness)?)?;
+        let value = parse(request, l)?;
+        let call = spec.call(&rounds, &value, request)?;
+        let response = rounds.respond(&call, &round, &parse(needs, l)?, data, &mut rng(randomness)?)?;
         Ok(text(&response))
+    }
+
+    /// [`state::inspect`]: `{"stateId", "keyId", "algorithm", "expiry"}` as JSON text.
+    pub fn inspect(token: &[u8]) -> Result<String> {
+        let info = state::inspect(token)?;
+        Ok(text(&json!({"stateId": info.id.to_string(), "keyId": info.key_id,
+                        "algorithm": info.algorithm.name(), "expiry": info.expiry})))
     }
 
     fn rng(r: Randomness<'_>) -> Result<state::SeedRng<'_>, Error> {
@@ -749,16 +861,40 @@ mod tests {
     #[test]
     fn sealed_state_round_trips_through_text() {
         let ring = crate::state::KeyRing::new(key(1, "aes-256-gcm", Some(&[7; 32]), None).unwrap());
-        let b = br#"{"subject":"alice","method":"tools/call","target":"t","arguments":{"a":1}}"#;
-        let token = seal(&ring, b, 1000, 60, b"hi", None, Randomness::Bytes(&[9; 32])).unwrap();
-        assert_eq!(open(&ring, token.as_bytes(), b, 1001).unwrap(), b"hi");
-        let other = br#"{"subject":"bob","method":"tools/call","target":"t","arguments":{"a":1}}"#;
-        assert_eq!(open(&ring, token.as_bytes(), other, 1001).unwrap_err().rule(), RuleId::StateWrongSubject);
-        assert_eq!(open(&ring, b"\xff", b, 1001).unwrap_err().rule(), RuleId::StateMalformed);
+        let b = br#"{"subject":"alice","method":"tools/call","target":"t","params":{"name":"t","arguments":{"a":1}}}"#;
+        let token = seal(&ring, b, 1000, 60, b"hi", Randomness::Bytes(&[9; 32])).unwrap();
+        assert_eq!(open(&ring, token.as_bytes(), b, 1001, None).unwrap().payload, b"hi");
+        let other =
+            br#"{"subject":"bob","method":"tools/call","target":"t","params":{"name":"t","arguments":{"a":1}}}"#;
+        assert_eq!(open(&ring, token.as_bytes(), other, 1001, None).unwrap_err().rule(), RuleId::StateWrongSubject);
+        assert_eq!(open(&ring, b"\xff", b, 1001, None).unwrap_err().rule(), RuleId::StateMalformed);
         assert_eq!(key(256, "aes-256-gcm", Some(&[7; 32]), None).unwrap_err().rule(), RuleId::UsageInvalidArgument);
         assert_eq!(key(1, "rot13", Some(&[7; 32]), None).unwrap_err().rule(), RuleId::UsageInvalidArgument);
         assert_eq!(key(1, "aes-256-gcm", Some(&[7; 31]), None).unwrap_err().rule(), RuleId::UsageInvalidArgument);
-        let short = seal(&ring, b, 1000, 60, b"hi", None, Randomness::Bytes(&[9; 4]));
+        let short = seal(&ring, b, 1000, 60, b"hi", Randomness::Bytes(&[9; 4]));
         assert_eq!(short.unwrap_err().rule(), RuleId::UsageInvalidArgument);
+    }
+
+    #[cfg(feature = "state")]
+    #[test]
+    fn a_binding_names_its_subject_and_its_params() {
+        let ring = crate::state::KeyRing::new(key(1, "aes-256-gcm", Some(&[7; 32]), None).unwrap());
+        let seal_for =
+            |b: &[u8]| seal(&ring, b, 0, 60, b"x", Randomness::Bytes(&[9; 32])).map(|_| ()).unwrap_err().rule();
+        // No subject is not anonymous: the host says which it means.
+        assert_eq!(seal_for(br#"{"method":"tools/call","target":"t","params":{}}"#), RuleId::UsageInvalidArgument);
+        assert_eq!(
+            seal_for(br#"{"subject":"","method":"tools/call","target":"t","params":{}}"#),
+            RuleId::UsageInvalidArgument
+        );
+        // No params is not {}: a hand-built binding binds what it means; a v1 `arguments` is not taken for them.
+        assert_eq!(seal_for(br#"{"subject":"a","method":"tools/call","target":"t"}"#), RuleId::UsageInvalidArgument);
+        let v1 = br#"{"subject":"a","method":"tools/call","target":"t","arguments":{},"params":{}}"#;
+        assert_eq!(seal_for(v1), RuleId::UsageInvalidArgument);
+        let anon = br#"{"anonymous":true,"method":"tools/call","target":"t","params":{"name":"t"}}"#;
+        let token = seal(&ring, anon, 0, 60, b"x", Randomness::Bytes(&[9; 32])).unwrap();
+        assert!(open(&ring, token.as_bytes(), anon, 1, None).is_ok());
+        let named = br#"{"subject":"anonymous","method":"tools/call","target":"t","params":{"name":"t"}}"#;
+        assert_eq!(open(&ring, token.as_bytes(), named, 1, None).unwrap_err().rule(), RuleId::StateWrongSubject);
     }
 }

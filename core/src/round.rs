@@ -7,31 +7,77 @@
 //! `github_login` answer an older one got, and asks only what it still
 //! lacks). [`SealedRounds::respond`] asks for what is missing and seals what
 //! was collected, bound to the principal and the request, with an expiry.
+//!
+//! [`SealedRounds`] holds a deployment's settings (ring, lifetime, protocol,
+//! limits), built once; a [`Call`] holds what is per request: the request,
+//! its principal and the caller's clock.
+//!
+//! # What the sealed state promises
+//!
+//! - **Answers are re-validated.** A carried answer that no longer fits the
+//!   current need (a newer server version asks differently) goes back to
+//!   `missing`, as a fresh one would be refused.
+//! - **Answers are pinned to the question** ([`SealedRounds::pin_answers`], on
+//!   by default): the state records a digest of each question asked and
+//!   answered. An answer counts only for the exact question it answered:
+//!   "delete 3 files?" answered yes is asked again as "delete 300 files?", and
+//!   a fresh answer counts only for a question the last round asked, so a
+//!   client can neither answer what was never asked nor change an earlier
+//!   answer.
+//! - **Rounds are numbered** ([`Round::number`]), and with a
+//!   [`ReplayGuard`] each state is single-use: an earlier round's state
+//!   presented after a later one is `state-replayed`, never a rollback, and a
+//!   final round runs once. A host that answers a replayed final round from
+//!   its own store keys it by [`Round::state`]'s id (or
+//!   [`state::inspect`](crate::state::inspect) of the token).
+//!
+//! Without a guard, a state opens as often as it is presented until it
+//! expires: keep counters and anything with side effects on the server.
 
 use crate::{
     error::{err, Result},
     server,
-    state::{Binding, KeyRing},
+    state::{self, Binding, KeyRing, Purpose, ReplayGuard, StateId, Subject},
     Limits, Protocol,
 };
 use alloc::{string::String, vec::Vec};
 use serde_json::{json, Map, Value};
 
-/// One server's settings for sealed rounds.
+/// A deployment's settings for sealed rounds: built once, shared by every request.
 #[derive(Debug)]
 pub struct SealedRounds<'k> {
     /// The keys.
     pub ring: &'k KeyRing,
-    /// The authenticated principal of the request ("" when anonymous).
-    pub subject: &'k str,
-    /// Seconds since the Unix epoch, from the caller's clock.
-    pub now: u64,
     /// How long a round may take, in seconds.
     pub ttl: u32,
     /// The protocol of the conversation.
     pub protocol: Protocol,
     /// Bounds on what is read.
     pub limits: Limits,
+    /// Whether an answer counts only for the exact question it answered
+    /// (see the module doc). On in [`SealedRounds::new`].
+    pub pin_answers: bool,
+}
+
+/// One request as sealed rounds see it: the request, its binding (principal
+/// and request) and the caller's clock.
+#[derive(Clone, Debug)]
+pub struct Call<'a> {
+    /// The request.
+    pub request: &'a Value,
+    /// What its state is bound to.
+    pub binding: Binding<'a>,
+    /// Seconds since the Unix epoch, from the caller's clock, now.
+    pub now: u64,
+}
+
+/// The state a request carried, as the host may see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateInfo {
+    /// The state's id: the key of a single-use store.
+    pub id: StateId,
+    /// When it expires, seconds since the Unix epoch.
+    pub expiry: u64,
 }
 
 /// What a server knows after reading a request.
@@ -45,6 +91,10 @@ pub struct Round {
     pub ignored: Vec<String>,
     /// The tool's own data from the previous round, if it kept any.
     pub data: Option<Value>,
+    /// How many `input_required` rounds came before this request (0 on a first request).
+    pub number: u32,
+    /// The state this request carried, if any.
+    pub state: Option<StateInfo>,
 }
 
 impl Round {
@@ -54,64 +104,118 @@ impl Round {
     }
 }
 
-impl SealedRounds<'_> {
-    /// Reads `request` against what this server `needs` (an `inputRequests`
-    /// object). Fails with the request's rule, or a `state-*` rule when its
-    /// `requestState` does not open.
-    pub fn resume(&self, request: &Value, needs: &Value) -> Result<Round> {
-        let read = server::resume(request, needs, self.protocol, &self.limits)?;
-        let (mut carried, data) = match &read.request_state {
-            Some(token) => self.open(request, token)?,
-            None => (Map::new(), None),
-        };
-        let (mut fresh, mut answers, mut missing) = (read.responses, Map::new(), Vec::new());
-        for key in needs.as_object().into_iter().flat_map(|n| n.keys()) {
-            match fresh.remove(key).or_else(|| carried.remove(key)) {
-                Some(answer) => {
-                    answers.insert(key.clone(), answer);
-                }
-                None => missing.push(key.clone()),
-            }
-        }
-        Ok(Round { answers, missing, ignored: read.ignored, data })
+/// What the sealed state of a round holds.
+#[derive(Default)]
+struct Carried {
+    round: u32,
+    answers: Map<String, Value>,
+    /// Digest of the question each carried answer answered.
+    answered: Map<String, Value>,
+    /// Digest of each question the last round asked.
+    asked: Map<String, Value>,
+    data: Option<Value>,
+    state: Option<StateInfo>,
+}
+
+impl<'k> SealedRounds<'k> {
+    /// Settings with answers pinned to their questions.
+    pub fn new(ring: &'k KeyRing, ttl: u32, protocol: Protocol, limits: Limits) -> SealedRounds<'k> {
+        SealedRounds { ring, ttl, protocol, limits, pin_answers: true }
     }
 
-    /// Answers `request` with `input_required`: the input requests of `needs`
-    /// that `round` still misses, and sealed state carrying `round.answers` and
+    /// The [`Call`] of `request` from `subject` at `now`, bound with
+    /// [`Binding::for_request`] under this protocol.
+    pub fn call<'a>(&self, request: &'a Value, subject: Subject<'a>, now: u64) -> Result<Call<'a>> {
+        Ok(Call { request, binding: Binding::for_request(request, subject, self.protocol)?, now })
+    }
+
+    /// Reads `call`'s request against what this server `needs` (an
+    /// `inputRequests` object). Fails with the request's rule, or a `state-*`
+    /// rule when its `requestState` does not open; with a `guard`, a state
+    /// used before is `state-replayed`. The guard is asked last, so a request
+    /// refused for another reason does not use up its state.
+    pub fn resume(&self, call: &Call<'_>, needs: &Value, guard: Option<&mut dyn ReplayGuard>) -> Result<Round> {
+        let read = server::resume(call.request, needs, self.protocol, &self.limits)?;
+        let carried = match &read.request_state {
+            Some(token) => self.open(call, token, guard)?,
+            None => Carried::default(),
+        };
+        let mut fresh = read.responses;
+        let Carried { round, mut answers, answered, asked, data, state } = carried;
+        let mut round = Round { number: round, ignored: read.ignored, data, state, ..Round::default() };
+        for (key, need) in needs.as_object().into_iter().flatten() {
+            let question = question_digest(need);
+            let pinned = |pins: &Map<String, Value>| !self.pin_answers || pins.get(key) == Some(&question);
+            let answer = match (fresh.remove(key), answers.remove(key)) {
+                (Some(answer), _) if pinned(&asked) => Some(answer),
+                (_, Some(answer)) if pinned(&answered) && server::fits(key, &answer, need) => Some(answer),
+                _ => None,
+            };
+            match answer {
+                Some(answer) => {
+                    round.answers.insert(key.clone(), answer);
+                }
+                None => round.missing.push(key.clone()),
+            }
+        }
+        Ok(round)
+    }
+
+    /// Answers `call`'s request with `input_required`: the input requests of
+    /// `needs` that `round` still misses, and sealed state carrying the
+    /// round's number, `round.answers` (each pinned to its question) and
     /// `data`.
     pub fn respond<R: rand_core::CryptoRng + ?Sized>(
         &self,
-        request: &Value,
+        call: &Call<'_>,
         round: &Round,
         needs: &Value,
         data: Option<Value>,
         rng: &mut R,
     ) -> Result<Value> {
-        let asked: Map<String, Value> = needs
-            .as_object()
+        let needs_map = needs.as_object();
+        let pins = |keys: &mut dyn Iterator<Item = &String>| -> Map<String, Value> {
+            keys.filter_map(|k| needs_map?.get(k).map(|need| (k.clone(), question_digest(need)))).collect()
+        };
+        let asked: Map<String, Value> = needs_map
             .map(|n| n.iter().filter(|(k, _)| round.missing.contains(k)).map(|(k, v)| (k.clone(), v.clone())).collect())
             .unwrap_or_default();
-        let payload = json!({ "v": 1, "answers": round.answers, "data": data });
+        let payload = json!({
+            "round": round.number.saturating_add(1),
+            "answers": round.answers,
+            "answered": pins(&mut round.answers.keys()),
+            "asked": pins(&mut asked.keys()),
+            "data": data,
+        });
         let payload = serde_json::to_vec(&payload).map_err(|_| err!(StateMalformed, "the state does not serialize"))?;
-        let binding = Binding::for_request(request, self.subject, self.protocol)?;
-        let token = self.ring.seal(&binding, self.now, self.ttl, &payload, rng)?;
+        let token = self.ring.seal_as(Purpose::Rounds, &call.binding, call.now, self.ttl, &payload, rng)?;
         let asked = (!asked.is_empty()).then_some(Value::Object(asked));
-        server::respond(request, asked.as_ref(), Some(&Value::String(token)), self.protocol, &self.limits)
+        server::respond(call.request, asked.as_ref(), Some(&Value::String(token)), self.protocol, &self.limits)
     }
 
-    fn open(&self, request: &Value, token: &str) -> Result<(Map<String, Value>, Option<Value>)> {
-        let binding = Binding::for_request(request, self.subject, self.protocol)?;
-        let payload = self.ring.open(token, &binding, self.now)?;
-        let mut state: Value =
-            serde_json::from_slice(&payload).map_err(|_| err!(StateMalformed, "the sealed state is not JSON"))?;
-        if state.get("v") != Some(&json!(1)) {
-            return Err(err!(StateMalformed, "the sealed state has an unknown version"));
+    fn open(&self, call: &Call<'_>, token: &str, guard: Option<&mut dyn ReplayGuard>) -> Result<Carried> {
+        if call.binding.protocol != self.protocol {
+            return Err(err!(UsageInvalidArgument, "the call is bound under another protocol than these rounds"));
         }
-        let answers = match state.get_mut("answers").map(Value::take) {
-            Some(Value::Object(a)) => a,
-            _ => return Err(err!(StateMalformed, "the sealed state carries no answers")),
+        let opened = self.ring.open_as(Purpose::Rounds, token.as_bytes(), &call.binding, call.now, guard)?;
+        let mut sealed: Value = serde_json::from_slice(&opened.payload)
+            .map_err(|_| err!(StateMalformed, "the sealed state is not JSON"))?;
+        let mut object = |k: &str| match sealed.get_mut(k).map(Value::take) {
+            Some(Value::Object(o)) => Ok(o),
+            _ => Err(err!(StateMalformed, "the sealed state lacks {k}")),
         };
-        let data = state.get_mut("data").map(Value::take).filter(|d| !d.is_null());
-        Ok((answers, data))
+        let (answers, answered, asked) = (object("answers")?, object("answered")?, object("asked")?);
+        let round = sealed.get("round").and_then(Value::as_u64).and_then(|r| u32::try_from(r).ok());
+        let round = round.ok_or_else(|| err!(StateMalformed, "the sealed state has no round number"))?;
+        let data = sealed.get_mut("data").map(Value::take).filter(|d| !d.is_null());
+        let state = Some(StateInfo { id: opened.id, expiry: opened.expiry });
+        Ok(Carried { round, answers, answered, asked, data, state })
     }
+}
+
+/// The pin of a question: the first 16 bytes of the SHA-256 of its canonical
+/// JSON, as hex.
+fn question_digest(need: &Value) -> Value {
+    let digest = state::value_digest(need);
+    Value::String(digest[..16].iter().map(|b| alloc::format!("{b:02x}")).collect())
 }

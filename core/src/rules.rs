@@ -67,6 +67,8 @@ pub enum RuleId {
     StateUnknownKey = 36,
     /// State over the configured size bound.
     StateTooLarge = 37,
+    /// (mrtr) A single-use state presented again.
+    StateReplayed = 38,
     /// A task status outside the five.
     TaskStatusInvalid = 40,
     /// A transition out of a terminal task status.
@@ -103,6 +105,8 @@ pub enum RuleId {
     UsageUnknownHandle = 81,
     /// (mrtr, API misuse) An input the machine does not expect in its current state.
     UsageOutOfTurn = 82,
+    /// (mrtr) A key asked to seal past its nonce budget.
+    UsageSealBudgetSpent = 83,
     /// (mrtr) A panic inside mrtr, caught at a language boundary: a bug in mrtr.
     InternalPanic = 90,
 }
@@ -323,6 +327,8 @@ catalogue! {
         "Sealed under a key id the server does not hold.";
     StateTooLarge, "state-too-large", State, Some(INVALID_PARAMS), "RULES.md Server side",
         "Over the configured size bound.";
+    StateReplayed, "state-replayed", State, Some(INVALID_PARAMS), "001 Security Implications",
+        "(mrtr) A sealed state presented again where the server enforces single use (a replay guard: first use wins). Replaying an earlier round's state would roll back what later rounds collected; replaying a final one would run its action twice.";
     TaskStatusInvalid, "task-status-invalid", Task, Some(INVALID_PARAMS), "Tasks TaskStatus",
         "Status is one of `working`, `input_required`, `completed`, `failed`, `cancelled`.";
     TaskTransitionInvalid, "task-transition-invalid", Task, None, "Tasks lifecycle",
@@ -359,6 +365,8 @@ catalogue! {
         "A handle the machine never issued, or one whose request already finished or was abandoned.";
     UsageOutOfTurn, "usage-out-of-turn", Usage, None, "mrtr API",
         "An input the machine does not expect in its state: a response to no request in flight, an answer to a request the server has not asked input for.";
+    UsageSealBudgetSpent, "usage-seal-budget-spent", Usage, None, "mrtr API",
+        "A key asked to seal past its budget: 2^32 seals per AES-256-GCM key with random 96-bit nonces (NIST SP 800-38D), or the share the host configured. The host rotates to a new current key.";
     InternalPanic, "internal-panic", Panic, Some(INTERNAL_ERROR), "mrtr API",
         "A panic inside mrtr, caught at a language boundary and raised as an error: a bug in mrtr, never the input's fault. Code -32603.";
 }

@@ -12,7 +12,7 @@ use crate::{
     input,
     message::{self, check_capabilities, check_task_input, is_task_input, read_view, required_meta},
     protocol::{Protocol, META_RELATED_TASK},
-    view::{EnvelopeView, InputRequestView, Map, Obj, ParamsView, Prim},
+    view::{EnvelopeView, InputRequestView, Map, Obj, ParamsView, Prim, ResponseView},
     Limits,
 };
 use alloc::{
@@ -116,6 +116,17 @@ pub fn resume(request: &Value, needs: &Value, protocol: Protocol, limits: &Limit
     out.ignored =
         answers.iter().filter(|(k, _)| !needs.iter().any(|(n, _)| n == k)).map(|(k, _)| k.to_string()).collect();
     Ok(out)
+}
+
+/// Whether `answer` fits `need` (both under `key`): the check a fresh answer
+/// passes in [`resume`], for answers that come from elsewhere (sealed state).
+#[cfg(feature = "state")]
+pub(crate) fn fits(key: &str, answer: &Value, need: &Value) -> bool {
+    let (Ok(answer), Ok(need)) = (read_view::<ResponseView<'_>>(answer), read_view::<InputRequestView<'_>>(need))
+    else {
+        return false;
+    };
+    input::validate_response(key, &answer, &need).is_ok()
 }
 
 /// Only allow-listed methods (and the task input methods) carry MRTR fields.

@@ -10,7 +10,7 @@
 //! | [`Classified`] | `{"kind", "id", "method", "resultType", "resultTypePresent"}` |
 //! | [`Event`] | `{"type": "inputRequired", "handle", "inputRequests", "round"}`, `{"type": "retryNow", "handle"}`, `{"type": "done", "handle", "response"}` |
 //! | [`Resumed`] | `{"responses", "missing", "ignored", "requestState"}` |
-//! | [`Round`](crate::round::Round) | `{"answers", "missing", "ignored", "data"}` (read back too) |
+//! | [`Round`](crate::round::Round) | `{"answers", "missing", "ignored", "data", "round", "stateId", "expiry"}` (read back too) |
 //! | [`Violation`] | `{"rule", "index", "message"}` |
 //! | [`Error`] | `{"rule", "area", "code", "message"}` |
 //! | [`Limits`] | `{"maxMessageBytes", "maxDepth", "maxInputRequests", "maxRequestStateBytes"}`; read back with each field defaulting |
@@ -182,13 +182,14 @@ impl<'de> Deserialize<'de> for Limits {
 
 #[cfg(feature = "state")]
 mod round {
-    use crate::round::Round;
-    use alloc::{string::String, vec::Vec};
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use crate::round::{Round, StateInfo};
+    use crate::state::StateId;
+    use alloc::{string::String, string::ToString, vec::Vec};
+    use serde::{de::Error as _, Deserialize, Deserializer, Serialize, Serializer};
     use serde_json::{Map, Value};
 
     #[derive(Serialize, Deserialize)]
-    #[serde(deny_unknown_fields)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
     struct RoundWire {
         #[serde(default)]
         answers: Map<String, Value>,
@@ -198,6 +199,12 @@ mod round {
         ignored: Vec<String>,
         #[serde(default)]
         data: Option<Value>,
+        #[serde(default)]
+        round: u32,
+        #[serde(default)]
+        state_id: Option<String>,
+        #[serde(default)]
+        expiry: Option<u64>,
     }
 
     impl Serialize for Round {
@@ -207,6 +214,9 @@ mod round {
                 missing: self.missing.clone(),
                 ignored: self.ignored.clone(),
                 data: self.data.clone(),
+                round: self.number,
+                state_id: self.state.map(|s| s.id.to_string()),
+                expiry: self.state.map(|s| s.expiry),
             };
             w.serialize(s)
         }
@@ -215,7 +225,23 @@ mod round {
     impl<'de> Deserialize<'de> for Round {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             let w = RoundWire::deserialize(d)?;
-            Ok(Round { answers: w.answers, missing: w.missing, ignored: w.ignored, data: w.data })
+            let state = match (w.state_id, w.expiry) {
+                (Some(id), Some(expiry)) => {
+                    let id =
+                        StateId::from_hex(&id).ok_or_else(|| D::Error::custom("stateId is 24 or 48 hex digits"))?;
+                    Some(StateInfo { id, expiry })
+                }
+                (None, None) => None,
+                _ => return Err(D::Error::custom("stateId and expiry come together")),
+            };
+            Ok(Round {
+                answers: w.answers,
+                missing: w.missing,
+                ignored: w.ignored,
+                data: w.data,
+                number: w.round,
+                state,
+            })
         }
     }
 }

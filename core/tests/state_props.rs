@@ -3,7 +3,7 @@
 //! request and the time it was sealed for.
 
 use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
-use mrtr::state::{overhead, params_digest, Algorithm, Binding, Key, KeyRing};
+use mrtr::state::{overhead, params_digest, Algorithm, Binding, Key, KeyRing, SeedRng, Subject};
 use mrtr::{Protocol, RuleId};
 use proptest::prelude::*;
 use serde_json::json;
@@ -16,11 +16,19 @@ fn ring(alg: Algorithm) -> KeyRing {
 }
 
 fn binding<'a>(subject: &'a str, target: &'a str, args: &serde_json::Value) -> Binding<'a> {
-    Binding { subject, protocol: Protocol::default(), method: "tools/call", target, params_digest: params_digest(args) }
+    let args = json!({"name": target, "arguments": args});
+    let args = &args;
+    Binding {
+        subject: Subject::Principal(subject),
+        protocol: Protocol::default(),
+        method: "tools/call",
+        target,
+        params_digest: params_digest(args),
+    }
 }
 
-fn seal(ring: &KeyRing, alg: Algorithm, b: &Binding<'_>, payload: &[u8], nonce_seed: u8) -> Vec<u8> {
-    let token = ring.seal_with_nonce(b, NOW, TTL, payload, &vec![nonce_seed; alg.nonce_len()]).unwrap();
+fn seal(ring: &KeyRing, _alg: Algorithm, b: &Binding<'_>, payload: &[u8], nonce_seed: u8) -> Vec<u8> {
+    let token = ring.seal(b, NOW, TTL, payload, &mut SeedRng::Bytes(&[nonce_seed; 24])).unwrap();
     URL_SAFE_NO_PAD.decode(token).unwrap()
 }
 
@@ -37,7 +45,7 @@ proptest! {
         let b = binding("alice", "t", &json!({"a": 1}));
         let raw = seal(&r, alg, &b, &payload, seed);
         prop_assert_eq!(raw.len(), payload.len() + overhead(alg));
-        prop_assert_eq!(r.open(URL_SAFE_NO_PAD.encode(&raw), &b, NOW).unwrap(), payload);
+        prop_assert_eq!(r.open(URL_SAFE_NO_PAD.encode(&raw), &b, NOW).unwrap().payload, payload);
     }
 
     #[test]

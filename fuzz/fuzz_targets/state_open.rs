@@ -4,19 +4,19 @@
 
 use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
 use libfuzzer_sys::fuzz_target;
-use mrtr::state::{params_digest, Algorithm, Binding, Key, KeyRing};
+use mrtr::state::{params_digest, Algorithm, Binding, Key, KeyRing, MemoryGuard, SeedRng, Subject};
 use mrtr::Protocol;
 
 fuzz_target!(|data: &[u8]| {
     let mut ring = KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[1; 32]));
     ring.add(Key::new(2, Algorithm::XChaCha20Poly1305, &[2; 32]));
-    let args = serde_json::json!({"q": 1});
+    let params = serde_json::json!({"name": "t", "arguments": {"q": 1}});
     let binding = Binding {
-        subject: "s",
+        subject: Subject::Principal("s"),
         protocol: Protocol::default(),
         method: "tools/call",
         target: "t",
-        params_digest: params_digest(&args),
+        params_digest: params_digest(&params),
     };
     // The bytes as a token.
     if let Ok(text) = core::str::from_utf8(data) {
@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
     if nonce_len == 24 {
         ring.set_current(2);
     }
-    let Ok(token) = ring.seal_with_nonce(&binding, 0, 100, b"payload", &vec![7; nonce_len]) else { return };
+    let Ok(token) = ring.seal(&binding, 0, 100, b"payload", &mut SeedRng::Bytes(&[7; 24])) else { return };
     let Ok(mut raw) = URL_SAFE_NO_PAD.decode(&token) else { return };
     let len = raw.len().max(1);
     for (i, b) in data.iter().enumerate().skip(1) {
@@ -38,8 +38,13 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let damaged = URL_SAFE_NO_PAD.encode(&raw);
-    match ring.open(&damaged, &binding, 10) {
-        Ok(payload) => assert!(damaged == token && payload == b"payload"),
-        Err(e) => assert!(e.rule().name().starts_with("state-")),
+    // Under a replay guard: a damaged token never reaches the guard, the intact one once.
+    let mut guard = MemoryGuard::new();
+    for _ in 0..2 {
+        match ring.open_once(&damaged, &binding, 10, &mut guard) {
+            Ok(opened) => assert!(damaged == token && opened.payload == b"payload" && guard.len() == 1),
+            Err(e) => assert!(e.rule().name().starts_with("state-")),
+        }
     }
+    assert!(guard.len() <= 1 && (guard.is_empty() || damaged == token));
 });

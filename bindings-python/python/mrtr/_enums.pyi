@@ -50,6 +50,7 @@ class Rule(_StrEnum):
     STATE_WRONG_REQUEST = "state-wrong-request"  # 35, state
     STATE_UNKNOWN_KEY = "state-unknown-key"  # 36, state
     STATE_TOO_LARGE = "state-too-large"  # 37, state
+    STATE_REPLAYED = "state-replayed"  # 38, state
     TASK_STATUS_INVALID = "task-status-invalid"  # 40, task
     TASK_TRANSITION_INVALID = "task-transition-invalid"  # 41, task
     TASK_INPUT_REQUESTS_MISSING = "task-input-requests-missing"  # 42, task
@@ -68,6 +69,7 @@ class Rule(_StrEnum):
     USAGE_INVALID_ARGUMENT = "usage-invalid-argument"  # 80, usage
     USAGE_UNKNOWN_HANDLE = "usage-unknown-handle"  # 81, usage
     USAGE_OUT_OF_TURN = "usage-out-of-turn"  # 82, usage
+    USAGE_SEAL_BUDGET_SPENT = "usage-seal-budget-spent"  # 83, usage
     INTERNAL_PANIC = "internal-panic"  # 90, panic
     @property
     def number(self) -> int: ...
