@@ -113,3 +113,35 @@ proptest! {
         prop_assert_eq!(rule(binding(&a, "tool-x", &args_a), at + late), Err(RuleId::StateExpired));
     }
 }
+
+/// Any JSON a `serde_json::Value` holds exactly: integers in i64/u64, finite
+/// floats, strings with any code point, nested arrays and objects.
+fn json_values() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        Just(json!(null)),
+        any::<bool>().prop_map(|b| json!(b)),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<u64>().prop_map(|n| json!(n)),
+        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(|f| json!(f)),
+        "\\PC{0,12}".prop_map(|s| json!(s)),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::Array),
+            proptest::collection::btree_map("\\PC{0,8}", inner, 0..6)
+                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn the_exact_digest_of_a_request_text_equals_the_digest_of_its_value(params in json_values(), pretty in any::<bool>()) {
+        let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": params}});
+        let text = if pretty { serde_json::to_string_pretty(&request) } else { serde_json::to_string(&request) }.unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+        prop_assert_eq!(mrtr::state::params_digest_text(text.as_bytes()).unwrap(), params_digest(&parsed["params"]));
+    }
+}
