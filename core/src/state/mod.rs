@@ -519,7 +519,9 @@ impl KeyRing {
         self.spend(key)?;
         let header = header(key, expiry);
         let start = HEADER + nonce.len();
-        let mut token = Zeroizing::new(Vec::with_capacity(start + TAGS + payload.len() + AEAD_TAG));
+        // Not zeroized: the plaintext is encrypted in place below, so the
+        // buffer ends up holding only what the token shows anyone.
+        let mut token = Vec::with_capacity(start + TAGS + payload.len() + AEAD_TAG);
         token.extend_from_slice(&header);
         token.extend_from_slice(nonce);
         token.extend_from_slice(&key.binding_tags(binding));
