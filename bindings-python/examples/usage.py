@@ -6,7 +6,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List
+import secrets
+from typing import Any, Dict, List, Set
 
 import mrtr
 from mrtr import Kind, Protocol, Rule
@@ -87,11 +88,40 @@ def conversation() -> List[mrtr.Violation]:
     return mrtr.check(entries + [{"from": "client", "message": retry}], protocol="2026-07-28")
 
 
-def sealed() -> bytes:
-    ring = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.AES_256_GCM, bytes(32)))
-    binding = mrtr.Binding.for_request(CALL, subject="alice")
-    token: str = ring.seal(binding, now=1_000, ttl=300, payload=b"step 1")
-    return ring.open(token, binding, now=1_001)
+# In a deployment: 32 random bytes from the secrets manager, shared by every instance.
+RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XCHACHA20_POLY1305, secrets.token_bytes(32)), context="usage example")
+
+
+def sealed() -> mrtr.Opened:
+    binding = mrtr.Binding.for_request(CALL, subject="alice")  # or anonymous=True, by explicit choice
+    token: str = RING.seal(binding, now=1_000, ttl=300, payload=b"step 1")
+    info: mrtr.TokenInfo = mrtr.inspect(token)  # public: no key needed
+    opened = RING.open(token, binding, now=1_001)
+    assert (opened.state_id, opened.expiry) == (info.state_id, 1_300)
+    return opened
+
+
+def rounds() -> mrtr.Round:
+    used: Set[str] = set()
+
+    def first_use(state_id: str, expiry: int) -> bool:  # a shared store behind a load balancer
+        if state_id in used:
+            return False
+        used.add(state_id)
+        return True
+
+    server = mrtr.SealedRounds(RING, ttl=300)  # settings once; the principal and the clock per call
+    first = server.resume(CALL, ASK, subject="alice", now=1_000, guard=first_use)
+    answer = server.respond(CALL, first, ASK, data={"step": 1}, subject="alice", now=1_000)
+    retry = mrtr.retry(CALL, answer, {"units": {"action": "accept", "content": {"units": "C"}}}, 2)
+    done = server.resume(retry, ASK, subject="alice", now=1_010, guard=first_use)
+    assert done.complete and done.round == 1 and done.data == {"step": 1}
+    try:
+        server.resume(retry, ASK, subject="alice", now=1_011, guard=first_use)
+        raise AssertionError("a state is single-use under a guard")
+    except mrtr.StateError as e:
+        assert e.rule is Rule.STATE_REPLAYED
+    return done
 
 
 def main() -> None:
@@ -101,6 +131,7 @@ def main() -> None:
     print("refused:", errors())
     print("violations:", [(v.rule.value, v.index) for v in conversation()])
     print("opened:", sealed())
+    print("round:", rounds())
     print("terminal:", [s.value for s in mrtr.TaskStatus if s.is_terminal])
 
 

@@ -2,10 +2,16 @@
 
 ``tools/call get_weather`` needs to know the units: the first call is
 answered with ``input_required`` (``mrtr.respond``) asking for them by form
-elicitation, with a sealed ``requestState``; the retry carries the answer,
-which ``mrtr.resume`` reads and validates, and the call completes. No session,
-no memory between requests: any instance holding the same key could answer
-the retry.
+elicitation, with a sealed ``requestState`` (``mrtr.SealedRounds``: bound to
+the caller and the request, expiring, single-use under a replay guard); the
+retry carries the answer, which ``SealedRounds.resume`` reads and validates,
+and the call completes. No session: any instance holding the same key (and
+sharing the replay guard's store) could answer the retry.
+
+This example has no authentication, so every caller is anonymous, chosen
+explicitly (``anonymous=True``); a server with an auth layer passes
+``subject=<the authenticated principal>`` instead, and its tokens open for
+that principal only.
 
     python examples/weather_server.py --port 8000    # POST JSON-RPC to http://127.0.0.1:8000/mcp
 """
@@ -13,8 +19,9 @@ the retry.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
+import os
+import secrets
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -42,9 +49,33 @@ TOOL = {
     "description": "The weather at a place, in the units the user picks",
     "inputSchema": {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]},
 }
-# In a deployment: a secret shared by every instance behind the load balancer.
-RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.AES_256_GCM, hashlib.sha256(b"example secret").digest()))
-TTL_SECONDS = 300
+# In a deployment: 32 random bytes from the secrets manager, shared by every instance behind the load
+# balancer (MRTR_STATE_SECRET, hex); alone, a fresh random secret. XChaCha20-Poly1305: its 192-bit random
+# nonces need no seal budget across a fleet. The context label keeps this deployment's tokens its own.
+SECRET = bytes.fromhex(os.environ["MRTR_STATE_SECRET"]) if "MRTR_STATE_SECRET" in os.environ else secrets.token_bytes(32)
+RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XCHACHA20_POLY1305, SECRET), context="weather example")
+ROUNDS = mrtr.SealedRounds(RING, ttl=300, protocol=PROTOCOL)
+
+
+class MemoryGuard:
+    """A replay guard for one process: each sealed state is used once. Behind a load balancer, a shared store
+    (Redis: ``bool(r.set(state_id, 1, nx=True, exat=expiry))``)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._used: Dict[str, int] = {}
+
+    def __call__(self, state_id: str, expiry: int) -> bool:
+        with self._lock:
+            now = int(time.time())
+            self._used = {k: e for k, e in self._used.items() if e > now}  # forget what no longer opens
+            if state_id in self._used:
+                return False
+            self._used[state_id] = expiry
+            return True
+
+
+GUARD = MemoryGuard()
 
 
 def error(id: Any, code: int, message: str) -> Dict[str, Any]:
@@ -58,15 +89,12 @@ def complete(id: Any, result: Dict[str, Any]) -> Dict[str, Any]:
 def get_weather(request: Dict[str, Any]) -> Dict[str, Any]:
     """One round of the tool: ask for what is missing, or answer."""
     now = int(time.time())
-    binding = mrtr.Binding.for_request(request, subject="", protocol=PROTOCOL)
-    got = mrtr.resume(request, NEEDS, protocol=PROTOCOL)
-    if got.request_state is not None:
-        RING.open(got.request_state, binding, now)  # raises StateError unless we sealed it for this call
+    # Raises StateError unless we sealed the state for this caller and call, it has not expired, and it
+    # was not used before.
+    got = ROUNDS.resume(request, NEEDS, anonymous=True, now=now, guard=GUARD)
     if got.missing:
-        state = RING.seal(binding, now, TTL_SECONDS, b"asked:units")
-        missing = {key: NEEDS[key] for key in got.missing}
-        return mrtr.respond(request, missing, state, protocol=PROTOCOL)
-    answer = got.responses["units"]
+        return ROUNDS.respond(request, got, NEEDS, anonymous=True, now=now)
+    answer = got.answers["units"]
     location = request["params"].get("arguments", {}).get("location", "?")
     if answer.get("action") != "accept":
         text = f"No forecast for {location}: the user declined to pick units."

@@ -4,7 +4,9 @@
 //! - plain Python (`dict`, `list`, `tuple`, `str`, `int`, `float`, `bool`,
 //!   `None`), walked with a budget so that a 10 000-deep dict or a 100 MB
 //!   string is `limit-exceeded` before it is copied; anything that is no JSON
-//!   value (a `set`, a non-`str` key, NaN) is `usage-invalid-argument`;
+//!   value (a `set`, a non-`str` key, NaN) is `usage-invalid-argument`, and so
+//!   is an `int` outside [-2^63, 2^64), which would otherwise be rounded (raw
+//!   JSON text keeps it exact);
 //! - raw JSON `str` / `bytes`, read by the core from the bytes
 //!   ([`mrtr::parse`]: its bad-input rules, its limits).
 //!
@@ -65,6 +67,34 @@ pub fn json_arg(obj: &Bound<'_, PyAny>, limits: &Limits) -> PyResult<Value> {
     match Raw::of(obj)? {
         Some(raw) => parse_detached(obj.py(), &raw, limits),
         None => from_python(obj, limits),
+    }
+}
+
+/// JSON text for the façade: raw JSON (`str`/`bytes`) as given, byte for
+/// byte (so that every number stays as written), anything else converted as
+/// plain Python and written out.
+pub fn json_text(obj: &Bound<'_, PyAny>, limits: &Limits) -> PyResult<Text> {
+    match Raw::of(obj)? {
+        Some(raw) => Ok(Text::Raw(raw)),
+        None => Ok(Text::Written(from_python(obj, limits)?.to_string())),
+    }
+}
+
+/// JSON text: the caller's own, or written from a Python value.
+pub enum Text {
+    /// Raw JSON the caller passed.
+    Raw(Raw),
+    /// JSON written from a Python value.
+    Written(String),
+}
+
+impl Text {
+    /// The JSON text.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Text::Raw(raw) => raw.as_bytes(),
+            Text::Written(text) => text.as_bytes(),
+        }
     }
 }
 
@@ -147,6 +177,9 @@ impl Budget {
     }
 }
 
+/// An `int` as a JSON number, exactly: one outside [-2^63, 2^64) has no exact
+/// `Value`, and rounding it to a float would make `10**20` and `10**20 + 1` one
+/// number (in a digest, a binding: security review L1), so it is refused.
 fn int(i: &Bound<'_, PyInt>) -> PyResult<Value> {
     if let Ok(v) = i.extract::<i64>() {
         return Ok(Value::Number(v.into()));
@@ -154,9 +187,7 @@ fn int(i: &Bound<'_, PyInt>) -> PyResult<Value> {
     if let Ok(v) = i.extract::<u64>() {
         return Ok(Value::Number(v.into()));
     }
-    // As serde_json reads an integer past u64: a float.
-    let f: f64 = i.extract()?;
-    Number::from_f64(f).map(Value::Number).ok_or_else(|| usage("integer too large for JSON"))
+    Err(usage("an int outside [-2**63, 2**64) would be rounded: pass the JSON as text (str or bytes) to keep it exact"))
 }
 
 fn name(obj: &Bound<'_, PyAny>) -> String {

@@ -46,7 +46,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Lim {
 }
 
 /// A part of a snake_case name in camelCase (Python's `max_depth` is the wire's `maxDepth`).
-fn title((i, part): (usize, &str)) -> String {
+pub(crate) fn title((i, part): (usize, &str)) -> String {
     let mut chars = part.chars();
     match chars.next() {
         Some(first) if i > 0 => first.to_uppercase().chain(chars).collect(),

@@ -63,6 +63,23 @@ def _respond(i: Dict[str, Any]) -> Dict[str, Any]:
     return {"response": mrtr.respond(i.get("request"), asked, state, protocol=i.get("protocol"))}
 
 
+def _binding(i: Dict[str, Any]) -> mrtr.Binding:
+    """The case's binding through the public API: ``bindingText`` verbatim (``Binding.from_json``: its
+    numbers stay exact), a ``binding`` object through the idiomatic constructors where it names exactly one
+    of subject and anonymous, and its params; any other shape as the core's JSON form, so that the core
+    refuses it as it refuses it in every binding."""
+    if "bindingText" in i:
+        return mrtr.Binding.from_json(i["bindingText"])
+    b = i.get("binding") or {}
+    parts = (b.get("method"), b.get("target"), b.get("params"))
+    idiomatic = "params" in b and "paramsDigest" not in b and ("subject" in b) != (b.get("anonymous") is True)
+    if idiomatic and "anonymous" not in b:
+        return mrtr.Binding(b["subject"], *parts, protocol=b.get("protocol"))
+    if idiomatic and "subject" not in b:
+        return mrtr.Binding.anonymous(*parts, protocol=b.get("protocol"))
+    return mrtr.Binding.from_json(json.dumps(b))
+
+
 def _state(i: Dict[str, Any]) -> Dict[str, Any]:
     keys = [mrtr.Key(k["id"], k["alg"], bytes.fromhex(k["secret"])) for k in i["keys"]]
     ring = mrtr.KeyRing(keys[0], *keys[1:])
@@ -70,15 +87,30 @@ def _state(i: Dict[str, Any]) -> Dict[str, Any]:
         ring.set_current(i["current"])
     if "maxTokenBytes" in i:
         ring.set_max_token_bytes(i["maxTokenBytes"])
-    b = i.get("binding") or {}
-    parts = (b.get("subject", ""), b.get("method", ""), b.get("target", ""), b.get("arguments", {}))
-    binding = mrtr.Binding(*parts, protocol=b.get("protocol"))
+    if "context" in i:
+        ring.set_context(i["context"])
+    binding = _binding(i)
     if "seal" in i:
         s = i["seal"]
-        payload, nonce = s.get("payload", "").encode(), bytes.fromhex(s["nonce"])
-        return {"token": ring.seal_with_nonce(binding, s["now"], s["ttl"], payload, nonce)}
+        # Only builds with the cargo feature `test-vectors` seal with a given nonce (never a released wheel).
+        seal = getattr(ring, "_seal_with_nonce_for_test_vectors", None)
+        if seal is None:
+            raise RuntimeError("this build of mrtr lacks the feature test-vectors (maturin develop --features test-vectors)")
+        token: str = seal(binding, s["now"], s["ttl"], s.get("payload", "").encode(), bytes.fromhex(s["nonce"]))
+        return {"token": token}
     o = i["open"]
-    return {"payload": ring.open(o.get("token", ""), binding, o.get("now", 0)).decode("utf-8", errors="replace")}
+    guard: Optional[Callable[[str, int], bool]] = None
+    if "used" in o:  # a replay guard that has seen these ids (hex, in either case)
+        used = {u.lower() for u in o["used"]}
+
+        def seen(state_id: str, expiry: int) -> bool:
+            return state_id not in used
+
+        guard = seen
+
+    opened = ring.open(o.get("token", ""), binding, o.get("now", 0), guard=guard)
+    payload = opened.payload.decode("utf-8", errors="replace")
+    return {"payload": payload, "stateId": opened.state_id, "expiry": opened.expiry}
 
 
 OPS: Dict[str, Callable[[Dict[str, Any]], Dict[str, Any]]] = {

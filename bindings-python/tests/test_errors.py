@@ -31,7 +31,7 @@ def test_each_area_raises_its_class_with_rule_code_and_message() -> None:
     assert type(r) is mrtr.RetryError and r.rule is Rule.RETRY_MISSING_INPUT_RESPONSE and r.code is None
 
     ring = mrtr.KeyRing(mrtr.Key(1, "aes-256-gcm", bytes(32)))
-    binding = mrtr.Binding("alice", "tools/call", "get_weather")
+    binding = mrtr.Binding("alice", "tools/call", "get_weather", {"name": "get_weather"})
     s = raised(lambda: ring.open("not a token!", binding, 0))
     assert type(s) is mrtr.StateError and s.rule is Rule.STATE_MALFORMED and s.code == -32602
 
@@ -147,7 +147,10 @@ def test_values_the_core_cannot_take_are_usage_errors() -> None:
         (lambda: mrtr.Key(1, "aes-256-gcm", b"short"), "32 bytes"),
         (lambda: mrtr.Key(1, "rot13", bytes(32)), "algorithm"),
         (lambda: mrtr.Key(256, "aes-256-gcm", bytes(32)), "0 to 255"),
-        (lambda: mrtr.Binding("alice", "tools/call", 7), "target"),  # type: ignore[arg-type]
+        (lambda: mrtr.Binding("alice", "tools/call", 7, {}), "target"),  # type: ignore[arg-type]
+        (lambda: mrtr.Binding("alice", "tools/call", "t", None), "params"),  # type: ignore[arg-type]
+        (lambda: mrtr.Binding.for_request(call()), "subject"),
+        (lambda: mrtr.classify({"jsonrpc": "2.0", "id": 10**20, "method": "x"}), "exact"),
         (lambda: mrtr.check(42), "transcript"),  # type: ignore[arg-type]
         (lambda: mrtr.classify("{}", protocol=7), "protocol"),  # type: ignore[arg-type]
     ]

@@ -45,7 +45,7 @@ SERVER_INFO = {"name": "mrtr-official-conformance-server", "version": "0.1.0"}
 # A deployment shares this secret among its instances; here it comes from the
 # environment or is made fresh per process.
 SECRET = os.environ.get("MRTR_CONFORMANCE_SECRET", "").encode() or os.urandom(32)
-RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.AES_256_GCM, hashlib.sha256(SECRET).digest()))
+RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XCHACHA20_POLY1305, hashlib.sha256(SECRET).digest()))
 TTL_SECONDS = 300
 TASK_TTL_MS = 300_000
 POLL_INTERVAL_MS = 200
@@ -85,8 +85,17 @@ def sample(prompt: str, max_tokens: int) -> Json:
 ROOTS: Json = {"method": "roots/list", "params": {}}
 
 
-def rounds() -> mrtr.SealedRounds:
-    return mrtr.SealedRounds(RING, "", int(time.time()), TTL_SECONDS, protocol=PROTOCOL)
+# The deployment's round settings, built once; who and when come with each call.
+SEALED = mrtr.SealedRounds(RING, TTL_SECONDS, protocol=PROTOCOL)
+
+
+def resume(request: Json, needs: Json) -> mrtr.Round:
+    # The suite's clients do not authenticate: anonymous, chosen explicitly.
+    return SEALED.resume(request, needs, anonymous=True, now=int(time.time()))
+
+
+def ask(request: Json, round_: mrtr.Round, needs: Json) -> Json:
+    return SEALED.respond(request, round_, needs, anonymous=True, now=int(time.time()))
 
 
 def answer_of(response: Any, key: str, default: Any = None) -> Any:
@@ -103,10 +112,9 @@ def mrtr_tool(needs: Json, finish: Callable[[Json, Json], Json]) -> Callable[[Js
     """A tool that gathers ``needs`` over sealed rounds, then ``finish(request, answers)``."""
 
     def run(request: Json) -> Json:
-        sealed = rounds()
-        round_ = sealed.resume(request, needs)
+        round_ = resume(request, needs)
         if not round_.complete:
-            return sealed.respond(request, round_, needs)
+            return ask(request, round_, needs)
         return complete(request["id"], finish(request, round_.answers))
 
     return run
@@ -116,13 +124,12 @@ def staged_tool(stages: List[Json], finish: Callable[[Json, Json], Json]) -> Cal
     """Like ``mrtr_tool``, but asks one stage per round: a multi-round conversation."""
 
     def run(request: Json) -> Json:
-        sealed = rounds()
         needs: Json = {}
         for stage in stages:
             needs = {**needs, **stage}
-            round_ = sealed.resume(request, needs)
+            round_ = resume(request, needs)
             if not round_.complete:
-                return sealed.respond(request, round_, needs)
+                return ask(request, round_, needs)
         return complete(request["id"], finish(request, round_.answers))
 
     return run
@@ -481,10 +488,9 @@ def create_task_result(id: Any, task: Task) -> Json:
 def tool_with_task(request: Json) -> Json:
     """MRTR first (sealed rounds), then the rest of the work as a task."""
     needs = {"user_name": elicit("What is your name?", "name")}
-    sealed = rounds()
-    round_ = sealed.resume(request, needs)
+    round_ = resume(request, needs)
     if not round_.complete:
-        return sealed.respond(request, round_, needs)
+        return ask(request, round_, needs)
     name = answer_of(round_.answers["user_name"], "name", "stranger")
 
     def body(ctx: TaskContext) -> None:

@@ -2,7 +2,8 @@
 
 A thin façade over the native module ``mrtr._mrtr``, which converts and calls the core; the core decides.
 ``classify`` one message, ``check`` a conversation; client: ``retry``, ``task_update``, the ``Client`` machine;
-server: ``respond``, ``resume``; sealed ``requestState``: ``Key``, ``KeyRing``, ``Binding``, ``SealedRounds``.
+server: ``respond``, ``resume``; sealed ``requestState``: ``Key``, ``KeyRing``, ``Binding``, ``SealedRounds``,
+``inspect``.
 Every failure is an ``MrtrError`` (``.rule``, ``.code``, ``.message``) of the class of the rule's area
 (``ProtocolError``, ``RetryError``, …, ``UsageError``, ``PanicError``). The protocol is the caller's choice.
 """
@@ -23,6 +24,7 @@ from ._mrtr import (
     __version__,
     check,
     classify,
+    inspect,
     params_digest,
     respond,
     resume,
@@ -31,7 +33,7 @@ from ._mrtr import (
     unsealed_decode,
     unsealed_encode,
 )
-from ._types import *  # noqa: F403 - Limits, Handle, the events, Violation, Resumed, Round, JSON types
+from ._types import *  # noqa: F403 - Limits, Handle, the events, Violation, Resumed, Round, Opened, TokenInfo, JSON types
 
 __all__ = [
     *_enums.__all__,
@@ -47,6 +49,7 @@ __all__ = [
     "__version__",
     "check",
     "classify",
+    "inspect",
     "params_digest",
     "respond",
     "resume",

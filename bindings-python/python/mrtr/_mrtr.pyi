@@ -1,10 +1,10 @@
 """Type stubs of the native module ``mrtr._mrtr`` (pyo3)."""
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 from ._enums import Kind
-from ._types import Event, Handle, Limits, Resumed, Round, Violation
+from ._types import Event, Handle, Limits, Opened, Resumed, Round, TokenInfo, Violation
 
 # A JSON object or message: plain Python, or its raw JSON text (str / bytes).
 _JsonIn = dict[str, Any] | str | bytes | bytearray
@@ -104,15 +104,28 @@ class Key:
     def algorithm(self) -> str: ...
 
 class Binding:
-    """What a sealed token is bound to."""
+    """What a sealed token is bound to: the subject (a principal, or anonymous by explicit choice), the
+    protocol, the method, the target, and a digest of the request's params (every param but
+    ``inputResponses``, ``requestState`` and ``_meta``). Params are a ``dict``, or their JSON text, read as
+    given so that every number stays exact; there is no default."""
 
-    def __new__(
-        cls, subject: str, method: str, target: str, arguments: _JsonIn | None = None, protocol: str | None = None
-    ) -> Binding: ...
+    def __new__(cls, subject: str, method: str, target: str, params: _JsonIn, protocol: str | None = None) -> Binding:
+        """A binding for the authenticated principal ``subject`` (non-empty)."""
     @staticmethod
-    def for_request(request: _JsonIn, subject: str = "", protocol: str | None = None) -> Binding: ...
+    def anonymous(method: str, target: str, params: _JsonIn, protocol: str | None = None) -> Binding:
+        """A binding for no principal: its token opens for any anonymous caller."""
+    @staticmethod
+    def for_request(
+        request: _JsonIn, subject: str | None = None, *, anonymous: bool = False, protocol: str | None = None
+    ) -> Binding:
+        """The binding of ``request`` for ``subject``, or for no principal with ``anonymous=True`` (exactly one)."""
+    @staticmethod
+    def from_json(binding: _JsonIn) -> Binding:
+        """A binding in the core's JSON form: ``{"subject" | "anonymous": true, "protocol", "method", "target",
+        "params" | "paramsDigest"}``."""
     @property
-    def subject(self) -> str: ...
+    def subject(self) -> str | None:
+        """The principal; ``None`` for an anonymous binding."""
     @property
     def protocol(self) -> str: ...
     @property
@@ -122,27 +135,77 @@ class Binding:
     @property
     def params_digest(self) -> bytes: ...
 
+#: A replay guard: records ``state_id`` (lowercase hex) atomically, and returns ``True`` on its first use,
+#: ``False`` after; it may forget the id after ``expiry`` (seconds since the epoch).
+_Guard = Callable[[str, int], bool]
+
 class KeyRing:
     """Keys by id: seals with the current one, opens with any."""
 
-    def __new__(cls, current: Key, *others: Key, max_token_bytes: int | None = None) -> KeyRing: ...
+    def __new__(
+        cls,
+        current: Key,
+        *others: Key,
+        max_token_bytes: int | None = None,
+        context: str | bytes | None = None,
+        seal_budget: int | None = None,
+    ) -> KeyRing: ...
     def add(self, key: Key) -> None: ...
     def set_current(self, id: int) -> bool: ...
     def remove(self, id: int) -> bool: ...
     def set_max_token_bytes(self, max: int) -> None: ...
-    def seal(self, binding: Binding, now: int, ttl: int, payload: bytes) -> str: ...
-    def seal_with_nonce(self, binding: Binding, now: int, ttl: int, payload: bytes, nonce: bytes) -> str: ...
-    def open(self, token: str | bytes, binding: Binding, now: int) -> bytes: ...
+    def set_context(self, context: str | bytes) -> None:
+        """Labels the deployment (at most 64 bytes): tokens of another label do not open (``state-tampered``)."""
+    def set_seal_budget(self, seals: int) -> None:
+        """This instance's share of each key's seals; past it, ``usage-seal-budget-spent``."""
+    def seals(self, key_id: int) -> int | None:
+        """Seals the key ``key_id`` made in this process; ``None`` if the ring lacks it."""
+    def seal(self, binding: Binding, now: int, ttl: int, payload: bytes) -> str:
+        """Seals ``payload`` for ``binding``, expiring ``ttl`` seconds after ``now``; the nonce is the OS's."""
+    def open(self, token: str | bytes, binding: Binding, now: int, guard: _Guard | None = None) -> Opened:
+        """Opens ``token`` for ``binding`` at ``now``; with ``guard``, a second use is ``state-replayed`` (a guard
+        that raises refuses the state, and its exception is re-raised)."""
 
 class SealedRounds:
-    """A server's rounds whose answers travel in sealed ``requestState``."""
+    """A server's rounds whose answers travel in sealed ``requestState``: a deployment's settings (``ttl``
+    default 300 s, ``pin_answers`` default on), built once; the principal and the clock come with each call."""
 
     def __new__(
-        cls, ring: KeyRing, subject: str, now: int, ttl: int, protocol: str | None = None, limits: Limits | None = None
+        cls,
+        ring: KeyRing,
+        ttl: int | None = None,
+        protocol: str | None = None,
+        limits: Limits | None = None,
+        pin_answers: bool | None = None,
     ) -> SealedRounds: ...
-    def resume(self, request: _JsonIn, needs: _JsonIn) -> Round: ...
-    def respond(self, request: _JsonIn, round: Round, needs: _JsonIn, data: Any = None) -> dict[str, Any]: ...
+    def resume(
+        self,
+        request: _JsonIn,
+        needs: _JsonIn,
+        *,
+        subject: str | None = None,
+        anonymous: bool = False,
+        now: int,
+        guard: _Guard | None = None,
+    ) -> Round: ...
+    def respond(
+        self,
+        request: _JsonIn,
+        round: Round,
+        needs: _JsonIn,
+        data: Any = None,
+        *,
+        subject: str | None = None,
+        anonymous: bool = False,
+        now: int,
+    ) -> dict[str, Any]: ...
 
-def params_digest(salient: _JsonIn) -> bytes: ...
+def inspect(token: str | bytes) -> TokenInfo:
+    """The public part of a token (state id, key id, algorithm, expiry), read without a key."""
+
+def params_digest(params: _JsonIn) -> bytes:
+    """SHA-256 of the canonical JSON of a request's params (every param but ``inputResponses``,
+    ``requestState``, ``_meta``): a ``dict``, or JSON text read as given."""
+
 def unsealed_encode(payload: bytes) -> str: ...
 def unsealed_decode(token: str, max_bytes: int = 65536) -> bytes: ...

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Union
 
-from ._enums import _CATALOGUE, Rule
+from ._enums import _CATALOGUE, Algorithm, Rule
 
 #: A JSON object as plain Python.
 JsonObject = Dict[str, Any]
@@ -101,17 +101,47 @@ class Resumed:
 @dataclass(frozen=True)
 class Round:
     """What a server knows after a request with sealed rounds: every needed answer so far (this request's and
-    earlier rounds'), the needed keys still ``missing``, those ``ignored``, the tool's ``data`` of the last round."""
+    earlier rounds', each re-validated and pinned to its question), the needed keys still ``missing``, those
+    ``ignored``, the tool's ``data`` of the last round, how many ``input_required`` rounds came before
+    (``round``, 0 on a first request), and the state the request carried (``state_id``, lowercase hex, and its
+    ``expiry``, seconds since the epoch; ``None`` without one)."""
 
     answers: Dict[str, Any]
     missing: List[str]
     ignored: List[str]
-    data: Any
+    data: Any = None
+    round: int = 0
+    state_id: Optional[str] = None
+    expiry: Optional[int] = None
 
     @property
     def complete(self) -> bool:
         """Whether every needed answer is there."""
         return not self.missing
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A sealed state that opened: its ``payload``, its ``state_id`` (lowercase hex: the key of a single-use
+    store) and its ``expiry`` (seconds since the epoch: when the store may forget it)."""
+
+    payload: bytes
+    state_id: str
+    expiry: int
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """What anyone can read off a token without a key (``inspect``); none of it is authenticated until the
+    token opens."""
+
+    state_id: str
+    key_id: int
+    algorithm: Algorithm
+    expiry: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "algorithm", Algorithm(self.algorithm))
 
 
 __all__ = [
@@ -122,9 +152,11 @@ __all__ = [
     "JsonInput",
     "JsonObject",
     "Limits",
+    "Opened",
     "Resumed",
     "RetryNow",
     "Round",
+    "TokenInfo",
     "Transcript",
     "Violation",
 ]
