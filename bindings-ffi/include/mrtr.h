@@ -19,8 +19,18 @@
  *   followed by a NUL that len does not count). On failure the buffer is
  *   {NULL, 0}.
  * - Handles (mrtr_client, mrtr_checker, mrtr_keyring) are opaque; each has
- *   its *_free (NULL is a no-op). One thread at a time per handle; seal and
- *   open may run concurrently on one key ring.
+ *   its *_free (NULL is a no-op). One thread at a time per mrtr_client and
+ *   per mrtr_checker. An mrtr_keyring may be used by any number of threads
+ *   at once: it holds a read-write lock; mrtr_keyring_seal, _open, _seals and
+ *   mrtr_rounds_* take the read lock (they run concurrently), mrtr_keyring_add,
+ *   _set_current, _remove, _set_max_token_bytes, _set_context and
+ *   _set_seal_budget the write lock, so rotating keys while other threads
+ *   seal and open is safe. Only mrtr_keyring_free needs the ring unused.
+ * - Sealed state binds an explicit subject (a non-empty principal, or
+ *   anonymous set) and the digest of the request's params (mrtr_params_digest,
+ *   no default). mrtr_keyring_seal draws its nonce from the operating system;
+ *   mrtr_keyring_seal_with_nonce exists only in test-vector builds (crate
+ *   feature test-vectors; declared when MRTR_TEST_VECTORS is defined).
  * - Undefined: a length past the end of its buffer; a pointer that is not from
  *   this library where a handle or buffer is expected; freeing twice. Debug
  *   builds (mrtr_debug_checks() == 1) catch a double free or a stale handle
@@ -43,6 +53,12 @@
 #define MRTR_DEFAULT_MAX_ROUNDS 10
 
 /**
+ * Bytes of a state id as text: 48 lowercase hex digits at most (a
+ * XChaCha20-Poly1305 nonce; 24 for AES-256-GCM), then a NUL.
+ */
+#define MRTR_STATE_ID_TEXT_BYTES 49
+
+/**
  * The incremental checker (opaque).
  */
 typedef struct mrtr_checker mrtr_checker;
@@ -53,7 +69,8 @@ typedef struct mrtr_checker mrtr_checker;
 typedef struct mrtr_client mrtr_client;
 
 /**
- * Keys by id: seals with the current one, opens with any (opaque).
+ * Keys by id: seals with the current one, opens with any (opaque). Safe to
+ * share between threads (see the header's conventions).
  */
 typedef struct mrtr_keyring mrtr_keyring;
 
@@ -202,18 +219,30 @@ typedef struct mrtr_classified {
 } mrtr_classified;
 
 /**
- * What a token is bound to (`mrtr::state::Binding`); checked when it is opened.
- * Strings are `(pointer, length)` UTF-8; `(NULL, 0)` is `""`.
+ * What a token is bound to (`mrtr::state::Binding`), checked when it is
+ * opened. Strings are `(pointer, length)` UTF-8; `(NULL, 0)` is `""`.
+ *
+ * The subject is the authenticated principal (`subject`, non-empty), or,
+ * chosen explicitly, nobody (`anonymous` true, `subject` empty): an empty
+ * subject without `anonymous`, or both, is `usage-invalid-argument`, so a
+ * missing auth context never binds as anonymous by accident.
+ * `params_digest` is `mrtr_params_digest` of the request's params; 32 zero
+ * bytes (never computed) are `usage-invalid-argument`.
  */
 typedef struct mrtr_binding {
   /**
-   * The authenticated principal (empty for an anonymous one).
+   * The authenticated principal; empty only with `anonymous`.
    */
   const char *subject;
   /**
    * Bytes of `subject`.
    */
   size_t subject_len;
+  /**
+   * True: no principal, by explicit choice (`subject` empty). Such a
+   * token opens for any anonymous caller: it must carry nothing user-specific.
+   */
+  bool anonymous;
   /**
    * The protocol of the conversation.
    */
@@ -227,7 +256,7 @@ typedef struct mrtr_binding {
    */
   size_t method_len;
   /**
-   * The tool or prompt name, or the resource URI.
+   * What the method acts on: the tool or prompt name, the resource URI, the task id.
    */
   const char *target;
   /**
@@ -235,29 +264,75 @@ typedef struct mrtr_binding {
    */
   size_t target_len;
   /**
-   * SHA-256 of the salient params: `mrtr_params_digest` of the request's `arguments`.
+   * SHA-256 of the request's params: `mrtr_params_digest` of its `params` object.
    */
   uint8_t params_digest[32];
 } mrtr_binding;
 
 /**
- * One server's settings for sealed rounds (`mrtr::round::SealedRounds`).
+ * A replay guard: records the first use of the state `state_id_hex` (its
+ * id as lowercase hex, NUL-terminated, valid during the call only) and
+ * returns true, or returns false when it was used before (the call then
+ * fails with `state-replayed`). `expiry` (seconds since the Unix epoch) is
+ * when the store may forget the id. `user` is the pointer given beside the
+ * guard. Behind a load balancer the store is shared (Redis `SET id 1 NX
+ * EXAT expiry`). The guard runs while the ring's read lock is held: it must
+ * not change the ring (add, set_current, remove, set_*), and must not unwind
+ * or longjmp.
+ */
+typedef bool (*mrtr_first_use)(void *user,
+                               const char *state_id_hex,
+                               uint64_t expiry);
+
+/**
+ * A token that opened: its payload, its id and its expiry.
+ */
+typedef struct mrtr_opened {
+  /**
+   * The sealed bytes; free with `mrtr_buf_free(&opened.payload)`.
+   */
+  struct mrtr_buf payload;
+  /**
+   * The state's id (its nonce) as lowercase hex, NUL-terminated: the key
+   * of a single-use store, or of the stored answer of a replayed final round.
+   */
+  char state_id[MRTR_STATE_ID_TEXT_BYTES];
+  /**
+   * When the state expires, seconds since the Unix epoch.
+   */
+  uint64_t expiry;
+} mrtr_opened;
+
+/**
+ * What anyone can read off a token without a key (nothing of it is
+ * authenticated until the token opens).
+ */
+typedef struct mrtr_token_info {
+  /**
+   * The state's id as lowercase hex, NUL-terminated.
+   */
+  char state_id[MRTR_STATE_ID_TEXT_BYTES];
+  /**
+   * The key id it names.
+   */
+  uint8_t key_id;
+  /**
+   * The algorithm it names (`MRTR_ALG_*`).
+   */
+  mrtr_algorithm algorithm;
+  /**
+   * Its expiry, seconds since the Unix epoch.
+   */
+  uint64_t expiry;
+} mrtr_token_info;
+
+/**
+ * A deployment's settings for sealed rounds, built once and passed to every
+ * call (`mrtr::round::SealedRounds`).
  */
 typedef struct mrtr_rounds {
   /**
-   * The authenticated principal of the request (`(NULL, 0)`: anonymous).
-   */
-  const char *subject;
-  /**
-   * Bytes of `subject`.
-   */
-  size_t subject_len;
-  /**
-   * Seconds since the Unix epoch, from the caller's clock.
-   */
-  uint64_t now;
-  /**
-   * How long a round may take, in seconds.
+   * How long a round may take, in seconds (the other bindings' default: 300).
    */
   uint32_t ttl;
   /**
@@ -268,7 +343,37 @@ typedef struct mrtr_rounds {
    * Bounds on what is read; NULL for the defaults.
    */
   const struct mrtr_limits *limits;
+  /**
+   * False (the default of a zeroed struct, and of every binding): an
+   * answer counts only for the exact question it answered, and a fresh
+   * answer only for a question the last round asked. True turns that
+   * off (the other bindings' `pinAnswers: false`).
+   */
+  bool unpinned_answers;
 } mrtr_rounds;
+
+/**
+ * What is per request: who is calling and when.
+ */
+typedef struct mrtr_call {
+  /**
+   * The authenticated principal of the request; empty only with `anonymous`
+   * (an empty subject without it, or both, is `usage-invalid-argument`).
+   */
+  const char *subject;
+  /**
+   * Bytes of `subject`.
+   */
+  size_t subject_len;
+  /**
+   * True: no principal, by explicit choice.
+   */
+  bool anonymous;
+  /**
+   * Seconds since the Unix epoch, from the caller's clock.
+   */
+  uint64_t now;
+} mrtr_call;
 
 /**
  * Success.
@@ -437,6 +542,13 @@ typedef struct mrtr_rounds {
 #define MRTR_ERR_STATE_TOO_LARGE 37
 
 /**
+ * `state-replayed` (area `state`, JSON-RPC -32602): (mrtr) A sealed state presented again where the server enforces
+ * single use (a replay guard: first use wins). Replaying an earlier round's state would roll back what later rounds
+ * collected; replaying a final one would run its action twice.
+ */
+#define MRTR_ERR_STATE_REPLAYED 38
+
+/**
  * `task-status-invalid` (area `task`, JSON-RPC -32602): Status is one of `working`, `input_required`, `completed`,
  * `failed`, `cancelled`.
  */
@@ -545,6 +657,13 @@ typedef struct mrtr_rounds {
  * to no request in flight, an answer to a request the server has not asked input for.
  */
 #define MRTR_ERR_USAGE_OUT_OF_TURN 82
+
+/**
+ * `usage-seal-budget-spent` (area `usage`, no JSON-RPC code): A key asked to seal past its budget: 2^32 seals per
+ * AES-256-GCM key with random 96-bit nonces (NIST SP 800-38D), or the share the host configured. The host rotates to a
+ * new current key.
+ */
+#define MRTR_ERR_USAGE_SEAL_BUDGET_SPENT 83
 
 /**
  * `internal-panic` (area `panic`, JSON-RPC -32603): A panic inside mrtr, caught at a language boundary and raised as
@@ -1106,19 +1225,9 @@ mrtr_status mrtr_resume(const char *request,
                         struct mrtr_buf *out);
 
 /**
- * SHA-256 of the canonical JSON of `salient` (keys sorted, no spaces): the
- * `params_digest` of a binding, from a request's `arguments` (`{}` when absent).
- *
- * # Safety
- * `salient` is valid for `salient_len` bytes; `out` is writable for 32 bytes.
- */
-mrtr_status mrtr_params_digest(const char *salient,
-                               size_t salient_len,
-                               uint8_t *out);
-
-/**
- * A ring holding one key, which seals. The 32 secret bytes are copied (and
- * may be wiped by the caller at once). Tokens over 64 KiB are refused
+ * A ring holding one key, which seals. The 32 secret bytes (uniformly
+ * random, from a CSPRNG or a secrets manager) are copied (and may be wiped
+ * by the caller at once). Tokens over 64 KiB are refused
  * (`mrtr_keyring_set_max_token_bytes`). Free with `mrtr_keyring_free`.
  *
  * # Safety
@@ -1132,10 +1241,10 @@ mrtr_status mrtr_keyring_new(uint8_t id,
 
 /**
  * Adds a key that opens tokens (replacing one with the same id). It seals
- * only once made current.
+ * only once made current. Takes the ring's write lock.
  *
  * # Safety
- * `ring` is a live ring used by no one else meanwhile; `secret` is valid for `secret_len` bytes.
+ * `ring` is a live ring; `secret` is valid for `secret_len` bytes.
  */
 mrtr_status mrtr_keyring_add(struct mrtr_keyring *ring,
                              uint8_t id,
@@ -1144,10 +1253,11 @@ mrtr_status mrtr_keyring_add(struct mrtr_keyring *ring,
                              size_t secret_len);
 
 /**
- * Makes the key with `id` the sealing key; `usage-invalid-argument` if the ring lacks it.
+ * Makes the key with `id` the sealing key; `usage-invalid-argument` if the
+ * ring lacks it. Takes the ring's write lock.
  *
  * # Safety
- * `ring` is a live ring used by no one else meanwhile.
+ * `ring` is a live ring.
  */
 mrtr_status mrtr_keyring_set_current(struct mrtr_keyring *ring,
                                      uint8_t id);
@@ -1155,26 +1265,68 @@ mrtr_status mrtr_keyring_set_current(struct mrtr_keyring *ring,
 /**
  * Drops the key with `id` (its tokens become `state-unknown-key`);
  * `usage-invalid-argument` if the ring lacks it or it is the current key.
+ * Takes the ring's write lock.
  *
  * # Safety
- * `ring` is a live ring used by no one else meanwhile.
+ * `ring` is a live ring.
  */
 mrtr_status mrtr_keyring_remove(struct mrtr_keyring *ring,
                                 uint8_t id);
 
 /**
- * The bound on a token's length (bytes of base64url), checked before any decoding.
+ * The bound on a token's length (bytes of base64url), checked before any
+ * decoding. Takes the ring's write lock.
  *
  * # Safety
- * `ring` is a live ring used by no one else meanwhile.
+ * `ring` is a live ring.
  */
 mrtr_status mrtr_keyring_set_max_token_bytes(struct mrtr_keyring *ring,
                                              size_t max);
 
 /**
+ * The deployment label every token of this ring is sealed and opened under
+ * (at most 64 bytes, else `usage-invalid-argument`; `(NULL, 0)` is the
+ * default, empty label): staging and production, or two tenants, that share
+ * a secret never open each other's tokens (`state-tampered`). Takes the
+ * ring's write lock.
+ *
+ * # Safety
+ * `ring` is a live ring; `label` is valid for `label_len` bytes.
+ */
+mrtr_status mrtr_keyring_set_context(struct mrtr_keyring *ring,
+                                     const uint8_t *label,
+                                     size_t label_len);
+
+/**
+ * How many seals each key of this ring may make in this process (this
+ * instance's share of the fleet's budget). Sealing past it is
+ * `usage-seal-budget-spent`: make another key current. Without it, each
+ * key's algorithm's budget (2^32 for AES-256-GCM; XChaCha20-Poly1305, the
+ * algorithm for a fleet, has no practical bound). Takes the ring's write lock.
+ *
+ * # Safety
+ * `ring` is a live ring.
+ */
+mrtr_status mrtr_keyring_set_seal_budget(struct mrtr_keyring *ring,
+                                         uint64_t seals);
+
+/**
+ * `*out` is how many seals the key `id` has made in this process;
+ * `usage-invalid-argument` if the ring lacks it.
+ *
+ * # Safety
+ * `ring` is a live ring; `out` is writable.
+ */
+mrtr_status mrtr_keyring_seals(const struct mrtr_keyring *ring,
+                               uint8_t id,
+                               uint64_t *out);
+
+/**
  * Seals `payload` bound to `*binding`, expiring `ttl` seconds after `now`
- * (seconds since the Unix epoch), with a nonce from the operating system.
- * `*out` is the token (base64url text).
+ * (seconds since the Unix epoch), with a nonce from the operating system's
+ * random numbers. `*out` is the token (base64url text). Fails with
+ * `usage-invalid-argument` (a binding without its subject or its params
+ * digest), `usage-seal-budget-spent`, `state-too-large`.
  *
  * # Safety
  * `ring` is a live ring; `binding` is readable with valid strings; `payload`
@@ -1188,14 +1340,16 @@ mrtr_status mrtr_keyring_seal(const struct mrtr_keyring *ring,
                               size_t payload_len,
                               struct mrtr_buf *out);
 
+#if defined(MRTR_TEST_VECTORS)
 /**
+ * **Test vectors only** (built with the crate feature `test-vectors`,
+ * declared with `MRTR_TEST_VECTORS`; the released library lacks it):
  * `mrtr_keyring_seal` with the caller's nonce (12 bytes for AES-256-GCM, 24
- * for XChaCha20-Poly1305; else `state-malformed`), or one from the operating
- * system when `nonce` is NULL. **For test vectors only**: reusing a nonce
- * under one key breaks AES-GCM.
+ * for XChaCha20-Poly1305; else `state-malformed`). Reusing a nonce under one
+ * AES-GCM key gives away its plaintexts and its forgery power.
  *
  * # Safety
- * As `mrtr_keyring_seal`; `nonce` is NULL or valid for `nonce_len` bytes.
+ * As `mrtr_keyring_seal`; `nonce` is valid for `nonce_len` bytes.
  */
 mrtr_status mrtr_keyring_seal_with_nonce(const struct mrtr_keyring *ring,
                                          const struct mrtr_binding *binding,
@@ -1206,64 +1360,148 @@ mrtr_status mrtr_keyring_seal_with_nonce(const struct mrtr_keyring *ring,
                                          const uint8_t *nonce,
                                          size_t nonce_len,
                                          struct mrtr_buf *out);
+#endif
 
 /**
- * Opens `token` for `*binding` at `now`: `*out` is the payload, or the call
- * fails with exactly one of `state-too-large`, `state-malformed` (bytes that
- * are not base64url, not UTF-8 ones included), `state-unknown-key`,
- * `state-tampered`, `state-expired`, `state-wrong-subject`, `state-wrong-request`.
+ * Opens `token` for `*binding` at `now`. With a guard (`first_use` not
+ * NULL, called with `user`) the state is single-use: a state the guard has
+ * seen is `state-replayed` (the guard is asked last, so a token refused for
+ * another reason is not used up). `*out` is the payload, the state id and
+ * the expiry; or the call fails with exactly one of `state-too-large`,
+ * `state-malformed` (bytes that are not base64url, not UTF-8 ones included;
+ * a version 1 token), `state-unknown-key`, `state-tampered` (another
+ * deployment label too), `state-expired`, `state-wrong-subject`,
+ * `state-wrong-request`, `state-replayed`, and `*out` is empty
+ * (`{NULL, 0}`, `""`, 0).
  *
  * # Safety
  * `ring` is a live ring; `token` is valid for `token_len` bytes; `binding`
- * is readable with valid strings; `out` is writable.
+ * is readable with valid strings; `first_use` is NULL or a function that
+ * may be called with `user`; `out` is writable.
  */
 mrtr_status mrtr_keyring_open(const struct mrtr_keyring *ring,
                               const char *token,
                               size_t token_len,
                               const struct mrtr_binding *binding,
                               uint64_t now,
-                              struct mrtr_buf *out);
+                              mrtr_first_use first_use,
+                              void *user,
+                              struct mrtr_opened *out);
+
+/**
+ * Reads the public part of `token` (`state-malformed` when it is not a
+ * version 2 token): how a host finds the stored answer of a replayed final
+ * round, or logs a state without opening it.
+ *
+ * # Safety
+ * `token` is valid for `token_len` bytes; `out` is writable.
+ */
+mrtr_status mrtr_inspect(const char *token,
+                         size_t token_len,
+                         struct mrtr_token_info *out);
 
 /**
  * Frees a ring (its key material is zeroized). NULL is a no-op.
  *
  * # Safety
- * `ring` is NULL or a live ring, not used afterwards.
+ * `ring` is NULL or a live ring, in use by no other thread and not used afterwards.
  */
 mrtr_status mrtr_keyring_free(struct mrtr_keyring *ring);
 
 /**
- * Server, sealed rounds: reads `request` against `needs` (an
- * `inputRequests` object): the answers it carries plus those earlier rounds
- * sealed in its `requestState`. `*out` is the core's round, `{"answers":
- * {...}, "missing": [...], "ignored": [...], "data": <the tool's data or
- * null>}` (complete when `missing` is empty). Fails with the request's rule
- * or a `state-*` rule.
+ * The `params_digest` of a binding: SHA-256 of the canonical JSON of a
+ * request's `params` object (`params` is its JSON text, required: there is
+ * no default), every param but `inputResponses`, `requestState` and `_meta`,
+ * each number exact as written. Bad JSON fails as a message would
+ * (`jsonrpc-parse-error`, `jsonrpc-invalid`, `limit-exceeded`).
  *
  * # Safety
- * `ring` is a live ring; `rounds` is readable with valid strings; both
- * `(pointer, length)` pairs are valid; `out` is writable.
+ * `params` is valid for `params_len` bytes; `out` is writable for 32 bytes.
+ */
+mrtr_status mrtr_params_digest(const char *params,
+                               size_t params_len,
+                               uint8_t *out);
+
+/**
+ * A binding from its JSON text, read by the core (`mrtr::facade::BindingSpec`):
+ * `{"subject": "<principal>" | "anonymous": true, "protocol", "method",
+ * "target", "params": {…} | "paramsDigest": "<64 hex digits>"}`, the digest
+ * of `params` computed from its exact text (numbers as written). `*out`
+ * points into `*strings`, which the caller frees with `mrtr_buf_free` once
+ * `*out` is no longer used. On failure `*out` is unset (every call refuses
+ * it) and `*strings` is `{NULL, 0}`.
+ *
+ * # Safety
+ * `json` is valid for `json_len` bytes; `out` and `strings` are writable.
+ */
+mrtr_status mrtr_binding_from_json(const char *json,
+                                   size_t json_len,
+                                   struct mrtr_binding *out,
+                                   struct mrtr_buf *strings);
+
+/**
+ * The binding of a request (its raw JSON text) for a subject (a non-empty
+ * principal, or `anonymous`), as the core makes it: the method, the target
+ * the method names (`params.name`, `params.uri`, `params.taskId`) and the
+ * digest of its params from their exact text. A method that carries no
+ * sealed state is `input-required-method-not-allowed`; a missing target
+ * `jsonrpc-invalid`. `*out` points into `*strings`, as with `mrtr_binding_from_json`.
+ *
+ * # Safety
+ * `request` is valid for `request_len` bytes, `subject` for `subject_len`
+ * (`(NULL, 0)` is empty); `out` and `strings` are writable.
+ */
+mrtr_status mrtr_binding_for_request(const char *request,
+                                     size_t request_len,
+                                     const char *subject,
+                                     size_t subject_len,
+                                     bool anonymous,
+                                     mrtr_protocol protocol_number,
+                                     struct mrtr_binding *out,
+                                     struct mrtr_buf *strings);
+
+/**
+ * Server, sealed rounds: reads `request` (from `*call`'s principal, at its
+ * `now`) against `needs` (an `inputRequests` object): the answers it
+ * carries plus those earlier rounds sealed in its `requestState`. With a
+ * guard (`first_use` not NULL, called with `user`; see `mrtr_first_use`)
+ * each state is single-use: an earlier round's state presented again is
+ * `state-replayed`. `*out` is the core's round, `{"answers": {...},
+ * "missing": [...], "ignored": [...], "data": <the tool's data or null>,
+ * "round": <input_required rounds before this request>, "stateId": <hex or
+ * null>, "expiry": <seconds or null>}` (complete when `missing` is empty).
+ * Fails with the request's rule or a `state-*` rule.
+ *
+ * # Safety
+ * `ring` is a live ring; `rounds` and `call` are readable with valid
+ * strings; both `(pointer, length)` pairs are valid; `first_use` is NULL or
+ * callable with `user`; `out` is writable.
  */
 mrtr_status mrtr_rounds_resume(const struct mrtr_keyring *ring,
                                const struct mrtr_rounds *rounds,
+                               const struct mrtr_call *call,
                                const char *request,
                                size_t request_len,
                                const char *needs,
                                size_t needs_len,
+                               mrtr_first_use first_use,
+                               void *user,
                                struct mrtr_buf *out);
 
 /**
  * Server, sealed rounds: answers `request` with `input_required`, asking
  * the input requests of `needs` that `round` (as `mrtr_rounds_resume` wrote
- * it) still misses, and sealing `round.answers` and `data` (any JSON, or
- * NULL) with a nonce from the operating system. `*out` is the response message.
+ * it) still misses, and sealing the round's number, `round.answers` and
+ * `data` (any JSON, or NULL), bound to `*call`'s principal and the request,
+ * with a nonce from the operating system. `*out` is the response message.
  *
  * # Safety
- * `ring` is a live ring; `rounds` is readable with valid strings; each
- * non-NULL `(pointer, length)` pair is valid; `out` is writable.
+ * `ring` is a live ring; `rounds` and `call` are readable with valid
+ * strings; each non-NULL `(pointer, length)` pair is valid; `out` is writable.
  */
 mrtr_status mrtr_rounds_respond(const struct mrtr_keyring *ring,
                                 const struct mrtr_rounds *rounds,
+                                const struct mrtr_call *call,
                                 const char *request,
                                 size_t request_len,
                                 const char *round,

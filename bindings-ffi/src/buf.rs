@@ -49,8 +49,16 @@ impl Out {
 
     /// Hands `bytes` (a JSON text, a token, a payload) to the caller.
     pub(crate) fn set(self, bytes: impl Into<Vec<u8>>) {
+        self.put(bytes);
+    }
+
+    /// [`Out::set`], returning where the bytes now live (until the caller frees them).
+    pub(crate) fn put(self, bytes: impl Into<Vec<u8>>) -> *const u8 {
+        let buf = mrtr_buf::from_vec(bytes.into());
+        let at = buf.ptr.cast_const();
         // SAFETY: `new` checked the pointer is non-null; the caller promised it is writable for this call.
-        unsafe { self.0.write(mrtr_buf::from_vec(bytes.into())) };
+        unsafe { self.0.write(buf) };
+        at
     }
 }
 

@@ -14,17 +14,22 @@
  * conformance/cases, from MRTR_DEFAULT_CORPUS given at compile time); exits 2
  * when the corpus cannot be read, else 0. cJSON holds the numbers of a case's
  * input as doubles: a corpus relying on integers above 2^53, or on 1.0 being
- * sent as "1.0" rather than "1", would need another JSON library (this one
- * does not).
+ * sent as "1.0" rather than "1", gives such values as raw text (the state
+ * cases' `bindingText`, passed verbatim to mrtr_binding_from_json).
+ *
+ * Compiled with MRTR_TEST_VECTORS against a library built with the crate
+ * feature test-vectors: the seal cases give their nonce.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "mrtr.h"
@@ -186,7 +191,8 @@ static cJSON *op_respond(const cJSON *input, const char **crash) {
   return returned(status, &out, "response");
 }
 
-/* A key ring from `input.keys`, `current` and `maxTokenBytes`; NULL (and *crash, or *status) when it cannot be made. */
+/* A key ring from `input.keys`, `current`, `maxTokenBytes` and `context`; NULL (and *crash, or *status) when it cannot be
+ * made. */
 static mrtr_keyring *ring_of(const cJSON *input, mrtr_status *status, const char **crash) {
   mrtr_keyring *ring = NULL;
   const cJSON *key;
@@ -209,30 +215,45 @@ static mrtr_keyring *ring_of(const cJSON *input, mrtr_status *status, const char
   }
   uint64_t n;
   if (!ring && !*crash && *status == MRTR_OK) *crash = "input.keys holds no key";
+  if (ring && !*crash && *status == MRTR_OK) {
+    if (u64_of(get(input, "current"), &n)) (void)mrtr_keyring_set_current(ring, (uint8_t)n); /* ignored, as ops.rs */
+    if (u64_of(get(input, "maxTokenBytes"), &n)) mrtr_keyring_set_max_token_bytes(ring, (size_t)n);
+    const cJSON *context = get(input, "context");
+    if (cJSON_IsString(context))
+      *status = mrtr_keyring_set_context(ring, (const uint8_t *)context->valuestring, strlen(context->valuestring));
+  }
   if (!ring || *crash || *status != MRTR_OK) {
     mrtr_keyring_free(ring);
     return NULL;
   }
-  if (u64_of(get(input, "current"), &n)) (void)mrtr_keyring_set_current(ring, (uint8_t)n); /* ignored, as ops.rs */
-  if (u64_of(get(input, "maxTokenBytes"), &n)) mrtr_keyring_set_max_token_bytes(ring, (size_t)n);
   return ring;
 }
 
-/* The `state` op: a key ring, then `seal` (the token) or `open` (the payload) under `binding`. */
+/* The replay guard of `open.used`: a state id in the list was used before (compared as the core compares ids: hex in
+ * either case). */
+static bool used_before(void *user, const char *state_id_hex, uint64_t expiry) {
+  (void)expiry;
+  const cJSON *id;
+  cJSON_ArrayForEach(id, (const cJSON *)user) {
+    if (cJSON_IsString(id) && strcasecmp(id->valuestring, state_id_hex) == 0) return false;
+  }
+  return true;
+}
+
+/* The `state` op: a key ring, the binding (`bindingText` verbatim, so that its numbers stay exact, or `binding` as
+ * JSON text), then `seal` ({token}) or `open` ({payload, stateId, expiry}, with a replay guard holding `used`). */
 static cJSON *op_state(const cJSON *input, const char **crash) {
   mrtr_status status = MRTR_OK;
   mrtr_keyring *ring = ring_of(input, &status, crash);
   if (!ring) return *crash ? NULL : rule_error(status);
-  const cJSON *b = get(input, "binding"), *seal = get(input, "seal"), *open = get(input, "open");
-  const char *subject = str_or_empty(get(b, "subject")), *method = str_or_empty(get(b, "method"));
-  const char *target = str_or_empty(get(b, "target"));
-  mrtr_binding binding = {subject, strlen(subject), 0, method, strlen(method), target, strlen(target), {0}};
-  char *arguments = arg(b, "arguments", "{}");
-  status = protocol_of(b, &binding.protocol);
-  if (status == MRTR_OK) status = mrtr_params_digest(arguments, strlen(arguments), binding.params_digest);
-  cJSON_free(arguments);
-  mrtr_buf out = {NULL, 0};
-  const char *key = seal ? "token" : "payload";
+  const cJSON *text = get(input, "bindingText"), *seal = get(input, "seal"), *open = get(input, "open");
+  char *printed = cJSON_IsString(text) ? NULL : arg(input, "binding", NULL);
+  const char *json = printed ? printed : text->valuestring;
+  mrtr_binding binding;
+  mrtr_buf strings, out = {NULL, 0};
+  mrtr_opened opened = {{NULL, 0}, {0}, 0};
+  status = mrtr_binding_from_json(json, strlen(json), &binding, &strings);
+  cJSON_free(printed);
   uint64_t now = 0, ttl = 0;
   unsigned char *nonce = NULL;
   size_t nonce_len = 0;
@@ -240,21 +261,37 @@ static cJSON *op_state(const cJSON *input, const char **crash) {
       (!u64_of(get(seal, "now"), &now) || !u64_of(get(seal, "ttl"), &ttl) || !hex(get(seal, "nonce"), &nonce, &nonce_len))) {
     *crash = "input.seal is not {now, ttl, nonce in hex, payload}";
   } else if (status == MRTR_OK && seal) {
+#if defined(MRTR_TEST_VECTORS)
     const char *payload = str_or_empty(get(seal, "payload"));
     status = mrtr_keyring_seal_with_nonce(ring, &binding, now, (uint32_t)ttl, (const uint8_t *)payload, strlen(payload),
                                           nonce, nonce_len, &out);
+#else
+    *crash = "the runner was built without MRTR_TEST_VECTORS: it cannot seal with the case's nonce";
+#endif
   } else if (status == MRTR_OK) {
     const char *token = str_or_empty(get(open, "token"));
+    const cJSON *used = get(open, "used");
     if (!u64_of(get(open, "now"), &now)) now = 0;
-    status = mrtr_keyring_open(ring, token, strlen(token), &binding, now, &out);
+    status = mrtr_keyring_open(ring, token, strlen(token), &binding, now, cJSON_IsArray(used) ? used_before : NULL,
+                               (void *)used, &opened);
   }
   free(nonce);
+  mrtr_buf_free(&strings);
   mrtr_keyring_free(ring);
-  if (*crash) return NULL;
-  if (status != MRTR_OK) return rule_error(status);
-  cJSON *o = cJSON_CreateObject();
-  cJSON_AddStringToObject(o, key, (const char *)out.ptr); /* tokens and the corpus's payloads are text */
+  cJSON *o = NULL;
+  if (!*crash && status != MRTR_OK) {
+    o = rule_error(status);
+  } else if (!*crash && seal) {
+    o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "token", (const char *)out.ptr);
+  } else if (!*crash) {
+    o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "payload", (const char *)opened.payload.ptr); /* the corpus's payloads are text */
+    cJSON_AddStringToObject(o, "stateId", opened.state_id);
+    cJSON_AddNumberToObject(o, "expiry", (double)opened.expiry);
+  }
   mrtr_buf_free(&out);
+  mrtr_buf_free(&opened.payload);
   return o;
 }
 

@@ -1,14 +1,21 @@
 /*
  * C unit tests of the mrtr C API: status codes, null pointers, invalid
  * UTF-8, the bad messages of the core issue, the key ring and each state-*
- * failure, sealed rounds, the client machine, the checker, buffers and (in
- * debug builds) double frees. Run under valgrind and AddressSanitizer by
- * scripts/tests/40-c.sh. Exit status 0 when every check holds.
+ * failure, the attacks of security issue #13 the C surface carried (a
+ * default anonymous subject, implicit `{}` params, a nonce seal in the
+ * release library, rotation racing concurrent opens, replay, deployments
+ * sharing a secret, a key past its seal budget), sealed rounds, the client
+ * machine, the checker, buffers and (in debug builds) double frees. Run under
+ * valgrind and AddressSanitizer by scripts/tests/40-c.sh, compiled with
+ * MRTR_TEST_VECTORS against the test-vector library and without it against
+ * the release library. Exit status 0 when every check holds.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* RTLD_DEFAULT */
 
 #include <cJSON.h>
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +78,8 @@ static cJSON *take(mrtr_buf *buf) {
 static const cJSON *at(const cJSON *v, const char *key) { return cJSON_GetObjectItemCaseSensitive(v, key); }
 
 static int is_empty(const mrtr_buf *b) { return b->ptr == NULL && b->len == 0; }
+
+static mrtr_binding binding_for(const char *subject, const char *target, unsigned seed);
 
 /* ---------------------------------------------------------------------------- */
 
@@ -190,11 +199,22 @@ static void test_null_pointers(void) {
   EXPECT(mrtr_keyring_add(NULL, 2, MRTR_ALG_AES_256_GCM, secret, 32), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
   EXPECT(mrtr_keyring_seal(ring, NULL, 0, 60, NULL, 0, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
-  EXPECT(mrtr_keyring_open(ring, S("x"), NULL, 0, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
-  EXPECT(mrtr_keyring_open(NULL, S("x"), NULL, 0, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
-  mrtr_binding b = {NULL, 3, 0, NULL, 0, NULL, 0, {0}}; /* subject (NULL, 3) */
+  mrtr_opened opened;
+  EXPECT(mrtr_keyring_open(ring, S("x"), NULL, 0, NULL, NULL, &opened), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_open(NULL, S("x"), NULL, 0, NULL, NULL, &opened), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  mrtr_binding b = {NULL, 3, false, 0, NULL, 0, NULL, 0, {1}}; /* subject (NULL, 3) */
   EXPECT(mrtr_keyring_seal(ring, &b, 0, 60, NULL, 0, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
-  EXPECT(mrtr_rounds_resume(ring, NULL, S(call), S(ASK), &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  b = binding_for("alice", "t", 1);
+  EXPECT(mrtr_keyring_open(ring, S("x"), &b, 0, NULL, NULL, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  mrtr_rounds rounds = {300, MRTR_PROTOCOL_2026_07_28, NULL, false};
+  mrtr_call who = {S("alice"), false, 1000};
+  EXPECT(mrtr_rounds_resume(ring, NULL, &who, S(call), S(ASK), NULL, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_rounds_resume(ring, &rounds, NULL, S(call), S(ASK), NULL, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  mrtr_buf strings;
+  EXPECT(mrtr_binding_from_json(NULL, 0, &b, &strings), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_binding_from_json(S("{}"), NULL, &strings), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_inspect(NULL, 0, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_seals(ring, 1, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_keyring_free(ring), MRTR_OK);
 
   /* Freeing NULL is a no-op, as free(NULL). */
@@ -262,11 +282,12 @@ static void test_invalid_utf8(void) {
   unsigned char secret[32] = {1};
   mrtr_keyring *ring;
   EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
-  mrtr_binding b = {S("al\xffice"), 0, S("tools/call"), S("t"), {0}};
+  mrtr_binding b = {S("al\xffice"), false, 0, S("tools/call"), S("t"), {1}};
   EXPECT(mrtr_keyring_seal(ring, &b, 1000, 60, (const uint8_t *)"p", 1, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   /* A token that is not UTF-8 is not base64url: the core's state-malformed. */
-  mrtr_binding ok = {S("alice"), 0, S("tools/call"), S("t"), {0}};
-  EXPECT(mrtr_keyring_open(ring, S("AAAA\xff"), &ok, 1000, &out), MRTR_ERR_STATE_MALFORMED);
+  mrtr_binding ok = {S("alice"), false, 0, S("tools/call"), S("t"), {1}};
+  mrtr_opened opened;
+  EXPECT(mrtr_keyring_open(ring, S("AAAA\xff"), &ok, 1000, NULL, NULL, &opened), MRTR_ERR_STATE_MALFORMED);
   EXPECT(mrtr_keyring_free(ring), MRTR_OK);
 }
 
@@ -518,12 +539,24 @@ static void test_check(void) {
 
 /* ---- sealed state ------------------------------------------------------- */
 
-static mrtr_binding binding_for(const char *subject, const char *target, uint8_t digest_seed) {
-  mrtr_binding b = {subject, strlen(subject), MRTR_PROTOCOL_2026_07_28, "tools/call", 10, target, strlen(target), {0}};
-  char args[64];
-  snprintf(args, sizeof args, "{\"seed\":%u}", (unsigned)digest_seed);
-  mrtr_params_digest(S(args), b.params_digest);
+/* The binding of a tools/call of `target` with arguments {"seed": seed}, for `subject` ("": anonymous). */
+static mrtr_binding binding_for(const char *subject, const char *target, unsigned seed) {
+  mrtr_binding b = {subject, strlen(subject), *subject == '\0', MRTR_PROTOCOL_2026_07_28, "tools/call", 10,
+                    target,  strlen(target),  {0}};
+  char params[128];
+  snprintf(params, sizeof params, "{\"name\":\"%s\",\"arguments\":{\"seed\":%u}}", target, seed);
+  EXPECT(mrtr_params_digest(S(params), b.params_digest), MRTR_OK);
   return b;
+}
+
+static const char *buf_text(const mrtr_buf *b) { return (const char *)b->ptr; }
+
+/* Opens `token` for `b` at `now` without a guard; the status, the payload freed. */
+static mrtr_status open_plain(const mrtr_keyring *ring, const mrtr_buf *token, const mrtr_binding *b, uint64_t now) {
+  mrtr_opened opened;
+  mrtr_status s = mrtr_keyring_open(ring, buf_text(token), token->len, b, now, NULL, NULL, &opened);
+  mrtr_buf_free(&opened.payload);
+  return s;
 }
 
 static void test_keyring(void) {
@@ -533,59 +566,75 @@ static void test_keyring(void) {
   EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, s1, sizeof s1, &ring), MRTR_OK);
   mrtr_binding b = binding_for("alice", "get_weather", 1);
   const uint8_t payload[] = {'h', 'i', 0, 'x'}; /* bytes, NUL included */
-  const uint8_t nonce12[12] = {4}, nonce24[24] = {4};
-  mrtr_buf token, opened, again;
+  mrtr_buf token, os2;
+  mrtr_opened opened;
 
-  /* Round trip with a fixed nonce (deterministic) and with the OS's. */
-  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, nonce12, 12, &token), MRTR_OK);
-  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, nonce12, 12, &again), MRTR_OK);
-  CHECK(token.len == again.len && memcmp(token.ptr, again.ptr, token.len) == 0);
+  /* Round trip: the nonce comes from the operating system, so two seals differ. */
+  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 300, payload, sizeof payload, &token), MRTR_OK);
   CHECK(token.len == (size_t)((50 + 4) * 4 + 2) / 3); /* base64url of 50 bytes of overhead + the payload */
-  mrtr_buf_free(&again);
-  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &b, 1100, &opened), MRTR_OK);
-  CHECK(opened.len == sizeof payload && memcmp(opened.ptr, payload, sizeof payload) == 0);
-  mrtr_buf_free(&opened);
-  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, nonce24, 24, &again),
-         MRTR_ERR_STATE_MALFORMED);
-  mrtr_buf os1, os2;
-  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 300, NULL, 0, &os1), MRTR_OK);
-  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 300, NULL, 0, &os2), MRTR_OK);
-  CHECK(os1.len == os2.len && memcmp(os1.ptr, os2.ptr, os1.len) != 0);
-  EXPECT(mrtr_keyring_open(ring, (const char *)os2.ptr, os2.len, &b, 1000, &opened), MRTR_OK);
-  CHECK(opened.len == 0);
-  mrtr_buf_free(&opened);
-  /* No nonce given: one from the operating system, as mrtr_keyring_seal. */
-  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, NULL, 0, &again), MRTR_OK);
-  EXPECT(mrtr_keyring_open(ring, (const char *)again.ptr, again.len, &b, 1000, &opened), MRTR_OK);
-  CHECK(opened.len == sizeof payload && memcmp(opened.ptr, payload, sizeof payload) == 0);
-  mrtr_buf_free(&opened);
-  mrtr_buf_free(&again);
-  mrtr_buf_free(&os1);
+  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 300, payload, sizeof payload, &os2), MRTR_OK);
+  CHECK(token.len == os2.len && memcmp(token.ptr, os2.ptr, token.len) != 0);
+  EXPECT(mrtr_keyring_open(ring, buf_text(&token), token.len, &b, 1100, NULL, NULL, &opened), MRTR_OK);
+  CHECK(opened.payload.len == sizeof payload && memcmp(opened.payload.ptr, payload, sizeof payload) == 0);
+  CHECK(strlen(opened.state_id) == 24 && strspn(opened.state_id, "0123456789abcdef") == 24);
+  CHECK(opened.expiry == 1300);
+  /* The id and the expiry are public: mrtr_inspect reads them without a key. */
+  mrtr_token_info info;
+  EXPECT(mrtr_inspect(buf_text(&token), token.len, &info), MRTR_OK);
+  CHECK(strcmp(info.state_id, opened.state_id) == 0 && info.expiry == 1300 && info.key_id == 1 &&
+        info.algorithm == MRTR_ALG_AES_256_GCM);
+  EXPECT(mrtr_inspect(S("!!"), &info), MRTR_ERR_STATE_MALFORMED);
+  mrtr_buf_free(&opened.payload);
+  EXPECT(mrtr_keyring_open(ring, buf_text(&os2), os2.len, &b, 1000, NULL, NULL, &opened), MRTR_OK);
+  mrtr_buf_free(&opened.payload);
+  mrtr_buf_free(&os2);
+  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 300, NULL, 0, &os2), MRTR_OK); /* an empty payload */
+  EXPECT(mrtr_keyring_open(ring, buf_text(&os2), os2.len, &b, 1000, NULL, NULL, &opened), MRTR_OK);
+  CHECK(opened.payload.len == 0);
+  mrtr_buf_free(&opened.payload);
   mrtr_buf_free(&os2);
 
-  /* Each state-* failure. */
-  EXPECT(mrtr_keyring_open(ring, S("!!not base64!!"), &b, 1100, &opened), MRTR_ERR_STATE_MALFORMED);
-  CHECK(is_empty(&opened));
-  EXPECT(mrtr_keyring_open(ring, S("AAAA"), &b, 1100, &opened), MRTR_ERR_STATE_MALFORMED);
+#if defined(MRTR_TEST_VECTORS)
+  /* Test-vector builds only: the caller's nonce, so the same token twice. */
+  const uint8_t nonce12[12] = {4}, nonce24[24] = {4};
+  mrtr_buf v1, v2;
+  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, nonce12, 12, &v1), MRTR_OK);
+  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, nonce12, 12, &v2), MRTR_OK);
+  CHECK(v1.len == v2.len && memcmp(v1.ptr, v2.ptr, v1.len) == 0);
+  EXPECT(mrtr_keyring_open(ring, buf_text(&v1), v1.len, &b, 1000, NULL, NULL, &opened), MRTR_OK);
+  CHECK(strcmp(opened.state_id, "040000000000000000000000") == 0); /* the id is the nonce */
+  mrtr_buf_free(&opened.payload);
+  mrtr_buf_free(&v1);
+  mrtr_buf_free(&v2);
+  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, nonce24, 24, &v1),
+         MRTR_ERR_STATE_MALFORMED);
+  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, NULL, 0, &v1),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT); /* no nonce: never a silent fallback */
+#endif
+
+  /* Each state-* failure; the output is emptied. */
+  EXPECT(mrtr_keyring_open(ring, S("!!not base64!!"), &b, 1100, NULL, NULL, &opened), MRTR_ERR_STATE_MALFORMED);
+  CHECK(is_empty(&opened.payload) && opened.state_id[0] == '\0' && opened.expiry == 0);
+  EXPECT(mrtr_keyring_open(ring, S("AAAA"), &b, 1100, NULL, NULL, &opened), MRTR_ERR_STATE_MALFORMED);
   char *tampered = malloc(token.len + 1);
   memcpy(tampered, token.ptr, token.len + 1);
   tampered[token.len - 3] = tampered[token.len - 3] == 'A' ? 'B' : 'A';
-  EXPECT(mrtr_keyring_open(ring, tampered, token.len, &b, 1100, &opened), MRTR_ERR_STATE_TAMPERED);
+  EXPECT(mrtr_keyring_open(ring, tampered, token.len, &b, 1100, NULL, NULL, &opened), MRTR_ERR_STATE_TAMPERED);
   free(tampered);
-  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &b, 1300, &opened), MRTR_ERR_STATE_EXPIRED);
+  EXPECT(open_plain(ring, &token, &b, 1300), MRTR_ERR_STATE_EXPIRED);
   mrtr_binding bob = binding_for("bob", "get_weather", 1), other = binding_for("alice", "get_news", 1),
                args = binding_for("alice", "get_weather", 2);
-  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &bob, 1100, &opened), MRTR_ERR_STATE_WRONG_SUBJECT);
-  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &other, 1100, &opened), MRTR_ERR_STATE_WRONG_REQUEST);
-  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &args, 1100, &opened), MRTR_ERR_STATE_WRONG_REQUEST);
+  EXPECT(open_plain(ring, &token, &bob, 1100), MRTR_ERR_STATE_WRONG_SUBJECT);
+  EXPECT(open_plain(ring, &token, &other, 1100), MRTR_ERR_STATE_WRONG_REQUEST);
+  EXPECT(open_plain(ring, &token, &args, 1100), MRTR_ERR_STATE_WRONG_REQUEST);
   mrtr_binding sep = b;
   sep.protocol = MRTR_PROTOCOL_SEP_2322;
-  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &sep, 1100, &opened), MRTR_ERR_STATE_WRONG_REQUEST);
+  EXPECT(open_plain(ring, &token, &sep, 1100), MRTR_ERR_STATE_WRONG_REQUEST);
   mrtr_keyring *stranger;
   EXPECT(mrtr_keyring_new(9, MRTR_ALG_AES_256_GCM, s1, 32, &stranger), MRTR_OK);
-  EXPECT(mrtr_keyring_open(stranger, (const char *)token.ptr, token.len, &b, 1100, &opened), MRTR_ERR_STATE_UNKNOWN_KEY);
+  EXPECT(open_plain(stranger, &token, &b, 1100), MRTR_ERR_STATE_UNKNOWN_KEY);
   EXPECT(mrtr_keyring_set_max_token_bytes(stranger, 16), MRTR_OK);
-  EXPECT(mrtr_keyring_open(stranger, (const char *)token.ptr, token.len, &b, 1100, &opened), MRTR_ERR_STATE_TOO_LARGE);
+  EXPECT(open_plain(stranger, &token, &b, 1100), MRTR_ERR_STATE_TOO_LARGE);
   EXPECT(mrtr_keyring_free(stranger), MRTR_OK);
   /* The messages never carry key material or the payload. */
   CHECK(strstr(mrtr_last_error_message(), "hi") == NULL);
@@ -595,41 +644,311 @@ static void test_keyring(void) {
   EXPECT(mrtr_keyring_set_current(ring, 2), MRTR_OK);
   EXPECT(mrtr_keyring_set_current(ring, 3), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   mrtr_buf token2;
-  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, nonce12, 12, &token2),
-         MRTR_ERR_STATE_MALFORMED); /* XChaCha takes 24 bytes */
-  EXPECT(mrtr_keyring_seal_with_nonce(ring, &b, 1000, 300, payload, sizeof payload, nonce24, 24, &token2), MRTR_OK);
+  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 300, payload, sizeof payload, &token2), MRTR_OK);
   CHECK(token2.len == (size_t)((62 + 4) * 4 + 2) / 3);
-  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &b, 1100, &opened), MRTR_OK);
-  mrtr_buf_free(&opened);
-  EXPECT(mrtr_keyring_open(ring, (const char *)token2.ptr, token2.len, &b, 1100, &opened), MRTR_OK);
-  mrtr_buf_free(&opened);
+  EXPECT(open_plain(ring, &token, &b, 1100), MRTR_OK);
+  EXPECT(mrtr_keyring_open(ring, buf_text(&token2), token2.len, &b, 1100, NULL, NULL, &opened), MRTR_OK);
+  CHECK(strlen(opened.state_id) == 48); /* XChaCha20-Poly1305's 24-byte nonce */
+  mrtr_buf_free(&opened.payload);
   EXPECT(mrtr_keyring_remove(ring, 2), MRTR_ERR_USAGE_INVALID_ARGUMENT); /* the current key stays */
   EXPECT(mrtr_keyring_remove(ring, 1), MRTR_OK);
   EXPECT(mrtr_keyring_remove(ring, 1), MRTR_ERR_USAGE_INVALID_ARGUMENT);
-  EXPECT(mrtr_keyring_open(ring, (const char *)token.ptr, token.len, &b, 1100, &opened), MRTR_ERR_STATE_UNKNOWN_KEY);
+  EXPECT(open_plain(ring, &token, &b, 1100), MRTR_ERR_STATE_UNKNOWN_KEY);
   mrtr_buf_free(&token2);
   mrtr_buf_free(&token);
   EXPECT(mrtr_keyring_free(ring), MRTR_OK);
 }
 
+/* Attack: a binding without a subject bound as "anonymous" (any caller without auth context could open a principal's
+ * state, or a missing auth context sealed state for everyone). The subject is a principal, or anonymous explicitly. */
+static void test_no_default_anonymous_subject(void) {
+  unsigned char secret[32] = {11};
+  mrtr_keyring *ring;
+  mrtr_buf token = {NULL, 0};
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
+  mrtr_binding alice = binding_for("alice", "t", 1), none = alice, empty = alice, both = alice;
+  none.subject = NULL, none.subject_len = 0;
+  empty.subject = "", empty.subject_len = 0;
+  both.anonymous = true;
+  EXPECT(mrtr_keyring_seal(ring, &none, 1000, 60, NULL, 0, &token), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  CHECK(strstr(mrtr_last_error_message(), "anonymous") != NULL); /* the message says how to mean nobody */
+  EXPECT(mrtr_keyring_seal(ring, &empty, 1000, 60, NULL, 0, &token), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_seal(ring, &both, 1000, 60, NULL, 0, &token), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  CHECK(is_empty(&token));
+  /* Anonymous, explicitly: opens for anonymous callers only, never for a principal named "anonymous". */
+  mrtr_binding anon = binding_for("", "t", 1), named = binding_for("anonymous", "t", 1);
+  CHECK(anon.anonymous && anon.subject_len == 0);
+  EXPECT(mrtr_keyring_seal(ring, &anon, 1000, 60, NULL, 0, &token), MRTR_OK);
+  EXPECT(open_plain(ring, &token, &anon, 1001), MRTR_OK);
+  EXPECT(open_plain(ring, &token, &named, 1001), MRTR_ERR_STATE_WRONG_SUBJECT);
+  EXPECT(open_plain(ring, &token, &alice, 1001), MRTR_ERR_STATE_WRONG_SUBJECT);
+  EXPECT(open_plain(ring, &token, &none, 1001), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  mrtr_buf_free(&token);
+  /* The same in a binding's JSON, a request's binding and a round's call. */
+  mrtr_binding read;
+  mrtr_buf strings;
+  EXPECT(mrtr_binding_from_json(S("{\"method\":\"tools/call\",\"target\":\"t\",\"params\":{\"name\":\"t\"}}"), &read, &strings),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  CHECK(is_empty(&strings) && read.subject == NULL && !read.anonymous);
+  EXPECT(mrtr_keyring_seal(ring, &read, 1000, 60, NULL, 0, &token), MRTR_ERR_USAGE_INVALID_ARGUMENT); /* unset: refused */
+  EXPECT(mrtr_binding_from_json(S("{\"subject\":\"\",\"method\":\"tools/call\",\"target\":\"t\",\"params\":{}}"), &read,
+                                &strings),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_binding_from_json(S("{\"anonymous\":true,\"method\":\"tools/call\",\"target\":\"t\",\"params\":{\"name\":\"t\","
+                                  "\"arguments\":{\"seed\":1}}}"),
+                                &read, &strings),
+         MRTR_OK);
+  CHECK(read.anonymous && read.subject_len == 0 && memcmp(read.params_digest, anon.params_digest, 32) == 0);
+  mrtr_buf_free(&strings);
+  char *call = format_call(1, "");
+  EXPECT(mrtr_binding_for_request(S(call), NULL, 0, false, MRTR_PROTOCOL_2026_07_28, &read, &strings),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_binding_for_request(S(call), S("alice"), true, MRTR_PROTOCOL_2026_07_28, &read, &strings),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  mrtr_rounds rounds = {300, MRTR_PROTOCOL_2026_07_28, NULL, false};
+  mrtr_call nobody = {NULL, 0, false, 1000};
+  EXPECT(mrtr_rounds_resume(ring, &rounds, &nobody, S(call), S(ASK), NULL, NULL, &token), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  nobody.anonymous = true;
+  EXPECT(mrtr_rounds_resume(ring, &rounds, &nobody, S(call), S(ASK), NULL, NULL, &token), MRTR_OK);
+  mrtr_buf_free(&token);
+  free(call);
+  EXPECT(mrtr_keyring_free(ring), MRTR_OK);
+}
+
+/* Attack: params left out of a binding bound as `{}` (or as nothing), so a state opened for another call of the same
+ * tool with other arguments. The digest is of the request's params, computed, exact. */
+static void test_no_implicit_empty_params(void) {
+  unsigned char secret[32] = {12};
+  mrtr_keyring *ring;
+  mrtr_buf token = {NULL, 0}, strings;
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
+  uint8_t digest[32], empty[32], other[32];
+  EXPECT(mrtr_params_digest(NULL, 0, digest), MRTR_ERR_USAGE_INVALID_ARGUMENT); /* no default */
+  EXPECT(mrtr_params_digest(S("{\"name\":\"t\",\"arguments\":{\"a\":1}}"), digest), MRTR_OK);
+  EXPECT(mrtr_params_digest(S("{}"), empty), MRTR_OK);
+  CHECK(memcmp(digest, empty, 32) != 0);
+  /* Every param is bound (not only arguments) but the retry's carriers; numbers exact, key order and spelling not. */
+  EXPECT(mrtr_params_digest(S("{\"arguments\":{\"a\":1.0},\"name\":\"t\",\"_meta\":{\"x\":1},\"requestState\":\"s\"}"),
+                            other),
+         MRTR_OK);
+  CHECK(memcmp(digest, other, 32) == 0);
+  EXPECT(mrtr_params_digest(S("{\"name\":\"t\",\"arguments\":{\"a\":1},\"task\":{\"ttl\":5}}"), other), MRTR_OK);
+  CHECK(memcmp(digest, other, 32) != 0);
+  uint8_t big[32], rounded[32];
+  EXPECT(mrtr_params_digest(S("{\"n\":100000000000000000001}"), big), MRTR_OK);
+  EXPECT(mrtr_params_digest(S("{\"n\":1e20}"), rounded), MRTR_OK);
+  CHECK(memcmp(big, rounded, 32) != 0);
+  EXPECT(mrtr_params_digest(S("{\"n\":1,\"n\":2}"), other), MRTR_ERR_JSONRPC_INVALID);
+  /* A binding whose digest was never computed (zeroed) is refused, on sealing and on opening. */
+  mrtr_binding unset = {S("alice"), false, MRTR_PROTOCOL_2026_07_28, S("tools/call"), S("t"), {0}};
+  EXPECT(mrtr_keyring_seal(ring, &unset, 1000, 60, NULL, 0, &token), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  CHECK(strstr(mrtr_last_error_message(), "mrtr_params_digest") != NULL);
+  mrtr_binding b = unset;
+  memcpy(b.params_digest, digest, 32);
+  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 60, NULL, 0, &token), MRTR_OK);
+  EXPECT(open_plain(ring, &token, &unset, 1001), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(open_plain(ring, &token, &b, 1001), MRTR_OK);
+  /* A binding's JSON without params (or with both forms) is refused, not read as {}. */
+  mrtr_binding read;
+  EXPECT(mrtr_binding_from_json(S("{\"subject\":\"alice\",\"method\":\"tools/call\",\"target\":\"t\"}"), &read, &strings),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_binding_from_json(S("{\"subject\":\"alice\",\"method\":\"tools/call\",\"target\":\"t\",\"params\":{},"
+                                  "\"paramsDigest\":\"0000000000000000000000000000000000000000000000000000000000000000\"}"),
+                                &read, &strings),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  /* The exact digest from a binding's JSON text, and from the request itself, equal mrtr_params_digest's. */
+  EXPECT(mrtr_binding_from_json(S("{\"subject\":\"alice\",\"protocol\":\"2026-07-28\",\"method\":\"tools/call\",\"target\":"
+                                  "\"t\",\"params\":{\"name\":\"t\",\"arguments\":{\"a\":1}}}"),
+                                &read, &strings),
+         MRTR_OK);
+  CHECK(memcmp(read.params_digest, digest, 32) == 0 && read.subject_len == 5 && strcmp(read.subject, "alice") == 0);
+  CHECK(read.method_len == 10 && strcmp(read.method, "tools/call") == 0 && strcmp(read.target, "t") == 0);
+  EXPECT(open_plain(ring, &token, &read, 1001), MRTR_OK);
+  mrtr_buf_free(&strings);
+  const char *req =
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":{\"a\":1},"
+      "\"inputResponses\":{}}}";
+  EXPECT(mrtr_binding_for_request(S(req), S("alice"), false, MRTR_PROTOCOL_2026_07_28, &read, &strings), MRTR_OK);
+  EXPECT(open_plain(ring, &token, &read, 1001), MRTR_OK);
+  mrtr_buf_free(&strings);
+  const char *other_args =
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":{\"a\":2}}}";
+  EXPECT(mrtr_binding_for_request(S(other_args), S("alice"), false, MRTR_PROTOCOL_2026_07_28, &read, &strings), MRTR_OK);
+  EXPECT(open_plain(ring, &token, &read, 1001), MRTR_ERR_STATE_WRONG_REQUEST);
+  mrtr_buf_free(&strings);
+  const char *list = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}";
+  EXPECT(mrtr_binding_for_request(S(list), S("alice"), false, MRTR_PROTOCOL_2026_07_28, &read, &strings),
+         MRTR_ERR_INPUT_REQUIRED_METHOD_NOT_ALLOWED);
+  mrtr_buf_free(&token);
+  EXPECT(mrtr_keyring_free(ring), MRTR_OK);
+}
+
+/* Attack: the caller's nonce, reused under one AES-GCM key, gives away the key's forgery power. Production builds have
+ * no such function; when this program is linked dynamically, it checks the library it was given (the script checks the
+ * static archives with nm). */
+static void test_no_nonce_seal_in_release(void) {
+  void *seal = dlsym(RTLD_DEFAULT, "mrtr_keyring_seal");
+  void *vectors = dlsym(RTLD_DEFAULT, "mrtr_keyring_seal_with_nonce");
+  if (!seal) {
+    printf("(linked statically: scripts/tests/40-c.sh checks the archive's symbols)\n");
+    return;
+  }
+#if defined(MRTR_TEST_VECTORS)
+  CHECK(vectors != NULL);
+#else
+  CHECK(vectors == NULL);
+#endif
+}
+
+/* A replay guard in memory, as a host's store would be: first use wins. */
+typedef struct {
+  char ids[16][MRTR_STATE_ID_TEXT_BYTES];
+  uint64_t expiries[16];
+  int count, calls;
+} memory_guard;
+
+static bool first_use(void *user, const char *state_id_hex, uint64_t expiry) {
+  memory_guard *g = user;
+  g->calls++;
+  for (int i = 0; i < g->count; i++)
+    if (strcmp(g->ids[i], state_id_hex) == 0) return false;
+  if (g->count == 16) return false;
+  snprintf(g->ids[g->count], MRTR_STATE_ID_TEXT_BYTES, "%s", state_id_hex);
+  g->expiries[g->count++] = expiry;
+  return true;
+}
+
+/* Attack: a state presented twice (a final round run again, an earlier round's answers brought back). */
+static void test_replay_guard(void) {
+  unsigned char secret[32] = {13};
+  mrtr_keyring *ring;
+  mrtr_buf token;
+  mrtr_opened opened;
+  memory_guard g = {{{0}}, {0}, 0, 0};
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
+  mrtr_binding b = binding_for("alice", "t", 1), bob = binding_for("bob", "t", 1);
+  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 60, (const uint8_t *)"p", 1, &token), MRTR_OK);
+  /* Refused for another reason first: the guard is not asked, the state not used up. */
+  EXPECT(mrtr_keyring_open(ring, buf_text(&token), token.len, &bob, 1001, first_use, &g, &opened), MRTR_ERR_STATE_WRONG_SUBJECT);
+  CHECK(g.calls == 0);
+  EXPECT(mrtr_keyring_open(ring, buf_text(&token), token.len, &b, 1001, first_use, &g, &opened), MRTR_OK);
+  CHECK(g.calls == 1 && g.count == 1 && strcmp(g.ids[0], opened.state_id) == 0 && g.expiries[0] == 1060);
+  mrtr_buf_free(&opened.payload);
+  EXPECT(mrtr_keyring_open(ring, buf_text(&token), token.len, &b, 1002, first_use, &g, &opened), MRTR_ERR_STATE_REPLAYED);
+  CHECK(MRTR_ERR_STATE_REPLAYED == 38 && mrtr_rule_area(MRTR_ERR_STATE_REPLAYED) == MRTR_AREA_STATE);
+  CHECK(strcmp(mrtr_rule_str(MRTR_ERR_STATE_REPLAYED), "state-replayed") == 0);
+  CHECK(is_empty(&opened.payload) && opened.state_id[0] == '\0');
+  /* Without a guard the same state opens again until it expires: the host's choice. */
+  EXPECT(open_plain(ring, &token, &b, 1003), MRTR_OK);
+  mrtr_buf_free(&token);
+
+  /* Sealed rounds: the retry's state is single-use under the guard; the round says its number and state. */
+  mrtr_rounds rounds = {300, MRTR_PROTOCOL_2026_07_28, NULL, false};
+  mrtr_call alice = {S("alice"), false, 1000};
+  char *call = format_call(1, "");
+  mrtr_buf round, answer, retry, again;
+  EXPECT(mrtr_rounds_resume(ring, &rounds, &alice, S(call), S(ASK), first_use, &g, &round), MRTR_OK);
+  EXPECT(mrtr_rounds_respond(ring, &rounds, &alice, S(call), buf_text(&round), round.len, S(ASK), NULL, 0, &answer), MRTR_OK);
+  mrtr_buf_free(&round);
+  EXPECT(mrtr_retry(S(call), buf_text(&answer), answer.len, S(ANSWER), S("2"), 0, NULL, &retry), MRTR_OK);
+  EXPECT(mrtr_rounds_resume(ring, &rounds, &alice, buf_text(&retry), retry.len, S(ASK), first_use, &g, &again), MRTR_OK);
+  cJSON *r = take(&again);
+  CHECK(r && at(r, "round")->valueint == 1 && cJSON_IsString(at(r, "stateId")) && at(r, "expiry")->valuedouble == 1300);
+  CHECK(r && g.count == 2 && strcmp(at(r, "stateId")->valuestring, g.ids[1]) == 0);
+  cJSON_Delete(r);
+  EXPECT(mrtr_rounds_resume(ring, &rounds, &alice, buf_text(&retry), retry.len, S(ASK), first_use, &g, &again),
+         MRTR_ERR_STATE_REPLAYED);
+  mrtr_buf_free(&retry);
+  mrtr_buf_free(&answer);
+  free(call);
+  EXPECT(mrtr_keyring_free(ring), MRTR_OK);
+}
+
+/* Attack: staging's token opened in production (two deployments sharing a secret). */
+static void test_context_separation(void) {
+  unsigned char secret[32] = {14};
+  mrtr_keyring *staging, *production, *plain;
+  mrtr_buf token;
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_XCHACHA20_POLY1305, secret, 32, &staging), MRTR_OK);
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_XCHACHA20_POLY1305, secret, 32, &production), MRTR_OK);
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_XCHACHA20_POLY1305, secret, 32, &plain), MRTR_OK);
+  EXPECT(mrtr_keyring_set_context(staging, (const uint8_t *)"staging", 7), MRTR_OK);
+  EXPECT(mrtr_keyring_set_context(production, (const uint8_t *)"production", 10), MRTR_OK);
+  mrtr_binding b = binding_for("alice", "t", 1);
+  EXPECT(mrtr_keyring_seal(staging, &b, 1000, 60, NULL, 0, &token), MRTR_OK);
+  EXPECT(open_plain(staging, &token, &b, 1001), MRTR_OK);
+  EXPECT(open_plain(production, &token, &b, 1001), MRTR_ERR_STATE_TAMPERED);
+  EXPECT(open_plain(plain, &token, &b, 1001), MRTR_ERR_STATE_TAMPERED);
+  EXPECT(mrtr_keyring_set_context(production, (const uint8_t *)"staging", 7), MRTR_OK);
+  EXPECT(open_plain(production, &token, &b, 1001), MRTR_OK);
+  EXPECT(mrtr_keyring_set_context(staging, NULL, 0), MRTR_OK); /* back to the default, empty label */
+  EXPECT(open_plain(staging, &token, &b, 1001), MRTR_ERR_STATE_TAMPERED);
+  mrtr_buf_free(&token);
+  char label[66];
+  memset(label, 'x', sizeof label);
+  EXPECT(mrtr_keyring_set_context(plain, (const uint8_t *)label, 64), MRTR_OK);
+  EXPECT(mrtr_keyring_set_context(plain, (const uint8_t *)label, 65), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_set_context(NULL, NULL, 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_free(staging), MRTR_OK);
+  EXPECT(mrtr_keyring_free(production), MRTR_OK);
+  EXPECT(mrtr_keyring_free(plain), MRTR_OK);
+}
+
+/* Attack: one AES-GCM key sealing past its budget of random nonces (a collision gives away its forgery power). */
+static void test_seal_budget(void) {
+  unsigned char s1[32] = {15}, s2[32] = {16};
+  mrtr_keyring *ring;
+  mrtr_buf token = {NULL, 0};
+  uint64_t seals = 99;
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, s1, 32, &ring), MRTR_OK);
+  mrtr_binding b = binding_for("alice", "t", 1);
+  EXPECT(mrtr_keyring_seals(ring, 1, &seals), MRTR_OK);
+  CHECK(seals == 0);
+  EXPECT(mrtr_keyring_set_seal_budget(ring, 2), MRTR_OK);
+  for (int i = 0; i < 2; i++) {
+    EXPECT(mrtr_keyring_seal(ring, &b, 1000, 60, NULL, 0, &token), MRTR_OK);
+    mrtr_buf_free(&token);
+  }
+  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 60, NULL, 0, &token), MRTR_ERR_USAGE_SEAL_BUDGET_SPENT);
+  CHECK(MRTR_ERR_USAGE_SEAL_BUDGET_SPENT == 83 && mrtr_rule_area(MRTR_ERR_USAGE_SEAL_BUDGET_SPENT) == MRTR_AREA_USAGE);
+  CHECK(is_empty(&token));
+  EXPECT(mrtr_keyring_seals(ring, 1, &seals), MRTR_OK);
+  CHECK(seals == 2); /* a refused seal is not counted */
+  /* Rotate: the new key has its own budget; the old one still opens. */
+  EXPECT(mrtr_keyring_add(ring, 2, MRTR_ALG_XCHACHA20_POLY1305, s2, 32), MRTR_OK);
+  EXPECT(mrtr_keyring_set_current(ring, 2), MRTR_OK);
+  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 60, NULL, 0, &token), MRTR_OK);
+  EXPECT(open_plain(ring, &token, &b, 1001), MRTR_OK);
+  mrtr_buf_free(&token);
+  EXPECT(mrtr_keyring_seals(ring, 2, &seals), MRTR_OK);
+  CHECK(seals == 1);
+  EXPECT(mrtr_keyring_seals(ring, 9, &seals), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_free(ring), MRTR_OK);
+}
+
 typedef struct {
   const mrtr_keyring *ring;
-  int failures;
+  const mrtr_buf *fixed; /* sealed under key 1, which stays */
+  int failures, unknown;
 } worker_args;
 
 static void *seal_and_open(void *p) {
   worker_args *w = p;
   mrtr_binding b = binding_for("alice", "t", 1);
   for (int i = 0; i < 200; i++) {
-    mrtr_buf token, opened;
+    mrtr_buf token;
+    mrtr_opened opened;
     uint8_t payload[8] = {0};
     memcpy(payload, &i, sizeof i);
     if (mrtr_keyring_seal(w->ring, &b, 1000, 60, payload, sizeof payload, &token) != MRTR_OK) w->failures++;
-    if (mrtr_keyring_open(w->ring, (const char *)token.ptr, token.len, &b, 1001, &opened) != MRTR_OK ||
-        opened.len != sizeof payload || memcmp(opened.ptr, payload, sizeof payload) != 0)
+    mrtr_status s = mrtr_keyring_open(w->ring, buf_text(&token), token.len, &b, 1001, NULL, NULL, &opened);
+    if (s == MRTR_ERR_STATE_UNKNOWN_KEY)
+      w->unknown++; /* a rotation removed the key in between */
+    else if (s != MRTR_OK || opened.payload.len != sizeof payload || memcmp(opened.payload.ptr, payload, sizeof payload) != 0)
       w->failures++;
     mrtr_buf_free(&token);
-    mrtr_buf_free(&opened);
+    mrtr_buf_free(&opened.payload);
+    if (w->fixed && open_plain(w->ring, w->fixed, &b, 1001) != MRTR_OK) w->failures++;
   }
   /* The last error is per thread: this failure is not seen by the main thread. */
   mrtr_classified c;
@@ -641,12 +960,56 @@ static void test_threads(void) {
   unsigned char secret[32] = {42};
   mrtr_keyring *ring;
   EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
-  worker_args w[2] = {{ring, 0}, {ring, 0}};
+  worker_args w[2] = {{ring, NULL, 0, 0}, {ring, NULL, 0, 0}};
   pthread_t t[2];
   for (int i = 0; i < 2; i++) CHECK(pthread_create(&t[i], NULL, seal_and_open, &w[i]) == 0);
   for (int i = 0; i < 2; i++) CHECK(pthread_join(t[i], NULL) == 0);
-  CHECK(w[0].failures == 0 && w[1].failures == 0);
+  CHECK(w[0].failures == 0 && w[1].failures == 0 && w[0].unknown == 0 && w[1].unknown == 0);
   CHECK(mrtr_last_error_code() == MRTR_OK);
+  EXPECT(mrtr_keyring_free(ring), MRTR_OK);
+}
+
+typedef struct {
+  mrtr_keyring *ring;
+  int failures;
+} rotator_args;
+
+/* Rotates keys 2 and 3 in and out, and changes the ring's settings, while other threads seal and open. */
+static void *rotate(void *p) {
+  rotator_args *r = p;
+  for (int i = 0; i < 200; i++) {
+    uint8_t id = (uint8_t)(2 + i % 2), old = (uint8_t)(id == 2 ? 3 : 2);
+    unsigned char secret[32] = {id};
+    if (mrtr_keyring_add(r->ring, id, MRTR_ALG_XCHACHA20_POLY1305, secret, 32) != MRTR_OK) r->failures++;
+    if (mrtr_keyring_set_current(r->ring, id) != MRTR_OK) r->failures++;
+    mrtr_status s = mrtr_keyring_remove(r->ring, old);
+    if (s != MRTR_OK && !(i == 0 && s == MRTR_ERR_USAGE_INVALID_ARGUMENT)) r->failures++;
+    if (mrtr_keyring_set_max_token_bytes(r->ring, (size_t)65536 + (size_t)i) != MRTR_OK) r->failures++;
+    if (mrtr_keyring_set_seal_budget(r->ring, UINT64_MAX - (uint64_t)i) != MRTR_OK) r->failures++;
+    if (i % 50 == 0 && mrtr_keyring_set_current(r->ring, 1) != MRTR_OK) r->failures++;
+  }
+  return NULL;
+}
+
+/* Review L9: rotating keys (the write lock) while other threads seal and open (the read lock). Without the lock this
+ * is a data race on the ring's keys, which AddressSanitizer and valgrind report. */
+static void test_rotation_under_concurrent_open(void) {
+  unsigned char secret[32] = {43};
+  mrtr_keyring *ring;
+  mrtr_buf fixed;
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
+  mrtr_binding b = binding_for("alice", "t", 1);
+  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 60, NULL, 0, &fixed), MRTR_OK);
+  worker_args w[3] = {{ring, &fixed, 0, 0}, {ring, &fixed, 0, 0}, {ring, &fixed, 0, 0}};
+  rotator_args r = {ring, 0};
+  pthread_t t[4];
+  CHECK(pthread_create(&t[3], NULL, rotate, &r) == 0);
+  for (int i = 0; i < 3; i++) CHECK(pthread_create(&t[i], NULL, seal_and_open, &w[i]) == 0);
+  for (int i = 0; i < 4; i++) CHECK(pthread_join(t[i], NULL) == 0);
+  for (int i = 0; i < 3; i++) CHECK(w[i].failures == 0);
+  CHECK(r.failures == 0);
+  EXPECT(open_plain(ring, &fixed, &b, 1001), MRTR_OK);
+  mrtr_buf_free(&fixed);
   EXPECT(mrtr_keyring_free(ring), MRTR_OK);
 }
 
@@ -655,38 +1018,61 @@ static void test_rounds(void) {
   unsigned char secret[32] = {7};
   mrtr_keyring *ring;
   EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
-  mrtr_rounds rounds = {S("alice"), 1000, 300, MRTR_PROTOCOL_2026_07_28, NULL};
+  mrtr_rounds rounds = {300, MRTR_PROTOCOL_2026_07_28, NULL, false};
+  mrtr_call alice = {S("alice"), false, 1000};
   char *call = format_call(1, "");
   mrtr_buf round, answer, retry, second;
-  EXPECT(mrtr_rounds_resume(ring, &rounds, S(call), S(ASK), &round), MRTR_OK);
-  cJSON *r = cJSON_ParseWithLength((const char *)round.ptr, round.len);
+  EXPECT(mrtr_rounds_resume(ring, &rounds, &alice, S(call), S(ASK), NULL, NULL, &round), MRTR_OK);
+  cJSON *r = cJSON_ParseWithLength(buf_text(&round), round.len);
   CHECK(r && cJSON_GetArraySize(at(r, "missing")) == 1 && cJSON_GetArraySize(at(r, "answers")) == 0);
+  CHECK(r && at(r, "round")->valueint == 0 && cJSON_IsNull(at(r, "stateId")) && cJSON_IsNull(at(r, "expiry")));
   cJSON_Delete(r);
-  EXPECT(mrtr_rounds_respond(ring, &rounds, S(call), (const char *)round.ptr, round.len, S(ASK), S("{\"step\":1}"), &answer),
+  EXPECT(mrtr_rounds_respond(ring, &rounds, &alice, S(call), buf_text(&round), round.len, S(ASK), S("{\"step\":1}"), &answer),
          MRTR_OK);
-  EXPECT(mrtr_rounds_respond(ring, &rounds, S(call), S("[1]"), S(ASK), NULL, 0, &second), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_rounds_respond(ring, &rounds, &alice, S(call), S("[1]"), S(ASK), NULL, 0, &second),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
   mrtr_buf_free(&round);
-  EXPECT(mrtr_retry(S(call), (const char *)answer.ptr, answer.len, S(ANSWER), S("2"), 0, NULL, &retry), MRTR_OK);
-  EXPECT(mrtr_rounds_resume(ring, &rounds, (const char *)retry.ptr, retry.len, S(ASK), &second), MRTR_OK);
+  EXPECT(mrtr_retry(S(call), buf_text(&answer), answer.len, S(ANSWER), S("2"), 0, NULL, &retry), MRTR_OK);
+  EXPECT(mrtr_rounds_resume(ring, &rounds, &alice, buf_text(&retry), retry.len, S(ASK), NULL, NULL, &second), MRTR_OK);
   cJSON *done = take(&second);
   CHECK(done && cJSON_GetArraySize(at(done, "missing")) == 0); /* complete */
   CHECK(done && at(at(done, "data"), "step")->valueint == 1);
   CHECK(done && strcmp(at(at(at(at(done, "answers"), "login"), "content"), "name")->valuestring, "octocat") == 0);
+  CHECK(done && at(done, "round")->valueint == 1 && strlen(at(done, "stateId")->valuestring) == 24);
   cJSON_Delete(done);
-  /* Another principal, or later than the ttl: the state does not open. */
-  mrtr_rounds bob = rounds, late = rounds;
+  /* Another principal, anonymous, or later than the ttl: the state does not open. */
+  mrtr_call bob = alice, anon = {NULL, 0, true, 1000}, late = alice;
   bob.subject = "bob", bob.subject_len = 3, late.now = 5000;
-  EXPECT(mrtr_rounds_resume(ring, &bob, (const char *)retry.ptr, retry.len, S(ASK), &second), MRTR_ERR_STATE_WRONG_SUBJECT);
-  EXPECT(mrtr_rounds_resume(ring, &late, (const char *)retry.ptr, retry.len, S(ASK), &second), MRTR_ERR_STATE_EXPIRED);
-  /* The rounds' own limits and protocol reach the core. */
+  EXPECT(mrtr_rounds_resume(ring, &rounds, &bob, buf_text(&retry), retry.len, S(ASK), NULL, NULL, &second),
+         MRTR_ERR_STATE_WRONG_SUBJECT);
+  EXPECT(mrtr_rounds_resume(ring, &rounds, &anon, buf_text(&retry), retry.len, S(ASK), NULL, NULL, &second),
+         MRTR_ERR_STATE_WRONG_SUBJECT);
+  EXPECT(mrtr_rounds_resume(ring, &rounds, &late, buf_text(&retry), retry.len, S(ASK), NULL, NULL, &second),
+         MRTR_ERR_STATE_EXPIRED);
+  /* The settings' limits and protocol reach the core. */
   mrtr_limits tight = mrtr_limits_default();
   tight.max_message_bytes = 16;
   mrtr_rounds small = rounds, odd = rounds;
   small.limits = &tight, odd.protocol = 9;
-  EXPECT(mrtr_rounds_resume(ring, &small, S(call), S(ASK), &second), MRTR_ERR_LIMIT_EXCEEDED);
-  EXPECT(mrtr_rounds_resume(ring, &odd, S(call), S(ASK), &second), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_rounds_resume(ring, &small, &alice, S(call), S(ASK), NULL, NULL, &second), MRTR_ERR_LIMIT_EXCEEDED);
+  EXPECT(mrtr_rounds_resume(ring, &odd, &alice, S(call), S(ASK), NULL, NULL, &second), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   odd.protocol = MRTR_PROTOCOL_SEP_2322;
-  EXPECT(mrtr_rounds_resume(ring, &odd, (const char *)retry.ptr, retry.len, S(ASK), &second), MRTR_ERR_STATE_WRONG_REQUEST);
+  EXPECT(mrtr_rounds_resume(ring, &odd, &alice, buf_text(&retry), retry.len, S(ASK), NULL, NULL, &second),
+         MRTR_ERR_STATE_WRONG_REQUEST);
+  /* Answers are pinned to their question by default: a changed question is asked again. */
+  const char *ask2 =
+      "{\"login\":{\"method\":\"elicitation/create\",\"params\":{\"message\":\"GitLab user?\","
+      "\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}}}}";
+  EXPECT(mrtr_rounds_resume(ring, &rounds, &alice, buf_text(&retry), retry.len, S(ask2), NULL, NULL, &second), MRTR_OK);
+  cJSON *pinned = take(&second);
+  CHECK(pinned && cJSON_GetArraySize(at(pinned, "missing")) == 1);
+  cJSON_Delete(pinned);
+  mrtr_rounds unpinned = rounds;
+  unpinned.unpinned_answers = true;
+  EXPECT(mrtr_rounds_resume(ring, &unpinned, &alice, buf_text(&retry), retry.len, S(ask2), NULL, NULL, &second), MRTR_OK);
+  cJSON *loose = take(&second);
+  CHECK(loose && cJSON_GetArraySize(at(loose, "missing")) == 0);
+  cJSON_Delete(loose);
   mrtr_buf_free(&retry);
   mrtr_buf_free(&answer);
   free(call);
@@ -819,6 +1205,7 @@ static void test_buffers_and_double_free(void) {
   EXPECT(mrtr_keyring_free(ring), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
   mrtr_binding b = binding_for("a", "t", 1);
   EXPECT(mrtr_keyring_seal(ring, &b, 1, 1, NULL, 0, &out), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
+  EXPECT(mrtr_keyring_set_current(ring, 1), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
   /* A pointer that never came from the library. */
   char junk[8] = {0};
   mrtr_buf forged = {(uint8_t *)junk, 3};
@@ -837,7 +1224,14 @@ int main(void) {
   test_task_update();
   test_check();
   test_keyring();
+  test_no_default_anonymous_subject();
+  test_no_implicit_empty_params();
+  test_no_nonce_seal_in_release();
+  test_replay_guard();
+  test_context_separation();
+  test_seal_budget();
   test_threads();
+  test_rotation_under_concurrent_open();
   test_rounds();
   test_client_machine();
   test_buffers_and_double_free();

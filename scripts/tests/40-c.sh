@@ -4,6 +4,14 @@
 # the unit tests (bindings-ffi/tests/test_api.c)
 # and the conformance runner under valgrind and AddressSanitizer + UBSan; the
 # shared library; the release build; pkg-config and the README's example.
+#
+# Two builds of the library: the debug one with the crate feature
+# `test-vectors` (mrtr_keyring_seal_with_nonce, which the conformance runner
+# needs to seal with a case's nonce; the C sources are compiled with
+# -DMRTR_TEST_VECTORS), and the release one without it, which is what
+# install.sh ships: the script shows with nm that its archive and shared
+# library lack the symbol, and the unit tests check it again through dlsym
+# against the release shared library.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -24,9 +32,9 @@ asan=(-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-rec
 
 echo "== C: the mrtr-ffi crate's Rust unit tests"
 if cargo nextest --version >/dev/null 2>&1; then
-  cargo nextest run --no-fail-fast -p mrtr-ffi --lib
+  cargo nextest run --no-fail-fast -p mrtr-ffi --features test-vectors --lib
 else
-  cargo test --no-fail-fast -p mrtr-ffi --lib
+  cargo test --no-fail-fast -p mrtr-ffi --features test-vectors --lib
 fi
 
 echo "== C: include/mrtr.h is what $CBINDGEN generates"
@@ -48,13 +56,14 @@ cp "$out/header.c" "$out/header.cpp"
 "$CC" "${warn[@]}" -I"$ffi/include" -c "$out/header.c" -o "$out/header.o"
 "$CXX" -Wall -Wextra -pedantic -Werror -I"$ffi/include" -c "$out/header.cpp" -o "$out/header_cpp.o"
 
-echo "== C: the library (debug build: double frees are caught)"
-cargo build --quiet -p mrtr-ffi
+echo "== C: the library (debug build with test vectors: double frees are caught)"
+cargo build --quiet -p mrtr-ffi --features test-vectors
 # Copies, so that a concurrent cargo build cannot change the library under the links.
 mkdir -p "$out/debug" "$out/release"
 cp "$target/debug/libmrtr_ffi.a" "$target/debug/libmrtr_ffi.so" "$out/debug/"
 
-# cbuild OUTPUT SOURCE LIBDIR [extra flags…]: a test program against LIBDIR's static library.
+# cbuild OUTPUT SOURCE LIBDIR [extra flags…]: a test program against LIBDIR's static library
+# (-DMRTR_TEST_VECTORS: the library has the test-vector exports).
 cbuild() {
   local output=$1 source=$2 libdir=$3
   shift 3
@@ -63,10 +72,11 @@ cbuild() {
     "$libdir/libmrtr_ffi.a" "${cjson_libs[@]}" "${sys_libs[@]}"
 }
 
-cbuild "$out/test_api" "$ffi/tests/test_api.c" "$out/debug"
-cbuild "$out/runner" "$ffi/tests/conformance_runner.c" "$out/debug"
-cbuild "$out/test_api_asan" "$ffi/tests/test_api.c" "$out/debug" "${asan[@]}"
-cbuild "$out/runner_asan" "$ffi/tests/conformance_runner.c" "$out/debug" "${asan[@]}"
+vectors=(-DMRTR_TEST_VECTORS)
+cbuild "$out/test_api" "$ffi/tests/test_api.c" "$out/debug" "${vectors[@]}"
+cbuild "$out/runner" "$ffi/tests/conformance_runner.c" "$out/debug" "${vectors[@]}"
+cbuild "$out/test_api_asan" "$ffi/tests/test_api.c" "$out/debug" "${vectors[@]}" "${asan[@]}"
+cbuild "$out/runner_asan" "$ffi/tests/conformance_runner.c" "$out/debug" "${vectors[@]}" "${asan[@]}"
 
 echo "== C: unit tests"
 "$out/test_api"
@@ -85,15 +95,41 @@ echo "== C: conformance runner under AddressSanitizer + UBSan"
 "${judge[@]}" <"$out/runner_asan.out"
 
 echo "== C: unit tests against the shared library"
-"$CC" "${warn[@]}" -g -I"$ffi/include" "${cjson_cflags[@]}" "$ffi/tests/test_api.c" -o "$out/test_api_shared" \
-  -L"$out/debug" -Wl,-rpath,"$out/debug" -lmrtr_ffi "${cjson_libs[@]}" "${sys_libs[@]}"
+"$CC" "${warn[@]}" -g "${vectors[@]}" -I"$ffi/include" "${cjson_cflags[@]}" "$ffi/tests/test_api.c" \
+  -o "$out/test_api_shared" -L"$out/debug" -Wl,-rpath,"$out/debug" -lmrtr_ffi "${cjson_libs[@]}" "${sys_libs[@]}"
 "$out/test_api_shared"
 
-echo "== C: unit tests against the release build"
+echo "== C: unit tests against the release build (no test vectors)"
 cargo build --quiet --release -p mrtr-ffi
-cp "$target/release/libmrtr_ffi.a" "$out/release/"
+cp "$target/release/libmrtr_ffi.a" "$target/release/libmrtr_ffi.so" "$out/release/"
 cbuild "$out/test_api_release" "$ffi/tests/test_api.c" "$out/release" -O2
 "$out/test_api_release"
+"$CC" "${warn[@]}" -O2 -I"$ffi/include" "${cjson_cflags[@]}" "$ffi/tests/test_api.c" -o "$out/test_api_release_shared" \
+  -L"$out/release" -Wl,-rpath,"$out/release" -lmrtr_ffi "${cjson_libs[@]}" "${sys_libs[@]}"
+"$out/test_api_release_shared"
+
+echo "== C: the release library has no nonce seal; the test-vector one has (nm)"
+# exports FILE: the names of the functions FILE defines (an archive, or a shared library's dynamic table).
+exports() {
+  case "$1" in
+    *.so) nm -D --defined-only "$1" ;;
+    *) nm -g --defined-only "$1" 2>/dev/null ;;
+  esac | awk '$2 == "T" { print $3 }'
+}
+# (Each list is read whole before grep looks at it: with pipefail, grep -q closing the pipe early would fail nm.)
+for lib in "$out/release/libmrtr_ffi.a" "$out/release/libmrtr_ffi.so"; do
+  names=$(exports "$lib")
+  grep -qx mrtr_keyring_seal <<<"$names" || { echo "$lib: no mrtr_keyring_seal (is nm reading it?)" >&2; exit 1; }
+  if grep -qx mrtr_keyring_seal_with_nonce <<<"$names"; then
+    echo "$lib exports mrtr_keyring_seal_with_nonce: the release build must not have test vectors" >&2
+    exit 1
+  fi
+done
+for lib in "$out/debug/libmrtr_ffi.a" "$out/debug/libmrtr_ffi.so"; do
+  grep -qx mrtr_keyring_seal_with_nonce <<<"$(exports "$lib")" ||
+    { echo "$lib lacks mrtr_keyring_seal_with_nonce: the test-vector build lost its feature" >&2; exit 1; }
+done
+echo "release: mrtr_keyring_seal only; debug (test-vectors): mrtr_keyring_seal_with_nonce too"
 
 echo "== C: pkg-config and the README's example"
 "$ffi/install.sh" "$out/prefix" release >/dev/null

@@ -4,6 +4,10 @@
 # check that the Swift parses and its C header compiles, and run the Kotlin
 # and Python unit tests (exceptions per area, `.rule`, panics, the objects),
 # and the crate's own Rust unit tests.
+# The committed sources come from the shipped library (no test vectors): the
+# script shows that it and they lack KeyRing.test_only_seal_with_nonce; the
+# unit tests use the test build (feature test-vectors) and bindings generated
+# from it into target/uniffi/.
 # The corpus runs separately: scripts/conformance uniffi-kotlin | uniffi-python.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -12,14 +16,14 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 export RUST_BACKTRACE=0 # the panic tests print one line each, not a backtrace
 
 uniffi_tools_ready
-echo "== UniFFI: build libmrtr_uniffi.so and uniffi-bindgen (dev profile)"
-uniffi_build
+echo "== UniFFI: build the shipped libmrtr_uniffi.so and uniffi-bindgen (dev profile, no test vectors)"
+uniffi_build_shipped
 
 echo "== UniFFI: the committed Kotlin and Swift sources are up to date"
 fresh=$(mktemp -d)
 trap 'rm -rf "$fresh"' EXIT
-uniffi_generate kotlin "$fresh/kotlin"
-uniffi_generate swift "$fresh/swift"
+uniffi_generate kotlin "$fresh/kotlin" "$uniffi_shipped_lib"
+uniffi_generate swift "$fresh/swift" "$uniffi_shipped_lib"
 if ! diff -ru "$uniffi_dir/generated/kotlin" "$fresh/kotlin" >"$fresh/kotlin.diff" ||
   ! diff -ru "$uniffi_dir/generated/swift" "$fresh/swift" >"$fresh/swift.diff"; then
   head -n 60 "$fresh"/*.diff
@@ -27,6 +31,24 @@ if ! diff -ru "$uniffi_dir/generated/kotlin" "$fresh/kotlin" >"$fresh/kotlin.dif
   exit 1
 fi
 echo "generated/kotlin and generated/swift match"
+
+echo "== UniFFI: the shipped library and bindings have no nonce seal; the test build has"
+uniffi_build
+# Each list is read whole before grep looks at it (with pipefail, grep -q closing the pipe would fail nm).
+shipped=$(nm -D --defined-only "$uniffi_shipped_lib")
+tested=$(nm -D --defined-only "$uniffi_lib")
+grep -q 'keyring_seal$' <<<"$shipped" || { echo "no KeyRing.seal in the shipped library (is nm reading it?)" >&2; exit 1; }
+if grep -q 'seal_with_nonce' <<<"$shipped"; then
+  echo "the shipped libmrtr_uniffi.so exports a nonce seal" >&2
+  exit 1
+fi
+if grep -rqi 'seal_\?with_\?nonce' "$uniffi_dir/generated"; then
+  echo "the committed bindings declare a nonce seal: regenerate them from the shipped library" >&2
+  exit 1
+fi
+grep -q 'keyring_test_only_seal_with_nonce$' <<<"$tested" ||
+  { echo "the test build lacks KeyRing.test_only_seal_with_nonce: its feature is off" >&2; exit 1; }
+echo "shipped: KeyRing.seal only; test build: test_only_seal_with_nonce too"
 
 echo "== UniFFI: Swift parses (tree-sitter-swift), its C header compiles (gcc)"
 "$uniffi_tools/venv/bin/python" "$uniffi_dir/tests/swift/parse_check.py" --self-test "$uniffi_dir/generated/swift/Mrtr.swift"
@@ -43,10 +65,10 @@ echo "== UniFFI: Kotlin unit tests"
 uniffi_java mrtr.tests.BindingTestsKt
 
 echo "== UniFFI: the mrtr-uniffi crate's Rust unit tests"
-# With --features cli, as uniffi_build: one feature set, no rebuild between the two.
+# With --features cli,test-vectors, as uniffi_build: one feature set, no rebuild between the two.
 cd "$root"
 if cargo nextest --version >/dev/null 2>&1; then
-  cargo nextest run --no-fail-fast -p mrtr-uniffi --features cli --lib
+  cargo nextest run --no-fail-fast -p mrtr-uniffi --features cli,test-vectors --lib
 else
-  cargo test --no-fail-fast -p mrtr-uniffi --features cli --lib
+  cargo test --no-fail-fast -p mrtr-uniffi --features cli,test-vectors --lib
 fi

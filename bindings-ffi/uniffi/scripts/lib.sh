@@ -1,6 +1,11 @@
 # Shared by scripts/runners/uniffi-{kotlin,python} and scripts/tests/60-uniffi.sh
 # (sourced, with $root set to the project root). Builds the cdylib and the
 # generator, generates bindings, compiles the Kotlin jar once per content.
+#
+# Two builds of the library: the shipped one (no test-vector exports), which
+# the committed generated/ sources are made from, and the test one (feature
+# `test-vectors`: KeyRing.test_only_seal_with_nonce), which the unit tests and
+# the corpus runners use with bindings generated from it into target/uniffi/.
 
 uniffi_dir="$root/bindings-ffi/uniffi"
 uniffi_out="$root/target/uniffi"
@@ -19,15 +24,25 @@ uniffi_tools_ready() {
   fi
 }
 
-# The cdylib and uniffi-bindgen, dev profile, in one build (one feature set,
-# so the two never rebuild each other).
+# The test cdylib and uniffi-bindgen, dev profile, in one build (one feature
+# set, so the two never rebuild each other).
 uniffi_build() {
-  cargo build --quiet --manifest-path "$root/Cargo.toml" -p mrtr-uniffi --features cli
+  cargo build --quiet --manifest-path "$root/Cargo.toml" -p mrtr-uniffi --features cli,test-vectors
 }
 
-# uniffi_generate LANGUAGE OUT_DIR: the bindings of the built library.
+# The shipped cdylib (no test vectors), copied to $uniffi_shipped_lib: the test
+# build that follows overwrites target/debug/libmrtr_uniffi.so.
+uniffi_shipped_lib="$uniffi_out/shipped/libmrtr_uniffi.so"
+uniffi_build_shipped() {
+  cargo build --quiet --manifest-path "$root/Cargo.toml" -p mrtr-uniffi --features cli
+  mkdir -p "$(dirname "$uniffi_shipped_lib")"
+  cp "$uniffi_lib" "$uniffi_shipped_lib"
+}
+
+# uniffi_generate LANGUAGE OUT_DIR [LIBRARY]: the bindings of a built library
+# (default: the test build).
 uniffi_generate() {
-  "$uniffi_bindgen" generate "$uniffi_lib" --language "$1" --out-dir "$2" --no-format --metadata-no-deps >/dev/null
+  "$uniffi_bindgen" generate "${3:-$uniffi_lib}" --language "$1" --out-dir "$2" --no-format --metadata-no-deps >/dev/null
 }
 
 # The Python module with the library beside it (a link: always the latest build).
@@ -36,11 +51,14 @@ uniffi_python() {
   ln -sfn "$uniffi_lib" "$uniffi_out/python/libmrtr_uniffi.so"
 }
 
-# Prints the path of a jar of the committed Kotlin bindings, the Kotlin runner
-# and the Kotlin tests, compiled only when one of them (or kotlinc) changed.
+# Prints the path of a jar of the Kotlin bindings of the test build (generated
+# into target/uniffi/kotlin-src), the Kotlin runner and the Kotlin tests,
+# compiled only when one of them (or kotlinc) changed.
 uniffi_kotlin_jar() {
-  local hash jar tmp
-  hash=$(cat "$uniffi_dir"/generated/kotlin/mrtr/*.kt "$uniffi_dir"/tests/kotlin/*.kt \
+  local hash jar tmp sources="$uniffi_out/kotlin-src"
+  rm -rf "$sources"
+  uniffi_generate kotlin "$sources" || return 1
+  hash=$(cat "$sources"/mrtr/*.kt "$uniffi_dir"/tests/kotlin/*.kt \
     "$uniffi_tools/.kotlin-version" | sha256sum | cut -c1-16)
   jar="$uniffi_out/kotlin/mrtr-uniffi-$hash.jar"
   if [ ! -f "$jar" ]; then
@@ -48,7 +66,7 @@ uniffi_kotlin_jar() {
     tmp="$uniffi_out/kotlin/compiling-$$.jar"
     echo "compiling Kotlin (bindings, runner, tests) into $jar" >&2
     "$kotlinc" -nowarn -cp "$kotlin_deps" -include-runtime -d "$tmp" \
-      "$uniffi_dir"/generated/kotlin/mrtr/*.kt "$uniffi_dir"/tests/kotlin/*.kt >&2 || return 1
+      "$sources"/mrtr/*.kt "$uniffi_dir"/tests/kotlin/*.kt >&2 || return 1
     find "$uniffi_out/kotlin" -name 'mrtr-uniffi-*.jar' -delete
     mv "$tmp" "$jar" || return 1
   fi

@@ -42,6 +42,16 @@ impl std::error::Error for MrtrError {}
 /// `Result` with [`MrtrError`].
 pub type Result<T, E = MrtrError> = std::result::Result<T, E>;
 
+/// An exception a host's callback (the replay guard) threw that is not an
+/// `MrtrError`: UniFFI gives its text only, so it comes back as
+/// `usage-invalid-argument` naming it. (An `MrtrError` thrown by the callback
+/// comes back as it was.)
+impl From<uniffi::UnexpectedUniFFICallbackError> for MrtrError {
+    fn from(e: uniffi::UnexpectedUniFFICallbackError) -> MrtrError {
+        usage(format!("the host's callback threw: {}", e.reason))
+    }
+}
+
 /// A misuse of the API the binding itself sees (`usage-invalid-argument`).
 pub(crate) fn usage(message: impl Into<String>) -> MrtrError {
     Error::with(RuleId::UsageInvalidArgument, message.into()).into()

@@ -7,7 +7,8 @@
 //! - Messages cross as JSON text: `classify`, `check`, `retry`, `respond`,
 //!   `resume`, `task_update` take and return JSON strings.
 //! - Objects: [`Client`] (the retry machine), [`Checker`] (a conversation, one
-//!   message at a time), [`KeyRing`] (sealed `requestState`).
+//!   message at a time), [`KeyRing`] (sealed `requestState`), with
+//!   [`ReplayGuard`], a callback interface the host implements (single use).
 //! - Errors: [`MrtrError`], one variant per area of the core's catalogue (an
 //!   exception class each, generated from the table), with `rule`, `code` and
 //!   `message`. Every export runs under a panic boundary: a panic is
@@ -28,6 +29,8 @@ pub use ops::{
     check, classify, classify_bytes, protocols, respond, resume, retry, rules, task_transition, task_update,
     test_only_error, test_only_panic, Classified, MessageKind, ResultType, Resumed, RuleInfo, Side, Violation,
 };
-pub use state::{binding_for_request, params_digest, Binding, KeyRing};
+pub use state::{
+    binding_for_request, binding_from_json, inspect, params_digest, Binding, KeyRing, Opened, ReplayGuard, TokenInfo,
+};
 
 uniffi::setup_scaffolding!();

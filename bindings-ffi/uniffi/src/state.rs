@@ -1,57 +1,176 @@
-//! Sealed `requestState`: the key ring as an object, the binding as a record.
+//! Sealed `requestState`: the key ring as an object, the binding as a record,
+//! the replay guard as a callback interface.
 
-use crate::error::{guard, read, usage, write, Result};
-use mrtr::state::{self, Key};
-use mrtr::{facade, Limits, Protocol};
+use crate::error::{guard, read, usage, write, MrtrError, Result};
+use mrtr::facade::{self, BindingSpec};
+use mrtr::state::{self, Key, StateId, Subject};
+use mrtr::Protocol;
 use std::sync::{Arc, RwLock};
 use zeroize::Zeroizing;
 
 /// What a token is bound to, checked when it is opened.
+///
+/// The subject is explicit: `subject`, the authenticated principal
+/// (non-empty), or `anonymous` true and no subject. Neither, both, or an
+/// empty subject is `usage-invalid-argument`, so a missing auth context never
+/// binds as anonymous by accident. `params_digest` is [`params_digest`] of
+/// the request's params (or comes with [`binding_for_request`],
+/// [`binding_from_json`]); 32 zero bytes (a placeholder) are refused.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
 pub struct Binding {
-    /// The authenticated principal (empty for an anonymous one).
-    pub subject: String,
+    /// The authenticated principal; none only when `anonymous`.
+    pub subject: Option<String>,
+    /// No principal, by explicit choice: such a token opens for any anonymous
+    /// caller, so it must carry nothing user-specific.
+    pub anonymous: bool,
     /// The protocol of the conversation (`2026-07-28`, …).
     pub protocol: String,
     /// The request's method.
     pub method: String,
-    /// The tool or prompt name, or the resource URI.
+    /// What the method acts on: the tool or prompt name, the resource URI, the task id.
     pub target: String,
-    /// SHA-256 of the salient params: 32 bytes from [`params_digest`].
+    /// SHA-256 of the request's params: 32 bytes from [`params_digest`].
     pub params_digest: Vec<u8>,
 }
 
 impl Binding {
     fn core(&self) -> Result<state::Binding<'_>> {
-        let digest = self.params_digest.as_slice().try_into().map_err(|_| usage("params_digest is 32 bytes"))?;
-        let (subject, method, target) = (&self.subject, &self.method, &self.target);
+        let digest: [u8; 32] =
+            self.params_digest.as_slice().try_into().map_err(|_| usage("params_digest is 32 bytes"))?;
+        if digest == [0; 32] {
+            return Err(usage("params_digest is unset (32 zero bytes): use params_digest() of the request's params"));
+        }
         Ok(state::Binding {
-            subject,
+            subject: facade::subject(self.subject.as_deref(), self.anonymous)?,
             protocol: Protocol::parse(&self.protocol)?,
-            method,
-            target,
+            method: &self.method,
+            target: &self.target,
             params_digest: digest,
         })
     }
+
+    /// The record of a binding the core made.
+    fn of(b: &state::Binding<'_>) -> Binding {
+        let (subject, anonymous) = match b.subject {
+            Subject::Principal(p) => (Some(p.to_string()), false),
+            Subject::Anonymous => (None, true),
+        };
+        Binding {
+            subject,
+            anonymous,
+            protocol: b.protocol.name().into(),
+            method: b.method.into(),
+            target: b.target.into(),
+            params_digest: b.params_digest.to_vec(),
+        }
+    }
 }
 
-/// SHA-256 of the canonical JSON of `salient_json` (keys sorted, no spaces):
-/// key order and formatting never change it.
+/// The `params_digest` of a binding: SHA-256 of the canonical JSON of a
+/// request's `params` object (every param but `inputResponses`,
+/// `requestState` and `_meta`; numbers exact as written, key order and
+/// formatting never change it).
 #[uniffi::export]
-pub fn params_digest(salient_json: String) -> Result<Vec<u8>> {
-    guard(|| Ok(facade::params_digest(salient_json.as_bytes())?.to_vec()))
+pub fn params_digest(params_json: String) -> Result<Vec<u8>> {
+    guard(|| Ok(facade::params_digest(params_json.as_bytes())?.to_vec()))
 }
 
-/// The binding of `request_json` for `subject`: its method, its target
-/// (`params.name` or `params.uri`) and the digest of its `arguments` (absent reads as `{}`).
+/// The binding of `request_json` (the request's raw JSON text) for a subject
+/// (a principal, or `anonymous`): its method, the target the method names
+/// (`params.name`, `params.uri`, `params.taskId`) and the exact digest of its params.
 #[uniffi::export]
-pub fn binding_for_request(request_json: String, subject: String, protocol: String) -> Result<Binding> {
+pub fn binding_for_request(
+    request_json: String,
+    subject: Option<String>,
+    anonymous: bool,
+    protocol: String,
+) -> Result<Binding> {
     guard(|| {
-        let request = mrtr::parse(request_json.as_bytes(), &Limits::DEFAULT)?;
-        let b = state::Binding::for_request(&request, &subject, Protocol::parse(&protocol)?)?;
-        let (subject, method, target, params_digest) =
-            (b.subject.into(), b.method.into(), b.target.into(), b.params_digest);
-        Ok(Binding { subject, protocol, method, target, params_digest: params_digest.to_vec() })
+        let json = facade::binding_for(request_json.as_bytes(), subject.as_deref(), anonymous, Some(&protocol))?;
+        Ok(Binding::of(&BindingSpec::from_json(json.as_bytes())?.binding()))
+    })
+}
+
+/// A binding from its JSON text: `{"subject": "<principal>" | "anonymous":
+/// true, "protocol", "method", "target", "params": {…} | "paramsDigest":
+/// "<64 hex digits>"}`, the digest of `params` computed from its exact text.
+#[uniffi::export]
+pub fn binding_from_json(json: String) -> Result<Binding> {
+    guard(|| Ok(Binding::of(&BindingSpec::from_json(json.as_bytes())?.binding())))
+}
+
+/// A single-use store: makes each sealed state open once.
+///
+/// `first_use` records the state `state_id` (lowercase hex) and returns true
+/// the first time, false after (the open then fails with `state-replayed`);
+/// the store may forget the id after `expiry` (seconds since the Unix epoch).
+/// Behind a load balancer the store is shared (Redis `SET id 1 NX EXAT
+/// expiry`). An exception it throws fails the open (never opens the state)
+/// and is raised from `open`: an `MrtrException`/`MrtrError` as it was
+/// thrown, any other as `Usage` (`usage-invalid-argument`) naming it. It runs
+/// while the ring's read lock is held: it must not change the ring.
+#[uniffi::export(callback_interface)]
+pub trait ReplayGuard: Send + Sync {
+    /// Records the use of `state_id`: true the first time, false after.
+    fn first_use(&self, state_id: String, expiry: u64) -> Result<bool>;
+}
+
+/// The host's guard as the core's: an exception fails closed and is kept.
+struct HostGuard<'a> {
+    host: &'a dyn ReplayGuard,
+    raised: Option<MrtrError>,
+}
+
+impl state::ReplayGuard for HostGuard<'_> {
+    fn first_use(&mut self, id: &StateId, expiry: u64) -> bool {
+        match self.host.first_use(id.to_string(), expiry) {
+            Ok(first) => first,
+            Err(e) => {
+                self.raised = Some(e);
+                false
+            }
+        }
+    }
+}
+
+/// A token that opened.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct Opened {
+    /// The sealed bytes.
+    pub payload: Vec<u8>,
+    /// The state's id (its nonce) as lowercase hex: the key of a single-use store.
+    pub state_id: String,
+    /// When the state expires, seconds since the Unix epoch.
+    pub expiry: u64,
+}
+
+/// What anyone can read off a token without a key (nothing of it is
+/// authenticated until the token opens).
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct TokenInfo {
+    /// The state's id as lowercase hex.
+    pub state_id: String,
+    /// The key id it names.
+    pub key_id: u8,
+    /// The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`).
+    pub algorithm: String,
+    /// Its expiry, seconds since the Unix epoch.
+    pub expiry: u64,
+}
+
+/// Reads the public part of `token` (`state-malformed` when it is not a
+/// version 2 token): how a host finds the stored answer of a replayed final
+/// round, or logs a state without opening it.
+#[uniffi::export]
+pub fn inspect(token: String) -> Result<TokenInfo> {
+    guard(|| {
+        let info = state::inspect(&token)?;
+        Ok(TokenInfo {
+            state_id: info.id.to_string(),
+            key_id: info.key_id,
+            algorithm: info.algorithm.name().into(),
+            expiry: info.expiry,
+        })
     })
 }
 
@@ -61,10 +180,11 @@ fn key(id: u8, algorithm: &str, secret: Option<Vec<u8>>, master: Option<Vec<u8>>
     Ok(facade::key(id.into(), algorithm, secret.as_deref().map(Vec::as_slice), master.as_deref().map(Vec::as_slice))?)
 }
 
-/// Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305): seals with the
-/// current key and opens with any it holds, so rotation never breaks a round
-/// in flight. Key material stays in Rust and is wiped on drop. Sealing and
-/// opening may run on many threads at once.
+/// Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305, the algorithm for
+/// a fleet): seals with the current key and opens with any it holds, so
+/// rotation never breaks a round in flight. Key material stays in Rust and is
+/// wiped on drop. Sealing and opening take a read lock and run on many
+/// threads at once; adding, rotating and the settings take the write lock.
 #[derive(uniffi::Object)]
 pub struct KeyRing {
     inner: RwLock<state::KeyRing>,
@@ -73,7 +193,7 @@ pub struct KeyRing {
 #[uniffi::export]
 impl KeyRing {
     /// A ring whose current (sealing) key is `id`, for `algorithm`
-    /// (`aes-256-gcm`, `xchacha20-poly1305`), from 32 secret bytes.
+    /// (`aes-256-gcm`, `xchacha20-poly1305`), from 32 uniformly random secret bytes.
     #[uniffi::constructor]
     pub fn new(id: u8, algorithm: String, secret: Vec<u8>) -> Result<Arc<KeyRing>> {
         guard(|| {
@@ -81,7 +201,8 @@ impl KeyRing {
         })
     }
 
-    /// A ring whose current key is derived from one master secret and the id (HKDF-SHA-256).
+    /// A ring whose current key is derived from one master secret (at least
+    /// 32 uniformly random bytes, not a password) and the id (HKDF-SHA-256).
     #[uniffi::constructor]
     pub fn derived(id: u8, algorithm: String, master: Vec<u8>) -> Result<Arc<KeyRing>> {
         guard(|| {
@@ -120,15 +241,71 @@ impl KeyRing {
         guard(|| write(&self.inner).map(|mut r| r.set_max_token_bytes(usize::try_from(max).unwrap_or(usize::MAX))))
     }
 
+    /// The deployment label every token of this ring is sealed and opened
+    /// under (at most 64 bytes; empty by default): staging and production,
+    /// or two tenants, that share a secret never open each other's tokens
+    /// (`state-tampered`).
+    pub fn set_context(&self, label: Vec<u8>) -> Result<()> {
+        guard(|| Ok(write(&self.inner)?.set_context(&label)?))
+    }
+
+    /// How many seals each key of this ring may make in this process (this
+    /// instance's share of the fleet's budget); past it, sealing is
+    /// `usage-seal-budget-spent`: make another key current.
+    pub fn set_seal_budget(&self, seals: u64) -> Result<()> {
+        guard(|| write(&self.inner).map(|mut r| r.set_seal_budget(seals)))
+    }
+
+    /// How many seals the key `id` has made in this process (none if the ring lacks it).
+    pub fn seals(&self, id: u8) -> Result<Option<u64>> {
+        guard(|| Ok(read(&self.inner)?.seals(id)))
+    }
+
     /// Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
     /// (seconds since the Unix epoch), with a nonce from the OS's random numbers.
     pub fn seal(&self, binding: Binding, now: u64, ttl: u32, payload: Vec<u8>) -> Result<String> {
         guard(|| Ok(read(&self.inner)?.seal_os(&binding.core()?, now, ttl, &payload)?))
     }
 
-    /// Seals with an explicit nonce: for test vectors only (reusing a nonce
-    /// under one key breaks AES-GCM).
-    pub fn seal_with_nonce(
+    /// Opens `token` for `binding` at `now`: the payload, its state id and
+    /// expiry, or exactly one of `state-too-large`, `state-malformed`,
+    /// `state-unknown-key`, `state-tampered`, `state-expired`,
+    /// `state-wrong-subject`, `state-wrong-request`, and with a `guard`
+    /// `state-replayed` (the guard is asked last: a token refused for another
+    /// reason is not used up). Without a guard a state opens again until it expires.
+    pub fn open(
+        &self,
+        token: String,
+        binding: Binding,
+        now: u64,
+        guard: Option<Box<dyn ReplayGuard>>,
+    ) -> Result<Opened> {
+        crate::error::guard(|| {
+            let (ring, b) = (read(&self.inner)?, binding.core()?);
+            let mut host = guard.as_deref().map(|host| HostGuard { host, raised: None });
+            let opened = match host.as_mut() {
+                Some(g) => ring.open_once(&token, &b, now, g),
+                None => ring.open(&token, &b, now),
+            };
+            if let Some(raised) = host.and_then(|g| g.raised) {
+                return Err(raised);
+            }
+            let opened = opened?;
+            Ok(Opened { payload: opened.payload, state_id: opened.id.to_string(), expiry: opened.expiry })
+        })
+    }
+}
+
+/// Test vectors only (crate feature `test-vectors`, which the tests and the
+/// corpus runners enable and the shipped library and generated bindings lack).
+#[cfg(feature = "test-vectors")]
+#[uniffi::export]
+impl KeyRing {
+    /// **Test vectors only**: seals with the caller's `nonce` (12 bytes for
+    /// AES-256-GCM, 24 for XChaCha20-Poly1305). Reusing a nonce under one
+    /// AES-GCM key gives away its plaintexts and its forgery power.
+    #[doc(hidden)]
+    pub fn test_only_seal_with_nonce(
         &self,
         binding: Binding,
         now: u64,
@@ -137,12 +314,5 @@ impl KeyRing {
         nonce: Vec<u8>,
     ) -> Result<String> {
         guard(|| Ok(read(&self.inner)?.seal_with_nonce(&binding.core()?, now, ttl, &payload, &nonce)?))
-    }
-
-    /// Opens `token` for `binding` at `now`: the payload, or exactly one of
-    /// `state-too-large`, `state-malformed`, `state-unknown-key`,
-    /// `state-tampered`, `state-expired`, `state-wrong-subject`, `state-wrong-request`.
-    pub fn open(&self, token: String, binding: Binding, now: u64) -> Result<Vec<u8>> {
-        guard(|| Ok(read(&self.inner)?.open(token, &binding.core()?, now)?))
     }
 }

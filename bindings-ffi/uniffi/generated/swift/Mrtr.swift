@@ -460,7 +460,13 @@ fileprivate final class UniffiHandleMap<T>: @unchecked Sendable {
 
 
 // Public interface members begin here.
-
+// Magic number for the Rust proxy to call using the same mechanism as every other method,
+// to free the callback once it's dropped by Rust.
+private let IDX_CALLBACK_FREE: Int32 = 0
+// Callback return codes
+private let UNIFFI_CALLBACK_SUCCESS: Int32 = 0
+private let UNIFFI_CALLBACK_ERROR: Int32 = 1
+private let UNIFFI_CALLBACK_UNEXPECTED_ERROR: Int32 = 2
 
 #if swift(>=5.8)
 @_documentation(visibility: private)
@@ -1043,10 +1049,11 @@ public func FfiConverterTypeClient_lower(_ value: Client) -> UInt64 {
 
 
 /**
- * Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305): seals with the
- * current key and opens with any it holds, so rotation never breaks a round
- * in flight. Key material stays in Rust and is wiped on drop. Sealing and
- * opening may run on many threads at once.
+ * Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305, the algorithm for
+ * a fleet): seals with the current key and opens with any it holds, so
+ * rotation never breaks a round in flight. Key material stays in Rust and is
+ * wiped on drop. Sealing and opening take a read lock and run on many
+ * threads at once; adding, rotating and the settings take the write lock.
  */
 public protocol KeyRingProtocol: AnyObject, Sendable {
     
@@ -1061,11 +1068,14 @@ public protocol KeyRingProtocol: AnyObject, Sendable {
     func addDerived(id: UInt8, algorithm: String, master: Data) throws 
     
     /**
-     * Opens `token` for `binding` at `now`: the payload, or exactly one of
-     * `state-too-large`, `state-malformed`, `state-unknown-key`,
-     * `state-tampered`, `state-expired`, `state-wrong-subject`, `state-wrong-request`.
+     * Opens `token` for `binding` at `now`: the payload, its state id and
+     * expiry, or exactly one of `state-too-large`, `state-malformed`,
+     * `state-unknown-key`, `state-tampered`, `state-expired`,
+     * `state-wrong-subject`, `state-wrong-request`, and with a `guard`
+     * `state-replayed` (the guard is asked last: a token refused for another
+     * reason is not used up). Without a guard a state opens again until it expires.
      */
-    func `open`(token: String, binding: Binding, now: UInt64) throws  -> Data
+    func `open`(token: String, binding: Binding, now: UInt64, `guard`: ReplayGuard?) throws  -> Opened
     
     /**
      * Drops the key `id` (never the current one): its tokens become `state-unknown-key`.
@@ -1079,10 +1089,17 @@ public protocol KeyRingProtocol: AnyObject, Sendable {
     func seal(binding: Binding, now: UInt64, ttl: UInt32, payload: Data) throws  -> String
     
     /**
-     * Seals with an explicit nonce: for test vectors only (reusing a nonce
-     * under one key breaks AES-GCM).
+     * How many seals the key `id` has made in this process (none if the ring lacks it).
      */
-    func sealWithNonce(binding: Binding, now: UInt64, ttl: UInt32, payload: Data, nonce: Data) throws  -> String
+    func seals(id: UInt8) throws  -> UInt64?
+    
+    /**
+     * The deployment label every token of this ring is sealed and opened
+     * under (at most 64 bytes; empty by default): staging and production,
+     * or two tenants, that share a secret never open each other's tokens
+     * (`state-tampered`).
+     */
+    func setContext(label: Data) throws 
     
     /**
      * Makes the key `id` the sealing key; false if the ring lacks it.
@@ -1094,12 +1111,20 @@ public protocol KeyRingProtocol: AnyObject, Sendable {
      */
     func setMaxTokenBytes(max: UInt64) throws 
     
+    /**
+     * How many seals each key of this ring may make in this process (this
+     * instance's share of the fleet's budget); past it, sealing is
+     * `usage-seal-budget-spent`: make another key current.
+     */
+    func setSealBudget(seals: UInt64) throws 
+    
 }
 /**
- * Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305): seals with the
- * current key and opens with any it holds, so rotation never breaks a round
- * in flight. Key material stays in Rust and is wiped on drop. Sealing and
- * opening may run on many threads at once.
+ * Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305, the algorithm for
+ * a fleet): seals with the current key and opens with any it holds, so
+ * rotation never breaks a round in flight. Key material stays in Rust and is
+ * wiped on drop. Sealing and opening take a read lock and run on many
+ * threads at once; adding, rotating and the settings take the write lock.
  */
 open class KeyRing: KeyRingProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -1142,7 +1167,7 @@ open class KeyRing: KeyRingProtocol, @unchecked Sendable {
     }
     /**
      * A ring whose current (sealing) key is `id`, for `algorithm`
-     * (`aes-256-gcm`, `xchacha20-poly1305`), from 32 secret bytes.
+     * (`aes-256-gcm`, `xchacha20-poly1305`), from 32 uniformly random secret bytes.
      */
 public convenience init(id: UInt8, algorithm: String, secret: Data)throws  {
     let handle =
@@ -1168,7 +1193,8 @@ public convenience init(id: UInt8, algorithm: String, secret: Data)throws  {
 
     
     /**
-     * A ring whose current key is derived from one master secret and the id (HKDF-SHA-256).
+     * A ring whose current key is derived from one master secret (at least
+     * 32 uniformly random bytes, not a password) and the id (HKDF-SHA-256).
      */
 public static func derived(id: UInt8, algorithm: String, master: Data)throws  -> KeyRing  {
     return try  FfiConverterTypeKeyRing_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -1212,18 +1238,22 @@ open func addDerived(id: UInt8, algorithm: String, master: Data)throws   {try ru
 }
     
     /**
-     * Opens `token` for `binding` at `now`: the payload, or exactly one of
-     * `state-too-large`, `state-malformed`, `state-unknown-key`,
-     * `state-tampered`, `state-expired`, `state-wrong-subject`, `state-wrong-request`.
+     * Opens `token` for `binding` at `now`: the payload, its state id and
+     * expiry, or exactly one of `state-too-large`, `state-malformed`,
+     * `state-unknown-key`, `state-tampered`, `state-expired`,
+     * `state-wrong-subject`, `state-wrong-request`, and with a `guard`
+     * `state-replayed` (the guard is asked last: a token refused for another
+     * reason is not used up). Without a guard a state opens again until it expires.
      */
-open func `open`(token: String, binding: Binding, now: UInt64)throws  -> Data  {
-    return try  FfiConverterData.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func `open`(token: String, binding: Binding, now: UInt64, `guard`: ReplayGuard?)throws  -> Opened  {
+    return try  FfiConverterTypeOpened_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_keyring_open(
             self.uniffiCloneHandle(),
         FfiConverterString.lower(token),
         FfiConverterTypeBinding_lower(binding),
-        FfiConverterUInt64.lower(now),uniffiCallStatus
+        FfiConverterUInt64.lower(now),
+        FfiConverterOptionCallbackInterfaceReplayGuard.lower(`guard`),uniffiCallStatus
     )
 })
 }
@@ -1259,21 +1289,31 @@ open func seal(binding: Binding, now: UInt64, ttl: UInt32, payload: Data)throws 
 }
     
     /**
-     * Seals with an explicit nonce: for test vectors only (reusing a nonce
-     * under one key breaks AES-GCM).
+     * How many seals the key `id` has made in this process (none if the ring lacks it).
      */
-open func sealWithNonce(binding: Binding, now: UInt64, ttl: UInt32, payload: Data, nonce: Data)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func seals(id: UInt8)throws  -> UInt64?  {
+    return try  FfiConverterOptionUInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_method_keyring_seal_with_nonce(
+    uniffi_mrtr_uniffi_fn_method_keyring_seals(
             self.uniffiCloneHandle(),
-        FfiConverterTypeBinding_lower(binding),
-        FfiConverterUInt64.lower(now),
-        FfiConverterUInt32.lower(ttl),
-        FfiConverterData.lower(payload),
-        FfiConverterData.lower(nonce),uniffiCallStatus
+        FfiConverterUInt8.lower(id),uniffiCallStatus
     )
 })
+}
+    
+    /**
+     * The deployment label every token of this ring is sealed and opened
+     * under (at most 64 bytes; empty by default): staging and production,
+     * or two tenants, that share a secret never open each other's tokens
+     * (`state-tampered`).
+     */
+open func setContext(label: Data)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_keyring_set_context(
+            self.uniffiCloneHandle(),
+        FfiConverterData.lower(label),uniffiCallStatus
+    )
+}
 }
     
     /**
@@ -1297,6 +1337,20 @@ open func setMaxTokenBytes(max: UInt64)throws   {try rustCallWithError(FfiConver
     uniffi_mrtr_uniffi_fn_method_keyring_set_max_token_bytes(
             self.uniffiCloneHandle(),
         FfiConverterUInt64.lower(max),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * How many seals each key of this ring may make in this process (this
+     * instance's share of the fleet's budget); past it, sealing is
+     * `usage-seal-budget-spent`: make another key current.
+     */
+open func setSealBudget(seals: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(seals),uniffiCallStatus
     )
 }
 }
@@ -1351,12 +1405,24 @@ public func FfiConverterTypeKeyRing_lower(_ value: KeyRing) -> UInt64 {
 
 /**
  * What a token is bound to, checked when it is opened.
+ *
+ * The subject is explicit: `subject`, the authenticated principal
+ * (non-empty), or `anonymous` true and no subject. Neither, both, or an
+ * empty subject is `usage-invalid-argument`, so a missing auth context never
+ * binds as anonymous by accident. `params_digest` is [`params_digest`] of
+ * the request's params (or comes with [`binding_for_request`],
+ * [`binding_from_json`]); 32 zero bytes (a placeholder) are refused.
  */
 public struct Binding: Equatable, Hashable {
     /**
-     * The authenticated principal (empty for an anonymous one).
+     * The authenticated principal; none only when `anonymous`.
      */
-    public var subject: String
+    public var subject: String?
+    /**
+     * No principal, by explicit choice: such a token opens for any anonymous
+     * caller, so it must carry nothing user-specific.
+     */
+    public var anonymous: Bool
     /**
      * The protocol of the conversation (`2026-07-28`, …).
      */
@@ -1366,11 +1432,11 @@ public struct Binding: Equatable, Hashable {
      */
     public var method: String
     /**
-     * The tool or prompt name, or the resource URI.
+     * What the method acts on: the tool or prompt name, the resource URI, the task id.
      */
     public var target: String
     /**
-     * SHA-256 of the salient params: 32 bytes from [`params_digest`].
+     * SHA-256 of the request's params: 32 bytes from [`params_digest`].
      */
     public var paramsDigest: Data
 
@@ -1378,8 +1444,12 @@ public struct Binding: Equatable, Hashable {
     // declare one manually.
     public init(
         /**
-         * The authenticated principal (empty for an anonymous one).
-         */subject: String, 
+         * The authenticated principal; none only when `anonymous`.
+         */subject: String?, 
+        /**
+         * No principal, by explicit choice: such a token opens for any anonymous
+         * caller, so it must carry nothing user-specific.
+         */anonymous: Bool, 
         /**
          * The protocol of the conversation (`2026-07-28`, …).
          */`protocol`: String, 
@@ -1387,12 +1457,13 @@ public struct Binding: Equatable, Hashable {
          * The request's method.
          */method: String, 
         /**
-         * The tool or prompt name, or the resource URI.
+         * What the method acts on: the tool or prompt name, the resource URI, the task id.
          */target: String, 
         /**
-         * SHA-256 of the salient params: 32 bytes from [`params_digest`].
+         * SHA-256 of the request's params: 32 bytes from [`params_digest`].
          */paramsDigest: Data) {
         self.subject = subject
+        self.anonymous = anonymous
         self.`protocol` = `protocol`
         self.method = method
         self.target = target
@@ -1415,7 +1486,8 @@ public struct FfiConverterTypeBinding: FfiConverterRustBuffer {
     public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Binding {
         return
             try Binding(
-                subject: FfiConverterString.read(from: &buf), 
+                subject: FfiConverterOptionString.read(from: &buf), 
+                anonymous: FfiConverterBool.read(from: &buf), 
                 protocol: FfiConverterString.read(from: &buf), 
                 method: FfiConverterString.read(from: &buf), 
                 target: FfiConverterString.read(from: &buf), 
@@ -1424,7 +1496,8 @@ public struct FfiConverterTypeBinding: FfiConverterRustBuffer {
     }
 
     public static func write(_ value: Binding, into buf: inout [UInt8]) {
-        FfiConverterString.write(value.subject, into: &buf)
+        FfiConverterOptionString.write(value.subject, into: &buf)
+        FfiConverterBool.write(value.anonymous, into: &buf)
         FfiConverterString.write(value.`protocol`, into: &buf)
         FfiConverterString.write(value.method, into: &buf)
         FfiConverterString.write(value.target, into: &buf)
@@ -1534,6 +1607,85 @@ public func FfiConverterTypeClassified_lift(_ buf: RustBuffer) throws -> Classif
 #endif
 public func FfiConverterTypeClassified_lower(_ value: Classified) -> RustBuffer {
     return FfiConverterTypeClassified.lower(value)
+}
+
+
+/**
+ * A token that opened.
+ */
+public struct Opened: Equatable, Hashable {
+    /**
+     * The sealed bytes.
+     */
+    public var payload: Data
+    /**
+     * The state's id (its nonce) as lowercase hex: the key of a single-use store.
+     */
+    public var stateId: String
+    /**
+     * When the state expires, seconds since the Unix epoch.
+     */
+    public var expiry: UInt64
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The sealed bytes.
+         */payload: Data, 
+        /**
+         * The state's id (its nonce) as lowercase hex: the key of a single-use store.
+         */stateId: String, 
+        /**
+         * When the state expires, seconds since the Unix epoch.
+         */expiry: UInt64) {
+        self.payload = payload
+        self.stateId = stateId
+        self.expiry = expiry
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension Opened: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOpened: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Opened {
+        return
+            try Opened(
+                payload: FfiConverterData.read(from: &buf), 
+                stateId: FfiConverterString.read(from: &buf), 
+                expiry: FfiConverterUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: Opened, into buf: inout [UInt8]) {
+        FfiConverterData.write(value.payload, into: &buf)
+        FfiConverterString.write(value.stateId, into: &buf)
+        FfiConverterUInt64.write(value.expiry, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOpened_lift(_ buf: RustBuffer) throws -> Opened {
+    return try FfiConverterTypeOpened.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOpened_lower(_ value: Opened) -> RustBuffer {
+    return FfiConverterTypeOpened.lower(value)
 }
 
 
@@ -1722,6 +1874,96 @@ public func FfiConverterTypeRuleInfo_lift(_ buf: RustBuffer) throws -> RuleInfo 
 #endif
 public func FfiConverterTypeRuleInfo_lower(_ value: RuleInfo) -> RustBuffer {
     return FfiConverterTypeRuleInfo.lower(value)
+}
+
+
+/**
+ * What anyone can read off a token without a key (nothing of it is
+ * authenticated until the token opens).
+ */
+public struct TokenInfo: Equatable, Hashable {
+    /**
+     * The state's id as lowercase hex.
+     */
+    public var stateId: String
+    /**
+     * The key id it names.
+     */
+    public var keyId: UInt8
+    /**
+     * The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`).
+     */
+    public var algorithm: String
+    /**
+     * Its expiry, seconds since the Unix epoch.
+     */
+    public var expiry: UInt64
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The state's id as lowercase hex.
+         */stateId: String, 
+        /**
+         * The key id it names.
+         */keyId: UInt8, 
+        /**
+         * The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`).
+         */algorithm: String, 
+        /**
+         * Its expiry, seconds since the Unix epoch.
+         */expiry: UInt64) {
+        self.stateId = stateId
+        self.keyId = keyId
+        self.algorithm = algorithm
+        self.expiry = expiry
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension TokenInfo: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTokenInfo: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TokenInfo {
+        return
+            try TokenInfo(
+                stateId: FfiConverterString.read(from: &buf), 
+                keyId: FfiConverterUInt8.read(from: &buf), 
+                algorithm: FfiConverterString.read(from: &buf), 
+                expiry: FfiConverterUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: TokenInfo, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.stateId, into: &buf)
+        FfiConverterUInt8.write(value.keyId, into: &buf)
+        FfiConverterString.write(value.algorithm, into: &buf)
+        FfiConverterUInt64.write(value.expiry, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTokenInfo_lift(_ buf: RustBuffer) throws -> TokenInfo {
+    return try FfiConverterTypeTokenInfo.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTokenInfo_lower(_ value: TokenInfo) -> RustBuffer {
+    return FfiConverterTypeTokenInfo.lower(value)
 }
 
 
@@ -2597,6 +2839,159 @@ public func FfiConverterTypeSide_lower(_ value: Side) -> RustBuffer {
 }
 
 
+
+
+
+/**
+ * A single-use store: makes each sealed state open once.
+ *
+ * `first_use` records the state `state_id` (lowercase hex) and returns true
+ * the first time, false after (the open then fails with `state-replayed`);
+ * the store may forget the id after `expiry` (seconds since the Unix epoch).
+ * Behind a load balancer the store is shared (Redis `SET id 1 NX EXAT
+ * expiry`). An exception it throws fails the open (never opens the state)
+ * and is raised from `open`: an `MrtrException`/`MrtrError` as it was
+ * thrown, any other as `Usage` (`usage-invalid-argument`) naming it. It runs
+ * while the ring's read lock is held: it must not change the ring.
+ */
+public protocol ReplayGuard: AnyObject, Sendable {
+    
+    /**
+     * Records the use of `state_id`: true the first time, false after.
+     */
+    func firstUse(stateId: String, expiry: UInt64) throws  -> Bool
+    
+}
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceReplayGuard {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceReplayGuard = UniffiVTableCallbackInterfaceReplayGuard(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterCallbackInterfaceReplayGuard.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface ReplayGuard: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterCallbackInterfaceReplayGuard.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface ReplayGuard: handle missing in uniffiClone")
+            }
+        },
+        firstUse: { (
+            uniffiHandle: UInt64,
+            stateId: RustBuffer,
+            expiry: UInt64,
+            uniffiOutReturn: UnsafeMutablePointer<Int8>,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> Bool in
+                guard let uniffiObj = try? FfiConverterCallbackInterfaceReplayGuard.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try uniffiObj.firstUse(
+                     stateId: try FfiConverterString.lift(stateId),
+                     expiry: try FfiConverterUInt64.lift(expiry)
+                )
+            }
+
+            
+            let writeReturn = { uniffiOutReturn.pointee = FfiConverterBool.lower($0) }
+            uniffiTraitInterfaceCallWithError(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn,
+                lowerError: FfiConverterTypeMrtrError_lower
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceReplayGuard> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceReplayGuard>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitReplayGuard() {
+    uniffi_mrtr_uniffi_fn_init_callback_vtable_replayguard(UniffiCallbackInterfaceReplayGuard.vtablePtr)
+}
+
+// FfiConverter protocol for callback interfaces
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterCallbackInterfaceReplayGuard {
+    fileprivate static let handleMap = UniffiHandleMap<ReplayGuard>()
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+extension FfiConverterCallbackInterfaceReplayGuard : FfiConverter {
+    typealias SwiftType = ReplayGuard
+    typealias FfiType = UInt64
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public static func lift(_ handle: UInt64) throws -> SwiftType {
+        try handleMap.get(handle: handle)
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public static func lower(_ v: SwiftType) -> UInt64 {
+        return handleMap.insert(obj: v)
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public static func write(_ v: SwiftType, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(v))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterCallbackInterfaceReplayGuard_lift(_ handle: UInt64) throws -> ReplayGuard {
+    return try FfiConverterCallbackInterfaceReplayGuard.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterCallbackInterfaceReplayGuard_lower(_ v: ReplayGuard) -> UInt64 {
+    return FfiConverterCallbackInterfaceReplayGuard.lower(v)
+}
+
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
@@ -2616,6 +3011,30 @@ fileprivate struct FfiConverterOptionInt32: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterInt32.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionUInt64: FfiConverterRustBuffer {
+    typealias SwiftType = UInt64?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterUInt64.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterUInt64.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -2688,6 +3107,30 @@ fileprivate struct FfiConverterOptionTypeResultType: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeResultType.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionCallbackInterfaceReplayGuard: FfiConverterRustBuffer {
+    typealias SwiftType = ReplayGuard?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterCallbackInterfaceReplayGuard.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterCallbackInterfaceReplayGuard.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -2932,28 +3375,58 @@ public func testOnlyPanic(guarded: Bool, message: String)throws   {try rustCallW
 }
 }
 /**
- * The binding of `request_json` for `subject`: its method, its target
- * (`params.name` or `params.uri`) and the digest of its `arguments` (absent reads as `{}`).
+ * The binding of `request_json` (the request's raw JSON text) for a subject
+ * (a principal, or `anonymous`): its method, the target the method names
+ * (`params.name`, `params.uri`, `params.taskId`) and the exact digest of its params.
  */
-public func bindingForRequest(requestJson: String, subject: String, `protocol`: String)throws  -> Binding  {
+public func bindingForRequest(requestJson: String, subject: String?, anonymous: Bool, `protocol`: String)throws  -> Binding  {
     return try  FfiConverterTypeBinding_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_func_binding_for_request(
         FfiConverterString.lower(requestJson),
-        FfiConverterString.lower(subject),
+        FfiConverterOptionString.lower(subject),
+        FfiConverterBool.lower(anonymous),
         FfiConverterString.lower(`protocol`),uniffiCallStatus
     )
 })
 }
 /**
- * SHA-256 of the canonical JSON of `salient_json` (keys sorted, no spaces):
- * key order and formatting never change it.
+ * A binding from its JSON text: `{"subject": "<principal>" | "anonymous":
+ * true, "protocol", "method", "target", "params": {…} | "paramsDigest":
+ * "<64 hex digits>"}`, the digest of `params` computed from its exact text.
  */
-public func paramsDigest(salientJson: String)throws  -> Data  {
+public func bindingFromJson(json: String)throws  -> Binding  {
+    return try  FfiConverterTypeBinding_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_binding_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the public part of `token` (`state-malformed` when it is not a
+ * version 2 token): how a host finds the stored answer of a replayed final
+ * round, or logs a state without opening it.
+ */
+public func inspect(token: String)throws  -> TokenInfo  {
+    return try  FfiConverterTypeTokenInfo_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_inspect(
+        FfiConverterString.lower(token),uniffiCallStatus
+    )
+})
+}
+/**
+ * The `params_digest` of a binding: SHA-256 of the canonical JSON of a
+ * request's `params` object (every param but `inputResponses`,
+ * `requestState` and `_meta`; numbers exact as written, key order and
+ * formatting never change it).
+ */
+public func paramsDigest(paramsJson: String)throws  -> Data  {
     return try  FfiConverterData.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_func_params_digest(
-        FfiConverterString.lower(salientJson),uniffiCallStatus
+        FfiConverterString.lower(paramsJson),uniffiCallStatus
     )
 })
 }
@@ -3009,10 +3482,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_test_only_panic() != 15452) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_binding_for_request() != 110) {
+    if (uniffi_mrtr_uniffi_checksum_func_binding_for_request() != 7141) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_params_digest() != 29386) {
+    if (uniffi_mrtr_uniffi_checksum_func_binding_from_json() != 22953) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_inspect() != 40701) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_params_digest() != 61209) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_checker_handle() != 37868) {
@@ -3045,7 +3524,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_keyring_add_derived() != 56805) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_open() != 44365) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_open() != 29381) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_keyring_remove() != 26744) {
@@ -3054,7 +3533,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_keyring_seal() != 8785) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_seal_with_nonce() != 175) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_seals() != 5307) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_context() != 10581) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_keyring_set_current() != 52432) {
@@ -3063,19 +3545,26 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes() != 55177) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget() != 50971) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mrtr_uniffi_checksum_constructor_checker_new() != 35393) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_client_new() != 54127) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() != 30171) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() != 59165) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_keyring_new() != 13607) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_keyring_new() != 1288) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_replayguard_first_use() != 31036) {
         return InitializationResult.apiChecksumMismatch
     }
 
+    uniffiCallbackInitReplayGuard()
     return InitializationResult.ok
 }()
 

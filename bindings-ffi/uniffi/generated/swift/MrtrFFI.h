@@ -243,6 +243,22 @@ typedef void (*UniffiForeignFutureCompleteVoid)(uint64_t, UniffiForeignFutureRes
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_REPLAY_GUARD_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_REPLAY_GUARD_METHOD0
+typedef void (*UniffiCallbackInterfaceReplayGuardMethod0)(uint64_t, RustBuffer, uint64_t, int8_t* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
+    );
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_REPLAY_GUARD
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_REPLAY_GUARD
+typedef struct UniffiVTableCallbackInterfaceReplayGuard {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceReplayGuardMethod0 _Nonnull firstUse;
+} UniffiVTableCallbackInterfaceReplayGuard;
+
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_CHECKER
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_CHECKER
 uint64_t uniffi_mrtr_uniffi_fn_clone_checker(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -345,7 +361,7 @@ void uniffi_mrtr_uniffi_fn_method_keyring_add_derived(uint64_t ptr, uint8_t id, 
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_OPEN
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_OPEN
-RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_open(uint64_t ptr, RustBuffer token, RustBuffer binding, uint64_t now, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_open(uint64_t ptr, RustBuffer token, RustBuffer binding, uint64_t now, RustBuffer guard, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_REMOVE
@@ -358,9 +374,14 @@ int8_t uniffi_mrtr_uniffi_fn_method_keyring_remove(uint64_t ptr, uint8_t id, Rus
 RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_seal(uint64_t ptr, RustBuffer binding, uint64_t now, uint32_t ttl, RustBuffer payload, RustCallStatus *_Nonnull out_status
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SEAL_WITH_NONCE
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SEAL_WITH_NONCE
-RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_seal_with_nonce(uint64_t ptr, RustBuffer binding, uint64_t now, uint32_t ttl, RustBuffer payload, RustBuffer nonce, RustCallStatus *_Nonnull out_status
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SEALS
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SEALS
+RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_seals(uint64_t ptr, uint8_t id, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_CONTEXT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_CONTEXT
+void uniffi_mrtr_uniffi_fn_method_keyring_set_context(uint64_t ptr, RustBuffer label, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_CURRENT
@@ -371,6 +392,16 @@ int8_t uniffi_mrtr_uniffi_fn_method_keyring_set_current(uint64_t ptr, uint8_t id
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_MAX_TOKEN_BYTES
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_MAX_TOKEN_BYTES
 void uniffi_mrtr_uniffi_fn_method_keyring_set_max_token_bytes(uint64_t ptr, uint64_t max, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_SEAL_BUDGET
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_SEAL_BUDGET
+void uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(uint64_t ptr, uint64_t seals, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_INIT_CALLBACK_VTABLE_REPLAYGUARD
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_INIT_CALLBACK_VTABLE_REPLAYGUARD
+void uniffi_mrtr_uniffi_fn_init_callback_vtable_replayguard(const UniffiVTableCallbackInterfaceReplayGuard* _Nonnull vtable
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_CHECK
@@ -437,12 +468,22 @@ void uniffi_mrtr_uniffi_fn_func_test_only_panic(int8_t guarded, RustBuffer messa
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_BINDING_FOR_REQUEST
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_BINDING_FOR_REQUEST
-RustBuffer uniffi_mrtr_uniffi_fn_func_binding_for_request(RustBuffer request_json, RustBuffer subject, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_mrtr_uniffi_fn_func_binding_for_request(RustBuffer request_json, RustBuffer subject, int8_t anonymous, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_BINDING_FROM_JSON
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_BINDING_FROM_JSON
+RustBuffer uniffi_mrtr_uniffi_fn_func_binding_from_json(RustBuffer json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_INSPECT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_INSPECT
+RustBuffer uniffi_mrtr_uniffi_fn_func_inspect(RustBuffer token, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_PARAMS_DIGEST
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_PARAMS_DIGEST
-RustBuffer uniffi_mrtr_uniffi_fn_func_params_digest(RustBuffer salient_json, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_mrtr_uniffi_fn_func_params_digest(RustBuffer params_json, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_FFI_MRTR_UNIFFI_RUSTBUFFER_ALLOC
@@ -783,6 +824,18 @@ uint16_t uniffi_mrtr_uniffi_checksum_func_binding_for_request(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_BINDING_FROM_JSON
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_BINDING_FROM_JSON
+uint16_t uniffi_mrtr_uniffi_checksum_func_binding_from_json(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_INSPECT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_INSPECT
+uint16_t uniffi_mrtr_uniffi_checksum_func_inspect(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_PARAMS_DIGEST
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_PARAMS_DIGEST
 uint16_t uniffi_mrtr_uniffi_checksum_func_params_digest(void
@@ -867,9 +920,15 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_seal(void
     
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_SEAL_WITH_NONCE
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_SEAL_WITH_NONCE
-uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_seal_with_nonce(void
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_SEALS
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_SEALS
+uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_seals(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_SET_CONTEXT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_SET_CONTEXT
+uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_set_context(void
     
 );
 #endif
@@ -882,6 +941,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_set_current(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_SET_MAX_TOKEN_BYTES
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_SET_MAX_TOKEN_BYTES
 uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_SET_SEAL_BUDGET
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_SET_SEAL_BUDGET
+uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget(void
     
 );
 #endif
@@ -906,6 +971,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_constructor_keyring_derived(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_KEYRING_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_KEYRING_NEW
 uint16_t uniffi_mrtr_uniffi_checksum_constructor_keyring_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_REPLAYGUARD_FIRST_USE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_REPLAYGUARD_FIRST_USE
+uint16_t uniffi_mrtr_uniffi_checksum_method_replayguard_first_use(void
     
 );
 #endif

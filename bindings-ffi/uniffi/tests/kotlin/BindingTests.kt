@@ -1,9 +1,11 @@
 // Unit tests of the Kotlin binding: the exception hierarchy (one class per
 // area, every rule of the core's table in its area's class, `.rule`, `.code`,
-// `.detail`), panics, the client machine, the key ring
-// and the checker. A small harness (no test framework needed offline): prints
-// one line per failing test and a closing "N passed, M failed"; exits non-zero
-// on any failure.
+// `.detail`), panics, the client machine, the key ring (each attack of
+// security issue #13: no default anonymous subject, no implicit {} params, a
+// test-only nonce seal, replay, deployment labels, the seal budget, rotation
+// under concurrent opens) and the checker. A small harness (no test framework
+// needed offline): prints one line per failing test and a closing "N passed,
+// M failed"; exits non-zero on any failure.
 package mrtr.tests
 
 import com.google.gson.JsonParser
@@ -18,7 +20,10 @@ import mrtr.KeyRing
 import mrtr.MessageKind
 import mrtr.MrtrException
 import mrtr.Side
+import mrtr.ReplayGuard
 import mrtr.bindingForRequest
+import mrtr.bindingFromJson
+import mrtr.inspect
 import mrtr.check
 import mrtr.classify
 import mrtr.paramsDigest
@@ -63,6 +68,24 @@ fun test(name: String, body: () -> Unit) { tests[name] = body }
 
 fun json(text: String) = JsonParser.parseString(text).asJsonObject
 
+/** 32 uniformly random secret bytes, as a deployment's key is. */
+fun secret() = ByteArray(32).also { java.security.SecureRandom().nextBytes(it) }
+
+/** A tools/call binding of `t` with arguments {"a": 1}. */
+fun binding(subject: String? = "alice", anonymous: Boolean = false) =
+    Binding(subject, anonymous, P, "tools/call", "t", paramsDigest("""{"name":"t","arguments":{"a":1}}"""))
+
+/** A replay guard in memory (the callback interface): first use wins. */
+class MemoryGuard : ReplayGuard {
+    val used = mutableMapOf<String, ULong>()
+    override fun firstUse(stateId: String, expiry: ULong): Boolean = used.putIfAbsent(stateId, expiry) == null
+}
+
+/** A guard whose store fails. */
+class Throwing(private val error: Throwable) : ReplayGuard {
+    override fun firstUse(stateId: String, expiry: ULong): Boolean = throw error
+}
+
 fun main() {
     test("protocol errors are MrtrException.Protocol with rule and code") {
         val e = raises<MrtrException.Protocol> { classify("{\"jsonrpc\":", P) }
@@ -85,14 +108,14 @@ fun main() {
         eq(bad.rule, "retry-input-response-invalid"); eq(bad.code, -32602)
     }
     test("state errors are MrtrException.State") {
-        val ring = KeyRing(1u, "aes-256-gcm", ByteArray(32) { 7 })
-        val b = bindingForRequest(CALL, "alice", P)
-        val e = raises<MrtrException.State> { ring.open("!!", b, 1000u) }
+        val ring = KeyRing(1u, "aes-256-gcm", secret())
+        val b = bindingForRequest(CALL, "alice", false, P)
+        val e = raises<MrtrException.State> { ring.open("!!", b, 1000u, null) }
         eq(e.rule, "state-malformed"); eq(e.code, -32602)
         val token = ring.seal(b, 1000u, 60u, "hello".toByteArray())
-        eq(String(ring.open(token, b, 1059u)), "hello")
-        eq(raises<MrtrException.State> { ring.open(token, b, 1060u) }.rule, "state-expired")
-        eq(raises<MrtrException.State> { ring.open(token, b.copy(subject = "bob"), 1001u) }.rule, "state-wrong-subject")
+        eq(String(ring.open(token, b, 1059u, null).payload), "hello")
+        eq(raises<MrtrException.State> { ring.open(token, b, 1060u, null) }.rule, "state-expired")
+        eq(raises<MrtrException.State> { ring.open(token, b.copy(subject = "bob"), 1001u, null) }.rule, "state-wrong-subject")
         ring.close()
     }
     test("task errors are MrtrException.Task") {
@@ -184,21 +207,118 @@ fun main() {
         }
     }
     test("key ring rotation and vectors") {
-        val master = ByteArray(32) { it.toByte() }
+        val master = secret()
         eq(raises<MrtrException.Usage> { KeyRing.derived(1u, "aes-256-gcm", "master".toByteArray()) }.rule, "usage-invalid-argument")
         KeyRing.derived(1u, "aes-256-gcm", master).use { ring ->
-            val b = Binding("", P, "tools/call", "t", paramsDigest("{}"))
+            val b = binding()
             val old = ring.seal(b, 0u, 60u, "x".toByteArray())
             ring.addDerived(2u, "xchacha20-poly1305", master)
             eq(ring.setCurrent(2u), true); eq(ring.setCurrent(9u), false)
-            eq(String(ring.open(old, b, 1u)), "x")
+            eq(String(ring.open(old, b, 1u, null).payload), "x")
             eq(ring.remove(1u), true)
-            eq(raises<MrtrException.State> { ring.open(old, b, 1u) }.rule, "state-unknown-key")
-            eq(raises<MrtrException.State> { ring.sealWithNonce(b, 0u, 60u, "x".toByteArray(), ByteArray(12)) }.rule, "state-malformed")
-            eq(ring.sealWithNonce(b, 0u, 60u, "x".toByteArray(), ByteArray(24)), ring.sealWithNonce(b, 0u, 60u, "x".toByteArray(), ByteArray(24)))
-            eq(raises<MrtrException.Usage> { ring.open(old, b.copy(paramsDigest = ByteArray(3)), 1u) }.rule, "usage-invalid-argument")
+            eq(raises<MrtrException.State> { ring.open(old, b, 1u, null) }.rule, "state-unknown-key")
+            // Test vectors only (the shipped bindings lack it: scripts/tests/60-uniffi.sh).
+            eq(raises<MrtrException.State> { ring.testOnlySealWithNonce(b, 0u, 60u, "x".toByteArray(), ByteArray(12)) }.rule, "state-malformed")
+            val vector = ring.testOnlySealWithNonce(b, 0u, 60u, "x".toByteArray(), ByteArray(24))
+            eq(vector, ring.testOnlySealWithNonce(b, 0u, 60u, "x".toByteArray(), ByteArray(24)))
+            eq(ring.open(vector, b, 1u, null).stateId, "00".repeat(24))
+            check(ring.seal(b, 0u, 60u, "x".toByteArray()) != ring.seal(b, 0u, 60u, "x".toByteArray())) { "the OS nonce repeated" }
+            eq(raises<MrtrException.Usage> { ring.open(old, b.copy(paramsDigest = ByteArray(3)), 1u, null) }.rule, "usage-invalid-argument")
         }
         eq(paramsDigest("""{"a":1,"b":2}""").toList(), paramsDigest("""{ "b": 2, "a": 1 }""").toList())
+    }
+    test("no default anonymous subject") {
+        KeyRing(1u, "aes-256-gcm", secret()).use { ring ->
+            for (b in listOf(binding(subject = null), binding(subject = ""), binding(subject = "alice", anonymous = true))) {
+                eq(raises<MrtrException.Usage> { ring.seal(b, 1000u, 60u, "x".toByteArray()) }.rule, "usage-invalid-argument")
+            }
+            val anon = binding(subject = null, anonymous = true)
+            val token = ring.seal(anon, 1000u, 60u, "x".toByteArray())
+            eq(String(ring.open(token, anon, 1001u, null).payload), "x")
+            eq(raises<MrtrException.State> { ring.open(token, binding(subject = "anonymous"), 1001u, null) }.rule, "state-wrong-subject")
+            eq(raises<MrtrException.Usage> { bindingForRequest(CALL, null, false, P) }.rule, "usage-invalid-argument")
+            eq(raises<MrtrException.Usage> { bindingFromJson("""{"method":"tools/call","target":"t","params":{}}""") }.rule, "usage-invalid-argument")
+            eq(bindingForRequest(CALL, null, true, P).anonymous, true)
+        }
+    }
+    test("no implicit {} params") {
+        check(!paramsDigest("""{"name":"t","arguments":{"a":1}}""").contentEquals(paramsDigest("{}"))) { "params not bound" }
+        check(!paramsDigest("""{"n":100000000000000000001}""").contentEquals(paramsDigest("""{"n":1e20}"""))) { "numbers rounded" }
+        KeyRing(1u, "aes-256-gcm", secret()).use { ring ->
+            eq(raises<MrtrException.Usage> { ring.seal(binding().copy(paramsDigest = ByteArray(32)), 1000u, 60u, ByteArray(0)) }.rule, "usage-invalid-argument")
+            eq(raises<MrtrException.Usage> { bindingFromJson("""{"subject":"a","method":"tools/call","target":"t"}""") }.rule, "usage-invalid-argument")
+            val b = bindingForRequest(CALL, "alice", false, P)
+            val token = ring.seal(b, 1000u, 60u, "x".toByteArray())
+            val la = CALL.replace("NYC", "LA")
+            eq(raises<MrtrException.State> { ring.open(token, bindingForRequest(la, "alice", false, P), 1001u, null) }.rule, "state-wrong-request")
+            val spec = """{"subject":"alice","protocol":"$P","method":"tools/call","target":"get_weather","params":${json(CALL).get("params")}}"""
+            eq(String(ring.open(token, bindingFromJson(spec), 1001u, null).payload), "x")
+        }
+    }
+    test("a replay is refused by the guard; a guard that throws fails closed") {
+        KeyRing(1u, "aes-256-gcm", secret()).use { ring ->
+            val b = binding()
+            val guard = MemoryGuard()
+            val token = ring.seal(b, 1000u, 60u, "x".toByteArray())
+            eq(raises<MrtrException.State> { ring.open(token, binding(subject = "bob"), 1001u, guard) }.rule, "state-wrong-subject")
+            eq(guard.used.size, 0)
+            val opened = ring.open(token, b, 1001u, guard)
+            eq(opened.expiry, 1060uL); eq(guard.used, mapOf(opened.stateId to 1060uL))
+            val info = inspect(token)
+            eq(listOf(info.stateId, info.algorithm, info.expiry.toString()), listOf(opened.stateId, "aes-256-gcm", "1060"))
+            val e = raises<MrtrException.State> { ring.open(token, b, 1002u, guard) }
+            eq(e.rule, "state-replayed"); eq(e.code, -32602)
+            eq(String(ring.open(token, b, 1002u, null).payload), "x") // no guard: the host's choice
+            val own = MrtrException.Usage("usage-invalid-argument", null, "the store is down")
+            eq(raises<MrtrException.Usage> { ring.open(token, b, 1001u, Throwing(own)) }.detail, "the store is down")
+            val other = raises<MrtrException.Usage> { ring.open(token, b, 1001u, Throwing(IllegalStateException("redis timeout"))) }
+            check(other.detail.contains("redis timeout")) { other.detail }
+        }
+    }
+    test("context separation and the seal budget") {
+        val key = secret()
+        KeyRing(1u, "xchacha20-poly1305", key).use { staging ->
+            KeyRing(1u, "xchacha20-poly1305", key).use { production ->
+                staging.setContext("staging".toByteArray()); production.setContext("production".toByteArray())
+                val token = staging.seal(binding(), 1000u, 60u, "x".toByteArray())
+                eq(String(staging.open(token, binding(), 1001u, null).payload), "x")
+                eq(raises<MrtrException.State> { production.open(token, binding(), 1001u, null) }.rule, "state-tampered")
+                eq(raises<MrtrException.Usage> { production.setContext(ByteArray(65)) }.rule, "usage-invalid-argument")
+            }
+        }
+        KeyRing(1u, "aes-256-gcm", secret()).use { ring ->
+            ring.setSealBudget(2uL)
+            repeat(2) { ring.seal(binding(), 1000u, 60u, ByteArray(0)) }
+            eq(raises<MrtrException.Usage> { ring.seal(binding(), 1000u, 60u, ByteArray(0)) }.rule, "usage-seal-budget-spent")
+            eq(ring.seals(1u), 2uL); eq(ring.seals(9u), null)
+        }
+    }
+    test("rotation under concurrent open") {
+        KeyRing(1u, "aes-256-gcm", secret()).use { ring ->
+            val b = binding()
+            val fixed = ring.seal(b, 1000u, 60u, "fixed".toByteArray())
+            val failures = java.util.concurrent.ConcurrentLinkedQueue<String>()
+            val openers = (1..3).map {
+                Thread {
+                    repeat(200) {
+                        try {
+                            if (String(ring.open(fixed, b, 1001u, null).payload) != "fixed") failures.add("payload")
+                        } catch (e: Throwable) { failures.add(e.toString()) }
+                    }
+                }
+            }
+            val rotator = Thread {
+                for (i in 0 until 200) {
+                    val id = (2 + i % 2).toUByte()
+                    ring.add(id, "xchacha20-poly1305", ByteArray(32) { id.toByte() })
+                    ring.setCurrent(id)
+                    ring.remove((5u - id.toUInt()).toUByte())
+                }
+            }
+            (openers + rotator).forEach { it.start() }
+            (openers + rotator).forEach { it.join() }
+            eq(failures.toList(), emptyList<String>())
+        }
     }
     test("checker, one message at a time") {
         Checker(P, 10u).use { c ->

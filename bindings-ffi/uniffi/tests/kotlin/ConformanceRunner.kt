@@ -15,13 +15,13 @@ import com.google.gson.JsonParser
 import com.google.gson.JsonPrimitive
 import java.io.File
 import kotlin.system.exitProcess
-import mrtr.Binding
 import mrtr.KeyRing
 import mrtr.MrtrException
+import mrtr.ReplayGuard
+import mrtr.bindingFromJson
 import mrtr.check
 import mrtr.classify
 import mrtr.classifyBytes
-import mrtr.paramsDigest
 import mrtr.respond
 import mrtr.resume
 import mrtr.retry
@@ -99,6 +99,12 @@ fun resumeOp(i: JsonObject): JsonElement {
 fun respondOp(i: JsonObject): JsonElement =
     obj("response" to parse(respond(i.json("request"), i.present("inputRequests"), i.present("requestState"), i.protocol())))
 
+/** The replay guard of `open.used`: the ids listed were used before (hex compared as the core compares ids). */
+class UsedBefore(used: JsonArray) : ReplayGuard {
+    private val used = used.mapNotNull { (it as? JsonPrimitive)?.takeIf { p -> p.isString }?.asString?.lowercase() }.toSet()
+    override fun firstUse(stateId: String, expiry: ULong): Boolean = stateId.lowercase() !in used
+}
+
 fun stateOp(i: JsonObject): JsonElement {
     val keys = (i.get("keys") as? JsonArray)?.map { it as JsonObject }?.takeIf { it.isNotEmpty() }
         ?: throw IllegalArgumentException("no keys")
@@ -106,17 +112,22 @@ fun stateOp(i: JsonObject): JsonElement {
         val id = k.get("id").long()?.toInt()?.toUByte() ?: throw IllegalArgumentException("key id")
         ring?.apply { add(id, k.text("alg") ?: "", hex(k.get("secret"))) } ?: KeyRing(id, k.text("alg") ?: "", hex(k.get("secret")))
     }!!
-    i.get("current").long()?.let { ring.setCurrent(it.toInt().toUByte()) }
-    i.get("maxTokenBytes").long()?.let { ring.setMaxTokenBytes(it.toULong()) }
-    val b = i.obj("binding")
-    val binding = Binding(b.text("subject") ?: "", b.protocol(), b.text("method") ?: "", b.text("target") ?: "", paramsDigest(b.json("arguments", "{}")))
-    if (i.get("seal") is JsonObject) {
-        val s = i.obj("seal")
-        val (now, ttl) = (s.get("now").long() ?: throw IllegalArgumentException("now")) to (s.get("ttl").long() ?: throw IllegalArgumentException("ttl"))
-        return obj("token" to ring.sealWithNonce(binding, now.toULong(), ttl.toUInt(), (s.text("payload") ?: "").toByteArray(), hex(s.get("nonce"))))
+    ring.use {
+        i.get("current").long()?.let { ring.setCurrent(it.toInt().toUByte()) }
+        i.get("maxTokenBytes").long()?.let { ring.setMaxTokenBytes(it.toULong()) }
+        i.text("context")?.let { ring.setContext(it.toByteArray(Charsets.UTF_8)) }
+        // bindingText verbatim: its numbers stay exact; a binding object as JSON text.
+        val binding = bindingFromJson(i.text("bindingText") ?: i.json("binding"))
+        if (i.get("seal") is JsonObject) {
+            val s = i.obj("seal")
+            val (now, ttl) = (s.get("now").long() ?: throw IllegalArgumentException("now")) to (s.get("ttl").long() ?: throw IllegalArgumentException("ttl"))
+            return obj("token" to ring.testOnlySealWithNonce(binding, now.toULong(), ttl.toUInt(), (s.text("payload") ?: "").toByteArray(), hex(s.get("nonce"))))
+        }
+        val o = i.obj("open")
+        val guard = (o.get("used") as? JsonArray)?.let { UsedBefore(it) }
+        val opened = ring.open(o.text("token") ?: "", binding, (o.get("now").long() ?: 0).toULong(), guard)
+        return obj("payload" to String(opened.payload, Charsets.UTF_8), "stateId" to opened.stateId, "expiry" to opened.expiry.toLong())
     }
-    val o = i.obj("open")
-    return obj("payload" to String(ring.open(o.text("token") ?: "", binding, (o.get("now").long() ?: 0).toULong()), Charsets.UTF_8))
 }
 
 /** The outcome of `op` as the corpus writes expectations: a result object or `{"error": rule}`. */

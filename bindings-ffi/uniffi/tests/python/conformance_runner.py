@@ -70,6 +70,16 @@ def respond(i: Dict[str, Any]) -> Dict[str, Any]:
     return {"response": json.loads(m.respond(dumps(i.get("request")), present("inputRequests"), present("requestState"), protocol(i)))}
 
 
+class UsedBefore:
+    """The replay guard of ``open.used``: the ids listed were used before (hex compared as the core compares ids)."""
+
+    def __init__(self, used: Any) -> None:
+        self.used = {u.lower() for u in used if isinstance(u, str)}
+
+    def first_use(self, state_id: str, expiry: int) -> bool:
+        return state_id.lower() not in self.used
+
+
 def state(i: Dict[str, Any]) -> Dict[str, Any]:
     keys = i["keys"]
     ring = m.KeyRing(keys[0]["id"], keys[0]["alg"], bytes.fromhex(keys[0]["secret"]))
@@ -79,15 +89,18 @@ def state(i: Dict[str, Any]) -> Dict[str, Any]:
         ring.set_current(i["current"])
     if number(i.get("maxTokenBytes")) is not None:
         ring.set_max_token_bytes(i["maxTokenBytes"])
-    b = i.get("binding") or {}
-    digest = m.params_digest(dumps(b.get("arguments", {})))
-    binding = m.Binding(subject=text(b, "subject"), protocol=protocol(b), method=text(b, "method"), target=text(b, "target"), params_digest=digest)
+    if isinstance(i.get("context"), str):
+        ring.set_context(i["context"].encode())
+    # bindingText verbatim: its numbers stay exact; a binding object as JSON text.
+    text_ = i["bindingText"] if isinstance(i.get("bindingText"), str) else dumps(i.get("binding"))
+    binding = m.binding_from_json(text_)
     if isinstance(i.get("seal"), dict):
         s = i["seal"]
-        return {"token": ring.seal_with_nonce(binding, s["now"], s["ttl"], text(s, "payload").encode(), bytes.fromhex(s["nonce"]))}
+        return {"token": ring.test_only_seal_with_nonce(binding, s["now"], s["ttl"], text(s, "payload").encode(), bytes.fromhex(s["nonce"]))}
     o = i.get("open") or {}
-    payload = ring.open(text(o, "token"), binding, number(o.get("now")) or 0)
-    return {"payload": payload.decode("utf-8", errors="replace")}
+    guard = UsedBefore(o["used"]) if isinstance(o.get("used"), list) else None
+    opened = ring.open(text(o, "token"), binding, number(o.get("now")) or 0, guard)
+    return {"payload": opened.payload.decode("utf-8", errors="replace"), "stateId": opened.state_id, "expiry": opened.expiry}
 
 
 OPS: Dict[str, Callable[[Dict[str, Any]], Dict[str, Any]]] = {

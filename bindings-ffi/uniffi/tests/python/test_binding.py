@@ -1,7 +1,10 @@
 """Unit tests of the UniFFI-generated Python module (``mrtr_uniffi``): the
 exception hierarchy (one class per area, every rule of the core's table in
 its area's class, ``.rule``, ``.code``, ``.message``),
-panics, the client machine, the key ring and the checker. Standard library
+panics, the client machine, the key ring (each attack of security issue
+#13: no default anonymous subject, no implicit ``{}`` params, a test-only
+nonce seal, replay, deployment labels, the seal budget, rotation under
+concurrent opens) and the checker. Standard library
 ``unittest`` only; run with the generated module and its ``.so`` on
 ``PYTHONPATH`` (``scripts/tests/60-uniffi.sh`` does).
 """
@@ -9,6 +12,8 @@ panics, the client machine, the key ring and the checker. Standard library
 from __future__ import annotations
 
 import json
+import secrets
+import threading
 import unittest
 
 import mrtr_uniffi as m
@@ -53,15 +58,15 @@ class Exceptions(unittest.TestCase):
         self.assertEqual((cm.exception.rule, cm.exception.code), ("retry-input-response-invalid", -32602))
 
     def test_state(self) -> None:
-        ring = m.KeyRing(1, "aes-256-gcm", bytes([7]) * 32)
-        b = m.binding_for_request(CALL, "alice", P)
+        ring = m.KeyRing(1, "aes-256-gcm", secrets.token_bytes(32))
+        b = m.binding_for_request(CALL, "alice", False, P)
         with self.assertRaises(m.MrtrError.State) as cm:
-            ring.open("!!", b, 1000)
+            ring.open("!!", b, 1000, None)
         self.assertEqual((cm.exception.rule, cm.exception.code), ("state-malformed", -32602))
         token = ring.seal(b, 1000, 60, b"hello")
-        self.assertEqual(ring.open(token, b, 1059), b"hello")
+        self.assertEqual(ring.open(token, b, 1059, None).payload, b"hello")
         with self.assertRaises(m.MrtrError.State) as cm:
-            ring.open(token, b, 1060)
+            ring.open(token, b, 1060, None)
         self.assertEqual(cm.exception.rule, "state-expired")
 
     def test_task(self) -> None:
@@ -127,6 +132,167 @@ class Exceptions(unittest.TestCase):
             m.test_only_panic(False, "raw boom")
         self.assertIn("raw boom", str(raw.exception))
         self.assertEqual(m.classify(CALL, P).kind, m.MessageKind.REQUEST)
+
+
+def digest(params: object) -> bytes:
+    return m.params_digest(json.dumps(params))
+
+
+def binding(subject: "str | None" = "alice", anonymous: bool = False, target: str = "t", arguments: object = None) -> m.Binding:
+    params = {"name": target, "arguments": arguments if arguments is not None else {"a": 1}}
+    return m.Binding(subject=subject, anonymous=anonymous, protocol=P, method="tools/call", target=target, params_digest=digest(params))
+
+
+class MemoryGuard:
+    """A replay guard in memory (the callback interface ``m.ReplayGuard``): first use wins."""
+
+    def __init__(self) -> None:
+        self.used: "dict[str, int]" = {}
+
+    def first_use(self, state_id: str, expiry: int) -> bool:
+        if state_id in self.used:
+            return False
+        self.used[state_id] = expiry
+        return True
+
+
+class SealedState(unittest.TestCase):
+    """Each attack of security issue #13 the binding's surface carried."""
+
+    def setUp(self) -> None:
+        self.ring = m.KeyRing(1, "aes-256-gcm", secrets.token_bytes(32))
+
+    def rule(self, call: "object") -> str:
+        with self.assertRaises(m.MrtrError) as cm:
+            call()  # type: ignore[operator]
+        return cm.exception.rule
+
+    def test_no_default_anonymous_subject(self) -> None:
+        for b in (binding(subject=None), binding(subject=""), binding(subject="alice", anonymous=True)):
+            with self.assertRaises(m.MrtrError.Usage):
+                self.ring.seal(b, 1000, 60, b"x")
+        anon = binding(subject=None, anonymous=True)
+        token = self.ring.seal(anon, 1000, 60, b"x")
+        self.assertEqual(self.ring.open(token, anon, 1001, None).payload, b"x")
+        self.assertEqual(self.rule(lambda: self.ring.open(token, binding(subject="anonymous"), 1001, None)), "state-wrong-subject")
+        self.assertEqual(self.rule(lambda: self.ring.open(token, binding(subject=None), 1001, None)), "usage-invalid-argument")
+        with self.assertRaises(m.MrtrError.Usage):
+            m.binding_for_request(CALL, None, False, P)
+        with self.assertRaises(m.MrtrError.Usage):
+            m.binding_from_json('{"method":"tools/call","target":"t","params":{}}')
+        self.assertEqual(m.binding_for_request(CALL, None, True, P).subject, None)
+
+    def test_no_implicit_empty_params(self) -> None:
+        self.assertNotEqual(m.params_digest('{"name":"t","arguments":{"a":1}}'), m.params_digest("{}"))
+        self.assertEqual(m.params_digest('{"arguments":{"a":1.0},"name":"t","_meta":{}}'), m.params_digest('{"name":"t","arguments":{"a":1}}'))
+        self.assertNotEqual(m.params_digest('{"n":100000000000000000001}'), m.params_digest('{"n":1e20}'))
+        unset = binding()
+        unset.params_digest = bytes(32)
+        self.assertEqual(self.rule(lambda: self.ring.seal(unset, 1000, 60, b"x")), "usage-invalid-argument")
+        self.assertEqual(self.rule(lambda: m.binding_from_json('{"subject":"a","method":"tools/call","target":"t"}')), "usage-invalid-argument")
+        # The request's own binding: its arguments are bound, exactly.
+        b = m.binding_for_request(CALL, "alice", False, P)
+        self.assertEqual(b.params_digest, m.params_digest(json.dumps(json.loads(CALL)["params"])))
+        token = self.ring.seal(b, 1000, 60, b"x")
+        other = json.loads(CALL)
+        other["params"]["arguments"]["location"] = "LA"
+        self.assertEqual(self.rule(lambda: self.ring.open(token, m.binding_for_request(json.dumps(other), "alice", False, P), 1001, None)), "state-wrong-request")
+        from_json = m.binding_from_json(json.dumps({"subject": "alice", "protocol": P, "method": "tools/call", "target": "get_weather", "params": json.loads(CALL)["params"]}))
+        self.assertEqual(from_json, b)
+
+    def test_the_nonce_seal_is_test_only(self) -> None:
+        b = binding()
+        one = self.ring.test_only_seal_with_nonce(b, 1000, 60, b"x", bytes(12))
+        self.assertEqual(one, self.ring.test_only_seal_with_nonce(b, 1000, 60, b"x", bytes(12)))
+        self.assertEqual(self.ring.open(one, b, 1001, None).state_id, "00" * 12)
+        # The shipped bindings lack it: scripts/tests/60-uniffi.sh checks the library and generated/.
+        self.assertNotEqual(self.ring.seal(b, 1000, 60, b"x"), self.ring.seal(b, 1000, 60, b"x"))
+
+    def test_a_replay_is_refused_by_the_guard(self) -> None:
+        b, guard = binding(), MemoryGuard()
+        token = self.ring.seal(b, 1000, 60, b"x")
+        self.assertEqual(self.rule(lambda: self.ring.open(token, binding(subject="bob"), 1001, guard)), "state-wrong-subject")
+        self.assertEqual(guard.used, {})  # refused first for another reason: not used up
+        opened = self.ring.open(token, b, 1001, guard)
+        self.assertEqual((opened.payload, opened.expiry, guard.used), (b"x", 1060, {opened.state_id: 1060}))
+        info = m.inspect(token)
+        self.assertEqual((info.state_id, info.key_id, info.algorithm, info.expiry), (opened.state_id, 1, "aes-256-gcm", 1060))
+        with self.assertRaises(m.MrtrError.State) as cm:
+            self.ring.open(token, b, 1002, guard)
+        self.assertEqual((cm.exception.rule, cm.exception.code), ("state-replayed", -32602))
+        self.assertEqual(self.ring.open(token, b, 1002, None).payload, b"x")  # no guard: the host's choice
+
+    def test_a_guard_that_raises_fails_closed(self) -> None:
+        b = binding()
+        token = self.ring.seal(b, 1000, 60, b"x")
+
+        class Raising:
+            def __init__(self, error: Exception) -> None:
+                self.error = error
+
+            def first_use(self, state_id: str, expiry: int) -> bool:
+                raise self.error
+
+        own = m.MrtrError.Usage(rule="usage-invalid-argument", code=None, message="the store is down")
+        with self.assertRaises(m.MrtrError.Usage) as cm:
+            self.ring.open(token, b, 1001, Raising(own))
+        self.assertEqual(cm.exception.message, "the store is down")
+        with self.assertRaises(m.MrtrError.Usage) as cm:
+            self.ring.open(token, b, 1001, Raising(RuntimeError("redis timeout")))
+        self.assertIn("redis timeout", cm.exception.message)
+
+    def test_context_separation(self) -> None:
+        secret = secrets.token_bytes(32)
+        staging, production = m.KeyRing(1, "xchacha20-poly1305", secret), m.KeyRing(1, "xchacha20-poly1305", secret)
+        staging.set_context(b"staging")
+        production.set_context(b"production")
+        b = binding()
+        token = staging.seal(b, 1000, 60, b"x")
+        self.assertEqual(staging.open(token, b, 1001, None).payload, b"x")
+        self.assertEqual(self.rule(lambda: production.open(token, b, 1001, None)), "state-tampered")
+        with self.assertRaises(m.MrtrError.Usage):
+            production.set_context(b"x" * 65)
+
+    def test_seal_budget(self) -> None:
+        b = binding()
+        self.ring.set_seal_budget(2)
+        self.ring.seal(b, 1000, 60, b"x")
+        self.ring.seal(b, 1000, 60, b"x")
+        with self.assertRaises(m.MrtrError.Usage) as cm:
+            self.ring.seal(b, 1000, 60, b"x")
+        self.assertEqual(cm.exception.rule, "usage-seal-budget-spent")
+        self.assertEqual((self.ring.seals(1), self.ring.seals(9)), (2, None))
+        self.ring.add(2, "xchacha20-poly1305", secrets.token_bytes(32))
+        self.assertTrue(self.ring.set_current(2))
+        self.ring.seal(b, 1000, 60, b"x")
+        self.assertEqual(self.ring.seals(2), 1)
+
+    def test_rotation_under_concurrent_open(self) -> None:
+        b = binding()
+        fixed = self.ring.seal(b, 1000, 60, b"fixed")
+        failures: "list[str]" = []
+
+        def opener() -> None:
+            for _ in range(200):
+                try:
+                    if self.ring.open(fixed, b, 1001, None).payload != b"fixed":
+                        failures.append("payload")
+                except Exception as e:  # noqa: BLE001
+                    failures.append(repr(e))
+
+        def rotator() -> None:
+            for i in range(200):
+                key = 2 + i % 2
+                self.ring.add(key, "xchacha20-poly1305", bytes([key]) * 32)
+                self.ring.set_current(key)
+                self.ring.remove(5 - key)
+
+        threads = [threading.Thread(target=opener) for _ in range(3)] + [threading.Thread(target=rotator)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(failures, [])
 
 
 class Api(unittest.TestCase):

@@ -650,6 +650,28 @@ internal open class UniffiForeignFutureResultVoid(
 internal interface UniffiForeignFutureCompleteVoid : com.sun.jna.Callback {
     fun callback(`callbackData`: Long,`result`: UniffiForeignFutureResultVoid.UniffiByValue,)
 }
+internal interface UniffiCallbackInterfaceReplayGuardMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`stateId`: RustBuffer.ByValue,`expiry`: Long,`uniffiOutReturn`: ByteByReference,uniffiCallStatus: UniffiRustCallStatus,)
+}
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "firstUse")
+internal open class UniffiVTableCallbackInterfaceReplayGuard(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `firstUse`: UniffiCallbackInterfaceReplayGuardMethod0? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `firstUse`: UniffiCallbackInterfaceReplayGuardMethod0? = null,
+    ): UniffiVTableCallbackInterfaceReplayGuard(`uniffiFree`,`uniffiClone`,`firstUse`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceReplayGuard) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `firstUse` = other.`firstUse`
+    }
+
+}
 
 // A JNA Library to expose the extern-C FFI definitions.
 // This is an implementation detail which will be called internally by the public API.
@@ -701,6 +723,10 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_binding_for_request(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_binding_from_json(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_inspect(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_params_digest(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_checker_handle(
@@ -729,11 +755,15 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_keyring_seal(
     ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_keyring_seal_with_nonce(
+    external fun uniffi_mrtr_uniffi_checksum_method_keyring_seals(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_keyring_set_context(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_keyring_set_current(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_checker_new(
     ): Int
@@ -742,6 +772,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mrtr_uniffi_checksum_constructor_keyring_derived(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_keyring_new(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_replayguard_first_use(
     ): Int
     external fun ffi_mrtr_uniffi_uniffi_contract_version(
     ): Int
@@ -759,6 +791,7 @@ internal object UniffiLib {
 
     init {
         Native.register(UniffiLib::class.java, findLibraryName(componentName = "mrtr_uniffi"))
+        uniffiCallbackInterfaceReplayGuard.register(this)
         
     }
 
@@ -803,17 +836,23 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_keyring_add_derived(`ptr`: Long,`id`: Byte,`algorithm`: RustBuffer.ByValue,`master`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_keyring_open(`ptr`: Long,`token`: RustBuffer.ByValue,`binding`: RustBuffer.ByValue,`now`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_open(`ptr`: Long,`token`: RustBuffer.ByValue,`binding`: RustBuffer.ByValue,`now`: Long,`guard`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_keyring_remove(`ptr`: Long,`id`: Byte,uniffi_out_err: UniffiRustCallStatus, 
     ): Byte
     external fun uniffi_mrtr_uniffi_fn_method_keyring_seal(`ptr`: Long,`binding`: RustBuffer.ByValue,`now`: Long,`ttl`: Int,`payload`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_method_keyring_seal_with_nonce(`ptr`: Long,`binding`: RustBuffer.ByValue,`now`: Long,`ttl`: Int,`payload`: RustBuffer.ByValue,`nonce`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_seals(`ptr`: Long,`id`: Byte,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_set_context(`ptr`: Long,`label`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_keyring_set_current(`ptr`: Long,`id`: Byte,uniffi_out_err: UniffiRustCallStatus, 
     ): Byte
     external fun uniffi_mrtr_uniffi_fn_method_keyring_set_max_token_bytes(`ptr`: Long,`max`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(`ptr`: Long,`seals`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_init_callback_vtable_replayguard(`vtable`: UniffiVTableCallbackInterfaceReplayGuard,
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_func_check(`transcriptJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,`maxRounds`: Int,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -839,9 +878,13 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_func_test_only_panic(`guarded`: Byte,`message`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
-    external fun uniffi_mrtr_uniffi_fn_func_binding_for_request(`requestJson`: RustBuffer.ByValue,`subject`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_func_binding_for_request(`requestJson`: RustBuffer.ByValue,`subject`: RustBuffer.ByValue,`anonymous`: Byte,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_func_params_digest(`salientJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_func_binding_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_inspect(`token`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_params_digest(`paramsJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun ffi_mrtr_uniffi_rustbuffer_alloc(`size`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -998,10 +1041,16 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_test_only_panic() and 0xFFFF) != 15452) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_binding_for_request() and 0xFFFF) != 110) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_binding_for_request() and 0xFFFF) != 7141) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_params_digest() and 0xFFFF) != 29386) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_binding_from_json() and 0xFFFF) != 22953) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_inspect() and 0xFFFF) != 40701) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_params_digest() and 0xFFFF) != 61209) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_checker_handle() and 0xFFFF) != 37868) {
@@ -1034,7 +1083,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_add_derived() and 0xFFFF) != 56805) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_open() and 0xFFFF) != 44365) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_open() and 0xFFFF) != 29381) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_remove() and 0xFFFF) != 26744) {
@@ -1043,7 +1092,10 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seal() and 0xFFFF) != 8785) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seal_with_nonce() and 0xFFFF) != 175) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seals() and 0xFFFF) != 5307) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_context() and 0xFFFF) != 10581) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_current() and 0xFFFF) != 52432) {
@@ -1052,16 +1104,22 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes() and 0xFFFF) != 55177) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget() and 0xFFFF) != 50971) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_checker_new() and 0xFFFF) != 35393) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_client_new() and 0xFFFF) != 54127) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() and 0xFFFF) != 30171) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() and 0xFFFF) != 59165) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_new() and 0xFFFF) != 13607) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_new() and 0xFFFF) != 1288) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_replayguard_first_use() and 0xFFFF) != 31036) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
 }
@@ -1155,7 +1213,38 @@ object UniffiWithHandle
  *
  * @suppress
  * */
-object NoHandle
+object NoHandle// Magic number for the Rust proxy to call using the same mechanism as every other method,
+// to free the callback once it's dropped by Rust.
+internal const val IDX_CALLBACK_FREE = 0
+// Callback return codes
+internal const val UNIFFI_CALLBACK_SUCCESS = 0
+internal const val UNIFFI_CALLBACK_ERROR = 1
+internal const val UNIFFI_CALLBACK_UNEXPECTED_ERROR = 2
+
+/**
+ * @suppress
+ */
+public abstract class FfiConverterCallbackInterface<CallbackInterface: Any>: FfiConverter<CallbackInterface, Long> {
+    internal val handleMap = UniffiHandleMap<CallbackInterface>()
+
+    internal fun drop(handle: Long) {
+        handleMap.remove(handle)
+    }
+
+    override fun lift(value: Long): CallbackInterface {
+        return handleMap.get(value)
+    }
+
+    override fun read(buf: ByteBuffer) = lift(buf.getLong())
+
+    override fun lower(value: CallbackInterface) = handleMap.insert(value)
+
+    override fun allocationSize(value: CallbackInterface) = 8UL
+
+    override fun write(value: CallbackInterface, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
 /**
  * The cleaner interface for Object finalization code to run.
  * This is the entry point to any implementation that we're using.
@@ -2257,10 +2346,11 @@ public object FfiConverterTypeClient: FfiConverter<Client, Long> {
 
 
 /**
- * Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305): seals with the
- * current key and opens with any it holds, so rotation never breaks a round
- * in flight. Key material stays in Rust and is wiped on drop. Sealing and
- * opening may run on many threads at once.
+ * Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305, the algorithm for
+ * a fleet): seals with the current key and opens with any it holds, so
+ * rotation never breaks a round in flight. Key material stays in Rust and is
+ * wiped on drop. Sealing and opening take a read lock and run on many
+ * threads at once; adding, rotating and the settings take the write lock.
  */
 public interface KeyRingInterface {
     
@@ -2275,11 +2365,14 @@ public interface KeyRingInterface {
     fun `addDerived`(`id`: kotlin.UByte, `algorithm`: kotlin.String, `master`: kotlin.ByteArray)
     
     /**
-     * Opens `token` for `binding` at `now`: the payload, or exactly one of
-     * `state-too-large`, `state-malformed`, `state-unknown-key`,
-     * `state-tampered`, `state-expired`, `state-wrong-subject`, `state-wrong-request`.
+     * Opens `token` for `binding` at `now`: the payload, its state id and
+     * expiry, or exactly one of `state-too-large`, `state-malformed`,
+     * `state-unknown-key`, `state-tampered`, `state-expired`,
+     * `state-wrong-subject`, `state-wrong-request`, and with a `guard`
+     * `state-replayed` (the guard is asked last: a token refused for another
+     * reason is not used up). Without a guard a state opens again until it expires.
      */
-    fun `open`(`token`: kotlin.String, `binding`: Binding, `now`: kotlin.ULong): kotlin.ByteArray
+    fun `open`(`token`: kotlin.String, `binding`: Binding, `now`: kotlin.ULong, `guard`: ReplayGuard?): Opened
     
     /**
      * Drops the key `id` (never the current one): its tokens become `state-unknown-key`.
@@ -2293,10 +2386,17 @@ public interface KeyRingInterface {
     fun `seal`(`binding`: Binding, `now`: kotlin.ULong, `ttl`: kotlin.UInt, `payload`: kotlin.ByteArray): kotlin.String
     
     /**
-     * Seals with an explicit nonce: for test vectors only (reusing a nonce
-     * under one key breaks AES-GCM).
+     * How many seals the key `id` has made in this process (none if the ring lacks it).
      */
-    fun `sealWithNonce`(`binding`: Binding, `now`: kotlin.ULong, `ttl`: kotlin.UInt, `payload`: kotlin.ByteArray, `nonce`: kotlin.ByteArray): kotlin.String
+    fun `seals`(`id`: kotlin.UByte): kotlin.ULong?
+    
+    /**
+     * The deployment label every token of this ring is sealed and opened
+     * under (at most 64 bytes; empty by default): staging and production,
+     * or two tenants, that share a secret never open each other's tokens
+     * (`state-tampered`).
+     */
+    fun `setContext`(`label`: kotlin.ByteArray)
     
     /**
      * Makes the key `id` the sealing key; false if the ring lacks it.
@@ -2308,14 +2408,22 @@ public interface KeyRingInterface {
      */
     fun `setMaxTokenBytes`(`max`: kotlin.ULong)
     
+    /**
+     * How many seals each key of this ring may make in this process (this
+     * instance's share of the fleet's budget); past it, sealing is
+     * `usage-seal-budget-spent`: make another key current.
+     */
+    fun `setSealBudget`(`seals`: kotlin.ULong)
+    
     companion object
 }
 
 /**
- * Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305): seals with the
- * current key and opens with any it holds, so rotation never breaks a round
- * in flight. Key material stays in Rust and is wiped on drop. Sealing and
- * opening may run on many threads at once.
+ * Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305, the algorithm for
+ * a fleet): seals with the current key and opens with any it holds, so
+ * rotation never breaks a round in flight. Key material stays in Rust and is
+ * wiped on drop. Sealing and opening take a read lock and run on many
+ * threads at once; adding, rotating and the settings take the write lock.
  */
 open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
 {
@@ -2343,7 +2451,7 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
     }
     /**
      * A ring whose current (sealing) key is `id`, for `algorithm`
-     * (`aes-256-gcm`, `xchacha20-poly1305`), from 32 secret bytes.
+     * (`aes-256-gcm`, `xchacha20-poly1305`), from 32 uniformly random secret bytes.
      */
     constructor(`id`: kotlin.UByte, `algorithm`: kotlin.String, `secret`: kotlin.ByteArray) :
         this(UniffiWithHandle, 
@@ -2473,12 +2581,15 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
 
     
     /**
-     * Opens `token` for `binding` at `now`: the payload, or exactly one of
-     * `state-too-large`, `state-malformed`, `state-unknown-key`,
-     * `state-tampered`, `state-expired`, `state-wrong-subject`, `state-wrong-request`.
+     * Opens `token` for `binding` at `now`: the payload, its state id and
+     * expiry, or exactly one of `state-too-large`, `state-malformed`,
+     * `state-unknown-key`, `state-tampered`, `state-expired`,
+     * `state-wrong-subject`, `state-wrong-request`, and with a `guard`
+     * `state-replayed` (the guard is asked last: a token refused for another
+     * reason is not used up). Without a guard a state opens again until it expires.
      */
-    @Throws(MrtrException::class)override fun `open`(`token`: kotlin.String, `binding`: Binding, `now`: kotlin.ULong): kotlin.ByteArray {
-            return FfiConverterByteArray.lift(
+    @Throws(MrtrException::class)override fun `open`(`token`: kotlin.String, `binding`: Binding, `now`: kotlin.ULong, `guard`: ReplayGuard?): Opened {
+            return FfiConverterTypeOpened.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_open(
@@ -2486,7 +2597,8 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
         
         FfiConverterString.lower(`token`),
         FfiConverterTypeBinding.lower(`binding`),
-        FfiConverterULong.lower(`now`),_status)
+        FfiConverterULong.lower(`now`),
+        FfiConverterOptionalTypeReplayGuard.lower(`guard`),_status)
 }
     }
     )
@@ -2535,25 +2647,40 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
 
     
     /**
-     * Seals with an explicit nonce: for test vectors only (reusing a nonce
-     * under one key breaks AES-GCM).
+     * How many seals the key `id` has made in this process (none if the ring lacks it).
      */
-    @Throws(MrtrException::class)override fun `sealWithNonce`(`binding`: Binding, `now`: kotlin.ULong, `ttl`: kotlin.UInt, `payload`: kotlin.ByteArray, `nonce`: kotlin.ByteArray): kotlin.String {
-            return FfiConverterString.lift(
+    @Throws(MrtrException::class)override fun `seals`(`id`: kotlin.UByte): kotlin.ULong? {
+            return FfiConverterOptionalULong.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_seal_with_nonce(
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_seals(
         it,
         
-        FfiConverterTypeBinding.lower(`binding`),
-        FfiConverterULong.lower(`now`),
-        FfiConverterUInt.lower(`ttl`),
-        FfiConverterByteArray.lower(`payload`),
-        FfiConverterByteArray.lower(`nonce`),_status)
+        FfiConverterUByte.lower(`id`),_status)
 }
     }
     )
     }
+    
+
+    
+    /**
+     * The deployment label every token of this ring is sealed and opened
+     * under (at most 64 bytes; empty by default): staging and production,
+     * or two tenants, that share a secret never open each other's tokens
+     * (`state-tampered`).
+     */
+    @Throws(MrtrException::class)override fun `setContext`(`label`: kotlin.ByteArray)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_set_context(
+        it,
+        
+        FfiConverterByteArray.lower(`label`),_status)
+}
+    }
+    
     
 
     
@@ -2592,6 +2719,25 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
     
 
     
+    /**
+     * How many seals each key of this ring may make in this process (this
+     * instance's share of the fleet's budget); past it, sealing is
+     * `usage-seal-budget-spent`: make another key current.
+     */
+    @Throws(MrtrException::class)override fun `setSealBudget`(`seals`: kotlin.ULong)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(
+        it,
+        
+        FfiConverterULong.lower(`seals`),_status)
+}
+    }
+    
+    
+
+    
 
     
 
@@ -2600,7 +2746,8 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
     companion object {
         
     /**
-     * A ring whose current key is derived from one master secret and the id (HKDF-SHA-256).
+     * A ring whose current key is derived from one master secret (at least
+     * 32 uniformly random bytes, not a password) and the id (HKDF-SHA-256).
      */
     @Throws(MrtrException::class) fun `derived`(`id`: kotlin.UByte, `algorithm`: kotlin.String, `master`: kotlin.ByteArray): KeyRing {
             return FfiConverterTypeKeyRing.lift(
@@ -2649,12 +2796,25 @@ public object FfiConverterTypeKeyRing: FfiConverter<KeyRing, Long> {
 
 /**
  * What a token is bound to, checked when it is opened.
+ *
+ * The subject is explicit: `subject`, the authenticated principal
+ * (non-empty), or `anonymous` true and no subject. Neither, both, or an
+ * empty subject is `usage-invalid-argument`, so a missing auth context never
+ * binds as anonymous by accident. `params_digest` is [`params_digest`] of
+ * the request's params (or comes with [`binding_for_request`],
+ * [`binding_from_json`]); 32 zero bytes (a placeholder) are refused.
  */
 data class Binding (
     /**
-     * The authenticated principal (empty for an anonymous one).
+     * The authenticated principal; none only when `anonymous`.
      */
-    var `subject`: kotlin.String
+    var `subject`: kotlin.String?
+    , 
+    /**
+     * No principal, by explicit choice: such a token opens for any anonymous
+     * caller, so it must carry nothing user-specific.
+     */
+    var `anonymous`: kotlin.Boolean
     , 
     /**
      * The protocol of the conversation (`2026-07-28`, …).
@@ -2667,12 +2827,12 @@ data class Binding (
     var `method`: kotlin.String
     , 
     /**
-     * The tool or prompt name, or the resource URI.
+     * What the method acts on: the tool or prompt name, the resource URI, the task id.
      */
     var `target`: kotlin.String
     , 
     /**
-     * SHA-256 of the salient params: 32 bytes from [`params_digest`].
+     * SHA-256 of the request's params: 32 bytes from [`params_digest`].
      */
     var `paramsDigest`: kotlin.ByteArray
     
@@ -2691,7 +2851,8 @@ data class Binding (
 public object FfiConverterTypeBinding: FfiConverterRustBuffer<Binding> {
     override fun read(buf: ByteBuffer): Binding {
         return Binding(
-            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterBoolean.read(buf),
             FfiConverterString.read(buf),
             FfiConverterString.read(buf),
             FfiConverterString.read(buf),
@@ -2700,7 +2861,8 @@ public object FfiConverterTypeBinding: FfiConverterRustBuffer<Binding> {
     }
 
     override fun allocationSize(value: Binding) = (
-            FfiConverterString.allocationSize(value.`subject`) +
+            FfiConverterOptionalString.allocationSize(value.`subject`) +
+            FfiConverterBoolean.allocationSize(value.`anonymous`) +
             FfiConverterString.allocationSize(value.`protocol`) +
             FfiConverterString.allocationSize(value.`method`) +
             FfiConverterString.allocationSize(value.`target`) +
@@ -2708,7 +2870,8 @@ public object FfiConverterTypeBinding: FfiConverterRustBuffer<Binding> {
     )
 
     override fun write(value: Binding, buf: ByteBuffer) {
-            FfiConverterString.write(value.`subject`, buf)
+            FfiConverterOptionalString.write(value.`subject`, buf)
+            FfiConverterBoolean.write(value.`anonymous`, buf)
             FfiConverterString.write(value.`protocol`, buf)
             FfiConverterString.write(value.`method`, buf)
             FfiConverterString.write(value.`target`, buf)
@@ -2776,6 +2939,61 @@ public object FfiConverterTypeClassified: FfiConverterRustBuffer<Classified> {
             FfiConverterString.write(value.`idJson`, buf)
             FfiConverterOptionalString.write(value.`method`, buf)
             FfiConverterOptionalTypeResultType.write(value.`resultType`, buf)
+    }
+}
+
+
+
+/**
+ * A token that opened.
+ */
+data class Opened (
+    /**
+     * The sealed bytes.
+     */
+    var `payload`: kotlin.ByteArray
+    , 
+    /**
+     * The state's id (its nonce) as lowercase hex: the key of a single-use store.
+     */
+    var `stateId`: kotlin.String
+    , 
+    /**
+     * When the state expires, seconds since the Unix epoch.
+     */
+    var `expiry`: kotlin.ULong
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeOpened: FfiConverterRustBuffer<Opened> {
+    override fun read(buf: ByteBuffer): Opened {
+        return Opened(
+            FfiConverterByteArray.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterULong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: Opened) = (
+            FfiConverterByteArray.allocationSize(value.`payload`) +
+            FfiConverterString.allocationSize(value.`stateId`) +
+            FfiConverterULong.allocationSize(value.`expiry`)
+    )
+
+    override fun write(value: Opened, buf: ByteBuffer) {
+            FfiConverterByteArray.write(value.`payload`, buf)
+            FfiConverterString.write(value.`stateId`, buf)
+            FfiConverterULong.write(value.`expiry`, buf)
     }
 }
 
@@ -2910,6 +3128,70 @@ public object FfiConverterTypeRuleInfo: FfiConverterRustBuffer<RuleInfo> {
             FfiConverterOptionalInt.write(value.`code`, buf)
             FfiConverterString.write(value.`source`, buf)
             FfiConverterTypeErrorArea.write(value.`area`, buf)
+    }
+}
+
+
+
+/**
+ * What anyone can read off a token without a key (nothing of it is
+ * authenticated until the token opens).
+ */
+data class TokenInfo (
+    /**
+     * The state's id as lowercase hex.
+     */
+    var `stateId`: kotlin.String
+    , 
+    /**
+     * The key id it names.
+     */
+    var `keyId`: kotlin.UByte
+    , 
+    /**
+     * The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`).
+     */
+    var `algorithm`: kotlin.String
+    , 
+    /**
+     * Its expiry, seconds since the Unix epoch.
+     */
+    var `expiry`: kotlin.ULong
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeTokenInfo: FfiConverterRustBuffer<TokenInfo> {
+    override fun read(buf: ByteBuffer): TokenInfo {
+        return TokenInfo(
+            FfiConverterString.read(buf),
+            FfiConverterUByte.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterULong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: TokenInfo) = (
+            FfiConverterString.allocationSize(value.`stateId`) +
+            FfiConverterUByte.allocationSize(value.`keyId`) +
+            FfiConverterString.allocationSize(value.`algorithm`) +
+            FfiConverterULong.allocationSize(value.`expiry`)
+    )
+
+    override fun write(value: TokenInfo, buf: ByteBuffer) {
+            FfiConverterString.write(value.`stateId`, buf)
+            FfiConverterUByte.write(value.`keyId`, buf)
+            FfiConverterString.write(value.`algorithm`, buf)
+            FfiConverterULong.write(value.`expiry`, buf)
     }
 }
 
@@ -3723,6 +4005,87 @@ public object FfiConverterTypeSide: FfiConverterRustBuffer<Side> {
 
 
 
+
+/**
+ * A single-use store: makes each sealed state open once.
+ *
+ * `first_use` records the state `state_id` (lowercase hex) and returns true
+ * the first time, false after (the open then fails with `state-replayed`);
+ * the store may forget the id after `expiry` (seconds since the Unix epoch).
+ * Behind a load balancer the store is shared (Redis `SET id 1 NX EXAT
+ * expiry`). An exception it throws fails the open (never opens the state)
+ * and is raised from `open`: an `MrtrException`/`MrtrError` as it was
+ * thrown, any other as `Usage` (`usage-invalid-argument`) naming it. It runs
+ * while the ring's read lock is held: it must not change the ring.
+ */
+public interface ReplayGuard {
+    
+    /**
+     * Records the use of `state_id`: true the first time, false after.
+     */
+    fun `firstUse`(`stateId`: kotlin.String, `expiry`: kotlin.ULong): kotlin.Boolean
+    
+    companion object
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfaceReplayGuard {
+    internal object `firstUse`: UniffiCallbackInterfaceReplayGuardMethod0 {
+        override fun callback(`uniffiHandle`: Long,`stateId`: RustBuffer.ByValue,`expiry`: Long,`uniffiOutReturn`: ByteByReference,uniffiCallStatus: UniffiRustCallStatus,) {
+            val uniffiObj = FfiConverterTypeReplayGuard.handleMap.get(uniffiHandle)
+            val makeCall = { ->
+                uniffiObj.`firstUse`(
+                    FfiConverterString.lift(`stateId`),
+                    FfiConverterULong.lift(`expiry`),
+                )
+            }
+            val writeReturn = { value: kotlin.Boolean -> uniffiOutReturn.setValue(FfiConverterBoolean.lower(value)) }
+            uniffiTraitInterfaceCallWithError(
+                uniffiCallStatus,
+                makeCall,
+                writeReturn,
+                { e: MrtrException -> FfiConverterTypeMrtrError.lower(e) }
+            )
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypeReplayGuard.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypeReplayGuard.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfaceReplayGuard.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `firstUse`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_mrtr_uniffi_fn_init_callback_vtable_replayguard(vtable)
+    }
+}
+
+/**
+ * The ffiConverter which transforms the Callbacks in to handles to pass to Rust.
+ *
+ * @suppress
+ */
+public object FfiConverterTypeReplayGuard: FfiConverterCallbackInterface<ReplayGuard>()
+
+
+
+
 /**
  * @suppress
  */
@@ -3748,6 +4111,38 @@ public object FfiConverterOptionalInt: FfiConverterRustBuffer<kotlin.Int?> {
         } else {
             buf.put(1)
             FfiConverterInt.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalULong: FfiConverterRustBuffer<kotlin.ULong?> {
+    override fun read(buf: ByteBuffer): kotlin.ULong? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterULong.read(buf)
+    }
+
+    override fun allocationSize(value: kotlin.ULong?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterULong.allocationSize(value)
+        }
+    }
+
+    override fun write(value: kotlin.ULong?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterULong.write(value, buf)
         }
     }
 }
@@ -3844,6 +4239,38 @@ public object FfiConverterOptionalTypeResultType: FfiConverterRustBuffer<ResultT
         } else {
             buf.put(1)
             FfiConverterTypeResultType.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeReplayGuard: FfiConverterRustBuffer<ReplayGuard?> {
+    override fun read(buf: ByteBuffer): ReplayGuard? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeReplayGuard.read(buf)
+    }
+
+    override fun allocationSize(value: ReplayGuard?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeReplayGuard.allocationSize(value)
+        }
+    }
+
+    override fun write(value: ReplayGuard?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeReplayGuard.write(value, buf)
         }
     }
 }
@@ -4142,17 +4569,19 @@ public object FfiConverterSequenceTypeViolation: FfiConverterRustBuffer<List<Vio
     
 
         /**
-         * The binding of `request_json` for `subject`: its method, its target
-         * (`params.name` or `params.uri`) and the digest of its `arguments` (absent reads as `{}`).
+         * The binding of `request_json` (the request's raw JSON text) for a subject
+         * (a principal, or `anonymous`): its method, the target the method names
+         * (`params.name`, `params.uri`, `params.taskId`) and the exact digest of its params.
          */
-    @Throws(MrtrException::class) fun `bindingForRequest`(`requestJson`: kotlin.String, `subject`: kotlin.String, `protocol`: kotlin.String): Binding {
+    @Throws(MrtrException::class) fun `bindingForRequest`(`requestJson`: kotlin.String, `subject`: kotlin.String?, `anonymous`: kotlin.Boolean, `protocol`: kotlin.String): Binding {
             return FfiConverterTypeBinding.lift(
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_func_binding_for_request(
     
         
         FfiConverterString.lower(`requestJson`),
-        FfiConverterString.lower(`subject`),
+        FfiConverterOptionalString.lower(`subject`),
+        FfiConverterBoolean.lower(`anonymous`),
         FfiConverterString.lower(`protocol`),_status)
 }
     )
@@ -4160,16 +4589,52 @@ public object FfiConverterSequenceTypeViolation: FfiConverterRustBuffer<List<Vio
     
 
         /**
-         * SHA-256 of the canonical JSON of `salient_json` (keys sorted, no spaces):
-         * key order and formatting never change it.
+         * A binding from its JSON text: `{"subject": "<principal>" | "anonymous":
+         * true, "protocol", "method", "target", "params": {…} | "paramsDigest":
+         * "<64 hex digits>"}`, the digest of `params` computed from its exact text.
          */
-    @Throws(MrtrException::class) fun `paramsDigest`(`salientJson`: kotlin.String): kotlin.ByteArray {
+    @Throws(MrtrException::class) fun `bindingFromJson`(`json`: kotlin.String): Binding {
+            return FfiConverterTypeBinding.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_binding_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the public part of `token` (`state-malformed` when it is not a
+         * version 2 token): how a host finds the stored answer of a replayed final
+         * round, or logs a state without opening it.
+         */
+    @Throws(MrtrException::class) fun `inspect`(`token`: kotlin.String): TokenInfo {
+            return FfiConverterTypeTokenInfo.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_inspect(
+    
+        
+        FfiConverterString.lower(`token`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * The `params_digest` of a binding: SHA-256 of the canonical JSON of a
+         * request's `params` object (every param but `inputResponses`,
+         * `requestState` and `_meta`; numbers exact as written, key order and
+         * formatting never change it).
+         */
+    @Throws(MrtrException::class) fun `paramsDigest`(`paramsJson`: kotlin.String): kotlin.ByteArray {
             return FfiConverterByteArray.lift(
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_func_params_digest(
     
         
-        FfiConverterString.lower(`salientJson`),_status)
+        FfiConverterString.lower(`paramsJson`),_status)
 }
     )
     }
