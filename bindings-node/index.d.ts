@@ -223,29 +223,72 @@ export type Bytes = Uint8Array | string
 export type Key =
   | { id: number; algorithm: AlgorithmName; secret: Bytes; master?: undefined }
   | { id: number; algorithm: AlgorithmName; master: Bytes; secret?: undefined }
-/** What a token is bound to. */
-export interface Binding {
-  /** The authenticated principal ("" when anonymous). */
-  subject: string
+/**
+ * Whom a token belongs to, named explicitly: the authenticated principal
+ * (non-empty), or the choice of no principal. Neither, both, or an empty
+ * subject is a UsageError: nothing defaults to anonymous.
+ */
+export type Subject = { subject: string; anonymous?: false | undefined } | { anonymous: true; subject?: undefined }
+/** The request a token is bound to: its params (every param but `inputResponses`, `requestState`, `_meta`), or their digest. */
+export type BoundRequest = {
   protocol?: ProtocolName
   method: string
-  /** The tool or prompt name, or the resource URI. */
+  /** What the method acts on: the tool or prompt name, the resource URI, the task id. */
   target: string
-  /** SHA-256 of the salient params; else computed from `arguments` (absent: `{}`). */
-  paramsDigest?: Bytes
-  arguments?: Json
-}
-/** SHA-256 of the canonical JSON of `salient` (a request's `arguments`). */
-export declare function paramsDigest(salient: JsonInput<Json>): PlatformBytes
-/** The binding of `request` for `subject`. */
+} & (
+  | { /** The request's `params` object. */ params: JsonObject; paramsDigest?: undefined }
+  | { /** `paramsDigest(params)`, as bytes or 64 hex digits. */ paramsDigest: Bytes; params?: undefined }
+)
+/**
+ * What a token is bound to: a subject and a request. As an object, or as its
+ * JSON text (a string or bytes), passed to the core as it is: the way to bind
+ * numbers that no JavaScript number holds exactly.
+ */
+export type Binding = (Subject & BoundRequest) | string | Uint8Array
+/** SHA-256 of the canonical JSON of a request's `params` (every param but `inputResponses`, `requestState`, `_meta`); numbers exact when given as text. */
+export declare function paramsDigest(params: JsonInput): PlatformBytes
+/** The binding of `request` for a subject. */
 export declare function bindingFor(
   request: JsonInput,
-  subject: string,
+  subject: Subject,
   protocol?: ProtocolName,
-): Required<Omit<Binding, 'arguments'>> & { paramsDigest: PlatformBytes }
+): Subject & { protocol: ProtocolName; method: string; target: string; paramsDigest: PlatformBytes }
+/** What anyone can read off a token without a key; none of it is authenticated until the token opens. */
+export interface TokenInfo {
+  /** The state's id (its nonce), lower-case hex: the key of a single-use store. */
+  stateId: string
+  keyId: number
+  algorithm: AlgorithmName
+  /** Seconds since the Unix epoch. */
+  expiry: number
+}
+/** Reads the public part of a token (a StateError `state-malformed` when it is none). */
+export declare function inspect(token: string | Uint8Array): TokenInfo
+/**
+ * A single-use store hook: records `stateId` and answers true the first time,
+ * false after; it may forget the id after `expiry` (seconds since the epoch).
+ * Called synchronously: no promise. When it throws, the state is refused and
+ * its exception reaches the caller.
+ */
+export type ReplayGuard = (stateId: string, expiry: number) => boolean
+/** Settings of a ring. */
+export interface KeyRingOptions {
+  /** The deployment label every token is sealed and opened under (text or bytes, at most 64 bytes): staging never opens production's tokens. */
+  context?: string | Uint8Array
+  /** How many seals each key may make in this process (its share of the fleet's budget); past it, `usage-seal-budget-spent`. */
+  sealBudget?: number
+}
+/** A token that opened. */
+export interface Opened {
+  payload: PlatformBytes
+  /** The state's id, lower-case hex. */
+  stateId: string
+  /** When it expires, seconds since the Unix epoch. */
+  expiry: number
+}
 /** Keys by id: seals with the current one, opens with any. */
 export declare class KeyRing {
-  constructor(current: Key)
+  constructor(current: Key, options?: KeyRingOptions)
   /** Adds a key that opens tokens (replacing one with the same id). */
   add(key: Key): void
   /** Makes the key with `id` the sealing key; false if the ring lacks it. */
@@ -254,10 +297,12 @@ export declare class KeyRing {
   remove(id: number): boolean
   /** The bound on a token's length, checked before any decoding. */
   setMaxTokenBytes(max: number): void
-  /** Seals `payload` bound to `binding`, expiring `ttl` s after `now` (s since the epoch). `nonce`: test vectors only. */
-  seal(binding: Binding, now: number, ttl: number, payload: string | Uint8Array | Json, nonce?: Bytes): string
-  /** Opens `token` for `binding` at `now`: the payload, or a StateError. */
-  open(token: string | Uint8Array, binding: Binding, now: number): PlatformBytes
+  /** How many seals the key `id` has made in this process; null if the ring lacks it. */
+  seals(id: number): number | null
+  /** Seals `payload` bound to `binding`, expiring `ttl` s after `now` (s since the epoch), with a fresh random nonce. */
+  seal(binding: Binding, now: number, ttl: number, payload: string | Uint8Array | Json): string
+  /** Opens `token` for `binding` at `now` (single-use under `guard`), or throws a StateError. */
+  open(token: string | Uint8Array, binding: Binding, now: number, options?: { guard?: ReplayGuard | null }): Opened
 }
 /** What a server knows after reading a request in sealed rounds. */
 export interface Round {
@@ -269,27 +314,46 @@ export interface Round {
   ignored: string[]
   /** The tool's own data from the previous round, or null. */
   data: Json
+  /** How many `input_required` rounds came before this request (0 on a first request). */
+  round: number
+  /** The id of the state this request carried (lower-case hex), or null. */
+  stateId: string | null
+  /** Its expiry, seconds since the Unix epoch, or null. */
+  expiry: number | null
 }
-/** Settings of sealed rounds. */
-export interface SealedRoundsOptions {
+/** A deployment's settings of sealed rounds, given once. */
+export interface SealedRoundsSettings {
   ring: KeyRing
-  /** The authenticated principal ("" when anonymous). */
-  subject: string
-  /** Seconds since the Unix epoch, from the caller's clock. */
-  now: number
   /** How long a round may take, in seconds (default 300). */
   ttl?: number
   protocol?: ProtocolName
   limits?: Limits
+  /** An answer counts only for the exact question it answered (default true). */
+  pinAnswers?: boolean
 }
+/** What is per request: the subject, the caller's clock (seconds since the epoch). */
+export type RoundCall = Subject & { now: number; guard?: ReplayGuard | null }
 /** A server's rounds with sealed state: earlier answers travel in the sealed `requestState`. */
 export declare class SealedRounds {
-  constructor(options: SealedRoundsOptions)
-  /** This request's answers plus the sealed earlier ones. */
-  resume(request: JsonInput, needs: JsonInput): Round
+  constructor(settings: SealedRoundsSettings)
+  /** This request's answers plus the sealed earlier ones; with a `guard`, each state is single-use. */
+  resume(request: JsonInput, needs: JsonInput, call: RoundCall): Round
   /** The `input_required` response asking what `round` misses, sealing what it has (and `data`). */
-  respond(request: JsonInput, round: Round, needs: JsonInput, data?: Json): JsonObject
+  respond(request: JsonInput, round: Round, needs: JsonInput, data: Json | undefined, call: RoundCall): JsonObject
 }
+/**
+ * Test vectors only, never in a released package: seals with the caller's
+ * `nonce`. Works only over a backend built with the cargo feature
+ * `test-vectors`; elsewhere (every published build) it throws a UsageError.
+ */
+export declare function __sealWithNonceForTestVectors(
+  ring: KeyRing,
+  binding: Binding,
+  now: number,
+  ttl: number,
+  payload: string | Uint8Array | Json,
+  nonce: Bytes,
+): string
 
 /** Test-only: panics inside the backend (it throws a PanicError). Not part of the API. */
 export declare function __panicForTests(): never

@@ -843,6 +843,7 @@ module.exports.bindingFor = nativeBinding.bindingFor
 module.exports.catalogue = nativeBinding.catalogue
 module.exports.check = nativeBinding.check
 module.exports.classify = nativeBinding.classify
+module.exports.inspect = nativeBinding.inspect
 module.exports.paramsDigest = nativeBinding.paramsDigest
 module.exports.respond = nativeBinding.respond
 module.exports.resume = nativeBinding.resume

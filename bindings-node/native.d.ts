@@ -49,14 +49,20 @@ export declare class KeyRing {
   remove(id: number): boolean
   /** The bound on a token's length. */
   setMaxTokenBytes(max: number): void
-  /** `facade::seal`. */
-  seal(binding: Text, now: number, ttl: number, payload: Text, nonce: Uint8Array | undefined | null, random: Uint8Array): string
-  /** `facade::open`: the payload. */
-  open(token: Text, binding: Text, now: number): Buffer
+  /** The deployment label of every token (`KeyRing::set_context`, at most 64 bytes). */
+  setContext(label: Text): void
+  /** How many seals each key may make in this process (`KeyRing::set_seal_budget`). */
+  setSealBudget(seals: number): void
+  /** How many seals the key `id` has made in this process; `null` if the ring lacks it. */
+  seals(id: number): number | null
+  /** `facade::seal`, with a nonce drawn from `random` (the caller's CSPRNG). */
+  seal(binding: Text, now: number, ttl: number, payload: Text, random: Uint8Array): string
+  /** `facade::open`, single-use under `guard` when there is one. */
+  open(token: Text, binding: Text, now: number, guard?: JsGuard | undefined | null): Opened
   /** `facade::resume_round`. */
-  resumeRound(request: Text, needs: Text, options: string): string
+  resumeRound(request: Text, needs: Text, settings: string, call: string, guard?: JsGuard | undefined | null): string
   /** `facade::respond_round`. */
-  respondRound(request: Text, round: Text, needs: Text, data: Text | undefined | null, options: string, random: Uint8Array): string
+  respondRound(request: Text, round: Text, needs: Text, data: Text | undefined | null, settings: string, call: string, random: Uint8Array): string
 }
 
 /**
@@ -65,8 +71,8 @@ export declare class KeyRing {
  */
 export declare function __panicForTests(): void
 
-/** `facade::binding_for`. */
-export declare function bindingFor(request: Text, subject: string, protocol?: string | undefined | null): string
+/** `facade::binding_for`: the subject is a principal or, explicitly, anonymous. */
+export declare function bindingFor(request: Text, subject: string | undefined | null, anonymous: boolean, protocol?: string | undefined | null): string
 
 /** The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, …. */
 export declare function catalogue(): string
@@ -77,8 +83,24 @@ export declare function check(transcript: Text, options?: string | undefined | n
 /** Classifies one raw message: what it found, packed into one string (`mrtr::facade::classify_packed`). */
 export declare function classify(text: Text, options?: string | undefined | null): string
 
-/** `facade::params_digest`. */
-export declare function paramsDigest(salient: Text): Buffer
+/** `facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text. */
+export declare function inspect(token: Text): string
+
+/** A replay guard from JavaScript: `(stateId: string, expiry: number) => boolean`. */
+export type JsGuard = (arg0: string, arg1: number) => boolean | unknown
+
+/** A token that opened: its payload, its state id (hex) and its expiry (seconds). */
+export interface Opened {
+  /** The sealed bytes. */
+  payload: Buffer
+  /** The state's id, lower-case hex: the key of a single-use store. */
+  stateId: string
+  /** When it expires, seconds since the Unix epoch. */
+  expiry: number
+}
+
+/** `facade::params_digest`: of a request's params, as JSON text. */
+export declare function paramsDigest(params: Text): Buffer
 
 /** `facade::respond` (`undefined`: the field is left out). */
 export declare function respond(request: Text, asked?: Text | undefined | null, state?: Text | undefined | null, options?: string | undefined | null): string

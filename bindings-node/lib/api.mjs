@@ -8,9 +8,12 @@
 // and answers JSON text, and throws an Error whose `code` is a rule id. This
 // module decides nothing either: it converts (objects to JSON text and back),
 // builds the tables and the error classes from the core's catalogue, and hands
-// the backend random bytes when it seals. Message and object arguments may be
-// given as objects or as their JSON text (a string, a Uint8Array or an
-// ArrayBuffer, parsed in Rust from the bytes); ids and requestState are values.
+// the backend random bytes when it seals (no function of the API takes a
+// nonce, but the test-only __sealWithNonceForTestVectors, which works only over
+// a backend built with the cargo feature test-vectors, never a released one).
+// Message and object arguments, bindings included, may be given as objects or
+// as their JSON text (a string, a Uint8Array or an ArrayBuffer, parsed in Rust
+// from the bytes, so its numbers stay exact); ids and requestState are values.
 import native, { platformBytes } from './backend.mjs'
 import * as api from './api.mjs'
 
@@ -311,40 +314,115 @@ function keyArgs(key) {
   ]
 }
 
-/** A binding (`{subject, protocol, method, target, arguments | paramsDigest}`) as JSON text for the facade. */
-function bindingText(binding) {
-  const b = binding ?? {}
-  const digest = b.paramsDigest instanceof Uint8Array ? hex(b.paramsDigest) : b.paramsDigest
-  const { subject, protocol, method, target } = b
-  return json({ subject, protocol, method, target, arguments: b.arguments, paramsDigest: digest }, 'the binding')
+/** Refuses an options object with a key this API does not read: a misspelt guard or context never passes silently. */
+function fields(value, allowed, what) {
+  if (value === undefined || value === null) return {}
+  if (typeof value !== 'object') throw usage(`${what} is an object`)
+  for (const k of Object.keys(value)) {
+    if (!allowed.includes(k)) throw usage(`${what} has no field ${JSON.stringify(k)} (${allowed.join(', ')})`)
+  }
+  return value
 }
 
+/**
+ * A binding as JSON text for the facade, which reads and checks it: text (a
+ * string or bytes) as it is, so that its numbers stay exact; an object
+ * (`{subject | anonymous: true, protocol, method, target, params | paramsDigest}`)
+ * stringified, a `paramsDigest` given as bytes in hex.
+ */
+function bindingText(binding) {
+  if (binding !== null && typeof binding === 'object' && binding.paramsDigest instanceof Uint8Array) {
+    return json({ ...binding, paramsDigest: hex(binding.paramsDigest) }, 'the binding')
+  }
+  return text(binding, 'the binding')
+}
+
+/** Who a call is for: `{subject}` (the authenticated principal) or `{anonymous: true}`; the core refuses neither and both. */
+function subjectOf(who, what) {
+  if (who === null || typeof who !== 'object') throw usage(`${what} names {subject} (the authenticated principal) or {anonymous: true}`)
+  const anonymous = who.anonymous ?? false
+  if (typeof anonymous !== 'boolean') throw usage('anonymous is a boolean')
+  return [optional(who.subject, string, 'subject'), anonymous]
+}
+
+/** A label as bytes: text (UTF-8) or bytes. */
+const label = (value, what) => (typeof value === 'string' || value instanceof Uint8Array ? value : string(value, what))
 const token = (t) => (typeof t === 'string' || t instanceof Uint8Array ? t : string(t, 'the token'))
 const payload = (p) => (typeof p === 'string' || p instanceof Uint8Array ? p : json(p, 'the payload'))
 
-/** SHA-256 of the canonical JSON of `salient` (a request's `arguments`). */
-export function paramsDigest(salient) {
-  const t = text(salient, 'the salient params')
+/**
+ * Calls `f` with the replay guard for the backend: the host's function
+ * `(stateId, expiry) => boolean`, run synchronously by the core. The backend
+ * fails closed when it throws or answers anything but a boolean (the state
+ * is refused), and the guard's own exception reaches the caller as it was.
+ */
+function guarded(guard, f) {
+  if (guard === undefined || guard === null) return call(() => f(undefined))
+  if (typeof guard !== 'function') throw usage('a guard is a function (stateId, expiry) => boolean')
+  let thrown = null
+  const js = (stateId, expiry) => {
+    let first
+    try {
+      first = guard(stateId, expiry)
+    } catch (e) {
+      thrown = { e }
+      throw e
+    }
+    if (typeof first !== 'boolean') {
+      thrown = { e: usage('a guard answers true (a first use) or false, synchronously: not a promise') }
+      throw thrown.e
+    }
+    return first
+  }
+  try {
+    return f(js)
+  } catch (e) {
+    if (thrown) throw thrown.e
+    throw translate(e)
+  }
+}
+
+/** SHA-256 of the canonical JSON of a request's `params` (every param but `inputResponses`, `requestState`, `_meta`; numbers exact from text). */
+export function paramsDigest(params) {
+  const t = text(params, 'the params')
   return call(() => native.paramsDigest(t))
 }
 
-/** The binding of `request` for `subject`: `{subject, protocol, method, target, paramsDigest}`. */
-export function bindingFor(request, subject, protocol) {
-  const args = [text(request, 'the request'), string(subject ?? '', 'subject'), optional(protocol, string, 'protocol')]
+/** The binding of `request` for `{subject}` or `{anonymous: true}`: `{subject | anonymous, protocol, method, target, paramsDigest}`. */
+export function bindingFor(request, who, protocol) {
+  const args = [text(request, 'the request'), ...subjectOf(who, 'bindingFor'), optional(protocol, string, 'protocol')]
   const b = JSON.parse(call(() => native.bindingFor(...args)))
   return { ...b, paramsDigest: platformBytes(bytes(b.paramsDigest)) }
 }
 
-/** The backend's ring of each KeyRing, for SealedRounds (kept off the public object). */
+/** What anyone can read off a token without a key (nothing of it authenticated): `{stateId, keyId, algorithm, expiry}`. */
+export function inspect(sealed) {
+  const t = token(sealed)
+  return JSON.parse(call(() => native.inspect(t)))
+}
+
+/** The backend's ring of each KeyRing, for SealedRounds and the test vectors (kept off the public object). */
 const rings = new WeakMap()
 
 /** Keys by id (AES-256-GCM, XChaCha20-Poly1305): seals with the current one, opens with any. */
 export class KeyRing {
   #native
-  /** A ring holding `current` (`{id, algorithm, secret}` or `{id, algorithm, master}`), which seals. */
-  constructor(current) {
+  /**
+   * A ring holding `current` (`{id, algorithm, secret}` or `{id, algorithm, master}`), which seals.
+   * `options`: `{context}`, the deployment label every token is sealed and opened under (text or
+   * bytes, at most 64 bytes), and `{sealBudget}`, the seals each key may make in this process.
+   */
+  constructor(current, options) {
     const k = keyArgs(current)
-    this.#native = call(() => new native.KeyRing(...k))
+    const o = fields(options, ['context', 'sealBudget'], 'the ring options')
+    const context = optional(o.context, label, 'context')
+    const budget = optional(o.sealBudget, whole, 'sealBudget')
+    this.#native = call(() => {
+      const ring = new native.KeyRing(...k)
+      if (context !== undefined) ring.setContext(context)
+      if (budget !== undefined) ring.setSealBudget(budget)
+      return ring
+    })
     rings.set(this, this.#native)
   }
   /** Adds a key that opens tokens (replacing one with the same id). */
@@ -367,43 +445,84 @@ export class KeyRing {
     const m = whole(max, 'a token bound')
     call(() => this.#native.setMaxTokenBytes(m))
   }
-  /** Seals `data` bound to `binding`, expiring `ttl` s after `now` (s since the epoch); `nonce`: test vectors only. */
-  seal(binding, now, ttl, data, nonce) {
-    const n = optional(nonce, bytes, 'the nonce')
-    const args = [bindingText(binding), whole(now, 'now'), whole(ttl, 'ttl'), payload(data), n, entropy()]
+  /** How many seals the key `id` has made in this process (null: the ring lacks it). */
+  seals(id) {
+    const i = whole(id, 'a key id')
+    return call(() => this.#native.seals(i)) ?? null
+  }
+  /** Seals `data` bound to `binding`, expiring `ttl` s after `now` (s since the epoch), with a fresh random nonce. */
+  seal(binding, now, ttl, data) {
+    const args = [bindingText(binding), whole(now, 'now'), whole(ttl, 'ttl'), payload(data), entropy()]
     return call(() => this.#native.seal(...args))
   }
-  /** Opens `token` for `binding` at `now`: the payload, or a StateError. */
-  open(sealed, binding, now) {
+  /** Opens `token` for `binding` at `now`, single-use under `{guard}`: `{payload, stateId, expiry}`, or a StateError. */
+  open(sealed, binding, now, options) {
+    const { guard } = fields(options, ['guard'], 'the open options')
     const args = [token(sealed), bindingText(binding), whole(now, 'now')]
-    return call(() => this.#native.open(...args))
+    const o = guarded(guard, (g) => this.#native.open(...args, g))
+    return { payload: platformBytes(o.payload), stateId: o.stateId, expiry: o.expiry }
   }
 }
 
-/** A server's rounds with sealed state: the answers of earlier rounds travel in the sealed `requestState`. */
+/**
+ * Test vectors only: seals with the caller's `nonce`. It works only over a
+ * backend built with the cargo feature `test-vectors` (the corpus runner's);
+ * a released package has no such backend function and throws a UsageError. A
+ * nonce used twice under one AES-GCM key gives its forgery power away.
+ */
+export function __sealWithNonceForTestVectors(ring, binding, now, ttl, data, nonce) {
+  if (!rings.has(ring)) throw usage('the ring is a KeyRing')
+  if (typeof native.sealWithNonceForTestVectors !== 'function') {
+    throw usage('this build of mrtr seals with random nonces only: test vectors need the cargo feature test-vectors')
+  }
+  const r = rings.get(ring)
+  const args = [bindingText(binding), whole(now, 'now'), whole(ttl, 'ttl'), payload(data), bytes(nonce, 'the nonce')]
+  return call(() => native.sealWithNonceForTestVectors(r, ...args))
+}
+
+/** The JSON text of a call (`{subject | anonymous: true, now}`) and its guard. */
+function callOf(who) {
+  if (who === undefined || who === null) throw usage('the call is {subject | anonymous: true, now}')
+  const { guard, ...c } = fields(who, ['subject', 'anonymous', 'now', 'guard'], 'the call')
+  return [json(c, 'the call'), guard]
+}
+
+/**
+ * A server's rounds with sealed state: the answers of earlier rounds travel in the sealed `requestState`.
+ * Built once per deployment (`{ring, ttl = 300, protocol, limits, pinAnswers = true}`); the subject,
+ * the clock and the replay guard come with each call.
+ */
 export class SealedRounds {
   #ring
-  #options
-  /** `{ring, subject, now, ttl = 300, protocol, limits}`. */
-  constructor(options) {
-    const { ring, subject, now, ttl, protocol, limits } = options ?? {}
+  #settings
+  constructor(settings) {
+    const { ring, ...rest } = settings ?? {}
     if (!rings.has(ring)) throw usage('SealedRounds needs a KeyRing as `ring`')
+    for (const k of ['subject', 'anonymous', 'now', 'guard']) {
+      if (Object.hasOwn(rest, k)) throw usage(`${k} comes with each call: resume(request, needs, {subject | anonymous, now, guard})`)
+    }
     this.#ring = rings.get(ring)
-    this.#options = json({ subject, now, ttl, protocol, limits }, 'the options')
+    this.#settings = json(rest, 'the settings')
   }
-  /** This request's answers plus the sealed earlier ones: `{answers, missing, ignored, data}`. */
-  resume(request, needs) {
-    const args = [text(request, 'the request'), text(needs ?? {}, 'needs'), this.#options]
-    return JSON.parse(call(() => this.#ring.resumeRound(...args)))
+  /**
+   * This request's answers plus the sealed earlier ones, for `{subject | anonymous: true, now, guard}`:
+   * `{answers, missing, ignored, data, round, stateId, expiry}`.
+   */
+  resume(request, needs, who) {
+    const [c, guard] = callOf(who)
+    const args = [text(request, 'the request'), text(needs ?? {}, 'needs'), this.#settings, c]
+    return JSON.parse(guarded(guard, (g) => this.#ring.resumeRound(...args, g)))
   }
-  /** Asks what `round` misses and seals what it has (and `data`): the `input_required` response. */
-  respond(request, round, needs, data) {
+  /** Asks what `round` misses and seals what it has (and `data`), for `{subject | anonymous: true, now}`: the `input_required` response. */
+  respond(request, round, needs, data, who) {
+    const [c] = callOf(who)
     const args = [
       text(request, 'the request'),
       json(round, 'the round'),
       text(needs ?? {}, 'needs'),
       optional(data, json, 'data'),
-      this.#options,
+      this.#settings,
+      c,
       entropy(),
     ]
     return JSON.parse(call(() => this.#ring.respondRound(...args)))

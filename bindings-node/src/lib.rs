@@ -8,15 +8,23 @@
 //!   in place); options as the JSON text of `{protocol, limits, maxRounds}`;
 //!   JSON text out (`classify` alone answers a packed string, see `mrtr::facade::classify_packed`);
 //! - randomness for sealing comes from the caller (bytes from
-//!   `crypto.getRandomValues`), as in a page;
+//!   `crypto.getRandomValues`), as in a page; no export takes a nonce, but
+//!   for the corpus's test vectors `sealWithNonceForTestVectors`, which
+//!   exists only with the cargo feature `test-vectors` (test builds:
+//!   `tools/build.sh --test-vectors`; never the packaged addon);
+//! - a replay guard is a JS function `(stateId, expiry) => boolean`, called
+//!   synchronously from the core through a closure that fails closed: when it
+//!   throws, the core refuses the state (`state-replayed`) and the guard's
+//!   exception is thrown again once the core has returned;
 //! - every failure is a JS `Error` whose `code` is the rule id and whose
 //!   message is the core's; a panic is caught and thrown the same way, as
 //!   `internal-panic` ([`facade::panic_error`]).
 
 use mrtr::facade::{self, Options, Randomness};
-use mrtr::state::KeyRing as Ring;
+use mrtr::state::{KeyRing as Ring, ReplayGuard, StateId};
 use mrtr::RuleId;
-use napi::bindgen_prelude::{Buffer, Either};
+use napi::bindgen_prelude::{Buffer, Either, FnArgs, Function, Unknown};
+use napi::{Env, Status};
 use napi_derive::napi;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -35,12 +43,21 @@ fn options(text: Option<String>) -> mrtr::Result<Options> {
     text.map_or(Ok(Options::default()), |t| Options::from_json(t.as_bytes()))
 }
 
-/// The `code` of a thrown error: the rule id.
-pub struct Code(RuleId);
+/// The `code` of a thrown error: the rule id; or none, when the error is a
+/// JavaScript exception already thrown (a replay guard's).
+pub enum Code {
+    /// A core error: its rule id.
+    Rule(RuleId),
+    /// An exception is pending: napi-rs leaves it as it is.
+    Pending,
+}
 
 impl AsRef<str> for Code {
     fn as_ref(&self) -> &str {
-        self.0.name()
+        match self {
+            Code::Rule(rule) => rule.name(),
+            Code::Pending => Status::PendingException.as_ref(),
+        }
     }
 }
 
@@ -50,7 +67,55 @@ pub type Result<T> = std::result::Result<T, napi::Error<Code>>;
 /// Runs `f`, a panic becoming `internal-panic`, and a core error the thrown `Error`.
 fn run<T>(f: impl FnOnce() -> mrtr::Result<T>) -> Result<T> {
     let out = catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(facade::panic_error(&*p)));
-    out.map_err(|e| napi::Error::new(Code(e.rule()), e.message()))
+    out.map_err(|e| napi::Error::new(Code::Rule(e.rule()), e.message()))
+}
+
+/// A replay guard from JavaScript: `(stateId: string, expiry: number) => boolean`.
+#[napi]
+pub type JsGuard<'f> = Function<'f, FnArgs<(String, f64)>, Either<bool, Unknown<'f>>>;
+
+/// Runs `f` under the JavaScript `guard`, wrapped in a closure that fails
+/// closed: when the guard throws, or answers anything but a boolean, the
+/// closure answers false (not a first use) and keeps what happened; after the
+/// core returns, the guard's own exception is thrown again as it was.
+fn guarded<T>(
+    env: &Env,
+    guard: Option<JsGuard<'_>>,
+    f: impl FnOnce(Option<&mut dyn ReplayGuard>) -> mrtr::Result<T>,
+) -> Result<T> {
+    let Some(js) = guard else { return run(|| f(None)) };
+    let mut thrown = None;
+    let mut not_boolean = false;
+    let out = {
+        let mut closure = |id: &StateId, expiry: u64| match js.call((id.to_string(), expiry as f64).into()) {
+            Ok(Either::A(first_use)) => first_use,
+            Ok(Either::B(_)) => {
+                not_boolean = true;
+                false
+            }
+            Err(e) => {
+                thrown = Some(e);
+                false
+            }
+        };
+        run(|| f(Some(&mut closure)))
+    };
+    if let Some(e) = thrown {
+        // napi-rs caught the guard's exception and holds a reference to it:
+        // throw that very value again, and tell napi-rs one is pending. (A
+        // thrown primitive cannot be referenced before Node-API 10: napi-rs
+        // then holds an Error in its place; lib/api.mjs throws the guard's
+        // own value again itself either way.)
+        return match env.throw(e) {
+            Ok(()) => Err(napi::Error::new(Code::Pending, "")),
+            Err(e) => Err(napi::Error::new(Code::Rule(RuleId::InternalPanic), e.reason)),
+        };
+    }
+    if not_boolean {
+        let message = "the replay guard answers true (a first use) or false, synchronously: not a promise";
+        return Err(napi::Error::new(Code::Rule(RuleId::UsageInvalidArgument), message));
+    }
+    out
 }
 
 /// The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
@@ -102,16 +167,27 @@ pub fn task_transition(from: String, to: String) -> Result<&'static str> {
     run(|| facade::task_transition(&from, &to))
 }
 
-/// `facade::binding_for`.
+/// `facade::binding_for`: the subject is a principal or, explicitly, anonymous.
 #[napi]
-pub fn binding_for(request: Text, subject: String, protocol: Option<String>) -> Result<String> {
-    run(|| facade::binding_for(bytes(&request), &subject, protocol.as_deref()))
+pub fn binding_for(
+    request: Text,
+    subject: Option<String>,
+    anonymous: bool,
+    protocol: Option<String>,
+) -> Result<String> {
+    run(|| facade::binding_for(bytes(&request), subject.as_deref(), anonymous, protocol.as_deref()))
 }
 
-/// `facade::params_digest`.
+/// `facade::params_digest`: of a request's params, as JSON text.
 #[napi]
-pub fn params_digest(salient: Text) -> Result<Buffer> {
-    run(|| facade::params_digest(bytes(&salient)).map(|d| d.to_vec().into()))
+pub fn params_digest(params: Text) -> Result<Buffer> {
+    run(|| facade::params_digest(bytes(&params)).map(|d| d.to_vec().into()))
+}
+
+/// `facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text.
+#[napi]
+pub fn inspect(token: Text) -> Result<String> {
+    run(|| facade::inspect(bytes(&token)))
 }
 
 /// `facade::Checker`.
@@ -233,50 +309,106 @@ impl KeyRing {
         })
     }
 
-    /// `facade::seal`.
+    /// The deployment label of every token (`KeyRing::set_context`, at most 64 bytes).
     #[napi]
-    pub fn seal(
-        &self,
-        binding: Text,
-        now: f64,
-        ttl: f64,
-        payload: Text,
-        nonce: Option<&[u8]>,
-        random: &[u8],
-    ) -> Result<String> {
-        let (binding, payload) = (bytes(&binding), bytes(&payload));
-        run(|| facade::seal(&self.0, binding, now as u64, ttl as u32, payload, nonce, Randomness::Bytes(random)))
+    pub fn set_context(&mut self, label: Text) -> Result<()> {
+        run(|| self.0.set_context(bytes(&label)))
     }
 
-    /// `facade::open`: the payload.
+    /// How many seals each key may make in this process (`KeyRing::set_seal_budget`).
     #[napi]
-    pub fn open(&self, token: Text, binding: Text, now: f64) -> Result<Buffer> {
-        run(|| facade::open(&self.0, bytes(&token), bytes(&binding), now as u64).map(Buffer::from))
+    pub fn set_seal_budget(&mut self, seals: f64) -> Result<()> {
+        run(|| {
+            self.0.set_seal_budget(seals as u64);
+            Ok(())
+        })
+    }
+
+    /// How many seals the key `id` has made in this process; `null` if the ring lacks it.
+    #[napi]
+    pub fn seals(&self, id: f64) -> Result<Option<f64>> {
+        run(|| Ok(u8::try_from(id as i64).ok().and_then(|id| self.0.seals(id)).map(|n| n as f64)))
+    }
+
+    /// `facade::seal`, with a nonce drawn from `random` (the caller's CSPRNG).
+    #[napi]
+    pub fn seal(&self, binding: Text, now: f64, ttl: f64, payload: Text, random: &[u8]) -> Result<String> {
+        let (binding, payload) = (bytes(&binding), bytes(&payload));
+        run(|| facade::seal(&self.0, binding, now as u64, ttl as u32, payload, Randomness::Bytes(random)))
+    }
+
+    /// `facade::open`, single-use under `guard` when there is one.
+    #[napi]
+    pub fn open(&self, env: Env, token: Text, binding: Text, now: f64, guard: Option<JsGuard>) -> Result<Opened> {
+        let (token, binding) = (bytes(&token), bytes(&binding));
+        let opened = guarded(&env, guard, |g| facade::open(&self.0, token, binding, now as u64, g))?;
+        Ok(Opened { payload: opened.payload.into(), state_id: opened.id.to_string(), expiry: opened.expiry as f64 })
     }
 
     /// `facade::resume_round`.
     #[napi]
-    pub fn resume_round(&self, request: Text, needs: Text, options: String) -> Result<String> {
-        run(|| facade::resume_round(&self.0, bytes(&request), bytes(&needs), options.as_bytes()))
+    pub fn resume_round(
+        &self,
+        env: Env,
+        request: Text,
+        needs: Text,
+        settings: String,
+        call: String,
+        guard: Option<JsGuard>,
+    ) -> Result<String> {
+        let (request, needs) = (bytes(&request), bytes(&needs));
+        guarded(&env, guard, |g| facade::resume_round(&self.0, request, needs, settings.as_bytes(), call.as_bytes(), g))
     }
 
     /// `facade::respond_round`.
     #[napi]
+    #[allow(clippy::too_many_arguments)]
     pub fn respond_round(
         &self,
         request: Text,
         round: Text,
         needs: Text,
         data: Option<Text>,
-        options: String,
+        settings: String,
+        call: String,
         random: &[u8],
     ) -> Result<String> {
         let (request, round, needs) = (bytes(&request), bytes(&round), bytes(&needs));
         let data = data.as_ref().map(bytes);
-        run(|| {
-            facade::respond_round(&self.0, request, round, needs, data, options.as_bytes(), Randomness::Bytes(random))
-        })
+        let (settings, call) = (settings.as_bytes(), call.as_bytes());
+        run(|| facade::respond_round(&self.0, request, round, needs, data, settings, call, Randomness::Bytes(random)))
     }
+}
+
+/// `facade::seal_with_nonce`: sealing with a caller's nonce, for the corpus's
+/// test vectors. Only in builds with the cargo feature `test-vectors` (the
+/// tests', `tools/build.sh --test-vectors`), never in the packaged addon. A
+/// free function left out of the generated types, so that `native.d.ts` and
+/// `native.cjs` are the same in both builds (the loader hands out every
+/// export of the addon all the same).
+#[cfg(feature = "test-vectors")]
+#[napi(skip_typescript)]
+pub fn seal_with_nonce_for_test_vectors(
+    ring: &KeyRing,
+    binding: Text,
+    now: f64,
+    ttl: f64,
+    payload: Text,
+    nonce: &[u8],
+) -> Result<String> {
+    let (binding, payload) = (bytes(&binding), bytes(&payload));
+    run(|| facade::seal_with_nonce(&ring.0, binding, now as u64, ttl as u32, payload, nonce))
+}
+
+/// A token that opened: its payload, its state id (hex) and its expiry (seconds).
+#[napi(object)]
+pub struct Opened {
+    /// The sealed bytes.
+    pub payload: Buffer,
+    /// The state's id, lower-case hex: the key of a single-use store.
+    pub state_id: String,
+    /// When it expires, seconds since the Unix epoch.
+    pub expiry: f64,
 }
 
 /// Panics on purpose: the tests show a panic reaching JavaScript as a

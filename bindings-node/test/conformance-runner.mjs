@@ -56,18 +56,22 @@ const OPERATIONS = {
   },
   state(mrtr, input) {
     const [first, ...more] = input.keys.map((k) => ({ id: k.id, algorithm: k.alg, secret: k.secret }))
-    const ring = new mrtr.KeyRing(first)
+    const ring = new mrtr.KeyRing(first, { context: input.context })
     for (const k of more) ring.add(k)
     if (input.current !== undefined) ring.setCurrent(input.current)
     if (input.maxTokenBytes !== undefined) ring.setMaxTokenBytes(input.maxTokenBytes)
-    const { subject = '', protocol, method = '', target = '', arguments: args = {} } = input.binding
-    const binding = { subject, protocol, method, target, arguments: args }
+    // `bindingText`: the binding's raw JSON text, passed as it is (its numbers exact).
+    const binding = input.bindingText ?? input.binding
     if (input.seal) {
       const s = input.seal
-      return { token: ring.seal(binding, s.now, s.ttl, s.payload ?? '', s.nonce) }
+      return { token: mrtr.__sealWithNonceForTestVectors(ring, binding, s.now, s.ttl, s.payload ?? '', s.nonce) }
     }
-    const payload = ring.open(input.open.token ?? '', binding, input.open.now ?? 0)
-    return { payload: new TextDecoder().decode(payload) }
+    const { token = '', now = 0, used } = input.open
+    // `used`: a replay guard that already holds these ids.
+    const seen = used?.map((id) => id.toLowerCase())
+    const guard = seen && ((stateId) => !seen.includes(stateId))
+    const { payload, stateId, expiry } = ring.open(token, binding, now, { guard })
+    return { payload: new TextDecoder().decode(payload), stateId, expiry }
   },
 }
 

@@ -24,27 +24,45 @@ test('the weather client drives the stateless server to completion', { timeout: 
   assert.equal((await run('F')).stdout.trim(), 'NYC: 70 °F, sunny')
 })
 
-test('the example server refuses a bad retry with the rule and its JSON-RPC code', async () => {
+test('the example server seals its rounds, and refuses a bad, a forged or a replayed retry with the rule and its JSON-RPC code', async () => {
   const { handle } = await import('../examples/server.mjs')
   const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }
   const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_weather', _meta: meta } }
-  assert.equal(handle(call).result.resultType, 'input_required')
-  const bad = handle({ ...call, id: 2, params: { ...call.params, inputResponses: { units: { action: 'accept', content: { units: 'K' } } } } })
+  const first = handle(call)
+  assert.equal(first.result.resultType, 'input_required')
+  const state = first.result.requestState
+  const retry = (id, units, requestState = state) =>
+    ({ ...call, id, params: { ...call.params, inputResponses: { units: { action: 'accept', content: { units } } }, requestState } })
+  const bad = handle(retry(2, 'K'))
   assert.equal(bad.error.code, -32602)
   assert.match(bad.error.message, /^retry-input-response-invalid/)
-  assert.equal(handle({ ...call, id: 3, params: { ...call.params, inputResponses: { units: { action: 'accept', content: { units: 'F' } } } } }).result.content[0].text, 'somewhere: 70 °F, sunny')
+  // The answer counts only for the question the sealed state says was asked: none without it.
+  const { requestState: _, ...stateless } = retry(3, 'F').params
+  assert.equal(handle({ ...call, id: 3, params: stateless }).result.resultType, 'input_required')
+  assert.match(handle(retry(4, 'F', state.slice(0, -4) + 'AAAA')).error.message, /^state-tampered/)
+  assert.equal(handle(retry(5, 'F')).result.content[0].text, 'somewhere: 70 °F, sunny')
+  // The final round ran once: the same state again is refused.
+  const replayed = handle(retry(6, 'F'))
+  assert.equal(replayed.error.code, -32602)
+  assert.match(replayed.error.message, /^state-replayed/)
+  // And it expires.
+  assert.match(handle(retry(7, 'C', handle(call).result.requestState), Math.floor(Date.now() / 1000) + 301).error.message, /^state-expired/)
 })
 
-test('the README example runs as written', async () => {
+test('the README examples run as written', async () => {
   const { readFileSync, writeFileSync, rmSync } = await import('node:fs')
   const readme = readFileSync(join(examples, '..', 'README.md'), 'utf8')
-  const code = readme.match(/```js\n([\s\S]*?)```/)[1]
-  const file = join(examples, '..', 'test', `.readme-${process.pid}.mjs`) // inside the package: `import 'mrtr'` resolves to it
-  writeFileSync(file, code)
-  try {
-    const { stdout } = await promisify(execFile)(process.execPath, [file], { timeout: 10_000 })
-    assert.equal(stdout.trim(), 'retry-missing-input-response null')
-  } finally {
-    rmSync(file, { force: true })
+  const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1])
+  const printed = ['retry-missing-input-response null', "[] octocat\nstate-replayed"]
+  assert.equal(blocks.length, printed.length)
+  for (const [i, code] of blocks.entries()) {
+    const file = join(examples, '..', 'test', `.readme-${process.pid}-${i}.mjs`) // inside the package: `import 'mrtr'` resolves to it
+    writeFileSync(file, code)
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, [file], { timeout: 10_000 })
+      assert.equal(stdout.trim(), printed[i])
+    } finally {
+      rmSync(file, { force: true })
+    }
   }
 })

@@ -1,11 +1,15 @@
 // The npm package `mrtr` itself (the napi backend only): its entry points
 // (ESM, and CommonJS through require(esm)) give the very same objects, the
-// types check with tsc --strict, Buffers are bytes, and the addon loads in
-// worker threads side by side.
+// types check with tsc --strict, Buffers are bytes, the addon loads in
+// worker threads side by side, and the packed addon is the release build,
+// which cannot seal with a caller's nonce (the tests' build, with the cargo
+// feature test-vectors, stays in target/ and is refused by `prepack`).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import * as esm from '../index.mjs'
@@ -39,10 +43,44 @@ test('Buffers are bytes in, and come back out', () => {
   const bytes = Buffer.from(JSON.stringify(call))
   assert.equal(esm.classify(bytes).method, 'tools/call')
   assert.ok(esm.paramsDigest({ a: 1 }) instanceof Buffer)
-  assert.ok(esm.bindingFor(call, 'alice').paramsDigest instanceof Buffer)
+  assert.ok(esm.bindingFor(call, { subject: 'alice' }).paramsDigest instanceof Buffer)
   const ring = new esm.KeyRing({ id: 1, algorithm: 'aes-256-gcm', secret: Buffer.alloc(32, 7) })
-  const b = { subject: 's', method: 'tools/call', target: 't' }
-  assert.equal(ring.open(ring.seal(b, 1, 9, Buffer.from('hi')), b, 2).toString(), 'hi')
+  const b = { subject: 's', method: 'tools/call', target: 't', params: { name: 't' } }
+  const opened = ring.open(ring.seal(b, 1, 9, Buffer.from('hi')), b, 2)
+  assert.ok(opened.payload instanceof Buffer)
+  assert.equal(opened.payload.toString(), 'hi')
+})
+
+test('the packed addon is the release build: it cannot seal with a caller\'s nonce', () => {
+  const native = createRequire(import.meta.url)('../native.cjs')
+  assert.equal(typeof native.KeyRing, 'function')
+  assert.equal(native.sealWithNonceForTestVectors, undefined)
+  const ring = new esm.KeyRing({ id: 1, algorithm: 'aes-256-gcm', secret: Buffer.alloc(32, 7) })
+  const b = { subject: 's', method: 'tools/call', target: 't', params: { name: 't' } }
+  assert.throws(() => esm.__sealWithNonceForTestVectors(ring, b, 1, 9, 'x', '000102030405060708090a0b'),
+    (e) => e instanceof esm.UsageError && /test-vectors/.test(e.message))
+  // What npm packs: the package's addon, nothing from the tests' build.
+  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: pkg, encoding: 'utf8' }))
+  const files = packed.files.map((f) => f.path)
+  const addons = files.filter((f) => f.endsWith('.node'))
+  assert.ok(addons.length >= 1 && addons.every((f) => !f.includes('/')), addons.join())
+  assert.deepEqual(files.filter((f) => /test-vectors/.test(f)), [])
+  // Its bytes do not register the test-only export; the tests' build does, and `prepack` refuses it.
+  const check = join(pkg, 'tools', 'check-release.mjs')
+  assert.equal(spawnSync(process.execPath, [check, pkg]).status, 0)
+  for (const f of addons) assert.ok(!readFileSync(join(pkg, f)).includes('sealWithNonceForTestVectors'), f)
+  const tests = join(pkg, '..', 'target', 'napi-node-test-vectors')
+  const testAddon = readdirSync(tests).find((f) => f.endsWith('.node'))
+  assert.ok(readFileSync(join(tests, testAddon)).includes('sealWithNonceForTestVectors'))
+  const tmp = mkdtempSync(join(tmpdir(), 'mrtr-prepack-'))
+  try {
+    copyFileSync(join(tests, testAddon), join(tmp, testAddon))
+    const r = spawnSync(process.execPath, [check, tmp], { encoding: 'utf8' })
+    assert.equal(r.status, 1)
+    assert.match(r.stderr, /is a test build/)
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
 })
 
 test('the addon loads and works in worker threads, side by side', { timeout: 30_000 }, async () => {

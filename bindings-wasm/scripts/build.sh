@@ -13,26 +13,46 @@
 # Prints the sizes: raw, after wasm-bindgen, after wasm-opt, gzipped. Fast
 # when nothing changed: cargo is incremental, and the binding and optimisation
 # steps are skipped when their inputs are the ones recorded in pkg/.stamp.
+#
+#   scripts/build.sh                  pkg/: the package, never with test vectors
+#   scripts/build.sh --test-vectors   pkg-test-vectors/: the same with the cargo
+#                                     feature `test-vectors` (sealWithNonceForTestVectors,
+#                                     for the corpus's sealing vectors), which the
+#                                     shared tests and the corpus runners use; built in
+#                                     its own target folder (target/wasm-test-vectors/),
+#                                     so that neither build is ever taken for the other
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 root=$(cd "$here/.." && pwd)
 shared="$root/bindings-node"
 cd "$root"
 
+target="${CARGO_TARGET_DIR:-$root/target}"
+pkg="$here/pkg"
+features=()
+case "${1:-}" in
+  "") ;;
+  --test-vectors)
+    target="$root/target/wasm-test-vectors"
+    pkg="$here/pkg-test-vectors"
+    features=(--features test-vectors) ;;
+  *) echo "usage: scripts/build.sh [--test-vectors]" >&2; exit 2 ;;
+esac
+name=$(basename "$pkg")
+
 # Size settings for this target only (the workspace's release profile is
 # shared with the host crates; these apply to the wasm32 build alone, which
 # no other crate builds). wasm32-unknown-unknown aborts on panic anyway.
-cargo build --quiet -p mrtr-wasm --target wasm32-unknown-unknown --release \
+CARGO_TARGET_DIR="$target" cargo build --quiet -p mrtr-wasm --target wasm32-unknown-unknown --release "${features[@]}" \
   --config 'profile.release.opt-level="z"' \
   --config 'profile.release.lto=true' \
   --config 'profile.release.codegen-units=1'
 
-raw="${CARGO_TARGET_DIR:-$root/target}/wasm32-unknown-unknown/release/mrtr_wasm.wasm"
-pkg="$here/pkg"
+raw="$target/wasm32-unknown-unknown/release/mrtr_wasm.wasm"
 shared_files=("$shared/lib/api.mjs" "$shared/lib/tables.d.ts" "$shared/index.d.ts" "$here"/js/*)
-stamp_now=$( (sha256sum "$raw" "$0"; cat "${shared_files[@]}"; wasm-bindgen --version) | sha256sum | cut -d' ' -f1)
+stamp_now=$( (sha256sum "$raw" "$0"; echo "$name"; cat "${shared_files[@]}"; wasm-bindgen --version) | sha256sum | cut -d' ' -f1)
 if [ -f "$pkg/.stamp" ] && [ "$(cat "$pkg/.stamp")" = "$stamp_now" ] && [ -f "$pkg/lib/mrtr_wasm_bg.wasm" ]; then
-  echo "pkg/ up to date"
+  echo "$name/ up to date"
   cat "$pkg/sizes.txt"
   exit 0
 fi

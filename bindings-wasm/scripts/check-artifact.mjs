@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Checks the built artifact (pkg/lib/mrtr_wasm_bg.wasm): the gzipped size of
-// the optimised wasm (goal <= 150 KiB, failure above 250 KiB), and its
-// imports: none from "env" (a libc or an undefined symbol leaking in), every
-// one from the wasm-bindgen glue. Exits non-zero on a failure.
+// the optimised wasm (goal <= 150 KiB, failure above 250 KiB), its imports:
+// none from "env" (a libc or an undefined symbol leaking in), every one from
+// the wasm-bindgen glue; and its exports: no test-only function (the cargo
+// feature `test-vectors`, sealing with a caller's nonce, is for the tests'
+// pkg-test-vectors/ alone). Exits non-zero on a failure.
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -23,7 +25,10 @@ export function inspect(bytes) {
   if (env.length) problems.push(`imports from "env": ${env.join(', ')}`)
   const foreign = [...new Set(imports.map((i) => i.module))].filter((m) => m !== GLUE && m !== 'env')
   if (foreign.length) problems.push(`imports from outside the wasm-bindgen glue: ${foreign.join(', ')}`)
-  return { size: bytes.length, gz, imports, problems }
+  const exports = WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name)
+  const testOnly = exports.filter((name) => /ForTestVectors/i.test(name))
+  if (testOnly.length) problems.push(`exports test-only functions (cargo feature test-vectors): ${testOnly.join(', ')}`)
+  return { size: bytes.length, gz, imports, exports, problems }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

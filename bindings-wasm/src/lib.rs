@@ -9,29 +9,46 @@
 //!   (`classify` alone answers a packed string, see `mrtr::facade::classify_packed`);
 //! - randomness for sealing comes from the caller (bytes from
 //!   `crypto.getRandomValues`): the module has no random source and imports
-//!   nothing from `"env"`;
+//!   nothing from `"env"`; no export takes a nonce, but for the corpus's test
+//!   vectors `sealWithNonceForTestVectors`, which exists only with the
+//!   cargo feature `test-vectors` (`scripts/build.sh --test-vectors`, into
+//!   `pkg-test-vectors/`; never the package's `pkg/`);
+//! - a replay guard is a JS function `(stateId, expiry) => boolean`, called
+//!   synchronously from the core through a closure that fails closed: when it
+//!   throws, the core refuses the state (`state-replayed`) and the guard's
+//!   exception is thrown again, as it was, once the core has returned;
 //! - every failure is a thrown JS `Error` whose `code` is the rule id and
 //!   whose message is the core's. `wasm32-unknown-unknown` cannot unwind, so
 //!   a panic is thrown the same way from the panic hook, as `internal-panic`
 //!   ([`facade::panic_error`]), and the next call gets a fresh instance.
 
-use js_sys::Uint8Array;
+use js_sys::{Function, Object, Reflect, Uint8Array};
 use mrtr::facade::{self, Options, Randomness};
-use mrtr::state::KeyRing as Ring;
+use mrtr::state::{KeyRing as Ring, ReplayGuard, StateId};
+use mrtr::RuleId;
 use wasm_bindgen::prelude::*;
 
-/// A core error on its way to JavaScript.
-pub struct Failure(mrtr::Error);
+/// An error on its way to JavaScript: the core's, or a replay guard's own
+/// exception, thrown again as it was.
+pub enum Failure {
+    /// A core error.
+    Core(mrtr::Error),
+    /// What a JavaScript replay guard threw.
+    Js(JsValue),
+}
 
 impl From<mrtr::Error> for Failure {
     fn from(e: mrtr::Error) -> Failure {
-        Failure(e)
+        Failure::Core(e)
     }
 }
 
 impl From<Failure> for JsValue {
-    fn from(Failure(e): Failure) -> JsValue {
-        thrown(&e)
+    fn from(f: Failure) -> JsValue {
+        match f {
+            Failure::Core(e) => thrown(&e),
+            Failure::Js(v) => v,
+        }
     }
 }
 
@@ -60,6 +77,42 @@ fn optional(text: &JsValue) -> Option<Vec<u8>> {
 
 fn options(text: Option<String>) -> mrtr::Result<Options> {
     text.map_or(Ok(Options::default()), |t| Options::from_json(t.as_bytes()))
+}
+
+/// Runs `f` under the JavaScript replay guard `guard`
+/// (`(stateId: string, expiry: number) => boolean`), wrapped in a closure
+/// that fails closed: when the guard throws, or answers anything but a
+/// boolean, the closure answers false (not a first use) and keeps what
+/// happened; after the core returns, the guard's own exception is thrown again.
+fn guarded<T>(guard: Option<Function>, f: impl FnOnce(Option<&mut dyn ReplayGuard>) -> mrtr::Result<T>) -> Result<T> {
+    let Some(js) = guard else { return Ok(f(None)?) };
+    let mut thrown = None;
+    let mut not_boolean = false;
+    let out = {
+        let mut closure = |id: &StateId, expiry: u64| match js.call2(
+            &JsValue::UNDEFINED,
+            &id.to_string().into(),
+            &(expiry as f64).into(),
+        ) {
+            Ok(answer) => answer.as_bool().unwrap_or_else(|| {
+                not_boolean = true;
+                false
+            }),
+            Err(e) => {
+                thrown = Some(e);
+                false
+            }
+        };
+        f(Some(&mut closure))
+    };
+    if let Some(e) = thrown {
+        return Err(Failure::Js(e));
+    }
+    if not_boolean {
+        let message = "the replay guard answers true (a first use) or false, synchronously: not a promise";
+        return Err(Failure::Core(mrtr::Error::with(RuleId::UsageInvalidArgument, message.into())));
+    }
+    Ok(out?)
 }
 
 /// Makes every later panic throw an `internal-panic` error to the caller and
@@ -138,16 +191,27 @@ pub fn task_transition(from: &str, to: &str) -> Result<String> {
     Ok(facade::task_transition(from, to)?.into())
 }
 
-/// `facade::binding_for`.
+/// `facade::binding_for`: the subject is a principal or, explicitly, anonymous.
 #[wasm_bindgen(js_name = bindingFor)]
-pub fn binding_for(request: &JsValue, subject: &str, protocol: Option<String>) -> Result<String> {
-    Ok(facade::binding_for(&bytes(request), subject, protocol.as_deref())?)
+pub fn binding_for(
+    request: &JsValue,
+    subject: Option<String>,
+    anonymous: bool,
+    protocol: Option<String>,
+) -> Result<String> {
+    Ok(facade::binding_for(&bytes(request), subject.as_deref(), anonymous, protocol.as_deref())?)
 }
 
-/// `facade::params_digest`.
+/// `facade::params_digest`: of a request's params, as JSON text.
 #[wasm_bindgen(js_name = paramsDigest)]
-pub fn params_digest(salient: &JsValue) -> Result<Vec<u8>> {
-    Ok(facade::params_digest(&bytes(salient))?.to_vec())
+pub fn params_digest(params: &JsValue) -> Result<Vec<u8>> {
+    Ok(facade::params_digest(&bytes(params))?.to_vec())
+}
+
+/// `facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text.
+#[wasm_bindgen]
+pub fn inspect(token: &JsValue) -> Result<String> {
+    Ok(facade::inspect(&bytes(token))?)
 }
 
 /// `facade::Checker`.
@@ -255,48 +319,93 @@ impl KeyRing {
         self.0.set_max_token_bytes(max as usize);
     }
 
-    /// `facade::seal`.
-    pub fn seal(
-        &self,
-        binding: &JsValue,
-        now: f64,
-        ttl: f64,
-        payload: &JsValue,
-        nonce: Option<Vec<u8>>,
-        random: &[u8],
-    ) -> Result<String> {
-        let (binding, payload) = (bytes(binding), bytes(payload));
-        let random = Randomness::Bytes(random);
-        Ok(facade::seal(&self.0, &binding, now as u64, ttl as u32, &payload, nonce.as_deref(), random)?)
+    /// The deployment label of every token (`KeyRing::set_context`, at most 64 bytes).
+    #[wasm_bindgen(js_name = setContext)]
+    pub fn set_context(&mut self, label: &JsValue) -> Result<()> {
+        Ok(self.0.set_context(&bytes(label))?)
     }
 
-    /// `facade::open`: the payload.
-    pub fn open(&self, token: &JsValue, binding: &JsValue, now: f64) -> Result<Vec<u8>> {
-        Ok(facade::open(&self.0, &bytes(token), &bytes(binding), now as u64)?)
+    /// How many seals each key may make in this process (`KeyRing::set_seal_budget`).
+    #[wasm_bindgen(js_name = setSealBudget)]
+    pub fn set_seal_budget(&mut self, seals: f64) {
+        self.0.set_seal_budget(seals as u64);
+    }
+
+    /// How many seals the key `id` has made in this process; `undefined` if the ring lacks it.
+    pub fn seals(&self, id: f64) -> Option<f64> {
+        u8::try_from(id as i64).ok().and_then(|id| self.0.seals(id)).map(|n| n as f64)
+    }
+
+    /// `facade::seal`, with a nonce drawn from `random` (the caller's CSPRNG).
+    pub fn seal(&self, binding: &JsValue, now: f64, ttl: f64, payload: &JsValue, random: &[u8]) -> Result<String> {
+        let (binding, payload) = (bytes(binding), bytes(payload));
+        let random = Randomness::Bytes(random);
+        Ok(facade::seal(&self.0, &binding, now as u64, ttl as u32, &payload, random)?)
+    }
+
+    /// `facade::open`, single-use under `guard` when there is one:
+    /// `{payload, stateId, expiry}`.
+    pub fn open(&self, token: &JsValue, binding: &JsValue, now: f64, guard: Option<Function>) -> Result<Object> {
+        let (token, binding) = (bytes(token), bytes(binding));
+        let opened = guarded(guard, |g| facade::open(&self.0, &token, &binding, now as u64, g))?;
+        let out = Object::new();
+        // Setting a property on a fresh plain object cannot fail.
+        let _ = Reflect::set(&out, &"payload".into(), &Uint8Array::from(opened.payload.as_slice()));
+        let _ = Reflect::set(&out, &"stateId".into(), &opened.id.to_string().into());
+        let _ = Reflect::set(&out, &"expiry".into(), &(opened.expiry as f64).into());
+        Ok(out)
     }
 
     /// `facade::resume_round`.
     #[wasm_bindgen(js_name = resumeRound)]
-    pub fn resume_round(&self, request: &JsValue, needs: &JsValue, options: &str) -> Result<String> {
-        Ok(facade::resume_round(&self.0, &bytes(request), &bytes(needs), options.as_bytes())?)
+    pub fn resume_round(
+        &self,
+        request: &JsValue,
+        needs: &JsValue,
+        settings: &str,
+        call: &str,
+        guard: Option<Function>,
+    ) -> Result<String> {
+        let (request, needs) = (bytes(request), bytes(needs));
+        guarded(guard, |g| facade::resume_round(&self.0, &request, &needs, settings.as_bytes(), call.as_bytes(), g))
     }
 
     /// `facade::respond_round`.
     #[wasm_bindgen(js_name = respondRound)]
+    #[allow(clippy::too_many_arguments)]
     pub fn respond_round(
         &self,
         request: &JsValue,
         round: &JsValue,
         needs: &JsValue,
         data: &JsValue,
-        options: &str,
+        settings: &str,
+        call: &str,
         random: &[u8],
     ) -> Result<String> {
         let (request, round, needs) = (bytes(request), bytes(round), bytes(needs));
         let data = optional(data);
-        let random = Randomness::Bytes(random);
-        Ok(facade::respond_round(&self.0, &request, &round, &needs, data.as_deref(), options.as_bytes(), random)?)
+        let (settings, call, random) = (settings.as_bytes(), call.as_bytes(), Randomness::Bytes(random));
+        Ok(facade::respond_round(&self.0, &request, &round, &needs, data.as_deref(), settings, call, random)?)
     }
+}
+
+/// `facade::seal_with_nonce`: sealing with a caller's nonce, for the corpus's
+/// test vectors. Only in builds with the cargo feature `test-vectors`
+/// (`scripts/build.sh --test-vectors`, into `pkg-test-vectors/`), never in the
+/// package's `pkg/`.
+#[cfg(feature = "test-vectors")]
+#[wasm_bindgen(js_name = sealWithNonceForTestVectors)]
+pub fn seal_with_nonce_for_test_vectors(
+    ring: &KeyRing,
+    binding: &JsValue,
+    now: f64,
+    ttl: f64,
+    payload: &JsValue,
+    nonce: &[u8],
+) -> Result<String> {
+    let (binding, payload) = (bytes(binding), bytes(payload));
+    Ok(facade::seal_with_nonce(&ring.0, &binding, now as u64, ttl as u32, &payload, nonce)?)
 }
 
 /// Panics on purpose: the tests show a panic reaching JavaScript as a

@@ -1,7 +1,10 @@
-// The built package: the wasm within the size bound and importing nothing
-// from "env" (and the check itself catches such an import), the package's
-// entry points and its copies of the shared API present, and the shared
-// types usable from TypeScript with this package's bytes (tsc --strict).
+// The built package: the wasm within the size bound, importing nothing from
+// "env" and exporting no test-only function (and the check itself catches
+// either), the package's entry points and its copies of the shared API
+// present, and the shared types usable from TypeScript with this package's
+// bytes (tsc --strict). pkg/ is what the package ships (scripts/build.sh);
+// pkg-test-vectors/ (scripts/build.sh --test-vectors) is the tests' build,
+// with the cargo feature test-vectors, and must never be the package's.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
@@ -27,6 +30,40 @@ test('the check refuses a module importing from "env"', () => {
     0x02, 0x0e, 0x01, 0x03, 0x65, 0x6e, 0x76, 0x06, ...name, 0x00, 0x00,
   ])
   assert.deepEqual(inspect(bytes).problems, ['imports from "env": memcpy'])
+})
+
+test('the check refuses a module exporting a test-only function', () => {
+  // (module (type (func)) (func (type 0)) (export "sealWithNonceForTestVectors" (func 0)))
+  const name = [...'sealWithNonceForTestVectors'].map((c) => c.charCodeAt(0))
+  const bytes = new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x01, 0x04, 0x01, 0x60, 0x00, 0x00,
+    0x03, 0x02, 0x01, 0x00,
+    0x07, name.length + 4, 0x01, name.length, ...name, 0x00, 0x00,
+    0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b,
+  ])
+  assert.deepEqual(inspect(bytes).problems, ['exports test-only functions (cargo feature test-vectors): sealWithNonceForTestVectors'])
+})
+
+test("the package's pkg/ cannot seal with a caller's nonce; only the tests' build can", async () => {
+  const shipped = inspect(readFileSync(`${pkg}/pkg/lib/mrtr_wasm_bg.wasm`))
+  assert.ok(shipped.exports.includes('keyring_seal'))
+  assert.deepEqual(shipped.exports.filter((e) => /nonce|TestVectors/i.test(e)), [])
+  assert.doesNotMatch(readFileSync(`${pkg}/pkg/lib/mrtr_wasm.js`, 'utf8'), /TestVectors/)
+  // The tests' build has it, so the checks above are no tautology.
+  const tests = inspect(readFileSync(`${pkg}/pkg-test-vectors/lib/mrtr_wasm_bg.wasm`))
+  assert.deepEqual(tests.problems, ['exports test-only functions (cargo feature test-vectors): sealWithNonceForTestVectors'])
+  // Through the API: the package refuses, the tests' build seals with the nonce.
+  const nonce = '000102030405060708090a0b'
+  const binding = { subject: 'alice', method: 'tools/call', target: 't', params: { name: 't' } }
+  for (const [dir, works] of [['pkg', false], ['pkg-test-vectors', true]]) {
+    const mrtr = await import(`${pkg}/${dir}/lib/api.mjs`)
+    const ring = new mrtr.KeyRing({ id: 1, algorithm: 'aes-256-gcm', secret: new Uint8Array(32).fill(3) })
+    const seal = () => mrtr.__sealWithNonceForTestVectors(ring, binding, 1000, 60, 'x', nonce)
+    if (works) assert.equal(mrtr.inspect(seal()).stateId, nonce)
+    else assert.throws(seal, (e) => e instanceof mrtr.UsageError && /test-vectors/.test(e.message))
+    assert.notEqual(mrtr.inspect(ring.seal(binding, 1000, 60, 'x', nonce)).stateId, nonce)
+  }
 })
 
 test("package.json's entry points exist, and pkg/ holds the shared API as bindings-node has it", () => {

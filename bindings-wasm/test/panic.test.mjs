@@ -18,7 +18,7 @@ test('after a panic, objects of the old instance throw a PanicError; new ones wo
   for (const use of [() => before.pollTransmit(), () => before.send({ ...call, id: 2 }), () => checker.violations()]) {
     assert.throws(use, (e) => e instanceof mrtr.PanicError && e.rule === 'internal-panic' && /panicked; make a new one/.test(e.message))
   }
-  assert.throws(() => ring.seal({ subject: '', method: 'm', target: 't' }, 1, 1, 'p'), mrtr.PanicError)
+  assert.throws(() => ring.seal({ subject: 's', method: 'm', target: 't', params: {} }, 1, 1, 'p'), mrtr.PanicError)
   const after = new mrtr.Client(options)
   after.send(call)
   assert.deepEqual(after.pollTransmit(), call)

@@ -3,5 +3,5 @@
 import { KeyRing, paramsDigest } from 'mrtr'
 
 const ring = new KeyRing({ id: 1, algorithm: 'aes-256-gcm', secret: Buffer.alloc(32) })
-const opened: Buffer = ring.open('token', { subject: '', method: 'tools/call', target: 't' }, 1)
+const opened: Buffer = ring.open('token', { subject: 'alice', method: 'tools/call', target: 't', params: {} }, 1).payload
 void [opened.toString('hex'), paramsDigest({}).toString('hex')]

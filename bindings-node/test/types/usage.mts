@@ -5,9 +5,10 @@
 // user would.
 import {
   classify, check, Checker, retry, respond, resume, taskUpdate, taskTransition, Client, KeyRing, SealedRounds,
-  bindingFor, paramsDigest, Rule, RULES, Protocol, TaskStatus, Kind, defaultLimits, errorClassFor,
+  bindingFor, paramsDigest, inspect, Rule, RULES, Protocol, TaskStatus, Kind, defaultLimits, errorClassFor,
   MrtrError, ProtocolError, RetryError, StateError, TaskError, AssociationError, TransportError, UsageError, PanicError,
   type ClientEvent, type JsonObject, type RuleId, type Violation, type Round, type PlatformBytes, type AreaName,
+  type Binding, type ReplayGuard, type Opened, type TokenInfo,
 } from 'mrtr'
 
 const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }
@@ -39,13 +40,37 @@ if (event?.type === 'inputRequired') client.answer(event.handle, {}, 'r2')
 else if (event?.type === 'done') void event.response.result
 client.abandon(handle)
 
-const ring = new KeyRing({ id: 1, algorithm: 'aes-256-gcm', secret: new Uint8Array(32) })
-ring.add({ id: 2, algorithm: 'xchacha20-poly1305', master: 'deadbeef' })
-const token: string = ring.seal(bindingFor(call, 'alice'), 1000, 60, 'payload')
-const opened: PlatformBytes = ring.open(token, { subject: 'alice', method: 'tools/call', target: 'get_weather', paramsDigest: paramsDigest({ location: 'NYC' }) }, 1000)
-const rounds = new SealedRounds({ ring, subject: 'alice', now: 1000 })
-const round: Round = rounds.resume(call, ask)
-rounds.respond(call, round, ask, { step: 1 })
+const secret = crypto.getRandomValues(new Uint8Array(32))
+const ring = new KeyRing({ id: 1, algorithm: 'xchacha20-poly1305', secret }, { context: 'production', sealBudget: 1_000_000 })
+ring.add({ id: 2, algorithm: 'xchacha20-poly1305', master: 'deadbeef'.repeat(8) })
+const bound = bindingFor(call, { subject: 'alice' })
+const token: string = ring.seal(bound, 1000, 60, 'payload')
+const used = new Set<string>()
+const guard: ReplayGuard = (stateId, expiry) => expiry > 0 && !used.has(stateId) && used.add(stateId).has(stateId)
+const byHand: Binding = { subject: 'alice', method: 'tools/call', target: 'get_weather', paramsDigest: paramsDigest(call.params) }
+const anonymous: Binding = { anonymous: true, method: 'tools/call', target: 'get_weather', params: { name: 'get_weather' } }
+const exact: Binding = '{"subject":"alice","method":"tools/call","target":"t","params":{"n":100000000000000000001}}'
+const result: Opened = ring.open(token, byHand, 1000, { guard })
+const opened: PlatformBytes = result.payload
+const info: TokenInfo = inspect(token)
+const seals: number | null = ring.seals(1)
+const rounds = new SealedRounds({ ring, ttl: 120, pinAnswers: true })
+const round: Round = rounds.resume(call, ask, { subject: 'alice', now: 1000, guard })
+const roundNumber: number = round.round
+const stateId: string | null = round.stateId
+rounds.respond(call, round, ask, { step: 1 }, { anonymous: true, now: 1000 })
+void [anonymous, exact, info.stateId, seals, roundNumber, stateId, result.expiry]
+// What the types refuse: a binding without a subject or without params, a nonce, per-call values in the settings.
+// @ts-expect-error: no subject
+ring.seal({ method: 'tools/call', target: 't', params: {} }, 1000, 60, 'x')
+// @ts-expect-error: no params
+ring.seal({ subject: 'alice', method: 'tools/call', target: 't' }, 1000, 60, 'x')
+// @ts-expect-error: no nonce argument
+ring.seal(bound, 1000, 60, 'x', '000102030405060708090a0b')
+// @ts-expect-error: the subject is named
+bindingFor(call, 'alice')
+// @ts-expect-error: subject and clock come with each call
+new SealedRounds({ ring, subject: 'alice', now: 1000 })
 
 try {
   classify('{')

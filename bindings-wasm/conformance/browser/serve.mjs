@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // A tiny static server for the browser runner, on 127.0.0.1 and a free port
-// the system picks: the page (/), the built package (/pkg/…), the runner of
+// the system picks: the page (/), the test build of the package
+// (/pkg-test-vectors/…, scripts/build.sh --test-vectors: the corpus's sealing
+// vectors need the cargo feature `test-vectors`), the runner of
 // the JavaScript API (/runner.mjs, from bindings-node/test), and the corpus as
 // one JSON list (/corpus.json, read once at start from MRTR_CONFORMANCE_DIR).
 // Prints "listening http://127.0.0.1:PORT/" once it accepts connections;
@@ -22,7 +24,7 @@ const server = createServer(async (req, res) => {
     res.end(body)
   }
   if (path === 'corpus.json') return send(200, TYPES['.json'], corpus)
-  const local = Object.hasOwn(FIXED, path) ? FIXED[path] : path.startsWith('pkg/') && !path.includes('..') ? `../../${path}` : null
+  const local = Object.hasOwn(FIXED, path) ? FIXED[path] : path.startsWith('pkg-test-vectors/') && !path.includes('..') ? `../../${path}` : null
   if (local === null) return send(404, 'text/plain', 'not found')
   try {
     send(200, TYPES[extname(local)] ?? 'application/octet-stream', await readFile(file(local)))
