@@ -29,7 +29,7 @@
 //!   presented after a later one is `state-replayed`, never a rollback, and a
 //!   final round runs once. A host that answers a replayed final round from
 //!   its own store keys it by [`Round::state`]'s id (or
-//!   [`state::inspect`](crate::state::inspect) of the token).
+//!   [`state::inspect`] of the token).
 //!
 //! Without a guard, a state opens as often as it is presented until it
 //! expires: keep counters and anything with side effects on the server.

@@ -12,7 +12,7 @@ use crate::{
     input,
     message::{self, check_capabilities, check_task_input, is_task_input, read_view, required_meta},
     protocol::{Protocol, META_RELATED_TASK},
-    view::{EnvelopeView, InputRequestView, Map, Obj, ParamsView, Prim, ResponseView},
+    view::{EnvelopeView, InputRequestView, Map, Obj, ParamsView, Prim},
     Limits,
 };
 use alloc::{
@@ -122,6 +122,7 @@ pub fn resume(request: &Value, needs: &Value, protocol: Protocol, limits: &Limit
 /// passes in [`resume`], for answers that come from elsewhere (sealed state).
 #[cfg(feature = "state")]
 pub(crate) fn fits(key: &str, answer: &Value, need: &Value) -> bool {
+    use crate::view::ResponseView;
     let (Ok(answer), Ok(need)) = (read_view::<ResponseView<'_>>(answer), read_view::<InputRequestView<'_>>(need))
     else {
         return false;

@@ -13,7 +13,7 @@ use core::fmt;
 /// A sealed state's id: its nonce, 12 bytes (AES-256-GCM) or 24
 /// (XChaCha20-Poly1305). Unique (drawn at random for every seal),
 /// authenticated (a token with another nonce does not open) and public (it
-/// is in the token: [`token_id`](super::token_id) reads it without a key).
+/// is in the token: [`inspect`](super::inspect) reads it without a key).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StateId {
     bytes: [u8; 24],
