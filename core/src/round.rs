@@ -20,10 +20,13 @@
 //! - **Answers are pinned to the question** ([`SealedRounds::pin_answers`], on
 //!   by default): the state records a digest of each question asked and
 //!   answered. An answer counts only for the exact question it answered:
-//!   "delete 3 files?" answered yes is asked again as "delete 300 files?", and
-//!   a fresh answer counts only for a question the last round asked, so a
-//!   client can neither answer what was never asked nor change an earlier
-//!   answer.
+//!   "delete 3 files?" answered yes is asked again as "delete 300 files?".
+//!   On a request that carries state, a fresh answer counts only for a
+//!   question the last round asked, as it was asked, so a client can neither
+//!   slip in an answer the conversation never asked for nor change an earlier
+//!   one. A request without state is a first request: its answers are taken
+//!   for the current questions by key, as SEP-2322's stateless resume has it
+//!   (a client may always start over, and then carries nothing earlier).
 //! - **Rounds are numbered** ([`Round::number`]), and with a
 //!   [`ReplayGuard`] each state is single-use: an earlier round's state
 //!   presented after a later one is `state-replayed`, never a rollback, and a
@@ -141,13 +144,16 @@ impl<'k> SealedRounds<'k> {
             None => Carried::default(),
         };
         let mut fresh = read.responses;
+        // Without state there is no record of what was asked: the keys name
+        // the questions (the SEP's stateless resume), as for any first request.
+        let pin_fresh = self.pin_answers && carried.state.is_some();
         let Carried { round, mut answers, answered, asked, data, state } = carried;
         let mut round = Round { number: round, ignored: read.ignored, data, state, ..Round::default() };
         for (key, need) in needs.as_object().into_iter().flatten() {
             let question = question_digest(need);
             let pinned = |pins: &Map<String, Value>| !self.pin_answers || pins.get(key) == Some(&question);
             let answer = match (fresh.remove(key), answers.remove(key)) {
-                (Some(answer), _) if pinned(&asked) => Some(answer),
+                (Some(answer), _) if !pin_fresh || asked.get(key) == Some(&question) => Some(answer),
                 (_, Some(answer)) if pinned(&answered) && server::fits(key, &answer, need) => Some(answer),
                 _ => None,
             };
