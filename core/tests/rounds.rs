@@ -260,3 +260,18 @@ fn a_raw_token_never_opens_as_a_round() {
     let call = r.call(&request, ALICE, 1001).unwrap();
     assert_eq!(r.resume(&call, &need, None).unwrap_err().rule(), RuleId::StateTampered);
 }
+
+#[test]
+fn a_host_with_larger_limits_binds_a_request_over_the_default_bound() {
+    // The exact digest reads the text the host parsed under its own limits, not under the defaults.
+    let ring = ring();
+    let big = "x".repeat(Limits::DEFAULT.max_message_bytes + 1);
+    let mut request = first();
+    request["params"]["arguments"]["blob"] = json!(big);
+    let text = request.to_string();
+    let limits = Limits { max_message_bytes: 64 << 20, ..Limits::DEFAULT };
+    let r = SealedRounds::new(&ring, 300, Protocol::default(), limits);
+    let mut call = r.call(&request, ALICE, 1000).unwrap();
+    call.binding = call.binding.with_exact_digest(text.as_bytes()).unwrap();
+    assert_eq!(call.binding.params_digest, mrtr::state::params_digest(&request["params"]));
+}
