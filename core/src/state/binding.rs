@@ -139,10 +139,10 @@ pub fn params_digest(params: &Value) -> [u8; 32] {
 }
 
 /// [`params_digest`] of the request whose raw JSON text is `request_text`,
-/// every number exact as written. The text is read as JSON (UTF-8, syntax)
-/// and not checked against [`Limits`](crate::Limits): the caller parsed it
-/// under its own. A key given twice is digested as its last value, which is
-/// what a parsed `Value` holds too.
+/// every number exact as written. The text is checked as [`crate::parse`]
+/// checks a message (UTF-8, duplicate keys, depth), but against no byte or
+/// entry bound: the caller applied its own [`Limits`](crate::Limits) when it
+/// parsed the request.
 pub fn params_digest_text(request_text: &[u8]) -> Result<[u8; 32]> {
     let request: BTreeMap<String, &RawValue> = raw_object(request_text)?;
     digest_raw_params(request.get("params").map(|p| p.get()))
@@ -152,12 +152,22 @@ pub fn params_digest_text(request_text: &[u8]) -> Result<[u8; 32]> {
 /// binding's), every number exact as written; read as
 /// [`params_digest_text`] reads a request.
 pub fn params_digest_json(params_text: &[u8]) -> Result<[u8; 32]> {
+    crate::parse(params_text, &UNBOUNDED)?;
     let text = core::str::from_utf8(params_text).map_err(|_| err!(JsonrpcParseError, "JSON text is UTF-8"))?;
-    serde_json::from_str::<&RawValue>(text).map_err(|_| err!(JsonrpcParseError, "the params are not JSON"))?;
     digest_raw_params(Some(text))
 }
 
+/// The checks of [`crate::parse`] without its size bounds, which the caller
+/// applied when it parsed the same text.
+const UNBOUNDED: crate::Limits = crate::Limits {
+    max_message_bytes: usize::MAX,
+    max_input_requests: usize::MAX,
+    max_request_state_bytes: usize::MAX,
+    ..crate::Limits::DEFAULT
+};
+
 fn raw_object(text: &[u8]) -> Result<BTreeMap<String, &RawValue>> {
+    crate::parse(text, &UNBOUNDED)?;
     let text = core::str::from_utf8(text).map_err(|_| err!(JsonrpcParseError, "a message is UTF-8"))?;
     serde_json::from_str(text).map_err(|_| err!(JsonrpcInvalid, "a request is a JSON object"))
 }
