@@ -179,6 +179,18 @@ pub const MRTR_ERR_SSE_RETRY_IGNORED: mrtr_status = 64;
 /// go as a JSON array to the `rel="stream"` URL.
 pub const MRTR_ERR_SSE_BUFFERED_POST_TARGET: mrtr_status = 65;
 
+/// `sse-stream-ended` (area `transport`, no JSON-RPC code): (mrtr) A response stream ended before the JSON-RPC response
+/// to its request with nothing to resume it from: no event id (and, in 1335, no `rel="stream"` URL), a `204` with no
+/// answers owed, or the reconnects allowed (`StreamLimits::max_reconnects`) spent without an event. The client machine
+/// fails the call with it.
+pub const MRTR_ERR_SSE_STREAM_ENDED: mrtr_status = 66;
+
+/// `http-status-unexpected` (area `transport`, no JSON-RPC code): (mrtr) An HTTP status the transport does not expect
+/// at that point: a POST answered without the call's response (neither an event stream nor a JSON-RPC response with its
+/// id), a reconnect answered with anything but an event stream (or `204` in 1335), an answer's POST refused. The client
+/// machine fails the call with it.
+pub const MRTR_ERR_HTTP_STATUS_UNEXPECTED: mrtr_status = 67;
+
 /// `limit-exceeded` (area `protocol`, JSON-RPC -32600): A message over a configured bound: bytes, nesting depth,
 /// entries of `inputRequests` or `inputResponses` (see `mrtr::Limits`). Code -32600.
 pub const MRTR_ERR_LIMIT_EXCEEDED: mrtr_status = 70;
@@ -273,7 +285,7 @@ pub const MRTR_ALG_AES_256_GCM: mrtr_algorithm = 1;
 pub const MRTR_ALG_XCHACHA20_POLY1305: mrtr_algorithm = 2;
 
 /// Each rule's number, id and source, in catalogue order.
-pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 48] = [
+pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 50] = [
     (1, c"jsonrpc-parse-error", c"JSON-RPC 2.0"),
     (2, c"jsonrpc-invalid", c"JSON-RPC 2.0"),
     (3, c"request-meta-missing", c"2026-07-28 RequestParams"),
@@ -316,6 +328,8 @@ pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 48] = [
     (63, c"sse-stream-url-cross-origin", c"003 SEP-1335"),
     (64, c"sse-retry-ignored", c"003 SEP-1335"),
     (65, c"sse-buffered-post-target", c"003 SEP-1335"),
+    (66, c"sse-stream-ended", c"mrtr transports"),
+    (67, c"http-status-unexpected", c"mrtr transports"),
     (70, c"limit-exceeded", c"mrtr Limits"),
     (80, c"usage-invalid-argument", c"mrtr API"),
     (81, c"usage-unknown-handle", c"mrtr API"),

@@ -87,6 +87,10 @@ export declare const Rule: {
   readonly SseRetryIgnored: 'sse-retry-ignored'
   /** (1335) After `204 No Content`, buffered responses go as a JSON array to the `rel="stream"` URL. */
   readonly SseBufferedPostTarget: 'sse-buffered-post-target'
+  /** (mrtr) A response stream ended before the JSON-RPC response to its request with nothing to resume it from: no event id (and, in 1335, no `rel="stream"` URL), a `204` with no answers owed, or the reconnects allowed (`StreamLimits::max_reconnects`) spent without an event. The client machine fails the call with it. */
+  readonly SseStreamEnded: 'sse-stream-ended'
+  /** (mrtr) An HTTP status the transport does not expect at that point: a POST answered without the call's response (neither an event stream nor a JSON-RPC response with its id), a reconnect answered with anything but an event stream (or `204` in 1335), an answer's POST refused. The client machine fails the call with it. */
+  readonly HttpStatusUnexpected: 'http-status-unexpected'
   /** A message over a configured bound: bytes, nesting depth, entries of `inputRequests` or `inputResponses` (see `mrtr::Limits`). Code -32600. */
   readonly LimitExceeded: 'limit-exceeded'
   /** An argument of the wrong type or shape handed to mrtr by its caller (a handle that is not an integer, a key that is not 32 bytes, options that are not an object…). A bug in the caller, never a peer's violation. */
@@ -121,7 +125,7 @@ export declare class TaskError extends MrtrError {}
 /** A server request outside what the protocol allows. Rules: server-request-unassociated, server-request-on-stream. */
 export declare class AssociationError extends MrtrError {}
 
-/** The SSE multi-turn transports (SEP-1858, SEP-1335). Rules: sse-response-not-buffered, sse-reconnected-after-input-required, sse-last-event-id-missing, sse-stream-url-cross-origin, sse-retry-ignored, sse-buffered-post-target. */
+/** The SSE multi-turn transports (SEP-1858, SEP-1335). Rules: sse-response-not-buffered, sse-reconnected-after-input-required, sse-last-event-id-missing, sse-stream-url-cross-origin, sse-retry-ignored, sse-buffered-post-target, sse-stream-ended, http-status-unexpected. */
 export declare class TransportError extends MrtrError {}
 
 /** A misuse of mrtr's API by its caller: a local bug, never a peer's violation. Rules: usage-invalid-argument, usage-unknown-handle, usage-out-of-turn, usage-seal-budget-spent. */

@@ -6,7 +6,7 @@ use mrtr::{check, client, server, Error, Limits, Protocol, RuleId};
 use serde_json::{json, Value};
 
 /// The ops this runner knows.
-pub const OPS: [&str; 6] = ["classify", "check", "retry", "resume", "respond", "state"];
+pub const OPS: [&str; 8] = ["classify", "check", "retry", "resume", "respond", "state", "sse", "http-client"];
 
 /// Runs `case` and compares its outcome with `expect`.
 pub fn run(case: &Case) -> Result<(), String> {
@@ -25,6 +25,8 @@ pub fn outcome(op: &str, input: &Value) -> Result<Value, String> {
         "resume" => resume(input, &limits),
         "respond" => respond(input, &limits),
         "state" => sealed_state(input),
+        "sse" => return sse_op(input),
+        "http-client" => return http_client_op(input),
         other => return Err(format!("unknown op {other:?}")),
     };
     Ok(result.unwrap_or_else(|e| json!({ "error": e.rule().name() })))
@@ -74,11 +76,15 @@ fn check_op(input: &Value) -> Result<Value, String> {
     let config = input.get("config").cloned().unwrap_or(json!({}));
     let protocol = protocol(config.get("protocol")).map_err(|e| e.to_string())?;
     let max_rounds = config.get("maxRounds").and_then(Value::as_u64).map_or(10, |n| n as u32);
-    let entries = input["transcript"].as_array().ok_or("transcript must be an array")?;
-    let entries = entries.iter().map(transcript::entry).collect::<Result<Vec<_>, _>>()?;
-    let config = check::CheckConfig { protocol, max_rounds, ..Default::default() };
+    let transport = match config.get("transport").and_then(Value::as_str) {
+        Some(name) => Some(mrtr::http::Mode::from_name(name).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let lines = input["transcript"].as_array().ok_or("transcript must be an array")?;
+    let lines = lines.iter().map(transcript::line).collect::<Result<Vec<_>, _>>()?;
+    let config = check::CheckConfig { protocol, max_rounds, transport, ..Default::default() };
     let violations: Vec<Value> =
-        check::check(&entries, config).iter().map(|v| json!({"rule": v.rule.name(), "index": v.index})).collect();
+        check::check_lines(&lines, config).iter().map(|v| json!({"rule": v.rule.name(), "index": v.index})).collect();
     Ok(json!({ "violations": violations }))
 }
 
@@ -101,6 +107,108 @@ fn respond(input: &Value, limits: &Limits) -> Result<Value, Error> {
     let present = |k: &str| input.get(k).filter(|v| !v.is_null());
     let response = server::respond(&input["request"], present("inputRequests"), present("requestState"), p, limits)?;
     Ok(json!({ "response": response }))
+}
+
+/// The `sse` op: every chunk fed to the decoder, the stream ended, every
+/// block listed (an unreadable one as `{"error": rule}`).
+fn sse_op(input: &Value) -> Result<Value, String> {
+    let mut decoder = mrtr::sse::Decoder::new();
+    for chunk in input["chunks"].as_array().ok_or("chunks must be an array")? {
+        decoder.feed(chunk.as_str().ok_or("a chunk is a string")?.as_bytes());
+    }
+    decoder.finish();
+    let events: Vec<Value> = core::iter::from_fn(|| decoder.poll_event())
+        .map(|block| match block {
+            Ok(e) => serde_json::to_value(&e).unwrap_or_default(),
+            Err(e) => json!({ "error": e.rule().name() }),
+        })
+        .collect();
+    Ok(json!({ "events": events }))
+}
+
+/// The `http-client` op: the machine driven by the script's steps; after its
+/// creation and after each step, what it sends, its events and its timeout.
+fn http_client_op(input: &Value) -> Result<Value, String> {
+    use mrtr::http::{call::Call, Headers};
+    let config = mrtr::facade::call_config(input["config"].to_string().as_bytes()).map_err(|e| e.to_string())?;
+    let mut now = input.get("now").and_then(Value::as_u64).unwrap_or(0);
+    let mut call = match Call::new(config, &input["request"], now) {
+        Ok(call) => call,
+        Err(e) => return Ok(json!({ "outputs": [[{ "error": e.rule().name() }]] })),
+    };
+    let mut outputs = vec![drain(&mut call)];
+    for step in input["steps"].as_array().ok_or("steps must be an array")? {
+        now = step.get("at").and_then(Value::as_u64).unwrap_or(now);
+        let exchange = |part: &Value| part["exchange"].as_u64().ok_or("a step names its exchange");
+        let done = if let Some(head) = step.get("head") {
+            let headers: Headers = head["headers"]
+                .as_object()
+                .map(|h| {
+                    h.iter().map(|(n, v)| (n.to_ascii_lowercase(), v.as_str().unwrap_or_default().into())).collect()
+                })
+                .unwrap_or_default();
+            let status = head["status"].as_u64().ok_or("a head has a status")? as u16;
+            call.handle_head(exchange(head)?, status, &headers, now)
+        } else if let Some(body) = step.get("body") {
+            let bytes = match body.get("hex") {
+                Some(h) => hex(h).map_err(|e| e.to_string())?,
+                None => body["text"].as_str().ok_or("a body step has text or hex")?.as_bytes().to_vec(),
+            };
+            call.handle_body(exchange(body)?, &bytes, now)
+        } else if let Some(end) = step.get("end") {
+            call.handle_end(exchange(end)?, now)
+        } else if let Some(answer) = step.get("answer") {
+            call.answer(answer, now)
+        } else if let Some(at) = step.get("timeout").and_then(Value::as_u64) {
+            now = at;
+            call.handle_timeout(now);
+            Ok(())
+        } else {
+            return Err(format!("unknown step {step}"));
+        };
+        outputs.push(match done {
+            Ok(()) => drain(&mut call),
+            Err(e) => vec![json!({ "error": e.rule().name() })],
+        });
+    }
+    Ok(json!({ "outputs": outputs }))
+}
+
+/// What a call machine has to say after an input, in the drain order.
+fn drain(call: &mut mrtr::http::call::Call) -> Vec<Value> {
+    let mut out = Vec::new();
+    while let Some(request) = call.poll_transmit() {
+        out.push(json!({ "send": serde_json::to_value(&request).unwrap_or_default() }));
+    }
+    while let Some(event) = call.poll_event() {
+        out.push(json!({ "event": serde_json::to_value(&event).unwrap_or_default() }));
+    }
+    if let Some(at) = call.poll_timeout() {
+        out.push(json!({ "timeout": at }));
+    }
+    out
+}
+
+/// `http-client` outcomes compare exactly, but for the prose `message` of
+/// `violation` and `failed` events (only their rule is the contract).
+fn compare_outputs(expect: &Value, actual: &Value) -> Result<(), String> {
+    fn strip(v: &Value) -> Value {
+        let mut v = v.clone();
+        for step in v["outputs"].as_array_mut().into_iter().flatten() {
+            for item in step.as_array_mut().into_iter().flatten() {
+                let event = &mut item["event"];
+                if event.get("rule").is_some() {
+                    event.as_object_mut().map(|e| e.remove("message"));
+                }
+            }
+        }
+        v
+    }
+    if json_eq(&strip(expect), &strip(actual)) {
+        Ok(())
+    } else {
+        Err("outputs differ".into())
+    }
 }
 
 /// The `state` op: a key ring from `keys`/`current` (and `context`), then
@@ -162,6 +270,9 @@ fn sealed_state(input: &Value) -> Result<Value, Error> {
 /// Compares as `conformance/README.md` says: an error exactly; otherwise the
 /// listed keys, with `violations`, `missing` and `ignored` as sets.
 pub fn compare(op: &str, expect: &Value, actual: &Value) -> Result<(), String> {
+    if op == "http-client" {
+        return compare_outputs(expect, actual);
+    }
     if expect.get("error").is_some() || actual.get("error").is_some() {
         return if json_eq(
             &expect.get("error").cloned().unwrap_or(Value::Null),

@@ -67,16 +67,18 @@ impl Entry {
     }
 }
 
-/// Reads a transcript in JSON Lines, one entry per non-blank line, each line
+pub use crate::http::audit::{check as check_lines, Audit, Block, HttpEntry, Line};
+
+/// Reads a transcript in JSON Lines, one entry (message or HTTP) per non-blank line, each line
 /// parsed under the core's bad-input rules ([`crate::parse`]). An error names
 /// its line (1-based).
-pub fn read_jsonl(text: &str, limits: &Limits) -> Result<Vec<(usize, Entry)>, (usize, Error)> {
+pub fn read_jsonl(text: &str, limits: &Limits) -> Result<Vec<(usize, Line)>, (usize, Error)> {
     read_jsonl_bytes(text.as_bytes(), limits)
 }
 
 /// [`read_jsonl`] over bytes, as read from a file: a line that is not UTF-8
 /// fails with `jsonrpc-parse-error` and its line number, like any bad line.
-pub fn read_jsonl_bytes(bytes: &[u8], limits: &Limits) -> Result<Vec<(usize, Entry)>, (usize, Error)> {
+pub fn read_jsonl_bytes(bytes: &[u8], limits: &Limits) -> Result<Vec<(usize, Line)>, (usize, Error)> {
     // Lines as `str::lines` cuts them: at LF, without a CR before it, no empty last line.
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     let lines = bytes.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l)).enumerate();
@@ -85,7 +87,7 @@ pub fn read_jsonl_bytes(bytes: &[u8], limits: &Limits) -> Result<Vec<(usize, Ent
         .filter(|(_, l)| !blank(l))
         .map(|(i, line)| {
             let value = crate::parse(line, limits).map_err(|e| (i + 1, e))?;
-            Entry::from_value(&value).map(|e| (i + 1, e)).map_err(|e| (i + 1, e))
+            Line::from_value(&value).map(|e| (i + 1, e)).map_err(|e| (i + 1, e))
         })
         .collect()
 }
@@ -99,11 +101,14 @@ pub struct CheckConfig {
     pub max_rounds: u32,
     /// Bounds on each message.
     pub limits: Limits,
+    /// The multi-turn transport of HTTP entries (`sep-1858`, `sep-1335`), whose
+    /// `sse-*` rules are checked; `None`: plain Streamable HTTP.
+    pub transport: Option<crate::http::Mode>,
 }
 
 impl Default for CheckConfig {
     fn default() -> Self {
-        CheckConfig { protocol: Protocol::default(), max_rounds: 10, limits: Limits::DEFAULT }
+        CheckConfig { protocol: Protocol::default(), max_rounds: 10, limits: Limits::DEFAULT, transport: None }
     }
 }
 
@@ -213,12 +218,28 @@ impl Checker {
 
     /// Checks the next entry.
     pub fn handle(&mut self, entry: &Entry) {
+        self.handle_part(entry);
+        self.advance();
+    }
+
+    /// Checks one message of a larger entry (an HTTP entry carries several):
+    /// its violations take the current index, which does not move.
+    pub(crate) fn handle_part(&mut self, entry: &Entry) {
         let message = to_sep_in(&entry.message, self.config.protocol);
         match entry.from {
             Side::Client => self.client_message(&message),
             Side::Server => self.server_message(&message, entry.stream.as_deref()),
         }
+    }
+
+    /// Moves on to the next entry.
+    pub(crate) fn advance(&mut self) {
         self.index += 1;
+    }
+
+    /// Reports a rule broken by the current entry (the HTTP-level rules).
+    pub(crate) fn report_rule(&mut self, rule: RuleId, message: String) {
+        self.report(rule, message);
     }
 
     /// The violations so far, without draining them.

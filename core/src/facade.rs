@@ -19,7 +19,7 @@
 //! of [`Error::area`].
 
 use crate::{
-    check::{self, Entry},
+    check::{self, Entry, Line},
     client,
     error::{Error, Result},
     rules::{Area, RULES},
@@ -44,6 +44,9 @@ pub struct Options {
     pub limits: Limits,
     /// Retries per request (the client machine, the checker). Default 10.
     pub max_rounds: Option<u32>,
+    /// The checker's multi-turn transport (`sep-1858`, `sep-1335`); `None`:
+    /// plain Streamable HTTP.
+    pub transport: Option<crate::http::Mode>,
 }
 
 impl Options {
@@ -69,6 +72,7 @@ impl Options {
             match (k.as_str(), v) {
                 (_, Value::Null) => {}
                 ("protocol", Value::String(p)) => out.protocol = Protocol::parse(p)?,
+                ("transport", Value::String(t)) => out.transport = Some(crate::http::Mode::from_name(t)?),
                 ("limits", l) => out.limits = limits_of(l)?,
                 ("maxRounds", n) => {
                     out.max_rounds =
@@ -97,6 +101,7 @@ impl Options {
             protocol: self.protocol,
             max_rounds: self.max_rounds.unwrap_or(d.max_rounds),
             limits: self.limits,
+            transport: self.transport,
         }
     }
 }
@@ -215,21 +220,21 @@ pub fn check(transcript: &[u8], o: &Options) -> Result<String> {
     let whole = Limits { max_message_bytes: usize::MAX, ..o.limits };
     let v = parse(transcript, &whole)?;
     let entries = v.as_array().ok_or(usage("a transcript is a JSON array of entries"))?;
-    let entries = entries.iter().map(Entry::from_value).collect::<Result<Vec<_>>>()?;
-    Ok(text(&check::check(&entries, o.check_config())))
+    let lines = entries.iter().map(Line::from_value).collect::<Result<Vec<_>>>()?;
+    Ok(text(&check::check_lines(&lines, o.check_config())))
 }
 
 /// Checks a conversation in JSON Lines (one entry a non-blank line, as `mrtr
 /// check` reads it): the violations as JSON text. A line that is not an entry
 /// fails with its rule, the message naming the line (1-based).
 pub fn check_jsonl(transcript: &[u8], o: &Options) -> Result<String> {
-    Ok(text(&check::check(&read_jsonl(transcript, &o.limits)?, o.check_config())))
+    Ok(text(&check::check_lines(&read_jsonl(transcript, &o.limits)?, o.check_config())))
 }
 
 /// The entries of a JSON Lines transcript ([`check::read_jsonl_bytes`]); an
 /// error keeps its rule and names its line in the message (`line N: …`), so
 /// every binding reports a bad line alike.
-pub fn read_jsonl(transcript: &[u8], limits: &Limits) -> Result<Vec<Entry>> {
+pub fn read_jsonl(transcript: &[u8], limits: &Limits) -> Result<Vec<Line>> {
     let entries = check::read_jsonl_bytes(transcript, limits)
         .map_err(|(line, e)| Error::with(e.rule(), format!("line {line}: {}", e.message())))?;
     Ok(entries.into_iter().map(|(_, e)| e).collect())
@@ -237,20 +242,21 @@ pub fn read_jsonl(transcript: &[u8], limits: &Limits) -> Result<Vec<Entry>> {
 
 /// The incremental checker over JSON text.
 pub struct Checker {
-    inner: check::Checker,
+    inner: check::Audit,
     limits: Limits,
 }
 
 impl Checker {
     /// A checker with the options.
     pub fn new(o: &Options) -> Checker {
-        Checker { inner: check::Checker::new(o.check_config()), limits: o.limits }
+        Checker { inner: check::Audit::new(o.check_config()), limits: o.limits }
     }
 
-    /// Checks one entry (`{"from", "message", "stream"}`).
+    /// Checks one entry (`{"from", "message", "stream"}`, or an HTTP entry
+    /// `{"from", "at", "http"}`).
     pub fn handle(&mut self, entry: &[u8]) -> Result<()> {
-        let v = parse(entry, &self.limits)?;
-        self.inner.handle(&Entry::from_value(&v)?);
+        let v = parse(entry, &Limits { max_message_bytes: usize::MAX, ..self.limits })?;
+        self.inner.handle(&Line::from_value(&v)?);
         Ok(())
     }
 
@@ -258,7 +264,7 @@ impl Checker {
     /// bytes, and (server messages over Streamable HTTP) its stream.
     pub fn handle_message(&mut self, from: check::Side, message: &[u8], stream: Option<&str>) -> Result<()> {
         let message = parse(message, &self.limits)?;
-        self.inner.handle(&Entry { from, message, stream: stream.map(String::from) });
+        self.inner.handle(&Line::Message(Entry { from, message, stream: stream.map(String::from) }));
         Ok(())
     }
 
@@ -430,6 +436,9 @@ pub fn panic_error(payload: &(dyn core::any::Any + Send)) -> Error {
 pub use self::sealed::*;
 
 #[cfg(feature = "state")]
+mod transport;
+pub use transport::*;
+
 mod sealed {
     use super::{parse, parse_arg, text, usage, usage_owned, Options};
     use crate::{

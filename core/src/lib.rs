@@ -10,7 +10,9 @@
 //! - [`tasks`]: task statuses and their transition table.
 //! - [`check`]: check a recorded conversation against every rule.
 //! - [`har`] (feature `state`): HTTP Archives read into the checker's entries.
-//! - [`sse`]: an incremental, sans-IO decoder of event streams (`text/event-stream`).
+//! - [`sse`]: an incremental, sans-IO decoder and encoder of event streams (`text/event-stream`).
+//! - [`http`]: MCP over HTTP in every transport (`2026-07-28`, `2025-11-25`, SEP-1858, SEP-1335): the
+//!   client machine [`http::call::Call`], the server side [`http::serve`], and the checker of recorded exchanges [`http::audit`].
 //! - [`state`]: sealed `requestState` (AEAD, key ring, binding, expiry); [`round`]: server rounds that carry answers in it.
 //! - [`bare`]: classification without an allocator (a strict scanner + `heapless`), with the same rule ids.
 //! - [`wire`] (feature `serde`): the one JSON shape of every output; [`facade`] (feature `facade`): JSON
@@ -56,6 +58,8 @@ pub mod facade;
 mod form;
 #[cfg(feature = "state")]
 pub mod har;
+#[cfg(feature = "alloc")]
+pub mod http;
 #[cfg(feature = "alloc")]
 mod input;
 #[cfg(feature = "alloc")]

@@ -97,6 +97,10 @@ pub enum RuleId {
     SseRetryIgnored = 64,
     /// (SEP-1335) Buffered responses not POSTed to the stream URL.
     SseBufferedPostTarget = 65,
+    /// (mrtr) A response stream ended before the response, with nothing to resume from.
+    SseStreamEnded = 66,
+    /// (mrtr) An HTTP status the transport does not expect at that point.
+    HttpStatusUnexpected = 67,
     /// (mrtr) A message over a configured bound.
     LimitExceeded = 70,
     /// (mrtr, API misuse) An argument of the wrong type or shape.
@@ -357,6 +361,10 @@ catalogue! {
         "(1335) The client waits at least the last `retry` before reconnecting.";
     SseBufferedPostTarget, "sse-buffered-post-target", Transport, None, "003 SEP-1335",
         "(1335) After `204 No Content`, buffered responses go as a JSON array to the `rel=\"stream\"` URL.";
+    SseStreamEnded, "sse-stream-ended", Transport, None, "mrtr transports",
+        "(mrtr) A response stream ended before the JSON-RPC response to its request with nothing to resume it from: no event id (and, in 1335, no `rel=\"stream\"` URL), a `204` with no answers owed, or the reconnects allowed (`StreamLimits::max_reconnects`) spent without an event. The client machine fails the call with it.";
+    HttpStatusUnexpected, "http-status-unexpected", Transport, None, "mrtr transports",
+        "(mrtr) An HTTP status the transport does not expect at that point: a POST answered without the call's response (neither an event stream nor a JSON-RPC response with its id), a reconnect answered with anything but an event stream (or `204` in 1335), an answer's POST refused. The client machine fails the call with it.";
     LimitExceeded, "limit-exceeded", Protocol, Some(INVALID_REQUEST), "mrtr Limits",
         "A message over a configured bound: bytes, nesting depth, entries of `inputRequests` or `inputResponses` (see `mrtr::Limits`). Code -32600.";
     UsageInvalidArgument, "usage-invalid-argument", Usage, None, "mrtr API",

@@ -27,13 +27,19 @@
 //!   bytes are not decoded lossily, since a replaced character would silently
 //!   change the JSON-RPC message carried in `data`.
 //! - A block of more than [`Limits::max_message_bytes`] (line bytes, without
-//!   line ends) is an error ([`RuleId::LimitExceeded`](crate::RuleId::LimitExceeded))
-//!   and skipped to its end without being buffered, so memory stays bounded.
+//!   line ends) is an error ([`RuleId::LimitExceeded`](crate::RuleId::LimitExceeded)),
+//!   reported as soon as the bound is passed (so a line that never ends is
+//!   reported without waiting for it), and skipped to its end without being
+//!   buffered, so memory stays bounded.
 //!
 //! Decoding goes on with the next block after an error.
+//!
+//! [`encode`] writes a block back, so that what it writes decodes to the same
+//! [`Event`] (a property test holds them together).
 
 use crate::{error::err, Error, Limits};
 use alloc::{collections::VecDeque, string::String, vec::Vec};
+use core::fmt::Write;
 
 /// The UTF-8 byte order mark, skipped once at the very start of a stream.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -78,6 +84,8 @@ pub struct Decoder {
     block_bytes: usize,
     /// Why the open block is an error, if it is one.
     block_error: Option<Error>,
+    /// That error was reported already (a bound is reported when passed).
+    block_reported: bool,
     /// Blocks decoded and not yet polled.
     ready: VecDeque<Result<Event, Error>>,
 }
@@ -106,6 +114,7 @@ impl Decoder {
             block: Event::default(),
             block_bytes: 0,
             block_error: None,
+            block_reported: false,
             ready: VecDeque::new(),
         }
     }
@@ -168,7 +177,10 @@ impl Decoder {
             return;
         }
         if self.block_bytes + self.line.len() + bytes.len() > self.max_block_bytes {
-            self.fail(err!(LimitExceeded, "an event-stream block is larger than {} bytes", self.max_block_bytes));
+            let e = err!(LimitExceeded, "an event-stream block is larger than {} bytes", self.max_block_bytes);
+            self.ready.push_back(Err(e.clone()));
+            self.block_reported = true;
+            self.fail(e);
             self.line_skipped = true;
             return;
         }
@@ -208,7 +220,9 @@ impl Decoder {
         let block = core::mem::take(&mut self.block);
         self.block_bytes = 0;
         if let Some(e) = self.block_error.take() {
-            self.ready.push_back(Err(e));
+            if !core::mem::take(&mut self.block_reported) {
+                self.ready.push_back(Err(e));
+            }
         } else if !block.is_empty() {
             self.ready.push_back(Ok(block));
         }
@@ -241,4 +255,58 @@ impl Decoder {
             _ => {}
         }
     }
+}
+
+/// Writes `event` as one block: `event`, `id`, `retry`, then one `data` line
+/// per line of its data (CR, LF and CRLF each start a new line, as a decoder
+/// reads them), then the blank line that ends it. An event that sets no
+/// field writes nothing (a decoder would report nothing for it).
+///
+/// An `event` or `id` with a line end, or an `id` with NULL, could not be read
+/// back as written: it is refused with
+/// [`RuleId::UsageInvalidArgument`](crate::RuleId::UsageInvalidArgument) and
+/// nothing is written.
+pub fn encode(event: &Event, out: &mut String) -> Result<(), Error> {
+    let breaks = |s: &str| s.contains(['\r', '\n']);
+    if event.event.as_deref().is_some_and(breaks) {
+        return Err(err!(UsageInvalidArgument, "an event name holds no line end"));
+    }
+    if event.id.as_deref().is_some_and(|id| breaks(id) || id.contains('\0')) {
+        return Err(err!(UsageInvalidArgument, "an event id holds no line end and no NULL"));
+    }
+    if event.is_empty() {
+        return Ok(());
+    }
+    if let Some(name) = &event.event {
+        field(out, "event", name);
+    }
+    if let Some(id) = &event.id {
+        field(out, "id", id);
+    }
+    if let Some(ms) = event.retry {
+        // Writing into a String cannot fail.
+        let _ = writeln!(out, "retry: {ms}");
+    }
+    if let Some(data) = &event.data {
+        let mut rest = data.as_str();
+        loop {
+            let Some(i) = rest.find(['\r', '\n']) else {
+                field(out, "data", rest);
+                break;
+            };
+            field(out, "data", &rest[..i]);
+            let crlf = rest[i..].starts_with("\r\n");
+            rest = &rest[i + if crlf { 2 } else { 1 }..];
+        }
+    }
+    out.push('\n');
+    Ok(())
+}
+
+/// One `name: value` line (the space keeps a value that starts with a space intact).
+fn field(out: &mut String, name: &str, value: &str) {
+    out.push_str(name);
+    out.push_str(": ");
+    out.push_str(value);
+    out.push('\n');
 }

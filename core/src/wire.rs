@@ -14,6 +14,10 @@
 //! | [`Violation`] | `{"rule", "index", "message"}` |
 //! | [`Error`] | `{"rule", "area", "code", "message"}` |
 //! | [`Limits`] | `{"maxMessageBytes", "maxDepth", "maxInputRequests", "maxRequestStateBytes"}`; read back with each field defaulting |
+//! | [`sse::Event`](crate::sse::Event) | `{"event", "data", "id", "retry"}`, only the fields set |
+//! | [`http::Request`](crate::http::Request) | `{"exchange", "method", "url", "headers": {name: value}, "body": <JSON>}` |
+//! | [`http::call::Event`](crate::http::call::Event) | `{"type": "serverRequest" \| "message" \| "response", "message"}`, `{"type": "violation" \| "failed", "rule", "message"}` |
+//! | [`http::serve::Incoming`](crate::http::serve::Incoming) | `{"type": "call", "message"}`, `{"type": "messages", "messages"}`, `{"type": "answers", "key", "responses"}`, `{"type": "resume", "key", "lastEventId"}` |
 //!
 //! Names ([`RuleId`], [`Area`], [`Protocol`], [`Kind`], [`ResultType`]) are
 //! their stable strings; a [`Handle`] is its number.
@@ -243,6 +247,134 @@ mod round {
                 state,
             })
         }
+    }
+}
+
+/// An event-stream block: only the fields it set.
+impl Serialize for crate::sse::Event {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        if let Some(e) = &self.event {
+            m.serialize_entry("event", e)?;
+        }
+        if let Some(d) = &self.data {
+            m.serialize_entry("data", d)?;
+        }
+        if let Some(i) = &self.id {
+            m.serialize_entry("id", i)?;
+        }
+        if let Some(r) = &self.retry {
+            m.serialize_entry("retry", r)?;
+        }
+        m.end()
+    }
+}
+
+/// Header fields as an object of lower-case names (a repeated name keeps its
+/// values joined with `, `, as HTTP allows for every field but `set-cookie`).
+struct HeaderMap<'a>(&'a [(alloc::string::String, alloc::string::String)]);
+
+impl Serialize for HeaderMap<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut joined: alloc::vec::Vec<(&str, alloc::string::String)> = alloc::vec::Vec::new();
+        for (name, value) in self.0 {
+            match joined.iter_mut().find(|(n, _)| n == name) {
+                Some((_, v)) => {
+                    v.push_str(", ");
+                    v.push_str(value);
+                }
+                None => joined.push((name, value.clone())),
+            }
+        }
+        let mut m = s.serialize_map(Some(joined.len()))?;
+        for (n, v) in &joined {
+            m.serialize_entry(n, v)?;
+        }
+        m.end()
+    }
+}
+
+/// A request to send: `{"exchange", "method", "url", "headers", "body"}`, the
+/// body as the JSON it is (the client form of an HTTP entry, plus `exchange`).
+impl Serialize for crate::http::Request {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("exchange", &self.exchange)?;
+        m.serialize_entry("method", self.method)?;
+        m.serialize_entry("url", &self.url)?;
+        m.serialize_entry("headers", &HeaderMap(&self.headers))?;
+        if let Some(body) = &self.body {
+            // The machine wrote the body itself: it is JSON.
+            let raw = serde_json::value::RawValue::from_string(body.clone()).map_err(serde::ser::Error::custom)?;
+            m.serialize_entry("body", &raw)?;
+        }
+        m.end()
+    }
+}
+
+/// `{"type": "serverRequest" | "message" | "response", "message"}` or
+/// `{"type": "violation" | "failed", "rule", "message"}`.
+impl Serialize for crate::http::call::Event {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use crate::http::call::Event as E;
+        let mut m = s.serialize_map(None)?;
+        let (kind, message, error) = match self {
+            E::ServerRequest(v) => ("serverRequest", Some(v), None),
+            E::Message(v) => ("message", Some(v), None),
+            E::Response(v) => ("response", Some(v), None),
+            E::Violation(e) => ("violation", None, Some(e)),
+            E::Failed(e) => ("failed", None, Some(e)),
+        };
+        m.serialize_entry("type", kind)?;
+        if let Some(v) = message {
+            m.serialize_entry("message", v)?;
+        }
+        if let Some(e) = error {
+            m.serialize_entry("rule", &e.rule())?;
+            m.serialize_entry("message", e.message())?;
+        }
+        m.end()
+    }
+}
+
+/// `{"type": "call", "message"}`, `{"type": "messages", "messages"}`,
+/// `{"type": "answers", "key", "responses"}`, `{"type": "resume", "key", "lastEventId"}`.
+impl Serialize for crate::http::serve::Incoming {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use crate::http::serve::Incoming as I;
+        let mut m = s.serialize_map(None)?;
+        match self {
+            I::Call(v) => {
+                m.serialize_entry("type", "call")?;
+                m.serialize_entry("message", v)?;
+            }
+            I::Messages(v) => {
+                m.serialize_entry("type", "messages")?;
+                m.serialize_entry("messages", v)?;
+            }
+            I::Answers { key, responses } => {
+                m.serialize_entry("type", "answers")?;
+                m.serialize_entry("key", key)?;
+                m.serialize_entry("responses", responses)?;
+            }
+            I::Resume { key, last_event_id } => {
+                m.serialize_entry("type", "resume")?;
+                m.serialize_entry("key", key)?;
+                m.serialize_entry("lastEventId", last_event_id)?;
+            }
+        }
+        m.end()
+    }
+}
+
+/// Header fields given as an object of names to strings; names lower-cased.
+pub(crate) fn headers_from(v: &serde_json::Value) -> Option<crate::http::Headers> {
+    match v {
+        serde_json::Value::Null => Some(alloc::vec::Vec::new()),
+        serde_json::Value::Object(o) => {
+            o.iter().map(|(n, v)| Some((n.to_ascii_lowercase(), alloc::string::String::from(v.as_str()?)))).collect()
+        }
+        _ => None,
     }
 }
 

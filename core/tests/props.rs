@@ -870,7 +870,7 @@ fn check_all(entries: &[Entry]) {
     for protocol in Protocol::ALL {
         for max_rounds in [0, 1, 10] {
             for limits in LIMITS {
-                let config = CheckConfig { protocol, max_rounds, limits };
+                let config = CheckConfig { protocol, max_rounds, limits, transport: None };
                 let v = check::check(entries, config);
                 assert_violations(&v, entries.len());
             }

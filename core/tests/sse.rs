@@ -246,3 +246,46 @@ proptest! {
         prop_assert_eq!(decode_chunks(&bytes), whole);
     }
 }
+
+/// Field values an encoder may be handed: line ends of every kind, spaces,
+/// colons, non-ASCII.
+fn value() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![Just("\r"), Just("\n"), Just("\r\n"), Just(" "), Just(":"), Just("é"), Just("a")],
+        0..8,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+fn line_value() -> impl Strategy<Value = String> {
+    value().prop_map(|v| v.replace(['\r', '\n'], ""))
+}
+
+proptest! {
+    #[test]
+    fn an_encoded_block_decodes_to_itself(
+        event in proptest::option::of(line_value()),
+        data in proptest::option::of(value()),
+        id in proptest::option::of(line_value()),
+        retry in proptest::option::of(any::<u64>()),
+    ) {
+        let block = Event { event, data: data.map(|d| d.replace("\r\n", "\n").replace('\r', "\n")), id, retry };
+        let mut text = String::new();
+        mrtr::sse::encode(&block, &mut text).unwrap();
+        let expected = if block == Event::default() { vec![] } else { vec![Ok(block)] };
+        prop_assert_eq!(decode(text.as_bytes()), expected);
+    }
+}
+
+#[test]
+fn what_cannot_be_read_back_is_not_encoded() {
+    let mut out = String::new();
+    for bad in [
+        Event { event: Some("a\nb".into()), ..Event::default() },
+        Event { id: Some("a\rb".into()), ..Event::default() },
+        Event { id: Some("a\0b".into()), ..Event::default() },
+    ] {
+        assert_eq!(mrtr::sse::encode(&bad, &mut out).unwrap_err().rule(), RuleId::UsageInvalidArgument);
+    }
+    assert_eq!(out, "", "nothing written");
+}

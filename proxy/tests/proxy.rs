@@ -9,7 +9,19 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use mrtr::check::{check, read_jsonl, CheckConfig};
+use mrtr::check::{check, CheckConfig, Entry, Line};
+
+/// The message entries of a recorded JSON Lines transcript (the proxy records messages).
+fn read_jsonl(text: &str, limits: &mrtr::Limits) -> Result<Vec<(usize, Entry)>, (usize, mrtr::Error)> {
+    let lines = mrtr::check::read_jsonl(text, limits)?;
+    Ok(lines
+        .into_iter()
+        .map(|(n, line)| match line {
+            Line::Message(e) => (n, e),
+            Line::Http(h) => panic!("the proxy recorded an HTTP entry: {h:?}"),
+        })
+        .collect())
+}
 use mrtr_proxy::{Config, Proxy, Report, Summary};
 use serde_json::{json, Value};
 use std::convert::Infallible;

@@ -65,6 +65,8 @@ class Rule(_StrEnum):
     SSE_STREAM_URL_CROSS_ORIGIN = "sse-stream-url-cross-origin"  # 63, transport
     SSE_RETRY_IGNORED = "sse-retry-ignored"  # 64, transport
     SSE_BUFFERED_POST_TARGET = "sse-buffered-post-target"  # 65, transport
+    SSE_STREAM_ENDED = "sse-stream-ended"  # 66, transport
+    HTTP_STATUS_UNEXPECTED = "http-status-unexpected"  # 67, transport
     LIMIT_EXCEEDED = "limit-exceeded"  # 70, protocol
     USAGE_INVALID_ARGUMENT = "usage-invalid-argument"  # 80, usage
     USAGE_UNKNOWN_HANDLE = "usage-unknown-handle"  # 81, usage

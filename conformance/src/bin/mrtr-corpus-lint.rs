@@ -86,8 +86,13 @@ fn lint_rules(cases: &[Case], problems: &mut Vec<String>) {
 /// Whether the outcome a case expects contains `rule`.
 fn triggers(case: &Case, rule: &str) -> bool {
     let e = &case.expect;
+    let outputs =
+        e.get("outputs").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_array).flatten();
     e.get("error").and_then(Value::as_str) == Some(rule)
         || e.get("violations").and_then(Value::as_array).is_some_and(|v| v.iter().any(|x| x["rule"] == rule))
+        || e.get("events").and_then(Value::as_array).is_some_and(|v| v.iter().any(|x| x["error"] == rule))
+        // A machine script: an event of the rule, or a step refused with it.
+        || outputs.clone().any(|o| o["event"]["rule"] == rule || o["error"] == rule)
 }
 
 /// The protocols under which each rule must have a trigger and a near miss
@@ -150,11 +155,11 @@ fn protocol_of(case: &Case) -> &str {
         .unwrap_or("2026-07-28")
 }
 
-/// Rules that need no trigger nor near miss: the SSE rows (their transports
-/// are not built yet), and the API-misuse rules (`usage-*`, `internal-*`),
-/// which a caller's mistake triggers rather than a message a case can hold.
+/// Rules that need no trigger nor near miss: the API-misuse rules (`usage-*`,
+/// `internal-*`), which a caller's mistake triggers rather than a message a
+/// case can hold.
 fn exempt(rule: &str) -> bool {
-    ["sse-", "usage-", "internal-"].iter().any(|prefix| rule.starts_with(prefix))
+    ["usage-", "internal-"].iter().any(|prefix| rule.starts_with(prefix))
 }
 
 fn lint_coverage(cases: &[Case], problems: &mut Vec<String>) {

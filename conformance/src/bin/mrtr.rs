@@ -1,7 +1,9 @@
 //! `mrtr check`: checks a recorded MCP conversation against the MRTR rules.
 //!
 //! Input, from a file or `-` (stdin); without a file, a bundled example:
-//! - JSON Lines, one entry `{"from":"client"|"server","message":{…},"stream":"post:<id>"|"get"}` per line;
+//! - JSON Lines, one entry `{"from":"client"|"server","message":{…},"stream":"post:<id>"|"get"}` per line,
+//!   or an HTTP entry `{"from","at","http":{…}}` (recorded exchanges; `--transport sep-1858|sep-1335`
+//!   checks the multi-turn SSE rules on them);
 //! - or an HTTP Archive (HAR 1.2, as browsers and proxies export it: a JSON object
 //!   with a `log` key, or a file named `*.har`), read by the core's [`mrtr::har::read_har`]:
 //!   request bodies are client messages, JSON and event-stream responses server ones.
@@ -15,8 +17,9 @@
 //! hyper, which this command and the core keep out of their dependencies.
 
 use lexopt::prelude::*;
-use mrtr::check::{check, read_jsonl_bytes, CheckConfig, Entry};
+use mrtr::check::{check_lines, read_jsonl_bytes, CheckConfig, Line};
 use mrtr::har::read_har;
+use mrtr::http::Mode;
 use mrtr::{Limits, Protocol};
 use serde_json::json;
 use std::io::Read;
@@ -25,26 +28,31 @@ use std::process::ExitCode;
 const EXAMPLE: &str = include_str!("../../examples/weather.jsonl");
 
 const USAGE: &str =
-    "usage: mrtr check [FILE|-] [--protocol 2026-07-28|sep-2322|sep-2322-draft|2025-11-25] [--max-rounds N] [--json]
-  FILE: JSON Lines (one entry {\"from\",\"message\",\"stream\"} per line) or a HAR (HTTP Archive 1.2)
+    "usage: mrtr check [FILE|-] [--protocol 2026-07-28|sep-2322|sep-2322-draft|2025-11-25] [--transport sep-1858|sep-1335] [--max-rounds N] [--json]
+  FILE: JSON Lines (one entry {\"from\",\"message\",\"stream\"} or {\"from\",\"at\",\"http\"} per line) or a HAR (HTTP Archive 1.2)
        mrtr proxy --listen ADDR --upstream URL [--record FILE] [--protocol P] [--json]   (see mrtr-proxy --help)";
 
 struct Args {
     input: Option<String>,
     protocol: Protocol,
     max_rounds: u32,
+    transport: Option<Mode>,
     json: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut parser = lexopt::Parser::from_env();
-    let mut args = Args { input: None, protocol: Protocol::default(), max_rounds: 10, json: false };
+    let mut args = Args { input: None, protocol: Protocol::default(), max_rounds: 10, transport: None, json: false };
     let mut command = None;
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
             Long("protocol") | Short('p') => {
                 let name = parser.value().map_err(|e| e.to_string())?.string().map_err(|_| "bad protocol")?;
                 args.protocol = Protocol::from_name(&name).ok_or(format!("unknown protocol {name:?}"))?;
+            }
+            Long("transport") => {
+                let name = parser.value().map_err(|e| e.to_string())?.string().map_err(|_| "bad transport")?;
+                args.transport = Some(Mode::from_name(&name).map_err(|e| e.message().to_string())?);
             }
             Long("max-rounds") => {
                 args.max_rounds = parser.value().map_err(|e| e.to_string())?.parse().map_err(|e| e.to_string())?;
@@ -76,13 +84,14 @@ fn read_input(input: Option<&str>) -> Result<(String, Vec<u8>), String> {
 }
 
 /// Entries, each with its line or HAR entry (1-based).
-type Numbered = Vec<(usize, Entry)>;
+type Numbered = Vec<(usize, Line)>;
 
 /// The entries of the input, and what their numbers count ("line" or "HAR entry").
 fn read_entries(name: &str, bytes: &[u8]) -> Result<(&'static str, Numbered), String> {
     let limits = Limits::default();
     if name.to_ascii_lowercase().ends_with(".har") || mrtr::har::is_har(bytes) {
-        return read_har(bytes, &limits).map(|e| ("HAR entry", e)).map_err(|(entry, why)| match entry {
+        let har = read_har(bytes, &limits).map(|e| e.into_iter().map(|(n, e)| (n, Line::Message(e))).collect());
+        return har.map(|e| ("HAR entry", e)).map_err(|(entry, why)| match entry {
             0 => format!("{name}: not a HAR: {why}"),
             n => format!("{name}, HAR entry {n}: not a conversation: {why}"),
         });
@@ -139,9 +148,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let config = CheckConfig { protocol: args.protocol, max_rounds: args.max_rounds, ..Default::default() };
-    let messages: Vec<_> = entries.iter().map(|(_, e)| e.clone()).collect();
-    let violations = check(&messages, config);
+    let config = CheckConfig {
+        protocol: args.protocol,
+        max_rounds: args.max_rounds,
+        transport: args.transport,
+        ..Default::default()
+    };
+    let lines: Vec<_> = entries.iter().map(|(_, e)| e.clone()).collect();
+    let violations = check_lines(&lines, config);
     if args.json {
         let list: Vec<_> = violations
             .iter()

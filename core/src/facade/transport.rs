@@ -1,0 +1,237 @@
+//! The transports over JSON text: the event-stream decoder and encoder, the
+//! client machine of one call over HTTP, and the server side (see
+//! [`crate::http`]). Shapes are [`crate::wire`]'s.
+
+use super::{parse, parse_arg, text, usage, usage_owned, Options};
+use crate::{
+    http::{self, call, serve, Mode, StreamLimits},
+    sse, wire, Limits, Result,
+};
+use alloc::{format, string::String, vec::Vec};
+use serde_json::Value;
+
+/// The incremental event-stream decoder ([`sse::Decoder`]); each block as
+/// `{"event", "data", "id", "retry"}` (only the fields it set).
+pub struct SseDecoder(sse::Decoder);
+
+impl SseDecoder {
+    /// A decoder bounding each block by the options' `maxMessageBytes`.
+    pub fn new(o: &Options) -> SseDecoder {
+        SseDecoder(sse::Decoder::with_limits(&o.limits))
+    }
+
+    /// Decodes the next bytes of the stream.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        self.0.feed(chunk);
+    }
+
+    /// Ends the stream (an unterminated last block is discarded).
+    pub fn finish(&mut self) {
+        self.0.finish();
+    }
+
+    /// The next block as JSON text, or the error that made it unreadable.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Result<String>> {
+        self.0.poll_event().map(|e| e.map(|e| text(&e)))
+    }
+}
+
+/// Writes one block (`{"event", "data", "id", "retry"}`, each optional) as
+/// event-stream text ([`sse::encode`]).
+pub fn sse_encode(event: &[u8]) -> Result<String> {
+    let v = parse_arg(event, "an event")?;
+    let o = v.as_object().ok_or(usage("an event is an object"))?;
+    let mut event = sse::Event::default();
+    for (k, v) in o {
+        let s = || v.as_str().map(String::from).ok_or_else(|| usage_owned(format!("event field {k:?} is a string")));
+        match k.as_str() {
+            "event" => event.event = Some(s()?),
+            "data" => event.data = Some(s()?),
+            "id" => event.id = Some(s()?),
+            "retry" => event.retry = Some(v.as_u64().ok_or(usage("retry is a non-negative integer"))?),
+            _ => return Err(usage_owned(format!("an event has no field {k:?}"))),
+        }
+    }
+    let mut out = String::new();
+    sse::encode(&event, &mut out)?;
+    Ok(out)
+}
+
+/// The configuration of a call as JSON: `{"mode", "url", "headers": {…},
+/// "protocol", "limits": {…}, "maxEvents", "maxLinks", "maxLinkBytes",
+/// "maxRetryMs", "maxReconnects", "defaultRetryMs"}`; `mode` and `url`
+/// required, the rest defaulting as [`call::CallConfig::new`] and
+/// [`StreamLimits::DEFAULT`].
+pub fn call_config(text: &[u8]) -> Result<call::CallConfig> {
+    let v = parse_arg(text, "a call's configuration")?;
+    let o = v.as_object().ok_or(usage("a call's configuration is an object"))?;
+    let str_of = |k: &str| o.get(k).and_then(Value::as_str);
+    let mode = Mode::from_name(str_of("mode").ok_or(usage("a call's configuration names its \"mode\""))?)?;
+    let mut c = call::CallConfig::new(mode, str_of("url").ok_or(usage("a call's configuration has a \"url\""))?);
+    let mut limits = StreamLimits::DEFAULT;
+    for (k, v) in o {
+        let n = || v.as_u64().ok_or_else(|| usage_owned(format!("{k} is a non-negative integer")));
+        match k.as_str() {
+            "mode" | "url" => {}
+            "headers" => c.headers = wire::headers_from(v).ok_or(usage("headers is an object of strings"))?,
+            "protocol" => c.protocol = crate::Protocol::parse(v.as_str().ok_or(usage("protocol is a string"))?)?,
+            "limits" => {
+                limits.message =
+                    serde_json::from_value::<Limits>(v.clone()).map_err(|e| usage_owned(format!("limits: {e}")))?
+            }
+            "maxEvents" => limits.max_events = usize::try_from(n()?).unwrap_or(usize::MAX),
+            "maxLinks" => limits.max_links = usize::try_from(n()?).unwrap_or(usize::MAX),
+            "maxLinkBytes" => limits.max_link_bytes = usize::try_from(n()?).unwrap_or(usize::MAX),
+            "maxRetryMs" => limits.max_retry_ms = n()?,
+            "maxReconnects" => limits.max_reconnects = u32::try_from(n()?).unwrap_or(u32::MAX),
+            "defaultRetryMs" => c.default_retry_ms = n()?,
+            _ => return Err(usage_owned(format!("a call's configuration has no field {k:?}"))),
+        }
+    }
+    c.limits = limits;
+    Ok(c)
+}
+
+fn headers_arg(text: &[u8]) -> Result<http::Headers> {
+    let v = if text.is_empty() { Value::Null } else { parse_arg(text, "header fields")? };
+    wire::headers_from(&v).ok_or(usage("header fields are an object of strings"))
+}
+
+/// The client machine of one call over HTTP ([`call::Call`]) over JSON text.
+/// Drain order after every input: `poll_transmit`, `poll_event`, `poll_timeout`.
+pub struct HttpCall {
+    inner: call::Call,
+    limits: Limits,
+}
+
+impl HttpCall {
+    /// Starts `request` under the configuration ([`call_config`]).
+    pub fn new(config: &[u8], request: &[u8], now: u64) -> Result<HttpCall> {
+        let config = call_config(config)?;
+        let limits = config.limits.message;
+        let request =
+            parse(request, &limits).map_err(|e| usage_owned(format!("the call's request: {}", e.message())))?;
+        Ok(HttpCall { inner: call::Call::new(config, &request, now)?, limits })
+    }
+
+    /// The status and header fields (`{name: value}`) of the response to `exchange`.
+    pub fn handle_head(&mut self, exchange: u64, status: u16, headers: &[u8], now: u64) -> Result<()> {
+        self.inner.handle_head(exchange, status, &headers_arg(headers)?, now)
+    }
+
+    /// Bytes of the body of the response to `exchange`.
+    pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], now: u64) -> Result<()> {
+        self.inner.handle_body(exchange, chunk, now)
+    }
+
+    /// The response to `exchange` ended.
+    pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<()> {
+        self.inner.handle_end(exchange, now)
+    }
+
+    /// The time [`poll_timeout`](HttpCall::poll_timeout) named came.
+    pub fn handle_timeout(&mut self, now: u64) {
+        self.inner.handle_timeout(now);
+    }
+
+    /// The host's JSON-RPC response to a reported server request.
+    pub fn answer(&mut self, response: &[u8], now: u64) -> Result<()> {
+        let response =
+            parse(response, &self.limits).map_err(|e| usage_owned(format!("the answer: {}", e.message())))?;
+        self.inner.answer(&response, now)
+    }
+
+    /// The next HTTP request to send, as JSON text.
+    #[must_use]
+    pub fn poll_transmit(&mut self) -> Option<String> {
+        self.inner.poll_transmit().map(|r| text(&r))
+    }
+
+    /// The next event, as JSON text.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<String> {
+        self.inner.poll_event().map(|e| text(&e))
+    }
+
+    /// When to call `handle_timeout`, if anything waits.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.inner.poll_timeout()
+    }
+
+    /// Whether the call is over.
+    pub fn is_done(&self) -> bool {
+        self.inner.is_done()
+    }
+}
+
+/// A server's response stream ([`serve::ServerStream`]) over JSON text.
+pub struct ServerStream(serve::ServerStream);
+
+impl ServerStream {
+    /// A stream of `mode` for the continuation `key`, numbering events from `first`.
+    pub fn new(mode: &str, key: &str, first: u64) -> Result<ServerStream> {
+        Ok(ServerStream(serve::ServerStream::new(Mode::from_name(mode)?, key, first)?))
+    }
+
+    /// The response head's fields as JSON (`{name: value}`), with the
+    /// `rel="stream"` Link under SEP-1335.
+    pub fn head(&self, stream_url: Option<&str>) -> String {
+        let headers = self.0.head(stream_url);
+        let o: serde_json::Map<String, Value> = headers.into_iter().map(|(n, v)| (n, Value::String(v))).collect();
+        text(&o)
+    }
+
+    /// Writes a JSON-RPC message as an event; its id.
+    pub fn message(&mut self, message: &[u8]) -> Result<String> {
+        let m = parse(message, &Limits::DEFAULT)?;
+        self.0.message(&m)
+    }
+
+    /// Writes a `retry` block; its id.
+    pub fn retry(&mut self, ms: u64) -> Result<String> {
+        self.0.retry(ms)
+    }
+
+    /// Writes the mode's asking sequence for `requests` (a JSON array); the last id.
+    pub fn ask(&mut self, requests: &[u8], retry_ms: u64) -> Result<String> {
+        let v = parse(requests, &Limits::DEFAULT)?;
+        let requests: Vec<Value> = match v {
+            Value::Array(items) => items,
+            _ => return Err(usage("the requests are a JSON array")),
+        };
+        self.0.ask(&requests, retry_ms)
+    }
+
+    /// The text written so far.
+    pub fn take(&mut self) -> String {
+        self.0.take()
+    }
+}
+
+/// Reads an incoming HTTP request ([`serve::read_request`]) as JSON text.
+pub fn read_http_request(
+    mode: &str,
+    method: &str,
+    url: &str,
+    headers: &[u8],
+    body: &[u8],
+    o: &Options,
+) -> Result<String> {
+    let incoming =
+        serve::read_request(Mode::from_name(mode)?, method, url, &headers_arg(headers)?, body, o.protocol, &o.limits)?;
+    Ok(text(&incoming))
+}
+
+/// The `rel="stream"` URL of a continuation ([`serve::stream_url`]).
+pub fn stream_url(endpoint: &str, key: &str) -> Result<String> {
+    serve::stream_url(endpoint, key)
+}
+
+/// The -32602 answer to a server request outside any call
+/// ([`call::unassociated_reply`]), or `None`.
+pub fn unassociated_reply(request: &[u8]) -> Result<Option<String>> {
+    let v = parse(request, &Limits::DEFAULT)?;
+    Ok(call::unassociated_reply(&v).map(|r| text(&r)))
+}

@@ -1,0 +1,500 @@
+//! The conversation checker over HTTP entries: recorded exchanges, as in the
+//! corpus format "check with HTTP entries" and `mrtr check`.
+//!
+//! [`Audit`] wraps the message [`Checker`]: every JSON-RPC message in a body
+//! or an event goes through every message rule, on the stream its exchange
+//! belongs to, at the index of its entry; the `sse-*` rules of the configured
+//! transport ([`CheckConfig::transport`]) and `message-after-input-required`
+//! are checked on the exchanges themselves.
+//!
+//! Exchanges of one call form a *flow*: the POST that carried the request,
+//! and every exchange that continues its stream (a request to a `rel="stream"`
+//! URL it gave, or one whose `Last-Event-ID` names an event it sent). A flow's
+//! server messages are on stream `post:<id>` of its request.
+
+use super::{header, link, Headers, Mode};
+use crate::{
+    check::{id_text, CheckConfig, Checker, Entry, Side, Violation, TRACKED_MAX},
+    error::Error,
+    RuleId,
+};
+use alloc::{
+    collections::{BTreeMap, BTreeSet, VecDeque},
+    format,
+    string::{String, ToString},
+    vec::Vec,
+};
+use serde_json::Value;
+use url::Url;
+
+/// One block of a recorded event stream; `data` holds the JSON value it carried.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Block {
+    /// The `event` field.
+    pub event: Option<String>,
+    /// The JSON value of the `data` field.
+    pub data: Option<Value>,
+    /// The `id` field.
+    pub id: Option<String>,
+    /// The `retry` field.
+    pub retry: Option<u64>,
+}
+
+/// One recorded HTTP entry: a client's request, or (part of) a server's response.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HttpEntry {
+    /// Who sent it.
+    pub from: Side,
+    /// When, in milliseconds, if recorded.
+    pub at: Option<u64>,
+    /// The exchange it belongs to.
+    pub exchange: String,
+    /// Client: the method.
+    pub method: Option<String>,
+    /// Client: the absolute URL.
+    pub url: Option<String>,
+    /// The header fields, lower-case names (server: on the first entry).
+    pub headers: Headers,
+    /// Server: the status, on the first entry of the response.
+    pub status: Option<u16>,
+    /// Server: event-stream blocks.
+    pub events: Vec<Block>,
+    /// The JSON body, if any.
+    pub body: Option<Value>,
+    /// Server: the response ends here.
+    pub end: bool,
+}
+
+/// One line of a transcript: a message entry or an HTTP entry.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Line {
+    /// `{"from", "message", "stream"}`.
+    Message(Entry),
+    /// `{"from", "at", "http": {…}}`.
+    Http(HttpEntry),
+}
+
+impl Line {
+    /// Reads one transcript entry of either form.
+    pub fn from_value(value: &Value) -> Result<Line, Error> {
+        match value.get("http") {
+            None => Entry::from_value(value).map(Line::Message),
+            Some(http) => http_entry(value, http).map(Line::Http),
+        }
+    }
+}
+
+fn http_entry(value: &Value, http: &Value) -> Result<HttpEntry, Error> {
+    let invalid = |what: &'static str| Error::new(RuleId::UsageInvalidArgument, what);
+    let from = match value.get("from").and_then(Value::as_str) {
+        Some("client") => Side::Client,
+        Some("server") => Side::Server,
+        _ => return Err(invalid("an entry's \"from\" is \"client\" or \"server\"")),
+    };
+    let at = match value.get("at") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_u64().ok_or(invalid("an entry's \"at\" is a non-negative integer (ms)"))?),
+    };
+    let text = |name: &str| http.get(name).and_then(Value::as_str).map(String::from);
+    let exchange = match http.get("exchange") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => return Err(invalid("an HTTP entry names its \"exchange\"")),
+    };
+    let headers = match http.get("headers") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Object(h)) => h
+            .iter()
+            .map(|(n, v)| Ok((n.to_ascii_lowercase(), v.as_str().ok_or(invalid("header values are strings"))?.into())))
+            .collect::<Result<_, Error>>()?,
+        Some(_) => return Err(invalid("an HTTP entry's \"headers\" is an object")),
+    };
+    let status = match http.get("status") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_u64().and_then(|s| u16::try_from(s).ok()).ok_or(invalid("a status is an integer"))?),
+    };
+    let events = match http.get("events") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(blocks)) => blocks.iter().map(block).collect::<Result<_, Error>>()?,
+        Some(_) => return Err(invalid("an HTTP entry's \"events\" is an array")),
+    };
+    if from == Side::Client && (text("method").is_none() || text("url").is_none()) {
+        return Err(invalid("a client HTTP entry has a \"method\" and a \"url\""));
+    }
+    Ok(HttpEntry {
+        from,
+        at,
+        exchange,
+        method: text("method"),
+        url: text("url"),
+        headers,
+        status,
+        events,
+        body: http.get("body").cloned(),
+        end: http.get("end").and_then(Value::as_bool).unwrap_or(false),
+    })
+}
+
+fn block(v: &Value) -> Result<Block, Error> {
+    let invalid = || Error::new(RuleId::UsageInvalidArgument, "an event block is {event, data, id, retry}");
+    let text = |name: &str| match v.get(name) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(invalid()),
+    };
+    Ok(Block {
+        event: text("event")?,
+        id: text("id")?,
+        data: v.get("data").cloned(),
+        retry: match v.get("retry") {
+            None => None,
+            Some(r) => Some(r.as_u64().ok_or_else(invalid)?),
+        },
+    })
+}
+
+/// The exchanges of one call.
+#[derive(Debug, Default)]
+struct Flow {
+    /// The stream its server messages are on.
+    stream: Option<String>,
+    /// SEP-1335: its `rel="stream"` URLs (as resolved), with whether each is
+    /// of another origin than the request that received it.
+    links: Vec<(String, bool)>,
+    /// Server requests answers are owed to, buffered (1858 after
+    /// `buffer_input`; 1335 all), by id.
+    buffered: BTreeSet<String>,
+    /// 1858: the exchange that sent `input_required`, or the stream ended:
+    /// the buffered answers may go.
+    released: bool,
+    /// 1858: event ids sent on an exchange that then sent `input_required`.
+    closed_ids: BTreeSet<String>,
+    /// 1335: a reconnect was answered `204`.
+    waiting: bool,
+    /// 1335: the last `retry` sent, and when the last response ended.
+    retry: Option<u64>,
+    ended_at: Option<u64>,
+}
+
+/// One exchange, from its client entry on.
+#[derive(Debug)]
+struct Exchange {
+    flow: usize,
+    method: String,
+    url: String,
+    /// Event ids it sent.
+    ids: Vec<String>,
+    input_required: bool,
+    buffer_input: bool,
+}
+
+/// The incremental checker of transcripts with HTTP entries.
+pub struct Audit {
+    checker: Checker,
+    transport: Option<Mode>,
+    flows: Vec<Flow>,
+    /// Flows dropped from the front of `flows` (so indices stay stable).
+    dropped: usize,
+    exchanges: BTreeMap<String, Exchange>,
+    exchange_order: VecDeque<String>,
+    /// Event id → flow.
+    event_flows: BTreeMap<String, usize>,
+    event_order: VecDeque<String>,
+}
+
+impl Audit {
+    /// An audit with `config`.
+    pub fn new(config: CheckConfig) -> Audit {
+        Audit {
+            checker: Checker::new(config),
+            transport: config.transport,
+            flows: Vec::new(),
+            dropped: 0,
+            exchanges: BTreeMap::new(),
+            exchange_order: VecDeque::new(),
+            event_flows: BTreeMap::new(),
+            event_order: VecDeque::new(),
+        }
+    }
+
+    /// Checks the next line.
+    pub fn handle(&mut self, line: &Line) {
+        match line {
+            Line::Message(entry) => return self.checker.handle(entry),
+            Line::Http(h) if h.from == Side::Client => self.client(h),
+            Line::Http(h) => self.server(h),
+        }
+        self.checker.advance();
+    }
+
+    /// The message checker underneath (violations, operations, tracked flows).
+    pub fn checker(&mut self) -> &mut Checker {
+        &mut self.checker
+    }
+
+    /// The violations so far, without draining them.
+    pub fn violations(&self) -> &[Violation] {
+        self.checker.violations()
+    }
+
+    /// The violations found.
+    pub fn into_violations(self) -> Vec<Violation> {
+        self.checker.into_violations()
+    }
+
+    fn flow(&mut self, i: usize) -> Option<&mut Flow> {
+        i.checked_sub(self.dropped).and_then(|i| self.flows.get_mut(i))
+    }
+
+    fn new_flow(&mut self, stream: Option<String>) -> usize {
+        if self.flows.len() >= TRACKED_MAX {
+            self.flows.remove(0);
+            self.dropped += 1;
+        }
+        self.flows.push(Flow { stream, ..Flow::default() });
+        self.dropped + self.flows.len() - 1
+    }
+
+    fn is(&self, mode: Mode) -> bool {
+        self.transport == Some(mode)
+    }
+
+    fn report(&mut self, rule: RuleId, message: String) {
+        self.checker.report_rule(rule, message);
+    }
+
+    fn client(&mut self, h: &HttpEntry) {
+        let method = h.method.clone().unwrap_or_default();
+        let url = h.url.clone().unwrap_or_default();
+        let last_event_id = header(&h.headers, "last-event-id");
+        let messages = messages(h.body.as_ref());
+        // The flow this request continues: by its URL, else by Last-Event-ID.
+        let by_link = self.flows.iter().position(|f| f.links.iter().any(|(u, _)| same_url(u, &url)));
+        let by_link = by_link.map(|i| i + self.dropped);
+        let by_id = last_event_id.and_then(|id| self.event_flows.get(id).copied());
+        let flow = match by_link.or(by_id) {
+            Some(f) => f,
+            None => {
+                let request = messages.iter().find(|m| m.get("method").is_some() && m.get("id").is_some());
+                let stream = match request {
+                    Some(r) => Some(format!("post:{}", id_text(&r["id"]))),
+                    None if method.eq_ignore_ascii_case("GET") => Some("get".into()),
+                    None => None,
+                };
+                self.new_flow(stream)
+            }
+        };
+        if let Some(i) = by_link {
+            self.followed_link(i, &url, &method, h.at);
+        }
+        if self.is(Mode::Sep1858) && method.eq_ignore_ascii_case("GET") {
+            if let Some(id) = last_event_id.filter(|id| self.flow(flow).is_some_and(|f| f.closed_ids.contains(*id))) {
+                self.report(
+                    RuleId::SseReconnectedAfterInputRequired,
+                    format!("a GET resumes from {id:?}, on a stream that ended with input_required"),
+                );
+            }
+        }
+        self.answers(flow, h, &url, &messages, by_link.is_some());
+        for message in &messages {
+            self.checker.handle_part(&Entry { from: Side::Client, message: message.clone(), stream: None });
+        }
+        if self.exchanges.len() >= TRACKED_MAX {
+            self.exchange_order.pop_front().map(|old| self.exchanges.remove(&old));
+        }
+        let exchange = Exchange { flow, method, url, ids: Vec::new(), input_required: false, buffer_input: false };
+        if self.exchanges.insert(h.exchange.clone(), exchange).is_none() {
+            self.exchange_order.push_back(h.exchange.clone());
+        }
+    }
+
+    /// SEP-1335: a request to a flow's `rel="stream"` URL: of its origin, and
+    /// (a reconnect) no sooner than the last `retry`.
+    fn followed_link(&mut self, flow: usize, url: &str, method: &str, at: Option<u64>) {
+        if !self.is(Mode::Sep1335) {
+            return;
+        }
+        let Some(f) = self.flow(flow) else { return };
+        let cross = f.links.iter().any(|(u, cross)| *cross && same_url(u, url));
+        let early = match (method.eq_ignore_ascii_case("GET"), at, f.ended_at, f.retry) {
+            (true, Some(at), Some(ended), Some(retry)) => at < ended.saturating_add(retry),
+            _ => false,
+        };
+        if cross {
+            self.report(RuleId::SseStreamUrlCrossOrigin, format!("{url} is not of the origin that gave it"));
+        }
+        if early {
+            self.report(RuleId::SseRetryIgnored, "a reconnect sooner than the last retry".to_string());
+        }
+    }
+
+    /// A client POST carrying answers to buffered server requests.
+    fn answers(&mut self, flow: usize, h: &HttpEntry, url: &str, messages: &[Value], to_link: bool) {
+        let is_array = matches!(h.body, Some(Value::Array(_)));
+        let has_id = header(&h.headers, "last-event-id").is_some();
+        let owed: Vec<String> =
+            messages.iter().filter(|m| m.get("method").is_none()).filter_map(|m| m.get("id").map(id_text)).collect();
+        // The flow the answers are owed on: this one, or the one whose requests they answer.
+        let Some(fi) = self.owing_flow(flow, &owed) else { return };
+        let (released, waiting, links) = match self.flow(fi) {
+            Some(f) => (f.released, f.waiting, f.links.iter().map(|(u, _)| u.clone()).collect::<Vec<_>>()),
+            None => return,
+        };
+        if self.is(Mode::Sep1858) {
+            if !is_array || !released {
+                self.report(
+                    RuleId::SseResponseNotBuffered,
+                    "after buffer_input, answers wait for input_required and go as one JSON array".into(),
+                );
+            } else if !has_id {
+                self.report(RuleId::SseLastEventIdMissing, "the POST of buffered answers carries Last-Event-ID".into());
+            }
+        }
+        if self.is(Mode::Sep1335) && waiting && (!is_array || !(to_link || links.iter().any(|u| same_url(u, url)))) {
+            self.report(
+                RuleId::SseBufferedPostTarget,
+                "after 204, the buffered answers go as a JSON array to the rel=\"stream\" URL".into(),
+            );
+        }
+        if let Some(f) = self.flow(fi) {
+            owed.iter().for_each(|id| {
+                f.buffered.remove(id);
+            });
+            if f.buffered.is_empty() {
+                f.released = false;
+                f.waiting = false;
+            }
+        }
+    }
+
+    fn owing_flow(&self, flow: usize, owed: &[String]) -> Option<usize> {
+        let owes = |f: &Flow| owed.iter().any(|id| f.buffered.contains(id));
+        if self.flows.get(flow.checked_sub(self.dropped)?).is_some_and(owes) {
+            return Some(flow);
+        }
+        self.flows.iter().rposition(owes).map(|i| i + self.dropped)
+    }
+
+    fn server(&mut self, h: &HttpEntry) {
+        let Some(x) = self.exchanges.get(&h.exchange) else {
+            // A response to no recorded request: its messages carry no stream.
+            for message in messages(h.body.as_ref())
+                .iter()
+                .chain(h.events.iter().flat_map(|b| messages(b.data.as_ref())).collect::<Vec<_>>().iter())
+            {
+                self.checker.handle_part(&Entry { from: Side::Server, message: message.clone(), stream: None });
+            }
+            return;
+        };
+        let (flow, url, method) = (x.flow, x.url.clone(), x.method.clone());
+        if let Some(status) = h.status {
+            self.head(flow, &url, &method, status, &h.headers);
+        }
+        let stream = self.flow(flow).and_then(|f| f.stream.clone());
+        for message in messages(h.body.as_ref()) {
+            self.checker.handle_part(&Entry { from: Side::Server, message, stream: stream.clone() });
+        }
+        for b in &h.events {
+            self.block(&h.exchange, flow, b, stream.as_ref());
+        }
+        if h.end {
+            let input_required = self.exchanges.get(&h.exchange).is_some_and(|x| x.input_required);
+            let at = h.at;
+            if let Some(f) = self.flow(flow) {
+                f.ended_at = at.or(f.ended_at);
+                f.released |= !f.buffered.is_empty() || input_required;
+            }
+        }
+    }
+
+    fn head(&mut self, flow: usize, url: &str, method: &str, status: u16, headers: &[(String, String)]) {
+        let links = headers.iter().filter(|(n, _)| n == "link").map(|(_, v)| v.as_str());
+        let limits = super::StreamLimits::DEFAULT;
+        let target = link::stream_url(links, url, &limits).ok().flatten();
+        let origin = Url::parse(url).ok();
+        let Some(f) = self.flow(flow) else { return };
+        if let (Some(target), Some(origin)) = (target, origin) {
+            let cross = !link::same_origin(&target, &origin);
+            f.links.push((String::from(target.as_str()), cross));
+        }
+        if status == 204 && method.eq_ignore_ascii_case("GET") {
+            f.waiting = true;
+        }
+    }
+
+    fn block(&mut self, exchange: &str, flow: usize, b: &Block, stream: Option<&String>) {
+        let after_input_required = self.exchanges.get(exchange).is_some_and(|x| x.input_required);
+        if self.is(Mode::Sep1858) && after_input_required {
+            self.report(RuleId::MessageAfterInputRequired, "an event after input_required on the same response".into());
+        }
+        if let Some(id) = &b.id {
+            if self.event_flows.len() >= TRACKED_MAX {
+                self.event_order.pop_front().map(|old| self.event_flows.remove(&old));
+            }
+            if self.event_flows.insert(id.clone(), flow).is_none() {
+                self.event_order.push_back(id.clone());
+            }
+            if let Some(x) = self.exchanges.get_mut(exchange) {
+                x.ids.push(id.clone());
+            }
+        }
+        let custom = self.is(Mode::Sep1858);
+        let (mut buffer_input, mut input_required) = (false, false);
+        match b.event.as_deref() {
+            Some("buffer_input") if custom => buffer_input = true,
+            Some("input_required") if custom => input_required = true,
+            _ => {}
+        }
+        if let Some(x) = self.exchanges.get_mut(exchange) {
+            x.buffer_input |= buffer_input;
+            x.input_required |= input_required;
+        }
+        let buffering = self.is(Mode::Sep1335) || self.exchanges.get(exchange).is_some_and(|x| x.buffer_input);
+        if input_required {
+            let ids = self.exchanges.get(exchange).map(|x| x.ids.clone()).unwrap_or_default();
+            if let Some(f) = self.flow(flow) {
+                f.released = true;
+                f.closed_ids.extend(ids);
+            }
+        }
+        if let Some(ms) = b.retry {
+            if let Some(f) = self.flow(flow) {
+                f.retry = Some(ms);
+            }
+        }
+        for message in messages(b.data.as_ref()) {
+            let request_id = message.get("method").and(message.get("id")).map(id_text);
+            if let (true, Some(id)) = (buffering, request_id) {
+                if let Some(f) = self.flow(flow) {
+                    f.buffered.insert(id);
+                }
+            }
+            self.checker.handle_part(&Entry { from: Side::Server, message, stream: stream.cloned() });
+        }
+    }
+}
+
+/// The JSON-RPC messages of a body or an event's data: an object is one, an
+/// array one per element; any other value is one (invalid) message.
+fn messages(value: Option<&Value>) -> Vec<Value> {
+    match value {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items.clone(),
+        Some(other) => Vec::from([other.clone()]),
+    }
+}
+
+/// URLs compared as the URL parser normalises them.
+fn same_url(a: &str, b: &str) -> bool {
+    match (Url::parse(a), Url::parse(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// Checks a whole transcript of message and HTTP entries.
+pub fn check(lines: &[Line], config: CheckConfig) -> Vec<Violation> {
+    let mut audit = Audit::new(config);
+    lines.iter().for_each(|l| audit.handle(l));
+    audit.into_violations()
+}

@@ -1,0 +1,624 @@
+//! The client side of one JSON-RPC request over HTTP, in any [`Mode`].
+//!
+//! [`Call`] is a plain machine in the quinn-proto shape: the host feeds it
+//! what its HTTP stack received and the time, and drains what it asks for.
+//!
+//! - Inputs: [`Call::handle_head`] (status and header fields of a response),
+//!   [`Call::handle_body`] (bytes of it, any chunking), [`Call::handle_end`]
+//!   (the response ended, by the server or a cut connection),
+//!   [`Call::handle_timeout`], and [`Call::answer`] (the host's response to a
+//!   server request the machine reported).
+//! - Outputs, drained in this order after every input: [`Call::poll_transmit`]
+//!   (HTTP requests to send, each with the exchange number the host quotes
+//!   back), [`Call::poll_event`] (server requests, other messages, peer
+//!   violations, and at last the response or the failure), and
+//!   [`Call::poll_timeout`] (when to call [`Call::handle_timeout`]).
+//!
+//! What each mode does:
+//! - every mode: the request is POSTed with `Accept: application/json,
+//!   text/event-stream`; a JSON answer or an event stream carries the response.
+//!   A stream that ends before it is resumed after the last `retry` (or
+//!   [`CallConfig::default_retry_ms`]) with `Last-Event-ID`, as Streamable
+//!   HTTP allows, while the server gave an event id; with nothing to resume
+//!   from the call fails with `sse-stream-ended`.
+//! - `2026-07-28`: an input request on the stream breaks
+//!   `server-request-on-stream`: reported as a [`Event::Violation`] and
+//!   answered -32602, since MRTR asks only inside results.
+//! - `2025-11-25`: server requests on the POST's stream are associated with
+//!   the call (SEP-2260) and reported; each answer is POSTed on its own.
+//! - `sep-1858`: after `buffer_input` answers are kept; on `input_required`
+//!   the machine stops reading that response, does not reconnect, and once
+//!   every request is answered POSTs them as one JSON array with
+//!   `Last-Event-ID`; that POST's response goes on like the first.
+//! - `sep-1335`: the `rel="stream"` URL of a response (same origin only:
+//!   another is reported as `sse-stream-url-cross-origin` and not followed)
+//!   is where the machine reconnects, no sooner than the last `retry`;
+//!   answers are always kept; after `204 No Content` they go as a JSON array
+//!   to that URL, whose response is a new stream.
+
+use super::{is_event_stream, link, over, Headers, Mode, Request, StreamLimits};
+use crate::{
+    check::id_text,
+    envelope::{self, Kind},
+    error::{err, Error},
+    protocol::INPUT_METHODS,
+    sse, Protocol, RuleId,
+};
+use alloc::{
+    collections::VecDeque,
+    string::{String, ToString},
+    vec::Vec,
+};
+use serde_json::{json, Value};
+use url::Url;
+
+/// How a [`Call`] reaches its server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallConfig {
+    /// The transport.
+    pub mode: Mode,
+    /// The MCP endpoint, an absolute URL.
+    pub url: String,
+    /// Header fields sent with every request (`mcp-session-id`,
+    /// `mcp-protocol-version`, `authorization`…), lower-case names.
+    pub headers: Headers,
+    /// The protocol the messages are read under.
+    pub protocol: Protocol,
+    /// Bounds on what the server sends.
+    pub limits: StreamLimits,
+    /// The wait before a reconnect when the server sent no `retry`, in
+    /// milliseconds. Default 1000.
+    pub default_retry_ms: u64,
+}
+
+impl CallConfig {
+    /// A configuration with the defaults of every other field.
+    pub fn new(mode: Mode, url: impl Into<String>) -> CallConfig {
+        CallConfig {
+            mode,
+            url: url.into(),
+            headers: Vec::new(),
+            protocol: match mode {
+                Mode::Streamable => Protocol::V2026_07_28,
+                _ => Protocol::V2025_11_25,
+            },
+            limits: StreamLimits::DEFAULT,
+            default_retry_ms: 1000,
+        }
+    }
+}
+
+/// What a [`Call`] tells its host.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A server request (elicitation, sampling, roots, ping) to answer with
+    /// [`Call::answer`].
+    ServerRequest(Value),
+    /// A notification, or a response that is not this call's, to pass on.
+    Message(Value),
+    /// The server broke a rule; the call goes on.
+    Violation(Error),
+    /// The JSON-RPC response to the call (a result, an `input_required`
+    /// result, or an error): the call is over.
+    Response(Value),
+    /// The call cannot go on, and why: the last event.
+    Failed(Error),
+}
+
+/// What an exchange is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Purpose {
+    /// A POST whose response may carry the call's response: the request
+    /// itself, or buffered answers.
+    Carrier,
+    /// A GET that resumes the call's stream.
+    Resume,
+    /// A POST of one answer (`202 Accepted` expected).
+    Answer,
+}
+
+#[derive(Debug)]
+struct Exchange {
+    number: u64,
+    purpose: Purpose,
+    /// Where it was sent (a `rel="stream"` URL resolves against it).
+    url: String,
+    status: Option<u16>,
+    /// The decoder of an event-stream response.
+    stream: Option<sse::Decoder>,
+    /// The bytes of any other response.
+    body: Vec<u8>,
+    events: usize,
+    /// Whether the machine still reads it (1858 stops at `input_required`).
+    reading: bool,
+}
+
+/// The client side of one JSON-RPC request. See the [module](self) for the
+/// inputs, the outputs and their drain order.
+#[derive(Debug)]
+pub struct Call {
+    config: CallConfig,
+    endpoint: Url,
+    id: Value,
+    next_exchange: u64,
+    exchanges: Vec<Exchange>,
+    transmits: VecDeque<Request>,
+    events: VecDeque<Event>,
+    /// The id of the last event with one (what `Last-Event-ID` resumes from).
+    last_event_id: Option<String>,
+    /// The last `retry` the server sent, in milliseconds.
+    retry_ms: Option<u64>,
+    /// SEP-1335: where to reconnect.
+    stream_url: Option<Url>,
+    /// Answers are kept for one POST (1858 after `buffer_input`; 1335 always).
+    buffering: bool,
+    /// SEP-1858: `input_required` came, with the event id to quote.
+    input_required: Option<Option<String>>,
+    /// SEP-1335: a reconnect was answered `204 No Content`.
+    ended: bool,
+    /// Server requests reported and not answered yet (their ids).
+    pending: Vec<Value>,
+    /// Answers kept for the buffered POST.
+    buffered: Vec<Value>,
+    /// When to reconnect.
+    reconnect_at: Option<u64>,
+    /// Reconnects in a row that brought no event.
+    reconnects: u32,
+    done: bool,
+}
+
+impl Call {
+    /// Starts `request` (a JSON-RPC request with an id): the first output is
+    /// its POST.
+    pub fn new(config: CallConfig, request: &Value, _now: u64) -> Result<Call, Error> {
+        let endpoint = Url::parse(&config.url)
+            .map_err(|e| err!(UsageInvalidArgument, "the endpoint {:?} is no URL: {e}", config.url))?;
+        let c = envelope::classify_value(request, config.protocol, &config.limits.message)
+            .map_err(|e| err!(UsageInvalidArgument, "the call's request is no JSON-RPC request: {e}"))?;
+        if c.kind != Kind::Request {
+            return Err(Error::new(RuleId::UsageInvalidArgument, "a call starts with a JSON-RPC request with an id"));
+        }
+        let mut call = Call {
+            id: request["id"].clone(),
+            endpoint,
+            config,
+            next_exchange: 1,
+            exchanges: Vec::new(),
+            transmits: VecDeque::new(),
+            events: VecDeque::new(),
+            last_event_id: None,
+            retry_ms: None,
+            stream_url: None,
+            buffering: false,
+            input_required: None,
+            ended: false,
+            pending: Vec::new(),
+            buffered: Vec::new(),
+            reconnect_at: None,
+            reconnects: 0,
+            done: false,
+        };
+        call.buffering = call.config.mode == Mode::Sep1335;
+        let url = call.config.url.clone();
+        call.post(Purpose::Carrier, url, request.to_string(), None);
+        Ok(call)
+    }
+
+    /// The id of the call's request.
+    pub fn id(&self) -> &Value {
+        &self.id
+    }
+
+    /// Whether the call is over (its response or its failure was reported).
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// The status and header fields of the response to `exchange`.
+    pub fn handle_head(
+        &mut self,
+        exchange: u64,
+        status: u16,
+        headers: &[(String, String)],
+        _now: u64,
+    ) -> Result<(), Error> {
+        let mode = self.config.mode;
+        let x = self.exchange(exchange)?;
+        if x.status.is_some() {
+            return Err(err!(UsageOutOfTurn, "exchange {exchange} already has its response head"));
+        }
+        x.status = Some(status);
+        let purpose = x.purpose;
+        if (200..300).contains(&status) && status != 204 && is_event_stream(headers) {
+            let limits = self.config.limits.message;
+            self.exchange(exchange)?.stream = Some(sse::Decoder::with_limits(&limits));
+        }
+        if self.done {
+            return Ok(());
+        }
+        if mode == Mode::Sep1335 && purpose != Purpose::Answer {
+            self.read_link(exchange, headers)?;
+        }
+        match (purpose, status) {
+            (Purpose::Resume, 204) if mode == Mode::Sep1335 => {
+                self.ended = true;
+                self.flush();
+            }
+            (Purpose::Resume, 204) => {
+                self.fail(err!(SseStreamEnded, "the resumed stream ended (204) before the response"))
+            }
+            (Purpose::Resume, 200..=299) if self.exchange(exchange)?.stream.is_none() => {
+                self.fail(err!(HttpStatusUnexpected, "a resumed stream answered {status} without an event stream"))
+            }
+            (Purpose::Resume, 200..=299) | (Purpose::Carrier, 200..=299) | (Purpose::Answer, 200..=299) => {}
+            // A carrier's 4xx/5xx may hold a JSON-RPC error for the call: read at its end.
+            (Purpose::Carrier, _) => {}
+            (_, _) => self.fail(err!(HttpStatusUnexpected, "the server answered {status} to a {purpose:?} exchange")),
+        }
+        Ok(())
+    }
+
+    /// Bytes of the body of the response to `exchange`, in any chunking.
+    pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], _now: u64) -> Result<(), Error> {
+        let max = self.config.limits.message.max_message_bytes;
+        let x = self.exchange(exchange)?;
+        if x.status.is_none() {
+            return Err(err!(UsageOutOfTurn, "a body for exchange {exchange} before its head"));
+        }
+        if !x.reading {
+            return Ok(());
+        }
+        let Some(decoder) = x.stream.as_mut() else {
+            if x.body.len() + chunk.len() > max {
+                x.reading = false;
+                self.fail(over("a response body's bytes", max));
+            } else {
+                x.body.extend_from_slice(chunk);
+            }
+            return Ok(());
+        };
+        decoder.feed(chunk);
+        self.drain_blocks(exchange);
+        Ok(())
+    }
+
+    /// The response to `exchange` ended: the server closed it, or the
+    /// connection was cut (a host often cannot tell which; nor need it).
+    pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<(), Error> {
+        let x = self.exchange(exchange)?;
+        let (purpose, status, streamed) = (x.purpose, x.status, x.stream.is_some());
+        if let Some(decoder) = x.stream.as_mut() {
+            decoder.finish();
+            self.drain_blocks(exchange);
+        }
+        // Still read to its end: not stopped by `input_required` or a failure.
+        let reading = self.exchange(exchange)?.reading;
+        let body = core::mem::take(&mut self.exchange(exchange)?.body);
+        self.exchanges.retain(|x| x.number != exchange);
+        if self.done || !reading || purpose == Purpose::Answer || (purpose == Purpose::Resume && status == Some(204)) {
+            return Ok(());
+        }
+        if streamed {
+            self.stream_ended(now);
+        } else {
+            self.read_body(status.unwrap_or(0), &body);
+        }
+        Ok(())
+    }
+
+    /// The time came that [`poll_timeout`](Call::poll_timeout) named.
+    pub fn handle_timeout(&mut self, now: u64) {
+        if self.done || self.reconnect_at.is_none_or(|at| at > now) {
+            return;
+        }
+        self.reconnect_at = None;
+        if self.reconnects >= self.config.limits.max_reconnects {
+            return self.fail(err!(SseStreamEnded, "{} reconnects in a row brought no event", self.reconnects));
+        }
+        self.reconnects += 1;
+        let url = self.stream_url.as_ref().map_or_else(|| self.config.url.clone(), |u| String::from(u.as_str()));
+        let mut headers = self.config.headers.clone();
+        headers.push(("accept".into(), "text/event-stream".into()));
+        if let Some(id) = &self.last_event_id {
+            headers.push(("last-event-id".into(), id.clone()));
+        }
+        self.send(Purpose::Resume, "GET", url, headers, None);
+    }
+
+    /// The host's JSON-RPC response to a server request this machine reported.
+    pub fn answer(&mut self, response: &Value, _now: u64) -> Result<(), Error> {
+        let id = response.get("id").filter(|_| response.get("method").is_none());
+        let Some(i) = id.and_then(|id| self.pending.iter().position(|p| p == id)) else {
+            return Err(err!(UsageOutOfTurn, "an answer to no server request this call reported"));
+        };
+        envelope::classify_value(response, self.config.protocol, &self.config.limits.message)
+            .map_err(|e| err!(UsageInvalidArgument, "the answer is no JSON-RPC response: {e}"))?;
+        self.pending.remove(i);
+        if self.done {
+            return Ok(());
+        }
+        if self.buffering {
+            self.buffered.push(response.clone());
+            self.flush();
+        } else {
+            let url = self.config.url.clone();
+            self.post(Purpose::Answer, url, response.to_string(), None);
+        }
+        Ok(())
+    }
+
+    /// The next HTTP request to send.
+    #[must_use]
+    pub fn poll_transmit(&mut self) -> Option<Request> {
+        self.transmits.pop_front()
+    }
+
+    /// The next event for the host.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When to call [`handle_timeout`](Call::handle_timeout), in the host's
+    /// milliseconds, if anything waits.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.reconnect_at.filter(|_| !self.done)
+    }
+
+    fn exchange(&mut self, number: u64) -> Result<&mut Exchange, Error> {
+        self.exchanges
+            .iter_mut()
+            .find(|x| x.number == number)
+            .ok_or_else(|| err!(UsageUnknownHandle, "no open exchange {number}"))
+    }
+
+    fn post(&mut self, purpose: Purpose, url: String, body: String, last_event_id: Option<String>) {
+        let mut headers = self.config.headers.clone();
+        headers.push(("accept".into(), "application/json, text/event-stream".into()));
+        headers.push(("content-type".into(), "application/json".into()));
+        if let Some(id) = last_event_id {
+            headers.push(("last-event-id".into(), id));
+        }
+        self.send(purpose, "POST", url, headers, Some(body));
+    }
+
+    fn send(&mut self, purpose: Purpose, method: &'static str, url: String, headers: Headers, body: Option<String>) {
+        let number = self.next_exchange;
+        self.next_exchange += 1;
+        let exchange = Exchange {
+            number,
+            purpose,
+            url: url.clone(),
+            status: None,
+            stream: None,
+            body: Vec::new(),
+            events: 0,
+            reading: true,
+        };
+        self.exchanges.push(exchange);
+        self.transmits.push_back(Request { exchange: number, method, url, headers, body });
+    }
+
+    fn fail(&mut self, error: Error) {
+        if !self.done {
+            self.done = true;
+            self.reconnect_at = None;
+            self.events.push_back(Event::Failed(error));
+        }
+    }
+
+    /// SEP-1335: the response's `rel="stream"` URL, followed only within the origin.
+    fn read_link(&mut self, exchange: u64, headers: &[(String, String)]) -> Result<(), Error> {
+        let fields = headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case("link")).map(|(_, v)| v.as_str());
+        let base = self.exchange(exchange)?.url.clone();
+        match link::stream_url(fields, &base, &self.config.limits) {
+            Ok(Some(url)) if link::same_origin(&url, &self.endpoint) => self.stream_url = Some(url),
+            Ok(Some(url)) => self.events.push_back(Event::Violation(err!(
+                SseStreamUrlCrossOrigin,
+                "the rel=\"stream\" URL {} is not of the endpoint's origin; not followed",
+                url.as_str()
+            ))),
+            Ok(None) => {}
+            Err(e) => self.fail(e),
+        }
+        Ok(())
+    }
+
+    fn drain_blocks(&mut self, exchange: u64) {
+        let max_events = self.config.limits.max_events;
+        loop {
+            let Ok(x) = self.exchange(exchange) else { return };
+            if !x.reading {
+                return;
+            }
+            let Some(block) = x.stream.as_mut().and_then(sse::Decoder::poll_event) else { return };
+            x.events += 1;
+            if x.events > max_events {
+                x.reading = false;
+                return self.fail(over("the event-stream blocks of a response", max_events));
+            }
+            match block {
+                Ok(event) => self.event(exchange, event),
+                Err(e) => {
+                    if let Ok(x) = self.exchange(exchange) {
+                        x.reading = false;
+                    }
+                    return self.fail(e);
+                }
+            }
+            if self.done {
+                return;
+            }
+        }
+    }
+
+    /// One block of a response stream.
+    fn event(&mut self, exchange: u64, event: sse::Event) {
+        self.reconnects = 0;
+        if let Some(id) = &event.id {
+            self.last_event_id = Some(id.clone()).filter(|id| !id.is_empty());
+        }
+        if let Some(ms) = event.retry {
+            if ms > self.config.limits.max_retry_ms {
+                return self.fail(over("the server's retry (ms)", self.config.limits.max_retry_ms));
+            }
+            self.retry_ms = Some(ms);
+        }
+        let custom = self.config.mode == Mode::Sep1858;
+        match event.event.as_deref() {
+            Some("buffer_input") if custom => self.buffering = true,
+            Some("input_required") if custom => {
+                self.input_required = Some(event.id.clone().or_else(|| self.last_event_id.clone()));
+                if let Ok(x) = self.exchange(exchange) {
+                    x.reading = false;
+                }
+                self.flush();
+            }
+            _ => {
+                if let Some(data) = event.data.filter(|d| !d.is_empty()) {
+                    self.message(data.as_bytes());
+                }
+            }
+        }
+    }
+
+    /// One JSON-RPC message from the server.
+    fn message(&mut self, bytes: &[u8]) {
+        let (protocol, limits) = (self.config.protocol, self.config.limits.message);
+        let message = match crate::parse(bytes, &limits) {
+            Ok(m) => m,
+            Err(e) => return self.fail(e),
+        };
+        let kind = match envelope::classify_value(&message, protocol, &limits) {
+            Ok(c) => c.kind,
+            Err(e) => return self.fail(e),
+        };
+        match kind {
+            Kind::Request => self.server_request(message),
+            Kind::Notification => self.events.push_back(Event::Message(message)),
+            _ if message["id"] == self.id => {
+                self.done = true;
+                self.reconnect_at = None;
+                self.events.push_back(Event::Response(message));
+            }
+            _ => self.events.push_back(Event::Message(message)),
+        }
+    }
+
+    fn server_request(&mut self, message: Value) {
+        let method = message["method"].as_str().unwrap_or_default();
+        if self.config.mode.server_requests() || !INPUT_METHODS.contains(&method) {
+            self.pending.push(message["id"].clone());
+            return self.events.push_back(Event::ServerRequest(message));
+        }
+        self.events.push_back(Event::Violation(err!(
+            ServerRequestOnStream,
+            "{method} on a {} stream: MRTR asks for input inside results",
+            self.config.mode
+        )));
+        let url = self.config.url.clone();
+        if let Some(reply) = unassociated_reply(&message) {
+            self.post(Purpose::Answer, url, reply.to_string(), None);
+        }
+    }
+
+    /// A JSON (not event-stream) response ended: it must be the call's response.
+    fn read_body(&mut self, status: u16, body: &[u8]) {
+        let limits = self.config.limits.message;
+        let message = crate::parse(body, &limits).ok().filter(|m| m.get("id") == Some(&self.id));
+        match message {
+            Some(m) if m.get("error").is_some() || (200..300).contains(&status) => {
+                if let Err(e) = envelope::classify_value(&m, self.config.protocol, &limits) {
+                    return self.fail(e);
+                }
+                self.done = true;
+                self.events.push_back(Event::Response(m));
+            }
+            _ => self.fail(err!(HttpStatusUnexpected, "the server answered {status} without the call's response")),
+        }
+    }
+
+    /// A response stream ended before the call's response: reconnect after
+    /// `retry` where the mode allows, else fail.
+    fn stream_ended(&mut self, now: u64) {
+        let resumable = match self.config.mode {
+            Mode::Sep1335 => self.stream_url.is_some() || self.last_event_id.is_some(),
+            _ => self.last_event_id.is_some(),
+        };
+        if !resumable {
+            return self
+                .fail(err!(SseStreamEnded, "the stream ended before the response, with no event id to resume from"));
+        }
+        let wait = self.retry_ms.unwrap_or(self.config.default_retry_ms);
+        self.reconnect_at = Some(now.saturating_add(wait));
+    }
+
+    /// Sends the buffered answers once every reported request is answered:
+    /// 1858 after `input_required`, 1335 after `204`.
+    fn flush(&mut self) {
+        if self.done || !self.pending.is_empty() {
+            return;
+        }
+        let (url, last_event_id) = match self.config.mode {
+            Mode::Sep1858 => match &self.input_required {
+                Some(id) => (self.config.url.clone(), id.clone()),
+                None => return,
+            },
+            Mode::Sep1335 if self.ended => {
+                if self.buffered.is_empty() {
+                    return self
+                        .fail(err!(SseStreamEnded, "the stream ended (204) with no answer owed and no response"));
+                }
+                match &self.stream_url {
+                    Some(u) => (String::from(u.as_str()), None),
+                    None => {
+                        return self.fail(err!(SseStreamEnded, "204 with no rel=\"stream\" URL to POST the answers to"))
+                    }
+                }
+            }
+            _ => return,
+        };
+        let body = Value::Array(core::mem::take(&mut self.buffered)).to_string();
+        self.input_required = None;
+        self.ended = false;
+        self.buffering = self.config.mode == Mode::Sep1335;
+        self.reconnects = 0;
+        self.post(Purpose::Carrier, url, body, last_event_id);
+    }
+}
+
+/// The answer a client gives a server request that reached it outside any
+/// request of its own in flight (SEP-2260), e.g. on the standalone GET
+/// stream: a -32602 error for `elicitation/create`, `sampling/createMessage`
+/// and `roots/list`; `None` for any other message (`ping` is exempt).
+pub fn unassociated_reply(request: &Value) -> Option<Value> {
+    let method = request.get("method")?.as_str()?;
+    let id = request.get("id")?;
+    INPUT_METHODS.contains(&method).then(|| {
+        json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {
+                "code": -32602,
+                "message": alloc::format!("{method} outside any client request in flight (SEP-2260)"),
+            }
+        })
+    })
+}
+
+/// The stream name of a server message on the response to a POST of `id`
+/// (as the checker names streams): `post:<id>`.
+pub fn post_stream(id: &Value) -> String {
+    let mut s = String::from("post:");
+    s.push_str(&id_text(id));
+    s
+}
+
+#[cfg(test)]
+mod tests;
+
+/// Builds `[("name", "value"), …]` header lists for tests and hosts.
+pub fn headers<const N: usize>(fields: [(&str, &str); N]) -> Headers {
+    fields.iter().map(|(n, v)| (String::from(*n).to_ascii_lowercase(), String::from(*v))).collect()
+}

@@ -1,0 +1,260 @@
+//! Two machines under a simulated clock: a [`Call`] against a server built
+//! from [`serve`](crate::http::serve) (its [`ServerStream`] and
+//! [`read_request`]), every body delivered in small chunks, per mode.
+
+use super::*;
+use crate::http::header;
+use crate::http::serve::{read_request, stream_url, Incoming, ServerStream, WAITING};
+use crate::Limits;
+use alloc::{format, string::ToString};
+
+const ENDPOINT: &str = "http://127.0.0.1:8000/mcp";
+
+fn request() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet"}})
+}
+
+fn elicit(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": format!("s{id}"), "method": "elicitation/create",
+           "params": {"mode": "form", "message": "Name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}})
+}
+
+fn accept(request: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept", "content": {"name": "octocat"}}})
+}
+
+fn result() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "Hello, octocat"}]}})
+}
+
+/// The server's side of the wire: reads what the call sent.
+fn incoming(mode: Mode, sent: &Request) -> Incoming {
+    let body = sent.body.as_deref().unwrap_or_default().as_bytes();
+    read_request(mode, sent.method, &sent.url, &sent.headers, body, Protocol::V2025_11_25, &Limits::DEFAULT).unwrap()
+}
+
+/// Delivers a whole response, 5 bytes at a time, ending it at `now`.
+fn respond(call: &mut Call, exchange: u64, status: u16, headers: &Headers, body: &str, now: u64) {
+    call.handle_head(exchange, status, headers, now).unwrap();
+    for chunk in body.as_bytes().chunks(5) {
+        call.handle_body(exchange, chunk, now).unwrap();
+    }
+    call.handle_end(exchange, now).unwrap();
+}
+
+fn events(call: &mut Call) -> Vec<Event> {
+    core::iter::from_fn(|| call.poll_event()).collect()
+}
+
+fn server_requests(call: &mut Call) -> Vec<Value> {
+    events(call)
+        .into_iter()
+        .map(|e| match e {
+            Event::ServerRequest(r) => r,
+            other => panic!("expected a server request, got {other:?}"),
+        })
+        .collect()
+}
+
+fn sse_head() -> Headers {
+    headers([("content-type", "text/event-stream")])
+}
+
+#[test]
+fn streamable_json_answer() {
+    let mut call = Call::new(CallConfig::new(Mode::Streamable, ENDPOINT), &request(), 0).unwrap();
+    let post = call.poll_transmit().unwrap();
+    assert_eq!((post.method, post.url.as_str()), ("POST", ENDPOINT));
+    assert!(matches!(incoming(Mode::Streamable, &post), Incoming::Call(r) if r == request()));
+    respond(&mut call, 1, 200, &headers([("content-type", "application/json")]), &result().to_string(), 3);
+    assert_eq!(events(&mut call), [Event::Response(result())]);
+    assert!(call.is_done() && call.poll_transmit().is_none() && call.poll_timeout().is_none());
+}
+
+#[test]
+fn legacy_answers_each_request_on_its_own_post() {
+    let mode = Mode::Legacy;
+    let mut call = Call::new(CallConfig::new(mode, ENDPOINT), &request(), 0).unwrap();
+    let _post = call.poll_transmit().unwrap();
+    let mut s = ServerStream::new(mode, "k", 1).unwrap();
+    s.ask(&[elicit(1)], 0).unwrap();
+    call.handle_head(1, 200, &s.head(None), 1).unwrap();
+    call.handle_body(1, s.take().as_bytes(), 1).unwrap();
+    let asked = server_requests(&mut call);
+    call.answer(&accept(&asked[0]), 2).unwrap();
+    let answer = call.poll_transmit().unwrap();
+    assert_eq!(answer.exchange, 2);
+    assert!(matches!(incoming(mode, &answer), Incoming::Messages(m) if m == [accept(&asked[0])]));
+    respond(&mut call, 2, 202, &Headers::new(), "", 3);
+    s.message(&result()).unwrap();
+    call.handle_body(1, s.take().as_bytes(), 4).unwrap();
+    assert_eq!(events(&mut call), [Event::Response(result())]);
+}
+
+#[test]
+fn sep_1858_buffers_until_input_required_then_posts_with_last_event_id() {
+    let mode = Mode::Sep1858;
+    let mut call = Call::new(CallConfig::new(mode, ENDPOINT), &request(), 0).unwrap();
+    let _post = call.poll_transmit().unwrap();
+    // Instance A asks twice in one round, then disconnects.
+    let mut a = ServerStream::new(mode, "c42", 1).unwrap();
+    let last = a.ask(&[elicit(1), elicit(2)], 0).unwrap();
+    assert_eq!(a.message(&result()).unwrap_err().rule(), RuleId::UsageOutOfTurn);
+    let bytes = a.take() + "event: message\ndata: {\"late\": true}\n\n";
+    respond(&mut call, 1, 200, &a.head(None), &bytes, 10);
+    let asked = server_requests(&mut call);
+    assert_eq!(asked.len(), 2, "the late event after input_required is not read");
+    assert!(call.poll_timeout().is_none(), "no reconnect after input_required");
+    call.answer(&accept(&asked[0]), 11).unwrap();
+    assert!(call.poll_transmit().is_none(), "answers wait until every request is answered");
+    call.answer(&accept(&asked[1]), 12).unwrap();
+    let post = call.poll_transmit().unwrap();
+    assert_eq!(header(&post.headers, "last-event-id"), Some(last.as_str()));
+    // Instance B takes the call up from the key alone.
+    let Incoming::Answers { key, responses } = incoming(mode, &post) else { panic!("not answers") };
+    assert_eq!((key.as_str(), responses.len()), ("c42", 2));
+    let mut b = ServerStream::new(mode, &key, 5).unwrap();
+    b.message(&result()).unwrap();
+    respond(&mut call, post.exchange, 200, &b.head(None), &b.take(), 20);
+    assert_eq!(events(&mut call), [Event::Response(result())]);
+}
+
+#[test]
+fn sep_1335_reconnects_after_retry_gets_204_and_posts_to_the_stream_url() {
+    let mode = Mode::Sep1335;
+    let mut call = Call::new(CallConfig::new(mode, ENDPOINT), &request(), 0).unwrap();
+    let _post = call.poll_transmit().unwrap();
+    let url = stream_url(ENDPOINT, "c7").unwrap();
+    let mut a = ServerStream::new(mode, "c7", 1).unwrap();
+    a.ask(&[elicit(1)], 700).unwrap();
+    respond(&mut call, 1, 200, &a.head(Some("/mcp?stream=c7")), &a.take(), 100);
+    let asked = server_requests(&mut call);
+    assert_eq!(call.poll_timeout(), Some(800), "no sooner than retry after the end");
+    call.answer(&accept(&asked[0]), 150).unwrap();
+    assert!(call.poll_transmit().is_none(), "answers wait for 204");
+    call.handle_timeout(799);
+    assert!(call.poll_transmit().is_none());
+    call.handle_timeout(800);
+    let get = call.poll_transmit().unwrap();
+    assert_eq!((get.method, get.url.as_str()), ("GET", url.as_str()));
+    assert!(matches!(incoming(mode, &get), Incoming::Resume { key: Some(k), .. } if k == "c7"));
+    respond(&mut call, get.exchange, WAITING, &Headers::new(), "", 801);
+    let post = call.poll_transmit().unwrap();
+    assert_eq!((post.method, post.url.as_str()), ("POST", url.as_str()));
+    let Incoming::Answers { key, responses } = incoming(mode, &post) else { panic!("not answers") };
+    assert_eq!((key.as_str(), responses), ("c7", alloc::vec![accept(&asked[0])]));
+    let mut b = ServerStream::new(mode, &key, 3).unwrap();
+    b.message(&result()).unwrap();
+    respond(&mut call, post.exchange, 200, &b.head(Some(&url)), &b.take(), 900);
+    assert_eq!(events(&mut call), [Event::Response(result())]);
+}
+
+#[test]
+fn a_cross_origin_stream_url_is_not_followed() {
+    let mut call = Call::new(CallConfig::new(Mode::Sep1335, ENDPOINT), &request(), 0).unwrap();
+    let _post = call.poll_transmit().unwrap();
+    let head = headers([("content-type", "text/event-stream"), ("link", "<http://127.0.0.1:9000/s>; rel=stream")]);
+    respond(&mut call, 1, 200, &head, "", 5);
+    let e = events(&mut call);
+    assert!(matches!(&e[0], Event::Violation(v) if v.rule() == RuleId::SseStreamUrlCrossOrigin), "{e:?}");
+    assert!(matches!(&e[1], Event::Failed(f) if f.rule() == RuleId::SseStreamEnded), "{e:?}");
+}
+
+#[test]
+fn a_cut_stream_resumes_with_last_event_id_after_the_default_wait() {
+    let mut call = Call::new(CallConfig::new(Mode::Legacy, ENDPOINT), &request(), 0).unwrap();
+    let _post = call.poll_transmit().unwrap();
+    respond(
+        &mut call,
+        1,
+        200,
+        &sse_head(),
+        "id: k.1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n",
+        10,
+    );
+    assert!(matches!(events(&mut call)[..], [Event::Message(_)]));
+    assert_eq!(call.poll_timeout(), Some(1010));
+    call.handle_timeout(1010);
+    let get = call.poll_transmit().unwrap();
+    assert_eq!((get.method, header(&get.headers, "last-event-id")), ("GET", Some("k.1")));
+    respond(&mut call, get.exchange, 200, &sse_head(), &format!("id: k.2\ndata: {}\n\n", result()), 1020);
+    assert_eq!(events(&mut call), [Event::Response(result())]);
+}
+
+#[test]
+fn reconnects_that_bring_nothing_are_bounded() {
+    let config = CallConfig { default_retry_ms: 0, ..CallConfig::new(Mode::Legacy, ENDPOINT) };
+    let mut call = Call::new(config, &request(), 0).unwrap();
+    let _post = call.poll_transmit().unwrap();
+    respond(&mut call, 1, 200, &sse_head(), "id: k.1\n\n", 0);
+    let mut reconnects = 0;
+    while let Some(at) = call.poll_timeout() {
+        call.handle_timeout(at);
+        let Some(get) = call.poll_transmit() else { break };
+        reconnects += 1;
+        respond(&mut call, get.exchange, 200, &sse_head(), "", at);
+    }
+    assert_eq!(reconnects, StreamLimits::DEFAULT.max_reconnects);
+    assert!(matches!(&events(&mut call)[..], [Event::Failed(e)] if e.rule() == RuleId::SseStreamEnded));
+}
+
+#[test]
+fn an_input_request_on_a_2026_stream_is_a_violation_answered_32602() {
+    let mut call = Call::new(CallConfig::new(Mode::Streamable, ENDPOINT), &request(), 0).unwrap();
+    let _post = call.poll_transmit().unwrap();
+    respond(&mut call, 1, 200, &sse_head(), &format!("data: {}\n\ndata: {}\n\n", elicit(1), result()), 1);
+    let reply = call.poll_transmit().unwrap();
+    assert_eq!(
+        reply.body.map(|b| serde_json::from_str::<Value>(&b).unwrap()["error"]["code"].clone()),
+        Some(json!(-32602))
+    );
+    let e = events(&mut call);
+    assert!(matches!(&e[0], Event::Violation(v) if v.rule() == RuleId::ServerRequestOnStream));
+    assert_eq!(e[1], Event::Response(result()));
+}
+
+#[test]
+fn hostile_streams_are_bounded_with_rule_ids() {
+    let failed = |config: CallConfig, head: Headers, body: &str| {
+        let mut call = Call::new(config, &request(), 0).unwrap();
+        let _post = call.poll_transmit().unwrap();
+        respond(&mut call, 1, 200, &head, body, 0);
+        match events(&mut call).pop() {
+            Some(Event::Failed(e)) => e.rule(),
+            other => panic!("expected a failure, got {other:?}"),
+        }
+    };
+    let legacy = || CallConfig::new(Mode::Legacy, ENDPOINT);
+    assert_eq!(failed(legacy(), sse_head(), "retry: 18446744073709551615\n\n"), RuleId::LimitExceeded);
+    let small = CallConfig { limits: StreamLimits { max_events: 100, ..StreamLimits::DEFAULT }, ..legacy() };
+    assert_eq!(failed(small, sse_head(), &"id: x\n\n".repeat(10_000)), RuleId::LimitExceeded);
+    let tiny = Limits { max_message_bytes: 1000, ..Limits::DEFAULT };
+    let tiny = CallConfig { limits: StreamLimits { message: tiny, ..StreamLimits::DEFAULT }, ..legacy() };
+    assert_eq!(failed(tiny, sse_head(), &"x".repeat(100_000)), RuleId::LimitExceeded);
+    let links = alloc::vec!["<s>; rel=next"; 1000].join(", ");
+    let head = headers([("content-type", "text/event-stream"), ("link", links.as_str())]);
+    assert_eq!(failed(CallConfig::new(Mode::Sep1335, ENDPOINT), head, ""), RuleId::LimitExceeded);
+    assert_eq!(failed(legacy(), sse_head(), "data: \u{0}not json\n\n"), RuleId::JsonrpcParseError);
+    let mut call = Call::new(legacy(), &request(), 0).unwrap();
+    let _post = call.poll_transmit().unwrap();
+    call.handle_head(1, 200, &sse_head(), 0).unwrap();
+    call.handle_body(1, b"data: \xff\xfe\n\n", 0).unwrap();
+    assert!(matches!(&events(&mut call)[..], [Event::Failed(e)] if e.rule() == RuleId::JsonrpcParseError));
+}
+
+#[test]
+fn misuse_is_a_usage_error() {
+    let mut call = Call::new(CallConfig::new(Mode::Legacy, ENDPOINT), &request(), 0).unwrap();
+    assert_eq!(call.handle_body(9, b"x", 0).unwrap_err().rule(), RuleId::UsageUnknownHandle);
+    assert_eq!(call.handle_body(1, b"x", 0).unwrap_err().rule(), RuleId::UsageOutOfTurn);
+    assert_eq!(call.answer(&accept(&elicit(1)), 0).unwrap_err().rule(), RuleId::UsageOutOfTurn);
+    let notification = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        Call::new(CallConfig::new(Mode::Legacy, ENDPOINT), &notification, 0).unwrap_err().rule(),
+        RuleId::UsageInvalidArgument
+    );
+    assert_eq!(
+        Call::new(CallConfig::new(Mode::Legacy, "not a url"), &request(), 0).unwrap_err().rule(),
+        RuleId::UsageInvalidArgument
+    );
+}

@@ -1,0 +1,160 @@
+//! MCP over HTTP, sans-IO: the multi-turn transports of SEP-1858 and SEP-1335
+//! and the Streamable HTTP of `2025-11-25` and `2026-07-28`.
+//!
+//! The core never opens a socket. A host hands a machine what its HTTP stack
+//! received (a response head, body bytes, the end of a body, the time) and
+//! sends what the machine asks for ([`Request`]s):
+//!
+//! - [`call::Call`]: the client side of one JSON-RPC request, in any [`Mode`]:
+//!   the POST, its JSON or event-stream answer, the server requests on the
+//!   stream (answered at once, or buffered), reconnects after `retry`,
+//!   `Last-Event-ID`, the `rel="stream"` URL, the buffered POST.
+//! - [`serve`]: the server side: each mode's event sequence as bytes, and an
+//!   incoming HTTP request read into what it asks (a new call, buffered
+//!   answers for a continuation the host looks up in its store, a reconnect).
+//! - [`audit`]: the conversation checker over HTTP entries (recorded
+//!   exchanges): every JSON-RPC message they carry goes through the message
+//!   rules, and the `sse-*` rules are checked on the exchanges themselves.
+//! - [`link`]: RFC 8288 `Link` headers, `rel="stream"` URLs and their origin.
+
+pub mod audit;
+pub mod call;
+pub mod link;
+pub mod serve;
+
+use crate::{
+    error::{err, Error},
+    Limits, RuleId,
+};
+use alloc::{string::String, vec::Vec};
+
+/// How JSON-RPC travels over HTTP: the transport a client and a server agreed on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Streamable HTTP of `2026-07-28`: a POST answered with JSON or an event
+    /// stream; the server asks for input only inside results (`input_required`).
+    Streamable,
+    /// Streamable HTTP of `2025-11-25`: server requests arrive on the POST's
+    /// stream (SEP-2260) and each answer is POSTed on its own (`202 Accepted`).
+    Legacy,
+    /// SEP-1858: `buffer_input` and `input_required` events; the answers go
+    /// in one POST, a JSON array, with `Last-Event-ID`.
+    Sep1858,
+    /// SEP-1335: a `Link: <…>; rel="stream"` URL to reconnect to after
+    /// `retry`; `204 No Content` ends a stream; the answers go as a JSON array
+    /// to that URL.
+    Sep1335,
+}
+
+impl Mode {
+    /// Every mode, in the order of their names.
+    pub const ALL: [Mode; 4] = [Mode::Streamable, Mode::Legacy, Mode::Sep1858, Mode::Sep1335];
+
+    /// Its name: `2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Streamable => "2026-07-28",
+            Mode::Legacy => "2025-11-25",
+            Mode::Sep1858 => "sep-1858",
+            Mode::Sep1335 => "sep-1335",
+        }
+    }
+
+    /// The mode of that name; another name is `usage-invalid-argument`.
+    pub fn from_name(name: &str) -> Result<Mode, Error> {
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.name() == name)
+            .ok_or_else(|| err!(UsageInvalidArgument, "unknown transport mode {name:?}"))
+    }
+
+    /// Whether server requests may arrive on a response stream.
+    pub fn server_requests(self) -> bool {
+        self != Mode::Streamable
+    }
+}
+
+impl core::fmt::Display for Mode {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// HTTP header fields: lower-case names, in order. Several fields of one
+/// name stay several entries.
+pub type Headers = Vec<(String, String)>;
+
+/// The value of the first field named `name` (ASCII case-insensitive).
+pub fn header<'h>(headers: &'h [(String, String)], name: &str) -> Option<&'h str> {
+    headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+}
+
+/// An HTTP request a machine asks its host to send.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// The machine's number for this exchange: the host quotes it with every
+    /// part of the response ([`call::Call::handle_head`] and the rest).
+    pub exchange: u64,
+    /// `POST` or `GET`.
+    pub method: &'static str,
+    /// The absolute URL.
+    pub url: String,
+    /// The header fields to send, lower-case names.
+    pub headers: Headers,
+    /// The body: JSON text (a message, or an array of them), if any.
+    pub body: Option<String>,
+}
+
+/// Bounds on what a transport machine reads, so that memory and waits stay
+/// bounded whatever a server sends. Past one, the call fails with
+/// [`RuleId::LimitExceeded`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamLimits {
+    /// Bounds on each message (an event-stream block is bounded by
+    /// `max_message_bytes`, line bytes, so a line that never ends is cut there).
+    pub message: Limits,
+    /// Event-stream blocks on one response. Default 4096.
+    pub max_events: usize,
+    /// Links in the `Link` fields of one response. Default 64.
+    pub max_links: usize,
+    /// Bytes of the `Link` fields of one response. Default 16 KiB.
+    pub max_link_bytes: usize,
+    /// The longest `retry` (milliseconds) a client waits before reconnecting.
+    /// Default 300 000 (five minutes).
+    pub max_retry_ms: u64,
+    /// Reconnects in a row that bring no event. Default 5.
+    pub max_reconnects: u32,
+}
+
+impl StreamLimits {
+    /// The defaults documented on each field.
+    pub const DEFAULT: StreamLimits = StreamLimits {
+        message: Limits::DEFAULT,
+        max_events: 4096,
+        max_links: 64,
+        max_link_bytes: 16 << 10,
+        max_retry_ms: 300_000,
+        max_reconnects: 5,
+    };
+}
+
+impl Default for StreamLimits {
+    fn default() -> Self {
+        StreamLimits::DEFAULT
+    }
+}
+
+/// The media type of a `content-type` value, lower-case, without parameters.
+fn media_type(value: &str) -> String {
+    value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
+}
+
+/// Whether a response head announces an event stream.
+pub fn is_event_stream(headers: &[(String, String)]) -> bool {
+    header(headers, "content-type").is_some_and(|v| media_type(v) == "text/event-stream")
+}
+
+/// The error of a limit passed by a peer.
+fn over(what: &str, bound: impl core::fmt::Display) -> Error {
+    Error::with(RuleId::LimitExceeded, alloc::format!("{what} past its bound of {bound}"))
+}

@@ -1,0 +1,229 @@
+//! The server side of the transports, sans-IO: what a server writes on a
+//! response stream in each [`Mode`], and what an incoming HTTP request asks.
+//!
+//! A server that wants input writes its requests with [`ServerStream::ask`]:
+//! - `2025-11-25`: the requests as events; the answers come one POST each.
+//! - `sep-1858`: `buffer_input`, the requests, `input_required`, and the host
+//!   closes the response; the answers come in one POST with `Last-Event-ID`,
+//!   which [`read_request`] turns back into the continuation key.
+//! - `sep-1335`: the requests and a `retry`, after a response head carrying
+//!   the `rel="stream"` URL ([`ServerStream::head`], [`stream_url`]), and the
+//!   host closes the response; a reconnect to that URL while the server waits
+//!   is answered `204 No Content` ([`WAITING`]); the answers come as a JSON
+//!   array POSTed to that URL, whose key [`read_request`] returns.
+//!
+//! The continuation key is the host's: it names the call's state in the
+//! host's own store (an event id here is `<key>.<n>`, a stream URL carries
+//! `?stream=<key>`), so any instance can take the call up.
+
+use super::{header, Headers, Mode};
+use crate::{
+    envelope::{self, Kind},
+    error::{err, Error},
+    sse, Limits, Protocol,
+};
+use alloc::{
+    format,
+    string::{String, ToString},
+    vec::Vec,
+};
+use serde_json::Value;
+use url::Url;
+
+/// The status that answers a reconnect to a stream URL while the server
+/// waits for the client's answers (SEP-1335): `204 No Content`.
+pub const WAITING: u16 = 204;
+
+/// The query parameter of a stream URL that carries the continuation key.
+const STREAM_PARAM: &str = "stream";
+
+/// The `rel="stream"` URL of a continuation: the endpoint with `?stream=<key>`.
+pub fn stream_url(endpoint: &str, key: &str) -> Result<String, Error> {
+    let mut url =
+        Url::parse(endpoint).map_err(|e| err!(UsageInvalidArgument, "the endpoint {endpoint:?} is no URL: {e}"))?;
+    url.query_pairs_mut().append_pair(STREAM_PARAM, key);
+    Ok(String::from(url.as_str()))
+}
+
+/// The continuation key of a stream URL, if it is one.
+pub fn stream_key(url: &str) -> Option<String> {
+    let url = Url::parse(url).ok()?;
+    let key = url.query_pairs().find(|(k, _)| k == STREAM_PARAM).map(|(_, v)| v.into_owned());
+    key
+}
+
+/// The continuation key an event id names (`<key>.<n>`).
+pub fn event_key(event_id: &str) -> Option<&str> {
+    event_id.rsplit_once('.').map(|(key, _)| key).filter(|k| !k.is_empty())
+}
+
+/// A response stream being written: event ids numbered under the call's
+/// continuation key, and each mode's sequence.
+#[derive(Debug)]
+pub struct ServerStream {
+    mode: Mode,
+    key: String,
+    next: u64,
+    out: String,
+    /// `input_required` was written: the stream must end (SEP-1858).
+    closed: bool,
+}
+
+impl ServerStream {
+    /// A stream for the call whose continuation key is `key`; its first event
+    /// id is `<key>.<first>` (a continuation starts after the ids already used,
+    /// so that `Last-Event-ID` stays unambiguous).
+    pub fn new(mode: Mode, key: &str, first: u64) -> Result<ServerStream, Error> {
+        if key.is_empty() || key.contains(['\r', '\n', '\0']) {
+            return Err(err!(UsageInvalidArgument, "a continuation key is a non-empty line"));
+        }
+        Ok(ServerStream { mode, key: key.into(), next: first, out: String::new(), closed: false })
+    }
+
+    /// The response head: `200` with `text/event-stream`, and under SEP-1335
+    /// the `Link` to `stream_url` (see [`stream_url`]).
+    pub fn head(&self, stream_url: Option<&str>) -> Headers {
+        let mut headers: Headers = Vec::from([
+            ("content-type".into(), "text/event-stream".into()),
+            ("cache-control".into(), "no-cache".into()),
+        ]);
+        if let (Mode::Sep1335, Some(url)) = (self.mode, stream_url) {
+            headers.push(("link".into(), format!("<{url}>; rel=\"stream\"")));
+        }
+        headers
+    }
+
+    /// The id the next event takes.
+    pub fn next_id(&self) -> String {
+        format!("{}.{}", self.key, self.next)
+    }
+
+    /// Writes one JSON-RPC message as an event; returns its id.
+    pub fn message(&mut self, message: &Value) -> Result<String, Error> {
+        self.block(None, Some(message.to_string()), None)
+    }
+
+    /// Writes a `retry` field (in its own block, with an id so that a client
+    /// can resume from it).
+    pub fn retry(&mut self, ms: u64) -> Result<String, Error> {
+        self.block(None, None, Some(ms))
+    }
+
+    /// Writes the mode's sequence asking the client for input: each of
+    /// `requests` (JSON-RPC requests), wrapped in `buffer_input` …
+    /// `input_required` under SEP-1858, followed by `retry: retry_ms` under
+    /// SEP-1335. After it, a SEP-1858 or SEP-1335 server ends the response.
+    /// Returns the id of the last event written.
+    pub fn ask(&mut self, requests: &[Value], retry_ms: u64) -> Result<String, Error> {
+        if self.mode == Mode::Streamable {
+            return Err(err!(
+                UsageInvalidArgument,
+                "a 2026-07-28 server asks inside results (input_required), not on a stream"
+            ));
+        }
+        if self.mode == Mode::Sep1858 {
+            self.block(Some("buffer_input"), None, None)?;
+        }
+        let mut last = String::new();
+        for request in requests {
+            last = self.message(request)?;
+        }
+        match self.mode {
+            Mode::Sep1858 => {
+                last = self.block(Some("input_required"), None, None)?;
+                self.closed = true;
+            }
+            Mode::Sep1335 => last = self.retry(retry_ms)?,
+            _ => {}
+        }
+        Ok(last)
+    }
+
+    /// Takes the bytes written so far.
+    pub fn take(&mut self) -> String {
+        core::mem::take(&mut self.out)
+    }
+
+    fn block(&mut self, event: Option<&str>, data: Option<String>, retry: Option<u64>) -> Result<String, Error> {
+        if self.closed {
+            return Err(err!(UsageOutOfTurn, "nothing follows input_required on a SEP-1858 stream"));
+        }
+        let id = self.next_id();
+        let block = sse::Event { event: event.map(String::from), data, id: Some(id.clone()), retry };
+        sse::encode(&block, &mut self.out)?;
+        self.next += 1;
+        Ok(id)
+    }
+}
+
+/// What an incoming HTTP request to an MCP endpoint (or to a stream URL) asks.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Incoming {
+    /// A JSON-RPC request: a new call (or an MRTR retry, which is one too).
+    Call(Value),
+    /// Notifications or responses outside any continuation (a `2025-11-25`
+    /// answer POSTed on its own): `202 Accepted`.
+    Messages(Vec<Value>),
+    /// Buffered answers of a continuation (SEP-1858: a JSON array with
+    /// `Last-Event-ID`; SEP-1335: a JSON array POSTed to the stream URL): the
+    /// host looks `key` up in its store, feeds the answers, and answers this
+    /// POST with the continued stream.
+    Answers {
+        /// The continuation key.
+        key: String,
+        /// The JSON-RPC responses, in order.
+        responses: Vec<Value>,
+    },
+    /// A GET that resumes a stream: of the continuation `key` (a stream URL,
+    /// or an event id it issued), from after `last_event_id`. Under SEP-1335 a
+    /// server still waiting for answers replies [`WAITING`].
+    Resume {
+        /// The continuation key, when the URL or the event id names one.
+        key: Option<String>,
+        /// The `Last-Event-ID` sent.
+        last_event_id: Option<String>,
+    },
+}
+
+/// Reads an incoming request: its method, URL, header fields and body.
+/// A body that is not JSON-RPC fails with its rule (`jsonrpc-parse-error`,
+/// `jsonrpc-invalid`, `limit-exceeded`), which the host answers with HTTP 400.
+pub fn read_request(
+    mode: Mode,
+    method: &str,
+    url: &str,
+    headers: &[(String, String)],
+    body: &[u8],
+    protocol: Protocol,
+    limits: &Limits,
+) -> Result<Incoming, Error> {
+    let last_event_id = header(headers, "last-event-id").map(String::from);
+    let url_key = stream_key(url);
+    if method.eq_ignore_ascii_case("GET") {
+        let key = url_key.or_else(|| last_event_id.as_deref().and_then(event_key).map(String::from));
+        return Ok(Incoming::Resume { key, last_event_id });
+    }
+    let value = crate::parse(body, limits)?;
+    let mut messages = match value {
+        Value::Array(items) => items,
+        one => Vec::from([one]),
+    };
+    let mut kinds = Vec::new();
+    for m in &messages {
+        kinds.push(envelope::classify_value(m, protocol, limits)?.kind);
+    }
+    let continuation = match mode {
+        Mode::Sep1858 => last_event_id.as_deref().and_then(event_key).map(String::from),
+        Mode::Sep1335 => url_key,
+        _ => None,
+    };
+    let answers = kinds.iter().all(|k| !matches!(k, Kind::Request | Kind::Notification));
+    match (continuation, answers) {
+        (Some(key), true) if !kinds.is_empty() => Ok(Incoming::Answers { key, responses: messages }),
+        _ => match kinds.iter().position(|k| *k == Kind::Request) {
+            Some(i) if messages.len() == 1 => Ok(Incoming::Call(messages.swap_remove(i))),
+            Some(_) => Err(err!(JsonrpcInvalid, "one request per POST: JSON-RPC batches are gone since 2025-06-18")),
+            None => Ok(Incoming::Messages(messages)),
+        },
+    }
+}
