@@ -14,6 +14,11 @@
 //!   violations, and at last the response or the failure), and
 //!   [`Call::poll_timeout`] (when to call [`Call::handle_timeout`]).
 //!
+//! A response that is an event stream is read as its bytes come; any other
+//! (JSON, `202`, `204`, an error status) is read whole and judged when it
+//! ends. After [`StreamLimits::max_reconnects`] reconnects in a row that
+//! brought no event, the call fails (`sse-stream-ended`) rather than waiting again.
+//!
 //! What each mode does:
 //! - every mode: the request is POSTed with `Accept: application/json,
 //!   text/event-stream`; a JSON answer or an event stream carries the response.
@@ -239,22 +244,6 @@ impl Call {
         if mode == Mode::Sep1335 && purpose != Purpose::Answer {
             self.read_link(exchange, headers)?;
         }
-        match (purpose, status) {
-            (Purpose::Resume, 204) if mode == Mode::Sep1335 => {
-                self.ended = true;
-                self.flush();
-            }
-            (Purpose::Resume, 204) => {
-                self.fail(err!(SseStreamEnded, "the resumed stream ended (204) before the response"))
-            }
-            (Purpose::Resume, 200..=299) if self.exchange(exchange)?.stream.is_none() => {
-                self.fail(err!(HttpStatusUnexpected, "a resumed stream answered {status} without an event stream"))
-            }
-            (Purpose::Resume, 200..=299) | (Purpose::Carrier, 200..=299) | (Purpose::Answer, 200..=299) => {}
-            // A carrier's 4xx/5xx may hold a JSON-RPC error for the call: read at its end.
-            (Purpose::Carrier, _) => {}
-            (_, _) => self.fail(err!(HttpStatusUnexpected, "the server answered {status} to a {purpose:?} exchange")),
-        }
         Ok(())
     }
 
@@ -295,13 +284,13 @@ impl Call {
         let reading = self.exchange(exchange)?.reading;
         let body = core::mem::take(&mut self.exchange(exchange)?.body);
         self.exchanges.retain(|x| x.number != exchange);
-        if self.done || !reading || purpose == Purpose::Answer || (purpose == Purpose::Resume && status == Some(204)) {
+        if self.done || !reading {
             return Ok(());
         }
         if streamed {
             self.stream_ended(now);
         } else {
-            self.read_body(status.unwrap_or(0), &body);
+            self.read_whole(purpose, status.unwrap_or(0), &body);
         }
         Ok(())
     }
@@ -312,9 +301,6 @@ impl Call {
             return;
         }
         self.reconnect_at = None;
-        if self.reconnects >= self.config.limits.max_reconnects {
-            return self.fail(err!(SseStreamEnded, "{} reconnects in a row brought no event", self.reconnects));
-        }
         self.reconnects += 1;
         let url = self.stream_url.as_ref().map_or_else(|| self.config.url.clone(), |u| String::from(u.as_str()));
         let mut headers = self.config.headers.clone();
@@ -523,7 +509,23 @@ impl Call {
         }
     }
 
-    /// A JSON (not event-stream) response ended: it must be the call's response.
+    /// A response that is no event stream, read whole: judged by its purpose and status.
+    fn read_whole(&mut self, purpose: Purpose, status: u16, body: &[u8]) {
+        match (purpose, status) {
+            (Purpose::Answer, 200..=299) => {}
+            (Purpose::Resume, 204) if self.config.mode == Mode::Sep1335 => {
+                self.ended = true;
+                self.flush();
+            }
+            (Purpose::Resume, 204) => {
+                self.fail(err!(SseStreamEnded, "the resumed stream ended (204) before the response"))
+            }
+            (Purpose::Carrier, _) => self.read_body(status, body),
+            (_, _) => self.fail(err!(HttpStatusUnexpected, "the server answered {status} to a {purpose:?} exchange")),
+        }
+    }
+
+    /// A JSON (not event-stream) response to a carrier ended: it must be the call's response.
     fn read_body(&mut self, status: u16, body: &[u8]) {
         let limits = self.config.limits.message;
         let message = crate::parse(body, &limits).ok().filter(|m| m.get("id") == Some(&self.id));
@@ -549,6 +551,9 @@ impl Call {
         if !resumable {
             return self
                 .fail(err!(SseStreamEnded, "the stream ended before the response, with no event id to resume from"));
+        }
+        if self.reconnects >= self.config.limits.max_reconnects {
+            return self.fail(err!(SseStreamEnded, "{} reconnects in a row brought no event", self.reconnects));
         }
         let wait = self.retry_ms.unwrap_or(self.config.default_retry_ms);
         self.reconnect_at = Some(now.saturating_add(wait));
@@ -596,12 +601,13 @@ pub fn unassociated_reply(request: &Value) -> Option<Value> {
     let method = request.get("method")?.as_str()?;
     let id = request.get("id")?;
     INPUT_METHODS.contains(&method).then(|| {
+        // JSON-RPC's own text for -32602: the code says it all (SEP-2260).
         json!({
             "jsonrpc": "2.0",
             "id": id,
             "error": {
                 "code": -32602,
-                "message": alloc::format!("{method} outside any client request in flight (SEP-2260)"),
+                "message": "Invalid params",
             }
         })
     })
