@@ -227,3 +227,71 @@ pub fn read_request(
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{http::call::unassociated_reply, RuleId};
+    use serde_json::json;
+
+    fn read(mode: Mode, method: &str, url: &str, headers: &[(&str, &str)], body: &str) -> Result<Incoming, Error> {
+        let headers: Headers = headers.iter().map(|(n, v)| (String::from(*n), String::from(*v))).collect();
+        read_request(mode, method, url, &headers, body.as_bytes(), Protocol::V2025_11_25, &Limits::DEFAULT)
+    }
+
+    #[test]
+    fn a_continuation_is_found_by_its_key_in_each_mode() {
+        let answers = r#"[{"jsonrpc":"2.0","id":"s1","result":{}}]"#;
+        let by_id = read(Mode::Sep1858, "POST", "http://h/mcp", &[("last-event-id", "a.b.7")], answers).unwrap();
+        assert!(matches!(by_id, Incoming::Answers { key, .. } if key == "a.b"));
+        let url = stream_url("http://h/mcp", "k 1&x").unwrap();
+        assert_eq!(stream_key(&url).as_deref(), Some("k 1&x"));
+        assert!(
+            matches!(read(Mode::Sep1335, "POST", &url, &[], answers).unwrap(), Incoming::Answers { key, .. } if key == "k 1&x")
+        );
+        let resume = read(Mode::Sep1335, "GET", &url, &[("last-event-id", "k.2")], "").unwrap();
+        assert_eq!(resume, Incoming::Resume { key: Some("k 1&x".into()), last_event_id: Some("k.2".into()) });
+        // Without the mode's mark, answers are plain messages (a 2025-11-25 answer).
+        assert!(
+            matches!(read(Mode::Legacy, "POST", "http://h/mcp", &[], answers).unwrap(), Incoming::Messages(m) if m.len() == 1)
+        );
+    }
+
+    #[test]
+    fn one_request_per_post_and_bad_bodies_keep_their_rules() {
+        let two = r#"[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"}]"#;
+        assert_eq!(read(Mode::Legacy, "POST", "http://h/mcp", &[], two).unwrap_err().rule(), RuleId::JsonrpcInvalid);
+        assert_eq!(read(Mode::Legacy, "POST", "http://h/mcp", &[], "{").unwrap_err().rule(), RuleId::JsonrpcParseError);
+        let bytes =
+            read_request(Mode::Legacy, "POST", "http://h/mcp", &[], b"\xff", Protocol::V2025_11_25, &Limits::DEFAULT);
+        assert_eq!(bytes.unwrap_err().rule(), RuleId::JsonrpcParseError);
+    }
+
+    #[test]
+    fn streams_write_each_modes_sequence() {
+        let mut s = ServerStream::new(Mode::Sep1858, "k", 1).unwrap();
+        let ask = json!({"jsonrpc": "2.0", "id": "s1", "method": "roots/list"});
+        assert_eq!(s.ask(&[ask.clone()], 0).unwrap(), "k.3");
+        let text = s.take();
+        assert!(
+            text.starts_with("event: buffer_input\nid: k.1\n\n")
+                && text.ends_with("event: input_required\nid: k.3\n\n"),
+            "{text}"
+        );
+        let mut s = ServerStream::new(Mode::Sep1335, "k", 1).unwrap();
+        assert_eq!(s.head(Some("http://h/mcp?stream=k"))[2].1, "<http://h/mcp?stream=k>; rel=\"stream\"");
+        s.ask(&[ask], 250).unwrap();
+        assert!(s.take().ends_with("id: k.2\nretry: 250\n\n"));
+        assert_eq!(ServerStream::new(Mode::Legacy, "a\nb", 1).unwrap_err().rule(), RuleId::UsageInvalidArgument);
+        let mut plain = ServerStream::new(Mode::Streamable, "k", 1).unwrap();
+        assert_eq!(plain.ask(&[], 0).unwrap_err().rule(), RuleId::UsageInvalidArgument);
+    }
+
+    #[test]
+    fn an_unassociated_input_request_is_answered_32602_and_ping_is_exempt() {
+        let elicit = json!({"jsonrpc": "2.0", "id": 9, "method": "elicitation/create", "params": {}});
+        assert_eq!(unassociated_reply(&elicit).unwrap()["error"]["code"], -32602);
+        assert_eq!(unassociated_reply(&json!({"jsonrpc": "2.0", "id": 9, "method": "ping"})), None);
+        assert_eq!(unassociated_reply(&json!({"jsonrpc": "2.0", "method": "roots/list"})), None);
+    }
+}
