@@ -271,7 +271,7 @@ mod tests {
     fn streams_write_each_modes_sequence() {
         let mut s = ServerStream::new(Mode::Sep1858, "k", 1).unwrap();
         let ask = json!({"jsonrpc": "2.0", "id": "s1", "method": "roots/list"});
-        assert_eq!(s.ask(&[ask.clone()], 0).unwrap(), "k.3");
+        assert_eq!(s.ask(core::slice::from_ref(&ask), 0).unwrap(), "k.3");
         let text = s.take();
         assert!(
             text.starts_with("event: buffer_input\nid: k.1\n\n")
