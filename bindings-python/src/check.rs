@@ -1,101 +1,123 @@
 //! `check`: a whole recorded conversation against every rule, and the
-//! incremental `Checker`.
+//! incremental `Checker`, both the façade's (`facade::check`,
+//! `facade::check_jsonl`, `facade::Checker`) under its `Options`.
 //!
-//! A transcript is a list of entries `{"from": "client"|"server", "message":
-//! …, "stream": "post:<id>"|"get"|None}` (the corpus' and `mrtr check`'s
-//! format, read by the core's `Entry::from_value`), or the same as JSON Lines
-//! (`str`/`bytes`).
+//! A transcript is a list of entries: message entries `{"from": "client" |
+//! "server", "message": …, "stream": "post:<id>" | "get" | None}` and HTTP
+//! entries `{"from", "at", "http": {…}}` (the corpus' and `mrtr check`'s
+//! format, read by the core), or the same as JSON Lines (`str`/`bytes`). The
+//! binding writes a list of dicts out as the JSON array the façade reads;
+//! what an entry may be, and what bounds it, is the façade's.
 
 use crate::{
-    convert::{from_python, make, Raw, DETACH_BYTES},
+    convert::{from_python, json_text, make, maybe_detached, output_value, Raw},
     errors::{guard, usage, OrRaise},
-    options::{Lim, Proto},
+    options::{Lim, Proto, Transport},
 };
-use mrtr::{
-    check::{self as core, CheckConfig, Entry, Violation},
-    facade, Limits,
-};
+use mrtr::{facade, Limits};
 use pyo3::prelude::*;
+use serde_json::Value;
 
-fn config(protocol: Option<Proto>, max_rounds: Option<u32>, limits: Option<Lim>) -> CheckConfig {
-    let d = CheckConfig::default();
-    let max_rounds = max_rounds.unwrap_or(d.max_rounds);
-    CheckConfig { protocol: protocol.unwrap_or_default().0, max_rounds, limits: limits.unwrap_or_default().0 }
-}
-
-/// The entries of a transcript argument: JSON Lines (read with the GIL
-/// released when large) or an iterable of entry dicts.
-fn entries(py: Python<'_>, transcript: &Bound<'_, PyAny>, limits: &Limits) -> PyResult<Vec<Entry>> {
-    if let Some(raw) = Raw::of(transcript)? {
-        let bytes = raw.as_bytes();
-        return if bytes.len() >= DETACH_BYTES {
-            py.detach(|| facade::read_jsonl(bytes, limits))
-        } else {
-            facade::read_jsonl(bytes, limits)
-        }
-        .or_raise();
+/// The façade's options of a check.
+fn options(
+    protocol: Option<Proto>,
+    max_rounds: Option<u32>,
+    limits: Option<Lim>,
+    transport: Option<Transport>,
+) -> facade::Options {
+    facade::Options {
+        protocol: protocol.unwrap_or_default().0,
+        limits: limits.unwrap_or_default().0,
+        max_rounds,
+        transport: transport.map(|t| t.0),
     }
-    let items = transcript.try_iter().map_err(|_| usage("a transcript is JSON Lines or an iterable of entries"))?;
-    items.map(|item| Entry::from_value(&from_python(&item?, limits)?).or_raise()).collect()
 }
 
-fn violations<'py>(py: Python<'py>, found: &[Violation]) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    found.iter().map(|v| make(py, "Violation", v)).collect()
+/// How a Python entry is walked into JSON: the façade bounds each message
+/// in it by `maxMessageBytes`, not the entry (an HTTP entry carries many),
+/// so only the depth bounds the walk.
+fn entry_budget(limits: &Limits) -> Limits {
+    Limits { max_message_bytes: usize::MAX, ..*limits }
+}
+
+/// The violations of the façade's JSON text (`[{"rule", "index", "message"}]`)
+/// as the package's `Violation`s, from the `skip`-th on.
+fn violations<'py>(py: Python<'py>, text: &str, skip: usize) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let found = match output_value(text)? {
+        Value::Array(found) => found,
+        _ => Vec::new(),
+    };
+    found.iter().skip(skip).map(|v| make(py, "Violation", v)).collect()
 }
 
 /// Checks a whole conversation; returns the violations in transcript order.
 #[pyfunction]
-#[pyo3(signature = (transcript, protocol=None, max_rounds=None, limits=None))]
+#[pyo3(signature = (transcript, protocol=None, max_rounds=None, limits=None, transport=None))]
 pub fn check<'py>(
     py: Python<'py>,
     transcript: &Bound<'py, PyAny>,
     protocol: Option<Proto>,
     max_rounds: Option<u32>,
     limits: Option<Lim>,
+    transport: Option<Transport>,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     guard(|| {
-        let config = config(protocol, max_rounds, limits);
-        let entries = entries(py, transcript, &config.limits)?;
-        let found = if entries.len() >= 64 {
-            py.detach(|| core::check(&entries, config))
+        let o = options(protocol, max_rounds, limits, transport);
+        let found = if let Some(raw) = Raw::of(transcript)? {
+            let bytes = raw.as_bytes();
+            maybe_detached(py, bytes.len(), || facade::check_jsonl(bytes, &o))
         } else {
-            core::check(&entries, config)
-        };
-        violations(py, &found)
+            let items =
+                transcript.try_iter().map_err(|_| usage("a transcript is JSON Lines or an iterable of entries"))?;
+            let budget = entry_budget(&o.limits);
+            let entries = items.map(|item| from_python(&item?, &budget)).collect::<PyResult<Vec<_>>>()?;
+            let text = Value::Array(entries).to_string();
+            maybe_detached(py, text.len(), || facade::check(text.as_bytes(), &o))
+        }
+        .or_raise()?;
+        violations(py, &found, 0)
     })
 }
 
 /// The incremental checker: feed entries one at a time.
 #[pyclass(module = "mrtr._mrtr", name = "Checker", weakref)]
 pub struct Checker {
-    core: core::Checker,
+    core: facade::Checker,
     limits: Limits,
+    /// How many violations `handle` has returned so far.
+    seen: usize,
 }
 
 #[pymethods]
 impl Checker {
     #[new]
-    #[pyo3(signature = (protocol=None, max_rounds=None, limits=None))]
-    fn new(protocol: Option<Proto>, max_rounds: Option<u32>, limits: Option<Lim>) -> PyResult<Checker> {
+    #[pyo3(signature = (protocol=None, max_rounds=None, limits=None, transport=None))]
+    fn new(
+        protocol: Option<Proto>,
+        max_rounds: Option<u32>,
+        limits: Option<Lim>,
+        transport: Option<Transport>,
+    ) -> PyResult<Checker> {
         guard(|| {
-            let config = config(protocol, max_rounds, limits);
-            Ok(Checker { core: core::Checker::new(config), limits: config.limits })
+            let o = options(protocol, max_rounds, limits, transport);
+            Ok(Checker { core: facade::Checker::new(&o), limits: o.limits, seen: 0 })
         })
     }
 
-    /// Checks the next entry; returns the violations it added.
+    /// Checks the next entry (a dict, or its JSON text); returns the violations it added.
     fn handle<'py>(&mut self, py: Python<'py>, entry: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
         guard(|| {
-            let before = self.core.violations().len();
-            self.core.handle(&Entry::from_value(&from_python(entry, &self.limits)?).or_raise()?);
-            violations(py, &self.core.violations()[before..])
+            self.core.handle(json_text(entry, &entry_budget(&self.limits))?.as_bytes()).or_raise()?;
+            let added = violations(py, &self.core.violations(), self.seen)?;
+            self.seen += added.len();
+            Ok(added)
         })
     }
 
     /// Every violation so far.
     #[getter]
     fn violations<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        guard(|| violations(py, self.core.violations()))
+        guard(|| violations(py, &self.core.violations(), 0))
     }
 }
 

@@ -21,7 +21,7 @@ use pyo3::{
     sync::PyOnceLock,
     types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple},
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
 /// Inputs at least this long are parsed with the GIL released.
@@ -95,6 +95,15 @@ impl Text {
             Text::Raw(raw) => raw.as_bytes(),
             Text::Written(text) => text.as_bytes(),
         }
+    }
+}
+
+/// Runs `f` with the GIL released when its input (`len` bytes) is large.
+pub fn maybe_detached<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
+    if len >= DETACH_BYTES {
+        py.detach(f)
+    } else {
+        f()
     }
 }
 
@@ -238,4 +247,20 @@ pub fn make<'py>(py: Python<'py>, name: &str, v: &impl Serialize) -> PyResult<Bo
     };
     let args = fields.values().map(|f| to_python(py, f)).collect::<PyResult<Vec<_>>>()?;
     class(py, name)?.call1(PyTuple::new(py, args)?)
+}
+
+/// The façade's output (JSON text it wrote) as a `Value`. It wraps values it
+/// read (a message nested as deep as the limits allow) in its own objects,
+/// so serde_json's recursion limit, which those limits already bound, is
+/// lifted here. Text the façade wrote that is not JSON is a bug in mrtr.
+pub fn output_value(text: &str) -> PyResult<Value> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let value = Value::deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+    value.map_err(|e| raise(Error::with(RuleId::InternalPanic, format!("mrtr wrote no JSON (a bug in mrtr): {e}"))))
+}
+
+/// The façade's output JSON text as plain Python ([`output_value`], [`to_python`]).
+pub fn output<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    to_python(py, &output_value(text)?)
 }

@@ -19,6 +19,7 @@ pub mod options;
 pub mod server;
 pub mod state;
 pub mod tables;
+pub mod transport;
 
 /// Panics on purpose: the test suite shows that a Rust panic reaches Python as
 /// `mrtr.PanicError`, never an abort. Not part of the public API.
@@ -36,6 +37,7 @@ fn _mrtr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     client::register(m)?;
     server::register(m)?;
     state::register(m)?;
+    transport::register(m)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

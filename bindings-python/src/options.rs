@@ -6,10 +6,10 @@ use crate::{
     convert::from_python,
     errors::{usage, OrRaise},
 };
-use mrtr::Protocol;
+use mrtr::{http::Mode, Protocol};
 use pyo3::{
     prelude::*,
-    types::{PyDict, PyString},
+    types::{PyDict, PyInt, PyString},
 };
 use serde_json::{Map, Value};
 
@@ -24,6 +24,48 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Proto {
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Proto> {
         let name = obj.cast::<PyString>().map_err(|_| usage("a protocol is a str (a Protocol member)"))?;
         Protocol::parse(&name.to_cow()?).map(Proto).or_raise()
+    }
+}
+
+/// A `transport` argument: a mode's name (`"2026-07-28"`, `"2025-11-25"`,
+/// `"sep-1858"`, `"sep-1335"`), read by the core (`Mode::from_name`).
+#[derive(Clone, Copy)]
+pub struct Transport(pub Mode);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Transport {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Transport> {
+        let name: Text = obj.extract()?;
+        Mode::from_name(&name.0).map(Transport).or_raise()
+    }
+}
+
+/// A `str` argument (a URL, a key, a method, a mode): anything else, or a
+/// `str` with lone surrogates (no UTF-8), is a `UsageError`.
+pub struct Text(pub String);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Text {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Text> {
+        let s = obj.cast::<PyString>().map_err(|_| usage("expected a str"))?;
+        let text = s.to_cow().map_err(|_| usage("a str with lone surrogates is no UTF-8 text"))?;
+        Ok(Text(text.into_owned()))
+    }
+}
+
+/// A non-negative integer argument (a time in milliseconds, an exchange
+/// number): anything else is a `UsageError`, not an `OverflowError`.
+#[derive(Clone, Copy)]
+pub struct Nat(pub u64);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Nat {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Nat> {
+        let int = obj.cast::<PyInt>().map_err(|_| usage("expected an int"))?;
+        int.extract::<u64>().map(Nat).map_err(|_| usage("expected an int in [0, 2**64)"))
     }
 }
 

@@ -44,7 +44,12 @@ def _classify(i: Dict[str, Any]) -> Dict[str, Any]:
 
 def _check(i: Dict[str, Any]) -> Dict[str, Any]:
     config = i.get("config") or {}
-    found = mrtr.check(i["transcript"], protocol=config.get("protocol"), max_rounds=config.get("maxRounds"))
+    found = mrtr.check(
+        i["transcript"],
+        protocol=config.get("protocol"),
+        max_rounds=config.get("maxRounds"),
+        transport=config.get("transport"),
+    )
     return {"violations": [{"rule": v.rule.value, "index": v.index, "message": v.message} for v in found]}
 
 
@@ -113,6 +118,68 @@ def _state(i: Dict[str, Any]) -> Dict[str, Any]:
     return {"payload": payload, "stateId": opened.state_id, "expiry": opened.expiry}
 
 
+def _sse(i: Dict[str, Any]) -> Dict[str, Any]:
+    """Every chunk's UTF-8 bytes fed to an ``SseDecoder``, the stream ended, every block listed (one the decoder
+    raises for in its place, as ``{"error": rule}``)."""
+    decoder = mrtr.SseDecoder()
+    for chunk in i["chunks"]:
+        decoder.feed(chunk.encode("utf-8", "surrogatepass"))
+    decoder.finish()
+    events: List[Dict[str, Any]] = []
+    while True:
+        try:
+            block = decoder.poll_event()
+        except mrtr.MrtrError as e:
+            events.append({"error": e.rule.value})
+            continue
+        if block is None:
+            return {"events": events}
+        events.append(block)
+
+
+def _drain(call: mrtr.HttpCall) -> List[Dict[str, Any]]:
+    """What the machine has to say after an input, in the drain order: requests to send, events, the timeout."""
+    out: List[Dict[str, Any]] = [{"send": r} for r in call.drain_transmits()]
+    out += [{"event": e} for e in call.drain_events()]
+    at = call.poll_timeout()
+    return out + ([{"timeout": at}] if at is not None else [])
+
+
+def _http_client(i: Dict[str, Any]) -> Dict[str, Any]:
+    """An ``HttpCall`` driven by the script's steps (conformance/README.md, "http-client"); after its creation
+    and after each step, its outputs, or ``[{"error": rule}]`` for an input the API refused."""
+    now: int = i.get("now", 0)
+    try:
+        call = mrtr.HttpCall(i["request"], now, i["config"])
+    except mrtr.MrtrError as e:
+        return {"outputs": [[{"error": e.rule.value}]]}
+    outputs = [_drain(call)]
+    for step in i["steps"]:
+        now = step.get("at", now)
+        try:
+            if "head" in step:
+                h = step["head"]
+                call.handle_head(h["exchange"], h["status"], h.get("headers"), now)
+            elif "body" in step:
+                b = step["body"]
+                chunk = bytes.fromhex(b["hex"]) if "hex" in b else b["text"].encode("utf-8", "surrogatepass")
+                call.handle_body(b["exchange"], chunk, now)
+            elif "end" in step:
+                call.handle_end(step["end"]["exchange"], now)
+            elif "answer" in step:
+                call.answer(step["answer"], now)
+            elif "timeout" in step:
+                now = step["timeout"]
+                call.handle_timeout(now)
+            else:
+                raise ValueError(f"unknown step {step!r}")
+        except mrtr.MrtrError as e:
+            outputs.append([{"error": e.rule.value}])
+            continue
+        outputs.append(_drain(call))
+    return {"outputs": outputs}
+
+
 OPS: Dict[str, Callable[[Dict[str, Any]], Dict[str, Any]]] = {
     "classify": _classify,
     "check": _check,
@@ -120,6 +187,8 @@ OPS: Dict[str, Callable[[Dict[str, Any]], Dict[str, Any]]] = {
     "resume": _resume,
     "respond": _respond,
     "state": _state,
+    "sse": _sse,
+    "http-client": _http_client,
 }
 
 

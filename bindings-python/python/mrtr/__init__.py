@@ -3,7 +3,9 @@
 A thin façade over the native module ``mrtr._mrtr``, which converts and calls the core; the core decides.
 ``classify`` one message, ``check`` a conversation; client: ``retry``, ``task_update``, the ``Client`` machine;
 server: ``respond``, ``resume``; sealed ``requestState``: ``Key``, ``KeyRing``, ``Binding``, ``SealedRounds``,
-``inspect``.
+``inspect``; the transports over HTTP (Streamable HTTP, SEP-1858, SEP-1335): ``HttpCall`` (the client machine of
+one call), ``SseDecoder`` / ``sse_encode``, ``ServerStream``, ``read_http_request``, ``stream_url``,
+``unassociated_reply``.
 Every failure is an ``MrtrError`` (``.rule``, ``.code``, ``.message``) of the class of the rule's area
 (``ProtocolError``, ``RetryError``, …, ``UsageError``, ``PanicError``). The protocol is the caller's choice.
 """
@@ -18,18 +20,25 @@ from ._mrtr import (
     Checker,
     Classified,
     Client,
+    HttpCall,
     Key,
     KeyRing,
     SealedRounds,
+    ServerStream,
+    SseDecoder,
     __version__,
     check,
     classify,
     inspect,
     params_digest,
+    read_http_request,
     respond,
     resume,
     retry,
+    sse_encode,
+    stream_url,
     task_update,
+    unassociated_reply,
     unsealed_decode,
     unsealed_encode,
 )
@@ -43,18 +52,25 @@ __all__ = [
     "Checker",
     "Classified",
     "Client",
+    "HttpCall",
     "Key",
     "KeyRing",
     "SealedRounds",
+    "ServerStream",
+    "SseDecoder",
     "__version__",
     "check",
     "classify",
     "inspect",
     "params_digest",
+    "read_http_request",
     "respond",
     "resume",
     "retry",
+    "sse_encode",
+    "stream_url",
     "task_update",
+    "unassociated_reply",
     "unsealed_decode",
     "unsealed_encode",
 ]

@@ -1,6 +1,6 @@
 """Type stubs of the native module ``mrtr._mrtr`` (pyo3)."""
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 from ._enums import Kind
@@ -39,15 +39,26 @@ def classify(message: _JsonIn, protocol: str | None = None, limits: Limits | Non
     """Classifies and validates one message; raises the ``MrtrError`` of the rule it breaks."""
 
 def check(
-    transcript: _TranscriptIn, protocol: str | None = None, max_rounds: int | None = None, limits: Limits | None = None
+    transcript: _TranscriptIn,
+    protocol: str | None = None,
+    max_rounds: int | None = None,
+    limits: Limits | None = None,
+    transport: str | None = None,
 ) -> list[Violation]:
-    """Checks a whole conversation; the violations in transcript order (empty: compliant)."""
+    """Checks a whole conversation (message entries and HTTP entries); the violations in transcript order
+    (empty: compliant). ``transport``: ``"sep-1858"`` or ``"sep-1335"`` (``None``: plain Streamable HTTP)."""
 
 class Checker:
     """The incremental checker: ``handle`` one entry at a time."""
 
-    def __new__(cls, protocol: str | None = None, max_rounds: int | None = None, limits: Limits | None = None) -> Checker: ...
-    def handle(self, entry: dict[str, Any]) -> list[Violation]: ...
+    def __new__(
+        cls,
+        protocol: str | None = None,
+        max_rounds: int | None = None,
+        limits: Limits | None = None,
+        transport: str | None = None,
+    ) -> Checker: ...
+    def handle(self, entry: _JsonIn) -> list[Violation]: ...
     @property
     def violations(self) -> list[Violation]: ...
 
@@ -209,3 +220,105 @@ def params_digest(params: _JsonIn) -> bytes:
 
 def unsealed_encode(payload: bytes) -> str: ...
 def unsealed_decode(token: str, max_bytes: int = 65536) -> bytes: ...
+
+# --- the transports over HTTP (Streamable HTTP, SEP-1858, SEP-1335) -------------------------------------------
+
+#: Header fields: names to values (any mapping of str to str); ``None`` for none.
+_Headers = Mapping[str, str] | None
+#: Bytes as they arrive (a str is taken as its UTF-8).
+_Chunk = bytes | bytearray | str
+
+class SseDecoder:
+    """The incremental event-stream decoder. ``feed`` bytes split anywhere, ``finish`` at the end of the body,
+    then take each block with ``poll_event`` or by iterating: a ``dict`` of the fields its lines set (``event``,
+    ``data``, ``id``: ``str``; ``retry``: ``int``). A block the decoder cannot read (a line that is no UTF-8, a
+    block over ``max_message_bytes``) raises its ``MrtrError`` in its place; the decoder goes on after it."""
+
+    def __new__(cls, limits: Limits | None = None) -> SseDecoder: ...
+    def feed(self, chunk: _Chunk) -> None: ...
+    def finish(self) -> None: ...
+    def poll_event(self) -> dict[str, Any] | None: ...
+    def __iter__(self) -> SseDecoder: ...
+    def __next__(self) -> dict[str, Any]: ...
+
+def sse_encode(event: _JsonIn) -> str:
+    """One block (``{"event", "data", "id", "retry"}``, each optional) as event-stream text."""
+
+class HttpCall:
+    """The client machine of one JSON-RPC call over HTTP (sans-IO) in a transport mode (``"2026-07-28"``,
+    ``"2025-11-25"``, ``"sep-1858"``, ``"sep-1335"``). Send what ``poll_transmit`` gives (``{"exchange",
+    "method", "url", "headers", "body"}``), feed back the response to each exchange (``handle_head``,
+    ``handle_body``, ``handle_end``), the time (``handle_timeout`` at ``poll_timeout``) and the answers to
+    server requests (``answer``); after every input drain ``poll_transmit``, then ``poll_event``, then read
+    ``poll_timeout``. Times are milliseconds."""
+
+    def __new__(
+        cls,
+        request: _JsonIn,
+        now: int,
+        config: _JsonIn | None = None,
+        *,
+        mode: str | None = None,
+        url: str | None = None,
+        headers: _Headers = None,
+        protocol: str | None = None,
+        limits: Limits | None = None,
+        max_events: int | None = None,
+        max_links: int | None = None,
+        max_link_bytes: int | None = None,
+        max_retry_ms: int | None = None,
+        max_reconnects: int | None = None,
+        default_retry_ms: int | None = None,
+    ) -> HttpCall:
+        """Starts ``request`` at ``now``; ``config`` is the core's call configuration (``{"mode", "url",
+        "headers", "protocol", "limits", "maxEvents", "maxLinks", "maxLinkBytes", "maxRetryMs",
+        "maxReconnects", "defaultRetryMs"}``), the keywords given are set over it; ``mode`` and ``url`` are
+        required."""
+    def handle_head(self, exchange: int, status: int, headers: _Headers, now: int) -> None: ...
+    def handle_body(self, exchange: int, chunk: _Chunk, now: int) -> None: ...
+    def handle_end(self, exchange: int, now: int) -> None: ...
+    def handle_timeout(self, now: int) -> None: ...
+    def answer(self, response: _JsonIn, now: int) -> None: ...
+    def poll_transmit(self) -> dict[str, Any] | None:
+        """The next request to send: ``{"exchange", "method", "url", "headers", "body"}`` (``body`` absent
+        for a GET)."""
+    def poll_event(self) -> dict[str, Any] | None:
+        """The next event: ``{"type": "serverRequest" | "message" | "response", "message"}`` or ``{"type":
+        "violation" | "failed", "rule", "message"}``."""
+    def poll_timeout(self) -> int | None: ...
+    def drain_transmits(self) -> list[dict[str, Any]]: ...
+    def drain_events(self) -> list[dict[str, Any]]: ...
+    @property
+    def done(self) -> bool: ...
+
+class ServerStream:
+    """A server's response stream in a transport mode: events ``<key>.<n>`` numbered from ``first`` under the
+    call's continuation ``key``; ``take`` the event-stream text written so far and send it."""
+
+    def __new__(cls, mode: str, key: str, first: int) -> ServerStream: ...
+    def head(self, stream_url: str | None = None) -> dict[str, str]:
+        """The response head's fields, with the ``rel="stream"`` Link under SEP-1335."""
+    def message(self, message: _JsonIn) -> str: ...
+    def retry(self, ms: int) -> str: ...
+    def ask(self, requests: list[dict[str, Any]] | str | bytes, retry_ms: int) -> str:
+        """The mode's sequence asking for input; the id of the last event written."""
+    def take(self) -> str: ...
+
+def read_http_request(
+    mode: str,
+    method: str,
+    url: str,
+    headers: _Headers = None,
+    body: _JsonIn | None = None,
+    protocol: str | None = None,
+    limits: Limits | None = None,
+) -> dict[str, Any]:
+    """What an incoming HTTP request asks: ``{"type": "call", "message"}``, ``{"type": "messages",
+    "messages"}``, ``{"type": "answers", "key", "responses"}`` or ``{"type": "resume", "key",
+    "lastEventId"}``."""
+
+def stream_url(endpoint: str, key: str) -> str:
+    """The ``rel="stream"`` URL of the continuation ``key`` at ``endpoint``."""
+
+def unassociated_reply(request: _JsonIn) -> dict[str, Any] | None:
+    """The -32602 error response to a server request outside any call, or ``None``."""

@@ -1,0 +1,382 @@
+//! The transports of issue #11 over the façade (`mrtr::facade`'s transport
+//! half): the event-stream decoder and encoder, `HttpCall` (the client
+//! machine of one call over HTTP, in any mode), and the server side
+//! (`ServerStream`, `read_http_request`, `stream_url`, `unassociated_reply`).
+//!
+//! The binding converts and nothing more: arguments become the façade's JSON
+//! text (a `dict` written out, a `str`/`bytes` JSON text passed as given),
+//! a call's keywords become the façade's configuration fields (snake_case to
+//! camelCase), and the façade's JSON text comes back as plain Python
+//! (`dict`, `list`, `str`, `int`). What a mode does, what a field means and
+//! every default is the core's.
+
+use crate::{
+    convert::{from_python, json_text, maybe_detached, output, Raw},
+    errors::{guard, usage, OrRaise},
+    options::{title, Lim, Nat, Proto, Text},
+};
+use mrtr::{facade, Limits};
+use pyo3::{prelude::*, types::PyDict};
+use serde_json::{Map, Value};
+
+/// Bytes an input carries: `bytes`, `bytearray`, or a `str` as its UTF-8
+/// (one with lone surrogates as its ill-formed bytes, for the core to refuse).
+fn bytes_of(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Raw> {
+    Raw::of(obj)?.ok_or_else(|| usage(format!("{what} is bytes (or a str, as its UTF-8)")))
+}
+
+/// Header fields: a `dict` (or any mapping) of names to `str` values, as the
+/// JSON object the façade reads (it lower-cases the names and refuses
+/// anything but strings); `None`: not given.
+fn headers_value(headers: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Value>> {
+    let Some(h) = headers.filter(|h| !h.is_none()) else { return Ok(None) };
+    if h.is_instance_of::<PyDict>() {
+        return from_python(h, &Limits::DEFAULT).map(Some);
+    }
+    let as_dict = PyDict::new(h.py());
+    as_dict.call_method1("update", (h,)).map_err(|_| usage("header fields are a dict of str to str"))?;
+    from_python(as_dict.as_any(), &Limits::DEFAULT).map(Some)
+}
+
+/// [`headers_value`] as the façade's text (empty: none).
+fn headers_text(headers: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+    Ok(headers_value(headers)?.map(|v| v.to_string()).unwrap_or_default())
+}
+
+/// The façade's options for `protocol` and `limits` (every other field its default).
+fn options(protocol: Option<Proto>, limits: Option<Lim>) -> facade::Options {
+    facade::Options {
+        protocol: protocol.unwrap_or_default().0,
+        limits: limits.unwrap_or_default().0,
+        ..Default::default()
+    }
+}
+
+/// The incremental event-stream decoder: `feed` bytes as they arrive,
+/// `finish` at the end of the body, and take each block with `poll_event`
+/// (or by iterating) as a `dict` of the fields it set (`event`, `data`, `id`:
+/// `str`; `retry`: `int`). A block the decoder cannot read (a line that is no
+/// UTF-8, a block over `max_message_bytes`) is raised from `poll_event` (or
+/// the iteration) as the `MrtrError` of its rule, in its place; the decoder
+/// goes on with the next block.
+#[pyclass(module = "mrtr._mrtr", name = "SseDecoder", weakref)]
+pub struct SseDecoder(facade::SseDecoder);
+
+#[pymethods]
+impl SseDecoder {
+    #[new]
+    #[pyo3(signature = (limits=None))]
+    fn new(limits: Option<Lim>) -> PyResult<SseDecoder> {
+        guard(|| Ok(SseDecoder(facade::SseDecoder::new(&options(None, limits)))))
+    }
+
+    /// Decodes the next bytes of the stream (split anywhere).
+    fn feed(&mut self, py: Python<'_>, chunk: &Bound<'_, PyAny>) -> PyResult<()> {
+        guard(|| {
+            let raw = bytes_of(chunk, "a chunk")?;
+            let bytes = raw.as_bytes();
+            let decoder = &mut self.0;
+            maybe_detached(py, bytes.len(), || decoder.feed(bytes));
+            Ok(())
+        })
+    }
+
+    /// Ends the stream: a last block not ended by a blank line is discarded.
+    fn finish(&mut self) -> PyResult<()> {
+        guard(|| {
+            self.0.finish();
+            Ok(())
+        })
+    }
+
+    /// The next block, or `None`; a block that could not be read raises.
+    fn poll_event<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        guard(|| self.0.poll_event().map(|block| output(py, &block.or_raise()?)).transpose())
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.poll_event(py)
+    }
+}
+
+/// One block as event-stream text: `event` is a `dict` with any of `event`,
+/// `data`, `id` (`str`) and `retry` (`int`), or its JSON text.
+#[pyfunction]
+pub fn sse_encode(event: &Bound<'_, PyAny>) -> PyResult<String> {
+    guard(|| facade::sse_encode(json_text(event, &Limits::DEFAULT)?.as_bytes()).or_raise())
+}
+
+/// The façade's call configuration: `config` (a `dict` of its camelCase
+/// fields, or its JSON text) with each keyword given (not `None`) set over it.
+fn call_config(config: Option<&Bound<'_, PyAny>>, keywords: &[(&str, Option<Value>)]) -> PyResult<Vec<u8>> {
+    let given: Vec<_> = keywords.iter().filter_map(|(k, v)| v.as_ref().map(|v| (*k, v))).collect();
+    let base = match config.filter(|c| !c.is_none()) {
+        None => Value::Object(Map::new()),
+        Some(c) => match Raw::of(c)? {
+            // JSON text goes to the façade as given, unless keywords are set over it.
+            Some(raw) if given.is_empty() => return Ok(raw.as_bytes().to_vec()),
+            Some(raw) => crate::convert::parse_detached(c.py(), &raw, &Limits::DEFAULT)?,
+            None => from_python(c, &Limits::DEFAULT)?,
+        },
+    };
+    let mut fields = match base {
+        Value::Object(fields) => fields,
+        other if given.is_empty() => return Ok(other.to_string().into_bytes()),
+        _ => return Err(usage("a call's configuration is a dict")),
+    };
+    for (name, value) in given {
+        let camel: String = name.split('_').enumerate().map(title).collect();
+        fields.insert(camel, value.clone());
+    }
+    Ok(Value::Object(fields).to_string().into_bytes())
+}
+
+/// The client machine of one JSON-RPC call over HTTP (sans-IO), in any
+/// transport mode. The host sends what `poll_transmit` gives (each a `dict`
+/// `{"exchange", "method", "url", "headers", "body"}`), feeds back what its
+/// HTTP stack received for that exchange (`handle_head`, `handle_body`,
+/// `handle_end`), the time (`handle_timeout` when `poll_timeout` names it)
+/// and its answers to server requests (`answer`); after every input it
+/// drains `poll_transmit`, then `poll_event`, then reads `poll_timeout`.
+/// Times are milliseconds on the host's clock.
+#[pyclass(module = "mrtr._mrtr", name = "HttpCall", weakref)]
+pub struct HttpCall {
+    core: facade::HttpCall,
+    limits: Limits,
+}
+
+fn opt_value(v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Value>> {
+    v.filter(|v| !v.is_none()).map(|v| from_python(v, &Limits::DEFAULT)).transpose()
+}
+
+#[pymethods]
+impl HttpCall {
+    /// Starts `request` (a `dict`, or its JSON text) at `now`. The
+    /// configuration is `config` (the façade's: `{"mode", "url", "headers",
+    /// "protocol", "limits", "maxEvents", …}`) and/or the keywords, which
+    /// are set over it (`None`: not given); `mode` and `url` are required.
+    #[new]
+    #[pyo3(signature = (
+        request, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None,
+        max_events=None, max_links=None, max_link_bytes=None, max_retry_ms=None, max_reconnects=None,
+        default_retry_ms=None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        request: &Bound<'_, PyAny>,
+        now: Nat,
+        config: Option<&Bound<'_, PyAny>>,
+        mode: Option<&Bound<'_, PyAny>>,
+        url: Option<&Bound<'_, PyAny>>,
+        headers: Option<&Bound<'_, PyAny>>,
+        protocol: Option<&Bound<'_, PyAny>>,
+        limits: Option<Lim>,
+        max_events: Option<&Bound<'_, PyAny>>,
+        max_links: Option<&Bound<'_, PyAny>>,
+        max_link_bytes: Option<&Bound<'_, PyAny>>,
+        max_retry_ms: Option<&Bound<'_, PyAny>>,
+        max_reconnects: Option<&Bound<'_, PyAny>>,
+        default_retry_ms: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<HttpCall> {
+        guard(|| {
+            let walk = limits.map(|l| l.0).unwrap_or(Limits::DEFAULT);
+            let limits_value = limits.map(|l| serde_json::to_value(l.0).unwrap_or_default());
+            let keywords = [
+                ("mode", opt_value(mode)?),
+                ("url", opt_value(url)?),
+                ("headers", headers_value(headers)?),
+                ("protocol", opt_value(protocol)?),
+                ("limits", limits_value),
+                ("max_events", opt_value(max_events)?),
+                ("max_links", opt_value(max_links)?),
+                ("max_link_bytes", opt_value(max_link_bytes)?),
+                ("max_retry_ms", opt_value(max_retry_ms)?),
+                ("max_reconnects", opt_value(max_reconnects)?),
+                ("default_retry_ms", opt_value(default_retry_ms)?),
+            ];
+            let config = call_config(config, &keywords)?;
+            let request = json_text(request, &walk)?;
+            let core = facade::HttpCall::new(&config, request.as_bytes(), now.0).or_raise()?;
+            Ok(HttpCall { core, limits: walk })
+        })
+    }
+
+    /// The status and header fields (a `dict`, or `None`) of the response to `exchange`.
+    #[pyo3(signature = (exchange, status, headers, now))]
+    fn handle_head(
+        &mut self,
+        exchange: Nat,
+        status: Nat,
+        headers: Option<&Bound<'_, PyAny>>,
+        now: Nat,
+    ) -> PyResult<()> {
+        guard(|| {
+            let status = u16::try_from(status.0).map_err(|_| usage("an HTTP status is in [0, 65535]"))?;
+            self.core.handle_head(exchange.0, status, headers_text(headers)?.as_bytes(), now.0).or_raise()
+        })
+    }
+
+    /// Bytes of the body of the response to `exchange` (split anywhere).
+    fn handle_body(&mut self, py: Python<'_>, exchange: Nat, chunk: &Bound<'_, PyAny>, now: Nat) -> PyResult<()> {
+        guard(|| {
+            let raw = bytes_of(chunk, "a body chunk")?;
+            let (bytes, core) = (raw.as_bytes(), &mut self.core);
+            maybe_detached(py, bytes.len(), || core.handle_body(exchange.0, bytes, now.0)).or_raise()
+        })
+    }
+
+    /// The response to `exchange` ended (the server closed it, or the connection was cut).
+    fn handle_end(&mut self, exchange: Nat, now: Nat) -> PyResult<()> {
+        guard(|| self.core.handle_end(exchange.0, now.0).or_raise())
+    }
+
+    /// The time `poll_timeout` named has come.
+    fn handle_timeout(&mut self, now: Nat) -> PyResult<()> {
+        guard(|| {
+            self.core.handle_timeout(now.0);
+            Ok(())
+        })
+    }
+
+    /// The host's JSON-RPC response (a `dict`, or its JSON text) to a server
+    /// request the machine reported (`{"type": "serverRequest", …}`).
+    fn answer(&mut self, response: &Bound<'_, PyAny>, now: Nat) -> PyResult<()> {
+        guard(|| self.core.answer(json_text(response, &self.limits)?.as_bytes(), now.0).or_raise())
+    }
+
+    /// The next HTTP request to send, or `None`.
+    fn poll_transmit<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        guard(|| self.core.poll_transmit().map(|r| output(py, &r)).transpose())
+    }
+
+    /// The next event (`{"type": "serverRequest" | "message" | "response",
+    /// "message"}` or `{"type": "violation" | "failed", "rule", "message"}`), or `None`.
+    fn poll_event<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        guard(|| self.core.poll_event().map(|e| output(py, &e)).transpose())
+    }
+
+    /// When (ms) to call `handle_timeout`, or `None` if nothing waits.
+    fn poll_timeout(&self) -> PyResult<Option<u64>> {
+        guard(|| Ok(self.core.poll_timeout()))
+    }
+
+    /// Every queued request to send, in order (drains `poll_transmit`).
+    fn drain_transmits<'py>(&mut self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        guard(|| std::iter::from_fn(|| self.core.poll_transmit()).map(|r| output(py, &r)).collect())
+    }
+
+    /// Every queued event, in order (drains `poll_event`).
+    fn drain_events<'py>(&mut self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        guard(|| std::iter::from_fn(|| self.core.poll_event()).map(|e| output(py, &e)).collect())
+    }
+
+    /// Whether the call is over (its response or its failure was reported).
+    #[getter]
+    fn done(&self) -> PyResult<bool> {
+        guard(|| Ok(self.core.is_done()))
+    }
+}
+
+/// A server's response stream in one transport mode: events numbered
+/// `<key>.<n>` from `first` under the call's continuation `key`; `take`
+/// gives the event-stream text written so far, for the host to send.
+#[pyclass(module = "mrtr._mrtr", name = "ServerStream", weakref)]
+pub struct ServerStream(facade::ServerStream);
+
+#[pymethods]
+impl ServerStream {
+    #[new]
+    fn new(mode: Text, key: Text, first: Nat) -> PyResult<ServerStream> {
+        guard(|| facade::ServerStream::new(&mode.0, &key.0, first.0).map(ServerStream).or_raise())
+    }
+
+    /// The response head's fields (a `dict`), with the `rel="stream"` Link
+    /// to `stream_url` under SEP-1335.
+    #[pyo3(signature = (stream_url=None))]
+    fn head<'py>(&self, py: Python<'py>, stream_url: Option<Text>) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| output(py, &self.0.head(stream_url.as_ref().map(|u| u.0.as_str()))))
+    }
+
+    /// Writes a JSON-RPC message (a `dict`, or its JSON text) as an event; returns its id.
+    fn message(&mut self, message: &Bound<'_, PyAny>) -> PyResult<String> {
+        guard(|| self.0.message(json_text(message, &Limits::DEFAULT)?.as_bytes()).or_raise())
+    }
+
+    /// Writes a `retry` block (`ms` milliseconds); returns its id.
+    fn retry(&mut self, ms: Nat) -> PyResult<String> {
+        guard(|| self.0.retry(ms.0).or_raise())
+    }
+
+    /// Writes the mode's sequence asking for input: `requests` (a list of
+    /// JSON-RPC requests, or its JSON text) and, under SEP-1335, a `retry`
+    /// of `retry_ms`; returns the id of the last event written.
+    fn ask(&mut self, requests: &Bound<'_, PyAny>, retry_ms: Nat) -> PyResult<String> {
+        guard(|| self.0.ask(json_text(requests, &Limits::DEFAULT)?.as_bytes(), retry_ms.0).or_raise())
+    }
+
+    /// Takes the event-stream text written so far.
+    fn take(&mut self) -> PyResult<String> {
+        guard(|| Ok(self.0.take()))
+    }
+}
+
+/// Reads an incoming HTTP request to an MCP endpoint (or a stream URL):
+/// `{"type": "call", "message"}`, `{"type": "messages", "messages"}`,
+/// `{"type": "answers", "key", "responses"}` or `{"type": "resume", "key",
+/// "lastEventId"}`. `body` is the raw body (`bytes`, a `str`, or a `dict`
+/// written out; `None`: empty).
+#[pyfunction]
+#[pyo3(signature = (mode, method, url, headers=None, body=None, protocol=None, limits=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn read_http_request<'py>(
+    py: Python<'py>,
+    mode: Text,
+    method: Text,
+    url: Text,
+    headers: Option<&Bound<'py, PyAny>>,
+    body: Option<&Bound<'py, PyAny>>,
+    protocol: Option<Proto>,
+    limits: Option<Lim>,
+) -> PyResult<Bound<'py, PyAny>> {
+    guard(|| {
+        let o = options(protocol, limits);
+        let headers = headers_text(headers)?;
+        let body = body.filter(|b| !b.is_none()).map(|b| json_text(b, &o.limits)).transpose()?;
+        let bytes = body.as_ref().map(|b| b.as_bytes()).unwrap_or_default();
+        let (mode, method, url) = (&mode.0, &method.0, &url.0);
+        let read = maybe_detached(py, bytes.len(), || {
+            facade::read_http_request(mode, method, url, headers.as_bytes(), bytes, &o)
+        });
+        output(py, &read.or_raise()?)
+    })
+}
+
+/// The `rel="stream"` URL of the continuation `key` at `endpoint`.
+#[pyfunction]
+pub fn stream_url(endpoint: Text, key: Text) -> PyResult<String> {
+    guard(|| facade::stream_url(&endpoint.0, &key.0).or_raise())
+}
+
+/// The -32602 error response to a server request that arrived outside any
+/// call (a `dict`), or `None` when `request` needs no answer.
+#[pyfunction]
+pub fn unassociated_reply<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    guard(|| {
+        let reply = facade::unassociated_reply(json_text(request, &Limits::DEFAULT)?.as_bytes()).or_raise()?;
+        reply.map(|r| output(py, &r)).transpose()
+    })
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<SseDecoder>()?;
+    m.add_class::<HttpCall>()?;
+    m.add_class::<ServerStream>()?;
+    m.add_function(wrap_pyfunction!(sse_encode, m)?)?;
+    m.add_function(wrap_pyfunction!(read_http_request, m)?)?;
+    m.add_function(wrap_pyfunction!(stream_url, m)?)?;
+    m.add_function(wrap_pyfunction!(unassociated_reply, m)?)
+}
