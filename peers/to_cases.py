@@ -27,6 +27,17 @@ SCENARIOS = {
 BROKEN = {"py": "retry-request-state-mismatch", "ts": "retry-request-state-unexpected"}
 
 
+def sent(entry: dict) -> list:
+    """The client messages of a recorded entry: a message entry's message, or
+    the JSON body of a client HTTP entry (the proxy records HTTP entries)."""
+    if entry.get("from") != "client":
+        return []
+    if "message" in entry:
+        return [entry["message"]]
+    body = entry.get("http", {}).get("body")
+    return body if isinstance(body, list) else [body] if isinstance(body, dict) else []
+
+
 def case(path: Path) -> dict:
     name = path.stem
     client, _, server, _, protocol = name.split("-", 4)
@@ -35,7 +46,7 @@ def case(path: Path) -> dict:
     origin = f"Recorded through mrtr proxy: the {SDK[client]} client and the {SDK[server]} server, {protocol}"
     if broken:
         rule = BROKEN[server]
-        retry = next(i for i, e in enumerate(transcript) if "inputResponses" in e["message"].get("params", {}))
+        retry = next(i for i, e in enumerate(transcript) if any("inputResponses" in m.get("params", {}) for m in sent(e)))
         description = f"{origin}; a client built by hand retries get_weather with a requestState it was not given: exactly {rule}."
         expect = [{"rule": rule, "index": retry}]
         rules = [rule]

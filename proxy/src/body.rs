@@ -1,51 +1,51 @@
 //! The response body the proxy sends: upstream's frames, unchanged, as they
-//! arrive, with an SSE tap that feeds each event to the checker on the way.
+//! arrive, with a tap that feeds the monitor on the way: each event-stream
+//! block as it goes by, and the end of the body.
 
 use crate::monitor::Monitor;
 use bytes::{Bytes, BytesMut};
+use http::HeaderMap;
 use http_body::{Body, Frame, SizeHint};
 use hyper::body::Incoming;
-use mrtr::check::Side;
 use mrtr::sse::Decoder;
 use mrtr::{Error, RuleId};
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-/// Reads SSE events out of the bytes going by.
+/// Follows one response body for its exchange: the SSE blocks going by (with
+/// a decoder, bounded by the message limits), and where it ends.
 struct Tap {
-    decoder: Decoder,
     monitor: Monitor,
-    stream: Option<String>,
+    exchange: String,
+    decoder: Option<Decoder>,
     finished: bool,
 }
 
 impl Tap {
     fn feed(&mut self, bytes: &[u8]) {
-        self.decoder.feed(bytes);
-        self.drain();
+        if let Some(decoder) = self.decoder.as_mut() {
+            decoder.feed(bytes);
+            drain(decoder, &self.monitor, &self.exchange);
+        }
     }
 
+    /// Upstream finished the body: the last blocks, then the end.
     fn finish(&mut self) {
         if !self.finished {
             self.finished = true;
-            self.decoder.finish();
-            self.drain();
+            if let Some(decoder) = self.decoder.as_mut() {
+                decoder.finish();
+                drain(decoder, &self.monitor, &self.exchange);
+            }
+            self.monitor.end(&self.exchange);
         }
     }
+}
 
-    fn drain(&mut self) {
-        while let Some(event) = self.decoder.poll_event() {
-            match event {
-                Ok(event) => match event.data {
-                    Some(data) if !data.trim().is_empty() => {
-                        self.monitor.feed_bytes(Side::Server, data.as_bytes(), self.stream.as_deref());
-                    }
-                    _ => {}
-                },
-                Err(e) => self.monitor.bad_bytes(&e),
-            }
-        }
+fn drain(decoder: &mut Decoder, monitor: &Monitor, exchange: &str) {
+    while let Some(event) = decoder.poll_event() {
+        monitor.event(exchange, event);
     }
 }
 
@@ -67,20 +67,25 @@ impl Forward {
         Forward { prefix: VecDeque::new(), inner: Some(body), tap: None }
     }
 
-    /// Upstream's event stream, each event fed to `monitor` as it goes by.
-    pub(crate) fn sse(body: Incoming, monitor: Monitor, stream: Option<String>) -> Forward {
-        let tap = Tap { decoder: Decoder::with_limits(&monitor.limits()), monitor, stream, finished: false };
+    /// Upstream's body of `exchange`, whose end is fed to `monitor`; with
+    /// `sse`, each event-stream block too, as it goes by.
+    pub(crate) fn tapped(body: Incoming, monitor: Monitor, exchange: String, sse: bool) -> Forward {
+        let decoder = sse.then(|| Decoder::with_limits(&monitor.limits()));
+        let tap = Tap { monitor, exchange, decoder, finished: false };
         Forward { prefix: VecDeque::new(), inner: Some(body), tap: Some(tap) }
     }
 }
 
-/// Reads a JSON body whole (up to the message bound), feeds it, and returns
-/// it to forward. Over the bound: a `limit-exceeded` report, and the body is
-/// forwarded unchecked.
+/// Reads a JSON body whole (up to the message bound), feeds the response
+/// entry of `exchange` with it, and returns it to forward. Over the bound: a
+/// `limit-exceeded` report on an entry without the body, which is forwarded
+/// unchecked (its end fed when it comes).
 pub(crate) async fn collect_json(
     mut body: Incoming,
     monitor: &Monitor,
-    stream: Option<&str>,
+    exchange: &str,
+    status: u16,
+    headers: &HeaderMap,
 ) -> Result<Forward, hyper::Error> {
     use http_body_util::BodyExt;
     let limit = monitor.limits().max_message_bytes;
@@ -92,18 +97,23 @@ pub(crate) async fn collect_json(
         frames.push_back(frame);
         if size > limit {
             let why = format!("a response body over the bound of {limit} bytes");
-            monitor.bad_bytes(&Error::with(RuleId::LimitExceeded, why));
-            return Ok(Forward { prefix: frames, inner: Some(body), tap: None });
+            monitor.response(exchange, status, headers, None, false, vec![Error::with(RuleId::LimitExceeded, why)]);
+            let mut forward = Forward::tapped(body, monitor.clone(), exchange.to_string(), false);
+            forward.prefix = frames;
+            return Ok(forward);
         }
     }
     let mut all = BytesMut::with_capacity(size);
     for data in frames.iter().filter_map(Frame::data_ref) {
         all.extend_from_slice(data);
     }
-    if !all.is_empty() {
-        monitor.feed_bytes(Side::Server, &all, stream);
-    }
+    monitor.response(exchange, status, headers, Some(&all), true, Vec::new());
     Ok(Forward { prefix: frames, inner: None, tap: None })
+}
+
+/// No frame left: none read ahead, and upstream's body at its end.
+fn at_end(prefix: &VecDeque<Frame<Bytes>>, inner: Option<&Incoming>) -> bool {
+    prefix.is_empty() && inner.is_none_or(Body::is_end_stream)
 }
 
 impl Body for Forward {
@@ -112,30 +122,36 @@ impl Body for Forward {
 
     fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
         let this = self.get_mut();
-        if let Some(frame) = this.prefix.pop_front() {
-            return Poll::Ready(Some(Ok(frame)));
-        }
-        let Some(inner) = this.inner.as_mut() else { return Poll::Ready(None) };
-        match Pin::new(inner).poll_frame(cx) {
-            Poll::Ready(Some(Ok(frame))) => {
-                if let (Some(tap), Some(data)) = (this.tap.as_mut(), frame.data_ref()) {
-                    tap.feed(data);
+        let polled = match this.prefix.pop_front() {
+            Some(frame) => Poll::Ready(Some(Ok(frame))),
+            None => match this.inner.as_mut() {
+                None => Poll::Ready(None),
+                Some(inner) => {
+                    let polled = Pin::new(inner).poll_frame(cx);
+                    if let (Poll::Ready(Some(Ok(frame))), Some(tap)) = (&polled, this.tap.as_mut()) {
+                        if let Some(data) = frame.data_ref() {
+                            tap.feed(data);
+                        }
+                    }
+                    if let Poll::Ready(None) = polled {
+                        this.inner = None;
+                    }
+                    polled
                 }
-                Poll::Ready(Some(Ok(frame)))
+            },
+        };
+        // The end, fed before the last frame goes: hyper polls no further
+        // once the body says it is at its end.
+        if polled.is_ready() && at_end(&this.prefix, this.inner.as_ref()) {
+            if let Some(tap) = this.tap.as_mut() {
+                tap.finish();
             }
-            Poll::Ready(None) => {
-                this.inner = None;
-                if let Some(tap) = this.tap.as_mut() {
-                    tap.finish();
-                }
-                Poll::Ready(None)
-            }
-            other => other,
         }
+        polled
     }
 
     fn is_end_stream(&self) -> bool {
-        self.prefix.is_empty() && self.inner.as_ref().is_none_or(Body::is_end_stream)
+        at_end(&self.prefix, self.inner.as_ref())
     }
 
     fn size_hint(&self) -> SizeHint {

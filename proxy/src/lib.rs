@@ -2,10 +2,14 @@
 //!
 //! It forwards every request to one upstream MCP server and every response
 //! back, bytes unchanged and streamed as they arrive, and checks the
-//! conversation as it flows with one [`mrtr::check::Checker`]: request bodies
-//! are client entries, JSON response bodies and each SSE event's data are
-//! server entries (tagged `post:<id>` or `get` with the stream they came on).
-//! Violations and finished multi-round operations are reported as they
+//! conversation as it flows with one [`mrtr::check::Audit`], fed the HTTP
+//! entries of what it relays (the corpus format "check with HTTP entries"):
+//! each request (method, upstream URL, headers, JSON body) is a client entry;
+//! each response is server entries: its status and headers (with its JSON
+//! body), each event-stream block as it goes by, and its end. The JSON-RPC
+//! messages they carry go through the message rules, and under
+//! `--transport sep-1858|sep-1335` the exchanges through that transport's
+//! rules. Violations and finished multi-round operations are reported as they
 //! happen ([`Monitor`]); `--record` appends every entry to a transcript that
 //! `mrtr check` reads.
 //!
@@ -26,13 +30,15 @@ pub use body::Forward;
 pub use monitor::{Monitor, Output, Report, Summary, REPORTS_KEPT};
 
 use bytes::Bytes;
-use http::{header, HeaderValue, Method, Request, Response, StatusCode, Uri};
+use http::{header, HeaderValue, Request, Response, StatusCode, Uri};
+use http_body::Body as _;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use mrtr::check::Side;
+use mrtr::check::CheckConfig;
+use mrtr::http::Mode;
 use mrtr::{Error, Protocol, RuleId};
 use std::convert::Infallible;
 use std::fs::OpenOptions;
@@ -50,19 +56,22 @@ pub struct Config {
     /// The upstream MCP endpoint; requests go to its scheme, host and port
     /// with the incoming path and query.
     pub upstream: Uri,
-    /// A transcript file to append entries to.
+    /// A transcript file to append the HTTP entries to.
     pub record: Option<PathBuf>,
     /// The protocol the conversation is checked under.
     pub protocol: Protocol,
+    /// The multi-turn SSE transport whose rules are checked (`sep-1858`,
+    /// `sep-1335`); `None`: plain Streamable HTTP.
+    pub transport: Option<Mode>,
     /// Where reports go.
     pub output: Output,
 }
 
 impl Config {
-    /// Listens on `listen`, forwards to `upstream`, the default protocol, no
-    /// record, quiet.
+    /// Listens on `listen`, forwards to `upstream`, the default protocol,
+    /// plain Streamable HTTP, no record, quiet.
     pub fn new(listen: SocketAddr, upstream: Uri) -> Config {
-        Config { listen, upstream, record: None, protocol: Protocol::default(), output: Output::Quiet }
+        Config { listen, upstream, record: None, protocol: Protocol::default(), transport: None, output: Output::Quiet }
     }
 }
 
@@ -94,7 +103,8 @@ impl Proxy {
         };
         let listener = TcpListener::bind(config.listen).await?;
         let client = Client::builder(TokioExecutor::new()).build_http();
-        let monitor = Monitor::new(config.protocol, record, config.output);
+        let check = CheckConfig { protocol: config.protocol, transport: config.transport, ..CheckConfig::default() };
+        let monitor = Monitor::new(check, record, config.output);
         Ok(Proxy { listener, shared: Arc::new(Shared { monitor, client, scheme, authority }) })
     }
 
@@ -169,12 +179,6 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
         }
         Err(e) => return Ok(plain(StatusCode::BAD_REQUEST, format!("mrtr-proxy: reading the request: {e}\n"))),
     };
-    let first_id = if bytes.is_empty() { None } else { monitor.feed_bytes(Side::Client, &bytes, None) };
-    let stream = match parts.method {
-        Method::GET => Some("get".to_string()),
-        Method::POST => first_id.map(|id| format!("post:{id}")),
-        _ => None,
-    };
 
     let path = parts.uri.path_and_query().cloned().unwrap_or_else(|| http::uri::PathAndQuery::from_static("/"));
     let uri =
@@ -202,6 +206,9 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
         parts.headers.insert(header::HOST, host);
     }
     parts.version = http::Version::HTTP_11;
+    // The client entry: the request as it goes upstream.
+    let exchange = monitor.exchange();
+    monitor.request(&exchange, parts.method.as_str(), &parts.uri.to_string(), &parts.headers, &bytes);
     let upstream = match shared.client.request(Request::from_parts(parts, Full::new(bytes))).await {
         Ok(r) => r,
         Err(e) => {
@@ -213,16 +220,23 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
     for name in ["connection", "keep-alive"] {
         parts.headers.remove(name);
     }
-    let body = match media_type(&parts.headers).as_str() {
-        "application/json" => match body::collect_json(body, monitor, stream.as_deref()).await {
+    let status = parts.status.as_u16();
+    let media = media_type(&parts.headers);
+    let body = if body.is_end_stream() {
+        monitor.response(&exchange, status, &parts.headers, None, true, Vec::new());
+        Forward::pass(body)
+    } else if media == "application/json" {
+        match body::collect_json(body, monitor, &exchange, status, &parts.headers).await {
             Ok(b) => b,
             Err(e) => {
                 eprintln!("mrtr-proxy: upstream {}: reading a body: {e}", shared.authority);
                 return Ok(plain(StatusCode::BAD_GATEWAY, format!("mrtr-proxy: upstream body: {e}\n")));
             }
-        },
-        "text/event-stream" => Forward::sse(body, monitor.clone(), stream),
-        _ => Forward::pass(body),
+        }
+    } else {
+        // The head now, the blocks and the end as they go by.
+        monitor.response(&exchange, status, &parts.headers, None, false, Vec::new());
+        Forward::tapped(body, monitor.clone(), exchange, media == "text/event-stream")
     };
     Ok(Response::from_parts(parts, body))
 }

@@ -1,13 +1,17 @@
-//! The checking side of the proxy: one [`Checker`] for the whole
-//! conversation, behind one mutex held only while one entry is fed, recorded
-//! and reported.
+//! The checking side of the proxy: one [`Audit`] for the whole conversation,
+//! fed the HTTP entries of what the proxy relays (the corpus format "check
+//! with HTTP entries"), behind one mutex held only while one entry is
+//! checked, recorded and reported.
 
-use mrtr::check::{id_text, CheckConfig, Checker, Entry, Side};
-use mrtr::{Error, Limits, Protocol};
-use serde_json::{json, Value};
+use http::HeaderMap;
+use mrtr::check::{Audit, CheckConfig, Line, Side};
+use mrtr::sse::Event;
+use mrtr::{Error, Limits};
+use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -17,11 +21,12 @@ pub const REPORTS_KEPT: usize = 10_000;
 /// Something the proxy reports as the conversation flows.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Report {
-    /// A broken rule (from the checker, or bad bytes that never became an entry).
+    /// A broken rule (from the checker, or bytes that are not a message).
     Violation {
         /// The rule id (`retry-request-state-mismatch`, `jsonrpc-parse-error`, …).
         rule: String,
-        /// The index of the entry (for bad bytes: the index the next entry gets).
+        /// The index of the HTTP entry (for a request refused before it was
+        /// forwarded: the index the next entry gets).
         index: usize,
         /// One sentence.
         message: String,
@@ -68,7 +73,7 @@ impl Report {
 /// Counts at the end (or so far).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
-    /// Messages checked (entries fed to the checker).
+    /// JSON-RPC messages checked (in the bodies and events of the entries).
     pub messages: u64,
     /// Violations reported.
     pub violations: u64,
@@ -105,8 +110,14 @@ pub enum Output {
 /// [`STARTS_KEPT`] client requests is reported without a latency.
 const STARTS_KEPT: usize = 2 * mrtr::check::TRACKED_MAX + 1;
 
+/// Header fields whose values are not written to the record (credentials):
+/// the name stays, the value is `[redacted]`.
+const REDACTED: [&str; 4] = ["authorization", "proxy-authorization", "cookie", "set-cookie"];
+
 struct Inner {
-    checker: Checker,
+    audit: Audit,
+    /// The index the next entry gets.
+    entries: usize,
     summary: Summary,
     reports: VecDeque<Report>,
     record: Option<BufWriter<File>>,
@@ -122,27 +133,44 @@ pub struct Monitor {
     output: Output,
     limits: Limits,
     recording: bool,
+    /// The proxy's clock: an entry's `at` is the milliseconds since then.
+    started: Instant,
+    /// The last exchange id given.
+    exchanges: Arc<AtomicU64>,
 }
 
 impl Monitor {
-    /// A monitor checking under `protocol`, appending entries to `record`.
-    pub fn new(protocol: Protocol, record: Option<File>, output: Output) -> Monitor {
-        let config = CheckConfig { protocol, ..CheckConfig::default() };
+    /// A monitor checking under `config` (protocol, transport), appending
+    /// HTTP entries to `record`.
+    pub fn new(config: CheckConfig, record: Option<File>, output: Output) -> Monitor {
         let recording = record.is_some();
         let inner = Inner {
-            checker: Checker::new(config),
+            audit: Audit::new(config),
+            entries: 0,
             summary: Summary::default(),
             reports: VecDeque::new(),
             record: record.map(BufWriter::new),
             record_error: false,
             starts: BTreeMap::new(),
         };
-        Monitor { inner: Arc::new(Mutex::new(inner)), output, limits: config.limits, recording }
+        Monitor {
+            inner: Arc::new(Mutex::new(inner)),
+            output,
+            limits: config.limits,
+            recording,
+            started: Instant::now(),
+            exchanges: Arc::new(AtomicU64::new(0)),
+        }
     }
 
     /// The bounds on one message.
     pub fn limits(&self) -> Limits {
         self.limits
+    }
+
+    /// A new exchange id (`"1"`, `"2"`, …): one per request the proxy relays.
+    pub fn exchange(&self) -> String {
+        (self.exchanges.fetch_add(1, Ordering::Relaxed) + 1).to_string()
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -186,70 +214,149 @@ impl Monitor {
         inner.reports.push_back(report);
     }
 
-    /// Reports bytes that never became an entry (bad JSON, bad UTF-8, over a
-    /// bound): a violation at the index the next entry gets.
-    pub fn bad_bytes(&self, error: &Error) {
-        let mut inner = self.lock();
-        let index = usize::try_from(inner.summary.messages).unwrap_or(usize::MAX);
+    fn violation(&self, inner: &mut Inner, index: usize, error: &Error) {
         let report =
             Report::Violation { rule: error.rule().name().to_string(), index, message: error.message().to_string() };
-        self.report(&mut inner, report);
+        self.report(inner, report);
     }
 
-    /// Parses one HTTP body or SSE event's data and feeds each message (each
-    /// element of a batch) as an entry. Returns the id of the first request,
-    /// as a stream name's `<id>`.
-    pub fn feed_bytes(&self, from: Side, bytes: &[u8], stream: Option<&str>) -> Option<String> {
-        let value = match mrtr::parse(bytes, &self.limits) {
-            Ok(v) => v,
-            Err(e) => {
-                self.bad_bytes(&e);
-                return None;
-            }
-        };
-        let messages = match value {
-            Value::Array(items) if !items.is_empty() => items,
-            other => vec![other],
-        };
-        let first_request = messages
-            .iter()
-            .find(|m| m.get("method").is_some() && m.get("id").is_some_and(|id| !id.is_null()))
-            .and_then(|m| m.get("id"))
-            .map(id_text);
-        for message in messages {
-            self.feed(Entry { from, message, stream: stream.map(str::to_string) });
+    /// Reports bytes that never became part of an entry (a request refused
+    /// before it was forwarded): a violation at the index the next entry gets.
+    pub fn bad_bytes(&self, error: &Error) {
+        let mut inner = self.lock();
+        let index = inner.entries;
+        self.violation(&mut inner, index, error);
+    }
+
+    /// A body or an event's data as JSON, under the core's bad-input rules;
+    /// bytes that are not JSON add their error to `errors`.
+    fn json(&self, bytes: &[u8], errors: &mut Vec<Error>) -> Option<Value> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return None;
         }
-        first_request
+        mrtr::parse(bytes, &self.limits).map_err(|e| errors.push(e)).ok()
     }
 
-    /// Feeds one entry: checks it, records it, follows its operation, reports.
-    pub fn feed(&self, entry: Entry) {
-        let now = Instant::now();
-        let line = self.recording.then(|| record_line(&entry));
+    /// Feeds the client entry of a request the proxy forwards: `url` is the
+    /// upstream URL it goes to, `headers` those forwarded. A body that is
+    /// not JSON is reported at this entry and left out of it.
+    pub fn request(&self, exchange: &str, method: &str, url: &str, headers: &HeaderMap, body: &[u8]) {
+        let mut errors = Vec::new();
+        let mut http = json!({"exchange": exchange, "method": method, "url": url, "headers": header_object(headers)});
+        if let Some(body) = self.json(body, &mut errors) {
+            http["body"] = body;
+        }
+        self.feed(Side::Client, http, &errors);
+    }
+
+    /// Feeds the first server entry of a response: its status and headers,
+    /// with its whole JSON body when it was read (`body`), `end` when the
+    /// response ends there. `errors`: what is wrong with bytes it carries.
+    pub fn response(
+        &self,
+        exchange: &str,
+        status: u16,
+        headers: &HeaderMap,
+        body: Option<&[u8]>,
+        end: bool,
+        errors: Vec<Error>,
+    ) {
+        let mut errors = errors;
+        let mut http = json!({"exchange": exchange, "status": status, "headers": header_object(headers)});
+        if let Some(body) = body.and_then(|b| self.json(b, &mut errors)) {
+            http["body"] = body;
+        }
+        if end {
+            http["end"] = Value::Bool(true);
+        }
+        self.feed(Side::Server, http, &errors);
+    }
+
+    /// Feeds one decoded event-stream block of a response as a server entry
+    /// (its `data` as JSON; data that is not JSON is reported at this entry
+    /// and left out, empty data is no message). A block the decoder refused
+    /// is reported at the index the next entry gets.
+    pub fn event(&self, exchange: &str, event: Result<Event, Error>) {
+        let event = match event {
+            Ok(event) => event,
+            Err(e) => return self.bad_bytes(&e),
+        };
+        let mut errors = Vec::new();
+        let mut block = Map::new();
+        if let Some(name) = event.event {
+            block.insert("event".into(), Value::String(name));
+        }
+        if let Some(data) = event.data.and_then(|d| self.json(d.as_bytes(), &mut errors)) {
+            block.insert("data".into(), data);
+        }
+        if let Some(id) = event.id {
+            block.insert("id".into(), Value::String(id));
+        }
+        if let Some(retry) = event.retry {
+            block.insert("retry".into(), retry.into());
+        }
+        self.feed(Side::Server, json!({"exchange": exchange, "events": [block]}), &errors);
+    }
+
+    /// Feeds the end of a response: upstream finished its body.
+    pub fn end(&self, exchange: &str) {
+        self.feed(Side::Server, json!({"exchange": exchange, "end": true}), &[]);
+    }
+
+    /// Feeds one HTTP entry: reports `errors` at its index, checks it,
+    /// records it, follows its operations, reports.
+    fn feed(&self, from: Side, http: Value, errors: &[Error]) {
+        let from_name = match from {
+            Side::Client => "client",
+            Side::Server => "server",
+        };
+        let http_text = self.recording.then(|| http.to_string());
+        // The entry checked is the line recorded, read back as `mrtr check` reads it.
+        let value = json!({"from": from_name, "http": http});
+        let mut line = match Line::from_value(&value) {
+            Ok(line) => line,
+            Err(e) => return eprintln!("mrtr-proxy: bug: an entry it cannot read back ({e}): {value}"),
+        };
+        drop(value);
+        let messages = match &line {
+            Line::Http(h) => count(h.body.as_ref()) + h.events.iter().map(|b| count(b.data.as_ref())).sum::<u64>(),
+            Line::Message(_) => 1,
+        };
         let mut inner = self.lock();
         let inner = &mut *inner;
-        if entry.from == Side::Client {
-            let index = usize::try_from(inner.summary.messages).unwrap_or(usize::MAX);
+        // Taken under the lock: the entries' times grow with their indices.
+        let now = Instant::now();
+        let at = u64::try_from(now.duration_since(self.started).as_millis()).unwrap_or(u64::MAX);
+        if let Line::Http(h) = &mut line {
+            h.at = Some(at);
+        }
+        let index = inner.entries;
+        for e in errors {
+            self.violation(inner, index, e);
+        }
+        if from == Side::Client {
             inner.starts.insert(index, now);
             if inner.starts.len() > STARTS_KEPT {
                 inner.starts.pop_first();
             }
         }
-        inner.checker.handle(&entry);
-        inner.summary.messages += 1;
-        for v in inner.checker.take_violations() {
+        inner.audit.handle(&line);
+        inner.entries += 1;
+        inner.summary.messages += messages;
+        for v in inner.audit.checker().take_violations() {
             let report = Report::Violation { rule: v.rule.name().to_string(), index: v.index, message: v.message };
             self.report(inner, report);
         }
-        if let (Some(line), Some(w)) = (line, inner.record.as_mut()) {
-            if let Err(e) = writeln!(w, "{line}").and_then(|()| w.flush()) {
+        if let (Some(http), Some(w)) = (http_text, inner.record.as_mut()) {
+            let written = writeln!(w, r#"{{"from":"{from_name}","at":{at},"http":{http}}}"#);
+            if let Err(e) = written.and_then(|()| w.flush()) {
                 if !inner.record_error {
                     eprintln!("mrtr-proxy: cannot write the record file: {e}");
                 }
                 inner.record_error = true;
             }
         }
-        for op in inner.checker.take_operations() {
+        for op in inner.audit.checker().take_operations() {
             let latency_ms = inner.starts.remove(&op.started).map(|t| now.duration_since(t).as_millis());
             let report = Report::Operation { method: op.method, target: op.target, rounds: op.rounds, latency_ms };
             self.report(inner, report);
@@ -257,15 +364,29 @@ impl Monitor {
     }
 }
 
-/// The entry as one line of the `mrtr check` transcript format.
-fn record_line(entry: &Entry) -> String {
-    let from = match entry.from {
-        Side::Client => "client",
-        Side::Server => "server",
-    };
-    match &entry.stream {
-        Some(s) if entry.from == Side::Server => json!({"from": from, "message": entry.message, "stream": s}),
-        _ => json!({"from": from, "message": entry.message}),
+/// How many JSON-RPC messages a body or an event's data carries (as the
+/// audit counts them: an array one per element).
+fn count(value: Option<&Value>) -> u64 {
+    match value {
+        None | Some(Value::Null) => 0,
+        Some(Value::Array(items)) => u64::try_from(items.len()).unwrap_or(u64::MAX),
+        Some(_) => 1,
     }
-    .to_string()
+}
+
+/// Header fields as an entry's `headers`: lower-case names, repeated fields
+/// joined with `, `, credentials redacted.
+fn header_object(headers: &HeaderMap) -> Value {
+    let mut out = Map::new();
+    for name in headers.keys() {
+        let value = if REDACTED.contains(&name.as_str()) {
+            "[redacted]".to_string()
+        } else {
+            let values: Vec<_> =
+                headers.get_all(name).iter().map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()).collect();
+            values.join(", ")
+        };
+        out.insert(name.as_str().to_string(), Value::String(value));
+    }
+    Value::Object(out)
 }

@@ -9,19 +9,11 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use mrtr::check::{check, CheckConfig, Entry, Line};
-
-/// The message entries of a recorded JSON Lines transcript (the proxy records messages).
-fn read_jsonl(text: &str, limits: &mrtr::Limits) -> Result<Vec<(usize, Entry)>, (usize, mrtr::Error)> {
-    let lines = mrtr::check::read_jsonl(text, limits)?;
-    Ok(lines
-        .into_iter()
-        .map(|(n, line)| match line {
-            Line::Message(e) => (n, e),
-            Line::Http(h) => panic!("the proxy recorded an HTTP entry: {h:?}"),
-        })
-        .collect())
-}
+use mrtr::check::{check_lines, read_jsonl, CheckConfig, HttpEntry, Line, Side};
+use mrtr::http::serve::{read_request, Incoming as Asked, ServerStream};
+use mrtr::http::Mode;
+use mrtr::sse::{Decoder, Event};
+use mrtr::{Limits, Protocol};
 use mrtr_proxy::{Config, Proxy, Report, Summary};
 use serde_json::{json, Value};
 use std::convert::Infallible;
@@ -31,7 +23,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::timeout;
 
 const META: &str = r#"{"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}"#;
@@ -176,8 +168,17 @@ struct Running {
 }
 
 async fn proxy(upstream: SocketAddr, record: Option<std::path::PathBuf>) -> Running {
+    proxy_with(upstream, record, Protocol::default(), None).await
+}
+
+async fn proxy_with(
+    upstream: SocketAddr,
+    record: Option<std::path::PathBuf>,
+    protocol: Protocol,
+    transport: Option<Mode>,
+) -> Running {
     let url = format!("http://{upstream}/mcp").parse().unwrap();
-    let config = Config { record, ..Config::new("127.0.0.1:0".parse().unwrap(), url) };
+    let config = Config { record, protocol, transport, ..Config::new("127.0.0.1:0".parse().unwrap(), url) };
     let proxy = Proxy::bind(config).await.unwrap();
     let addr = proxy.local_addr().unwrap();
     let monitor = proxy.monitor();
@@ -198,13 +199,25 @@ async fn post(
     path: &str,
     body: String,
 ) -> Response<Incoming> {
-    let req = Request::builder()
+    post_with(c, addr, path, body, &[]).await
+}
+
+async fn post_with(
+    c: &Client<HttpConnector, Full<Bytes>>,
+    addr: SocketAddr,
+    path: &str,
+    body: String,
+    headers: &[(&str, &str)],
+) -> Response<Incoming> {
+    let mut req = Request::builder()
         .method(Method::POST)
         .uri(format!("http://{addr}{path}"))
         .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(Full::new(Bytes::from(body)))
-        .unwrap();
+        .header("accept", "application/json, text/event-stream");
+    for (name, value) in headers {
+        req = req.header(*name, *value);
+    }
+    let req = req.body(Full::new(Bytes::from(body))).unwrap();
     timeout(Duration::from_secs(10), c.request(req)).await.unwrap().unwrap()
 }
 
@@ -265,6 +278,55 @@ fn temp_file(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("mrtr-proxy-{name}-{}-{nanos}.jsonl", std::process::id()))
 }
 
+/// The record file's text (the file removed).
+fn take_record(path: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let _ = std::fs::remove_file(path);
+    text
+}
+
+/// The entries of a record: HTTP entries only, each with its time.
+fn http_entries(text: &str) -> Vec<HttpEntry> {
+    let entries: Vec<HttpEntry> = read_jsonl(text, &Limits::default())
+        .unwrap()
+        .into_iter()
+        .map(|(_, line)| match line {
+            Line::Http(h) => h,
+            Line::Message(m) => panic!("the proxy recorded a message entry: {m:?}"),
+        })
+        .collect();
+    let times: Vec<u64> = entries.iter().map(|h| h.at.expect("an entry without \"at\"")).collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "times go back: {times:?}");
+    entries
+}
+
+/// What `mrtr check` finds in a record under `config`: (rule, index).
+fn recheck(text: &str, config: CheckConfig) -> Vec<(&'static str, usize)> {
+    let lines: Vec<Line> = read_jsonl(text, &Limits::default()).unwrap().into_iter().map(|(_, l)| l).collect();
+    check_lines(&lines, config).into_iter().map(|v| (v.rule.name(), v.index)).collect()
+}
+
+/// The shape of an entry: who, exchange, status, event names/ids, whether it carries a body, end.
+fn shape(h: &HttpEntry) -> String {
+    let who = if h.from == Side::Client { h.method.clone().unwrap() } else { "server".into() };
+    let events: Vec<String> = h
+        .events
+        .iter()
+        .map(|b| {
+            format!(
+                "{}#{}{}",
+                b.event.as_deref().unwrap_or(""),
+                b.id.as_deref().unwrap_or(""),
+                if b.data.is_some() { "+data" } else { "" }
+            )
+        })
+        .collect();
+    let status = h.status.map_or(String::new(), |s| format!(" {s}"));
+    let body = if h.body.is_some() { " body" } else { "" };
+    let end = if h.end { " end" } else { "" };
+    format!("{who} {}{status}{body}{end} [{}]", h.exchange, events.join(" "))
+}
+
 #[tokio::test]
 async fn compliant_flow_is_forwarded_unchanged_checked_and_recorded() {
     let (up, release) = upstream().await;
@@ -289,13 +351,28 @@ async fn compliant_flow_is_forwarded_unchanged_checked_and_recorded() {
     assert_eq!(summary, Summary { messages: 4, violations: 0, operations: 1 });
     assert_eq!(summary.line(), "summary: messages 4, violations 0, operations 1");
 
-    let text = std::fs::read_to_string(&record).unwrap();
-    let _ = std::fs::remove_file(&record);
-    let entries = read_jsonl(&text, &mrtr::Limits::default()).unwrap();
-    assert_eq!(entries.len(), 4);
-    assert_eq!(entries[3].1.stream.as_deref(), Some("post:2"));
-    let entries: Vec<_> = entries.into_iter().map(|(_, e)| e).collect();
-    assert_eq!(check(&entries, CheckConfig::default()), vec![], "{text}");
+    let text = take_record(&record);
+    let entries = http_entries(&text);
+    let shapes: Vec<String> = entries.iter().map(shape).collect();
+    assert_eq!(
+        shapes,
+        [
+            "POST 1 body []",
+            "server 1 200 body end []",
+            "POST 2 body []",
+            "server 2 200 []",
+            "server 2 [#0]",
+            "server 2 [message#1+data]",
+            "server 2 end []",
+        ],
+        "{text}"
+    );
+    assert_eq!(entries[0].url.as_deref(), Some(format!("http://{up}/mcp").as_str()));
+    assert_eq!(entries[0].body, Some(serde_json::from_str::<Value>(&call(1, None)).unwrap()));
+    assert_eq!(entries[1].body, Some(serde_json::from_str::<Value>(&input_required(1)).unwrap()));
+    assert!(entries[3].headers.contains(&("content-type".into(), "text/event-stream".into())));
+    assert_eq!(entries[5].events[0].data.as_ref().unwrap()["result"]["resultType"], "complete");
+    assert_eq!(recheck(&text, CheckConfig::default()), [], "{text}");
 }
 
 #[tokio::test]
@@ -374,11 +451,16 @@ async fn the_get_stream_is_tagged_get_and_forwarded_unchanged() {
     assert_eq!(body_bytes(r).await, GET_SSE.as_bytes());
     let _ = run.stop.send(());
     assert_eq!(run.done.await.unwrap().messages, 1);
-    let text = std::fs::read_to_string(&record).unwrap();
-    let _ = std::fs::remove_file(&record);
-    let entries = read_jsonl(&text, &mrtr::Limits::default()).unwrap();
-    assert_eq!(entries.len(), 1);
-    assert_eq!(entries[0].1.stream.as_deref(), Some("get"));
+    let text = take_record(&record);
+    let entries = http_entries(&text);
+    let shapes: Vec<String> = entries.iter().map(shape).collect();
+    assert_eq!(shapes, ["GET 1 []", "server 1 200 []", "server 1 [#+data]", "server 1 end []"], "{text}");
+    assert_eq!(entries[0].url.as_deref(), Some(format!("http://{up}/mcp?x=1").as_str()));
+    assert_eq!(
+        entries[0].headers.iter().find(|(n, _)| n == "host").map(|(_, v)| v.as_str()),
+        Some(up.to_string().as_str())
+    );
+    assert_eq!(recheck(&text, CheckConfig::default()), [], "{text}");
 }
 
 #[tokio::test]
@@ -488,14 +570,13 @@ async fn the_binary_reports_live_records_and_sums_up_on_sigterm() {
     let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
     assert_eq!(types, ["operation", "violation", "summary"], "{lines:?}");
     assert_eq!((&lines[0]["target"], &lines[0]["rounds"]), (&json!("get_weather"), &json!(1)));
-    assert_eq!((&lines[1]["rule"], &lines[1]["index"]), (&json!("retry-request-state-mismatch"), &json!(6)));
+    // Entries 0-6 the weather flow, 7-8 the first call, 9 the tampered retry.
+    assert_eq!((&lines[1]["rule"], &lines[1]["index"]), (&json!("retry-request-state-mismatch"), &json!(9)));
     assert_eq!(lines[2], json!({"type": "summary", "messages": 8, "violations": 1, "operations": 1}));
 
-    let text = std::fs::read_to_string(&record).unwrap();
-    let _ = std::fs::remove_file(&record);
-    let entries: Vec<_> = read_jsonl(&text, &mrtr::Limits::default()).unwrap().into_iter().map(|(_, e)| e).collect();
-    let found: Vec<_> = check(&entries, CheckConfig::default()).into_iter().map(|v| (v.rule.name(), v.index)).collect();
-    assert_eq!(found, [("retry-request-state-mismatch", 6)]);
+    let text = take_record(&record);
+    assert_eq!(http_entries(&text).len(), 11, "{text}");
+    assert_eq!(recheck(&text, CheckConfig::default()), [("retry-request-state-mismatch", 9)]);
 }
 
 #[test]
@@ -505,4 +586,245 @@ fn the_binary_refuses_bad_usage_with_status_2() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("--listen nowhere") && err.contains("usage: mrtr-proxy"), "{err}");
+}
+
+#[test]
+fn the_binary_refuses_an_unknown_transport() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mrtr-proxy"))
+        .args(["--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp", "--transport", "sep-9999"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("unknown transport sep-9999"), "{err}");
+}
+
+// SEP-1858 through the proxy: an upstream that asks with `buffer_input`, the
+// request and `input_required`, then closes, and takes the buffered answers
+// as a JSON array with `Last-Event-ID` (its bytes written by the core's
+// `ServerStream`, its requests read by `read_request`).
+
+fn protocol_2025() -> Protocol {
+    Protocol::from_name("2025-11-25").unwrap()
+}
+
+fn check_1858() -> CheckConfig {
+    CheckConfig { protocol: protocol_2025(), transport: Some(Mode::Sep1858), ..CheckConfig::default() }
+}
+
+fn weather_call(id: u64) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "get_weather", "arguments": {"location": "New York"}}})
+    .to_string()
+}
+
+fn elicitation() -> Value {
+    json!({"jsonrpc": "2.0", "id": "s-1", "method": "elicitation/create", "params": {"mode": "form",
+        "message": "Please provide your GitHub username",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}})
+}
+
+fn answer() -> Value {
+    json!({"jsonrpc": "2.0", "id": "s-1", "result": {"action": "accept", "content": {"name": "octocat"}}})
+}
+
+fn weather_result(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "Sunny, 72F"}]}})
+}
+
+/// What the upstream first sends on the stream of call `key`: `buffer_input`,
+/// the elicitation, `input_required` (ids `<key>.1` to `<key>.3`).
+fn ask_1858(key: &str) -> String {
+    let mut stream = ServerStream::new(Mode::Sep1858, key, 1).unwrap();
+    stream.ask(&[elicitation()], 0).unwrap();
+    stream.take()
+}
+
+fn sse_reply(body: UpBody) -> Response<UpBody> {
+    Response::builder()
+        .header("content-type", "text/event-stream")
+        .header("cache-control", "no-cache")
+        .body(body)
+        .unwrap()
+}
+
+fn block(event: Option<&str>, data: Option<&Value>, id: String) -> String {
+    let mut out = String::new();
+    let event = Event { event: event.map(String::from), data: data.map(Value::to_string), id: Some(id), retry: None };
+    mrtr::sse::encode(&event, &mut out).unwrap();
+    out
+}
+
+/// The SEP-1858 upstream. `POST /mcp` with a call: the ask, in two chunks
+/// split mid-event, then the end. `POST /eager` with a call: `buffer_input`
+/// and the elicitation, then the stream stays open until an answer comes as
+/// a POST of its own (`202`), then the result. Buffered answers (a JSON array
+/// with `Last-Event-ID`): a new stream with the result.
+async fn upstream_1858_handle(req: Request<Incoming>, answered: Arc<Notify>) -> Result<Response<UpBody>, Infallible> {
+    let eager = req.uri().path() == "/eager";
+    let method = req.method().to_string();
+    let headers: Vec<(String, String)> =
+        req.headers().iter().map(|(n, v)| (n.as_str().to_string(), v.to_str().unwrap().to_string())).collect();
+    let bytes = req.into_body().collect().await.unwrap().to_bytes();
+    let url = "http://upstream.test/mcp";
+    let asked = read_request(Mode::Sep1858, &method, url, &headers, &bytes, protocol_2025(), &Limits::default());
+    match asked.unwrap() {
+        Asked::Call(call) => {
+            let id = call["id"].as_u64().unwrap();
+            let key = format!("c{id}");
+            let (tx, rx) = mpsc::channel(4);
+            tokio::spawn(async move {
+                if eager {
+                    let first = block(Some("buffer_input"), None, format!("{key}.1"))
+                        + &block(None, Some(&elicitation()), format!("{key}.2"));
+                    let _ = tx.send(Bytes::from(first)).await;
+                    answered.notified().await;
+                    let _ = tx.send(Bytes::from(block(None, Some(&weather_result(id)), format!("{key}.3")))).await;
+                } else {
+                    let ask = ask_1858(&key);
+                    let (a, b) = ask.split_at(ask.len() / 2);
+                    let _ = tx.send(Bytes::from(a.to_string())).await;
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    let _ = tx.send(Bytes::from(b.to_string())).await;
+                }
+            });
+            Ok(sse_reply(ChanBody(rx).boxed()))
+        }
+        Asked::Answers { key, responses } => {
+            assert_eq!(responses, [answer()]);
+            let id = key.strip_prefix('c').unwrap().parse().unwrap();
+            let mut stream = ServerStream::new(Mode::Sep1858, &key, 4).unwrap();
+            stream.message(&weather_result(id)).unwrap();
+            Ok(sse_reply(Full::new(Bytes::from(stream.take())).boxed()))
+        }
+        Asked::Messages(_) => {
+            answered.notify_one();
+            Ok(Response::builder().status(StatusCode::ACCEPTED).body(Full::new(Bytes::new()).boxed()).unwrap())
+        }
+        Asked::Resume { .. } => Ok(Response::builder()
+            .status(StatusCode::METHOD_NOT_ALLOWED)
+            .body(Full::new(Bytes::new()).boxed())
+            .unwrap()),
+    }
+}
+
+async fn upstream_1858() -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let answered = Arc::new(Notify::new());
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else { continue };
+            let answered = answered.clone();
+            tokio::spawn(async move {
+                let service = service_fn(move |req| upstream_1858_handle(req, answered.clone()));
+                let _ =
+                    hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            });
+        }
+    });
+    addr
+}
+
+/// The blocks of an event stream, decoded as a client does.
+fn decode(bytes: &[u8]) -> Vec<Event> {
+    let mut decoder = Decoder::new();
+    decoder.feed(bytes);
+    decoder.finish();
+    std::iter::from_fn(|| decoder.poll_event()).map(Result::unwrap).collect()
+}
+
+#[tokio::test]
+async fn a_sep_1858_conversation_is_relayed_recorded_as_http_entries_and_checks_clean() {
+    let up = upstream_1858().await;
+    let record = temp_file("sep-1858");
+    let run = proxy_with(up, Some(record.clone()), protocol_2025(), Some(Mode::Sep1858)).await;
+    let c = client();
+
+    let r = post(&c, run.addr, "/mcp", weather_call(1)).await;
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    let got = body_bytes(r).await;
+    assert_eq!(got, ask_1858("c1").as_bytes(), "SSE bytes unchanged");
+    let blocks = decode(&got);
+    let names: Vec<_> = blocks.iter().map(|b| b.event.as_deref()).collect();
+    assert_eq!(names, [Some("buffer_input"), None, Some("input_required")]);
+    let last_id = blocks[2].id.clone().unwrap();
+
+    let answers = Value::Array(vec![answer()]).to_string();
+    let r = post_with(&c, run.addr, "/mcp", answers, &[("last-event-id", &last_id)]).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let result = decode(&body_bytes(r).await);
+    assert_eq!(serde_json::from_str::<Value>(result[0].data.as_deref().unwrap()).unwrap(), weather_result(1));
+
+    assert_eq!(rules(&run.monitor.reports()), Vec::<String>::new(), "{:?}", run.monitor.reports());
+    let _ = run.stop.send(());
+    assert_eq!(run.done.await.unwrap(), Summary { messages: 4, violations: 0, operations: 0 });
+
+    let text = take_record(&record);
+    let entries = http_entries(&text);
+    let shapes: Vec<String> = entries.iter().map(shape).collect();
+    assert_eq!(
+        shapes,
+        [
+            "POST 1 body []",
+            "server 1 200 []",
+            "server 1 [buffer_input#c1.1]",
+            "server 1 [#c1.2+data]",
+            "server 1 [input_required#c1.3]",
+            "server 1 end []",
+            "POST 2 body []",
+            "server 2 200 []",
+            "server 2 [#c1.4+data]",
+            "server 2 end []",
+        ],
+        "{text}"
+    );
+    assert_eq!(entries[0].url.as_deref(), Some(format!("http://{up}/mcp").as_str()));
+    assert_eq!(entries[3].events[0].data, Some(elicitation()));
+    assert!(entries[6].headers.contains(&("last-event-id".into(), "c1.3".into())), "{:?}", entries[6].headers);
+    assert_eq!(entries[6].body, Some(json!([answer()])));
+    assert_eq!(entries[8].events[0].data, Some(weather_result(1)));
+    // `mrtr check FILE --protocol 2025-11-25 --transport sep-1858`: clean.
+    assert_eq!(recheck(&text, check_1858()), [], "{text}");
+}
+
+#[tokio::test]
+async fn a_single_answer_posted_after_buffer_input_is_exactly_sse_response_not_buffered() {
+    let up = upstream_1858().await;
+    let record = temp_file("sep-1858-eager");
+    let run = proxy_with(up, Some(record.clone()), protocol_2025(), Some(Mode::Sep1858)).await;
+    let c = client();
+
+    let r = post(&c, run.addr, "/eager", weather_call(1)).await;
+    let mut body = r.into_body();
+    // Upstream holds its stream open: the request comes through as it is sent.
+    let mut got = Vec::new();
+    while !decode(&got).iter().any(|b| b.data.is_some()) {
+        let frame = timeout(Duration::from_secs(30), body.frame()).await.expect("the request was not streamed");
+        got.extend_from_slice(frame.unwrap().unwrap().data_ref().unwrap());
+    }
+    // The client answers at once, one object, no Last-Event-ID.
+    let r = post(&c, run.addr, "/mcp", answer().to_string()).await;
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    body_bytes(r).await;
+    let rest = timeout(Duration::from_secs(30), body.collect()).await.unwrap().unwrap().to_bytes();
+    got.extend_from_slice(&rest);
+    let blocks = decode(&got);
+    assert_eq!(serde_json::from_str::<Value>(blocks[2].data.as_deref().unwrap()).unwrap(), weather_result(1));
+
+    // Entries: 0 the call, 1 the head, 2 buffer_input, 3 the request, 4 the answer.
+    let reports = run.monitor.reports();
+    assert_eq!(rules(&reports), ["sse-response-not-buffered"], "{reports:?}");
+    assert!(reports[0].line().starts_with("violation sse-response-not-buffered at entry 4: "), "{reports:?}");
+    let _ = run.stop.send(());
+    assert_eq!(run.done.await.unwrap(), Summary { messages: 4, violations: 1, operations: 0 });
+
+    let text = take_record(&record);
+    let entries = http_entries(&text);
+    assert_eq!(shape(&entries[4]), "POST 2 body []", "{text}");
+    assert_eq!(entries[4].body, Some(answer()));
+    assert_eq!(recheck(&text, check_1858()), [("sse-response-not-buffered", 4)], "{text}");
+    // Without the transport, the same record is clean (only message rules).
+    let plain = CheckConfig { protocol: protocol_2025(), ..CheckConfig::default() };
+    assert_eq!(recheck(&text, plain), [], "{text}");
 }

@@ -30,7 +30,7 @@ const EXAMPLE: &str = include_str!("../../examples/weather.jsonl");
 const USAGE: &str =
     "usage: mrtr check [FILE|-] [--protocol 2026-07-28|sep-2322|sep-2322-draft|2025-11-25] [--transport sep-1858|sep-1335] [--max-rounds N] [--json]
   FILE: JSON Lines (one entry {\"from\",\"message\",\"stream\"} or {\"from\",\"at\",\"http\"} per line) or a HAR (HTTP Archive 1.2)
-       mrtr proxy --listen ADDR --upstream URL [--record FILE] [--protocol P] [--json]   (see mrtr-proxy --help)";
+       mrtr proxy --listen ADDR --upstream URL [--record FILE] [--protocol P] [--transport T] [--json]   (see mrtr-proxy --help)";
 
 struct Args {
     input: Option<String>,
