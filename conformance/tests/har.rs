@@ -24,7 +24,7 @@ fn the_example_har_is_compliant() {
     let out = mrtr(&["check", EXAMPLE]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("4 messages"), "{stdout}");
+    assert!(stdout.contains("4 entries"), "{stdout}");
     assert!(stdout.contains("compliant: no violation"), "{stdout}");
 }
 

@@ -172,7 +172,7 @@ fn main() -> ExitCode {
             json!({"input": name, "protocol": args.protocol.name(), "entries": entries.len(), "violations": list})
         );
     } else {
-        println!("Checking {name}: {} messages under protocol {}", entries.len(), args.protocol);
+        println!("Checking {name}: {} entries under protocol {}", entries.len(), args.protocol);
         for v in &violations {
             println!("  entry {} ({place} {}): {}: {}", v.index, entries[v.index].0, v.rule, v.message);
         }

@@ -475,10 +475,11 @@ impl Audit {
 }
 
 /// The JSON-RPC messages of a body or an event's data: an object is one, an
-/// array one per element; any other value is one (invalid) message.
+/// array one per element; any other value (`null` included) is one invalid
+/// message. Only an absent body or data carries none.
 fn messages(value: Option<&Value>) -> Vec<Value> {
     match value {
-        None | Some(Value::Null) => Vec::new(),
+        None => Vec::new(),
         Some(Value::Array(items)) => items.clone(),
         Some(other) => Vec::from([other.clone()]),
     }
