@@ -435,10 +435,10 @@ pub fn panic_error(payload: &(dyn core::any::Any + Send)) -> Error {
 #[cfg(feature = "state")]
 pub use self::sealed::*;
 
-#[cfg(feature = "state")]
 mod transport;
 pub use transport::*;
 
+#[cfg(feature = "state")]
 mod sealed {
     use super::{parse, parse_arg, text, usage, usage_owned, Options};
     use crate::{

@@ -74,7 +74,10 @@ pub fn call_config(text: &[u8]) -> Result<call::CallConfig> {
         let n = || v.as_u64().ok_or_else(|| usage_owned(format!("{k} is a non-negative integer")));
         match k.as_str() {
             "mode" | "url" => {}
-            "headers" => c.headers = wire::headers_from(v).ok_or(usage("headers is an object of strings"))?,
+            "headers" => {
+                c.headers =
+                    wire::headers_from(v).ok_or(usage("headers is an object of strings or [name, value] pairs"))?
+            }
             "protocol" => c.protocol = crate::Protocol::parse(v.as_str().ok_or(usage("protocol is a string"))?)?,
             "limits" => {
                 limits.message =
@@ -95,7 +98,7 @@ pub fn call_config(text: &[u8]) -> Result<call::CallConfig> {
 
 fn headers_arg(text: &[u8]) -> Result<http::Headers> {
     let v = if text.is_empty() { Value::Null } else { parse_arg(text, "header fields")? };
-    wire::headers_from(&v).ok_or(usage("header fields are an object of strings"))
+    wire::headers_from(&v).ok_or(usage("header fields are an object of strings or an array of [name, value] pairs"))
 }
 
 /// The client machine of one call over HTTP ([`call::Call`]) over JSON text.
