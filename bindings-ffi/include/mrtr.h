@@ -18,11 +18,12 @@
  *   in an mrtr_buf the caller frees with mrtr_buf_free (the bytes are
  *   followed by a NUL that len does not count). On failure the buffer is
  *   {NULL, 0}.
- * - Handles (mrtr_client, mrtr_checker, mrtr_keyring) are opaque; each has
- *   its *_free (NULL is a no-op). One thread at a time per mrtr_client and
- *   per mrtr_checker. An mrtr_keyring may be used by any number of threads
- *   at once: it holds a read-write lock; mrtr_keyring_seal, _open, _seals and
- *   mrtr_rounds_* take the read lock (they run concurrently), mrtr_keyring_add,
+ * - Handles (mrtr_client, mrtr_checker, mrtr_keyring, and the transports'
+ *   mrtr_sse_decoder, mrtr_http_call, mrtr_server_stream) are opaque; each
+ *   has its *_free (NULL is a no-op). One thread at a time per handle, but
+ *   an mrtr_keyring may be used by any number of threads at once: it holds
+ *   a read-write lock; mrtr_keyring_seal, _open, _seals and mrtr_rounds_*
+ *   take the read lock (they run concurrently), mrtr_keyring_add,
  *   _set_current, _remove, _set_max_token_bytes, _set_context and
  *   _set_seal_budget the write lock, so rotating keys while other threads
  *   seal and open is safe. Only mrtr_keyring_free needs the ring unused.
@@ -69,10 +70,27 @@ typedef struct mrtr_checker mrtr_checker;
 typedef struct mrtr_client mrtr_client;
 
 /**
+ * The client machine of one call over HTTP (opaque).
+ */
+typedef struct mrtr_http_call mrtr_http_call;
+
+/**
  * Keys by id: seals with the current one, opens with any (opaque). Safe to
  * share between threads (see the header's conventions).
  */
 typedef struct mrtr_keyring mrtr_keyring;
+
+/**
+ * A server's response stream for one continuation (opaque): the mode's
+ * event sequence as event-stream text, numbered event ids.
+ */
+typedef struct mrtr_server_stream mrtr_server_stream;
+
+/**
+ * The incremental event-stream decoder (opaque): bytes in any chunking,
+ * blocks out.
+ */
+typedef struct mrtr_sse_decoder mrtr_sse_decoder;
 
 /**
  * What a call did: `MRTR_OK` (0), or the number of the rule it failed (`MRTR_ERR_*`, > 0).
@@ -634,6 +652,22 @@ typedef struct mrtr_call {
 #define MRTR_ERR_SSE_BUFFERED_POST_TARGET 65
 
 /**
+ * `sse-stream-ended` (area `transport`, no JSON-RPC code): (mrtr) A response stream ended before the JSON-RPC response
+ * to its request with nothing to resume it from: no event id (and, in 1335, no `rel="stream"` URL), a `204` with no
+ * answers owed, or the reconnects allowed (`StreamLimits::max_reconnects`) spent without an event. The client machine
+ * fails the call with it.
+ */
+#define MRTR_ERR_SSE_STREAM_ENDED 66
+
+/**
+ * `http-status-unexpected` (area `transport`, no JSON-RPC code): (mrtr) An HTTP status the transport does not expect
+ * at that point: a POST answered without the call's response (neither an event stream nor a JSON-RPC response with its
+ * id), a reconnect answered with anything but an event stream (or `204` in 1335), an answer's POST refused. The client
+ * machine fails the call with it.
+ */
+#define MRTR_ERR_HTTP_STATUS_UNEXPECTED 67
+
+/**
  * `limit-exceeded` (area `protocol`, JSON-RPC -32600): A message over a configured bound: bytes, nesting depth,
  * entries of `inputRequests` or `inputResponses` (see `mrtr::Limits`). Code -32600.
  */
@@ -947,8 +981,11 @@ int32_t mrtr_debug_checks(void);
 /**
  * Checks a whole conversation. `transcript` is a JSON array of entries
  * `{"from": "client"|"server", "message": <JSON-RPC message>, "stream":
- * "post:<id>"|"get"|null}`, or the same entries as JSON Lines (the first
- * non-blank byte decides: `[` is an array). `*out` is the core's violations,
+ * "post:<id>"|"get"|null}` or HTTP entries `{"from", "at", "http":
+ * {"exchange", …}}` (`conformance/FORMAT.md`, "check with HTTP entries"),
+ * or the same entries as JSON Lines (the first non-blank byte decides: `[`
+ * is an array). HTTP entries are checked as plain Streamable HTTP: name a
+ * multi-turn transport with `mrtr_check_with_options`. `*out` is the core's violations,
  * `[{"rule": <id>, "index": <entry index>, "message": <sentence>}, ...]`; an
  * empty list means compliant. The call fails only when the transcript itself
  * is unreadable (`jsonrpc-parse-error`, `jsonrpc-invalid` for a duplicate
@@ -966,6 +1003,24 @@ mrtr_status mrtr_check(const char *transcript,
                        struct mrtr_buf *out);
 
 /**
+ * `mrtr_check` under the options JSON `options`: `{"protocol": <name>,
+ * "transport": "sep-1858"|"sep-1335", "maxRounds": <n>, "limits":
+ * {"maxMessageBytes", …}}`, every field optional (NULL or `null`: all
+ * defaults; absent `transport`: plain Streamable HTTP). An unknown protocol
+ * is `jsonrpc-invalid`; an unknown transport, an unknown field or a field of
+ * the wrong type is `usage-invalid-argument`.
+ *
+ * # Safety
+ * `transcript` is valid for `transcript_len` bytes; `options` is NULL or
+ * valid for `options_len` bytes; `out` is writable.
+ */
+mrtr_status mrtr_check_with_options(const char *transcript,
+                                    size_t transcript_len,
+                                    const char *options,
+                                    size_t options_len,
+                                    struct mrtr_buf *out);
+
+/**
  * A checker for one conversation. `max_rounds`: retries allowed per request
  * (`MRTR_DEFAULT_MAX_ROUNDS`). Free with `mrtr_checker_free`.
  *
@@ -976,6 +1031,32 @@ mrtr_status mrtr_checker_new(mrtr_protocol protocol_number,
                              uint32_t max_rounds,
                              const struct mrtr_limits *limits,
                              struct mrtr_checker **out);
+
+/**
+ * A checker under the options JSON `options` (as `mrtr_check_with_options`
+ * reads it: `protocol`, `transport`, `maxRounds`, `limits`; NULL: the
+ * defaults). Free with `mrtr_checker_free`.
+ *
+ * # Safety
+ * `options` is NULL or valid for `options_len` bytes; `out` is writable.
+ */
+mrtr_status mrtr_checker_new_with_options(const char *options,
+                                          size_t options_len,
+                                          struct mrtr_checker **out);
+
+/**
+ * Checks the next entry of the conversation, as `mrtr_check` reads one: a
+ * message entry `{"from", "message", "stream"}` or an HTTP entry `{"from",
+ * "at", "http": {…}}`. An entry that is not JSON, or not of either shape,
+ * fails (and is not counted). As in a transcript, the entry is not bound by
+ * `max_message_bytes`.
+ *
+ * # Safety
+ * `checker` is a live checker; `entry` is valid for `entry_len` bytes.
+ */
+mrtr_status mrtr_checker_handle_entry(struct mrtr_checker *checker,
+                                      const char *entry,
+                                      size_t entry_len);
 
 /**
  * Checks the next message of the conversation, sent by `from`
@@ -1109,6 +1190,154 @@ mrtr_status mrtr_client_poll_event(struct mrtr_client *client,
 mrtr_status mrtr_client_free(struct mrtr_client *client);
 
 /**
+ * Starts the call of `request` (a JSON-RPC request with an id) at
+ * `now_ms` (the host's clock, milliseconds) under `config`, the call's
+ * configuration as JSON: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858"
+ * | "sep-1335", "url": <the endpoint>, "headers": {<name>: <value>},
+ * "protocol", "limits": {…}, "maxEvents", "maxLinks", "maxLinkBytes",
+ * "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and `url`
+ * required). A bad configuration, or a request that is not a JSON-RPC
+ * request, is `usage-invalid-argument`. Free with `mrtr_http_call_free`.
+ *
+ * After creating it and after every input (`handle_*`, `answer`), drain
+ * `mrtr_http_call_poll_transmit` (the HTTP requests to send), then
+ * `mrtr_http_call_poll_event`, then read `mrtr_http_call_poll_timeout`.
+ *
+ * # Safety
+ * `config` and `request` are valid for their lengths; `out` is writable.
+ */
+mrtr_status mrtr_http_call_new(const char *config,
+                               size_t config_len,
+                               const char *request,
+                               size_t request_len,
+                               uint64_t now_ms,
+                               struct mrtr_http_call **out);
+
+/**
+ * The status and header fields of the response to `exchange` (the number
+ * of a request from `mrtr_http_call_poll_transmit`). `headers` is a JSON
+ * object of field names (any case) to string values, NULL for none (not
+ * such an object: `usage-invalid-argument`). A second head for one exchange is
+ * `usage-out-of-turn`; an exchange the machine does not know (or that ended)
+ * is `usage-unknown-handle`. What the server did wrong is not a failure of
+ * this call: it comes out as an event.
+ *
+ * # Safety
+ * `call` is a live call; `headers` is NULL or valid for `headers_len` bytes.
+ */
+mrtr_status mrtr_http_call_handle_head(struct mrtr_http_call *call,
+                                       uint64_t exchange,
+                                       uint16_t status,
+                                       const char *headers,
+                                       size_t headers_len,
+                                       uint64_t now_ms);
+
+/**
+ * Bytes of the body of the response to `exchange`, in any chunking (raw
+ * bytes: an event stream that is not UTF-8 is the server's error, reported
+ * as an event). A body before its head is `usage-out-of-turn`.
+ *
+ * # Safety
+ * `call` is a live call; `chunk` is NULL with `chunk_len == 0` or valid for `chunk_len` bytes.
+ */
+mrtr_status mrtr_http_call_handle_body(struct mrtr_http_call *call,
+                                       uint64_t exchange,
+                                       const uint8_t *chunk,
+                                       size_t chunk_len,
+                                       uint64_t now_ms);
+
+/**
+ * The response to `exchange` ended (the server closed it, or the connection
+ * was cut).
+ *
+ * # Safety
+ * `call` is a live call.
+ */
+mrtr_status mrtr_http_call_handle_end(struct mrtr_http_call *call,
+                                      uint64_t exchange,
+                                      uint64_t now_ms);
+
+/**
+ * The time `mrtr_http_call_poll_timeout` named came (`now_ms` at or after it;
+ * earlier does nothing).
+ *
+ * # Safety
+ * `call` is a live call.
+ */
+mrtr_status mrtr_http_call_handle_timeout(struct mrtr_http_call *call,
+                                          uint64_t now_ms);
+
+/**
+ * The host's JSON-RPC response to a server request the machine reported
+ * (a `serverRequest` event). An answer to no reported request is
+ * `usage-out-of-turn`; one that is not a JSON-RPC response is
+ * `usage-invalid-argument`.
+ *
+ * # Safety
+ * `call` is a live call; `response` is valid for `response_len` bytes.
+ */
+mrtr_status mrtr_http_call_answer(struct mrtr_http_call *call,
+                                  const char *response,
+                                  size_t response_len,
+                                  uint64_t now_ms);
+
+/**
+ * The next HTTP request to send, as the core's JSON: `{"exchange": <n>,
+ * "method": "POST"|"GET", "url", "headers": {<lower-case name>: <value>},
+ * "body": <JSON, when there is one>}`; or `{NULL, 0}` when none is queued.
+ * Quote `exchange` with every part of its response.
+ *
+ * # Safety
+ * `call` is a live call; `out` is writable.
+ */
+mrtr_status mrtr_http_call_poll_transmit(struct mrtr_http_call *call,
+                                         struct mrtr_buf *out);
+
+/**
+ * The next event, as the core's JSON, or `{NULL, 0}` when none is queued:
+ * `{"type": "serverRequest", "message"}` (answer it with
+ * `mrtr_http_call_answer`), `{"type": "message", "message"}` (a
+ * notification or another response, to pass on), `{"type": "violation",
+ * "rule", "message": <sentence>}` (the server broke a rule; the call goes
+ * on), and last either `{"type": "response", "message"}` (the call's
+ * JSON-RPC response) or `{"type": "failed", "rule", "message": <sentence>}`.
+ *
+ * # Safety
+ * `call` is a live call; `out` is writable.
+ */
+mrtr_status mrtr_http_call_poll_event(struct mrtr_http_call *call,
+                                      struct mrtr_buf *out);
+
+/**
+ * When to call `mrtr_http_call_handle_timeout`: `*out_set` is true and
+ * `*out_at_ms` the time (the host's milliseconds) when something waits,
+ * else false and 0.
+ *
+ * # Safety
+ * `call` is a live call; `out_set` and `out_at_ms` are writable.
+ */
+mrtr_status mrtr_http_call_poll_timeout(const struct mrtr_http_call *call,
+                                        bool *out_set,
+                                        uint64_t *out_at_ms);
+
+/**
+ * Whether the call is over: its `response` or `failed` event was queued.
+ *
+ * # Safety
+ * `call` is a live call; `out` is writable.
+ */
+mrtr_status mrtr_http_call_is_done(const struct mrtr_http_call *call,
+                                   bool *out);
+
+/**
+ * Frees a call. NULL is a no-op.
+ *
+ * # Safety
+ * `call` is NULL or a live call, not used afterwards.
+ */
+mrtr_status mrtr_http_call_free(struct mrtr_http_call *call);
+
+/**
  * Classifies and validates one raw message (the hot path; no allocation on
  * the binding's side). Fails with the rule the message breaks:
  * `jsonrpc-parse-error`, `jsonrpc-invalid`, `limit-exceeded`,
@@ -1223,6 +1452,225 @@ mrtr_status mrtr_resume(const char *request,
                         mrtr_protocol protocol_number,
                         const struct mrtr_limits *limits,
                         struct mrtr_buf *out);
+
+/**
+ * A response stream of `mode` for the continuation `key` (the host's name
+ * for the call's state in its own store: event ids are `<key>.<n>`, a
+ * stream URL carries `?stream=<key>`), numbering events from `first`. An
+ * empty key, or one with a line end or NUL, is `usage-invalid-argument`.
+ * Free with `mrtr_server_stream_free`.
+ *
+ * # Safety
+ * `mode` and `key` are valid for their lengths; `out` is writable.
+ */
+mrtr_status mrtr_server_stream_new(const char *mode,
+                                   size_t mode_len,
+                                   const char *key,
+                                   size_t key_len,
+                                   uint64_t first,
+                                   struct mrtr_server_stream **out);
+
+/**
+ * The header fields of the response head (status 200), as a JSON object
+ * `{<name>: <value>}`: `content-type: text/event-stream`, `cache-control`,
+ * and under `sep-1335` the `link: <stream_url>; rel="stream"` (NULL: no
+ * link).
+ *
+ * # Safety
+ * `stream` is a live stream; `stream_url` is NULL or valid for `stream_url_len` bytes; `out` is writable.
+ */
+mrtr_status mrtr_server_stream_head(const struct mrtr_server_stream *stream,
+                                    const char *stream_url,
+                                    size_t stream_url_len,
+                                    struct mrtr_buf *out);
+
+/**
+ * Writes the JSON-RPC `message` as an event; `*out_id` is its event id (text).
+ *
+ * # Safety
+ * `stream` is a live stream; `message` is valid for `message_len` bytes; `out_id` is writable.
+ */
+mrtr_status mrtr_server_stream_message(struct mrtr_server_stream *stream,
+                                       const char *message,
+                                       size_t message_len,
+                                       struct mrtr_buf *out_id);
+
+/**
+ * Writes a `retry: <ms>` block; `*out_id` is its event id (text).
+ *
+ * # Safety
+ * `stream` is a live stream; `out_id` is writable.
+ */
+mrtr_status mrtr_server_stream_retry(struct mrtr_server_stream *stream,
+                                     uint64_t retry_ms,
+                                     struct mrtr_buf *out_id);
+
+/**
+ * Writes the mode's sequence asking for `requests` (a JSON array of
+ * JSON-RPC requests: elicitation, sampling, roots): under `sep-1858`
+ * `buffer_input`, the requests, `input_required`; under `sep-1335` the
+ * requests and `retry: <retry_ms>`; under `2025-11-25` the requests (a
+ * `2026-07-28` server asks inside results: `usage-invalid-argument`).
+ * After a `sep-1858` or `sep-1335` ask the host ends the response; under
+ * `sep-1858` anything written after it is `usage-out-of-turn`. `*out_id` is
+ * the last event id written (text).
+ *
+ * # Safety
+ * `stream` is a live stream; `requests` is valid for `requests_len` bytes; `out_id` is writable.
+ */
+mrtr_status mrtr_server_stream_ask(struct mrtr_server_stream *stream,
+                                   const char *requests,
+                                   size_t requests_len,
+                                   uint64_t retry_ms,
+                                   struct mrtr_buf *out_id);
+
+/**
+ * The event-stream text written since the last take (to write to the
+ * response body), and empties it.
+ *
+ * # Safety
+ * `stream` is a live stream; `out` is writable.
+ */
+mrtr_status mrtr_server_stream_take(struct mrtr_server_stream *stream,
+                                    struct mrtr_buf *out);
+
+/**
+ * Frees a stream. NULL is a no-op.
+ *
+ * # Safety
+ * `stream` is NULL or a live stream, not used afterwards.
+ */
+mrtr_status mrtr_server_stream_free(struct mrtr_server_stream *stream);
+
+/**
+ * Reads an incoming HTTP request to an MCP endpoint (or a stream URL) under
+ * `mode`: its `method`, `url`, `headers` (a JSON object of names to
+ * strings; NULL: none) and `body` (raw bytes; `(NULL, 0)`: none). `*out` is
+ * what it asks, as the core's JSON: `{"type": "call", "message"}` (a new
+ * call), `{"type": "messages", "messages": [...]}` (answer `202`),
+ * `{"type": "answers", "key", "responses": [...]}` (buffered answers of the
+ * continuation `key`), `{"type": "resume", "key": <or null>,
+ * "lastEventId": <or null>}` (a GET resuming a stream). A body that is not
+ * JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`,
+ * `limit-exceeded`): answer it with HTTP 400.
+ *
+ * # Safety
+ * Each `(pointer, length)` pair is valid (NULL only where said); `limits` is NULL or readable; `out` is writable.
+ */
+mrtr_status mrtr_read_http_request(const char *mode,
+                                   size_t mode_len,
+                                   const char *method,
+                                   size_t method_len,
+                                   const char *url,
+                                   size_t url_len,
+                                   const char *headers,
+                                   size_t headers_len,
+                                   const uint8_t *body,
+                                   size_t body_len,
+                                   mrtr_protocol protocol_number,
+                                   const struct mrtr_limits *limits,
+                                   struct mrtr_buf *out);
+
+/**
+ * The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335),
+ * as text.
+ *
+ * # Safety
+ * `endpoint` and `key` are valid for their lengths; `out` is writable.
+ */
+mrtr_status mrtr_stream_url(const char *endpoint,
+                            size_t endpoint_len,
+                            const char *key,
+                            size_t key_len,
+                            struct mrtr_buf *out);
+
+/**
+ * A client's answer to a server request that arrived outside any request of
+ * its own in flight (SEP-2260; e.g. on the standalone GET stream): the
+ * JSON-RPC error response (-32602) to send back for `elicitation/create`,
+ * `sampling/createMessage` and `roots/list`, or `{NULL, 0}` for any other
+ * message (`ping` is exempt).
+ *
+ * # Safety
+ * `request` is valid for `request_len` bytes; `out` is writable.
+ */
+mrtr_status mrtr_unassociated_reply(const char *request,
+                                    size_t request_len,
+                                    struct mrtr_buf *out);
+
+/**
+ * A decoder bounding each block by `limits->max_message_bytes` (line bytes;
+ * NULL: the defaults). Free with `mrtr_sse_decoder_free`.
+ *
+ * Feed it with `mrtr_sse_decoder_feed`, end the stream with
+ * `mrtr_sse_decoder_finish`, and take the blocks with
+ * `mrtr_sse_decoder_poll_event`.
+ *
+ * # Safety
+ * `limits` is NULL or readable; `out` is writable.
+ */
+mrtr_status mrtr_sse_decoder_new(const struct mrtr_limits *limits,
+                                 struct mrtr_sse_decoder **out);
+
+/**
+ * Decodes the next `chunk_len` bytes of the stream (any split of a stream
+ * gives the same blocks; `(NULL, 0)` is an empty chunk). Bytes that are not
+ * UTF-8 are not refused here: the block holding them is reported as an error
+ * by `mrtr_sse_decoder_poll_event`.
+ *
+ * # Safety
+ * `decoder` is a live decoder; `chunk` is NULL with `chunk_len == 0` or valid for `chunk_len` bytes.
+ */
+mrtr_status mrtr_sse_decoder_feed(struct mrtr_sse_decoder *decoder,
+                                  const uint8_t *chunk,
+                                  size_t chunk_len);
+
+/**
+ * Ends the stream: a block not ended by a blank line is discarded (as a
+ * browser discards it). Blocks already decoded stay to be polled; a later
+ * `mrtr_sse_decoder_feed` starts a new stream.
+ *
+ * # Safety
+ * `decoder` is a live decoder.
+ */
+mrtr_status mrtr_sse_decoder_finish(struct mrtr_sse_decoder *decoder);
+
+/**
+ * The next decoded block as the core's JSON, `{"event", "data", "id",
+ * "retry"}` (only the fields its lines set), or `{NULL, 0}` with `MRTR_OK`
+ * when none is ready. A block the decoder could not read fails this call
+ * with its rule and leaves `*out` `{NULL, 0}`: `MRTR_ERR_JSONRPC_PARSE_ERROR`
+ * (a line that is not UTF-8), `MRTR_ERR_LIMIT_EXCEEDED` (a block over
+ * `max_message_bytes`). Decoding went on after it: keep polling.
+ *
+ * # Safety
+ * `decoder` is a live decoder; `out` is writable.
+ */
+mrtr_status mrtr_sse_decoder_poll_event(struct mrtr_sse_decoder *decoder,
+                                        struct mrtr_buf *out);
+
+/**
+ * Frees a decoder. NULL is a no-op.
+ *
+ * # Safety
+ * `decoder` is NULL or a live decoder, not used afterwards.
+ */
+mrtr_status mrtr_sse_decoder_free(struct mrtr_sse_decoder *decoder);
+
+/**
+ * Writes one block, `event` = `{"event", "data", "id", "retry"}` (each
+ * optional; strings, `retry` a non-negative integer), as event-stream text
+ * into `*out`: what a decoder reads back as the same block. An event that
+ * sets no field writes nothing (`*out` is then an empty text, not `{NULL,
+ * 0}`). An `event` or `id` holding a line end, an `id` holding NUL, an
+ * unknown field or a field of the wrong type is `usage-invalid-argument`.
+ *
+ * # Safety
+ * `event` is valid for `event_len` bytes; `out` is writable.
+ */
+mrtr_status mrtr_sse_encode(const char *event,
+                            size_t event_len,
+                            struct mrtr_buf *out);
 
 /**
  * A ring holding one key, which seals. The 32 secret bytes (uniformly

@@ -1,7 +1,9 @@
 //! The conversation checker: one call over a whole transcript, or a handle
-//! fed one message at a time.
+//! fed one entry at a time. Entries are messages or recorded HTTP exchanges;
+//! the `_with_options` forms take the façade's options JSON, which alone can
+//! name the multi-turn `transport`.
 
-use crate::args::{required, text};
+use crate::args::{bytes, required, text};
 use crate::buf::{mrtr_buf, Out};
 use crate::handles::{self, Handle, Kind};
 use crate::status::{guard, mrtr_status};
@@ -12,8 +14,11 @@ use std::ffi::c_char;
 
 /// Checks a whole conversation. `transcript` is a JSON array of entries
 /// `{"from": "client"|"server", "message": <JSON-RPC message>, "stream":
-/// "post:<id>"|"get"|null}`, or the same entries as JSON Lines (the first
-/// non-blank byte decides: `[` is an array). `*out` is the core's violations,
+/// "post:<id>"|"get"|null}` or HTTP entries `{"from", "at", "http":
+/// {"exchange", …}}` (`conformance/FORMAT.md`, "check with HTTP entries"),
+/// or the same entries as JSON Lines (the first non-blank byte decides: `[`
+/// is an array). HTTP entries are checked as plain Streamable HTTP: name a
+/// multi-turn transport with `mrtr_check_with_options`. `*out` is the core's violations,
 /// `[{"rule": <id>, "index": <entry index>, "message": <sentence>}, ...]`; an
 /// empty list means compliant. The call fails only when the transcript itself
 /// is unreadable (`jsonrpc-parse-error`, `jsonrpc-invalid` for a duplicate
@@ -40,8 +45,49 @@ pub unsafe extern "C" fn mrtr_check(
                 options(protocol_number, limits, Some(max_rounds))?,
             )
         };
-        let array = text.trim_ascii_start().starts_with(b"[");
-        out.set(if array { facade::check(text, &o)? } else { facade::check_jsonl(text, &o)? });
+        out.set(check_text(text, &o)?);
+        Ok(())
+    })
+}
+
+/// A transcript as an array or as JSON Lines (the first non-blank byte decides).
+fn check_text(text: &[u8], o: &facade::Options) -> Result<String, mrtr::Error> {
+    let array = text.trim_ascii_start().starts_with(b"[");
+    if array {
+        facade::check(text, o)
+    } else {
+        facade::check_jsonl(text, o)
+    }
+}
+
+/// `mrtr_check` under the options JSON `options`: `{"protocol": <name>,
+/// "transport": "sep-1858"|"sep-1335", "maxRounds": <n>, "limits":
+/// {"maxMessageBytes", …}}`, every field optional (NULL or `null`: all
+/// defaults; absent `transport`: plain Streamable HTTP). An unknown protocol
+/// is `jsonrpc-invalid`; an unknown transport, an unknown field or a field of
+/// the wrong type is `usage-invalid-argument`.
+///
+/// # Safety
+/// `transcript` is valid for `transcript_len` bytes; `options` is NULL or
+/// valid for `options_len` bytes; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_check_with_options(
+    transcript: *const c_char,
+    transcript_len: usize,
+    options: *const c_char,
+    options_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract, passed on.
+        let (out, text, options) = unsafe {
+            (
+                Out::new(out)?,
+                required(transcript, transcript_len, "transcript")?,
+                bytes(options, options_len, "options")?,
+            )
+        };
+        out.set(check_text(text, &facade::Options::from_json(options)?)?);
         Ok(())
     })
 }
@@ -74,9 +120,51 @@ pub unsafe extern "C" fn mrtr_checker_new(
             protocol: crate::types::protocol(protocol_number)?,
             limits,
             max_rounds: Some(max_rounds),
+            ..facade::Options::default()
         };
         // SAFETY: the caller promises `out` is writable.
         unsafe { handles::new_handle(out, mrtr_checker { inner: facade::Checker::new(&o) }) }
+    })
+}
+
+/// A checker under the options JSON `options` (as `mrtr_check_with_options`
+/// reads it: `protocol`, `transport`, `maxRounds`, `limits`; NULL: the
+/// defaults). Free with `mrtr_checker_free`.
+///
+/// # Safety
+/// `options` is NULL or valid for `options_len` bytes; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_checker_new_with_options(
+    options: *const c_char,
+    options_len: usize,
+    out: *mut *mut mrtr_checker,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let o = facade::Options::from_json(unsafe { bytes(options, options_len, "options") }?)?;
+        // SAFETY: the caller promises `out` is writable.
+        unsafe { handles::new_handle(out, mrtr_checker { inner: facade::Checker::new(&o) }) }
+    })
+}
+
+/// Checks the next entry of the conversation, as `mrtr_check` reads one: a
+/// message entry `{"from", "message", "stream"}` or an HTTP entry `{"from",
+/// "at", "http": {…}}`. An entry that is not JSON, or not of either shape,
+/// fails (and is not counted). As in a transcript, the entry is not bound by
+/// `max_message_bytes`.
+///
+/// # Safety
+/// `checker` is a live checker; `entry` is valid for `entry_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_checker_handle_entry(
+    checker: *mut mrtr_checker,
+    entry: *const c_char,
+    entry_len: usize,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract, passed on.
+        let (checker, entry) = unsafe { (handles::get_mut(checker, "checker")?, required(entry, entry_len, "entry")?) };
+        checker.inner.handle(entry)
     })
 }
 

@@ -16,6 +16,9 @@ pub(crate) enum Kind {
     Client,
     Checker,
     KeyRing,
+    SseDecoder,
+    HttpCall,
+    ServerStream,
     Buf,
 }
 

@@ -11,7 +11,10 @@
 //! 2. `handles`: opaque handles and the debug-build table of live ones;
 //! 3. `args`, `buf`: the caller's pointers, slices and the returned buffers;
 //!    `tables` (generated from the core's tables), `types`: the C value types;
-//! 4. one module per exported concept: `ops`, `client`, `checker`, `state`, `catalogue`.
+//! 4. one module per exported concept: `ops`, `client`, `checker`, `state`,
+//!    `catalogue`, and the transports: `sse` (the event-stream decoder and
+//!    encoder), `http_call` (the client machine of one call over HTTP),
+//!    `serve` (the server's response stream, incoming requests).
 
 // `#[no_mangle]` is what the C ABI demands; every other `unsafe` is a
 // dereference of a pointer the caller gave, each with its `SAFETY:` comment.
@@ -32,7 +35,10 @@ pub mod types;
 pub mod catalogue;
 pub mod checker;
 pub mod client;
+pub mod http_call;
 pub mod ops;
+pub mod serve;
+pub mod sse;
 pub mod state;
 
 pub use buf::mrtr_buf;

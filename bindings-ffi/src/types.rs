@@ -58,7 +58,7 @@ pub(crate) fn protocol(p: mrtr_protocol) -> Result<Protocol, Error> {
 /// As [`limits`].
 pub(crate) unsafe fn options(p: mrtr_protocol, l: *const mrtr_limits, rounds: Option<u32>) -> Result<Options, Error> {
     // SAFETY: passed on from the caller.
-    Ok(Options { protocol: protocol(p)?, limits: unsafe { limits(l) }, max_rounds: rounds })
+    Ok(Options { protocol: protocol(p)?, limits: unsafe { limits(l) }, max_rounds: rounds, ..Options::default() })
 }
 
 /// The core's algorithm of a C algorithm number.

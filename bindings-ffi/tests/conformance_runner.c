@@ -17,6 +17,11 @@
  * sent as "1.0" rather than "1", gives such values as raw text (the state
  * cases' `bindingText`, passed verbatim to mrtr_binding_from_json).
  *
+ * cJSON ends its strings at a NUL: before parsing, the runner turns each
+ * \u0000 escape of a case into the byte 0xFF (never in UTF-8 text), which
+ * becomes NUL again where the runner takes a string's bytes (`bytes_of`) and
+ * \u0000 again where it prints JSON (`print_json`).
+ *
  * Compiled with MRTR_TEST_VECTORS against a library built with the crate
  * feature test-vectors: the seal cases give their nonce.
  */
@@ -25,6 +30,7 @@
 #include <cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,11 +59,47 @@ static const cJSON *get(const cJSON *object, const char *key) {
 
 static const char *str_or_empty(const cJSON *item) { return cJSON_IsString(item) ? item->valuestring : ""; }
 
+/* The stand-in of NUL in a case's strings (see the top). */
+#define NUL_MARK '\xFF'
+
+/* `item` as JSON text, each NUL_MARK back to \u0000. Free with cJSON_free(). */
+static char *print_json(const cJSON *item) {
+  char *text = cJSON_PrintUnformatted(item);
+  size_t marks = 0, n = text ? strlen(text) : 0;
+  for (size_t i = 0; i < n; i++) marks += text[i] == NUL_MARK;
+  if (!marks) return text;
+  char *out = cJSON_malloc(n + 5 * marks + 1), *o = out;
+  if (!out) {
+    fprintf(stderr, "out of memory\n");
+    exit(2);
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (text[i] == NUL_MARK) {
+      memcpy(o, "\\u0000", 6);
+      o += 6;
+    } else {
+      *o++ = text[i];
+    }
+  }
+  *o = '\0';
+  cJSON_free(text);
+  return out;
+}
+
+/* The bytes of a string item, each NUL_MARK back to NUL (malloc'd, free()). */
+static unsigned char *bytes_of(const cJSON *item, size_t *len) {
+  const char *s = str_or_empty(item);
+  *len = strlen(s);
+  unsigned char *out = xmalloc(*len);
+  for (size_t i = 0; i < *len; i++) out[i] = s[i] == NUL_MARK ? 0 : (unsigned char)s[i];
+  return out;
+}
+
 /* `input[key]` as JSON text ("null" when absent; `fallback` when given and absent). Free with cJSON_free(). */
 static char *arg(const cJSON *input, const char *key, const char *fallback) {
   const cJSON *item = get(input, key);
   cJSON *made = item ? NULL : cJSON_Parse(fallback ? fallback : "null");
-  char *text = cJSON_PrintUnformatted(item ? item : made);
+  char *text = print_json(item ? item : made);
   cJSON_Delete(made);
   return text;
 }
@@ -133,6 +175,14 @@ static cJSON *op_classify(const cJSON *input, const char **crash) {
 
 static cJSON *op_check(const cJSON *input, const char **crash) {
   const cJSON *config = get(input, "config");
+  mrtr_buf out;
+  if (get(config, "transport")) {
+    /* A multi-turn transport: the config is the options JSON ({protocol, transport, maxRounds}) as it is. */
+    char *transcript = arg(input, "transcript", NULL), *options = print_json(config);
+    mrtr_status status = mrtr_check_with_options(transcript, strlen(transcript), options, strlen(options), &out);
+    cJSON_free(transcript), cJSON_free(options);
+    return returned(status, &out, "violations");
+  }
   mrtr_protocol p;
   mrtr_status status = protocol_of(config, &p);
   if (status != MRTR_OK) return rule_error(status);
@@ -142,7 +192,6 @@ static cJSON *op_check(const cJSON *input, const char **crash) {
     return NULL;
   }
   char *transcript = arg(input, "transcript", NULL);
-  mrtr_buf out;
   status = mrtr_check(transcript, strlen(transcript), p, (uint32_t)max_rounds, NULL, &out);
   cJSON_free(transcript);
   return returned(status, &out, "violations");
@@ -182,8 +231,8 @@ static cJSON *op_respond(const cJSON *input, const char **crash) {
   char *request = arg(input, "request", NULL);
   /* Absent or null: left out (NULL). */
   const cJSON *requests_item = get(input, "inputRequests"), *state_item = get(input, "requestState");
-  char *requests = cJSON_IsNull(requests_item) ? NULL : cJSON_PrintUnformatted(requests_item);
-  char *state = cJSON_IsNull(state_item) ? NULL : cJSON_PrintUnformatted(state_item);
+  char *requests = cJSON_IsNull(requests_item) ? NULL : print_json(requests_item);
+  char *state = cJSON_IsNull(state_item) ? NULL : print_json(state_item);
   mrtr_buf out;
   status = mrtr_respond(request, strlen(request), requests, requests ? strlen(requests) : 0, state,
                         state ? strlen(state) : 0, p, NULL, &out);
@@ -295,11 +344,167 @@ static cJSON *op_state(const cJSON *input, const char **crash) {
   return o;
 }
 
+/* The `sse` op: each chunk's bytes fed to a decoder, the stream ended, every block listed (one the decoder could not
+ * read as {"error": rule}). */
+static cJSON *op_sse(const cJSON *input, const char **crash) {
+  const cJSON *chunks = get(input, "chunks"), *chunk;
+  if (!cJSON_IsArray(chunks)) {
+    *crash = "input.chunks is not an array";
+    return NULL;
+  }
+  mrtr_sse_decoder *decoder;
+  mrtr_status status = mrtr_sse_decoder_new(NULL, &decoder);
+  if (status != MRTR_OK) return rule_error(status);
+  cJSON_ArrayForEach(chunk, chunks) {
+    size_t len;
+    unsigned char *bytes = bytes_of(chunk, &len);
+    status = mrtr_sse_decoder_feed(decoder, bytes, len);
+    free(bytes);
+    if (status != MRTR_OK) break;
+  }
+  if (status == MRTR_OK) status = mrtr_sse_decoder_finish(decoder);
+  if (status != MRTR_OK) {
+    mrtr_sse_decoder_free(decoder);
+    return rule_error(status);
+  }
+  cJSON *events = cJSON_CreateArray();
+  for (;;) {
+    mrtr_buf block;
+    status = mrtr_sse_decoder_poll_event(decoder, &block);
+    if (status == MRTR_OK && !block.ptr) break;
+    cJSON_AddItemToArray(events, returned(status, &block, NULL));
+  }
+  mrtr_sse_decoder_free(decoder);
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddItemToObject(o, "events", events);
+  return o;
+}
+
+/* {key: raw JSON text} (the buffer freed). */
+static cJSON *tagged(const char *key, mrtr_buf *buf) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddItemToObject(o, key, cJSON_CreateRaw((const char *)buf->ptr));
+  mrtr_buf_free(buf);
+  return o;
+}
+
+/* What the call has to say after an input, in the drain order: {"send"}…, {"event"}…, {"timeout"}. */
+static cJSON *drain(mrtr_http_call *call, mrtr_status *status) {
+  cJSON *out = cJSON_CreateArray();
+  mrtr_buf buf;
+  while ((*status = mrtr_http_call_poll_transmit(call, &buf)) == MRTR_OK && buf.ptr)
+    cJSON_AddItemToArray(out, tagged("send", &buf));
+  while (*status == MRTR_OK && (*status = mrtr_http_call_poll_event(call, &buf)) == MRTR_OK && buf.ptr)
+    cJSON_AddItemToArray(out, tagged("event", &buf));
+  bool set = false;
+  uint64_t at = 0;
+  if (*status == MRTR_OK) *status = mrtr_http_call_poll_timeout(call, &set, &at);
+  if (*status == MRTR_OK && set) {
+    char number[24];
+    snprintf(number, sizeof number, "%" PRIu64, at);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "timeout", cJSON_CreateRaw(number));
+    cJSON_AddItemToArray(out, o);
+  }
+  return out;
+}
+
+/* One step of an http-client script; MRTR_OK or the API's refusal (-1 and *crash: the step is malformed). */
+static mrtr_status step(mrtr_http_call *call, const cJSON *s, uint64_t *now, const char **crash) {
+  uint64_t at, exchange = 0, code;
+  if (get(s, "at") && u64_of(get(s, "at"), &at)) *now = at;
+  const cJSON *head = get(s, "head"), *body = get(s, "body"), *end = get(s, "end"), *part = head ? head : body ? body : end;
+  if (part && !u64_of(get(part, "exchange"), &exchange)) {
+    *crash = "a step names its exchange";
+    return -1;
+  }
+  if (head) {
+    if (!u64_of(get(head, "status"), &code) || code > UINT16_MAX) {
+      *crash = "a head has a status";
+      return -1;
+    }
+    char *headers = get(head, "headers") ? print_json(get(head, "headers")) : NULL;
+    mrtr_status status =
+        mrtr_http_call_handle_head(call, exchange, (uint16_t)code, headers, headers ? strlen(headers) : 0, *now);
+    cJSON_free(headers);
+    return status;
+  }
+  if (body) {
+    unsigned char *bytes = NULL;
+    size_t len = 0;
+    if (get(body, "hex") ? !hex(get(body, "hex"), &bytes, &len) : !cJSON_IsString(get(body, "text"))) {
+      *crash = "a body step has text or hex";
+      return -1;
+    }
+    if (!bytes) bytes = bytes_of(get(body, "text"), &len);
+    mrtr_status status = mrtr_http_call_handle_body(call, exchange, bytes, len, *now);
+    free(bytes);
+    return status;
+  }
+  if (end) return mrtr_http_call_handle_end(call, exchange, *now);
+  if (get(s, "answer")) {
+    char *answer = print_json(get(s, "answer"));
+    mrtr_status status = mrtr_http_call_answer(call, answer, strlen(answer), *now);
+    cJSON_free(answer);
+    return status;
+  }
+  if (u64_of(get(s, "timeout"), &at)) {
+    *now = at;
+    return mrtr_http_call_handle_timeout(call, *now);
+  }
+  *crash = "unknown step";
+  return -1;
+}
+
+/* The `http-client` op: a call from config and request at `now`, driven by the steps; after its creation and after
+ * each step, what it sends, its events and its timeout (a refused step: [{"error": rule}]). */
+static cJSON *op_http_client(const cJSON *input, const char **crash) {
+  uint64_t now = 0;
+  if (get(input, "now") && !u64_of(get(input, "now"), &now)) {
+    *crash = "input.now is not a time";
+    return NULL;
+  }
+  char *config = arg(input, "config", NULL), *request = arg(input, "request", NULL);
+  mrtr_http_call *call = NULL;
+  mrtr_status status = mrtr_http_call_new(config, strlen(config), request, strlen(request), now, &call);
+  cJSON_free(config), cJSON_free(request);
+  cJSON *outputs = cJSON_CreateArray(), *o = cJSON_CreateObject();
+  cJSON_AddItemToObject(o, "outputs", outputs);
+  if (status != MRTR_OK) {
+    cJSON *only = cJSON_CreateArray();
+    cJSON_AddItemToArray(only, rule_error(status));
+    cJSON_AddItemToArray(outputs, only);
+    return o;
+  }
+  cJSON_AddItemToArray(outputs, drain(call, &status));
+  const cJSON *s;
+  cJSON_ArrayForEach(s, get(input, "steps")) {
+    if (status != MRTR_OK) break;
+    mrtr_status refused = step(call, s, &now, crash);
+    if (*crash) break;
+    if (refused == MRTR_OK) {
+      cJSON_AddItemToArray(outputs, drain(call, &status));
+    } else {
+      cJSON *only = cJSON_CreateArray();
+      cJSON_AddItemToArray(only, rule_error(refused));
+      cJSON_AddItemToArray(outputs, only);
+    }
+  }
+  mrtr_http_call_free(call);
+  if (!*crash && status != MRTR_OK) *crash = "polling the call failed";
+  if (*crash) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
 static const struct {
   const char *name;
   op_fn run;
 } OPS[] = {{"classify", op_classify}, {"check", op_check},     {"retry", op_retry},
-           {"resume", op_resume},     {"respond", op_respond}, {"state", op_state}};
+           {"resume", op_resume},     {"respond", op_respond}, {"state", op_state},
+           {"sse", op_sse},           {"http-client", op_http_client}};
 
 /* ---- the corpus ----------------------------------------------------------- */
 
@@ -352,6 +557,28 @@ static int collect(const char *dir, path_list *out) {
 
 static int by_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* Turns each \u0000 escape inside a JSON string of `data` into NUL_MARK, in place; the new length. */
+static size_t mark_nuls(char *data, size_t n) {
+  size_t o = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < n; i++) {
+    char c = data[i];
+    if (in_string && c == '\\' && i + 1 < n) {
+      if (i + 5 < n && memcmp(data + i + 1, "u0000", 5) == 0) {
+        data[o++] = NUL_MARK;
+        i += 5;
+      } else {
+        data[o++] = c;
+        data[o++] = data[++i];
+      }
+      continue;
+    }
+    if (c == '"') in_string = !in_string;
+    data[o++] = c;
+  }
+  return o;
+}
+
 static cJSON *read_json(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
@@ -364,7 +591,7 @@ static cJSON *read_json(const char *path) {
       data = grown;
     }
   fclose(f);
-  cJSON *v = n < cap ? cJSON_ParseWithLength(data, n) : NULL;
+  cJSON *v = n < cap ? cJSON_ParseWithLength(data, mark_nuls(data, n)) : NULL;
   free(data);
   return v;
 }

@@ -5,7 +5,11 @@
  * default anonymous subject, implicit `{}` params, a nonce seal in the
  * release library, rotation racing concurrent opens, replay, deployments
  * sharing a secret, a key past its seal budget), sealed rounds, the client
- * machine, the checker, buffers and (in debug builds) double frees. Run under
+ * machine, the checker, the transports (the event-stream decoder and
+ * encoder, the client machine of a call over HTTP, the server's stream and
+ * incoming requests, checking HTTP entries under a transport: chunks that are
+ * not UTF-8, a 1000-link Link header, NULL pointers), buffers and (in debug
+ * builds) double frees. Run under
  * valgrind and AddressSanitizer by scripts/tests/40-c.sh, compiled with
  * MRTR_TEST_VECTORS against the test-vector library and without it against
  * the release library. Exit status 0 when every check holds.
@@ -1170,6 +1174,481 @@ static void test_client_machine(void) {
   free(call);
 }
 
+/* ---- transports: the event-stream decoder and encoder ------------------------- */
+
+/* The next block of `d` as JSON (NULL when none is ready; *status the call's status). */
+static cJSON *next_block(mrtr_sse_decoder *d, mrtr_status *status) {
+  mrtr_buf out;
+  *status = mrtr_sse_decoder_poll_event(d, &out);
+  return take(&out);
+}
+
+static int is_text(const cJSON *v, const char *key, const char *want) {
+  const cJSON *item = v ? at(v, key) : NULL;
+  return cJSON_IsString(item) && strcmp(item->valuestring, want) == 0;
+}
+
+static void test_sse(void) {
+  mrtr_sse_decoder *d;
+  mrtr_status status;
+  EXPECT(mrtr_sse_decoder_new(NULL, &d), MRTR_OK);
+  /* A multibyte character split across chunks; CRLF split across chunks; a comment. */
+  EXPECT(mrtr_sse_decoder_feed(d, (const uint8_t *)"data: caf\xc3", 10), MRTR_OK);
+  EXPECT(mrtr_sse_decoder_feed(d, (const uint8_t *)"\xa9\r", 2), MRTR_OK);
+  EXPECT(mrtr_sse_decoder_feed(d, (const uint8_t *)"\n: note\nid: 7\r\n\r\n", 18), MRTR_OK);
+  EXPECT(mrtr_sse_decoder_feed(d, NULL, 0), MRTR_OK);
+  cJSON *v = next_block(d, &status);
+  CHECK(status == MRTR_OK && is_text(v, "data", "caf\xc3\xa9") && is_text(v, "id", "7") && !at(v, "event"));
+  cJSON_Delete(v);
+  v = next_block(d, &status);
+  CHECK(status == MRTR_OK && v == NULL);
+
+  /* A chunk that is not UTF-8: its block is an error with the core's rule, and decoding goes on. */
+  const char *bad = "data: \xff\xfe\n\nevent: input_required\nid: 8\n\n";
+  EXPECT(mrtr_sse_decoder_feed(d, (const uint8_t *)bad, strlen(bad)), MRTR_OK);
+  mrtr_buf out = {(uint8_t *)"junk", 4};
+  EXPECT(mrtr_sse_decoder_poll_event(d, &out), MRTR_ERR_JSONRPC_PARSE_ERROR);
+  CHECK(is_empty(&out) && strstr(mrtr_last_error_message(), "UTF-8") != NULL);
+  v = next_block(d, &status);
+  CHECK(status == MRTR_OK && is_text(v, "event", "input_required") && is_text(v, "id", "8") && !at(v, "data"));
+  cJSON_Delete(v);
+  /* An unterminated block is discarded at the end of the stream. */
+  EXPECT(mrtr_sse_decoder_feed(d, (const uint8_t *)"data: lost", 10), MRTR_OK);
+  EXPECT(mrtr_sse_decoder_finish(d), MRTR_OK);
+  v = next_block(d, &status);
+  CHECK(status == MRTR_OK && v == NULL);
+  EXPECT(mrtr_sse_decoder_free(d), MRTR_OK);
+
+  /* A block over max_message_bytes is limit-exceeded (never buffered whole); the next one is read. */
+  mrtr_limits small = mrtr_limits_default();
+  small.max_message_bytes = 16;
+  EXPECT(mrtr_sse_decoder_new(&small, &d), MRTR_OK);
+  char big[200];
+  memset(big, 'x', sizeof big);
+  EXPECT(mrtr_sse_decoder_feed(d, (const uint8_t *)"data: ", 6), MRTR_OK);
+  for (int i = 0; i < 50; i++) EXPECT(mrtr_sse_decoder_feed(d, (const uint8_t *)big, sizeof big), MRTR_OK);
+  EXPECT(mrtr_sse_decoder_feed(d, (const uint8_t *)"\n\nretry: 250\n\n", 14), MRTR_OK);
+  v = next_block(d, &status);
+  CHECK(status == MRTR_ERR_LIMIT_EXCEEDED && v == NULL);
+  v = next_block(d, &status);
+  CHECK(status == MRTR_OK && v && cJSON_IsNumber(at(v, "retry")) && at(v, "retry")->valueint == 250);
+  cJSON_Delete(v);
+
+  /* NULL pointers. */
+  out.ptr = (uint8_t *)"junk";
+  EXPECT(mrtr_sse_decoder_new(NULL, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_sse_decoder_feed(NULL, (const uint8_t *)"x", 1), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_sse_decoder_feed(d, NULL, 3), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_sse_decoder_finish(NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_sse_decoder_poll_event(NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  CHECK(is_empty(&out));
+  EXPECT(mrtr_sse_decoder_poll_event(d, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_sse_decoder_free(d), MRTR_OK);
+  EXPECT(mrtr_sse_decoder_free(NULL), MRTR_OK);
+
+  /* The encoder: what it writes decodes to the same block. */
+  const char *event = "{\"event\":\"message\",\"id\":\"k.1\",\"retry\":100,\"data\":\"line 1\\nline 2\"}";
+  EXPECT(mrtr_sse_encode(S(event), &out), MRTR_OK);
+  CHECK(out.ptr && strstr((const char *)out.ptr, "data: line 1\ndata: line 2\n") != NULL);
+  EXPECT(mrtr_sse_decoder_new(NULL, &d), MRTR_OK);
+  EXPECT(mrtr_sse_decoder_feed(d, out.ptr, out.len), MRTR_OK);
+  mrtr_buf_free(&out);
+  v = next_block(d, &status);
+  cJSON *want = cJSON_Parse(event);
+  CHECK(status == MRTR_OK && v && cJSON_Compare(v, want, 1));
+  cJSON_Delete(want);
+  cJSON_Delete(v);
+  EXPECT(mrtr_sse_decoder_free(d), MRTR_OK);
+  /* No field: an empty text, not {NULL, 0}. */
+  EXPECT(mrtr_sse_encode(S("{}"), &out), MRTR_OK);
+  CHECK(out.ptr != NULL && out.len == 0);
+  mrtr_buf_free(&out);
+  /* What could not be read back as written, and what is no event. */
+  EXPECT(mrtr_sse_encode(S("{\"id\":\"a\\nb\"}"), &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  CHECK(is_empty(&out));
+  EXPECT(mrtr_sse_encode(S("{\"event\":\"a\\rb\"}"), &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_sse_encode(S("{\"id\":\"a\\u0000b\"}"), &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_sse_encode(S("{\"retry\":-1}"), &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_sse_encode(S("{\"comment\":\"x\"}"), &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_sse_encode(S("[1]"), &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_sse_encode(S("{\"data\":\"\xff\"}"), &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_sse_encode(NULL, 0, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_sse_encode(S("{}"), NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+}
+
+/* ---- transports: the client machine of one call over HTTP ---------------------- */
+
+static const char *CALL_1335 = "{\"mode\":\"sep-1335\",\"url\":\"https://example.com/mcp\",\"protocol\":\"2025-11-25\"}";
+static const char *TOOL_CALL =
+    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"deploy\",\"arguments\":{}}}";
+
+/* The next request the call sends, or event it reports (`transmit`), as JSON; NULL when none is queued. */
+static cJSON *next_of(mrtr_http_call *call, int transmit) {
+  mrtr_buf out;
+  mrtr_status s = transmit ? mrtr_http_call_poll_transmit(call, &out) : mrtr_http_call_poll_event(call, &out);
+  CHECK(s == MRTR_OK);
+  return take(&out);
+}
+
+static void test_http_call(void) {
+  const char *json_mode = "{\"mode\":\"2026-07-28\",\"url\":\"https://example.com/mcp\",\"headers\":{\"Authorization\":\"t\"}}";
+  char *call_text = format_call(1, "");
+  mrtr_http_call *call;
+  EXPECT(mrtr_http_call_new(S(json_mode), S(call_text), 0, &call), MRTR_OK);
+  cJSON *sent = next_of(call, 1);
+  CHECK(sent && at(sent, "exchange")->valueint == 1 && is_text(sent, "method", "POST"));
+  CHECK(sent && is_text(at(sent, "headers"), "authorization", "t"));
+  CHECK(sent && at(at(sent, "body"), "id")->valueint == 1);
+  cJSON_Delete(sent);
+  CHECK(next_of(call, 1) == NULL && next_of(call, 0) == NULL);
+  bool set = true, done = true;
+  uint64_t when = 99;
+  EXPECT(mrtr_http_call_poll_timeout(call, &set, &when), MRTR_OK);
+  CHECK(!set && when == 0);
+  /* Out of turn, unknown exchanges, header fields that are no object of strings. */
+  EXPECT(mrtr_http_call_handle_body(call, 1, (const uint8_t *)"{", 1, 0), MRTR_ERR_USAGE_OUT_OF_TURN);
+  EXPECT(mrtr_http_call_handle_head(call, 9, 200, NULL, 0, 0), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
+  EXPECT(mrtr_http_call_handle_head(call, 1, 200, S("[1]"), 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_handle_head(call, 1, 200, S("{\"content-type\":1}"), 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_answer(call, S("{\"jsonrpc\":\"2.0\",\"id\":\"e1\",\"result\":{}}"), 0), MRTR_ERR_USAGE_OUT_OF_TURN);
+  /* A JSON response in two chunks. */
+  EXPECT(mrtr_http_call_handle_head(call, 1, 200, S("{\"Content-Type\":\"application/json\"}"), 5), MRTR_OK);
+  EXPECT(mrtr_http_call_handle_head(call, 1, 200, NULL, 0, 5), MRTR_ERR_USAGE_OUT_OF_TURN);
+  const char *result = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"complete\",\"content\":[]}}";
+  EXPECT(mrtr_http_call_handle_body(call, 1, (const uint8_t *)result, 10, 6), MRTR_OK);
+  EXPECT(mrtr_http_call_handle_body(call, 1, (const uint8_t *)result + 10, strlen(result) - 10, 6), MRTR_OK);
+  EXPECT(mrtr_http_call_is_done(call, &done), MRTR_OK);
+  CHECK(!done);
+  EXPECT(mrtr_http_call_handle_end(call, 1, 7), MRTR_OK);
+  cJSON *event = next_of(call, 0);
+  CHECK(is_text(event, "type", "response") && at(at(event, "message"), "result") != NULL);
+  cJSON_Delete(event);
+  EXPECT(mrtr_http_call_is_done(call, &done), MRTR_OK);
+  CHECK(done);
+  EXPECT(mrtr_http_call_handle_end(call, 1, 8), MRTR_ERR_USAGE_UNKNOWN_HANDLE); /* it ended */
+  EXPECT(mrtr_http_call_free(call), MRTR_OK);
+
+  /* SEP-1335: a server request on the stream, the retry, the reconnect, 204, the buffered answer to the stream URL. */
+  EXPECT(mrtr_http_call_new(S(CALL_1335), S(TOOL_CALL), 1000, &call), MRTR_OK);
+  cJSON_Delete(next_of(call, 1));
+  EXPECT(mrtr_http_call_handle_head(call, 1, 200,
+                                    S("{\"content-type\":\"text/event-stream\",\"link\":\"</mcp?stream=abc>; rel=\\\"stream\\\"\"}"),
+                                    1000),
+         MRTR_OK);
+  const char *ask = "id: a.1\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"e1\",\"method\":\"elicitation/create\",\"params\":{\"message\":"
+                    "\"Env?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{}}}}\n\nid: a.2\nretry: 1500\n\n";
+  EXPECT(mrtr_http_call_handle_body(call, 1, (const uint8_t *)ask, strlen(ask), 1000), MRTR_OK);
+  event = next_of(call, 0);
+  CHECK(is_text(event, "type", "serverRequest") && is_text(at(event, "message"), "method", "elicitation/create"));
+  cJSON_Delete(event);
+  EXPECT(mrtr_http_call_handle_end(call, 1, 1000), MRTR_OK);
+  EXPECT(mrtr_http_call_poll_timeout(call, &set, &when), MRTR_OK);
+  CHECK(set && when == 2500);
+  EXPECT(mrtr_http_call_answer(call, S("{\"jsonrpc\":\"2.0\",\"id\":\"e1\",\"result\":{\"action\":\"accept\"}}"), 1200),
+         MRTR_OK);
+  CHECK(next_of(call, 1) == NULL); /* kept until the stream says 204 */
+  EXPECT(mrtr_http_call_handle_timeout(call, 2000), MRTR_OK);
+  CHECK(next_of(call, 1) == NULL); /* too early */
+  EXPECT(mrtr_http_call_handle_timeout(call, 2500), MRTR_OK);
+  sent = next_of(call, 1);
+  CHECK(is_text(sent, "method", "GET") && is_text(sent, "url", "https://example.com/mcp?stream=abc"));
+  CHECK(sent && is_text(at(sent, "headers"), "last-event-id", "a.2"));
+  cJSON_Delete(sent);
+  EXPECT(mrtr_http_call_handle_head(call, 2, 204, NULL, 0, 2500), MRTR_OK);
+  EXPECT(mrtr_http_call_handle_end(call, 2, 2500), MRTR_OK);
+  sent = next_of(call, 1);
+  CHECK(is_text(sent, "method", "POST") && is_text(sent, "url", "https://example.com/mcp?stream=abc"));
+  CHECK(sent && cJSON_IsArray(at(sent, "body")) && cJSON_GetArraySize(at(sent, "body")) == 1);
+  cJSON_Delete(sent);
+  EXPECT(mrtr_http_call_free(call), MRTR_OK); /* queued requests and events are freed with it */
+
+  /* A 1000-link Link header: past the call's bounds, the call fails with limit-exceeded (never a crash). */
+  size_t cap = 1000 * 48 + 64, len = 0;
+  char *links = malloc(cap);
+  len += (size_t)snprintf(links, cap, "{\"content-type\":\"text/event-stream\",\"link\":\"");
+  for (int i = 0; i < 1000; i++)
+    len += (size_t)snprintf(links + len, cap - len, "%s</l%d>; rel=\\\"next\\\"", i ? ", " : "", i);
+  len += (size_t)snprintf(links + len, cap - len, "\"}");
+  EXPECT(mrtr_http_call_new(S(CALL_1335), S(TOOL_CALL), 0, &call), MRTR_OK);
+  cJSON_Delete(next_of(call, 1));
+  EXPECT(mrtr_http_call_handle_head(call, 1, 200, links, len, 0), MRTR_OK);
+  event = next_of(call, 0);
+  CHECK(is_text(event, "type", "failed") && is_text(event, "rule", "limit-exceeded"));
+  cJSON_Delete(event);
+  EXPECT(mrtr_http_call_is_done(call, &done), MRTR_OK);
+  CHECK(done);
+  EXPECT(mrtr_http_call_free(call), MRTR_OK);
+  free(links);
+
+  /* An event stream that is not UTF-8: the call fails with the decoder's rule. */
+  EXPECT(mrtr_http_call_new(S(CALL_1335), S(TOOL_CALL), 0, &call), MRTR_OK);
+  cJSON_Delete(next_of(call, 1));
+  EXPECT(mrtr_http_call_handle_head(call, 1, 200, S("{\"content-type\":\"text/event-stream\"}"), 0), MRTR_OK);
+  EXPECT(mrtr_http_call_handle_body(call, 1, (const uint8_t *)"data: \xc3\x28\n\n", 10, 0), MRTR_OK);
+  event = next_of(call, 0);
+  CHECK(is_text(event, "type", "failed") && is_text(event, "rule", "jsonrpc-parse-error"));
+  cJSON_Delete(event);
+  EXPECT(mrtr_http_call_free(call), MRTR_OK);
+
+  /* Bad configurations and requests; NULL pointers. */
+  call = NULL;
+  EXPECT(mrtr_http_call_new(S("{}"), S(TOOL_CALL), 0, &call), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_new(S("{\"mode\":\"sep-9999\",\"url\":\"https://e.com\"}"), S(TOOL_CALL), 0, &call),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_new(S("{\"mode\":\"sep-1858\",\"url\":\"not a url\"}"), S(TOOL_CALL), 0, &call),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_new(S("{\"mode\":\"sep-1858\",\"url\":\"https://e.com\",\"maxLinks\":-1}"), S(TOOL_CALL), 0, &call),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_new(S(CALL_1335), S("{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}"), 0, &call),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_new(S(CALL_1335), S("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\xff\"}"), 0, &call),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_new(S(CALL_1335), "{\"x\":1}", 3, 0, &call), MRTR_ERR_USAGE_INVALID_ARGUMENT); /* truncated */
+  CHECK(call == NULL);
+  EXPECT(mrtr_http_call_new(NULL, 0, S(TOOL_CALL), 0, &call), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_new(S(CALL_1335), NULL, 0, 0, &call), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_new(S(CALL_1335), S(TOOL_CALL), 0, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  mrtr_buf out = {(uint8_t *)"junk", 4};
+  EXPECT(mrtr_http_call_handle_head(NULL, 1, 200, NULL, 0, 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_handle_body(NULL, 1, NULL, 0, 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_handle_end(NULL, 1, 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_handle_timeout(NULL, 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_answer(NULL, S("{}"), 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_poll_transmit(NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  CHECK(is_empty(&out));
+  EXPECT(mrtr_http_call_poll_event(NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_poll_timeout(NULL, &set, &when), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_is_done(NULL, &done), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_new(S(CALL_1335), S(TOOL_CALL), 0, &call), MRTR_OK);
+  EXPECT(mrtr_http_call_handle_head(call, 1, 200, NULL, 5, 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_handle_body(call, 1, NULL, 5, 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_answer(call, NULL, 0, 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_poll_transmit(call, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_poll_timeout(call, NULL, &when), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_poll_timeout(call, &set, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_is_done(call, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_http_call_free(call), MRTR_OK);
+  EXPECT(mrtr_http_call_free(NULL), MRTR_OK);
+  free(call_text);
+}
+
+/* ---- transports: the server side -------------------------------------------- */
+
+static void test_server_side(void) {
+  const char *ask = "[{\"jsonrpc\":\"2.0\",\"id\":\"e1\",\"method\":\"elicitation/create\",\"params\":{\"message\":\"Env?\","
+                    "\"requestedSchema\":{\"type\":\"object\",\"properties\":{}}}}]";
+  mrtr_server_stream *stream;
+  mrtr_buf out, id;
+  EXPECT(mrtr_server_stream_new(S("sep-1858"), S("k1"), 1, &stream), MRTR_OK);
+  EXPECT(mrtr_server_stream_head(stream, NULL, 0, &out), MRTR_OK);
+  cJSON *head = take(&out);
+  CHECK(is_text(head, "content-type", "text/event-stream") && !at(head, "link"));
+  cJSON_Delete(head);
+  EXPECT(mrtr_server_stream_message(stream, S("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\","
+                                               "\"params\":{\"progressToken\":1,\"progress\":1}}"),
+                                    &id),
+         MRTR_OK);
+  CHECK(id.ptr && strcmp((const char *)id.ptr, "k1.1") == 0);
+  mrtr_buf_free(&id);
+  EXPECT(mrtr_server_stream_ask(stream, S(ask), 0, &id), MRTR_OK);
+  CHECK(id.ptr && strcmp((const char *)id.ptr, "k1.4") == 0); /* buffer_input, the request, input_required */
+  mrtr_buf_free(&id);
+  EXPECT(mrtr_server_stream_retry(stream, 10, &id), MRTR_ERR_USAGE_OUT_OF_TURN); /* nothing after input_required */
+  CHECK(is_empty(&id));
+  EXPECT(mrtr_server_stream_take(stream, &out), MRTR_OK);
+  /* What it wrote, read back by the decoder. */
+  mrtr_sse_decoder *d;
+  mrtr_status status;
+  EXPECT(mrtr_sse_decoder_new(NULL, &d), MRTR_OK);
+  EXPECT(mrtr_sse_decoder_feed(d, out.ptr, out.len), MRTR_OK);
+  mrtr_buf_free(&out);
+  const char *names[] = {NULL, "buffer_input", NULL, "input_required"};
+  for (int i = 0; i < 4; i++) {
+    cJSON *v = next_block(d, &status);
+    CHECK(status == MRTR_OK && v != NULL);
+    CHECK(names[i] ? is_text(v, "event", names[i]) && !at(v, "data") : at(v, "data") != NULL);
+    cJSON_Delete(v);
+  }
+  EXPECT(mrtr_sse_decoder_free(d), MRTR_OK);
+  EXPECT(mrtr_server_stream_take(stream, &out), MRTR_OK);
+  CHECK(out.ptr && out.len == 0);
+  mrtr_buf_free(&out);
+  EXPECT(mrtr_server_stream_free(stream), MRTR_OK);
+
+  /* SEP-1335: the head's Link, the stream URL. */
+  EXPECT(mrtr_stream_url(S("https://example.com/mcp"), S("k1"), &out), MRTR_OK);
+  CHECK(out.ptr && strcmp((const char *)out.ptr, "https://example.com/mcp?stream=k1") == 0);
+  EXPECT(mrtr_server_stream_new(S("sep-1335"), S("k1"), 1, &stream), MRTR_OK);
+  EXPECT(mrtr_server_stream_head(stream, (const char *)out.ptr, out.len, &id), MRTR_OK);
+  mrtr_buf_free(&out);
+  head = take(&id);
+  CHECK(is_text(head, "link", "<https://example.com/mcp?stream=k1>; rel=\"stream\""));
+  cJSON_Delete(head);
+  EXPECT(mrtr_server_stream_ask(stream, S(ask), 1500, &id), MRTR_OK);
+  CHECK(id.ptr && strcmp((const char *)id.ptr, "k1.2") == 0); /* the request, retry */
+  mrtr_buf_free(&id);
+  EXPECT(mrtr_server_stream_ask(stream, S("{}"), 0, &id), MRTR_ERR_USAGE_INVALID_ARGUMENT); /* not an array */
+  EXPECT(mrtr_server_stream_ask(stream, S("[1"), 0, &id), MRTR_ERR_JSONRPC_PARSE_ERROR);
+  EXPECT(mrtr_server_stream_message(stream, S("{\"a\":\"\xff\"}"), &id), MRTR_ERR_JSONRPC_PARSE_ERROR);
+  EXPECT(mrtr_server_stream_free(stream), MRTR_OK);
+  EXPECT(mrtr_server_stream_new(S("2026-07-28"), S("k1"), 1, &stream), MRTR_OK);
+  EXPECT(mrtr_server_stream_ask(stream, S(ask), 0, &id), MRTR_ERR_USAGE_INVALID_ARGUMENT); /* MRTR asks in results */
+  EXPECT(mrtr_server_stream_free(stream), MRTR_OK);
+  stream = NULL;
+  EXPECT(mrtr_server_stream_new(S("sep-1858"), S(""), 1, &stream), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_server_stream_new(S("sep-1858"), S("a\nb"), 1, &stream), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_server_stream_new(S("sep-9999"), S("k"), 1, &stream), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_server_stream_new(S("sep-1858\xff"), S("k"), 1, &stream), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  CHECK(stream == NULL);
+  EXPECT(mrtr_stream_url(S("not a url"), S("k"), &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+
+  /* Incoming requests: buffered answers by Last-Event-ID, a resuming GET, a new call, bad bodies. */
+  const char *answers = "[{\"jsonrpc\":\"2.0\",\"id\":\"e1\",\"result\":{\"action\":\"accept\"}}]";
+  EXPECT(mrtr_read_http_request(S("sep-1858"), S("POST"), S("https://example.com/mcp"), S("{\"Last-Event-ID\":\"k1.4\"}"),
+                                (const uint8_t *)answers, strlen(answers), MRTR_PROTOCOL_2025_11_25, NULL, &out),
+         MRTR_OK);
+  cJSON *v = take(&out);
+  CHECK(is_text(v, "type", "answers") && is_text(v, "key", "k1") && cJSON_GetArraySize(at(v, "responses")) == 1);
+  cJSON_Delete(v);
+  EXPECT(mrtr_read_http_request(S("sep-1335"), S("GET"), S("https://example.com/mcp?stream=k1"), NULL, 0, NULL, 0,
+                                MRTR_PROTOCOL_2025_11_25, NULL, &out),
+         MRTR_OK);
+  v = take(&out);
+  CHECK(is_text(v, "type", "resume") && is_text(v, "key", "k1") && cJSON_IsNull(at(v, "lastEventId")));
+  cJSON_Delete(v);
+  EXPECT(mrtr_read_http_request(S("sep-1335"), S("POST"), S("https://example.com/mcp"), NULL, 0,
+                                (const uint8_t *)TOOL_CALL, strlen(TOOL_CALL), MRTR_PROTOCOL_2025_11_25, NULL, &out),
+         MRTR_OK);
+  v = take(&out);
+  CHECK(is_text(v, "type", "call") && at(at(v, "message"), "id")->valueint == 7);
+  cJSON_Delete(v);
+  EXPECT(mrtr_read_http_request(S("sep-1335"), S("POST"), S("https://example.com/mcp"), NULL, 0,
+                                (const uint8_t *)"[\"\xff\"]", 5, MRTR_PROTOCOL_2025_11_25, NULL, &out),
+         MRTR_ERR_JSONRPC_PARSE_ERROR);
+  EXPECT(mrtr_read_http_request(S("sep-1335"), S("POST"), S("https://example.com/mcp"), NULL, 0, NULL, 0,
+                                MRTR_PROTOCOL_2025_11_25, NULL, &out),
+         MRTR_ERR_JSONRPC_PARSE_ERROR);
+  EXPECT(mrtr_read_http_request(S("sep-1335"), S("POST"), S("https://example.com/mcp"), S("{\"a\":[]}"),
+                                (const uint8_t *)TOOL_CALL, strlen(TOOL_CALL), MRTR_PROTOCOL_2025_11_25, NULL, &out),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_read_http_request(S("sep-1335"), S("POST"), S("https://example.com/mcp"), NULL, 0,
+                                (const uint8_t *)TOOL_CALL, strlen(TOOL_CALL), 42, NULL, &out),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_read_http_request(S("sep-1335"), S("POST"), S("https://example.com/mcp"), NULL, 0, NULL, 4,
+                                MRTR_PROTOCOL_2025_11_25, NULL, &out),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+
+  /* A server request outside any call: -32602 for an input request, nothing for ping. */
+  EXPECT(mrtr_unassociated_reply(S("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"roots/list\"}"), &out), MRTR_OK);
+  v = take(&out);
+  CHECK(v && at(at(v, "error"), "code")->valueint == -32602 && at(v, "id")->valueint == 5);
+  cJSON_Delete(v);
+  EXPECT(mrtr_unassociated_reply(S("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}"), &out), MRTR_OK);
+  CHECK(is_empty(&out));
+  EXPECT(mrtr_unassociated_reply(S("{\"jsonrpc\""), &out), MRTR_ERR_JSONRPC_PARSE_ERROR);
+
+  /* NULL pointers. */
+  EXPECT(mrtr_server_stream_new(NULL, 0, S("k"), 1, &stream), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_server_stream_new(S("sep-1858"), S("k"), 1, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_server_stream_head(NULL, NULL, 0, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_server_stream_message(NULL, S("{}"), &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_server_stream_retry(NULL, 1, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_server_stream_ask(NULL, S("[]"), 1, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_server_stream_take(NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_server_stream_new(S("sep-1858"), S("k"), 1, &stream), MRTR_OK);
+  EXPECT(mrtr_server_stream_head(stream, NULL, 0, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_server_stream_message(stream, NULL, 0, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_server_stream_retry(stream, 1, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_server_stream_take(stream, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_server_stream_free(stream), MRTR_OK);
+  EXPECT(mrtr_server_stream_free(NULL), MRTR_OK);
+  EXPECT(mrtr_read_http_request(NULL, 0, S("GET"), S("https://e.com"), NULL, 0, NULL, 0, 0, NULL, &out),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_read_http_request(S("sep-1858"), S("GET"), S("https://e.com"), NULL, 0, NULL, 0, 0, NULL, NULL),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_stream_url(NULL, 4, S("k"), &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_stream_url(S("https://e.com"), S("k"), NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_unassociated_reply(NULL, 0, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_unassociated_reply(S("{}"), NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+}
+
+/* ---- transports: checking recorded HTTP exchanges --------------------------- */
+
+static const char *HTTP_ENTRIES[] = {
+    "{\"from\":\"client\",\"http\":{\"exchange\":\"e1\",\"method\":\"POST\",\"url\":\"https://mcp.example.com/mcp\","
+    "\"headers\":{\"content-type\":\"application/json\"},\"body\":{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+    "\"params\":{\"name\":\"get_weather\",\"arguments\":{}}}}}",
+    "{\"from\":\"server\",\"http\":{\"exchange\":\"e1\",\"status\":200,\"headers\":{\"content-type\":\"text/event-stream\"},"
+    "\"events\":[{\"event\":\"buffer_input\",\"id\":\"2\"},{\"id\":\"3\",\"data\":{\"jsonrpc\":\"2.0\",\"id\":\"s-1\",\"method\":"
+    "\"elicitation/create\",\"params\":{\"mode\":\"form\",\"message\":\"Name?\",\"requestedSchema\":{\"type\":\"object\","
+    "\"properties\":{\"name\":{\"type\":\"string\"}}}}}},{\"event\":\"input_required\",\"id\":\"4\"}],\"end\":true}}",
+    /* The buffered answers without Last-Event-ID: sse-last-event-id-missing at index 2 under sep-1858. */
+    "{\"from\":\"client\",\"http\":{\"exchange\":\"e2\",\"method\":\"POST\",\"url\":\"https://mcp.example.com/mcp\","
+    "\"headers\":{\"content-type\":\"application/json\"},\"body\":[{\"jsonrpc\":\"2.0\",\"id\":\"s-1\",\"result\":{\"action\":"
+    "\"accept\",\"content\":{\"name\":\"octocat\"}}}]}}",
+    "{\"from\":\"server\",\"http\":{\"exchange\":\"e2\",\"status\":202,\"headers\":{},\"end\":true}}",
+};
+
+/* Whether `violations` (JSON text) holds `rule` at `index`. */
+static int has_violation(const mrtr_buf *violations, const char *rule, int index) {
+  cJSON *v = cJSON_ParseWithLength((const char *)violations->ptr, violations->len);
+  const cJSON *item;
+  int found = 0;
+  cJSON_ArrayForEach(item, v) found |= is_text(item, "rule", rule) && at(item, "index")->valueint == index;
+  cJSON_Delete(v);
+  return found;
+}
+
+static void test_check_transports(void) {
+  const char *options = "{\"protocol\":\"2025-11-25\",\"transport\":\"sep-1858\"}";
+  char transcript[4096] = "[";
+  for (size_t i = 0; i < 4; i++) {
+    strcat(transcript, HTTP_ENTRIES[i]);
+    strcat(transcript, i < 3 ? "," : "]");
+  }
+  mrtr_buf out;
+  EXPECT(mrtr_check_with_options(S(transcript), S(options), &out), MRTR_OK);
+  CHECK(has_violation(&out, "sse-last-event-id-missing", 2));
+  mrtr_buf_free(&out);
+  /* Without the transport (plain Streamable HTTP; mrtr_check reads HTTP entries too): not that rule. */
+  EXPECT(mrtr_check_with_options(S(transcript), S("{\"protocol\":\"2025-11-25\"}"), &out), MRTR_OK);
+  CHECK(!has_violation(&out, "sse-last-event-id-missing", 2));
+  mrtr_buf_free(&out);
+  EXPECT(mrtr_check(S(transcript), MRTR_PROTOCOL_2025_11_25, 10, NULL, &out), MRTR_OK);
+  CHECK(!has_violation(&out, "sse-last-event-id-missing", 2));
+  mrtr_buf_free(&out);
+  /* The same one entry at a time. */
+  mrtr_checker *checker;
+  EXPECT(mrtr_checker_new_with_options(S(options), &checker), MRTR_OK);
+  for (size_t i = 0; i < 4; i++) EXPECT(mrtr_checker_handle_entry(checker, S(HTTP_ENTRIES[i])), MRTR_OK);
+  EXPECT(mrtr_checker_handle_entry(checker, S("{\"from\":\"client\",\"http\":[]}")), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_checker_handle_entry(checker, S("{\"from\":\"client\",\"http\":{\"x\":\"\xff\"}}")),
+         MRTR_ERR_JSONRPC_PARSE_ERROR);
+  EXPECT(mrtr_checker_violations(checker, &out), MRTR_OK);
+  CHECK(has_violation(&out, "sse-last-event-id-missing", 2));
+  mrtr_buf_free(&out);
+  EXPECT(mrtr_checker_free(checker), MRTR_OK);
+  /* The options: NULL is the defaults; an unknown transport or field is a usage error, an unknown protocol jsonrpc-invalid. */
+  EXPECT(mrtr_check_with_options(S("[]"), NULL, 0, &out), MRTR_OK);
+  CHECK(out.ptr && strcmp((const char *)out.ptr, "[]") == 0);
+  mrtr_buf_free(&out);
+  EXPECT(mrtr_check_with_options(S("[]"), S("{\"transport\":\"sep-9999\"}"), &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_check_with_options(S("[]"), S("{\"transports\":\"sep-1858\"}"), &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_check_with_options(S("[]"), S("{\"protocol\":\"1999-01-01\"}"), &out), MRTR_ERR_JSONRPC_INVALID);
+  EXPECT(mrtr_check_with_options(S("[]"), S("{\"transport\":"), &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  checker = NULL;
+  EXPECT(mrtr_checker_new_with_options(S("{\"transport\":1}"), &checker), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  CHECK(checker == NULL);
+  EXPECT(mrtr_check_with_options(NULL, 0, NULL, 0, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_check_with_options(S("[]"), NULL, 3, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_check_with_options(S("[]"), NULL, 0, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_checker_new_with_options(NULL, 0, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_checker_handle_entry(NULL, S("{}")), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_checker_new_with_options(NULL, 0, &checker), MRTR_OK);
+  EXPECT(mrtr_checker_handle_entry(checker, NULL, 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_checker_free(checker), MRTR_OK);
+}
+
 /* ---- buffers and handles ---------------------------------------------------- */
 
 static void test_buffers_and_double_free(void) {
@@ -1206,6 +1685,24 @@ static void test_buffers_and_double_free(void) {
   mrtr_binding b = binding_for("a", "t", 1);
   EXPECT(mrtr_keyring_seal(ring, &b, 1, 1, NULL, 0, &out), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
   EXPECT(mrtr_keyring_set_current(ring, 1), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
+  /* The transports' handles alike. */
+  mrtr_sse_decoder *decoder;
+  mrtr_http_call *call;
+  mrtr_server_stream *stream;
+  EXPECT(mrtr_sse_decoder_new(NULL, &decoder), MRTR_OK);
+  EXPECT(mrtr_http_call_new(S(CALL_1335), S(TOOL_CALL), 0, &call), MRTR_OK);
+  EXPECT(mrtr_server_stream_new(S("sep-1335"), S("k"), 1, &stream), MRTR_OK);
+  EXPECT(mrtr_http_call_poll_event((mrtr_http_call *)(void *)decoder, &out), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
+  EXPECT(mrtr_sse_decoder_free((mrtr_sse_decoder *)(void *)stream), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
+  EXPECT(mrtr_server_stream_take((mrtr_server_stream *)(void *)call, &out), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
+  EXPECT(mrtr_sse_decoder_free(decoder), MRTR_OK);
+  EXPECT(mrtr_sse_decoder_free(decoder), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
+  EXPECT(mrtr_sse_decoder_feed(decoder, (const uint8_t *)"x", 1), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
+  EXPECT(mrtr_http_call_free(call), MRTR_OK);
+  EXPECT(mrtr_http_call_free(call), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
+  EXPECT(mrtr_http_call_handle_timeout(call, 1), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
+  EXPECT(mrtr_server_stream_free(stream), MRTR_OK);
+  EXPECT(mrtr_server_stream_free(stream), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
   /* A pointer that never came from the library. */
   char junk[8] = {0};
   mrtr_buf forged = {(uint8_t *)junk, 3};
@@ -1234,6 +1731,10 @@ int main(void) {
   test_rotation_under_concurrent_open();
   test_rounds();
   test_client_machine();
+  test_sse();
+  test_http_call();
+  test_server_side();
+  test_check_transports();
   test_buffers_and_double_free();
   printf("%d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;

@@ -1,8 +1,8 @@
 //! The client's retry machine and the incremental conversation checker, as objects.
 
 use crate::error::{guard, lock, wire, Result};
-use crate::ops::{json_text, options, Side, Violation};
-use mrtr::{check, facade};
+use crate::ops::{check_options, json_text, options, Side, Violation};
+use mrtr::facade;
 use serde::Deserialize;
 use std::sync::{Arc, Mutex};
 
@@ -91,21 +91,23 @@ impl Client {
     }
 }
 
-/// The conversation checker, fed one message at a time.
+/// The conversation checker, fed one entry at a time: a message, or a
+/// recorded HTTP exchange's part.
 #[derive(uniffi::Object)]
 pub struct Checker {
-    inner: Mutex<check::Checker>,
+    inner: Mutex<facade::Checker>,
 }
 
 #[uniffi::export]
 impl Checker {
-    /// A checker for `protocol` allowing `max_rounds` retries per request (default 10).
-    #[uniffi::constructor]
-    pub fn new(protocol: String, max_rounds: u32) -> Result<Arc<Checker>> {
+    /// A checker for `protocol` allowing `max_rounds` retries per request
+    /// (default 10), under the multi-turn `transport` (`sep-1858`,
+    /// `sep-1335`; absent: plain Streamable HTTP).
+    #[uniffi::constructor(default(transport = None))]
+    pub fn new(protocol: String, max_rounds: u32, transport: Option<String>) -> Result<Arc<Checker>> {
         guard(|| {
-            let o = options(&protocol, Some(max_rounds))?;
-            let config = check::CheckConfig { protocol: o.protocol, max_rounds, limits: o.limits };
-            Ok(Arc::new(Checker { inner: Mutex::new(check::Checker::new(config)) }))
+            let o = check_options(&protocol, max_rounds, transport)?;
+            Ok(Arc::new(Checker { inner: Mutex::new(facade::Checker::new(&o)) }))
         })
     }
 
@@ -113,15 +115,18 @@ impl Checker {
     /// (JSON text), and for server messages the stream (`"post:<id>"`, `"get"`).
     /// Text that is not one JSON value is refused and not counted.
     pub fn handle(&self, from: Side, message_json: String, stream: Option<String>) -> Result<()> {
-        guard(|| {
-            let message = mrtr::parse(message_json.as_bytes(), &mrtr::Limits::DEFAULT)?;
-            lock(&self.inner)?.handle(&check::Entry { from, message, stream });
-            Ok(())
-        })
+        guard(|| Ok(lock(&self.inner)?.handle_message(from, message_json.as_bytes(), stream.as_deref())?))
+    }
+
+    /// Feeds the next entry as `check` reads one (JSON text): a message entry
+    /// `{"from", "message", "stream"}` or an HTTP entry `{"from", "at",
+    /// "http": {…}}`. An entry of neither shape is refused and not counted.
+    pub fn handle_entry(&self, entry_json: String) -> Result<()> {
+        guard(|| Ok(lock(&self.inner)?.handle(entry_json.as_bytes())?))
     }
 
     /// The violations so far, in conversation order.
     pub fn violations(&self) -> Result<Vec<Violation>> {
-        guard(|| Ok(lock(&self.inner)?.violations().iter().map(Violation::from).collect()))
+        guard(|| wire(&lock(&self.inner)?.violations()))
     }
 }

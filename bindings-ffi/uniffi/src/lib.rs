@@ -7,8 +7,12 @@
 //! - Messages cross as JSON text: `classify`, `check`, `retry`, `respond`,
 //!   `resume`, `task_update` take and return JSON strings.
 //! - Objects: [`Client`] (the retry machine), [`Checker`] (a conversation, one
-//!   message at a time), [`KeyRing`] (sealed `requestState`), with
+//!   entry at a time), [`KeyRing`] (sealed `requestState`), with
 //!   [`ReplayGuard`], a callback interface the host implements (single use).
+//! - Transports: [`SseDecoder`] and [`sse_encode`] (event streams),
+//!   [`HttpCall`] (the client machine of one call over HTTP, in any mode),
+//!   [`ServerStream`], [`read_http_request`], [`stream_url`] and
+//!   [`unassociated_reply`] (the server side).
 //! - Errors: [`MrtrError`], one variant per area of the core's catalogue (an
 //!   exception class each, generated from the table), with `rule`, `code` and
 //!   `message`. Every export runs under a panic boundary: a panic is
@@ -21,6 +25,7 @@ mod client;
 mod error;
 mod ops;
 mod state;
+mod transport;
 
 pub use areas::ErrorArea;
 pub use client::{Checker, Client, ClientEvent};
@@ -31,6 +36,10 @@ pub use ops::{
 };
 pub use state::{
     binding_for_request, binding_from_json, inspect, params_digest, Binding, KeyRing, Opened, ReplayGuard, TokenInfo,
+};
+pub use transport::{
+    read_http_request, sse_encode, stream_url, unassociated_reply, HttpCall, HttpEvent, HttpRequest, Incoming,
+    ServerStream, SseDecoder, SseEvent,
 };
 
 uniffi::setup_scaffolding!();

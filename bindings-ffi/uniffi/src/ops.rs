@@ -4,8 +4,8 @@
 
 use crate::error::{guard, usage, wire, Result};
 use crate::ErrorArea;
-use mrtr::{check as core_check, facade, Error, Protocol, RuleId};
 pub use mrtr::{check::Side, Kind as MessageKind, ResultType};
+use mrtr::{facade, Error, Protocol, RuleId};
 use serde::{Deserialize, Deserializer};
 
 /// What a message is (`InputRequired`'s corpus name is `input_required`).
@@ -38,6 +38,15 @@ pub enum ResultType {
 /// is `jsonrpc-invalid`, the core's decision).
 pub(crate) fn options(protocol: &str, max_rounds: Option<u32>) -> Result<facade::Options> {
     Ok(facade::Options { protocol: Protocol::parse(protocol)?, max_rounds, ..Default::default() })
+}
+
+/// The checker's options: the protocol, the round bound and the multi-turn
+/// `transport` (`sep-1858`, `sep-1335`; absent: plain Streamable HTTP), read
+/// by the core as the options JSON (an unknown transport is
+/// `usage-invalid-argument`).
+pub(crate) fn check_options(protocol: &str, max_rounds: u32, transport: Option<String>) -> Result<facade::Options> {
+    let o = serde_json::json!({"protocol": protocol, "maxRounds": max_rounds, "transport": transport});
+    Ok(facade::Options::from_value(&o)?)
 }
 
 /// A JSON value of the façade's output as this binding's JSON text.
@@ -97,18 +106,20 @@ pub struct Violation {
     pub message: String,
 }
 
-impl From<&core_check::Violation> for Violation {
-    fn from(v: &core_check::Violation) -> Violation {
-        Violation { rule: v.rule.name().into(), index: v.index as u64, message: v.message.clone() }
-    }
-}
-
 /// Checks a whole conversation: `transcript_json` is an array of entries
-/// `{"from": "client"|"server", "message": <JSON-RPC message>, "stream": "post:<id>"|"get"}`.
-/// Violations come in transcript order, each (rule, index) once.
-#[uniffi::export]
-pub fn check(transcript_json: String, protocol: String, max_rounds: u32) -> Result<Vec<Violation>> {
-    guard(|| wire(&facade::check(transcript_json.as_bytes(), &options(&protocol, Some(max_rounds))?)?))
+/// `{"from": "client"|"server", "message": <JSON-RPC message>, "stream": "post:<id>"|"get"}`
+/// or HTTP entries `{"from", "at", "http": {"exchange", …}}` (recorded
+/// exchanges), checked under the multi-turn `transport` (`sep-1858`,
+/// `sep-1335`; absent: plain Streamable HTTP). Violations come in transcript
+/// order, each (rule, index) once.
+#[uniffi::export(default(transport = None))]
+pub fn check(
+    transcript_json: String,
+    protocol: String,
+    max_rounds: u32,
+    transport: Option<String>,
+) -> Result<Vec<Violation>> {
+    guard(|| wire(&facade::check(transcript_json.as_bytes(), &check_options(&protocol, max_rounds, transport)?)?))
 }
 
 /// Builds the retry of `request_json` (the request last sent) that answers

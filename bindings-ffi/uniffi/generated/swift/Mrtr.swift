@@ -640,7 +640,8 @@ fileprivate struct FfiConverterData: FfiConverterRustBuffer {
 
 
 /**
- * The conversation checker, fed one message at a time.
+ * The conversation checker, fed one entry at a time: a message, or a
+ * recorded HTTP exchange's part.
  */
 public protocol CheckerProtocol: AnyObject, Sendable {
     
@@ -652,13 +653,21 @@ public protocol CheckerProtocol: AnyObject, Sendable {
     func handle(from: Side, messageJson: String, stream: String?) throws 
     
     /**
+     * Feeds the next entry as `check` reads one (JSON text): a message entry
+     * `{"from", "message", "stream"}` or an HTTP entry `{"from", "at",
+     * "http": {…}}`. An entry of neither shape is refused and not counted.
+     */
+    func handleEntry(entryJson: String) throws 
+    
+    /**
      * The violations so far, in conversation order.
      */
     func violations() throws  -> [Violation]
     
 }
 /**
- * The conversation checker, fed one message at a time.
+ * The conversation checker, fed one entry at a time: a message, or a
+ * recorded HTTP exchange's part.
  */
 open class Checker: CheckerProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -700,15 +709,18 @@ open class Checker: CheckerProtocol, @unchecked Sendable {
         return try! rustCall { uniffi_mrtr_uniffi_fn_clone_checker(self.handle, $0) }
     }
     /**
-     * A checker for `protocol` allowing `max_rounds` retries per request (default 10).
+     * A checker for `protocol` allowing `max_rounds` retries per request
+     * (default 10), under the multi-turn `transport` (`sep-1858`,
+     * `sep-1335`; absent: plain Streamable HTTP).
      */
-public convenience init(`protocol`: String, maxRounds: UInt32)throws  {
+public convenience init(`protocol`: String, maxRounds: UInt32, transport: String? = nil)throws  {
     let handle =
         try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_constructor_checker_new(
         FfiConverterString.lower(`protocol`),
-        FfiConverterUInt32.lower(maxRounds),uniffiCallStatus
+        FfiConverterUInt32.lower(maxRounds),
+        FfiConverterOptionString.lower(transport),uniffiCallStatus
     )
 }
     self.init(unsafeFromHandle: handle)
@@ -738,6 +750,20 @@ open func handle(from: Side, messageJson: String, stream: String?)throws   {try 
         FfiConverterTypeSide_lower(from),
         FfiConverterString.lower(messageJson),
         FfiConverterOptionString.lower(stream),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Feeds the next entry as `check` reads one (JSON text): a message entry
+     * `{"from", "message", "stream"}` or an HTTP entry `{"from", "at",
+     * "http": {…}}`. An entry of neither shape is refused and not counted.
+     */
+open func handleEntry(entryJson: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_checker_handle_entry(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(entryJson),uniffiCallStatus
     )
 }
 }
@@ -1041,6 +1067,310 @@ public func FfiConverterTypeClient_lift(_ handle: UInt64) throws -> Client {
 #endif
 public func FfiConverterTypeClient_lower(_ value: Client) -> UInt64 {
     return FfiConverterTypeClient.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The client machine of one JSON-RPC call over HTTP (sans-IO): the host's
+ * HTTP stack sends what [`poll_transmit`](HttpCall::poll_transmit) asks and
+ * hands back each response's head, body bytes and end. After creating it and
+ * after every input, drain `poll_transmit`, then `poll_event`, then read
+ * `poll_timeout`.
+ */
+public protocol HttpCallProtocol: AnyObject, Sendable {
+    
+    /**
+     * The host's JSON-RPC response to a server request the call reported.
+     */
+    func answer(responseJson: String, nowMs: UInt64) throws 
+    
+    /**
+     * Bytes of the body of the response to `exchange`, in any chunking.
+     */
+    func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64) throws 
+    
+    /**
+     * The response to `exchange` ended (closed by the server, or cut).
+     */
+    func handleEnd(exchange: UInt64, nowMs: UInt64) throws 
+    
+    /**
+     * The status and header fields of the response to `exchange`. A second
+     * head is `usage-out-of-turn`, an exchange the call does not know (or
+     * that ended) `usage-unknown-handle`.
+     */
+    func handleHead(exchange: UInt64, status: UInt16, headers: [String: String], nowMs: UInt64) throws 
+    
+    /**
+     * The time [`poll_timeout`](HttpCall::poll_timeout) named came.
+     */
+    func handleTimeout(nowMs: UInt64) throws 
+    
+    /**
+     * Whether the call is over (its `Response` or `Failed` event was queued).
+     */
+    func isDone() throws  -> Bool
+    
+    /**
+     * The next event for the host, if any.
+     */
+    func pollEvent() throws  -> HttpEvent?
+    
+    /**
+     * When to call [`handle_timeout`](HttpCall::handle_timeout) (the host's
+     * milliseconds), if anything waits.
+     */
+    func pollTimeout() throws  -> UInt64?
+    
+    /**
+     * The next HTTP request to send, if any.
+     */
+    func pollTransmit() throws  -> HttpRequest?
+    
+}
+/**
+ * The client machine of one JSON-RPC call over HTTP (sans-IO): the host's
+ * HTTP stack sends what [`poll_transmit`](HttpCall::poll_transmit) asks and
+ * hands back each response's head, body bytes and end. After creating it and
+ * after every input, drain `poll_transmit`, then `poll_event`, then read
+ * `poll_timeout`.
+ */
+open class HttpCall: HttpCallProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mrtr_uniffi_fn_clone_httpcall(self.handle, $0) }
+    }
+    /**
+     * Starts the call of `request_json` (a JSON-RPC request with an id) at
+     * `now_ms` under `config_json`: `{"mode", "url", "headers": {…},
+     * "protocol", "limits": {…}, "maxEvents", "maxLinks", "maxLinkBytes",
+     * "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and `url`
+     * required; a bad one is `usage-invalid-argument`).
+     */
+public convenience init(configJson: String, requestJson: String, nowMs: UInt64)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_constructor_httpcall_new(
+        FfiConverterString.lower(configJson),
+        FfiConverterString.lower(requestJson),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mrtr_uniffi_fn_free_httpcall(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The host's JSON-RPC response to a server request the call reported.
+     */
+open func answer(responseJson: String, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_httpcall_answer(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(responseJson),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Bytes of the body of the response to `exchange`, in any chunking.
+     */
+open func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_httpcall_handle_body(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(exchange),
+        FfiConverterData.lower(chunk),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * The response to `exchange` ended (closed by the server, or cut).
+     */
+open func handleEnd(exchange: UInt64, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_httpcall_handle_end(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(exchange),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * The status and header fields of the response to `exchange`. A second
+     * head is `usage-out-of-turn`, an exchange the call does not know (or
+     * that ended) `usage-unknown-handle`.
+     */
+open func handleHead(exchange: UInt64, status: UInt16, headers: [String: String], nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_httpcall_handle_head(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(exchange),
+        FfiConverterUInt16.lower(status),
+        FfiConverterDictionaryStringString.lower(headers),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * The time [`poll_timeout`](HttpCall::poll_timeout) named came.
+     */
+open func handleTimeout(nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_httpcall_handle_timeout(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Whether the call is over (its `Response` or `Failed` event was queued).
+     */
+open func isDone()throws  -> Bool  {
+    return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_httpcall_is_done(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The next event for the host, if any.
+     */
+open func pollEvent()throws  -> HttpEvent?  {
+    return try  FfiConverterOptionTypeHttpEvent.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_httpcall_poll_event(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * When to call [`handle_timeout`](HttpCall::handle_timeout) (the host's
+     * milliseconds), if anything waits.
+     */
+open func pollTimeout()throws  -> UInt64?  {
+    return try  FfiConverterOptionUInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_httpcall_poll_timeout(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The next HTTP request to send, if any.
+     */
+open func pollTransmit()throws  -> HttpRequest?  {
+    return try  FfiConverterOptionTypeHttpRequest.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_httpcall_poll_transmit(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeHttpCall: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = HttpCall
+
+    public static func lift(_ handle: UInt64) throws -> HttpCall {
+        return HttpCall(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: HttpCall) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HttpCall {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: HttpCall, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHttpCall_lift(_ handle: UInt64) throws -> HttpCall {
+    return try FfiConverterTypeHttpCall.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHttpCall_lower(_ value: HttpCall) -> UInt64 {
+    return FfiConverterTypeHttpCall.lower(value)
 }
 
 
@@ -1403,6 +1733,422 @@ public func FfiConverterTypeKeyRing_lower(_ value: KeyRing) -> UInt64 {
 
 
 
+
+
+/**
+ * A server's response stream for one continuation: the mode's event
+ * sequence as event-stream text, event ids `<key>.<n>`.
+ */
+public protocol ServerStreamProtocol: AnyObject, Sendable {
+    
+    /**
+     * Writes the mode's sequence asking for `requests_json` (a JSON array of
+     * requests): `sep-1858` wraps them in `buffer_input` … `input_required`,
+     * `sep-1335` follows them with `retry: retry_ms`; returns the last id.
+     */
+    func ask(requestsJson: String, retryMs: UInt64) throws  -> String
+    
+    /**
+     * The header fields of the response head (200): the content type, and
+     * under `sep-1335` the `link` to `stream_url`.
+     */
+    func head(streamUrl: String?) throws  -> [String: String]
+    
+    /**
+     * Writes the JSON-RPC message `message_json` as an event; returns its id.
+     */
+    func message(messageJson: String) throws  -> String
+    
+    /**
+     * Writes a `retry` block; returns its id.
+     */
+    func retry(retryMs: UInt64) throws  -> String
+    
+    /**
+     * The text written since the last take, for the response body.
+     */
+    func take() throws  -> String
+    
+}
+/**
+ * A server's response stream for one continuation: the mode's event
+ * sequence as event-stream text, event ids `<key>.<n>`.
+ */
+open class ServerStream: ServerStreamProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mrtr_uniffi_fn_clone_serverstream(self.handle, $0) }
+    }
+    /**
+     * A stream of `mode` for the continuation `key` (the host's name for the
+     * call's state in its store), numbering events from `first`.
+     */
+public convenience init(mode: String, key: String, first: UInt64)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_constructor_serverstream_new(
+        FfiConverterString.lower(mode),
+        FfiConverterString.lower(key),
+        FfiConverterUInt64.lower(first),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mrtr_uniffi_fn_free_serverstream(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Writes the mode's sequence asking for `requests_json` (a JSON array of
+     * requests): `sep-1858` wraps them in `buffer_input` … `input_required`,
+     * `sep-1335` follows them with `retry: retry_ms`; returns the last id.
+     */
+open func ask(requestsJson: String, retryMs: UInt64)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_serverstream_ask(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(requestsJson),
+        FfiConverterUInt64.lower(retryMs),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The header fields of the response head (200): the content type, and
+     * under `sep-1335` the `link` to `stream_url`.
+     */
+open func head(streamUrl: String?)throws  -> [String: String]  {
+    return try  FfiConverterDictionaryStringString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_serverstream_head(
+            self.uniffiCloneHandle(),
+        FfiConverterOptionString.lower(streamUrl),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Writes the JSON-RPC message `message_json` as an event; returns its id.
+     */
+open func message(messageJson: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_serverstream_message(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(messageJson),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Writes a `retry` block; returns its id.
+     */
+open func retry(retryMs: UInt64)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_serverstream_retry(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(retryMs),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The text written since the last take, for the response body.
+     */
+open func take()throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_serverstream_take(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeServerStream: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = ServerStream
+
+    public static func lift(_ handle: UInt64) throws -> ServerStream {
+        return ServerStream(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: ServerStream) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ServerStream {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: ServerStream, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServerStream_lift(_ handle: UInt64) throws -> ServerStream {
+    return try FfiConverterTypeServerStream.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServerStream_lower(_ value: ServerStream) -> UInt64 {
+    return FfiConverterTypeServerStream.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The incremental event-stream (`text/event-stream`) decoder: [`feed`](SseDecoder::feed)
+ * bytes in any chunking, [`finish`](SseDecoder::finish) at the end of the
+ * stream, and take the blocks with [`poll_event`](SseDecoder::poll_event).
+ */
+public protocol SseDecoderProtocol: AnyObject, Sendable {
+    
+    /**
+     * Decodes the next bytes of the stream. Bytes that are not UTF-8 are not
+     * refused here: [`poll_event`](SseDecoder::poll_event) raises for the
+     * block holding them.
+     */
+    func feed(chunk: Data) throws 
+    
+    /**
+     * Ends the stream: a block not ended by a blank line is discarded.
+     * Blocks already decoded stay to be polled.
+     */
+    func finish() throws 
+    
+    /**
+     * The next decoded block, or none when none is ready. A block the
+     * decoder could not read raises its rule (`jsonrpc-parse-error`: a line
+     * that is not UTF-8; `limit-exceeded`: a block over the bound); decoding
+     * went on after it, so keep polling.
+     */
+    func pollEvent() throws  -> SseEvent?
+    
+}
+/**
+ * The incremental event-stream (`text/event-stream`) decoder: [`feed`](SseDecoder::feed)
+ * bytes in any chunking, [`finish`](SseDecoder::finish) at the end of the
+ * stream, and take the blocks with [`poll_event`](SseDecoder::poll_event).
+ */
+open class SseDecoder: SseDecoderProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mrtr_uniffi_fn_clone_ssedecoder(self.handle, $0) }
+    }
+    /**
+     * A decoder bounding each block by `max_block_bytes` (line bytes; absent:
+     * the core's 16 MiB bound of a message).
+     */
+public convenience init(maxBlockBytes: UInt64? = nil)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_constructor_ssedecoder_new(
+        FfiConverterOptionUInt64.lower(maxBlockBytes),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mrtr_uniffi_fn_free_ssedecoder(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Decodes the next bytes of the stream. Bytes that are not UTF-8 are not
+     * refused here: [`poll_event`](SseDecoder::poll_event) raises for the
+     * block holding them.
+     */
+open func feed(chunk: Data)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_ssedecoder_feed(
+            self.uniffiCloneHandle(),
+        FfiConverterData.lower(chunk),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Ends the stream: a block not ended by a blank line is discarded.
+     * Blocks already decoded stay to be polled.
+     */
+open func finish()throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_ssedecoder_finish(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * The next decoded block, or none when none is ready. A block the
+     * decoder could not read raises its rule (`jsonrpc-parse-error`: a line
+     * that is not UTF-8; `limit-exceeded`: a block over the bound); decoding
+     * went on after it, so keep polling.
+     */
+open func pollEvent()throws  -> SseEvent?  {
+    return try  FfiConverterOptionTypeSseEvent.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_ssedecoder_poll_event(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSseDecoder: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = SseDecoder
+
+    public static func lift(_ handle: UInt64) throws -> SseDecoder {
+        return SseDecoder(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: SseDecoder) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SseDecoder {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: SseDecoder, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSseDecoder_lift(_ handle: UInt64) throws -> SseDecoder {
+    return try FfiConverterTypeSseDecoder.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSseDecoder_lower(_ value: SseDecoder) -> UInt64 {
+    return FfiConverterTypeSseDecoder.lower(value)
+}
+
+
+
+
 /**
  * What a token is bound to, checked when it is opened.
  *
@@ -1607,6 +2353,105 @@ public func FfiConverterTypeClassified_lift(_ buf: RustBuffer) throws -> Classif
 #endif
 public func FfiConverterTypeClassified_lower(_ value: Classified) -> RustBuffer {
     return FfiConverterTypeClassified.lower(value)
+}
+
+
+/**
+ * An HTTP request the call asks its host to send.
+ */
+public struct HttpRequest: Equatable, Hashable {
+    /**
+     * The call's number for this exchange: quote it with every part of the response.
+     */
+    public var exchange: UInt64
+    /**
+     * `POST` or `GET`.
+     */
+    public var method: String
+    /**
+     * The absolute URL.
+     */
+    public var url: String
+    /**
+     * The header fields to send (lower-case names).
+     */
+    public var headers: [String: String]
+    /**
+     * The body, JSON text (a message, or an array of them), if any.
+     */
+    public var bodyJson: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The call's number for this exchange: quote it with every part of the response.
+         */exchange: UInt64, 
+        /**
+         * `POST` or `GET`.
+         */method: String, 
+        /**
+         * The absolute URL.
+         */url: String, 
+        /**
+         * The header fields to send (lower-case names).
+         */headers: [String: String], 
+        /**
+         * The body, JSON text (a message, or an array of them), if any.
+         */bodyJson: String?) {
+        self.exchange = exchange
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.bodyJson = bodyJson
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension HttpRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeHttpRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HttpRequest {
+        return
+            try HttpRequest(
+                exchange: FfiConverterUInt64.read(from: &buf), 
+                method: FfiConverterString.read(from: &buf), 
+                url: FfiConverterString.read(from: &buf), 
+                headers: FfiConverterDictionaryStringString.read(from: &buf), 
+                bodyJson: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: HttpRequest, into buf: inout [UInt8]) {
+        FfiConverterUInt64.write(value.exchange, into: &buf)
+        FfiConverterString.write(value.method, into: &buf)
+        FfiConverterString.write(value.url, into: &buf)
+        FfiConverterDictionaryStringString.write(value.headers, into: &buf)
+        FfiConverterOptionString.write(value.bodyJson, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHttpRequest_lift(_ buf: RustBuffer) throws -> HttpRequest {
+    return try FfiConverterTypeHttpRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHttpRequest_lower(_ value: HttpRequest) -> RustBuffer {
+    return FfiConverterTypeHttpRequest.lower(value)
 }
 
 
@@ -1874,6 +2719,95 @@ public func FfiConverterTypeRuleInfo_lift(_ buf: RustBuffer) throws -> RuleInfo 
 #endif
 public func FfiConverterTypeRuleInfo_lower(_ value: RuleInfo) -> RustBuffer {
     return FfiConverterTypeRuleInfo.lower(value)
+}
+
+
+/**
+ * One block of an event stream: the fields its lines set.
+ */
+public struct SseEvent: Equatable, Hashable {
+    /**
+     * The last `event` field.
+     */
+    public var event: String?
+    /**
+     * The `data` fields, joined with LF (SEP-1858's `buffer_input` and `input_required` have none).
+     */
+    public var data: String?
+    /**
+     * The last `id` field without NUL.
+     */
+    public var id: String?
+    /**
+     * The last `retry` field made of ASCII digits (milliseconds).
+     */
+    public var retry: UInt64?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The last `event` field.
+         */event: String? = nil, 
+        /**
+         * The `data` fields, joined with LF (SEP-1858's `buffer_input` and `input_required` have none).
+         */data: String? = nil, 
+        /**
+         * The last `id` field without NUL.
+         */id: String? = nil, 
+        /**
+         * The last `retry` field made of ASCII digits (milliseconds).
+         */retry: UInt64? = nil) {
+        self.event = event
+        self.data = data
+        self.id = id
+        self.retry = retry
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension SseEvent: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSseEvent: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SseEvent {
+        return
+            try SseEvent(
+                event: FfiConverterOptionString.read(from: &buf), 
+                data: FfiConverterOptionString.read(from: &buf), 
+                id: FfiConverterOptionString.read(from: &buf), 
+                retry: FfiConverterOptionUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: SseEvent, into buf: inout [UInt8]) {
+        FfiConverterOptionString.write(value.event, into: &buf)
+        FfiConverterOptionString.write(value.data, into: &buf)
+        FfiConverterOptionString.write(value.id, into: &buf)
+        FfiConverterOptionUInt64.write(value.retry, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSseEvent_lift(_ buf: RustBuffer) throws -> SseEvent {
+    return try FfiConverterTypeSseEvent.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSseEvent_lower(_ value: SseEvent) -> RustBuffer {
+    return FfiConverterTypeSseEvent.lower(value)
 }
 
 
@@ -2294,6 +3228,276 @@ public func FfiConverterTypeErrorArea_lift(_ buf: RustBuffer) throws -> ErrorAre
 #endif
 public func FfiConverterTypeErrorArea_lower(_ value: ErrorArea) -> RustBuffer {
     return FfiConverterTypeErrorArea.lower(value)
+}
+
+
+
+/**
+ * What a call tells its host ([`HttpCall::poll_event`]).
+ */
+
+public enum HttpEvent: Equatable, Hashable {
+    
+    /**
+     * A server request (elicitation, sampling, roots, ping): answer it with [`HttpCall::answer`].
+     */
+    case serverRequest(
+        /**
+         * The request (JSON).
+         */messageJson: String
+    )
+    /**
+     * A notification, or a response that is not the call's, to pass on.
+     */
+    case message(
+        /**
+         * The message (JSON).
+         */messageJson: String
+    )
+    /**
+     * The server broke a rule; the call goes on.
+     */
+    case violation(
+        /**
+         * The rule id.
+         */rule: String, 
+        /**
+         * What is wrong, in one sentence.
+         */message: String
+    )
+    /**
+     * The call's JSON-RPC response (a result, an `input_required` result, or an error): the call is over.
+     */
+    case response(
+        /**
+         * The response (JSON).
+         */messageJson: String
+    )
+    /**
+     * The call cannot go on, and why: the last event.
+     */
+    case failed(
+        /**
+         * The rule id.
+         */rule: String, 
+        /**
+         * Why, in one sentence.
+         */message: String
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension HttpEvent: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeHttpEvent: FfiConverterRustBuffer {
+    typealias SwiftType = HttpEvent
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HttpEvent {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .serverRequest(messageJson: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 2: return .message(messageJson: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 3: return .violation(rule: try FfiConverterString.read(from: &buf), message: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 4: return .response(messageJson: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 5: return .failed(rule: try FfiConverterString.read(from: &buf), message: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: HttpEvent, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case let .serverRequest(messageJson):
+            writeInt(&buf, Int32(1))
+            FfiConverterString.write(messageJson, into: &buf)
+            
+        
+        case let .message(messageJson):
+            writeInt(&buf, Int32(2))
+            FfiConverterString.write(messageJson, into: &buf)
+            
+        
+        case let .violation(rule,message):
+            writeInt(&buf, Int32(3))
+            FfiConverterString.write(rule, into: &buf)
+            FfiConverterString.write(message, into: &buf)
+            
+        
+        case let .response(messageJson):
+            writeInt(&buf, Int32(4))
+            FfiConverterString.write(messageJson, into: &buf)
+            
+        
+        case let .failed(rule,message):
+            writeInt(&buf, Int32(5))
+            FfiConverterString.write(rule, into: &buf)
+            FfiConverterString.write(message, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHttpEvent_lift(_ buf: RustBuffer) throws -> HttpEvent {
+    return try FfiConverterTypeHttpEvent.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHttpEvent_lower(_ value: HttpEvent) -> RustBuffer {
+    return FfiConverterTypeHttpEvent.lower(value)
+}
+
+
+
+/**
+ * What an incoming HTTP request asks ([`read_http_request`]).
+ */
+
+public enum Incoming: Equatable, Hashable {
+    
+    /**
+     * A JSON-RPC request: a new call.
+     */
+    case call(
+        /**
+         * The request (JSON).
+         */messageJson: String
+    )
+    /**
+     * Notifications or responses outside any continuation: answer `202 Accepted`.
+     */
+    case messages(
+        /**
+         * Each message (JSON).
+         */messagesJson: [String]
+    )
+    /**
+     * Buffered answers of the continuation `key`.
+     */
+    case answers(
+        /**
+         * The continuation key.
+         */key: String, 
+        /**
+         * The JSON-RPC responses (JSON), in order.
+         */responsesJson: [String]
+    )
+    /**
+     * A GET resuming a stream.
+     */
+    case resume(
+        /**
+         * The continuation key, when the URL or the event id names one.
+         */key: String?, 
+        /**
+         * The `Last-Event-ID` sent.
+         */lastEventId: String?
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension Incoming: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeIncoming: FfiConverterRustBuffer {
+    typealias SwiftType = Incoming
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Incoming {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .call(messageJson: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 2: return .messages(messagesJson: try FfiConverterSequenceString.read(from: &buf)
+        )
+        
+        case 3: return .answers(key: try FfiConverterString.read(from: &buf), responsesJson: try FfiConverterSequenceString.read(from: &buf)
+        )
+        
+        case 4: return .resume(key: try FfiConverterOptionString.read(from: &buf), lastEventId: try FfiConverterOptionString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: Incoming, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case let .call(messageJson):
+            writeInt(&buf, Int32(1))
+            FfiConverterString.write(messageJson, into: &buf)
+            
+        
+        case let .messages(messagesJson):
+            writeInt(&buf, Int32(2))
+            FfiConverterSequenceString.write(messagesJson, into: &buf)
+            
+        
+        case let .answers(key,responsesJson):
+            writeInt(&buf, Int32(3))
+            FfiConverterString.write(key, into: &buf)
+            FfiConverterSequenceString.write(responsesJson, into: &buf)
+            
+        
+        case let .resume(key,lastEventId):
+            writeInt(&buf, Int32(4))
+            FfiConverterOptionString.write(key, into: &buf)
+            FfiConverterOptionString.write(lastEventId, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeIncoming_lift(_ buf: RustBuffer) throws -> Incoming {
+    return try FfiConverterTypeIncoming.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeIncoming_lower(_ value: Incoming) -> RustBuffer {
+    return FfiConverterTypeIncoming.lower(value)
 }
 
 
@@ -3067,6 +4271,54 @@ fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeHttpRequest: FfiConverterRustBuffer {
+    typealias SwiftType = HttpRequest?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeHttpRequest.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeHttpRequest.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeSseEvent: FfiConverterRustBuffer {
+    typealias SwiftType = SseEvent?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeSseEvent.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeSseEvent.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeClientEvent: FfiConverterRustBuffer {
     typealias SwiftType = ClientEvent?
 
@@ -3083,6 +4335,30 @@ fileprivate struct FfiConverterOptionTypeClientEvent: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeClientEvent.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeHttpEvent: FfiConverterRustBuffer {
+    typealias SwiftType = HttpEvent?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeHttpEvent.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeHttpEvent.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -3210,18 +4486,48 @@ fileprivate struct FfiConverterSequenceTypeViolation: FfiConverterRustBuffer {
         return seq
     }
 }
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterDictionaryStringString: FfiConverterRustBuffer {
+    public static func write(_ value: [String: String], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for (key, value) in value {
+            FfiConverterString.write(key, into: &buf)
+            FfiConverterString.write(value, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [String: String] {
+        let len: Int32 = try readInt(&buf)
+        var dict = [String: String]()
+        dict.reserveCapacity(Int(len))
+        for _ in 0..<len {
+            let key = try FfiConverterString.read(from: &buf)
+            let value = try FfiConverterString.read(from: &buf)
+            dict[key] = value
+        }
+        return dict
+    }
+}
 /**
  * Checks a whole conversation: `transcript_json` is an array of entries
- * `{"from": "client"|"server", "message": <JSON-RPC message>, "stream": "post:<id>"|"get"}`.
- * Violations come in transcript order, each (rule, index) once.
+ * `{"from": "client"|"server", "message": <JSON-RPC message>, "stream": "post:<id>"|"get"}`
+ * or HTTP entries `{"from", "at", "http": {"exchange", …}}` (recorded
+ * exchanges), checked under the multi-turn `transport` (`sep-1858`,
+ * `sep-1335`; absent: plain Streamable HTTP). Violations come in transcript
+ * order, each (rule, index) once.
  */
-public func check(transcriptJson: String, `protocol`: String, maxRounds: UInt32)throws  -> [Violation]  {
+public func check(transcriptJson: String, `protocol`: String, maxRounds: UInt32, transport: String? = nil)throws  -> [Violation]  {
     return try  FfiConverterSequenceTypeViolation.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_func_check(
         FfiConverterString.lower(transcriptJson),
         FfiConverterString.lower(`protocol`),
-        FfiConverterUInt32.lower(maxRounds),uniffiCallStatus
+        FfiConverterUInt32.lower(maxRounds),
+        FfiConverterOptionString.lower(transport),uniffiCallStatus
     )
 })
 }
@@ -3430,6 +4736,62 @@ public func paramsDigest(paramsJson: String)throws  -> Data  {
     )
 })
 }
+/**
+ * Reads an incoming HTTP request under `mode`: its method, URL, header
+ * fields and body. A body that is not JSON-RPC raises its rule
+ * (`jsonrpc-parse-error`, `jsonrpc-invalid`, `limit-exceeded`): answer 400.
+ */
+public func readHttpRequest(mode: String, method: String, url: String, headers: [String: String], body: Data, `protocol`: String)throws  -> Incoming  {
+    return try  FfiConverterTypeIncoming_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_read_http_request(
+        FfiConverterString.lower(mode),
+        FfiConverterString.lower(method),
+        FfiConverterString.lower(url),
+        FfiConverterDictionaryStringString.lower(headers),
+        FfiConverterData.lower(body),
+        FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes one block as event-stream text: what a decoder reads back as the
+ * same block (nothing for a block without fields). An `event` or `id` with a
+ * line end, or an `id` with NUL, is `usage-invalid-argument`.
+ */
+public func sseEncode(event: SseEvent)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_sse_encode(
+        FfiConverterTypeSseEvent_lower(event),uniffiCallStatus
+    )
+})
+}
+/**
+ * The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335).
+ */
+public func streamUrl(endpoint: String, key: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_stream_url(
+        FfiConverterString.lower(endpoint),
+        FfiConverterString.lower(key),uniffiCallStatus
+    )
+})
+}
+/**
+ * The JSON-RPC error response (-32602) a client sends back for a server
+ * request that arrived outside any request of its own in flight (SEP-2260),
+ * or none when the message needs no answer.
+ */
+public func unassociatedReply(requestJson: String)throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_unassociated_reply(
+        FfiConverterString.lower(requestJson),uniffiCallStatus
+    )
+})
+}
 
 private enum InitializationResult {
     case ok
@@ -3446,7 +4808,7 @@ private let initializationResult: InitializationResult = {
     if bindings_contract_version != scaffolding_contract_version {
         return InitializationResult.contractVersionMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_check() != 16947) {
+    if (uniffi_mrtr_uniffi_checksum_func_check() != 1714) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_classify() != 65063) {
@@ -3494,7 +4856,22 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_params_digest() != 61209) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mrtr_uniffi_checksum_func_read_http_request() != 8578) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_sse_encode() != 22175) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_stream_url() != 9188) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_unassociated_reply() != 22550) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mrtr_uniffi_checksum_method_checker_handle() != 37868) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_checker_handle_entry() != 60115) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_checker_violations() != 47177) {
@@ -3548,7 +4925,58 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget() != 50971) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_checker_new() != 35393) {
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_answer() != 17858) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body() != 63436) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end() != 28092) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head() != 51578) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout() != 504) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_is_done() != 58166) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event() != 29518) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout() != 17350) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() != 9086) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_serverstream_ask() != 33356) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_serverstream_head() != 9885) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_serverstream_message() != 40523) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_serverstream_retry() != 57493) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_serverstream_take() != 41585) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_ssedecoder_feed() != 47210) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_ssedecoder_finish() != 48022) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_ssedecoder_poll_event() != 7620) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_constructor_checker_new() != 36126) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_client_new() != 54127) {
@@ -3558,6 +4986,15 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_keyring_new() != 1288) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() != 27664) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_constructor_serverstream_new() != 16695) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_constructor_ssedecoder_new() != 11792) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_replayguard_first_use() != 31036) {

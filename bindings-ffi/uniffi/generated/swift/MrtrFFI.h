@@ -271,12 +271,17 @@ void uniffi_mrtr_uniffi_fn_free_checker(uint64_t handle, RustCallStatus *_Nonnul
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_CHECKER_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_CHECKER_NEW
-uint64_t uniffi_mrtr_uniffi_fn_constructor_checker_new(RustBuffer protocol, uint32_t max_rounds, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_mrtr_uniffi_fn_constructor_checker_new(RustBuffer protocol, uint32_t max_rounds, RustBuffer transport, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_CHECKER_HANDLE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_CHECKER_HANDLE
 void uniffi_mrtr_uniffi_fn_method_checker_handle(uint64_t ptr, RustBuffer from, RustBuffer message_json, RustBuffer stream, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_CHECKER_HANDLE_ENTRY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_CHECKER_HANDLE_ENTRY
+void uniffi_mrtr_uniffi_fn_method_checker_handle_entry(uint64_t ptr, RustBuffer entry_json, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_CHECKER_VIOLATIONS
@@ -399,6 +404,136 @@ void uniffi_mrtr_uniffi_fn_method_keyring_set_max_token_bytes(uint64_t ptr, uint
 void uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(uint64_t ptr, uint64_t seals, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_HTTPCALL
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_HTTPCALL
+uint64_t uniffi_mrtr_uniffi_fn_clone_httpcall(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_HTTPCALL
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_HTTPCALL
+void uniffi_mrtr_uniffi_fn_free_httpcall(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_HTTPCALL_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_HTTPCALL_NEW
+uint64_t uniffi_mrtr_uniffi_fn_constructor_httpcall_new(RustBuffer config_json, RustBuffer request_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_ANSWER
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_ANSWER
+void uniffi_mrtr_uniffi_fn_method_httpcall_answer(uint64_t ptr, RustBuffer response_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_BODY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_BODY
+void uniffi_mrtr_uniffi_fn_method_httpcall_handle_body(uint64_t ptr, uint64_t exchange, RustBuffer chunk, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_END
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_END
+void uniffi_mrtr_uniffi_fn_method_httpcall_handle_end(uint64_t ptr, uint64_t exchange, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_HEAD
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_HEAD
+void uniffi_mrtr_uniffi_fn_method_httpcall_handle_head(uint64_t ptr, uint64_t exchange, uint16_t status, RustBuffer headers, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_TIMEOUT
+void uniffi_mrtr_uniffi_fn_method_httpcall_handle_timeout(uint64_t ptr, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_IS_DONE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_IS_DONE
+int8_t uniffi_mrtr_uniffi_fn_method_httpcall_is_done(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_EVENT
+RustBuffer uniffi_mrtr_uniffi_fn_method_httpcall_poll_event(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_TIMEOUT
+RustBuffer uniffi_mrtr_uniffi_fn_method_httpcall_poll_timeout(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_TRANSMIT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_TRANSMIT
+RustBuffer uniffi_mrtr_uniffi_fn_method_httpcall_poll_transmit(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SERVERSTREAM
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SERVERSTREAM
+uint64_t uniffi_mrtr_uniffi_fn_clone_serverstream(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_SERVERSTREAM
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_SERVERSTREAM
+void uniffi_mrtr_uniffi_fn_free_serverstream(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_SERVERSTREAM_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_SERVERSTREAM_NEW
+uint64_t uniffi_mrtr_uniffi_fn_constructor_serverstream_new(RustBuffer mode, RustBuffer key, uint64_t first, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_ASK
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_ASK
+RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_ask(uint64_t ptr, RustBuffer requests_json, uint64_t retry_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_HEAD
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_HEAD
+RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_head(uint64_t ptr, RustBuffer stream_url, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_MESSAGE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_MESSAGE
+RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_message(uint64_t ptr, RustBuffer message_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_RETRY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_RETRY
+RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_retry(uint64_t ptr, uint64_t retry_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_TAKE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_TAKE
+RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_take(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SSEDECODER
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SSEDECODER
+uint64_t uniffi_mrtr_uniffi_fn_clone_ssedecoder(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_SSEDECODER
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_SSEDECODER
+void uniffi_mrtr_uniffi_fn_free_ssedecoder(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_SSEDECODER_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_SSEDECODER_NEW
+uint64_t uniffi_mrtr_uniffi_fn_constructor_ssedecoder_new(RustBuffer max_block_bytes, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SSEDECODER_FEED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SSEDECODER_FEED
+void uniffi_mrtr_uniffi_fn_method_ssedecoder_feed(uint64_t ptr, RustBuffer chunk, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SSEDECODER_FINISH
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SSEDECODER_FINISH
+void uniffi_mrtr_uniffi_fn_method_ssedecoder_finish(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SSEDECODER_POLL_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SSEDECODER_POLL_EVENT
+RustBuffer uniffi_mrtr_uniffi_fn_method_ssedecoder_poll_event(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_INIT_CALLBACK_VTABLE_REPLAYGUARD
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_INIT_CALLBACK_VTABLE_REPLAYGUARD
 void uniffi_mrtr_uniffi_fn_init_callback_vtable_replayguard(const UniffiVTableCallbackInterfaceReplayGuard* _Nonnull vtable
@@ -406,7 +541,7 @@ void uniffi_mrtr_uniffi_fn_init_callback_vtable_replayguard(const UniffiVTableCa
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_CHECK
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_CHECK
-RustBuffer uniffi_mrtr_uniffi_fn_func_check(RustBuffer transcript_json, RustBuffer protocol, uint32_t max_rounds, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_mrtr_uniffi_fn_func_check(RustBuffer transcript_json, RustBuffer protocol, uint32_t max_rounds, RustBuffer transport, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_CLASSIFY
@@ -484,6 +619,26 @@ RustBuffer uniffi_mrtr_uniffi_fn_func_inspect(RustBuffer token, RustCallStatus *
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_PARAMS_DIGEST
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_PARAMS_DIGEST
 RustBuffer uniffi_mrtr_uniffi_fn_func_params_digest(RustBuffer params_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_READ_HTTP_REQUEST
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_READ_HTTP_REQUEST
+RustBuffer uniffi_mrtr_uniffi_fn_func_read_http_request(RustBuffer mode, RustBuffer method, RustBuffer url, RustBuffer headers, RustBuffer body, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_SSE_ENCODE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_SSE_ENCODE
+RustBuffer uniffi_mrtr_uniffi_fn_func_sse_encode(RustBuffer event, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_STREAM_URL
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_STREAM_URL
+RustBuffer uniffi_mrtr_uniffi_fn_func_stream_url(RustBuffer endpoint, RustBuffer key, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_UNASSOCIATED_REPLY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_UNASSOCIATED_REPLY
+RustBuffer uniffi_mrtr_uniffi_fn_func_unassociated_reply(RustBuffer request_json, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_FFI_MRTR_UNIFFI_RUSTBUFFER_ALLOC
@@ -842,9 +997,39 @@ uint16_t uniffi_mrtr_uniffi_checksum_func_params_digest(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_READ_HTTP_REQUEST
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_READ_HTTP_REQUEST
+uint16_t uniffi_mrtr_uniffi_checksum_func_read_http_request(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_SSE_ENCODE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_SSE_ENCODE
+uint16_t uniffi_mrtr_uniffi_checksum_func_sse_encode(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_STREAM_URL
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_STREAM_URL
+uint16_t uniffi_mrtr_uniffi_checksum_func_stream_url(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_UNASSOCIATED_REPLY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_UNASSOCIATED_REPLY
+uint16_t uniffi_mrtr_uniffi_checksum_func_unassociated_reply(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_CHECKER_HANDLE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_CHECKER_HANDLE
 uint16_t uniffi_mrtr_uniffi_checksum_method_checker_handle(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_CHECKER_HANDLE_ENTRY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_CHECKER_HANDLE_ENTRY
+uint16_t uniffi_mrtr_uniffi_checksum_method_checker_handle_entry(void
     
 );
 #endif
@@ -950,6 +1135,108 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_ANSWER
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_ANSWER
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_answer(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_BODY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_BODY
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_END
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_END
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_HEAD
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_HEAD
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_TIMEOUT
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_IS_DONE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_IS_DONE
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_is_done(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_EVENT
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_TIMEOUT
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_TRANSMIT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_TRANSMIT
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_ASK
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_ASK
+uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_ask(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_HEAD
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_HEAD
+uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_head(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_MESSAGE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_MESSAGE
+uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_message(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_RETRY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_RETRY
+uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_retry(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_TAKE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_TAKE
+uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_take(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SSEDECODER_FEED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SSEDECODER_FEED
+uint16_t uniffi_mrtr_uniffi_checksum_method_ssedecoder_feed(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SSEDECODER_FINISH
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SSEDECODER_FINISH
+uint16_t uniffi_mrtr_uniffi_checksum_method_ssedecoder_finish(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SSEDECODER_POLL_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SSEDECODER_POLL_EVENT
+uint16_t uniffi_mrtr_uniffi_checksum_method_ssedecoder_poll_event(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_CHECKER_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_CHECKER_NEW
 uint16_t uniffi_mrtr_uniffi_checksum_constructor_checker_new(void
@@ -971,6 +1258,24 @@ uint16_t uniffi_mrtr_uniffi_checksum_constructor_keyring_derived(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_KEYRING_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_KEYRING_NEW
 uint16_t uniffi_mrtr_uniffi_checksum_constructor_keyring_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_HTTPCALL_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_HTTPCALL_NEW
+uint16_t uniffi_mrtr_uniffi_checksum_constructor_httpcall_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_SERVERSTREAM_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_SERVERSTREAM_NEW
+uint16_t uniffi_mrtr_uniffi_checksum_constructor_serverstream_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_SSEDECODER_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_SSEDECODER_NEW
+uint16_t uniffi_mrtr_uniffi_checksum_constructor_ssedecoder_new(void
     
 );
 #endif

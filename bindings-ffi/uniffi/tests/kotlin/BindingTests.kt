@@ -3,9 +3,11 @@
 // `.detail`), panics, the client machine, the key ring (each attack of
 // security issue #13: no default anonymous subject, no implicit {} params, a
 // test-only nonce seal, replay, deployment labels, the seal budget, rotation
-// under concurrent opens) and the checker. A small harness (no test framework
-// needed offline): prints one line per failing test and a closing "N passed,
-// M failed"; exits non-zero on any failure.
+// under concurrent opens), the checker, and the transports (the event-stream
+// decoder and encoder, the call over HTTP, the server side, HTTP entries under
+// a transport; bytes that are not UTF-8, a 1000-link Link header). A small
+// harness (no test framework needed offline): prints one line per failing
+// test and a closing "N passed, M failed"; exits non-zero on any failure.
 package mrtr.tests
 
 import com.google.gson.JsonParser
@@ -15,8 +17,14 @@ import mrtr.Checker
 import mrtr.Client
 import mrtr.ClientEvent
 import mrtr.ErrorArea
+import mrtr.HttpCall
+import mrtr.HttpEvent
+import mrtr.Incoming
 import mrtr.InternalException
 import mrtr.KeyRing
+import mrtr.ServerStream
+import mrtr.SseDecoder
+import mrtr.SseEvent
 import mrtr.MessageKind
 import mrtr.MrtrException
 import mrtr.Side
@@ -28,21 +36,38 @@ import mrtr.check
 import mrtr.classify
 import mrtr.paramsDigest
 import mrtr.protocols
+import mrtr.readHttpRequest
 import mrtr.respond
 import mrtr.resume
 import mrtr.retry
 import mrtr.rules
+import mrtr.sseEncode
+import mrtr.streamUrl
 import mrtr.taskTransition
 import mrtr.taskUpdate
 import mrtr.conformance.ruleId
 import mrtr.testOnlyError
 import mrtr.testOnlyPanic
+import mrtr.unassociatedReply
 
 const val META = """{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"""
 const val CALL = """{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"location":"NYC"},"_meta":$META}}"""
 const val ASK = """{"login":{"method":"elicitation/create","params":{"message":"GitHub user?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}}"""
 const val ANSWER = """{"login":{"action":"accept","content":{"name":"octocat"}}}"""
 const val P = "2026-07-28"
+const val TOOL_CALL = """{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"deploy","arguments":{}}}"""
+const val CONFIG_1335 = """{"mode":"sep-1335","url":"https://example.com/mcp","protocol":"2025-11-25"}"""
+const val ELICIT = """{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"Env?","requestedSchema":{"type":"object","properties":{}}}}"""
+val HTTP_ENTRIES = listOf(
+    """{"from":"client","http":{"exchange":"e1","method":"POST","url":"https://mcp.example.com/mcp","headers":{"content-type":"application/json"},"body":$TOOL_CALL}}""",
+    """{"from":"server","http":{"exchange":"e1","status":200,"headers":{"content-type":"text/event-stream"},"events":[{"event":"buffer_input","id":"2"},{"id":"3","data":$ELICIT},{"event":"input_required","id":"4"}],"end":true}}""",
+    // The buffered answers without Last-Event-ID: sse-last-event-id-missing at index 2 under sep-1858.
+    """{"from":"client","http":{"exchange":"e2","method":"POST","url":"https://mcp.example.com/mcp","headers":{"content-type":"application/json"},"body":[{"jsonrpc":"2.0","id":"e1","result":{"action":"accept"}}]}}""",
+    """{"from":"server","http":{"exchange":"e2","status":202,"headers":{},"end":true}}""",
+)
+
+/** Every event the call has queued. */
+fun events(call: HttpCall): List<HttpEvent> = generateSequence { call.pollEvent() }.toList()
 
 class Failed(message: String) : Exception(message)
 
@@ -327,6 +352,142 @@ fun main() {
             eq(c.violations().map { it.rule }, listOf("result-type-missing"))
             eq(raises<MrtrException.Protocol> { c.handle(Side.CLIENT, "{", null) }.rule, "jsonrpc-parse-error")
         }
+    }
+    test("sse decoder: chunks in any split, bytes that are not UTF-8, a block over the bound") {
+        SseDecoder().use { d ->
+            for (chunk in listOf(byteArrayOf(*"data: caf".toByteArray(), 0xc3.toByte()), byteArrayOf(0xa9.toByte(), '\r'.code.toByte()), "\n: note\nid: 7\r\n\r\n".toByteArray())) d.feed(chunk)
+            eq(d.pollEvent(), SseEvent(data = "café", id = "7"))
+            eq(d.pollEvent(), null)
+            d.feed(byteArrayOf(*"data: ".toByteArray(), 0xff.toByte(), *"\n\nevent: input_required\nid: 8\n\n".toByteArray()))
+            eq(raises<MrtrException.Protocol> { d.pollEvent() }.rule, "jsonrpc-parse-error")
+            eq(d.pollEvent(), SseEvent(event = "input_required", id = "8"))
+            d.feed("data: lost".toByteArray())
+            d.finish()
+            eq(d.pollEvent(), null)
+        }
+        SseDecoder(16uL).use { d ->
+            d.feed(("data: " + "x".repeat(10_000) + "\n\nretry: 250\n\n").toByteArray())
+            eq(raises<MrtrException.Protocol> { d.pollEvent() }.rule, "limit-exceeded")
+            eq(d.pollEvent(), SseEvent(retry = 250uL))
+        }
+    }
+    test("sse encode: what it writes decodes to the same block") {
+        val event = SseEvent(event = "message", data = "line 1\nline 2", id = "k.1", retry = 100uL)
+        val text = sseEncode(event)
+        check(text.contains("data: line 1\ndata: line 2\n")) { text }
+        SseDecoder().use { d -> d.feed(text.toByteArray()); eq(d.pollEvent(), event) }
+        eq(sseEncode(SseEvent()), "")
+        for (bad in listOf(SseEvent(id = "a\nb"), SseEvent(event = "a\rb"), SseEvent(id = "a\u0000b")))
+            eq(raises<MrtrException.Usage> { sseEncode(bad) }.rule, "usage-invalid-argument")
+    }
+    test("http call: a JSON response, out-of-turn inputs") {
+        HttpCall("""{"mode":"2026-07-28","url":"https://example.com/mcp","headers":{"Authorization":"t"}}""", CALL, 0uL).use { call ->
+            val sent = call.pollTransmit()!!
+            eq(sent.exchange, 1uL); eq(sent.method, "POST"); eq(sent.headers["authorization"], "t")
+            eq(json(sent.bodyJson!!).get("id").asInt, 1)
+            eq(call.pollTransmit(), null); eq(call.pollTimeout(), null)
+            eq(raises<MrtrException.Usage> { call.handleBody(1uL, "{".toByteArray(), 0uL) }.rule, "usage-out-of-turn")
+            eq(raises<MrtrException.Usage> { call.handleHead(9uL, 200u, emptyMap(), 0uL) }.rule, "usage-unknown-handle")
+            call.handleHead(1uL, 200u, mapOf("Content-Type" to "application/json"), 5uL)
+            val result = """{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}""".toByteArray()
+            call.handleBody(1uL, result.copyOfRange(0, 10), 6uL)
+            call.handleBody(1uL, result.copyOfRange(10, result.size), 6uL)
+            eq(call.isDone(), false)
+            call.handleEnd(1uL, 7uL)
+            val event = events(call).single()
+            check(event is HttpEvent.Response && json(event.messageJson).has("result")) { "$event" }
+            eq(call.isDone(), true)
+        }
+    }
+    test("http call: SEP-1335 retry, reconnect, 204, the buffered answer to the stream URL") {
+        HttpCall(CONFIG_1335, TOOL_CALL, 1000uL).use { call ->
+            call.pollTransmit()
+            call.handleHead(1uL, 200u, mapOf("content-type" to "text/event-stream", "link" to "</mcp?stream=abc>; rel=\"stream\""), 1000uL)
+            call.handleBody(1uL, "id: a.1\ndata: $ELICIT\n\nid: a.2\nretry: 1500\n\n".toByteArray(), 1000uL)
+            val asked = events(call).single()
+            check(asked is HttpEvent.ServerRequest && json(asked.messageJson).get("method").asString == "elicitation/create") { "$asked" }
+            call.handleEnd(1uL, 1000uL)
+            eq(call.pollTimeout(), 2500uL)
+            call.answer("""{"jsonrpc":"2.0","id":"e1","result":{"action":"accept"}}""", 1200uL)
+            eq(call.pollTransmit(), null)
+            call.handleTimeout(2500uL)
+            val get = call.pollTransmit()!!
+            eq(get.method, "GET"); eq(get.url, "https://example.com/mcp?stream=abc"); eq(get.headers["last-event-id"], "a.2")
+            call.handleHead(get.exchange, 204u, emptyMap(), 2500uL)
+            call.handleEnd(get.exchange, 2500uL)
+            val post = call.pollTransmit()!!
+            eq(post.method, "POST"); eq(post.url, "https://example.com/mcp?stream=abc")
+            eq(JsonParser.parseString(post.bodyJson!!).asJsonArray.size(), 1)
+        }
+    }
+    test("http call: a 1000-link Link header, a stream that is not UTF-8, bad configurations") {
+        HttpCall(CONFIG_1335, TOOL_CALL, 0uL).use { call ->
+            call.pollTransmit()
+            val links = (0 until 1000).joinToString(", ") { "</l$it>; rel=\"next\"" }
+            call.handleHead(1uL, 200u, mapOf("content-type" to "text/event-stream", "link" to links), 0uL)
+            val failed = events(call).single()
+            check(failed is HttpEvent.Failed && failed.rule == "limit-exceeded") { "$failed" }
+            eq(call.isDone(), true)
+        }
+        HttpCall(CONFIG_1335, TOOL_CALL, 0uL).use { call ->
+            call.pollTransmit()
+            call.handleHead(1uL, 200u, mapOf("content-type" to "text/event-stream"), 0uL)
+            call.handleBody(1uL, byteArrayOf(*"data: ".toByteArray(), 0xc3.toByte(), 0x28, 10, 10), 0uL)
+            val failed = events(call).single()
+            check(failed is HttpEvent.Failed && failed.rule == "jsonrpc-parse-error") { "$failed" }
+        }
+        for ((config, request) in listOf(
+            "{}" to TOOL_CALL,
+            """{"mode":"sep-9999","url":"https://e.com"}""" to TOOL_CALL,
+            """{"mode":"sep-1858","url":"not a url"}""" to TOOL_CALL,
+            CONFIG_1335 to """{"jsonrpc":"2.0","method":"ping"}""",
+            CONFIG_1335 to """{"jsonrpc"""",
+        )) eq(raises<MrtrException.Usage> { HttpCall(config, request, 0uL) }.rule, "usage-invalid-argument")
+        HttpCall(CONFIG_1335, TOOL_CALL, 0uL).use { call ->
+            eq(raises<MrtrException.Usage> { call.answer("""{"jsonrpc":"2.0","id":"e1","result":{}}""", 0uL) }.rule, "usage-out-of-turn")
+        }
+    }
+    test("server side: streams, incoming requests, stream URLs, unassociated requests") {
+        ServerStream("sep-1858", "k1", 1uL).use { stream ->
+            eq(stream.head(null)["content-type"], "text/event-stream")
+            eq(stream.ask("[$ELICIT]", 0uL), "k1.3")
+            eq(raises<MrtrException.Usage> { stream.retry(10uL) }.rule, "usage-out-of-turn")
+            SseDecoder().use { d ->
+                d.feed(stream.take().toByteArray())
+                val blocks = List(3) { d.pollEvent()!! }
+                eq(blocks.map { it.event }, listOf("buffer_input", null, "input_required"))
+                eq(JsonParser.parseString(blocks[1].data), JsonParser.parseString(ELICIT))
+            }
+            eq(stream.take(), "")
+        }
+        val url = streamUrl("https://example.com/mcp", "k1")
+        eq(url, "https://example.com/mcp?stream=k1")
+        ServerStream("sep-1335", "k1", 1uL).use { eq(it.head(url)["link"], "<$url>; rel=\"stream\"") }
+        for ((mode, key) in listOf("sep-1858" to "", "sep-1858" to "a\nb", "sep-9999" to "k"))
+            raises<MrtrException.Usage> { ServerStream(mode, key, 1uL) }
+        val answers = readHttpRequest("sep-1858", "POST", "https://example.com/mcp", mapOf("Last-Event-ID" to "k1.3"),
+            """[{"jsonrpc":"2.0","id":"e1","result":{"action":"accept"}}]""".toByteArray(), "2025-11-25")
+        check(answers is Incoming.Answers && answers.key == "k1" && answers.responsesJson.size == 1) { "$answers" }
+        eq(readHttpRequest("sep-1335", "GET", url, emptyMap(), ByteArray(0), "2025-11-25"), Incoming.Resume("k1", null))
+        val call = readHttpRequest("sep-1335", "POST", "https://example.com/mcp", emptyMap(), TOOL_CALL.toByteArray(), "2025-11-25")
+        check(call is Incoming.Call && json(call.messageJson).get("id").asInt == 7) { "$call" }
+        for (body in listOf(byteArrayOf('['.code.toByte(), '"'.code.toByte(), 0xff.toByte(), '"'.code.toByte(), ']'.code.toByte()), ByteArray(0)))
+            eq(raises<MrtrException.Protocol> { readHttpRequest("sep-1335", "POST", "https://example.com/mcp", emptyMap(), body, "2025-11-25") }.rule, "jsonrpc-parse-error")
+        val reply = json(unassociatedReply("""{"jsonrpc":"2.0","id":5,"method":"roots/list"}""")!!)
+        eq(reply.getAsJsonObject("error").get("code").asInt, -32602)
+        eq(unassociatedReply("""{"jsonrpc":"2.0","id":5,"method":"ping"}"""), null)
+    }
+    test("checker with a transport: HTTP entries") {
+        val transcript = HTTP_ENTRIES.joinToString(",", "[", "]")
+        val whole = check(transcript, "2025-11-25", 10u, "sep-1858").map { it.rule to it.index }
+        check(("sse-last-event-id-missing" to 2uL) in whole) { "$whole" }
+        check(("sse-last-event-id-missing" to 2uL) !in check(transcript, "2025-11-25", 10u).map { it.rule to it.index }) { "plain" }
+        Checker("2025-11-25", 10u, "sep-1858").use { c ->
+            HTTP_ENTRIES.forEach { c.handleEntry(it) }
+            raises<MrtrException.Usage> { c.handleEntry("""{"from":"client","http":[]}""") }
+            eq(c.violations().map { it.rule to it.index }, whole)
+        }
+        raises<MrtrException.Usage> { Checker("2025-11-25", 10u, "sep-9999") }
     }
 
     var failed = 0

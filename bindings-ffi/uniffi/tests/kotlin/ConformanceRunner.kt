@@ -15,9 +15,12 @@ import com.google.gson.JsonParser
 import com.google.gson.JsonPrimitive
 import java.io.File
 import kotlin.system.exitProcess
+import mrtr.HttpCall
+import mrtr.HttpEvent
 import mrtr.KeyRing
 import mrtr.MrtrException
 import mrtr.ReplayGuard
+import mrtr.SseDecoder
 import mrtr.bindingFromJson
 import mrtr.check
 import mrtr.classify
@@ -82,7 +85,7 @@ fun classifyOp(i: JsonObject): JsonElement {
 fun checkOp(i: JsonObject): JsonElement {
     val config = i.obj("config")
     val maxRounds = config.get("maxRounds")?.let { it.long() ?: throw IllegalArgumentException("maxRounds") } ?: 10L
-    val violations = check(i.json("transcript"), config.protocol(), maxRounds.toUInt())
+    val violations = check(i.json("transcript"), config.protocol(), maxRounds.toUInt(), config.text("transport"))
     return obj("violations" to violations.map { obj("rule" to it.rule, "index" to it.index.toLong(), "message" to it.message) })
 }
 
@@ -130,6 +133,97 @@ fun stateOp(i: JsonObject): JsonElement {
     }
 }
 
+/** `sse`: each chunk's UTF-8 bytes fed to a decoder, the stream ended, every block listed (an unreadable one as its rule). */
+fun sseOp(i: JsonObject): JsonElement = SseDecoder().use { decoder ->
+    val chunks = i.get("chunks") as? JsonArray ?: throw IllegalArgumentException("chunks")
+    for (chunk in chunks) decoder.feed(chunk.asString.toByteArray(Charsets.UTF_8))
+    decoder.finish()
+    val events = JsonArray()
+    while (true) {
+        val block = try {
+            decoder.pollEvent() ?: break
+        } catch (e: MrtrException) {
+            events.add(obj("error" to e.ruleId))
+            continue
+        }
+        events.add(JsonObject().apply {
+            block.event?.let { addProperty("event", it) }
+            block.data?.let { addProperty("data", it) }
+            block.id?.let { addProperty("id", it) }
+            block.retry?.let { add("retry", JsonPrimitive(java.math.BigInteger(it.toString()))) }
+        })
+    }
+    obj("events" to events)
+}
+
+/** An `HttpEvent` in the core's JSON shape. */
+fun httpEvent(e: HttpEvent): JsonElement = when (e) {
+    is HttpEvent.ServerRequest -> obj("type" to "serverRequest", "message" to parse(e.messageJson))
+    is HttpEvent.Message -> obj("type" to "message", "message" to parse(e.messageJson))
+    is HttpEvent.Response -> obj("type" to "response", "message" to parse(e.messageJson))
+    is HttpEvent.Violation -> obj("type" to "violation", "rule" to e.rule, "message" to e.message)
+    is HttpEvent.Failed -> obj("type" to "failed", "rule" to e.rule, "message" to e.message)
+}
+
+/** What the call has to say after an input, in the drain order. */
+fun drain(call: HttpCall): JsonArray = JsonArray().apply {
+    while (true) {
+        val r = call.pollTransmit() ?: break
+        val headers = JsonObject().apply { r.headers.forEach { (n, v) -> addProperty(n, v) } }
+        val sent = obj("exchange" to r.exchange.toLong(), "method" to r.method, "url" to r.url, "headers" to headers)
+        r.bodyJson?.let { sent.add("body", parse(it)) }
+        add(obj("send" to sent))
+    }
+    while (true) add(obj("event" to httpEvent(call.pollEvent() ?: break)))
+    call.pollTimeout()?.let { add(obj("timeout" to it.toLong())) }
+}
+
+/** `http-client`: the call driven by the steps; after its creation and after each step, what it sends, its events, its timeout. */
+fun httpClientOp(i: JsonObject): JsonElement {
+    var now = i.get("now").long() ?: 0L
+    val call = try {
+        HttpCall(i.json("config"), i.json("request"), now.toULong())
+    } catch (e: MrtrException) {
+        return obj("outputs" to listOf(JsonArray().apply { add(obj("error" to e.ruleId)) }))
+    }
+    val outputs = JsonArray()
+    call.use {
+        outputs.add(drain(call))
+        for (step in i.get("steps") as? JsonArray ?: throw IllegalArgumentException("steps")) {
+            val s = step as JsonObject
+            s.get("at").long()?.let { now = it }
+            val exchange = { part: JsonObject -> part.get("exchange").long()?.toULong() ?: throw IllegalArgumentException("exchange") }
+            try {
+                when {
+                    s.has("head") -> {
+                        val h = s.obj("head")
+                        val headers = h.obj("headers").entrySet().associate { (n, v) -> n to v.asString }
+                        val status = h.get("status").long()?.toInt()?.toUShort() ?: throw IllegalArgumentException("status")
+                        call.handleHead(exchange(h), status, headers, now.toULong())
+                    }
+                    s.has("body") -> {
+                        val b = s.obj("body")
+                        val bytes = if (b.has("hex")) hex(b.get("hex")) else (b.text("text") ?: throw IllegalArgumentException("text")).toByteArray(Charsets.UTF_8)
+                        call.handleBody(exchange(b), bytes, now.toULong())
+                    }
+                    s.has("end") -> call.handleEnd(exchange(s.obj("end")), now.toULong())
+                    s.has("answer") -> call.answer(s.json("answer"), now.toULong())
+                    s.get("timeout").long() != null -> {
+                        now = s.get("timeout").long()!!
+                        call.handleTimeout(now.toULong())
+                    }
+                    else -> throw IllegalArgumentException("unknown step $s")
+                }
+            } catch (e: MrtrException) {
+                outputs.add(JsonArray().apply { add(obj("error" to e.ruleId)) })
+                continue
+            }
+            outputs.add(drain(call))
+        }
+    }
+    return obj("outputs" to outputs)
+}
+
 /** The outcome of `op` as the corpus writes expectations: a result object or `{"error": rule}`. */
 fun outcome(op: String, i: JsonObject): JsonElement = try {
     when (op) {
@@ -139,6 +233,8 @@ fun outcome(op: String, i: JsonObject): JsonElement = try {
         "resume" -> resumeOp(i)
         "respond" -> respondOp(i)
         "state" -> stateOp(i)
+        "sse" -> sseOp(i)
+        "http-client" -> httpClientOp(i)
         else -> throw IllegalArgumentException("unknown op \"$op\"")
     }
 } catch (e: MrtrException) {

@@ -49,8 +49,85 @@ def classify(i: Dict[str, Any]) -> Dict[str, Any]:
 def check(i: Dict[str, Any]) -> Dict[str, Any]:
     config = i.get("config") or {}
     max_rounds = config.get("maxRounds", 10)
-    violations = m.check(dumps(i.get("transcript")), protocol(config), max_rounds)
+    violations = m.check(dumps(i.get("transcript")), protocol(config), max_rounds, config.get("transport"))
     return {"violations": [{"rule": v.rule, "index": v.index, "message": v.message} for v in violations]}
+
+
+def sse(i: Dict[str, Any]) -> Dict[str, Any]:
+    """Each chunk's UTF-8 bytes fed to a decoder, the stream ended, every block listed (an unreadable one as its rule)."""
+    decoder = m.SseDecoder()
+    for chunk in i["chunks"]:
+        decoder.feed(chunk.encode("utf-8"))
+    decoder.finish()
+    events = []
+    while True:
+        try:
+            block = decoder.poll_event()
+        except m.MrtrError as e:
+            events.append({"error": e.rule})
+            continue
+        if block is None:
+            return {"events": events}
+        events.append({k: v for k, v in (("event", block.event), ("data", block.data), ("id", block.id), ("retry", block.retry)) if v is not None})
+
+
+def http_event(e: Any) -> Dict[str, Any]:
+    """An ``HttpEvent`` in the core's JSON shape."""
+    kinds = {m.HttpEvent.SERVER_REQUEST: "serverRequest", m.HttpEvent.MESSAGE: "message", m.HttpEvent.RESPONSE: "response"}
+    for cls, name in kinds.items():
+        if isinstance(e, cls):
+            return {"type": name, "message": json.loads(e.message_json)}
+    name = "violation" if isinstance(e, m.HttpEvent.VIOLATION) else "failed"
+    return {"type": name, "rule": e.rule, "message": e.message}
+
+
+def drain(call: Any) -> list:
+    """What the call has to say after an input, in the drain order."""
+    out: list = []
+    while (r := call.poll_transmit()) is not None:
+        sent = {"exchange": r.exchange, "method": r.method, "url": r.url, "headers": dict(r.headers)}
+        if r.body_json is not None:
+            sent["body"] = json.loads(r.body_json)
+        out.append({"send": sent})
+    while (e := call.poll_event()) is not None:
+        out.append({"event": http_event(e)})
+    if (t := call.poll_timeout()) is not None:
+        out.append({"timeout": t})
+    return out
+
+
+def http_client(i: Dict[str, Any]) -> Dict[str, Any]:
+    """The call driven by the steps; after its creation and after each step, what it sends, its events, its timeout."""
+    now = number(i.get("now")) or 0
+    try:
+        call = m.HttpCall(dumps(i.get("config")), dumps(i.get("request")), now)
+    except m.MrtrError as e:
+        return {"outputs": [[{"error": e.rule}]]}
+    outputs = [drain(call)]
+    for s in i["steps"]:
+        if number(s.get("at")) is not None:
+            now = s["at"]
+        try:
+            if "head" in s:
+                h = s["head"]
+                call.handle_head(h["exchange"], h["status"], h.get("headers") or {}, now)
+            elif "body" in s:
+                b = s["body"]
+                call.handle_body(b["exchange"], bytes.fromhex(b["hex"]) if "hex" in b else b["text"].encode("utf-8"), now)
+            elif "end" in s:
+                call.handle_end(s["end"]["exchange"], now)
+            elif "answer" in s:
+                call.answer(dumps(s["answer"]), now)
+            elif number(s.get("timeout")) is not None:
+                now = s["timeout"]
+                call.handle_timeout(now)
+            else:
+                raise ValueError(f"unknown step {s!r}")
+        except m.MrtrError as e:
+            outputs.append([{"error": e.rule}])
+            continue
+        outputs.append(drain(call))
+    return {"outputs": outputs}
 
 
 def retry(i: Dict[str, Any]) -> Dict[str, Any]:
@@ -110,6 +187,8 @@ OPS: Dict[str, Callable[[Dict[str, Any]], Dict[str, Any]]] = {
     "resume": resume,
     "respond": respond,
     "state": state,
+    "sse": sse,
+    "http-client": http_client,
 }
 
 

@@ -4,7 +4,10 @@ its area's class, ``.rule``, ``.code``, ``.message``),
 panics, the client machine, the key ring (each attack of security issue
 #13: no default anonymous subject, no implicit ``{}`` params, a test-only
 nonce seal, replay, deployment labels, the seal budget, rotation under
-concurrent opens) and the checker. Standard library
+concurrent opens), the checker, and the transports (the event-stream decoder
+and encoder, the call over HTTP, the server side, checking HTTP entries; bad
+input: chunks that are not UTF-8, a 1000-link Link header, what the generated
+code refuses in place of NULL). Standard library
 ``unittest`` only; run with the generated module and its ``.so`` on
 ``PYTHONPATH`` (``scripts/tests/60-uniffi.sh`` does).
 """
@@ -315,6 +318,205 @@ class Api(unittest.TestCase):
         c.handle(m.Side.CLIENT, CALL, None)
         c.handle(m.Side.SERVER, '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}', "post:1")
         self.assertEqual([v.rule for v in c.violations()], ["result-type-missing"])
+
+
+TOOL_CALL = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "deploy", "arguments": {}}})
+CONFIG_1335 = json.dumps({"mode": "sep-1335", "url": "https://example.com/mcp", "protocol": "2025-11-25"})
+ELICIT = {"jsonrpc": "2.0", "id": "e1", "method": "elicitation/create", "params": {"message": "Env?", "requestedSchema": {"type": "object", "properties": {}}}}
+HTTP_ENTRIES = [
+    {"from": "client", "http": {"exchange": "e1", "method": "POST", "url": "https://mcp.example.com/mcp", "headers": {"content-type": "application/json"}, "body": json.loads(TOOL_CALL)}},
+    {"from": "server", "http": {"exchange": "e1", "status": 200, "headers": {"content-type": "text/event-stream"}, "events": [{"event": "buffer_input", "id": "2"}, {"id": "3", "data": ELICIT}, {"event": "input_required", "id": "4"}], "end": True}},
+    # The buffered answers without Last-Event-ID: sse-last-event-id-missing at index 2 under sep-1858.
+    {"from": "client", "http": {"exchange": "e2", "method": "POST", "url": "https://mcp.example.com/mcp", "headers": {"content-type": "application/json"}, "body": [{"jsonrpc": "2.0", "id": "e1", "result": {"action": "accept"}}]}},
+    {"from": "server", "http": {"exchange": "e2", "status": 202, "headers": {}, "end": True}},
+]
+
+
+def drain_events(call: "m.HttpCall") -> list:
+    events = []
+    while (e := call.poll_event()) is not None:
+        events.append(e)
+    return events
+
+
+class Transports(unittest.TestCase):
+    def test_sse_decoder(self) -> None:
+        d = m.SseDecoder()
+        for chunk in (b"data: caf\xc3", b"\xa9\r", b"\n: note\nid: 7\r\n\r\n"):
+            d.feed(chunk)
+        self.assertEqual(d.poll_event(), m.SseEvent(data="café", id="7"))
+        self.assertIsNone(d.poll_event())
+        # A chunk that is not UTF-8: its block raises the core's rule, and decoding goes on.
+        d.feed(b"data: \xff\xfe\n\nevent: input_required\nid: 8\n\n")
+        with self.assertRaises(m.MrtrError.Protocol) as cm:
+            d.poll_event()
+        self.assertEqual(cm.exception.rule, "jsonrpc-parse-error")
+        self.assertEqual(d.poll_event(), m.SseEvent(event="input_required", id="8"))
+        d.feed(b"data: lost")
+        d.finish()
+        self.assertIsNone(d.poll_event())
+        # A block over the bound: limit-exceeded, never buffered whole.
+        small = m.SseDecoder(16)
+        small.feed(b"data: " + b"x" * 10_000 + b"\n\nretry: 250\n\n")
+        with self.assertRaises(m.MrtrError.Protocol) as cm:
+            small.poll_event()
+        self.assertEqual(cm.exception.rule, "limit-exceeded")
+        self.assertEqual(small.poll_event(), m.SseEvent(retry=250))
+
+    def test_sse_encode(self) -> None:
+        event = m.SseEvent(event="message", data="line 1\nline 2", id="k.1", retry=100)
+        text = m.sse_encode(event)
+        self.assertIn("data: line 1\ndata: line 2\n", text)
+        d = m.SseDecoder()
+        d.feed(text.encode())
+        self.assertEqual(d.poll_event(), event)
+        self.assertEqual(m.sse_encode(m.SseEvent()), "")
+        for bad in (m.SseEvent(id="a\nb"), m.SseEvent(event="a\rb"), m.SseEvent(id="a\0b")):
+            with self.assertRaises(m.MrtrError.Usage) as cm:
+                m.sse_encode(bad)
+            self.assertEqual(cm.exception.rule, "usage-invalid-argument")
+
+    def test_http_call_json_response(self) -> None:
+        call = m.HttpCall(json.dumps({"mode": "2026-07-28", "url": "https://example.com/mcp", "headers": {"Authorization": "t"}}), CALL, 0)
+        sent = call.poll_transmit()
+        self.assertEqual((sent.exchange, sent.method, sent.headers["authorization"]), (1, "POST", "t"))
+        self.assertEqual(json.loads(sent.body_json)["id"], 1)
+        self.assertIsNone(call.poll_transmit())
+        self.assertIsNone(call.poll_timeout())
+        with self.assertRaises(m.MrtrError.Usage) as cm:
+            call.handle_body(1, b"{", 0)
+        self.assertEqual(cm.exception.rule, "usage-out-of-turn")
+        with self.assertRaises(m.MrtrError.Usage) as cm:
+            call.handle_head(9, 200, {}, 0)
+        self.assertEqual(cm.exception.rule, "usage-unknown-handle")
+        call.handle_head(1, 200, {"Content-Type": "application/json"}, 5)
+        result = b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}'
+        call.handle_body(1, result[:10], 6)
+        call.handle_body(1, result[10:], 6)
+        self.assertFalse(call.is_done())
+        call.handle_end(1, 7)
+        [event] = drain_events(call)
+        self.assertIsInstance(event, m.HttpEvent.RESPONSE)
+        self.assertEqual(json.loads(event.message_json)["result"]["content"], [])
+        self.assertTrue(call.is_done())
+
+    def test_http_call_sep_1335(self) -> None:
+        call = m.HttpCall(CONFIG_1335, TOOL_CALL, 1000)
+        call.poll_transmit()
+        call.handle_head(1, 200, {"content-type": "text/event-stream", "link": '</mcp?stream=abc>; rel="stream"'}, 1000)
+        call.handle_body(1, b"id: a.1\ndata: " + json.dumps(ELICIT).encode() + b"\n\nid: a.2\nretry: 1500\n\n", 1000)
+        [event] = drain_events(call)
+        self.assertIsInstance(event, m.HttpEvent.SERVER_REQUEST)
+        self.assertEqual(json.loads(event.message_json)["method"], "elicitation/create")
+        call.handle_end(1, 1000)
+        self.assertEqual(call.poll_timeout(), 2500)
+        call.answer('{"jsonrpc":"2.0","id":"e1","result":{"action":"accept"}}', 1200)
+        self.assertIsNone(call.poll_transmit())  # kept until the stream says 204
+        call.handle_timeout(2500)
+        get = call.poll_transmit()
+        self.assertEqual((get.method, get.url, get.headers["last-event-id"]), ("GET", "https://example.com/mcp?stream=abc", "a.2"))
+        call.handle_head(get.exchange, 204, {}, 2500)
+        call.handle_end(get.exchange, 2500)
+        post = call.poll_transmit()
+        self.assertEqual((post.method, post.url), ("POST", "https://example.com/mcp?stream=abc"))
+        self.assertEqual(len(json.loads(post.body_json)), 1)
+
+    def test_http_call_bad_input(self) -> None:
+        # A 1000-link Link header: past the call's bounds, the call fails with limit-exceeded.
+        call = m.HttpCall(CONFIG_1335, TOOL_CALL, 0)
+        call.poll_transmit()
+        links = ", ".join(f'</l{i}>; rel="next"' for i in range(1000))
+        call.handle_head(1, 200, {"content-type": "text/event-stream", "link": links}, 0)
+        [event] = drain_events(call)
+        self.assertIsInstance(event, m.HttpEvent.FAILED)
+        self.assertEqual(event.rule, "limit-exceeded")
+        self.assertTrue(call.is_done())
+        # An event stream that is not UTF-8.
+        call = m.HttpCall(CONFIG_1335, TOOL_CALL, 0)
+        call.poll_transmit()
+        call.handle_head(1, 200, {"content-type": "text/event-stream"}, 0)
+        call.handle_body(1, b"data: \xc3\x28\n\n", 0)
+        [event] = drain_events(call)
+        self.assertEqual((type(event), event.rule), (m.HttpEvent.FAILED, "jsonrpc-parse-error"))
+        # Bad configurations and requests; answers to nothing asked.
+        for config, request in (
+            ("{}", TOOL_CALL),
+            ('{"mode":"sep-9999","url":"https://e.com"}', TOOL_CALL),
+            ('{"mode":"sep-1858","url":"not a url"}', TOOL_CALL),
+            ('{"mode":"sep-1858","url":"https://e.com","maxLinks":-1}', TOOL_CALL),
+            (CONFIG_1335, '{"jsonrpc":"2.0","method":"ping"}'),
+            (CONFIG_1335, '{"jsonrpc"'),
+        ):
+            with self.assertRaises(m.MrtrError.Usage):
+                m.HttpCall(config, request, 0)
+        with self.assertRaises(m.MrtrError.Usage) as cm:
+            m.HttpCall(CONFIG_1335, TOOL_CALL, 0).answer('{"jsonrpc":"2.0","id":"e1","result":{}}', 0)
+        self.assertEqual(cm.exception.rule, "usage-out-of-turn")
+        # What UniFFI's generated code refuses before the call (Python has no NULL pointer).
+        for bad, error in (
+            (lambda: m.HttpCall(None, TOOL_CALL, 0), TypeError),
+            (lambda: m.HttpCall(CONFIG_1335, TOOL_CALL, -1), ValueError),
+            (lambda: m.SseDecoder().feed("text"), TypeError),
+            (lambda: call.handle_head(1, 70000, {}, 0), ValueError),
+            (lambda: call.handle_head(1, 200, {"a": None}, 0), TypeError),
+        ):
+            with self.assertRaises(error):
+                bad()
+
+    def test_server_side(self) -> None:
+        stream = m.ServerStream("sep-1858", "k1", 1)
+        self.assertEqual(stream.head(None)["content-type"], "text/event-stream")
+        self.assertEqual(stream.ask(json.dumps([ELICIT]), 0), "k1.3")  # buffer_input, the request, input_required
+        with self.assertRaises(m.MrtrError.Usage) as cm:
+            stream.retry(10)
+        self.assertEqual(cm.exception.rule, "usage-out-of-turn")
+        d = m.SseDecoder()
+        d.feed(stream.take().encode())
+        blocks = [d.poll_event() for _ in range(3)]
+        self.assertEqual([b.event for b in blocks], ["buffer_input", None, "input_required"])
+        self.assertEqual(json.loads(blocks[1].data), ELICIT)
+        self.assertEqual(stream.take(), "")
+        url = m.stream_url("https://example.com/mcp", "k1")
+        self.assertEqual(url, "https://example.com/mcp?stream=k1")
+        s1335 = m.ServerStream("sep-1335", "k1", 1)
+        self.assertEqual(s1335.head(url)["link"], f'<{url}>; rel="stream"')
+        with self.assertRaises(m.MrtrError.Usage):
+            m.ServerStream("2026-07-28", "k1", 1).ask(json.dumps([ELICIT]), 0)
+        for mode, key in (("sep-1858", ""), ("sep-1858", "a\nb"), ("sep-9999", "k")):
+            with self.assertRaises(m.MrtrError.Usage):
+                m.ServerStream(mode, key, 1)
+        # Incoming requests.
+        answers = m.read_http_request("sep-1858", "POST", "https://example.com/mcp", {"Last-Event-ID": "k1.3"}, b'[{"jsonrpc":"2.0","id":"e1","result":{"action":"accept"}}]', "2025-11-25")
+        self.assertIsInstance(answers, m.Incoming.ANSWERS)
+        self.assertEqual((answers.key, [json.loads(r)["id"] for r in answers.responses_json]), ("k1", ["e1"]))
+        resume = m.read_http_request("sep-1335", "GET", url, {}, b"", "2025-11-25")
+        self.assertEqual((type(resume), resume.key, resume.last_event_id), (m.Incoming.RESUME, "k1", None))
+        call = m.read_http_request("sep-1335", "POST", "https://example.com/mcp", {}, TOOL_CALL.encode(), "2025-11-25")
+        self.assertEqual(json.loads(call.message_json)["id"], 7)
+        for body in (b'["\xff"]', b""):
+            with self.assertRaises(m.MrtrError.Protocol) as cm:
+                m.read_http_request("sep-1335", "POST", "https://example.com/mcp", {}, body, "2025-11-25")
+            self.assertEqual(cm.exception.rule, "jsonrpc-parse-error")
+        # A server request outside any call.
+        reply = json.loads(m.unassociated_reply('{"jsonrpc":"2.0","id":5,"method":"roots/list"}'))
+        self.assertEqual((reply["id"], reply["error"]["code"]), (5, -32602))
+        self.assertIsNone(m.unassociated_reply('{"jsonrpc":"2.0","id":5,"method":"ping"}'))
+
+    def test_checker_with_transport(self) -> None:
+        transcript = json.dumps(HTTP_ENTRIES)
+        found = [(v.rule, v.index) for v in m.check(transcript, "2025-11-25", 10, "sep-1858")]
+        self.assertIn(("sse-last-event-id-missing", 2), found)
+        self.assertNotIn(("sse-last-event-id-missing", 2), [(v.rule, v.index) for v in m.check(transcript, "2025-11-25", 10)])
+        c = m.Checker("2025-11-25", 10, "sep-1858")
+        for entry in HTTP_ENTRIES:
+            c.handle_entry(json.dumps(entry))
+        with self.assertRaises(m.MrtrError.Usage):
+            c.handle_entry('{"from":"client","http":[]}')
+        self.assertEqual([(v.rule, v.index) for v in c.violations()], [(v.rule, v.index) for v in m.check(transcript, "2025-11-25", 10, "sep-1858")])
+        with self.assertRaises(m.MrtrError.Usage):
+            m.Checker("2025-11-25", 10, "sep-9999")
+        with self.assertRaises(m.MrtrError.Protocol):
+            m.check("[]", "1999-01-01", 10, "sep-1858")
 
 
 def main() -> int:

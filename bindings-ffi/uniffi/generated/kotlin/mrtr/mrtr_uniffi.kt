@@ -729,7 +729,17 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_params_digest(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_read_http_request(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_sse_encode(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_stream_url(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_unassociated_reply(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_checker_handle(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_checker_handle_entry(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_checker_violations(
     ): Int
@@ -765,6 +775,40 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_answer(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_is_done(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_serverstream_ask(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_serverstream_head(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_serverstream_message(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_serverstream_retry(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_serverstream_take(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_ssedecoder_feed(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_ssedecoder_finish(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_ssedecoder_poll_event(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_checker_new(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_client_new(
@@ -772,6 +816,12 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mrtr_uniffi_checksum_constructor_keyring_derived(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_keyring_new(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_constructor_httpcall_new(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_constructor_serverstream_new(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_constructor_ssedecoder_new(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_replayguard_first_use(
     ): Int
@@ -800,9 +850,11 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mrtr_uniffi_fn_free_checker(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
-    external fun uniffi_mrtr_uniffi_fn_constructor_checker_new(`protocol`: RustBuffer.ByValue,`maxRounds`: Int,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_constructor_checker_new(`protocol`: RustBuffer.ByValue,`maxRounds`: Int,`transport`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mrtr_uniffi_fn_method_checker_handle(`ptr`: Long,`from`: RustBuffer.ByValue,`messageJson`: RustBuffer.ByValue,`stream`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_checker_handle_entry(`ptr`: Long,`entryJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_checker_violations(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -852,9 +904,61 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(`ptr`: Long,`seals`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
+    external fun uniffi_mrtr_uniffi_fn_clone_httpcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_free_httpcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_constructor_httpcall_new(`configJson`: RustBuffer.ByValue,`requestJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_answer(`ptr`: Long,`responseJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_body(`ptr`: Long,`exchange`: Long,`chunk`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_end(`ptr`: Long,`exchange`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_head(`ptr`: Long,`exchange`: Long,`status`: Short,`headers`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_timeout(`ptr`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_is_done(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_poll_event(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_poll_timeout(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_poll_transmit(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_clone_serverstream(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_free_serverstream(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_constructor_serverstream_new(`mode`: RustBuffer.ByValue,`key`: RustBuffer.ByValue,`first`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_method_serverstream_ask(`ptr`: Long,`requestsJson`: RustBuffer.ByValue,`retryMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_serverstream_head(`ptr`: Long,`streamUrl`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_serverstream_message(`ptr`: Long,`messageJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_serverstream_retry(`ptr`: Long,`retryMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_serverstream_take(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_clone_ssedecoder(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_free_ssedecoder(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_constructor_ssedecoder_new(`maxBlockBytes`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_method_ssedecoder_feed(`ptr`: Long,`chunk`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_ssedecoder_finish(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_ssedecoder_poll_event(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_init_callback_vtable_replayguard(`vtable`: UniffiVTableCallbackInterfaceReplayGuard,
     ): Unit
-    external fun uniffi_mrtr_uniffi_fn_func_check(`transcriptJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,`maxRounds`: Int,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_func_check(`transcriptJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,`maxRounds`: Int,`transport`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_classify(`message`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -885,6 +989,14 @@ internal object UniffiLib {
     external fun uniffi_mrtr_uniffi_fn_func_inspect(`token`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_params_digest(`paramsJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_read_http_request(`mode`: RustBuffer.ByValue,`method`: RustBuffer.ByValue,`url`: RustBuffer.ByValue,`headers`: RustBuffer.ByValue,`body`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_sse_encode(`event`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_stream_url(`endpoint`: RustBuffer.ByValue,`key`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_unassociated_reply(`requestJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun ffi_mrtr_uniffi_rustbuffer_alloc(`size`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -1005,7 +1117,7 @@ private fun uniffiCheckContractApiVersion(lib: IntegrityCheckingUniffiLib) {
 }
 @Suppress("UNUSED_PARAMETER")
 private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_check() and 0xFFFF) != 16947) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_check() and 0xFFFF) != 1714) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_classify() and 0xFFFF) != 65063) {
@@ -1053,7 +1165,22 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_params_digest() and 0xFFFF) != 61209) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_read_http_request() and 0xFFFF) != 8578) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_sse_encode() and 0xFFFF) != 22175) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_stream_url() and 0xFFFF) != 9188) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_unassociated_reply() and 0xFFFF) != 22550) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_checker_handle() and 0xFFFF) != 37868) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_checker_handle_entry() and 0xFFFF) != 60115) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_checker_violations() and 0xFFFF) != 47177) {
@@ -1107,7 +1234,58 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget() and 0xFFFF) != 50971) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_checker_new() and 0xFFFF) != 35393) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_answer() and 0xFFFF) != 17858) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body() and 0xFFFF) != 63436) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end() and 0xFFFF) != 28092) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head() and 0xFFFF) != 51578) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout() and 0xFFFF) != 504) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_is_done() and 0xFFFF) != 58166) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event() and 0xFFFF) != 29518) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout() and 0xFFFF) != 17350) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() and 0xFFFF) != 9086) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_ask() and 0xFFFF) != 33356) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_head() and 0xFFFF) != 9885) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_message() and 0xFFFF) != 40523) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_retry() and 0xFFFF) != 57493) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_take() and 0xFFFF) != 41585) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_ssedecoder_feed() and 0xFFFF) != 47210) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_ssedecoder_finish() and 0xFFFF) != 48022) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_ssedecoder_poll_event() and 0xFFFF) != 7620) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_checker_new() and 0xFFFF) != 36126) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_client_new() and 0xFFFF) != 54127) {
@@ -1117,6 +1295,15 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_new() and 0xFFFF) != 1288) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() and 0xFFFF) != 27664) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_serverstream_new() and 0xFFFF) != 16695) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_ssedecoder_new() and 0xFFFF) != 11792) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_replayguard_first_use() and 0xFFFF) != 31036) {
@@ -1629,7 +1816,8 @@ public object FfiConverterByteArray: FfiConverterRustBuffer<ByteArray> {
 
 
 /**
- * The conversation checker, fed one message at a time.
+ * The conversation checker, fed one entry at a time: a message, or a
+ * recorded HTTP exchange's part.
  */
 public interface CheckerInterface {
     
@@ -1641,6 +1829,13 @@ public interface CheckerInterface {
     fun `handle`(`from`: Side, `messageJson`: kotlin.String, `stream`: kotlin.String?)
     
     /**
+     * Feeds the next entry as `check` reads one (JSON text): a message entry
+     * `{"from", "message", "stream"}` or an HTTP entry `{"from", "at",
+     * "http": {…}}`. An entry of neither shape is refused and not counted.
+     */
+    fun `handleEntry`(`entryJson`: kotlin.String)
+    
+    /**
      * The violations so far, in conversation order.
      */
     fun `violations`(): List<Violation>
@@ -1649,7 +1844,8 @@ public interface CheckerInterface {
 }
 
 /**
- * The conversation checker, fed one message at a time.
+ * The conversation checker, fed one entry at a time: a message, or a
+ * recorded HTTP exchange's part.
  */
 open class Checker: Disposable, AutoCloseable, CheckerInterface
 {
@@ -1676,16 +1872,19 @@ open class Checker: Disposable, AutoCloseable, CheckerInterface
         this.cleanable = null
     }
     /**
-     * A checker for `protocol` allowing `max_rounds` retries per request (default 10).
+     * A checker for `protocol` allowing `max_rounds` retries per request
+     * (default 10), under the multi-turn `transport` (`sep-1858`,
+     * `sep-1335`; absent: plain Streamable HTTP).
      */
-    constructor(`protocol`: kotlin.String, `maxRounds`: kotlin.UInt) :
+    constructor(`protocol`: kotlin.String, `maxRounds`: kotlin.UInt, `transport`: kotlin.String? = null) :
         this(UniffiWithHandle, 
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_constructor_checker_new(
     
         
         FfiConverterString.lower(`protocol`),
-        FfiConverterUInt.lower(`maxRounds`),_status)
+        FfiConverterUInt.lower(`maxRounds`),
+        FfiConverterOptionalString.lower(`transport`),_status)
 }
     )
 
@@ -1781,6 +1980,25 @@ open class Checker: Disposable, AutoCloseable, CheckerInterface
         FfiConverterTypeSide.lower(`from`),
         FfiConverterString.lower(`messageJson`),
         FfiConverterOptionalString.lower(`stream`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Feeds the next entry as `check` reads one (JSON text): a message entry
+     * `{"from", "message", "stream"}` or an HTTP entry `{"from", "at",
+     * "http": {…}}`. An entry of neither shape is refused and not counted.
+     */
+    @Throws(MrtrException::class)override fun `handleEntry`(`entryJson`: kotlin.String)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_checker_handle_entry(
+        it,
+        
+        FfiConverterString.lower(`entryJson`),_status)
 }
     }
     
@@ -2346,6 +2564,489 @@ public object FfiConverterTypeClient: FfiConverter<Client, Long> {
 
 
 /**
+ * The client machine of one JSON-RPC call over HTTP (sans-IO): the host's
+ * HTTP stack sends what [`poll_transmit`](HttpCall::poll_transmit) asks and
+ * hands back each response's head, body bytes and end. After creating it and
+ * after every input, drain `poll_transmit`, then `poll_event`, then read
+ * `poll_timeout`.
+ */
+public interface HttpCallInterface {
+    
+    /**
+     * The host's JSON-RPC response to a server request the call reported.
+     */
+    fun `answer`(`responseJson`: kotlin.String, `nowMs`: kotlin.ULong)
+    
+    /**
+     * Bytes of the body of the response to `exchange`, in any chunking.
+     */
+    fun `handleBody`(`exchange`: kotlin.ULong, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.ULong)
+    
+    /**
+     * The response to `exchange` ended (closed by the server, or cut).
+     */
+    fun `handleEnd`(`exchange`: kotlin.ULong, `nowMs`: kotlin.ULong)
+    
+    /**
+     * The status and header fields of the response to `exchange`. A second
+     * head is `usage-out-of-turn`, an exchange the call does not know (or
+     * that ended) `usage-unknown-handle`.
+     */
+    fun `handleHead`(`exchange`: kotlin.ULong, `status`: kotlin.UShort, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.ULong)
+    
+    /**
+     * The time [`poll_timeout`](HttpCall::poll_timeout) named came.
+     */
+    fun `handleTimeout`(`nowMs`: kotlin.ULong)
+    
+    /**
+     * Whether the call is over (its `Response` or `Failed` event was queued).
+     */
+    fun `isDone`(): kotlin.Boolean
+    
+    /**
+     * The next event for the host, if any.
+     */
+    fun `pollEvent`(): HttpEvent?
+    
+    /**
+     * When to call [`handle_timeout`](HttpCall::handle_timeout) (the host's
+     * milliseconds), if anything waits.
+     */
+    fun `pollTimeout`(): kotlin.ULong?
+    
+    /**
+     * The next HTTP request to send, if any.
+     */
+    fun `pollTransmit`(): HttpRequest?
+    
+    companion object
+}
+
+/**
+ * The client machine of one JSON-RPC call over HTTP (sans-IO): the host's
+ * HTTP stack sends what [`poll_transmit`](HttpCall::poll_transmit) asks and
+ * hands back each response's head, body bytes and end. After creating it and
+ * after every input, drain `poll_transmit`, then `poll_event`, then read
+ * `poll_timeout`.
+ */
+open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * Starts the call of `request_json` (a JSON-RPC request with an id) at
+     * `now_ms` under `config_json`: `{"mode", "url", "headers": {…},
+     * "protocol", "limits": {…}, "maxEvents", "maxLinks", "maxLinkBytes",
+     * "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and `url`
+     * required; a bad one is `usage-invalid-argument`).
+     */
+    constructor(`configJson`: kotlin.String, `requestJson`: kotlin.String, `nowMs`: kotlin.ULong) :
+        this(UniffiWithHandle, 
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_constructor_httpcall_new(
+    
+        
+        FfiConverterString.lower(`configJson`),
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mrtr_uniffi_fn_free_httpcall(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mrtr_uniffi_fn_clone_httpcall(handle, status)
+        }
+    }
+
+    
+    /**
+     * The host's JSON-RPC response to a server request the call reported.
+     */
+    @Throws(MrtrException::class)override fun `answer`(`responseJson`: kotlin.String, `nowMs`: kotlin.ULong)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_answer(
+        it,
+        
+        FfiConverterString.lower(`responseJson`),
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Bytes of the body of the response to `exchange`, in any chunking.
+     */
+    @Throws(MrtrException::class)override fun `handleBody`(`exchange`: kotlin.ULong, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.ULong)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_handle_body(
+        it,
+        
+        FfiConverterULong.lower(`exchange`),
+        FfiConverterByteArray.lower(`chunk`),
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * The response to `exchange` ended (closed by the server, or cut).
+     */
+    @Throws(MrtrException::class)override fun `handleEnd`(`exchange`: kotlin.ULong, `nowMs`: kotlin.ULong)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_handle_end(
+        it,
+        
+        FfiConverterULong.lower(`exchange`),
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * The status and header fields of the response to `exchange`. A second
+     * head is `usage-out-of-turn`, an exchange the call does not know (or
+     * that ended) `usage-unknown-handle`.
+     */
+    @Throws(MrtrException::class)override fun `handleHead`(`exchange`: kotlin.ULong, `status`: kotlin.UShort, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.ULong)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_handle_head(
+        it,
+        
+        FfiConverterULong.lower(`exchange`),
+        FfiConverterUShort.lower(`status`),
+        FfiConverterMapStringString.lower(`headers`),
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * The time [`poll_timeout`](HttpCall::poll_timeout) named came.
+     */
+    @Throws(MrtrException::class)override fun `handleTimeout`(`nowMs`: kotlin.ULong)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_handle_timeout(
+        it,
+        
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Whether the call is over (its `Response` or `Failed` event was queued).
+     */
+    @Throws(MrtrException::class)override fun `isDone`(): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_is_done(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The next event for the host, if any.
+     */
+    @Throws(MrtrException::class)override fun `pollEvent`(): HttpEvent? {
+            return FfiConverterOptionalTypeHttpEvent.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_poll_event(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * When to call [`handle_timeout`](HttpCall::handle_timeout) (the host's
+     * milliseconds), if anything waits.
+     */
+    @Throws(MrtrException::class)override fun `pollTimeout`(): kotlin.ULong? {
+            return FfiConverterOptionalULong.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_poll_timeout(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The next HTTP request to send, if any.
+     */
+    @Throws(MrtrException::class)override fun `pollTransmit`(): HttpRequest? {
+            return FfiConverterOptionalTypeHttpRequest.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_poll_transmit(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeHttpCall: FfiConverter<HttpCall, Long> {
+    override fun lower(value: HttpCall): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): HttpCall {
+        return HttpCall(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): HttpCall {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: HttpCall) = 8UL
+
+    override fun write(value: HttpCall, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
  * Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305, the algorithm for
  * a fleet): seals with the current key and opens with any it holds, so
  * rotation never breaks a round in flight. Key material stays in Rust and is
@@ -2793,6 +3494,730 @@ public object FfiConverterTypeKeyRing: FfiConverter<KeyRing, Long> {
 }
 
 
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * A server's response stream for one continuation: the mode's event
+ * sequence as event-stream text, event ids `<key>.<n>`.
+ */
+public interface ServerStreamInterface {
+    
+    /**
+     * Writes the mode's sequence asking for `requests_json` (a JSON array of
+     * requests): `sep-1858` wraps them in `buffer_input` … `input_required`,
+     * `sep-1335` follows them with `retry: retry_ms`; returns the last id.
+     */
+    fun `ask`(`requestsJson`: kotlin.String, `retryMs`: kotlin.ULong): kotlin.String
+    
+    /**
+     * The header fields of the response head (200): the content type, and
+     * under `sep-1335` the `link` to `stream_url`.
+     */
+    fun `head`(`streamUrl`: kotlin.String?): Map<kotlin.String, kotlin.String>
+    
+    /**
+     * Writes the JSON-RPC message `message_json` as an event; returns its id.
+     */
+    fun `message`(`messageJson`: kotlin.String): kotlin.String
+    
+    /**
+     * Writes a `retry` block; returns its id.
+     */
+    fun `retry`(`retryMs`: kotlin.ULong): kotlin.String
+    
+    /**
+     * The text written since the last take, for the response body.
+     */
+    fun `take`(): kotlin.String
+    
+    companion object
+}
+
+/**
+ * A server's response stream for one continuation: the mode's event
+ * sequence as event-stream text, event ids `<key>.<n>`.
+ */
+open class ServerStream: Disposable, AutoCloseable, ServerStreamInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * A stream of `mode` for the continuation `key` (the host's name for the
+     * call's state in its store), numbering events from `first`.
+     */
+    constructor(`mode`: kotlin.String, `key`: kotlin.String, `first`: kotlin.ULong) :
+        this(UniffiWithHandle, 
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_constructor_serverstream_new(
+    
+        
+        FfiConverterString.lower(`mode`),
+        FfiConverterString.lower(`key`),
+        FfiConverterULong.lower(`first`),_status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mrtr_uniffi_fn_free_serverstream(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mrtr_uniffi_fn_clone_serverstream(handle, status)
+        }
+    }
+
+    
+    /**
+     * Writes the mode's sequence asking for `requests_json` (a JSON array of
+     * requests): `sep-1858` wraps them in `buffer_input` … `input_required`,
+     * `sep-1335` follows them with `retry: retry_ms`; returns the last id.
+     */
+    @Throws(MrtrException::class)override fun `ask`(`requestsJson`: kotlin.String, `retryMs`: kotlin.ULong): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_serverstream_ask(
+        it,
+        
+        FfiConverterString.lower(`requestsJson`),
+        FfiConverterULong.lower(`retryMs`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The header fields of the response head (200): the content type, and
+     * under `sep-1335` the `link` to `stream_url`.
+     */
+    @Throws(MrtrException::class)override fun `head`(`streamUrl`: kotlin.String?): Map<kotlin.String, kotlin.String> {
+            return FfiConverterMapStringString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_serverstream_head(
+        it,
+        
+        FfiConverterOptionalString.lower(`streamUrl`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Writes the JSON-RPC message `message_json` as an event; returns its id.
+     */
+    @Throws(MrtrException::class)override fun `message`(`messageJson`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_serverstream_message(
+        it,
+        
+        FfiConverterString.lower(`messageJson`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Writes a `retry` block; returns its id.
+     */
+    @Throws(MrtrException::class)override fun `retry`(`retryMs`: kotlin.ULong): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_serverstream_retry(
+        it,
+        
+        FfiConverterULong.lower(`retryMs`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The text written since the last take, for the response body.
+     */
+    @Throws(MrtrException::class)override fun `take`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_serverstream_take(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeServerStream: FfiConverter<ServerStream, Long> {
+    override fun lower(value: ServerStream): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): ServerStream {
+        return ServerStream(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): ServerStream {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: ServerStream) = 8UL
+
+    override fun write(value: ServerStream, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * The incremental event-stream (`text/event-stream`) decoder: [`feed`](SseDecoder::feed)
+ * bytes in any chunking, [`finish`](SseDecoder::finish) at the end of the
+ * stream, and take the blocks with [`poll_event`](SseDecoder::poll_event).
+ */
+public interface SseDecoderInterface {
+    
+    /**
+     * Decodes the next bytes of the stream. Bytes that are not UTF-8 are not
+     * refused here: [`poll_event`](SseDecoder::poll_event) raises for the
+     * block holding them.
+     */
+    fun `feed`(`chunk`: kotlin.ByteArray)
+    
+    /**
+     * Ends the stream: a block not ended by a blank line is discarded.
+     * Blocks already decoded stay to be polled.
+     */
+    fun `finish`()
+    
+    /**
+     * The next decoded block, or none when none is ready. A block the
+     * decoder could not read raises its rule (`jsonrpc-parse-error`: a line
+     * that is not UTF-8; `limit-exceeded`: a block over the bound); decoding
+     * went on after it, so keep polling.
+     */
+    fun `pollEvent`(): SseEvent?
+    
+    companion object
+}
+
+/**
+ * The incremental event-stream (`text/event-stream`) decoder: [`feed`](SseDecoder::feed)
+ * bytes in any chunking, [`finish`](SseDecoder::finish) at the end of the
+ * stream, and take the blocks with [`poll_event`](SseDecoder::poll_event).
+ */
+open class SseDecoder: Disposable, AutoCloseable, SseDecoderInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * A decoder bounding each block by `max_block_bytes` (line bytes; absent:
+     * the core's 16 MiB bound of a message).
+     */
+    constructor(`maxBlockBytes`: kotlin.ULong? = null) :
+        this(UniffiWithHandle, 
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_constructor_ssedecoder_new(
+    
+        
+        FfiConverterOptionalULong.lower(`maxBlockBytes`),_status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mrtr_uniffi_fn_free_ssedecoder(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mrtr_uniffi_fn_clone_ssedecoder(handle, status)
+        }
+    }
+
+    
+    /**
+     * Decodes the next bytes of the stream. Bytes that are not UTF-8 are not
+     * refused here: [`poll_event`](SseDecoder::poll_event) raises for the
+     * block holding them.
+     */
+    @Throws(MrtrException::class)override fun `feed`(`chunk`: kotlin.ByteArray)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_ssedecoder_feed(
+        it,
+        
+        FfiConverterByteArray.lower(`chunk`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Ends the stream: a block not ended by a blank line is discarded.
+     * Blocks already decoded stay to be polled.
+     */
+    @Throws(MrtrException::class)override fun `finish`()
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_ssedecoder_finish(
+        it,
+        _status)
+}
+    }
+    
+    
+
+    
+    /**
+     * The next decoded block, or none when none is ready. A block the
+     * decoder could not read raises its rule (`jsonrpc-parse-error`: a line
+     * that is not UTF-8; `limit-exceeded`: a block over the bound); decoding
+     * went on after it, so keep polling.
+     */
+    @Throws(MrtrException::class)override fun `pollEvent`(): SseEvent? {
+            return FfiConverterOptionalTypeSseEvent.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_ssedecoder_poll_event(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeSseDecoder: FfiConverter<SseDecoder, Long> {
+    override fun lower(value: SseDecoder): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): SseDecoder {
+        return SseDecoder(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): SseDecoder {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: SseDecoder) = 8UL
+
+    override fun write(value: SseDecoder, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
 
 /**
  * What a token is bound to, checked when it is opened.
@@ -2939,6 +4364,77 @@ public object FfiConverterTypeClassified: FfiConverterRustBuffer<Classified> {
             FfiConverterString.write(value.`idJson`, buf)
             FfiConverterOptionalString.write(value.`method`, buf)
             FfiConverterOptionalTypeResultType.write(value.`resultType`, buf)
+    }
+}
+
+
+
+/**
+ * An HTTP request the call asks its host to send.
+ */
+data class HttpRequest (
+    /**
+     * The call's number for this exchange: quote it with every part of the response.
+     */
+    var `exchange`: kotlin.ULong
+    , 
+    /**
+     * `POST` or `GET`.
+     */
+    var `method`: kotlin.String
+    , 
+    /**
+     * The absolute URL.
+     */
+    var `url`: kotlin.String
+    , 
+    /**
+     * The header fields to send (lower-case names).
+     */
+    var `headers`: Map<kotlin.String, kotlin.String>
+    , 
+    /**
+     * The body, JSON text (a message, or an array of them), if any.
+     */
+    var `bodyJson`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeHttpRequest: FfiConverterRustBuffer<HttpRequest> {
+    override fun read(buf: ByteBuffer): HttpRequest {
+        return HttpRequest(
+            FfiConverterULong.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterMapStringString.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: HttpRequest) = (
+            FfiConverterULong.allocationSize(value.`exchange`) +
+            FfiConverterString.allocationSize(value.`method`) +
+            FfiConverterString.allocationSize(value.`url`) +
+            FfiConverterMapStringString.allocationSize(value.`headers`) +
+            FfiConverterOptionalString.allocationSize(value.`bodyJson`)
+    )
+
+    override fun write(value: HttpRequest, buf: ByteBuffer) {
+            FfiConverterULong.write(value.`exchange`, buf)
+            FfiConverterString.write(value.`method`, buf)
+            FfiConverterString.write(value.`url`, buf)
+            FfiConverterMapStringString.write(value.`headers`, buf)
+            FfiConverterOptionalString.write(value.`bodyJson`, buf)
     }
 }
 
@@ -3128,6 +4624,69 @@ public object FfiConverterTypeRuleInfo: FfiConverterRustBuffer<RuleInfo> {
             FfiConverterOptionalInt.write(value.`code`, buf)
             FfiConverterString.write(value.`source`, buf)
             FfiConverterTypeErrorArea.write(value.`area`, buf)
+    }
+}
+
+
+
+/**
+ * One block of an event stream: the fields its lines set.
+ */
+data class SseEvent (
+    /**
+     * The last `event` field.
+     */
+    var `event`: kotlin.String? = null 
+    , 
+    /**
+     * The `data` fields, joined with LF (SEP-1858's `buffer_input` and `input_required` have none).
+     */
+    var `data`: kotlin.String? = null 
+    , 
+    /**
+     * The last `id` field without NUL.
+     */
+    var `id`: kotlin.String? = null 
+    , 
+    /**
+     * The last `retry` field made of ASCII digits (milliseconds).
+     */
+    var `retry`: kotlin.ULong? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeSseEvent: FfiConverterRustBuffer<SseEvent> {
+    override fun read(buf: ByteBuffer): SseEvent {
+        return SseEvent(
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalULong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: SseEvent) = (
+            FfiConverterOptionalString.allocationSize(value.`event`) +
+            FfiConverterOptionalString.allocationSize(value.`data`) +
+            FfiConverterOptionalString.allocationSize(value.`id`) +
+            FfiConverterOptionalULong.allocationSize(value.`retry`)
+    )
+
+    override fun write(value: SseEvent, buf: ByteBuffer) {
+            FfiConverterOptionalString.write(value.`event`, buf)
+            FfiConverterOptionalString.write(value.`data`, buf)
+            FfiConverterOptionalString.write(value.`id`, buf)
+            FfiConverterOptionalULong.write(value.`retry`, buf)
     }
 }
 
@@ -3463,6 +5022,380 @@ public object FfiConverterTypeErrorArea: FfiConverterRustBuffer<ErrorArea> {
 
     override fun write(value: ErrorArea, buf: ByteBuffer) {
         buf.putInt(value.ordinal + 1)
+    }
+}
+
+
+
+
+
+/**
+ * What a call tells its host ([`HttpCall::poll_event`]).
+ */
+sealed class HttpEvent {
+    
+    /**
+     * A server request (elicitation, sampling, roots, ping): answer it with [`HttpCall::answer`].
+     */
+    data class ServerRequest(
+        /**
+         * The request (JSON).
+         */
+        val `messageJson`: kotlin.String) : HttpEvent()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * A notification, or a response that is not the call's, to pass on.
+     */
+    data class Message(
+        /**
+         * The message (JSON).
+         */
+        val `messageJson`: kotlin.String) : HttpEvent()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * The server broke a rule; the call goes on.
+     */
+    data class Violation(
+        /**
+         * The rule id.
+         */
+        val `rule`: kotlin.String, 
+        /**
+         * What is wrong, in one sentence.
+         */
+        val `message`: kotlin.String) : HttpEvent()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * The call's JSON-RPC response (a result, an `input_required` result, or an error): the call is over.
+     */
+    data class Response(
+        /**
+         * The response (JSON).
+         */
+        val `messageJson`: kotlin.String) : HttpEvent()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * The call cannot go on, and why: the last event.
+     */
+    data class Failed(
+        /**
+         * The rule id.
+         */
+        val `rule`: kotlin.String, 
+        /**
+         * Why, in one sentence.
+         */
+        val `message`: kotlin.String) : HttpEvent()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeHttpEvent : FfiConverterRustBuffer<HttpEvent>{
+    override fun read(buf: ByteBuffer): HttpEvent {
+        return when(buf.getInt()) {
+            1 -> HttpEvent.ServerRequest(
+                FfiConverterString.read(buf),
+                )
+            2 -> HttpEvent.Message(
+                FfiConverterString.read(buf),
+                )
+            3 -> HttpEvent.Violation(
+                FfiConverterString.read(buf),
+                FfiConverterString.read(buf),
+                )
+            4 -> HttpEvent.Response(
+                FfiConverterString.read(buf),
+                )
+            5 -> HttpEvent.Failed(
+                FfiConverterString.read(buf),
+                FfiConverterString.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: HttpEvent): ULong = when(value) {
+        is HttpEvent.ServerRequest -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`messageJson`)
+            )
+        }
+        is HttpEvent.Message -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`messageJson`)
+            )
+        }
+        is HttpEvent.Violation -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`rule`)
+                + FfiConverterString.allocationSize(value.`message`)
+            )
+        }
+        is HttpEvent.Response -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`messageJson`)
+            )
+        }
+        is HttpEvent.Failed -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`rule`)
+                + FfiConverterString.allocationSize(value.`message`)
+            )
+        }
+    }
+
+    override fun write(value: HttpEvent, buf: ByteBuffer) {
+        when(value) {
+            is HttpEvent.ServerRequest -> {
+                buf.putInt(1)
+                FfiConverterString.write(value.`messageJson`, buf)
+                Unit
+            }
+            is HttpEvent.Message -> {
+                buf.putInt(2)
+                FfiConverterString.write(value.`messageJson`, buf)
+                Unit
+            }
+            is HttpEvent.Violation -> {
+                buf.putInt(3)
+                FfiConverterString.write(value.`rule`, buf)
+                FfiConverterString.write(value.`message`, buf)
+                Unit
+            }
+            is HttpEvent.Response -> {
+                buf.putInt(4)
+                FfiConverterString.write(value.`messageJson`, buf)
+                Unit
+            }
+            is HttpEvent.Failed -> {
+                buf.putInt(5)
+                FfiConverterString.write(value.`rule`, buf)
+                FfiConverterString.write(value.`message`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
+ * What an incoming HTTP request asks ([`read_http_request`]).
+ */
+sealed class Incoming {
+    
+    /**
+     * A JSON-RPC request: a new call.
+     */
+    data class Call(
+        /**
+         * The request (JSON).
+         */
+        val `messageJson`: kotlin.String) : Incoming()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * Notifications or responses outside any continuation: answer `202 Accepted`.
+     */
+    data class Messages(
+        /**
+         * Each message (JSON).
+         */
+        val `messagesJson`: List<kotlin.String>) : Incoming()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * Buffered answers of the continuation `key`.
+     */
+    data class Answers(
+        /**
+         * The continuation key.
+         */
+        val `key`: kotlin.String, 
+        /**
+         * The JSON-RPC responses (JSON), in order.
+         */
+        val `responsesJson`: List<kotlin.String>) : Incoming()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * A GET resuming a stream.
+     */
+    data class Resume(
+        /**
+         * The continuation key, when the URL or the event id names one.
+         */
+        val `key`: kotlin.String?, 
+        /**
+         * The `Last-Event-ID` sent.
+         */
+        val `lastEventId`: kotlin.String?) : Incoming()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeIncoming : FfiConverterRustBuffer<Incoming>{
+    override fun read(buf: ByteBuffer): Incoming {
+        return when(buf.getInt()) {
+            1 -> Incoming.Call(
+                FfiConverterString.read(buf),
+                )
+            2 -> Incoming.Messages(
+                FfiConverterSequenceString.read(buf),
+                )
+            3 -> Incoming.Answers(
+                FfiConverterString.read(buf),
+                FfiConverterSequenceString.read(buf),
+                )
+            4 -> Incoming.Resume(
+                FfiConverterOptionalString.read(buf),
+                FfiConverterOptionalString.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: Incoming): ULong = when(value) {
+        is Incoming.Call -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`messageJson`)
+            )
+        }
+        is Incoming.Messages -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterSequenceString.allocationSize(value.`messagesJson`)
+            )
+        }
+        is Incoming.Answers -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`key`)
+                + FfiConverterSequenceString.allocationSize(value.`responsesJson`)
+            )
+        }
+        is Incoming.Resume -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterOptionalString.allocationSize(value.`key`)
+                + FfiConverterOptionalString.allocationSize(value.`lastEventId`)
+            )
+        }
+    }
+
+    override fun write(value: Incoming, buf: ByteBuffer) {
+        when(value) {
+            is Incoming.Call -> {
+                buf.putInt(1)
+                FfiConverterString.write(value.`messageJson`, buf)
+                Unit
+            }
+            is Incoming.Messages -> {
+                buf.putInt(2)
+                FfiConverterSequenceString.write(value.`messagesJson`, buf)
+                Unit
+            }
+            is Incoming.Answers -> {
+                buf.putInt(3)
+                FfiConverterString.write(value.`key`, buf)
+                FfiConverterSequenceString.write(value.`responsesJson`, buf)
+                Unit
+            }
+            is Incoming.Resume -> {
+                buf.putInt(4)
+                FfiConverterOptionalString.write(value.`key`, buf)
+                FfiConverterOptionalString.write(value.`lastEventId`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
     }
 }
 
@@ -4185,6 +6118,70 @@ public object FfiConverterOptionalString: FfiConverterRustBuffer<kotlin.String?>
 /**
  * @suppress
  */
+public object FfiConverterOptionalTypeHttpRequest: FfiConverterRustBuffer<HttpRequest?> {
+    override fun read(buf: ByteBuffer): HttpRequest? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeHttpRequest.read(buf)
+    }
+
+    override fun allocationSize(value: HttpRequest?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeHttpRequest.allocationSize(value)
+        }
+    }
+
+    override fun write(value: HttpRequest?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeHttpRequest.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeSseEvent: FfiConverterRustBuffer<SseEvent?> {
+    override fun read(buf: ByteBuffer): SseEvent? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeSseEvent.read(buf)
+    }
+
+    override fun allocationSize(value: SseEvent?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeSseEvent.allocationSize(value)
+        }
+    }
+
+    override fun write(value: SseEvent?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeSseEvent.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalTypeClientEvent: FfiConverterRustBuffer<ClientEvent?> {
     override fun read(buf: ByteBuffer): ClientEvent? {
         if (buf.get().toInt() == 0) {
@@ -4207,6 +6204,38 @@ public object FfiConverterOptionalTypeClientEvent: FfiConverterRustBuffer<Client
         } else {
             buf.put(1)
             FfiConverterTypeClientEvent.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeHttpEvent: FfiConverterRustBuffer<HttpEvent?> {
+    override fun read(buf: ByteBuffer): HttpEvent? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeHttpEvent.read(buf)
+    }
+
+    override fun allocationSize(value: HttpEvent?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeHttpEvent.allocationSize(value)
+        }
+    }
+
+    override fun write(value: HttpEvent?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeHttpEvent.write(value, buf)
         }
     }
 }
@@ -4358,12 +6387,54 @@ public object FfiConverterSequenceTypeViolation: FfiConverterRustBuffer<List<Vio
         }
     }
 }
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.String, kotlin.String>> {
+    override fun read(buf: ByteBuffer): Map<kotlin.String, kotlin.String> {
+        val len = buf.getInt()
+        return buildMap<kotlin.String, kotlin.String>(len) {
+            repeat(len) {
+                val k = FfiConverterString.read(buf)
+                val v = FfiConverterString.read(buf)
+                this[k] = v
+            }
+        }
+    }
+
+    override fun allocationSize(value: Map<kotlin.String, kotlin.String>): ULong {
+        val spaceForMapSize = 4UL
+        val spaceForChildren = value.map { (k, v) ->
+            FfiConverterString.allocationSize(k) +
+            FfiConverterString.allocationSize(v)
+        }.sum()
+        return spaceForMapSize + spaceForChildren
+    }
+
+    override fun write(value: Map<kotlin.String, kotlin.String>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        // The parens on `(k, v)` here ensure we're calling the right method,
+        // which is important for compatibility with older android devices.
+        // Ref https://blog.danlew.net/2017/03/16/kotlin-puzzler-whose-line-is-it-anyways/
+        value.forEach { (k, v) ->
+            FfiConverterString.write(k, buf)
+            FfiConverterString.write(v, buf)
+        }
+    }
+}
         /**
          * Checks a whole conversation: `transcript_json` is an array of entries
-         * `{"from": "client"|"server", "message": <JSON-RPC message>, "stream": "post:<id>"|"get"}`.
-         * Violations come in transcript order, each (rule, index) once.
+         * `{"from": "client"|"server", "message": <JSON-RPC message>, "stream": "post:<id>"|"get"}`
+         * or HTTP entries `{"from", "at", "http": {"exchange", …}}` (recorded
+         * exchanges), checked under the multi-turn `transport` (`sep-1858`,
+         * `sep-1335`; absent: plain Streamable HTTP). Violations come in transcript
+         * order, each (rule, index) once.
          */
-    @Throws(MrtrException::class) fun `check`(`transcriptJson`: kotlin.String, `protocol`: kotlin.String, `maxRounds`: kotlin.UInt): List<Violation> {
+    @Throws(MrtrException::class) fun `check`(`transcriptJson`: kotlin.String, `protocol`: kotlin.String, `maxRounds`: kotlin.UInt, `transport`: kotlin.String? = null): List<Violation> {
             return FfiConverterSequenceTypeViolation.lift(
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_func_check(
@@ -4371,7 +6442,8 @@ public object FfiConverterSequenceTypeViolation: FfiConverterRustBuffer<List<Vio
         
         FfiConverterString.lower(`transcriptJson`),
         FfiConverterString.lower(`protocol`),
-        FfiConverterUInt.lower(`maxRounds`),_status)
+        FfiConverterUInt.lower(`maxRounds`),
+        FfiConverterOptionalString.lower(`transport`),_status)
 }
     )
     }
@@ -4635,6 +6707,78 @@ public object FfiConverterSequenceTypeViolation: FfiConverterRustBuffer<List<Vio
     
         
         FfiConverterString.lower(`paramsJson`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads an incoming HTTP request under `mode`: its method, URL, header
+         * fields and body. A body that is not JSON-RPC raises its rule
+         * (`jsonrpc-parse-error`, `jsonrpc-invalid`, `limit-exceeded`): answer 400.
+         */
+    @Throws(MrtrException::class) fun `readHttpRequest`(`mode`: kotlin.String, `method`: kotlin.String, `url`: kotlin.String, `headers`: Map<kotlin.String, kotlin.String>, `body`: kotlin.ByteArray, `protocol`: kotlin.String): Incoming {
+            return FfiConverterTypeIncoming.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_read_http_request(
+    
+        
+        FfiConverterString.lower(`mode`),
+        FfiConverterString.lower(`method`),
+        FfiConverterString.lower(`url`),
+        FfiConverterMapStringString.lower(`headers`),
+        FfiConverterByteArray.lower(`body`),
+        FfiConverterString.lower(`protocol`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes one block as event-stream text: what a decoder reads back as the
+         * same block (nothing for a block without fields). An `event` or `id` with a
+         * line end, or an `id` with NUL, is `usage-invalid-argument`.
+         */
+    @Throws(MrtrException::class) fun `sseEncode`(`event`: SseEvent): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_sse_encode(
+    
+        
+        FfiConverterTypeSseEvent.lower(`event`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335).
+         */
+    @Throws(MrtrException::class) fun `streamUrl`(`endpoint`: kotlin.String, `key`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_stream_url(
+    
+        
+        FfiConverterString.lower(`endpoint`),
+        FfiConverterString.lower(`key`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * The JSON-RPC error response (-32602) a client sends back for a server
+         * request that arrived outside any request of its own in flight (SEP-2260),
+         * or none when the message needs no answer.
+         */
+    @Throws(MrtrException::class) fun `unassociatedReply`(`requestJson`: kotlin.String): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_unassociated_reply(
+    
+        
+        FfiConverterString.lower(`requestJson`),_status)
 }
     )
     }
