@@ -1,0 +1,265 @@
+// An MCP client on mrtr's Node binding: the `greet` tool's two-round call in one transport mode,
+// over node:http, recorded as HTTP entries (conformance/FORMAT.md, "check with HTTP entries").
+//
+//   node e2e/transports/client.mjs --mode MODE --url URL --record FILE [--name Ada] [--style formal]
+//
+// Every call goes through mrtr's `HttpCall` machine: this file sends the HTTP requests it asks for,
+// feeds back each response's head, body bytes and end (a cut connection is an end too), calls
+// `handleTimeout` when `pollTimeout()` says (setTimeout), and answers the server requests it reports
+// (an elicitation gets the canned answer of each field it asks). In `2026-07-28` the rounds are
+// mrtr's `Client` machine: each request it sends (the call, then each retry) is one `HttpCall`.
+// In the `2025-11-25`-based modes the client initializes first.
+//
+// The recording (JSON Lines): each request the client sends is a client entry; each response's
+// head, event blocks (decoded with mrtr's `SseDecoder`, `data` as the JSON it carried) or JSON
+// body, and its end are server entries with the same `exchange`; `at` is milliseconds since start.
+//
+// Prints one JSON line `{"text", "violations", "served"}` and exits 0 when the call completed with
+// no violation reported by the machine; 1 otherwise.
+import http from 'node:http'
+import { appendFileSync, writeFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import { Client, HttpCall, SseDecoder } from '../../bindings-node/index.mjs'
+
+const { values: args } = parseArgs({
+  options: {
+    mode: { type: 'string' },
+    url: { type: 'string' },
+    record: { type: 'string' },
+    name: { type: 'string', default: 'Ada' },
+    style: { type: 'string', default: 'formal' },
+    'timeout-ms': { type: 'string', default: '30000' },
+  },
+})
+const MODES = ['2026-07-28', '2025-11-25', 'sep-1858', 'sep-1335']
+if (!MODES.includes(args.mode) || !args.url || !args.record) {
+  console.error('usage: node client.mjs --mode 2026-07-28|2025-11-25|sep-1858|sep-1335 --url URL --record FILE')
+  process.exit(2)
+}
+const MRTR = args.mode === '2026-07-28'
+const PROTOCOL = MRTR ? '2026-07-28' : '2025-11-25'
+const ANSWERS = { name: args.name, style: args.style }
+const CONFIG = {
+  mode: args.mode,
+  url: args.url,
+  headers: { 'mcp-protocol-version': PROTOCOL },
+  // A stream cut before any retry was sent is resumed after this wait.
+  defaultRetryMs: 100,
+}
+
+// ------------------------------------------------------------------ the recording
+
+const t0 = performance.now()
+const now = () => Math.floor(performance.now() - t0)
+writeFileSync(args.record, '')
+const record = (from, at, http) => appendFileSync(args.record, JSON.stringify({ from, at, http }) + '\n')
+const json = (text) => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+const recorded = (block) => (block.data === undefined ? block : { ...block, data: json(block.data) })
+let exchanges = 0
+const served = [] // [exchange, x-served-by], in order of the response heads
+
+// ------------------------------------------------------------------ one HTTP exchange
+
+/**
+ * Sends `request` (`{method, url, headers, body}`) and reports its response through
+ * `on.head(status, headers, at)`, `on.body(chunk, at)`, `on.end(at)` (once, also when the
+ * connection is cut or fails), recording both sides.
+ */
+function exchange(request, on) {
+  const id = `x${++exchanges}`
+  const body = request.body === undefined ? null : Buffer.from(JSON.stringify(request.body))
+  record('client', now(), {
+    exchange: id,
+    method: request.method,
+    url: request.url,
+    headers: request.headers,
+    ...(request.body === undefined ? {} : { body: request.body }),
+  })
+  const headers = { ...request.headers, ...(body ? { 'content-length': String(body.length) } : {}) }
+  // agent: false: a connection per request (so a round-robin proxy alternates between servers).
+  const req = http.request(request.url, { method: request.method, headers, agent: false })
+  let ended = false
+  const end = (at = now()) => {
+    if (ended) return
+    ended = true
+    on.end(at)
+  }
+  req.on('error', () => end())
+  req.on('response', (res) => {
+    const fields = Object.fromEntries(
+      Object.entries(res.headers).map(([n, v]) => [n, Array.isArray(v) ? v.join(', ') : String(v)]),
+    )
+    served.push([id, fields['x-served-by'] ?? null])
+    const at = now()
+    record('server', at, { exchange: id, status: res.statusCode, headers: fields })
+    // The recording's view of the body: event blocks, or one JSON body at the end.
+    const stream = /^text\/event-stream\b/i.test(fields['content-type'] ?? '') ? new SseDecoder() : null
+    const chunks = []
+    const blocks = () => [...stream.events()].map(recorded)
+    on.head(res.statusCode, fields, at)
+    res.on('data', (chunk) => {
+      const at = now()
+      if (stream) {
+        stream.feed(chunk)
+        const events = blocks()
+        if (events.length) record('server', at, { exchange: id, events })
+      } else chunks.push(chunk)
+      on.body(chunk, at)
+    })
+    const finish = () => {
+      if (ended) return
+      const at = now()
+      const entry = { exchange: id }
+      if (stream) {
+        stream.finish()
+        const events = blocks()
+        if (events.length) entry.events = events
+      } else if (chunks.length) entry.body = json(Buffer.concat(chunks).toString('utf8'))
+      record('server', at, { ...entry, end: true })
+      end(at)
+    }
+    res.on('end', finish)
+    res.on('error', finish) // the connection was cut mid-response ("aborted")
+    res.on('close', finish)
+  })
+  if (body) req.write(body)
+  req.end()
+}
+
+// ------------------------------------------------------------------ one call: mrtr's HttpCall
+
+/** The canned answer to a server request. */
+function answerTo(request) {
+  if (request.method === 'elicitation/create') {
+    const keys = Object.keys(request.params?.requestedSchema?.properties ?? {})
+    const content = Object.fromEntries(keys.map((k) => [k, ANSWERS[k] ?? 'yes']))
+    return { jsonrpc: '2.0', id: request.id, result: { action: 'accept', content } }
+  }
+  if (request.method === 'ping') return { jsonrpc: '2.0', id: request.id, result: {} }
+  return { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: `${request.method} is not supported` } }
+}
+
+const violations = []
+
+/** Runs `request` through an HttpCall to its end: its JSON-RPC response, or throws its failure. */
+function call(request) {
+  return new Promise((resolve, reject) => {
+    const machine = new HttpCall(CONFIG, request, now())
+    const open = new Set()
+    let timer = null
+    let outcome = null
+    const settle = () => {
+      if (!machine.done || open.size > 0 || !outcome) return // the answers' POSTs end too
+      clearTimeout(timer)
+      outcome.failed ? reject(new Error(`${outcome.failed.rule}: ${outcome.failed.message}`)) : resolve(outcome.response)
+    }
+    // After every input: send what it asks, then take its events, then arm its timeout.
+    const pump = () => {
+      for (;;) {
+        for (const t of machine.transmits()) send(t)
+        const events = [...machine.events()]
+        if (events.length === 0) break
+        for (const e of events) {
+          if (e.type === 'serverRequest') machine.answer(answerTo(e.message), now())
+          else if (e.type === 'response') outcome = { response: e.message }
+          else if (e.type === 'failed') outcome = { failed: e }
+          else if (e.type === 'violation') violations.push(`${e.rule}: ${e.message}`)
+        }
+      }
+      clearTimeout(timer)
+      timer = null
+      const at = machine.pollTimeout()
+      if (at !== null) timer = setTimeout(wake, Math.max(0, at - now()), at)
+      if (outcome?.failed) open.clear() // nothing more to wait for
+      settle()
+    }
+    const wake = (at) => {
+      const t = now()
+      if (t < at) return (timer = setTimeout(wake, at - t, at)) // a timer may fire a little early
+      machine.handleTimeout(t)
+      pump()
+    }
+    const send = (t) => {
+      open.add(t.exchange)
+      exchange(t, {
+        head: (status, headers, at) => (machine.handleHead(t.exchange, status, headers, at), pump()),
+        body: (chunk, at) => (machine.handleBody(t.exchange, chunk, at), pump()),
+        end: (at) => {
+          open.delete(t.exchange)
+          machine.handleEnd(t.exchange, at)
+          pump()
+        },
+      })
+    }
+    pump()
+  })
+}
+
+// ------------------------------------------------------------------ the conversation
+
+let nextId = 1
+const textOf = (response) => response?.result?.content?.[0]?.text
+
+async function greet2025() {
+  const init = await call({
+    jsonrpc: '2.0',
+    id: nextId++,
+    method: 'initialize',
+    params: {
+      protocolVersion: PROTOCOL,
+      capabilities: { elicitation: { form: {} } },
+      clientInfo: { name: 'mrtr-e2e-client', version: '1.0.0' },
+    },
+  })
+  if (!init.result) throw new Error(`initialize failed: ${JSON.stringify(init)}`)
+  // A notification has no call machine: one POST, 202 expected.
+  await new Promise((resolve) => {
+    const headers = { ...CONFIG.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+    const body = { jsonrpc: '2.0', method: 'notifications/initialized' }
+    exchange({ method: 'POST', url: CONFIG.url, headers, body }, { head() {}, body() {}, end: resolve })
+  })
+  return call({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'greet', arguments: {} } })
+}
+
+async function greetMrtr() {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': PROTOCOL,
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+  }
+  const rounds = new Client({ protocol: PROTOCOL })
+  rounds.send({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'greet', arguments: {}, _meta: meta } })
+  for (let step = 0; step < 10; step++) {
+    for (const message of [...rounds.transmits()]) rounds.handleResponse(await call(message))
+    for (const e of rounds.events()) {
+      if (e.type === 'done') return e.response
+      if (e.type === 'inputRequired') {
+        const answers = Object.fromEntries(
+          Object.entries(e.inputRequests).map(([key, request]) => [key, answerTo({ ...request, id: 0 }).result]),
+        )
+        rounds.answer(e.handle, answers, nextId++)
+      }
+    }
+  }
+  throw new Error('no response after 10 rounds')
+}
+
+const deadline = setTimeout(() => {
+  console.log(JSON.stringify({ error: `timed out after ${args['timeout-ms']} ms`, violations, served }))
+  process.exit(1)
+}, Number(args['timeout-ms']))
+try {
+  const response = await (MRTR ? greetMrtr() : greet2025())
+  const text = textOf(response)
+  console.log(JSON.stringify({ text, violations, served }))
+  process.exitCode = text && violations.length === 0 && !response.error ? 0 : 1
+} catch (e) {
+  console.log(JSON.stringify({ error: String(e?.message ?? e), violations, served }))
+  process.exitCode = 1
+}
+clearTimeout(deadline)
