@@ -25,7 +25,6 @@ use alloc::{
     vec::Vec,
 };
 use serde_json::Value;
-use url::Url;
 
 /// One block of a recorded event stream; `data` holds the JSON value it carried.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -411,11 +410,10 @@ impl Audit {
         let links = headers.iter().filter(|(n, _)| n == "link").map(|(_, v)| v.as_str());
         let limits = super::StreamLimits::DEFAULT;
         let target = link::stream_url(links, url, &limits).ok().flatten();
-        let origin = Url::parse(url).ok();
         let Some(f) = self.flow(flow) else { return };
-        if let (Some(target), Some(origin)) = (target, origin) {
-            let cross = !link::same_origin(&target, &origin);
-            f.links.push((String::from(target.as_str()), cross));
+        if let Some(target) = target {
+            let cross = !link::same_origin(&target, url);
+            f.links.push((target, cross));
         }
         if status == 204 && method.eq_ignore_ascii_case("GET") {
             f.waiting = true;
@@ -485,10 +483,10 @@ fn messages(value: Option<&Value>) -> Vec<Value> {
     }
 }
 
-/// URLs compared as the URL parser normalises them.
+/// URLs compared in their normal form (RFC 3986 §6.2.2, default ports left out).
 fn same_url(a: &str, b: &str) -> bool {
-    match (Url::parse(a), Url::parse(b)) {
-        (Ok(a), Ok(b)) => a == b,
+    match (link::normal(a), link::normal(b)) {
+        (Some(a), Some(b)) => a == b,
         _ => a == b,
     }
 }

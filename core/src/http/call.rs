@@ -55,7 +55,6 @@ use alloc::{
     vec::Vec,
 };
 use serde_json::{json, Value};
-use url::Url;
 
 /// How a [`Call`] reaches its server.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -143,7 +142,6 @@ struct Exchange {
 #[derive(Debug)]
 pub struct Call {
     config: CallConfig,
-    endpoint: Url,
     id: Value,
     next_exchange: u64,
     exchanges: Vec<Exchange>,
@@ -153,8 +151,8 @@ pub struct Call {
     last_event_id: Option<String>,
     /// The last `retry` the server sent, in milliseconds.
     retry_ms: Option<u64>,
-    /// SEP-1335: where to reconnect.
-    stream_url: Option<Url>,
+    /// SEP-1335: where to reconnect (normalised).
+    stream_url: Option<String>,
     /// Answers are kept for one POST (1858 after `buffer_input`; 1335 always).
     buffering: bool,
     /// SEP-1858: `input_required` came, with the event id to quote.
@@ -176,8 +174,9 @@ impl Call {
     /// Starts `request` (a JSON-RPC request with an id): the first output is
     /// its POST.
     pub fn new(config: CallConfig, request: &Value, _now: u64) -> Result<Call, Error> {
-        let endpoint = Url::parse(&config.url)
-            .map_err(|e| err!(UsageInvalidArgument, "the endpoint {:?} is no URL: {e}", config.url))?;
+        if link::normal(&config.url).is_none() {
+            return Err(err!(UsageInvalidArgument, "the endpoint {:?} is no absolute URL with a host", config.url));
+        }
         let c = envelope::classify_value(request, config.protocol, &config.limits.message)
             .map_err(|e| err!(UsageInvalidArgument, "the call's request is no JSON-RPC request: {e}"))?;
         if c.kind != Kind::Request {
@@ -185,7 +184,6 @@ impl Call {
         }
         let mut call = Call {
             id: request["id"].clone(),
-            endpoint,
             config,
             next_exchange: 1,
             exchanges: Vec::new(),
@@ -302,7 +300,7 @@ impl Call {
         }
         self.reconnect_at = None;
         self.reconnects += 1;
-        let url = self.stream_url.as_ref().map_or_else(|| self.config.url.clone(), |u| String::from(u.as_str()));
+        let url = self.stream_url.clone().unwrap_or_else(|| self.config.url.clone());
         let mut headers = self.config.headers.clone();
         headers.push(("accept".into(), "text/event-stream".into()));
         if let Some(id) = &self.last_event_id {
@@ -399,11 +397,10 @@ impl Call {
         let fields = headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case("link")).map(|(_, v)| v.as_str());
         let base = self.exchange(exchange)?.url.clone();
         match link::stream_url(fields, &base, &self.config.limits) {
-            Ok(Some(url)) if link::same_origin(&url, &self.endpoint) => self.stream_url = Some(url),
+            Ok(Some(url)) if link::same_origin(&url, &self.config.url) => self.stream_url = Some(url),
             Ok(Some(url)) => self.events.push_back(Event::Violation(err!(
                 SseStreamUrlCrossOrigin,
-                "the rel=\"stream\" URL {} is not of the endpoint's origin; not followed",
-                url.as_str()
+                "the rel=\"stream\" URL {url} is not of the endpoint's origin; not followed"
             ))),
             Ok(None) => {}
             Err(e) => self.fail(e),
@@ -576,7 +573,7 @@ impl Call {
                         .fail(err!(SseStreamEnded, "the stream ended (204) with no answer owed and no response"));
                 }
                 match &self.stream_url {
-                    Some(u) => (String::from(u.as_str()), None),
+                    Some(u) => (u.clone(), None),
                     None => {
                         return self.fail(err!(SseStreamEnded, "204 with no rel=\"stream\" URL to POST the answers to"))
                     }

@@ -3,14 +3,15 @@
 //!
 //! Written here: the crates that parse `Link` (`parse_link_header`,
 //! `http-link`, `hyperx`) need `std` (and some a regex engine), and none bounds
-//! the number of links it reads. URLs are the `url` crate's (WHATWG URL
-//! parsing, `no_std` with `alloc`), which also gives each scheme its default
-//! port and lower-cases hosts.
+//! the number of links it reads. URI references are `fluent-uri`'s (RFC 3986
+//! resolution and normalisation, `no_std` with `alloc`): a URL here is always
+//! in its normal form (scheme and host lower-case, a scheme's default port
+//! left out, dot segments removed), so two URLs are the same when their texts are.
 
 use super::{over, StreamLimits};
 use crate::error::{err, Error};
 use alloc::{string::String, vec::Vec};
-use url::Url;
+use fluent_uri::{Uri, UriRef};
 
 /// One link-value: its target as written and its parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,27 +145,43 @@ fn quoted(s: &str) -> Option<(String, &str)> {
     None
 }
 
-/// The `rel="stream"` URL of a response, resolved against the URL of the
-/// request it answers: the first link whose `rel` names `stream`. `Ok(None)`
-/// when there is none; a target that does not resolve to a URL is skipped.
+/// `text` as an absolute URL with a host, in normal form; `None` if it is not one.
+pub fn normal(text: &str) -> Option<String> {
+    let uri = Uri::parse(text).ok()?.normalize();
+    uri.authority().filter(|a| !a.host().is_empty())?;
+    Some(uri.into_string())
+}
+
+/// The `rel="stream"` URL of a response, resolved against `base` (the URL of
+/// the request it answers) and normalised: the first link whose `rel` names
+/// `stream`. `Ok(None)` when there is none; a target that does not resolve to
+/// a URL with a host is skipped.
 pub fn stream_url<'a>(
     fields: impl IntoIterator<Item = &'a str>,
     base: &str,
     limits: &StreamLimits,
-) -> Result<Option<Url>, Error> {
-    let base = Url::parse(base).map_err(|e| err!(UsageInvalidArgument, "the request URL {base:?} is no URL: {e}"))?;
+) -> Result<Option<String>, Error> {
+    let base = Uri::parse(base).map_err(|e| err!(UsageInvalidArgument, "the request URL {base:?} is no URL: {e}"))?;
     let links = parse(fields, limits)?;
-    Ok(links.iter().filter(|l| l.has_rel("stream")).find_map(|l| base.join(&l.target).ok()))
+    let resolve = |l: &Link| {
+        let target = UriRef::parse(l.target.as_str()).ok()?.resolve_against(&base).ok()?;
+        normal(target.as_str())
+    };
+    Ok(links.iter().filter(|l| l.has_rel("stream")).find_map(resolve))
 }
 
 /// Whether two URLs have the same origin (RFC 6454 §4 and §5): the same
-/// scheme, the same host (compared as the URL parser normalised it: lower-case,
-/// IDNA), and the same port, a missing one being the scheme's default.
-pub fn same_origin(a: &Url, b: &Url) -> bool {
-    a.scheme() == b.scheme()
-        && a.host_str().is_some()
-        && a.host_str() == b.host_str()
-        && a.port_or_known_default() == b.port_or_known_default()
+/// scheme, the same host (ASCII case-insensitive), and the same port, a
+/// missing one being the scheme's default. URLs that do not parse, or have
+/// no host, have no origin in common with anything.
+pub fn same_origin(a: &str, b: &str) -> bool {
+    let origin = |text: &str| {
+        let uri = Uri::parse(normal(text)?).ok()?;
+        let authority = uri.authority()?;
+        let port = authority.port_to_u16().ok()?.or_else(|| uri.scheme().default_port());
+        Some((String::from(uri.scheme().as_str()), String::from(authority.host()), port))
+    };
+    matches!((origin(a), origin(b)), (Some(x), Some(y)) if x == y)
 }
 
 #[cfg(test)]
@@ -199,17 +216,15 @@ mod tests {
     #[test]
     fn resolved_against_the_request_and_compared_by_origin() {
         let url = |fields: &[&str]| stream_url(fields.iter().copied(), "http://H.example/mcp", &StreamLimits::DEFAULT);
-        let u = url(&[r#"<streams/7>; rel="stream""#]).unwrap().unwrap();
-        assert_eq!(u.as_str(), "http://h.example/streams/7");
-        let base = Url::parse("http://h.example:80/mcp").unwrap();
-        assert!(same_origin(&u, &base));
-        for other in ["https://h.example/s", "http://h.example:8080/s", "http://i.example/s"] {
-            assert!(!same_origin(&Url::parse(other).unwrap(), &base), "{other}");
+        let u = url(&[r#"<streams/./7>; rel="stream""#]).unwrap().unwrap();
+        assert_eq!(u, "http://h.example/streams/7");
+        assert!(same_origin(&u, "http://h.example:80/mcp"));
+        for other in ["https://h.example/s", "http://h.example:8080/s", "http://i.example/s", "not a url", "file:///x"]
+        {
+            assert!(!same_origin(other, "http://h.example:80/mcp"), "{other}");
         }
-        assert!(same_origin(
-            &Url::parse("https://h.example:443/s").unwrap(),
-            &Url::parse("https://H.EXAMPLE/").unwrap()
-        ));
+        assert!(same_origin("https://h.example:443/s", "https://H.EXAMPLE/"));
+        assert_eq!(normal("HTTPS://H.example:443/a/../b").as_deref(), Some("https://h.example/b"));
         assert_eq!(url(&["<a>; rel=next"]).unwrap(), None);
     }
 

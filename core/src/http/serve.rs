@@ -28,7 +28,6 @@ use alloc::{
     vec::Vec,
 };
 use serde_json::Value;
-use url::Url;
 
 /// The status that answers a reconnect to a stream URL while the server
 /// waits for the client's answers (SEP-1335): `204 No Content`.
@@ -37,19 +36,37 @@ pub const WAITING: u16 = 204;
 /// The query parameter of a stream URL that carries the continuation key.
 const STREAM_PARAM: &str = "stream";
 
-/// The `rel="stream"` URL of a continuation: the endpoint with `?stream=<key>`.
+/// Whether `key` can name a continuation: 1 to 128 characters among RFC
+/// 3986's unreserved ones (letters, digits, `-`, `.`, `_`, `~`), so that it
+/// travels unchanged in a URL query and in an event id.
+fn valid_key(key: &str) -> bool {
+    (1..=128).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b))
+}
+
+fn check_key(key: &str) -> Result<(), Error> {
+    if valid_key(key) {
+        Ok(())
+    } else {
+        Err(err!(UsageInvalidArgument, "a continuation key is 1 to 128 of A-Z a-z 0-9 - . _ ~"))
+    }
+}
+
+/// The `rel="stream"` URL of a continuation: the endpoint with `stream=<key>`
+/// added to its query.
 pub fn stream_url(endpoint: &str, key: &str) -> Result<String, Error> {
-    let mut url =
-        Url::parse(endpoint).map_err(|e| err!(UsageInvalidArgument, "the endpoint {endpoint:?} is no URL: {e}"))?;
-    url.query_pairs_mut().append_pair(STREAM_PARAM, key);
-    Ok(String::from(url.as_str()))
+    check_key(key)?;
+    if super::link::normal(endpoint).is_none() || endpoint.contains('#') {
+        return Err(err!(UsageInvalidArgument, "the endpoint {endpoint:?} is no absolute URL without fragment"));
+    }
+    let join = if endpoint.contains('?') { '&' } else { '?' };
+    Ok(format!("{endpoint}{join}{STREAM_PARAM}={key}"))
 }
 
 /// The continuation key of a stream URL, if it is one.
 pub fn stream_key(url: &str) -> Option<String> {
-    let url = Url::parse(url).ok()?;
-    let key = url.query_pairs().find(|(k, _)| k == STREAM_PARAM).map(|(_, v)| v.into_owned());
-    key
+    let query = fluent_uri::Uri::parse(url).ok()?.query()?.as_str();
+    let key = query.split('&').find_map(|pair| pair.strip_prefix(STREAM_PARAM)?.strip_prefix('='))?;
+    valid_key(key).then(|| String::from(key))
 }
 
 /// The continuation key an event id names (`<key>.<n>`).
@@ -74,9 +91,7 @@ impl ServerStream {
     /// id is `<key>.<first>` (a continuation starts after the ids already used,
     /// so that `Last-Event-ID` stays unambiguous).
     pub fn new(mode: Mode, key: &str, first: u64) -> Result<ServerStream, Error> {
-        if key.is_empty() || key.contains(['\r', '\n', '\0']) {
-            return Err(err!(UsageInvalidArgument, "a continuation key is a non-empty line"));
-        }
+        check_key(key)?;
         Ok(ServerStream { mode, key: key.into(), next: first, out: String::new(), closed: false })
     }
 
@@ -244,13 +259,16 @@ mod tests {
         let answers = r#"[{"jsonrpc":"2.0","id":"s1","result":{}}]"#;
         let by_id = read(Mode::Sep1858, "POST", "http://h/mcp", &[("last-event-id", "a.b.7")], answers).unwrap();
         assert!(matches!(by_id, Incoming::Answers { key, .. } if key == "a.b"));
-        let url = stream_url("http://h/mcp", "k 1&x").unwrap();
-        assert_eq!(stream_key(&url).as_deref(), Some("k 1&x"));
-        assert!(
-            matches!(read(Mode::Sep1335, "POST", &url, &[], answers).unwrap(), Incoming::Answers { key, .. } if key == "k 1&x")
-        );
+        let url = stream_url("http://h/mcp?tenant=a", "k-1_x~").unwrap();
+        assert_eq!(url, "http://h/mcp?tenant=a&stream=k-1_x~");
+        assert_eq!(stream_key(&url).as_deref(), Some("k-1_x~"));
+        let posted = read(Mode::Sep1335, "POST", &url, &[], answers).unwrap();
+        assert!(matches!(posted, Incoming::Answers { key, .. } if key == "k-1_x~"));
         let resume = read(Mode::Sep1335, "GET", &url, &[("last-event-id", "k.2")], "").unwrap();
-        assert_eq!(resume, Incoming::Resume { key: Some("k 1&x".into()), last_event_id: Some("k.2".into()) });
+        assert_eq!(resume, Incoming::Resume { key: Some("k-1_x~".into()), last_event_id: Some("k.2".into()) });
+        for bad in ["", "a b", "a&b", "ü"] {
+            assert_eq!(stream_url("http://h/mcp", bad).unwrap_err().rule(), RuleId::UsageInvalidArgument, "{bad:?}");
+        }
         // Without the mode's mark, answers are plain messages (a 2025-11-25 answer).
         assert!(
             matches!(read(Mode::Legacy, "POST", "http://h/mcp", &[], answers).unwrap(), Incoming::Messages(m) if m.len() == 1)
