@@ -523,11 +523,19 @@ impl Call {
     }
 
     /// A JSON (not event-stream) response to a carrier ended: it must be the call's response.
+    /// A 2xx body that does not parse fails with its own rule (a peer's bad
+    /// JSON is `jsonrpc-parse-error`, not a bad status); any other status
+    /// without the call's response is `http-status-unexpected`.
     fn read_body(&mut self, status: u16, body: &[u8]) {
         let limits = self.config.limits.message;
-        let message = crate::parse(body, &limits).ok().filter(|m| m.get("id") == Some(&self.id));
+        let ok = (200..300).contains(&status);
+        let message = match crate::parse(body, &limits) {
+            Ok(m) => Some(m).filter(|m| m.get("id") == Some(&self.id)),
+            Err(e) if ok && !body.is_empty() => return self.fail(e),
+            Err(_) => None,
+        };
         match message {
-            Some(m) if m.get("error").is_some() || (200..300).contains(&status) => {
+            Some(m) if m.get("error").is_some() || ok => {
                 if let Err(e) = envelope::classify_value(&m, self.config.protocol, &limits) {
                     return self.fail(e);
                 }

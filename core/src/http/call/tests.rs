@@ -235,6 +235,9 @@ fn hostile_streams_are_bounded_with_rule_ids() {
     let head = headers([("content-type", "text/event-stream"), ("link", links.as_str())]);
     assert_eq!(failed(CallConfig::new(Mode::Sep1335, ENDPOINT), head, ""), RuleId::LimitExceeded);
     assert_eq!(failed(legacy(), sse_head(), "data: \u{0}not json\n\n"), RuleId::JsonrpcParseError);
+    let json = headers([("content-type", "application/json")]);
+    assert_eq!(failed(legacy(), json.clone(), "{\"jsonrpc\":"), RuleId::JsonrpcParseError);
+    assert_eq!(failed(legacy(), json, "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}"), RuleId::HttpStatusUnexpected);
     let mut call = Call::new(legacy(), &request(), 0).unwrap();
     let _post = call.poll_transmit().unwrap();
     call.handle_head(1, 200, &sse_head(), 0).unwrap();
