@@ -113,10 +113,35 @@ export interface Entry {
   message: Json
   /** For server messages: `post:<id>` (the stream of the client's POST of request <id>) or `get`. */
   stream?: string | null
+  /** When it happened (ms). */
+  at?: number
 }
+/** An event-stream block of a recorded response: as `SseEvent`, but `data` holds the JSON value it carried. */
+export interface RecordedEvent {
+  event?: string
+  data?: Json
+  id?: string
+  retry?: number
+}
+/** An HTTP request of a recorded conversation (header names lower-case). */
+export interface HttpClientEntry {
+  from: 'client'
+  at?: number
+  http: { exchange: string; method: string; url: string; headers?: HeaderFields; body?: Json }
+}
+/** (Part of) the response to the exchange of the same name: status and headers on its first entry. */
+export interface HttpServerEntry {
+  from: 'server'
+  at?: number
+  http: { exchange: string; status?: number; headers?: HeaderFields; events?: RecordedEvent[]; body?: Json; end?: boolean }
+}
+/** Any entry of a transcript: a message, or an HTTP exchange's part. */
+export type TranscriptEntry = Entry | HttpClientEntry | HttpServerEntry
 /** Settings of a check. */
 export interface CheckConfig {
   protocol?: ProtocolName
+  /** The multi-turn transport of the HTTP entries (absent: plain Streamable HTTP of the protocol). */
+  transport?: 'sep-1858' | 'sep-1335'
   /** Retries allowed per request (default 10). */
   maxRounds?: number
   limits?: Limits
@@ -128,12 +153,12 @@ export interface Violation {
   message: string
 }
 /** Checks a whole conversation: the violations, in transcript order (empty: compliant). */
-export declare function check(transcript: JsonInput<Entry[]>, config?: CheckConfig): Violation[]
+export declare function check(transcript: JsonInput<TranscriptEntry[]>, config?: CheckConfig): Violation[]
 /** The incremental checker. */
 export declare class Checker {
   constructor(config?: CheckConfig)
   /** Checks the next entry. */
-  handle(entry: JsonInput<Entry>): void
+  handle(entry: JsonInput<TranscriptEntry>): void
   /** The violations so far. */
   violations(): Violation[]
 }
@@ -214,6 +239,155 @@ export declare class Client {
   /** Drains `pollEvent()`. */
   events(): Generator<ClientEvent, void, undefined>
 }
+
+// ------------------------------------------------------------------ transports
+
+/** How JSON-RPC travels over HTTP: Streamable HTTP of a protocol, or a multi-turn SSE transport. */
+export type TransportMode = '2026-07-28' | '2025-11-25' | 'sep-1858' | 'sep-1335'
+/** HTTP header fields: names (lower-case on the way out) to values. */
+export type HeaderFields = { [name: string]: string }
+/** Bytes of a body or a stream: UTF-8 text is accepted too. */
+export type Chunk = Uint8Array | ArrayBuffer | string
+
+/** One event-stream block: only the fields its lines set. */
+export interface SseEvent {
+  event?: string
+  /** The `data` lines, joined with LF. */
+  data?: string
+  id?: string
+  retry?: number
+}
+/**
+ * The incremental event-stream decoder: `feed` bytes in any chunking,
+ * `finish` at the end, drain `pollEvent()`. Blocks without `data` are
+ * reported (SEP-1858's `buffer_input`, `input_required`). An unreadable block
+ * (a line that is not UTF-8, a block over `limits.maxMessageBytes`) throws its
+ * MrtrError from `pollEvent`; the next call goes on with the next block.
+ */
+export declare class SseDecoder {
+  constructor(options?: Options)
+  feed(bytes: Chunk): void
+  /** Ends the stream (an unterminated last block is discarded). */
+  finish(): void
+  pollEvent(): SseEvent | null
+  /** Drains `pollEvent()` (an unreadable block ends it with its error). */
+  events(): Generator<SseEvent, void, undefined>
+}
+/** Writes one block as event-stream text. */
+export declare function sseEncode(event: JsonInput<SseEvent>): string
+
+/** How an `HttpCall` reaches its server; every field but `mode` and `url` has a default. */
+export interface HttpCallConfig {
+  mode: TransportMode
+  /** The MCP endpoint, an absolute URL. */
+  url: string
+  /** Sent with every request (`mcp-session-id`, `mcp-protocol-version`, `authorization`…). */
+  headers?: HeaderFields
+  /** The protocol messages are read under (default: `2026-07-28` in that mode, else `2025-11-25`). */
+  protocol?: ProtocolName
+  limits?: Limits
+  /** Event-stream blocks on one response (default 4096). */
+  maxEvents?: number
+  /** Links in the `Link` fields of one response (default 64). */
+  maxLinks?: number
+  /** Bytes of the `Link` fields of one response (default 16 KiB). */
+  maxLinkBytes?: number
+  /** The longest `retry` (ms) the call waits (default 300 000). */
+  maxRetryMs?: number
+  /** Reconnects in a row that bring no event (default 5). */
+  maxReconnects?: number
+  /** The wait before a reconnect when the server sent no `retry` (ms, default 1000). */
+  defaultRetryMs?: number
+}
+/** An HTTP request to send; quote its `exchange` with every part of its response. */
+export interface HttpRequest {
+  exchange: number
+  method: 'POST' | 'GET'
+  url: string
+  headers: HeaderFields
+  /** The JSON body (a message, or an array of them), if any. */
+  body?: Json
+}
+/** What an `HttpCall` tells its host. */
+export type HttpCallEvent =
+  /** A server request to answer with `answer()`. */
+  | { type: 'serverRequest'; message: JsonObject }
+  /** A notification, or a response that is not the call's, to pass on. */
+  | { type: 'message'; message: JsonObject }
+  /** The call's JSON-RPC response: the call is over. */
+  | { type: 'response'; message: JsonObject }
+  /** The server broke `rule`; the call goes on. */
+  | { type: 'violation'; rule: RuleId; message: string }
+  /** The call cannot go on, because of `rule`: the last event. */
+  | { type: 'failed'; rule: RuleId; message: string }
+/**
+ * The client machine of one JSON-RPC call over HTTP (sans-IO). Feed it what
+ * the HTTP stack received, with the time (ms); after each input drain
+ * `pollTransmit()`, then `pollEvent()`, then read `pollTimeout()`.
+ */
+export declare class HttpCall {
+  constructor(config: HttpCallConfig, request: JsonInput, now: number)
+  /** The status and header fields of the response to `exchange`. */
+  handleHead(exchange: number, status: number, headers: HeaderFields | null | undefined, now: number): void
+  /** Bytes of the body of the response to `exchange`, in any chunking. */
+  handleBody(exchange: number, bytes: Chunk, now: number): void
+  /** The response to `exchange` ended (closed, or cut). */
+  handleEnd(exchange: number, now: number): void
+  /** The time `pollTimeout()` named came. */
+  handleTimeout(now: number): void
+  /** The host's JSON-RPC response to a reported server request. */
+  answer(response: JsonInput, now: number): void
+  pollTransmit(): HttpRequest | null
+  pollEvent(): HttpCallEvent | null
+  /** When (ms) to call `handleTimeout`, or null. */
+  pollTimeout(): number | null
+  /** Whether the call is over (its response or its failure was reported). */
+  isDone(): boolean
+  /** `isDone()`. */
+  readonly done: boolean
+  transmits(): Generator<HttpRequest, void, undefined>
+  events(): Generator<HttpCallEvent, void, undefined>
+}
+/**
+ * A server's response stream for the continuation `key` (the host's name of
+ * the call's state), its event ids `<key>.<n>` numbered from `first`.
+ */
+export declare class ServerStream {
+  constructor(mode: TransportMode, key: string, first: number)
+  /** The response head's fields; under SEP-1335 with the `rel="stream"` Link to `streamUrl`. */
+  head(streamUrl?: string | null): HeaderFields
+  /** Writes a JSON-RPC message as an event; its id. */
+  message(message: JsonInput): string
+  /** Writes a `retry` block; its id. */
+  retry(ms: number): string
+  /** Writes the mode's sequence asking for `requests` (`retryMs`: the `retry` SEP-1335 sends); the last id. */
+  ask(requests: JsonInput<JsonObject[]>, retryMs: number): string
+  /** The event-stream text written since the last `take()`. */
+  take(): string
+}
+/** What an incoming HTTP request asks. */
+export type Incoming =
+  /** A JSON-RPC request: a new call (an MRTR retry is one too). */
+  | { type: 'call'; message: JsonObject }
+  /** Notifications or responses outside any continuation: answer 202. */
+  | { type: 'messages'; messages: JsonObject[] }
+  /** Buffered answers of the continuation `key`: answer with the continued stream. */
+  | { type: 'answers'; key: string; responses: JsonObject[] }
+  /** A GET resuming a stream (of the continuation `key`, when named). */
+  | { type: 'resume'; key: string | null; lastEventId: string | null }
+/** Reads an incoming HTTP request (`body`: null or undefined for none); a body that is no JSON-RPC throws its rule. */
+export declare function readHttpRequest(
+  mode: TransportMode,
+  method: string,
+  url: string,
+  headers: HeaderFields | null | undefined,
+  body: Chunk | JsonObject | JsonObject[] | null | undefined,
+  options?: Options,
+): Incoming
+/** The `rel="stream"` URL of the continuation `key` at `endpoint`. */
+export declare function streamUrl(endpoint: string, key: string): string
+/** The -32602 answer to a server request that came outside any call in flight, or null. */
+export declare function unassociatedReply(request: JsonInput): JsonObject | null
 
 // ------------------------------------------------------------------ sealed state
 

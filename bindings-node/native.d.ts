@@ -37,6 +37,30 @@ export declare class Client {
   pollEvent(): string | null
 }
 
+/** `facade::HttpCall`: the client machine of one call over HTTP. */
+export declare class HttpCall {
+  /** Starts `request` under the configuration (JSON text). */
+  constructor(config: Text, request: Text, now: number)
+  /** The status and header fields (JSON text) of the response to `exchange`. */
+  handleHead(exchange: number, status: number, headers: Text | undefined | null, now: number): void
+  /** Bytes of the body of the response to `exchange`. */
+  handleBody(exchange: number, chunk: Text, now: number): void
+  /** The response to `exchange` ended. */
+  handleEnd(exchange: number, now: number): void
+  /** The time `pollTimeout` named came. */
+  handleTimeout(now: number): void
+  /** The host's JSON-RPC response to a reported server request. */
+  answer(response: Text, now: number): void
+  /** The next HTTP request to send, as JSON text, or `null`. */
+  pollTransmit(): string | null
+  /** The next event, as JSON text, or `null`. */
+  pollEvent(): string | null
+  /** When to call `handleTimeout` (ms), or `null`. */
+  pollTimeout(): number | null
+  /** Whether the call is over. */
+  isDone(): boolean
+}
+
 /** `state::KeyRing` with the facade's sealed-state functions. */
 export declare class KeyRing {
   /** A ring holding the key (`facade::key`), which seals. */
@@ -63,6 +87,34 @@ export declare class KeyRing {
   resumeRound(request: Text, needs: Text, settings: string, call: string, guard?: JsGuard | undefined | null): string
   /** `facade::respond_round`. */
   respondRound(request: Text, round: Text, needs: Text, data: Text | undefined | null, settings: string, call: string, random: Uint8Array): string
+}
+
+/** `facade::ServerStream`: a server's response stream. */
+export declare class ServerStream {
+  /** A stream of `mode` for the continuation `key`, numbering events from `first`. */
+  constructor(mode: string, key: string, first: number)
+  /** The response head's fields as JSON text. */
+  head(streamUrl?: string | undefined | null): string
+  /** Writes a JSON-RPC message as an event; its id. */
+  message(message: Text): string
+  /** Writes a `retry` block; its id. */
+  retry(ms: number): string
+  /** Writes the mode's asking sequence for `requests` (a JSON array); the last id. */
+  ask(requests: Text, retryMs: number): string
+  /** The text written since the last `take`. */
+  take(): string
+}
+
+/** `facade::SseDecoder`: the incremental event-stream decoder. */
+export declare class SseDecoder {
+  /** A decoder under the options' limits. */
+  constructor(options?: string | undefined | null)
+  /** Decodes the next bytes of the stream. */
+  feed(chunk: Text): void
+  /** Ends the stream. */
+  finish(): void
+  /** The next block as JSON text, `null`, or the error of an unreadable block. */
+  pollEvent(): string | null
 }
 
 /**
@@ -102,6 +154,9 @@ export interface Opened {
 /** `facade::params_digest`: of a request's params, as JSON text. */
 export declare function paramsDigest(params: Text): Buffer
 
+/** `facade::read_http_request`: what an incoming HTTP request asks, as JSON text. */
+export declare function readHttpRequest(mode: string, method: string, url: string, headers: Text | undefined | null, body: Text, options?: string | undefined | null): string
+
 /** `facade::respond` (`undefined`: the field is left out). */
 export declare function respond(request: Text, asked?: Text | undefined | null, state?: Text | undefined | null, options?: string | undefined | null): string
 
@@ -111,6 +166,12 @@ export declare function resume(request: Text, needs: Text, options?: string | un
 /** `facade::retry`. */
 export declare function retry(request: Text, result: Text, responses: Text, id: Text, options?: string | undefined | null): string
 
+/** `facade::sse_encode`: one block as event-stream text. */
+export declare function sseEncode(event: Text): string
+
+/** `facade::stream_url`: the `rel="stream"` URL of a continuation. */
+export declare function streamUrl(endpoint: string, key: string): string
+
 /** `facade::task_transition`. */
 export declare function taskTransition(from: string, to: string): string
 
@@ -119,3 +180,6 @@ export declare function taskUpdate(get: Text, got: Text, responses: Text, id: Te
 
 /** JSON text: a string, or UTF-8 bytes. */
 export type Text = string | Uint8Array
+
+/** `facade::unassociated_reply`: the answer to a server request outside any call, as JSON text, or `null`. */
+export declare function unassociatedReply(request: Text): string | null

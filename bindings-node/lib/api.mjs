@@ -302,6 +302,205 @@ export class Client {
   }
 }
 
+// ---------------------------------------------------------------- transports
+
+/** Bytes of a body or a stream: a Uint8Array (a Buffer), an ArrayBuffer, or text (its UTF-8). */
+function chunk(value, what) {
+  if (typeof value === 'string' || value instanceof Uint8Array) return value
+  if (value instanceof ArrayBuffer) return new Uint8Array(value)
+  throw usage(`${what} is a Uint8Array or a string`)
+}
+
+/**
+ * Header fields as JSON text for the facade, which reads and checks them: a
+ * plain object `{name: value}` (null and undefined: none). Anything else (a
+ * fetch `Headers`, a `Map`) would stringify to `{}` and lose every field.
+ */
+function headerFields(value) {
+  if (value === undefined || value === null) return undefined
+  const proto = typeof value === 'object' ? Object.getPrototypeOf(value) : undefined
+  if (proto !== Object.prototype && proto !== null) {
+    throw usage('header fields are a plain object {name: value} (from a fetch Headers: Object.fromEntries(headers))')
+  }
+  return json(value, 'the header fields')
+}
+
+const parsed = (t) => (t == null ? null : JSON.parse(t))
+
+/**
+ * The incremental event-stream (`text/event-stream`) decoder: `feed` bytes in
+ * any chunking, `finish` at the end of the stream, and drain `pollEvent()`:
+ * each block as `{event, data, id, retry}` (only the fields it set), blocks
+ * without `data` included. An unreadable block (a line that is not UTF-8, a
+ * block over `limits.maxMessageBytes`) throws its MrtrError from `pollEvent`;
+ * the next call goes on with the next block.
+ */
+export class SseDecoder {
+  #native
+  constructor(options) {
+    const o = settings(options)
+    this.#native = call(() => new native.SseDecoder(o))
+  }
+  /** Decodes the next bytes of the stream. */
+  feed(bytes) {
+    const b = chunk(bytes, 'a chunk')
+    call(() => this.#native.feed(b))
+  }
+  /** Ends the stream (an unterminated last block is discarded). */
+  finish() {
+    call(() => this.#native.finish())
+  }
+  /** The next block, or null; throws the MrtrError of an unreadable block. */
+  pollEvent() {
+    return parsed(call(() => this.#native.pollEvent()))
+  }
+  /** Drains `pollEvent()` (an unreadable block ends the iteration with its error). */
+  *events() {
+    for (let e = this.pollEvent(); e !== null; e = this.pollEvent()) yield e
+  }
+}
+
+/** Writes one block (`{event, data, id, retry}`, each optional) as event-stream text. */
+export function sseEncode(event) {
+  const t = text(event, 'the event')
+  return call(() => native.sseEncode(t))
+}
+
+/**
+ * The client machine of one JSON-RPC call over HTTP (sans-IO), in any mode
+ * (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response
+ * head, body bytes and end of each exchange, timeouts, and the host's answers
+ * to server requests, each with the time (ms). After each, drain
+ * `pollTransmit()` (HTTP requests to send), then `pollEvent()`, then read
+ * `pollTimeout()`.
+ */
+export class HttpCall {
+  #native
+  /** Starts `request` under `config` (`{mode, url, headers, protocol, limits, maxEvents, …}`) at `now` (ms). */
+  constructor(config, request, now) {
+    const args = [json(config, "the call's configuration"), text(request, 'the request'), whole(now, 'now')]
+    this.#native = call(() => new native.HttpCall(...args))
+  }
+  /** The status and header fields (`{name: value}`) of the response to `exchange`. */
+  handleHead(exchange, status, headers, now) {
+    const args = [whole(exchange, 'an exchange'), whole(status, 'a status'), headerFields(headers), whole(now, 'now')]
+    call(() => this.#native.handleHead(...args))
+  }
+  /** Bytes of the body of the response to `exchange` (a Uint8Array, or text), in any chunking. */
+  handleBody(exchange, bytes, now) {
+    const args = [whole(exchange, 'an exchange'), chunk(bytes, 'a body chunk'), whole(now, 'now')]
+    call(() => this.#native.handleBody(...args))
+  }
+  /** The response to `exchange` ended (closed by the server, or cut). */
+  handleEnd(exchange, now) {
+    const args = [whole(exchange, 'an exchange'), whole(now, 'now')]
+    call(() => this.#native.handleEnd(...args))
+  }
+  /** The time `pollTimeout()` named came. */
+  handleTimeout(now) {
+    const t = whole(now, 'now')
+    call(() => this.#native.handleTimeout(t))
+  }
+  /** The host's JSON-RPC response to a server request this call reported. */
+  answer(response, now) {
+    const args = [text(response, 'the answer'), whole(now, 'now')]
+    call(() => this.#native.answer(...args))
+  }
+  /** The next HTTP request to send (`{exchange, method, url, headers, body}`), or null. */
+  pollTransmit() {
+    return parsed(call(() => this.#native.pollTransmit()))
+  }
+  /** The next event (`serverRequest`, `message`, `violation`, and last `response` or `failed`), or null. */
+  pollEvent() {
+    return parsed(call(() => this.#native.pollEvent()))
+  }
+  /** When (ms) to call `handleTimeout`, or null. */
+  pollTimeout() {
+    return call(() => this.#native.pollTimeout()) ?? null
+  }
+  /** Whether the call is over (its response or its failure was reported). */
+  isDone() {
+    return call(() => this.#native.isDone())
+  }
+  /** `isDone()`. */
+  get done() {
+    return this.isDone()
+  }
+  /** Drains `pollTransmit()`. */
+  *transmits() {
+    for (let r = this.pollTransmit(); r !== null; r = this.pollTransmit()) yield r
+  }
+  /** Drains `pollEvent()`. */
+  *events() {
+    for (let e = this.pollEvent(); e !== null; e = this.pollEvent()) yield e
+  }
+}
+
+/**
+ * A server's response stream in a mode, for the continuation `key` (the
+ * host's name of the call's state), numbering event ids `<key>.<n>` from
+ * `first`. Write with `message`, `retry` and `ask`; `take()` the text.
+ */
+export class ServerStream {
+  #native
+  constructor(mode, key, first) {
+    const args = [string(mode, 'mode'), string(key, 'key'), whole(first, 'first')]
+    this.#native = call(() => new native.ServerStream(...args))
+  }
+  /** The response head's fields (`{name: value}`), with the `rel="stream"` Link to `streamUrl` under SEP-1335. */
+  head(streamUrl) {
+    const u = optional(streamUrl, string, 'streamUrl')
+    return JSON.parse(call(() => this.#native.head(u)))
+  }
+  /** Writes a JSON-RPC message as an event; returns its id. */
+  message(message) {
+    const t = text(message, 'the message')
+    return call(() => this.#native.message(t))
+  }
+  /** Writes a `retry` block; returns its id. */
+  retry(ms) {
+    const m = whole(ms, 'retry')
+    return call(() => this.#native.retry(m))
+  }
+  /** Writes the mode's sequence asking for `requests` (`retryMs`: SEP-1335's `retry`); returns the last id. */
+  ask(requests, retryMs) {
+    const args = [text(requests, 'the requests'), whole(retryMs, 'retryMs')]
+    return call(() => this.#native.ask(...args))
+  }
+  /** The event-stream text written since the last `take()`. */
+  take() {
+    return call(() => this.#native.take())
+  }
+}
+
+/**
+ * What an incoming HTTP request asks (`{type: 'call' | 'messages' | 'answers' | 'resume', …}`):
+ * `headers` a plain object, `body` its bytes, its text or its JSON value (null or undefined: none, as for a GET).
+ */
+export function readHttpRequest(mode, method, url, headers, body, options) {
+  const args = [
+    string(mode, 'mode'),
+    string(method, 'method'),
+    string(url, 'url'),
+    headerFields(headers),
+    body === undefined || body === null ? new Uint8Array(0) : text(body, 'the body'),
+    settings(options),
+  ]
+  return JSON.parse(call(() => native.readHttpRequest(...args)))
+}
+
+/** The `rel="stream"` URL of the continuation `key` at `endpoint`. */
+export function streamUrl(endpoint, key) {
+  const args = [string(endpoint, 'endpoint'), string(key, 'key')]
+  return call(() => native.streamUrl(...args))
+}
+
+/** The -32602 answer to a server request that came outside any call in flight, or null (nothing to answer). */
+export function unassociatedReply(request) {
+  const t = text(request, 'the request')
+  return parsed(call(() => native.unassociatedReply(t)))
+}
+
 // ---------------------------------------------------------------- sealed state
 
 function keyArgs(key) {

@@ -5,8 +5,10 @@
 //! (`bindings-wasm/src/lib.rs`), so that one JavaScript module
 //! (`lib/api.mjs`) drives either:
 //! - JSON text in, as a string or UTF-8 bytes (a `Buffer`/`Uint8Array`, read
-//!   in place); options as the JSON text of `{protocol, limits, maxRounds}`;
-//!   JSON text out (`classify` alone answers a packed string, see `mrtr::facade::classify_packed`);
+//!   in place); options as the JSON text of `{protocol, limits, maxRounds,
+//!   transport}`; times, exchange numbers and counts as JS numbers (whole,
+//!   below 2^53, checked here); JSON text out (`classify` alone answers a
+//!   packed string, see `mrtr::facade::classify_packed`);
 //! - randomness for sealing comes from the caller (bytes from
 //!   `crypto.getRandomValues`), as in a page; no export takes a nonce, but
 //!   for the corpus's test vectors `sealWithNonceForTestVectors`, which
@@ -265,6 +267,211 @@ impl Client {
     pub fn poll_event(&mut self) -> Result<Option<String>> {
         run(|| Ok(self.0.poll_event()))
     }
+}
+
+/// A time, an exchange number or a count from JavaScript: a non-negative
+/// integer below 2^53, or `usage-invalid-argument`.
+fn whole(n: f64, what: &str) -> mrtr::Result<u64> {
+    if (0.0..=9_007_199_254_740_991.0).contains(&n) && n.fract() == 0.0 {
+        Ok(n as u64)
+    } else {
+        Err(mrtr::Error::with(RuleId::UsageInvalidArgument, format!("{what} is a non-negative integer")))
+    }
+}
+
+/// An HTTP status from JavaScript.
+fn status(n: f64) -> mrtr::Result<u16> {
+    u16::try_from(whole(n, "a status")?)
+        .map_err(|_| mrtr::Error::with(RuleId::UsageInvalidArgument, "a status is below 65536".into()))
+}
+
+/// Header fields as JSON text (`{name: value}`), absent: none.
+fn fields<'t>(headers: &'t Option<Text<'_>>) -> &'t [u8] {
+    headers.as_ref().map_or(&[], bytes)
+}
+
+/// `facade::SseDecoder`: the incremental event-stream decoder.
+#[napi]
+pub struct SseDecoder(facade::SseDecoder);
+
+#[napi]
+impl SseDecoder {
+    /// A decoder under the options' limits.
+    #[napi(constructor)]
+    pub fn new(options: Option<String>) -> Result<SseDecoder> {
+        run(|| Ok(SseDecoder(facade::SseDecoder::new(&self::options(options)?))))
+    }
+
+    /// Decodes the next bytes of the stream.
+    #[napi]
+    pub fn feed(&mut self, chunk: Text) -> Result<()> {
+        run(|| {
+            self.0.feed(bytes(&chunk));
+            Ok(())
+        })
+    }
+
+    /// Ends the stream.
+    #[napi]
+    pub fn finish(&mut self) -> Result<()> {
+        run(|| {
+            self.0.finish();
+            Ok(())
+        })
+    }
+
+    /// The next block as JSON text, `null`, or the error of an unreadable block.
+    #[napi]
+    pub fn poll_event(&mut self) -> Result<Option<String>> {
+        run(|| self.0.poll_event().transpose())
+    }
+}
+
+/// `facade::sse_encode`: one block as event-stream text.
+#[napi]
+pub fn sse_encode(event: Text) -> Result<String> {
+    run(|| facade::sse_encode(bytes(&event)))
+}
+
+/// `facade::HttpCall`: the client machine of one call over HTTP.
+#[napi]
+pub struct HttpCall(facade::HttpCall);
+
+#[napi]
+impl HttpCall {
+    /// Starts `request` under the configuration (JSON text).
+    #[napi(constructor)]
+    pub fn new(config: Text, request: Text, now: f64) -> Result<HttpCall> {
+        run(|| Ok(HttpCall(facade::HttpCall::new(bytes(&config), bytes(&request), whole(now, "now")?)?)))
+    }
+
+    /// The status and header fields (JSON text) of the response to `exchange`.
+    #[napi]
+    pub fn handle_head(&mut self, exchange: f64, status: f64, headers: Option<Text>, now: f64) -> Result<()> {
+        run(|| {
+            let (x, s, t) = (whole(exchange, "an exchange")?, self::status(status)?, whole(now, "now")?);
+            self.0.handle_head(x, s, fields(&headers), t)
+        })
+    }
+
+    /// Bytes of the body of the response to `exchange`.
+    #[napi]
+    pub fn handle_body(&mut self, exchange: f64, chunk: Text, now: f64) -> Result<()> {
+        run(|| self.0.handle_body(whole(exchange, "an exchange")?, bytes(&chunk), whole(now, "now")?))
+    }
+
+    /// The response to `exchange` ended.
+    #[napi]
+    pub fn handle_end(&mut self, exchange: f64, now: f64) -> Result<()> {
+        run(|| self.0.handle_end(whole(exchange, "an exchange")?, whole(now, "now")?))
+    }
+
+    /// The time `pollTimeout` named came.
+    #[napi]
+    pub fn handle_timeout(&mut self, now: f64) -> Result<()> {
+        run(|| {
+            self.0.handle_timeout(whole(now, "now")?);
+            Ok(())
+        })
+    }
+
+    /// The host's JSON-RPC response to a reported server request.
+    #[napi]
+    pub fn answer(&mut self, response: Text, now: f64) -> Result<()> {
+        run(|| self.0.answer(bytes(&response), whole(now, "now")?))
+    }
+
+    /// The next HTTP request to send, as JSON text, or `null`.
+    #[napi]
+    pub fn poll_transmit(&mut self) -> Result<Option<String>> {
+        run(|| Ok(self.0.poll_transmit()))
+    }
+
+    /// The next event, as JSON text, or `null`.
+    #[napi]
+    pub fn poll_event(&mut self) -> Result<Option<String>> {
+        run(|| Ok(self.0.poll_event()))
+    }
+
+    /// When to call `handleTimeout` (ms), or `null`.
+    #[napi]
+    pub fn poll_timeout(&self) -> Result<Option<f64>> {
+        run(|| Ok(self.0.poll_timeout().map(|t| t as f64)))
+    }
+
+    /// Whether the call is over.
+    #[napi]
+    pub fn is_done(&self) -> Result<bool> {
+        run(|| Ok(self.0.is_done()))
+    }
+}
+
+/// `facade::ServerStream`: a server's response stream.
+#[napi]
+pub struct ServerStream(facade::ServerStream);
+
+#[napi]
+impl ServerStream {
+    /// A stream of `mode` for the continuation `key`, numbering events from `first`.
+    #[napi(constructor)]
+    pub fn new(mode: String, key: String, first: f64) -> Result<ServerStream> {
+        run(|| Ok(ServerStream(facade::ServerStream::new(&mode, &key, whole(first, "first")?)?)))
+    }
+
+    /// The response head's fields as JSON text.
+    #[napi]
+    pub fn head(&self, stream_url: Option<String>) -> Result<String> {
+        run(|| Ok(self.0.head(stream_url.as_deref())))
+    }
+
+    /// Writes a JSON-RPC message as an event; its id.
+    #[napi]
+    pub fn message(&mut self, message: Text) -> Result<String> {
+        run(|| self.0.message(bytes(&message)))
+    }
+
+    /// Writes a `retry` block; its id.
+    #[napi]
+    pub fn retry(&mut self, ms: f64) -> Result<String> {
+        run(|| self.0.retry(whole(ms, "retry")?))
+    }
+
+    /// Writes the mode's asking sequence for `requests` (a JSON array); the last id.
+    #[napi]
+    pub fn ask(&mut self, requests: Text, retry_ms: f64) -> Result<String> {
+        run(|| self.0.ask(bytes(&requests), whole(retry_ms, "retryMs")?))
+    }
+
+    /// The text written since the last `take`.
+    #[napi]
+    pub fn take(&mut self) -> Result<String> {
+        run(|| Ok(self.0.take()))
+    }
+}
+
+/// `facade::read_http_request`: what an incoming HTTP request asks, as JSON text.
+#[napi]
+pub fn read_http_request(
+    mode: String,
+    method: String,
+    url: String,
+    headers: Option<Text>,
+    body: Text,
+    options: Option<String>,
+) -> Result<String> {
+    run(|| facade::read_http_request(&mode, &method, &url, fields(&headers), bytes(&body), &self::options(options)?))
+}
+
+/// `facade::stream_url`: the `rel="stream"` URL of a continuation.
+#[napi]
+pub fn stream_url(endpoint: String, key: String) -> Result<String> {
+    run(|| facade::stream_url(&endpoint, &key))
+}
+
+/// `facade::unassociated_reply`: the answer to a server request outside any call, as JSON text, or `null`.
+#[napi]
+pub fn unassociated_reply(request: Text) -> Result<Option<String>> {
+    run(|| facade::unassociated_reply(bytes(&request)))
 }
 
 /// `state::KeyRing` with the facade's sealed-state functions.

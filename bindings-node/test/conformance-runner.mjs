@@ -12,7 +12,7 @@
 // touches no file system and no platform API.
 
 /** The ops this runner knows. */
-export const OPS = ['classify', 'check', 'retry', 'resume', 'respond', 'state']
+export const OPS = ['classify', 'check', 'retry', 'resume', 'respond', 'state', 'sse', 'http-client']
 
 /** The outcome of `op` on `input` through `mrtr`, as the corpus writes expectations. Throws for a runner failure. */
 export function outcome(mrtr, op, input) {
@@ -40,8 +40,8 @@ const OPERATIONS = {
     return { kind: c.kind, id: c.id, method: c.method }
   },
   check(mrtr, input) {
-    const { protocol, maxRounds } = input.config ?? {}
-    return { violations: mrtr.check(input.transcript, { protocol, maxRounds }) }
+    const { protocol, maxRounds, transport } = input.config ?? {}
+    return { violations: mrtr.check(input.transcript, { protocol, maxRounds, transport }) }
   },
   retry(mrtr, input) {
     const { request, result, inputResponses, id, protocol } = input
@@ -74,6 +74,72 @@ const OPERATIONS = {
     return { payload: new TextDecoder().decode(payload), stateId, expiry }
   },
 }
+
+/** What an `HttpCall` has to say after an input, in the drain order of the corpus (conformance/README.md). */
+function drain(c) {
+  const out = []
+  for (const request of c.transmits()) out.push({ send: request })
+  for (const event of c.events()) out.push({ event })
+  const at = c.pollTimeout()
+  if (at !== null) out.push({ timeout: at })
+  return out
+}
+
+/** `f()`, its MrtrError as `{error: rule}` (any other exception is the runner's failure). */
+function refused(mrtr, f) {
+  try {
+    return f()
+  } catch (e) {
+    if (e instanceof mrtr.MrtrError) return { error: e.rule }
+    throw e
+  }
+}
+
+Object.assign(OPERATIONS, {
+  sse(mrtr, input) {
+    if (!Array.isArray(input.chunks)) throw new Error('input.chunks is not an array')
+    const decoder = new mrtr.SseDecoder()
+    const utf8 = new TextEncoder()
+    for (const c of input.chunks) decoder.feed(utf8.encode(c))
+    decoder.finish()
+    const events = []
+    // An unreadable block throws from pollEvent and is listed as its error; decoding goes on.
+    for (;;) {
+      const e = refused(mrtr, () => decoder.pollEvent())
+      if (e === null) break
+      events.push(e)
+    }
+    return { events }
+  },
+  'http-client'(mrtr, input) {
+    let now = input.now ?? 0
+    let c
+    try {
+      c = new mrtr.HttpCall(input.config, input.request, now)
+    } catch (e) {
+      if (e instanceof mrtr.MrtrError) return { outputs: [[{ error: e.rule }]] }
+      throw e
+    }
+    const outputs = [drain(c)]
+    for (const step of input.steps ?? []) {
+      if (step.at !== undefined) now = step.at
+      let act
+      if (step.head) act = () => c.handleHead(step.head.exchange, step.head.status, step.head.headers, now)
+      else if (step.body) {
+        const bytes = step.body.hex === undefined ? new TextEncoder().encode(step.body.text) : bytesOfHex(step.body.hex)
+        act = () => c.handleBody(step.body.exchange, bytes, now)
+      } else if (step.end) act = () => c.handleEnd(step.end.exchange, now)
+      else if (step.answer) act = () => c.answer(step.answer, now)
+      else if (step.timeout !== undefined) {
+        now = step.timeout
+        act = () => c.handleTimeout(now)
+      } else throw new Error(`unknown step ${JSON.stringify(step)}`)
+      const r = refused(mrtr, act)
+      outputs.push(r?.error ? [r] : drain(c))
+    }
+    return { outputs }
+  },
+})
 
 /** The output line for one case, given as its file's text (`id` names it when the text is not JSON). */
 export function line(mrtr, id, text) {

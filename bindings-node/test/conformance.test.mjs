@@ -28,10 +28,37 @@ test('every case of the corpus gives one outcome, and each expected error exactl
 
 test('an unknown op is a crash, not a skip; an MrtrError is an outcome', () => {
   assert.throws(() => outcome(mrtr, 'no-such-op', {}), /unknown op/)
-  assert.deepEqual(OPS, ['classify', 'check', 'retry', 'resume', 'respond', 'state'])
+  assert.deepEqual(OPS, ['classify', 'check', 'retry', 'resume', 'respond', 'state', 'sse', 'http-client'])
   assert.deepEqual(JSON.parse(line(mrtr, 'a/x', '{"id":"a/x","op":"teleport","input":{}}')), { id: 'a/x', crash: 'Error: unknown op "teleport"' })
   assert.deepEqual(JSON.parse(line(mrtr, 'a/y', '{')).id, 'a/y')
   assert.deepEqual(outcome(mrtr, 'classify', { text: '{' }), { error: 'jsonrpc-parse-error' })
+})
+
+test('the sse and http-client ops: an unreadable block as its error, in place; outputs after creation and after each step', () => {
+  const long = `data: ${'x'.repeat(17 << 20)}\n\n`
+  assert.deepEqual(outcome(mrtr, 'sse', { chunks: ['event: buffer_input\r', `\nid: 1\n\n${long}data: x\n\n`] }), {
+    events: [{ event: 'buffer_input', id: '1' }, { error: 'limit-exceeded' }, { data: 'x' }],
+  })
+  const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't' } }
+  const input = {
+    config: { mode: 'sep-1335', url: 'https://a.example/mcp' },
+    request,
+    steps: [
+      { head: { exchange: 1, status: 200, headers: { 'content-type': 'text/event-stream' } }, at: 5 },
+      { body: { exchange: 1, hex: '69643a20330a72657472793a2031300a0a' } },
+      { end: { exchange: 1 } },
+      { body: { exchange: 9, text: 'x' } },
+      { timeout: 15 },
+    ],
+  }
+  const { outputs } = outcome(mrtr, 'http-client', input)
+  assert.equal(outputs.length, 6)
+  assert.deepEqual(outputs[0].map((o) => Object.keys(o)), [['send']])
+  assert.deepEqual(outputs.slice(1, 3), [[], []])
+  assert.deepEqual(outputs[3], [{ timeout: 15 }]) // ended at 5, retry 10
+  assert.deepEqual(outputs[4], [{ error: 'usage-unknown-handle' }])
+  assert.deepEqual([outputs[5][0].send.method, outputs[5][0].send.headers['last-event-id']], ['GET', '3'])
+  assert.deepEqual(outcome(mrtr, 'http-client', { ...input, config: { url: 'x' } }), { outputs: [[{ error: 'usage-invalid-argument' }]] })
 })
 
 test('as a script: one JSON line per case on stdout, and nothing else', () => {

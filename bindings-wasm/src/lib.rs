@@ -5,8 +5,10 @@
 //! (`bindings-node/src/lib.rs`), so that one JavaScript module
 //! (`bindings-node/lib/api.mjs`) drives either:
 //! - JSON text in, as a string or UTF-8 bytes (a `Uint8Array`); options as
-//!   the JSON text of `{protocol, limits, maxRounds}`; JSON text out
-//!   (`classify` alone answers a packed string, see `mrtr::facade::classify_packed`);
+//!   the JSON text of `{protocol, limits, maxRounds, transport}`; times,
+//!   exchange numbers and counts as JS numbers (whole, below 2^53, checked
+//!   here); JSON text out (`classify` alone answers a packed string, see
+//!   `mrtr::facade::classify_packed`);
 //! - randomness for sealing comes from the caller (bytes from
 //!   `crypto.getRandomValues`): the module has no random source and imports
 //!   nothing from `"env"`; no export takes a nonce, but for the corpus's test
@@ -282,6 +284,189 @@ impl Client {
     pub fn poll_event(&mut self) -> Option<String> {
         self.0.poll_event()
     }
+}
+
+/// A time, an exchange number or a count from JavaScript: a non-negative
+/// integer below 2^53, or `usage-invalid-argument`.
+fn whole(n: f64, what: &str) -> mrtr::Result<u64> {
+    if (0.0..=9_007_199_254_740_991.0).contains(&n) && n.fract() == 0.0 {
+        Ok(n as u64)
+    } else {
+        Err(mrtr::Error::with(RuleId::UsageInvalidArgument, format!("{what} is a non-negative integer")))
+    }
+}
+
+/// An HTTP status from JavaScript.
+fn status(n: f64) -> mrtr::Result<u16> {
+    u16::try_from(whole(n, "a status")?)
+        .map_err(|_| mrtr::Error::with(RuleId::UsageInvalidArgument, "a status is below 65536".into()))
+}
+
+/// `facade::SseDecoder`: the incremental event-stream decoder.
+#[wasm_bindgen]
+pub struct SseDecoder(facade::SseDecoder);
+
+#[wasm_bindgen]
+impl SseDecoder {
+    /// A decoder under the options' limits.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: Option<String>) -> Result<SseDecoder> {
+        Ok(SseDecoder(facade::SseDecoder::new(&self::options(options)?)))
+    }
+
+    /// Decodes the next bytes of the stream.
+    pub fn feed(&mut self, chunk: &JsValue) {
+        self.0.feed(&bytes(chunk));
+    }
+
+    /// Ends the stream.
+    pub fn finish(&mut self) {
+        self.0.finish();
+    }
+
+    /// The next block as JSON text, `undefined`, or the error of an unreadable block.
+    #[wasm_bindgen(js_name = pollEvent)]
+    pub fn poll_event(&mut self) -> Result<Option<String>> {
+        Ok(self.0.poll_event().transpose()?)
+    }
+}
+
+/// `facade::sse_encode`: one block as event-stream text.
+#[wasm_bindgen(js_name = sseEncode)]
+pub fn sse_encode(event: &JsValue) -> Result<String> {
+    Ok(facade::sse_encode(&bytes(event))?)
+}
+
+/// `facade::HttpCall`: the client machine of one call over HTTP.
+#[wasm_bindgen]
+pub struct HttpCall(facade::HttpCall);
+
+#[wasm_bindgen]
+impl HttpCall {
+    /// Starts `request` under the configuration (JSON text).
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: &JsValue, request: &JsValue, now: f64) -> Result<HttpCall> {
+        Ok(HttpCall(facade::HttpCall::new(&bytes(config), &bytes(request), whole(now, "now")?)?))
+    }
+
+    /// The status and header fields (JSON text) of the response to `exchange`.
+    #[wasm_bindgen(js_name = handleHead)]
+    pub fn handle_head(&mut self, exchange: f64, status: f64, headers: &JsValue, now: f64) -> Result<()> {
+        let (x, s, t) = (whole(exchange, "an exchange")?, self::status(status)?, whole(now, "now")?);
+        Ok(self.0.handle_head(x, s, &optional(headers).unwrap_or_default(), t)?)
+    }
+
+    /// Bytes of the body of the response to `exchange`.
+    #[wasm_bindgen(js_name = handleBody)]
+    pub fn handle_body(&mut self, exchange: f64, chunk: &JsValue, now: f64) -> Result<()> {
+        Ok(self.0.handle_body(whole(exchange, "an exchange")?, &bytes(chunk), whole(now, "now")?)?)
+    }
+
+    /// The response to `exchange` ended.
+    #[wasm_bindgen(js_name = handleEnd)]
+    pub fn handle_end(&mut self, exchange: f64, now: f64) -> Result<()> {
+        Ok(self.0.handle_end(whole(exchange, "an exchange")?, whole(now, "now")?)?)
+    }
+
+    /// The time `pollTimeout` named came.
+    #[wasm_bindgen(js_name = handleTimeout)]
+    pub fn handle_timeout(&mut self, now: f64) -> Result<()> {
+        self.0.handle_timeout(whole(now, "now")?);
+        Ok(())
+    }
+
+    /// The host's JSON-RPC response to a reported server request.
+    pub fn answer(&mut self, response: &JsValue, now: f64) -> Result<()> {
+        Ok(self.0.answer(&bytes(response), whole(now, "now")?)?)
+    }
+
+    /// The next HTTP request to send, as JSON text, or `undefined`.
+    #[wasm_bindgen(js_name = pollTransmit)]
+    pub fn poll_transmit(&mut self) -> Option<String> {
+        self.0.poll_transmit()
+    }
+
+    /// The next event, as JSON text, or `undefined`.
+    #[wasm_bindgen(js_name = pollEvent)]
+    pub fn poll_event(&mut self) -> Option<String> {
+        self.0.poll_event()
+    }
+
+    /// When to call `handleTimeout` (ms), or `undefined`.
+    #[wasm_bindgen(js_name = pollTimeout)]
+    pub fn poll_timeout(&self) -> Option<f64> {
+        self.0.poll_timeout().map(|t| t as f64)
+    }
+
+    /// Whether the call is over.
+    #[wasm_bindgen(js_name = isDone)]
+    pub fn is_done(&self) -> bool {
+        self.0.is_done()
+    }
+}
+
+/// `facade::ServerStream`: a server's response stream.
+#[wasm_bindgen]
+pub struct ServerStream(facade::ServerStream);
+
+#[wasm_bindgen]
+impl ServerStream {
+    /// A stream of `mode` for the continuation `key`, numbering events from `first`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(mode: &str, key: &str, first: f64) -> Result<ServerStream> {
+        Ok(ServerStream(facade::ServerStream::new(mode, key, whole(first, "first")?)?))
+    }
+
+    /// The response head's fields as JSON text.
+    pub fn head(&self, stream_url: Option<String>) -> String {
+        self.0.head(stream_url.as_deref())
+    }
+
+    /// Writes a JSON-RPC message as an event; its id.
+    pub fn message(&mut self, message: &JsValue) -> Result<String> {
+        Ok(self.0.message(&bytes(message))?)
+    }
+
+    /// Writes a `retry` block; its id.
+    pub fn retry(&mut self, ms: f64) -> Result<String> {
+        Ok(self.0.retry(whole(ms, "retry")?)?)
+    }
+
+    /// Writes the mode's asking sequence for `requests` (a JSON array); the last id.
+    pub fn ask(&mut self, requests: &JsValue, retry_ms: f64) -> Result<String> {
+        Ok(self.0.ask(&bytes(requests), whole(retry_ms, "retryMs")?)?)
+    }
+
+    /// The text written since the last `take`.
+    pub fn take(&mut self) -> String {
+        self.0.take()
+    }
+}
+
+/// `facade::read_http_request`: what an incoming HTTP request asks, as JSON text.
+#[wasm_bindgen(js_name = readHttpRequest)]
+pub fn read_http_request(
+    mode: &str,
+    method: &str,
+    url: &str,
+    headers: &JsValue,
+    body: &JsValue,
+    options: Option<String>,
+) -> Result<String> {
+    let (headers, body, o) = (optional(headers).unwrap_or_default(), bytes(body), self::options(options)?);
+    Ok(facade::read_http_request(mode, method, url, &headers, &body, &o)?)
+}
+
+/// `facade::stream_url`: the `rel="stream"` URL of a continuation.
+#[wasm_bindgen(js_name = streamUrl)]
+pub fn stream_url(endpoint: &str, key: &str) -> Result<String> {
+    Ok(facade::stream_url(endpoint, key)?)
+}
+
+/// `facade::unassociated_reply`: the answer to a server request outside any call, as JSON text, or `undefined`.
+#[wasm_bindgen(js_name = unassociatedReply)]
+pub fn unassociated_reply(request: &JsValue) -> Result<Option<String>> {
+    Ok(facade::unassociated_reply(&bytes(request))?)
 }
 
 /// `state::KeyRing` with the facade's sealed-state functions.

@@ -5,10 +5,12 @@
 // user would.
 import {
   classify, check, Checker, retry, respond, resume, taskUpdate, taskTransition, Client, KeyRing, SealedRounds,
-  bindingFor, paramsDigest, inspect, Rule, RULES, Protocol, TaskStatus, Kind, defaultLimits, errorClassFor,
+  bindingFor, paramsDigest, inspect, SseDecoder, sseEncode, HttpCall, ServerStream, readHttpRequest, streamUrl,
+  unassociatedReply, Rule, RULES, Protocol, TaskStatus, Kind, defaultLimits, errorClassFor,
   MrtrError, ProtocolError, RetryError, StateError, TaskError, AssociationError, TransportError, UsageError, PanicError,
   type ClientEvent, type JsonObject, type RuleId, type Violation, type Round, type PlatformBytes, type AreaName,
-  type Binding, type ReplayGuard, type Opened, type TokenInfo,
+  type Binding, type ReplayGuard, type Opened, type TokenInfo, type SseEvent, type HttpRequest, type HttpCallEvent,
+  type Incoming, type HeaderFields, type TranscriptEntry,
 } from 'mrtr'
 
 const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }
@@ -60,6 +62,44 @@ const roundNumber: number = round.round
 const stateId: string | null = round.stateId
 rounds.respond(call, round, ask, { step: 1 }, { anonymous: true, now: 1000 })
 void [anonymous, exact, info.stateId, seals, roundNumber, stateId, result.expiry]
+// The transports: the decoder, a call over SEP-1335, the server's side, a check of HTTP entries.
+const decoder = new SseDecoder({ limits: { maxMessageBytes: 1 << 20 } })
+decoder.feed(new TextEncoder().encode(sseEncode({ event: 'buffer_input', id: 'k.0' })))
+decoder.feed('data: {}\n\n')
+decoder.finish()
+for (const block of decoder.events()) void block.data
+const block: SseEvent | null = decoder.pollEvent()
+const http = new HttpCall({ mode: 'sep-1335', url: 'https://mcp.example.com/mcp', headers: { 'mcp-protocol-version': '2025-11-25' }, maxLinks: 8 }, call, 0)
+const sent: HttpRequest | null = http.pollTransmit()
+if (sent) {
+  http.handleHead(sent.exchange, 200, { 'content-type': 'text/event-stream' }, 1)
+  http.handleBody(sent.exchange, new Uint8Array(0), 1)
+  http.handleEnd(sent.exchange, 2)
+}
+for (const e of http.events()) {
+  const ev: HttpCallEvent = e
+  if (ev.type === 'serverRequest') http.answer({ jsonrpc: '2.0', id: ev.message.id ?? null, result: {} }, 3)
+  else if (ev.type === 'failed') void (ev.rule satisfies RuleId)
+}
+const wake: number | null = http.pollTimeout()
+if (wake !== null) http.handleTimeout(wake)
+const finished: boolean = http.done && http.isDone()
+const stream = new ServerStream('sep-1335', 'k', 0)
+const head: HeaderFields = stream.head(streamUrl('https://mcp.example.com/mcp', 'k'))
+const lastId: string = stream.ask([{ jsonrpc: '2.0', id: 's-1', method: 'roots/list' }], 1000)
+const sse: string = stream.take()
+const incoming: Incoming = readHttpRequest('sep-1335', 'POST', 'https://mcp.example.com/mcp?stream=k', {}, '[]', { protocol: '2025-11-25' })
+if (incoming.type === 'answers') void incoming.responses.length
+const reply: JsonObject | null = unassociatedReply({ jsonrpc: '2.0', id: 1, method: 'roots/list' })
+const entries: TranscriptEntry[] = [{ from: 'client', at: 0, http: { exchange: 'e1', method: 'GET', url: 'https://mcp.example.com/mcp' } }]
+check(entries, { protocol: '2025-11-25', transport: 'sep-1858' })
+new Checker({ transport: 'sep-1335' }).handle({ from: 'server', http: { exchange: 'e1', status: 204, end: true } })
+void [block, finished, head, lastId, sse, reply]
+// @ts-expect-error: a mode is one of four names
+new ServerStream('sep-9999', 'k', 0)
+// @ts-expect-error: a call's time is required
+new HttpCall({ mode: 'sep-1858', url: 'https://mcp.example.com/mcp' }, call)
+
 // What the types refuse: a binding without a subject or without params, a nonce, per-call values in the settings.
 // @ts-expect-error: no subject
 ring.seal({ method: 'tools/call', target: 't', params: {} }, 1000, 60, 'x')
