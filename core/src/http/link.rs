@@ -145,11 +145,32 @@ fn quoted(s: &str) -> Option<(String, &str)> {
     None
 }
 
-/// `text` as an absolute URL with a host, in normal form; `None` if it is not one.
+/// `text` as an absolute URL with a host, in the normal form this module
+/// compares: scheme and host lower-case (RFC 3986 §6.2.2.1), a port equal to
+/// the scheme's default left out (§6.2.3); the rest as written (a resolved
+/// reference has its dot segments removed already). `None` if it is not one.
 pub fn normal(text: &str) -> Option<String> {
-    let uri = Uri::parse(text).ok()?.normalize();
-    uri.authority().filter(|a| !a.host().is_empty())?;
-    Some(uri.into_string())
+    let uri = Uri::parse(text).ok()?;
+    let authority = uri.authority().filter(|a| !a.host().is_empty())?;
+    let scheme = uri.scheme();
+    let mut out = scheme.as_str().to_ascii_lowercase();
+    out.push_str("://");
+    if let Some(userinfo) = authority.userinfo() {
+        out.push_str(userinfo.as_str());
+        out.push('@');
+    }
+    out.push_str(&authority.host().to_ascii_lowercase());
+    let port = authority.port_to_u16().ok()?;
+    if let Some(port) = port.filter(|p| Some(*p) != scheme.default_port()) {
+        out.push(':');
+        out.push_str(&alloc::format!("{port}"));
+    }
+    out.push_str(uri.path().as_str());
+    if let Some(query) = uri.query() {
+        out.push('?');
+        out.push_str(query.as_str());
+    }
+    Some(out)
 }
 
 /// The `rel="stream"` URL of a response, resolved against `base` (the URL of
@@ -216,7 +237,7 @@ mod tests {
     #[test]
     fn resolved_against_the_request_and_compared_by_origin() {
         let url = |fields: &[&str]| stream_url(fields.iter().copied(), "http://H.example/mcp", &StreamLimits::DEFAULT);
-        let u = url(&[r#"<streams/./7>; rel="stream""#]).unwrap().unwrap();
+        let u = url(&[r#"<streams/./x/../7>; rel="stream""#]).unwrap().unwrap();
         assert_eq!(u, "http://h.example/streams/7");
         assert!(same_origin(&u, "http://h.example:80/mcp"));
         for other in ["https://h.example/s", "http://h.example:8080/s", "http://i.example/s", "not a url", "file:///x"]
@@ -224,7 +245,8 @@ mod tests {
             assert!(!same_origin(other, "http://h.example:80/mcp"), "{other}");
         }
         assert!(same_origin("https://h.example:443/s", "https://H.EXAMPLE/"));
-        assert_eq!(normal("HTTPS://H.example:443/a/../b").as_deref(), Some("https://h.example/b"));
+        assert_eq!(normal("HTTPS://H.example:443/b?q").as_deref(), Some("https://h.example/b?q"));
+        assert_eq!(normal("http://h.example:8080").as_deref(), Some("http://h.example:8080"));
         assert_eq!(url(&["<a>; rel=next"]).unwrap(), None);
     }
 
