@@ -439,6 +439,11 @@ mod transport;
 pub use transport::*;
 
 #[cfg(feature = "state")]
+mod replay;
+#[cfg(feature = "state")]
+pub use replay::*;
+
+#[cfg(feature = "state")]
 mod sealed {
     use super::{parse, parse_arg, text, usage, usage_owned, Options};
     use crate::{
@@ -685,7 +690,17 @@ mod sealed {
             Ok(RoundsSettings { ttl, pin_answers, options: Options::from_value(&v)? })
         }
 
-        fn rounds<'k>(&self, ring: &'k KeyRing) -> SealedRounds<'k> {
+        /// The round cap of the settings (`maxRounds`), if given.
+        pub(super) fn max_rounds(&self) -> Option<u32> {
+            self.options.max_rounds
+        }
+
+        /// The protocol of the settings.
+        pub(super) fn protocol(&self) -> Protocol {
+            self.options.protocol
+        }
+
+        pub(super) fn rounds<'k>(&self, ring: &'k KeyRing) -> SealedRounds<'k> {
             SealedRounds {
                 ring,
                 ttl: self.ttl,
@@ -697,13 +712,13 @@ mod sealed {
     }
 
     /// What is per request, as JSON text: `{"subject" | "anonymous": true, "now"}`.
-    struct CallSpec {
+    pub(super) struct CallSpec {
         principal: Option<String>,
         now: u64,
     }
 
     impl CallSpec {
-        fn from_json(text: &[u8]) -> Result<CallSpec> {
+        pub(super) fn from_json(text: &[u8]) -> Result<CallSpec> {
             let v = parse_arg(text, "the call")?;
             let o = v.as_object().ok_or(usage("a call is an object: {subject | anonymous, now}"))?;
             let (principal, _) = subject_of(o)?;
@@ -712,7 +727,12 @@ mod sealed {
         }
 
         /// The core's call of `request` (its raw text `raw`), the digest exact.
-        fn call<'a>(&'a self, rounds: &SealedRounds<'_>, request: &'a Value, raw: &[u8]) -> Result<Call<'a>> {
+        pub(super) fn call<'a>(
+            &'a self,
+            rounds: &SealedRounds<'_>,
+            request: &'a Value,
+            raw: &[u8],
+        ) -> Result<Call<'a>> {
             let subject = self.principal.as_deref().map_or(Subject::Anonymous, Subject::Principal);
             let mut call = rounds.call(request, subject, self.now)?;
             call.binding = call.binding.with_exact_digest(raw)?;
@@ -766,7 +786,7 @@ mod sealed {
                         "algorithm": info.algorithm.name(), "expiry": info.expiry})))
     }
 
-    fn rng(r: Randomness<'_>) -> Result<state::SeedRng<'_>, Error> {
+    pub(super) fn rng(r: Randomness<'_>) -> Result<state::SeedRng<'_>, Error> {
         match r {
             Randomness::Bytes(b) if b.len() < state::SeedRng::MIN_BYTES => {
                 Err(usage_owned(format!("sealing needs at least {} random bytes", state::SeedRng::MIN_BYTES)))

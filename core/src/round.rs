@@ -37,6 +37,8 @@
 //! Without a guard, a state opens as often as it is presented until it
 //! expires: keep counters and anything with side effects on the server.
 
+pub mod replay;
+
 use crate::{
     error::{err, Result},
     server,
@@ -108,7 +110,7 @@ impl Round {
 }
 
 /// What the sealed state of a round holds.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Carried {
     round: u32,
     answers: Map<String, Value>,

@@ -145,3 +145,42 @@ fn check_carrier(view: &EnvelopeView<'_>, params: &ParamsView<'_>, protocol: Pro
     }
     Ok(())
 }
+
+/// Builds the final answer to `request`: `result` marked complete where the
+/// protocol reads `resultType` (`"resultType": "complete"`), and, in
+/// `2026-07-28`, `ttlMs: 0` when the request was a retry (it carried
+/// `inputResponses` or `requestState`): the result of a retry depends on
+/// answers no cache key holds, so it is never cached (`input-required-cache-hint`).
+/// `result` must be an object (else `usage-invalid-argument`).
+pub fn complete(request: &Value, result: &Value, protocol: Protocol) -> Result<Value> {
+    let Value::Object(mut result) = result.clone() else {
+        return Err(err!(UsageInvalidArgument, "a result is an object"));
+    };
+    let rules = protocol.rules();
+    if rules.result_type != crate::protocol::ResultTypeRule::Ignored {
+        result.insert("resultType".into(), "complete".into());
+    }
+    let params = to_sep_in(request, protocol).get("params").cloned().unwrap_or(Value::Null);
+    let retry = params.get("inputResponses").is_some() || params.get("requestState").is_some();
+    if retry && protocol == Protocol::V2026_07_28 {
+        result.insert("ttlMs".into(), 0.into());
+    }
+    Ok(json!({"jsonrpc": "2.0", "id": request.get("id").cloned().unwrap_or(Value::Null), "result": result}))
+}
+
+/// The JSON-RPC error response a server sends for `error` in answer to the
+/// request with `id`, and the HTTP status a transport sends it with: the
+/// rule's code (a rule without one, a request the server will not serve, is
+/// -32600), its message, and `data.rule` naming the rule. Statuses: 404 for
+/// -32601, 500 for -32603, 400 for every other refusal.
+pub fn error_response(id: &Value, error: &crate::Error) -> (Value, u16) {
+    let code = error.code().unwrap_or(-32600);
+    let status = match code {
+        -32601 => 404,
+        -32603 => 500,
+        _ => 400,
+    };
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": {
+        "code": code, "message": error.message(), "data": {"rule": error.rule().name()}}});
+    (body, status)
+}

@@ -1,0 +1,169 @@
+//! Await-style tools over JSON text ([`crate::round::replay`]): the replay of
+//! one request, the questions a tool asks, and the answers a server builds.
+
+use super::sealed::{rng, CallSpec, Randomness, RoundsSettings};
+use super::{parse, parse_arg, text, usage_owned};
+use crate::{
+    round::replay::{self, Asked, Replay},
+    server,
+    state::{KeyRing, ReplayGuard},
+    Error, Result, RuleId,
+};
+use alloc::{
+    string::{String, ToString},
+    vec::Vec,
+};
+use serde_json::{json, Value};
+
+/// One replay of a tool on one request, owning what it read; the ring comes
+/// back to seal ([`ToolReplay::input_required`]).
+pub struct ToolReplay {
+    inner: Replay,
+    request: Value,
+    raw: Vec<u8>,
+    settings: RoundsSettings,
+    spec: CallSpec,
+}
+
+impl ToolReplay {
+    /// Starts the replay of `request` (its raw text) under the round
+    /// `settings` (`{"ttl", "pinAnswers", "protocol", "limits", "maxRounds"}`)
+    /// for the `call` (`{"subject" | "anonymous", "now"}`); with `guard`, a
+    /// state used before is `state-replayed`.
+    pub fn start(
+        ring: &KeyRing,
+        request: &[u8],
+        settings: &[u8],
+        call: &[u8],
+        guard: Option<&mut dyn ReplayGuard>,
+    ) -> Result<ToolReplay> {
+        let settings = RoundsSettings::from_json(settings)?;
+        let spec = CallSpec::from_json(call)?;
+        let rounds = settings.rounds(ring);
+        let value = parse(request, &rounds.limits)?;
+        let mut inner = Replay::start(&rounds, &spec.call(&rounds, &value, request)?, guard)?;
+        if let Some(max) = settings.max_rounds() {
+            inner.max_rounds = max;
+        }
+        Ok(ToolReplay { inner, request: value, raw: request.to_vec(), settings, spec })
+    }
+
+    /// Asks the next question (an input request as JSON text): its answer
+    /// as JSON text, or `None` when the tool must stop here.
+    pub fn ask(&mut self, question: &[u8]) -> Result<Option<String>> {
+        let question = parse_arg(question, "a question")?;
+        answered(self.inner.ask(&question)?)
+    }
+
+    /// [`ToolReplay::ask`] under a key of the tool's choosing.
+    pub fn ask_as(&mut self, key: &str, question: &[u8]) -> Result<Option<String>> {
+        let question = parse_arg(question, "a question")?;
+        answered(self.inner.ask_as(key, &question)?)
+    }
+
+    /// How many rounds came before this request.
+    pub fn round(&self) -> u32 {
+        self.inner.round()
+    }
+
+    /// The keys asked and not answered.
+    pub fn missing(&self) -> Vec<String> {
+        self.inner.missing().to_vec()
+    }
+
+    /// The tool's data of the last round, as JSON text.
+    pub fn data(&self) -> Option<String> {
+        self.inner.data().map(text)
+    }
+
+    /// The state the request carried: `{"stateId", "expiry"}`, or `None`.
+    pub fn state(&self) -> Option<String> {
+        self.inner.state().map(|s| text(&json!({"stateId": s.id.to_string(), "expiry": s.expiry})))
+    }
+
+    /// The `input_required` response (JSON text) asking what is missing.
+    pub fn input_required(&self, ring: &KeyRing, data: Option<&[u8]>, randomness: Randomness<'_>) -> Result<String> {
+        let rounds = self.settings.rounds(ring);
+        let data = data.map(|d| parse(d, &rounds.limits)).transpose()?;
+        let call = self.spec.call(&rounds, &self.request, &self.raw)?;
+        let response = self.inner.input_required(&rounds, &call, data, &mut rng(randomness)?)?;
+        Ok(text(&response))
+    }
+
+    /// The final response to the request ([`server::complete`]).
+    pub fn complete(&self, result: &[u8]) -> Result<String> {
+        let result = parse_arg(result, "a result")?;
+        Ok(text(&server::complete(&self.request, &result, self.settings.protocol())?))
+    }
+}
+
+fn answered(asked: Asked) -> Result<Option<String>> {
+    Ok(match asked {
+        Asked::Answered(answer) => Some(text(&answer)),
+        Asked::Missing => None,
+    })
+}
+
+/// A form elicitation: `message` and `requestedSchema` (JSON text).
+pub fn question_elicit(message: &str, requested_schema: &[u8]) -> Result<String> {
+    Ok(text(&replay::elicit(message, &parse_arg(requested_schema, "a requested schema")?)))
+}
+
+/// A sampling request with these params (JSON text: `messages`, `maxTokens`, …).
+pub fn question_sample(params: &[u8]) -> Result<String> {
+    Ok(text(&replay::sample(&parse_arg(params, "sampling params")?)))
+}
+
+/// A roots request.
+pub fn question_roots() -> String {
+    text(&replay::roots())
+}
+
+/// [`server::error_response`] for the rule named `rule` and `message`, in
+/// answer to the request id `id` (JSON text): `{"response", "status"}`.
+pub fn error_response(id: &[u8], rule: &str, message: &str) -> Result<String> {
+    let id = parse_arg(id, "an id")?;
+    let rule = RuleId::from_name(rule).ok_or_else(|| usage_owned(alloc::format!("no rule {rule:?}")))?;
+    let (response, status) = server::error_response(&id, &Error::with(rule, message.into()));
+    Ok(text(&json!({"response": response, "status": status})))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{Algorithm, Key};
+
+    const SETTINGS: &[u8] = br#"{"ttl": 60, "maxRounds": 3}"#;
+    const CALL: &[u8] = br#"{"subject": "alice", "now": 1000}"#;
+    const REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#;
+
+    #[test]
+    fn a_replay_over_json_asks_then_completes() {
+        let ring = KeyRing::new(Key::new(1, Algorithm::XChaCha20Poly1305, &[3; 32]));
+        let schema = br#"{"type":"object","properties":{"v":{"type":"string"}},"required":["v"]}"#;
+        let question = question_elicit("Name?", schema).unwrap();
+        let mut first = ToolReplay::start(&ring, REQUEST.as_bytes(), SETTINGS, CALL, None).unwrap();
+        assert_eq!(first.ask(question.as_bytes()).unwrap(), None);
+        let asked: Value =
+            serde_json::from_str(&first.input_required(&ring, None, Randomness::Bytes(&[7; 24])).unwrap()).unwrap();
+        let mut retry: Value = serde_json::from_str(REQUEST).unwrap();
+        retry["id"] = json!(2);
+        retry["params"]["requestState"] = asked["result"]["requestState"].clone();
+        retry["params"]["inputResponses"] = json!({"q1": {"action": "accept", "content": {"v": "Ada"}}});
+        let retry = retry.to_string();
+        let mut second = ToolReplay::start(&ring, retry.as_bytes(), SETTINGS, CALL, None).unwrap();
+        let answer: Value = serde_json::from_str(&second.ask(question.as_bytes()).unwrap().unwrap()).unwrap();
+        assert_eq!((answer["content"]["v"].as_str(), second.round()), (Some("Ada"), 1));
+        let done: Value = serde_json::from_str(&second.complete(br#"{"content":[]}"#).unwrap()).unwrap();
+        assert_eq!(
+            (done["result"]["resultType"].as_str(), done["result"]["ttlMs"].as_u64()),
+            (Some("complete"), Some(0))
+        );
+        let refused: Value = serde_json::from_str(&error_response(b"2", "state-expired", "late").unwrap()).unwrap();
+        assert_eq!(
+            (refused["status"].as_u64(), refused["response"]["error"]["code"].as_i64()),
+            (Some(400), Some(-32602))
+        );
+        assert_eq!(error_response(b"2", "no-such-rule", "x").unwrap_err().rule(), RuleId::UsageInvalidArgument);
+    }
+}

@@ -1,0 +1,181 @@
+//! Await-style tools replayed over sealed rounds (`round::replay`): a tool
+//! that asks twice, across requests, against a client that answers; a changed
+//! or reordered question asked again; answers never asked for ignored; the
+//! round cap; and single use of a final round.
+
+use mrtr::round::replay::{Asked, Replay};
+use mrtr::round::SealedRounds;
+use mrtr::state::{Algorithm, Key, KeyRing, MemoryGuard, SeedRng, Subject};
+use mrtr::{client, Limits, Protocol, RuleId};
+use serde_json::{json, Value};
+
+const ALICE: Subject<'static> = Subject::Principal("alice");
+
+fn request() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet", "arguments": {},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}}})
+}
+
+fn question(message: &str) -> Value {
+    json!({"method": "elicitation/create", "params": {"message": message,
+        "requestedSchema": {"type": "object", "properties": {"v": {"type": "string"}}, "required": ["v"]}}})
+}
+
+fn ring() -> KeyRing {
+    KeyRing::new(Key::new(1, Algorithm::XChaCha20Poly1305, &[5; 32]))
+}
+
+/// The outcome of one run of a tool.
+#[derive(Debug, PartialEq)]
+enum Run {
+    Done(String),
+    Asks(Value),
+}
+
+/// The tool: asks a name, then a greeting (whose wording may change), and
+/// greets. `side_effects` counts how often its final line ran.
+fn greet(
+    r: &SealedRounds<'_>,
+    request: &Value,
+    now: u64,
+    second: &str,
+    guard: Option<&mut MemoryGuard>,
+    side_effects: &mut u32,
+) -> Result<Run, mrtr::Error> {
+    let call = r.call(request, ALICE, now)?;
+    let mut replay = Replay::start(r, &call, guard.map(|g| g as &mut dyn mrtr::state::ReplayGuard))?;
+    let name = match replay.ask(&question("Your name?"))? {
+        Asked::Answered(a) => a["content"]["v"].as_str().unwrap_or_default().to_string(),
+        Asked::Missing => {
+            return Ok(Run::Asks(replay.input_required(r, &call, None, &mut SeedRng::Bytes(&[now as u8; 24]))?))
+        }
+    };
+    let word = match replay.ask(&question(second))? {
+        Asked::Answered(a) => a["content"]["v"].as_str().unwrap_or_default().to_string(),
+        Asked::Missing => {
+            return Ok(Run::Asks(replay.input_required(r, &call, None, &mut SeedRng::Bytes(&[now as u8; 24]))?))
+        }
+    };
+    *side_effects += 1;
+    Ok(Run::Done(format!("{word}, {name}")))
+}
+
+/// The client's retry answering every ask of `response` with `value`.
+fn retry(request: &Value, response: &Value, value: &str, id: u64) -> Value {
+    let asks = response["result"]["inputRequests"].as_object().unwrap();
+    let answers: serde_json::Map<String, Value> =
+        asks.keys().map(|k| (k.clone(), json!({"action": "accept", "content": {"v": value}}))).collect();
+    client::retry(request, response, &Value::Object(answers), &json!(id), Protocol::default(), &Limits::default())
+        .unwrap()
+}
+
+fn asks(run: &Run) -> &Value {
+    match run {
+        Run::Asks(response) => response,
+        Run::Done(done) => panic!("the tool completed early: {done}"),
+    }
+}
+
+#[test]
+fn a_tool_that_asks_twice_finishes_in_three_requests() {
+    let ring = ring();
+    let r = SealedRounds::new(&ring, 300, Protocol::default(), Limits::default());
+    let mut effects = 0;
+    let first = greet(&r, &request(), 100, "Greeting?", None, &mut effects).unwrap();
+    assert_eq!(asks(&first)["result"]["inputRequests"].as_object().unwrap().keys().collect::<Vec<_>>(), ["q1"]);
+    let second_request = retry(&request(), asks(&first), "Ada", 2);
+    let second = greet(&r, &second_request, 101, "Greeting?", None, &mut effects).unwrap();
+    assert_eq!(asks(&second)["result"]["inputRequests"].as_object().unwrap().keys().collect::<Vec<_>>(), ["q2"]);
+    let third = retry(&second_request, asks(&second), "Good day", 3);
+    assert_eq!(greet(&r, &third, 102, "Greeting?", None, &mut effects).unwrap(), Run::Done("Good day, Ada".into()));
+    assert_eq!(effects, 1);
+}
+
+#[test]
+fn a_changed_question_is_asked_again_never_answered_by_another() {
+    let ring = ring();
+    let r = SealedRounds::new(&ring, 300, Protocol::default(), Limits::default());
+    let mut effects = 0;
+    let first = greet(&r, &request(), 100, "Greeting?", None, &mut effects).unwrap();
+    let second_request = retry(&request(), asks(&first), "Ada", 2);
+    let second = greet(&r, &second_request, 101, "Greeting?", None, &mut effects).unwrap();
+    let third = retry(&second_request, asks(&second), "Good day", 3);
+    // A newer version behind the balancer words its second question otherwise.
+    let again = greet(&r, &third, 102, "Salutation?", None, &mut effects).unwrap();
+    assert_eq!(asks(&again)["result"]["inputRequests"]["q2"]["params"]["message"], "Salutation?");
+    assert_eq!(effects, 0);
+}
+
+#[test]
+fn an_answer_to_a_question_never_asked_counts_for_nothing() {
+    let ring = ring();
+    let r = SealedRounds::new(&ring, 300, Protocol::default(), Limits::default());
+    let mut effects = 0;
+    let first = greet(&r, &request(), 100, "Greeting?", None, &mut effects).unwrap();
+    let mut sly = retry(&request(), asks(&first), "Ada", 2);
+    // The client slips in an answer to the next question before it was asked.
+    sly["params"]["inputResponses"]["q2"] = json!({"action": "accept", "content": {"v": "Bye"}});
+    let second = greet(&r, &sly, 101, "Greeting?", None, &mut effects).unwrap();
+    assert!(asks(&second)["result"]["inputRequests"].get("q2").is_some());
+}
+
+#[test]
+fn a_final_round_runs_once_under_a_guard_and_the_cap_holds() {
+    let ring = ring();
+    let r = SealedRounds::new(&ring, 300, Protocol::default(), Limits::default());
+    let (mut guard, mut effects) = (MemoryGuard::default(), 0);
+    let first = greet(&r, &request(), 100, "Greeting?", Some(&mut guard), &mut effects).unwrap();
+    let second_request = retry(&request(), asks(&first), "Ada", 2);
+    let second = greet(&r, &second_request, 101, "Greeting?", Some(&mut guard), &mut effects).unwrap();
+    let third = retry(&second_request, asks(&second), "Good day", 3);
+    assert!(matches!(greet(&r, &third, 102, "Greeting?", Some(&mut guard), &mut effects), Ok(Run::Done(_))));
+    let replayed = greet(&r, &third, 103, "Greeting?", Some(&mut guard), &mut effects).unwrap_err();
+    assert_eq!((replayed.rule(), effects), (RuleId::StateReplayed, 1));
+
+    let call = r.call(&second_request, ALICE, 101).unwrap();
+    let mut replay = Replay::start(&r, &call, None).unwrap();
+    replay.max_rounds = 1;
+    assert!(matches!(replay.ask(&question("Your name?")), Ok(Asked::Answered(_))));
+    assert_eq!(replay.ask(&question("Greeting?")).unwrap(), Asked::Missing);
+    let capped = replay.input_required(&r, &call, None, &mut SeedRng::Bytes(&[1; 24])).unwrap_err();
+    assert_eq!(capped.rule(), RuleId::RetryRoundsExceeded);
+}
+
+#[test]
+fn misuse_and_bad_questions_have_their_rules() {
+    let ring = ring();
+    let r = SealedRounds::new(&ring, 300, Protocol::default(), Limits::default());
+    let req = request();
+    let call = r.call(&req, ALICE, 1).unwrap();
+    let mut replay = Replay::start(&r, &call, None).unwrap();
+    assert_eq!(replay.ask(&json!({"method": "elicitation/create"})).unwrap_err().rule(), RuleId::InputRequestInvalid);
+    replay.ask_as("k", &question("?")).unwrap();
+    assert_eq!(replay.ask_as("k", &question("?")).unwrap_err().rule(), RuleId::UsageInvalidArgument);
+    let done = Replay::start(&r, &call, None).unwrap();
+    assert_eq!(
+        done.input_required(&r, &call, None, &mut SeedRng::Bytes(&[1; 24])).unwrap_err().rule(),
+        RuleId::UsageOutOfTurn
+    );
+}
+
+#[test]
+fn a_retry_result_is_complete_and_never_cached() {
+    let first = request();
+    let done = mrtr::server::complete(&first, &json!({"content": [], "ttlMs": 60000}), Protocol::default()).unwrap();
+    assert_eq!(
+        (done["result"]["resultType"].as_str(), done["result"]["ttlMs"].as_u64()),
+        (Some("complete"), Some(60000))
+    );
+    let mut retry = first.clone();
+    retry["params"]["requestState"] = json!("s");
+    let done = mrtr::server::complete(&retry, &json!({"content": [], "ttlMs": 60000}), Protocol::default()).unwrap();
+    assert_eq!(done["result"]["ttlMs"], 0);
+    let legacy = mrtr::server::complete(&first, &json!({"content": []}), Protocol::V2025_11_25).unwrap();
+    assert_eq!(legacy["result"].get("resultType"), None);
+    let (body, status) = mrtr::server::error_response(&json!(7), &mrtr::Error::new(RuleId::StateTampered, "no"));
+    assert_eq!(
+        (body["error"]["code"].as_i64(), body["error"]["data"]["rule"].as_str(), status),
+        (Some(-32602), Some("state-tampered"), 400)
+    );
+}
