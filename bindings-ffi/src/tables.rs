@@ -57,6 +57,12 @@ pub const MRTR_ERR_REQUEST_STATE_INVALID: mrtr_status = 16;
 /// the last message on that stream.
 pub const MRTR_ERR_MESSAGE_AFTER_INPUT_REQUIRED: mrtr_status = 17;
 
+/// `input-required-cache-hint` (area `protocol`, no JSON-RPC code): (`2026-07-28`) An `input_required` result carries
+/// no caching hints (`ttlMs`, `cacheScope`): it is not cacheable. Results of retries (requests carrying
+/// `inputResponses` or `requestState`) MUST NOT be cached: a retry's result carries no `ttlMs` above 0 (a server's
+/// builder, `server::complete`, gives them `ttlMs: 0`).
+pub const MRTR_ERR_INPUT_REQUIRED_CACHE_HINT: mrtr_status = 18;
+
 /// `retry-id-reused` (area `retry`, no JSON-RPC code): The retry's JSON-RPC `id` differs from the request it retries
 /// (and from every request in flight).
 pub const MRTR_ERR_RETRY_ID_REUSED: mrtr_status = 20;
@@ -285,7 +291,7 @@ pub const MRTR_ALG_AES_256_GCM: mrtr_algorithm = 1;
 pub const MRTR_ALG_XCHACHA20_POLY1305: mrtr_algorithm = 2;
 
 /// Each rule's number, id and source, in catalogue order.
-pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 50] = [
+pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 51] = [
     (1, c"jsonrpc-parse-error", c"JSON-RPC 2.0"),
     (2, c"jsonrpc-invalid", c"JSON-RPC 2.0"),
     (3, c"request-meta-missing", c"2026-07-28 RequestParams"),
@@ -297,6 +303,7 @@ pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 50] = [
     (15, c"input-request-capability-missing", c"2026-07-28 RequestMetaObject"),
     (16, c"request-state-invalid", c"001 Schema Changes"),
     (17, c"message-after-input-required", c"001 Protocol Requirements for Ephemeral Workflow"),
+    (18, c"input-required-cache-hint", c"2026-07-28 server/utilities/caching"),
     (20, c"retry-id-reused", c"001 Ephemeral Tool Workflow"),
     (21, c"retry-request-changed", c"001 Ephemeral Tool Workflow"),
     (22, c"retry-missing-input-response", c"001 Client Behavior"),

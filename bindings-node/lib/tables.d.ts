@@ -25,6 +25,8 @@ export declare const Rule: {
   readonly RequestStateInvalid: 'request-state-invalid'
   /** An `input_required` result on an SSE stream is the last message on that stream. */
   readonly MessageAfterInputRequired: 'message-after-input-required'
+  /** (`2026-07-28`) An `input_required` result carries no caching hints (`ttlMs`, `cacheScope`): it is not cacheable. Results of retries (requests carrying `inputResponses` or `requestState`) MUST NOT be cached: a retry's result carries no `ttlMs` above 0 (a server's builder, `server::complete`, gives them `ttlMs: 0`). */
+  readonly InputRequiredCacheHint: 'input-required-cache-hint'
   /** The retry's JSON-RPC `id` differs from the request it retries (and from every request in flight). */
   readonly RetryIdReused: 'retry-id-reused'
   /** Method and params, apart from `inputResponses`, `requestState`, `_meta`, equal the original's. */
@@ -110,7 +112,7 @@ export type RuleId = (typeof Rule)[keyof typeof Rule]
 /** The area of a rule: the error class it raises. */
 export type AreaName = 'protocol' | 'retry' | 'state' | 'task' | 'association' | 'transport' | 'usage' | 'panic'
 
-/** A message breaks the protocol: the JSON-RPC envelope, results, input requests, limits. Rules: jsonrpc-parse-error, jsonrpc-invalid, request-meta-missing, result-type-unknown, result-type-missing, input-required-method-not-allowed, input-required-empty, input-request-invalid, input-request-capability-missing, request-state-invalid, message-after-input-required, limit-exceeded. */
+/** A message breaks the protocol: the JSON-RPC envelope, results, input requests, limits. Rules: jsonrpc-parse-error, jsonrpc-invalid, request-meta-missing, result-type-unknown, result-type-missing, input-required-method-not-allowed, input-required-empty, input-request-invalid, input-request-capability-missing, request-state-invalid, message-after-input-required, input-required-cache-hint, limit-exceeded. */
 export declare class ProtocolError extends MrtrError {}
 
 /** A client's retry, or its input responses, is wrong. Rules: retry-id-reused, retry-request-changed, retry-missing-input-response, retry-input-response-invalid, retry-request-state-mismatch, retry-request-state-unexpected, input-responses-unsolicited, retry-rounds-exceeded, input-responses-malformed. */

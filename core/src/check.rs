@@ -512,6 +512,7 @@ impl Checker {
         }
         let method = request.message["method"].as_str().unwrap_or_default().to_string();
         self.server_task_result(m, &method, &request.message, kind, rt);
+        self.check_cache_hints(m, &request.message, kind, rt);
         if kind != Kind::InputRequired {
             return self.finish_operation(request, method);
         }
@@ -546,6 +547,30 @@ impl Checker {
             reported: request.rounds > self.config.max_rounds,
             method,
         });
+    }
+
+    /// (`2026-07-28`) No caching hints on `input_required`, and none that
+    /// let a retry's result be cached.
+    /// A task's `ttlMs` is its lifetime, not a caching hint.
+    fn check_cache_hints(&mut self, m: &Value, request: &Value, kind: Kind, rt: Option<ResultType>) {
+        if self.config.protocol != Protocol::V2026_07_28 || rt == Some(ResultType::Task) {
+            return;
+        }
+        let result = &m["result"];
+        if kind == Kind::InputRequired {
+            if result.get("ttlMs").is_some() || result.get("cacheScope").is_some() {
+                self.report(RuleId::InputRequiredCacheHint, "an input_required result carries no ttlMs nor cacheScope");
+            }
+            return;
+        }
+        // A retry of an allow-listed method (the task methods carry answers by design).
+        let params = &request["params"];
+        let method = request["method"].as_str().unwrap_or_default();
+        let retry = self.config.protocol.allows_input_required(method)
+            && (params.get("inputResponses").is_some() || params.get("requestState").is_some());
+        if retry && result.get("ttlMs").is_some_and(|t| t.as_f64() != Some(0.0)) {
+            self.report(RuleId::InputRequiredCacheHint, "a retry's result is not cacheable: its ttlMs is 0");
+        }
     }
 
     /// A final answer to a retry ends a multi-round operation.

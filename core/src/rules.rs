@@ -35,6 +35,8 @@ pub enum RuleId {
     RequestStateInvalid = 16,
     /// A message after `input_required` on the same SSE stream.
     MessageAfterInputRequired = 17,
+    /// (2026-07-28) Caching hints on an `input_required` result or a retry's result.
+    InputRequiredCacheHint = 18,
     /// The retry reuses an id.
     RetryIdReused = 20,
     /// The retry changed method or params.
@@ -299,6 +301,8 @@ catalogue! {
         "`requestState` is a string.";
     MessageAfterInputRequired, "message-after-input-required", Protocol, None, "001 Protocol Requirements for Ephemeral Workflow",
         "An `input_required` result on an SSE stream is the last message on that stream.";
+    InputRequiredCacheHint, "input-required-cache-hint", Protocol, None, "2026-07-28 server/utilities/caching",
+        "(`2026-07-28`) An `input_required` result carries no caching hints (`ttlMs`, `cacheScope`): it is not cacheable. Results of retries (requests carrying `inputResponses` or `requestState`) MUST NOT be cached: a retry's result carries no `ttlMs` above 0 (a server's builder, `server::complete`, gives them `ttlMs: 0`).";
     RetryIdReused, "retry-id-reused", Retry, None, "001 Ephemeral Tool Workflow",
         "The retry's JSON-RPC `id` differs from the request it retries (and from every request in flight).";
     RetryRequestChanged, "retry-request-changed", Retry, None, "001 Ephemeral Tool Workflow",

@@ -34,6 +34,7 @@ class Rule(_StrEnum):
     INPUT_REQUEST_CAPABILITY_MISSING = "input-request-capability-missing"  # 15, protocol
     REQUEST_STATE_INVALID = "request-state-invalid"  # 16, protocol
     MESSAGE_AFTER_INPUT_REQUIRED = "message-after-input-required"  # 17, protocol
+    INPUT_REQUIRED_CACHE_HINT = "input-required-cache-hint"  # 18, protocol
     RETRY_ID_REUSED = "retry-id-reused"  # 20, retry
     RETRY_REQUEST_CHANGED = "retry-request-changed"  # 21, retry
     RETRY_MISSING_INPUT_RESPONSE = "retry-missing-input-response"  # 22, retry

@@ -107,6 +107,7 @@ const APPLIES: &[(&[&str], &[&str])] = &[
             "result-type-missing",
             "input-required-empty",
             "input-request-capability-missing",
+            "input-required-cache-hint",
             "task-input-key-reused",
         ],
         &["2026-07-28"],
