@@ -23,6 +23,13 @@ pub const MRTR_ERR_JSONRPC_INVALID: mrtr_status = 2;
 /// `_meta` protocol version or client capabilities.
 pub const MRTR_ERR_REQUEST_META_MISSING: mrtr_status = 3;
 
+/// `request-header-mismatch` (area `protocol`, JSON-RPC -32020): (`2026-07-28`, Streamable HTTP) A request's
+/// `MCP-Protocol-Version` header equals its `_meta` protocol version, its `Mcp-Method` header its method, and its
+/// `Mcp-Name` header its target (`params.name` of `tools/call` and `prompts/get`, `params.uri` of `resources/read`,
+/// `params.taskId` of `tasks/get`, `tasks/update`, `tasks/cancel`); a missing or different one is refused with -32020
+/// (HTTP 400).
+pub const MRTR_ERR_REQUEST_HEADER_MISMATCH: mrtr_status = 4;
+
 /// `result-type-unknown` (area `protocol`, no JSON-RPC code): `resultType` is `"complete"` or `"input_required"`, or
 /// `"task"` where the Tasks extension is in use.
 pub const MRTR_ERR_RESULT_TYPE_UNKNOWN: mrtr_status = 10;
@@ -291,10 +298,11 @@ pub const MRTR_ALG_AES_256_GCM: mrtr_algorithm = 1;
 pub const MRTR_ALG_XCHACHA20_POLY1305: mrtr_algorithm = 2;
 
 /// Each rule's number, id and source, in catalogue order.
-pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 51] = [
+pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 52] = [
     (1, c"jsonrpc-parse-error", c"JSON-RPC 2.0"),
     (2, c"jsonrpc-invalid", c"JSON-RPC 2.0"),
     (3, c"request-meta-missing", c"2026-07-28 RequestParams"),
+    (4, c"request-header-mismatch", c"2026-07-28 transports (SEP-2243)"),
     (10, c"result-type-unknown", c"001 Schema Changes"),
     (11, c"result-type-missing", c"2026-07-28 Result"),
     (12, c"input-required-method-not-allowed", c"001 Server-Initiated Request Support"),

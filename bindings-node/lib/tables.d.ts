@@ -9,6 +9,8 @@ export declare const Rule: {
   readonly JsonrpcInvalid: 'jsonrpc-invalid'
   /** (`2026-07-28`) A client request lacks the required `_meta` protocol version or client capabilities. */
   readonly RequestMetaMissing: 'request-meta-missing'
+  /** (`2026-07-28`, Streamable HTTP) A request's `MCP-Protocol-Version` header equals its `_meta` protocol version, its `Mcp-Method` header its method, and its `Mcp-Name` header its target (`params.name` of `tools/call` and `prompts/get`, `params.uri` of `resources/read`, `params.taskId` of `tasks/get`, `tasks/update`, `tasks/cancel`); a missing or different one is refused with -32020 (HTTP 400). */
+  readonly RequestHeaderMismatch: 'request-header-mismatch'
   /** `resultType` is `"complete"` or `"input_required"`, or `"task"` where the Tasks extension is in use. */
   readonly ResultTypeUnknown: 'result-type-unknown'
   /** (`2026-07-28`) A server result lacks `resultType`. A client still reads an absent one as `"complete"`. */
@@ -112,7 +114,7 @@ export type RuleId = (typeof Rule)[keyof typeof Rule]
 /** The area of a rule: the error class it raises. */
 export type AreaName = 'protocol' | 'retry' | 'state' | 'task' | 'association' | 'transport' | 'usage' | 'panic'
 
-/** A message breaks the protocol: the JSON-RPC envelope, results, input requests, limits. Rules: jsonrpc-parse-error, jsonrpc-invalid, request-meta-missing, result-type-unknown, result-type-missing, input-required-method-not-allowed, input-required-empty, input-request-invalid, input-request-capability-missing, request-state-invalid, message-after-input-required, input-required-cache-hint, limit-exceeded. */
+/** A message breaks the protocol: the JSON-RPC envelope, results, input requests, limits. Rules: jsonrpc-parse-error, jsonrpc-invalid, request-meta-missing, request-header-mismatch, result-type-unknown, result-type-missing, input-required-method-not-allowed, input-required-empty, input-request-invalid, input-request-capability-missing, request-state-invalid, message-after-input-required, input-required-cache-hint, limit-exceeded. */
 export declare class ProtocolError extends MrtrError {}
 
 /** A client's retry, or its input responses, is wrong. Rules: retry-id-reused, retry-request-changed, retry-missing-input-response, retry-input-response-invalid, retry-request-state-mismatch, retry-request-state-unexpected, input-responses-unsolicited, retry-rounds-exceeded, input-responses-malformed. */

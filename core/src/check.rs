@@ -232,6 +232,11 @@ impl Checker {
         }
     }
 
+    /// The protocol checked.
+    pub(crate) fn protocol(&self) -> Protocol {
+        self.config.protocol
+    }
+
     /// Moves on to the next entry.
     pub(crate) fn advance(&mut self) {
         self.index += 1;

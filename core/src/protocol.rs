@@ -224,3 +224,15 @@ mod tests {
         assert!(!Protocol::V2025_11_25.allows_input_required("tools/call"));
     }
 }
+
+/// The params field a request's target is (`Mcp-Name` mirrors it): `name`
+/// for `tools/call` and `prompts/get`, `uri` for `resources/read`, `taskId`
+/// for `tasks/get`, `tasks/update` and `tasks/cancel`.
+pub fn name_field(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+        _ => None,
+    }
+}

@@ -19,6 +19,8 @@ pub enum RuleId {
     JsonrpcInvalid = 2,
     /// (2026-07-28) A client request lacks the required `_meta` fields.
     RequestMetaMissing = 3,
+    /// (2026-07-28) A request's `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` header is missing or differs from its body.
+    RequestHeaderMismatch = 4,
     /// `resultType` is not a known value.
     ResultTypeUnknown = 10,
     /// (2026-07-28) A server result lacks `resultType`.
@@ -285,6 +287,8 @@ catalogue! {
         "Not a JSON-RPC 2.0 request, notification, result or error: `\"jsonrpc\":\"2.0\"` missing, `id` not string/integer (null is not allowed for requests), both `result` and `error`, `method` not a string, `params` not an object… Code -32600. A batch is this too, except where a transport rule says otherwise (SEP-1858 buffered responses).";
     RequestMetaMissing, "request-meta-missing", Protocol, Some(INVALID_PARAMS), "2026-07-28 RequestParams",
         "(`2026-07-28`) A client request lacks the required `_meta` protocol version or client capabilities.";
+    RequestHeaderMismatch, "request-header-mismatch", Protocol, Some(-32020), "2026-07-28 transports (SEP-2243)",
+        "(`2026-07-28`, Streamable HTTP) A request's `MCP-Protocol-Version` header equals its `_meta` protocol version, its `Mcp-Method` header its method, and its `Mcp-Name` header its target (`params.name` of `tools/call` and `prompts/get`, `params.uri` of `resources/read`, `params.taskId` of `tasks/get`, `tasks/update`, `tasks/cancel`); a missing or different one is refused with -32020 (HTTP 400).";
     ResultTypeUnknown, "result-type-unknown", Protocol, None, "001 Schema Changes",
         "`resultType` is `\"complete\"` or `\"input_required\"`, or `\"task\"` where the Tasks extension is in use.";
     ResultTypeMissing, "result-type-missing", Protocol, None, "2026-07-28 Result",

@@ -184,3 +184,32 @@ pub fn error_response(id: &Value, error: &crate::Error) -> (Value, u16) {
         "code": code, "message": error.message(), "data": {"rule": error.rule().name()}}});
     (body, status)
 }
+
+/// Checks the HTTP header fields of a `2026-07-28` request over Streamable
+/// HTTP against its body (`request-header-mismatch`, -32020): the
+/// `MCP-Protocol-Version` header equals `_meta`'s protocol version, `Mcp-Method`
+/// the method, and `Mcp-Name` the target ([`crate::protocol::name_field`]).
+/// Other protocols carry none of these: nothing to check. `headers` have
+/// lower-case names.
+pub fn check_headers(request: &Value, headers: &[(String, String)], protocol: Protocol) -> Result<()> {
+    if protocol != Protocol::V2026_07_28 {
+        return Ok(());
+    }
+    let field = |name: &str| headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
+    let params = request.get("params");
+    let version = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION));
+    let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+    let expect = |header: &str, want: Option<&str>| match (field(header), want) {
+        (Some(got), Some(want)) if got == want => Ok(()),
+        (None, _) => Err(err!(RequestHeaderMismatch, "no {header} header")),
+        (Some(got), want) => {
+            Err(err!(RequestHeaderMismatch, "the {header} header {got:?} differs from the body's {want:?}"))
+        }
+    };
+    expect("mcp-protocol-version", version.and_then(Value::as_str))?;
+    expect("mcp-method", Some(method))?;
+    match crate::protocol::name_field(method).and_then(|f| params?.get(f)?.as_str()) {
+        Some(target) => expect("mcp-name", Some(target)),
+        None => Ok(()),
+    }
+}

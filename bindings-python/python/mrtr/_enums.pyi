@@ -26,6 +26,7 @@ class Rule(_StrEnum):
     JSONRPC_PARSE_ERROR = "jsonrpc-parse-error"  # 1, protocol
     JSONRPC_INVALID = "jsonrpc-invalid"  # 2, protocol
     REQUEST_META_MISSING = "request-meta-missing"  # 3, protocol
+    REQUEST_HEADER_MISMATCH = "request-header-mismatch"  # 4, protocol
     RESULT_TYPE_UNKNOWN = "result-type-unknown"  # 10, protocol
     RESULT_TYPE_MISSING = "result-type-missing"  # 11, protocol
     INPUT_REQUIRED_METHOD_NOT_ALLOWED = "input-required-method-not-allowed"  # 12, protocol

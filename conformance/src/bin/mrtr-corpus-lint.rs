@@ -104,6 +104,7 @@ const APPLIES: &[(&[&str], &[&str])] = &[
     (
         &[
             "request-meta-missing",
+            "request-header-mismatch",
             "result-type-missing",
             "input-required-empty",
             "input-request-capability-missing",

@@ -295,6 +295,13 @@ impl Audit {
             }
         }
         self.answers(flow, h, &url, &messages, by_link.is_some());
+        if let [request] = messages.as_slice() {
+            if request.get("method").is_some() && request.get("id").is_some() {
+                if let Err(e) = crate::server::check_headers(request, &h.headers, self.checker.protocol()) {
+                    self.report(e.rule(), String::from(e.message()));
+                }
+            }
+        }
         for message in &messages {
             self.checker.handle_part(&Entry { from: Side::Client, message: message.clone(), stream: None });
         }
