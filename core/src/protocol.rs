@@ -198,6 +198,18 @@ pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabi
 /// `_meta` key binding a message to a task (Tasks in core).
 pub const META_RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
+/// The params field a request's target is (`Mcp-Name` mirrors it): `name`
+/// for `tools/call` and `prompts/get`, `uri` for `resources/read`, `taskId`
+/// for `tasks/get`, `tasks/update` and `tasks/cancel`.
+pub fn name_field(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,17 +234,5 @@ mod tests {
         assert!(Protocol::Sep2322.allows_input_required("tasks/result"));
         assert!(!Protocol::Sep2322.allows_input_required("tools/list"));
         assert!(!Protocol::V2025_11_25.allows_input_required("tools/call"));
-    }
-}
-
-/// The params field a request's target is (`Mcp-Name` mirrors it): `name`
-/// for `tools/call` and `prompts/get`, `uri` for `resources/read`, `taskId`
-/// for `tasks/get`, `tasks/update` and `tasks/cancel`.
-pub fn name_field(method: &str) -> Option<&'static str> {
-    match method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
-        _ => None,
     }
 }
