@@ -37,6 +37,7 @@
 //! Without a guard, a state opens as often as it is presented until it
 //! expires: keep counters and anything with side effects on the server.
 
+pub mod bridge;
 pub mod replay;
 
 use crate::{

@@ -179,3 +179,91 @@ fn a_retry_result_is_complete_and_never_cached() {
         (Some(-32602), Some("state-tampered"), 400)
     );
 }
+
+mod bridge {
+    use super::question;
+    use mrtr::round::bridge::Bridge;
+    use mrtr::round::replay::{Asked, Replay};
+    use mrtr::{sse, Limits, RuleId};
+    use serde_json::{json, Value};
+
+    fn legacy_request() -> Value {
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "greet", "arguments": {}}})
+    }
+
+    /// The tool: a name, then a greeting word.
+    fn run(replay: &mut Replay) -> Option<String> {
+        let name = match replay.ask(&question("Your name?")).unwrap() {
+            Asked::Answered(a) => a["content"]["v"].as_str().unwrap().to_string(),
+            Asked::Missing => return None,
+        };
+        match replay.ask(&question("Greeting?")).unwrap() {
+            Asked::Answered(a) => Some(format!("{}, {name}", a["content"]["v"].as_str().unwrap())),
+            Asked::Missing => None,
+        }
+    }
+
+    /// The server messages written on the stream so far.
+    fn written(bridge: &mut Bridge) -> Vec<Value> {
+        let mut d = sse::Decoder::new();
+        while let Some(text) = bridge.poll_write() {
+            d.feed(text.as_bytes());
+        }
+        std::iter::from_fn(|| d.poll_event()).filter_map(|e| serde_json::from_str(&e.unwrap().data?).ok()).collect()
+    }
+
+    fn accept(request: &Value, v: &str) -> Value {
+        json!({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept", "content": {"v": v}}})
+    }
+
+    /// One round: replay; ask what is missing or complete. The messages written.
+    fn step(bridge: &mut Bridge, now: u64) -> Vec<Value> {
+        let mut replay = bridge.replay();
+        match run(&mut replay) {
+            Some(done) => bridge.complete(&json!({"content": [{"type": "text", "text": done}]})).unwrap(),
+            None => bridge.ask(&replay, now).unwrap(),
+        }
+        written(bridge)
+    }
+
+    #[test]
+    fn a_two_question_tool_served_to_a_2025_11_25_client() {
+        let mut b = Bridge::new(&legacy_request(), "c1", Limits::default()).unwrap();
+        let asked = step(&mut b, 0);
+        assert_eq!((asked.len(), asked[0]["method"].as_str()), (1, Some("elicitation/create")));
+        assert_eq!(b.poll_timeout(), Some(300_000));
+        assert!(b.handle_answer(&accept(&asked[0], "Ada"), 5).unwrap());
+        let asked = step(&mut b, 10);
+        assert_eq!(asked[0]["params"]["message"], "Greeting?");
+        assert_ne!(asked[0]["id"], json!("7-1-q1"), "each round's requests have ids of their own");
+        let wrong =
+            json!({"jsonrpc": "2.0", "id": asked[0]["id"], "result": {"action": "accept", "content": {"x": 1}}});
+        assert_eq!(b.handle_answer(&wrong, 11).unwrap_err().rule(), RuleId::RetryInputResponseInvalid);
+        assert!(b.handle_answer(&accept(&asked[0], "Hello"), 12).unwrap());
+        let done = step(&mut b, 13);
+        assert_eq!(done[0]["id"], 7);
+        assert_eq!(done[0]["result"]["content"][0]["text"], "Hello, Ada");
+        assert!(b.is_done() && b.poll_timeout().is_none());
+        assert_eq!(b.handle_answer(&accept(&asked[0], "x"), 14).unwrap_err().rule(), RuleId::UsageOutOfTurn);
+    }
+
+    #[test]
+    fn an_unanswered_round_times_out_and_the_cap_holds() {
+        let mut b = Bridge::new(&legacy_request(), "c2", Limits::default()).unwrap();
+        b.round_timeout_ms = 1000;
+        let _ = step(&mut b, 0);
+        b.handle_timeout(999);
+        assert!(!b.is_done());
+        b.handle_timeout(1000);
+        let last = written(&mut b);
+        assert_eq!(last[0]["error"]["data"]["rule"], "limit-exceeded");
+        assert!(b.is_done());
+
+        let mut capped = Bridge::new(&legacy_request(), "c3", Limits::default()).unwrap();
+        capped.max_rounds = 0;
+        let mut replay = capped.replay();
+        assert!(run(&mut replay).is_none());
+        assert_eq!(capped.ask(&replay, 0).unwrap_err().rule(), RuleId::RetryRoundsExceeded);
+        assert_eq!(written(&mut capped)[0]["error"]["data"]["rule"], "retry-rounds-exceeded");
+    }
+}

@@ -91,6 +91,19 @@ impl Replay {
         Ok(Replay { protocol, limits, pin_answers, carried, fresh, asked, answers, missing, max_rounds: 10 })
     }
 
+    /// A replay over answers held in memory (the [`Bridge`](super::bridge::Bridge)
+    /// of a `2025-11-25` call): `carried` as if a state had carried it, with
+    /// no fresh answers.
+    pub(super) fn from_carried(carried: Carried, protocol: Protocol, limits: Limits) -> Replay {
+        let (fresh, asked, answers, missing) = (Map::new(), Map::new(), Map::new(), Vec::new());
+        Replay { protocol, limits, pin_answers: true, carried, fresh, asked, answers, missing, max_rounds: 10 }
+    }
+
+    /// The question asked under `key` in this replay.
+    pub fn question(&self, key: &str) -> Option<&Value> {
+        self.asked.get(key)
+    }
+
     /// Asks the next question (an input request: `{"method":
     /// "elicitation/create", "params": {…}}`), under the key of its order.
     pub fn ask(&mut self, question: &Value) -> Result<Asked> {
