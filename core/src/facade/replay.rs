@@ -4,7 +4,10 @@
 use super::sealed::{rng, CallSpec, Randomness, RoundsSettings};
 use super::{parse, parse_arg, text, usage_owned};
 use crate::{
-    round::replay::{self, Asked, Replay},
+    round::{
+        bridge::Bridge,
+        replay::{self, Asked, Replay},
+    },
     server,
     state::{KeyRing, ReplayGuard},
     Error, Result, RuleId,
@@ -16,9 +19,15 @@ use alloc::{
 use serde_json::{json, Value};
 
 /// One replay of a tool on one request, owning what it read; the ring comes
-/// back to seal ([`ToolReplay::input_required`]).
+/// back to seal ([`ToolReplay::input_required`]). A replay of a
+/// [`ToolBridge`] holds its answers in memory and seals nothing.
 pub struct ToolReplay {
     inner: Replay,
+    sealed: Option<Sealed>,
+}
+
+/// What sealing the next round needs.
+struct Sealed {
     request: Value,
     raw: Vec<u8>,
     settings: RoundsSettings,
@@ -45,7 +54,7 @@ impl ToolReplay {
         if let Some(max) = settings.max_rounds() {
             inner.max_rounds = max;
         }
-        Ok(ToolReplay { inner, request: value, raw: request.to_vec(), settings, spec })
+        Ok(ToolReplay { inner, sealed: Some(Sealed { request: value, raw: request.to_vec(), settings, spec }) })
     }
 
     /// Asks the next question (an input request as JSON text): its answer
@@ -83,17 +92,94 @@ impl ToolReplay {
 
     /// The `input_required` response (JSON text) asking what is missing.
     pub fn input_required(&self, ring: &KeyRing, data: Option<&[u8]>, randomness: Randomness<'_>) -> Result<String> {
-        let rounds = self.settings.rounds(ring);
+        let s = self.sealed()?;
+        let rounds = s.settings.rounds(ring);
         let data = data.map(|d| parse(d, &rounds.limits)).transpose()?;
-        let call = self.spec.call(&rounds, &self.request, &self.raw)?;
+        let call = s.spec.call(&rounds, &s.request, &s.raw)?;
         let response = self.inner.input_required(&rounds, &call, data, &mut rng(randomness)?)?;
         Ok(text(&response))
     }
 
     /// The final response to the request ([`server::complete`]).
     pub fn complete(&self, result: &[u8]) -> Result<String> {
+        let s = self.sealed()?;
         let result = parse_arg(result, "a result")?;
-        Ok(text(&server::complete(&self.request, &result, self.settings.protocol())?))
+        Ok(text(&server::complete(&s.request, &result, s.settings.protocol())?))
+    }
+
+    fn sealed(&self) -> Result<&Sealed> {
+        self.sealed.as_ref().ok_or_else(|| usage_owned("a bridge's replay answers through its bridge".into()))
+    }
+}
+
+/// [`Bridge`]: one `2025-11-25` call of an await-style tool over JSON text.
+pub struct ToolBridge(Bridge);
+
+impl ToolBridge {
+    /// A bridge for `request` (JSON text), its stream's event ids under `key`;
+    /// `options` give `limits` and `maxRounds`, and `roundTimeoutMs` the wait per round.
+    pub fn new(request: &[u8], key: &str, options: &[u8]) -> Result<ToolBridge> {
+        let mut o = parse_arg(if options.is_empty() { b"{}" } else { options }, "the bridge options")?;
+        let timeout = match o.as_object_mut().and_then(|o| o.remove("roundTimeoutMs")) {
+            None | Some(Value::Null) => None,
+            Some(n) => Some(n.as_u64().ok_or_else(|| usage_owned("roundTimeoutMs is milliseconds".into()))?),
+        };
+        let options = super::Options::from_value(&o)?;
+        let mut bridge = Bridge::new(&parse(request, &options.limits)?, key, options.limits)?;
+        if let Some(max) = options.max_rounds {
+            bridge.max_rounds = max;
+        }
+        if let Some(ms) = timeout {
+            bridge.round_timeout_ms = ms;
+        }
+        Ok(ToolBridge(bridge))
+    }
+
+    /// A replay of the tool from the answers collected so far.
+    pub fn replay(&self) -> ToolReplay {
+        ToolReplay { inner: self.0.replay(), sealed: None }
+    }
+
+    /// Sends what `replay` misses as server requests on the stream.
+    pub fn ask(&mut self, replay: &ToolReplay, now: u64) -> Result<()> {
+        self.0.ask(&replay.inner, now)
+    }
+
+    /// The tool completed with `result` (JSON text).
+    pub fn complete(&mut self, result: &[u8]) -> Result<()> {
+        self.0.complete(&parse_arg(result, "a result")?)
+    }
+
+    /// A response the client POSTed; `true` when the round is complete.
+    pub fn handle_answer(&mut self, response: &[u8], now: u64) -> Result<bool> {
+        self.0.handle_answer(&parse_arg(response, "a response")?, now)
+    }
+
+    /// The round's deadline may have passed.
+    pub fn handle_timeout(&mut self, now: u64) {
+        self.0.handle_timeout(now);
+    }
+
+    /// The next text to write on the stream.
+    #[must_use]
+    pub fn poll_write(&mut self) -> Option<String> {
+        self.0.poll_write()
+    }
+
+    /// When to call `handle_timeout`.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.0.poll_timeout()
+    }
+
+    /// Whether the final response was written.
+    pub fn is_done(&self) -> bool {
+        self.0.is_done()
+    }
+
+    /// The ids (as text) of the server requests waiting for an answer.
+    pub fn pending(&self) -> Vec<String> {
+        self.0.pending().map(String::from).collect()
     }
 }
 
