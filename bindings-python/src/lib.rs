@@ -16,6 +16,7 @@ pub mod client;
 pub mod convert;
 pub mod errors;
 pub mod options;
+pub mod replay;
 pub mod server;
 pub mod state;
 pub mod tables;
@@ -37,6 +38,7 @@ fn _mrtr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     client::register(m)?;
     server::register(m)?;
     state::register(m)?;
+    replay::register(m)?;
     transport::register(m)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

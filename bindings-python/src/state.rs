@@ -255,7 +255,7 @@ impl ReplayGuard for HostGuard<'_, '_> {
 
 /// Runs `f` with the host's `guard` (if any) as the core's replay guard; the
 /// guard's own exception wins over the core's refusal it caused.
-fn guarded<T>(
+pub(crate) fn guarded<T>(
     guard: Option<&Bound<'_, PyAny>>,
     f: impl FnOnce(Option<&mut dyn ReplayGuard>) -> mrtr::Result<T>,
 ) -> PyResult<T> {
@@ -278,7 +278,7 @@ fn label(obj: &Bound<'_, PyAny>) -> PyResult<Raw> {
 
 /// Keys by id: seals with the current one, opens with any.
 #[pyclass(module = "mrtr._mrtr", name = "KeyRing", weakref)]
-pub struct KeyRing(CoreRing);
+pub struct KeyRing(pub(crate) CoreRing);
 
 #[pymethods]
 impl KeyRing {
@@ -445,16 +445,16 @@ fn unsealed_decode<'py>(py: Python<'py>, token: &str, max_bytes: usize) -> PyRes
 /// rounds travel in `requestState`, so that a tool never handles a token.
 #[pyclass(module = "mrtr._mrtr", name = "SealedRounds", frozen, weakref)]
 pub struct SealedRounds {
-    ring: Py<KeyRing>,
-    /// The façade's settings JSON (`{ttl, protocol, limits, pinAnswers}`), checked once.
-    settings: String,
+    pub(crate) ring: Py<KeyRing>,
+    /// The façade's settings JSON (`{ttl, protocol, limits, pinAnswers, maxRounds}`), checked once.
+    pub(crate) settings: String,
     /// The limits again, for converting Python values.
-    limits: Limits,
+    pub(crate) limits: Limits,
 }
 
 /// The façade's per-call JSON: `{"subject" | "anonymous": true, "now"}`, as the
 /// caller gave them (neither, or both, is the façade's usage error).
-fn call_json(subject: Option<&str>, anonymous: bool, now: u64) -> String {
+pub(crate) fn call_json(subject: Option<&str>, anonymous: bool, now: u64) -> String {
     json!({"subject": subject, "anonymous": anonymous, "now": now}).to_string()
 }
 
@@ -463,20 +463,24 @@ impl SealedRounds {
     /// Settings for every request: the ring, the round's lifetime in seconds
     /// (`ttl`, the core's default 300), the protocol, the limits, and whether an
     /// answer counts only for the exact question it answered (`pin_answers`,
-    /// default on). Absent (`None`) means the core's default.
+    /// default on), and how many rounds an await-style tool may take
+    /// (`max_rounds`, the core's default 10; see `ToolReplay`). Absent
+    /// (`None`) means the core's default.
     #[new]
-    #[pyo3(signature = (ring, ttl=None, protocol=None, limits=None, pin_answers=None))]
+    #[pyo3(signature = (ring, ttl=None, protocol=None, limits=None, pin_answers=None, max_rounds=None))]
     fn new(
         ring: Py<KeyRing>,
         ttl: Option<&Bound<'_, PyAny>>,
         protocol: Option<&Bound<'_, PyAny>>,
         limits: Option<Lim>,
         pin_answers: Option<&Bound<'_, PyAny>>,
+        max_rounds: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         boundary(|| {
             let l = &Limits::DEFAULT;
             let mut settings = Map::new();
-            for (k, v) in [("ttl", ttl), ("protocol", protocol), ("pinAnswers", pin_answers)] {
+            let given = [("ttl", ttl), ("protocol", protocol), ("pinAnswers", pin_answers), ("maxRounds", max_rounds)];
+            for (k, v) in given {
                 if let Some(v) = v {
                     settings.insert(k.into(), from_python(v, l)?);
                 }

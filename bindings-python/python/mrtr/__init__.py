@@ -3,7 +3,8 @@
 A thin façade over the native module ``mrtr._mrtr``, which converts and calls the core; the core decides.
 ``classify`` one message, ``check`` a conversation; client: ``retry``, ``task_update``, the ``Client`` machine;
 server: ``respond``, ``resume``; sealed ``requestState``: ``Key``, ``KeyRing``, ``Binding``, ``SealedRounds``,
-``inspect``; the transports over HTTP (Streamable HTTP, SEP-1858, SEP-1335): ``HttpCall`` (the client machine of
+``inspect``; await-style tools without server state: ``run_tool``, ``Context``, ``Questions``, ``error_response``
+(over ``ToolReplay``); the transports over HTTP (Streamable HTTP, SEP-1858, SEP-1335): ``HttpCall`` (the client machine of
 one call), ``SseDecoder`` / ``sse_encode``, ``ServerStream``, ``read_http_request``, ``stream_url``,
 ``unassociated_reply``.
 Every failure is an ``MrtrError`` (``.rule``, ``.code``, ``.message``) of the class of the rule's area
@@ -12,7 +13,7 @@ Every failure is an ``MrtrError`` (``.rule``, ``.code``, ``.message``) of the cl
 
 from __future__ import annotations
 
-from . import _enums, _errors, _types
+from . import _enums, _errors, _tools, _types
 from ._enums import *  # noqa: F403 - Rule, Area, Protocol, TaskStatus, Kind, Algorithm, catalogue
 from ._errors import *  # noqa: F403 - MrtrError and one class per area
 from ._mrtr import (
@@ -26,6 +27,7 @@ from ._mrtr import (
     SealedRounds,
     ServerStream,
     SseDecoder,
+    ToolReplay,
     __version__,
     check,
     classify,
@@ -42,11 +44,13 @@ from ._mrtr import (
     unsealed_decode,
     unsealed_encode,
 )
+from ._tools import *  # noqa: F403 - run_tool, Context, Questions, error_response, Tool, Question, Answer
 from ._types import *  # noqa: F403 - Limits, Handle, the events, Violation, Resumed, Round, Opened, TokenInfo, JSON types
 
 __all__ = [
     *_enums.__all__,
     *_errors.__all__,
+    *_tools.__all__,
     *_types.__all__,
     "Binding",
     "Checker",
@@ -58,6 +62,7 @@ __all__ = [
     "SealedRounds",
     "ServerStream",
     "SseDecoder",
+    "ToolReplay",
     "__version__",
     "check",
     "classify",

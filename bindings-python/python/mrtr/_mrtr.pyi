@@ -188,7 +188,10 @@ class SealedRounds:
         protocol: str | None = None,
         limits: Limits | None = None,
         pin_answers: bool | None = None,
-    ) -> SealedRounds: ...
+        max_rounds: int | None = None,
+    ) -> SealedRounds:
+        """``max_rounds``: how many rounds an await-style tool may take (``ToolReplay``, ``run_tool``; the
+        core's default 10); one more is ``retry-rounds-exceeded``."""
     def resume(
         self,
         request: _JsonIn,
@@ -210,6 +213,56 @@ class SealedRounds:
         anonymous: bool = False,
         now: int,
     ) -> dict[str, Any]: ...
+
+class ToolReplay:
+    """One replay of an await-style tool on one request (``run_tool`` drives it): each ``ask`` is answered from
+    the sealed state or the request's ``inputResponses`` (keys in the order of asking, each answer pinned to a
+    digest of the exact question), or is missing (``None``: the tool stops there); then ``input_required``
+    asks every missing question, or ``complete`` answers with the tool's result. With a ``guard``, a state
+    used before is ``state-replayed``."""
+
+    def __new__(
+        cls,
+        rounds: SealedRounds,
+        request: _JsonIn,
+        *,
+        subject: str | None = None,
+        anonymous: bool = False,
+        now: int,
+        guard: _Guard | None = None,
+    ) -> ToolReplay: ...
+    def ask(self, question: _JsonIn, key: str | None = None) -> dict[str, Any] | None:
+        """The answer to ``question`` (an input request), under the key of its order (``q1``, ``q2``, …) or
+        ``key``; ``None`` when it has none yet."""
+    @property
+    def round(self) -> int:
+        """How many ``input_required`` rounds came before this request."""
+    @property
+    def missing(self) -> list[str]:
+        """The keys asked and not answered, in order."""
+    @property
+    def data(self) -> Any:
+        """The data the tool kept at the last round (``None`` without)."""
+    @property
+    def state(self) -> dict[str, Any] | None:
+        """The state the request carried: ``{"stateId", "expiry"}``, or ``None``."""
+    def input_required(self, data: Any = None) -> dict[str, Any]:
+        """The ``input_required`` response asking every missing question, sealing the answers so far and
+        ``data``; past the round cap ``retry-rounds-exceeded``, with nothing missing ``usage-out-of-turn``."""
+    def complete(self, result: _JsonIn) -> dict[str, Any]:
+        """The final response with ``result`` (``resultType: "complete"``; ``ttlMs: 0`` on a retry)."""
+
+def question_elicit(message: str, requested_schema: _JsonIn) -> dict[str, Any]:
+    """A form elicitation asking ``message``, its answer shaped by ``requested_schema``."""
+
+def question_sample(params: _JsonIn) -> dict[str, Any]:
+    """A sampling request with ``params`` (``messages``, ``maxTokens``, …)."""
+
+def question_roots() -> dict[str, Any]:
+    """A request for the client's roots."""
+
+def _error_response(id: int | str | None, rule: str, message: str) -> dict[str, Any]:
+    """``{"response", "status"}``: the JSON-RPC error response to ``id`` for ``rule``, and its HTTP status."""
 
 def inspect(token: str | bytes) -> TokenInfo:
     """The public part of a token (state id, key id, algorithm, expiry), read without a key."""

@@ -1,0 +1,158 @@
+"""Await-style tools without server state (``name = await ctx.elicit(...)``) over the core's replay
+(``mrtr::round::replay``, the native ``ToolReplay``): each request re-runs the tool from the top; an ask already
+answered returns at once, the first without an answer suspends the tool and ``run_tool`` answers
+``input_required``. The core decides the keys (the order of asking), the pins (a digest of each exact
+question), the round cap and every JSON shape.
+
+The suspension is a private ``BaseException`` raised at the await, so that a tool's ``except Exception`` cannot
+swallow it. **Code before an ask runs again on every round** (the stack is rebuilt by replay, not kept), so it
+must be free of side effects: do them after the last ask, under a replay guard (the final round runs once).
+"""
+
+from __future__ import annotations
+
+from json import loads
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, Union
+
+from . import _mrtr
+from ._enums import Rule
+from ._errors import MrtrError
+from ._mrtr import SealedRounds, ToolReplay
+
+#: An input request (``{"method", "params"}``), as ``ctx.q`` builds it.
+Question = Dict[str, Any]
+#: A client's answer to a question, as it sent it (``{"action", "content"}`` for an elicitation).
+Answer = Dict[str, Any]
+
+
+class _Suspend(BaseException):
+    """A question has no answer yet: the tool stops here (no ``Exception``: ``except Exception`` lets it by)."""
+
+
+class Questions:
+    """The questions a tool may ask, as the core builds them (``ask`` and ``ask_all`` take any input request)."""
+
+    @staticmethod
+    def elicit(message: str, requested_schema: Dict[str, Any]) -> Question:
+        """A form elicitation asking ``message``, its answer shaped by ``requested_schema``."""
+        return _mrtr.question_elicit(message, requested_schema)
+
+    @staticmethod
+    def sample(params: Dict[str, Any]) -> Question:
+        """A sampling request with ``params`` as the protocol names them (``messages``, ``maxTokens``, …)."""
+        return _mrtr.question_sample(params)
+
+    @staticmethod
+    def roots() -> Question:
+        """A request for the client's roots."""
+        return _mrtr.question_roots()
+
+
+class Context:
+    """A tool's view of its request: ``request``, ``round`` (rounds before this one), ``state_id`` and
+    ``expiry`` of the sealed state it carried (``None`` on a first request), ``data`` (what the last round
+    kept; what this one keeps if it asks), ``q`` (the question builders), and the asks."""
+
+    q = Questions
+
+    def __init__(self, replay: ToolReplay, request: Dict[str, Any]) -> None:
+        self._replay, self._suspended, self.request = replay, False, request
+        self._refusal: Optional[MrtrError] = None
+        self.data: Any = replay.data
+        state = replay.state or {}
+        self.state_id: Optional[str] = state.get("stateId")
+        self.expiry: Optional[int] = state.get("expiry")
+
+    @property
+    def round(self) -> int:
+        """How many ``input_required`` rounds came before this request (0 on a first request)."""
+        return self._replay.round
+
+    def _answers(self, questions: List[Tuple[Question, Optional[str]]]) -> List[Answer]:
+        # Once suspended, nothing more is asked: a tool that swallowed the suspension learns nothing more.
+        if self._suspended:
+            raise _Suspend
+        answers = []
+        for question, key in questions:
+            try:
+                answer = self._replay.ask(question, key)
+            except MrtrError as e:
+                # A refusal (an answer that does not fit, a question that is no input request) is not the tool's
+                # to handle: it sees it, and run_tool raises it whatever the tool does.
+                self._suspended, self._refusal = True, e
+                raise
+            self._suspended |= answer is None
+            answers += [answer] if answer is not None else []
+        if self._suspended:
+            raise _Suspend
+        return answers
+
+    async def ask(self, question: Question, *, key: Optional[str] = None) -> Answer:
+        """The answer to ``question`` (any input request), under the key of its order or ``key``."""
+        return self._answers([(question, key)])[0]
+
+    async def ask_all(self, *questions: Question) -> List[Answer]:
+        """The answers to every question, in order; all those without one are asked together, in one round."""
+        return self._answers([(question, None) for question in questions])
+
+    async def elicit(self, message: str, requested_schema: Dict[str, Any]) -> Answer:
+        """A form elicitation's answer (``{"action": "accept" | "decline" | "cancel", "content"}``)."""
+        return await self.ask(Questions.elicit(message, requested_schema))
+
+    async def sample(self, params: Dict[str, Any]) -> Answer:
+        """A sampling request's answer (the client's ``CreateMessageResult``)."""
+        return await self.ask(Questions.sample(params))
+
+    async def roots(self) -> Answer:
+        """The client's roots (``{"roots": […]}``)."""
+        return await self.ask(Questions.roots())
+
+
+#: An await-style tool: ``async def tool(args, ctx) -> result``, the ``CallToolResult`` as a dict.
+Tool = Callable[[Dict[str, Any], Context], Awaitable[Dict[str, Any]]]
+
+
+async def run_tool(
+    tool: Tool,
+    request: Union[Dict[str, Any], str, bytes],
+    rounds: SealedRounds,
+    *,
+    subject: Optional[str] = None,
+    anonymous: bool = False,
+    now: int,
+    guard: Optional[Callable[[str, int], bool]] = None,
+) -> Dict[str, Any]:
+    """Runs ``tool`` on ``request`` (a dict, or its JSON text) under the deployment's ``rounds`` for the
+    principal ``subject`` (or ``anonymous=True``) at ``now``: the JSON-RPC response, ``input_required`` asking
+    what the tool still misses, or its result completed. With a ``guard``, a state used before is
+    ``state-replayed``. Refusals raise their ``MrtrError`` (``error_response`` makes the response to send), even
+    when the tool caught them at an ask; the tool's own exceptions propagate."""
+    replay = ToolReplay(rounds, request, subject=subject, anonymous=anonymous, now=now, guard=guard)
+    message: Dict[str, Any] = request if isinstance(request, dict) else loads(request)
+    arguments = (message.get("params") or {}).get("arguments")
+    ctx = Context(replay, message)
+    result: Any = None
+    try:
+        result = await tool(arguments if isinstance(arguments, dict) else {}, ctx)
+    except _Suspend:
+        pass
+    except Exception:
+        if ctx._refusal is None:
+            raise
+    if ctx._refusal is not None:
+        raise ctx._refusal
+    return replay.input_required(ctx.data) if replay.missing else replay.complete(result)
+
+
+def error_response(
+    id: Union[int, str, None], error: Union[MrtrError, Rule, str], message: Optional[str] = None
+) -> Tuple[Dict[str, Any], int]:
+    """The JSON-RPC error response to the request ``id`` for ``error`` (an ``MrtrError``, or a rule and a
+    ``message``), and the HTTP status to send it with, as the core builds them."""
+    rule = error.rule if isinstance(error, MrtrError) else Rule(error)
+    text = error.message if isinstance(error, MrtrError) and message is None else message or ""
+    built = _mrtr._error_response(id, rule.value, text)
+    return built["response"], built["status"]
+
+
+__all__ = ["Answer", "Context", "Question", "Questions", "Tool", "error_response", "run_tool"]

@@ -1,0 +1,173 @@
+//! Await-style tools without server state through the façade
+//! (`facade::ToolReplay`, the question and response builders), which decides
+//! the keys, the pins, the round cap, every JSON shape. The coroutines over it
+//! (`Context`, `run_tool`, the suspension) are in `mrtr/_tools.py`.
+
+use crate::{
+    convert::{from_python, json_text, output},
+    errors::{guard as boundary, OrRaise},
+    state::{call_json, guarded, SealedRounds},
+};
+use mrtr::{
+    facade::{self, Randomness},
+    Limits,
+};
+use pyo3::prelude::*;
+
+/// One replay of a tool on one request: `ask` until one is missing, then
+/// `input_required`, or `complete` with the tool's result.
+#[pyclass(module = "mrtr._mrtr", name = "ToolReplay")]
+pub struct ToolReplay {
+    inner: facade::ToolReplay,
+    rounds: Py<SealedRounds>,
+}
+
+#[pymethods]
+impl ToolReplay {
+    /// The replay of `request` under `rounds` for `subject` (or `anonymous`)
+    /// at `now`; with a `guard`, a state used before is `state-replayed`.
+    #[new]
+    #[pyo3(signature = (rounds, request, *, subject=None, anonymous=false, now, guard=None))]
+    fn new(
+        py: Python<'_>,
+        rounds: Py<SealedRounds>,
+        request: &Bound<'_, PyAny>,
+        subject: Option<&str>,
+        anonymous: bool,
+        now: u64,
+        guard: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<ToolReplay> {
+        boundary(|| {
+            let r = rounds.get();
+            let request = json_text(request, &r.limits)?;
+            let call = call_json(subject, anonymous, now);
+            let ring = &r.ring.bind(py).try_borrow()?.0;
+            let inner = guarded(guard, |g| {
+                facade::ToolReplay::start(ring, request.as_bytes(), r.settings.as_bytes(), call.as_bytes(), g)
+            })?;
+            Ok(ToolReplay { inner, rounds })
+        })
+    }
+
+    /// The answer to `question` under the key of its order (or `key`), or
+    /// `None`: the tool stops here.
+    #[pyo3(signature = (question, key=None))]
+    fn ask<'py>(
+        &mut self,
+        py: Python<'py>,
+        question: &Bound<'py, PyAny>,
+        key: Option<&str>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        boundary(|| {
+            let question = json_text(question, &Limits::DEFAULT)?;
+            let answer = match key {
+                Some(key) => self.inner.ask_as(key, question.as_bytes()),
+                None => self.inner.ask(question.as_bytes()),
+            };
+            answer.or_raise()?.map(|a| output(py, &a)).transpose()
+        })
+    }
+
+    /// How many `input_required` rounds came before this request.
+    #[getter]
+    fn round(&self) -> u32 {
+        self.inner.round()
+    }
+
+    /// The keys asked and not answered, in order.
+    #[getter]
+    fn missing(&self) -> Vec<String> {
+        self.inner.missing()
+    }
+
+    /// The data the tool kept at the last round (`None` without).
+    #[getter]
+    fn data<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        boundary(|| match self.inner.data() {
+            Some(data) => output(py, &data),
+            None => Ok(py.None().into_bound(py)),
+        })
+    }
+
+    /// The state the request carried, `{"stateId", "expiry"}`, or `None`.
+    #[getter]
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        boundary(|| self.inner.state().map(|s| output(py, &s)).transpose())
+    }
+
+    /// The `input_required` response asking what is missing, sealing the
+    /// answers so far and `data`.
+    #[pyo3(signature = (data=None))]
+    fn input_required<'py>(&self, py: Python<'py>, data: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        boundary(|| {
+            let r = self.rounds.get();
+            let data = data.filter(|d| !d.is_none()).map(|d| from_python(d, &r.limits).map(|d| d.to_string()));
+            let data = data.transpose()?;
+            let ring = &r.ring.bind(py).try_borrow()?.0;
+            let response = self.inner.input_required(ring, data.as_deref().map(str::as_bytes), Randomness::Os);
+            output(py, &response.or_raise()?)
+        })
+    }
+
+    /// The final response with the tool's `result`.
+    fn complete<'py>(&self, py: Python<'py>, result: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        boundary(|| {
+            let result = json_text(result, &self.rounds.get().limits)?;
+            output(py, &self.inner.complete(result.as_bytes()).or_raise()?)
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("ToolReplay(round={}, missing={:?})", self.inner.round(), self.inner.missing())
+    }
+}
+
+/// A form elicitation asking `message`, its answer shaped by `requested_schema`.
+#[pyfunction]
+fn question_elicit<'py>(
+    py: Python<'py>,
+    message: &str,
+    requested_schema: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    boundary(|| {
+        let schema = json_text(requested_schema, &Limits::DEFAULT)?;
+        output(py, &facade::question_elicit(message, schema.as_bytes()).or_raise()?)
+    })
+}
+
+/// A sampling request with `params` (`messages`, `maxTokens`, …).
+#[pyfunction]
+fn question_sample<'py>(py: Python<'py>, params: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    boundary(|| {
+        let params = json_text(params, &Limits::DEFAULT)?;
+        output(py, &facade::question_sample(params.as_bytes()).or_raise()?)
+    })
+}
+
+/// A request for the client's roots.
+#[pyfunction]
+fn question_roots(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    boundary(|| output(py, &facade::question_roots()))
+}
+
+/// `{"response", "status"}`: the error response to `id` for `rule`, and its HTTP status.
+#[pyfunction]
+fn _error_response<'py>(
+    py: Python<'py>,
+    id: &Bound<'py, PyAny>,
+    rule: &str,
+    message: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    boundary(|| {
+        let id = from_python(id, &Limits::DEFAULT)?;
+        output(py, &facade::error_response(id.to_string().as_bytes(), rule, message).or_raise()?)
+    })
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<ToolReplay>()?;
+    m.add_function(wrap_pyfunction!(question_elicit, m)?)?;
+    m.add_function(wrap_pyfunction!(question_sample, m)?)?;
+    m.add_function(wrap_pyfunction!(question_roots, m)?)?;
+    m.add_function(wrap_pyfunction!(_error_response, m)?)
+}
