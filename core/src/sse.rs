@@ -20,7 +20,9 @@
 //!   different chunks; one byte order mark at the very start is skipped.
 //! - One space after the colon is removed; a field with no colon has the empty
 //!   value; several `data` lines are joined with LF; `retry` counts only when
-//!   it is ASCII digits that fit a `u64`; an `id` containing NULL is ignored;
+//!   it is ASCII digits (a value past `u64::MAX` reads as `u64::MAX`, so that
+//!   a client's bound on waits, not the decoder, refuses it with a rule id);
+//!   an `id` containing NULL is ignored;
 //!   unknown fields are ignored.
 //! - A line that is not UTF-8 makes its block an error
 //!   ([`RuleId::JsonrpcParseError`](crate::RuleId::JsonrpcParseError)): the
@@ -53,7 +55,7 @@ pub struct Event {
     pub data: Option<String>,
     /// The last `id` field without NULL.
     pub id: Option<String>,
-    /// The last `retry` field made of ASCII digits (and fitting a `u64`).
+    /// The last `retry` field made of ASCII digits (saturating at `u64::MAX`).
     pub retry: Option<u64>,
 }
 
@@ -247,10 +249,8 @@ impl Decoder {
             },
             "id" if !value.contains('\0') => self.block.id = Some(value.into()),
             "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
-                // Past u64::MAX, ignored as non-digits are.
-                if let Ok(ms) = value.parse() {
-                    self.block.retry = Some(ms);
-                }
+                // Past u64::MAX it saturates: still a wait no client takes.
+                self.block.retry = Some(value.parse().unwrap_or(u64::MAX));
             }
             _ => {}
         }

@@ -122,13 +122,14 @@ fn a_field_without_colon_has_the_empty_value() {
 }
 
 #[test]
-fn retry_counts_only_ascii_digits_fitting_u64() {
+fn retry_counts_only_ascii_digits_saturating_at_u64() {
     let retry = |r| Event { retry: Some(r), ..Event::default() };
     assert_eq!(ok(b"retry: 10\n\n"), vec![retry(10)]);
     assert_eq!(ok(b"retry: 18446744073709551615\n\n"), vec![retry(u64::MAX)]);
+    assert_eq!(ok(b"retry: 18446744073709551616\n\n"), vec![retry(u64::MAX)]);
+    assert_eq!(ok(b"retry: 99999999999999999999999999\n\n"), vec![retry(u64::MAX)]);
     for bad in [
-        &b"retry: 18446744073709551616\n\n"[..],
-        b"retry: 1.5\n\n",
+        &b"retry: 1.5\n\n"[..],
         b"retry: -1\n\n",
         b"retry: +1\n\n",
         b"retry:  1\n\n",

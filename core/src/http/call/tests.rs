@@ -226,6 +226,7 @@ fn hostile_streams_are_bounded_with_rule_ids() {
     };
     let legacy = || CallConfig::new(Mode::Legacy, ENDPOINT);
     assert_eq!(failed(legacy(), sse_head(), "retry: 18446744073709551615\n\n"), RuleId::LimitExceeded);
+    assert_eq!(failed(legacy(), sse_head(), "retry: 18446744073709551616\n\n"), RuleId::LimitExceeded);
     let small = CallConfig { limits: StreamLimits { max_events: 100, ..StreamLimits::DEFAULT }, ..legacy() };
     assert_eq!(failed(small, sse_head(), &"id: x\n\n".repeat(10_000)), RuleId::LimitExceeded);
     let tiny = Limits { max_message_bytes: 1000, ..Limits::DEFAULT };
