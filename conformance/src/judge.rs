@@ -14,10 +14,23 @@
 //! lines, loads the corpus, and decides "a case passes" in one place, with one
 //! comparison ([`crate::ops::compare`]): a case without an outcome, with two,
 //! or with a crash fails, and so does a line for a case the corpus lacks.
+//!
+//! A runner that can only run some ops (the `embedded` one: the others need an
+//! allocator) says so on its first line, before any outcome:
+//!
+//! ```text
+//! {"ops": ["classify"], "why": "<why the others are left out>"}
+//! ```
+//!
+//! Then the cases of other ops are left out (counted and reported, neither
+//! passed nor failed), and every case of the declared ops must pass as from
+//! any runner; an outcome for a left-out case fails. Without that line a
+//! runner must cover every op.
 
+use crate::ops::OPS;
 use crate::{ops::compare, Case};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The verdict on one runner's output.
 #[derive(Debug, Default)]
@@ -26,6 +39,17 @@ pub struct Verdict {
     pub passed: usize,
     /// One line per failure: `<id>: <why>`.
     pub failures: Vec<String>,
+    /// Cases of ops the runner declared it leaves out, by op.
+    pub left_out: BTreeMap<String, usize>,
+    /// The runner's reason for leaving them out.
+    pub why: Option<String>,
+}
+
+impl Verdict {
+    /// How many cases were left out.
+    pub fn left_out_count(&self) -> usize {
+        self.left_out.values().sum()
+    }
 }
 
 /// What a runner said about one case.
@@ -38,13 +62,31 @@ enum Said {
 pub fn judge(cases: &[Case], output: &str) -> Verdict {
     let mut said: BTreeMap<String, Vec<Said>> = BTreeMap::new();
     let mut verdict = Verdict::default();
-    for (n, line) in output.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    let mut ops: Option<BTreeSet<String>> = None;
+    let mut lines = output.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).peekable();
+    if let Some(&(n, first)) = lines.peek() {
+        if let Some(declared) = read_declaration(first) {
+            lines.next();
+            match declared {
+                Ok((declared, why)) => (ops, verdict.why) = (Some(declared), why),
+                Err(why) => verdict.failures.push(format!("output line {}: {why}: {first}", n + 1)),
+            }
+        }
+    }
+    for (n, line) in lines {
         match read_line(line) {
             Ok((id, s)) => said.entry(id).or_default().push(s),
             Err(why) => verdict.failures.push(format!("output line {}: {why}: {line}", n + 1)),
         }
     }
     for case in cases {
+        if ops.as_ref().is_some_and(|ops| !ops.contains(&case.op)) {
+            *verdict.left_out.entry(case.op.clone()).or_default() += 1;
+            if said.remove(&case.id).is_some() {
+                verdict.failures.push(format!("{}: an outcome for a case of an op the runner left out", case.id));
+            }
+            continue;
+        }
         match said.remove(&case.id).as_deref() {
             None | Some([]) => verdict.failures.push(format!("{}: the runner gave no outcome", case.id)),
             Some([Said::Crash(why)]) => verdict.failures.push(format!("{}: the runner crashed: {why}", case.id)),
@@ -61,6 +103,25 @@ pub fn judge(cases: &[Case], output: &str) -> Verdict {
         verdict.failures.push(format!("{id}: an outcome for a case the corpus does not have"));
     }
     verdict
+}
+
+/// The runner's first line when it declares its ops: `Some(Ok((ops, why)))`;
+/// `None` when the line is no declaration (it has no `"ops"`).
+#[allow(clippy::type_complexity)]
+fn read_declaration(line: &str) -> Option<Result<(BTreeSet<String>, Option<String>), String>> {
+    let v: Value = serde_json::from_str(line).ok()?;
+    let ops = v.get("ops")?;
+    let names: Option<BTreeSet<String>> =
+        ops.as_array().and_then(|a| a.iter().map(|o| o.as_str().map(String::from)).collect());
+    let why = v.get("why").and_then(Value::as_str).map(String::from);
+    Some(match names {
+        None => Err("\"ops\" must be an array of op names".into()),
+        Some(names) if names.is_empty() => Err("\"ops\" names no op".into()),
+        Some(names) => match names.iter().find(|n| !OPS.contains(&n.as_str())) {
+            Some(unknown) => Err(format!("\"ops\" names an unknown op {unknown:?}")),
+            None => Ok((names, why)),
+        },
+    })
 }
 
 fn read_line(line: &str) -> Result<(String, Said), String> {
@@ -129,5 +190,33 @@ mod tests {
         assert_eq!(v.passed, 2, "{:#?}", v.failures);
         let starts: Vec<&str> = v.failures.iter().map(|f| f.split(':').next().unwrap()).collect();
         assert_eq!(starts, ["output line 8", "a/err", "a/none", "a/twice", "a/crash", "a/stray"]);
+        assert_eq!(v.left_out_count(), 0);
+    }
+
+    #[test]
+    fn a_runner_may_declare_the_ops_it_covers() {
+        let cases = [
+            case("c/ok", "classify", json!({"kind": "request", "id": 1, "method": "m"})),
+            case("c/err", "classify", json!({"error": "jsonrpc-invalid"})),
+            case("r/one", "retry", json!({"error": "retry-id-reused"})),
+            case("r/two", "retry", json!({"error": "retry-id-reused"})),
+            case("k/one", "check", json!({"violations": []})),
+        ];
+        let head = r#"{"ops": ["classify"], "why": "they need an allocator"}"#;
+        let ok = r#"{"id":"c/ok","outcome":{"kind":"request","id":1,"method":"m"}}"#;
+        let err = r#"{"id":"c/err","outcome":{"error":"jsonrpc-invalid"}}"#;
+        let v = judge(&cases, &[head, ok, err].join("\n"));
+        assert_eq!((v.passed, v.failures.len(), v.left_out_count()), (2, 0, 3), "{:#?}", v.failures);
+        assert_eq!(v.left_out.get("retry"), Some(&2));
+        assert_eq!(v.why.as_deref(), Some("they need an allocator"));
+        // A declared op's case still needs its outcome; a left-out case must have none.
+        let v = judge(&cases, &[head, ok, r#"{"id":"r/one","outcome":{"error":"retry-id-reused"}}"#].join("\n"));
+        let starts: Vec<&str> = v.failures.iter().map(|f| f.split(':').next().unwrap()).collect();
+        assert_eq!(starts, ["c/err", "r/one"]);
+        // A declaration names known ops, and only comes first.
+        let v = judge(&cases, &[r#"{"ops": ["classify", "teleport"]}"#, ok, err].join("\n"));
+        assert!(v.failures[0].starts_with("output line 1: \"ops\" names an unknown op"), "{:?}", v.failures);
+        let v = judge(&cases, &[ok, head, err].join("\n"));
+        assert!(v.failures.iter().any(|f| f.starts_with("output line 2")), "{:?}", v.failures);
     }
 }

@@ -6,6 +6,7 @@
 //! input, and what must come out (see `conformance/README.md`).
 
 pub mod corpus;
+pub mod embed;
 pub mod gen;
 pub mod judge;
 pub mod ops;

@@ -51,7 +51,7 @@ fn classify(input: &Value, limits: &Limits) -> Result<Value, Error> {
 
 /// The message a `classify` case gives: `hex` (raw bytes, for those a JSON
 /// string cannot hold, such as invalid UTF-8) or `text`.
-fn message_bytes(input: &Value) -> Result<Vec<u8>, Error> {
+pub(crate) fn message_bytes(input: &Value) -> Result<Vec<u8>, Error> {
     match input.get("hex") {
         Some(h) => hex(h),
         None => Ok(input["text"].as_str().unwrap_or_default().as_bytes().to_vec()),

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# C: the Rust unit tests of the mrtr-ffi crate; the committed header is what
-# the pinned cbindgen generates, and compiles warning-free as C99 and as C++;
+# C: the Rust unit tests of the mrtr-ffi crate; the committed headers (mrtr.h,
+# and mrtr_bare.h of the no-allocator library, whose other tests are
+# scripts/tests/45-embedded.sh) are what the pinned cbindgen generates, and
+# compile warning-free as C99 and as C++, alone and together;
 # the unit tests (bindings-ffi/tests/test_api.c)
 # and the conformance runner under valgrind and AddressSanitizer + UBSan; the
 # shared library; the release build; pkg-config and the README's example.
@@ -50,8 +52,17 @@ if ! cmp -s "$ffi/include/mrtr.h" "$out/mrtr.h"; then
   exit 1
 fi
 
-echo "== C: the header compiles warning-free (gcc -std=c99 -pedantic, g++ -pedantic)"
-printf '#include "mrtr.h"\nint main(void) {\n  mrtr_buf b = {0, 0};\n  return mrtr_buf_free(&b);\n}\n' >"$out/header.c"
+echo "== C: include/mrtr_bare.h (the no-allocator library, bindings-ffi/bare) is what $CBINDGEN generates"
+cbindgen --quiet --config "$ffi/bare/cbindgen.toml" --crate mrtr-ffi-bare --output "$out/mrtr_bare.h" "$ffi/bare"
+if ! cmp -s "$ffi/include/mrtr_bare.h" "$out/mrtr_bare.h"; then
+  diff -u "$ffi/include/mrtr_bare.h" "$out/mrtr_bare.h" || true
+  echo "bindings-ffi/include/mrtr_bare.h is stale: regenerate it with" >&2
+  echo "  cbindgen --config bindings-ffi/bare/cbindgen.toml --crate mrtr-ffi-bare --output bindings-ffi/include/mrtr_bare.h bindings-ffi/bare" >&2
+  exit 1
+fi
+
+echo "== C: the headers compile warning-free, alone and together (gcc -std=c99 -pedantic, g++ -pedantic)"
+printf '#include "mrtr.h"\n#include "mrtr_bare.h"\nint main(void) {\n  mrtr_buf b = {0, 0};\n  return mrtr_buf_free(&b) + (int)sizeof(mrtr_bare_classified);\n}\n' >"$out/header.c"
 cp "$out/header.c" "$out/header.cpp"
 "$CC" "${warn[@]}" -I"$ffi/include" -c "$out/header.c" -o "$out/header.o"
 "$CXX" -Wall -Wextra -pedantic -Werror -I"$ffi/include" -c "$out/header.cpp" -o "$out/header_cpp.o"

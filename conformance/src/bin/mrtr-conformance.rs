@@ -3,10 +3,13 @@
 //! - `mrtr-conformance run`: every case of the corpus through the `mrtr`
 //!   crate's public API; prints one outcome line per case (see
 //!   `mrtr_conformance::judge` for the format).
+//! - `mrtr-conformance cases-c`: the corpus's `classify` cases as C source
+//!   (for the `embedded` runner's firmware: `mrtr_conformance::embed`).
 //! - `mrtr-conformance judge [--name LANG]`: reads a runner's outcome lines on
 //!   stdin, compares them with the corpus's expectations, prints one line per
-//!   failing case and a closing `N passed, M failed`; exits non-zero on any
-//!   failure or an empty corpus.
+//!   failing case, the cases left out when the runner declared the ops it
+//!   covers, and a closing `N passed, M failed`; exits non-zero on any failure
+//!   or an empty corpus.
 //!
 //! The corpus is `MRTR_CONFORMANCE_DIR`, or this crate's `cases/`.
 
@@ -27,12 +30,22 @@ fn main() -> ExitCode {
     };
     match args.first().map(String::as_str) {
         Some("run") => run(&cases),
+        Some("cases-c") => match mrtr_conformance::embed::classify_cases_c(&cases) {
+            Ok(c) => {
+                print!("{c}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("cannot embed the corpus: {e}");
+                ExitCode::from(2)
+            }
+        },
         Some("judge") => {
             let name = args.iter().position(|a| a == "--name").and_then(|i| args.get(i + 1));
             judge_stdin(&cases, name.map_or("runner", String::as_str), &dir)
         }
         _ => {
-            eprintln!("usage: mrtr-conformance run | judge [--name LANG]");
+            eprintln!("usage: mrtr-conformance run | cases-c | judge [--name LANG]");
             ExitCode::from(2)
         }
     }
@@ -62,9 +75,14 @@ fn judge_stdin(cases: &[mrtr_conformance::Case], name: &str, dir: &std::path::Pa
     for f in &verdict.failures {
         println!("FAIL {}", f.replace('\n', "\n     "));
     }
+    if verdict.left_out_count() > 0 {
+        let by_op: Vec<String> = verdict.left_out.iter().map(|(op, n)| format!("{op} {n}")).collect();
+        let why = verdict.why.as_deref().map_or(String::new(), |w| format!(" ({w})"));
+        println!("{name}: left out {} cases of other ops{why}: {}", verdict.left_out_count(), by_op.join(", "));
+    }
     println!("{} passed, {} failed", verdict.passed, verdict.failures.len());
-    if cases.is_empty() {
-        eprintln!("no case found in {}", dir.display());
+    if cases.len() == verdict.left_out_count() {
+        eprintln!("no case found in {} (of the ops the runner covers)", dir.display());
         return ExitCode::FAILURE;
     }
     if verdict.failures.is_empty() {

@@ -3,6 +3,9 @@
 //! - `bindings-ffi/src/tables.rs`: every rule as its status code, the areas,
 //!   protocols, message kinds, result types and algorithms as the C header's
 //!   constants (cbindgen reads them), and their names as static C strings;
+//! - `bindings-ffi/bare/src/tables.rs`: the same numbers as `include/mrtr_bare.h`'s
+//!   constants (`MRTR_BARE_*`), for the no-allocator library, and the rule ids as
+//!   static C strings;
 //! - `bindings-ffi/uniffi/src/areas.rs`: the UniFFI error type, one variant per
 //!   area, and the areas as an enum;
 //! - `bindings-ffi/uniffi/uniffi.toml`: the generators' settings, with Kotlin's
@@ -18,6 +21,7 @@ use std::path::PathBuf;
 pub fn outputs() -> Vec<(PathBuf, String)> {
     vec![
         (PathBuf::from("bindings-ffi/src/tables.rs"), tables()),
+        (PathBuf::from("bindings-ffi/bare/src/tables.rs"), bare_tables()),
         (PathBuf::from("bindings-ffi/uniffi/src/areas.rs"), areas()),
         (PathBuf::from("bindings-ffi/uniffi/uniffi.toml"), uniffi_toml()),
     ]
@@ -171,6 +175,73 @@ use std::ffi::CStr;
     names(&mut s, "The names of the areas, by `mrtr_area`.", "AREAS", &area_names);
     let protocol_names: Vec<_> = Protocol::ALL.iter().map(|p| p.name()).collect();
     names(&mut s, "The names of the protocols, by `mrtr_protocol`.", "PROTOCOLS", &protocol_names);
+    s
+}
+
+/// The tables of the no-allocator library (`mrtr-ffi-bare`, `no_std`): the
+/// rules, protocols, kinds and result types with the numbers of `mrtr.h`, under
+/// the prefix `MRTR_BARE_` (so that both headers can be included together).
+fn bare_tables() -> String {
+    let mut s = format!("//! {}\n", super::MARK);
+    s.push_str(
+        "//!
+//! The core's tables as the constants of include/mrtr_bare.h (made by
+//! conformance/src/gen/ffi.rs from `mrtr::rules::RULES`, `Protocol::ALL`,
+//! `Kind::ALL`, `ResultType::ALL`), with the numbers of include/mrtr.h, and the
+//! rule ids as static C strings.
+
+use crate::mrtr_bare_status;
+use core::ffi::CStr;
+
+// The rules of the core's catalogue: a call that fails returns the number of
+// the rule it enforces.
+",
+    );
+    for r in RULES {
+        let code = r.code.map_or("no JSON-RPC code".to_string(), |c| format!("JSON-RPC {c}"));
+        s.push('\n');
+        doc(&mut s, "", &format!("`{}` (area `{}`, {code}): {}", r.name, r.area.name(), r.text));
+        let _ = writeln!(s, "pub const MRTR_BARE_ERR_{}: mrtr_bare_status = {};", screaming(r.name), r.id as u16);
+    }
+    let protocols: Vec<_> = Protocol::ALL
+        .iter()
+        .map(|p| {
+            let default = if *p == Protocol::default() { " (the default)" } else { "" };
+            (screaming(p.name()), number(*p as usize), format!("`\"{}\"`{default}.", p.name()))
+        })
+        .collect();
+    constants(
+        &mut s,
+        "mrtr_bare_protocol",
+        "A protocol, chosen by the caller (the negotiated version): its place in `mrtr::Protocol::ALL`.",
+        "MRTR_BARE_PROTOCOL_",
+        &protocols,
+    );
+    let kinds: Vec<_> =
+        Kind::ALL.iter().map(|k| (screaming(k.name()), number(*k as usize), format!("`\"{}\"`.", k.name()))).collect();
+    constants(&mut s, "mrtr_bare_kind", "What a message is (`mrtr_bare_classified.kind`).", "MRTR_BARE_KIND_", &kinds);
+    let mut result_types = vec![("NONE".to_string(), 0, "Not a result.".to_string())];
+    result_types.extend(
+        ResultType::ALL.iter().map(|t| (screaming(t.name()), number(*t as usize), format!("`\"{}\"`.", t.name()))),
+    );
+    constants(
+        &mut s,
+        "mrtr_bare_result_type",
+        "The `resultType` of a result as the protocol reads it (`mrtr_bare_classified.result_type`).",
+        "MRTR_BARE_RESULT_TYPE_",
+        &result_types,
+    );
+    let mut kind_names = vec!["none"];
+    kind_names.extend(Kind::ALL.iter().map(|k| k.name()));
+    assert!(Kind::ALL.iter().enumerate().all(|(i, k)| *k as usize == i + 1), "kinds numbered from 1 in order");
+    names(&mut s, "The names of the kinds, by `mrtr_bare_kind` (0: none).", "KINDS", &kind_names);
+    s.push('\n');
+    doc(&mut s, "", "Each rule's number and id, in catalogue order.");
+    let _ = writeln!(s, "pub(crate) static RULES: [(mrtr_bare_status, &CStr); {}] = [", RULES.len());
+    for r in RULES {
+        let _ = writeln!(s, "    ({}, c{:?}),", r.id as u16, r.name);
+    }
+    s.push_str("];\n");
     s
 }
 
