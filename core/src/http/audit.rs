@@ -19,7 +19,7 @@ use crate::{
     RuleId,
 };
 use alloc::{
-    collections::{BTreeMap, BTreeSet, VecDeque},
+    collections::{BTreeSet, VecDeque},
     format,
     string::{String, ToString},
     vec::Vec,
@@ -194,11 +194,9 @@ pub struct Audit {
     flows: Vec<Flow>,
     /// Flows dropped from the front of `flows` (so indices stay stable).
     dropped: usize,
-    exchanges: BTreeMap<String, Exchange>,
-    exchange_order: VecDeque<String>,
+    exchanges: Recent<Exchange>,
     /// Event id → flow.
-    event_flows: BTreeMap<String, usize>,
-    event_order: VecDeque<String>,
+    event_flows: Recent<usize>,
 }
 
 impl Audit {
@@ -209,10 +207,8 @@ impl Audit {
             transport: config.transport,
             flows: Vec::new(),
             dropped: 0,
-            exchanges: BTreeMap::new(),
-            exchange_order: VecDeque::new(),
-            event_flows: BTreeMap::new(),
-            event_order: VecDeque::new(),
+            exchanges: Recent::default(),
+            event_flows: Recent::default(),
         }
     }
 
@@ -305,13 +301,8 @@ impl Audit {
         for message in &messages {
             self.checker.handle_part(&Entry { from: Side::Client, message: message.clone(), stream: None });
         }
-        if self.exchanges.len() >= TRACKED_MAX {
-            self.exchange_order.pop_front().map(|old| self.exchanges.remove(&old));
-        }
         let exchange = Exchange { flow, method, url, ids: Vec::new(), input_required: false, buffer_input: false };
-        if self.exchanges.insert(h.exchange.clone(), exchange).is_none() {
-            self.exchange_order.push_back(h.exchange.clone());
-        }
+        self.exchanges.insert(&h.exchange, exchange);
     }
 
     /// SEP-1335: a request to a flow's `rel="stream"` URL: of its origin, and
@@ -433,12 +424,7 @@ impl Audit {
             self.report(RuleId::MessageAfterInputRequired, "an event after input_required on the same response".into());
         }
         if let Some(id) = &b.id {
-            if self.event_flows.len() >= TRACKED_MAX {
-                self.event_order.pop_front().map(|old| self.event_flows.remove(&old));
-            }
-            if self.event_flows.insert(id.clone(), flow).is_none() {
-                self.event_order.push_back(id.clone());
-            }
+            self.event_flows.insert(id, flow);
             if let Some(x) = self.exchanges.get_mut(exchange) {
                 x.ids.push(id.clone());
             }
@@ -475,6 +461,44 @@ impl Audit {
                 }
             }
             self.checker.handle_part(&Entry { from: Side::Server, message, stream: stream.cloned() });
+        }
+    }
+}
+
+/// The latest [`TRACKED_MAX`] entries by key, the newest found first: a
+/// bounded map for exchanges and event ids, whose lookups favour what was
+/// just recorded (a plain deque: far less code than another `BTreeMap` in
+/// the wasm build).
+#[derive(Debug)]
+struct Recent<V> {
+    items: VecDeque<(String, V)>,
+}
+
+impl<V> Default for Recent<V> {
+    fn default() -> Self {
+        Recent { items: VecDeque::new() }
+    }
+}
+
+impl<V> Recent<V> {
+    fn get(&self, key: &str) -> Option<&V> {
+        self.items.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        self.items.iter_mut().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// Records `value` under `key`, replacing an older one; past the bound the oldest goes.
+    fn insert(&mut self, key: &str, value: V) {
+        match self.get_mut(key) {
+            Some(old) => *old = value,
+            None => {
+                if self.items.len() >= TRACKED_MAX {
+                    self.items.pop_front();
+                }
+                self.items.push_back((String::from(key), value));
+            }
         }
     }
 }
