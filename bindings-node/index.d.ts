@@ -504,6 +504,8 @@ export interface SealedRoundsSettings {
   limits?: Limits
   /** An answer counts only for the exact question it answered (default true). */
   pinAnswers?: boolean
+  /** The rounds an await-style tool (`runTool`) may take (default 10); one more is `retry-rounds-exceeded`. */
+  maxRounds?: number
 }
 /** What is per request: the subject, the caller's clock (seconds since the epoch). */
 export type RoundCall = Subject & { now: number; guard?: ReplayGuard | null }
@@ -515,6 +517,109 @@ export declare class SealedRounds {
   /** The `input_required` response asking what `round` misses, sealing what it has (and `data`). */
   respond(request: JsonInput, round: Round, needs: JsonInput, data: Json | undefined, call: RoundCall): JsonObject
 }
+
+// ------------------------------------------------------------------ await-style tools
+
+/**
+ * A question a tool asks: an input request (`elicitation/create`,
+ * `sampling/createMessage`, `roots/list`), built by `ctx.q`. `A` is the type
+ * of its answer (for the types only: no such field is ever present).
+ */
+export interface Question<A = JsonObject> {
+  method: string
+  params: JsonObject
+  /** Never present: the type of the answer. */
+  readonly __answer?: A
+}
+/** The answer to a form elicitation: `content` when accepted. */
+export interface ElicitAnswer {
+  action: 'accept' | 'decline' | 'cancel'
+  content?: { [field: string]: string | number | boolean | string[] }
+  _meta?: JsonObject
+}
+/** The answer to a sampling request: the client model's message. */
+export interface SampleAnswer {
+  role: 'user' | 'assistant'
+  content: Json
+  model: string
+  stopReason?: string
+  _meta?: JsonObject
+}
+/** The answer to a roots request. */
+export interface RootsAnswer {
+  roots: { uri: string; name?: string; _meta?: JsonObject }[]
+  _meta?: JsonObject
+}
+/** The params of a sampling request (`sampling/createMessage`). */
+export type SampleParams = { messages: Json[]; maxTokens: number } & JsonObject
+/** The question builders (the core builds each input request). */
+export interface Questions {
+  /** A form elicitation asking `message`, the answer shaped by `requestedSchema`. */
+  elicit(message: string, requestedSchema: JsonInput): Question<ElicitAnswer>
+  /** A sampling request with these params. */
+  sample(params: JsonInput<SampleParams>): Question<SampleAnswer>
+  /** A request for the client's roots. */
+  roots(): Question<RootsAnswer>
+}
+/** The answers of `askAll(...questions)`, in order. */
+export type Answers<Q extends readonly Question<unknown>[]> = { -readonly [K in keyof Q]: Q[K] extends Question<infer A> ? A : never }
+/**
+ * What a tool asks with (`runTool` makes one per request). An answered ask
+ * resolves at once; the first unanswered one ends the round, and its promise
+ * never settles: the tool is dropped there (no `catch`, no `finally` of it
+ * runs) and replayed from the top on the next request, so code before an ask
+ * must be free of side effects. Several asks made before any await (`askAll`,
+ * or a `Promise.all` over asks) are asked in one round.
+ */
+export interface ToolContext {
+  /** The request, as parsed. */
+  readonly request: JsonObject
+  /** How many rounds came before this request (0 on a first request). */
+  readonly round: number
+  /** The id of the sealed state this request carried (lower-case hex: the key of a single-use store), or null. */
+  readonly stateId: string | null
+  /** Its expiry, seconds since the Unix epoch, or null. */
+  readonly expiry: number | null
+  /** The data the last round kept (null if none); assign it to keep something else for the next round. */
+  data: Json
+  /** The question builders. */
+  readonly q: Questions
+  /** Asks `question` under `key`, or the key of its order (`q1`, `q2`, …). */
+  ask<A = JsonObject>(question: Question<A>, options?: { key?: string }): Promise<A>
+  /** Asks every question in one round: their answers, in order. */
+  askAll<const Q extends readonly Question<unknown>[]>(...questions: Q): Promise<Answers<Q>>
+  /** Asks the user through a form. */
+  elicit(message: string, requestedSchema: JsonInput): Promise<ElicitAnswer>
+  /** Asks the client's model. */
+  sample(params: JsonInput<SampleParams>): Promise<SampleAnswer>
+  /** Asks the client's roots. */
+  roots(): Promise<RootsAnswer>
+}
+/** An await-style tool: its arguments and a context to ask with, its result (a `CallToolResult`). */
+export type Tool<Args extends JsonObject = JsonObject> = (args: Args, ctx: ToolContext) => JsonObject | Promise<JsonObject>
+/**
+ * `runTool`'s options: the deployment's settings (a `SealedRounds`, or its
+ * settings in its place), and this call's subject, clock and guard.
+ */
+export type RunToolOptions = ({ rounds: SealedRounds; ring?: undefined } | (SealedRoundsSettings & { rounds?: undefined })) &
+  RoundCall
+/**
+ * Runs an await-style tool on a `tools/call` request, statelessly (each
+ * request replays it, the answers travelling in sealed `requestState`): the
+ * JSON-RPC response, `input_required` or `complete`. A refusal rejects with
+ * its MrtrError (see `errorResponse`); what the tool throws rejects as it was.
+ */
+export declare function runTool<Args extends JsonObject = JsonObject>(
+  tool: Tool<Args>,
+  request: JsonInput,
+  options: RunToolOptions,
+): Promise<JsonObject>
+/** The JSON-RPC error response to request `id` for `error`, and the HTTP status to send it with. */
+export declare function errorResponse(
+  id: Id | null,
+  error: MrtrError | { rule: RuleId; message: string },
+): { response: JsonObject; status: number }
+
 /**
  * Test vectors only, never in a released package: seals with the caller's
  * `nonce`. Works only over a backend built with the cargo feature

@@ -87,6 +87,8 @@ export declare class KeyRing {
   resumeRound(request: Text, needs: Text, settings: string, call: string, guard?: JsGuard | undefined | null): string
   /** `facade::respond_round`. */
   respondRound(request: Text, round: Text, needs: Text, data: Text | undefined | null, settings: string, call: string, random: Uint8Array): string
+  /** `facade::ToolReplay::start`: the replay of an await-style tool on `request`. */
+  startToolReplay(request: Text, settings: string, call: string, guard?: JsGuard | undefined | null): ToolReplay
 }
 
 /** `facade::ServerStream`: a server's response stream. */
@@ -117,6 +119,25 @@ export declare class SseDecoder {
   pollEvent(): string | null
 }
 
+/** `facade::ToolReplay`: one replay of an await-style tool on one request. */
+export declare class ToolReplay {
+  /**
+   * Asks the next question (JSON text), under `key` when given: its
+   * answer as JSON text, or `null` when the tool stops here.
+   */
+  ask(question: Text, key?: string | undefined | null): string | null
+  /** How many rounds came before this request. */
+  round(): number
+  /** The tool's data of the last round, as JSON text, or `null`. */
+  data(): string | null
+  /** `{stateId, expiry}` of the state the request carried, as JSON text, or `null`. */
+  state(): string | null
+  /** The `input_required` response asking what is missing, sealed with `ring`. */
+  inputRequired(ring: KeyRing, data: Text | undefined | null, random: Uint8Array): string
+  /** The final response with `result` (JSON text). */
+  complete(result: Text): string
+}
+
 /**
  * Panics on purpose: the tests show a panic reaching JavaScript as a
  * `PanicError`, never an abort. Not part of the API.
@@ -134,6 +155,9 @@ export declare function check(transcript: Text, options?: string | undefined | n
 
 /** Classifies one raw message: what it found, packed into one string (`mrtr::facade::classify_packed`). */
 export declare function classify(text: Text, options?: string | undefined | null): string
+
+/** `facade::error_response`: `{response, status}` as JSON text. */
+export declare function errorResponse(id: Text, rule: string, message: string): string
 
 /** `facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text. */
 export declare function inspect(token: Text): string
@@ -153,6 +177,15 @@ export interface Opened {
 
 /** `facade::params_digest`: of a request's params, as JSON text. */
 export declare function paramsDigest(params: Text): Buffer
+
+/** `facade::question_elicit`. */
+export declare function questionElicit(message: string, requestedSchema: Text): string
+
+/** `facade::question_roots`. */
+export declare function questionRoots(): string
+
+/** `facade::question_sample`. */
+export declare function questionSample(params: Text): string
 
 /** `facade::read_http_request`: what an incoming HTTP request asks, as JSON text. */
 export declare function readHttpRequest(mode: string, method: string, url: string, headers: Text | undefined | null, body: Text, options?: string | undefined | null): string

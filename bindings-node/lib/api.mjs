@@ -679,6 +679,9 @@ export function __sealWithNonceForTestVectors(ring, binding, now, ttl, data, non
   return call(() => native.sealWithNonceForTestVectors(r, ...args))
 }
 
+/** The backend's ring and the settings (JSON text) of each SealedRounds, for runTool. */
+const deployments = new WeakMap()
+
 /** The JSON text of a call (`{subject | anonymous: true, now}`) and its guard. */
 function callOf(who) {
   if (who === undefined || who === null) throw usage('the call is {subject | anonymous: true, now}')
@@ -702,6 +705,7 @@ export class SealedRounds {
     }
     this.#ring = rings.get(ring)
     this.#settings = json(rest, 'the settings')
+    deployments.set(this, [this.#ring, this.#settings])
   }
   /**
    * This request's answers plus the sealed earlier ones, for `{subject | anonymous: true, now, guard}`:
@@ -726,6 +730,215 @@ export class SealedRounds {
     ]
     return JSON.parse(call(() => this.#ring.respondRound(...args)))
   }
+}
+
+// ---------------------------------------------------------------- await-style tools
+
+const parseRequest = (value) => {
+  if (typeof value === 'string') return JSON.parse(value)
+  if (value instanceof Uint8Array || value instanceof ArrayBuffer) return JSON.parse(new TextDecoder().decode(value))
+  return value
+}
+/** A promise that never settles: what an unanswered ask gives the tool (it is dropped, never resumed). */
+const never = () => new Promise(() => {})
+
+/** The questions a tool asks, built by the core (input requests, as `ctx.ask` takes them). */
+const questions = Object.freeze({
+  /** A form elicitation: `message`, the answer shaped by `requestedSchema`. */
+  elicit: (message, requestedSchema) => {
+    const args = [string(message, 'the message'), text(requestedSchema, 'the requested schema')]
+    return JSON.parse(call(() => native.questionElicit(...args)))
+  },
+  /** A sampling request with these params (`messages`, `maxTokens`, …). */
+  sample: (params) => {
+    const p = text(params, 'the sampling params')
+    return JSON.parse(call(() => native.questionSample(p)))
+  },
+  /** A request for the client's roots. */
+  roots: () => JSON.parse(call(() => native.questionRoots())),
+})
+
+/**
+ * What a tool run by `runTool` asks with. Each ask is answered at once from
+ * what the conversation holds (this request's `inputResponses`, the sealed
+ * answers of earlier rounds), or never: the first unanswered ask ends the
+ * round, and the tool is dropped where it waits (its promise never settles,
+ * so no `catch` or `finally` of the tool runs, and nothing after the ask).
+ * Every ask made before the runner takes over (all of `askAll`, or of a
+ * `Promise.all` over asks) goes into the round.
+ */
+class ToolContext {
+  #run
+  /** The request, as parsed. */
+  request
+  /** The question builders: `ctx.q.elicit(message, schema)`, `ctx.q.sample(params)`, `ctx.q.roots()`. */
+  q = questions
+  constructor(run, request) {
+    this.#run = run
+    this.request = request
+  }
+  /** How many rounds came before this request (0 on a first request). */
+  get round() {
+    return this.#run.replay.round()
+  }
+  /** The id of the sealed state this request carried (lower-case hex: the key of a single-use store), or null. */
+  get stateId() {
+    return this.#run.state?.stateId ?? null
+  }
+  /** That state's expiry (seconds since the epoch), or null. */
+  get expiry() {
+    return this.#run.state?.expiry ?? null
+  }
+  /** The data the last round kept (null if none); assign it to keep something else for the next round. */
+  get data() {
+    return this.#run.data
+  }
+  set data(value) {
+    this.#run.data = value
+  }
+  /** Asks `question` (an input request: `ctx.q.…`), under `{key}` or the key of its order (q1, q2, …): its answer. */
+  ask(question, options) {
+    let key
+    try {
+      key = fields(options, ['key'], 'the ask options').key
+    } catch (e) {
+      return this.#run.fail(e)
+    }
+    return this.#run.ask(question, key)
+  }
+  /** Asks every question in one round: their answers, in order. */
+  askAll(...questions) {
+    return Promise.all(questions.map((q) => this.ask(q)))
+  }
+  /** Asks the user through a form (`{action, content}`). */
+  elicit(message, requestedSchema) {
+    return this.#run.build(() => questions.elicit(message, requestedSchema))
+  }
+  /** Asks the client's model (`{role, content, model, stopReason}`). */
+  sample(params) {
+    return this.#run.build(() => questions.sample(params))
+  }
+  /** Asks the client's roots (`{roots}`). */
+  roots() {
+    return this.#run.build(() => questions.roots())
+  }
+}
+
+/** One run of a tool: the backend's replay, what is missing, and how the round ended. */
+class ToolRun {
+  missing = 0
+  failure = null
+  closed = false
+  #end
+  constructor(replay) {
+    this.replay = replay
+    this.state = parsed(call(() => replay.state()))
+    this.data = parsed(call(() => replay.data()))
+    /** Settles when the round is over: at the first unanswered ask, or the first failure. */
+    this.ended = new Promise((end) => (this.#end = end))
+  }
+  /** Asks `question` (built by `make`): a misuse or a refusal ends the run, thrown by `runTool`, never by the tool's await. */
+  build(make) {
+    let q
+    try {
+      q = make()
+    } catch (e) {
+      return this.fail(e)
+    }
+    return this.ask(q)
+  }
+  ask(question, key) {
+    if (this.closed) return never()
+    let answer
+    try {
+      const t = text(question, 'the question')
+      const k = optional(key, string, 'the key')
+      answer = call(() => this.replay.ask(t, k))
+    } catch (e) {
+      return this.fail(e)
+    }
+    if (answer != null) return Promise.resolve(JSON.parse(answer))
+    this.missing += 1
+    this.#end()
+    return never()
+  }
+  fail(e) {
+    this.failure ??= { e }
+    this.#end()
+    return never()
+  }
+}
+
+const SETTINGS = ['ttl', 'protocol', 'limits', 'pinAnswers', 'maxRounds']
+
+/** runTool's options: the backend's ring, the settings and the call as JSON text, and the guard. */
+function deployment(options) {
+  const allowed = ['rounds', 'ring', ...SETTINGS, 'subject', 'anonymous', 'now', 'guard']
+  const { rounds, ring, subject, anonymous, now, guard, ...settings } = fields(options, allowed, 'the runTool options')
+  const c = json({ subject, anonymous, now: whole(now, 'now') }, 'the call')
+  if (rounds !== undefined) {
+    if (!deployments.has(rounds)) throw usage('`rounds` is a SealedRounds')
+    if (ring !== undefined || Object.keys(settings).length) throw usage('the settings are in `rounds`, or given in its place: not both')
+    return [...deployments.get(rounds), c, guard]
+  }
+  if (!rings.has(ring)) throw usage('runTool needs a SealedRounds as `rounds`, or a KeyRing as `ring`')
+  return [rings.get(ring), json(settings, 'the settings'), c, guard]
+}
+
+/**
+ * Runs an await-style `tool` (`async (args, ctx) => result`) on a `tools/call`
+ * `request`, statelessly: the answers of earlier rounds travel in the sealed
+ * `requestState`, and each request replays the tool from the top. Returns
+ * the JSON-RPC response: `input_required` asking every question still
+ * unanswered (with `ctx.data` sealed), or the tool's result as the `complete`
+ * response. `options`: the deployment's settings, a `SealedRounds` as
+ * `rounds` (or its settings in its place: `{ring, ttl = 300, protocol, limits,
+ * pinAnswers = true, maxRounds = 10}`), and the call's (`{subject | anonymous:
+ * true, now, guard}`). A refusal (a bad or replayed state, an answer that
+ * does not fit, the round cap, a bad question) rejects with its MrtrError,
+ * which `errorResponse` turns into the response to send; what the tool throws
+ * rejects as it was.
+ *
+ * Code before an ask runs again on every round, so it must be free of side
+ * effects: do them after the last ask, and pass a guard so that the final
+ * round runs once.
+ */
+export async function runTool(tool, request, options) {
+  if (typeof tool !== 'function') throw usage('a tool is a function (args, ctx) => result')
+  const [r, s, c, guard] = deployment(options)
+  const t = text(request, 'the request')
+  const run = new ToolRun(guarded(guard, (g) => r.startToolReplay(t, s, c, g)))
+  const value = parseRequest(request)
+  const ctx = new ToolContext(run, value)
+  const args = value?.params?.arguments
+  const object = args !== null && typeof args === 'object' && !Array.isArray(args)
+  const finished = (async () => tool(object ? args : {}, ctx))().then(
+    (result) => ({ result }),
+    (error) => ({ error }),
+  )
+  const outcome = await Promise.race([finished, run.ended])
+  run.closed = true
+  if (run.failure) throw run.failure.e
+  if (run.missing > 0) {
+    const data = optional(run.data, json, 'data')
+    return JSON.parse(call(() => run.replay.inputRequired(r, data, entropy())))
+  }
+  if ('error' in outcome) throw outcome.error
+  const result = text(outcome.result, "the tool's result")
+  return JSON.parse(call(() => run.replay.complete(result)))
+}
+
+/**
+ * The JSON-RPC error response to the request `id` for `error` (an MrtrError,
+ * or `{rule, message}`): `{response, status}`, the HTTP status a transport
+ * sends it with.
+ */
+export function errorResponse(id, error) {
+  if (error === null || typeof error !== 'object' || typeof error.rule !== 'string') {
+    throw usage('errorResponse takes an MrtrError, or {rule, message}')
+  }
+  const args = [json(id ?? null, 'the id'), error.rule, string(error.message ?? '', 'the message')]
+  return JSON.parse(call(() => native.errorResponse(...args)))
 }
 
 /** Test-only: panics inside the backend (`trap`: traps past the panic hook, wasm only); it throws a PanicError. */

@@ -585,6 +585,96 @@ impl KeyRing {
         let (settings, call) = (settings.as_bytes(), call.as_bytes());
         run(|| facade::respond_round(&self.0, request, round, needs, data, settings, call, Randomness::Bytes(random)))
     }
+
+    /// `facade::ToolReplay::start`: the replay of an await-style tool on `request`.
+    #[napi]
+    pub fn start_tool_replay(
+        &self,
+        env: Env,
+        request: Text,
+        settings: String,
+        call: String,
+        guard: Option<JsGuard>,
+    ) -> Result<ToolReplay> {
+        let request = bytes(&request);
+        let replay = guarded(&env, guard, |g| {
+            facade::ToolReplay::start(&self.0, request, settings.as_bytes(), call.as_bytes(), g)
+        })?;
+        Ok(ToolReplay(replay))
+    }
+}
+
+/// `facade::ToolReplay`: one replay of an await-style tool on one request.
+#[napi]
+pub struct ToolReplay(facade::ToolReplay);
+
+#[napi]
+impl ToolReplay {
+    /// Asks the next question (JSON text), under `key` when given: its
+    /// answer as JSON text, or `null` when the tool stops here.
+    #[napi]
+    pub fn ask(&mut self, question: Text, key: Option<String>) -> Result<Option<String>> {
+        let question = bytes(&question);
+        run(|| match &key {
+            Some(key) => self.0.ask_as(key, question),
+            None => self.0.ask(question),
+        })
+    }
+
+    /// How many rounds came before this request.
+    #[napi]
+    pub fn round(&self) -> Result<u32> {
+        run(|| Ok(self.0.round()))
+    }
+
+    /// The tool's data of the last round, as JSON text, or `null`.
+    #[napi]
+    pub fn data(&self) -> Result<Option<String>> {
+        run(|| Ok(self.0.data()))
+    }
+
+    /// `{stateId, expiry}` of the state the request carried, as JSON text, or `null`.
+    #[napi]
+    pub fn state(&self) -> Result<Option<String>> {
+        run(|| Ok(self.0.state()))
+    }
+
+    /// The `input_required` response asking what is missing, sealed with `ring`.
+    #[napi]
+    pub fn input_required(&self, ring: &KeyRing, data: Option<Text>, random: &[u8]) -> Result<String> {
+        let data = data.as_ref().map(bytes);
+        run(|| self.0.input_required(&ring.0, data, Randomness::Bytes(random)))
+    }
+
+    /// The final response with `result` (JSON text).
+    #[napi]
+    pub fn complete(&self, result: Text) -> Result<String> {
+        run(|| self.0.complete(bytes(&result)))
+    }
+}
+
+/// `facade::question_elicit`.
+#[napi]
+pub fn question_elicit(message: String, requested_schema: Text) -> Result<String> {
+    run(|| facade::question_elicit(&message, bytes(&requested_schema)))
+}
+
+/// `facade::question_sample`.
+#[napi]
+pub fn question_sample(params: Text) -> Result<String> {
+    run(|| facade::question_sample(bytes(&params)))
+}
+
+/// `facade::question_roots`.
+#[napi]
+pub fn question_roots() -> String {
+    facade::question_roots()
+}
+
+/// `facade::error_response`: `{response, status}` as JSON text.
+#[napi]
+pub fn error_response(id: Text, rule: String, message: String) -> Result<String> {
+    run(|| facade::error_response(bytes(&id), &rule, &message))
 }
 
 /// `facade::seal_with_nonce`: sealing with a caller's nonce, for the corpus's

@@ -573,6 +573,90 @@ impl KeyRing {
         let (settings, call, random) = (settings.as_bytes(), call.as_bytes(), Randomness::Bytes(random));
         Ok(facade::respond_round(&self.0, &request, &round, &needs, data.as_deref(), settings, call, random)?)
     }
+
+    /// `facade::ToolReplay::start`: the replay of an await-style tool on `request`.
+    #[wasm_bindgen(js_name = startToolReplay)]
+    pub fn start_tool_replay(
+        &self,
+        request: &JsValue,
+        settings: &str,
+        call: &str,
+        guard: Option<Function>,
+    ) -> Result<ToolReplay> {
+        let request = bytes(request);
+        let start = |g: Option<&mut dyn ReplayGuard>| {
+            facade::ToolReplay::start(&self.0, &request, settings.as_bytes(), call.as_bytes(), g)
+        };
+        Ok(ToolReplay(guarded(guard, start)?))
+    }
+}
+
+/// `facade::ToolReplay`: one replay of an await-style tool on one request.
+#[wasm_bindgen]
+pub struct ToolReplay(facade::ToolReplay);
+
+#[wasm_bindgen]
+impl ToolReplay {
+    /// Asks the next question (JSON text), under `key` when given: its
+    /// answer as JSON text, or `undefined` when the tool stops here.
+    pub fn ask(&mut self, question: &JsValue, key: Option<String>) -> Result<Option<String>> {
+        let question = bytes(question);
+        Ok(match &key {
+            Some(key) => self.0.ask_as(key, &question)?,
+            None => self.0.ask(&question)?,
+        })
+    }
+
+    /// How many rounds came before this request.
+    pub fn round(&self) -> u32 {
+        self.0.round()
+    }
+
+    /// The tool's data of the last round, as JSON text, or `undefined`.
+    pub fn data(&self) -> Option<String> {
+        self.0.data()
+    }
+
+    /// `{stateId, expiry}` of the state the request carried, as JSON text, or `undefined`.
+    pub fn state(&self) -> Option<String> {
+        self.0.state()
+    }
+
+    /// The `input_required` response asking what is missing, sealed with `ring`.
+    #[wasm_bindgen(js_name = inputRequired)]
+    pub fn input_required(&self, ring: &KeyRing, data: &JsValue, random: &[u8]) -> Result<String> {
+        let data = optional(data);
+        Ok(self.0.input_required(&ring.0, data.as_deref(), Randomness::Bytes(random))?)
+    }
+
+    /// The final response with `result` (JSON text).
+    pub fn complete(&self, result: &JsValue) -> Result<String> {
+        Ok(self.0.complete(&bytes(result))?)
+    }
+}
+
+/// `facade::question_elicit`.
+#[wasm_bindgen(js_name = questionElicit)]
+pub fn question_elicit(message: &str, requested_schema: &JsValue) -> Result<String> {
+    Ok(facade::question_elicit(message, &bytes(requested_schema))?)
+}
+
+/// `facade::question_sample`.
+#[wasm_bindgen(js_name = questionSample)]
+pub fn question_sample(params: &JsValue) -> Result<String> {
+    Ok(facade::question_sample(&bytes(params))?)
+}
+
+/// `facade::question_roots`.
+#[wasm_bindgen(js_name = questionRoots)]
+pub fn question_roots() -> String {
+    facade::question_roots()
+}
+
+/// `facade::error_response`: `{response, status}` as JSON text.
+#[wasm_bindgen(js_name = errorResponse)]
+pub fn error_response(id: &JsValue, rule: &str, message: &str) -> Result<String> {
+    Ok(facade::error_response(&bytes(id), rule, message)?)
 }
 
 /// `facade::seal_with_nonce`: sealing with a caller's nonce, for the corpus's

@@ -8,9 +8,11 @@ import {
   bindingFor, paramsDigest, inspect, SseDecoder, sseEncode, HttpCall, ServerStream, readHttpRequest, streamUrl,
   unassociatedReply, Rule, RULES, Protocol, TaskStatus, Kind, defaultLimits, errorClassFor,
   MrtrError, ProtocolError, RetryError, StateError, TaskError, AssociationError, TransportError, UsageError, PanicError,
-  type ClientEvent, type JsonObject, type RuleId, type Violation, type Round, type PlatformBytes, type AreaName,
+  type ClientEvent, type Json, type JsonObject, type RuleId, type Violation, type Round, type PlatformBytes, type AreaName,
   type Binding, type ReplayGuard, type Opened, type TokenInfo, type SseEvent, type HttpRequest, type HttpCallEvent,
   type Incoming, type HeaderFields, type TranscriptEntry,
+  runTool, errorResponse, type Tool, type ToolContext, type Question, type ElicitAnswer, type SampleAnswer, type RootsAnswer,
+  type RunToolOptions,
 } from 'mrtr'
 
 const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }
@@ -111,6 +113,44 @@ ring.seal(bound, 1000, 60, 'x', '000102030405060708090a0b')
 bindingFor(call, 'alice')
 // @ts-expect-error: subject and clock come with each call
 new SealedRounds({ ring, subject: 'alice', now: 1000 })
+
+// Await-style tools: each answer typed by its question, askAll's as a tuple.
+const nameSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }
+const greet: Tool<{ punctuation: string }> = async (args, ctx: ToolContext) => {
+  const name: ElicitAnswer = await ctx.elicit('Your name?', nameSchema)
+  const [confirm, colour, { roots }] = await ctx.askAll(
+    ctx.q.elicit('Sure?', { type: 'object', properties: {} }),
+    ctx.q.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'A colour?' } }], maxTokens: 10 }),
+    ctx.q.roots(),
+  )
+  const kept: Json = ctx.data
+  ctx.data = { step: ctx.round, kept, stateId: ctx.stateId, expiry: ctx.expiry }
+  const keyed: ElicitAnswer = await ctx.ask(ctx.q.elicit('Login?', nameSchema), { key: 'login' })
+  const any: JsonObject = await ctx.ask({ method: 'roots/list', params: {} })
+  const [s, r]: [SampleAnswer, RootsAnswer] = await Promise.all([ctx.sample({ messages: [], maxTokens: 1 }), ctx.roots()])
+  void [confirm.action satisfies 'accept' | 'decline' | 'cancel', colour.model, keyed, any, s.role, r.roots, ctx.request.id]
+  return { content: [{ type: 'text', text: `${String(name.content?.name)} ${roots[0]?.uri ?? ''}${args.punctuation}` }] }
+}
+const question: Question<ElicitAnswer> = { method: 'elicitation/create', params: {} }
+const toolOptions: RunToolOptions = { rounds, subject: 'alice', now: 1000, guard }
+async function serveTool(request: JsonObject): Promise<JsonObject> {
+  try {
+    await runTool(greet, request, { ring, ttl: 60, maxRounds: 5, anonymous: true, now: 1000 })
+    return await runTool(greet, JSON.stringify(request), toolOptions)
+  } catch (e) {
+    if (!(e instanceof MrtrError)) throw e
+    const { response, status }: { response: JsonObject; status: number } = errorResponse(1, e)
+    void [status, errorResponse(null, { rule: Rule.StateReplayed, message: 'again' })]
+    return response
+  }
+}
+void [serveTool, question]
+// @ts-expect-error: the clock is given
+void runTool(greet, call, { rounds, subject: 'alice' })
+// @ts-expect-error: the settings are in rounds, or in its place
+void runTool(greet, call, { rounds, ring, subject: 'alice', now: 1 })
+// @ts-expect-error: a tool returns its result object
+void runTool(async () => 'hi', call, toolOptions)
 
 try {
   classify('{')
