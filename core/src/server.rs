@@ -202,8 +202,11 @@ pub fn check_headers(request: &Value, headers: &[(String, String)], protocol: Pr
     let expect = |header: &str, want: Option<&str>| match (field(header), want) {
         (Some(got), Some(want)) if got == want => Ok(()),
         (None, _) => Err(err!(RequestHeaderMismatch, "no {header} header")),
-        (Some(got), want) => {
+        (Some(got), Some(want)) => {
             Err(err!(RequestHeaderMismatch, "the {header} header {got:?} differs from the body's {want:?}"))
+        }
+        (Some(got), None) => {
+            Err(err!(RequestHeaderMismatch, "the {header} header {got:?} has no counterpart in the body"))
         }
     };
     expect("mcp-protocol-version", version.and_then(Value::as_str))?;
