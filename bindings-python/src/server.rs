@@ -1,12 +1,15 @@
 //! The server side: `respond` answers with `input_required`, `resume` reads
-//! the retry that comes back (a `Resumed`, made from the core's wire shape).
+//! the retry that comes back (a `Resumed`, made from the core's wire shape),
+//! `complete` builds the final response and `check_headers` checks a
+//! request's HTTP header fields against its body (both the façade's).
 
 use crate::{
-    convert::{from_python, json_arg, make, to_python},
+    convert::{from_python, json_arg, json_text, make, output, to_python},
     errors::{guard, OrRaise},
     options::{Lim, Proto},
+    transport::{headers_text, options},
 };
-use mrtr::server;
+use mrtr::{facade, server};
 use pyo3::prelude::*;
 
 /// Builds the `input_required` answer to `request`.
@@ -48,7 +51,43 @@ pub fn resume<'py>(
     })
 }
 
+/// The final response to `request` with `result`: `resultType: "complete"`,
+/// and `ttlMs: 0` when `request` is a retry (its result must not be cached).
+#[pyfunction]
+#[pyo3(signature = (request, result, protocol=None, limits=None))]
+pub fn complete<'py>(
+    request: &Bound<'py, PyAny>,
+    result: &Bound<'py, PyAny>,
+    protocol: Option<Proto>,
+    limits: Option<Lim>,
+) -> PyResult<Bound<'py, PyAny>> {
+    guard(|| {
+        let (py, o) = (request.py(), options(protocol, limits));
+        let (request, result) = (json_text(request, &o.limits)?, json_text(result, &o.limits)?);
+        output(py, &facade::complete(request.as_bytes(), result.as_bytes(), &o).or_raise()?)
+    })
+}
+
+/// Checks a request's HTTP header fields (`MCP-Protocol-Version`,
+/// `Mcp-Method`, `Mcp-Name`) against its body: `request-header-mismatch`.
+#[pyfunction]
+#[pyo3(signature = (request, headers, protocol=None, limits=None))]
+pub fn check_headers(
+    request: &Bound<'_, PyAny>,
+    headers: &Bound<'_, PyAny>,
+    protocol: Option<Proto>,
+    limits: Option<Lim>,
+) -> PyResult<()> {
+    guard(|| {
+        let o = options(protocol, limits);
+        let (request, headers) = (json_text(request, &o.limits)?, headers_text(Some(headers))?);
+        facade::check_headers(request.as_bytes(), headers.as_bytes(), &o).or_raise()
+    })
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(respond, m)?)?;
-    m.add_function(wrap_pyfunction!(resume, m)?)
+    m.add_function(wrap_pyfunction!(resume, m)?)?;
+    m.add_function(wrap_pyfunction!(complete, m)?)?;
+    m.add_function(wrap_pyfunction!(check_headers, m)?)
 }

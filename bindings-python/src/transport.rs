@@ -39,12 +39,12 @@ fn headers_value(headers: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Value>> 
 }
 
 /// [`headers_value`] as the façade's text (empty: none).
-fn headers_text(headers: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+pub(crate) fn headers_text(headers: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
     Ok(headers_value(headers)?.map(|v| v.to_string()).unwrap_or_default())
 }
 
 /// The façade's options for `protocol` and `limits` (every other field its default).
-fn options(protocol: Option<Proto>, limits: Option<Lim>) -> facade::Options {
+pub(crate) fn options(protocol: Option<Proto>, limits: Option<Lim>) -> facade::Options {
     facade::Options {
         protocol: protocol.unwrap_or_default().0,
         limits: limits.unwrap_or_default().0,

@@ -68,6 +68,29 @@ def test_respond_retry_resume_round_trip() -> None:
     assert first.missing == ["login"] and not first.complete and first.request_state is None
 
 
+def test_complete_marks_the_result_and_a_retrys_ttl() -> None:
+    request = call()
+    done = mrtr.complete(request, {"content": []})
+    assert done == {"jsonrpc": "2.0", "id": 1, "result": {"content": [], "resultType": "complete"}}
+    retry = mrtr.retry(request, mrtr.respond(request, ASK, "s1"), ANSWER, 2)
+    again = mrtr.complete(json.dumps(retry), '{"content": [], "ttlMs": 60000}')
+    assert again["id"] == 2 and again["result"]["ttlMs"] == 0 and again["result"]["resultType"] == "complete"
+    with pytest.raises(mrtr.UsageError):
+        mrtr.complete(request, [1])
+
+
+def test_check_headers_against_the_body() -> None:
+    request = call()
+    good = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "mcp-name": "get_weather"}
+    mrtr.check_headers(request, good)
+    mrtr.check_headers(json.dumps(request), {k.lower(): v for k, v in good.items()})
+    for bad in ({**good, "mcp-name": "other"}, {k: v for k, v in good.items() if k != "Mcp-Method"}):
+        with pytest.raises(mrtr.ProtocolError) as e:
+            mrtr.check_headers(request, bad)
+        assert e.value.rule is Rule.REQUEST_HEADER_MISMATCH and e.value.code == -32020
+    mrtr.check_headers(request, {}, protocol=Protocol.V2025_11_25)  # no such headers before 2026-07-28
+
+
 def test_raw_json_arguments_skip_conversion() -> None:
     request = json.dumps(call())
     answer = mrtr.respond(request, json.dumps(ASK), "s1")

@@ -1,15 +1,21 @@
 """The server the official MCP conformance suite tests: a stateless `2026-07-28` MCP server on mrtr.
 
 A small Starlette app (run by uvicorn) over mrtr's Python binding. Every MRTR
-decision is mrtr's: ``classify`` reads each incoming message, ``respond`` /
-``resume`` build and read ``input_required`` rounds, ``SealedRounds`` (over a
-``KeyRing``) carries the answers of earlier rounds in a sealed
-``requestState``, so any instance holding the key could serve any round, and
-``TaskStatus.transition`` guards every task status change. What is here is the
-HTTP transport of the stateless lifecycle (``server/discover``, the per-request
-``_meta`` and the ``MCP-Protocol-Version`` / ``Mcp-Method`` / ``Mcp-Name``
-headers), the fixtures the suite's scenarios name, and the Tasks extension's
-task records behind a small ``TaskStore`` interface (in memory here).
+decision is mrtr's: ``classify`` reads each incoming message; ``resume`` checks
+each request's ``_meta`` and ``check_headers`` its ``MCP-Protocol-Version`` /
+``Mcp-Method`` / ``Mcp-Name`` headers; the tools are await-style
+(``name = await ctx.elicit(...)``), replayed by ``run_tool`` over
+``SealedRounds`` (a ``KeyRing``), which carry the answers of earlier rounds in
+a sealed ``requestState``, so any instance holding the key could serve any
+round; ``complete`` builds each final answer (``ttlMs: 0`` on a retry) and
+``error_response`` each refusal with its HTTP status; ``TaskStatus.transition``
+guards every task status change. What is still here (the core does not offer
+it yet): the -32022 version check, -32021 with ``requiredCapabilities`` (and
+which capability an input request needs), the Tasks extension's wire format
+(the task-created result, ``tasks/get``'s task with only unanswered input
+requests), -32601/404 for unknown methods and -32602 for unknown tools or
+tasks; besides ``server/discover``, the fixtures the suite's scenarios name,
+and the task records behind a small ``TaskStore`` interface (in memory here).
 
     python server.py --port 8000    # POST JSON-RPC to http://127.0.0.1:8000/mcp
 """
@@ -65,37 +71,14 @@ def text(value: str) -> List[Json]:
     return [{"type": "text", "text": value}]
 
 
-def elicit(message: str, prop: str, kind: str = "string") -> Json:
-    return {
-        "method": "elicitation/create",
-        "params": {
-            "message": message,
-            "requestedSchema": {"type": "object", "properties": {prop: {"type": kind}}, "required": [prop]},
-        },
-    }
-
-
-def sample(prompt: str, max_tokens: int) -> Json:
-    return {
-        "method": "sampling/createMessage",
-        "params": {"messages": [{"role": "user", "content": {"type": "text", "text": prompt}}], "maxTokens": max_tokens},
-    }
-
-
-ROOTS: Json = {"method": "roots/list", "params": {}}
-
-
 # The deployment's round settings, built once; who and when come with each call.
 SEALED = mrtr.SealedRounds(RING, TTL_SECONDS, protocol=PROTOCOL)
 
 
-def resume(request: Json, needs: Json) -> mrtr.Round:
+async def run(tool: mrtr.Tool, request: Json) -> Json:
+    """An await-style tool replayed over sealed rounds (mrtr decides every round and every answer's fit)."""
     # The suite's clients do not authenticate: anonymous, chosen explicitly.
-    return SEALED.resume(request, needs, anonymous=True, now=int(time.time()))
-
-
-def ask(request: Json, round_: mrtr.Round, needs: Json) -> Json:
-    return SEALED.respond(request, round_, needs, anonymous=True, now=int(time.time()))
+    return await mrtr.run_tool(tool, request, SEALED, anonymous=True, now=int(time.time()))
 
 
 def answer_of(response: Any, key: str, default: Any = None) -> Any:
@@ -105,104 +88,138 @@ def answer_of(response: Any, key: str, default: Any = None) -> Any:
     return default
 
 
-# ---------------------------------------------------------------- MRTR tools
+# ---------------------------------------------------------------- client capabilities
+
+# The capability each kind of input request needs (for -32021's requiredCapabilities).
+CAPABILITY_OF = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
 
 
-def mrtr_tool(needs: Json, finish: Callable[[Json, Json], Json]) -> Callable[[Json], Json]:
-    """A tool that gathers ``needs`` over sealed rounds, then ``finish(request, answers)``."""
-
-    def run(request: Json) -> Json:
-        round_ = resume(request, needs)
-        if not round_.complete:
-            return ask(request, round_, needs)
-        return complete(request["id"], finish(request, round_.answers))
-
-    return run
-
-
-def staged_tool(stages: List[Json], finish: Callable[[Json, Json], Json]) -> Callable[[Json], Json]:
-    """Like ``mrtr_tool``, but asks one stage per round: a multi-round conversation."""
-
-    def run(request: Json) -> Json:
-        needs: Json = {}
-        for stage in stages:
-            needs = {**needs, **stage}
-            round_ = resume(request, needs)
-            if not round_.complete:
-                return ask(request, round_, needs)
-        return complete(request["id"], finish(request, round_.answers))
-
-    return run
+def declared(request: Json, question: Json) -> bool:
+    """Whether the client declared what ``question`` needs: mrtr decides (mode-aware, ``sampling.tools``)."""
+    try:
+        mrtr.respond(request, {"probe": question}, protocol=PROTOCOL)
+    except mrtr.ProtocolError as e:
+        if e.rule is mrtr.Rule.INPUT_REQUEST_CAPABILITY_MISSING:
+            return False
+        raise
+    return True
 
 
-def within_capabilities(request: Json, wanted: Json) -> Json:
-    """The entries of ``wanted`` the client declared a capability for (mrtr decides which)."""
-    kept = {}
-    for key, entry in wanted.items():
-        try:
-            mrtr.respond(request, {key: entry}, protocol=PROTOCOL)
-        except mrtr.ProtocolError as e:
-            if e.rule is mrtr.Rule.INPUT_REQUEST_CAPABILITY_MISSING:
-                continue
-            raise
-        kept[key] = entry
-    return kept
+def missing_capability(capabilities: Json) -> RpcError:
+    """MissingRequiredClientCapabilityError: -32021, HTTP 400, ``data.requiredCapabilities``."""
+    names = ", ".join(sorted(capabilities.get("extensions", {})) or sorted(capabilities))
+    return RpcError(-32021, f"Missing required client capability: {names}", 400, {"requiredCapabilities": capabilities})
 
 
-def capabilities_tool(request: Json) -> Json:
-    needs = within_capabilities(
-        request, {"user_name": elicit("What is your name?", "name"), "capital_question": sample("What is the capital of France?", 100)}
-    )
-    return mrtr_tool(needs, lambda r, a: {"content": text(f"answers: {sorted(a)}")})(request)
+def require(request: Json, question: Json) -> Json:
+    """``question``, when the client declared what it needs; else -32021 naming that capability."""
+    if not declared(request, question):
+        raise missing_capability({CAPABILITY_OF[question["method"]]: {}})
+    return question
 
 
-MRTR_TOOLS: Dict[str, Callable[[Json], Json]] = {
-    "test_input_required_result_elicitation": mrtr_tool(
-        {"user_name": elicit("What is your name?", "name")},
-        lambda r, a: {"content": text(f"Hello, {answer_of(a['user_name'], 'name', 'stranger')}!")},
-    ),
-    "test_input_required_result_sampling": mrtr_tool(
-        {"capital_question": sample("What is the capital of France?", 100)},
-        lambda r, a: {"content": text(f"The model said: {(a['capital_question'].get('content') or {}).get('text', '')}")},
-    ),
-    "test_input_required_result_list_roots": mrtr_tool(
-        {"client_roots": ROOTS},
-        lambda r, a: {"content": text("Roots: " + ", ".join(x.get("uri", "?") for x in a["client_roots"].get("roots", [])))},
-    ),
-    "test_input_required_result_request_state": mrtr_tool(
-        {"confirm": elicit("Please confirm", "ok", "boolean")},
-        lambda r, a: {"content": text(f"state-ok: confirmed={answer_of(a['confirm'], 'ok')}")},
-    ),
-    "test_input_required_result_multiple_inputs": mrtr_tool(
-        {
-            "user_name": elicit("What is your name?", "name"),
-            "greeting": sample("Generate a greeting", 50),
-            "client_roots": ROOTS,
-        },
-        lambda r, a: {"content": text(f"Got {', '.join(sorted(a))}")},
-    ),
-    "test_input_required_result_multi_round": staged_tool(
-        [{"step1": elicit("Step 1: What is your name?", "name")}, {"step2": elicit("Step 2: What is your favorite color?", "color")}],
-        lambda r, a: {"content": text(f"{answer_of(a['step1'], 'name')} likes {answer_of(a['step2'], 'color')}")},
-    ),
-    "test_input_required_result_tampered_state": mrtr_tool(
-        {"confirm": elicit("Please confirm", "ok", "boolean")},
-        lambda r, a: {"content": text("state-ok")},
-    ),
-    "test_input_required_result_capabilities": capabilities_tool,
+# ---------------------------------------------------------------- MRTR tools (await-style)
+
+Q = mrtr.Questions
+
+
+def form(prop: str, kind: str = "string") -> Json:
+    return {"type": "object", "properties": {prop: {"type": kind}}, "required": [prop]}
+
+
+def sample(prompt: str, max_tokens: int) -> Json:
+    messages = [{"role": "user", "content": {"type": "text", "text": prompt}}]
+    return Q.sample({"messages": messages, "maxTokens": max_tokens})
+
+
+NAME = Q.elicit("What is your name?", form("name"))
+CAPITAL = sample("What is the capital of France?", 100)
+CONFIRM = Q.elicit("Please confirm", form("ok", "boolean"))
+
+
+async def elicitation(args: Json, ctx: mrtr.Context) -> Json:
+    # The suite answers this one under the key `user_name`, sometimes with no round before.
+    name = answer_of(await ctx.ask(NAME, key="user_name"), "name", "stranger")
+    return {"content": text(f"Hello, {name}!")}
+
+
+async def sampling(args: Json, ctx: mrtr.Context) -> Json:
+    said = await ctx.ask(CAPITAL)
+    return {"content": text(f"The model said: {(said.get('content') or {}).get('text', '')}")}
+
+
+async def list_roots(args: Json, ctx: mrtr.Context) -> Json:
+    roots = await ctx.roots()
+    return {"content": text("Roots: " + ", ".join(x.get("uri", "?") for x in roots.get("roots", [])))}
+
+
+async def request_state(args: Json, ctx: mrtr.Context) -> Json:
+    return {"content": text(f"state-ok: confirmed={answer_of(await ctx.ask(CONFIRM), 'ok')}")}
+
+
+async def multiple_inputs(args: Json, ctx: mrtr.Context) -> Json:
+    answers = await ctx.ask_all(NAME, sample("Generate a greeting", 50), Q.roots())
+    return {"content": text(f"Got {len(answers)} answers")}
+
+
+async def multi_round(args: Json, ctx: mrtr.Context) -> Json:
+    name = answer_of(await ctx.elicit("Step 1: What is your name?", form("name")), "name")
+    color = answer_of(await ctx.elicit("Step 2: What is your favorite color?", form("color")), "color")
+    return {"content": text(f"{name} likes {color}")}
+
+
+async def tampered_state(args: Json, ctx: mrtr.Context) -> Json:
+    await ctx.ask(CONFIRM)
+    return {"content": text("state-ok")}
+
+
+async def capabilities(args: Json, ctx: mrtr.Context) -> Json:
+    """Asks only what the client declared a capability for."""
+    answers = await ctx.ask_all(*(q for q in (NAME, CAPITAL) if declared(ctx.request, q)))
+    return {"content": text(f"{len(answers)} answers")}
+
+
+async def needs_sampling(args: Json, ctx: mrtr.Context) -> Json:
+    """server-stateless: called without the sampling capability, it must be refused with -32021."""
+    said = await ctx.ask(require(ctx.request, CAPITAL))
+    return {"content": text(f"The model said: {(said.get('content') or {}).get('text', '')}")}
+
+
+async def streaming_elicitation(args: Json, ctx: mrtr.Context) -> Json:
+    """server-stateless: its response stream carries the question as input_required, never a server request."""
+    name = answer_of(await ctx.elicit("What is your name?", form("name")), "name", "stranger")
+    return {"content": text(f"Hello, {name}!")}
+
+
+async def logging_tool(args: Json, ctx: mrtr.Context) -> Json:
+    """server-stateless: no notifications/message without the request's ``_meta`` logLevel (this server never logs)."""
+    return {"content": text("done, nothing logged")}
+
+
+async def prompt(args: Json, ctx: mrtr.Context) -> Json:
+    context = answer_of(await ctx.elicit("What context should the prompt use?", form("context")), "context")
+    return {"messages": [{"role": "user", "content": {"type": "text", "text": f"Context: {context}"}}]}
+
+
+MRTR_TOOLS: Dict[str, mrtr.Tool] = {
+    "test_input_required_result_elicitation": elicitation,
+    "test_input_required_result_sampling": sampling,
+    "test_input_required_result_list_roots": list_roots,
+    "test_input_required_result_request_state": request_state,
+    "test_input_required_result_multiple_inputs": multiple_inputs,
+    "test_input_required_result_multi_round": multi_round,
+    "test_input_required_result_tampered_state": tampered_state,
+    "test_input_required_result_capabilities": capabilities,
+    "test_missing_capability": needs_sampling,
+    "test_streaming_elicitation": streaming_elicitation,
+    "test_logging_tool": logging_tool,
 }
-PROMPTS: Dict[str, Callable[[Json], Json]] = {
-    "test_input_required_result_prompt": mrtr_tool(
-        {"user_context": elicit("What context should the prompt use?", "context")},
-        lambda r, a: {
-            "messages": [{"role": "user", "content": {"type": "text", "text": f"Context: {answer_of(a['user_context'], 'context')}"}}]
-        },
-    ),
-}
+PROMPTS: Dict[str, mrtr.Tool] = {"test_input_required_result_prompt": prompt}
 
 NO_ARGS = {"type": "object", "properties": {}}
 TOOLS: List[Json] = [
-    {"name": name, "description": f"SEP-2322 fixture {name}", "inputSchema": NO_ARGS} for name in MRTR_TOOLS
+    {"name": name, "description": (tool.__doc__ or f"SEP-2322 fixture {name}").splitlines()[0], "inputSchema": NO_ARGS}
+    for name, tool in MRTR_TOOLS.items()
 ] + [
     {
         "name": "greet",
@@ -443,7 +460,8 @@ def confirm_delete(args: Json) -> Callable[[TaskContext], None]:
     filename = str(args.get("filename", "file"))
 
     def body(ctx: TaskContext) -> None:
-        answers = ctx.ask({"confirm_" + uuid.uuid4().hex[:8]: elicit(f"Delete {filename}?", "confirm", "boolean")})
+        question = Q.elicit(f"Delete {filename}?", form("confirm", "boolean"))
+        answers = ctx.ask({"confirm_" + uuid.uuid4().hex[:8]: question})
         (reply,) = answers.values()
         if reply.get("action") == "accept" and answer_of(reply, "confirm", True):
             ctx.complete({"content": text(f"Deleted {filename}")})
@@ -455,18 +473,10 @@ def confirm_delete(args: Json) -> Callable[[TaskContext], None]:
 
 def multi_input(args: Json) -> Callable[[TaskContext], None]:
     def body(ctx: TaskContext) -> None:
-        form = {
-            "method": "elicitation/create",
-            "params": {
-                "message": "Who is it, and do you confirm?",
-                "requestedSchema": {
-                    "type": "object",
-                    "properties": {"name": {"type": "string"}, "confirm": {"type": "boolean"}},
-                    "required": ["name"],
-                },
-            },
-        }
-        answers = ctx.ask({"first_" + uuid.uuid4().hex[:8]: form, "second_" + uuid.uuid4().hex[:8]: form})
+        properties = {"name": {"type": "string"}, "confirm": {"type": "boolean"}}
+        schema = {"type": "object", "properties": properties, "required": ["name"]}
+        question = Q.elicit("Who is it, and do you confirm?", schema)
+        answers = ctx.ask({"first_" + uuid.uuid4().hex[:8]: question, "second_" + uuid.uuid4().hex[:8]: question})
         ctx.complete({"content": text(f"Got {len(answers)} answers")})
 
     return body
@@ -486,12 +496,12 @@ def create_task_result(id: Any, task: Task) -> Json:
 
 
 def tool_with_task(request: Json) -> Json:
-    """MRTR first (sealed rounds), then the rest of the work as a task."""
-    needs = {"user_name": elicit("What is your name?", "name")}
-    round_ = resume(request, needs)
-    if not round_.complete:
-        return ask(request, round_, needs)
-    name = answer_of(round_.answers["user_name"], "name", "stranger")
+    """MRTR first (a replay over sealed rounds), then the rest of the work as a task."""
+    replay = mrtr.ToolReplay(SEALED, request, anonymous=True, now=int(time.time()))
+    answer = replay.ask(NAME, "user_name")
+    if answer is None:
+        return replay.input_required()
+    name = answer_of(answer, "name", "stranger")
 
     def body(ctx: TaskContext) -> None:
         ctx.sleep(0.2)
@@ -517,8 +527,8 @@ def run_sync(body: Callable[[TaskContext], None]) -> Json:
 # ---------------------------------------------------------------- dispatch
 
 
-def complete(id: Any, result: Json) -> Json:
-    return {"jsonrpc": "2.0", "id": id, "result": dict(result, resultType="complete")}
+def complete(request: Json, result: Json) -> Json:
+    return mrtr.complete(request, result, protocol=PROTOCOL)
 
 
 def tasks_negotiated(request: Json) -> bool:
@@ -527,31 +537,26 @@ def tasks_negotiated(request: Json) -> bool:
 
 
 def need_tasks() -> RpcError:
-    return RpcError(
-        -32021,
-        f"Missing required client capability: {TASKS_EXT}",
-        400,
-        {"requiredCapabilities": {"extensions": {TASKS_EXT: {}}}},
-    )
+    return missing_capability({"extensions": {TASKS_EXT: {}}})
 
 
-def call_tool(request: Json) -> Json:
+async def call_tool(request: Json) -> Json:
     params = request["params"]
     name = params.get("name")
     args = params.get("arguments") or {}
     if name in MRTR_TOOLS:
-        return MRTR_TOOLS[name](request)
+        return await run(MRTR_TOOLS[name], request)
     if name == "greet":
-        return complete(request["id"], {"content": text(f"Hello, {args.get('name', 'World')}!")})
+        return complete(request, {"content": text(f"Hello, {args.get('name', 'World')}!")})
     if name in TASK_TOOLS or name == "test_tool_with_task":
         if not tasks_negotiated(request):
             if TASK_SUPPORT[name] == "required":
                 raise need_tasks()
-            return complete(request["id"], run_sync(TASK_TOOLS[name](args)))
+            return complete(request, await anyio.to_thread.run_sync(run_sync, TASK_TOOLS[name](args)))
         if name == "test_tool_with_task":
             return tool_with_task(request)
         return create_task_result(request["id"], RUNNER.start(TASK_TOOLS[name](args)))
-    raise RpcError(-32602, f"Unknown tool: {name}")
+    raise RpcError(-32602, f"Unknown tool: {name}", 400)
 
 
 def task_of(request: Json) -> Task:
@@ -560,77 +565,57 @@ def task_of(request: Json) -> Task:
     task_id = request["params"].get("taskId")
     task = STORE.get(task_id) if isinstance(task_id, str) else None
     if task is None:
-        raise RpcError(-32602, f"Unknown taskId: {task_id}")
+        raise RpcError(-32602, f"Unknown taskId: {task_id}", 400)
     return task
 
 
-def handle_request(request: Json) -> Json:
-    method, id, params = request["method"], request["id"], request["params"]
+async def handle_request(request: Json) -> Json:
+    method, params = request["method"], request["params"]
     if method == "server/discover":
         return complete(
-            id,
+            request,
             {
                 "supportedVersions": SUPPORTED_VERSIONS,
                 "capabilities": {"tools": {}, "prompts": {}, "extensions": {TASKS_EXT: {}}},
-                "serverInfo": SERVER_INFO,
                 "ttlMs": 0,
                 "cacheScope": "public",
+                "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO},
             },
         )
     if method == "tools/list":
-        return complete(id, {"tools": TOOLS, "ttlMs": 0, "cacheScope": "public"})
+        return complete(request, {"tools": TOOLS, "ttlMs": 0, "cacheScope": "public"})
     if method == "prompts/list":
         prompts = [{"name": n, "description": "SEP-2322 fixture (asks for context)"} for n in PROMPTS]
-        return complete(id, {"prompts": prompts, "ttlMs": 0, "cacheScope": "public"})
+        return complete(request, {"prompts": prompts, "ttlMs": 0, "cacheScope": "public"})
     if method == "tools/call":
-        return call_tool(request)
+        return await call_tool(request)
     if method == "prompts/get":
         if params.get("name") not in PROMPTS:
-            raise RpcError(-32602, f"Unknown prompt: {params.get('name')}")
-        return PROMPTS[params["name"]](request)
+            raise RpcError(-32602, f"Unknown prompt: {params.get('name')}", 400)
+        return await run(PROMPTS[params["name"]], request)
     if method == "tasks/get":
-        return complete(id, task_of(request).wire())
+        return complete(request, task_of(request).wire())
     if method == "tasks/update":
         RUNNER.deliver(request, task_of(request))
-        return complete(id, {})
+        return complete(request, {})
     if method == "tasks/cancel":
         task = task_of(request)
         if not task.status.is_terminal:
             RUNNER.cancel(task.id)
-        return complete(id, {})
+        return complete(request, {})
     raise RpcError(-32601, f"Method not found: {method}", 404)
 
 
-def header_name(method: str, params: Json) -> Optional[str]:
-    """The body field the ``Mcp-Name`` header mirrors (SEP-2243, and SEP-2663 for tasks)."""
-    key = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}.get(method)
-    value = params.get(key) if key else None
-    return value if isinstance(value, str) else None
-
-
-def check_transport(headers: Any, request: Json) -> None:
-    """The stateless lifecycle's HTTP obligations, before anything runs."""
-    params = request.get("params")
-    if not isinstance(params, dict):
-        raise RpcError(-32602, "Invalid params: params must be an object", 400)
-    meta = params.get("_meta")
-    if not isinstance(meta, dict):
-        meta = {}
-    missing = [k for k in (META_VERSION, META_CAPS) if k not in meta]
-    if missing:
-        raise RpcError(-32602, f"Invalid params: missing _meta keys: {', '.join(missing)}", 400)
-    version = headers.get("mcp-protocol-version")
-    if version is None:
-        raise RpcError(-32020, "Missing MCP-Protocol-Version header", 400)
-    if version != meta[META_VERSION]:
-        raise RpcError(-32020, "MCP-Protocol-Version header does not match _meta", 400)
+def check_request(request: Json, headers: Any) -> None:
+    """What every request must pass before anything runs: its ``_meta`` (mrtr: ``request-meta-missing``), its
+    ``MCP-Protocol-Version`` / ``Mcp-Method`` / ``Mcp-Name`` headers against the body (mrtr:
+    ``request-header-mismatch``), then a protocol version this server speaks (-32022)."""
+    mrtr.resume(request, {}, protocol=PROTOCOL)
+    mrtr.check_headers(request, headers, protocol=PROTOCOL)
+    version = request["params"]["_meta"][META_VERSION]
     if version not in SUPPORTED_VERSIONS:
-        raise RpcError(-32022, "Unsupported protocol version", 400, {"supported": SUPPORTED_VERSIONS, "requested": version})
-    if headers.get("mcp-method") != request["method"]:
-        raise RpcError(-32020, "Mcp-Method header does not match the body's method", 400)
-    name = header_name(request["method"], params)
-    if name is not None and headers.get("mcp-name") != name:
-        raise RpcError(-32020, "Mcp-Name header does not match the body", 400)
+        data = {"supported": SUPPORTED_VERSIONS, "requested": version}
+        raise RpcError(-32022, "Unsupported protocol version", 400, data)
 
 
 def error_body(id: Any, e: RpcError) -> Json:
@@ -645,24 +630,20 @@ async def mcp(http: Request) -> Response:
     try:
         kind = mrtr.classify(body, protocol=PROTOCOL)
     except mrtr.MrtrError as e:
-        status = 400
-        return JSONResponse(error_body(None, RpcError(e.code or -32600, str(e))), status_code=status)
+        response, status = mrtr.error_response(None, e)
+        return JSONResponse(response, status_code=status)
     if kind.kind is not mrtr.Kind.REQUEST:
         return Response(status_code=202)  # notifications and stray responses: nothing to answer
     request = json.loads(body)
     request.setdefault("params", {})
     try:
-        check_transport(http.headers, request)
-        reply = await run_in_thread(handle_request, request)
-        return JSONResponse(reply)
+        check_request(request, http.headers)
+        return JSONResponse(await handle_request(request))
     except RpcError as e:
         return JSONResponse(error_body(kind.id, e), status_code=e.status)
-    except mrtr.MrtrError as e:  # a round mrtr refuses: bad inputResponses, tampered or stale state, …
-        return JSONResponse(error_body(kind.id, RpcError(e.code or -32602, str(e))))
-
-
-async def run_in_thread(fn: Callable[[Json], Json], request: Json) -> Json:
-    return await anyio.to_thread.run_sync(fn, request)
+    except mrtr.MrtrError as e:  # what mrtr refuses: _meta, headers, bad inputResponses, tampered or stale state, …
+        response, status = mrtr.error_response(kind.id, e)
+        return JSONResponse(response, status_code=status)
 
 
 async def not_allowed(http: Request) -> Response:

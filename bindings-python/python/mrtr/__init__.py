@@ -2,7 +2,7 @@
 
 A thin façade over the native module ``mrtr._mrtr``, which converts and calls the core; the core decides.
 ``classify`` one message, ``check`` a conversation; client: ``retry``, ``task_update``, the ``Client`` machine;
-server: ``respond``, ``resume``; sealed ``requestState``: ``Key``, ``KeyRing``, ``Binding``, ``SealedRounds``,
+server: ``respond``, ``resume``, ``complete``, ``check_headers``; sealed ``requestState``: ``Key``, ``KeyRing``, ``Binding``, ``SealedRounds``,
 ``inspect``; await-style tools without server state: ``run_tool``, ``Context``, ``Questions``, ``error_response``
 (over ``ToolReplay``); the transports over HTTP (Streamable HTTP, SEP-1858, SEP-1335): ``HttpCall`` (the client machine of
 one call), ``SseDecoder`` / ``sse_encode``, ``ServerStream``, ``read_http_request``, ``stream_url``,
@@ -30,7 +30,9 @@ from ._mrtr import (
     ToolReplay,
     __version__,
     check,
+    check_headers,
     classify,
+    complete,
     inspect,
     params_digest,
     read_http_request,
@@ -65,7 +67,9 @@ __all__ = [
     "ToolReplay",
     "__version__",
     "check",
+    "check_headers",
     "classify",
+    "complete",
     "inspect",
     "params_digest",
     "read_http_request",

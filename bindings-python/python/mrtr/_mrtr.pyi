@@ -102,6 +102,17 @@ def respond(
 def resume(request: _JsonIn, needs: _JsonIn, protocol: str | None = None, limits: Limits | None = None) -> Resumed:
     """Reads the MRTR fields of ``request`` against what this server ``needs``."""
 
+def complete(request: _JsonIn, result: _JsonIn, protocol: str | None = None, limits: Limits | None = None) -> dict[str, Any]:
+    """The final response to ``request`` with ``result``: ``resultType: "complete"``, and ``ttlMs: 0`` when
+    ``request`` is a retry (its result must not be cached)."""
+
+def check_headers(
+    request: _JsonIn, headers: Mapping[str, str], protocol: str | None = None, limits: Limits | None = None
+) -> None:
+    """Checks a request's HTTP header fields (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``, any case)
+    against its body; a mismatch or a missing field raises ``ProtocolError`` (``request-header-mismatch``,
+    -32020)."""
+
 class Key:
     """A sealing key: id, algorithm, and secret material that stays in Rust."""
 
