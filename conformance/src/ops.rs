@@ -2,7 +2,7 @@
 
 use crate::corpus::{json_eq, set_eq, Case};
 use crate::transcript;
-use mrtr::{check, client, server, Error, Limits, Protocol, RuleId};
+use mrtr::{bare::BareId, check, client, server, Error, Limits, Protocol, RuleId};
 use serde_json::{json, Value};
 
 /// The ops this runner knows.
@@ -47,6 +47,22 @@ fn classify(input: &Value, limits: &Limits) -> Result<Value, Error> {
         Some(mrtr::Id::Str(s)) => json!(s),
     };
     Ok(json!({ "kind": c.kind.name(), "id": id, "method": c.method }))
+}
+
+/// The outcome of a `classify` case through `mrtr::bare::classify`, the
+/// no-allocator path: `cargo test` runs every `classify` case through both.
+pub fn bare_classify(input: &Value) -> Value {
+    let classified = || -> Result<Value, Error> {
+        let c = mrtr::bare::classify(&message_bytes(input)?, protocol(input.get("protocol"))?, &Limits::default())?;
+        let id = match c.id {
+            BareId::None | BareId::Null => Value::Null,
+            BareId::Int(i) => json!(i),
+            BareId::UInt(u) => json!(u),
+            BareId::Str(s) => json!(s.as_str()),
+        };
+        Ok(json!({ "kind": c.kind.name(), "id": id, "method": c.method.as_deref() }))
+    };
+    classified().unwrap_or_else(|e| json!({ "error": e.rule().name() }))
 }
 
 /// The message a `classify` case gives: `hex` (raw bytes, for those a JSON

@@ -1,4 +1,6 @@
-//! `mrtr::classify` against a plain `serde_json::Value` parse, on three
+//! `mrtr::classify` and the no-allocator `mrtr::bare::classify` (one reader,
+//! one set of rules; the allocating one also notes where large containers
+//! end) against a plain `serde_json::Value` parse, side by side, on three
 //! representative MRTR messages built deterministically at startup:
 //!
 //! - `retry_request` (~0.6 KB): a `tools/call` retry with `_meta`, `arguments`,
@@ -8,7 +10,8 @@
 //! - `input_required_large` (~34 KB): 64 mixed input requests and a 16 KiB
 //!   `requestState`.
 //!
-//! The goal is `classify` ≤ 0.8× the `Value` parse on each message.
+//! The goal is `classify` ≤ 0.8× the `Value` parse on each message (`bare` has
+//! no speed goal: it is measured for the embedded figures).
 //!
 //! Run: `cargo bench -p mrtr --bench validate -- --warm-up-time 1 --measurement-time 3`.
 
@@ -35,6 +38,9 @@ fn bench_message(c: &mut Criterion, name: &str, message: &Value, expected: Kind)
     group.throughput(Throughput::Bytes(bytes.len() as u64));
     group.bench_function("classify", |b| {
         b.iter(|| classify(black_box(&bytes), black_box(protocol), black_box(&limits)).map(|c| c.kind))
+    });
+    group.bench_function("bare_classify", |b| {
+        b.iter(|| mrtr::bare::classify(black_box(&bytes), black_box(protocol), black_box(&limits)).map(|c| c.kind))
     });
     group.bench_function("serde_json_value", |b| b.iter(|| serde_json::from_slice::<Value>(black_box(&bytes))));
     group.finish();

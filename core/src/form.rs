@@ -1,110 +1,12 @@
-//! Form-mode elicitation: the restricted `requestedSchema` MCP allows, and
-//! whether an `ElicitResult.content` fits it.
-//!
-//! The schema is a flat object of primitive properties (string, number,
-//! integer, boolean and the enum forms); nested objects and arrays of objects
-//! are not part of MCP's subset and are refused.
+//! Form-mode elicitation: whether an `ElicitResult.content` fits the
+//! `requestedSchema` it answers (the schema itself is checked with the other
+//! single-message rules, in `validate`).
 
 use crate::{
     error::{err, Result},
     view::{Arr, ConstView, Map, Obj, Prim, PropertyView, SchemaView},
 };
 use alloc::vec::Vec;
-
-const STRING_FORMATS: [&str; 4] = ["date", "date-time", "email", "uri"];
-
-/// Checks that `schema` is a valid restricted `requestedSchema`.
-pub(crate) fn validate_schema(key: &str, schema: &SchemaView<'_>) -> Result<()> {
-    if schema.kind.as_str() != Some("object") {
-        return Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: requestedSchema.type must be \"object\""));
-    }
-    if !(schema.schema.is_absent() || schema.schema.as_str().is_some()) {
-        return Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: requestedSchema.$schema must be a string"));
-    }
-    let Some(props) = schema.properties.entries() else {
-        return Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: requestedSchema.properties must be an object"));
-    };
-    if let Some(dup) = schema.properties.duplicate_key() {
-        return Err(err!(JsonrpcInvalid, "inputRequests[{key:?}]: duplicate property {dup:?}"));
-    }
-    for (name, prop) in props {
-        let Obj::Present(prop) = prop else {
-            return Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: property {name:?} must be an object"));
-        };
-        validate_property(prop)
-            .map_err(|why| err!(InputRequestInvalid, "inputRequests[{key:?}]: property {name:?} {why}"))?;
-    }
-    match &schema.required {
-        Prim::Absent => Ok(()),
-        Prim::Array(names) => names.iter().try_for_each(|n| match n.as_str() {
-            Some(n) if props.iter().any(|(p, _)| p == n) => Ok(()),
-            Some(n) => Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: required names unknown property {n:?}")),
-            None => Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: required must list strings")),
-        }),
-        _ => Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: required must be an array")),
-    }
-}
-
-fn validate_property(p: &PropertyView<'_>) -> core::result::Result<(), &'static str> {
-    if p.properties.is_present() {
-        return Err("nests an object, which the restricted schema does not allow");
-    }
-    match p.kind.as_str() {
-        Some("string") => validate_string_property(p),
-        Some("number") | Some("integer") => {
-            optional(&p.minimum, |v| v.as_f64().is_some(), "has a non-numeric minimum")?;
-            optional(&p.maximum, |v| v.as_f64().is_some(), "has a non-numeric maximum")
-        }
-        Some("boolean") => Ok(()),
-        Some("array") => validate_multi_select(p),
-        Some(_) => Err("has a type outside string, number, integer, boolean and array"),
-        None => Err("lacks a string type"),
-    }
-}
-
-fn validate_string_property(p: &PropertyView<'_>) -> core::result::Result<(), &'static str> {
-    optional(&p.min_length, |v| v.as_u64().is_some(), "has a minLength that is not a non-negative integer")?;
-    optional(&p.max_length, |v| v.as_u64().is_some(), "has a maxLength that is not a non-negative integer")?;
-    optional(&p.format, |v| v.as_str().is_some_and(|f| STRING_FORMATS.contains(&f)), "has an unknown format")?;
-    optional(&p.enumeration, is_string_array, "has an enum that is not an array of strings")?;
-    optional(&p.enum_names, is_string_array, "has enumNames that are not an array of strings")?;
-    match &p.one_of {
-        Arr::Absent => Ok(()),
-        Arr::Items(options) if options.iter().all(is_titled_const) => Ok(()),
-        _ => Err("has a oneOf that is not a list of {const, title} strings"),
-    }
-}
-
-fn validate_multi_select(p: &PropertyView<'_>) -> core::result::Result<(), &'static str> {
-    let Obj::Present(items) = &p.items else {
-        return Err("is an array without an items object");
-    };
-    optional(&p.min_items, |v| v.as_u64().is_some(), "has a minItems that is not a non-negative integer")?;
-    optional(&p.max_items, |v| v.as_u64().is_some(), "has a maxItems that is not a non-negative integer")?;
-    let untitled = items.kind.as_str() == Some("string") && is_string_array(&items.enumeration);
-    let titled = matches!(&items.any_of, Arr::Items(o) if o.iter().all(is_titled_const));
-    if untitled || titled {
-        Ok(())
-    } else {
-        Err("is an array whose items are neither a string enum nor anyOf {const, title}")
-    }
-}
-
-fn optional(v: &Prim<'_>, ok: impl Fn(&Prim<'_>) -> bool, why: &'static str) -> core::result::Result<(), &'static str> {
-    if v.is_absent() || ok(v) {
-        Ok(())
-    } else {
-        Err(why)
-    }
-}
-
-fn is_string_array(v: &Prim<'_>) -> bool {
-    matches!(v, Prim::Array(items) if items.iter().all(|i| i.as_str().is_some()))
-}
-
-fn is_titled_const(o: &Obj<ConstView<'_>>) -> bool {
-    o.get().is_some_and(|c| c.value.as_str().is_some() && c.title.as_str().is_some())
-}
 
 /// Checks `content` (an accepted form's answers) against the schema.
 pub(crate) fn validate_content(key: &str, content: &Map<'_, Prim<'_>>, schema: &SchemaView<'_>) -> Result<()> {

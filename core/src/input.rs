@@ -5,8 +5,9 @@ use crate::{
     error::{err, Result},
     form,
     limits::Limits,
-    protocol::{ElicitationIdRule, Protocol},
-    view::{CapabilitiesView, InputParamsView, InputRequestView, Map, Obj, Prim, ResponseView, WrappedResponseView},
+    protocol::Protocol,
+    validate,
+    view::{CapabilitiesView, InputParamsView, InputRequestView, Map, Obj, Prim, ResponseView},
 };
 
 /// The kind of an input request, by its `method`.
@@ -57,147 +58,13 @@ impl InputKind {
     }
 }
 
-/// Checks an `inputRequests` map: an object, within bounds, without duplicate
-/// keys, each value a valid input request for `protocol`.
+/// Checks an `inputRequests` map (`validate::input_requests`).
 pub(crate) fn validate_requests(
     requests: &Map<'_, Obj<InputRequestView<'_>>>,
     protocol: Protocol,
     limits: &Limits,
 ) -> Result<()> {
-    let Some(entries) = requests.entries() else {
-        return Err(err!(InputRequestInvalid, "inputRequests must be an object"));
-    };
-    if entries.len() > limits.max_input_requests {
-        return Err(err!(
-            LimitExceeded,
-            "inputRequests has {} entries, over the bound of {}",
-            entries.len(),
-            limits.max_input_requests
-        ));
-    }
-    if let Some(key) = requests.duplicate_key() {
-        return Err(err!(JsonrpcInvalid, "inputRequests has the key {key:?} twice"));
-    }
-    entries.iter().try_for_each(|(key, request)| match request {
-        Obj::Present(request) => validate_request(key, request, protocol),
-        _ => Err(err!(InputRequestInvalid, "inputRequests[{key:?}] must be an object")),
-    })
-}
-
-/// Checks one input request.
-pub(crate) fn validate_request(key: &str, request: &InputRequestView<'_>, protocol: Protocol) -> Result<()> {
-    if request.jsonrpc.is_present() || request.id.is_present() {
-        return Err(err!(InputRequestInvalid, "inputRequests[{key:?}] must not carry jsonrpc or id"));
-    }
-    let Some(method) = request.method.as_str() else {
-        return Err(err!(InputRequestInvalid, "inputRequests[{key:?}].method must be a string"));
-    };
-    let params = match (&request.params, method) {
-        (Obj::Present(p), _) => p,
-        (Obj::Absent, "roots/list") => return Ok(()),
-        _ => return Err(err!(InputRequestInvalid, "inputRequests[{key:?}].params must be an object")),
-    };
-    match method {
-        "elicitation/create" => validate_elicitation(key, params, protocol),
-        "sampling/createMessage" => validate_sampling(key, params),
-        "roots/list" => Ok(()),
-        other => Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: {other:?} is not an input request method")),
-    }
-}
-
-fn validate_elicitation(key: &str, p: &InputParamsView<'_>, protocol: Protocol) -> Result<()> {
-    if p.message.as_str().is_none() {
-        return Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: elicitation needs a string message"));
-    }
-    match &p.mode {
-        Prim::Absent => validate_form(key, p),
-        Prim::Str(m) if m == "form" => validate_form(key, p),
-        Prim::Str(m) if m == "url" => validate_url(key, p, protocol),
-        _ => Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: elicitation mode must be \"form\" or \"url\"")),
-    }
-}
-
-fn validate_form(key: &str, p: &InputParamsView<'_>) -> Result<()> {
-    match &p.requested_schema {
-        Obj::Present(schema) => form::validate_schema(key, schema),
-        _ => Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: form elicitation needs a requestedSchema object")),
-    }
-}
-
-fn validate_url(key: &str, p: &InputParamsView<'_>, protocol: Protocol) -> Result<()> {
-    if p.url.as_str().is_none() {
-        return Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: url elicitation needs a string url"));
-    }
-    match (protocol.rules().elicitation_id, &p.elicitation_id) {
-        (ElicitationIdRule::Forbidden, Prim::Absent) => Ok(()),
-        (ElicitationIdRule::Forbidden, _) => {
-            Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: url elicitation has no elicitationId in {protocol}"))
-        }
-        (ElicitationIdRule::Required, Prim::Str(_)) => Ok(()),
-        (ElicitationIdRule::Required, _) => Err(err!(
-            InputRequestInvalid,
-            "inputRequests[{key:?}]: url elicitation needs a string elicitationId in {protocol}"
-        )),
-    }
-}
-
-fn validate_sampling(key: &str, p: &InputParamsView<'_>) -> Result<()> {
-    let Some(messages) = p.messages.get() else {
-        return Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: sampling needs a messages array"));
-    };
-    let message_ok = |m: &Obj<crate::view::SamplingMessageView<'_>>| {
-        m.get().is_some_and(|m| {
-            matches!(m.role.as_str(), Some("user" | "assistant")) && matches!(m.content, Prim::Object | Prim::Array(_))
-        })
-    };
-    if !messages.iter().all(message_ok) {
-        return Err(err!(
-            InputRequestInvalid,
-            "inputRequests[{key:?}]: each sampling message needs a role and content"
-        ));
-    }
-    if !p.max_tokens.is_integer() {
-        return Err(err!(InputRequestInvalid, "inputRequests[{key:?}]: sampling needs an integer maxTokens"));
-    }
-    Ok(())
-}
-
-/// Checks that an `inputResponses` map is an object of objects within bounds.
-pub(crate) fn validate_responses_shape(responses: &Map<'_, Obj<ResponseView<'_>>>, limits: &Limits) -> Result<()> {
-    let Some(entries) = responses.entries() else {
-        return Err(err!(InputResponsesMalformed, "inputResponses must be an object"));
-    };
-    check_response_entries(entries.len(), responses.duplicate_key(), limits)?;
-    match entries.iter().find(|(_, v)| !matches!(v, Obj::Present(_))) {
-        Some((key, _)) => Err(err!(InputResponsesMalformed, "inputResponses[{key:?}] must be an object")),
-        None => Ok(()),
-    }
-}
-
-/// The draft dialect's `input_responses`: an object of `{"result": {…}}`.
-pub(crate) fn validate_wrapped_shape(responses: &Map<'_, Obj<WrappedResponseView<'_>>>, limits: &Limits) -> Result<()> {
-    let Some(entries) = responses.entries() else {
-        return Err(err!(InputResponsesMalformed, "input_responses must be an object"));
-    };
-    check_response_entries(entries.len(), responses.duplicate_key(), limits)?;
-    match entries.iter().find(|(_, v)| !matches!(v.get().map(|w| &w.result), Some(Obj::Present(_)))) {
-        Some((key, _)) => Err(err!(InputResponsesMalformed, "input_responses[{key:?}] must be {{\"result\": {{…}}}}")),
-        None => Ok(()),
-    }
-}
-
-fn check_response_entries(len: usize, duplicate: Option<&str>, limits: &Limits) -> Result<()> {
-    if len > limits.max_input_requests {
-        return Err(err!(
-            LimitExceeded,
-            "inputResponses has {len} entries, over the bound of {}",
-            limits.max_input_requests
-        ));
-    }
-    match duplicate {
-        Some(key) => Err(err!(JsonrpcInvalid, "inputResponses has the key {key:?} twice")),
-        None => Ok(()),
-    }
+    validate::input_requests(requests.node(), protocol, limits)
 }
 
 /// Checks that `response` fits `request` (both under `key`).
@@ -239,7 +106,7 @@ fn validate_elicit_result(key: &str, r: &ResponseView<'_>, form: Option<&InputPa
 
 fn validate_sampling_result(key: &str, r: &ResponseView<'_>) -> Result<()> {
     let role_ok = matches!(r.role.as_str(), Some("user" | "assistant"));
-    let content_ok = matches!(r.content, Map::Entries(_) | Map::Array);
+    let content_ok = matches!(r.content, Map::Entries(..) | Map::Array(_));
     if role_ok && content_ok && r.model.as_str().is_some() {
         Ok(())
     } else {

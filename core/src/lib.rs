@@ -14,7 +14,7 @@
 //! - [`http`]: MCP over HTTP in every transport (`2026-07-28`, `2025-11-25`, SEP-1858, SEP-1335): the
 //!   client machine [`http::call::Call`], the server side [`http::serve`], and the checker of recorded exchanges [`http::audit`].
 //! - [`state`]: sealed `requestState` (AEAD, key ring, binding, expiry); [`round`]: server rounds that carry answers in it.
-//! - [`bare`]: classification without an allocator (a strict scanner + `heapless`), with the same rule ids.
+//! - [`bare`]: classification without an allocator (the same strict reader and rules, `heapless` outputs).
 //! - [`wire`] (feature `serde`): the one JSON shape of every output; [`facade`] (feature `facade`): JSON
 //!   text in and out, the surface every binding calls, so that bindings convert and decide nothing.
 //!
@@ -40,6 +40,8 @@ extern crate std;
 
 pub mod bare;
 pub mod error;
+mod json;
+mod kind;
 pub mod limits;
 pub mod protocol;
 pub mod rules;
@@ -67,29 +69,29 @@ mod message;
 #[cfg(feature = "state")]
 pub mod round;
 #[cfg(feature = "alloc")]
-mod scan;
-#[cfg(feature = "alloc")]
 pub mod server;
 #[cfg(feature = "alloc")]
 pub mod sse;
 #[cfg(feature = "state")]
 pub mod state;
 pub mod tasks;
+mod validate;
 #[cfg(feature = "alloc")]
 mod view;
 #[cfg(feature = "serde")]
 pub mod wire;
 
 #[cfg(feature = "alloc")]
-pub use envelope::{classify, classify_value, parse, Classified, Id, Kind, ResultType};
+pub use envelope::{classify, classify_value, parse, Classified, Id};
 pub use error::{Error, Result};
 #[cfg(feature = "alloc")]
 pub use input::InputKind;
+pub use kind::{Kind, ResultType};
 pub use limits::Limits;
 pub use protocol::Protocol;
 pub use rules::{Area, RuleId};
 
 /// The README's example, compiled and run as a doctest.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "state"))]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;

@@ -8,8 +8,9 @@
 pub struct Limits {
     /// Bytes of one message. Default 16 MiB.
     pub max_message_bytes: usize,
-    /// Nesting depth of arrays and objects. Default 128; a scan checks it
-    /// before parsing (values above 128 still meet the parser's own bound).
+    /// Nesting depth of arrays and objects, anywhere in a message. Default
+    /// 128; the reader follows at most [`bare::MAX_NESTING`](crate::bare::MAX_NESTING)
+    /// (1024) levels, so a bound above that meets its capacity first.
     pub max_depth: usize,
     /// Entries of one `inputRequests` or `inputResponses` map. Default 1024.
     pub max_input_requests: usize,

@@ -5,13 +5,15 @@
 use crate::{
     envelope,
     error::{err, Result},
-    input::{self, InputKind},
+    input::InputKind,
     protocol::Protocol,
-    view::{CapabilitiesView, EnvelopeView, InputRequestView, Map as ViewMap, Obj, ParamsView, Prim, ResponseView},
+    validate,
+    view::{
+        CapabilitiesView, EnvelopeView, InputRequestView, Map as ViewMap, Obj, ParamsView, Prim, Read, ResponseView, J,
+    },
     Limits,
 };
 use alloc::string::String;
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// The MRTR fields of request params, left out when comparing a retry with its original.
@@ -39,11 +41,7 @@ pub(crate) fn target(message: &Value) -> Option<&str> {
 
 /// A JSON-RPC request id: a string or an integer.
 pub(crate) fn check_id(id: &Value) -> Result<()> {
-    match id {
-        Value::String(_) => Ok(()),
-        Value::Number(n) if n.is_i64() || n.is_u64() => Ok(()),
-        _ => Err(err!(JsonrpcInvalid, "a request id is a string or an integer")),
-    }
+    validate::request_id(J::Value(id)).map(drop)
 }
 
 /// Reads a request: it must be a valid JSON-RPC request with an id.
@@ -121,13 +119,13 @@ pub(crate) fn check_capabilities(
     Ok(())
 }
 
-pub(crate) fn read_view<'v, T: Deserialize<'v>>(value: &'v Value) -> Result<T> {
-    T::deserialize(value).map_err(crate::envelope::json_error)
+pub(crate) fn read_view<'v, T: Read<'v>>(value: &'v Value) -> Result<T> {
+    Ok(T::read(Some(value)))
 }
 
 /// Reads an `inputResponses` object given by a caller.
 pub(crate) fn read_responses<'v>(value: &'v Value, limits: &Limits) -> Result<ViewMap<'v, Obj<ResponseView<'v>>>> {
     let map: ViewMap<'_, Obj<ResponseView<'_>>> = read_view(value)?;
-    input::validate_responses_shape(&map, limits)?;
+    validate::responses_shape(map.node(), false, limits)?;
     Ok(map)
 }

@@ -1,19 +1,16 @@
-//! Borrowed, lenient views of MRTR messages: the hot path's parse.
+//! Borrowed, lenient views of a parsed message (`serde_json::Value`): how the
+//! builders and the checker read one.
 //!
 //! A view reads only the fields the rules look at and never fails on a field of
 //! the wrong type: it records "absent", the value, or "other", so that the
 //! validators can name the precise rule (`request-state-invalid` rather than a
-//! generic parse error). Strings borrow from the input where they have no
-//! escapes; nothing here builds a `serde_json::Value`. The same views
-//! deserialize from bytes (classify) and from a `&serde_json::Value` (the
-//! builders and the checker), so each rule is written once.
+//! generic parse error). Strings borrow from the `Value`. The single-message
+//! rules (`validate`) read the `Value` itself, through [`J`], their `Node`
+//! here: the same rules the strict reader's spans go through for `classify`.
 
+use crate::validate::{Node, Num, Type};
 use alloc::{borrow::Cow, boxed::Box, vec::Vec};
-use core::{fmt, marker::PhantomData};
-use serde::{
-    de::{self, value::MapAccessDeserializer, IgnoredAny, MapAccess, SeqAccess, Visitor},
-    Deserialize, Deserializer,
-};
+use serde_json::Value;
 
 /// A scalar, or the kind of a composite value (an array of scalars is kept:
 /// multi-select elicitation answers are arrays of strings).
@@ -62,6 +59,10 @@ impl<'a> Prim<'a> {
             _ => false,
         }
     }
+    /// The field as the single-message rules read it (`None`: absent).
+    pub(crate) fn node(&self) -> Option<J<'_>> {
+        (!self.is_absent()).then_some(J::Prim(self))
+    }
     /// A non-negative integer that fits `u64`.
     pub(crate) fn as_u64(&self) -> Option<u64> {
         match *self {
@@ -70,90 +71,6 @@ impl<'a> Prim<'a> {
             _ => None,
         }
     }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Prim<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(PrimVisitor(PhantomData))
-    }
-}
-
-struct PrimVisitor<'a>(PhantomData<&'a ()>);
-
-impl<'de: 'a, 'a> Visitor<'de> for PrimVisitor<'a> {
-    type Value = Prim<'a>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Prim<'a>, E> {
-        Ok(Prim::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Prim<'a>, E> {
-        Ok(Prim::Int(v))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Prim<'a>, E> {
-        Ok(i64::try_from(v).map_or(Prim::UInt(v), Prim::Int))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Prim<'a>, E> {
-        Ok(Prim::Float(v))
-    }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Prim<'a>, E> {
-        Ok(Prim::Str(Cow::Borrowed(v)))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Prim<'a>, E> {
-        Ok(Prim::Str(Cow::Owned(v.into())))
-    }
-    fn visit_string<E>(self, v: alloc::string::String) -> Result<Prim<'a>, E> {
-        Ok(Prim::Str(Cow::Owned(v)))
-    }
-    fn visit_unit<E>(self) -> Result<Prim<'a>, E> {
-        Ok(Prim::Null)
-    }
-    fn visit_none<E>(self) -> Result<Prim<'a>, E> {
-        Ok(Prim::Null)
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Prim<'a>, D::Error> {
-        d.deserialize_any(PrimVisitor(PhantomData))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Prim<'a>, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element::<Prim<'a>>()? {
-            items.push(item);
-        }
-        Ok(Prim::Array(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Prim<'a>, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Prim::Object)
-    }
-}
-
-/// Implements the visitor methods of every non-object, non-array JSON value as
-/// "other", so a container view never fails on a scalar.
-macro_rules! scalars_are_other {
-    ($other:expr) => {
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_none<E>(self) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-    };
 }
 
 /// An object read as `T`, or absent, or something else.
@@ -172,35 +89,6 @@ impl<T> Obj<T> {
             Obj::Present(t) => Some(t),
             _ => None,
         }
-    }
-    pub(crate) fn is_absent(&self) -> bool {
-        matches!(self, Obj::Absent)
-    }
-}
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ObjVisitor(PhantomData))
-    }
-}
-
-struct ObjVisitor<T>(PhantomData<T>);
-
-impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjVisitor<T> {
-    type Value = Obj<T>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object")
-    }
-    scalars_are_other!(Obj::Other);
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Obj<T>, D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Obj<T>, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Obj::Other)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
-        T::deserialize(MapAccessDeserializer::new(map)).map(Obj::Present)
     }
 }
 
@@ -222,52 +110,22 @@ impl<T> Arr<T> {
     }
 }
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Arr<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ArrVisitor(PhantomData))
-    }
-}
-
-struct ArrVisitor<T>(PhantomData<T>);
-
-impl<'de, T: Deserialize<'de>> Visitor<'de> for ArrVisitor<T> {
-    type Value = Arr<T>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array")
-    }
-    scalars_are_other!(Arr::Other);
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Arr<T>, D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Arr<T>, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element::<T>()? {
-            items.push(item);
-        }
-        Ok(Arr::Items(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Arr<T>, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Arr::Other)
-    }
-}
-
 /// A string-keyed object kept in insertion order (`inputRequests`,
-/// `inputResponses`, schema `properties`), duplicates included so that the
-/// validators can refuse them.
+/// `inputResponses`, schema `properties`).
 #[derive(Clone, Debug, Default)]
 pub(crate) enum Map<'a, T> {
     #[default]
     Absent,
-    Entries(Vec<(Cow<'a, str>, T)>),
-    Array,
-    Other,
+    /// An object's entries, and the object.
+    Entries(Vec<(Cow<'a, str>, T)>, &'a Value),
+    Array(&'a Value),
+    Other(&'a Value),
 }
 
 impl<'a, T> Map<'a, T> {
     pub(crate) fn entries(&self) -> Option<&[(Cow<'a, str>, T)]> {
         match self {
-            Map::Entries(v) => Some(v),
+            Map::Entries(v, _) => Some(v),
             _ => None,
         }
     }
@@ -280,279 +138,307 @@ impl<'a, T> Map<'a, T> {
     pub(crate) fn get(&self, key: &str) -> Option<&T> {
         self.entries()?.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
-    /// The first key that appears twice.
-    pub(crate) fn duplicate_key(&self) -> Option<&str> {
-        let entries = self.entries()?;
-        if entries.len() < 2 {
-            return None;
+    /// The map as the single-message rules read it (`None`: absent).
+    pub(crate) fn node(&self) -> Option<J<'a>> {
+        match *self {
+            Map::Absent => None,
+            Map::Entries(_, v) | Map::Array(v) | Map::Other(v) => Some(J::Value(v)),
         }
-        let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_ref()).collect();
-        keys.sort_unstable();
-        keys.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
     }
 }
 
-impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for Map<'a, T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(MapVisitor(PhantomData))
-    }
+/// Reads a view from a parsed message.
+pub(crate) trait Read<'a>: Sized {
+    /// The view of a field (`None`: the field is absent). Never fails.
+    fn read(v: Option<&'a Value>) -> Self;
 }
 
-struct MapVisitor<'a, T>(PhantomData<(&'a (), T)>);
-
-impl<'de: 'a, 'a, T: Deserialize<'de>> Visitor<'de> for MapVisitor<'a, T> {
-    type Value = Map<'a, T>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object")
-    }
-    scalars_are_other!(Map::Other);
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Map::Array)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut items = Vec::with_capacity(map.size_hint().unwrap_or(4).min(64));
-        while let Some(key) = map.next_key::<Prim<'a>>()? {
-            let Prim::Str(key) = key else {
-                return Err(de::Error::custom("object key is not a string"));
-            };
-            items.push((key, map.next_value::<T>()?));
+impl<'a> Read<'a> for Prim<'a> {
+    fn read(v: Option<&'a Value>) -> Self {
+        match v {
+            None => Prim::Absent,
+            Some(Value::Null) => Prim::Null,
+            Some(Value::Bool(b)) => Prim::Bool(*b),
+            Some(Value::Number(n)) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => Prim::Int(i),
+                (None, Some(u)) => Prim::UInt(u),
+                (None, None) => Prim::Float(n.as_f64().unwrap_or_default()),
+            },
+            Some(Value::String(s)) => Prim::Str(Cow::Borrowed(s)),
+            Some(Value::Array(items)) => Prim::Array(items.iter().map(|i| Prim::read(Some(i))).collect()),
+            Some(Value::Object(_)) => Prim::Object,
         }
-        Ok(Map::Entries(items))
     }
 }
 
-/// The JSON-RPC envelope, with the draft dialect's snake_case fields.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct EnvelopeView<'a> {
-    #[serde(default, borrow)]
-    pub jsonrpc: Prim<'a>,
-    #[serde(default, borrow)]
-    pub id: Prim<'a>,
-    #[serde(default, borrow)]
-    pub method: Prim<'a>,
-    #[serde(default, borrow)]
-    pub params: Obj<ParamsView<'a>>,
-    #[serde(default, borrow)]
-    pub result: Obj<ResultView<'a>>,
-    #[serde(default, borrow)]
-    pub error: Obj<ErrorView<'a>>,
-    #[serde(default, borrow)]
-    pub input_requests: Map<'a, Obj<InputRequestView<'a>>>,
-    #[serde(default, borrow)]
-    pub request_state: Prim<'a>,
-    #[serde(default, borrow)]
-    pub input_responses: Map<'a, Obj<WrappedResponseView<'a>>>,
+impl<'a, T: Read<'a>> Read<'a> for Obj<T> {
+    fn read(v: Option<&'a Value>) -> Self {
+        match v {
+            None => Obj::Absent,
+            Some(o @ Value::Object(_)) => Obj::Present(T::read(Some(o))),
+            Some(_) => Obj::Other,
+        }
+    }
 }
 
-/// Request params: the MRTR fields and what identifies the target.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct ParamsView<'a> {
-    #[serde(default, borrow, rename = "inputResponses")]
-    pub input_responses: Map<'a, Obj<ResponseView<'a>>>,
-    #[serde(default, borrow, rename = "requestState")]
-    pub request_state: Prim<'a>,
-    #[serde(default, borrow, rename = "_meta")]
-    pub meta: Obj<MetaView<'a>>,
-    #[serde(default, borrow, rename = "taskId")]
-    pub task_id: Prim<'a>,
+impl<'a, T: Read<'a>> Read<'a> for Box<T> {
+    fn read(v: Option<&'a Value>) -> Self {
+        Box::new(T::read(v))
+    }
 }
 
-/// The `_meta` keys MRTR reads.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct MetaView<'a> {
-    #[serde(default, borrow, rename = "io.modelcontextprotocol/protocolVersion")]
-    pub protocol_version: Prim<'a>,
-    #[serde(default, borrow, rename = "io.modelcontextprotocol/clientCapabilities")]
-    pub client_capabilities: Obj<CapabilitiesView<'a>>,
-    #[serde(default, borrow, rename = "io.modelcontextprotocol/related-task")]
-    pub related_task: Obj<TaskView<'a>>,
+impl<'a, T: Read<'a>> Read<'a> for Arr<T> {
+    fn read(v: Option<&'a Value>) -> Self {
+        match v {
+            None => Arr::Absent,
+            Some(Value::Array(items)) => Arr::Items(items.iter().map(|i| T::read(Some(i))).collect()),
+            Some(_) => Arr::Other,
+        }
+    }
 }
 
-/// Client capabilities, as far as input requests need them.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct CapabilitiesView<'a> {
-    #[serde(default, borrow)]
-    pub elicitation: Obj<ElicitationCapabilityView<'a>>,
-    #[serde(default, borrow)]
-    pub sampling: Prim<'a>,
-    #[serde(default, borrow)]
-    pub roots: Prim<'a>,
+impl<'a, T: Read<'a>> Read<'a> for Map<'a, T> {
+    fn read(v: Option<&'a Value>) -> Self {
+        match v {
+            None => Map::Absent,
+            Some(m @ Value::Object(o)) => {
+                Map::Entries(o.iter().map(|(k, v)| (Cow::Borrowed(k.as_str()), T::read(Some(v)))).collect(), m)
+            }
+            Some(a @ Value::Array(_)) => Map::Array(a),
+            Some(other) => Map::Other(other),
+        }
+    }
 }
 
-/// `capabilities.elicitation`.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct ElicitationCapabilityView<'a> {
-    #[serde(default, borrow)]
-    pub form: Prim<'a>,
-    #[serde(default, borrow)]
-    pub url: Prim<'a>,
+/// Declares a view: a struct of the fields the rules read (each with its wire
+/// name), and how it is read.
+macro_rules! views {
+    ($($(#[$doc:meta])* $name:ident { $($field:ident: $ty:ty = $wire:tt),* $(,)? })*) => {$(
+        $(#[$doc])*
+        #[derive(Debug, Default)]
+        pub(crate) struct $name<'a> {
+            $(pub $field: $ty,)*
+        }
+
+        impl<'a> Read<'a> for $name<'a> {
+            fn read(v: Option<&'a Value>) -> Self {
+                let object = v.and_then(Value::as_object);
+                $name { $($field: Read::read(object.and_then(|o| o.get($wire))),)* }
+            }
+        }
+    )*};
 }
 
-/// A result: `resultType`, the MRTR fields, and task fields.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct ResultView<'a> {
-    #[serde(default, borrow, rename = "resultType")]
-    pub result_type: Prim<'a>,
-    #[serde(default, borrow, rename = "inputRequests")]
-    pub input_requests: Map<'a, Obj<InputRequestView<'a>>>,
-    #[serde(default, borrow, rename = "requestState")]
-    pub request_state: Prim<'a>,
-}
+views! {
+    /// The JSON-RPC envelope, as far as the builders and the checker read it.
+    EnvelopeView {
+        id: Prim<'a> = "id",
+        method: Prim<'a> = "method",
+        params: Obj<ParamsView<'a>> = "params",
+        result: Prim<'a> = "result",
+        error: Prim<'a> = "error",
+    }
 
-/// A task, or a related-task reference.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct TaskView<'a> {
-    #[serde(default, borrow, rename = "taskId")]
-    pub task_id: Prim<'a>,
-}
+    /// Request params: the MRTR fields and what identifies the target.
+    ParamsView {
+        input_responses: Map<'a, Obj<ResponseView<'a>>> = "inputResponses",
+        request_state: Prim<'a> = "requestState",
+        meta: Obj<MetaView<'a>> = "_meta",
+        task_id: Prim<'a> = "taskId",
+    }
 
-/// A JSON-RPC error object.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct ErrorView<'a> {
-    #[serde(default, borrow)]
-    pub code: Prim<'a>,
-    #[serde(default, borrow)]
-    pub message: Prim<'a>,
-}
+    /// The `_meta` keys MRTR reads.
+    MetaView {
+        protocol_version: Prim<'a> = "io.modelcontextprotocol/protocolVersion",
+        client_capabilities: Obj<CapabilitiesView<'a>> = "io.modelcontextprotocol/clientCapabilities",
+        related_task: Obj<TaskView<'a>> = "io.modelcontextprotocol/related-task",
+    }
 
-/// One value of `inputRequests`.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct InputRequestView<'a> {
-    #[serde(default, borrow)]
-    pub method: Prim<'a>,
-    #[serde(default, borrow)]
-    pub params: Obj<InputParamsView<'a>>,
-    #[serde(default, borrow)]
-    pub jsonrpc: Prim<'a>,
-    #[serde(default, borrow)]
-    pub id: Prim<'a>,
-}
+    /// Client capabilities, as far as input requests need them.
+    CapabilitiesView {
+        elicitation: Obj<ElicitationCapabilityView<'a>> = "elicitation",
+        sampling: Prim<'a> = "sampling",
+        roots: Prim<'a> = "roots",
+    }
 
-/// The params of any input request (the union of the three kinds' fields).
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct InputParamsView<'a> {
-    #[serde(default, borrow)]
-    pub message: Prim<'a>,
-    #[serde(default, borrow)]
-    pub mode: Prim<'a>,
-    #[serde(default, borrow, rename = "requestedSchema")]
-    pub requested_schema: Obj<SchemaView<'a>>,
-    #[serde(default, borrow)]
-    pub url: Prim<'a>,
-    #[serde(default, borrow, rename = "elicitationId")]
-    pub elicitation_id: Prim<'a>,
-    #[serde(default, borrow)]
-    pub messages: Arr<Obj<SamplingMessageView<'a>>>,
-    #[serde(default, borrow, rename = "maxTokens")]
-    pub max_tokens: Prim<'a>,
-}
+    /// `capabilities.elicitation`.
+    ElicitationCapabilityView {
+        form: Prim<'a> = "form",
+        url: Prim<'a> = "url",
+    }
 
-/// A sampling message.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct SamplingMessageView<'a> {
-    #[serde(default, borrow)]
-    pub role: Prim<'a>,
-    #[serde(default, borrow)]
-    pub content: Prim<'a>,
-}
+    /// A task, or a related-task reference.
+    TaskView {
+        task_id: Prim<'a> = "taskId",
+    }
 
-/// The restricted `requestedSchema` of form-mode elicitation.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct SchemaView<'a> {
-    #[serde(default, borrow, rename = "type")]
-    pub kind: Prim<'a>,
-    #[serde(default, borrow)]
-    pub properties: Map<'a, Obj<PropertyView<'a>>>,
-    #[serde(default, borrow)]
-    pub required: Prim<'a>,
-    #[serde(default, borrow, rename = "$schema")]
-    pub schema: Prim<'a>,
-}
+    /// One value of `inputRequests`, as far as its answer is checked against it.
+    InputRequestView {
+        method: Prim<'a> = "method",
+        params: Obj<InputParamsView<'a>> = "params",
+    }
 
-/// One property of `requestedSchema`: a primitive schema.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct PropertyView<'a> {
-    #[serde(default, borrow, rename = "type")]
-    pub kind: Prim<'a>,
-    #[serde(default, borrow)]
-    pub format: Prim<'a>,
-    #[serde(default, borrow, rename = "minLength")]
-    pub min_length: Prim<'a>,
-    #[serde(default, borrow, rename = "maxLength")]
-    pub max_length: Prim<'a>,
-    #[serde(default, borrow)]
-    pub minimum: Prim<'a>,
-    #[serde(default, borrow)]
-    pub maximum: Prim<'a>,
-    #[serde(default, borrow, rename = "enum")]
-    pub enumeration: Prim<'a>,
-    #[serde(default, borrow, rename = "enumNames")]
-    pub enum_names: Prim<'a>,
-    #[serde(default, borrow, rename = "oneOf")]
-    pub one_of: Arr<Obj<ConstView<'a>>>,
-    #[serde(default, borrow)]
-    pub items: Obj<Box<ItemsView<'a>>>,
-    #[serde(default, borrow, rename = "minItems")]
-    pub min_items: Prim<'a>,
-    #[serde(default, borrow, rename = "maxItems")]
-    pub max_items: Prim<'a>,
-    #[serde(default, borrow)]
-    pub properties: Prim<'a>,
-}
+    /// The params of an input request that decide what fits as its answer.
+    InputParamsView {
+        mode: Prim<'a> = "mode",
+        requested_schema: Obj<SchemaView<'a>> = "requestedSchema",
+    }
 
-/// `items` of a multi-select enum.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct ItemsView<'a> {
-    #[serde(default, borrow, rename = "type")]
-    pub kind: Prim<'a>,
-    #[serde(default, borrow, rename = "enum")]
-    pub enumeration: Prim<'a>,
-    #[serde(default, borrow, rename = "anyOf")]
-    pub any_of: Arr<Obj<ConstView<'a>>>,
-}
+    /// The restricted `requestedSchema` of form-mode elicitation.
+    SchemaView {
+        properties: Map<'a, Obj<PropertyView<'a>>> = "properties",
+        required: Prim<'a> = "required",
+    }
 
-/// `{ "const": …, "title": … }` of a titled enum.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct ConstView<'a> {
-    #[serde(default, borrow, rename = "const")]
-    pub value: Prim<'a>,
-    #[serde(default, borrow)]
-    pub title: Prim<'a>,
-}
+    /// One property of `requestedSchema`: a primitive schema.
+    PropertyView {
+        kind: Prim<'a> = "type",
+        format: Prim<'a> = "format",
+        min_length: Prim<'a> = "minLength",
+        max_length: Prim<'a> = "maxLength",
+        minimum: Prim<'a> = "minimum",
+        maximum: Prim<'a> = "maximum",
+        enumeration: Prim<'a> = "enum",
+        one_of: Arr<Obj<ConstView<'a>>> = "oneOf",
+        items: Obj<Box<ItemsView<'a>>> = "items",
+        min_items: Prim<'a> = "minItems",
+        max_items: Prim<'a> = "maxItems",
+    }
 
-/// One value of `inputResponses`: the union of the three result kinds.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct ResponseView<'a> {
-    #[serde(default, borrow)]
-    pub action: Prim<'a>,
-    #[serde(default, borrow)]
-    pub content: Content<'a>,
-    #[serde(default, borrow)]
-    pub role: Prim<'a>,
-    #[serde(default, borrow)]
-    pub model: Prim<'a>,
-    #[serde(default, borrow)]
-    pub roots: Arr<Obj<RootView<'a>>>,
-}
+    /// `items` of a multi-select enum.
+    ItemsView {
+        enumeration: Prim<'a> = "enum",
+        any_of: Arr<Obj<ConstView<'a>>> = "anyOf",
+    }
 
-/// The draft dialect's `{"result": …}` wrapper around an input response.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct WrappedResponseView<'a> {
-    #[serde(default, borrow)]
-    pub result: Obj<ResponseView<'a>>,
+    /// `{ "const": …, "title": … }` of a titled enum.
+    ConstView {
+        value: Prim<'a> = "const",
+    }
+
+    /// One value of `inputResponses`: the union of the three result kinds.
+    ResponseView {
+        action: Prim<'a> = "action",
+        content: Content<'a> = "content",
+        role: Prim<'a> = "role",
+        model: Prim<'a> = "model",
+        roots: Arr<Obj<RootView<'a>>> = "roots",
+    }
+
+    /// A root of `ListRootsResult`.
+    RootView {
+        uri: Prim<'a> = "uri",
+    }
 }
 
 /// `content` of an input response: form answers (an object of primitives) or
 /// sampling content (an object or an array).
 pub(crate) type Content<'a> = Map<'a, Prim<'a>>;
 
-/// A root of `ListRootsResult`.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct RootView<'a> {
-    #[serde(default, borrow)]
-    pub uri: Prim<'a>,
+// ---------------------------------------------------------------------------
+// A parsed message as the single-message rules read it.
+
+/// A value of a parsed message as a `Node`: the `Value` path's reader of the
+/// rules in `validate` (the bytes path's is the strict reader's spans).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum J<'v> {
+    /// A value of the message.
+    Value(&'v Value),
+    /// An object's key.
+    Key(&'v str),
+    /// A scalar a view has already read (a `requestState` handed over as a view).
+    Prim(&'v Prim<'v>),
+}
+
+impl<'v> J<'v> {
+    fn str(self) -> Option<&'v str> {
+        match self {
+            J::Value(Value::String(s)) => Some(s),
+            J::Key(k) => Some(k),
+            J::Prim(Prim::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// A scalar as a view reads it (`None` for containers and keys).
+    fn scalar(self) -> Option<Prim<'v>> {
+        match self {
+            J::Value(v) if !(v.is_array() || v.is_object()) => Some(Prim::read(Some(v))),
+            J::Prim(p) if !matches!(p, Prim::Array(_)) => Some(p.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl Node for J<'_> {
+    fn kind(self) -> Type {
+        match self {
+            J::Key(_) => Type::String,
+            J::Value(Value::Array(_)) | J::Prim(Prim::Array(_)) => Type::Array,
+            J::Value(Value::Object(_)) | J::Prim(Prim::Object) => Type::Object,
+            _ => match self.scalar() {
+                Some(Prim::Str(_)) => Type::String,
+                Some(Prim::Bool(_)) => Type::Bool,
+                Some(Prim::Int(_) | Prim::UInt(_) | Prim::Float(_)) => Type::Number,
+                _ => Type::Null,
+            },
+        }
+    }
+
+    fn fields<const K: usize>(self, names: [&str; K]) -> [Option<Self>; K] {
+        match self {
+            J::Value(Value::Object(o)) => names.map(|n| o.get(n).map(J::Value)),
+            _ => [None; K],
+        }
+    }
+
+    fn entries(self) -> impl Iterator<Item = (Self, Self)> {
+        let object = match self {
+            J::Value(Value::Object(o)) => Some(o),
+            _ => None,
+        };
+        object.into_iter().flatten().map(|(k, v)| (J::Key(k), J::Value(v)))
+    }
+
+    /// The elements of an array of the message (a view's `Prim` is never one here).
+    fn elements(self) -> impl Iterator<Item = Self> {
+        let items = match self {
+            J::Value(Value::Array(items)) => Some(items),
+            _ => None,
+        };
+        items.into_iter().flatten().map(J::Value)
+    }
+
+    fn is(self, lit: &str) -> bool {
+        self.str() == Some(lit)
+    }
+
+    fn same(self, other: Self) -> bool {
+        self.str().is_some() && self.str() == other.str()
+    }
+
+    fn str_len(self) -> usize {
+        self.str().map_or(0, str::len)
+    }
+
+    fn number(self) -> Option<Num> {
+        match self.scalar()? {
+            Prim::Int(i) => Some(Num::Int(i)),
+            Prim::UInt(u) => Some(Num::UInt(u)),
+            Prim::Float(_) => Some(Num::Float),
+            _ => None,
+        }
+    }
+
+    fn is_integer(self) -> bool {
+        self.scalar().is_some_and(|p| p.is_integer())
+    }
+
+    fn text(self) -> alloc::string::String {
+        self.str().unwrap_or_default().into()
+    }
+
+    fn label(self) -> Option<alloc::string::String> {
+        Some(self.text())
+    }
 }

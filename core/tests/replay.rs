@@ -2,6 +2,7 @@
 //! that asks twice, across requests, against a client that answers; a changed
 //! or reordered question asked again; answers never asked for ignored; the
 //! round cap; and single use of a final round.
+#![cfg(feature = "state")]
 
 use mrtr::round::replay::{Asked, Replay};
 use mrtr::round::SealedRounds;

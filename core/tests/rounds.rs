@@ -2,6 +2,7 @@
 //! `round::SealedRounds`, and each attack of the security review on them
 //! refused (replay, rollback, a changed question, a stale answer, a frozen
 //! clock).
+#![cfg(feature = "state")]
 
 use mrtr::round::{Round, SealedRounds};
 use mrtr::state::{Algorithm, Key, KeyRing, MemoryGuard, SeedRng, Subject};

@@ -1,6 +1,7 @@
 //! Property tests of sealed state: any damage to a token is refused with the
 //! right rule and never panics; a token opens only for the principal, the
 //! request and the time it was sealed for.
+#![cfg(feature = "state")]
 
 use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
 use mrtr::state::{overhead, params_digest, Algorithm, Binding, Key, KeyRing, SeedRng, Subject};

@@ -1,8 +1,12 @@
-//! Shared by the `bare_*` tests: the outcome of both paths, comparable.
+//! Shared by the `bare_*` tests: the outcome of every path, comparable. The
+//! three paths are `mrtr::bare::classify` and `mrtr::classify` (the strict
+//! reader, with and without an allocator) and `mrtr::parse` then
+//! `mrtr::classify_value` (the `Value` the builders and the checker read,
+//! through the views): one rule engine, two readers of it.
 
 #![allow(dead_code)] // each test file uses part of it
 
-use mrtr::{bare, classify, Id, Limits, Protocol};
+use mrtr::{bare, classify, classify_value, parse, Classified, Id, Limits, Protocol};
 
 /// What a classification says, in terms both paths share.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,7 +19,19 @@ pub enum Outcome {
 
 /// The allocating path's outcome.
 pub fn alloc(bytes: &[u8], protocol: Protocol, limits: &Limits) -> Outcome {
-    match classify(bytes, protocol, limits) {
+    outcome(classify(bytes, protocol, limits))
+}
+
+/// The outcome through a parsed `Value` and the views.
+pub fn value(bytes: &[u8], protocol: Protocol, limits: &Limits) -> Outcome {
+    match parse(bytes, limits) {
+        Ok(v) => outcome(classify_value(&v, protocol, limits)),
+        Err(e) => Outcome::Err(e.rule().name()),
+    }
+}
+
+fn outcome(c: mrtr::Result<Classified<'_>>) -> Outcome {
+    match c {
         Ok(c) => {
             let id = match c.id {
                 None => "none".to_string(),
@@ -60,16 +76,17 @@ pub fn bare(bytes: &[u8], protocol: Protocol, limits: &Limits) -> (Outcome, bool
     }
 }
 
-/// Both paths on `bytes`: `None` when they agree (or the bare path hit one
-/// of its documented fixed capacities), else a description of the difference.
+/// Every path on `bytes`: `None` when they agree (the bare path may instead
+/// hit one of its documented fixed capacities), else the difference.
 pub fn differ(bytes: &[u8], protocol: Protocol, limits: &Limits) -> Option<String> {
     let a = alloc(bytes, protocol, limits);
+    let v = value(bytes, protocol, limits);
     let (b, capacity) = bare(bytes, protocol, limits);
-    if a == b || capacity {
+    if a == v && (a == b || capacity) {
         None
     } else {
         Some(format!(
-            "{protocol} {limits:?}\n  input: {:?}\n  alloc: {a:?}\n  bare:  {b:?}",
+            "{protocol} {limits:?}\n  input: {:?}\n  alloc: {a:?}\n  value: {v:?}\n  bare:  {b:?}",
             String::from_utf8_lossy(bytes)
         ))
     }
