@@ -22,7 +22,7 @@
 //! **Code before an ask runs once per round**, so it must be free of side
 //! effects (or idempotent): a tool that sends an e-mail before asking sends it
 //! on every replay. Do side effects after the last ask, and use a
-//! [`ReplayGuard`](crate::state::ReplayGuard) so that a final round runs once.
+//! [`ReplayGuard`] so that a final round runs once.
 //!
 //! A conversation needs at most [`Replay::max_rounds`] rounds; one more is
 //! `retry-rounds-exceeded`.
