@@ -214,11 +214,26 @@ async fn post_with(
         .uri(format!("http://{addr}{path}"))
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream");
-    for (name, value) in headers {
-        req = req.header(*name, *value);
+    for (name, value) in mcp_headers(&body).iter().map(|(n, v)| (*n, v.as_str())).chain(headers.iter().copied()) {
+        req = req.header(name, value);
     }
     let req = req.body(Full::new(Bytes::from(body))).unwrap();
     timeout(Duration::from_secs(10), c.request(req)).await.unwrap().unwrap()
+}
+
+/// The header fields a `2026-07-28` client sends with a request over
+/// Streamable HTTP, mirroring its body (`MCP-Protocol-Version`, `Mcp-Method`,
+/// `Mcp-Name`); none for a body that is not such a request.
+fn mcp_headers(body: &str) -> Vec<(&'static str, String)> {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(body) else { return Vec::new() };
+    let text = |v: &serde_json::Value| v.as_str().map(String::from);
+    let version = text(&v["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"]);
+    let (Some(version), Some(method)) = (version, text(&v["method"])) else { return Vec::new() };
+    let mut out = vec![("mcp-protocol-version", version), ("mcp-method", method.clone())];
+    if let Some(name) = mrtr::protocol::name_field(&method).and_then(|f| text(&v["params"][f])) {
+        out.push(("mcp-name", name));
+    }
+    out
 }
 
 async fn body_bytes(r: Response<Incoming>) -> Bytes {
