@@ -418,6 +418,15 @@ typedef struct mrtr_call {
 #define MRTR_ERR_REQUEST_META_MISSING 3
 
 /**
+ * `request-header-mismatch` (area `protocol`, JSON-RPC -32020): (`2026-07-28`, Streamable HTTP) A request's
+ * `MCP-Protocol-Version` header equals its `_meta` protocol version, its `Mcp-Method` header its method, and its
+ * `Mcp-Name` header its target (`params.name` of `tools/call` and `prompts/get`, `params.uri` of `resources/read`,
+ * `params.taskId` of `tasks/get`, `tasks/update`, `tasks/cancel`); a missing or different one is refused with -32020
+ * (HTTP 400).
+ */
+#define MRTR_ERR_REQUEST_HEADER_MISMATCH 4
+
+/**
  * `result-type-unknown` (area `protocol`, no JSON-RPC code): `resultType` is `"complete"` or `"input_required"`, or
  * `"task"` where the Tasks extension is in use.
  */
@@ -466,6 +475,14 @@ typedef struct mrtr_call {
  * the last message on that stream.
  */
 #define MRTR_ERR_MESSAGE_AFTER_INPUT_REQUIRED 17
+
+/**
+ * `input-required-cache-hint` (area `protocol`, no JSON-RPC code): (`2026-07-28`) An `input_required` result carries
+ * no caching hints (`ttlMs`, `cacheScope`): it is not cacheable. Results of retries (requests carrying
+ * `inputResponses` or `requestState`) MUST NOT be cached: a retry's result carries no `ttlMs` above 0 (a server's
+ * builder, `server::complete`, gives them `ttlMs: 0`).
+ */
+#define MRTR_ERR_INPUT_REQUIRED_CACHE_HINT 18
 
 /**
  * `retry-id-reused` (area `retry`, no JSON-RPC code): The retry's JSON-RPC `id` differs from the request it retries
