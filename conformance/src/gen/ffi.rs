@@ -124,13 +124,7 @@ use std::ffi::CStr;
         "MRTR_AREA_",
         &areas,
     );
-    let protocols: Vec<_> = Protocol::ALL
-        .iter()
-        .map(|p| {
-            let default = if *p == Protocol::default() { " (the default)" } else { "" };
-            (screaming(p.name()), number(*p as usize), format!("`\"{}\"`{default}.", p.name()))
-        })
-        .collect();
+    let protocols = protocol_rows();
     constants(
         &mut s,
         "mrtr_protocol",
@@ -138,13 +132,9 @@ use std::ffi::CStr;
         "MRTR_PROTOCOL_",
         &protocols,
     );
-    let kinds: Vec<_> =
-        Kind::ALL.iter().map(|k| (screaming(k.name()), number(*k as usize), format!("`\"{}\"`.", k.name()))).collect();
+    let kinds = kind_rows();
     constants(&mut s, "mrtr_kind", "What a message is (`mrtr_classified.kind`).", "MRTR_KIND_", &kinds);
-    let mut result_types = vec![("NONE".to_string(), 0, "Not a result.".to_string())];
-    result_types.extend(
-        ResultType::ALL.iter().map(|t| (screaming(t.name()), number(*t as usize), format!("`\"{}\"`.", t.name()))),
-    );
+    let result_types = result_type_rows();
     constants(
         &mut s,
         "mrtr_result_type",
@@ -203,13 +193,7 @@ use core::ffi::CStr;
         doc(&mut s, "", &format!("`{}` (area `{}`, {code}): {}", r.name, r.area.name(), r.text));
         let _ = writeln!(s, "pub const MRTR_BARE_ERR_{}: mrtr_bare_status = {};", screaming(r.name), r.id as u16);
     }
-    let protocols: Vec<_> = Protocol::ALL
-        .iter()
-        .map(|p| {
-            let default = if *p == Protocol::default() { " (the default)" } else { "" };
-            (screaming(p.name()), number(*p as usize), format!("`\"{}\"`{default}.", p.name()))
-        })
-        .collect();
+    let protocols = protocol_rows();
     constants(
         &mut s,
         "mrtr_bare_protocol",
@@ -217,13 +201,9 @@ use core::ffi::CStr;
         "MRTR_BARE_PROTOCOL_",
         &protocols,
     );
-    let kinds: Vec<_> =
-        Kind::ALL.iter().map(|k| (screaming(k.name()), number(*k as usize), format!("`\"{}\"`.", k.name()))).collect();
+    let kinds = kind_rows();
     constants(&mut s, "mrtr_bare_kind", "What a message is (`mrtr_bare_classified.kind`).", "MRTR_BARE_KIND_", &kinds);
-    let mut result_types = vec![("NONE".to_string(), 0, "Not a result.".to_string())];
-    result_types.extend(
-        ResultType::ALL.iter().map(|t| (screaming(t.name()), number(*t as usize), format!("`\"{}\"`.", t.name()))),
-    );
+    let result_types = result_type_rows();
     constants(
         &mut s,
         "mrtr_bare_result_type",
@@ -352,4 +332,29 @@ cdylib_name = \"mrtr_uniffi\"
 ",
     );
     s
+}
+
+/// The constant rows of every protocol (both headers list them alike).
+fn protocol_rows() -> Vec<(String, i32, String)> {
+    Protocol::ALL
+        .iter()
+        .map(|p| {
+            let default = if *p == Protocol::default() { " (the default)" } else { "" };
+            (screaming(p.name()), number(*p as usize), format!("`\"{}\"`{default}.", p.name()))
+        })
+        .collect()
+}
+
+/// The constant rows of every message kind.
+fn kind_rows() -> Vec<(String, i32, String)> {
+    Kind::ALL.iter().map(|k| (screaming(k.name()), number(*k as usize), format!("`\"{}\"`.", k.name()))).collect()
+}
+
+/// The constant rows of every result type, after `NONE` (not a result).
+fn result_type_rows() -> Vec<(String, i32, String)> {
+    let mut rows = vec![("NONE".to_string(), 0, "Not a result.".to_string())];
+    rows.extend(
+        ResultType::ALL.iter().map(|t| (screaming(t.name()), number(*t as usize), format!("`\"{}\"`.", t.name()))),
+    );
+    rows
 }
