@@ -13,10 +13,11 @@ use crate::{
     message::{check_capabilities, check_task_input, is_task_input, read_view, required_meta},
     message::{salient_params, target},
     protocol::{Protocol, ResultTypeRule, TasksFlavor, INPUT_METHODS},
+    retry::{self, Requests},
     rules::RuleId,
     tasks::{Task, TaskStatus},
-    view::{InputRequestView, Map, Obj, ParamsView},
-    Limits,
+    view::{Obj, ParamsView},
+    Limits, Result,
 };
 use alloc::{
     collections::{BTreeMap, BTreeSet, VecDeque},
@@ -287,6 +288,13 @@ impl Checker {
         self.report(e.rule(), e.message().to_string());
     }
 
+    /// Reports the rule a shared check (`retry`) failed with, if it failed.
+    fn report_failed(&mut self, checked: Result<()>) {
+        if let Err(e) = checked {
+            self.report_error(e);
+        }
+    }
+
     fn client_message(&mut self, m: &Value) {
         let c = match envelope::classify_value(m, self.config.protocol, &self.config.limits) {
             Ok(c) => c.kind,
@@ -375,51 +383,28 @@ impl Checker {
             return None;
         };
         let round = self.awaiting.remove(pos)?;
-        if m["id"] == round.id || self.in_flight.contains_key(&id_key(&m["id"])) {
-            self.report(RuleId::RetryIdReused, "a retry takes an id not used by the original or any request in flight");
-        }
-        if salient != round.params {
-            self.report(
-                RuleId::RetryRequestChanged,
-                "a retry keeps the original's params apart from inputResponses, requestState and _meta",
-            );
-        }
+        let in_flight = self.in_flight.contains_key(&id_key(&m["id"]));
+        self.report_failed(retry::id_reused(&m["id"], Some(&round.id), in_flight));
+        self.report_failed(retry::request_changed(&round.params, &salient));
         self.check_answers(&round.result, params);
-        self.check_state(&round.result, params);
-        if round.rounds + 1 > self.config.max_rounds && !round.reported {
-            self.report(RuleId::RetryRoundsExceeded, "more retries than the configured bound");
+        self.report_failed(retry::request_state_mismatch(&round.result, m));
+        self.report_failed(retry::request_state_unexpected(&round.result, m));
+        if !round.reported {
+            self.report_failed(retry::rounds_exceeded(round.rounds.saturating_add(1), self.config.max_rounds));
         }
         Some(round)
     }
 
+    /// Every key of the round's `inputRequests` answered, each answer fitting
+    /// its request. Keys the server did not ask for are not checked: it ignores them.
     fn check_answers(&mut self, result: &Value, params: &ParamsView<'_>) {
         let Some(requests) = result["result"].get("inputRequests") else { return };
-        let Ok(requests) = read_view::<Map<'_, Obj<InputRequestView<'_>>>>(requests) else { return };
+        let Ok(requests) = read_view::<Requests<'_>>(requests) else { return };
+        self.report_failed(retry::missing_input_response(&requests, &params.input_responses));
         for (key, request) in requests.entries().unwrap_or_default() {
-            match (params.input_responses.get(key), request) {
-                (None, _) => self
-                    .report(RuleId::RetryMissingInputResponse, "a retry answers every key of the last inputRequests"),
-                (Some(Obj::Present(response)), Obj::Present(request)) => {
-                    if let Err(e) = input::validate_response(key, response, request) {
-                        self.report_error(e);
-                    }
-                }
-                _ => {}
+            if let (Some(Obj::Present(response)), Obj::Present(request)) = (params.input_responses.get(key), request) {
+                self.report_failed(input::validate_response(key, response, request));
             }
-        }
-    }
-
-    fn check_state(&mut self, result: &Value, params: &ParamsView<'_>) {
-        let echoed = params.request_state.as_str();
-        match result["result"].get("requestState").and_then(Value::as_str) {
-            Some(state) if echoed != Some(state) => {
-                self.report(RuleId::RetryRequestStateMismatch, "a retry echoes requestState exactly")
-            }
-            None if params.request_state.is_present() => self.report(
-                RuleId::RetryRequestStateUnexpected,
-                "a retry carries no requestState when the result had none",
-            ),
-            _ => {}
         }
     }
 
@@ -549,7 +534,7 @@ impl Checker {
             result: m.clone(),
             rounds: request.rounds,
             started: request.started,
-            reported: request.rounds > self.config.max_rounds,
+            reported: retry::rounds_exceeded(request.rounds, self.config.max_rounds).is_err(),
             method,
         });
     }
@@ -599,7 +584,7 @@ impl Checker {
         let Ok(view) = envelope::read(request) else { return };
         let Ok(Some(caps)) = required_meta(view.params.get(), self.config.protocol) else { return };
         let Some(requests) = m["result"].get("inputRequests") else { return };
-        let Ok(requests) = read_view::<Map<'_, Obj<InputRequestView<'_>>>>(requests) else { return };
+        let Ok(requests) = read_view::<Requests<'_>>(requests) else { return };
         if let Err(e) = check_capabilities(&requests, caps) {
             self.report_error(e);
         }

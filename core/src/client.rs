@@ -8,7 +8,8 @@ use crate::{
     input, message,
     message::{read_responses, read_view},
     protocol::{Protocol, TasksFlavor, META_RELATED_TASK},
-    view::{InputRequestView, Map, Obj},
+    retry::{self, Requests, Responses},
+    view::Obj,
     Error, Limits,
 };
 use alloc::{collections::VecDeque, vec::Vec};
@@ -43,9 +44,7 @@ pub fn retry(
         ));
     }
     message::check_id(id)?;
-    if Some(id) == request.get("id") {
-        return Err(err!(RetryIdReused, "a retry takes a new id"));
-    }
+    retry::id_reused(id, request.get("id"), false)?;
     let requests = input_requests_of(&result)?;
     let responses = read_responses(input_responses, limits)?;
     check_answers(&requests, &responses)?;
@@ -58,22 +57,17 @@ pub fn retry(
     Ok(from_sep_in(built, protocol))
 }
 
-fn input_requests_of(result: &Value) -> Result<Map<'_, Obj<InputRequestView<'_>>>> {
+fn input_requests_of(result: &Value) -> Result<Requests<'_>> {
     match result["result"].get("inputRequests") {
         Some(r) => read_view(r),
-        None => Ok(Map::Absent),
+        None => Ok(Requests::Absent),
     }
 }
 
 /// Every request answered, nothing else, each answer fitting its request.
-fn check_answers(
-    requests: &Map<'_, Obj<InputRequestView<'_>>>,
-    responses: &Map<'_, Obj<crate::view::ResponseView<'_>>>,
-) -> Result<()> {
-    let (asked, given) = (requests.entries().unwrap_or_default(), responses.entries().unwrap_or_default());
-    if let Some((key, _)) = asked.iter().find(|(k, _)| responses.get(k).is_none()) {
-        return Err(err!(RetryMissingInputResponse, "no response to inputRequests[{key:?}]"));
-    }
+fn check_answers(requests: &Requests<'_>, responses: &Responses<'_>) -> Result<()> {
+    retry::missing_input_response(requests, responses)?;
+    let given = responses.entries().unwrap_or_default();
     if let Some((key, _)) = given.iter().find(|(k, _)| requests.get(k).is_none()) {
         return Err(err!(InputResponsesUnsolicited, "inputResponses[{key:?}] answers nothing the server asked"));
     }
@@ -144,9 +138,7 @@ pub fn task_update(
     let requests = read_view(requests)?;
     input::validate_requests(&requests, protocol, limits)?;
     message::check_id(id)?;
-    if Some(id) == get_request.get("id") {
-        return Err(err!(RetryIdReused, "tasks/update takes a new id"));
-    }
+    retry::id_reused(id, get_request.get("id"), false)?;
     let responses = read_responses(input_responses, limits)?;
     check_answers(&requests, &responses)?;
     let mut params = json!({ "taskId": task_id, "inputResponses": input_responses });
@@ -299,9 +291,7 @@ impl Client {
         let Some(answered) = &self.outstanding[i].answered else {
             return Err(err!(UsageOutOfTurn, "the server has not asked for input on this request"));
         };
-        if self.outstanding[i].rounds >= self.config.max_rounds {
-            return Err(err!(RetryRoundsExceeded, "more than {} rounds", self.config.max_rounds));
-        }
+        retry::rounds_exceeded(self.outstanding[i].rounds.saturating_add(1), self.config.max_rounds)?;
         self.check_fresh_id(&id)?;
         let o = &self.outstanding[i];
         let retry = retry(&o.sent, answered, input_responses, &id, self.config.protocol, &self.config.limits)?;
@@ -332,9 +322,6 @@ impl Client {
 
     fn check_fresh_id(&self, id: &Value) -> Result<(), Error> {
         message::check_id(id)?;
-        if self.outstanding.iter().any(|o| o.sent.get("id") == Some(id)) {
-            return Err(err!(RetryIdReused, "id {id} is already in flight"));
-        }
-        Ok(())
+        retry::id_reused(id, None, self.outstanding.iter().any(|o| o.sent.get("id") == Some(id)))
     }
 }

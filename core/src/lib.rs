@@ -66,6 +66,8 @@ pub mod http;
 mod input;
 #[cfg(feature = "alloc")]
 mod message;
+#[cfg(feature = "alloc")]
+mod retry;
 #[cfg(feature = "state")]
 pub mod round;
 #[cfg(feature = "alloc")]
