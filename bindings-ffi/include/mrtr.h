@@ -427,6 +427,22 @@ typedef struct mrtr_call {
 #define MRTR_ERR_REQUEST_HEADER_MISMATCH 4
 
 /**
+ * `request-capability-missing` (area `protocol`, JSON-RPC -32021): (`2026-07-28`) A request the server cannot serve
+ * without a client capability the request's `_meta` did not declare is refused with -32021 (HTTP 400), whose
+ * `data.requiredCapabilities` (a `ClientCapabilities` object) names what it needs. The checker reports a -32021 error
+ * without that object.
+ */
+#define MRTR_ERR_REQUEST_CAPABILITY_MISSING 5
+
+/**
+ * `protocol-version-unsupported` (area `protocol`, JSON-RPC -32022): (`2026-07-28`) A request whose `_meta` protocol
+ * version the server does not serve is refused with -32022 (HTTP 400), whose `data.supported` lists the versions it
+ * serves (strings) and `data.requested` repeats the request's. The checker reports a -32022 error without them, or
+ * whose `requested` is not the request's version.
+ */
+#define MRTR_ERR_PROTOCOL_VERSION_UNSUPPORTED 6
+
+/**
  * `result-type-unknown` (area `protocol`, no JSON-RPC code): `resultType` is `"complete"` or `"input_required"`, or
  * `"task"` where the Tasks extension is in use.
  */
@@ -461,7 +477,8 @@ typedef struct mrtr_call {
 /**
  * `input-request-capability-missing` (area `protocol`, JSON-RPC -32602): (`2026-07-28`) An input request for a
  * capability the client's request did not declare: `elicitation` (form; `url` mode needs `elicitation.url`),
- * `sampling`, `roots`.
+ * `sampling` (a sampling request with `tools` or `toolChoice` needs `sampling.tools`), `roots`. A server that cannot
+ * serve the request without it answers -32021 (`request-capability-missing`).
  */
 #define MRTR_ERR_INPUT_REQUEST_CAPABILITY_MISSING 15
 

@@ -11,6 +11,10 @@ export declare const Rule: {
   readonly RequestMetaMissing: 'request-meta-missing'
   /** (`2026-07-28`, Streamable HTTP) A request's `MCP-Protocol-Version` header equals its `_meta` protocol version, its `Mcp-Method` header its method, and its `Mcp-Name` header its target (`params.name` of `tools/call` and `prompts/get`, `params.uri` of `resources/read`, `params.taskId` of `tasks/get`, `tasks/update`, `tasks/cancel`); a missing or different one is refused with -32020 (HTTP 400). */
   readonly RequestHeaderMismatch: 'request-header-mismatch'
+  /** (`2026-07-28`) A request the server cannot serve without a client capability the request's `_meta` did not declare is refused with -32021 (HTTP 400), whose `data.requiredCapabilities` (a `ClientCapabilities` object) names what it needs. The checker reports a -32021 error without that object. */
+  readonly RequestCapabilityMissing: 'request-capability-missing'
+  /** (`2026-07-28`) A request whose `_meta` protocol version the server does not serve is refused with -32022 (HTTP 400), whose `data.supported` lists the versions it serves (strings) and `data.requested` repeats the request's. The checker reports a -32022 error without them, or whose `requested` is not the request's version. */
+  readonly ProtocolVersionUnsupported: 'protocol-version-unsupported'
   /** `resultType` is `"complete"` or `"input_required"`, or `"task"` where the Tasks extension is in use. */
   readonly ResultTypeUnknown: 'result-type-unknown'
   /** (`2026-07-28`) A server result lacks `resultType`. A client still reads an absent one as `"complete"`. */
@@ -21,7 +25,7 @@ export declare const Rule: {
   readonly InputRequiredEmpty: 'input-required-empty'
   /** `inputRequests` is an object; each value is `{"method", "params"}` (no `jsonrpc`, no `id`) with method `elicitation/create`, `sampling/createMessage` or `roots/list` and params valid for it (elicitation: `message`; form mode: `requestedSchema`, a flat object schema of primitive properties; url mode: `url`; sampling: `messages`, `maxTokens`). */
   readonly InputRequestInvalid: 'input-request-invalid'
-  /** (`2026-07-28`) An input request for a capability the client's request did not declare: `elicitation` (form; `url` mode needs `elicitation.url`), `sampling`, `roots`. */
+  /** (`2026-07-28`) An input request for a capability the client's request did not declare: `elicitation` (form; `url` mode needs `elicitation.url`), `sampling` (a sampling request with `tools` or `toolChoice` needs `sampling.tools`), `roots`. A server that cannot serve the request without it answers -32021 (`request-capability-missing`). */
   readonly InputRequestCapabilityMissing: 'input-request-capability-missing'
   /** `requestState` is a string. */
   readonly RequestStateInvalid: 'request-state-invalid'
@@ -114,7 +118,7 @@ export type RuleId = (typeof Rule)[keyof typeof Rule]
 /** The area of a rule: the error class it raises. */
 export type AreaName = 'protocol' | 'retry' | 'state' | 'task' | 'association' | 'transport' | 'usage' | 'panic'
 
-/** A message breaks the protocol: the JSON-RPC envelope, results, input requests, limits. Rules: jsonrpc-parse-error, jsonrpc-invalid, request-meta-missing, request-header-mismatch, result-type-unknown, result-type-missing, input-required-method-not-allowed, input-required-empty, input-request-invalid, input-request-capability-missing, request-state-invalid, message-after-input-required, input-required-cache-hint, limit-exceeded. */
+/** A message breaks the protocol: the JSON-RPC envelope, results, input requests, limits. Rules: jsonrpc-parse-error, jsonrpc-invalid, request-meta-missing, request-header-mismatch, request-capability-missing, protocol-version-unsupported, result-type-unknown, result-type-missing, input-required-method-not-allowed, input-required-empty, input-request-invalid, input-request-capability-missing, request-state-invalid, message-after-input-required, input-required-cache-hint, limit-exceeded. */
 export declare class ProtocolError extends MrtrError {}
 
 /** A client's retry, or its input responses, is wrong. Rules: retry-id-reused, retry-request-changed, retry-missing-input-response, retry-input-response-invalid, retry-request-state-mismatch, retry-request-state-unexpected, input-responses-unsolicited, retry-rounds-exceeded, input-responses-malformed. */

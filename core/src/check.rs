@@ -448,6 +448,9 @@ impl Checker {
             Kind::Request => self.server_request(m, stream),
             Kind::Notification => {}
             Kind::Error => {
+                if let Some(request) = &request {
+                    self.check_refusal(m, &request.message);
+                }
                 // A refused retry leaves its round open: the client may correct it.
                 if let Some(round) = request.and_then(|r| r.retries) {
                     self.awaiting.push_back(round);
@@ -537,6 +540,32 @@ impl Checker {
             reported: retry::rounds_exceeded(request.rounds, self.config.max_rounds).is_err(),
             method,
         });
+    }
+
+    /// (`2026-07-28`) The refusals whose `data` a client acts on carry it:
+    /// -32021 names the capabilities, -32022 the versions.
+    fn check_refusal(&mut self, m: &Value, request: &Value) {
+        if self.config.protocol != Protocol::V2026_07_28 {
+            return;
+        }
+        let data = &m["error"]["data"];
+        match m["error"]["code"].as_i64() {
+            Some(-32021) if !data["requiredCapabilities"].is_object() => self.report(
+                RuleId::RequestCapabilityMissing,
+                "a -32021 error names the capabilities it needs in data.requiredCapabilities",
+            ),
+            Some(-32022) => {
+                let supported = data["supported"].as_array().is_some_and(|v| v.iter().all(Value::is_string));
+                let asked = &request["params"]["_meta"][crate::protocol::META_PROTOCOL_VERSION];
+                if !supported || data["requested"].as_str().is_none() || &data["requested"] != asked {
+                    self.report(
+                        RuleId::ProtocolVersionUnsupported,
+                        "a -32022 error lists data.supported and repeats the request's version as data.requested",
+                    );
+                }
+            }
+            _ => {}
+        }
     }
 
     /// (`2026-07-28`) No caching hints on `input_required`, and none that

@@ -17,6 +17,10 @@ type Text = &'static str;
 pub struct Error {
     rule: RuleId,
     message: Text,
+    /// The JSON-RPC error's `data` a refusal must carry (-32021's
+    /// `requiredCapabilities`, -32022's `supported` and `requested`).
+    #[cfg(feature = "alloc")]
+    data: Option<alloc::boxed::Box<serde_json::Value>>,
 }
 
 impl Error {
@@ -24,13 +28,32 @@ impl Error {
     pub const fn new(rule: RuleId, message: &'static str) -> Error {
         #[cfg(feature = "alloc")]
         let message = alloc::borrow::Cow::Borrowed(message);
-        Error { rule, message }
+        Error {
+            rule,
+            message,
+            #[cfg(feature = "alloc")]
+            data: None,
+        }
     }
 
     /// An error for `rule` with a formatted message.
     #[cfg(feature = "alloc")]
     pub fn with(rule: RuleId, message: alloc::string::String) -> Error {
-        Error { rule, message: alloc::borrow::Cow::Owned(message) }
+        Error { rule, message: alloc::borrow::Cow::Owned(message), data: None }
+    }
+
+    /// This error with the members its JSON-RPC error's `data` carries
+    /// (an object), for a peer to act on: which capabilities, which versions.
+    #[cfg(feature = "alloc")]
+    pub fn with_data(mut self, data: serde_json::Value) -> Error {
+        self.data = Some(alloc::boxed::Box::new(data));
+        self
+    }
+
+    /// The members of the JSON-RPC error's `data` this refusal carries, if any.
+    #[cfg(feature = "alloc")]
+    pub fn data(&self) -> Option<&serde_json::Value> {
+        self.data.as_deref()
     }
 
     /// The rule this error enforces.

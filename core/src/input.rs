@@ -46,16 +46,40 @@ impl InputKind {
         }
     }
 
-    /// Whether the per-request capabilities declare this kind.
-    pub(crate) fn declared_in(self, caps: &CapabilitiesView<'_>) -> bool {
+    /// Whether the per-request capabilities declare what `request` (of this
+    /// kind) needs: a sampling request that offers `tools` or `toolChoice`
+    /// needs `sampling.tools` besides `sampling`.
+    pub(crate) fn declared_in(self, request: &InputRequestView<'_>, caps: &CapabilitiesView<'_>) -> bool {
         let elicitation = caps.elicitation.get();
+        let declared = |p: &Prim<'_>| p.is_present() && !matches!(p, Prim::Null);
         match self {
             InputKind::ElicitForm => elicitation.is_some_and(|e| e.form.is_present() || e.url.is_absent()),
             InputKind::ElicitUrl => elicitation.is_some_and(|e| e.url.is_present()),
-            InputKind::Sampling => caps.sampling.is_present() && !matches!(caps.sampling, Prim::Null),
-            InputKind::Roots => caps.roots.is_present() && !matches!(caps.roots, Prim::Null),
+            InputKind::Sampling if uses_tools(request) => {
+                caps.sampling_detail.get().is_some_and(|s| declared(&s.tools))
+            }
+            InputKind::Sampling => declared(&caps.sampling),
+            InputKind::Roots => declared(&caps.roots),
         }
     }
+
+    /// The client capabilities (a `ClientCapabilities` object) `request` of
+    /// this kind needs: what a -32021 refusal names in `requiredCapabilities`.
+    pub(crate) fn required_capabilities(self, request: &InputRequestView<'_>) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            InputKind::ElicitForm => json!({"elicitation": {"form": {}}}),
+            InputKind::ElicitUrl => json!({"elicitation": {"url": {}}}),
+            InputKind::Sampling if uses_tools(request) => json!({"sampling": {"tools": {}}}),
+            InputKind::Sampling => json!({"sampling": {}}),
+            InputKind::Roots => json!({"roots": {}}),
+        }
+    }
+}
+
+/// A sampling request that lets the model call tools (2026-07-28 `client/sampling`).
+fn uses_tools(request: &InputRequestView<'_>) -> bool {
+    request.params.get().is_some_and(|p| p.tools.is_present() || p.tool_choice.is_present())
 }
 
 /// Checks an `inputRequests` map (`validate::input_requests`).

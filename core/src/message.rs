@@ -107,8 +107,8 @@ pub(crate) fn check_capabilities(
     caps: &CapabilitiesView<'_>,
 ) -> Result<()> {
     for (key, request) in requests.entries().unwrap_or_default() {
-        let kind = request.get().and_then(InputKind::of);
-        if let Some(kind) = kind.filter(|k| !k.declared_in(caps)) {
+        let Some(request) = request.get() else { continue };
+        if let Some(kind) = InputKind::of(request).filter(|k| !k.declared_in(request, caps)) {
             return Err(err!(
                 InputRequestCapabilityMissing,
                 "inputRequests[{key:?}] needs a capability ({}) the request did not declare",

@@ -21,6 +21,10 @@ pub enum RuleId {
     RequestMetaMissing = 3,
     /// (2026-07-28) A request's `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` header is missing or differs from its body.
     RequestHeaderMismatch = 4,
+    /// (2026-07-28) A request the server cannot serve without a client capability it did not declare: -32021.
+    RequestCapabilityMissing = 5,
+    /// (2026-07-28) A request at a protocol version the server does not serve: -32022.
+    ProtocolVersionUnsupported = 6,
     /// `resultType` is not a known value.
     ResultTypeUnknown = 10,
     /// (2026-07-28) A server result lacks `resultType`.
@@ -289,6 +293,10 @@ catalogue! {
         "(`2026-07-28`) A client request lacks the required `_meta` protocol version or client capabilities.";
     RequestHeaderMismatch, "request-header-mismatch", Protocol, Some(-32020), "2026-07-28 transports (SEP-2243)",
         "(`2026-07-28`, Streamable HTTP) A request's `MCP-Protocol-Version` header equals its `_meta` protocol version, its `Mcp-Method` header its method, and its `Mcp-Name` header its target (`params.name` of `tools/call` and `prompts/get`, `params.uri` of `resources/read`, `params.taskId` of `tasks/get`, `tasks/update`, `tasks/cancel`); a missing or different one is refused with -32020 (HTTP 400).";
+    RequestCapabilityMissing, "request-capability-missing", Protocol, Some(-32021), "2026-07-28 MissingRequiredClientCapabilityError",
+        "(`2026-07-28`) A request the server cannot serve without a client capability the request's `_meta` did not declare is refused with -32021 (HTTP 400), whose `data.requiredCapabilities` (a `ClientCapabilities` object) names what it needs. The checker reports a -32021 error without that object.";
+    ProtocolVersionUnsupported, "protocol-version-unsupported", Protocol, Some(-32022), "2026-07-28 UnsupportedProtocolVersionError",
+        "(`2026-07-28`) A request whose `_meta` protocol version the server does not serve is refused with -32022 (HTTP 400), whose `data.supported` lists the versions it serves (strings) and `data.requested` repeats the request's. The checker reports a -32022 error without them, or whose `requested` is not the request's version.";
     ResultTypeUnknown, "result-type-unknown", Protocol, None, "001 Schema Changes",
         "`resultType` is `\"complete\"` or `\"input_required\"`, or `\"task\"` where the Tasks extension is in use.";
     ResultTypeMissing, "result-type-missing", Protocol, None, "2026-07-28 Result",
@@ -300,7 +308,7 @@ catalogue! {
     InputRequestInvalid, "input-request-invalid", Protocol, None, "001 Schema Changes",
         "`inputRequests` is an object; each value is `{\"method\", \"params\"}` (no `jsonrpc`, no `id`) with method `elicitation/create`, `sampling/createMessage` or `roots/list` and params valid for it (elicitation: `message`; form mode: `requestedSchema`, a flat object schema of primitive properties; url mode: `url`; sampling: `messages`, `maxTokens`).";
     InputRequestCapabilityMissing, "input-request-capability-missing", Protocol, Some(INVALID_PARAMS), "2026-07-28 RequestMetaObject",
-        "(`2026-07-28`) An input request for a capability the client's request did not declare: `elicitation` (form; `url` mode needs `elicitation.url`), `sampling`, `roots`.";
+        "(`2026-07-28`) An input request for a capability the client's request did not declare: `elicitation` (form; `url` mode needs `elicitation.url`), `sampling` (a sampling request with `tools` or `toolChoice` needs `sampling.tools`), `roots`. A server that cannot serve the request without it answers -32021 (`request-capability-missing`).";
     RequestStateInvalid, "request-state-invalid", Protocol, Some(INVALID_PARAMS), "001 Schema Changes",
         "`requestState` is a string.";
     MessageAfterInputRequired, "message-after-input-required", Protocol, None, "001 Protocol Requirements for Ephemeral Workflow",

@@ -258,7 +258,13 @@ views! {
     CapabilitiesView {
         elicitation: Obj<ElicitationCapabilityView<'a>> = "elicitation",
         sampling: Prim<'a> = "sampling",
+        sampling_detail: Obj<SamplingCapabilityView<'a>> = "sampling",
         roots: Prim<'a> = "roots",
+    }
+
+    /// `capabilities.sampling`.
+    SamplingCapabilityView {
+        tools: Prim<'a> = "tools",
     }
 
     /// `capabilities.elicitation`.
@@ -282,6 +288,8 @@ views! {
     InputParamsView {
         mode: Prim<'a> = "mode",
         requested_schema: Obj<SchemaView<'a>> = "requestedSchema",
+        tools: Prim<'a> = "tools",
+        tool_choice: Prim<'a> = "toolChoice",
     }
 
     /// The restricted `requestedSchema` of form-mode elicitation.

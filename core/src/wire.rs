@@ -129,11 +129,14 @@ impl Serialize for Violation {
 
 impl Serialize for Error {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(4))?;
+        let mut m = s.serialize_map(None)?;
         m.serialize_entry("rule", &self.rule())?;
         m.serialize_entry("area", &self.area())?;
         m.serialize_entry("code", &self.code())?;
         m.serialize_entry("message", self.message())?;
+        if let Some(data) = self.data() {
+            m.serialize_entry("data", data)?;
+        }
         m.end()
     }
 }

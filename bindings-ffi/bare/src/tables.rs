@@ -31,6 +31,18 @@ pub const MRTR_BARE_ERR_REQUEST_META_MISSING: mrtr_bare_status = 3;
 /// (HTTP 400).
 pub const MRTR_BARE_ERR_REQUEST_HEADER_MISMATCH: mrtr_bare_status = 4;
 
+/// `request-capability-missing` (area `protocol`, JSON-RPC -32021): (`2026-07-28`) A request the server cannot serve
+/// without a client capability the request's `_meta` did not declare is refused with -32021 (HTTP 400), whose
+/// `data.requiredCapabilities` (a `ClientCapabilities` object) names what it needs. The checker reports a -32021 error
+/// without that object.
+pub const MRTR_BARE_ERR_REQUEST_CAPABILITY_MISSING: mrtr_bare_status = 5;
+
+/// `protocol-version-unsupported` (area `protocol`, JSON-RPC -32022): (`2026-07-28`) A request whose `_meta` protocol
+/// version the server does not serve is refused with -32022 (HTTP 400), whose `data.supported` lists the versions it
+/// serves (strings) and `data.requested` repeats the request's. The checker reports a -32022 error without them, or
+/// whose `requested` is not the request's version.
+pub const MRTR_BARE_ERR_PROTOCOL_VERSION_UNSUPPORTED: mrtr_bare_status = 6;
+
 /// `result-type-unknown` (area `protocol`, no JSON-RPC code): `resultType` is `"complete"` or `"input_required"`, or
 /// `"task"` where the Tasks extension is in use.
 pub const MRTR_BARE_ERR_RESULT_TYPE_UNKNOWN: mrtr_bare_status = 10;
@@ -55,7 +67,8 @@ pub const MRTR_BARE_ERR_INPUT_REQUEST_INVALID: mrtr_bare_status = 14;
 
 /// `input-request-capability-missing` (area `protocol`, JSON-RPC -32602): (`2026-07-28`) An input request for a
 /// capability the client's request did not declare: `elicitation` (form; `url` mode needs `elicitation.url`),
-/// `sampling`, `roots`.
+/// `sampling` (a sampling request with `tools` or `toolChoice` needs `sampling.tools`), `roots`. A server that cannot
+/// serve the request without it answers -32021 (`request-capability-missing`).
 pub const MRTR_BARE_ERR_INPUT_REQUEST_CAPABILITY_MISSING: mrtr_bare_status = 15;
 
 /// `request-state-invalid` (area `protocol`, JSON-RPC -32602): `requestState` is a string.
@@ -270,11 +283,13 @@ pub const MRTR_BARE_RESULT_TYPE_TASK: mrtr_bare_result_type = 3;
 pub(crate) static KINDS: [&CStr; 6] = [c"none", c"request", c"notification", c"result", c"input_required", c"error"];
 
 /// Each rule's number and id, in catalogue order.
-pub(crate) static RULES: [(mrtr_bare_status, &CStr); 52] = [
+pub(crate) static RULES: [(mrtr_bare_status, &CStr); 54] = [
     (1, c"jsonrpc-parse-error"),
     (2, c"jsonrpc-invalid"),
     (3, c"request-meta-missing"),
     (4, c"request-header-mismatch"),
+    (5, c"request-capability-missing"),
+    (6, c"protocol-version-unsupported"),
     (10, c"result-type-unknown"),
     (11, c"result-type-missing"),
     (12, c"input-required-method-not-allowed"),

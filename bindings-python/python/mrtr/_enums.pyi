@@ -27,6 +27,8 @@ class Rule(_StrEnum):
     JSONRPC_INVALID = "jsonrpc-invalid"  # 2, protocol
     REQUEST_META_MISSING = "request-meta-missing"  # 3, protocol
     REQUEST_HEADER_MISMATCH = "request-header-mismatch"  # 4, protocol
+    REQUEST_CAPABILITY_MISSING = "request-capability-missing"  # 5, protocol
+    PROTOCOL_VERSION_UNSUPPORTED = "protocol-version-unsupported"  # 6, protocol
     RESULT_TYPE_UNKNOWN = "result-type-unknown"  # 10, protocol
     RESULT_TYPE_MISSING = "result-type-missing"  # 11, protocol
     INPUT_REQUIRED_METHOD_NOT_ALLOWED = "input-required-method-not-allowed"  # 12, protocol

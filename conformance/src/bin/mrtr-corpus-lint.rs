@@ -105,6 +105,8 @@ const APPLIES: &[(&[&str], &[&str])] = &[
         &[
             "request-meta-missing",
             "request-header-mismatch",
+            "request-capability-missing",
+            "protocol-version-unsupported",
             "result-type-missing",
             "input-required-empty",
             "input-request-capability-missing",
