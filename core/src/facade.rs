@@ -438,6 +438,9 @@ pub use self::sealed::*;
 mod transport;
 pub use transport::*;
 
+mod serve;
+pub use serve::*;
+
 #[cfg(feature = "state")]
 mod replay;
 #[cfg(feature = "state")]
@@ -696,7 +699,7 @@ mod sealed {
         }
 
         /// The protocol of the settings.
-        pub(super) fn protocol(&self) -> Protocol {
+        pub fn protocol(&self) -> Protocol {
             self.options.protocol
         }
 

@@ -180,9 +180,134 @@ pub fn error_response(id: &Value, error: &crate::Error) -> (Value, u16) {
         -32603 => 500,
         _ => 400,
     };
+    let mut data = error.data().and_then(Value::as_object).cloned().unwrap_or_default();
+    data.insert("rule".into(), error.rule().name().into());
     let body = json!({"jsonrpc": "2.0", "id": id, "error": {
-        "code": code, "message": error.message(), "data": {"rule": error.rule().name()}}});
+        "code": code, "message": error.message(), "data": data}});
     (body, status)
+}
+
+/// What every request must pass before a server acts on it, in this order:
+/// its `_meta` (`request-meta-missing`), its HTTP header fields where it came
+/// over Streamable HTTP (`headers`, lower-case names: [`check_headers`]), and
+/// a protocol version the server serves (`supported`:
+/// [`check_version`]). Each refusal is an error [`error_response`] answers.
+pub fn check_request(
+    request: &Value,
+    headers: Option<&[(String, String)]>,
+    supported: &[&str],
+    protocol: Protocol,
+) -> Result<()> {
+    let sep = to_sep_in(request, protocol);
+    let view = message::read_request(&sep)?;
+    required_meta(view.params.get(), protocol)?;
+    if let Some(headers) = headers {
+        check_headers(request, headers, protocol)?;
+    }
+    check_version(request, supported, protocol)
+}
+
+/// (`2026-07-28`) The request's `_meta` protocol version is one of
+/// `supported`, else `protocol-version-unsupported` (-32022) whose `data`
+/// carries `supported` and `requested`, for the client to choose again.
+/// Earlier protocols settle the version at `initialize`: nothing to check.
+pub fn check_version(request: &Value, supported: &[&str], protocol: Protocol) -> Result<()> {
+    if !protocol.rules().request_meta {
+        return Ok(());
+    }
+    let meta = request.get("params").and_then(|p| p.get("_meta"));
+    let Some(requested) = meta.and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION)).and_then(Value::as_str)
+    else {
+        return Err(err!(RequestMetaMissing, "a {protocol} request names its protocol version in _meta"));
+    };
+    if supported.contains(&requested) {
+        return Ok(());
+    }
+    Err(err!(ProtocolVersionUnsupported, "protocol version {requested:?} is not served here")
+        .with_data(json!({"supported": supported, "requested": requested})))
+}
+
+/// The client capabilities `questions` (an `inputRequests`-shaped object of
+/// what the server would ask) need and `request`'s `_meta` did not declare,
+/// merged into one `ClientCapabilities` object; `None` when every question may
+/// be asked (or the protocol declares capabilities elsewhere). A server asks
+/// only what this allows, or refuses with [`require_capabilities`].
+pub fn missing_capabilities(request: &Value, questions: &Value, protocol: Protocol) -> Result<Option<Value>> {
+    let sep = to_sep_in(request, protocol);
+    let view = message::read_request(&sep)?;
+    let Some(caps) = required_meta(view.params.get(), protocol)? else { return Ok(None) };
+    let questions: Map<'_, Obj<InputRequestView<'_>>> = read_view(questions)?;
+    let Some(entries) = questions.entries() else {
+        return Err(err!(UsageInvalidArgument, "questions are an object of input requests"));
+    };
+    let mut missing = None;
+    for (key, question) in entries {
+        let Some((question, kind)) = question.get().and_then(|q| Some((q, input::InputKind::of(q)?))) else {
+            return Err(err!(InputRequestInvalid, "questions[{key:?}] has no known method"));
+        };
+        if !kind.declared_in(question, caps) {
+            merge(missing.get_or_insert_with(|| json!({})), kind.required_capabilities(question));
+        }
+    }
+    Ok(missing)
+}
+
+/// `Ok` when `request` declared every capability `questions` need, else
+/// `request-capability-missing` (-32021) with `data.requiredCapabilities`:
+/// the refusal of a request the server cannot serve without them.
+pub fn require_capabilities(request: &Value, questions: &Value, protocol: Protocol) -> Result<()> {
+    match missing_capabilities(request, questions, protocol)? {
+        None => Ok(()),
+        Some(required) => Err(capability_refusal(required)),
+    }
+}
+
+/// `Ok` when `request`'s `_meta` declared every capability of `required` (a
+/// `ClientCapabilities` object: each member present, objects member by
+/// member, as `{"extensions": {"io.modelcontextprotocol/tasks": {}}}`), else
+/// `request-capability-missing` (-32021) naming `required`: for what a
+/// server needs besides input requests, such as an extension.
+pub fn require_declared(request: &Value, required: &Value, protocol: Protocol) -> Result<()> {
+    if !required.is_object() {
+        return Err(err!(UsageInvalidArgument, "required capabilities are an object"));
+    }
+    let sep = to_sep_in(request, protocol);
+    let view = message::read_request(&sep)?;
+    if required_meta(view.params.get(), protocol)?.is_none() {
+        return Ok(());
+    }
+    let declared = &sep["params"]["_meta"][crate::protocol::META_CLIENT_CAPABILITIES];
+    if covers(declared, required) {
+        return Ok(());
+    }
+    Err(capability_refusal(required.clone()))
+}
+
+/// `request-capability-missing` naming `required` in its `data`.
+fn capability_refusal(required: Value) -> crate::Error {
+    let names: Vec<&str> = required.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
+    err!(RequestCapabilityMissing, "the request needs the client capabilities {}", names.join(", "))
+        .with_data(json!({"requiredCapabilities": required}))
+}
+
+/// Whether `declared` has every member of `required`, objects recursively.
+fn covers(declared: &Value, required: &Value) -> bool {
+    match required.as_object() {
+        Some(members) => members.iter().all(|(k, v)| declared.get(k).is_some_and(|d| !d.is_null() && covers(d, v))),
+        None => true,
+    }
+}
+
+/// Merges `add` into `into`, object members recursively.
+fn merge(into: &mut Value, add: Value) {
+    match (into, add) {
+        (Value::Object(into), Value::Object(add)) => {
+            for (k, v) in add {
+                merge(into.entry(k).or_insert_with(|| json!({})), v);
+            }
+        }
+        (into, add) => *into = add,
+    }
 }
 
 /// Checks the HTTP header fields of a `2026-07-28` request over Streamable

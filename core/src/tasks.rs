@@ -82,6 +82,11 @@ impl TaskStatus {
 pub use tracked::Task;
 
 #[cfg(feature = "alloc")]
+mod wire;
+#[cfg(feature = "alloc")]
+pub use wire::{created, detailed, get_response};
+
+#[cfg(feature = "alloc")]
 mod tracked {
     use super::TaskStatus;
     use crate::error::{err, Result};

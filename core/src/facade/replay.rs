@@ -10,7 +10,7 @@ use crate::{
     },
     server,
     state::{KeyRing, ReplayGuard},
-    Error, Result, RuleId,
+    Result,
 };
 use alloc::{
     string::{String, ToString},
@@ -205,15 +205,6 @@ pub fn question_roots() -> String {
     text(&replay::roots())
 }
 
-/// [`server::error_response`] for the rule named `rule` and `message`, in
-/// answer to the request id `id` (JSON text): `{"response", "status"}`.
-pub fn error_response(id: &[u8], rule: &str, message: &str) -> Result<String> {
-    let id = parse_arg(id, "an id")?;
-    let rule = RuleId::from_name(rule).ok_or_else(|| usage_owned(alloc::format!("no rule {rule:?}")))?;
-    let (response, status) = server::error_response(&id, &Error::with(rule, message.into()));
-    Ok(text(&json!({"response": response, "status": status})))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,11 +236,5 @@ mod tests {
             (done["result"]["resultType"].as_str(), done["result"]["ttlMs"].as_u64()),
             (Some("complete"), Some(0))
         );
-        let refused: Value = serde_json::from_str(&error_response(b"2", "state-expired", "late").unwrap()).unwrap();
-        assert_eq!(
-            (refused["status"].as_u64(), refused["response"]["error"]["code"].as_i64()),
-            (Some(400), Some(-32602))
-        );
-        assert_eq!(error_response(b"2", "no-such-rule", "x").unwrap_err().rule(), RuleId::UsageInvalidArgument);
     }
 }

@@ -96,7 +96,7 @@ pub fn call_config(text: &[u8]) -> Result<call::CallConfig> {
     Ok(c)
 }
 
-fn headers_arg(text: &[u8]) -> Result<http::Headers> {
+pub(super) fn headers_arg(text: &[u8]) -> Result<http::Headers> {
     let v = if text.is_empty() { Value::Null } else { parse_arg(text, "header fields")? };
     wire::headers_from(&v).ok_or(usage("header fields are an object of strings or an array of [name, value] pairs"))
 }
@@ -237,35 +237,4 @@ pub fn stream_url(endpoint: &str, key: &str) -> Result<String> {
 pub fn unassociated_reply(request: &[u8]) -> Result<Option<String>> {
     let v = parse(request, &Limits::DEFAULT)?;
     Ok(call::unassociated_reply(&v).map(|r| text(&r)))
-}
-
-/// [`crate::server::complete`] over JSON text: the final response to `request`.
-pub fn complete(request: &[u8], result: &[u8], o: &Options) -> Result<String> {
-    let (request, result) = (parse(request, &o.limits)?, parse_arg(result, "a result")?);
-    Ok(text(&crate::server::complete(&request, &result, o.protocol)?))
-}
-
-/// [`crate::server::check_headers`] over JSON text: a request's header fields
-/// (`{name: value}` or `[[name, value], …]`) against its body.
-pub fn check_headers(request: &[u8], headers: &[u8], o: &Options) -> Result<()> {
-    let request = parse(request, &o.limits)?;
-    crate::server::check_headers(&request, &headers_arg(headers)?, o.protocol)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const REQUEST: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
-
-    #[test]
-    fn the_server_builders_over_json() {
-        let o = Options::default();
-        let done: Value = serde_json::from_str(&complete(REQUEST, br#"{"content":[]}"#, &o).unwrap()).unwrap();
-        assert_eq!(done["result"]["resultType"], "complete");
-        let good = br#"{"MCP-Protocol-Version":"2026-07-28","mcp-method":"tools/call","mcp-name":"t"}"#;
-        assert!(check_headers(REQUEST, good, &o).is_ok());
-        let pairs = br#"[["mcp-protocol-version","2026-07-28"],["mcp-method","tools/call"]]"#;
-        assert_eq!(check_headers(REQUEST, pairs, &o).unwrap_err().rule(), crate::RuleId::RequestHeaderMismatch);
-    }
 }

@@ -1,0 +1,148 @@
+//! The server's builders over JSON text ([`crate::server`], [`crate::tasks`]):
+//! the request check, the capability filter, the final answer, the task
+//! results, and the error response of every refusal.
+
+use super::{parse, parse_arg, text, transport::headers_arg, usage, usage_owned, Options};
+use crate::{server, tasks, Error, Result, RuleId};
+use alloc::{string::String, vec::Vec};
+use serde_json::{json, Value};
+
+/// [`server::complete`]: the final response to `request`.
+pub fn complete(request: &[u8], result: &[u8], o: &Options) -> Result<String> {
+    let (request, result) = (parse(request, &o.limits)?, parse_arg(result, "a result")?);
+    Ok(text(&server::complete(&request, &result, o.protocol)?))
+}
+
+/// [`server::check_headers`]: a request's header fields (`{name: value}` or
+/// `[[name, value], …]`) against its body.
+pub fn check_headers(request: &[u8], headers: &[u8], o: &Options) -> Result<()> {
+    let request = parse(request, &o.limits)?;
+    server::check_headers(&request, &headers_arg(headers)?, o.protocol)
+}
+
+/// [`server::check_request`]: `_meta`, then the header fields when given
+/// (`None`: the request did not come over HTTP), then a version among
+/// `supported` (a JSON array of strings).
+pub fn check_request(request: &[u8], headers: Option<&[u8]>, supported: &[u8], o: &Options) -> Result<()> {
+    let request = parse(request, &o.limits)?;
+    let headers = headers.map(headers_arg).transpose()?;
+    let supported = parse_arg(supported, "the supported versions")?;
+    let supported: Option<Vec<&str>> = supported.as_array().and_then(|a| a.iter().map(Value::as_str).collect());
+    let supported = supported.ok_or(usage("the supported versions are an array of strings"))?;
+    server::check_request(&request, headers.as_deref(), &supported, o.protocol)
+}
+
+/// [`server::missing_capabilities`]: the `ClientCapabilities` object the
+/// `questions` need and `request` did not declare, or `None`.
+pub fn missing_capabilities(request: &[u8], questions: &[u8], o: &Options) -> Result<Option<String>> {
+    let (request, questions) = (parse(request, &o.limits)?, parse_arg(questions, "the questions")?);
+    Ok(server::missing_capabilities(&request, &questions, o.protocol)?.map(|c| text(&c)))
+}
+
+/// [`server::require_capabilities`]: `request-capability-missing` (-32021,
+/// its `data` naming the capabilities) unless `request` declared them all.
+pub fn require_capabilities(request: &[u8], questions: &[u8], o: &Options) -> Result<()> {
+    let (request, questions) = (parse(request, &o.limits)?, parse_arg(questions, "the questions")?);
+    server::require_capabilities(&request, &questions, o.protocol)
+}
+
+/// [`server::require_declared`]: `request-capability-missing` unless
+/// `request` declared every capability of `required` (a `ClientCapabilities`
+/// object, such as an extension).
+pub fn require_declared(request: &[u8], required: &[u8], o: &Options) -> Result<()> {
+    let (request, required) = (parse(request, &o.limits)?, parse_arg(required, "the required capabilities")?);
+    server::require_declared(&request, &required, o.protocol)
+}
+
+/// [`tasks::created`]: the response to `request` that starts the task of
+/// `record` (a task record, see [`crate::tasks`]).
+pub fn task_created(request: &[u8], record: &[u8], o: &Options) -> Result<String> {
+    let (request, record) = (parse(request, &o.limits)?, parse_arg(record, "a task record")?);
+    Ok(text(&tasks::created(&request, &record)?))
+}
+
+/// [`tasks::get_response`]: the complete answer to `tasks/get` `request`.
+pub fn task_get_response(request: &[u8], record: &[u8], o: &Options) -> Result<String> {
+    let (request, record) = (parse(request, &o.limits)?, parse_arg(record, "a task record")?);
+    Ok(text(&tasks::get_response(&request, &record, o.protocol)?))
+}
+
+/// [`server::error_response`] for the rule named `rule`, `message` and the
+/// members of its `data` (a JSON object, as an error of the core carries it),
+/// in answer to the request id `id` (JSON text): `{"response", "status"}`.
+pub fn error_response(id: &[u8], rule: &str, message: &str, data: Option<&[u8]>) -> Result<String> {
+    let id = parse_arg(id, "an id")?;
+    let rule = RuleId::from_name(rule).ok_or_else(|| usage_owned(alloc::format!("no rule {rule:?}")))?;
+    let mut error = Error::with(rule, message.into());
+    if let Some(data) = data.map(|d| parse_arg(d, "the error's data")).transpose()? {
+        if !data.is_object() {
+            return Err(usage("an error's data is an object"));
+        }
+        error = error.with_data(data);
+    }
+    let (response, status) = server::error_response(&id, &error);
+    Ok(text(&json!({"response": response, "status": status})))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    const REQUEST: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    const GOOD: &[u8] = br#"{"MCP-Protocol-Version":"2026-07-28","mcp-method":"tools/call","mcp-name":"t"}"#;
+
+    fn json(s: &str) -> Value {
+        serde_json::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn complete_and_headers() {
+        let o = Options::default();
+        assert_eq!(json(&complete(REQUEST, br#"{"content":[]}"#, &o).unwrap())["result"]["resultType"], "complete");
+        assert!(check_headers(REQUEST, GOOD, &o).is_ok());
+        let pairs = br#"[["mcp-protocol-version","2026-07-28"],["mcp-method","tools/call"]]"#;
+        assert_eq!(check_headers(REQUEST, pairs, &o).unwrap_err().rule(), RuleId::RequestHeaderMismatch);
+    }
+
+    #[test]
+    fn a_refusal_keeps_its_data_through_json() {
+        let o = Options::default();
+        let e = check_request(REQUEST, Some(GOOD), br#"["2099-01-01"]"#, &o).unwrap_err();
+        assert_eq!(e.rule(), RuleId::ProtocolVersionUnsupported);
+        let error: Value = json(&super::super::error_json(&e));
+        let data = error["data"].to_string();
+        let refused = json(&error_response(b"1", "protocol-version-unsupported", "no", Some(data.as_bytes())).unwrap());
+        assert_eq!(refused["status"], 400);
+        assert_eq!(refused["response"]["error"]["code"], -32022);
+        assert_eq!(refused["response"]["error"]["data"]["supported"], serde_json::json!(["2099-01-01"]));
+        assert_eq!(refused["response"]["error"]["data"]["rule"], "protocol-version-unsupported");
+        assert!(check_request(REQUEST, None, br#"["2026-07-28"]"#, &o).is_ok());
+        assert_eq!(check_request(REQUEST, None, b"[1]", &o).unwrap_err().rule(), RuleId::UsageInvalidArgument);
+        assert_eq!(error_response(b"2", "no-such-rule", "x", None).unwrap_err().rule(), RuleId::UsageInvalidArgument);
+        assert_eq!(
+            error_response(b"2", "state-expired", "x", Some(b"[]")).unwrap_err().rule(),
+            RuleId::UsageInvalidArgument
+        );
+    }
+
+    #[test]
+    fn the_capability_filter_over_json() {
+        let o = Options::default();
+        let roots = br#"{"r":{"method":"roots/list"}}"#;
+        assert_eq!(missing_capabilities(REQUEST, roots, &o).unwrap().as_deref(), Some(r#"{"roots":{}}"#));
+        let e = require_capabilities(REQUEST, roots, &o).unwrap_err();
+        assert_eq!(
+            (e.rule(), e.data().map(|d| d["requiredCapabilities"].clone())),
+            (RuleId::RequestCapabilityMissing, Some(json(r#"{"roots":{}}"#)))
+        );
+    }
+
+    #[test]
+    fn task_results_over_json() {
+        let o = Options::default();
+        let record = br#"{"taskId":"t","status":"working","createdAt":"a","lastUpdatedAt":"b","ttlMs":1000}"#;
+        assert_eq!(json(&task_created(REQUEST, record, &o).unwrap())["result"]["resultType"], "task");
+        assert_eq!(json(&task_get_response(REQUEST, record, &o).unwrap())["result"]["status"], "working");
+    }
+}

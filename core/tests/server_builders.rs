@@ -1,0 +1,111 @@
+//! The server's refusals built by the core: the request check (`_meta`,
+//! headers, version), the capability filter, and the error responses that
+//! carry what a client acts on.
+
+use mrtr::{server, Protocol, RuleId};
+use serde_json::{json, Value};
+
+const V: Protocol = Protocol::V2026_07_28;
+
+fn call(version: &str, caps: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "book",
+        "_meta": {"io.modelcontextprotocol/protocolVersion": version,
+                  "io.modelcontextprotocol/clientCapabilities": caps}}})
+}
+
+fn headers(version: &str) -> Vec<(String, String)> {
+    [("mcp-protocol-version", version), ("mcp-method", "tools/call"), ("mcp-name", "book")]
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .to_vec()
+}
+
+fn sample(tools: bool) -> Value {
+    let mut params = json!({"messages": [], "maxTokens": 10});
+    if tools {
+        params["tools"] = json!([{"name": "lookup", "inputSchema": {"type": "object"}}]);
+    }
+    json!({"method": "sampling/createMessage", "params": params})
+}
+
+#[test]
+fn an_unserved_version_is_refused_with_what_the_server_serves() {
+    let request = call("2099-01-01", json!({}));
+    let e = server::check_request(&request, Some(&headers("2099-01-01")), &["2026-07-28"], V).unwrap_err();
+    assert_eq!((e.rule(), e.code()), (RuleId::ProtocolVersionUnsupported, Some(-32022)));
+    let (response, status) = server::error_response(&json!(7), &e);
+    assert_eq!(status, 400);
+    assert_eq!(response["error"]["data"]["supported"], json!(["2026-07-28"]));
+    assert_eq!(response["error"]["data"]["requested"], "2099-01-01");
+    assert_eq!(response["error"]["data"]["rule"], "protocol-version-unsupported");
+    assert!(
+        server::check_request(&call("2026-07-28", json!({})), Some(&headers("2026-07-28")), &["2026-07-28"], V).is_ok()
+    );
+}
+
+#[test]
+fn the_request_check_runs_meta_then_headers_then_version() {
+    let mut bare = call("2099-01-01", json!({}));
+    bare["params"].as_object_mut().unwrap().remove("_meta");
+    let rule =
+        |r: &Value, h: Option<&[(String, String)]>| server::check_request(r, h, &["2026-07-28"], V).unwrap_err().rule();
+    assert_eq!(rule(&bare, Some(&headers("2099-01-01"))), RuleId::RequestMetaMissing);
+    assert_eq!(rule(&call("2099-01-01", json!({})), Some(&headers("2026-07-28"))), RuleId::RequestHeaderMismatch);
+    assert_eq!(rule(&call("2099-01-01", json!({})), None), RuleId::ProtocolVersionUnsupported);
+    // An earlier protocol settles its version at initialize.
+    assert!(server::check_version(&call("2099-01-01", json!({})), &[], Protocol::V2025_11_25).is_ok());
+}
+
+#[test]
+fn sampling_with_tools_needs_sampling_tools() {
+    let plain = call("2026-07-28", json!({"sampling": {}}));
+    let with_tools = call("2026-07-28", json!({"sampling": {"tools": {}}}));
+    let q = |tools| json!({"q": sample(tools)});
+    assert_eq!(server::missing_capabilities(&plain, &q(false), V).unwrap(), None);
+    assert_eq!(server::missing_capabilities(&plain, &q(true), V).unwrap(), Some(json!({"sampling": {"tools": {}}})));
+    assert_eq!(server::missing_capabilities(&with_tools, &q(true), V).unwrap(), None);
+    // The same rule where the server's input_required is checked.
+    let e = server::respond(&plain, Some(&q(true)), None, V, &Default::default()).unwrap_err();
+    assert_eq!(e.rule(), RuleId::InputRequestCapabilityMissing);
+    assert!(server::respond(&with_tools, Some(&q(true)), None, V, &Default::default()).is_ok());
+}
+
+#[test]
+fn a_refusal_names_every_capability_missing_merged() {
+    let request = call("2026-07-28", json!({"elicitation": {"form": {}}}));
+    let questions = json!({
+        "url": {"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": "https://x.test/", "elicitationId": "e"}},
+        "form": {"method": "elicitation/create", "params": {"message": "m", "requestedSchema": {"type": "object", "properties": {}}}},
+        "roots": {"method": "roots/list"},
+    });
+    let e = server::require_capabilities(&request, &questions, V).unwrap_err();
+    assert_eq!((e.rule(), e.code()), (RuleId::RequestCapabilityMissing, Some(-32021)));
+    let (response, status) = server::error_response(&json!(7), &e);
+    assert_eq!(status, 400);
+    assert_eq!(response["error"]["data"]["requiredCapabilities"], json!({"elicitation": {"url": {}}, "roots": {}}));
+    let all = call("2026-07-28", json!({"elicitation": {"form": {}, "url": {}}, "roots": {}}));
+    assert!(server::require_capabilities(&all, &questions, V).is_ok());
+}
+
+#[test]
+fn questions_that_are_not_input_requests_are_refused() {
+    let request = call("2026-07-28", json!({}));
+    let e = server::missing_capabilities(&request, &json!({"q": {"method": "tools/list"}}), V).unwrap_err();
+    assert_eq!(e.rule(), RuleId::InputRequestInvalid);
+    let e = server::missing_capabilities(&request, &json!([]), V).unwrap_err();
+    assert_eq!(e.rule(), RuleId::UsageInvalidArgument);
+}
+
+#[test]
+fn an_extension_the_request_did_not_declare_is_refused() {
+    let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let e = server::require_declared(&call("2026-07-28", json!({"sampling": {}})), &tasks, V).unwrap_err();
+    assert_eq!(
+        (e.rule(), e.data().unwrap()["requiredCapabilities"].clone()),
+        (RuleId::RequestCapabilityMissing, tasks.clone())
+    );
+    let declared = call("2026-07-28", json!({"extensions": {"io.modelcontextprotocol/tasks": {}, "other": {}}}));
+    assert!(server::require_declared(&declared, &tasks, V).is_ok());
+    let null = call("2026-07-28", json!({"extensions": {"io.modelcontextprotocol/tasks": null}}));
+    assert!(server::require_declared(&null, &tasks, V).is_err());
+    assert_eq!(server::require_declared(&declared, &json!([]), V).unwrap_err().rule(), RuleId::UsageInvalidArgument);
+}
