@@ -614,10 +614,14 @@ export declare function runTool<Args extends JsonObject = JsonObject>(
   request: JsonInput,
   options: RunToolOptions,
 ): Promise<JsonObject>
-/** The JSON-RPC error response to request `id` for `error`, and the HTTP status to send it with. */
+/**
+ * The JSON-RPC error response to request `id` for `error`, and the HTTP status
+ * to send it with; `data` adds members to the error's `data` (as -32021's
+ * `requiredCapabilities` or -32022's `supported` and `requested`).
+ */
 export declare function errorResponse(
   id: Id | null,
-  error: MrtrError | { rule: RuleId; message: string },
+  error: MrtrError | { rule: RuleId; message: string; data?: JsonObject },
 ): { response: JsonObject; status: number }
 
 /**

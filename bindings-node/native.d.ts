@@ -156,8 +156,11 @@ export declare function check(transcript: Text, options?: string | undefined | n
 /** Classifies one raw message: what it found, packed into one string (`mrtr::facade::classify_packed`). */
 export declare function classify(text: Text, options?: string | undefined | null): string
 
-/** `facade::error_response`: `{response, status}` as JSON text. */
-export declare function errorResponse(id: Text, rule: string, message: string): string
+/**
+ * `facade::error_response`: `{response, status}` as JSON text; `data` the
+ * members of the error's `data` (JSON text of an object).
+ */
+export declare function errorResponse(id: Text, rule: string, message: string, data?: Text | undefined | null): string
 
 /** `facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text. */
 export declare function inspect(token: Text): string

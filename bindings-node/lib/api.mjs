@@ -930,14 +930,15 @@ export async function runTool(tool, request, options) {
 
 /**
  * The JSON-RPC error response to the request `id` for `error` (an MrtrError,
- * or `{rule, message}`): `{response, status}`, the HTTP status a transport
- * sends it with.
+ * or `{rule, message, data?}`, `data` the members of the error's `data`):
+ * `{response, status}`, the HTTP status a transport sends it with.
  */
 export function errorResponse(id, error) {
   if (error === null || typeof error !== 'object' || typeof error.rule !== 'string') {
     throw usage('errorResponse takes an MrtrError, or {rule, message}')
   }
   const args = [json(id ?? null, 'the id'), error.rule, string(error.message ?? '', 'the message')]
+  if (error.data != null) args.push(json(error.data, 'the error data'))
   return JSON.parse(call(() => native.errorResponse(...args)))
 }
 

@@ -671,10 +671,11 @@ pub fn question_roots() -> String {
     facade::question_roots()
 }
 
-/// `facade::error_response`: `{response, status}` as JSON text.
+/// `facade::error_response`: `{response, status}` as JSON text; `data` the
+/// members of the error's `data` (JSON text of an object).
 #[napi]
-pub fn error_response(id: Text, rule: String, message: String) -> Result<String> {
-    run(|| facade::error_response(bytes(&id), &rule, &message))
+pub fn error_response(id: Text, rule: String, message: String, data: Option<Text>) -> Result<String> {
+    run(|| facade::error_response(bytes(&id), &rule, &message, data.as_ref().map(bytes)))
 }
 
 /// `facade::seal_with_nonce`: sealing with a caller's nonce, for the corpus's

@@ -330,3 +330,12 @@ test('runTool and errorResponse refuse a misuse', async () => {
     status: 400,
   })
 })
+
+test('errorResponse carries a refusal\'s data for the client to act on', () => {
+  const data = { supported: ['2026-07-28'], requested: '2099-01-01' }
+  const { response, status } = mrtr.errorResponse(3, { rule: 'protocol-version-unsupported', message: 'no', data })
+  assert.equal(status, 400)
+  assert.deepEqual(response.error, { code: -32022, message: 'no', data: { ...data, rule: 'protocol-version-unsupported' } })
+  const misuse = is(mrtr.UsageError, 'usage-invalid-argument')
+  assert.throws(() => mrtr.errorResponse(3, { rule: 'protocol-version-unsupported', message: 'no', data: [1] }), misuse)
+})

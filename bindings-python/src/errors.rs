@@ -12,12 +12,15 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 static FACTORY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// The exception for a core error: an instance of the class of its area,
-/// carrying `.rule`, `.code` and `.message`.
+/// carrying `.rule`, `.code`, `.message` and `.data` (the members of the
+/// JSON-RPC error's `data` a refusal carries, as JSON text, or `None`).
 pub fn raise(e: Error) -> PyErr {
     Python::attach(|py| {
         let factory =
             FACTORY.get_or_try_init(py, || py.import("mrtr._errors")?.getattr("_from_native").map(Bound::unbind));
-        let made = factory.and_then(|f| f.bind(py).call1((e.rule().name(), e.area().name(), e.code(), e.message())));
+        let made = factory.and_then(|f| {
+            f.bind(py).call1((e.rule().name(), e.area().name(), e.code(), e.message(), e.data().map(|d| d.to_string())))
+        });
         // Where the façade cannot be imported, that failure is the exception.
         made.map_or_else(|import| import, PyErr::from_value)
     })

@@ -150,17 +150,23 @@ fn question_roots(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     boundary(|| output(py, &facade::question_roots()))
 }
 
-/// `{"response", "status"}`: the error response to `id` for `rule`, and its HTTP status.
+/// `{"response", "status"}`: the error response to `id` for `rule` (with the
+/// members of `data`, a dict), and its HTTP status.
 #[pyfunction]
+#[pyo3(signature = (id, rule, message, data=None))]
 fn _error_response<'py>(
     py: Python<'py>,
     id: &Bound<'py, PyAny>,
     rule: &str,
     message: &str,
+    data: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     boundary(|| {
         let id = from_python(id, &Limits::DEFAULT)?;
-        output(py, &facade::error_response(id.to_string().as_bytes(), rule, message).or_raise()?)
+        let data = data.map(|d| from_python(d, &Limits::DEFAULT)).transpose()?.map(|d| d.to_string());
+        let built =
+            facade::error_response(id.to_string().as_bytes(), rule, message, data.as_deref().map(str::as_bytes));
+        output(py, &built.or_raise()?)
     })
 }
 

@@ -85,7 +85,123 @@ pub fn check_headers(
     })
 }
 
+/// What every request must pass before a server acts on it: its `_meta`
+/// (`request-meta-missing`), its HTTP header fields when given
+/// (`request-header-mismatch`), then a protocol version among `supported`
+/// (`protocol-version-unsupported`, -32022, whose `.data` lists them).
+#[pyfunction]
+#[pyo3(signature = (request, supported, headers=None, protocol=None, limits=None))]
+pub fn check_request(
+    request: &Bound<'_, PyAny>,
+    supported: &Bound<'_, PyAny>,
+    headers: Option<&Bound<'_, PyAny>>,
+    protocol: Option<Proto>,
+    limits: Option<Lim>,
+) -> PyResult<()> {
+    guard(|| {
+        let o = options(protocol, limits);
+        let (request, supported) = (json_text(request, &o.limits)?, json_text(supported, &o.limits)?);
+        let headers = headers.map(|h| headers_text(Some(h))).transpose()?;
+        let headers = headers.as_deref().map(str::as_bytes);
+        facade::check_request(request.as_bytes(), headers, supported.as_bytes(), &o).or_raise()
+    })
+}
+
+/// The client capabilities `questions` (a dict of input requests) need that
+/// `request` did not declare, as one `ClientCapabilities` dict, or `None`.
+#[pyfunction]
+#[pyo3(signature = (request, questions, protocol=None, limits=None))]
+pub fn missing_capabilities<'py>(
+    request: &Bound<'py, PyAny>,
+    questions: &Bound<'py, PyAny>,
+    protocol: Option<Proto>,
+    limits: Option<Lim>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    guard(|| {
+        let (py, o) = (request.py(), options(protocol, limits));
+        let (request, questions) = (json_text(request, &o.limits)?, json_text(questions, &o.limits)?);
+        let missing = facade::missing_capabilities(request.as_bytes(), questions.as_bytes(), &o).or_raise()?;
+        missing.map(|m| output(py, &m)).transpose()
+    })
+}
+
+/// Raises `request-capability-missing` (-32021, `.data` naming the
+/// capabilities) unless `request` declared every capability `questions` need.
+#[pyfunction]
+#[pyo3(signature = (request, questions, protocol=None, limits=None))]
+pub fn require_capabilities(
+    request: &Bound<'_, PyAny>,
+    questions: &Bound<'_, PyAny>,
+    protocol: Option<Proto>,
+    limits: Option<Lim>,
+) -> PyResult<()> {
+    guard(|| {
+        let o = options(protocol, limits);
+        let (request, questions) = (json_text(request, &o.limits)?, json_text(questions, &o.limits)?);
+        facade::require_capabilities(request.as_bytes(), questions.as_bytes(), &o).or_raise()
+    })
+}
+
+/// Raises `request-capability-missing` (-32021) unless `request` declared
+/// every capability of `required` (a `ClientCapabilities` dict, such as
+/// `{"extensions": {"io.modelcontextprotocol/tasks": {}}}`).
+#[pyfunction]
+#[pyo3(signature = (request, required, protocol=None, limits=None))]
+pub fn require_declared(
+    request: &Bound<'_, PyAny>,
+    required: &Bound<'_, PyAny>,
+    protocol: Option<Proto>,
+    limits: Option<Lim>,
+) -> PyResult<()> {
+    guard(|| {
+        let o = options(protocol, limits);
+        let (request, required) = (json_text(request, &o.limits)?, json_text(required, &o.limits)?);
+        facade::require_declared(request.as_bytes(), required.as_bytes(), &o).or_raise()
+    })
+}
+
+/// The response to `request` that starts the task of `record` (a task record
+/// dict: `taskId`, `status`, `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
+#[pyfunction]
+#[pyo3(signature = (request, record, protocol=None, limits=None))]
+pub fn task_created<'py>(
+    request: &Bound<'py, PyAny>,
+    record: &Bound<'py, PyAny>,
+    protocol: Option<Proto>,
+    limits: Option<Lim>,
+) -> PyResult<Bound<'py, PyAny>> {
+    guard(|| {
+        let (py, o) = (request.py(), options(protocol, limits));
+        let (request, record) = (json_text(request, &o.limits)?, json_text(record, &o.limits)?);
+        output(py, &facade::task_created(request.as_bytes(), record.as_bytes(), &o).or_raise()?)
+    })
+}
+
+/// The complete answer to `tasks/get` `request` for the task of `record`: the
+/// fields of its status (`result`, `error`, or only the input requests its
+/// `answered` keys leave open).
+#[pyfunction]
+#[pyo3(signature = (request, record, protocol=None, limits=None))]
+pub fn task_get_response<'py>(
+    request: &Bound<'py, PyAny>,
+    record: &Bound<'py, PyAny>,
+    protocol: Option<Proto>,
+    limits: Option<Lim>,
+) -> PyResult<Bound<'py, PyAny>> {
+    guard(|| {
+        let (py, o) = (request.py(), options(protocol, limits));
+        let (request, record) = (json_text(request, &o.limits)?, json_text(record, &o.limits)?);
+        output(py, &facade::task_get_response(request.as_bytes(), record.as_bytes(), &o).or_raise()?)
+    })
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(check_request, m)?)?;
+    m.add_function(wrap_pyfunction!(missing_capabilities, m)?)?;
+    m.add_function(wrap_pyfunction!(require_capabilities, m)?)?;
+    m.add_function(wrap_pyfunction!(require_declared, m)?)?;
+    m.add_function(wrap_pyfunction!(task_created, m)?)?;
+    m.add_function(wrap_pyfunction!(task_get_response, m)?)?;
     m.add_function(wrap_pyfunction!(respond, m)?)?;
     m.add_function(wrap_pyfunction!(resume, m)?)?;
     m.add_function(wrap_pyfunction!(complete, m)?)?;

@@ -450,6 +450,8 @@ pub struct SealedRounds {
     pub(crate) settings: String,
     /// The limits again, for converting Python values.
     pub(crate) limits: Limits,
+    /// The protocol of the settings, for the builders a tool's context calls.
+    protocol: mrtr::Protocol,
 }
 
 /// The façade's per-call JSON: `{"subject" | "anonymous": true, "now"}`, as the
@@ -490,9 +492,15 @@ impl SealedRounds {
             }
             let limits = limits.unwrap_or_default().0;
             let settings = Value::Object(settings).to_string();
-            RoundsSettings::from_json(settings.as_bytes()).or_raise()?;
-            Ok(SealedRounds { ring, settings, limits })
+            let protocol = RoundsSettings::from_json(settings.as_bytes()).or_raise()?.protocol();
+            Ok(SealedRounds { ring, settings, limits, protocol })
         })
+    }
+
+    /// The protocol these rounds are sealed for (a `Protocol` value).
+    #[getter]
+    fn protocol(&self) -> &'static str {
+        self.protocol.name()
     }
 
     /// Reads `request` against `needs` for the principal `subject` (or

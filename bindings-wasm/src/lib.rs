@@ -653,10 +653,11 @@ pub fn question_roots() -> String {
     facade::question_roots()
 }
 
-/// `facade::error_response`: `{response, status}` as JSON text.
+/// `facade::error_response`: `{response, status}` as JSON text; `data` the
+/// members of the error's `data` (JSON text of an object), or undefined.
 #[wasm_bindgen(js_name = errorResponse)]
-pub fn error_response(id: &JsValue, rule: &str, message: &str) -> Result<String> {
-    Ok(facade::error_response(&bytes(id), rule, message)?)
+pub fn error_response(id: &JsValue, rule: &str, message: &str, data: &JsValue) -> Result<String> {
+    Ok(facade::error_response(&bytes(id), rule, message, optional(data).as_deref())?)
 }
 
 /// `facade::seal_with_nonce`: sealing with a caller's nonce, for the corpus's

@@ -12,24 +12,31 @@ nothing in flight) is also a ``TypeError``, Python's exception for a call its ca
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple, Type, Union
+from json import loads
+from typing import Any, Dict, Optional, Tuple, Type, Union
 
 from ._enums import _CATALOGUE, Area, Rule
 
 
 class MrtrError(Exception):
-    """A core failure: ``rule``, ``code`` and ``message``."""
+    """A core failure: ``rule``, ``code``, ``message``, and ``data``: what the JSON-RPC error's ``data`` of a
+    refusal carries for the peer to act on (-32021's ``requiredCapabilities``, -32022's ``supported`` and
+    ``requested``), or ``None``."""
 
     rule: Rule
     code: Optional[int]
     message: str
+    data: Optional[Dict[str, Any]]
 
-    def __init__(self, rule: Union[Rule, str], code: Optional[int], message: str) -> None:
+    def __init__(
+        self, rule: Union[Rule, str], code: Optional[int], message: str, data: Optional[Dict[str, Any]] = None
+    ) -> None:
         rule = Rule(rule)
         super().__init__(rule, code, message)
         self.rule = rule
         self.code = code
         self.message = message
+        self.data = data
 
     def __str__(self) -> str:
         return f"{self.rule.value}: {self.message}"
@@ -53,9 +60,9 @@ def error_class(rule: Union[Rule, str]) -> Type[MrtrError]:
     return _BY_AREA[Rule(rule).area.value]
 
 
-def _from_native(rule: str, area: str, code: Optional[int], message: str) -> MrtrError:
-    """Called by the native module to make the exception of a core error."""
-    return _BY_AREA[area](rule, code, message)
+def _from_native(rule: str, area: str, code: Optional[int], message: str, data: Optional[str] = None) -> MrtrError:
+    """Called by the native module to make the exception of a core error (``data`` as JSON text)."""
+    return _BY_AREA[area](rule, code, message, None if data is None else loads(data))
 
 
 __all__ = ["MrtrError", *(cls.__name__ for cls in _BY_AREA.values()), "error_class"]

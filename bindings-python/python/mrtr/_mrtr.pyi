@@ -1,6 +1,6 @@
 """Type stubs of the native module ``mrtr._mrtr`` (pyo3)."""
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from ._enums import Kind
@@ -113,6 +113,49 @@ def check_headers(
     against its body; a mismatch or a missing field raises ``ProtocolError`` (``request-header-mismatch``,
     -32020)."""
 
+def check_request(
+    request: _JsonIn,
+    supported: Sequence[str],
+    headers: Mapping[str, str] | None = None,
+    protocol: str | None = None,
+    limits: Limits | None = None,
+) -> None:
+    """What every request must pass before a server acts on it: its ``_meta`` (``request-meta-missing``), its
+    HTTP header fields when given (``request-header-mismatch``), then a protocol version among ``supported``
+    (``ProtocolError`` ``protocol-version-unsupported``, -32022, its ``.data`` holding ``supported`` and
+    ``requested``)."""
+
+def missing_capabilities(
+    request: _JsonIn, questions: Mapping[str, Any], protocol: str | None = None, limits: Limits | None = None
+) -> dict[str, Any] | None:
+    """The client capabilities ``questions`` (a dict of input requests) need that ``request`` did not declare,
+    as one ``ClientCapabilities`` dict (``{"sampling": {"tools": {}}}``), or ``None`` when all may be asked."""
+
+def require_capabilities(
+    request: _JsonIn, questions: Mapping[str, Any], protocol: str | None = None, limits: Limits | None = None
+) -> None:
+    """Raises ``ProtocolError`` ``request-capability-missing`` (-32021, ``.data["requiredCapabilities"]``)
+    unless ``request`` declared every capability ``questions`` need."""
+
+def require_declared(
+    request: _JsonIn, required: Mapping[str, Any], protocol: str | None = None, limits: Limits | None = None
+) -> None:
+    """Raises ``ProtocolError`` ``request-capability-missing`` (-32021) unless ``request`` declared every
+    capability of ``required`` (a ``ClientCapabilities`` dict, such as an extension's)."""
+
+def task_created(
+    request: _JsonIn, record: Mapping[str, Any], protocol: str | None = None, limits: Limits | None = None
+) -> dict[str, Any]:
+    """The response to ``request`` that starts the task of ``record`` (``taskId``, ``status``, ``createdAt``,
+    ``lastUpdatedAt``, ``ttlMs``, optionally ``statusMessage`` and ``pollIntervalMs``): ``resultType: "task"``."""
+
+def task_get_response(
+    request: _JsonIn, record: Mapping[str, Any], protocol: str | None = None, limits: Limits | None = None
+) -> dict[str, Any]:
+    """The complete answer to ``tasks/get`` ``request``: the task of ``record`` with the fields of its status
+    (a completed one's ``result``, a failed one's ``error``, an ``input_required`` one's ``inputRequests``
+    without the keys listed in ``answered``; none left raises ``task-input-requests-missing``)."""
+
 class Key:
     """A sealing key: id, algorithm, and secret material that stays in Rust."""
 
@@ -203,6 +246,9 @@ class SealedRounds:
     ) -> SealedRounds:
         """``max_rounds``: how many rounds an await-style tool may take (``ToolReplay``, ``run_tool``; the
         core's default 10); one more is ``retry-rounds-exceeded``."""
+    @property
+    def protocol(self) -> str:
+        """The protocol these rounds are sealed for."""
     def resume(
         self,
         request: _JsonIn,
@@ -272,8 +318,11 @@ def question_sample(params: _JsonIn) -> dict[str, Any]:
 def question_roots() -> dict[str, Any]:
     """A request for the client's roots."""
 
-def _error_response(id: int | str | None, rule: str, message: str) -> dict[str, Any]:
-    """``{"response", "status"}``: the JSON-RPC error response to ``id`` for ``rule``, and its HTTP status."""
+def _error_response(
+    id: int | str | None, rule: str, message: str, data: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """``{"response", "status"}``: the JSON-RPC error response to ``id`` for ``rule`` (with the members of
+    ``data``), and its HTTP status."""
 
 def inspect(token: str | bytes) -> TokenInfo:
     """The public part of a token (state id, key id, algorithm, expiry), read without a key."""

@@ -55,8 +55,8 @@ class Context:
 
     q = Questions
 
-    def __init__(self, replay: ToolReplay, request: Dict[str, Any]) -> None:
-        self._replay, self._suspended, self.request = replay, False, request
+    def __init__(self, replay: ToolReplay, request: Dict[str, Any], protocol: Optional[str] = None) -> None:
+        self._replay, self._suspended, self.request, self._protocol = replay, False, request, protocol
         self._refusal: Optional[MrtrError] = None
         self.data: Any = replay.data
         state = replay.state or {}
@@ -86,6 +86,18 @@ class Context:
         if self._suspended:
             raise _Suspend
         return answers
+
+    def allows(self, *questions: Question) -> bool:
+        """Whether the request declared every client capability ``questions`` need (mode-aware:
+        ``elicitation.url``, ``sampling.tools``): ask only what it allows."""
+        asked = {str(i): q for i, q in enumerate(questions)}
+        return _mrtr.missing_capabilities(self.request, asked, protocol=self._protocol) is None
+
+    def require(self, *questions: Question) -> None:
+        """Raises ``request-capability-missing`` (-32021, ``.data["requiredCapabilities"]`` naming them) unless
+        the request declared every capability ``questions`` need: for a tool that cannot work without them."""
+        asked = {str(i): q for i, q in enumerate(questions)}
+        _mrtr.require_capabilities(self.request, asked, protocol=self._protocol)
 
     async def ask(self, question: Question, *, key: Optional[str] = None) -> Answer:
         """The answer to ``question`` (any input request), under the key of its order or ``key``."""
@@ -130,7 +142,7 @@ async def run_tool(
     replay = ToolReplay(rounds, request, subject=subject, anonymous=anonymous, now=now, guard=guard)
     message: Dict[str, Any] = request if isinstance(request, dict) else loads(request)
     arguments = (message.get("params") or {}).get("arguments")
-    ctx = Context(replay, message)
+    ctx = Context(replay, message, rounds.protocol)
     result: Any = None
     try:
         result = await tool(arguments if isinstance(arguments, dict) else {}, ctx)
@@ -151,7 +163,8 @@ def error_response(
     ``message``), and the HTTP status to send it with, as the core builds them."""
     rule = error.rule if isinstance(error, MrtrError) else Rule(error)
     text = error.message if isinstance(error, MrtrError) and message is None else message or ""
-    built = _mrtr._error_response(id, rule.value, text)
+    data = error.data if isinstance(error, MrtrError) else None
+    built = _mrtr._error_response(id, rule.value, text, data)
     return built["response"], built["status"]
 
 

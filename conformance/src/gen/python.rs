@@ -114,10 +114,14 @@ fn errors() -> String {
     let mut s = head(
         "Type stubs of the exceptions ``_errors.py`` makes at import: one class per area of the core's catalogue.",
     );
-    s.push_str("from ._enums import Rule\n\nclass MrtrError(Exception):\n");
-    s.push_str("    \"\"\"A core failure: ``rule``, ``code`` and ``message``.\"\"\"\n\n");
-    s.push_str("    rule: Rule\n    code: int | None\n    message: str\n");
-    s.push_str("    def __init__(self, rule: Rule | str, code: int | None, message: str) -> None: ...\n");
+    s.push_str("from typing import Any\n\nfrom ._enums import Rule\n\nclass MrtrError(Exception):\n");
+    s.push_str(
+        "    \"\"\"A core failure: ``rule``, ``code``, ``message``, and ``data`` (what a refusal's JSON-RPC error\n",
+    );
+    s.push_str("    carries for the peer to act on, or ``None``).\"\"\"\n\n");
+    s.push_str("    rule: Rule\n    code: int | None\n    message: str\n    data: dict[str, Any] | None\n");
+    s.push_str("    def __init__(\n        self, rule: Rule | str, code: int | None, message: str, data: dict[str, Any] | None = None\n");
+    s.push_str("    ) -> None: ...\n");
     let mut names = vec!["MrtrError".to_string()];
     for area in Area::ALL {
         let name = format!("{}Error", area.title());
@@ -127,7 +131,9 @@ fn errors() -> String {
         names.push(name);
     }
     s.push_str("\ndef error_class(rule: Rule | str) -> type[MrtrError]: ...\n");
-    s.push_str("def _from_native(rule: str, area: str, code: int | None, message: str) -> MrtrError: ...\n\n");
+    s.push_str(
+        "def _from_native(rule: str, area: str, code: int | None, message: str, data: str | None = None) -> MrtrError: ...\n\n",
+    );
     names.push("error_class".into());
     s.push_str(&all(&names.iter().map(String::as_str).collect::<Vec<_>>()));
     s
