@@ -1,21 +1,19 @@
 """The server the official MCP conformance suite tests: a stateless `2026-07-28` MCP server on mrtr.
 
 A small Starlette app (run by uvicorn) over mrtr's Python binding. Every MRTR
-decision is mrtr's: ``classify`` reads each incoming message; ``resume`` checks
-each request's ``_meta`` and ``check_headers`` its ``MCP-Protocol-Version`` /
-``Mcp-Method`` / ``Mcp-Name`` headers; the tools are await-style
+decision is mrtr's: ``classify`` reads each incoming message; the tools are await-style
 (``name = await ctx.elicit(...)``), replayed by ``run_tool`` over
 ``SealedRounds`` (a ``KeyRing``), which carry the answers of earlier rounds in
 a sealed ``requestState``, so any instance holding the key could serve any
-round; ``complete`` builds each final answer (``ttlMs: 0`` on a retry) and
-``error_response`` each refusal with its HTTP status; ``TaskStatus.transition``
-guards every task status change. What is still here (the core does not offer
-it yet): the -32022 version check, -32021 with ``requiredCapabilities`` (and
-which capability an input request needs), the Tasks extension's wire format
-(the task-created result, ``tasks/get``'s task with only unanswered input
-requests), -32601/404 for unknown methods and -32602 for unknown tools or
-tasks; besides ``server/discover``, the fixtures the suite's scenarios name,
-and the task records behind a small ``TaskStore`` interface (in memory here).
+round; ``check_request`` checks every request before anything runs (its ``_meta``, its ``MCP-Protocol-Version``
+/ ``Mcp-Method`` / ``Mcp-Name`` headers, a protocol version this server serves: -32022), ``ctx.allows`` and
+``ctx.require`` decide which questions the client's capabilities allow (-32021 with ``requiredCapabilities``;
+``require_declared`` for the Tasks extension), ``complete`` builds each final answer (``ttlMs: 0`` on a retry),
+``task_created`` and ``task_get_response`` the Tasks extension's results, and ``error_response`` each refusal
+with its HTTP status; ``TaskStatus.transition`` guards every task status change. What is here is the server's
+own: dispatch (-32601/404 for unknown methods, -32602 for unknown tools, prompts or tasks),
+``server/discover``, the fixtures the suite's scenarios name, and the task records behind a small
+``TaskStore`` interface (in memory here).
 
     python server.py --port 8000    # POST JSON-RPC to http://127.0.0.1:8000/mcp
 """
@@ -45,8 +43,6 @@ from starlette.routing import Route
 PROTOCOL = mrtr.Protocol.V2026_07_28
 SUPPORTED_VERSIONS = [str(PROTOCOL.value)]
 TASKS_EXT = "io.modelcontextprotocol/tasks"
-META_VERSION = "io.modelcontextprotocol/protocolVersion"
-META_CAPS = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO = {"name": "mrtr-official-conformance-server", "version": "0.1.0"}
 # A deployment shares this secret among its instances; here it comes from the
 # environment or is made fresh per process.
@@ -86,36 +82,6 @@ def answer_of(response: Any, key: str, default: Any = None) -> Any:
     if isinstance(response, dict) and isinstance(response.get("content"), dict):
         return response["content"].get(key, default)
     return default
-
-
-# ---------------------------------------------------------------- client capabilities
-
-# The capability each kind of input request needs (for -32021's requiredCapabilities).
-CAPABILITY_OF = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
-
-
-def declared(request: Json, question: Json) -> bool:
-    """Whether the client declared what ``question`` needs: mrtr decides (mode-aware, ``sampling.tools``)."""
-    try:
-        mrtr.respond(request, {"probe": question}, protocol=PROTOCOL)
-    except mrtr.ProtocolError as e:
-        if e.rule is mrtr.Rule.INPUT_REQUEST_CAPABILITY_MISSING:
-            return False
-        raise
-    return True
-
-
-def missing_capability(capabilities: Json) -> RpcError:
-    """MissingRequiredClientCapabilityError: -32021, HTTP 400, ``data.requiredCapabilities``."""
-    names = ", ".join(sorted(capabilities.get("extensions", {})) or sorted(capabilities))
-    return RpcError(-32021, f"Missing required client capability: {names}", 400, {"requiredCapabilities": capabilities})
-
-
-def require(request: Json, question: Json) -> Json:
-    """``question``, when the client declared what it needs; else -32021 naming that capability."""
-    if not declared(request, question):
-        raise missing_capability({CAPABILITY_OF[question["method"]]: {}})
-    return question
 
 
 # ---------------------------------------------------------------- MRTR tools (await-style)
@@ -175,13 +141,14 @@ async def tampered_state(args: Json, ctx: mrtr.Context) -> Json:
 
 async def capabilities(args: Json, ctx: mrtr.Context) -> Json:
     """Asks only what the client declared a capability for."""
-    answers = await ctx.ask_all(*(q for q in (NAME, CAPITAL) if declared(ctx.request, q)))
+    answers = await ctx.ask_all(*(q for q in (NAME, CAPITAL) if ctx.allows(q)))
     return {"content": text(f"{len(answers)} answers")}
 
 
 async def needs_sampling(args: Json, ctx: mrtr.Context) -> Json:
     """server-stateless: called without the sampling capability, it must be refused with -32021."""
-    said = await ctx.ask(require(ctx.request, CAPITAL))
+    ctx.require(CAPITAL)
+    said = await ctx.ask(CAPITAL)
     return {"content": text(f"The model said: {(said.get('content') or {}).get('text', '')}")}
 
 
@@ -270,23 +237,20 @@ class Task:
     input_requests: Json = field(default_factory=dict)
     responses: Json = field(default_factory=dict)
 
-    def wire(self) -> Json:
-        """The DetailedTask of ``tasks/get`` (without ``resultType``)."""
-        out: Json = {
+    def record(self) -> Json:
+        """The task record mrtr's task builders read (they decide which fields each status shows)."""
+        return {
             "taskId": self.id,
             "status": self.status.value,
             "createdAt": self.created_at,
             "lastUpdatedAt": self.updated_at,
             "ttlMs": self.ttl_ms,
             "pollIntervalMs": POLL_INTERVAL_MS,
+            "result": self.result,
+            "error": self.error,
+            "inputRequests": self.input_requests,
+            "answered": list(self.responses),
         }
-        if self.status is mrtr.TaskStatus.COMPLETED and self.result is not None:
-            out["result"] = self.result
-        if self.status is mrtr.TaskStatus.FAILED and self.error is not None:
-            out["error"] = self.error
-        if self.status is mrtr.TaskStatus.INPUT_REQUIRED:
-            out["inputRequests"] = {k: v for k, v in self.input_requests.items() if k not in self.responses}
-        return out
 
 
 class TaskStore(ABC):
@@ -491,8 +455,8 @@ TASK_TOOLS: Dict[str, Callable[[Json], Callable[[TaskContext], None]]] = {
 }
 
 
-def create_task_result(id: Any, task: Task) -> Json:
-    return {"jsonrpc": "2.0", "id": id, "result": dict(task.wire(), resultType="task")}
+def create_task_result(request: Json, task: Task) -> Json:
+    return mrtr.task_created(request, task.record(), protocol=PROTOCOL)
 
 
 def tool_with_task(request: Json) -> Json:
@@ -507,7 +471,7 @@ def tool_with_task(request: Json) -> Json:
         ctx.sleep(0.2)
         ctx.complete({"content": text(f"Hello, {name}! (finished in a task)")})
 
-    return create_task_result(request["id"], RUNNER.start(body))
+    return create_task_result(request, RUNNER.start(body))
 
 
 def run_sync(body: Callable[[TaskContext], None]) -> Json:
@@ -531,13 +495,15 @@ def complete(request: Json, result: Json) -> Json:
     return mrtr.complete(request, result, protocol=PROTOCOL)
 
 
+TASKS_DECLARED = {"extensions": {TASKS_EXT: {}}}
+
+
 def tasks_negotiated(request: Json) -> bool:
-    caps = request["params"]["_meta"].get(META_CAPS) or {}
-    return isinstance(caps.get("extensions"), dict) and TASKS_EXT in caps["extensions"]
-
-
-def need_tasks() -> RpcError:
-    return missing_capability({"extensions": {TASKS_EXT: {}}})
+    try:
+        mrtr.require_declared(request, TASKS_DECLARED, protocol=PROTOCOL)
+    except mrtr.ProtocolError:
+        return False
+    return True
 
 
 async def call_tool(request: Json) -> Json:
@@ -551,17 +517,16 @@ async def call_tool(request: Json) -> Json:
     if name in TASK_TOOLS or name == "test_tool_with_task":
         if not tasks_negotiated(request):
             if TASK_SUPPORT[name] == "required":
-                raise need_tasks()
+                mrtr.require_declared(request, TASKS_DECLARED, protocol=PROTOCOL)  # -32021 naming the extension
             return complete(request, await anyio.to_thread.run_sync(run_sync, TASK_TOOLS[name](args)))
         if name == "test_tool_with_task":
             return tool_with_task(request)
-        return create_task_result(request["id"], RUNNER.start(TASK_TOOLS[name](args)))
+        return create_task_result(request, RUNNER.start(TASK_TOOLS[name](args)))
     raise RpcError(-32602, f"Unknown tool: {name}", 400)
 
 
 def task_of(request: Json) -> Task:
-    if not tasks_negotiated(request):
-        raise need_tasks()
+    mrtr.require_declared(request, TASKS_DECLARED, protocol=PROTOCOL)
     task_id = request["params"].get("taskId")
     task = STORE.get(task_id) if isinstance(task_id, str) else None
     if task is None:
@@ -594,7 +559,7 @@ async def handle_request(request: Json) -> Json:
             raise RpcError(-32602, f"Unknown prompt: {params.get('name')}", 400)
         return await run(PROMPTS[params["name"]], request)
     if method == "tasks/get":
-        return complete(request, task_of(request).wire())
+        return mrtr.task_get_response(request, task_of(request).record(), protocol=PROTOCOL)
     if method == "tasks/update":
         RUNNER.deliver(request, task_of(request))
         return complete(request, {})
@@ -604,18 +569,6 @@ async def handle_request(request: Json) -> Json:
             RUNNER.cancel(task.id)
         return complete(request, {})
     raise RpcError(-32601, f"Method not found: {method}", 404)
-
-
-def check_request(request: Json, headers: Any) -> None:
-    """What every request must pass before anything runs: its ``_meta`` (mrtr: ``request-meta-missing``), its
-    ``MCP-Protocol-Version`` / ``Mcp-Method`` / ``Mcp-Name`` headers against the body (mrtr:
-    ``request-header-mismatch``), then a protocol version this server speaks (-32022)."""
-    mrtr.resume(request, {}, protocol=PROTOCOL)
-    mrtr.check_headers(request, headers, protocol=PROTOCOL)
-    version = request["params"]["_meta"][META_VERSION]
-    if version not in SUPPORTED_VERSIONS:
-        data = {"supported": SUPPORTED_VERSIONS, "requested": version}
-        raise RpcError(-32022, "Unsupported protocol version", 400, data)
 
 
 def error_body(id: Any, e: RpcError) -> Json:
@@ -637,7 +590,7 @@ async def mcp(http: Request) -> Response:
     request = json.loads(body)
     request.setdefault("params", {})
     try:
-        check_request(request, http.headers)
+        mrtr.check_request(request, SUPPORTED_VERSIONS, dict(http.headers), protocol=PROTOCOL)
         return JSONResponse(await handle_request(request))
     except RpcError as e:
         return JSONResponse(error_body(kind.id, e), status_code=e.status)
