@@ -198,6 +198,11 @@ pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabi
 /// `_meta` key binding a message to a task (Tasks in core).
 pub const META_RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
+/// (`2026-07-28`) The methods whose results are cacheable (`CacheableResult`:
+/// `ttlMs` and `cacheScope` required), from the schema's result types.
+pub const CACHEABLE_METHODS: [&str; 6] =
+    ["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"];
+
 /// The params field a request's target is (`Mcp-Name` mirrors it): `name`
 /// for `tools/call` and `prompts/get`, `uri` for `resources/read`, `taskId`
 /// for `tasks/get`, `tasks/update` and `tasks/cancel`.

@@ -151,7 +151,10 @@ fn check_carrier(view: &EnvelopeView<'_>, params: &ParamsView<'_>, protocol: Pro
 /// `2026-07-28`, `ttlMs: 0` when the request was a retry (it carried
 /// `inputResponses` or `requestState`): the result of a retry depends on
 /// answers no cache key holds, so it is never cached (`input-required-cache-hint`).
-/// `result` must be an object (else `usage-invalid-argument`).
+/// A cacheable result ([`crate::protocol::CACHEABLE_METHODS`]) that names no
+/// caching hints gets the safe ones the schema requires: `ttlMs: 0` (not
+/// cached) and `cacheScope: "private"` (never shared across authorization
+/// contexts). `result` must be an object (else `usage-invalid-argument`).
 pub fn complete(request: &Value, result: &Value, protocol: Protocol) -> Result<Value> {
     let Value::Object(mut result) = result.clone() else {
         return Err(err!(UsageInvalidArgument, "a result is an object"));
@@ -162,8 +165,15 @@ pub fn complete(request: &Value, result: &Value, protocol: Protocol) -> Result<V
     }
     let params = to_sep_in(request, protocol).get("params").cloned().unwrap_or(Value::Null);
     let retry = params.get("inputResponses").is_some() || params.get("requestState").is_some();
-    if retry && protocol == Protocol::V2026_07_28 {
-        result.insert("ttlMs".into(), 0.into());
+    if protocol == Protocol::V2026_07_28 {
+        if retry {
+            result.insert("ttlMs".into(), 0.into());
+        }
+        let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+        if crate::protocol::CACHEABLE_METHODS.contains(&method) {
+            result.entry("ttlMs").or_insert_with(|| 0.into());
+            result.entry("cacheScope").or_insert_with(|| "private".into());
+        }
     }
     Ok(json!({"jsonrpc": "2.0", "id": request.get("id").cloned().unwrap_or(Value::Null), "result": result}))
 }

@@ -109,3 +109,24 @@ fn an_extension_the_request_did_not_declare_is_refused() {
     assert!(server::require_declared(&null, &tasks, V).is_err());
     assert_eq!(server::require_declared(&declared, &json!([]), V).unwrap_err().rule(), RuleId::UsageInvalidArgument);
 }
+
+#[test]
+fn a_cacheable_result_gets_the_hints_its_schema_requires() {
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}});
+    let done = server::complete(&list, &json!({"tools": []}), V).unwrap();
+    assert_eq!((done["result"]["ttlMs"].clone(), done["result"]["cacheScope"].clone()), (json!(0), json!("private")));
+    let chosen = server::complete(&list, &json!({"tools": [], "ttlMs": 60000, "cacheScope": "public"}), V).unwrap();
+    assert_eq!(
+        (chosen["result"]["ttlMs"].clone(), chosen["result"]["cacheScope"].clone()),
+        (json!(60000), json!("public"))
+    );
+    // A retry's result is never cached, whatever the server said; a tool's result names no hints.
+    let mut read = json!({"jsonrpc": "2.0", "id": 4, "method": "resources/read", "params": {"uri": "notes://x", "requestState": "s"}});
+    let done = server::complete(&read, &json!({"contents": [], "ttlMs": 5000, "cacheScope": "public"}), V).unwrap();
+    assert_eq!((done["result"]["ttlMs"].clone(), done["result"]["cacheScope"].clone()), (json!(0), json!("public")));
+    read["method"] = json!("tools/call");
+    assert!(server::complete(&read, &json!({"content": []}), V).unwrap()["result"].get("cacheScope").is_none());
+    assert!(server::complete(&list, &json!({"tools": []}), Protocol::V2025_11_25).unwrap()["result"]
+        .get("ttlMs")
+        .is_none());
+}
