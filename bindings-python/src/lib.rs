@@ -10,6 +10,7 @@
 
 use pyo3::prelude::*;
 
+pub mod bridge;
 pub mod check;
 pub mod classify;
 pub mod client;
@@ -39,6 +40,7 @@ fn _mrtr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     server::register(m)?;
     state::register(m)?;
     replay::register(m)?;
+    bridge::register(m)?;
     transport::register(m)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -5,7 +5,7 @@
 
 use crate::{
     convert::{from_python, json_text, output},
-    errors::{guard as boundary, OrRaise},
+    errors::{guard as boundary, usage, OrRaise},
     state::{call_json, guarded, SealedRounds},
 };
 use mrtr::{
@@ -18,8 +18,21 @@ use pyo3::prelude::*;
 /// `input_required`, or `complete` with the tool's result.
 #[pyclass(module = "mrtr._mrtr", name = "ToolReplay")]
 pub struct ToolReplay {
-    inner: facade::ToolReplay,
-    rounds: Py<SealedRounds>,
+    pub(crate) inner: facade::ToolReplay,
+    /// The sealed rounds it answers through; `None` for a bridge's replay,
+    /// which answers through its bridge (`ToolBridge`).
+    rounds: Option<Py<SealedRounds>>,
+}
+
+impl ToolReplay {
+    /// A bridge's replay (no sealed rounds).
+    pub(crate) fn of_bridge(inner: facade::ToolReplay) -> ToolReplay {
+        ToolReplay { inner, rounds: None }
+    }
+
+    fn limits(&self) -> Limits {
+        self.rounds.as_ref().map_or(Limits::DEFAULT, |r| r.get().limits)
+    }
 }
 
 #[pymethods]
@@ -45,7 +58,7 @@ impl ToolReplay {
             let inner = guarded(guard, |g| {
                 facade::ToolReplay::start(ring, request.as_bytes(), r.settings.as_bytes(), call.as_bytes(), g)
             })?;
-            Ok(ToolReplay { inner, rounds })
+            Ok(ToolReplay { inner, rounds: Some(rounds) })
         })
     }
 
@@ -100,7 +113,10 @@ impl ToolReplay {
     #[pyo3(signature = (data=None))]
     fn input_required<'py>(&self, py: Python<'py>, data: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
         boundary(|| {
-            let r = self.rounds.get();
+            let Some(rounds) = &self.rounds else {
+                return Err(usage("a bridge's replay asks through its bridge, not with input_required"));
+            };
+            let r = rounds.get();
             let data = data.filter(|d| !d.is_none()).map(|d| from_python(d, &r.limits).map(|d| d.to_string()));
             let data = data.transpose()?;
             let ring = &r.ring.bind(py).try_borrow()?.0;
@@ -112,7 +128,7 @@ impl ToolReplay {
     /// The final response with the tool's `result`.
     fn complete<'py>(&self, py: Python<'py>, result: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         boundary(|| {
-            let result = json_text(result, &self.rounds.get().limits)?;
+            let result = json_text(result, &self.limits())?;
             output(py, &self.inner.complete(result.as_bytes()).or_raise()?)
         })
     }

@@ -3,13 +3,14 @@
 A thin façade over the native module ``mrtr._mrtr``, which converts and calls the core; the core decides.
 ``classify`` one message, ``check`` a conversation; client: ``retry``, ``task_update``, the ``Client`` machine;
 server: ``respond``, ``resume``, ``complete``, ``check_request``, ``check_headers``, ``missing_capabilities``,
-``require_capabilities``, ``require_declared``, ``task_created``, ``task_get_response``; sealed ``requestState``: ``Key``, ``KeyRing``, ``Binding``, ``SealedRounds``,
-``inspect``; await-style tools without server state: ``run_tool``, ``Context``, ``Questions``, ``error_response``
-(over ``ToolReplay``); the transports over HTTP (Streamable HTTP, SEP-1858, SEP-1335): ``HttpCall`` (the client machine of
-one call), ``SseDecoder`` / ``sse_encode``, ``ServerStream``, ``read_http_request``, ``stream_url``,
-``unassociated_reply``.
-Every failure is an ``MrtrError`` (``.rule``, ``.code``, ``.message``) of the class of the rule's area
-(``ProtocolError``, ``RetryError``, …, ``UsageError``, ``PanicError``). The protocol is the caller's choice.
+``require_capabilities``, ``require_declared``, ``task_created``, ``task_get_response``; sealed
+``requestState``: ``Key``, ``KeyRing``, ``Binding``, ``SealedRounds``, ``inspect``; await-style tools without
+server state: ``run_tool``, ``Context``, ``Questions``, ``error_response`` (over ``ToolReplay``), and the same
+tools served to ``2025-11-25`` clients: ``BridgedCall`` (over ``ToolBridge``); the transports over HTTP
+(Streamable HTTP, SEP-1858, SEP-1335): ``HttpCall`` (the client machine of one call), ``SseDecoder`` /
+``sse_encode``, ``ServerStream``, ``read_http_request``, ``stream_url``, ``unassociated_reply``.
+Every failure is an ``MrtrError`` (``.rule``, ``.code``, ``.message``, ``.data``) of the class of the rule's
+area (``ProtocolError``, ``RetryError``, …, ``UsageError``, ``PanicError``). The protocol is the caller's choice.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ._mrtr import (
     SealedRounds,
     ServerStream,
     SseDecoder,
+    ToolBridge,
     ToolReplay,
     __version__,
     check,
@@ -71,6 +73,7 @@ __all__ = [
     "SealedRounds",
     "ServerStream",
     "SseDecoder",
+    "ToolBridge",
     "ToolReplay",
     "__version__",
     "check",

@@ -7,17 +7,24 @@ question), the round cap and every JSON shape.
 The suspension is a private ``BaseException`` raised at the await, so that a tool's ``except Exception`` cannot
 swallow it. **Code before an ask runs again on every round** (the stack is rebuilt by replay, not kept), so it
 must be free of side effects: do them after the last ask, under a replay guard (the final round runs once).
+
+``BridgedCall`` serves the same tool to a ``2025-11-25`` client over the core's legacy bridge (``ToolBridge``):
+each round's questions go on the call's event stream as server requests, the answers come back as POSTs, and
+the tool is replayed from them in this instance's memory.
 """
 
 from __future__ import annotations
 
+import asyncio
 from json import loads
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, Union
+from secrets import token_hex
+from time import monotonic
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Optional, Tuple, Union
 
 from . import _mrtr
 from ._enums import Rule
 from ._errors import MrtrError
-from ._mrtr import SealedRounds, ToolReplay
+from ._mrtr import SealedRounds, ToolBridge, ToolReplay
 
 #: An input request (``{"method", "params"}``), as ``ctx.q`` builds it.
 Question = Dict[str, Any]
@@ -141,8 +148,15 @@ async def run_tool(
     when the tool caught them at an ask; the tool's own exceptions propagate."""
     replay = ToolReplay(rounds, request, subject=subject, anonymous=anonymous, now=now, guard=guard)
     message: Dict[str, Any] = request if isinstance(request, dict) else loads(request)
+    result, ctx = await _play(tool, replay, message, rounds.protocol)
+    return replay.input_required(ctx.data) if replay.missing else replay.complete(result)
+
+
+async def _play(tool: Tool, replay: ToolReplay, message: Dict[str, Any], protocol: str) -> Tuple[Any, Context]:
+    """Runs ``tool`` once over ``replay``: its result (``None`` when it stopped at an ask without an answer) and
+    its context. A refusal is raised even when the tool caught it; the tool's own exceptions propagate."""
     arguments = (message.get("params") or {}).get("arguments")
-    ctx = Context(replay, message, rounds.protocol)
+    ctx = Context(replay, message, protocol)
     result: Any = None
     try:
         result = await tool(arguments if isinstance(arguments, dict) else {}, ctx)
@@ -153,7 +167,87 @@ async def run_tool(
             raise
     if ctx._refusal is not None:
         raise ctx._refusal
-    return replay.input_required(ctx.data) if replay.missing else replay.complete(result)
+    return result, ctx
+
+
+class BridgedCall:
+    """The legacy bridge: one ``2025-11-25`` call of the same await-style ``tool``, whose questions reach the
+    client as server requests on the call's event stream (each associated with the call, SEP-2260), over the
+    core's ``ToolBridge``. Iterate ``stream()`` and write each text to the call's ``text/event-stream``
+    response; route every JSON-RPC response the client POSTs to one of ``pending`` to ``deliver``. Each round
+    re-runs the tool from the answers collected so far, as ``run_tool`` does; a round unanswered after
+    ``round_timeout_ms`` (or a tool still asking after ``max_rounds``) ends the call with its error.
+
+    The call lives in this instance's memory, on the open stream: the design the multi-round texts replace,
+    here so that one handler serves both generations of clients."""
+
+    def __init__(
+        self,
+        tool: Tool,
+        request: Union[Dict[str, Any], str, bytes],
+        *,
+        key: Optional[str] = None,
+        max_rounds: Optional[int] = None,
+        round_timeout_ms: Optional[int] = None,
+        clock: Callable[[], int] = lambda: int(monotonic() * 1000),
+    ) -> None:
+        self._tool, self._clock = tool, clock
+        self._message: Dict[str, Any] = request if isinstance(request, dict) else loads(request)
+        key = key if key is not None else token_hex(8)
+        self._bridge = ToolBridge(self._message, key, max_rounds=max_rounds, round_timeout_ms=round_timeout_ms)
+        self._answered = asyncio.Event()
+
+    @property
+    def pending(self) -> List[str]:
+        """The ids (as text) of the server requests waiting for the client's answers."""
+        return list(self._bridge.pending)
+
+    @property
+    def done(self) -> bool:
+        """Whether the call's final response (or error) was written."""
+        return bool(self._bridge.done)
+
+    def deliver(self, response: Dict[str, Any]) -> None:
+        """A JSON-RPC response the client POSTed to one of ``pending``. An answer that does not fit its
+        question raises ``retry-input-response-invalid`` (answer that POST with its error; the round still
+        waits); a response to no pending request ``usage-out-of-turn``."""
+        if self._bridge.handle_answer(response, self._clock()):
+            self._answered.set()
+
+    async def stream(self) -> AsyncIterator[str]:
+        """The event-stream text of the call, in order, until its final response."""
+        while not self._bridge.done:
+            if self._bridge.pending:
+                await self._wait()
+            else:
+                await self._round()
+            while (text := self._bridge.poll_write()) is not None:
+                yield text
+
+    async def _round(self) -> None:
+        replay = self._bridge.replay()
+        try:
+            result, _ = await _play(self._tool, replay, self._message, "2025-11-25")
+        except MrtrError as e:
+            return self._bridge.refuse(e.rule.value, e.message, e.data)
+        if not replay.missing:
+            return self._bridge.complete(result)
+        try:
+            self._bridge.ask(replay, self._clock())
+        except MrtrError:
+            if not self._bridge.done:
+                raise
+            # Past the round cap: the bridge ended the call with that error's response.
+
+    async def _wait(self) -> None:
+        deadline = self._bridge.poll_timeout()
+        if deadline is None:
+            return
+        try:
+            await asyncio.wait_for(self._answered.wait(), max(0, deadline - self._clock()) / 1000)
+            self._answered.clear()
+        except asyncio.TimeoutError:
+            self._bridge.handle_timeout(self._clock())
 
 
 def error_response(
@@ -168,4 +262,4 @@ def error_response(
     return built["response"], built["status"]
 
 
-__all__ = ["Answer", "Context", "Question", "Questions", "Tool", "error_response", "run_tool"]
+__all__ = ["Answer", "BridgedCall", "Context", "Question", "Questions", "Tool", "error_response", "run_tool"]

@@ -150,6 +150,13 @@ impl ToolBridge {
         self.0.complete(&parse_arg(result, "a result")?)
     }
 
+    /// The tool's run was refused: the error response for the rule named
+    /// `rule`, `message` and `data` (a JSON object, or `None`) ends the call.
+    pub fn refuse(&mut self, rule: &str, message: &str, data: Option<&[u8]>) -> Result<()> {
+        let error = super::serve::error_of(rule, message, data)?;
+        self.0.refuse(&error)
+    }
+
     /// A response the client POSTed; `true` when the round is complete.
     pub fn handle_answer(&mut self, response: &[u8], now: u64) -> Result<bool> {
         self.0.handle_answer(&parse_arg(response, "a response")?, now)

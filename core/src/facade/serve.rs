@@ -72,16 +72,20 @@ pub fn task_get_response(request: &[u8], record: &[u8], o: &Options) -> Result<S
 /// in answer to the request id `id` (JSON text): `{"response", "status"}`.
 pub fn error_response(id: &[u8], rule: &str, message: &str, data: Option<&[u8]>) -> Result<String> {
     let id = parse_arg(id, "an id")?;
-    let rule = RuleId::from_name(rule).ok_or_else(|| usage_owned(alloc::format!("no rule {rule:?}")))?;
-    let mut error = Error::with(rule, message.into());
-    if let Some(data) = data.map(|d| parse_arg(d, "the error's data")).transpose()? {
-        if !data.is_object() {
-            return Err(usage("an error's data is an object"));
-        }
-        error = error.with_data(data);
-    }
-    let (response, status) = server::error_response(&id, &error);
+    let (response, status) = server::error_response(&id, &error_of(rule, message, data)?);
     Ok(text(&json!({"response": response, "status": status})))
+}
+
+/// The core's error for the rule named `rule`, `message` and `data` (JSON
+/// text of an object), as a binding's exception carried them.
+pub(super) fn error_of(rule: &str, message: &str, data: Option<&[u8]>) -> Result<Error> {
+    let rule = RuleId::from_name(rule).ok_or_else(|| usage_owned(alloc::format!("no rule {rule:?}")))?;
+    let error = Error::with(rule, message.into());
+    match data.map(|d| parse_arg(d, "the error's data")).transpose()? {
+        None => Ok(error),
+        Some(data) if data.is_object() => Ok(error.with_data(data)),
+        Some(_) => Err(usage("an error's data is an object")),
+    }
 }
 
 #[cfg(test)]

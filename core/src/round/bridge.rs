@@ -121,6 +121,15 @@ impl Bridge {
         self.finish(&response)
     }
 
+    /// The tool's run was refused (an answer that does not fit, a capability
+    /// the client lacks…): `error`'s JSON-RPC error response goes on the
+    /// stream, and the call is over.
+    pub fn refuse(&mut self, error: &Error) -> Result<()> {
+        self.live()?;
+        let (response, _) = server::error_response(&self.request["id"], error);
+        self.finish(&response)
+    }
+
     /// A JSON-RPC response the client POSTed. `Ok(true)` when it completed
     /// the round (replay the tool now); an answer that does not fit its
     /// question is refused with `retry-input-response-invalid` (the host
@@ -196,8 +205,7 @@ impl Bridge {
 
     /// Ends the call with `error` as its JSON-RPC error response; returns it.
     fn fail(&mut self, error: &Error) -> Result<()> {
-        let (response, _) = server::error_response(&self.request["id"], error);
-        self.finish(&response)?;
+        self.refuse(error)?;
         Err(error.clone())
     }
 
