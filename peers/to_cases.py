@@ -16,7 +16,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "conformance" / "cases" / "peers"
-SDK = {"py": "Python SDK (PyPI mcp 2.3.0)", "ts": "TypeScript SDK (@modelcontextprotocol/client and /server 2.4.0)"}
+SDK = {
+    "py": "Python SDK (PyPI mcp 2.3.0)",
+    "ts": "TypeScript SDK (@modelcontextprotocol/client and /server 2.4.0)",
+    "mrtr": "mrtr Python binding's await-style (peers/mrtr_server.py; 2025-11-25 through the legacy bridge)",
+}
 SCENARIOS = {
     "2026-07-28": "get_weather (one round), book_trip (two rounds), summarize (sampling), list_roots (roots), two "
     "parallel get_weather calls, a prompt and a resource that ask first",
@@ -24,7 +28,7 @@ SCENARIOS = {
     "numbering their requests independently), two parallel get_weather calls",
 }
 # What each broken run's fault is, and the rule it breaks (see peers/run).
-BROKEN = {"py": "retry-request-state-mismatch", "ts": "retry-request-state-unexpected"}
+BROKEN = {"py": "retry-request-state-mismatch", "ts": "retry-request-state-unexpected", "mrtr": "retry-request-state-mismatch"}
 
 
 def sent(entry: dict) -> list:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Real peers: the official Python and TypeScript MCP SDKs talk through
-# `mrtr proxy` on 127.0.0.1, in every pairing and protocol they can speak
+# `mrtr proxy` on 127.0.0.1, in every pairing and protocol they can speak,
+# with each other and with an await-style server on mrtr's Python binding
 # (peers/run): correct traffic has no violation, live and in the recording;
 # a client broken on purpose gives exactly its violation. Ends with
 # `N passed, M failed`.
@@ -8,6 +9,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 venv="${MRTR_PYTHON_VENV:-$root/target/venv-python}"
+[ -x "$venv/bin/maturin" ] || bash "$root/scripts/setup/20-python.sh"
+echo "== peers: the Python extension into $venv (maturin develop --release), for peers/mrtr_server.py"
+(cd "$root/bindings-python" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --release --quiet)
 echo "== peers: mrtr and mrtr-proxy (cargo build)"
 cargo build --quiet -p mrtr-conformance -p mrtr-proxy
 echo "== peers: the official SDKs through mrtr proxy (peers/run)"
