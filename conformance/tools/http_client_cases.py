@@ -34,7 +34,11 @@ reconciles them with the implementation):
   - answers in one buffered POST are in the order the server asked (the cases
     always answer in that order too, so either reading gives the same array);
   - `violation` and `failed` events are written without `message` (the judge
-    ignores that prose).
+    ignores that prose);
+  - under `2026-07-28` the machine sends the header fields that mirror the
+    request's body (SEP-2243 as the `2026-07-28` transports word it):
+    `mcp-protocol-version` on every request of the call, `mcp-method` and
+    `mcp-name` on the request's own POST.
 
 The script checks each case's outputs for internal consistency (exchanges
 numbered 1, 2, … in send order; sends before events before the timeout; every
@@ -248,8 +252,22 @@ class Case:
         self.outputs: list[list] = [[self.post(1, request)]]
 
     # requests the machine sends
+    def mirrored(self, carrier: bool) -> dict:
+        """2026-07-28 (SEP-2243, as the 2026-07-28 transports word it): every request of the call carries
+        MCP-Protocol-Version, the request's own POST also Mcp-Method and Mcp-Name (its target), the values
+        of the body; they take the place of any field of that name the host configured."""
+        if self.config["mode"] != "2026-07-28":
+            return {}
+        params = self.request["params"]
+        fields = {"mcp-protocol-version": params["_meta"]["io.modelcontextprotocol/protocolVersion"]}
+        if carrier:
+            fields["mcp-method"] = self.request["method"]
+            fields["mcp-name"] = params["name"]
+        return fields
+
     def post(self, ex: int, body_value, url: str = URL, last_event_id: str | None = None) -> dict:
-        headers = dict(self.headers)
+        carrier = isinstance(body_value, dict) and body_value.get("id") == self.request["id"] and "method" in body_value
+        headers = {**dict(self.headers), **self.mirrored(carrier)}
         headers["accept"] = ACCEPT_POST
         headers["content-type"] = "application/json"
         if last_event_id is not None:
@@ -257,7 +275,7 @@ class Case:
         return {"send": {"exchange": ex, "method": "POST", "url": url, "headers": headers, "body": body_value}}
 
     def get(self, ex: int, url: str = URL, last_event_id: str | None = None) -> dict:
-        headers = dict(self.headers)
+        headers = {**dict(self.headers), **self.mirrored(False)}
         headers["accept"] = "text/event-stream"
         if last_event_id is not None:
             headers["last-event-id"] = last_event_id

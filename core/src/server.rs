@@ -331,23 +331,19 @@ pub fn check_headers(request: &Value, headers: &[(String, String)], protocol: Pr
         return Ok(());
     }
     let field = |name: &str| headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
-    let params = request.get("params");
-    let version = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION));
-    let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
-    let expect = |header: &str, want: Option<&str>| match (field(header), want) {
-        (Some(got), Some(want)) if got == want => Ok(()),
-        (None, _) => Err(err!(RequestHeaderMismatch, "no {header} header")),
-        (Some(got), Some(want)) => {
-            Err(err!(RequestHeaderMismatch, "the {header} header {got:?} differs from the body's {want:?}"))
+    for (header, want) in crate::http::mirrored_fields(request) {
+        match (field(header), want) {
+            (Some(got), Some(want)) if got == want => {}
+            // Mcp-Name mirrors a target; a request without one is not judged by it.
+            (_, None) if header == "mcp-name" => {}
+            (None, _) => return Err(err!(RequestHeaderMismatch, "no {header} header")),
+            (Some(got), Some(want)) => {
+                return Err(err!(RequestHeaderMismatch, "the {header} header {got:?} differs from the body's {want:?}"))
+            }
+            (Some(got), None) => {
+                return Err(err!(RequestHeaderMismatch, "the {header} header {got:?} has no counterpart in the body"))
+            }
         }
-        (Some(got), None) => {
-            Err(err!(RequestHeaderMismatch, "the {header} header {got:?} has no counterpart in the body"))
-        }
-    };
-    expect("mcp-protocol-version", version.and_then(Value::as_str))?;
-    expect("mcp-method", Some(method))?;
-    match crate::protocol::name_field(method).and_then(|f| params?.get(f)?.as_str()) {
-        Some(target) => expect("mcp-name", Some(target)),
-        None => Ok(()),
     }
+    Ok(())
 }

@@ -168,6 +168,11 @@ pub struct Call {
     /// Reconnects in a row that brought no event.
     reconnects: u32,
     done: bool,
+    /// (`2026-07-28`) The header fields that mirror the request's body
+    /// ([`super::mirrored_fields`]): all of them on the POST of the request,
+    /// `mcp-protocol-version` on every other request of the call, each in
+    /// place of a field of that name the host configured.
+    mirrored: Headers,
 }
 
 impl Call {
@@ -200,8 +205,15 @@ impl Call {
             reconnect_at: None,
             reconnects: 0,
             done: false,
+            mirrored: Vec::new(),
         };
         call.buffering = call.config.mode == Mode::Sep1335;
+        if call.config.mode == Mode::Streamable {
+            call.mirrored = super::mirrored_fields(request)
+                .into_iter()
+                .filter_map(|(name, value)| Some((String::from(name), String::from(value?))))
+                .collect();
+        }
         let url = call.config.url.clone();
         call.post(Purpose::Carrier, url, request.to_string(), None);
         Ok(call)
@@ -367,7 +379,21 @@ impl Call {
         self.send(purpose, "POST", url, headers, Some(body));
     }
 
-    fn send(&mut self, purpose: Purpose, method: &'static str, url: String, headers: Headers, body: Option<String>) {
+    fn send(
+        &mut self,
+        purpose: Purpose,
+        method: &'static str,
+        url: String,
+        mut headers: Headers,
+        body: Option<String>,
+    ) {
+        let carrier = purpose == Purpose::Carrier && method == "POST";
+        for (name, value) in &self.mirrored {
+            if carrier || name == "mcp-protocol-version" {
+                headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+                headers.insert(0, (name.clone(), value.clone()));
+            }
+        }
         let number = self.next_exchange;
         self.next_exchange += 1;
         let exchange = Exchange {

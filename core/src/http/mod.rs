@@ -89,6 +89,24 @@ pub fn header<'h>(headers: &'h [(String, String)], name: &str) -> Option<&'h str
     headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
 }
 
+/// (`2026-07-28`, Streamable HTTP) The header fields that mirror a request's
+/// body (SEP-2243): `mcp-protocol-version` (its `_meta` protocol version),
+/// `mcp-method` (its method) and `mcp-name` (its target,
+/// [`crate::protocol::name_field`]), each with the body's value, or `None`
+/// where the body has none. What a client sends and a server checks
+/// ([`crate::server::check_headers`]).
+pub fn mirrored_fields(request: &serde_json::Value) -> [(&'static str, Option<&str>); 3] {
+    let params = request.get("params");
+    let meta = params.and_then(|p| p.get("_meta"));
+    let method = request.get("method").and_then(serde_json::Value::as_str);
+    let target = method.and_then(crate::protocol::name_field).and_then(|f| params?.get(f)?.as_str());
+    [
+        ("mcp-protocol-version", meta.and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION)?.as_str())),
+        ("mcp-method", method),
+        ("mcp-name", target),
+    ]
+}
+
 /// An HTTP request a machine asks its host to send.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Request {
