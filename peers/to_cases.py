@@ -19,7 +19,8 @@ OUT = ROOT / "conformance" / "cases" / "peers"
 SDK = {
     "py": "Python SDK (PyPI mcp 2.3.0)",
     "ts": "TypeScript SDK (@modelcontextprotocol/client and /server 2.4.0)",
-    "mrtr": "mrtr Python binding's await-style (peers/mrtr_server.py; 2025-11-25 through the legacy bridge)",
+    "mrtr": "mrtr (server: peers/mrtr_server.py, await-style tools on the Python binding, 2025-11-25 through the "
+    "legacy bridge; client: peers/mrtr_client.mjs, the Node binding's Client and HttpCall machines)",
 }
 SCENARIOS = {
     "2026-07-28": "get_weather (one round), book_trip (two rounds), summarize (sampling), list_roots (roots), two "
