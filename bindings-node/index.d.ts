@@ -78,14 +78,22 @@ export interface Options {
  * AssociationError, TransportError, UsageError (a misuse of this API: an
  * argument of the wrong type or shape, an unknown handle, an input out of
  * turn) and PanicError (`internal-panic`: a bug in mrtr, caught at the
- * boundary; never an abort).
+ * boundary; never an abort). A refusal that tells the client more carries it
+ * in `.data` (-32021's `requiredCapabilities`, -32022's `supported` and
+ * `requested`), which `errorResponse` puts in the error's `data`.
  */
 export declare class MrtrError extends Error {
   /** The rule id. */
   readonly rule: RuleId
-  /** The JSON-RPC error code (-32700, -32600, -32602, -32603), or null when the rule has none. */
+  /** The JSON-RPC error code (-32700, -32600, -32602, -32603, -32021, -32022, …), or null when the rule has none. */
   readonly code: number | null
-  constructor(rule: RuleId, message: string, options?: ErrorOptions)
+  /** The members of the JSON-RPC error's `data` this refusal carries, or null. */
+  readonly data: JsonObject | null
+  constructor(rule: RuleId, message: string, options?: MrtrErrorOptions)
+}
+/** An MrtrError's options: the `cause`, and the `data` of a refusal that carries one. */
+export interface MrtrErrorOptions extends ErrorOptions {
+  data?: JsonObject | null
 }
 /** The MrtrError subclass of a rule's area. */
 export declare function errorClassFor(rule: RuleId): typeof MrtrError
@@ -518,6 +526,69 @@ export declare class SealedRounds {
   respond(request: JsonInput, round: Round, needs: JsonInput, data: Json | undefined, call: RoundCall): JsonObject
 }
 
+// ------------------------------------------------------------------ the server's builders
+
+/** `checkRequest`'s options: the request's HTTP header fields (absent: it did not come over HTTP), the protocol, the limits. */
+export interface CheckRequestOptions extends Options {
+  headers?: HeaderFields | null
+}
+/**
+ * What every request must pass before a server acts on it: its `_meta`
+ * (`request-meta-missing`), its HTTP header fields when given
+ * (`request-header-mismatch`, -32020), then a protocol version among
+ * `supported` (`protocol-version-unsupported`, -32022, whose `.data` lists
+ * `supported` and `requested`). Throws the refusal, a ProtocolError.
+ */
+export declare function checkRequest(request: JsonInput, supported: readonly string[], options?: CheckRequestOptions): void
+/** Input requests by key (an `inputRequests` object), as a server would ask them. */
+export type AskedQuestions = { [key: string]: Question<unknown> }
+/**
+ * The client capabilities `questions` need that `request` did not declare,
+ * as one `ClientCapabilities` object (mode-aware: `elicitation.url`,
+ * `sampling.tools`), or null when every question may be asked (or the
+ * protocol declares capabilities at `initialize`).
+ */
+export declare function missingCapabilities(request: JsonInput, questions: JsonInput<AskedQuestions>, options?: Options): JsonObject | null
+/**
+ * Throws `request-capability-missing` (a ProtocolError, -32021, whose
+ * `.data.requiredCapabilities` names them) unless `request` declared every
+ * capability `questions` need.
+ */
+export declare function requireCapabilities(request: JsonInput, questions: JsonInput<AskedQuestions>, options?: Options): void
+/**
+ * Throws `request-capability-missing` (-32021) unless `request` declared every
+ * capability of `required`, a `ClientCapabilities` object (such as
+ * `{ extensions: { 'io.modelcontextprotocol/tasks': {} } }`).
+ */
+export declare function requireDeclared(request: JsonInput, required: JsonInput, options?: Options): void
+/**
+ * A task as a server keeps it (Tasks extension): the fields every task has,
+ * and where they apply `result` (completed), `error` (failed),
+ * `inputRequests` and `answered` (input_required: the keys `tasks/update` answered).
+ */
+export interface TaskRecord {
+  taskId: string
+  status: TaskStatusName
+  createdAt: string
+  lastUpdatedAt: string
+  /** Milliseconds, or null: kept until deleted. */
+  ttlMs: number | null
+  statusMessage?: string
+  pollIntervalMs?: number
+  result?: JsonObject
+  error?: JsonObject
+  inputRequests?: AskedQuestions
+  answered?: string[]
+}
+/** The response to `request` that starts the task of `record` (`resultType: "task"`). */
+export declare function taskCreated(request: JsonInput, record: JsonInput<TaskRecord>, options?: Options): JsonObject
+/**
+ * The complete answer to the `tasks/get` `request` for the task of `record`:
+ * the fields its status carries (`result`, `error`, or only the input requests
+ * its `answered` keys leave open; none left is `task-input-requests-missing`).
+ */
+export declare function taskGetResponse(request: JsonInput, record: JsonInput<TaskRecord>, options?: Options): JsonObject
+
 // ------------------------------------------------------------------ await-style tools
 
 /**
@@ -564,11 +635,11 @@ export interface Questions {
 /** The answers of `askAll(...questions)`, in order. */
 export type Answers<Q extends readonly Question<unknown>[]> = { -readonly [K in keyof Q]: Q[K] extends Question<infer A> ? A : never }
 /**
- * What a tool asks with (`runTool` makes one per request). An answered ask
- * resolves at once; the first unanswered one ends the round, and its promise
- * never settles: the tool is dropped there (no `catch`, no `finally` of it
- * runs) and replayed from the top on the next request, so code before an ask
- * must be free of side effects. Several asks made before any await (`askAll`,
+ * What a tool asks with (`runTool` makes one per request, `BridgedCall` one
+ * per round). An answered ask resolves at once; the first unanswered one ends
+ * the round, and its promise never settles: the tool is dropped there (no
+ * `catch`, no `finally` of it runs) and replayed from the top on the next
+ * request, so code before an ask must be free of side effects. Several asks made before any await (`askAll`,
  * or a `Promise.all` over asks) are asked in one round.
  */
 export interface ToolContext {
@@ -584,6 +655,17 @@ export interface ToolContext {
   data: Json
   /** The question builders. */
   readonly q: Questions
+  /**
+   * Whether the request declared every client capability `questions` need
+   * (mode-aware: `elicitation.url`, `sampling.tools`): ask only what it allows.
+   */
+  allows(...questions: Question<unknown>[]): boolean
+  /**
+   * Throws `request-capability-missing` (-32021, `.data.requiredCapabilities`
+   * naming them) unless the request declared every capability `questions`
+   * need: for a tool that cannot work without them.
+   */
+  require(...questions: Question<unknown>[]): void
   /** Asks `question` under `key`, or the key of its order (`q1`, `q2`, …). */
   ask<A = JsonObject>(question: Question<A>, options?: { key?: string }): Promise<A>
   /** Asks every question in one round: their answers, in order. */
@@ -614,6 +696,43 @@ export declare function runTool<Args extends JsonObject = JsonObject>(
   request: JsonInput,
   options: RunToolOptions,
 ): Promise<JsonObject>
+/** `BridgedCall`'s options. */
+export interface BridgedCallOptions {
+  /** The key of the stream's event ids (default: random). */
+  key?: string
+  /** The rounds the tool may take (default 10); one more ends the call with `retry-rounds-exceeded`. */
+  maxRounds?: number
+  /** How long a round waits for its answers, in ms of `clock` (default 300 000); then the call ends with `limit-exceeded`. */
+  roundTimeoutMs?: number
+  /** The clock, in whole milliseconds (default: monotonic, `performance.now()`). */
+  clock?: () => number
+}
+/**
+ * The legacy bridge: one `2025-11-25` call of the same await-style tool
+ * `runTool` serves, whose questions reach the client as server requests on
+ * the call's event stream (SEP-2260). Write each text of `stream()` to the
+ * call's `text/event-stream` response; route every JSON-RPC response the
+ * client POSTs to one of `pending` to `deliver`. Each round replays the tool
+ * from the answers so far; a refusal in the tool (an MrtrError it throws, or
+ * one at an ask), a round unanswered after `roundTimeoutMs`, or a tool still
+ * asking after `maxRounds` ends the call with its error response. The call
+ * lives in this instance's memory, on the open stream.
+ */
+export declare class BridgedCall<Args extends JsonObject = JsonObject> {
+  constructor(tool: Tool<Args>, request: JsonInput, options?: BridgedCallOptions)
+  /** The ids of the server requests waiting for the client's answers. */
+  readonly pending: string[]
+  /** Whether the call's final response (or error) was written. */
+  readonly done: boolean
+  /**
+   * A JSON-RPC response the client POSTed. One that does not fit its question
+   * throws `retry-input-response-invalid` (the round still waits); one to no
+   * pending request `usage-out-of-turn`.
+   */
+  deliver(response: JsonInput): void
+  /** The event-stream text of the call, in order, until its final response. */
+  stream(): AsyncGenerator<string, void, undefined>
+}
 /**
  * The JSON-RPC error response to request `id` for `error`, and the HTTP status
  * to send it with; `data` adds members to the error's `data` (as -32021's

@@ -119,6 +119,35 @@ export declare class SseDecoder {
   pollEvent(): string | null
 }
 
+/** `facade::ToolBridge`: one `2025-11-25` call of an await-style tool. */
+export declare class ToolBridge {
+  /**
+   * A bridge for `request`, its event ids under `key`; options (JSON text)
+   * `{maxRounds, roundTimeoutMs, limits}`.
+   */
+  constructor(request: Text, key: string, options?: string | undefined | null)
+  /** A replay of the tool from the answers collected so far. */
+  replay(): ToolReplay
+  /** Sends what `replay` misses as server requests on the stream. */
+  ask(replay: ToolReplay, now: number): void
+  /** The tool completed with `result` (JSON text). */
+  complete(result: Text): void
+  /** The tool's run was refused: `rule`, `message`, `data` (JSON text of an object). */
+  refuse(rule: string, message: string, data?: Text | undefined | null): void
+  /** A response the client POSTed; `true` when the round is complete. */
+  handleAnswer(response: Text, now: number): boolean
+  /** The round's deadline may have passed. */
+  handleTimeout(now: number): void
+  /** The next text to write on the stream, or `null`. */
+  pollWrite(): string | null
+  /** When (ms) to call `handleTimeout`, or `null`. */
+  pollTimeout(): number | null
+  /** Whether the final response was written. */
+  isDone(): boolean
+  /** The ids of the server requests waiting for an answer. */
+  pending(): Array<string>
+}
+
 /** `facade::ToolReplay`: one replay of an await-style tool on one request. */
 export declare class ToolReplay {
   /**
@@ -153,6 +182,9 @@ export declare function catalogue(): string
 /** `facade::check`: the violations of a transcript, as JSON text. */
 export declare function check(transcript: Text, options?: string | undefined | null): string
 
+/** `facade::check_request` (`headers` absent: not over HTTP): `null`, or the refusal as JSON text. */
+export declare function checkRequest(request: Text, headers: Text | undefined | null, supported: Text, options?: string | undefined | null): string | null
+
 /** Classifies one raw message: what it found, packed into one string (`mrtr::facade::classify_packed`). */
 export declare function classify(text: Text, options?: string | undefined | null): string
 
@@ -167,6 +199,9 @@ export declare function inspect(token: Text): string
 
 /** A replay guard from JavaScript: `(stateId: string, expiry: number) => boolean`. */
 export type JsGuard = (arg0: string, arg1: number) => boolean | unknown
+
+/** `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or `null`. */
+export declare function missingCapabilities(request: Text, questions: Text, options?: string | undefined | null): string | null
 
 /** A token that opened: its payload, its state id (hex) and its expiry (seconds). */
 export interface Opened {
@@ -193,6 +228,12 @@ export declare function questionSample(params: Text): string
 /** `facade::read_http_request`: what an incoming HTTP request asks, as JSON text. */
 export declare function readHttpRequest(mode: string, method: string, url: string, headers: Text | undefined | null, body: Text, options?: string | undefined | null): string
 
+/** `facade::require_capabilities`: `null`, or the refusal as JSON text. */
+export declare function requireCapabilities(request: Text, questions: Text, options?: string | undefined | null): string | null
+
+/** `facade::require_declared`: `null`, or the refusal as JSON text. */
+export declare function requireDeclared(request: Text, required: Text, options?: string | undefined | null): string | null
+
 /** `facade::respond` (`undefined`: the field is left out). */
 export declare function respond(request: Text, asked?: Text | undefined | null, state?: Text | undefined | null, options?: string | undefined | null): string
 
@@ -207,6 +248,12 @@ export declare function sseEncode(event: Text): string
 
 /** `facade::stream_url`: the `rel="stream"` URL of a continuation. */
 export declare function streamUrl(endpoint: string, key: string): string
+
+/** `facade::task_created`. */
+export declare function taskCreated(request: Text, record: Text, options?: string | undefined | null): string
+
+/** `facade::task_get_response`. */
+export declare function taskGetResponse(request: Text, record: Text, options?: string | undefined | null): string
 
 /** `facade::task_transition`. */
 export declare function taskTransition(from: string, to: string): string

@@ -45,12 +45,16 @@ const RESULT_TYPES = [null, ...catalogue.resultTypes.map((t) => t.value)]
 
 // ---------------------------------------------------------------- errors
 
-/** Every failure: `.rule` (the rule id) and `.code` (the JSON-RPC code a peer answers with, or null). */
+/**
+ * Every failure: `.rule` (the rule id), `.code` (the JSON-RPC code a peer answers with, or null) and
+ * `.data` (the members of the error's `data` a refusal carries, as -32021's `requiredCapabilities`, or null).
+ */
 export class MrtrError extends Error {
   constructor(rule, message, options) {
     super(message, options)
     this.rule = rule
     this.code = RULE_BY_ID.get(rule)?.code ?? null
+    this.data = options?.data ?? null
   }
 }
 Object.defineProperty(MrtrError.prototype, 'name', { value: 'MrtrError', writable: true, configurable: true })
@@ -103,6 +107,13 @@ function call(f) {
   } catch (e) {
     throw translate(e)
   }
+}
+
+/** What a backend's check answered: nothing (null, undefined), or its refusal as JSON text, thrown with its `data`. */
+function refused(answer) {
+  if (answer === null || answer === undefined) return
+  const { rule, message, data } = JSON.parse(answer)
+  throw fail(rule, message, { data })
 }
 
 // ---------------------------------------------------------------- conversion
@@ -732,6 +743,50 @@ export class SealedRounds {
   }
 }
 
+// ---------------------------------------------------------------- the server's builders
+
+/**
+ * What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`), its
+ * HTTP header fields when given (`{headers}`, a plain object; none: it did not come over HTTP,
+ * `request-header-mismatch`), then a protocol version among `supported` (`protocol-version-unsupported`,
+ * -32022, whose `.data` lists them). Throws the refusal, a ProtocolError; `options`: `{headers, protocol, limits}`.
+ */
+export function checkRequest(request, supported, options) {
+  const { headers, ...o } = fields(options, ['headers', 'protocol', 'limits'], 'the checkRequest options')
+  const args = [text(request, 'the request'), headerFields(headers), json(supported, 'the supported versions'), settings(o)]
+  refused(call(() => native.checkRequest(...args)))
+}
+
+/** The client capabilities `questions` (`{key: input request}`) need that `request` did not declare (one `ClientCapabilities` object), or null. */
+export function missingCapabilities(request, questions, options) {
+  const args = [text(request, 'the request'), text(questions, 'the questions'), settings(options)]
+  return parsed(call(() => native.missingCapabilities(...args)))
+}
+
+/** Throws `request-capability-missing` (-32021, `.data.requiredCapabilities` naming them) unless `request` declared every capability `questions` need. */
+export function requireCapabilities(request, questions, options) {
+  const args = [text(request, 'the request'), text(questions, 'the questions'), settings(options)]
+  refused(call(() => native.requireCapabilities(...args)))
+}
+
+/** Throws `request-capability-missing` (-32021) unless `request` declared every capability of `required` (a `ClientCapabilities` object, such as an extension). */
+export function requireDeclared(request, required, options) {
+  const args = [text(request, 'the request'), text(required, 'the required capabilities'), settings(options)]
+  refused(call(() => native.requireDeclared(...args)))
+}
+
+/** The response to `request` that starts the task of `record` (a task record: `taskId`, `status`, `createdAt`, `lastUpdatedAt`, `ttlMs`, …). */
+export function taskCreated(request, record, options) {
+  const args = [text(request, 'the request'), text(record, 'the task record'), settings(options)]
+  return JSON.parse(call(() => native.taskCreated(...args)))
+}
+
+/** The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status carries. */
+export function taskGetResponse(request, record, options) {
+  const args = [text(request, 'the request'), text(record, 'the task record'), settings(options)]
+  return JSON.parse(call(() => native.taskGetResponse(...args)))
+}
+
 // ---------------------------------------------------------------- await-style tools
 
 const parseRequest = (value) => {
@@ -769,13 +824,33 @@ const questions = Object.freeze({
  */
 class ToolContext {
   #run
+  #text
+  #protocol
   /** The request, as parsed. */
   request
   /** The question builders: `ctx.q.elicit(message, schema)`, `ctx.q.sample(params)`, `ctx.q.roots()`. */
   q = questions
-  constructor(run, request) {
+  constructor(run, request, text, protocol) {
     this.#run = run
     this.request = request
+    this.#text = text
+    this.#protocol = protocol
+  }
+  /**
+   * Whether the request declared every client capability `questions` need (mode-aware:
+   * `elicitation.url`, `sampling.tools`): ask only what it allows.
+   */
+  allows(...questions) {
+    const asked = Object.fromEntries(questions.map((q, i) => [i, q]))
+    return missingCapabilities(this.#text, asked, { protocol: this.#protocol }) === null
+  }
+  /**
+   * Throws `request-capability-missing` (-32021, `.data.requiredCapabilities` naming them) unless the
+   * request declared every capability `questions` need: for a tool that cannot work without them.
+   */
+  require(...questions) {
+    const asked = Object.fromEntries(questions.map((q, i) => [i, q]))
+    requireCapabilities(this.#text, asked, { protocol: this.#protocol })
   }
   /** How many rounds came before this request (0 on a first request). */
   get round() {
@@ -907,10 +982,26 @@ export async function runTool(tool, request, options) {
   if (typeof tool !== 'function') throw usage('a tool is a function (args, ctx) => result')
   const [r, s, c, guard] = deployment(options)
   const t = text(request, 'the request')
-  const run = new ToolRun(guarded(guard, (g) => r.startToolReplay(t, s, c, g)))
-  const value = parseRequest(request)
-  const ctx = new ToolContext(run, value)
-  const args = value?.params?.arguments
+  const replay = guarded(guard, (g) => r.startToolReplay(t, s, c, g))
+  const played = await play(tool, replay, parseRequest(request), t, JSON.parse(s).protocol)
+  if (played.missing) {
+    const data = optional(played.data, json, 'data')
+    return JSON.parse(call(() => replay.inputRequired(r, data, entropy())))
+  }
+  const result = text(played.result, "the tool's result")
+  return JSON.parse(call(() => replay.complete(result)))
+}
+
+/**
+ * Runs `tool` once over the backend's `replay` of `request` (`t` its JSON text, `protocol` the one
+ * `ctx.allows` and `ctx.require` read it under): `{missing: true, data}` when it stopped at an ask
+ * without an answer, else `{missing: false, result}`. A refusal at an ask is thrown even when the tool
+ * caught it; what the tool throws is thrown as it was. Shared by `runTool` and `BridgedCall`.
+ */
+async function play(tool, replay, request, t, protocol) {
+  const run = new ToolRun(replay)
+  const ctx = new ToolContext(run, request, t, protocol)
+  const args = request?.params?.arguments
   const object = args !== null && typeof args === 'object' && !Array.isArray(args)
   const finished = (async () => tool(object ? args : {}, ctx))().then(
     (result) => ({ result }),
@@ -919,13 +1010,114 @@ export async function runTool(tool, request, options) {
   const outcome = await Promise.race([finished, run.ended])
   run.closed = true
   if (run.failure) throw run.failure.e
-  if (run.missing > 0) {
-    const data = optional(run.data, json, 'data')
-    return JSON.parse(call(() => run.replay.inputRequired(r, data, entropy())))
-  }
+  if (run.missing > 0) return { missing: true, data: run.data }
   if ('error' in outcome) throw outcome.error
-  const result = text(outcome.result, "the tool's result")
-  return JSON.parse(call(() => run.replay.complete(result)))
+  return { missing: false, result: outcome.result }
+}
+
+/** The clock of a BridgedCall without one: milliseconds, monotonic. */
+const monotonic = () => Math.floor(performance.now())
+
+/**
+ * The legacy bridge: one `2025-11-25` call of the same await-style `tool` `runTool` serves, whose
+ * questions reach the client as server requests on the call's event stream (each associated with the
+ * call, SEP-2260), over the core's bridge. Iterate `stream()` and write each text to the call's
+ * `text/event-stream` response; route every JSON-RPC response the client POSTs to one of `pending` to
+ * `deliver`. Each round replays the tool from the answers collected so far, as `runTool` does; a refusal
+ * in the tool, a round unanswered after `roundTimeoutMs`, or a tool still asking after `maxRounds` ends
+ * the call with its error response. `options`: `{key, maxRounds, roundTimeoutMs, clock}` (the event ids'
+ * key, random by default; the core's defaults, 10 rounds and 300 000 ms; a clock in ms, monotonic by default).
+ *
+ * The call lives in this instance's memory, on the open stream: the design the multi-round texts
+ * replace, here so that one handler serves both generations of clients.
+ */
+export class BridgedCall {
+  #tool
+  #request
+  #text
+  #clock
+  #bridge
+  #wake = null
+  constructor(tool, request, options) {
+    if (typeof tool !== 'function') throw usage('a tool is a function (args, ctx) => result')
+    const { key, maxRounds, roundTimeoutMs, clock } = fields(options, ['key', 'maxRounds', 'roundTimeoutMs', 'clock'], 'the bridge options')
+    if (clock !== undefined && typeof clock !== 'function') throw usage('a clock is a function () => milliseconds')
+    this.#tool = tool
+    this.#clock = clock ?? monotonic
+    this.#text = text(request, 'the request')
+    this.#request = parseRequest(request)
+    const args = [
+      this.#text,
+      key === undefined ? hex(globalThis.crypto.getRandomValues(new Uint8Array(8))) : string(key, 'key'),
+      json({ maxRounds, roundTimeoutMs }, 'the bridge options'),
+    ]
+    this.#bridge = call(() => new native.ToolBridge(...args))
+  }
+  /** The ids (as text) of the server requests waiting for the client's answers. */
+  get pending() {
+    return call(() => this.#bridge.pending())
+  }
+  /** Whether the call's final response (or error) was written. */
+  get done() {
+    return call(() => this.#bridge.isDone())
+  }
+  /**
+   * A JSON-RPC response the client POSTed to one of `pending`. An answer that does not fit its question
+   * throws `retry-input-response-invalid` (answer that POST with its error; the round still waits); a
+   * response to no pending request `usage-out-of-turn`.
+   */
+  deliver(response) {
+    const args = [text(response, 'the response'), this.#now()]
+    if (call(() => this.#bridge.handleAnswer(...args))) this.#wake?.()
+  }
+  /** The event-stream text of the call, in order, until its final response. */
+  async *stream() {
+    while (!this.done) {
+      if (this.pending.length > 0) await this.#wait()
+      else await this.#round()
+      for (let t = call(() => this.#bridge.pollWrite()); t != null; t = call(() => this.#bridge.pollWrite())) yield t
+    }
+  }
+  #now() {
+    return whole(this.#clock(), 'the clock')
+  }
+  async #round() {
+    const replay = call(() => this.#bridge.replay())
+    let played
+    try {
+      played = await play(this.#tool, replay, this.#request, this.#text, Protocol.V2025_11_25)
+    } catch (e) {
+      if (!(e instanceof MrtrError)) throw e
+      const data = optional(e.data, json, 'the error data')
+      return call(() => this.#bridge.refuse(e.rule, e.message, data))
+    }
+    if (!played.missing) {
+      const result = text(played.result, "the tool's result")
+      return call(() => this.#bridge.complete(result))
+    }
+    try {
+      const now = this.#now()
+      call(() => this.#bridge.ask(replay, now))
+    } catch (e) {
+      if (!this.done) throw e // past the round cap, the bridge ended the call with that error's response
+    }
+  }
+  /** Waits for the round's answers (`deliver`) until its deadline, then lets the bridge end an unanswered round. */
+  async #wait() {
+    const deadline = call(() => this.#bridge.pollTimeout())
+    if (deadline === null || deadline === undefined) return
+    let timer
+    const late = await new Promise((resolve) => {
+      this.#wake = () => resolve(false)
+      timer = setTimeout(resolve, Math.max(0, deadline - this.#now()), true)
+    })
+    clearTimeout(timer)
+    this.#wake = null
+    if (late) {
+      const now = this.#now()
+      call(() => this.#bridge.handleTimeout(now))
+    }
+  }
 }
 
 /**

@@ -20,7 +20,11 @@
 //!   exception is thrown again once the core has returned;
 //! - every failure is a JS `Error` whose `code` is the rule id and whose
 //!   message is the core's; a panic is caught and thrown the same way, as
-//!   `internal-panic` ([`facade::panic_error`]).
+//!   `internal-panic` ([`facade::panic_error`]); but the checks whose refusal
+//!   carries `data`, which such an `Error` cannot (`checkRequest`,
+//!   `requireCapabilities`, `requireDeclared`), answer `null` when they pass
+//!   and the refusal as JSON text otherwise ([`facade::error_json`]), for
+//!   `lib/api.mjs` to throw with its `data`.
 
 use mrtr::facade::{self, Options, Randomness};
 use mrtr::state::{KeyRing as Ring, ReplayGuard, StateId};
@@ -676,6 +680,133 @@ pub fn question_roots() -> String {
 #[napi]
 pub fn error_response(id: Text, rule: String, message: String, data: Option<Text>) -> Result<String> {
     run(|| facade::error_response(bytes(&id), &rule, &message, data.as_ref().map(bytes)))
+}
+
+/// Runs `f`, a check whose refusal may carry `data` (which a thrown napi
+/// error cannot): `null` when it passes, else the core's error as JSON text
+/// (`facade::error_json`), which `lib/api.mjs` throws with its data.
+fn refusal(f: impl FnOnce() -> mrtr::Result<()>) -> Result<Option<String>> {
+    run(|| Ok(f().err().map(|e| facade::error_json(&e))))
+}
+
+/// `facade::check_request` (`headers` absent: not over HTTP): `null`, or the refusal as JSON text.
+#[napi]
+pub fn check_request(
+    request: Text,
+    headers: Option<Text>,
+    supported: Text,
+    options: Option<String>,
+) -> Result<Option<String>> {
+    let headers = headers.as_ref().map(bytes);
+    refusal(|| facade::check_request(bytes(&request), headers, bytes(&supported), &self::options(options)?))
+}
+
+/// `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or `null`.
+#[napi]
+pub fn missing_capabilities(request: Text, questions: Text, options: Option<String>) -> Result<Option<String>> {
+    run(|| facade::missing_capabilities(bytes(&request), bytes(&questions), &self::options(options)?))
+}
+
+/// `facade::require_capabilities`: `null`, or the refusal as JSON text.
+#[napi]
+pub fn require_capabilities(request: Text, questions: Text, options: Option<String>) -> Result<Option<String>> {
+    refusal(|| facade::require_capabilities(bytes(&request), bytes(&questions), &self::options(options)?))
+}
+
+/// `facade::require_declared`: `null`, or the refusal as JSON text.
+#[napi]
+pub fn require_declared(request: Text, required: Text, options: Option<String>) -> Result<Option<String>> {
+    refusal(|| facade::require_declared(bytes(&request), bytes(&required), &self::options(options)?))
+}
+
+/// `facade::task_created`.
+#[napi]
+pub fn task_created(request: Text, record: Text, options: Option<String>) -> Result<String> {
+    run(|| facade::task_created(bytes(&request), bytes(&record), &self::options(options)?))
+}
+
+/// `facade::task_get_response`.
+#[napi]
+pub fn task_get_response(request: Text, record: Text, options: Option<String>) -> Result<String> {
+    run(|| facade::task_get_response(bytes(&request), bytes(&record), &self::options(options)?))
+}
+
+/// `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+#[napi]
+pub struct ToolBridge(facade::ToolBridge);
+
+#[napi]
+impl ToolBridge {
+    /// A bridge for `request`, its event ids under `key`; options (JSON text)
+    /// `{maxRounds, roundTimeoutMs, limits}`.
+    #[napi(constructor)]
+    pub fn new(request: Text, key: String, options: Option<String>) -> Result<ToolBridge> {
+        let options = options.unwrap_or_default();
+        run(|| Ok(ToolBridge(facade::ToolBridge::new(bytes(&request), &key, options.as_bytes())?)))
+    }
+
+    /// A replay of the tool from the answers collected so far.
+    #[napi]
+    pub fn replay(&self) -> Result<ToolReplay> {
+        run(|| Ok(ToolReplay(self.0.replay())))
+    }
+
+    /// Sends what `replay` misses as server requests on the stream.
+    #[napi]
+    pub fn ask(&mut self, replay: &ToolReplay, now: f64) -> Result<()> {
+        run(|| self.0.ask(&replay.0, whole(now, "now")?))
+    }
+
+    /// The tool completed with `result` (JSON text).
+    #[napi]
+    pub fn complete(&mut self, result: Text) -> Result<()> {
+        run(|| self.0.complete(bytes(&result)))
+    }
+
+    /// The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+    #[napi]
+    pub fn refuse(&mut self, rule: String, message: String, data: Option<Text>) -> Result<()> {
+        run(|| self.0.refuse(&rule, &message, data.as_ref().map(bytes)))
+    }
+
+    /// A response the client POSTed; `true` when the round is complete.
+    #[napi]
+    pub fn handle_answer(&mut self, response: Text, now: f64) -> Result<bool> {
+        run(|| self.0.handle_answer(bytes(&response), whole(now, "now")?))
+    }
+
+    /// The round's deadline may have passed.
+    #[napi]
+    pub fn handle_timeout(&mut self, now: f64) -> Result<()> {
+        run(|| {
+            self.0.handle_timeout(whole(now, "now")?);
+            Ok(())
+        })
+    }
+
+    /// The next text to write on the stream, or `null`.
+    #[napi]
+    pub fn poll_write(&mut self) -> Result<Option<String>> {
+        run(|| Ok(self.0.poll_write()))
+    }
+
+    /// When (ms) to call `handleTimeout`, or `null`.
+    #[napi]
+    pub fn poll_timeout(&self) -> Result<Option<f64>> {
+        run(|| Ok(self.0.poll_timeout().map(|t| t as f64)))
+    }
+
+    /// Whether the final response was written.
+    #[napi]
+    pub fn is_done(&self) -> Result<bool> {
+        run(|| Ok(self.0.is_done()))
+    }
+
+    /// The ids of the server requests waiting for an answer.
+    #[napi]
+    pub fn pending(&self) -> Result<Vec<String>> {
+        run(|| Ok(self.0.pending()))
+    }
 }
 
 /// `facade::seal_with_nonce`: sealing with a caller's nonce, for the corpus's

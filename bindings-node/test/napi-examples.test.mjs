@@ -53,7 +53,14 @@ test('the README examples run as written', async () => {
   const { readFileSync, writeFileSync, rmSync } = await import('node:fs')
   const readme = readFileSync(join(examples, '..', 'README.md'), 'utf8')
   const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1])
-  const printed = ['retry-missing-input-response null', "[] octocat\nstate-replayed", 'Hello, Ada\n400 state-replayed', 'hi octocat']
+  const printed = [
+    'retry-missing-input-response null',
+    "[] octocat\nstate-replayed",
+    'Hello, Ada\n400 state-replayed',
+    "400 -32022 [ '2026-07-28' ]\n{ sampling: { tools: {} } }",
+    'Hello, Ada',
+    'hi octocat',
+  ]
   assert.equal(blocks.length, printed.length)
   for (const [i, code] of blocks.entries()) {
     const file = join(examples, '..', 'test', `.readme-${process.pid}-${i}.mjs`) // inside the package: `import 'mrtr'` resolves to it

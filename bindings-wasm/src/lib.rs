@@ -22,7 +22,11 @@
 //! - every failure is a thrown JS `Error` whose `code` is the rule id and
 //!   whose message is the core's. `wasm32-unknown-unknown` cannot unwind, so
 //!   a panic is thrown the same way from the panic hook, as `internal-panic`
-//!   ([`facade::panic_error`]), and the next call gets a fresh instance.
+//!   ([`facade::panic_error`]), and the next call gets a fresh instance. As
+//!   in the napi backend, the checks whose refusal carries `data`
+//!   (`checkRequest`, `requireCapabilities`, `requireDeclared`) answer
+//!   `undefined` when they pass and the refusal as JSON text otherwise
+//!   ([`facade::error_json`]), for `lib/api.mjs` to throw with its `data`.
 
 use js_sys::{Function, Object, Reflect, Uint8Array};
 use mrtr::facade::{self, Options, Randomness};
@@ -658,6 +662,126 @@ pub fn question_roots() -> String {
 #[wasm_bindgen(js_name = errorResponse)]
 pub fn error_response(id: &JsValue, rule: &str, message: &str, data: &JsValue) -> Result<String> {
     Ok(facade::error_response(&bytes(id), rule, message, optional(data).as_deref())?)
+}
+
+/// Runs `f`, a check whose refusal may carry `data` (as the napi backend,
+/// whose thrown errors cannot): `undefined` when it passes, else the core's
+/// error as JSON text (`facade::error_json`), which `lib/api.mjs` throws with its data.
+fn refusal(f: impl FnOnce() -> mrtr::Result<()>) -> Option<String> {
+    f().err().map(|e| facade::error_json(&e))
+}
+
+/// `facade::check_request` (`headers` absent: not over HTTP): `undefined`, or the refusal as JSON text.
+#[wasm_bindgen(js_name = checkRequest)]
+pub fn check_request(
+    request: &JsValue,
+    headers: &JsValue,
+    supported: &JsValue,
+    options: Option<String>,
+) -> Option<String> {
+    let headers = optional(headers);
+    refusal(|| facade::check_request(&bytes(request), headers.as_deref(), &bytes(supported), &self::options(options)?))
+}
+
+/// `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or `undefined`.
+#[wasm_bindgen(js_name = missingCapabilities)]
+pub fn missing_capabilities(request: &JsValue, questions: &JsValue, options: Option<String>) -> Result<Option<String>> {
+    Ok(facade::missing_capabilities(&bytes(request), &bytes(questions), &self::options(options)?)?)
+}
+
+/// `facade::require_capabilities`: `undefined`, or the refusal as JSON text.
+#[wasm_bindgen(js_name = requireCapabilities)]
+pub fn require_capabilities(request: &JsValue, questions: &JsValue, options: Option<String>) -> Option<String> {
+    refusal(|| facade::require_capabilities(&bytes(request), &bytes(questions), &self::options(options)?))
+}
+
+/// `facade::require_declared`: `undefined`, or the refusal as JSON text.
+#[wasm_bindgen(js_name = requireDeclared)]
+pub fn require_declared(request: &JsValue, required: &JsValue, options: Option<String>) -> Option<String> {
+    refusal(|| facade::require_declared(&bytes(request), &bytes(required), &self::options(options)?))
+}
+
+/// `facade::task_created`.
+#[wasm_bindgen(js_name = taskCreated)]
+pub fn task_created(request: &JsValue, record: &JsValue, options: Option<String>) -> Result<String> {
+    Ok(facade::task_created(&bytes(request), &bytes(record), &self::options(options)?)?)
+}
+
+/// `facade::task_get_response`.
+#[wasm_bindgen(js_name = taskGetResponse)]
+pub fn task_get_response(request: &JsValue, record: &JsValue, options: Option<String>) -> Result<String> {
+    Ok(facade::task_get_response(&bytes(request), &bytes(record), &self::options(options)?)?)
+}
+
+/// `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+#[wasm_bindgen]
+pub struct ToolBridge(facade::ToolBridge);
+
+#[wasm_bindgen]
+impl ToolBridge {
+    /// A bridge for `request`, its event ids under `key`; options (JSON text)
+    /// `{maxRounds, roundTimeoutMs, limits}`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(request: &JsValue, key: &str, options: Option<String>) -> Result<ToolBridge> {
+        let options = options.unwrap_or_default();
+        Ok(ToolBridge(facade::ToolBridge::new(&bytes(request), key, options.as_bytes())?))
+    }
+
+    /// A replay of the tool from the answers collected so far.
+    pub fn replay(&self) -> ToolReplay {
+        ToolReplay(self.0.replay())
+    }
+
+    /// Sends what `replay` misses as server requests on the stream.
+    pub fn ask(&mut self, replay: &ToolReplay, now: f64) -> Result<()> {
+        Ok(self.0.ask(&replay.0, whole(now, "now")?)?)
+    }
+
+    /// The tool completed with `result` (JSON text).
+    pub fn complete(&mut self, result: &JsValue) -> Result<()> {
+        Ok(self.0.complete(&bytes(result))?)
+    }
+
+    /// The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+    pub fn refuse(&mut self, rule: &str, message: &str, data: &JsValue) -> Result<()> {
+        Ok(self.0.refuse(rule, message, optional(data).as_deref())?)
+    }
+
+    /// A response the client POSTed; `true` when the round is complete.
+    #[wasm_bindgen(js_name = handleAnswer)]
+    pub fn handle_answer(&mut self, response: &JsValue, now: f64) -> Result<bool> {
+        Ok(self.0.handle_answer(&bytes(response), whole(now, "now")?)?)
+    }
+
+    /// The round's deadline may have passed.
+    #[wasm_bindgen(js_name = handleTimeout)]
+    pub fn handle_timeout(&mut self, now: f64) -> Result<()> {
+        self.0.handle_timeout(whole(now, "now")?);
+        Ok(())
+    }
+
+    /// The next text to write on the stream, or `undefined`.
+    #[wasm_bindgen(js_name = pollWrite)]
+    pub fn poll_write(&mut self) -> Option<String> {
+        self.0.poll_write()
+    }
+
+    /// When (ms) to call `handleTimeout`, or `undefined`.
+    #[wasm_bindgen(js_name = pollTimeout)]
+    pub fn poll_timeout(&self) -> Option<f64> {
+        self.0.poll_timeout().map(|t| t as f64)
+    }
+
+    /// Whether the final response was written.
+    #[wasm_bindgen(js_name = isDone)]
+    pub fn is_done(&self) -> bool {
+        self.0.is_done()
+    }
+
+    /// The ids of the server requests waiting for an answer.
+    pub fn pending(&self) -> Vec<String> {
+        self.0.pending()
+    }
 }
 
 /// `facade::seal_with_nonce`: sealing with a caller's nonce, for the corpus's

@@ -13,6 +13,8 @@ import {
   type Incoming, type HeaderFields, type TranscriptEntry,
   runTool, errorResponse, type Tool, type ToolContext, type Question, type ElicitAnswer, type SampleAnswer, type RootsAnswer,
   type RunToolOptions,
+  checkRequest, missingCapabilities, requireCapabilities, requireDeclared, taskCreated, taskGetResponse, BridgedCall,
+  type TaskRecord, type BridgedCallOptions, type CheckRequestOptions,
 } from 'mrtr'
 
 const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }
@@ -151,6 +153,38 @@ void runTool(greet, call, { rounds, subject: 'alice' })
 void runTool(greet, call, { rounds, ring, subject: 'alice', now: 1 })
 // @ts-expect-error: a tool returns its result object
 void runTool(async () => 'hi', call, toolOptions)
+
+// The server's builders, errors that carry data, and the legacy bridge.
+const checkOptions: CheckRequestOptions = { headers: { 'mcp-protocol-version': '2026-07-28' }, protocol: '2026-07-28' }
+try {
+  checkRequest(call, ['2026-07-28'], checkOptions)
+  requireCapabilities(call, { r: { method: 'roots/list', params: {} } })
+  requireDeclared(call, { extensions: { 'io.modelcontextprotocol/tasks': {} } }, { protocol: '2026-07-28' })
+} catch (e) {
+  if (e instanceof ProtocolError) void (e.data?.requiredCapabilities satisfies Json | undefined)
+}
+const needed: JsonObject | null = missingCapabilities(call, { s: { method: 'sampling/createMessage', params: {} } })
+const record: TaskRecord = { taskId: 't', status: 'working', createdAt: 'a', lastUpdatedAt: 'b', ttlMs: null }
+const started: JsonObject = taskCreated(call, record)
+const shown: JsonObject = taskGetResponse({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId: 't' } }, { ...record, pollIntervalMs: 100 })
+const withData = new ProtocolError('request-capability-missing', 'no', { data: { requiredCapabilities: { roots: {} } } })
+const carried: JsonObject | null = withData.data
+const bridgeOptions: BridgedCallOptions = { key: 'k', maxRounds: 3, roundTimeoutMs: 1000, clock: () => Date.now() }
+const bridged = new BridgedCall(greet, call, bridgeOptions)
+async function pipe(write: (text: string) => void): Promise<void> {
+  for await (const text of bridged.stream()) write(text)
+}
+bridged.deliver({ jsonrpc: '2.0', id: bridged.pending[0] ?? 'x', result: {} })
+const allowing: Tool = async (args, ctx) => {
+  if (!ctx.allows(ctx.q.roots())) return { content: [] }
+  ctx.require(ctx.q.elicit('Name?', nameSchema), ctx.q.roots())
+  return { content: [{ type: 'text', text: String(bridged.done) }] }
+}
+void [needed, started, shown, carried, pipe, allowing]
+// @ts-expect-error: the versions served are a list
+checkRequest(call, '2026-07-28')
+// @ts-expect-error: a task record has its status
+taskCreated(call, { taskId: 't', createdAt: 'a', lastUpdatedAt: 'b', ttlMs: null })
 
 try {
   classify('{')
