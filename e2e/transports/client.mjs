@@ -47,16 +47,6 @@ const CONFIG = {
   defaultRetryMs: 100,
 }
 
-/**
- * The call's configuration: under 2026-07-28 a request's header fields mirror
- * its body (MCP-Protocol-Version, Mcp-Method, Mcp-Name: rule request-header-mismatch).
- */
-function configFor(request) {
-  if (!MRTR) return CONFIG
-  const headers = { ...CONFIG.headers, 'mcp-method': request.method }
-  if (typeof request.params?.name === 'string') headers['mcp-name'] = request.params.name
-  return { ...CONFIG, headers }
-}
 
 // ------------------------------------------------------------------ the recording
 
@@ -161,7 +151,8 @@ const violations = []
 /** Runs `request` through an HttpCall to its end: its JSON-RPC response, or throws its failure. */
 function call(request) {
   return new Promise((resolve, reject) => {
-    const machine = new HttpCall(configFor(request), request, now())
+    // Under 2026-07-28 the machine adds the header fields that mirror the body (Mcp-Method, Mcp-Name).
+    const machine = new HttpCall(CONFIG, request, now())
     const open = new Set()
     let timer = null
     let outcome = null
