@@ -5,18 +5,7 @@
 set -euo pipefail
 CBINDGEN_VERSION=0.29.4
 
-missing=()
-for pkg in libcjson-dev valgrind pkg-config g++; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  # The package lists are refreshed only when the install cannot proceed without them.
-  $sudo apt-get install -y --no-install-recommends "${missing[@]}" ||
-    { $sudo apt-get update && $sudo apt-get install -y --no-install-recommends "${missing[@]}"; }
-fi
+"$(dirname "$0")/debian-packages" libcjson-dev valgrind pkg-config g++
 
 # Compiled from source: none of the registries this project reaches
 # has a prebuilt cbindgen at this version (Debian 12's `cbindgen` is 0.24.3; npm

@@ -10,15 +10,4 @@
 set -euo pipefail
 grep -qx thumbv7em-none-eabihf <<<"$(rustup target list --installed)" || rustup target add thumbv7em-none-eabihf
 
-missing=()
-for pkg in qemu-system-arm gcc-arm-none-eabi picolibc-arm-none-eabi valgrind; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  # The package lists are refreshed only when the install cannot proceed without them.
-  $sudo apt-get install -y --no-install-recommends "${missing[@]}" ||
-    { $sudo apt-get update && $sudo apt-get install -y --no-install-recommends "${missing[@]}"; }
-fi
+"$(dirname "$0")/debian-packages" qemu-system-arm gcc-arm-none-eabi picolibc-arm-none-eabi valgrind
