@@ -333,16 +333,17 @@ impl Checker {
     }
 
     /// The round a retry answers, among the open rounds of its method and
-    /// target: the one whose `requestState` it echoes, else whose params it
-    /// repeats, else whose input-request keys it answers, else the latest.
-    /// Parallel calls to one tool each keep their own round.
+    /// target: the one whose `requestState` it echoes (`true`: an exact
+    /// match), else whose params it repeats, else whose input-request keys it
+    /// answers, else the latest. Parallel calls to one tool each keep their
+    /// own round.
     fn round_of(
         &self,
         m: &Value,
         salient: &JsonMap<String, Value>,
         method: &str,
         params: &ParamsView<'_>,
-    ) -> Option<usize> {
+    ) -> Option<(usize, bool)> {
         let tgt = target(m);
         let state = params.request_state.as_str();
         let answers_keys = |a: &Awaiting| {
@@ -357,7 +358,7 @@ impl Checker {
                 continue;
             }
             if state.is_some() && a.result["result"]["requestState"].as_str() == state {
-                return Some(i);
+                return Some((i, true));
             }
             latest = latest.or(Some(i));
             if by_params.is_none() && a.params == *salient {
@@ -367,7 +368,31 @@ impl Checker {
                 by_keys = Some(i);
             }
         }
-        by_params.or(by_keys).or(latest)
+        by_params.or(by_keys).or(latest).map(|i| (i, false))
+    }
+
+    /// The round of a retry in flight that got no response and that the
+    /// request `m` sends again (same method, target and params, and the same
+    /// `requestState`), taken out of the flights: the earlier send is
+    /// abandoned (its connection was cut, or a 502 came).
+    fn unanswered_retry(
+        &mut self,
+        method: &str,
+        m: &Value,
+        salient: &JsonMap<String, Value>,
+        params: &ParamsView<'_>,
+    ) -> Option<Awaiting> {
+        let (tgt, state) = (target(m), params.request_state.as_str());
+        let key = self
+            .in_flight
+            .iter()
+            .filter(|(_, f)| f.retries.is_some() && f.message["method"] == method && target(&f.message) == tgt)
+            .filter(|(_, f)| {
+                f.message["params"]["requestState"].as_str() == state && salient_params(&f.message) == *salient
+            })
+            .max_by_key(|(_, f)| f.seq)
+            .map(|(k, _)| k.clone())?;
+        self.in_flight.remove(&key)?.retries
     }
 
     /// Checks a request carrying MRTR fields against the round it answers;
@@ -375,12 +400,26 @@ impl Checker {
     fn client_retry(&mut self, m: &Value, method: &str, params: &ParamsView<'_>) -> Option<Awaiting> {
         // The retry's params without its MRTR fields: read once, for pairing and for the comparison.
         let salient = salient_params(m);
-        let Some(pos) = self.round_of(m, &salient, method, params) else {
-            self.report(
-                RuleId::InputResponsesUnsolicited,
-                "inputResponses or requestState on a request that retries nothing",
-            );
-            return None;
+        let found = self.round_of(m, &salient, method, params);
+        let pos = match found {
+            Some((pos, true)) => pos,
+            // A retry whose response never came, sent again: its round is open to it.
+            _ => match self.unanswered_retry(method, m, &salient, params) {
+                Some(round) => {
+                    self.awaiting.push_back(round);
+                    self.awaiting.len() - 1
+                }
+                None => match found {
+                    Some((pos, _)) => pos,
+                    None => {
+                        self.report(
+                            RuleId::InputResponsesUnsolicited,
+                            "inputResponses or requestState on a request that retries nothing",
+                        );
+                        return None;
+                    }
+                },
+            },
         };
         let round = self.awaiting.remove(pos)?;
         let in_flight = self.in_flight.contains_key(&id_key(&m["id"]));

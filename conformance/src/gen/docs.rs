@@ -36,7 +36,9 @@ const NOTES: &[(Area, &str)] = &[
         "A *retry* answers an `input_required` result: same method, same params apart from `inputResponses`, \
 `requestState` and `_meta`. In a conversation, a request counts as the retry of an earlier one when it carries \
 `inputResponses` or `requestState` and has the same method and target (tool or prompt `name`, resource `uri`) as a \
-request answered with `input_required` and not retried since. A request with neither field starts afresh: a client \
+request answered with `input_required` and not retried since, or whose retry got no answer: a retry whose response \
+never came (a cut connection, a 502) may be sent again, under a new id, and the round stays open to it. A request \
+with neither field starts afresh: a client \
 may always abandon a round. For `tasks/result` (`sep-2322`) the answer to `input_required` is \
 `tasks/input_response`, not a retry. A client MAY retry at once when the result had no `inputRequests` (load \
 shedding). Each retry carries only the answers to the latest round and the latest `requestState`. Keys the server \
