@@ -580,6 +580,12 @@ export interface TaskRecord {
   inputRequests?: AskedQuestions
   answered?: string[]
 }
+/**
+ * The final response to `request` with `result`: `resultType: "complete"`,
+ * `ttlMs: 0` when `request` is a retry, and for a cacheable result without
+ * caching hints the safe ones (`ttlMs: 0`, `cacheScope: "private"`).
+ */
+export declare function complete(request: JsonInput, result: JsonInput, options?: Options): JsonObject
 /** The response to `request` that starts the task of `record` (`resultType: "task"`). */
 export declare function taskCreated(request: JsonInput, record: JsonInput<TaskRecord>, options?: Options): JsonObject
 /**

@@ -849,6 +849,7 @@ module.exports.catalogue = nativeBinding.catalogue
 module.exports.check = nativeBinding.check
 module.exports.checkRequest = nativeBinding.checkRequest
 module.exports.classify = nativeBinding.classify
+module.exports.complete = nativeBinding.complete
 module.exports.errorResponse = nativeBinding.errorResponse
 module.exports.inspect = nativeBinding.inspect
 module.exports.missingCapabilities = nativeBinding.missingCapabilities

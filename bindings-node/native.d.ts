@@ -188,6 +188,9 @@ export declare function checkRequest(request: Text, headers: Text | undefined | 
 /** Classifies one raw message: what it found, packed into one string (`mrtr::facade::classify_packed`). */
 export declare function classify(text: Text, options?: string | undefined | null): string
 
+/** `facade::complete`: the final response to `request` with `result`. */
+export declare function complete(request: Text, result: Text, options?: string | undefined | null): string
+
 /**
  * `facade::error_response`: `{response, status}` as JSON text; `data` the
  * members of the error's `data` (JSON text of an object).

@@ -775,6 +775,16 @@ export function requireDeclared(request, required, options) {
   refused(call(() => native.requireDeclared(...args)))
 }
 
+/**
+ * The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when `request` is a
+ * retry (its result must not be cached), and for a cacheable result that names no caching hints the safe
+ * ones its schema requires (`ttlMs: 0`, `cacheScope: "private"`). `options`: `{protocol, limits}`.
+ */
+export function complete(request, result, options) {
+  const args = [text(request, 'the request'), text(result, 'the result'), settings(options)]
+  return JSON.parse(call(() => native.complete(...args)))
+}
+
 /** The response to `request` that starts the task of `record` (a task record: `taskId`, `status`, `createdAt`, `lastUpdatedAt`, `ttlMs`, …). */
 export function taskCreated(request, record, options) {
   const args = [text(request, 'the request'), text(record, 'the task record'), settings(options)]

@@ -719,6 +719,12 @@ pub fn require_declared(request: Text, required: Text, options: Option<String>) 
     refusal(|| facade::require_declared(bytes(&request), bytes(&required), &self::options(options)?))
 }
 
+/// `facade::complete`: the final response to `request` with `result`.
+#[napi]
+pub fn complete(request: Text, result: Text, options: Option<String>) -> Result<String> {
+    run(|| facade::complete(bytes(&request), bytes(&result), &self::options(options)?))
+}
+
 /// `facade::task_created`.
 #[napi]
 pub fn task_created(request: Text, record: Text, options: Option<String>) -> Result<String> {

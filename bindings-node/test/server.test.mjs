@@ -149,3 +149,15 @@ test('task results show what their status carries', () => {
   thrown(() => mrtr.taskGetResponse(get, { ...RECORD, answered: ['a', 'b'] }, { protocol: V }), mrtr.TaskError, 'task-input-requests-missing')
   thrown(() => mrtr.taskGetResponse(get, { ...RECORD, status: 'completed' }, { protocol: V }), mrtr.UsageError, 'usage-invalid-argument') // no result
 })
+
+test('complete marks the final answer, never cacheable after a retry, with the hints a cacheable result needs', () => {
+  const list = { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }
+  assert.deepEqual(mrtr.complete(list, { tools: [] }, { protocol: V }), {
+    jsonrpc: '2.0', id: 3, result: { tools: [], resultType: 'complete', ttlMs: 0, cacheScope: 'private' },
+  })
+  const retry = { ...call({}), params: { ...call({}).params, requestState: 's' } }
+  const done = mrtr.complete(retry, { content: [], ttlMs: 60000 }, { protocol: V }).result
+  assert.equal(done.ttlMs, 0)
+  assert.equal(done.cacheScope, undefined) // a tool's result names no caching hints
+  thrown(() => mrtr.complete(list, [1], { protocol: V }), mrtr.UsageError, 'usage-invalid-argument')
+})

@@ -701,6 +701,12 @@ pub fn require_declared(request: &JsValue, required: &JsValue, options: Option<S
     refusal(|| facade::require_declared(&bytes(request), &bytes(required), &self::options(options)?))
 }
 
+/// `facade::complete`: the final response to `request` with `result`.
+#[wasm_bindgen]
+pub fn complete(request: &JsValue, result: &JsValue, options: Option<String>) -> Result<String> {
+    Ok(facade::complete(&bytes(request), &bytes(result), &self::options(options)?)?)
+}
+
 /// `facade::task_created`.
 #[wasm_bindgen(js_name = taskCreated)]
 pub fn task_created(request: &JsValue, record: &JsValue, options: Option<String>) -> Result<String> {
