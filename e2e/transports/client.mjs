@@ -20,6 +20,7 @@ import http from 'node:http'
 import { appendFileSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { Client, HttpCall, SseDecoder } from '../../bindings-node/index.mjs'
+import { jsonOrText, recordedBlock } from '../recording.mjs'
 
 const { values: args } = parseArgs({
   options: {
@@ -54,14 +55,8 @@ const t0 = performance.now()
 const now = () => Math.floor(performance.now() - t0)
 writeFileSync(args.record, '')
 const record = (from, at, http) => appendFileSync(args.record, JSON.stringify({ from, at, http }) + '\n')
-const json = (text) => {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
-}
-const recorded = (block) => (block.data === undefined ? block : { ...block, data: json(block.data) })
+const json = jsonOrText
+const recorded = recordedBlock
 let exchanges = 0
 const served = [] // [exchange, x-served-by], in order of the response heads
 

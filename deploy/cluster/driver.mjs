@@ -1,0 +1,544 @@
+// The cluster's load driver (issue #14): N concurrent `plan` operations on mrtr's client machines
+// (Node binding), spread over the modes, against one URL (a balancer, or one instance).
+//
+//   node deploy/cluster/driver.mjs --url http://127.0.0.1:PORT --operations N [--concurrency C] \
+//     --modes mrtr,tasks,sep-1858,sep-1335,legacy --record DIR --out RESULTS.json --deadline-ms 30000
+//
+// Operation n of a mode is `<mode>-<n>` (n from 1): `tools/call plan {op, rounds}` at `${url}/mcp/${mode}`,
+// rounds alternating 2, 3. At most C run at once (all N by default). Each answers as a user would (elicitation `name` -> "Ada",
+// `ok` -> true; sampling -> "sunny"; roots -> file:///trips) and completes when the tool's text is
+// `planned <op> for Ada: sunny (1 roots)`.
+// - mrtr (2026-07-28): mrtr's `Client` machine builds each retry; each request is one `HttpCall`.
+// - tasks (2026-07-28 + Tasks extension): `tools/call` declaring the extension, `tasks/get` every
+//   pollIntervalMs, `tasks/update` built by `taskUpdate` for each input_required round.
+// - sep-1858, sep-1335, legacy (2025-11-25): `initialize`, `notifications/initialized`, then the call is one
+//   `HttpCall` in that mode (it reads the questions off the stream, POSTs the answers, resumes streams).
+//
+// Faults (a connection refused or cut; 502/504 from the balancer, 503 from an instance without its store)
+// are retried as the protocol allows, never by restarting an operation whose rounds were answered, after a
+// backoff (50 ms doubling to 1 s) and never sooner than a Retry-After or the last SSE `retry` asked:
+// - mrtr, tasks: the same JSON-RPC request again under a new id (sealed state replays on any instance;
+//   a final request retried gets the committed response; tasks/get and tasks/update are repeatable);
+// - the SSE modes: an HTTP request that reached no server (no response head, or 502-504) is sent again as it
+//   was (a carrier POST, an answers POST, a resuming GET); a stream cut after its head is resumed by
+//   the HttpCall itself (Last-Event-ID / the rel="stream" URL). Only a call that fails before any
+//   question was answered is started again (new id).
+// At --deadline-ms from its start an unfinished operation is lost; its connections are dropped.
+//
+// Records: DIR/<op>.jsonl, every HTTP exchange of the operation in the HTTP-entry format (as
+// e2e/transports/client.mjs writes it, bodies only when JSON; `at` in ms since the driver's start), each
+// checkable alone:
+// `mrtr check FILE --protocol 2026-07-28`, or `--protocol 2025-11-25 [--transport sep-1858|sep-1335]`.
+// RESULTS.json: {"t0": epoch ms, "ops": [{op, mode, started, finished, ok, rounds, attempts, servedBy,
+// error?, violations?}]}, times in ms since t0; `rounds`: the tool's rounds answered; `attempts`: 1 + the
+// requests re-sent after a fault; `servedBy`: the x-served-by values seen, in order of first sight.
+// Prints one summary line per mode. Exits 0 whatever the outcomes: the script judges.
+import http from 'node:http'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+import { jsonOrText, recordedBlock } from '../../e2e/recording.mjs'
+
+const { values: args } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    operations: { type: 'string', default: '200' },
+    modes: { type: 'string', default: 'mrtr,tasks,sep-1858,sep-1335,legacy' },
+    record: { type: 'string' },
+    out: { type: 'string' },
+    concurrency: { type: 'string' },
+    'deadline-ms': { type: 'string', default: '30000' },
+  },
+})
+const MODES = ['mrtr', 'tasks', 'sep-1858', 'sep-1335', 'legacy']
+const modes = args.modes.split(',').filter(Boolean)
+if (!args.url || !args.record || !args.out || !modes.length || modes.some((m) => !MODES.includes(m))) {
+  console.error(`usage: node driver.mjs --url URL --operations N [--concurrency C] --modes ${MODES.join(',')} --record DIR --out RESULTS.json [--deadline-ms MS]`)
+  process.exit(2)
+}
+
+const BINDING = new URL('../../bindings-node/index.mjs', import.meta.url).href
+const { Client, HttpCall, SseDecoder, taskUpdate } = await import(BINDING)
+
+const MRTR = '2026-07-28'
+const LEGACY = '2025-11-25'
+const TRANSPORT = { mrtr: MRTR, tasks: MRTR, 'sep-1858': 'sep-1858', 'sep-1335': 'sep-1335', legacy: LEGACY }
+const TASKS = 'io.modelcontextprotocol/tasks'
+const CLIENT_INFO = { name: 'mrtr-cluster-driver', version: '1.0.0' }
+const CAPABILITIES = { elicitation: { form: {} }, sampling: {}, roots: {} }
+const ELICITED = { name: 'Ada', ok: true }
+const SAMPLED = { role: 'assistant', content: { type: 'text', text: 'sunny' }, model: 'm' }
+const ROOTS = { roots: [{ uri: 'file:///trips' }] }
+// An HTTP status meaning no instance could serve the request now: the balancer found none alive (502,
+// 504), or the instance could not reach its store (503). Worth sending again.
+const UNREACHED = new Set([502, 503, 504])
+
+const t0 = Date.now()
+const start = performance.now()
+const now = () => Math.floor(performance.now() - start)
+const backoff = (attempt) => Math.min(1000, 50 * 2 ** attempt)
+mkdirSync(args.record, { recursive: true })
+
+// ------------------------------------------------------------------ one operation's bookkeeping
+
+let nextId = 1
+class Lost extends Error {}
+/** A call that failed; `fault`: because of the network or a dead instance (worth sending again). */
+class CallFailed extends Error {
+  constructor(message, fault) {
+    super(message)
+    this.fault = fault
+  }
+}
+
+class Op {
+  constructor(mode, n) {
+    this.mode = mode
+    this.id = `${mode}-${n}`
+    this.rounds = n % 2 === 1 ? 2 : 3
+    this.url = `${args.url.replace(/\/$/, '')}/mcp/${mode}`
+    this.lines = [] // the recording, written once at the end (no synchronous I/O under load)
+    this.exchanges = 0
+    this.resent = 0
+    this.asked = new Set() // the tool's rounds whose questions were answered
+    this.served = new Set()
+    this.violations = []
+    this.session = null
+    this.retryMs = 0 // the last SSE `retry` the server sent
+    this.notBefore = 0 // when a Retry-After lets the next re-send go
+    this.over = false // the deadline passed: start nothing more
+    this.requests = new Set() // in flight, to drop at the deadline
+    this.timers = new Set()
+    this.lost = new Promise((_, reject) => (this.lose = () => reject(new Lost('deadline'))))
+    this.lost.catch(() => {})
+  }
+  /** The wait before re-sending after `attempt` faults: growing, and never sooner than the server asked. */
+  delay(attempt) {
+    return Math.max(backoff(attempt), this.retryMs, this.notBefore - now())
+  }
+  /** A JSON-RPC id unique in the whole run: a 2025-11-25 server names its server requests after the
+   * call's id, and one instance serving many clients' calls routes their answers by those names. */
+  fresh() {
+    return nextId++
+  }
+  record(from, http) {
+    this.lines.push(JSON.stringify({ from, at: now(), http }))
+  }
+  after(ms, fn, ...args) {
+    if (this.over) return null
+    const timer = setTimeout(() => (this.timers.delete(timer), this.over || fn(...args)), ms)
+    this.timers.add(timer)
+    return timer
+  }
+  sleep(ms) {
+    return new Promise((resolve) => this.after(ms, resolve))
+  }
+  cancel(timer) {
+    clearTimeout(timer)
+    this.timers.delete(timer)
+  }
+  /** The deadline: drop every connection and timer; the operation's promise rejects with Lost. */
+  expire() {
+    this.over = true
+    for (const req of this.requests) req.destroy()
+    for (const timer of this.timers) clearTimeout(timer)
+    this.lose()
+  }
+}
+
+// ------------------------------------------------------------------ one HTTP exchange, recorded
+
+const json = jsonOrText
+const recorded = recordedBlock
+
+/**
+ * Sends `request` ({method, url, headers, body}) for `op` and reports its response through
+ * `on.head(status, fields)`, `on.body(chunk)` and once `on.end({status, cut})` (`status` null when no
+ * response came; `cut` when the connection dropped before the response's end), recording both sides.
+ */
+function exchange(op, request, on) {
+  if (op.over) return
+  const id = `x${++op.exchanges}`
+  const body = request.body === undefined ? null : Buffer.from(JSON.stringify(request.body))
+  const { method, url } = request
+  op.record('client', { exchange: id, method, url, headers: request.headers, ...(body ? { body: request.body } : {}) })
+  const headers = { ...request.headers, ...(body ? { 'content-length': String(body.length) } : {}) }
+  // A connection per request, as a client behind a TCP round robin needs to reach each instance in turn.
+  const req = http.request(request.url, { method: request.method, headers, agent: false })
+  op.requests.add(req)
+  let status = null
+  let ended = false
+  let finish = null // once a response came: records its end, then ends
+  const end = (cut) => {
+    if (ended) return
+    ended = true
+    op.requests.delete(req)
+    if (!op.over) on.end({ status, cut })
+  }
+  req.on('error', () => (finish ? finish(true) : end(true)))
+  req.on('response', (res) => {
+    const fields = Object.fromEntries(Object.entries(res.headers).map(([n, v]) => [n, Array.isArray(v) ? v.join(', ') : String(v)]))
+    status = res.statusCode
+    if (fields['x-served-by']) op.served.add(fields['x-served-by'])
+    if (fields['mcp-session-id']) op.session ??= fields['mcp-session-id']
+    if (/^\d+$/.test(fields['retry-after'] ?? '')) op.notBefore = now() + 1000 * Number(fields['retry-after'])
+    op.record('server', { exchange: id, status, headers: fields })
+    // The recording's view of the body: event blocks as they come, or one JSON body at the end.
+    const stream = /^text\/event-stream\b/i.test(fields['content-type'] ?? '') ? new SseDecoder() : null
+    const chunks = []
+    const blocks = () =>
+      [...stream.events()].map((block) => {
+        if (block.retry !== undefined) op.retryMs = block.retry
+        return recorded(block)
+      })
+    on.head(status, fields)
+    res.on('data', (chunk) => {
+      if (stream) {
+        stream.feed(chunk)
+        const events = blocks()
+        if (events.length) op.record('server', { exchange: id, events })
+      } else chunks.push(chunk)
+      if (!op.over) on.body(chunk)
+    })
+    finish = (cut) => {
+      if (ended) return
+      const entry = { exchange: id, end: true }
+      if (stream) {
+        stream.finish()
+        const events = blocks()
+        if (events.length) entry.events = events
+      } else if (chunks.length && /^application\/json\b/i.test(fields['content-type'] ?? '')) {
+        // Only a JSON body is a message; a balancer's HTML error page is left out (its status tells).
+        entry.body = json(Buffer.concat(chunks).toString('utf8'))
+      }
+      op.record('server', entry)
+      end(cut)
+    }
+    res.on('end', () => finish(false))
+    res.on('error', () => finish(true))
+    res.on('close', () => finish(!res.complete))
+  })
+  if (body) req.write(body)
+  req.end()
+}
+
+// ------------------------------------------------------------------ the user's answers
+
+/** The tool's round a question belongs to (1 the name, 2 sampling and roots, 3 the confirmation). */
+function roundOf(question) {
+  if (question.method !== 'elicitation/create') return 2
+  return 'ok' in (question.params?.requestedSchema?.properties ?? {}) ? 3 : 1
+}
+
+/** The result answering one question ({method, params}), or null for a method this client lacks. */
+function answer(op, question) {
+  const result = (() => {
+    switch (question.method) {
+      case 'elicitation/create': {
+        const keys = Object.keys(question.params?.requestedSchema?.properties ?? {})
+        if (!keys.every((k) => k in ELICITED)) return { action: 'decline' }
+        return { action: 'accept', content: Object.fromEntries(keys.map((k) => [k, ELICITED[k]])) }
+      }
+      case 'sampling/createMessage':
+        return SAMPLED
+      case 'roots/list':
+        return ROOTS
+      case 'ping':
+        return {}
+      default:
+        return null
+    }
+  })()
+  if (result && question.method !== 'ping') op.asked.add(roundOf(question))
+  return result
+}
+
+const answers = (op, inputRequests) => Object.fromEntries(Object.entries(inputRequests).map(([k, q]) => [k, answer(op, q)]))
+
+/** The JSON-RPC answer to a server request on a stream. */
+function reply(op, request) {
+  const result = answer(op, request)
+  return result === null
+    ? { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: `${request.method} is not supported` } }
+    : { jsonrpc: '2.0', id: request.id, result }
+}
+
+// ------------------------------------------------------------------ one JSON-RPC call: mrtr's HttpCall
+
+// In these modes an HTTP request that reached no instance is sent again as it was, under the machine's
+// exchange: its answers and resumes name the call, not the instance (2026-07-28 re-sends under a new id).
+const RESEND_HTTP = new Set(['sep-1858', 'sep-1335', LEGACY])
+
+/** Runs `message` through an HttpCall to its end: its JSON-RPC response, or throws CallFailed. */
+function runCall(op, config, message) {
+  return new Promise((resolve, reject) => {
+    const machine = new HttpCall(config, message, now())
+    const open = new Set()
+    let timer = null
+    let outcome = null
+    let fault = false
+    let status = null // of the last response head
+    // The machine refusing an input (a bug here or in mrtr) ends this call, not the whole run.
+    const safely = (fn) => (...a) => {
+      try {
+        fn(...a)
+      } catch (e) {
+        op.cancel(timer)
+        reject(e)
+      }
+    }
+    const settle = () => {
+      if (!machine.done || open.size > 0 || !outcome) return // the answers' POSTs end too
+      op.cancel(timer)
+      // An instance that cannot serve now (503, its store away) may still say so in a JSON-RPC error.
+      const { failed, response } = outcome
+      if (response?.error && UNREACHED.has(status) && !RESEND_HTTP.has(config.mode)) {
+        reject(new CallFailed(`${message.method}: HTTP ${status}: ${response.error.message}`, true))
+      } else if (failed) reject(new CallFailed(`${message.method}: ${failed.rule}: ${failed.message}`, fault))
+      else resolve(response)
+    }
+    // After every input: send what it asks, then take its events, then arm its timeout.
+    const pump = () => {
+      try {
+        for (;;) {
+          for (const t of machine.transmits()) transmit(t, 0)
+          const events = [...machine.events()]
+          if (events.length === 0) break
+          for (const e of events) {
+            if (e.type === 'serverRequest') machine.answer(reply(op, e.message), now())
+            else if (e.type === 'response') outcome = { response: e.message }
+            else if (e.type === 'failed') outcome = { failed: e }
+            else if (e.type === 'violation') op.violations.push(`${e.rule}: ${e.message}`)
+          }
+        }
+      } catch (e) {
+        op.cancel(timer)
+        return reject(e)
+      }
+      op.cancel(timer)
+      timer = null
+      const at = machine.pollTimeout()
+      if (at !== null) timer = op.after(Math.max(0, at - now()), wake, at)
+      if (outcome?.failed) open.clear() // nothing more to wait for
+      settle()
+    }
+    const wake = safely((at) => {
+      // A timer may fire a little early; the machine's clock (and the recording's) must have reached `at`.
+      if (now() < at) return (timer = op.after(at - now(), wake, at))
+      machine.handleTimeout(now())
+      pump()
+    })
+    const transmit = (t, attempt) => {
+      open.add(t.exchange)
+      let unreached = false
+      exchange(op, t, {
+        head: safely((code, fields) => {
+          status = code
+          unreached = RESEND_HTTP.has(config.mode) && UNREACHED.has(code)
+          if (!unreached) (machine.handleHead(t.exchange, code, fields, now()), pump())
+        }),
+        body: safely((chunk) => unreached || (machine.handleBody(t.exchange, chunk, now()), pump())),
+        end: safely(({ status, cut }) => {
+          if (status === null || cut || UNREACHED.has(status)) fault = true
+          if ((status === null || unreached) && RESEND_HTTP.has(config.mode) && !machine.done) {
+            op.resent++
+            return op.after(op.delay(attempt), () => transmit(t, attempt + 1))
+          }
+          open.delete(t.exchange)
+          machine.handleEnd(t.exchange, now())
+          pump()
+        }),
+      })
+    }
+    pump()
+  })
+}
+
+/**
+ * Runs `message` to its JSON-RPC response, sending it again under a new id after a fault while
+ * `again()` allows: `{message, response}`, `message` the request that was answered.
+ */
+async function request(op, config, message, again = () => true) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return { message, response: await runCall(op, config, message) }
+    } catch (e) {
+      if (!(e instanceof CallFailed) || !e.fault || !again()) throw e
+      op.resent++
+      await op.sleep(op.delay(attempt))
+      message = { ...message, id: op.fresh() }
+    }
+  }
+}
+
+const plan = (op, id, meta) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'plan', arguments: { op: op.id, rounds: op.rounds }, ...(meta ? { _meta: meta } : {}) },
+})
+const meta = (capabilities = CAPABILITIES) => ({
+  'io.modelcontextprotocol/protocolVersion': MRTR,
+  'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
+  'io.modelcontextprotocol/clientCapabilities': capabilities,
+})
+const mrtrConfig = (op) => ({ mode: MRTR, url: op.url, headers: { 'mcp-protocol-version': MRTR } })
+const refused = (what, response) => new Error(`${what}: error ${response.error.code}: ${response.error.message}`)
+
+// ------------------------------------------------------------------ the modes
+
+/** MRTR: the Client machine sends the call and builds each retry; each request is one HttpCall. */
+async function mrtrOp(op) {
+  const client = new Client({ protocol: MRTR })
+  const handle = client.send(plan(op, op.fresh(), meta()))
+  for (;;) {
+    for (const sent of [...client.transmits()]) {
+      const { response } = await request(op, mrtrConfig(op), sent)
+      // The machine knows the request by the id it gave it; a re-send carried the same request under
+      // a fresh id (the server may have seen the first), so its answer is the answer to `sent`.
+      client.handleResponse({ ...response, id: sent.id })
+    }
+    for (const e of client.events()) {
+      if (e.type === 'done') return e.response
+      client.answer(handle, e.type === 'inputRequired' ? answers(op, e.inputRequests) : null, op.fresh())
+    }
+  }
+}
+
+/** Tasks: the call creates a task; poll it, answer each input_required with tasks/update, until it ends. */
+async function tasksOp(op) {
+  const config = mrtrConfig(op)
+  const declared = meta({ ...CAPABILITIES, extensions: { [TASKS]: {} } })
+  const { response: created } = await request(op, config, plan(op, op.fresh(), declared))
+  if (created.error) throw refused('tools/call', created)
+  const { taskId } = created.result
+  let wait = created.result.pollIntervalMs ?? 100
+  for (;;) {
+    await op.sleep(wait)
+    const get = { jsonrpc: '2.0', id: op.fresh(), method: 'tasks/get', params: { taskId, _meta: declared } }
+    const { message: asked, response: got } = await request(op, config, get)
+    if (got.error) throw refused('tasks/get', got)
+    const task = got.result
+    wait = task.pollIntervalMs ?? wait
+    if (task.status === 'completed') return { jsonrpc: '2.0', id: asked.id, result: task.result }
+    if (task.status === 'failed' || task.status === 'cancelled') {
+      throw new Error(`the task ${task.status}: ${JSON.stringify(task.error ?? task.statusMessage ?? null)}`)
+    }
+    if (task.status !== 'input_required') continue
+    const update = taskUpdate(asked, got, answers(op, task.inputRequests), op.fresh())
+    const { response: updated } = await request(op, config, update) // a repeated update is harmless
+    if (updated.error) throw refused('tasks/update', updated)
+  }
+}
+
+/** SEP-1858, SEP-1335, 2025-11-25: initialize, then the call as one HttpCall in the mode. */
+async function streamOp(op) {
+  const mode = TRANSPORT[op.mode]
+  const init = {
+    jsonrpc: '2.0',
+    id: op.fresh(),
+    method: 'initialize',
+    params: { protocolVersion: LEGACY, capabilities: CAPABILITIES, clientInfo: CLIENT_INFO },
+  }
+  // No MCP-Protocol-Version before one is agreed (as peers/mrtr_client.mjs).
+  const { response: ready } = await request(op, { mode, url: op.url, headers: {} }, init)
+  if (ready.error) throw refused('initialize', ready)
+  const headers = { 'mcp-protocol-version': LEGACY, ...(op.session ? { 'mcp-session-id': op.session } : {}) }
+  await notify(op, headers, 'notifications/initialized')
+  // Started again only while no question was answered: an answered round is never replayed from scratch.
+  const config = { mode, url: op.url, headers, defaultRetryMs: 100 }
+  const { response } = await request(op, config, plan(op, op.fresh()), () => op.asked.size === 0)
+  return response
+}
+
+/** A notification: one POST (202 expected), sent again while it reaches no instance. */
+async function notify(op, headers, method) {
+  const body = { jsonrpc: '2.0', method }
+  const all = { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+  for (let attempt = 0; ; attempt++) {
+    const status = await new Promise((resolve) =>
+      exchange(op, { method: 'POST', url: op.url, headers: all, body }, { head() {}, body() {}, end: (r) => resolve(r.status) }),
+    )
+    if (status !== null && !UNREACHED.has(status)) {
+      if (status !== 202) throw new Error(`${method}: HTTP ${status}, expected 202`)
+      return
+    }
+    op.resent++
+    await op.sleep(op.delay(attempt))
+  }
+}
+
+const RUN = { mrtr: mrtrOp, tasks: tasksOp, 'sep-1858': streamOp, 'sep-1335': streamOp, legacy: streamOp }
+
+// ------------------------------------------------------------------ the run
+
+const expected = (op) => `planned ${op.id} for Ada: sunny (1 roots)`
+
+async function run(op) {
+  const started = now()
+  let outcome = {}
+  try {
+    const response = await Promise.race([RUN[op.mode](op), op.lost])
+    const text = response.result?.content?.[0]?.text
+    if (response.error) outcome.error = `error ${response.error.code}: ${response.error.message}`
+    else if (text !== expected(op)) outcome.error = `unexpected result: ${JSON.stringify(response.result).slice(0, 300)}`
+    outcome.ok = !outcome.error
+  } catch (e) {
+    outcome = { ok: false, error: e instanceof Lost ? `lost at the deadline` : String(e?.message ?? e) }
+  }
+  op.over = true
+  const result = {
+    op: op.id,
+    mode: op.mode,
+    started,
+    finished: now(),
+    ok: outcome.ok,
+    rounds: op.asked.size,
+    attempts: 1 + op.resent,
+    servedBy: [...op.served],
+    ...(outcome.error ? { error: outcome.error } : {}),
+    ...(op.violations.length ? { violations: op.violations } : {}),
+  }
+  await writeFile(`${args.record}/${op.id}.jsonl`, op.lines.length ? op.lines.join('\n') + '\n' : '')
+  return result
+}
+
+const counts = Object.fromEntries(modes.map((m) => [m, 0]))
+const ops = Array.from({ length: Number(args.operations) }, (_, i) => {
+  const mode = modes[i % modes.length]
+  return new Op(mode, ++counts[mode])
+})
+// At most `concurrency` operations in flight (all of them by default); each has --deadline-ms from its
+// own start. Progress goes to stdout as `progress <completed> <total>` lines, for scripts/cluster to time
+// its faults by.
+const concurrency = Math.max(1, Number(args.concurrency ?? ops.length))
+const results = new Array(ops.length)
+let next = 0
+let settled = 0
+const progress = () => console.log(`progress ${settled} ${ops.length}`)
+const ticker = setInterval(progress, 200)
+async function worker() {
+  while (next < ops.length) {
+    const i = next++
+    const op = ops[i]
+    const deadline = setTimeout(() => op.over || op.expire(), Number(args['deadline-ms']))
+    results[i] = await run(op)
+    clearTimeout(deadline)
+    settled += 1
+  }
+}
+await Promise.all(Array.from({ length: Math.min(concurrency, ops.length) }, worker))
+clearInterval(ticker)
+progress()
+writeFileSync(args.out, JSON.stringify({ t0, ops: results }, null, 1) + '\n')
+
+const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0)
+for (const mode of modes) {
+  const mine = results.filter((r) => r.mode === mode)
+  const done = mine.filter((r) => r.ok)
+  const ms = done.map((r) => r.finished - r.started).sort((a, b) => a - b)
+  const resent = mine.reduce((n, r) => n + r.attempts - 1, 0)
+  const failed = mine.length - done.length
+  console.log(`${mode}: started ${mine.length}, completed ${done.length}, failed ${failed}, p50 ${pct(ms, 50)} ms, p99 ${pct(ms, 99)} ms, re-sent ${resent}`)
+}
+process.exit(0)

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The cluster: multi-round calls behind round-robin nginx over instances on
+# both bindings sharing Redis, with an instance killed and restarted with a
+# rotated key and Redis restarted mid-run (scripts/cluster: 1000 operations,
+# 200 at a time, in each of its two runs; under a minute). Builds what it runs
+# first (no-ops after the official and peers suites): the Python extension,
+# the Node addon, and `mrtr` (for `mrtr check`).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+venv="${MRTR_PYTHON_VENV:-$root/target/venv-python}"
+echo "== cluster: the Python extension into $venv (maturin develop --release)"
+(cd "$root/bindings-python" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --release --quiet)
+echo "== cluster: the Node addon (bindings-node/tools/build.sh)"
+bash "$root/bindings-node/tools/build.sh"
+echo "== cluster: mrtr (cargo build)"
+cargo build --quiet --manifest-path "$root/Cargo.toml" -p mrtr-conformance
+echo "== cluster: scripts/cluster --operations 1000 --concurrency 200"
+"$venv/bin/python" "$root/scripts/cluster" --operations 1000 --concurrency 200
