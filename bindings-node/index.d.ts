@@ -394,6 +394,12 @@ export declare function readHttpRequest(
 ): Incoming
 /** The `rel="stream"` URL of the continuation `key` at `endpoint`. */
 export declare function streamUrl(endpoint: string, key: string): string
+/**
+ * (2026-07-28) The header fields that mirror `request`'s body, for a client
+ * that POSTs it itself: `mcp-protocol-version`, `mcp-method`, `mcp-name`,
+ * each where the body has its value.
+ */
+export declare function mirroredFields(request: JsonInput): Record<string, string>
 /** The -32602 answer to a server request that came outside any call in flight, or null. */
 export declare function unassociatedReply(request: JsonInput): JsonObject | null
 

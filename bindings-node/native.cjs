@@ -852,6 +852,7 @@ module.exports.classify = nativeBinding.classify
 module.exports.complete = nativeBinding.complete
 module.exports.errorResponse = nativeBinding.errorResponse
 module.exports.inspect = nativeBinding.inspect
+module.exports.mirroredFields = nativeBinding.mirroredFields
 module.exports.missingCapabilities = nativeBinding.missingCapabilities
 module.exports.paramsDigest = nativeBinding.paramsDigest
 module.exports.questionElicit = nativeBinding.questionElicit

@@ -203,6 +203,9 @@ export declare function inspect(token: Text): string
 /** A replay guard from JavaScript: `(stateId: string, expiry: number) => boolean`. */
 export type JsGuard = (arg0: string, arg1: number) => boolean | unknown
 
+/** `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text. */
+export declare function mirroredFields(request: Text): string
+
 /** `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or `null`. */
 export declare function missingCapabilities(request: Text, questions: Text, options?: string | undefined | null): string | null
 

@@ -18,7 +18,7 @@
 // (the machine's retry, its requestState replaced): the one fault mrtr must then report.
 // Exit status 0 when every scenario got its expected answer; 1 with the reason on stderr otherwise.
 import http from 'node:http'
-import { Client, HttpCall, SseDecoder } from '../bindings-node/index.mjs'
+import { Client, HttpCall, SseDecoder, mirroredFields } from '../bindings-node/index.mjs'
 
 const MRTR = '2026-07-28'
 const LEGACY = '2025-11-25'
@@ -127,23 +127,13 @@ function expectEqual(what, got, want) {
 const machine = new Client({ protocol: MRTR })
 let nextId = 1
 
-/** The body field `Mcp-Name` mirrors, for the methods that have one. */
-function nameOf(message) {
-  if (message.method === 'tools/call' || message.method === 'prompts/get') return message.params?.name
-  if (message.method === 'resources/read') return message.params?.uri
-  return undefined
-}
-
 /** POSTs one 2026-07-28 request; the JSON-RPC response to it (JSON body or event stream), as text, and the status. */
 async function post(message) {
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': MRTR,
-    'mcp-method': message.method,
+    ...mirroredFields(message), // MCP-Protocol-Version, Mcp-Method, Mcp-Name, as mrtr reads them off the body
   }
-  const name = nameOf(message)
-  if (typeof name === 'string') headers['mcp-name'] = name
   const res = await roundTrip({ method: 'POST', url, headers, body: message })
   if (/^text\/event-stream\b/i.test(res.headers['content-type'] ?? '')) {
     const stream = new SseDecoder({ protocol: MRTR })

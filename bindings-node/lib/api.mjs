@@ -506,6 +506,16 @@ export function streamUrl(endpoint, key) {
   return call(() => native.streamUrl(...args))
 }
 
+/**
+ * (2026-07-28, Streamable HTTP) The header fields that mirror `request`'s body, for a client that POSTs it
+ * itself (`HttpCall` adds them on its own): `{'mcp-protocol-version', 'mcp-method', 'mcp-name'}`, each
+ * where the body has its value (`mcp-name`: `params.name`, `params.uri` or `params.taskId`, by method).
+ */
+export function mirroredFields(request) {
+  const t = text(request, 'the request')
+  return JSON.parse(call(() => native.mirroredFields(t)))
+}
+
 /** The -32602 answer to a server request that came outside any call in flight, or null (nothing to answer). */
 export function unassociatedReply(request) {
   const t = text(request, 'the request')

@@ -472,6 +472,12 @@ pub fn stream_url(endpoint: String, key: String) -> Result<String> {
     run(|| facade::stream_url(&endpoint, &key))
 }
 
+/// `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.
+#[napi]
+pub fn mirrored_fields(request: Text) -> Result<String> {
+    run(|| facade::mirrored_fields(bytes(&request)))
+}
+
 /// `facade::unassociated_reply`: the answer to a server request outside any call, as JSON text, or `null`.
 #[napi]
 pub fn unassociated_reply(request: Text) -> Result<Option<String>> {

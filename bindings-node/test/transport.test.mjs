@@ -296,3 +296,13 @@ test('a JSON response ends the call; 2026-07-28 refuses input requests on the st
   j.handleEnd(p.exchange, 1)
   assert.deepEqual(j.pollEvent(), { type: 'response', message: result })
 })
+
+test('mirroredFields: the header fields a 2026-07-28 request carries, read off its body', () => {
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
+  const read = { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'notes://today', _meta: meta } }
+  assert.deepEqual(mrtr.mirroredFields(read), {
+    'mcp-protocol-version': '2026-07-28', 'mcp-method': 'resources/read', 'mcp-name': 'notes://today',
+  })
+  assert.deepEqual(mrtr.mirroredFields({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), { 'mcp-method': 'tools/list' })
+  assert.throws(() => mrtr.mirroredFields('{'), (e) => e instanceof mrtr.ProtocolError && e.rule === 'jsonrpc-parse-error')
+})

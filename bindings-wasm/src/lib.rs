@@ -467,6 +467,12 @@ pub fn stream_url(endpoint: &str, key: &str) -> Result<String> {
     Ok(facade::stream_url(endpoint, key)?)
 }
 
+/// `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.
+#[wasm_bindgen(js_name = mirroredFields)]
+pub fn mirrored_fields(request: &JsValue) -> Result<String> {
+    Ok(facade::mirrored_fields(&bytes(request))?)
+}
+
 /// `facade::unassociated_reply`: the answer to a server request outside any call, as JSON text, or `undefined`.
 #[wasm_bindgen(js_name = unassociatedReply)]
 pub fn unassociated_reply(request: &JsValue) -> Result<Option<String>> {

@@ -3,8 +3,8 @@
 // mrtr's `Client` machine (Node binding): it validates every response,
 // surfaces `input_required` rounds as events, and builds each retry (new id,
 // the `inputResponses`, the exact `requestState`, nothing carried over to any
-// other request). What is here is the transport (the `MCP-Protocol-Version` /
-// `Mcp-Method` / `Mcp-Name` headers, JSON or SSE answers), the per-request
+// other request). What is here is the transport (POSTs whose header fields
+// mrtr's `mirroredFields` reads off each body, JSON or SSE answers), the per-request
 // `_meta`, version selection on `UnsupportedProtocolVersion`, and the answers
 // a scripted user gives.
 //
@@ -13,7 +13,7 @@
 // elicitation, sampling and roots request it is asked.
 //
 //   node client.mjs [ignored…] URL
-import { Client } from '../../bindings-node/index.mjs'
+import { Client, mirroredFields } from '../../bindings-node/index.mjs'
 
 const VERSIONS = ['2026-07-28'] // what this client (and mrtr's default protocol) speaks
 const CLIENT_INFO = { name: 'mrtr-official-conformance-client', version: '0.1.0' }
@@ -25,24 +25,14 @@ let version = VERSIONS[0]
 let nextId = 1
 const machine = new Client({ protocol: VERSIONS[0] })
 
-/** The body field `Mcp-Name` mirrors, for the methods that have one. */
-function headerName(method, params) {
-  if (method === 'tools/call' || method === 'prompts/get') return params?.name
-  if (method === 'resources/read') return params?.uri
-  if (method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel') return params?.taskId
-  return undefined
-}
-
 /** POSTs one message; the JSON-RPC response to it (from a JSON body or an SSE stream). */
 async function post(message) {
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': message.params?._meta?.['io.modelcontextprotocol/protocolVersion'] ?? version,
-    'mcp-method': message.method,
+    'mcp-protocol-version': version,
+    ...mirroredFields(message), // the header fields that mirror the body (Mcp-Method, Mcp-Name…), as mrtr reads them
   }
-  const name = headerName(message.method, message.params)
-  if (typeof name === 'string') headers['mcp-name'] = name
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(message) })
   const body = await res.text()
   if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {

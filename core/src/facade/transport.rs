@@ -232,9 +232,39 @@ pub fn stream_url(endpoint: &str, key: &str) -> Result<String> {
     serve::stream_url(endpoint, key)
 }
 
+/// (`2026-07-28`) The header fields that mirror `request`'s body
+/// ([`http::mirrored_fields`]): `{"mcp-protocol-version", "mcp-method",
+/// "mcp-name"}`, each where the body has its value.
+pub fn mirrored_fields(request: &[u8]) -> Result<String> {
+    let v = parse(request, &Limits::DEFAULT)?;
+    let fields: serde_json::Map<String, Value> =
+        http::mirrored_fields(&v).into_iter().filter_map(|(n, value)| Some((n.into(), value?.into()))).collect();
+    Ok(text(&fields))
+}
+
 /// The -32602 answer to a server request outside any call
 /// ([`call::unassociated_reply`]), or `None`.
 pub fn unassociated_reply(request: &[u8]) -> Result<Option<String>> {
     let v = parse(request, &Limits::DEFAULT)?;
     Ok(call::unassociated_reply(&v).map(|r| text(&r)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mirrored_fields_of_a_request() {
+        let call = br#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"notes://x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let fields: Value = serde_json::from_str(&mirrored_fields(call).unwrap()).unwrap();
+        assert_eq!(
+            fields,
+            serde_json::json!({"mcp-protocol-version": "2026-07-28", "mcp-method": "resources/read", "mcp-name": "notes://x"})
+        );
+        let list: Value =
+            serde_json::from_str(&mirrored_fields(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#).unwrap())
+                .unwrap();
+        assert_eq!(list, serde_json::json!({"mcp-method": "tools/list"}));
+        assert!(mirrored_fields(b"{").is_err());
+    }
 }
