@@ -61,11 +61,7 @@ pub fn complete<'py>(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
-        let (py, o) = (request.py(), options(protocol, limits));
-        let (request, result) = (json_text(request, &o.limits)?, json_text(result, &o.limits)?);
-        output(py, &facade::complete(request.as_bytes(), result.as_bytes(), &o).or_raise()?)
-    })
+    guard(|| output(request.py(), &builder(request, result, protocol, limits, facade::complete)?))
 }
 
 /// Checks a request's HTTP header fields (`MCP-Protocol-Version`,
@@ -117,12 +113,8 @@ pub fn missing_capabilities<'py>(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
-    guard(|| {
-        let (py, o) = (request.py(), options(protocol, limits));
-        let (request, questions) = (json_text(request, &o.limits)?, json_text(questions, &o.limits)?);
-        let missing = facade::missing_capabilities(request.as_bytes(), questions.as_bytes(), &o).or_raise()?;
-        missing.map(|m| output(py, &m)).transpose()
-    })
+    let missing = builder(request, questions, protocol, limits, facade::missing_capabilities)?;
+    guard(|| missing.map(|m| output(request.py(), &m)).transpose())
 }
 
 /// Raises `request-capability-missing` (-32021, `.data` naming the
@@ -135,11 +127,7 @@ pub fn require_capabilities(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<()> {
-    guard(|| {
-        let o = options(protocol, limits);
-        let (request, questions) = (json_text(request, &o.limits)?, json_text(questions, &o.limits)?);
-        facade::require_capabilities(request.as_bytes(), questions.as_bytes(), &o).or_raise()
-    })
+    builder(request, questions, protocol, limits, facade::require_capabilities)
 }
 
 /// Raises `request-capability-missing` (-32021) unless `request` declared
@@ -153,11 +141,7 @@ pub fn require_declared(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<()> {
-    guard(|| {
-        let o = options(protocol, limits);
-        let (request, required) = (json_text(request, &o.limits)?, json_text(required, &o.limits)?);
-        facade::require_declared(request.as_bytes(), required.as_bytes(), &o).or_raise()
-    })
+    builder(request, required, protocol, limits, facade::require_declared)
 }
 
 /// The response to `request` that starts the task of `record` (a task record
@@ -170,11 +154,7 @@ pub fn task_created<'py>(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
-        let (py, o) = (request.py(), options(protocol, limits));
-        let (request, record) = (json_text(request, &o.limits)?, json_text(record, &o.limits)?);
-        output(py, &facade::task_created(request.as_bytes(), record.as_bytes(), &o).or_raise()?)
-    })
+    guard(|| output(request.py(), &builder(request, record, protocol, limits, facade::task_created)?))
 }
 
 /// The complete answer to `tasks/get` `request` for the task of `record`: the
@@ -188,10 +168,23 @@ pub fn task_get_response<'py>(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    guard(|| output(request.py(), &builder(request, record, protocol, limits, facade::task_get_response)?))
+}
+
+/// The façade's `f` on two JSON arguments (the request, and what it is
+/// checked against or built with) under `protocol` and `limits`, its error
+/// raised: the body of every two-argument builder here.
+fn builder<T>(
+    request: &Bound<'_, PyAny>,
+    other: &Bound<'_, PyAny>,
+    protocol: Option<Proto>,
+    limits: Option<Lim>,
+    f: impl FnOnce(&[u8], &[u8], &facade::Options) -> mrtr::Result<T>,
+) -> PyResult<T> {
     guard(|| {
-        let (py, o) = (request.py(), options(protocol, limits));
-        let (request, record) = (json_text(request, &o.limits)?, json_text(record, &o.limits)?);
-        output(py, &facade::task_get_response(request.as_bytes(), record.as_bytes(), &o).or_raise()?)
+        let o = options(protocol, limits);
+        let (request, other) = (json_text(request, &o.limits)?, json_text(other, &o.limits)?);
+        f(request.as_bytes(), other.as_bytes(), &o).or_raise()
     })
 }
 
