@@ -19,6 +19,7 @@
 // Exit status 0 when every scenario got its expected answer; 1 with the reason on stderr otherwise.
 import http from 'node:http'
 import { Client, HttpCall, SseDecoder, mirroredFields } from '../bindings-node/index.mjs'
+import { driveCall } from '../e2e/drive-call.mjs'
 
 const MRTR = '2026-07-28'
 const LEGACY = '2025-11-25'
@@ -217,77 +218,28 @@ const legacyHeaders = () => ({ 'mcp-protocol-version': LEGACY, ...(session ? { '
  * Runs `request` through an HttpCall in 2025-11-25 mode to its end: its JSON-RPC response and the
  * server requests it answered (their methods). `headers`: sent with each of its HTTP requests.
  */
-function call(request, headers = legacyHeaders()) {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now()
-    const now = () => Math.floor(performance.now() - t0)
-    const machineCall = new HttpCall({ mode: LEGACY, url, headers }, request, now())
-    const asked = []
-    const open = new Set()
-    let timer = null
-    let outcome = null
-    const settle = () => {
-      if (!machineCall.done || open.size > 0 || !outcome) return // the answers' POSTs end too
-      clearTimeout(timer)
-      if (outcome.failed) reject(new Failure(`${request.method} (id ${request.id}): ${outcome.failed.rule}: ${outcome.failed.message}`))
-      else resolve({ response: outcome.response, asked })
-    }
-    // After every input: send what it asks, then take its events, then arm its timeout.
-    const pump = () => {
-      try {
-        for (;;) {
-          for (const t of machineCall.transmits()) send(t)
-          const events = [...machineCall.events()]
-          if (events.length === 0) break
-          for (const e of events) {
-            if (e.type === 'serverRequest') {
-              const result = resultFor(e.message)
-              if (e.message.method !== 'ping') asked.push(e.message.method)
-              const answer =
-                result === null
-                  ? { jsonrpc: '2.0', id: e.message.id, error: { code: -32601, message: `${e.message.method} is not supported` } }
-                  : { jsonrpc: '2.0', id: e.message.id, result }
-              machineCall.answer(answer, now())
-            } else if (e.type === 'response') outcome = { response: e.message }
-            else if (e.type === 'failed') outcome = { failed: e }
-            else if (e.type === 'violation') violations.push(`${request.method} (id ${request.id}): ${e.rule}: ${e.message}`)
-          }
-        }
-      } catch (e) {
-        clearTimeout(timer)
-        return reject(e)
-      }
-      clearTimeout(timer)
-      timer = null
-      const at = machineCall.pollTimeout()
-      if (at !== null) timer = setTimeout(wake, Math.max(0, at - now()), at)
-      if (outcome?.failed) open.clear() // nothing more to wait for
-      settle()
-    }
-    const wake = (at) => {
-      const t = now()
-      if (t < at) return (timer = setTimeout(wake, at - t, at)) // a timer may fire a little early
-      machineCall.handleTimeout(t)
-      pump()
-    }
-    const send = (t) => {
-      open.add(t.exchange)
-      exchange(t, {
-        head: (status, fields) => {
-          if (request.method === 'initialize' && fields['mcp-session-id']) session = fields['mcp-session-id']
-          machineCall.handleHead(t.exchange, status, fields, now())
-          pump()
-        },
-        body: (chunk) => (machineCall.handleBody(t.exchange, chunk, now()), pump()),
-        end: () => {
-          open.delete(t.exchange)
-          machineCall.handleEnd(t.exchange, now())
-          pump()
-        },
-      })
-    }
-    pump()
-  })
+async function call(request, headers = legacyHeaders()) {
+  const t0 = performance.now()
+  const now = () => Math.floor(performance.now() - t0)
+  const machineCall = new HttpCall({ mode: LEGACY, url, headers }, request, now())
+  const asked = []
+  const answer = (question) => {
+    const result = resultFor(question)
+    if (question.method !== 'ping') asked.push(question.method)
+    return result === null
+      ? { jsonrpc: '2.0', id: question.id, error: { code: -32601, message: `${question.method} is not supported` } }
+      : { jsonrpc: '2.0', id: question.id, result }
+  }
+  const onViolation = (e) => violations.push(`${request.method} (id ${request.id}): ${e.rule}: ${e.message}`)
+  const onHead = (status, fields) => {
+    if (request.method === 'initialize' && fields['mcp-session-id']) session = fields['mcp-session-id']
+  }
+  try {
+    const response = await driveCall(machineCall, { exchange, now, answer, onViolation, onHead })
+    return { response, asked }
+  } catch (e) {
+    throw e.failed ? new Failure(`${request.method} (id ${request.id}): ${e.message}`) : e
+  }
 }
 
 /** A notification: one POST, 202 expected. */

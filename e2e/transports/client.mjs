@@ -20,6 +20,7 @@ import http from 'node:http'
 import { appendFileSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { Client, HttpCall, SseDecoder } from '../../bindings-node/index.mjs'
+import { driveCall } from '../drive-call.mjs'
 import { jsonOrText, recordedBlock } from '../recording.mjs'
 
 const { values: args } = parseArgs({
@@ -145,57 +146,10 @@ const violations = []
 
 /** Runs `request` through an HttpCall to its end: its JSON-RPC response, or throws its failure. */
 function call(request) {
-  return new Promise((resolve, reject) => {
-    // Under 2026-07-28 the machine adds the header fields that mirror the body (Mcp-Method, Mcp-Name).
-    const machine = new HttpCall(CONFIG, request, now())
-    const open = new Set()
-    let timer = null
-    let outcome = null
-    const settle = () => {
-      if (!machine.done || open.size > 0 || !outcome) return // the answers' POSTs end too
-      clearTimeout(timer)
-      outcome.failed ? reject(new Error(`${outcome.failed.rule}: ${outcome.failed.message}`)) : resolve(outcome.response)
-    }
-    // After every input: send what it asks, then take its events, then arm its timeout.
-    const pump = () => {
-      for (;;) {
-        for (const t of machine.transmits()) send(t)
-        const events = [...machine.events()]
-        if (events.length === 0) break
-        for (const e of events) {
-          if (e.type === 'serverRequest') machine.answer(answerTo(e.message), now())
-          else if (e.type === 'response') outcome = { response: e.message }
-          else if (e.type === 'failed') outcome = { failed: e }
-          else if (e.type === 'violation') violations.push(`${e.rule}: ${e.message}`)
-        }
-      }
-      clearTimeout(timer)
-      timer = null
-      const at = machine.pollTimeout()
-      if (at !== null) timer = setTimeout(wake, Math.max(0, at - now()), at)
-      if (outcome?.failed) open.clear() // nothing more to wait for
-      settle()
-    }
-    const wake = (at) => {
-      const t = now()
-      if (t < at) return (timer = setTimeout(wake, at - t, at)) // a timer may fire a little early
-      machine.handleTimeout(t)
-      pump()
-    }
-    const send = (t) => {
-      open.add(t.exchange)
-      exchange(t, {
-        head: (status, headers, at) => (machine.handleHead(t.exchange, status, headers, at), pump()),
-        body: (chunk, at) => (machine.handleBody(t.exchange, chunk, at), pump()),
-        end: (at) => {
-          open.delete(t.exchange)
-          machine.handleEnd(t.exchange, at)
-          pump()
-        },
-      })
-    }
-    pump()
-  })
+  // Under 2026-07-28 the machine adds the header fields that mirror the body (Mcp-Method, Mcp-Name).
+  const machine = new HttpCall(CONFIG, request, now())
+  const onViolation = (e) => violations.push(`${e.rule}: ${e.message}`)
+  return driveCall(machine, { exchange, now, answer: answerTo, onViolation })
 }
 
 // ------------------------------------------------------------------ the conversation
