@@ -4,8 +4,8 @@
 # - the core `mrtr` under its default features, with every feature of
 #   core/Cargo.toml at once (--all-features: whatever it defines, e.g. std,
 #   os-rng, serde, facade), and without an allocator (--no-default-features);
-# - the conformance crate (the corpus, the official schema, `mrtr check`);
-# - the checking proxy (`mrtr proxy`, crate mrtr-proxy);
+# - the conformance crate (the corpus, the official schema);
+# - the checking proxy (crate mrtr-proxy) and the `mrtr` command (crate mrtr-cli);
 # - the doc tests (README included) and the corpus lint;
 # - the no_std builds for two Cortex-M targets.
 # cargo-nextest when it is installed, else `cargo test`. (scripts/test then
@@ -27,12 +27,19 @@ echo "== Rust: the core with every feature ($(sed -n '/^\[features\]/,/^\[/s/^\(
 run_tests -p mrtr --all-features --tests
 echo "== Rust: the core without an allocator (--no-default-features)"
 run_tests -p mrtr --no-default-features --lib
-echo "== Rust: the conformance crate (the corpus, the official schema, mrtr check)"
+echo "== Rust: the conformance crate (the corpus, the official schema)"
 run_tests -p mrtr-conformance --tests
-echo "== Rust: the checking proxy (mrtr-proxy: a small upstream and the command on 127.0.0.1)"
+echo "== Rust: the checking proxy (mrtr-proxy: a small upstream on 127.0.0.1)"
 run_tests -p mrtr-proxy --tests
+echo "== Rust: the mrtr command (mrtr-cli: check, proxy, --version, help)"
+run_tests -p mrtr-cli --tests
 echo "== Rust: doc tests (README included)"
 cargo test --doc -p mrtr --quiet
+echo "== The mrtr command installs as a user installs it (cargo install --path cli) and answers --version"
+install_root=$(mktemp -d)
+cargo install --quiet --path cli --root "$install_root" --debug --target-dir "${CARGO_TARGET_DIR:-$root/target}"
+"$install_root/bin/mrtr" --version
+rm -rf "$install_root"
 echo "== Corpus lint"
 cargo run --quiet -p mrtr-conformance --bin mrtr-corpus-lint
 echo "== Generated files (docs/RULES.md, each binding's rule lists) are what the core's tables make now"

@@ -12,7 +12,7 @@ venv="${MRTR_PYTHON_VENV:-$root/target/venv-python}"
 [ -x "$venv/bin/maturin" ] || bash "$root/scripts/setup/20-python.sh"
 echo "== peers: the Python extension into $venv (maturin develop --release), for peers/mrtr_server.py"
 (cd "$root/bindings-python" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --release --quiet)
-echo "== peers: mrtr and mrtr-proxy (cargo build)"
-cargo build --quiet -p mrtr-conformance -p mrtr-proxy
+echo "== peers: the mrtr command (cargo build -p mrtr-cli)"
+cargo build --quiet -p mrtr-cli
 echo "== peers: the official SDKs through mrtr proxy (peers/run)"
 "$venv/bin/python" peers/run

@@ -13,6 +13,6 @@ echo "== cluster: the Python extension into $venv (maturin develop --release)"
 echo "== cluster: the Node addon (bindings-node/tools/build.sh)"
 bash "$root/bindings-node/tools/build.sh"
 echo "== cluster: mrtr (cargo build)"
-cargo build --quiet --manifest-path "$root/Cargo.toml" -p mrtr-conformance
+cargo build --quiet --manifest-path "$root/Cargo.toml" -p mrtr-cli
 echo "== cluster: scripts/cluster --operations 1000 --concurrency 200"
 "$venv/bin/python" "$root/scripts/cluster" --operations 1000 --concurrency 200

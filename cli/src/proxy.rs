@@ -1,5 +1,6 @@
-//! `mrtr-proxy --listen ADDR --upstream URL [--record FILE] [--protocol P] [--transport T] [--json]`:
-//! a checking reverse proxy for MCP Streamable HTTP (see the crate's README).
+//! `mrtr proxy`: the checking reverse proxy for MCP Streamable HTTP, run in
+//! this process on a tokio runtime (the proxy itself is the `mrtr-proxy`
+//! library: hyper, tokio, one `mrtr::check::Audit`).
 //!
 //! Exit status: 0 after SIGINT/SIGTERM (whatever the violations: they are on
 //! stdout and in the summary line), 2 on bad usage or when it cannot listen.
@@ -7,24 +8,39 @@
 use mrtr::http::Mode;
 use mrtr::Protocol;
 use mrtr_proxy::{Config, Output, Proxy};
+use std::ffi::OsString;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: mrtr-proxy --listen HOST:PORT --upstream http://HOST:PORT/PATH [--record FILE] \
-[--protocol 2026-07-28|sep-2322|sep-2322-draft|2025-11-25] [--transport sep-1858|sep-1335] [--json]
+/// `mrtr proxy --help`.
+pub(crate) const USAGE: &str = "usage: mrtr proxy --listen HOST:PORT --upstream http://HOST:PORT/PATH [options]
+
+Forwards every request to the upstream MCP server and every response back,
+bytes unchanged, SSE streams as they arrive, and checks the conversation as it
+flows: each violation, each finished multi-round operation, and on Ctrl-C or
+SIGTERM a summary, on stdout. Exit status: 0 when stopped, 2 on bad usage or
+when it cannot listen.
+
   --listen     where the proxy listens; point the client at it, with the upstream's path
   --upstream   the MCP server's endpoint (http:// only); requests keep their own path and query
-  --record     append every HTTP entry (request; response head, JSON body, each SSE block, end)
-               to FILE as JSON Lines, for `mrtr check FILE` (with the same --protocol/--transport)
-  --protocol   the protocol the conversation is checked under (default 2026-07-28)
-  --transport  also check the rules of a multi-turn SSE transport (default: plain Streamable HTTP)
-  --json       one JSON object per report line on stdout instead of text";
 
-fn parse_args() -> Result<Config, String> {
+options:
+  --record FILE    append every HTTP entry (request; response head, JSON body, each SSE
+                   block, end) to FILE as JSON Lines, for `mrtr check FILE` (with the
+                   same --protocol/--transport)
+  --protocol P     the protocol the conversation is checked under: 2026-07-28 (default),
+                   sep-2322, sep-2322-draft or 2025-11-25
+  --transport T    also check the rules of a multi-turn SSE transport: sep-1858 or sep-1335
+                   (default: plain Streamable HTTP)
+  --json           one JSON object per report line on stdout instead of text
+  -h, --help       this text";
+
+/// The arguments after `proxy`; `Ok(None)`: `--help`.
+fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, String> {
     use lexopt::prelude::*;
     let (mut listen, mut upstream, mut record, mut protocol, mut json) = (None, None, None, Protocol::default(), false);
     let mut transport = None;
-    let mut parser = lexopt::Parser::from_env();
-    let text = |v: std::ffi::OsString| v.into_string().map_err(|_| "an argument is not UTF-8".to_string());
+    let mut parser = lexopt::Parser::from_args(argv);
+    let text = |v: OsString| v.into_string().map_err(|_| "an argument is not UTF-8".to_string());
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
             Long("listen") => {
@@ -36,7 +52,7 @@ fn parse_args() -> Result<Config, String> {
                 upstream = Some(v.parse().map_err(|e| format!("--upstream {v}: {e}"))?);
             }
             Long("record") => record = Some(parser.value().map_err(|e| e.to_string())?.into()),
-            Long("protocol") => {
+            Long("protocol") | Short('p') => {
                 let v = text(parser.value().map_err(|e| e.to_string())?)?;
                 protocol = Protocol::from_name(&v).ok_or(format!("unknown protocol {v}"))?;
             }
@@ -45,19 +61,17 @@ fn parse_args() -> Result<Config, String> {
                 transport = Some(Mode::from_name(&v).map_err(|_| format!("unknown transport {v}"))?);
             }
             Long("json") => json = true,
-            Short('h') | Long("help") => {
-                println!("{USAGE}");
-                std::process::exit(0);
-            }
+            Short('h') | Long("help") => return Ok(None),
             other => return Err(other.unexpected().to_string()),
         }
     }
     let listen = listen.ok_or("--listen is required")?;
     let upstream = upstream.ok_or("--upstream is required")?;
     let output = if json { Output::Json } else { Output::Text };
-    Ok(Config { listen, upstream, record, protocol, transport, output })
+    Ok(Some(Config { listen, upstream, record, protocol, transport, output }))
 }
 
+/// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
 async fn shutdown_signal() {
     #[cfg(unix)]
     {
@@ -80,27 +94,20 @@ async fn shutdown_signal() {
     }
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    let config = match parse_args() {
-        Ok(c) => c,
-        Err(why) => {
-            eprintln!("mrtr-proxy: {why}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
+/// Binds, serves until a signal, prints the summary.
+async fn run(config: Config) -> ExitCode {
     let json = config.output == Output::Json;
     let upstream = config.upstream.clone();
     let proxy = match Proxy::bind(config).await {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("mrtr-proxy: {e}");
+            eprintln!("mrtr proxy: {e}");
             return ExitCode::from(2);
         }
     };
     match proxy.local_addr() {
-        Ok(addr) => eprintln!("mrtr-proxy: listening on {addr}, forwarding to {upstream}"),
-        Err(e) => eprintln!("mrtr-proxy: {e}"),
+        Ok(addr) => eprintln!("mrtr proxy: listening on {addr}, forwarding to {upstream}"),
+        Err(e) => eprintln!("mrtr proxy: {e}"),
     }
     let summary = proxy.serve(shutdown_signal()).await;
     if json {
@@ -109,4 +116,23 @@ async fn main() -> ExitCode {
         println!("{}", summary.line());
     }
     ExitCode::SUCCESS
+}
+
+/// `mrtr proxy ARGS…`.
+pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
+    let config = match parse_args(argv) {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(why) => return crate::usage_error("mrtr proxy", &why, USAGE),
+    };
+    match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime.block_on(run(config)),
+        Err(e) => {
+            eprintln!("mrtr proxy: cannot start the runtime: {e}");
+            ExitCode::from(2)
+        }
+    }
 }

@@ -11,10 +11,6 @@
 //! The input is read as bytes, so that a file that is not UTF-8 gets the core's
 //! error (`jsonrpc-parse-error`, with its line) rather than an I/O error.
 //! Exit status: 0 compliant, 1 violations, 2 unreadable input or bad usage.
-//!
-//! `mrtr proxy …` runs the checking proxy, the `mrtr-proxy` binary of the
-//! `proxy/` crate installed beside this one: it does network I/O on tokio and
-//! hyper, which this command and the core keep out of their dependencies.
 
 use lexopt::prelude::*;
 use mrtr::check::{check_lines, read_jsonl_bytes, CheckConfig, Line};
@@ -22,15 +18,31 @@ use mrtr::har::read_har;
 use mrtr::http::Mode;
 use mrtr::{Limits, Protocol};
 use serde_json::json;
+use std::ffi::OsString;
 use std::io::Read;
 use std::process::ExitCode;
 
-const EXAMPLE: &str = include_str!("../../examples/weather.jsonl");
+const EXAMPLE: &str = include_str!("../examples/weather.jsonl");
 
-const USAGE: &str =
-    "usage: mrtr check [FILE|-] [--protocol 2026-07-28|sep-2322|sep-2322-draft|2025-11-25] [--transport sep-1858|sep-1335] [--max-rounds N] [--json]
-  FILE: JSON Lines (one entry {\"from\",\"message\",\"stream\"} or {\"from\",\"at\",\"http\"} per line) or a HAR (HTTP Archive 1.2)
-       mrtr proxy --listen ADDR --upstream URL [--record FILE] [--protocol P] [--transport T] [--json]   (see mrtr-proxy --help)";
+/// `mrtr check --help`.
+pub(crate) const USAGE: &str = "usage: mrtr check [FILE|-] [options]
+
+Checks a recorded MCP conversation against the MRTR rules and prints each
+violation (entry, line or HAR entry, rule id, a sentence) and a summary.
+Exit status: 0 compliant, 1 violations, 2 unreadable input or bad usage.
+
+  FILE  JSON Lines, one entry a line: {\"from\",\"message\",\"stream\"} (JSON-RPC
+        messages) or {\"from\",\"at\",\"http\"} (HTTP exchanges, as `mrtr proxy
+        --record` writes them); or a HAR (HTTP Archive 1.2). `-`: standard
+        input. Without FILE: a bundled example (a compliant weather flow).
+
+options:
+  -p, --protocol P   2026-07-28 (default), sep-2322, sep-2322-draft or 2025-11-25
+      --transport T  also check the rules of the multi-turn SSE transport T
+                     (sep-1858 or sep-1335) on HTTP entries
+      --max-rounds N the most rounds one operation may take (default 10)
+      --json         one JSON object on stdout instead of text
+  -h, --help         this text";
 
 struct Args {
     input: Option<String>,
@@ -40,10 +52,10 @@ struct Args {
     json: bool,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut parser = lexopt::Parser::from_env();
+/// The arguments after `check`; `Ok(None)`: `--help`.
+fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, String> {
+    let mut parser = lexopt::Parser::from_args(argv);
     let mut args = Args { input: None, protocol: Protocol::default(), max_rounds: 10, transport: None, json: false };
-    let mut command = None;
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
             Long("protocol") | Short('p') => {
@@ -58,17 +70,12 @@ fn parse_args() -> Result<Args, String> {
                 args.max_rounds = parser.value().map_err(|e| e.to_string())?.parse().map_err(|e| e.to_string())?;
             }
             Long("json") => args.json = true,
-            Long("help") | Short('h') => return Err(String::new()),
-            Value(v) if command.is_none() => command = Some(v.string().map_err(|_| "bad command")?),
+            Long("help") | Short('h') => return Ok(None),
             Value(v) if args.input.is_none() => args.input = Some(v.string().map_err(|_| "bad file name")?),
             other => return Err(other.unexpected().to_string()),
         }
     }
-    match command.as_deref() {
-        Some("check") => Ok(args),
-        Some(other) => Err(format!("unknown command {other:?}")),
-        None => Err("no command".into()),
-    }
+    Ok(Some(args))
 }
 
 fn read_input(input: Option<&str>) -> Result<(String, Vec<u8>), String> {
@@ -101,50 +108,27 @@ fn read_entries(name: &str, bytes: &[u8]) -> Result<(&'static str, Numbered), St
         .map_err(|(line, why)| format!("{name}, line {line}: not a conversation entry: {why}"))
 }
 
-/// `mrtr proxy ARGS…`: hands the process over to `mrtr-proxy ARGS…` from the
-/// folder of this executable (so signals reach the proxy itself), else from `PATH`.
-fn proxy(args: Vec<std::ffi::OsString>) -> ExitCode {
-    let name = format!("mrtr-proxy{}", std::env::consts::EXE_SUFFIX);
-    let beside = std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.join(&name))).filter(|p| p.is_file());
-    let mut command = std::process::Command::new(beside.unwrap_or_else(|| name.clone().into()));
-    command.args(args);
-    #[cfg(unix)]
-    let error = std::os::unix::process::CommandExt::exec(&mut command);
-    #[cfg(not(unix))]
-    let error = match command.status() {
-        Ok(status) => return ExitCode::from(status.code().and_then(|c| u8::try_from(c).ok()).unwrap_or(1)),
-        Err(e) => e,
-    };
-    eprintln!("mrtr: cannot run {name} ({error}); build it with `cargo build -p mrtr-proxy`");
-    ExitCode::from(2)
-}
-
-fn main() -> ExitCode {
-    let mut argv = std::env::args_os().skip(1);
-    if argv.next().is_some_and(|command| command == "proxy") {
-        return proxy(argv.collect());
-    }
-    let args = match parse_args() {
-        Ok(a) => a,
-        Err(why) => {
-            if !why.is_empty() {
-                eprintln!("mrtr: {why}");
-            }
-            eprintln!("{USAGE}");
-            return ExitCode::from(2);
+/// `mrtr check ARGS…`.
+pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
+    let args = match parse_args(argv) {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
         }
+        Err(why) => return crate::usage_error("mrtr check", &why, USAGE),
     };
     let (name, bytes) = match read_input(args.input.as_deref()) {
         Ok(t) => t,
         Err(why) => {
-            eprintln!("mrtr: {why}");
+            eprintln!("mrtr check: {why}");
             return ExitCode::from(2);
         }
     };
     let (place, entries) = match read_entries(&name, &bytes) {
         Ok(e) => e,
         Err(why) => {
-            eprintln!("mrtr: {why}");
+            eprintln!("mrtr check: {why}");
             return ExitCode::from(2);
         }
     };

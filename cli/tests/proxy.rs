@@ -1,0 +1,160 @@
+//! `mrtr proxy` as a user runs it: live reports on stdout, a summary when
+//! SIGTERM stops it, exit status 0, and a record that `mrtr check` finds the
+//! same violation in. The proxy's own behaviour (bytes unchanged, SSE
+//! streamed, bounds, concurrency) is tested in the `mrtr-proxy` crate.
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use serde_json::{json, Value};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::net::TcpListener;
+use tokio::time::timeout;
+
+const MRTR: &str = env!("CARGO_BIN_EXE_mrtr");
+
+fn meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}})
+}
+
+/// A `tools/call`, or its retry echoing `state` with one answer.
+fn call(id: u64, state: Option<&str>) -> Value {
+    let mut params = json!({"name": "get_weather", "arguments": {"location": "Paris"}, "_meta": meta()});
+    if let Some(state) = state {
+        params["inputResponses"] = json!({"login": {"action": "accept", "content": {"name": "octocat"}}});
+        params["requestState"] = json!(state);
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+}
+
+/// The upstream's answer: a first call asks for a login under state `s<id>`;
+/// a retry with such a state completes; any other state is refused.
+fn answer(request: &Value) -> Value {
+    let id = &request["id"];
+    let result = match request["params"]["requestState"].as_str() {
+        None => json!({"resultType": "input_required", "requestState": format!("s{id}"),
+            "inputRequests": {"login": {"method": "elicitation/create", "params": {"mode": "form",
+                "message": "Your GitHub login?", "requestedSchema": {"type": "object",
+                    "properties": {"name": {"type": "string"}}, "required": ["name"]}}}}}),
+        Some(s) if s.starts_with('s') => json!({"resultType": "complete",
+            "content": [{"type": "text", "text": "Sunny"}], "isError": false}),
+        Some(_) => return json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "bad requestState"}}),
+    };
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+async fn upstream_handle(req: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
+    let bytes = req.into_body().collect().await.unwrap().to_bytes();
+    let body = answer(&serde_json::from_slice(&bytes).unwrap()).to_string();
+    Ok(Response::builder().header("content-type", "application/json").body(Full::new(Bytes::from(body))).unwrap())
+}
+
+/// Starts the upstream on a free loopback port.
+async fn upstream() -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let service = service_fn(upstream_handle);
+                let _ =
+                    hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            });
+        }
+    });
+    addr
+}
+
+/// POSTs `body` with the header fields a `2026-07-28` client mirrors; the
+/// response body.
+async fn post(addr: SocketAddr, body: Value) -> Value {
+    let client = Client::builder(TokioExecutor::new()).build_http();
+    let request = Request::post(format!("http://{addr}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "get_weather")
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap();
+    let response = timeout(Duration::from_secs(10), client.request(request)).await.unwrap().unwrap();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+fn temp_file(name: &str) -> std::path::PathBuf {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    std::env::temp_dir().join(format!("mrtr-cli-{name}-{}-{nanos}.jsonl", std::process::id()))
+}
+
+#[tokio::test]
+async fn proxy_reports_live_sums_up_on_sigterm_and_its_record_checks_the_same() {
+    let up = upstream().await;
+    let record = temp_file("record");
+    let mut child = tokio::process::Command::new(MRTR)
+        .args(["proxy", "--listen", "127.0.0.1:0", "--upstream", &format!("http://{up}/mcp"), "--json", "--record"])
+        .arg(&record)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let line = timeout(Duration::from_secs(10), stderr.next_line()).await.unwrap().unwrap().unwrap();
+    let addr: SocketAddr =
+        line.split("listening on ").nth(1).and_then(|s| s.split(',').next()).unwrap().parse().unwrap();
+
+    assert_eq!(post(addr, call(1, None)).await["result"]["requestState"], "s1");
+    assert_eq!(post(addr, call(2, Some("s1"))).await["result"]["resultType"], "complete");
+    post(addr, call(3, None)).await;
+    assert_eq!(post(addr, call(4, Some("tampered"))).await["error"]["code"], -32602);
+
+    let pid = child.id().unwrap().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let out = timeout(Duration::from_secs(10), child.wait_with_output()).await.unwrap().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let lines: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["operation", "violation", "summary"], "{lines:?}");
+    assert_eq!((&lines[0]["target"], &lines[0]["rounds"]), (&json!("get_weather"), &json!(1)));
+    let (rule, index) = (&lines[1]["rule"], &lines[1]["index"]);
+    assert_eq!(rule, "retry-request-state-mismatch", "{lines:?}");
+
+    // The record, checked offline: the same violation at the same entry.
+    let checked = std::process::Command::new(MRTR).arg("check").arg(&record).arg("--json").output().unwrap();
+    let _ = std::fs::remove_file(&record);
+    assert_eq!(checked.status.code(), Some(1), "{checked:?}");
+    let report: Value = serde_json::from_slice(&checked.stdout).unwrap();
+    let violations = report["violations"].as_array().unwrap();
+    assert_eq!(violations.len(), 1, "{report}");
+    assert_eq!((&violations[0]["rule"], &violations[0]["index"]), (rule, index));
+}
+
+#[test]
+fn proxy_refuses_bad_usage_with_status_2() {
+    let out = std::process::Command::new(MRTR).args(["proxy", "--listen", "nowhere"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("--listen nowhere") && err.contains("usage: mrtr proxy"), "{err}");
+}
+
+#[test]
+fn proxy_refuses_an_unknown_transport() {
+    let out = std::process::Command::new(MRTR)
+        .args(["proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp", "--transport", "sep-9999"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("unknown transport sep-9999"), "{err}");
+}
