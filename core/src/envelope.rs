@@ -34,6 +34,17 @@ pub enum Id<'a> {
 }
 
 impl Id<'_> {
+    /// The text of an id held as JSON: a string as it is, anything else as
+    /// its JSON text (`1` and `"1"` print alike). How an id names its POST's
+    /// stream (`post:<id>`) in a recorded conversation, and how machines
+    /// quote it in messages.
+    pub fn text(id: &serde_json::Value) -> alloc::string::String {
+        match id {
+            serde_json::Value::String(s) => s.clone(),
+            other => alloc::string::ToString::to_string(other),
+        }
+    }
+
     /// This id, owning its string.
     pub fn into_owned(self) -> Id<'static> {
         match self {
@@ -41,6 +52,19 @@ impl Id<'_> {
             Id::Int(i) => Id::Int(i),
             Id::UInt(u) => Id::UInt(u),
             Id::Str(s) => Id::Str(Cow::Owned(s.into_owned())),
+        }
+    }
+}
+
+/// An id prints as [`Id::text`] does: a string as it is, a number as its
+/// digits, `null` as `null`.
+impl core::fmt::Display for Id<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Id::Null => f.write_str("null"),
+            Id::Int(i) => write!(f, "{i}"),
+            Id::UInt(u) => write!(f, "{u}"),
+            Id::Str(s) => f.write_str(s),
         }
     }
 }

@@ -5,10 +5,10 @@
 //! HAR bodies may be base64 (`content.encoding`).
 
 use crate::{
-    check::{id_text, Entry, Side},
+    check::{Entry, Side},
     error::{err, Error},
     rules::RuleId,
-    sse, Limits,
+    sse, Id, Limits,
 };
 use alloc::{format, string::String, vec, vec::Vec};
 use base64::{engine::general_purpose::STANDARD, Engine};
@@ -65,7 +65,7 @@ fn read_entry(entry: &Value, limits: &Limits, out: &mut Vec<(usize, Entry)>) -> 
         for message in messages(&body, limits)? {
             if message.get("method").is_some() {
                 if let Some(id) = message.get("id").filter(|id| !id.is_null()) {
-                    ids.push(id_text(id));
+                    ids.push(Id::text(id));
                 }
             }
             out.push((0, Entry { from: Side::Client, message, stream: None }));
@@ -75,7 +75,7 @@ fn read_entry(entry: &Value, limits: &Limits, out: &mut Vec<(usize, Entry)>) -> 
         if method.eq_ignore_ascii_case("GET") {
             return Some("get".into());
         }
-        let own = message.get("id").filter(|_| message.get("method").is_none()).map(id_text);
+        let own = message.get("id").filter(|_| message.get("method").is_none()).map(Id::text);
         let id = own.filter(|id| ids.contains(id)).or_else(|| ids.first().cloned())?;
         Some(format!("post:{id}"))
     };

@@ -12,7 +12,7 @@
 //! - [`har`] (feature `state`): HTTP Archives read into the checker's entries.
 //! - [`sse`]: an incremental, sans-IO decoder and encoder of event streams (`text/event-stream`).
 //! - [`http`]: MCP over HTTP in every transport (`2026-07-28`, `2025-11-25`, SEP-1858, SEP-1335): the
-//!   client machine [`http::call::Call`], the server side [`http::serve`], and the checker of recorded exchanges [`http::audit`].
+//!   client machine [`http::call::Call`], and the server side [`http::serve`]; recorded exchanges are checked by [`check::Audit`].
 //! - [`state`]: sealed `requestState` (AEAD, key ring, binding, expiry); [`round`]: server rounds that carry answers in it.
 //! - [`bare`]: classification without an allocator (the same strict reader and rules, `heapless` outputs).
 //! - [`wire`] (feature `serde`): the one JSON shape of every output; [`facade`] (feature `facade`): JSON

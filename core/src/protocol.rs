@@ -215,6 +215,25 @@ pub fn name_field(method: &str) -> Option<&'static str> {
     }
 }
 
+/// (`2026-07-28`, Streamable HTTP) The header fields that mirror a request's
+/// body (SEP-2243): `mcp-protocol-version` (its `_meta` protocol version),
+/// `mcp-method` (its method) and `mcp-name` (its target,
+/// [`name_field`]), each with the body's value, or `None`
+/// where the body has none. What a client sends and a server checks
+/// ([`crate::server::check_headers`]).
+#[cfg(feature = "alloc")]
+pub fn mirrored_fields(request: &serde_json::Value) -> [(&'static str, Option<&str>); 3] {
+    let params = request.get("params");
+    let meta = params.and_then(|p| p.get("_meta"));
+    let method = request.get("method").and_then(serde_json::Value::as_str);
+    let target = method.and_then(name_field).and_then(|f| params?.get(f)?.as_str());
+    [
+        ("mcp-protocol-version", meta.and_then(|m| m.get(META_PROTOCOL_VERSION)?.as_str())),
+        ("mcp-method", method),
+        ("mcp-name", target),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

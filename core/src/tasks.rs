@@ -82,11 +82,6 @@ impl TaskStatus {
 pub use tracked::Task;
 
 #[cfg(feature = "alloc")]
-mod wire;
-#[cfg(feature = "alloc")]
-pub use wire::{created, detailed, get_response};
-
-#[cfg(feature = "alloc")]
 mod tracked {
     use super::TaskStatus;
     use crate::error::{err, Result};

@@ -2,6 +2,7 @@
 //! never a panic, and bounded by `Limits`.
 
 use mrtr::{classify, Limits, Protocol, RuleId};
+use serde_json::json;
 
 fn rule(bytes: &[u8]) -> RuleId {
     classify(bytes, Protocol::default(), &Limits::default()).unwrap_err().rule()
@@ -108,5 +109,19 @@ fn invalid_utf8_is_refused_wherever_it_hides() {
         let bare = mrtr::bare::classify(bytes, Protocol::default(), &l).unwrap_err();
         assert_eq!(bare.rule(), RuleId::JsonrpcParseError, "{bytes:?}");
         assert_eq!(mrtr::parse(bytes, &l).unwrap_err().rule(), RuleId::JsonrpcParseError, "{bytes:?}");
+    }
+}
+
+/// An id prints one way whether it was classified (`Id`'s `Display`) or is
+/// held as JSON (`Id::text`, how checkers and machines name a POST's stream):
+/// a string as it is, a number as its digits.
+#[test]
+fn an_id_prints_alike_classified_or_as_json() {
+    for id in [json!(1), json!(-5), json!(u64::MAX), json!("1"), json!("a b"), json!("")] {
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string();
+        let classified = classify(message.as_bytes(), Protocol::default(), &Limits::default()).unwrap();
+        let text = mrtr::Id::text(&id);
+        assert_eq!(classified.id.unwrap().to_string(), text, "{id}");
+        assert_eq!(text, id.as_str().map(String::from).unwrap_or_else(|| id.to_string()));
     }
 }

@@ -43,8 +43,7 @@
 
 use super::{is_event_stream, link, over, Headers, Mode, Request, StreamLimits};
 use crate::{
-    check::id_text,
-    envelope::{self, Kind},
+    envelope::{self, Id, Kind},
     error::{err, Error},
     protocol::INPUT_METHODS,
     sse, Protocol, RuleId,
@@ -648,7 +647,7 @@ pub fn unassociated_reply(request: &Value) -> Option<Value> {
 /// (as the checker names streams): `post:<id>`.
 pub fn post_stream(id: &Value) -> String {
     let mut s = String::from("post:");
-    s.push_str(&id_text(id));
+    s.push_str(&Id::text(id));
     s
 }
 

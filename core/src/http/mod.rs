@@ -12,12 +12,8 @@
 //! - [`serve`]: the server side: each mode's event sequence as bytes, and an
 //!   incoming HTTP request read into what it asks (a new call, buffered
 //!   answers for a continuation the host looks up in its store, a reconnect).
-//! - [`audit`]: the conversation checker over HTTP entries (recorded
-//!   exchanges): every JSON-RPC message they carry goes through the message
-//!   rules, and the `sse-*` rules are checked on the exchanges themselves.
 //! - [`link`]: RFC 8288 `Link` headers, `rel="stream"` URLs and their origin.
 
-pub mod audit;
 pub mod call;
 pub mod link;
 pub mod serve;
@@ -89,23 +85,10 @@ pub fn header<'h>(headers: &'h [(String, String)], name: &str) -> Option<&'h str
     headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
 }
 
-/// (`2026-07-28`, Streamable HTTP) The header fields that mirror a request's
-/// body (SEP-2243): `mcp-protocol-version` (its `_meta` protocol version),
-/// `mcp-method` (its method) and `mcp-name` (its target,
-/// [`crate::protocol::name_field`]), each with the body's value, or `None`
-/// where the body has none. What a client sends and a server checks
-/// ([`crate::server::check_headers`]).
-pub fn mirrored_fields(request: &serde_json::Value) -> [(&'static str, Option<&str>); 3] {
-    let params = request.get("params");
-    let meta = params.and_then(|p| p.get("_meta"));
-    let method = request.get("method").and_then(serde_json::Value::as_str);
-    let target = method.and_then(crate::protocol::name_field).and_then(|f| params?.get(f)?.as_str());
-    [
-        ("mcp-protocol-version", meta.and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION)?.as_str())),
-        ("mcp-method", method),
-        ("mcp-name", target),
-    ]
-}
+/// The header fields that mirror a request's body: defined with the protocol
+/// ([`crate::protocol::mirrored_fields`]), since a server checks them
+/// whatever carries the request.
+pub use crate::protocol::mirrored_fields;
 
 /// An HTTP request a machine asks its host to send.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -20,10 +20,9 @@
 
 use super::{question_digest, replay::Replay, Carried};
 use crate::{
-    check::id_text,
     error::{err, Error, Result},
     http::{serve::ServerStream, Mode},
-    server, Limits, Protocol,
+    server, Id, Limits, Protocol,
 };
 use alloc::{collections::VecDeque, format, string::String, vec::Vec};
 use serde_json::{json, Map, Value};
@@ -137,7 +136,7 @@ impl Bridge {
     /// answer). A response to no pending request is `usage-out-of-turn`.
     pub fn handle_answer(&mut self, response: &Value, _now: u64) -> Result<bool> {
         self.live()?;
-        let id = response.get("id").map(id_text).unwrap_or_default();
+        let id = response.get("id").map(Id::text).unwrap_or_default();
         let Some(i) = self.pending.iter().position(|(pending, _, _)| *pending == id) else {
             return Err(err!(UsageOutOfTurn, "no server request of this call has the id {id:?}"));
         };
@@ -192,7 +191,7 @@ impl Bridge {
     }
 
     fn request_key(&self) -> String {
-        id_text(&self.request["id"]).chars().filter(|c| c.is_ascii_alphanumeric()).collect()
+        Id::text(&self.request["id"]).chars().filter(|c| c.is_ascii_alphanumeric()).collect()
     }
 
     fn live(&self) -> Result<()> {

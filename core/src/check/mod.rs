@@ -7,7 +7,7 @@
 
 use crate::{
     dialect::to_sep_in,
-    envelope::{self, Kind, ResultType},
+    envelope::{self, Id, Kind, ResultType},
     error::Error,
     input,
     message::{check_capabilities, check_task_input, is_task_input, read_view, required_meta},
@@ -68,7 +68,8 @@ impl Entry {
     }
 }
 
-pub use crate::http::audit::{check as check_lines, Audit, Block, HttpEntry, Line};
+mod audit;
+pub use audit::{check as check_lines, Audit, Block, HttpEntry, Line};
 
 /// Reads a transcript in JSON Lines, one entry (message or HTTP) per non-blank line, each line
 /// parsed under the core's bad-input rules ([`crate::parse`]). An error names
@@ -325,7 +326,7 @@ impl Checker {
         self.in_flight.insert(id_key(&m["id"]), flight);
         // A POST with this id opens a new stream, even where an earlier one
         // with the same id (another client's, or a reused id) was closed.
-        self.closed_streams.remove(&alloc::format!("post:{}", id_text(&m["id"])));
+        self.closed_streams.remove(&alloc::format!("post:{}", Id::text(&m["id"])));
         if self.in_flight.len() > TRACKED_MAX {
             let oldest = self.in_flight.iter().min_by_key(|(_, f)| f.seq).map(|(k, _)| k.clone());
             oldest.map(|k| self.in_flight.remove(&k));
@@ -518,7 +519,7 @@ impl Checker {
             Some("get") => false,
             Some(s) => s
                 .strip_prefix("post:")
-                .is_some_and(|id| self.in_flight.values().any(|r| id_text(&r.message["id"]) == id)),
+                .is_some_and(|id| self.in_flight.values().any(|r| Id::text(&r.message["id"]) == id)),
             None => !self.in_flight.is_empty(),
         };
         if !associated {
@@ -736,13 +737,4 @@ impl Checker {
 /// A map key for a JSON-RPC id (`1` and `"1"` differ).
 fn id_key(id: &Value) -> String {
     id.to_string()
-}
-
-/// An id as it appears in a `post:<id>` stream name (an entry's `stream`):
-/// a string id as is, any other as its JSON text.
-pub fn id_text(id: &Value) -> String {
-    match id {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
 }

@@ -5,6 +5,10 @@
 //! which of the answers it needs are present (`responses`), which are still
 //! `missing` (ask again with [`respond`]), which keys it may `ignore` (an older
 //! or newer server version asked for them), and the echoed `requestState`.
+//!
+//! [`tasks`]: the Tasks extension's results, built from a server's task record.
+
+pub mod tasks;
 
 use crate::{
     dialect::{from_sep_in, to_sep_in},
@@ -331,7 +335,7 @@ pub fn check_headers(request: &Value, headers: &[(String, String)], protocol: Pr
         return Ok(());
     }
     let field = |name: &str| headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
-    for (header, want) in crate::http::mirrored_fields(request) {
+    for (header, want) in crate::protocol::mirrored_fields(request) {
         match (field(header), want) {
             (Some(got), Some(want)) if got == want => {}
             // Mcp-Name mirrors a target; a request without one is not judged by it.

@@ -12,11 +12,11 @@
 //! URL it gave, or one whose `Last-Event-ID` names an event it sent). A flow's
 //! server messages are on stream `post:<id>` of its request.
 
-use super::{header, link, Headers, Mode};
+use crate::http::{header, link, Headers, Mode};
 use crate::{
-    check::{id_text, CheckConfig, Checker, Entry, Side, Violation, TRACKED_MAX},
+    check::{CheckConfig, Checker, Entry, Side, Violation, TRACKED_MAX},
     error::Error,
-    RuleId,
+    Id, RuleId,
 };
 use alloc::{
     collections::{BTreeSet, VecDeque},
@@ -272,7 +272,7 @@ impl Audit {
             None => {
                 let request = messages.iter().find(|m| m.get("method").is_some() && m.get("id").is_some());
                 let stream = match request {
-                    Some(r) => Some(format!("post:{}", id_text(&r["id"]))),
+                    Some(r) => Some(format!("post:{}", Id::text(&r["id"]))),
                     None if method.eq_ignore_ascii_case("GET") => Some("get".into()),
                     None => None,
                 };
@@ -330,7 +330,7 @@ impl Audit {
         let is_array = matches!(h.body, Some(Value::Array(_)));
         let has_id = header(&h.headers, "last-event-id").is_some();
         let owed: Vec<String> =
-            messages.iter().filter(|m| m.get("method").is_none()).filter_map(|m| m.get("id").map(id_text)).collect();
+            messages.iter().filter(|m| m.get("method").is_none()).filter_map(|m| m.get("id").map(Id::text)).collect();
         // The flow the answers are owed on: this one, or the one whose requests they answer.
         let Some(fi) = self.owing_flow(flow, &owed) else { return };
         let (released, waiting, links) = match self.flow(fi) {
@@ -406,7 +406,7 @@ impl Audit {
 
     fn head(&mut self, flow: usize, url: &str, method: &str, status: u16, headers: &[(String, String)]) {
         let links = headers.iter().filter(|(n, _)| n == "link").map(|(_, v)| v.as_str());
-        let limits = super::StreamLimits::DEFAULT;
+        let limits = crate::http::StreamLimits::DEFAULT;
         let target = link::stream_url(links, url, &limits).ok().flatten();
         let Some(f) = self.flow(flow) else { return };
         if let Some(target) = target {
@@ -454,7 +454,7 @@ impl Audit {
             }
         }
         for message in messages(b.data.as_ref()) {
-            let request_id = message.get("method").and(message.get("id")).map(id_text);
+            let request_id = message.get("method").and(message.get("id")).map(Id::text);
             if let (true, Some(id)) = (buffering, request_id) {
                 if let Some(f) = self.flow(flow) {
                     f.buffered.insert(id);

@@ -11,11 +11,10 @@
 //! `inputRequests` (what an `input_required` task asked) and `answered` (the
 //! keys of those already answered by `tasks/update`).
 
-use super::TaskStatus;
 use crate::{
     error::{err, Result},
     protocol::Protocol,
-    server,
+    tasks::TaskStatus,
 };
 use alloc::string::String;
 use serde_json::{json, Map, Value};
@@ -56,7 +55,7 @@ pub fn detailed(record: &Value) -> Result<Value> {
 
 /// The complete response to `tasks/get` `request` for `record`.
 pub fn get_response(request: &Value, record: &Value, protocol: Protocol) -> Result<Value> {
-    server::complete(request, &detailed(record)?, protocol)
+    super::complete(request, &detailed(record)?, protocol)
 }
 
 /// The base fields of `record`, checked, and its status.
