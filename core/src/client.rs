@@ -122,7 +122,7 @@ pub fn task_update(
     id: &Value,
     limits: &Limits,
 ) -> Result<Value> {
-    let protocol = Protocol::V2026_07_28;
+    let protocol = Protocol::of_tasks_extension();
     message::read_request(get_request)?;
     envelope::classify_value(get_response, protocol, limits)?;
     let task = &get_response["result"];

@@ -73,6 +73,17 @@ pub struct ProtocolRules {
     pub draft_envelope: bool,
     /// The Tasks workflow.
     pub tasks: TasksFlavor,
+    /// Whether results carry caching hints (`ttlMs`, `cacheScope`): a
+    /// cacheable result names them, an `input_required` one never does, and a
+    /// retry's result is never cacheable.
+    pub caching_hints: bool,
+    /// Whether a request over Streamable HTTP mirrors its body in header
+    /// fields (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`:
+    /// [`mirrored_fields`]).
+    pub header_mirroring: bool,
+    /// Whether the refusals a client acts on carry their `data`: -32021 its
+    /// `requiredCapabilities`, -32022 its `supported` and `requested` versions.
+    pub refusal_data: bool,
 }
 
 const ALLOW_RELEASED: &[&str] = &["tools/call", "prompts/get", "resources/read"];
@@ -93,6 +104,9 @@ pub const PROTOCOLS: &[(Protocol, ProtocolRules)] = &[
             mrtr: true,
             draft_envelope: false,
             tasks: TasksFlavor::Extension,
+            caching_hints: true,
+            header_mirroring: true,
+            refusal_data: true,
         },
     ),
     (
@@ -108,6 +122,9 @@ pub const PROTOCOLS: &[(Protocol, ProtocolRules)] = &[
             mrtr: true,
             draft_envelope: false,
             tasks: TasksFlavor::Core,
+            caching_hints: false,
+            header_mirroring: false,
+            refusal_data: false,
         },
     ),
     (
@@ -123,6 +140,9 @@ pub const PROTOCOLS: &[(Protocol, ProtocolRules)] = &[
             mrtr: true,
             draft_envelope: true,
             tasks: TasksFlavor::Core,
+            caching_hints: false,
+            header_mirroring: false,
+            refusal_data: false,
         },
     ),
     (
@@ -138,6 +158,9 @@ pub const PROTOCOLS: &[(Protocol, ProtocolRules)] = &[
             mrtr: false,
             draft_envelope: false,
             tasks: TasksFlavor::Core,
+            caching_hints: false,
+            header_mirroring: false,
+            refusal_data: false,
         },
     ),
 ];
@@ -146,6 +169,15 @@ impl Protocol {
     /// Every protocol, default first.
     pub const ALL: [Protocol; 4] =
         [Protocol::V2026_07_28, Protocol::Sep2322, Protocol::Sep2322Draft, Protocol::V2025_11_25];
+
+    /// The protocol whose Tasks workflow is the `io.modelcontextprotocol/tasks`
+    /// extension ([`TasksFlavor::Extension`]): where `tasks/update` belongs.
+    pub fn of_tasks_extension() -> Protocol {
+        PROTOCOLS
+            .iter()
+            .find(|(_, rules)| rules.tasks == TasksFlavor::Extension)
+            .map_or(Protocol::default(), |(p, _)| *p)
+    }
 
     /// This protocol's row of [`PROTOCOLS`].
     pub fn rules(self) -> &'static ProtocolRules {

@@ -58,8 +58,8 @@ fn rules_md() -> String {
     s.push_str(
         "\n## Protocols\n\nThe caller chooses the protocol (the negotiated version); the core never guesses.\n\n",
     );
-    s.push_str("| protocol | input_required allowed for | `resultType` | `input_required` needs content | per-request `_meta` | URL elicitation id | server requests | fields on | Tasks |\n");
-    s.push_str("|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| protocol | input_required allowed for | `resultType` | `input_required` needs content | per-request `_meta` | URL elicitation id | server requests | fields on | Tasks | caching hints | header fields mirror the body | refusals carry `data` |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (_, r) in PROTOCOLS {
         let allow = if r.allow_list.is_empty() {
             "nothing".to_string()
@@ -81,13 +81,16 @@ fn rules_md() -> String {
         };
         let _ = writeln!(
             s,
-            "| `{}` | {allow} | {result_type}{} | {} | {} | {id} | {} | {} | {tasks} |",
+            "| `{}` | {allow} | {result_type}{} | {} | {} | {id} | {} | {} | {tasks} | {} | {} | {} |",
             r.name,
             if r.task_result_type { " (`task` known)" } else { "" },
             yes(r.input_required_needs_content),
             yes(r.request_meta),
             if r.mrtr { "only as `inputRequests`" } else { "on SSE streams (SEP-2260)" },
             if r.draft_envelope { "the envelope, snake_case" } else { "`params` / `result`" },
+            yes(r.caching_hints),
+            yes(r.header_mirroring),
+            yes(r.refusal_data),
         );
     }
     for area in Area::ALL {

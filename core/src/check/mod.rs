@@ -585,16 +585,18 @@ impl Checker {
     /// (`2026-07-28`) The refusals whose `data` a client acts on carry it:
     /// -32021 names the capabilities, -32022 the versions.
     fn check_refusal(&mut self, m: &Value, request: &Value) {
-        if self.config.protocol != Protocol::V2026_07_28 {
+        if !self.config.protocol.rules().refusal_data {
             return;
         }
         let data = &m["error"]["data"];
-        match m["error"]["code"].as_i64() {
-            Some(-32021) if !data["requiredCapabilities"].is_object() => self.report(
+        let code = m["error"]["code"].as_i64();
+        let is = |rule: RuleId| rule.code().is_some_and(|c| code == Some(i64::from(c)));
+        match () {
+            _ if is(RuleId::RequestCapabilityMissing) && !data["requiredCapabilities"].is_object() => self.report(
                 RuleId::RequestCapabilityMissing,
                 "a -32021 error names the capabilities it needs in data.requiredCapabilities",
             ),
-            Some(-32022) => {
+            _ if is(RuleId::ProtocolVersionUnsupported) => {
                 let supported = data["supported"].as_array().is_some_and(|v| v.iter().all(Value::is_string));
                 let asked = &request["params"]["_meta"][crate::protocol::META_PROTOCOL_VERSION];
                 if !supported || data["requested"].as_str().is_none() || &data["requested"] != asked {
@@ -612,7 +614,7 @@ impl Checker {
     /// let a retry's result be cached.
     /// A task's `ttlMs` is its lifetime, not a caching hint.
     fn check_cache_hints(&mut self, m: &Value, request: &Value, kind: Kind, rt: Option<ResultType>) {
-        if self.config.protocol != Protocol::V2026_07_28 || rt == Some(ResultType::Task) {
+        if !self.config.protocol.rules().caching_hints || rt == Some(ResultType::Task) {
             return;
         }
         let result = &m["result"];

@@ -169,7 +169,7 @@ pub fn complete(request: &Value, result: &Value, protocol: Protocol) -> Result<V
     }
     let params = to_sep_in(request, protocol).get("params").cloned().unwrap_or(Value::Null);
     let retry = params.get("inputResponses").is_some() || params.get("requestState").is_some();
-    if protocol == Protocol::V2026_07_28 {
+    if rules.caching_hints {
         if retry {
             result.insert("ttlMs".into(), 0.into());
         }
@@ -331,7 +331,7 @@ fn merge(into: &mut Value, add: Value) {
 /// Other protocols carry none of these: nothing to check. `headers` have
 /// lower-case names.
 pub fn check_headers(request: &Value, headers: &[(String, String)], protocol: Protocol) -> Result<()> {
-    if protocol != Protocol::V2026_07_28 {
+    if !protocol.rules().header_mirroring {
         return Ok(());
     }
     let field = |name: &str| headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
