@@ -5,7 +5,8 @@
 //! a clock or a random source. Time and randomness are arguments.
 //!
 //! - [`classify`] one raw message (the hot path: no `serde_json::Value`).
-//! - [`client`]: build a retry ([`client::retry`]) or drive the [`client::Client`] machine.
+//! - [`client`]: build a retry ([`client::retry`]), drive the [`client::Client`] machine, or carry one
+//!   whole call over HTTP in any transport mode with one way to answer the server: [`client::Operation`].
 //! - [`server`]: answer with `input_required` ([`server::respond`]) and read a retry ([`server::resume`]).
 //! - [`tasks`]: task statuses and their transition table.
 //! - [`check`]: check a recorded conversation against every rule.

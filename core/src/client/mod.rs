@@ -1,5 +1,10 @@
 //! The client side: build the retry that answers an `input_required` result
-//! ([`retry`]), or let the [`Client`] machine track rounds for you.
+//! ([`retry`]), let the [`Client`] machine track rounds for you, or let an
+//! [`Operation`] carry one whole call over HTTP in any transport mode.
+
+pub mod operation;
+
+pub use operation::Operation;
 
 use crate::{
     dialect::{from_sep_in, to_sep_in},
@@ -77,6 +82,14 @@ fn check_answers(requests: &Requests<'_>, responses: &Responses<'_>) -> Result<(
         }
     }
     Ok(())
+}
+
+/// One answer checked against the question it answers (`{"method",
+/// "params"}`), as [`retry`] checks every answer of a round.
+pub(crate) fn check_answer(key: &str, question: &Value, answer: &Value, limits: &Limits) -> Result<()> {
+    let (questions, answers) = (json!({ key: question }), json!({ key: answer }));
+    let requests: Requests<'_> = read_view(&questions)?;
+    check_answers(&requests, &read_responses(&answers, limits)?)
 }
 
 fn rebuild(request: &Value, responses: &Value, state: Option<Value>, id: &Value) -> Value {

@@ -1,0 +1,466 @@
+//! One client operation: a request carried over HTTP until its final
+//! response, in any transport mode, with one way to answer what the server
+//! asks in every mode.
+//!
+//! A host used to glue a [`Client`](super::Client) (rounds) to one
+//! [`Call`] per round (HTTP), pick the retries' ids, answer differently per
+//! mode, and keep the set of open exchanges. An [`Operation`] owns all of it:
+//!
+//! - `2026-07-28` (and the SEP texts' MRTR): each round is a [`Call`]; an
+//!   `input_required` result becomes [`Event::InputRequired`] (key → question);
+//!   once every key is answered the retry ([`super::retry`]: new id, the
+//!   answers, the exact `requestState`) goes out as the next round. A result
+//!   with state only is retried at once. A round whose response was cut
+//!   before it came (the stream ended with no event id to resume from, or a
+//!   status without the response) is sent again under a new id, at most
+//!   [`Config::max_resends`] times in a row: the server's single-use state
+//!   ([`crate::state::ReplayGuard`]) keeps a round done once.
+//! - `2025-11-25`, SEP-1858, SEP-1335: one [`Call`]; each server request
+//!   (elicitation, sampling, roots) on its stream becomes
+//!   [`Event::InputRequired`] keyed by its id's text ([`Id::text`]), and the
+//!   answer goes back as that mode sends answers (a POST each, or buffered).
+//!
+//! In every mode a `ping` on the stream is answered `{}` and any other server
+//! request the operation does not know is answered -32601, without the host.
+//!
+//! The machine is in the quinn-proto shape:
+//! - Inputs: [`Operation::handle_head`], [`Operation::handle_body`],
+//!   [`Operation::handle_end`] for the exchange the host sent,
+//!   [`Operation::handle_timeout`], and [`Operation::answer`].
+//! - Outputs, drained in this order after every input (and after
+//!   [`Operation::new`]): [`Operation::poll_transmit`] (HTTP requests to
+//!   send, each with the exchange number to quote back), then
+//!   [`Operation::poll_event`] (an answer given while draining is an input:
+//!   drain transmits again), then [`Operation::poll_timeout`] (when to call
+//!   [`Operation::handle_timeout`]). [`Event::Done`] or [`Event::Failed`] is
+//!   the last event; the host may drop the operation once
+//!   [`Operation::is_drained`] (exchanges such as a `202` to a POSTed answer
+//!   can still be open after the response).
+//!
+//! Times are the host's milliseconds, from any monotonic clock.
+
+use super::{check_answer, retry};
+use crate::{
+    dialect::to_sep_in,
+    envelope::{self, Id, Kind},
+    error::{err, Error, Result},
+    http::{
+        call::{Call, CallConfig, Event as CallEvent},
+        Mode, Request,
+    },
+    protocol::INPUT_METHODS,
+    retry as rules,
+    rules::RuleId,
+};
+use alloc::{boxed::Box, collections::BTreeMap, collections::VecDeque, format, string::String, vec::Vec};
+use serde_json::{json, Map, Value};
+
+/// How an [`Operation`] reaches its server and how far it goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Config {
+    /// The transport: mode, endpoint, header fields, protocol, bounds.
+    pub call: CallConfig,
+    /// Retries allowed before `retry-rounds-exceeded` (default 10, as the
+    /// official SDKs).
+    pub max_rounds: u32,
+    /// Times in a row one round is sent again after it was cut before its
+    /// response (default 2; 0: never).
+    pub max_resends: u32,
+}
+
+impl Config {
+    /// The defaults of [`CallConfig::new`] and of every other field.
+    pub fn new(mode: Mode, url: impl Into<String>) -> Config {
+        Config { call: CallConfig::new(mode, url), max_rounds: 10, max_resends: 2 }
+    }
+}
+
+/// What an [`Operation`] tells its host.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// The server asks: answer each key with [`Operation::answer`]. A
+    /// question is `{"method", "params"}` (an elicitation, a sampling call, a
+    /// roots list).
+    InputRequired {
+        /// The round asked for: 1 for the first retry (MRTR), or the number of
+        /// server requests so far (the stream modes).
+        round: u32,
+        /// The questions, by key.
+        requests: Map<String, Value>,
+    },
+    /// A notification, or a message that is not this operation's, to pass on.
+    Message(Value),
+    /// The server broke a rule; the operation goes on.
+    Violation(Error),
+    /// The final response: a complete result, a task, or a JSON-RPC error.
+    Done(Value),
+    /// The operation cannot go on, and why.
+    Failed(Error),
+}
+
+/// A [`Call`] of this operation: one per round (MRTR) or one in all.
+#[derive(Debug)]
+struct Slot {
+    serial: u32,
+    call: Call,
+}
+
+/// What the operation waits for.
+#[derive(Debug)]
+enum Phase {
+    /// The current round's response.
+    Sending,
+    /// (MRTR) Answers to an `input_required` result.
+    Asking(Box<Asking>),
+    /// The final event was queued.
+    Over,
+}
+
+/// (MRTR) A round the server asked in, and the answers so far.
+#[derive(Debug)]
+struct Asking {
+    /// The `input_required` response.
+    asked: Value,
+    questions: Map<String, Value>,
+    answers: Map<String, Value>,
+}
+
+/// One request carried to its final response. See the [module](self).
+#[derive(Debug)]
+pub struct Operation {
+    config: Config,
+    /// The id of the request the host started; retries' ids derive from it.
+    origin: Value,
+    /// The request of the current round.
+    sent: Value,
+    /// Requests sent so far (the first, retries, re-sends).
+    sends: u32,
+    /// Retries that answered a round.
+    rounds: u32,
+    /// Re-sends of the current round in a row.
+    resends: u32,
+    phase: Phase,
+    /// (Stream modes) Server requests asked and not answered: key → (id, question).
+    pending: BTreeMap<String, (Value, Value)>,
+    asked: u32,
+    calls: Vec<Slot>,
+    next_serial: u32,
+    /// The host's exchange numbers → the call and its own number.
+    exchanges: BTreeMap<u64, (u32, u64)>,
+    next_exchange: u64,
+    transmits: VecDeque<Request>,
+    events: VecDeque<Event>,
+}
+
+impl Operation {
+    /// Starts `request` (a JSON-RPC request with an id, the host's own): the
+    /// first output is its POST.
+    pub fn new(config: Config, request: Value, now: u64) -> Result<Operation> {
+        let mut op = Operation {
+            origin: request.get("id").cloned().unwrap_or(Value::Null),
+            sent: Value::Null,
+            sends: 0,
+            rounds: 0,
+            resends: 0,
+            phase: Phase::Sending,
+            pending: BTreeMap::new(),
+            asked: 0,
+            calls: Vec::new(),
+            next_serial: 0,
+            exchanges: BTreeMap::new(),
+            next_exchange: 1,
+            transmits: VecDeque::new(),
+            events: VecDeque::new(),
+            config,
+        };
+        op.start(request, now)?;
+        Ok(op)
+    }
+
+    /// The response head of `exchange`.
+    pub fn handle_head(&mut self, exchange: u64, status: u16, headers: &[(String, String)], now: u64) -> Result<()> {
+        let (call, local) = self.route(exchange)?;
+        call.handle_head(local, status, headers, now)?;
+        self.pump(now);
+        Ok(())
+    }
+
+    /// Bytes of the body of `exchange`, in any chunking.
+    pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], now: u64) -> Result<()> {
+        let (call, local) = self.route(exchange)?;
+        call.handle_body(local, chunk, now)?;
+        self.pump(now);
+        Ok(())
+    }
+
+    /// The response to `exchange` ended (closed by the server or cut).
+    pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<()> {
+        let (call, local) = self.route(exchange)?;
+        call.handle_end(local, now)?;
+        self.exchanges.remove(&exchange);
+        self.pump(now);
+        self.forget_finished_calls();
+        Ok(())
+    }
+
+    /// The time came that [`poll_timeout`](Operation::poll_timeout) named.
+    pub fn handle_timeout(&mut self, now: u64) {
+        if let Some(slot) = self.current() {
+            slot.call.handle_timeout(now);
+        }
+        self.pump(now);
+    }
+
+    /// Answers the question `key` of an [`Event::InputRequired`] with
+    /// `result` (an elicitation's `{"action", …}`, a sampling result, a roots
+    /// list). An answer that does not fit its question is refused with its
+    /// rule, and the question stays open.
+    pub fn answer(&mut self, key: &str, result: Value, now: u64) -> Result<()> {
+        let limits = self.config.call.limits.message;
+        if let Some((id, question)) = self.pending.get(key).cloned() {
+            check_answer(key, &question, &result, &limits)?;
+            let response = json!({"jsonrpc": "2.0", "id": id, "result": result});
+            let call = self.current().ok_or_else(|| err!(UsageOutOfTurn, "the operation is over"))?;
+            call.call.answer(&response, now)?;
+            self.pending.remove(key);
+            self.pump(now);
+            return Ok(());
+        }
+        let Phase::Asking(asking) = &mut self.phase else {
+            return Err(err!(UsageOutOfTurn, "the server asks nothing of this operation now"));
+        };
+        let Asking { questions, answers, .. } = &mut **asking;
+        let Some(question) = questions.get(key) else {
+            return Err(err!(UsageUnknownHandle, "the server asked nothing under the key {key:?}"));
+        };
+        if answers.contains_key(key) {
+            return Err(err!(UsageOutOfTurn, "the question {key:?} is answered already"));
+        }
+        check_answer(key, question, &result, &limits)?;
+        answers.insert(key.into(), result);
+        if answers.len() == questions.len() {
+            self.send_retry(now)?;
+        }
+        Ok(())
+    }
+
+    /// The next HTTP request to send.
+    #[must_use]
+    pub fn poll_transmit(&mut self) -> Option<Request> {
+        self.transmits.pop_front()
+    }
+
+    /// The next event for the host.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When to call [`handle_timeout`](Operation::handle_timeout), if anything waits.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<u64> {
+        match self.phase {
+            Phase::Over => None,
+            _ => self.calls.last().and_then(|slot| slot.call.poll_timeout()),
+        }
+    }
+
+    /// Whether the final event was taken and no exchange is open: the host
+    /// may drop the operation.
+    pub fn is_drained(&self) -> bool {
+        matches!(self.phase, Phase::Over) && self.events.is_empty() && self.exchanges.is_empty()
+    }
+
+    /// Retries that answered a round so far.
+    pub fn rounds(&self) -> u32 {
+        self.rounds
+    }
+
+    /// Sends `request` as the current round, in a new [`Call`].
+    fn start(&mut self, request: Value, now: u64) -> Result<()> {
+        let call = Call::new(self.config.call.clone(), &request, now)?;
+        self.sends += 1;
+        self.sent = request;
+        self.phase = Phase::Sending;
+        self.calls.push(Slot { serial: self.next_serial, call });
+        self.next_serial += 1;
+        self.pump(now);
+        Ok(())
+    }
+
+    /// The id of the next request this operation sends: the host's id with
+    /// the number of requests sent so far (`7` → `"7.1"`, `"7.2"`, …),
+    /// unique among the operation's requests and apart from the host's own.
+    fn next_id(&self) -> Value {
+        Value::String(format!("{}.{}", Id::text(&self.origin), self.sends))
+    }
+
+    /// Every key answered: the retry goes out as the next round.
+    fn send_retry(&mut self, now: u64) -> Result<()> {
+        let Phase::Asking(asking) = core::mem::replace(&mut self.phase, Phase::Sending) else {
+            return Ok(());
+        };
+        let Asking { asked, answers, .. } = *asking;
+        let id = self.next_id();
+        let (protocol, limits) = (self.config.call.protocol, self.config.call.limits.message);
+        let built = retry(&self.sent, &asked, &Value::Object(answers), &id, protocol, &limits);
+        let request = match built {
+            Ok(r) => r,
+            Err(e) => {
+                self.finish(Event::Failed(e));
+                return Ok(());
+            }
+        };
+        self.rounds += 1;
+        self.resends = 0;
+        self.start(request, now)
+    }
+
+    /// Moves every call's transmits out, then handles the current call's
+    /// events until none is left (handling one may answer, which transmits).
+    fn pump(&mut self, now: u64) {
+        loop {
+            for i in 0..self.calls.len() {
+                while let Some(mut request) = self.calls[i].call.poll_transmit() {
+                    let number = self.next_exchange;
+                    self.next_exchange += 1;
+                    self.exchanges.insert(number, (self.calls[i].serial, request.exchange));
+                    request.exchange = number;
+                    self.transmits.push_back(request);
+                }
+            }
+            let current = self.calls.len().saturating_sub(1);
+            let mut events = Vec::new();
+            for (i, slot) in self.calls.iter_mut().enumerate() {
+                while let Some(event) = slot.call.poll_event() {
+                    // An earlier round's call is over: what it still says is stale.
+                    if i == current {
+                        events.push(event);
+                    }
+                }
+            }
+            if events.is_empty() {
+                return;
+            }
+            for event in events {
+                self.on_call_event(event, now);
+            }
+        }
+    }
+
+    fn on_call_event(&mut self, event: CallEvent, now: u64) {
+        if matches!(self.phase, Phase::Over) {
+            return;
+        }
+        match event {
+            CallEvent::ServerRequest(request) => self.server_request(request, now),
+            CallEvent::Message(m) => self.events.push_back(Event::Message(m)),
+            CallEvent::Violation(e) => self.events.push_back(Event::Violation(e)),
+            CallEvent::Response(response) => self.response(response, now),
+            CallEvent::Failed(e) => self.call_failed(e, now),
+        }
+    }
+
+    /// A server request on the current call's stream.
+    fn server_request(&mut self, request: Value, now: u64) {
+        let method = request["method"].as_str().unwrap_or_default();
+        let id = request["id"].clone();
+        let reply = match method {
+            "ping" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+            m if INPUT_METHODS.contains(&m) && self.config.call.mode.server_requests() => {
+                let key = Id::text(&id);
+                let question = json!({"method": method, "params": request.get("params").cloned().unwrap_or(json!({}))});
+                self.pending.insert(key.clone(), (id, question.clone()));
+                self.asked += 1;
+                let mut requests = Map::new();
+                requests.insert(key, question);
+                return self.events.push_back(Event::InputRequired { round: self.asked, requests });
+            }
+            _ => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}}),
+        };
+        if let Some(slot) = self.current() {
+            // The call reported this request and is not over: it takes the answer.
+            let _ = slot.call.answer(&reply, now);
+        }
+    }
+
+    /// The current round's response.
+    fn response(&mut self, response: Value, now: u64) {
+        let (protocol, limits) = (self.config.call.protocol, self.config.call.limits.message);
+        if !protocol.rules().mrtr || self.config.call.mode.server_requests() {
+            return self.finish(Event::Done(response));
+        }
+        match envelope::classify_value(&response, protocol, &limits) {
+            Ok(c) if c.kind == Kind::InputRequired => {}
+            _ => return self.finish(Event::Done(response)),
+        }
+        if let Err(e) = rules::rounds_exceeded(self.rounds.saturating_add(1), self.config.max_rounds) {
+            return self.finish(Event::Failed(e));
+        }
+        let questions = match to_sep_in(&response, protocol)["result"].get("inputRequests") {
+            Some(Value::Object(q)) => q.clone(),
+            _ => Map::new(),
+        };
+        let empty = questions.is_empty();
+        self.phase =
+            Phase::Asking(Box::new(Asking { asked: response, questions: questions.clone(), answers: Map::new() }));
+        if empty {
+            // State only (the server shed load): retry at once.
+            if let Err(e) = self.send_retry(now) {
+                self.finish(Event::Failed(e));
+            }
+            return;
+        }
+        self.events.push_back(Event::InputRequired { round: self.rounds + 1, requests: questions });
+    }
+
+    /// The current call failed: a round cut before its response is sent
+    /// again (MRTR, within the bound); anything else ends the operation.
+    fn call_failed(&mut self, error: Error, now: u64) {
+        let cut = matches!(error.rule(), RuleId::SseStreamEnded | RuleId::HttpStatusUnexpected);
+        let mrtr = !self.config.call.mode.server_requests();
+        if !(cut && mrtr && self.resends < self.config.max_resends) {
+            return self.finish(Event::Failed(error));
+        }
+        self.resends += 1;
+        let mut request = self.sent.clone();
+        request["id"] = self.next_id();
+        if let Err(e) = self.start(request, now) {
+            self.finish(Event::Failed(e));
+        }
+    }
+
+    fn finish(&mut self, event: Event) {
+        self.phase = Phase::Over;
+        self.pending.clear();
+        self.events.push_back(event);
+    }
+
+    /// The call of the current round, while the operation goes on.
+    fn current(&mut self) -> Option<&mut Slot> {
+        match self.phase {
+            Phase::Over => None,
+            _ => self.calls.last_mut(),
+        }
+    }
+
+    /// The call that sent `exchange`, and its own number for it.
+    fn route(&mut self, exchange: u64) -> Result<(&mut Call, u64)> {
+        let Some(&(serial, local)) = self.exchanges.get(&exchange) else {
+            return Err(err!(UsageUnknownHandle, "no open exchange {exchange}"));
+        };
+        let slot = self.calls.iter_mut().find(|s| s.serial == serial);
+        slot.map(|s| (&mut s.call, local)).ok_or_else(|| err!(UsageUnknownHandle, "no open exchange {exchange}"))
+    }
+
+    /// Drops earlier rounds' calls once none of their exchanges is open.
+    fn forget_finished_calls(&mut self) {
+        let last = self.calls.last().map(|s| s.serial);
+        let open: Vec<u32> = self.exchanges.values().map(|(serial, _)| *serial).collect();
+        self.calls.retain(|s| Some(s.serial) == last || open.contains(&s.serial));
+    }
+}
+
+#[cfg(test)]
+mod tests;

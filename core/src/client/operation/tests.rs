@@ -1,0 +1,400 @@
+//! An [`Operation`] against servers built from the core's own pieces
+//! ([`ServerStream`], [`read_request`]), every body delivered in 5-byte
+//! chunks, per mode; the MRTR conversations are then checked whole by the
+//! conversation checker.
+
+use super::*;
+use crate::check::{check, CheckConfig, Entry, Side};
+use crate::http::call::headers;
+use crate::http::serve::{read_request, Incoming, ServerStream};
+use crate::http::{header, Headers};
+use crate::protocol::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
+use crate::{sse, Limits, Protocol};
+use alloc::{string::ToString, vec};
+
+const ENDPOINT: &str = "http://127.0.0.1:8000/mcp";
+
+/// A `2026-07-28` `tools/call` of `greet` with the per-request `_meta`.
+fn call_request() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet", "arguments": {},
+        "_meta": {META_PROTOCOL_VERSION: "2026-07-28", META_CLIENT_CAPABILITIES: {"elicitation": {"form": {}}}}}})
+}
+
+fn ask(field: &str, kind: &str) -> Value {
+    json!({"method": "elicitation/create", "params": {"mode": "form", "message": format!("{field}?"),
+        "requestedSchema": {"type": "object", "properties": {field: {"type": kind}}, "required": [field]}}})
+}
+
+fn accept(field: &str, value: Value) -> Value {
+    json!({"action": "accept", "content": {field: value}})
+}
+
+fn input_required(id: &Value, key: &str, question: Value, state: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "input_required",
+        "inputRequests": {key: question}, "requestState": state}})
+}
+
+fn complete(id: &Value, text: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "complete",
+        "content": [{"type": "text", "text": text}], "isError": false}})
+}
+
+/// The greeting tool of a stateless server: asks a name, then an age, then greets.
+fn greet(request: &Value) -> Value {
+    let id = &request["id"];
+    let params = &request["params"];
+    match params["requestState"].as_str() {
+        None => input_required(id, "name", ask("name", "string"), "s1"),
+        Some("s1") => input_required(id, "age", ask("age", "integer"), "s2"),
+        Some(_) => {
+            let name = params["inputResponses"]["age"]["content"]["age"].as_i64().unwrap_or(-1);
+            complete(id, &format!("Hello, {name}"))
+        }
+    }
+}
+
+/// How the test server answers one POST: a JSON body, or an event stream.
+#[derive(Clone, Copy, PartialEq)]
+enum Body {
+    Json,
+    Stream,
+}
+
+/// Delivers a whole response, 5 bytes at a time.
+fn respond(op: &mut Operation, exchange: u64, status: u16, head: &Headers, body: &str, now: u64) {
+    op.handle_head(exchange, status, head, now).unwrap();
+    for chunk in body.as_bytes().chunks(5) {
+        op.handle_body(exchange, chunk, now).unwrap();
+    }
+    op.handle_end(exchange, now).unwrap();
+}
+
+fn events(op: &mut Operation) -> Vec<Event> {
+    core::iter::from_fn(|| op.poll_event()).collect()
+}
+
+/// A `2026-07-28` server over Streamable HTTP: each POST is read as the
+/// server reads it, answered by `tool`, as JSON or as an event stream. Every
+/// message both ways is logged for the checker.
+struct Mrtr<F: FnMut(&Value) -> Value> {
+    tool: F,
+    body: fn(u32) -> Body,
+    posts: u32,
+    log: Vec<Entry>,
+}
+
+impl<F: FnMut(&Value) -> Value> Mrtr<F> {
+    fn new(tool: F, body: fn(u32) -> Body) -> Self {
+        Mrtr { tool, body, posts: 0, log: Vec::new() }
+    }
+
+    /// Serves every request the operation has to send, and answers its
+    /// questions with `answer`, until it is drained.
+    fn drive(&mut self, op: &mut Operation, mut answer: impl FnMut(&str, &Value) -> Value) -> Vec<Event> {
+        let mut seen = Vec::new();
+        for now in 1..100 {
+            while let Some(sent) = op.poll_transmit() {
+                self.serve(op, &sent, now);
+            }
+            for event in events(op) {
+                if let Event::InputRequired { requests, .. } = &event {
+                    for (key, question) in requests {
+                        op.answer(key, answer(key, question), now).unwrap();
+                    }
+                }
+                seen.push(event);
+            }
+            if op.is_drained() {
+                return seen;
+            }
+        }
+        panic!("not drained: {seen:?}")
+    }
+
+    fn serve(&mut self, op: &mut Operation, sent: &Request, now: u64) {
+        let body = sent.body.as_deref().unwrap_or_default();
+        let Incoming::Call(request) = read_request(
+            Mode::Streamable,
+            sent.method,
+            &sent.url,
+            &sent.headers,
+            body.as_bytes(),
+            Protocol::default(),
+            &Limits::DEFAULT,
+        )
+        .unwrap() else {
+            panic!("not a call: {body}")
+        };
+        crate::server::check_headers(&request, &sent.headers, Protocol::default()).unwrap();
+        self.log.push(Entry { from: Side::Client, message: request.clone(), stream: None });
+        let response = (self.tool)(&request);
+        self.log.push(Entry { from: Side::Server, message: response.clone(), stream: Some(post_stream(&request)) });
+        self.posts += 1;
+        match (self.body)(self.posts) {
+            Body::Json => {
+                let head = headers([("content-type", "application/json")]);
+                respond(op, sent.exchange, 200, &head, &response.to_string(), now);
+            }
+            Body::Stream => {
+                let mut stream = ServerStream::new(Mode::Streamable, "k", 1).unwrap();
+                stream.message(&response).unwrap();
+                respond(op, sent.exchange, 200, &stream.head(None), &stream.take(), now);
+            }
+        }
+    }
+
+    fn violations(&self) -> Vec<(RuleId, usize)> {
+        check(&self.log, CheckConfig::default()).into_iter().map(|v| (v.rule, v.index)).collect()
+    }
+}
+
+fn post_stream(request: &Value) -> String {
+    crate::http::call::post_stream(&request["id"])
+}
+
+fn config() -> Config {
+    Config::new(Mode::Streamable, ENDPOINT)
+}
+
+fn answer_greet(key: &str, _question: &Value) -> Value {
+    match key {
+        "name" => accept("name", json!("Ada")),
+        _ => accept("age", json!(36)),
+    }
+}
+
+#[test]
+fn two_rounds_over_json_and_an_event_stream_are_one_compliant_operation() {
+    let mut server = Mrtr::new(greet, |post| if post == 3 { Body::Stream } else { Body::Json });
+    let mut op = Operation::new(config(), call_request(), 0).unwrap();
+    let seen = server.drive(&mut op, answer_greet);
+
+    let asked: Vec<_> = seen
+        .iter()
+        .filter_map(|e| match e {
+            Event::InputRequired { round, requests } => Some((*round, requests.keys().cloned().collect::<Vec<_>>())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, [(1, vec!["name".to_string()]), (2, vec!["age".to_string()])]);
+    assert_eq!(seen.last(), Some(&Event::Done(complete(&json!("1.2"), "Hello, 36"))));
+    assert_eq!(op.rounds(), 2);
+    let ids: Vec<_> = server.log.iter().filter(|e| e.from == Side::Client).map(|e| e.message["id"].clone()).collect();
+    assert_eq!(ids, [json!(1), json!("1.1"), json!("1.2")], "new ids, derived from the host's");
+    assert_eq!(server.log[2].message["params"]["requestState"], "s1", "the exact requestState echoed");
+    assert_eq!(server.violations(), [], "the whole conversation passes the checker");
+}
+
+#[test]
+fn a_result_with_state_only_is_retried_at_once_without_answers() {
+    let mut first = true;
+    let tool = move |request: &Value| {
+        let id = &request["id"];
+        if core::mem::take(&mut first) {
+            json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "input_required", "requestState": "busy"}})
+        } else {
+            complete(id, "done")
+        }
+    };
+    let mut server = Mrtr::new(tool, |_| Body::Json);
+    let mut op = Operation::new(config(), call_request(), 0).unwrap();
+    let seen = server.drive(&mut op, |_, _| unreachable!("nothing is asked"));
+    assert_eq!(seen, [Event::Done(complete(&json!("1.1"), "done"))]);
+    let retry = &server.log[2].message["params"];
+    assert_eq!((retry["requestState"].as_str(), retry.get("inputResponses")), (Some("busy"), None));
+    assert_eq!(server.violations(), []);
+}
+
+#[test]
+fn the_round_bound_ends_an_operation_the_server_never_finishes() {
+    let tool = |request: &Value| input_required(&request["id"], "name", ask("name", "string"), "again");
+    let mut server = Mrtr::new(tool, |_| Body::Json);
+    let mut op = Operation::new(Config { max_rounds: 2, ..config() }, call_request(), 0).unwrap();
+    let seen = server.drive(&mut op, |_, _| accept("name", json!("Ada")));
+    let Some(Event::Failed(e)) = seen.last() else { panic!("{seen:?}") };
+    assert_eq!((e.rule(), op.rounds()), (RuleId::RetryRoundsExceeded, 2));
+}
+
+/// Starts the operation and answers its first POST with `input_required`
+/// (JSON), then answers the name: the retry's POST is the next transmit.
+fn at_the_retry(config: Config) -> (Operation, Request) {
+    let mut op = Operation::new(config, call_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    let body = input_required(&json!(1), "name", ask("name", "string"), "s1").to_string();
+    respond(&mut op, post.exchange, 200, &headers([("content-type", "application/json")]), &body, 1);
+    assert!(matches!(events(&mut op)[..], [Event::InputRequired { round: 1, .. }]));
+    op.answer("name", accept("name", json!("Ada")), 2).unwrap();
+    let retry = op.poll_transmit().unwrap();
+    (op, retry)
+}
+
+/// An event stream that ends with no event and no id to resume from.
+fn cut(op: &mut Operation, exchange: u64, now: u64) {
+    respond(op, exchange, 200, &headers([("content-type", "text/event-stream")]), ": started\n\n", now);
+}
+
+#[test]
+fn a_round_cut_before_its_response_is_sent_again_under_a_new_id() {
+    let (mut op, retry) = at_the_retry(config());
+    cut(&mut op, retry.exchange, 3);
+    let again = op.poll_transmit().expect("the round is sent again");
+    let (first, second): (Value, Value) = (
+        serde_json::from_str(retry.body.as_deref().unwrap()).unwrap(),
+        serde_json::from_str(again.body.as_deref().unwrap()).unwrap(),
+    );
+    assert_eq!((&first["id"], &second["id"]), (&json!("1.1"), &json!("1.2")));
+    assert_eq!(first["params"], second["params"], "the same round: same answers, same requestState");
+    assert!(events(&mut op).is_empty(), "a re-send is not news to the host");
+    let done = complete(&json!("1.2"), "Hello");
+    respond(&mut op, again.exchange, 200, &headers([("content-type", "application/json")]), &done.to_string(), 4);
+    assert_eq!(events(&mut op), [Event::Done(done)]);
+    assert!(op.is_drained());
+
+    // The conversation, re-sent round included, is what the checker allows.
+    let mut log = vec![
+        Entry { from: Side::Client, message: call_request(), stream: None },
+        Entry {
+            from: Side::Server,
+            message: input_required(&json!(1), "name", ask("name", "string"), "s1"),
+            stream: Some("post:1".into()),
+        },
+        Entry { from: Side::Client, message: first, stream: None },
+        Entry { from: Side::Client, message: second, stream: None },
+    ];
+    log.push(Entry { from: Side::Server, message: complete(&json!("1.2"), "Hello"), stream: Some("post:1.2".into()) });
+    assert!(check(&log, CheckConfig::default()).is_empty());
+}
+
+#[test]
+fn re_sends_are_bounded_and_then_the_cut_is_the_failure() {
+    let (mut op, retry) = at_the_retry(Config { max_resends: 1, ..config() });
+    cut(&mut op, retry.exchange, 3);
+    let again = op.poll_transmit().unwrap();
+    cut(&mut op, again.exchange, 4);
+    assert!(op.poll_transmit().is_none());
+    let Some(Event::Failed(e)) = events(&mut op).pop() else { panic!("no failure") };
+    assert_eq!(e.rule(), RuleId::SseStreamEnded);
+    assert!(op.is_drained());
+}
+
+#[test]
+fn misuse_is_refused_and_leaves_the_question_open() {
+    let mut op = Operation::new(config(), call_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    let rule = |r: Result<()>| r.unwrap_err().rule();
+    assert_eq!(rule(op.answer("name", accept("name", json!("Ada")), 1)), RuleId::UsageOutOfTurn, "nothing asked yet");
+    assert_eq!(rule(op.handle_end(99, 1)), RuleId::UsageUnknownHandle);
+    let body = input_required(&json!(1), "name", ask("name", "string"), "s1").to_string();
+    respond(&mut op, post.exchange, 200, &headers([("content-type", "application/json")]), &body, 1);
+    let _ = events(&mut op);
+    assert_eq!(rule(op.answer("nom", accept("nom", json!("Ada")), 2)), RuleId::UsageUnknownHandle);
+    let wrong = op.answer("name", accept("name", json!(7)), 2).unwrap_err();
+    assert_eq!(wrong.area(), crate::rules::Area::Retry, "{wrong}");
+    assert!(op.poll_transmit().is_none(), "a refused answer sends nothing");
+    op.answer("name", accept("name", json!("Ada")), 3).unwrap();
+    assert!(op.poll_transmit().is_some());
+    assert_eq!(rule(op.answer("name", accept("name", json!("Ada")), 3)), RuleId::UsageOutOfTurn, "answered already");
+}
+
+/// The server's side of a stream mode: reads what the operation sent.
+fn incoming(mode: Mode, sent: &Request) -> Incoming {
+    let body = sent.body.as_deref().unwrap_or_default().as_bytes();
+    read_request(mode, sent.method, &sent.url, &sent.headers, body, Protocol::V2025_11_25, &Limits::DEFAULT).unwrap()
+}
+
+fn legacy_request() -> Value {
+    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "greet"}})
+}
+
+fn server_request(id: &str, method: &str) -> Value {
+    let params = match method {
+        "elicitation/create" => ask("name", "string")["params"].clone(),
+        _ => json!({}),
+    };
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+#[test]
+fn legacy_server_requests_become_questions_and_ping_is_answered_alone() {
+    let mode = Mode::Legacy;
+    let mut op = Operation::new(Config::new(mode, ENDPOINT), legacy_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    let mut stream = ServerStream::new(mode, "k", 1).unwrap();
+    for (id, method) in [("p1", "ping"), ("x1", "resources/subscribe"), ("s1", "elicitation/create")] {
+        stream.message(&server_request(id, method)).unwrap();
+    }
+    op.handle_head(post.exchange, 200, &stream.head(None), 1).unwrap();
+    op.handle_body(post.exchange, stream.take().as_bytes(), 1).unwrap();
+    let replies: Vec<Value> = core::iter::from_fn(|| op.poll_transmit())
+        .map(|sent| match incoming(mode, &sent) {
+            Incoming::Messages(m) => m[0].clone(),
+            _ => panic!("not an answer"),
+        })
+        .collect();
+    assert_eq!(replies[0], json!({"jsonrpc": "2.0", "id": "p1", "result": {}}));
+    assert_eq!(replies[1]["error"]["code"], -32601);
+    let [Event::InputRequired { round: 1, requests }] = &events(&mut op)[..] else { panic!("no question") };
+    assert_eq!(requests["s1"], ask("name", "string"));
+    op.answer("s1", accept("name", json!("Ada")), 2).unwrap();
+    let answer = op.poll_transmit().unwrap();
+    let Incoming::Messages(m) = incoming(mode, &answer) else { panic!("not an answer") };
+    assert_eq!(m, [json!({"jsonrpc": "2.0", "id": "s1", "result": accept("name", json!("Ada"))})]);
+    stream.message(&complete(&json!(7), "Hello, Ada")).unwrap();
+    op.handle_body(post.exchange, stream.take().as_bytes(), 3).unwrap();
+    op.handle_end(post.exchange, 3).unwrap();
+    assert_eq!(events(&mut op), [Event::Done(complete(&json!(7), "Hello, Ada"))]);
+    assert!(!op.is_drained(), "the answers' 202s are still open");
+    for exchange in [2, 3, 4] {
+        respond(&mut op, exchange, 202, &Headers::new(), "", 4);
+    }
+    assert!(op.is_drained());
+}
+
+#[test]
+fn sep_1858_answers_every_question_in_one_post() {
+    let mode = Mode::Sep1858;
+    let mut op = Operation::new(Config::new(mode, ENDPOINT), legacy_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    let mut a = ServerStream::new(mode, "c9", 1).unwrap();
+    let last =
+        a.ask(&[server_request("s1", "elicitation/create"), server_request("s2", "elicitation/create")], 0).unwrap();
+    respond(&mut op, post.exchange, 200, &a.head(None), &a.take(), 1);
+    let keys: Vec<String> = events(&mut op)
+        .into_iter()
+        .flat_map(|e| match e {
+            Event::InputRequired { requests, .. } => requests.keys().cloned().collect::<Vec<_>>(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(keys, ["s1", "s2"]);
+    op.answer("s1", accept("name", json!("Ada")), 2).unwrap();
+    assert!(op.poll_transmit().is_none(), "answers wait for each other");
+    op.answer("s2", accept("name", json!("Grace")), 2).unwrap();
+    let answers = op.poll_transmit().unwrap();
+    assert_eq!(header(&answers.headers, "last-event-id"), Some(last.as_str()));
+    let Incoming::Answers { key, responses } = incoming(mode, &answers) else { panic!("not answers") };
+    assert_eq!((key.as_str(), responses.len()), ("c9", 2));
+    let mut b = ServerStream::new(mode, &key, 5).unwrap();
+    b.message(&complete(&json!(7), "Hello both")).unwrap();
+    respond(&mut op, answers.exchange, 200, &b.head(None), &b.take(), 3);
+    assert_eq!(events(&mut op), [Event::Done(complete(&json!(7), "Hello both"))]);
+    assert!(op.is_drained());
+}
+
+#[test]
+fn an_event_stream_response_is_read_in_any_chunking() {
+    // The decoder behind the call: a response split inside its JSON and its
+    // line ends still gives one Done.
+    let mut op = Operation::new(config(), call_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    let event = sse::Event { event: None, data: Some(complete(&json!(1), "hi").to_string()), id: None, retry: None };
+    let mut bytes = String::new();
+    sse::encode(&event, &mut bytes).unwrap();
+    let bytes = bytes.replace('\n', "\r\n");
+    op.handle_head(post.exchange, 200, &headers([("content-type", "text/event-stream")]), 1).unwrap();
+    for chunk in bytes.as_bytes().chunks(3) {
+        op.handle_body(post.exchange, chunk, 1).unwrap();
+    }
+    op.handle_end(post.exchange, 1).unwrap();
+    assert_eq!(events(&mut op), [Event::Done(complete(&json!(1), "hi"))]);
+}
