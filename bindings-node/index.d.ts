@@ -356,6 +356,75 @@ export declare class HttpCall {
   transmits(): Generator<HttpRequest, void, undefined>
   events(): Generator<HttpCallEvent, void, undefined>
 }
+/** How an `Operation` reaches its server: an `HttpCall`'s configuration, and how far it goes. */
+export interface OperationConfig extends HttpCallConfig {
+  /** Retries allowed before `retry-rounds-exceeded` (default 10). */
+  maxRounds?: number
+  /** Times in a row one round is sent again after it was cut before its response (default 2). */
+  maxResends?: number
+}
+/** A question the server asks: an elicitation, a sampling call, a roots list. */
+export interface Question {
+  method: string
+  params: JsonObject
+}
+/** What an `Operation` tells its host. */
+export type OperationEvent =
+  /** The server asks: answer each key with `answer(key, result)`. */
+  | { type: 'inputRequired'; round: number; requests: Record<string, Question> }
+  /** A notification, or a message that is not this operation's, to pass on. */
+  | { type: 'message'; message: JsonObject }
+  /** The server broke `rule`; the operation goes on. */
+  | { type: 'violation'; rule: RuleId; message: string }
+  /** The final JSON-RPC response (a result, or an error the server answered): the last event. */
+  | { type: 'done'; response: JsonObject }
+  /** The operation cannot go on, because of `rule`: the last event. */
+  | { type: 'failed'; rule: RuleId; message: string }
+/**
+ * One client operation over HTTP in any transport mode (sans-IO): the MRTR rounds of `2026-07-28`,
+ * or the server requests on a call's stream in `2025-11-25`, `sep-1858` and `sep-1335`, every
+ * question answered with `answer(key, result)`. After each input drain `pollTransmit()`, then
+ * `pollEvent()`, then read `pollTimeout()`; drop it once `drained`. Node only for now.
+ */
+export declare class Operation {
+  constructor(config: OperationConfig, request: JsonInput, now: number)
+  handleHead(exchange: number, status: number, headers: HeaderFields | null | undefined, now: number): void
+  handleBody(exchange: number, bytes: Chunk, now: number): void
+  handleEnd(exchange: number, now: number): void
+  handleTimeout(now: number): void
+  /** Answers the question `key` with `result`; one that does not fit its question is refused, and stays open. */
+  answer(key: string, result: JsonInput, now: number): void
+  pollTransmit(): HttpRequest | null
+  pollEvent(): OperationEvent | null
+  pollTimeout(): number | null
+  /** Whether the final event was taken and no exchange is open. */
+  isDrained(): boolean
+  readonly drained: boolean
+  transmits(): Generator<HttpRequest, void, undefined>
+  events(): Generator<OperationEvent, void, undefined>
+}
+/** What `runOperation` hands an HTTP exchange's response to. */
+export interface ExchangeEvents {
+  head(status: number, headers: HeaderFields): void
+  body(chunk: Chunk): void
+  /** Once: the response ended, or the connection failed or was cut. */
+  end(): void
+}
+/** Sends one HTTP request and reports its response. */
+export type Exchange = (request: HttpRequest, on: ExchangeEvents) => void
+/** An `Exchange` over `fetch` (the platform's by default). */
+export declare function fetchExchange(fetchImpl?: typeof fetch): Exchange
+export interface RunOptions {
+  exchange?: Exchange
+  /** The answer to one question (sync or async). */
+  onInput: (question: Question, key: string) => Json | Promise<Json>
+  /** Every event but the last: `inputRequired` (before its questions are asked), violations, messages. */
+  onEvent?: (event: OperationEvent) => void
+  /** The clock, in ms (default `performance.now()`). */
+  now?: () => number
+}
+/** Drives `operation` to its final JSON-RPC response over HTTP; rejects with the failure's MrtrError. */
+export declare function runOperation(operation: Operation, options: RunOptions): Promise<JsonObject>
 /**
  * A server's response stream for the continuation `key` (the host's name of
  * the call's state), its event ids `<key>.<n>` numbered from `first`.

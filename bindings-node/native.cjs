@@ -839,6 +839,7 @@ module.exports.Checker = nativeBinding.Checker
 module.exports.Client = nativeBinding.Client
 module.exports.HttpCall = nativeBinding.HttpCall
 module.exports.KeyRing = nativeBinding.KeyRing
+module.exports.Operation = nativeBinding.Operation
 module.exports.ServerStream = nativeBinding.ServerStream
 module.exports.SseDecoder = nativeBinding.SseDecoder
 module.exports.ToolBridge = nativeBinding.ToolBridge

@@ -91,6 +91,30 @@ export declare class KeyRing {
   startToolReplay(request: Text, settings: string, call: string, guard?: JsGuard | undefined | null): ToolReplay
 }
 
+/** `facade::Operation`: one client operation over HTTP, in any transport mode. */
+export declare class Operation {
+  /** Starts `request` under the configuration (JSON text). */
+  constructor(config: Text, request: Text, now: number)
+  /** The status and header fields (JSON text) of the response to `exchange`. */
+  handleHead(exchange: number, status: number, headers: Text | undefined | null, now: number): void
+  /** Bytes of the body of the response to `exchange`. */
+  handleBody(exchange: number, chunk: Text, now: number): void
+  /** The response to `exchange` ended. */
+  handleEnd(exchange: number, now: number): void
+  /** The time `pollTimeout` named came. */
+  handleTimeout(now: number): void
+  /** Answers the question `key` with `result` (JSON text). */
+  answer(key: string, result: Text, now: number): void
+  /** The next HTTP request to send, as JSON text, or `null`. */
+  pollTransmit(): string | null
+  /** The next event, as JSON text, or `null`. */
+  pollEvent(): string | null
+  /** When to call `handleTimeout` (ms), or `null`. */
+  pollTimeout(): number | null
+  /** Whether the final event was taken and no exchange is open. */
+  isDrained(): boolean
+}
+
 /** `facade::ServerStream`: a server's response stream. */
 export declare class ServerStream {
   /** A stream of `mode` for the continuation `key`, numbering events from `first`. */

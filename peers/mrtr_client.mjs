@@ -6,20 +6,19 @@
 //
 // It declares elicitation, sampling and roots, answers every ask with the same answers as the SDK
 // clients, and checks each result.
-// - 2026-07-28: every request goes through mrtr's `Client` machine, which validates each response,
-//   reports each `input_required` round and builds each retry (a new id, the `inputResponses`,
-//   the exact `requestState`). Each request is one POST (`MCP-Protocol-Version`, `Mcp-Method`,
-//   `Mcp-Name` mirroring the body); its answer is the JSON body or the response on the event stream.
+// Every call is one mrtr `Operation`, driven by the package's `runOperation` over this file's
+// node:http exchange, with one `onInput` for every question in both protocols:
+// - 2026-07-28: the operation validates each response, reports each `input_required` round and
+//   sends each retry (a new id, the `inputResponses`, the exact `requestState`), each POST with the
+//   `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` fields mirroring its body.
 // - 2025-11-25: `initialize`, `notifications/initialized` (202), the `Mcp-Session-Id` kept when the
-//   server gives one; each call is mrtr's `HttpCall` machine in `2025-11-25` mode: the server's
-//   requests arrive on the call's POST stream, each answer is POSTed back (202), and the machine
-//   reports every transport violation. A session is ended with DELETE.
+//   server gives one; the server's requests arrive on the call's POST stream, each answer is POSTed
+//   back (202), and the operation reports every transport violation. A session is ended with DELETE.
 // With `--break request-state` it retries a call with a requestState other than the one it was given
-// (the machine's retry, its requestState replaced): the one fault mrtr must then report.
+// (the `Client` machine's retry, its requestState replaced): the one fault mrtr must then report.
 // Exit status 0 when every scenario got its expected answer; 1 with the reason on stderr otherwise.
 import http from 'node:http'
-import { Client, HttpCall, SseDecoder, mirroredFields } from '../bindings-node/index.mjs'
-import { driveCall } from '../e2e/drive-call.mjs'
+import { Client, Operation, SseDecoder, mirroredFields, runOperation } from '../bindings-node/index.mjs'
 
 const MRTR = '2026-07-28'
 const LEGACY = '2025-11-25'
@@ -123,7 +122,7 @@ function expectEqual(what, got, want) {
   console.log(`ok   ${what}: ${JSON.stringify(got)}`)
 }
 
-// ------------------------------------------------------------------ 2026-07-28: the Client machine
+// ------------------------------------------------------------------ 2026-07-28 (the broken client: the Client machine by hand)
 
 const machine = new Client({ protocol: MRTR })
 let nextId = 1
@@ -171,74 +170,74 @@ function deliver(message, reply) {
   }
 }
 
+/** The answer to one question, or the failure of the scenario that asked what no user answers. */
+function onInput(question) {
+  const result = resultFor(question)
+  if (result === null) fail(`cannot answer an input request for ${question.method}`)
+  return result
+}
+
 /**
- * Runs `requests` (`{method, params}`, without id or _meta) together through the machine until each
- * is done: their final responses and the input_required rounds each took, in order.
+ * Runs `requests` (`{method, params}`, without id or _meta) together, each as one Operation, until
+ * each is done: their final responses and the input_required rounds each took, in order.
  */
-async function run(requests) {
-  const handles = requests.map(({ method, params }) =>
-    machine.send({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: meta() } }),
+function run(requests) {
+  const t0 = performance.now()
+  const now = () => Math.floor(performance.now() - t0)
+  return Promise.all(
+    requests.map(async ({ method, params }) => {
+      const request = { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: meta() } }
+      const operation = new Operation({ mode: MRTR, url, maxRounds: MAX_STEPS }, request, now())
+      let rounds = 0
+      const onEvent = (e) => {
+        if (e.type === 'inputRequired') rounds++
+        else if (e.type === 'violation') fail(`${method} (id ${request.id}): ${e.rule}: ${e.message}`)
+      }
+      try {
+        return { response: await runOperation(operation, { exchange, now, onInput, onEvent }), rounds }
+      } catch (e) {
+        throw e instanceof Failure ? e : new Failure(`${method} (id ${request.id}): ${e.rule ?? e.name}: ${e.message}`)
+      }
+    }),
   )
-  const done = new Map()
-  const rounds = new Map(handles.map((h) => [h, 0]))
-  for (let step = 0; step < MAX_STEPS && done.size < handles.length; step++) {
-    const outgoing = [...machine.transmits()]
-    if (outgoing.length === 0) fail(`nothing left to send, ${handles.length - done.size} request(s) unfinished`)
-    const replies = await Promise.all(outgoing.map(post))
-    outgoing.forEach((message, i) => deliver(message, replies[i]))
-    for (const event of machine.events()) {
-      if (event.type === 'done') done.set(event.handle, event.response)
-      else if (event.type === 'inputRequired') {
-        rounds.set(event.handle, rounds.get(event.handle) + 1)
-        const answers = {}
-        for (const [key, request] of Object.entries(event.inputRequests)) {
-          const result = resultFor(request)
-          if (result === null) fail(`cannot answer an input request for ${request.method}`)
-          answers[key] = result
-        }
-        machine.answer(event.handle, answers, nextId++)
-      } else machine.answer(event.handle, null, nextId++) // retryNow: the server shed load
-    }
-  }
-  return handles.map((h) => {
-    if (!done.has(h)) fail(`${requests[handles.indexOf(h)].method} did not finish in ${MAX_STEPS} steps`)
-    return { response: done.get(h), rounds: rounds.get(h) }
-  })
 }
 
 const tool = (name, args) => ({ method: 'tools/call', params: { name, arguments: args } })
 
-// ------------------------------------------------------------------ 2025-11-25: HttpCall
+// ------------------------------------------------------------------ 2025-11-25
 
 let session = null
 const violations = []
 const legacyHeaders = () => ({ 'mcp-protocol-version': LEGACY, ...(session ? { 'mcp-session-id': session } : {}) })
 
 /**
- * Runs `request` through an HttpCall in 2025-11-25 mode to its end: its JSON-RPC response and the
+ * Runs `request` as an Operation in 2025-11-25 mode to its end: its JSON-RPC response and the
  * server requests it answered (their methods). `headers`: sent with each of its HTTP requests.
  */
 async function call(request, headers = legacyHeaders()) {
   const t0 = performance.now()
   const now = () => Math.floor(performance.now() - t0)
-  const machineCall = new HttpCall({ mode: LEGACY, url, headers }, request, now())
+  const operation = new Operation({ mode: LEGACY, url, headers }, request, now())
   const asked = []
   const answer = (question) => {
-    const result = resultFor(question)
-    if (question.method !== 'ping') asked.push(question.method)
-    return result === null
-      ? { jsonrpc: '2.0', id: question.id, error: { code: -32601, message: `${question.method} is not supported` } }
-      : { jsonrpc: '2.0', id: question.id, result }
+    asked.push(question.method) // ping is answered by the operation itself
+    return onInput(question)
   }
-  const onViolation = (e) => violations.push(`${request.method} (id ${request.id}): ${e.rule}: ${e.message}`)
-  const onHead = (status, fields) => {
-    if (request.method === 'initialize' && fields['mcp-session-id']) session = fields['mcp-session-id']
-  }
+  const onEvent = (e) => e.type === 'violation' && violations.push(`${request.method} (id ${request.id}): ${e.rule}: ${e.message}`)
+  // The session id comes on the response head of initialize.
+  const seeing = (sent, on) =>
+    exchange(sent, {
+      ...on,
+      head: (status, fields) => {
+        if (request.method === 'initialize' && fields['mcp-session-id']) session = fields['mcp-session-id']
+        on.head(status, fields)
+      },
+    })
   try {
-    const response = await driveCall(machineCall, { exchange, now, answer, onViolation, onHead })
+    const response = await runOperation(operation, { exchange: seeing, now, onInput: answer, onEvent })
     return { response, asked }
   } catch (e) {
-    throw e.failed ? new Failure(`${request.method} (id ${request.id}): ${e.message}`) : e
+    throw e instanceof Failure ? e : new Failure(`${request.method} (id ${request.id}): ${e.rule ?? e.name}: ${e.message}`)
   }
 }
 

@@ -1,36 +1,22 @@
-// A client loop driving the weather server with mrtr's Client machine: send
-// the call, drain transmits over HTTP, answer the input requests it surfaces
-// (here from the command line), until the call is done.
+// A client of the weather server: one mrtr Operation carries the call over
+// HTTP (fetch) through every round, the retries' ids, answers and exact
+// requestState and the MCP header fields included; the user's part is the
+// answer to each question (here from the command line).
 //
 //   node examples/client.mjs URL [C|F]
 import { fileURLToPath } from 'node:url'
-import { Client } from 'mrtr'
+import { Operation, runOperation } from 'mrtr'
 
 const meta = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
 }
 
-/** Calls get_weather at `url`, answering elicitations with `units`; returns the final response. */
-export async function getWeather(url, units, { maxSteps = 10 } = {}) {
-  const client = new Client()
-  let nextId = 1
-  client.send({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'get_weather', arguments: { location: 'NYC' }, _meta: meta } })
-  for (let step = 0; step < maxSteps; step++) {
-    for (const message of client.transmits()) {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message) })
-      client.handleResponse(await res.text()) // raw text: validated by the core
-    }
-    for (const event of client.events()) {
-      if (event.type === 'done') return event.response
-      // inputRequired: answer every elicitation; retryNow: answer nothing.
-      const answers = Object.fromEntries(
-        Object.keys(event.inputRequests ?? {}).map((key) => [key, { action: 'accept', content: { units } }]),
-      )
-      client.answer(event.handle, answers, nextId++)
-    }
-  }
-  throw new Error(`no answer after ${maxSteps} steps`)
+/** Calls get_weather at `url`, answering its elicitation with `units`; returns the final response. */
+export function getWeather(url, units) {
+  const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_weather', arguments: { location: 'NYC' }, _meta: meta } }
+  const operation = new Operation({ mode: '2026-07-28', url }, request, Math.floor(performance.now()))
+  return runOperation(operation, { onInput: () => ({ action: 'accept', content: { units } }) })
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -448,6 +448,175 @@ export class HttpCall {
 }
 
 /**
+ * One client operation over HTTP in any transport mode (`mrtr::client::Operation`): the rounds of
+ * `2026-07-28` (each retry under a new id, with the answers and the exact `requestState`) or the
+ * server requests on a call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), each question answered
+ * the same way, `answer(key, result)`. Drain after every input: `transmits()`, then `events()` (an
+ * answer given there is an input: drain again), then `pollTimeout()`. `runOperation` does it over
+ * real HTTP. Node only for now: the wasm package leaves it out (bindings-wasm/README.md).
+ */
+export class Operation {
+  #native
+  /** Starts `request` under `config` (an `HttpCall` configuration plus `maxRounds`, `maxResends`) at `now` (ms). */
+  constructor(config, request, now) {
+    if (typeof native.Operation !== 'function') throw usage('this backend has no Operation')
+    const args = [json(config, "the operation's configuration"), text(request, 'the request'), whole(now, 'now')]
+    this.#native = call(() => new native.Operation(...args))
+  }
+  /** The status and header fields (`{name: value}`) of the response to `exchange`. */
+  handleHead(exchange, status, headers, now) {
+    const args = [whole(exchange, 'an exchange'), whole(status, 'a status'), headerFields(headers), whole(now, 'now')]
+    call(() => this.#native.handleHead(...args))
+  }
+  /** Bytes of the body of the response to `exchange` (a Uint8Array, or text), in any chunking. */
+  handleBody(exchange, bytes, now) {
+    const args = [whole(exchange, 'an exchange'), chunk(bytes, 'a body chunk'), whole(now, 'now')]
+    call(() => this.#native.handleBody(...args))
+  }
+  /** The response to `exchange` ended (closed by the server, or cut). */
+  handleEnd(exchange, now) {
+    const args = [whole(exchange, 'an exchange'), whole(now, 'now')]
+    call(() => this.#native.handleEnd(...args))
+  }
+  /** The time `pollTimeout()` named came. */
+  handleTimeout(now) {
+    const t = whole(now, 'now')
+    call(() => this.#native.handleTimeout(t))
+  }
+  /** Answers the question `key` of an `inputRequired` event with `result` (`{action, content}`, …). */
+  answer(key, result, now) {
+    if (typeof key !== 'string') throw usage('a question key is a string')
+    const args = [key, text(result, 'the answer'), whole(now, 'now')]
+    call(() => this.#native.answer(...args))
+  }
+  /** The next HTTP request to send (`{exchange, method, url, headers, body}`), or null. */
+  pollTransmit() {
+    return parsed(call(() => this.#native.pollTransmit()))
+  }
+  /** The next event (`inputRequired`, `message`, `violation`, and last `done` or `failed`), or null. */
+  pollEvent() {
+    return parsed(call(() => this.#native.pollEvent()))
+  }
+  /** When (ms) to call `handleTimeout`, or null. */
+  pollTimeout() {
+    return call(() => this.#native.pollTimeout()) ?? null
+  }
+  /** Whether the final event was taken and no exchange is open: the operation may be dropped. */
+  isDrained() {
+    return call(() => this.#native.isDrained())
+  }
+  /** `isDrained()`. */
+  get drained() {
+    return this.isDrained()
+  }
+  /** Drains `pollTransmit()`. */
+  *transmits() {
+    for (let r = this.pollTransmit(); r !== null; r = this.pollTransmit()) yield r
+  }
+  /** Drains `pollEvent()`. */
+  *events() {
+    for (let e = this.pollEvent(); e !== null; e = this.pollEvent()) yield e
+  }
+}
+
+/**
+ * The HTTP exchange of `runOperation` over `fetch` (the platform's by default): sends `request`
+ * (`{method, url, headers, body}`) and reports its response through `on.head(status, headers)`,
+ * `on.body(chunk)` as the bytes come, and `on.end()` once, also when the connection fails or is cut.
+ */
+export function fetchExchange(fetchImpl = globalThis.fetch) {
+  return (request, on) => {
+    let ended = false
+    const end = () => ended || ((ended = true), on.end())
+    const init = { method: request.method, headers: request.headers }
+    if (request.body !== undefined) init.body = JSON.stringify(request.body)
+    ;(async () => {
+      const res = await fetchImpl(request.url, init)
+      on.head(res.status, Object.fromEntries(res.headers))
+      if (res.body) for await (const chunk of res.body) on.body(chunk)
+    })().then(end, end)
+  }
+}
+
+/**
+ * Drives `operation` to its end over HTTP, in the documented drain order: `exchange(request, on)`
+ * sends each HTTP request it asks for (`fetchExchange()` by default; `on.head(status, headers)`,
+ * `on.body(chunk)`, `on.end()`); `onInput(question, key)` answers each question (`{method, params}`),
+ * sync or async; `onEvent(event)` hears every event but the last (`inputRequired` before its questions
+ * are asked, violations, messages); `now()` is the clock in ms. Resolves with the final JSON-RPC response (a result, or an error the server answered) once
+ * the operation is drained; rejects with the failure's MrtrError, or what `onInput` threw.
+ */
+export function runOperation(operation, { exchange = fetchExchange(), onInput, onEvent = () => {}, now } = {}) {
+  const clock = now ?? (() => Math.floor(performance.now()))
+  return new Promise((resolve, reject) => {
+    let timer = null
+    let outcome = null
+    let stopped = false
+    const stop = (error) => {
+      stopped = true
+      clearTimeout(timer)
+      reject(error)
+    }
+    const answer = (key, result) => {
+      if (stopped) return
+      try {
+        operation.answer(key, result, clock())
+      } catch (e) {
+        return stop(e)
+      }
+      pump()
+    }
+    const ask = (question, key) => {
+      Promise.resolve()
+        .then(() => onInput(question, key))
+        .then((result) => answer(key, result), stop)
+    }
+    const pump = () => {
+      if (stopped) return
+      for (const request of operation.transmits()) send(request)
+      for (const e of operation.events()) {
+        if (e.type === 'done' || e.type === 'failed') {
+          outcome = e
+          continue
+        }
+        onEvent(e)
+        if (e.type === 'inputRequired') for (const [key, question] of Object.entries(e.requests)) ask(question, key)
+      }
+      clearTimeout(timer)
+      const due = operation.pollTimeout()
+      timer = due === null ? null : setTimeout(wake, Math.max(0, due - clock()), due)
+      if (!outcome || !operation.drained) return
+      stopped = true
+      clearTimeout(timer)
+      if (outcome.type === 'done') resolve(outcome.response)
+      else reject(fail(outcome.rule, outcome.message))
+    }
+    const wake = (due) => {
+      const t = clock()
+      if (t < due) return (timer = setTimeout(wake, due - t, due)) // a timer may fire a little early
+      operation.handleTimeout(t)
+      pump()
+    }
+    const guarded = (f) => (...args) => {
+      if (stopped) return
+      try {
+        f(...args)
+      } catch (e) {
+        return stop(e) // the machine refused an input: a bug in the host or in mrtr
+      }
+      pump()
+    }
+    const send = (request) =>
+      exchange(request, {
+        head: guarded((status, headers) => operation.handleHead(request.exchange, status, headers, clock())),
+        body: guarded((chunk) => operation.handleBody(request.exchange, chunk, clock())),
+        end: guarded(() => operation.handleEnd(request.exchange, clock())),
+      })
+    pump()
+  })
+}
+
+/**
  * A server's response stream in a mode, for the continuation `key` (the
  * host's name of the call's state), numbering event ids `<key>.<n>` from
  * `first`. Write with `message`, `retry` and `ask`; `take()` the text.

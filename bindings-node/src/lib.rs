@@ -410,6 +410,79 @@ impl HttpCall {
     }
 }
 
+/// `facade::Operation`: one client operation over HTTP, in any transport mode.
+#[napi]
+pub struct Operation(facade::Operation);
+
+#[napi]
+impl Operation {
+    /// Starts `request` under the configuration (JSON text).
+    #[napi(constructor)]
+    pub fn new(config: Text, request: Text, now: f64) -> Result<Operation> {
+        run(|| Ok(Operation(facade::Operation::new(bytes(&config), bytes(&request), whole(now, "now")?)?)))
+    }
+
+    /// The status and header fields (JSON text) of the response to `exchange`.
+    #[napi]
+    pub fn handle_head(&mut self, exchange: f64, status: f64, headers: Option<Text>, now: f64) -> Result<()> {
+        run(|| {
+            let (x, s, t) = (whole(exchange, "an exchange")?, self::status(status)?, whole(now, "now")?);
+            self.0.handle_head(x, s, fields(&headers), t)
+        })
+    }
+
+    /// Bytes of the body of the response to `exchange`.
+    #[napi]
+    pub fn handle_body(&mut self, exchange: f64, chunk: Text, now: f64) -> Result<()> {
+        run(|| self.0.handle_body(whole(exchange, "an exchange")?, bytes(&chunk), whole(now, "now")?))
+    }
+
+    /// The response to `exchange` ended.
+    #[napi]
+    pub fn handle_end(&mut self, exchange: f64, now: f64) -> Result<()> {
+        run(|| self.0.handle_end(whole(exchange, "an exchange")?, whole(now, "now")?))
+    }
+
+    /// The time `pollTimeout` named came.
+    #[napi]
+    pub fn handle_timeout(&mut self, now: f64) -> Result<()> {
+        run(|| {
+            self.0.handle_timeout(whole(now, "now")?);
+            Ok(())
+        })
+    }
+
+    /// Answers the question `key` with `result` (JSON text).
+    #[napi]
+    pub fn answer(&mut self, key: String, result: Text, now: f64) -> Result<()> {
+        run(|| self.0.answer(&key, bytes(&result), whole(now, "now")?))
+    }
+
+    /// The next HTTP request to send, as JSON text, or `null`.
+    #[napi]
+    pub fn poll_transmit(&mut self) -> Result<Option<String>> {
+        run(|| Ok(self.0.poll_transmit()))
+    }
+
+    /// The next event, as JSON text, or `null`.
+    #[napi]
+    pub fn poll_event(&mut self) -> Result<Option<String>> {
+        run(|| Ok(self.0.poll_event()))
+    }
+
+    /// When to call `handleTimeout` (ms), or `null`.
+    #[napi]
+    pub fn poll_timeout(&self) -> Result<Option<f64>> {
+        run(|| Ok(self.0.poll_timeout().map(|t| t as f64)))
+    }
+
+    /// Whether the final event was taken and no exchange is open.
+    #[napi]
+    pub fn is_drained(&self) -> Result<bool> {
+        run(|| Ok(self.0.is_drained()))
+    }
+}
+
 /// `facade::ServerStream`: a server's response stream.
 #[napi]
 pub struct ServerStream(facade::ServerStream);

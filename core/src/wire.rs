@@ -17,6 +17,7 @@
 //! | [`sse::Event`](crate::sse::Event) | `{"event", "data", "id", "retry"}`, only the fields set |
 //! | [`http::Request`](crate::http::Request) | `{"exchange", "method", "url", "headers": {name: value}, "body": <JSON>}` |
 //! | [`http::call::Event`](crate::http::call::Event) | `{"type": "serverRequest" \| "message" \| "response", "message"}`, `{"type": "violation" \| "failed", "rule", "message"}` |
+//! | [`client::operation::Event`](crate::client::operation::Event) | `{"type": "inputRequired", "round", "requests"}`, `{"type": "message", "message"}`, `{"type": "done", "response"}`, `{"type": "violation" \| "failed", "rule", "message"}` |
 //! | [`http::serve::Incoming`](crate::http::serve::Incoming) | `{"type": "call", "message"}`, `{"type": "messages", "messages"}`, `{"type": "answers", "key", "responses"}`, `{"type": "resume", "key", "lastEventId"}` |
 //!
 //! Names ([`RuleId`], [`Area`], [`Protocol`], [`Kind`], [`ResultType`]) are
@@ -335,6 +336,37 @@ impl Serialize for crate::http::call::Event {
         if let Some(e) = error {
             m.serialize_entry("rule", &e.rule())?;
             m.serialize_entry("message", e.message())?;
+        }
+        m.end()
+    }
+}
+
+/// `{"type": "inputRequired", "round", "requests"}`, `{"type": "message",
+/// "message"}`, `{"type": "done", "response"}`, or `{"type": "violation" |
+/// "failed", "rule", "message"}`.
+impl Serialize for crate::client::operation::Event {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use crate::client::operation::Event as E;
+        let mut m = s.serialize_map(None)?;
+        match self {
+            E::InputRequired { round, requests } => {
+                m.serialize_entry("type", "inputRequired")?;
+                m.serialize_entry("round", round)?;
+                m.serialize_entry("requests", requests)?;
+            }
+            E::Message(v) => {
+                m.serialize_entry("type", "message")?;
+                m.serialize_entry("message", v)?;
+            }
+            E::Done(v) => {
+                m.serialize_entry("type", "done")?;
+                m.serialize_entry("response", v)?;
+            }
+            E::Violation(e) | E::Failed(e) => {
+                m.serialize_entry("type", if matches!(self, E::Violation(_)) { "violation" } else { "failed" })?;
+                m.serialize_entry("rule", &e.rule())?;
+                m.serialize_entry("message", e.message())?;
+            }
         }
         m.end()
     }

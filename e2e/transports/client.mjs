@@ -3,12 +3,11 @@
 //
 //   node e2e/transports/client.mjs --mode MODE --url URL --record FILE [--name Ada] [--style formal]
 //
-// Every call goes through mrtr's `HttpCall` machine: this file sends the HTTP requests it asks for,
-// feeds back each response's head, body bytes and end (a cut connection is an end too), calls
-// `handleTimeout` when `pollTimeout()` says (setTimeout), and answers the server requests it reports
-// (an elicitation gets the canned answer of each field it asks). In `2026-07-28` the rounds are
-// mrtr's `Client` machine: each request it sends (the call, then each retry) is one `HttpCall`.
-// In the `2025-11-25`-based modes the client initializes first.
+// Every call is one mrtr `Operation`, driven by the package's `runOperation` over this file's
+// node:http exchange: in `2026-07-28` it carries every round (each retry under a new id), in the
+// other modes the server requests on the call's stream; either way each question gets the canned
+// answer of each field it asks, through the same `onInput`. In the `2025-11-25`-based modes the
+// client initializes first.
 //
 // The recording (JSON Lines): each request the client sends is a client entry; each response's
 // head, event blocks (decoded with mrtr's `SseDecoder`, `data` as the JSON it carried) or JSON
@@ -19,8 +18,7 @@
 import http from 'node:http'
 import { appendFileSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { Client, HttpCall, SseDecoder } from '../../bindings-node/index.mjs'
-import { driveCall } from '../drive-call.mjs'
+import { Operation, runOperation, SseDecoder } from '../../bindings-node/index.mjs'
 import { jsonOrText, recordedBlock } from '../recording.mjs'
 
 const { values: args } = parseArgs({
@@ -129,27 +127,23 @@ function exchange(request, on) {
   req.end()
 }
 
-// ------------------------------------------------------------------ one call: mrtr's HttpCall
+// ------------------------------------------------------------------ one call: an mrtr Operation
 
-/** The canned answer to a server request. */
-function answerTo(request) {
-  if (request.method === 'elicitation/create') {
-    const keys = Object.keys(request.params?.requestedSchema?.properties ?? {})
-    const content = Object.fromEntries(keys.map((k) => [k, ANSWERS[k] ?? 'yes']))
-    return { jsonrpc: '2.0', id: request.id, result: { action: 'accept', content } }
-  }
-  if (request.method === 'ping') return { jsonrpc: '2.0', id: request.id, result: {} }
-  return { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: `${request.method} is not supported` } }
+/** The canned answer to a question (an elicitation: each field it asks). */
+function answerTo(question) {
+  if (question.method !== 'elicitation/create') throw new Error(`${question.method} is not supported`)
+  const keys = Object.keys(question.params?.requestedSchema?.properties ?? {})
+  return { action: 'accept', content: Object.fromEntries(keys.map((k) => [k, ANSWERS[k] ?? 'yes'])) }
 }
 
 const violations = []
 
-/** Runs `request` through an HttpCall to its end: its JSON-RPC response, or throws its failure. */
+/** Runs `request` through an Operation to its end: its JSON-RPC response, or throws its failure. */
 function call(request) {
   // Under 2026-07-28 the machine adds the header fields that mirror the body (Mcp-Method, Mcp-Name).
-  const machine = new HttpCall(CONFIG, request, now())
-  const onViolation = (e) => violations.push(`${e.rule}: ${e.message}`)
-  return driveCall(machine, { exchange, now, answer: answerTo, onViolation })
+  const operation = new Operation(CONFIG, request, now())
+  const onEvent = (e) => e.type === 'violation' && violations.push(`${e.rule}: ${e.message}`)
+  return runOperation(operation, { exchange, now, onInput: answerTo, onEvent })
 }
 
 // ------------------------------------------------------------------ the conversation
@@ -183,21 +177,7 @@ async function greetMrtr() {
     'io.modelcontextprotocol/protocolVersion': PROTOCOL,
     'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
   }
-  const rounds = new Client({ protocol: PROTOCOL })
-  rounds.send({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'greet', arguments: {}, _meta: meta } })
-  for (let step = 0; step < 10; step++) {
-    for (const message of [...rounds.transmits()]) rounds.handleResponse(await call(message))
-    for (const e of rounds.events()) {
-      if (e.type === 'done') return e.response
-      if (e.type === 'inputRequired') {
-        const answers = Object.fromEntries(
-          Object.entries(e.inputRequests).map(([key, request]) => [key, answerTo({ ...request, id: 0 }).result]),
-        )
-        rounds.answer(e.handle, answers, nextId++)
-      }
-    }
-  }
-  throw new Error('no response after 10 rounds')
+  return call({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'greet', arguments: {}, _meta: meta } })
 }
 
 const deadline = setTimeout(() => {

@@ -4,6 +4,7 @@
 
 use super::{parse, parse_arg, text, usage, usage_owned, Options};
 use crate::{
+    client::operation,
     http::{self, call, serve, Mode, StreamLimits},
     sse, wire, Limits, Result,
 };
@@ -64,7 +65,10 @@ pub fn sse_encode(event: &[u8]) -> Result<String> {
 /// required, the rest defaulting as [`call::CallConfig::new`] and
 /// [`StreamLimits::DEFAULT`].
 pub fn call_config(text: &[u8]) -> Result<call::CallConfig> {
-    let v = parse_arg(text, "a call's configuration")?;
+    call_config_of(&parse_arg(text, "a call's configuration")?)
+}
+
+fn call_config_of(v: &Value) -> Result<call::CallConfig> {
     let o = v.as_object().ok_or(usage("a call's configuration is an object"))?;
     let str_of = |k: &str| o.get(k).and_then(Value::as_str);
     let mode = Mode::from_name(str_of("mode").ok_or(usage("a call's configuration names its \"mode\""))?)?;
@@ -169,6 +173,90 @@ impl HttpCall {
     }
 }
 
+/// One client operation over HTTP ([`operation::Operation`]) over JSON text.
+/// Drain order after every input: `poll_transmit`, `poll_event`, `poll_timeout`.
+pub struct Operation {
+    inner: operation::Operation,
+    limits: Limits,
+}
+
+impl Operation {
+    /// Starts `request` under the configuration: a call's ([`call_config`])
+    /// plus `"maxRounds"` and `"maxResends"`.
+    pub fn new(config: &[u8], request: &[u8], now: u64) -> Result<Operation> {
+        let mut v = parse_arg(config, "an operation's configuration")?;
+        let o = v.as_object_mut().ok_or(usage("an operation's configuration is an object"))?;
+        let bound = |v: Option<Value>, name: &str| -> Result<Option<u32>> {
+            v.map(|v| {
+                v.as_u64()
+                    .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+                    .ok_or_else(|| usage_owned(format!("{name} is a non-negative integer")))
+            })
+            .transpose()
+        };
+        let max_rounds = bound(o.shift_remove("maxRounds"), "maxRounds")?;
+        let max_resends = bound(o.shift_remove("maxResends"), "maxResends")?;
+        let call = call_config_of(&v)?;
+        let mut config = operation::Config::new(call.mode, call.url.clone());
+        config.call = call;
+        config.max_rounds = max_rounds.unwrap_or(config.max_rounds);
+        config.max_resends = max_resends.unwrap_or(config.max_resends);
+        let limits = config.call.limits.message;
+        let request =
+            parse(request, &limits).map_err(|e| usage_owned(format!("the operation's request: {}", e.message())))?;
+        Ok(Operation { inner: operation::Operation::new(config, request, now)?, limits })
+    }
+
+    /// The status and header fields (`{name: value}`) of the response to `exchange`.
+    pub fn handle_head(&mut self, exchange: u64, status: u16, headers: &[u8], now: u64) -> Result<()> {
+        self.inner.handle_head(exchange, status, &headers_arg(headers)?, now)
+    }
+
+    /// Bytes of the body of the response to `exchange`.
+    pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], now: u64) -> Result<()> {
+        self.inner.handle_body(exchange, chunk, now)
+    }
+
+    /// The response to `exchange` ended.
+    pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<()> {
+        self.inner.handle_end(exchange, now)
+    }
+
+    /// The time [`poll_timeout`](Operation::poll_timeout) named came.
+    pub fn handle_timeout(&mut self, now: u64) {
+        self.inner.handle_timeout(now);
+    }
+
+    /// Answers the question `key` with `result` (JSON text).
+    pub fn answer(&mut self, key: &str, result: &[u8], now: u64) -> Result<()> {
+        let result = parse(result, &self.limits).map_err(|e| usage_owned(format!("the answer: {}", e.message())))?;
+        self.inner.answer(key, result, now)
+    }
+
+    /// The next HTTP request to send, as JSON text.
+    #[must_use]
+    pub fn poll_transmit(&mut self) -> Option<String> {
+        self.inner.poll_transmit().map(|r| text(&r))
+    }
+
+    /// The next event, as JSON text.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<String> {
+        self.inner.poll_event().map(|e| text(&e))
+    }
+
+    /// When to call `handle_timeout`, if anything waits.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.inner.poll_timeout()
+    }
+
+    /// Whether the final event was taken and no exchange is open.
+    pub fn is_drained(&self) -> bool {
+        self.inner.is_drained()
+    }
+}
+
 /// A server's response stream ([`serve::ServerStream`]) over JSON text.
 pub struct ServerStream(serve::ServerStream);
 
@@ -252,6 +340,44 @@ pub fn unassociated_reply(request: &[u8]) -> Result<Option<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::string::ToString;
+    use serde_json::json;
+
+    /// The operation over JSON text: its configuration's own fields, its
+    /// transmits and events in the wire's shapes, and an answer by key.
+    #[test]
+    fn an_operation_over_json_text() {
+        let request = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "t",
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}}});
+        let config = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "maxRounds": 3, "maxResends": 0}"#;
+        let mut op = Operation::new(config, request.to_string().as_bytes(), 0).unwrap();
+        let post: Value = serde_json::from_str(&op.poll_transmit().unwrap()).unwrap();
+        assert_eq!((&post["exchange"], &post["body"]["id"]), (&json!(1), &json!(4)));
+        let asked = json!({"jsonrpc": "2.0", "id": 4, "result": {"resultType": "input_required", "requestState": "s",
+            "inputRequests": {"ok": {"method": "elicitation/create", "params": {"mode": "form", "message": "OK?",
+                "requestedSchema": {"type": "object", "properties": {}}}}}}});
+        op.handle_head(1, 200, br#"{"content-type": "application/json"}"#, 1).unwrap();
+        op.handle_body(1, asked.to_string().as_bytes(), 1).unwrap();
+        op.handle_end(1, 1).unwrap();
+        let event: Value = serde_json::from_str(&op.poll_event().unwrap()).unwrap();
+        assert_eq!((&event["type"], &event["round"]), (&json!("inputRequired"), &json!(1)));
+        assert_eq!(event["requests"]["ok"]["method"], "elicitation/create");
+        op.answer("ok", br#"{"action": "accept", "content": {}}"#, 2).unwrap();
+        let retry: Value = serde_json::from_str(&op.poll_transmit().unwrap()).unwrap();
+        assert_eq!((&retry["body"]["id"], &retry["body"]["params"]["requestState"]), (&json!("4.1"), &json!("s")));
+        assert!(!op.is_drained());
+
+        let refused = |config: &[u8]| Operation::new(config, request.to_string().as_bytes(), 0).err().unwrap().rule();
+        assert_eq!(
+            refused(br#"{"mode": "2026-07-28", "url": "http://h/mcp", "maxRounds": "3"}"#),
+            crate::RuleId::UsageInvalidArgument
+        );
+        assert_eq!(
+            refused(br#"{"mode": "2026-07-28", "url": "http://h/mcp", "rounds": 3}"#),
+            crate::RuleId::UsageInvalidArgument
+        );
+    }
 
     #[test]
     fn the_mirrored_fields_of_a_request() {

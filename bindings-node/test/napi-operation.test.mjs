@@ -1,0 +1,94 @@
+// An Operation driven by runOperation over fetch against a node:http server on 127.0.0.1: the
+// rounds, the retries' ids and header fields, and each way it ends (a response, a failure with its
+// rule, an answer the host could not give). Node only: the wasm package has no Operation yet.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import http from 'node:http'
+import { once } from 'node:events'
+import { Operation, RetryError, TransportError, runOperation } from '../index.mjs'
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+}
+const ASK = {
+  method: 'elicitation/create',
+  params: { mode: 'form', message: 'Units?', requestedSchema: { type: 'object', properties: { units: { type: 'string', enum: ['C', 'F'] } }, required: ['units'] } },
+}
+
+/** A server answering each POST with `reply(message, seen)`; `seen` holds every request's body and MCP header fields. */
+async function serve(t, reply) {
+  const seen = []
+  const server = http.createServer(async (req, res) => {
+    let body = ''
+    for await (const chunk of req) body += chunk
+    const message = JSON.parse(body)
+    seen.push({ message, method: req.headers['mcp-method'], name: req.headers['mcp-name'], version: req.headers['mcp-protocol-version'] })
+    const [status, answer] = reply(message, seen)
+    res.writeHead(status, { 'content-type': typeof answer === 'string' ? 'text/plain' : 'application/json' })
+    res.end(typeof answer === 'string' ? answer : JSON.stringify(answer))
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.after(() => server.close())
+  return { url: `http://127.0.0.1:${server.address().port}/mcp`, seen }
+}
+
+const call = (id = 7) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'weather', _meta: META } })
+
+/** Asks for the units twice (two rounds), then answers with them. */
+function weather(message) {
+  const { id, params } = message
+  if (params.requestState === undefined) return [200, { jsonrpc: '2.0', id, result: { resultType: 'input_required', inputRequests: { units: ASK }, requestState: 'r1' } }]
+  if (params.requestState === 'r1') return [200, { jsonrpc: '2.0', id, result: { resultType: 'input_required', inputRequests: { again: ASK }, requestState: 'r2' } }]
+  const units = params.inputResponses.again.content.units
+  return [200, { jsonrpc: '2.0', id, result: { resultType: 'complete', content: [{ type: 'text', text: `21 ${units}` }], isError: false } }]
+}
+
+test('two rounds over fetch: each retry under a new id, with the header fields and the exact requestState', async (t) => {
+  const { url, seen } = await serve(t, weather)
+  const events = []
+  const asked = []
+  const response = await runOperation(new Operation({ mode: '2026-07-28', url }, call(), 0), {
+    onInput: async (question, key) => {
+      asked.push([key, question.method])
+      return { action: 'accept', content: { units: 'C' } }
+    },
+    onEvent: (e) => events.push(e.type),
+  })
+  assert.equal(response.result.content[0].text, '21 C')
+  assert.deepEqual(asked, [['units', 'elicitation/create'], ['again', 'elicitation/create']])
+  assert.deepEqual(events, ['inputRequired', 'inputRequired'])
+  assert.deepEqual(seen.map((s) => s.message.id), [7, '7.1', '7.2'])
+  assert.deepEqual(seen.map((s) => s.message.params.requestState), [undefined, 'r1', 'r2'])
+  for (const s of seen) assert.deepEqual([s.method, s.name, s.version], ['tools/call', 'weather', '2026-07-28'])
+})
+
+test('a round with no response is sent again, then fails with its rule', async (t) => {
+  const { url, seen } = await serve(t, () => [502, 'bad gateway'])
+  const operation = new Operation({ mode: '2026-07-28', url, maxResends: 1 }, call(), 0)
+  await assert.rejects(runOperation(operation, { onInput: () => assert.fail('nothing is asked') }), (e) => {
+    assert.ok(e instanceof TransportError)
+    assert.equal(e.rule, 'http-status-unexpected')
+    return true
+  })
+  assert.deepEqual(seen.map((s) => s.message.id), [7, '7.1'])
+  assert.ok(operation.drained)
+})
+
+test('an answer that does not fit its question rejects with the rule, and nothing is sent', async (t) => {
+  const { url, seen } = await serve(t, weather)
+  const operation = new Operation({ mode: '2026-07-28', url }, call(), 0)
+  await assert.rejects(runOperation(operation, { onInput: () => ({ action: 'accept', content: { units: 'K' } }) }), (e) => {
+    assert.ok(e instanceof RetryError, `${e.name}: ${e.message}`)
+    return true
+  })
+  assert.equal(seen.length, 1)
+})
+
+test('what onInput throws is what runOperation rejects with', async (t) => {
+  const { url } = await serve(t, weather)
+  const operation = new Operation({ mode: '2026-07-28', url }, call(), 0)
+  const cancelled = new Error('the user closed the dialog')
+  await assert.rejects(runOperation(operation, { onInput: () => Promise.reject(cancelled) }), (e) => e === cancelled)
+})
