@@ -18,7 +18,7 @@
  *   methods up to 64 bytes are copied into it). Nothing is kept between calls:
  *   any thread or interrupt level may call at any time.
  * - Stack: under 3 KiB for every message of the conformance corpus (measured
- *   on a Cortex-M4: README, "On a microcontroller"); give a caller 4 KiB. No heap.
+ *   on a Cortex-M4: docs/performance.md, "On a microcontroller"); give a caller 4 KiB. No heap.
  * - A panic (a bug in mrtr) cannot cross into C: the library traps where it
  *   happened (udf on Arm: a HardFault; ud2 on x86).
  */

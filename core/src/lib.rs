@@ -98,3 +98,8 @@ pub use rules::{Area, RuleId};
 #[cfg(all(doctest, feature = "state"))]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The sealed-state example of `docs/state.md`, compiled and run as a doctest.
+#[cfg(all(doctest, feature = "state"))]
+#[doc = include_str!("../../docs/state.md")]
+pub struct StateDocDoctests;

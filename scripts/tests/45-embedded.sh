@@ -49,7 +49,7 @@ text() { arm-none-eabi-size "$1" | awk 'NR == 2 { print $1 }'; }
 classify_text=$(($(text "$out/footprint.elf") - $(text "$out/baseline.elf")))
 echo "classify + the one-message checks: $classify_text bytes of .text (footprint.elf - baseline.elf)"
 if [ "$classify_text" -gt "$TEXT_BOUND" ]; then
-  echo "over the bound of $TEXT_BOUND bytes (README, \"On a microcontroller\")" >&2
+  echo "over the bound of $TEXT_BOUND bytes (docs/performance.md, \"On a microcontroller\")" >&2
   exit 1
 fi
 
