@@ -343,9 +343,20 @@ class TaskRunner:
     def deliver(self, request: Json, task: Task) -> None:
         """tasks/update: the answers mrtr reads from ``request`` against what the task asked."""
         got = mrtr.resume(request, task.input_requests, protocol=PROTOCOL)
-        if got.responses:
-            self.store.update(task.id, lambda t: t.responses.update(got.responses))
-            self._wake[task.id].set()
+        if not got.responses:
+            return
+
+        def answer(t: Task) -> None:
+            t.responses.update(got.responses)
+            # Every question answered: working again at once, in the same step, so that a tasks/get
+            # between this update and the task's thread taking the answers never shows an
+            # input_required task with nothing left to answer (task-input-requests-missing).
+            if t.status is mrtr.TaskStatus.INPUT_REQUIRED and all(k in t.responses for k in t.input_requests):
+                t.status = mrtr.TaskStatus(t.status.transition(mrtr.TaskStatus.WORKING))
+                t.updated_at = now_iso()
+
+        self.store.update(task.id, answer)
+        self._wake[task.id].set()
 
 
 class Cancelled(Exception):
