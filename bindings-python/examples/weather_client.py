@@ -1,18 +1,18 @@
-"""A client loop on ``mrtr.Client`` driving an MRTR tool server over HTTP.
+"""A client of an MRTR tool server: one ``mrtr.Operation`` carries the call over HTTP.
 
-The machine is sans-IO: this loop POSTs what ``drain_transmits`` gives, feeds
-each answer to ``handle_response``, and reacts to the events: ``InputRequired``
-(ask the user, then ``answer``), ``RetryNow`` (retry at once), ``Done``.
+``mrtr.call`` sends the request, answers each question the server asks through
+``on_input`` (here a canned answer; a real host asks its user), and sends every
+retry (a new id, the answers, the exact ``requestState``) with the MCP header
+fields that mirror its body, until the final response.
 
     python examples/weather_client.py http://127.0.0.1:8000/mcp Paris
 """
 
 from __future__ import annotations
 
-import itertools
+import asyncio
 import json
 import sys
-import urllib.request
 from typing import Any, Callable, Dict
 
 import mrtr
@@ -24,61 +24,22 @@ META = {
 }
 
 
-def headers_for(message: Dict[str, Any]) -> Dict[str, str]:
-    """Streamable HTTP headers for a 2026-07-28 message: version, method, name (the transport's job, not mrtr's)."""
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-    params = message.get("params") or {}
-    version = (params.get("_meta") or {}).get("io.modelcontextprotocol/protocolVersion")
-    if isinstance(version, str):
-        headers["MCP-Protocol-Version"] = version
-    if isinstance(message.get("method"), str):
-        headers["Mcp-Method"] = message["method"]
-    name = params.get("name", params.get("uri"))
-    if isinstance(name, str) and name.isascii():
-        headers["Mcp-Name"] = name
-    return headers
-
-
-def post(url: str, message: Dict[str, Any], timeout: float = 10.0) -> bytes:
-    request = urllib.request.Request(url, data=json.dumps(message).encode(), headers=headers_for(message))
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-        body: bytes = response.read()
-        return body
-
-
-def pick_celsius(key: str, input_request: Dict[str, Any]) -> Dict[str, Any]:
+def pick_celsius(key: str, question: Dict[str, Any]) -> Dict[str, Any]:
     """Answers every form elicitation with celsius (a real host would ask its user)."""
-    if input_request.get("method") == "elicitation/create":
+    if question.get("method") == "elicitation/create":
         return {"action": "accept", "content": {"units": "celsius"}}
     return {"action": "decline"}
 
 
-def call_tool(
-    url: str, name: str, arguments: Dict[str, Any], answer: Answerer = pick_celsius, max_messages: int = 50
-) -> Dict[str, Any]:
-    """Calls tool ``name`` and drives its rounds to the final response message."""
-    client = mrtr.Client(protocol=mrtr.Protocol.V2026_07_28)
-    ids = itertools.count(1)
-    client.send(
-        {
-            "jsonrpc": "2.0",
-            "id": next(ids),
-            "method": "tools/call",
-            "params": {"name": name, "arguments": arguments, "_meta": META},
-        }
-    )
-    for _ in range(max_messages):
-        for message in client.drain_transmits():
-            client.handle_response(post(url, message))
-        for event in client.drain_events():
-            if isinstance(event, mrtr.InputRequired):
-                responses = {key: answer(key, req) for key, req in event.input_requests.items()}
-                client.answer(event.handle, responses, next(ids))
-            elif isinstance(event, mrtr.RetryNow):
-                client.answer(event.handle, {}, next(ids))
-            elif isinstance(event, mrtr.Done):
-                return event.response
-    raise RuntimeError(f"no final response after {max_messages} messages")
+async def call_tool_async(url: str, name: str, arguments: Dict[str, Any], answer: Answerer = pick_celsius) -> Dict[str, Any]:
+    """Calls tool ``name`` at ``url``; its final response."""
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments, "_meta": META}}
+    return await mrtr.call(url, request, on_input=lambda question, key: answer(key, question))
+
+
+def call_tool(url: str, name: str, arguments: Dict[str, Any], answer: Answerer = pick_celsius) -> Dict[str, Any]:
+    """``call_tool_async`` from synchronous code."""
+    return asyncio.run(call_tool_async(url, name, arguments, answer))
 
 
 def main() -> None:

@@ -281,6 +281,131 @@ impl HttpCall {
     }
 }
 
+/// One client operation over HTTP (sans-IO), in any transport mode: the
+/// rounds of `2026-07-28` (each retry under a new id, with the answers and
+/// the exact `requestState`) or the server requests on a call's stream
+/// (`2025-11-25`, SEP-1858, SEP-1335), each question answered the same way,
+/// `answer(key, result, now)`. Drain after every input: `poll_transmit`, then
+/// `poll_event`, then read `poll_timeout`; `mrtr.run_operation` does it over
+/// HTTP. Times are milliseconds on the host's clock.
+#[pyclass(module = "mrtr._mrtr", name = "Operation", weakref)]
+pub struct Operation {
+    core: facade::Operation,
+    limits: Limits,
+}
+
+#[pymethods]
+impl Operation {
+    /// Starts `request` (a `dict`, or its JSON text) at `now`. The
+    /// configuration is `config` (an `HttpCall`'s, plus `"maxRounds"` and
+    /// `"maxResends"`) and/or the keywords set over it; `mode` and `url` are
+    /// required.
+    #[new]
+    #[pyo3(signature = (
+        request, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None,
+        max_rounds=None, max_resends=None, default_retry_ms=None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        request: &Bound<'_, PyAny>,
+        now: Nat,
+        config: Option<&Bound<'_, PyAny>>,
+        mode: Option<&Bound<'_, PyAny>>,
+        url: Option<&Bound<'_, PyAny>>,
+        headers: Option<&Bound<'_, PyAny>>,
+        protocol: Option<&Bound<'_, PyAny>>,
+        limits: Option<Lim>,
+        max_rounds: Option<&Bound<'_, PyAny>>,
+        max_resends: Option<&Bound<'_, PyAny>>,
+        default_retry_ms: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Operation> {
+        guard(|| {
+            let walk = limits.map(|l| l.0).unwrap_or(Limits::DEFAULT);
+            let keywords = [
+                ("mode", opt_value(mode)?),
+                ("url", opt_value(url)?),
+                ("headers", headers_value(headers)?),
+                ("protocol", opt_value(protocol)?),
+                ("limits", limits.map(|l| serde_json::to_value(l.0).unwrap_or_default())),
+                ("max_rounds", opt_value(max_rounds)?),
+                ("max_resends", opt_value(max_resends)?),
+                ("default_retry_ms", opt_value(default_retry_ms)?),
+            ];
+            let config = call_config(config, &keywords)?;
+            let request = json_text(request, &walk)?;
+            let core = facade::Operation::new(&config, request.as_bytes(), now.0).or_raise()?;
+            Ok(Operation { core, limits: walk })
+        })
+    }
+
+    /// The status and header fields (a `dict`, or `None`) of the response to `exchange`.
+    #[pyo3(signature = (exchange, status, headers, now))]
+    fn handle_head(
+        &mut self,
+        exchange: Nat,
+        status: Nat,
+        headers: Option<&Bound<'_, PyAny>>,
+        now: Nat,
+    ) -> PyResult<()> {
+        guard(|| {
+            let status = u16::try_from(status.0).map_err(|_| usage("an HTTP status is in [0, 65535]"))?;
+            self.core.handle_head(exchange.0, status, headers_text(headers)?.as_bytes(), now.0).or_raise()
+        })
+    }
+
+    /// Bytes of the body of the response to `exchange` (split anywhere).
+    fn handle_body(&mut self, py: Python<'_>, exchange: Nat, chunk: &Bound<'_, PyAny>, now: Nat) -> PyResult<()> {
+        guard(|| {
+            let raw = bytes_of(chunk, "a body chunk")?;
+            let (bytes, core) = (raw.as_bytes(), &mut self.core);
+            maybe_detached(py, bytes.len(), || core.handle_body(exchange.0, bytes, now.0)).or_raise()
+        })
+    }
+
+    /// The response to `exchange` ended (the server closed it, or the connection was cut).
+    fn handle_end(&mut self, exchange: Nat, now: Nat) -> PyResult<()> {
+        guard(|| self.core.handle_end(exchange.0, now.0).or_raise())
+    }
+
+    /// The time `poll_timeout` named has come.
+    fn handle_timeout(&mut self, now: Nat) -> PyResult<()> {
+        guard(|| {
+            self.core.handle_timeout(now.0);
+            Ok(())
+        })
+    }
+
+    /// Answers the question `key` of an `inputRequired` event with `result`
+    /// (a `dict`, or its JSON text). One that does not fit its question is
+    /// refused with its rule, and the question stays open.
+    fn answer(&mut self, key: Text, result: &Bound<'_, PyAny>, now: Nat) -> PyResult<()> {
+        guard(|| self.core.answer(&key.0, json_text(result, &self.limits)?.as_bytes(), now.0).or_raise())
+    }
+
+    /// The next HTTP request to send, or `None`.
+    fn poll_transmit<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        guard(|| self.core.poll_transmit().map(|r| output(py, &r)).transpose())
+    }
+
+    /// The next event (`{"type": "inputRequired", "round", "requests"}`,
+    /// `{"type": "message", "message"}`, `{"type": "done", "response"}`, or
+    /// `{"type": "violation" | "failed", "rule", "message"}`), or `None`.
+    fn poll_event<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        guard(|| self.core.poll_event().map(|e| output(py, &e)).transpose())
+    }
+
+    /// When (ms) to call `handle_timeout`, or `None` if nothing waits.
+    fn poll_timeout(&self) -> PyResult<Option<u64>> {
+        guard(|| Ok(self.core.poll_timeout()))
+    }
+
+    /// Whether the final event was taken and no exchange is open.
+    #[getter]
+    fn drained(&self) -> PyResult<bool> {
+        guard(|| Ok(self.core.is_drained()))
+    }
+}
+
 /// A server's response stream in one transport mode: events numbered
 /// `<key>.<n>` from `first` under the call's continuation `key`; `take`
 /// gives the event-stream text written so far, for the host to send.
@@ -374,6 +499,7 @@ pub fn unassociated_reply<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SseDecoder>()?;
     m.add_class::<HttpCall>()?;
+    m.add_class::<Operation>()?;
     m.add_class::<ServerStream>()?;
     m.add_function(wrap_pyfunction!(sse_encode, m)?)?;
     m.add_function(wrap_pyfunction!(read_http_request, m)?)?;

@@ -19,6 +19,16 @@ import weather_client  # noqa: E402
 import weather_server  # noqa: E402
 
 
+def post(url: str, message: Dict[str, Any]) -> bytes:
+    """One POST by hand: what a client that breaks the rules on purpose sends."""
+    import urllib.request
+
+    request = urllib.request.Request(url, data=json.dumps(message).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        body: bytes = response.read()
+        return body
+
+
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Tuple[str, List[Dict[str, Any]]]]:
     """The example server on a free port, recording every exchange as transcript entries."""
@@ -43,7 +53,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Tuple[str, List[Dict[str
         assert not thread.is_alive()
 
 
-def test_the_mrtr_client_loop_completes_on_the_retry(server: Tuple[str, List[Dict[str, Any]]]) -> None:
+def test_the_mrtr_client_operation_completes_on_the_retry(server: Tuple[str, List[Dict[str, Any]]]) -> None:
     url, transcript = server
     response = weather_client.call_tool(url, "get_weather", {"location": "Paris"})
     assert response["result"]["resultType"] == "complete"
@@ -68,11 +78,11 @@ def test_the_server_refuses_a_forged_state(server: Tuple[str, List[Dict[str, Any
         "method": "tools/call",
         "params": {"name": "get_weather", "arguments": {"location": "Rome"}, "_meta": weather_client.META},
     }
-    answer = json.loads(weather_client.post(url, call))
+    answer = json.loads(post(url, call))
     retry = mrtr.retry(call, answer, {"units": {"action": "accept", "content": {"units": "celsius"}}}, 2)
     retry["params"]["arguments"]["location"] = "Elsewhere"  # the state was bound to Rome
     retry["params"]["requestState"] = answer["result"]["requestState"]
-    refused = json.loads(weather_client.post(url, retry))
+    refused = json.loads(post(url, retry))
     assert refused["error"]["code"] == -32602 and "state-wrong-request" in refused["error"]["message"]
     # The checker sees the changed params too.
     assert [v.rule for v in mrtr.check(transcript[:2] + [{"from": "client", "message": retry}])] == [

@@ -7,7 +7,9 @@ server: ``respond``, ``resume``, ``complete``, ``check_request``, ``check_header
 ``requestState``: ``Key``, ``KeyRing``, ``Binding``, ``SealedRounds``, ``inspect``; await-style tools without
 server state: ``run_tool``, ``Context``, ``Questions``, ``error_response`` (over ``ToolReplay``), and the same
 tools served to ``2025-11-25`` clients: ``BridgedCall`` (over ``ToolBridge``); the transports over HTTP
-(Streamable HTTP, SEP-1858, SEP-1335): ``HttpCall`` (the client machine of one call), ``SseDecoder`` /
+(Streamable HTTP, SEP-1858, SEP-1335): ``Operation`` (one call to its final response, every round and mode)
+with its driver ``run_operation`` / ``call`` (asyncio, httpx2 or httpx), ``HttpCall`` (the client machine of
+one exchange sequence), ``SseDecoder`` /
 ``sse_encode``, ``ServerStream``, ``read_http_request``, ``stream_url``, ``unassociated_reply``.
 Every failure is an ``MrtrError`` (``.rule``, ``.code``, ``.message``, ``.data``) of the class of the rule's
 area (``ProtocolError``, ``RetryError``, …, ``UsageError``, ``PanicError``). The protocol is the caller's choice.
@@ -15,7 +17,8 @@ area (``ProtocolError``, ``RetryError``, …, ``UsageError``, ``PanicError``). T
 
 from __future__ import annotations
 
-from . import _enums, _errors, _tools, _types
+from . import _client, _enums, _errors, _tools, _types
+from ._client import *  # noqa: F403 - run_operation, call, OnInput
 from ._enums import *  # noqa: F403 - Rule, Area, Protocol, TaskStatus, Kind, Algorithm, catalogue
 from ._errors import *  # noqa: F403 - MrtrError and one class per area
 from ._mrtr import (
@@ -26,6 +29,7 @@ from ._mrtr import (
     HttpCall,
     Key,
     KeyRing,
+    Operation,
     SealedRounds,
     ServerStream,
     SseDecoder,
@@ -59,6 +63,7 @@ from ._tools import *  # noqa: F403 - run_tool, Context, Questions, error_respon
 from ._types import *  # noqa: F403 - Limits, Handle, the events, Violation, Resumed, Round, Opened, TokenInfo, JSON types
 
 __all__ = [
+    *_client.__all__,
     *_enums.__all__,
     *_errors.__all__,
     *_tools.__all__,
@@ -70,6 +75,7 @@ __all__ = [
     "HttpCall",
     "Key",
     "KeyRing",
+    "Operation",
     "SealedRounds",
     "ServerStream",
     "SseDecoder",

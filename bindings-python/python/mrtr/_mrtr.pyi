@@ -436,6 +436,48 @@ class HttpCall:
     @property
     def done(self) -> bool: ...
 
+class Operation:
+    """One client operation over HTTP (sans-IO) in a transport mode: the rounds of ``"2026-07-28"`` (each
+    retry under a new id, with the answers and the exact ``requestState``) or the server requests on a call's
+    stream (``"2025-11-25"``, ``"sep-1858"``, ``"sep-1335"``), each question answered with ``answer(key,
+    result, now)``. Drain after every input: ``poll_transmit``, then ``poll_event``, then read
+    ``poll_timeout``; ``mrtr.run_operation`` does it over HTTP. Times are milliseconds."""
+
+    def __new__(
+        cls,
+        request: _JsonIn,
+        now: int,
+        config: _JsonIn | None = None,
+        *,
+        mode: str | None = None,
+        url: str | None = None,
+        headers: _Headers = None,
+        protocol: str | None = None,
+        limits: Limits | None = None,
+        max_rounds: int | None = None,
+        max_resends: int | None = None,
+        default_retry_ms: int | None = None,
+    ) -> Operation:
+        """Starts ``request`` at ``now``; ``config`` is an ``HttpCall``'s configuration plus ``"maxRounds"``
+        (default 10) and ``"maxResends"`` (default 2), the keywords given are set over it; ``mode`` and ``url``
+        are required."""
+    def handle_head(self, exchange: int, status: int, headers: _Headers, now: int) -> None: ...
+    def handle_body(self, exchange: int, chunk: _Chunk, now: int) -> None: ...
+    def handle_end(self, exchange: int, now: int) -> None: ...
+    def handle_timeout(self, now: int) -> None: ...
+    def answer(self, key: str, result: _JsonIn, now: int) -> None:
+        """Answers the question ``key``; one that does not fit its question raises its rule's error and
+        stays open."""
+    def poll_transmit(self) -> dict[str, Any] | None: ...
+    def poll_event(self) -> dict[str, Any] | None:
+        """The next event: ``{"type": "inputRequired", "round", "requests"}``, ``{"type": "message",
+        "message"}``, ``{"type": "done", "response"}``, or ``{"type": "violation" | "failed", "rule",
+        "message"}``."""
+    def poll_timeout(self) -> int | None: ...
+    @property
+    def drained(self) -> bool:
+        """Whether the final event was taken and no exchange is open."""
+
 class ServerStream:
     """A server's response stream in a transport mode: events ``<key>.<n>`` numbered from ``first`` under the
     call's continuation ``key``; ``take`` the event-stream text written so far and send it."""

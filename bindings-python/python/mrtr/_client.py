@@ -1,0 +1,157 @@
+"""The client driver: one ``Operation`` carried over HTTP with an asyncio HTTP client.
+
+``run_operation`` is the host's loop of the core's ``Operation``, in the order the core documents: send
+every request it asks for, feed back each response as it arrives (head, body chunks, end; a cut connection
+is an end too), hand every question to ``on_input`` and its answer back, wake it when ``poll_timeout`` says,
+until the final response and the last exchange. ``call`` is the one line a user writes. The protocol
+decisions are the operation's; this module only moves bytes and awaits.
+
+The HTTP client is ``httpx2`` (what the official ``mcp`` package uses) or ``httpx``, whichever is
+installed (``pip install mrtr[client]``), or any object with their ``AsyncClient.stream`` method.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from typing import Any, Awaitable, Callable, Dict, Optional, Set, Union
+
+from ._enums import Rule
+from ._errors import MrtrError, error_class
+from ._mrtr import Operation
+
+Json = Dict[str, Any]
+Answer = Union[Json, Awaitable[Json]]
+#: Answers one question (``{"method", "params"}``) asked under ``key``; sync or async.
+OnInput = Callable[[Json, str], Answer]
+
+
+def _http_module() -> Any:
+    try:
+        import httpx2 as http  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        try:
+            import httpx as http  # type: ignore[import-not-found, no-redef, unused-ignore]
+        except ImportError as e:
+            raise ImportError("mrtr's client driver needs httpx2 or httpx: pip install 'mrtr[client]'") from e
+    return http
+
+
+def _now() -> int:
+    return int(asyncio.get_running_loop().time() * 1000)
+
+
+async def run_operation(
+    operation: Operation,
+    *,
+    on_input: OnInput,
+    on_event: Optional[Callable[[Json], None]] = None,
+    client: Any = None,
+) -> Json:
+    """Drives ``operation`` to its final JSON-RPC response (a result, or an error the server answered).
+
+    ``on_input(question, key)`` answers each question; ``on_event(event)`` hears every event but the last
+    (``inputRequired`` before its questions are asked, violations, messages); ``client`` is an
+    ``AsyncClient`` (one is made and closed here when ``None``). Raises the failure's ``MrtrError`` (the
+    class of its rule's area), or what ``on_input`` raised; the operation's exchanges are closed first.
+    """
+    own = client is None
+    if own:
+        client = _http_module().AsyncClient(timeout=None)
+    wake = asyncio.Event()
+    tasks: Set["asyncio.Task[None]"] = set()
+    errors: list[BaseException] = []
+    outcome: Optional[Json] = None
+
+    def spawn(work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    async def exchange(request: Json) -> None:
+        number = request["exchange"]
+        body = None if "body" not in request else json.dumps(request["body"]).encode()
+        try:
+            async with client.stream(request["method"], request["url"], headers=request["headers"], content=body) as r:
+                operation.handle_head(number, r.status_code, dict(r.headers), _now())
+                wake.set()
+                async for chunk in r.aiter_raw():
+                    operation.handle_body(number, chunk, _now())
+                    wake.set()
+        except MrtrError as e:  # the operation refused an input: a bug here or in mrtr
+            errors.append(e)
+            wake.set()
+            return
+        except Exception:  # noqa: BLE001 - the connection failed or was cut: the response ended
+            pass
+        try:
+            operation.handle_end(number, _now())
+        except MrtrError as e:
+            errors.append(e)
+        wake.set()
+
+    async def ask(question: Json, key: str) -> None:
+        try:
+            answer = on_input(question, key)
+            if inspect.isawaitable(answer):
+                answer = await answer
+            operation.answer(key, answer, _now())
+        except BaseException as e:  # noqa: BLE001 - handed to the caller as it was raised
+            errors.append(e)
+        wake.set()
+
+    try:
+        while True:
+            while (request := operation.poll_transmit()) is not None:
+                spawn(exchange(request))
+            while (event := operation.poll_event()) is not None:
+                if event["type"] in ("done", "failed"):
+                    outcome = event
+                    continue
+                if on_event is not None:
+                    on_event(event)
+                if event["type"] == "inputRequired":
+                    for key, question in event["requests"].items():
+                        spawn(ask(question, key))
+            if errors:
+                raise errors[0]
+            if outcome is not None and operation.drained:
+                break
+            # Only the tasks above give the operation new input, and they run only while this waits.
+            due = operation.poll_timeout()
+            wake.clear()
+            try:
+                timeout = None if due is None else max(0, due - _now()) / 1000
+                await asyncio.wait_for(wake.wait(), timeout)
+            except asyncio.TimeoutError:
+                operation.handle_timeout(_now())
+    finally:
+        for task in tasks:
+            task.cancel()
+        if own:
+            await client.aclose()
+    if outcome["type"] == "failed":
+        rule = Rule(outcome["rule"])
+        raise error_class(rule)(rule, rule.code, outcome["message"])
+    response: Json = outcome["response"]
+    return response
+
+
+async def call(
+    url: str,
+    request: Json,
+    *,
+    on_input: OnInput,
+    mode: str = "2026-07-28",
+    client: Any = None,
+    **config: Any,
+) -> Json:
+    """Carries ``request`` (a JSON-RPC request with an id) to ``url`` in transport ``mode`` and returns its
+    final response: ``result = await mrtr.call(url, request, on_input=ask_user)``. ``config``: the
+    ``Operation``'s other keywords (``headers``, ``max_rounds``, ``max_resends``, …)."""
+    operation = Operation(request, _now(), mode=mode, url=url, **config)
+    return await run_operation(operation, on_input=on_input, client=client)
+
+
+__all__ = ["OnInput", "call", "run_operation"]

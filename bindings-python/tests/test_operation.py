@@ -1,0 +1,150 @@
+"""``mrtr.Operation`` driven by ``mrtr.run_operation`` over httpx2 against a stdlib HTTP server on
+127.0.0.1: the rounds, the retries' ids and header fields, and each way an operation ends (a response,
+a failure with its rule, an answer the host could not give)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Dict, Iterator, List, Tuple
+
+import pytest
+
+import mrtr
+
+Json = Dict[str, Any]
+Reply = Callable[[Json], Tuple[int, Any]]
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+}
+ASK = {
+    "method": "elicitation/create",
+    "params": {
+        "mode": "form",
+        "message": "Units?",
+        "requestedSchema": {"type": "object", "properties": {"units": {"type": "string", "enum": ["C", "F"]}}, "required": ["units"]},
+    },
+}
+
+
+def weather(message: Json) -> Tuple[int, Any]:
+    """Asks for the units twice (two rounds), then answers with them."""
+    rid, params = message["id"], message["params"]
+    state = params.get("requestState")
+    if state is None:
+        return 200, {"jsonrpc": "2.0", "id": rid, "result": {"resultType": "input_required", "inputRequests": {"units": ASK}, "requestState": "r1"}}
+    if state == "r1":
+        return 200, {"jsonrpc": "2.0", "id": rid, "result": {"resultType": "input_required", "inputRequests": {"again": ASK}, "requestState": "r2"}}
+    units = params["inputResponses"]["again"]["content"]["units"]
+    text = {"type": "text", "text": f"21 {units}"}
+    return 200, {"jsonrpc": "2.0", "id": rid, "result": {"resultType": "complete", "content": [text], "isError": False}}
+
+
+class Server:
+    """A server on a free port answering each POST with ``reply``; ``seen`` keeps each body and MCP header."""
+
+    def __init__(self, reply: Reply) -> None:
+        self.seen: List[Json] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+                message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.seen.append({"message": message, "method": self.headers["Mcp-Method"], "name": self.headers["Mcp-Name"]})
+                status, body = reply(message)
+                data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "text/plain" if isinstance(body, str) else "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.http.server_address[1]}/mcp"
+
+    def close(self) -> None:
+        self.http.shutdown()
+        self.http.server_close()
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Reply], Server]]:
+    servers: List[Server] = []
+
+    def start(reply: Reply) -> Server:
+        servers.append(Server(reply))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def call(rid: int = 7) -> Json:
+    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": "weather", "_meta": META}}
+
+
+def test_two_rounds_each_retry_under_a_new_id_with_the_header_fields(serve: Callable[[Reply], Server]) -> None:
+    server = serve(weather)
+    asked: List[Tuple[str, str]] = []
+    events: List[str] = []
+
+    async def on_input(question: Json, key: str) -> Json:
+        asked.append((key, question["method"]))
+        await asyncio.sleep(0)
+        return {"action": "accept", "content": {"units": "C"}}
+
+    operation = mrtr.Operation(call(), 0, mode="2026-07-28", url=server.url)
+    response = asyncio.run(mrtr.run_operation(operation, on_input=on_input, on_event=lambda e: events.append(e["type"])))
+    assert response["result"]["content"][0]["text"] == "21 C"
+    assert asked == [("units", "elicitation/create"), ("again", "elicitation/create")]
+    assert events == ["inputRequired", "inputRequired"]
+    assert [s["message"]["id"] for s in server.seen] == [7, "7.1", "7.2"]
+    assert [s["message"]["params"].get("requestState") for s in server.seen] == [None, "r1", "r2"]
+    assert all((s["method"], s["name"]) == ("tools/call", "weather") for s in server.seen)
+    assert operation.drained
+
+
+def test_a_round_with_no_response_is_sent_again_then_fails_with_its_rule(serve: Callable[[Reply], Server]) -> None:
+    server = serve(lambda message: (502, "bad gateway"))
+    with pytest.raises(mrtr.TransportError) as failed:
+        asyncio.run(mrtr.call(server.url, call(), on_input=lambda q, k: pytest.fail("nothing is asked"), max_resends=1))
+    assert (failed.value.rule, failed.value.code) == (mrtr.Rule.HTTP_STATUS_UNEXPECTED, None)
+    assert [s["message"]["id"] for s in server.seen] == [7, "7.1"]
+
+
+def test_an_answer_that_does_not_fit_raises_its_rule_and_nothing_is_sent(serve: Callable[[Reply], Server]) -> None:
+    server = serve(weather)
+    with pytest.raises(mrtr.RetryError):
+        asyncio.run(mrtr.call(server.url, call(), on_input=lambda q, k: {"action": "accept", "content": {"units": "K"}}))
+    assert len(server.seen) == 1
+
+
+def test_what_on_input_raises_is_what_the_call_raises(serve: Callable[[Reply], Server]) -> None:
+    server = serve(weather)
+
+    class Closed(Exception):
+        pass
+
+    def on_input(question: Json, key: str) -> Json:
+        raise Closed("the user closed the dialog")
+
+    with pytest.raises(Closed):
+        asyncio.run(mrtr.call(server.url, call(), on_input=on_input))
+
+
+def test_misuse_is_a_usage_error() -> None:
+    with pytest.raises(mrtr.UsageError):
+        mrtr.Operation(call(), 0, mode="2026-07-28", url="not a url")
+    operation = mrtr.Operation(call(), 0, mode="2026-07-28", url="http://127.0.0.1:9/mcp")
+    with pytest.raises(mrtr.UsageError):
+        operation.answer("units", {"action": "accept"}, 1)  # nothing asked yet
