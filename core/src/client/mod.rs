@@ -35,6 +35,29 @@ pub fn retry(
     protocol: Protocol,
     limits: &Limits,
 ) -> Result<Value> {
+    build_retry(request, result, input_responses, id, protocol, limits, Answers::Unchecked)
+}
+
+/// Whether [`build_retry`] still checks each answer against its question.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Answers {
+    /// Check them (every answer, nothing else, each fitting its question).
+    Unchecked,
+    /// The caller checked each one as it came ([`check_answer`]) and that
+    /// every question has one: only their shape as a whole is read.
+    Checked,
+}
+
+/// [`retry`], with the answers' check left to a caller that made it already.
+pub(crate) fn build_retry(
+    request: &Value,
+    result: &Value,
+    input_responses: &Value,
+    id: &Value,
+    protocol: Protocol,
+    limits: &Limits,
+    answers: Answers,
+) -> Result<Value> {
     let (request, result) = (to_sep_in(request, protocol), to_sep_in(result, protocol));
     let view = message::read_request(&request)?;
     let answered = envelope::classify_value(&result, protocol, limits)?;
@@ -50,9 +73,10 @@ pub fn retry(
     }
     message::check_id(id)?;
     retry::id_reused(id, request.get("id"), false)?;
-    let requests = input_requests_of(&result)?;
     let responses = read_responses(input_responses, limits)?;
-    check_answers(&requests, &responses)?;
+    if answers == Answers::Unchecked {
+        check_answers(&input_requests_of(&result)?, &responses)?;
+    }
     let state = result["result"].get("requestState").cloned();
     let built = if method == "tasks/result" && protocol.rules().tasks == TasksFlavor::Core {
         task_input_response(&request, input_responses, id)

@@ -39,7 +39,7 @@
 //!
 //! Times are the host's milliseconds, from any monotonic clock.
 
-use super::{check_answer, retry};
+use super::{build_retry, check_answer, Answers};
 use crate::{
     dialect::to_sep_in,
     envelope::{self, Id, Kind},
@@ -304,7 +304,8 @@ impl Operation {
         let Asking { asked, answers, .. } = *asking;
         let id = self.next_id();
         let (protocol, limits) = (self.config.call.protocol, self.config.call.limits.message);
-        let built = retry(&self.sent, &asked, &Value::Object(answers), &id, protocol, &limits);
+        // Each answer was checked against its question as it came, and every question has one.
+        let built = build_retry(&self.sent, &asked, &Value::Object(answers), &id, protocol, &limits, Answers::Checked);
         let request = match built {
             Ok(r) => r,
             Err(e) => {
