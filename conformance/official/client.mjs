@@ -1,19 +1,18 @@
 // The client the official MCP conformance suite tests: a stateless
-// `2026-07-28` MCP client over Streamable HTTP whose requests all go through
-// mrtr's `Client` machine (Node binding): it validates every response,
-// surfaces `input_required` rounds as events, and builds each retry (new id,
-// the `inputResponses`, the exact `requestState`, nothing carried over to any
-// other request). What is here is the transport (POSTs whose header fields
-// mrtr's `mirroredFields` reads off each body, JSON or SSE answers), the per-request
-// `_meta`, version selection on `UnsupportedProtocolVersion`, and the answers
-// a scripted user gives.
+// `2026-07-28` MCP client over Streamable HTTP whose requests are each one
+// mrtr `Operation` (Node binding), driven by `runOperation` over fetch: it
+// validates every response, asks `onInput` each question, and sends each retry
+// (new id, the `inputResponses`, the exact `requestState`, the header fields
+// that mirror the body). What is here is the per-request `_meta`, version
+// selection on `UnsupportedProtocolVersion` (not in the operation yet), and
+// the answers a scripted user gives.
 //
 // It discovers the server, lists its tools and calls every one of them at
 // once (arguments made from each tool's input schema), answering every
 // elicitation, sampling and roots request it is asked.
 //
 //   node client.mjs [ignored…] URL
-import { Client, mirroredFields } from '../../bindings-node/index.mjs'
+import { Operation, runOperation } from '../../bindings-node/index.mjs'
 
 const VERSIONS = ['2026-07-28'] // what this client (and mrtr's default protocol) speaks
 const CLIENT_INFO = { name: 'mrtr-official-conformance-client', version: '0.1.0' }
@@ -23,29 +22,6 @@ const MAX_STEPS = 20
 const url = process.argv[process.argv.length - 1]
 let version = VERSIONS[0]
 let nextId = 1
-const machine = new Client({ protocol: VERSIONS[0] })
-
-/** POSTs one message; the JSON-RPC response to it (from a JSON body or an SSE stream). */
-async function post(message) {
-  const headers = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': version,
-    ...mirroredFields(message), // the header fields that mirror the body (Mcp-Method, Mcp-Name…), as mrtr reads them
-  }
-  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(message) })
-  const body = await res.text()
-  if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-    // The last JSON-RPC response with our id on the stream; notifications are skipped.
-    const datas = body.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).filter(Boolean)
-    for (const data of datas.reverse()) {
-      const parsed = JSON.parse(data)
-      if (parsed.id === message.id && ('result' in parsed || 'error' in parsed)) return data
-    }
-    throw new Error(`no response to ${message.method} (id ${message.id}) on the SSE stream`)
-  }
-  return body
-}
 
 function meta() {
   return {
@@ -95,30 +71,17 @@ function argumentsFor(schema) {
 }
 
 /**
- * Runs `requests` (method + params, without id or _meta) together through the
- * machine until each is done; resolves to their final responses, in order.
+ * Runs `requests` (method + params, without id or _meta) together, each as one
+ * Operation; resolves to their final responses, in order.
  */
-async function run(requests) {
-  const handles = requests.map(({ method, params }) =>
-    machine.send({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: meta() } }),
+function run(requests) {
+  return Promise.all(
+    requests.map(({ method, params }) => {
+      const message = { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: meta() } }
+      const operation = new Operation({ mode: '2026-07-28', url, maxRounds: MAX_STEPS }, message, Math.floor(performance.now()))
+      return runOperation(operation, { onInput: answerOne })
+    }),
   )
-  const done = new Map()
-  for (let step = 0; step < MAX_STEPS && done.size < handles.length; step++) {
-    const outgoing = [...machine.transmits()]
-    const replies = await Promise.all(outgoing.map(post))
-    for (const reply of replies) machine.handleResponse(reply) // raw text: validated by the core
-    for (const event of machine.events()) {
-      if (event.type === 'done') done.set(event.handle, event.response)
-      else if (event.type === 'inputRequired') {
-        const answers = Object.fromEntries(Object.entries(event.inputRequests).map(([k, r]) => [k, answerOne(r)]))
-        machine.answer(event.handle, answers, nextId++)
-      } else machine.answer(event.handle, null, nextId++) // retryNow
-    }
-  }
-  return handles.map((h) => {
-    if (!done.has(h)) throw new Error('a request did not finish')
-    return done.get(h)
-  })
 }
 
 /** One request; on UnsupportedProtocolVersion (-32022) picks a version both sides speak and sends it again. */
