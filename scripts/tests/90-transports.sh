@@ -14,11 +14,14 @@ venv="${MRTR_PYTHON_VENV:-$root/target/venv-python}"
 [ -x "$venv/bin/maturin" ] || bash "$root/scripts/setup/20-python.sh"
 cd "$root"
 
-echo "== transports: the Python binding into $venv (maturin develop --release --features test-vectors, as scripts/tests/20-python.sh)"
+# The released build, as the official and peers suites before it and the cluster after it use:
+# one build of the extension serves them all (a feature set that changed between suites would
+# rebuild it each time).
+echo "== transports: the Python binding into $venv (maturin develop --release)"
 (
   cd bindings-python
   export VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH"
-  maturin develop --release --features test-vectors --quiet
+  maturin develop --release --quiet
 )
 echo "== transports: the Node addon of the package (bindings-node/tools/build.sh)"
 bash bindings-node/tools/build.sh
