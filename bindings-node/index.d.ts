@@ -362,6 +362,8 @@ export interface OperationConfig extends HttpCallConfig {
   maxRounds?: number
   /** Times in a row one round is sent again after it was cut before its response (default 2). */
   maxResends?: number
+  /** The wait between two `tasks/get` (ms) when the server names no `pollIntervalMs` (default 1000). */
+  taskPollMs?: number
 }
 /** A question the server asks: an elicitation, a sampling call, a roots list. */
 export interface Question {

@@ -456,11 +456,13 @@ class Operation:
         limits: Limits | None = None,
         max_rounds: int | None = None,
         max_resends: int | None = None,
+        task_poll_ms: int | None = None,
         default_retry_ms: int | None = None,
     ) -> Operation:
         """Starts ``request`` at ``now``; ``config`` is an ``HttpCall``'s configuration plus ``"maxRounds"``
-        (default 10) and ``"maxResends"`` (default 2), the keywords given are set over it; ``mode`` and ``url``
-        are required."""
+        (default 10), ``"maxResends"`` (default 2) and ``"taskPollMs"`` (default 1000), the keywords given are
+        set over it; ``mode`` and ``url`` are required. A result that is a task (the Tasks extension) is
+        followed to its end with ``tasks/get`` and ``tasks/update``."""
     def handle_head(self, exchange: int, status: int, headers: _Headers, now: int) -> None: ...
     def handle_body(self, exchange: int, chunk: _Chunk, now: int) -> None: ...
     def handle_end(self, exchange: int, now: int) -> None: ...

@@ -15,6 +15,13 @@
 //!   status without the response) is sent again under a new id, at most
 //!   [`Config::max_resends`] times in a row: the server's single-use state
 //!   ([`crate::state::ReplayGuard`]) keeps a round done once.
+//! - The Tasks extension (`2026-07-28`): a result that is a task is followed
+//!   to its end: `tasks/get` every `pollIntervalMs` (or
+//!   [`Config::task_poll_ms`]), each `input_required` status raised as
+//!   [`Event::InputRequired`] and answered with `tasks/update`
+//!   ([`super::task_update`]), until the task completes ([`Event::Done`] with
+//!   its result under the host's id), fails (its error) or is cancelled (the
+//!   task itself as the result).
 //! - `2025-11-25`, SEP-1858, SEP-1335: one [`Call`]; each server request
 //!   (elicitation, sampling, roots) on its stream becomes
 //!   [`Event::InputRequired`] keyed by its id's text ([`Id::text`]), and the
@@ -39,7 +46,7 @@
 //!
 //! Times are the host's milliseconds, from any monotonic clock.
 
-use super::{build_retry, check_answer, Answers};
+use super::{build_retry, check_answer, task_update, Answers};
 use crate::{
     dialect::to_sep_in,
     envelope::{self, Id, Kind},
@@ -48,9 +55,11 @@ use crate::{
         call::{Call, CallConfig, Event as CallEvent},
         Mode, Request,
     },
-    protocol::INPUT_METHODS,
+    protocol::{TasksFlavor, INPUT_METHODS},
     retry as rules,
     rules::RuleId,
+    tasks::TaskStatus,
+    ResultType,
 };
 use alloc::{boxed::Box, collections::BTreeMap, collections::VecDeque, format, string::String, vec::Vec};
 use serde_json::{json, Map, Value};
@@ -67,12 +76,15 @@ pub struct Config {
     /// Times in a row one round is sent again after it was cut before its
     /// response (default 2; 0: never).
     pub max_resends: u32,
+    /// (Tasks) The wait between two `tasks/get`, in milliseconds, when the
+    /// server names no `pollIntervalMs` (default 1000).
+    pub task_poll_ms: u64,
 }
 
 impl Config {
     /// The defaults of [`CallConfig::new`] and of every other field.
     pub fn new(mode: Mode, url: impl Into<String>) -> Config {
-        Config { call: CallConfig::new(mode, url), max_rounds: 10, max_resends: 2 }
+        Config { call: CallConfig::new(mode, url), max_rounds: 10, max_resends: 2, task_poll_ms: 1000 }
     }
 }
 
@@ -111,8 +123,10 @@ struct Slot {
 enum Phase {
     /// The current round's response.
     Sending,
-    /// (MRTR) Answers to an `input_required` result.
+    /// (MRTR) Answers to an `input_required` result or task.
     Asking(Box<Asking>),
+    /// (Tasks) Nothing in flight until `at`, when `tasks/get` goes out.
+    Polling { at: u64 },
     /// The final event was queued.
     Over,
 }
@@ -120,10 +134,20 @@ enum Phase {
 /// (MRTR) A round the server asked in, and the answers so far.
 #[derive(Debug)]
 struct Asking {
-    /// The `input_required` response.
+    /// The `input_required` response (a result, or a `tasks/get` answer).
     asked: Value,
     questions: Map<String, Value>,
     answers: Map<String, Value>,
+}
+
+/// (Tasks) The task an operation follows.
+#[derive(Debug)]
+struct Followed {
+    id: String,
+    /// The `_meta` of the request that started it, carried by every task request.
+    meta: Option<Value>,
+    /// The wait before the next `tasks/get`.
+    poll_ms: u64,
 }
 
 /// One request carried to its final response. See the [module](self).
@@ -141,6 +165,8 @@ pub struct Operation {
     /// Re-sends of the current round in a row.
     resends: u32,
     phase: Phase,
+    /// (Tasks) The task the first request started.
+    task: Option<Followed>,
     /// (Stream modes) Server requests asked and not answered: key → (id, question).
     pending: BTreeMap<String, (Value, Value)>,
     asked: u32,
@@ -164,6 +190,7 @@ impl Operation {
             rounds: 0,
             resends: 0,
             phase: Phase::Sending,
+            task: None,
             pending: BTreeMap::new(),
             asked: 0,
             calls: Vec::new(),
@@ -206,6 +233,12 @@ impl Operation {
 
     /// The time came that [`poll_timeout`](Operation::poll_timeout) named.
     pub fn handle_timeout(&mut self, now: u64) {
+        if let Phase::Polling { at } = self.phase {
+            if at <= now {
+                self.get_task(now);
+            }
+            return;
+        }
         if let Some(slot) = self.current() {
             slot.call.handle_timeout(now);
         }
@@ -262,6 +295,7 @@ impl Operation {
     pub fn poll_timeout(&self) -> Option<u64> {
         match self.phase {
             Phase::Over => None,
+            Phase::Polling { at } => Some(at),
             _ => self.calls.last().and_then(|slot| slot.call.poll_timeout()),
         }
     }
@@ -304,8 +338,12 @@ impl Operation {
         let Asking { asked, answers, .. } = *asking;
         let id = self.next_id();
         let (protocol, limits) = (self.config.call.protocol, self.config.call.limits.message);
-        // Each answer was checked against its question as it came, and every question has one.
-        let built = build_retry(&self.sent, &asked, &Value::Object(answers), &id, protocol, &limits, Answers::Checked);
+        let answers = Value::Object(answers);
+        let built = match self.task {
+            Some(_) => task_update(&self.sent, &asked, &answers, &id, &limits),
+            // Each answer was checked against its question as it came, and every question has one.
+            None => build_retry(&self.sent, &asked, &answers, &id, protocol, &limits, Answers::Checked),
+        };
         let request = match built {
             Ok(r) => r,
             Err(e) => {
@@ -392,8 +430,13 @@ impl Operation {
         if !protocol.rules().mrtr || self.config.call.mode.server_requests() {
             return self.finish(Event::Done(response));
         }
+        if self.task.is_some() {
+            return self.task_response(response, now);
+        }
+        let extension = protocol.rules().tasks == TasksFlavor::Extension;
         match envelope::classify_value(&response, protocol, &limits) {
             Ok(c) if c.kind == Kind::InputRequired => {}
+            Ok(c) if c.result_type == Some(ResultType::Task) && extension => return self.task_created(&response, now),
             _ => return self.finish(Event::Done(response)),
         }
         if let Err(e) = rules::rounds_exceeded(self.rounds.saturating_add(1), self.config.max_rounds) {
@@ -414,6 +457,110 @@ impl Operation {
             return;
         }
         self.events.push_back(Event::InputRequired { round: self.rounds + 1, requests: questions });
+    }
+
+    /// (Tasks) The first request started a task: follow it.
+    fn task_created(&mut self, response: &Value, now: u64) {
+        let task = &response["result"];
+        let Some(id) = task["taskId"].as_str() else {
+            return self.finish(Event::Failed(err!(TaskInputResponseWithoutTask, "a task result names its taskId")));
+        };
+        let meta = self.sent["params"].get("_meta").cloned();
+        self.task = Some(Followed { id: id.into(), meta, poll_ms: self.config.task_poll_ms });
+        self.task_status(task, now);
+    }
+
+    /// (Tasks) The answer to `tasks/get` or `tasks/update`.
+    fn task_response(&mut self, response: Value, now: u64) {
+        if response.get("error").is_some() {
+            return self.finish(Event::Done(response));
+        }
+        if self.sent["method"] == "tasks/update" {
+            return self.poll(now);
+        }
+        let task = response["result"].clone();
+        if task["status"] == "input_required" {
+            return self.task_asks(response, now);
+        }
+        self.task_status(&task, now);
+    }
+
+    /// (Tasks) A task as the server shows it: poll again, or the end.
+    fn task_status(&mut self, task: &Value, now: u64) {
+        let Some(status) = self.seen_status(task) else { return };
+        let id = self.origin.clone();
+        match status {
+            TaskStatus::Working | TaskStatus::InputRequired => self.poll(now),
+            TaskStatus::Completed => {
+                let result = task.get("result").cloned().unwrap_or_else(|| json!({}));
+                self.finish(Event::Done(json!({"jsonrpc": "2.0", "id": id, "result": result})));
+            }
+            TaskStatus::Failed => {
+                let error =
+                    task.get("error").cloned().unwrap_or_else(|| json!({"code": -32603, "message": "the task failed"}));
+                self.finish(Event::Done(json!({"jsonrpc": "2.0", "id": id, "error": error})));
+            }
+            TaskStatus::Cancelled => self.finish(Event::Done(json!({"jsonrpc": "2.0", "id": id, "result": task}))),
+        }
+    }
+
+    /// (Tasks) The status `task` shows, its poll interval kept; `None` when
+    /// it is no status at all (the operation failed). (Following stops at the
+    /// first terminal status, so no status the table forbids can follow.)
+    fn seen_status(&mut self, task: &Value) -> Option<TaskStatus> {
+        let status = match TaskStatus::from_name(task["status"].as_str().unwrap_or("")) {
+            Ok(s) => s,
+            Err(e) => {
+                self.finish(Event::Failed(e));
+                return None;
+            }
+        };
+        let followed = self.task.as_mut()?;
+        if let Some(ms) = task["pollIntervalMs"].as_u64() {
+            followed.poll_ms = ms;
+        }
+        Some(status)
+    }
+
+    /// (Tasks) An `input_required` task: its unanswered requests are the questions.
+    fn task_asks(&mut self, response: Value, now: u64) {
+        if self.seen_status(&response["result"]).is_none() {
+            return;
+        }
+        let questions = match response["result"].get("inputRequests") {
+            Some(Value::Object(q)) if !q.is_empty() => q.clone(),
+            _ => {
+                let e = err!(TaskInputRequestsMissing, "an input_required task shows the requests it waits on");
+                self.events.push_back(Event::Violation(e));
+                return self.poll(now);
+            }
+        };
+        if let Err(e) = rules::rounds_exceeded(self.rounds.saturating_add(1), self.config.max_rounds) {
+            return self.finish(Event::Failed(e));
+        }
+        self.phase =
+            Phase::Asking(Box::new(Asking { asked: response, questions: questions.clone(), answers: Map::new() }));
+        self.events.push_back(Event::InputRequired { round: self.rounds + 1, requests: questions });
+    }
+
+    /// (Tasks) Waits the poll interval, then asks how the task is.
+    fn poll(&mut self, now: u64) {
+        let wait = self.task.as_ref().map_or(self.config.task_poll_ms, |t| t.poll_ms);
+        self.phase = Phase::Polling { at: now.saturating_add(wait) };
+    }
+
+    /// (Tasks) `tasks/get` of the followed task, carrying the first request's `_meta`.
+    fn get_task(&mut self, now: u64) {
+        let Some(task) = &self.task else { return };
+        let mut params = json!({"taskId": task.id});
+        if let Some(meta) = &task.meta {
+            params["_meta"] = meta.clone();
+        }
+        let request = json!({"jsonrpc": "2.0", "id": self.next_id(), "method": "tasks/get", "params": params});
+        self.resends = 0;
+        if let Err(e) = self.start(request, now) {
+            self.finish(Event::Failed(e));
+        }
     }
 
     /// The current call failed: a round cut before its response is sent

@@ -182,7 +182,7 @@ pub struct Operation {
 
 impl Operation {
     /// Starts `request` under the configuration: a call's ([`call_config`])
-    /// plus `"maxRounds"` and `"maxResends"`.
+    /// plus `"maxRounds"`, `"maxResends"` and `"taskPollMs"`.
     pub fn new(config: &[u8], request: &[u8], now: u64) -> Result<Operation> {
         let mut v = parse_arg(config, "an operation's configuration")?;
         let o = v.as_object_mut().ok_or(usage("an operation's configuration is an object"))?;
@@ -196,11 +196,16 @@ impl Operation {
         };
         let max_rounds = bound(o.shift_remove("maxRounds"), "maxRounds")?;
         let max_resends = bound(o.shift_remove("maxResends"), "maxResends")?;
+        let task_poll_ms = match o.shift_remove("taskPollMs") {
+            None => None,
+            Some(v) => Some(v.as_u64().ok_or(usage("taskPollMs is a non-negative integer"))?),
+        };
         let call = call_config_of(&v)?;
         let mut config = operation::Config::new(call.mode, call.url.clone());
         config.call = call;
         config.max_rounds = max_rounds.unwrap_or(config.max_rounds);
         config.max_resends = max_resends.unwrap_or(config.max_resends);
+        config.task_poll_ms = task_poll_ms.unwrap_or(config.task_poll_ms);
         let limits = config.call.limits.message;
         let request =
             parse(request, &limits).map_err(|e| usage_owned(format!("the operation's request: {}", e.message())))?;

@@ -398,3 +398,144 @@ fn an_event_stream_response_is_read_in_any_chunking() {
     op.handle_end(post.exchange, 1).unwrap();
     assert_eq!(events(&mut op), [Event::Done(complete(&json!(1), "hi"))]);
 }
+
+/// A server of the Tasks extension: `tools/call` starts task `t1` (working),
+/// the first `tasks/get` shows it working, the second waiting on one
+/// question, and after `tasks/update` it is completed. Built with the core's
+/// task builders; every message is logged for the checker.
+struct TaskServer {
+    gets: u32,
+    answered: bool,
+    log: Vec<Entry>,
+}
+
+impl TaskServer {
+    fn record(&self, status: &str) -> Value {
+        json!({"taskId": "t1", "status": status, "createdAt": "2026-11-27T09:00:00Z",
+            "lastUpdatedAt": "2026-11-27T09:00:01Z", "ttlMs": 60000, "pollIntervalMs": 50,
+            "inputRequests": {"name": ask("name", "string")}, "answered": if self.answered { json!(["name"]) } else { json!([]) },
+            "result": {"content": [{"type": "text", "text": "Hello, Ada"}], "isError": false}})
+    }
+
+    fn answer(&mut self, request: &Value) -> Value {
+        let protocol = Protocol::default();
+        match request["method"].as_str().unwrap() {
+            "tools/call" => crate::server::tasks::created(request, &self.record("working")).unwrap(),
+            "tasks/get" => {
+                self.gets += 1;
+                let status = match (self.gets, self.answered) {
+                    (1, _) => "working",
+                    (_, false) => "input_required",
+                    (_, true) => "completed",
+                };
+                crate::server::tasks::get_response(request, &self.record(status), protocol).unwrap()
+            }
+            "tasks/update" => {
+                assert_eq!(request["params"]["inputResponses"]["name"], accept("name", json!("Ada")));
+                self.answered = true;
+                crate::server::complete(request, &json!({}), protocol).unwrap()
+            }
+            other => panic!("unexpected {other}"),
+        }
+    }
+
+    /// Serves what the operation sends until it is drained, the clock
+    /// moving to each timeout it names.
+    fn drive(&mut self, op: &mut Operation) -> Vec<Event> {
+        let mut now = 0;
+        let mut seen = Vec::new();
+        for _ in 0..100 {
+            while let Some(sent) = op.poll_transmit() {
+                let request: Value = serde_json::from_str(sent.body.as_deref().unwrap()).unwrap();
+                crate::server::check_headers(&request, &sent.headers, Protocol::default()).unwrap();
+                let response = self.answer(&request);
+                self.log.push(Entry { from: Side::Client, message: request.clone(), stream: None });
+                self.log.push(Entry {
+                    from: Side::Server,
+                    message: response.clone(),
+                    stream: Some(post_stream(&request)),
+                });
+                respond(
+                    op,
+                    sent.exchange,
+                    200,
+                    &headers([("content-type", "application/json")]),
+                    &response.to_string(),
+                    now,
+                );
+            }
+            let mut answered = false;
+            for event in events(op) {
+                if let Event::InputRequired { requests, .. } = &event {
+                    for key in requests.keys() {
+                        op.answer(key, accept("name", json!("Ada")), now).unwrap();
+                        answered = true;
+                    }
+                }
+                seen.push(event);
+            }
+            if op.is_drained() {
+                return seen;
+            }
+            if !answered {
+                now = op.poll_timeout().expect("an operation that waits names when");
+                op.handle_timeout(now);
+            }
+        }
+        panic!("not drained: {seen:?}")
+    }
+}
+
+fn task_call() -> Value {
+    let mut request = call_request();
+    request["params"]["_meta"][META_CLIENT_CAPABILITIES]["extensions"] = json!({"io.modelcontextprotocol/tasks": {}});
+    request
+}
+
+#[test]
+fn a_task_is_followed_to_its_result_through_its_question() {
+    let mut server = TaskServer { gets: 0, answered: false, log: Vec::new() };
+    let mut op = Operation::new(config(), task_call(), 0).unwrap();
+    let seen = server.drive(&mut op);
+    let [Event::InputRequired { round: 1, requests }, Event::Done(done)] = &seen[..] else { panic!("{seen:?}") };
+    assert_eq!(requests.keys().collect::<Vec<_>>(), ["name"]);
+    assert_eq!(done["id"], 1, "the result answers the host's request");
+    assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada");
+    let methods: Vec<_> =
+        server.log.iter().filter(|e| e.from == Side::Client).map(|e| e.message["method"].clone()).collect();
+    assert_eq!(methods, ["tools/call", "tasks/get", "tasks/get", "tasks/update", "tasks/get"]);
+    for entry in server.log.iter().filter(|e| e.from == Side::Client).skip(1) {
+        assert_eq!(
+            entry.message["params"]["_meta"],
+            task_call()["params"]["_meta"],
+            "each task request carries the _meta"
+        );
+    }
+    assert_eq!(server.violations(), []);
+}
+
+impl TaskServer {
+    fn violations(&self) -> Vec<(RuleId, usize)> {
+        check(&self.log, CheckConfig::default()).into_iter().map(|v| (v.rule, v.index)).collect()
+    }
+}
+
+#[test]
+fn a_task_polls_at_its_interval_and_a_cancelled_one_ends_with_the_task() {
+    let mut op = Operation::new(config(), task_call(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    let server = TaskServer { gets: 0, answered: false, log: Vec::new() };
+    let created = crate::server::tasks::created(&task_call(), &server.record("working")).unwrap();
+    respond(&mut op, post.exchange, 200, &headers([("content-type", "application/json")]), &created.to_string(), 10);
+    assert_eq!(op.poll_timeout(), Some(60), "pollIntervalMs after the answer");
+    op.handle_timeout(59);
+    assert!(op.poll_transmit().is_none(), "not before its time");
+    op.handle_timeout(60);
+    let get = op.poll_transmit().expect("tasks/get at its time");
+    let get_request: Value = serde_json::from_str(get.body.as_deref().unwrap()).unwrap();
+    let shown =
+        crate::server::tasks::get_response(&get_request, &server.record("cancelled"), Protocol::default()).unwrap();
+    respond(&mut op, get.exchange, 200, &headers([("content-type", "application/json")]), &shown.to_string(), 61);
+    let [Event::Done(done)] = &events(&mut op)[..] else { panic!() };
+    assert_eq!((&done["id"], &done["result"]["status"]), (&json!(1), &json!("cancelled")));
+}
