@@ -382,6 +382,8 @@ mod tests {
             refused(br#"{"mode": "2026-07-28", "url": "http://h/mcp", "rounds": 3}"#),
             crate::RuleId::UsageInvalidArgument
         );
+        let negative = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "taskPollMs": -1}"#;
+        assert_eq!(refused(negative), crate::RuleId::UsageInvalidArgument);
     }
 
     #[test]
