@@ -26,6 +26,9 @@
 //!   (elicitation, sampling, roots) on its stream becomes
 //!   [`Event::InputRequired`] keyed by its id's text ([`Id::text`]), and the
 //!   answer goes back as that mode sends answers (a POST each, or buffered).
+//!   A call cut before its response and before any answer is begun again
+//!   under a new id (within [`Config::max_resends`]); after an answer, the
+//!   cut is the failure (the server may have moved on).
 //!
 //! In every mode a `ping` on the stream is answered `{}` and any other server
 //! request the operation does not know is answered -32601, without the host.
@@ -167,6 +170,8 @@ pub struct Operation {
     phase: Phase,
     /// (Tasks) The task the first request started.
     task: Option<Followed>,
+    /// (Stream modes) Whether the current call carried an answer.
+    answered_on_call: bool,
     /// (Stream modes) Server requests asked and not answered: key → (id, question).
     pending: BTreeMap<String, (Value, Value)>,
     asked: u32,
@@ -191,6 +196,7 @@ impl Operation {
             resends: 0,
             phase: Phase::Sending,
             task: None,
+            answered_on_call: false,
             pending: BTreeMap::new(),
             asked: 0,
             calls: Vec::new(),
@@ -257,6 +263,7 @@ impl Operation {
             let call = self.current().ok_or_else(|| err!(UsageOutOfTurn, "the operation is over"))?;
             call.call.answer(&response, now)?;
             self.pending.remove(key);
+            self.answered_on_call = true;
             self.pump(now);
             return Ok(());
         }
@@ -317,6 +324,7 @@ impl Operation {
         self.sends += 1;
         self.sent = request;
         self.phase = Phase::Sending;
+        self.answered_on_call = false;
         self.calls.push(Slot { serial: self.next_serial, call });
         self.next_serial += 1;
         self.pump(now);
@@ -567,11 +575,14 @@ impl Operation {
     /// again (MRTR, within the bound); anything else ends the operation.
     fn call_failed(&mut self, error: Error, now: u64) {
         let cut = matches!(error.rule(), RuleId::SseStreamEnded | RuleId::HttpStatusUnexpected);
-        let mrtr = !self.config.call.mode.server_requests();
-        if !(cut && mrtr && self.resends < self.config.max_resends) {
+        // A stream mode's call is begun again only while nothing was answered on it: an
+        // answer may have moved the server on, and the new call could not carry it.
+        let fresh = !self.config.call.mode.server_requests() || !self.answered_on_call;
+        if !(cut && fresh && self.resends < self.config.max_resends) {
             return self.finish(Event::Failed(error));
         }
         self.resends += 1;
+        self.pending.clear();
         let mut request = self.sent.clone();
         request["id"] = self.next_id();
         if let Err(e) = self.start(request, now) {

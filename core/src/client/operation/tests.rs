@@ -539,3 +539,28 @@ fn a_task_polls_at_its_interval_and_a_cancelled_one_ends_with_the_task() {
     let [Event::Done(done)] = &events(&mut op)[..] else { panic!() };
     assert_eq!((&done["id"], &done["result"]["status"]), (&json!(1), &json!("cancelled")));
 }
+
+#[test]
+fn a_stream_mode_call_is_begun_again_only_while_nothing_was_answered() {
+    let mode = Mode::Legacy;
+    let mut op = Operation::new(Config::new(mode, ENDPOINT), legacy_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    respond(&mut op, post.exchange, 502, &headers([("content-type", "text/plain")]), "bad gateway", 1);
+    let again = op.poll_transmit().expect("begun again");
+    let Incoming::Call(request) = incoming(mode, &again) else { panic!("not a call") };
+    assert_eq!(request["id"], "7.1");
+    assert!(events(&mut op).is_empty());
+
+    // Asked, answered, then cut with no event id to resume from: the answer may have moved the
+    // server on.
+    let asked = format!("data: {}\n\n", server_request("s1", "elicitation/create"));
+    op.handle_head(again.exchange, 200, &headers([("content-type", "text/event-stream")]), 2).unwrap();
+    op.handle_body(again.exchange, asked.as_bytes(), 2).unwrap();
+    let _ = events(&mut op);
+    op.answer("s1", accept("name", json!("Ada")), 3).unwrap();
+    let _answer = op.poll_transmit().unwrap();
+    op.handle_end(again.exchange, 4).unwrap();
+    let Some(Event::Failed(e)) = events(&mut op).pop() else { panic!("no failure") };
+    assert_eq!(e.rule(), RuleId::SseStreamEnded);
+    assert!(op.poll_transmit().is_none(), "not begun again after an answer");
+}
