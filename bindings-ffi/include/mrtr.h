@@ -19,7 +19,7 @@
  *   followed by a NUL that len does not count). On failure the buffer is
  *   {NULL, 0}.
  * - Handles (mrtr_client, mrtr_checker, mrtr_keyring, and the transports'
- *   mrtr_sse_decoder, mrtr_http_call, mrtr_server_stream) are opaque; each
+ *   mrtr_sse_decoder, mrtr_http_call, mrtr_operation, mrtr_server_stream) are opaque; each
  *   has its *_free (NULL is a no-op). One thread at a time per handle, but
  *   an mrtr_keyring may be used by any number of threads at once: it holds
  *   a read-write lock; mrtr_keyring_seal, _open, _seals and mrtr_rounds_*
@@ -79,6 +79,11 @@ typedef struct mrtr_http_call mrtr_http_call;
  * share between threads (see the header's conventions).
  */
 typedef struct mrtr_keyring mrtr_keyring;
+
+/**
+ * One client operation over HTTP (opaque).
+ */
+typedef struct mrtr_operation mrtr_operation;
 
 /**
  * A server's response stream for one continuation (opaque): the mode's
@@ -1370,6 +1375,145 @@ mrtr_status mrtr_http_call_is_done(const struct mrtr_http_call *call,
  * `call` is NULL or a live call, not used afterwards.
  */
 mrtr_status mrtr_http_call_free(struct mrtr_http_call *call);
+
+/**
+ * Starts the operation of `request` (a JSON-RPC request with an id) at
+ * `now_ms` (the host's clock, milliseconds) under `config`: a call's
+ * configuration (`mrtr_http_call_new`) plus `"maxRounds"` (default 10),
+ * `"maxResends"` (default 2) and `"taskPollMs"` (default 1000). Free with
+ * `mrtr_operation_free`.
+ *
+ * The drain order, after creating it and after every input (`handle_*`,
+ * `answer`): `mrtr_operation_poll_transmit` until it gives `{NULL, 0}` (send
+ * each), then `mrtr_operation_poll_event` until `{NULL, 0}` (an answer given
+ * here is an input: drain the transmits again), then read
+ * `mrtr_operation_poll_timeout`. Free it once `mrtr_operation_is_drained`.
+ *
+ * # Safety
+ * `config` and `request` are valid for their lengths; `out` is writable.
+ */
+mrtr_status mrtr_operation_new(const char *config,
+                               size_t config_len,
+                               const char *request,
+                               size_t request_len,
+                               uint64_t now_ms,
+                               struct mrtr_operation **out);
+
+/**
+ * The status and header fields (a JSON object, or NULL) of the response to
+ * `exchange` (the number of a request from `mrtr_operation_poll_transmit`).
+ *
+ * # Safety
+ * `operation` is a live operation; `headers` is NULL or valid for `headers_len` bytes.
+ */
+mrtr_status mrtr_operation_handle_head(struct mrtr_operation *operation,
+                                       uint64_t exchange,
+                                       uint16_t status,
+                                       const char *headers,
+                                       size_t headers_len,
+                                       uint64_t now_ms);
+
+/**
+ * Bytes of the body of the response to `exchange`, in any chunking.
+ *
+ * # Safety
+ * `operation` is a live operation; `chunk` is NULL with `chunk_len == 0` or valid for `chunk_len` bytes.
+ */
+mrtr_status mrtr_operation_handle_body(struct mrtr_operation *operation,
+                                       uint64_t exchange,
+                                       const uint8_t *chunk,
+                                       size_t chunk_len,
+                                       uint64_t now_ms);
+
+/**
+ * The response to `exchange` ended (the server closed it, or the connection
+ * was cut, or none came).
+ *
+ * # Safety
+ * `operation` is a live operation.
+ */
+mrtr_status mrtr_operation_handle_end(struct mrtr_operation *operation,
+                                      uint64_t exchange,
+                                      uint64_t now_ms);
+
+/**
+ * The time `mrtr_operation_poll_timeout` named came.
+ *
+ * # Safety
+ * `operation` is a live operation.
+ */
+mrtr_status mrtr_operation_handle_timeout(struct mrtr_operation *operation,
+                                          uint64_t now_ms);
+
+/**
+ * Answers the question `key` (UTF-8, `key_len` bytes) of an `inputRequired`
+ * event with `result` (JSON: an elicitation's `{"action", …}`, a sampling
+ * result, a roots list). An answer that does not fit its question fails
+ * with its rule and the question stays open; a key nothing asked is
+ * `usage-unknown-handle`, one answered already `usage-out-of-turn`.
+ *
+ * # Safety
+ * `operation` is a live operation; `key` and `result` are valid for their lengths.
+ */
+mrtr_status mrtr_operation_answer(struct mrtr_operation *operation,
+                                  const char *key,
+                                  size_t key_len,
+                                  const char *result,
+                                  size_t result_len,
+                                  uint64_t now_ms);
+
+/**
+ * The next HTTP request to send (`{"exchange", "method", "url", "headers",
+ * "body"}`), or `{NULL, 0}` when none is queued.
+ *
+ * # Safety
+ * `operation` is a live operation; `out` is writable.
+ */
+mrtr_status mrtr_operation_poll_transmit(struct mrtr_operation *operation,
+                                         struct mrtr_buf *out);
+
+/**
+ * The next event, or `{NULL, 0}` when none is queued: `{"type":
+ * "inputRequired", "round", "requests": {<key>: {"method", "params"}}}`
+ * (answer each key with `mrtr_operation_answer`), `{"type": "message",
+ * "message"}`, `{"type": "violation", "rule", "message"}`, and last either
+ * `{"type": "done", "response"}` (the final JSON-RPC response) or `{"type":
+ * "failed", "rule", "message"}`.
+ *
+ * # Safety
+ * `operation` is a live operation; `out` is writable.
+ */
+mrtr_status mrtr_operation_poll_event(struct mrtr_operation *operation,
+                                      struct mrtr_buf *out);
+
+/**
+ * When to call `mrtr_operation_handle_timeout`: `*out_set` is true and
+ * `*out_at_ms` the time when something waits, else false and 0.
+ *
+ * # Safety
+ * `operation` is a live operation; `out_set` and `out_at_ms` are writable.
+ */
+mrtr_status mrtr_operation_poll_timeout(const struct mrtr_operation *operation,
+                                        bool *out_set,
+                                        uint64_t *out_at_ms);
+
+/**
+ * Whether the final event was taken and no exchange is open: the operation
+ * may be freed.
+ *
+ * # Safety
+ * `operation` is a live operation; `out` is writable.
+ */
+mrtr_status mrtr_operation_is_drained(const struct mrtr_operation *operation,
+                                      bool *out);
+
+/**
+ * Frees an operation. NULL is a no-op.
+ *
+ * # Safety
+ * `operation` is NULL or a live operation, not used afterwards.
+ */
+mrtr_status mrtr_operation_free(struct mrtr_operation *operation);
 
 /**
  * Classifies and validates one raw message (the hot path; no allocation on

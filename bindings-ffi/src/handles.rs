@@ -18,6 +18,7 @@ pub(crate) enum Kind {
     KeyRing,
     SseDecoder,
     HttpCall,
+    Operation,
     ServerStream,
     Buf,
 }

@@ -14,6 +14,7 @@
 //! 4. one module per exported concept: `ops`, `client`, `checker`, `state`,
 //!    `catalogue`, and the transports: `sse` (the event-stream decoder and
 //!    encoder), `http_call` (the client machine of one call over HTTP),
+//!    `operation` (one call to its final response, every round and mode),
 //!    `serve` (the server's response stream, incoming requests).
 
 // `#[no_mangle]` is what the C ABI demands; every other `unsafe` is a
@@ -36,6 +37,7 @@ pub mod catalogue;
 pub mod checker;
 pub mod client;
 pub mod http_call;
+pub mod operation;
 pub mod ops;
 pub mod serve;
 pub mod sse;

@@ -1290,6 +1290,87 @@ static cJSON *next_of(mrtr_http_call *call, int transmit) {
   return take(&out);
 }
 
+static cJSON *op_next(mrtr_operation *op, int transmit) {
+  mrtr_buf out;
+  mrtr_status s = transmit ? mrtr_operation_poll_transmit(op, &out) : mrtr_operation_poll_event(op, &out);
+  CHECK(s == MRTR_OK);
+  return take(&out);
+}
+
+/* The canned server of test_operation: asks the units twice, then answers (the JSON it POSTs back). */
+static char *operation_server(const cJSON *request) {
+  static const char *ask =
+      "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"resultType\":\"input_required\",\"requestState\":\"%s\","
+      "\"inputRequests\":{\"%s\":{\"method\":\"elicitation/create\",\"params\":{\"mode\":\"form\",\"message\":\"Units?\","
+      "\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"units\":{\"type\":\"string\"}},\"required\":[\"units\"]}}}}}}";
+  static const char *done =
+      "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"resultType\":\"complete\",\"content\":[],\"isError\":false}}";
+  char *id = cJSON_PrintUnformatted(at(request, "id"));
+  const cJSON *state = at(at(request, "params"), "requestState");
+  char *out = malloc(1024);
+  if (!cJSON_IsString(state)) snprintf(out, 1024, ask, id, "r1", "units");
+  else if (strcmp(state->valuestring, "r1") == 0) snprintf(out, 1024, ask, id, "r2", "again");
+  else snprintf(out, 1024, done, id);
+  free(id);
+  return out;
+}
+
+/* A C host of one operation, in the documented drain order: transmits, then events (each question
+ * answered by key), then the timeout; the operation carries every round and picks the retries' ids. */
+static void test_operation(void) {
+  const char *config = "{\"mode\":\"2026-07-28\",\"url\":\"https://example.com/mcp\",\"maxRounds\":5}";
+  char *request = format_call(1, "");
+  mrtr_operation *op;
+  EXPECT(mrtr_operation_new(S(config), S(request), 0, &op), MRTR_OK);
+  free(request);
+  const char *ids[3] = {"1", "\"1.1\"", "\"1.2\""};
+  int sent = 0, asked = 0, done = 0;
+  bool drained = false;
+  for (uint64_t now = 1; now < 20 && !drained; now++) {
+    for (cJSON *t = op_next(op, 1); t != NULL; t = op_next(op, 1)) {
+      uint64_t x = (uint64_t)at(t, "exchange")->valuedouble;
+      char *id = cJSON_PrintUnformatted(at(at(t, "body"), "id"));
+      CHECK(sent < 3 && strcmp(id, ids[sent]) == 0);
+      CHECK(is_text(at(t, "headers"), "mcp-method", "tools/call") && is_text(at(t, "headers"), "mcp-name", "get_weather"));
+      free(id);
+      sent++;
+      char *reply = operation_server(at(t, "body"));
+      EXPECT(mrtr_operation_handle_head(op, x, 200, S("{\"content-type\":\"application/json\"}"), now), MRTR_OK);
+      EXPECT(mrtr_operation_handle_body(op, x, (const uint8_t *)reply, strlen(reply), now), MRTR_OK);
+      EXPECT(mrtr_operation_handle_end(op, x, now), MRTR_OK);
+      free(reply);
+      cJSON_Delete(t);
+    }
+    for (cJSON *e = op_next(op, 0); e != NULL; e = op_next(op, 0)) {
+      if (is_text(e, "type", "inputRequired")) {
+        const cJSON *question;
+        cJSON_ArrayForEach(question, at(e, "requests")) {
+          const char *key = question->string;
+          /* A key nothing asked, and an answer that does not fit, are refused; the question stays open. */
+          EXPECT(mrtr_operation_answer(op, S("nothing"), S("{\"action\":\"decline\"}"), now), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
+          EXPECT(mrtr_operation_answer(op, S(key), S("{\"action\":\"accept\",\"content\":{\"units\":7}}"), now),
+                 MRTR_ERR_RETRY_INPUT_RESPONSE_INVALID);
+          EXPECT(mrtr_operation_answer(op, S(key), S("{\"action\":\"accept\",\"content\":{\"units\":\"C\"}}"), now), MRTR_OK);
+          asked++;
+        }
+      } else if (is_text(e, "type", "done")) {
+        CHECK(is_text(at(at(e, "response"), "result"), "resultType", "complete"));
+        done++;
+      }
+      cJSON_Delete(e);
+    }
+    EXPECT(mrtr_operation_is_drained(op, &drained), MRTR_OK);
+  }
+  CHECK(sent == 3 && asked == 2 && done == 1 && drained);
+  bool set = true;
+  uint64_t when = 9;
+  EXPECT(mrtr_operation_poll_timeout(op, &set, &when), MRTR_OK);
+  CHECK(!set && when == 0);
+  EXPECT(mrtr_operation_answer(op, S("units"), S("{}"), 30), MRTR_ERR_USAGE_OUT_OF_TURN);
+  EXPECT(mrtr_operation_free(op), MRTR_OK);
+  EXPECT(mrtr_operation_free(NULL), MRTR_OK);
+}
+
 static void test_http_call(void) {
   const char *json_mode = "{\"mode\":\"2026-07-28\",\"url\":\"https://example.com/mcp\",\"headers\":{\"Authorization\":\"t\"}}";
   char *call_text = format_call(1, "");
@@ -1733,6 +1814,7 @@ int main(void) {
   test_client_machine();
   test_sse();
   test_http_call();
+  test_operation();
   test_server_side();
   test_check_transports();
   test_buffers_and_double_free();
