@@ -11,6 +11,7 @@
 //!   [`ReplayGuard`], a callback interface the host implements (single use).
 //! - Transports: [`SseDecoder`] and [`sse_encode`] (event streams),
 //!   [`HttpCall`] (the client machine of one call over HTTP, in any mode),
+//!   [`Operation`] (one call to its final response, every question by key),
 //!   [`ServerStream`], [`read_http_request`], [`stream_url`] and
 //!   [`unassociated_reply`] (the server side).
 //! - Errors: [`MrtrError`], one variant per area of the core's catalogue (an
@@ -39,7 +40,7 @@ pub use state::{
 };
 pub use transport::{
     read_http_request, sse_encode, stream_url, unassociated_reply, HttpCall, HttpEvent, HttpRequest, Incoming,
-    ServerStream, SseDecoder, SseEvent,
+    Operation, OperationEvent, ServerStream, SseDecoder, SseEvent,
 };
 
 uniffi::setup_scaffolding!();

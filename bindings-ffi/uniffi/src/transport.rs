@@ -238,6 +238,117 @@ impl HttpCall {
     }
 }
 
+/// What an operation tells its host ([`Operation::poll_event`]).
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum OperationEvent {
+    /// The server asks: answer each key of `requests_json` (an object of key
+    /// → `{"method", "params"}`) with [`Operation::answer`].
+    InputRequired {
+        /// The round asked for.
+        round: u32,
+        /// The questions by key (JSON).
+        #[serde(rename = "requests", deserialize_with = "json_text")]
+        requests_json: String,
+    },
+    /// A notification, or a message that is not the operation's, to pass on.
+    Message {
+        /// The message (JSON).
+        #[serde(rename = "message", deserialize_with = "json_text")]
+        message_json: String,
+    },
+    /// The server broke a rule; the operation goes on.
+    Violation {
+        /// The rule id.
+        rule: String,
+        /// What is wrong, in one sentence.
+        message: String,
+    },
+    /// The final JSON-RPC response (a result, or an error the server answered): the last event.
+    Done {
+        /// The response (JSON).
+        #[serde(rename = "response", deserialize_with = "json_text")]
+        response_json: String,
+    },
+    /// The operation cannot go on, and why: the last event.
+    Failed {
+        /// The rule id.
+        rule: String,
+        /// Why, in one sentence.
+        message: String,
+    },
+}
+
+/// One client operation over HTTP (sans-IO): a call carried to its final
+/// response in any transport mode, every question answered by key with
+/// [`answer`](Operation::answer). After creating it and after every input,
+/// drain `poll_transmit`, then `poll_event`, then read `poll_timeout`; drop it
+/// once `is_drained`.
+#[derive(uniffi::Object)]
+pub struct Operation {
+    inner: Mutex<facade::Operation>,
+}
+
+#[uniffi::export]
+impl Operation {
+    /// Starts the operation of `request_json` (a JSON-RPC request with an id)
+    /// at `now_ms` under `config_json`: an [`HttpCall`] configuration plus
+    /// `"maxRounds"`, `"maxResends"` and `"taskPollMs"`.
+    #[uniffi::constructor]
+    pub fn new(config_json: String, request_json: String, now_ms: u64) -> Result<Arc<Operation>> {
+        guard(|| {
+            let op = facade::Operation::new(config_json.as_bytes(), request_json.as_bytes(), now_ms)?;
+            Ok(Arc::new(Operation { inner: Mutex::new(op) }))
+        })
+    }
+
+    /// The status and header fields of the response to `exchange`.
+    pub fn handle_head(&self, exchange: u64, status: u16, headers: HashMap<String, String>, now_ms: u64) -> Result<()> {
+        guard(|| Ok(lock(&self.inner)?.handle_head(exchange, status, &headers_json(headers), now_ms)?))
+    }
+
+    /// Bytes of the body of the response to `exchange`, in any chunking.
+    pub fn handle_body(&self, exchange: u64, chunk: Vec<u8>, now_ms: u64) -> Result<()> {
+        guard(|| Ok(lock(&self.inner)?.handle_body(exchange, &chunk, now_ms)?))
+    }
+
+    /// The response to `exchange` ended (closed by the server, or cut).
+    pub fn handle_end(&self, exchange: u64, now_ms: u64) -> Result<()> {
+        guard(|| Ok(lock(&self.inner)?.handle_end(exchange, now_ms)?))
+    }
+
+    /// The time [`poll_timeout`](Operation::poll_timeout) named came.
+    pub fn handle_timeout(&self, now_ms: u64) -> Result<()> {
+        guard(|| lock(&self.inner).map(|mut o| o.handle_timeout(now_ms)))
+    }
+
+    /// Answers the question `key` with `result_json`; one that does not fit
+    /// its question fails with its rule, and the question stays open.
+    pub fn answer(&self, key: String, result_json: String, now_ms: u64) -> Result<()> {
+        guard(|| Ok(lock(&self.inner)?.answer(&key, result_json.as_bytes(), now_ms)?))
+    }
+
+    /// The next HTTP request to send, if any.
+    pub fn poll_transmit(&self) -> Result<Option<HttpRequest>> {
+        guard(|| lock(&self.inner)?.poll_transmit().map(|r| wire(&r)).transpose())
+    }
+
+    /// The next event for the host, if any.
+    pub fn poll_event(&self) -> Result<Option<OperationEvent>> {
+        guard(|| lock(&self.inner)?.poll_event().map(|e| wire(&e)).transpose())
+    }
+
+    /// When to call [`handle_timeout`](Operation::handle_timeout), if anything waits.
+    pub fn poll_timeout(&self) -> Result<Option<u64>> {
+        guard(|| Ok(lock(&self.inner)?.poll_timeout()))
+    }
+
+    /// Whether the final event was taken and no exchange is open.
+    pub fn is_drained(&self) -> Result<bool> {
+        guard(|| Ok(lock(&self.inner)?.is_drained()))
+    }
+}
+
 /// A server's response stream for one continuation: the mode's event
 /// sequence as event-stream text, event ids `<key>.<n>`.
 #[derive(uniffi::Object)]

@@ -1736,6 +1736,305 @@ public func FfiConverterTypeKeyRing_lower(_ value: KeyRing) -> UInt64 {
 
 
 /**
+ * One client operation over HTTP (sans-IO): a call carried to its final
+ * response in any transport mode, every question answered by key with
+ * [`answer`](Operation::answer). After creating it and after every input,
+ * drain `poll_transmit`, then `poll_event`, then read `poll_timeout`; drop it
+ * once `is_drained`.
+ */
+public protocol OperationProtocol: AnyObject, Sendable {
+    
+    /**
+     * Answers the question `key` with `result_json`; one that does not fit
+     * its question fails with its rule, and the question stays open.
+     */
+    func answer(key: String, resultJson: String, nowMs: UInt64) throws 
+    
+    /**
+     * Bytes of the body of the response to `exchange`, in any chunking.
+     */
+    func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64) throws 
+    
+    /**
+     * The response to `exchange` ended (closed by the server, or cut).
+     */
+    func handleEnd(exchange: UInt64, nowMs: UInt64) throws 
+    
+    /**
+     * The status and header fields of the response to `exchange`.
+     */
+    func handleHead(exchange: UInt64, status: UInt16, headers: [String: String], nowMs: UInt64) throws 
+    
+    /**
+     * The time [`poll_timeout`](Operation::poll_timeout) named came.
+     */
+    func handleTimeout(nowMs: UInt64) throws 
+    
+    /**
+     * Whether the final event was taken and no exchange is open.
+     */
+    func isDrained() throws  -> Bool
+    
+    /**
+     * The next event for the host, if any.
+     */
+    func pollEvent() throws  -> OperationEvent?
+    
+    /**
+     * When to call [`handle_timeout`](Operation::handle_timeout), if anything waits.
+     */
+    func pollTimeout() throws  -> UInt64?
+    
+    /**
+     * The next HTTP request to send, if any.
+     */
+    func pollTransmit() throws  -> HttpRequest?
+    
+}
+/**
+ * One client operation over HTTP (sans-IO): a call carried to its final
+ * response in any transport mode, every question answered by key with
+ * [`answer`](Operation::answer). After creating it and after every input,
+ * drain `poll_transmit`, then `poll_event`, then read `poll_timeout`; drop it
+ * once `is_drained`.
+ */
+open class Operation: OperationProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mrtr_uniffi_fn_clone_operation(self.handle, $0) }
+    }
+    /**
+     * Starts the operation of `request_json` (a JSON-RPC request with an id)
+     * at `now_ms` under `config_json`: an [`HttpCall`] configuration plus
+     * `"maxRounds"`, `"maxResends"` and `"taskPollMs"`.
+     */
+public convenience init(configJson: String, requestJson: String, nowMs: UInt64)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_constructor_operation_new(
+        FfiConverterString.lower(configJson),
+        FfiConverterString.lower(requestJson),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mrtr_uniffi_fn_free_operation(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Answers the question `key` with `result_json`; one that does not fit
+     * its question fails with its rule, and the question stays open.
+     */
+open func answer(key: String, resultJson: String, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_operation_answer(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(key),
+        FfiConverterString.lower(resultJson),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Bytes of the body of the response to `exchange`, in any chunking.
+     */
+open func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_operation_handle_body(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(exchange),
+        FfiConverterData.lower(chunk),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * The response to `exchange` ended (closed by the server, or cut).
+     */
+open func handleEnd(exchange: UInt64, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_operation_handle_end(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(exchange),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * The status and header fields of the response to `exchange`.
+     */
+open func handleHead(exchange: UInt64, status: UInt16, headers: [String: String], nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_operation_handle_head(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(exchange),
+        FfiConverterUInt16.lower(status),
+        FfiConverterDictionaryStringString.lower(headers),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * The time [`poll_timeout`](Operation::poll_timeout) named came.
+     */
+open func handleTimeout(nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_operation_handle_timeout(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Whether the final event was taken and no exchange is open.
+     */
+open func isDrained()throws  -> Bool  {
+    return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_operation_is_drained(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The next event for the host, if any.
+     */
+open func pollEvent()throws  -> OperationEvent?  {
+    return try  FfiConverterOptionTypeOperationEvent.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_operation_poll_event(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * When to call [`handle_timeout`](Operation::handle_timeout), if anything waits.
+     */
+open func pollTimeout()throws  -> UInt64?  {
+    return try  FfiConverterOptionUInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_operation_poll_timeout(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The next HTTP request to send, if any.
+     */
+open func pollTransmit()throws  -> HttpRequest?  {
+    return try  FfiConverterOptionTypeHttpRequest.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_operation_poll_transmit(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOperation: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = Operation
+
+    public static func lift(_ handle: UInt64) throws -> Operation {
+        return Operation(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: Operation) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Operation {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Operation, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOperation_lift(_ handle: UInt64) throws -> Operation {
+    return try FfiConverterTypeOperation.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOperation_lower(_ value: Operation) -> UInt64 {
+    return FfiConverterTypeOperation.lower(value)
+}
+
+
+
+
+
+
+/**
  * A server's response stream for one continuation: the mode's event
  * sequence as event-stream text, event ids `<key>.<n>`.
  */
@@ -3885,6 +4184,154 @@ public func FfiConverterTypeMrtrError_lower(_ value: MrtrError) -> RustBuffer {
 
 
 /**
+ * What an operation tells its host ([`Operation::poll_event`]).
+ */
+
+public enum OperationEvent: Equatable, Hashable {
+    
+    /**
+     * The server asks: answer each key of `requests_json` (an object of key
+     * → `{"method", "params"}`) with [`Operation::answer`].
+     */
+    case inputRequired(
+        /**
+         * The round asked for.
+         */round: UInt32, 
+        /**
+         * The questions by key (JSON).
+         */requestsJson: String
+    )
+    /**
+     * A notification, or a message that is not the operation's, to pass on.
+     */
+    case message(
+        /**
+         * The message (JSON).
+         */messageJson: String
+    )
+    /**
+     * The server broke a rule; the operation goes on.
+     */
+    case violation(
+        /**
+         * The rule id.
+         */rule: String, 
+        /**
+         * What is wrong, in one sentence.
+         */message: String
+    )
+    /**
+     * The final JSON-RPC response (a result, or an error the server answered): the last event.
+     */
+    case done(
+        /**
+         * The response (JSON).
+         */responseJson: String
+    )
+    /**
+     * The operation cannot go on, and why: the last event.
+     */
+    case failed(
+        /**
+         * The rule id.
+         */rule: String, 
+        /**
+         * Why, in one sentence.
+         */message: String
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension OperationEvent: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOperationEvent: FfiConverterRustBuffer {
+    typealias SwiftType = OperationEvent
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OperationEvent {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .inputRequired(round: try FfiConverterUInt32.read(from: &buf), requestsJson: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 2: return .message(messageJson: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 3: return .violation(rule: try FfiConverterString.read(from: &buf), message: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 4: return .done(responseJson: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 5: return .failed(rule: try FfiConverterString.read(from: &buf), message: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: OperationEvent, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case let .inputRequired(round,requestsJson):
+            writeInt(&buf, Int32(1))
+            FfiConverterUInt32.write(round, into: &buf)
+            FfiConverterString.write(requestsJson, into: &buf)
+            
+        
+        case let .message(messageJson):
+            writeInt(&buf, Int32(2))
+            FfiConverterString.write(messageJson, into: &buf)
+            
+        
+        case let .violation(rule,message):
+            writeInt(&buf, Int32(3))
+            FfiConverterString.write(rule, into: &buf)
+            FfiConverterString.write(message, into: &buf)
+            
+        
+        case let .done(responseJson):
+            writeInt(&buf, Int32(4))
+            FfiConverterString.write(responseJson, into: &buf)
+            
+        
+        case let .failed(rule,message):
+            writeInt(&buf, Int32(5))
+            FfiConverterString.write(rule, into: &buf)
+            FfiConverterString.write(message, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOperationEvent_lift(_ buf: RustBuffer) throws -> OperationEvent {
+    return try FfiConverterTypeOperationEvent.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOperationEvent_lower(_ value: OperationEvent) -> RustBuffer {
+    return FfiConverterTypeOperationEvent.lower(value)
+}
+
+
+
+/**
  * The `resultType` a result declared, as the protocol reads it.
  */
 
@@ -4359,6 +4806,30 @@ fileprivate struct FfiConverterOptionTypeHttpEvent: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeHttpEvent.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeOperationEvent: FfiConverterRustBuffer {
+    typealias SwiftType = OperationEvent?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeOperationEvent.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeOperationEvent.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -4952,6 +5423,33 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() != 9086) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_answer() != 45524) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_body() != 56579) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_end() != 56278) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_head() != 64188) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout() != 12883) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_is_drained() != 59387) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_poll_event() != 29972) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout() != 21015) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit() != 47681) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mrtr_uniffi_checksum_method_serverstream_ask() != 33356) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -4989,6 +5487,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() != 27664) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_constructor_operation_new() != 56695) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_serverstream_new() != 16695) {

@@ -464,6 +464,66 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_httpcall_poll_timeout(uint64_t ptr, Rust
 RustBuffer uniffi_mrtr_uniffi_fn_method_httpcall_poll_transmit(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_OPERATION
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_OPERATION
+uint64_t uniffi_mrtr_uniffi_fn_clone_operation(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_OPERATION
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_OPERATION
+void uniffi_mrtr_uniffi_fn_free_operation(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_NEW
+uint64_t uniffi_mrtr_uniffi_fn_constructor_operation_new(RustBuffer config_json, RustBuffer request_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_ANSWER
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_ANSWER
+void uniffi_mrtr_uniffi_fn_method_operation_answer(uint64_t ptr, RustBuffer key, RustBuffer result_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_BODY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_BODY
+void uniffi_mrtr_uniffi_fn_method_operation_handle_body(uint64_t ptr, uint64_t exchange, RustBuffer chunk, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_END
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_END
+void uniffi_mrtr_uniffi_fn_method_operation_handle_end(uint64_t ptr, uint64_t exchange, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_HEAD
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_HEAD
+void uniffi_mrtr_uniffi_fn_method_operation_handle_head(uint64_t ptr, uint64_t exchange, uint16_t status, RustBuffer headers, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_TIMEOUT
+void uniffi_mrtr_uniffi_fn_method_operation_handle_timeout(uint64_t ptr, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_IS_DRAINED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_IS_DRAINED
+int8_t uniffi_mrtr_uniffi_fn_method_operation_is_drained(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_EVENT
+RustBuffer uniffi_mrtr_uniffi_fn_method_operation_poll_event(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_TIMEOUT
+RustBuffer uniffi_mrtr_uniffi_fn_method_operation_poll_timeout(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_TRANSMIT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_TRANSMIT
+RustBuffer uniffi_mrtr_uniffi_fn_method_operation_poll_transmit(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SERVERSTREAM
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SERVERSTREAM
 uint64_t uniffi_mrtr_uniffi_fn_clone_serverstream(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -1189,6 +1249,60 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_ANSWER
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_ANSWER
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_answer(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_BODY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_BODY
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_handle_body(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_END
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_END
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_handle_end(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_HEAD
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_HEAD
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_handle_head(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_TIMEOUT
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_IS_DRAINED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_IS_DRAINED
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_is_drained(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_EVENT
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_poll_event(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_TIMEOUT
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_TRANSMIT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_TRANSMIT
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_ASK
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_ASK
 uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_ask(void
@@ -1264,6 +1378,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_constructor_keyring_new(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_HTTPCALL_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_HTTPCALL_NEW
 uint16_t uniffi_mrtr_uniffi_checksum_constructor_httpcall_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_OPERATION_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_OPERATION_NEW
+uint16_t uniffi_mrtr_uniffi_checksum_constructor_operation_new(void
     
 );
 #endif

@@ -18,6 +18,9 @@ import mrtr.Client
 import mrtr.ClientEvent
 import mrtr.ErrorArea
 import mrtr.HttpCall
+import mrtr.HttpRequest
+import mrtr.Operation
+import mrtr.OperationEvent
 import mrtr.HttpEvent
 import mrtr.Incoming
 import mrtr.InternalException
@@ -92,6 +95,13 @@ val tests = linkedMapOf<String, () -> Unit>()
 fun test(name: String, body: () -> Unit) { tests[name] = body }
 
 fun json(text: String) = JsonParser.parseString(text).asJsonObject
+
+/** Answers the operation's request `sent` with the JSON `body`, whole. */
+fun respond(op: Operation, sent: HttpRequest, body: String, now: ULong) {
+    op.handleHead(sent.exchange, 200u, mapOf("content-type" to "application/json"), now)
+    op.handleBody(sent.exchange, body.toByteArray(), now)
+    op.handleEnd(sent.exchange, now)
+}
 
 /** 32 uniformly random secret bytes, as a deployment's key is. */
 fun secret() = ByteArray(32).also { java.security.SecureRandom().nextBytes(it) }
@@ -379,6 +389,29 @@ fun main() {
         eq(sseEncode(SseEvent()), "")
         for (bad in listOf(SseEvent(id = "a\nb"), SseEvent(event = "a\rb"), SseEvent(id = "a\u0000b")))
             eq(raises<MrtrException.Usage> { sseEncode(bad) }.rule, "usage-invalid-argument")
+    }
+    test("operation: each round's question answered by key, the retry under a new id with the state") {
+        Operation("""{"mode":"2026-07-28","url":"https://example.com/mcp"}""", CALL, 0uL).use { op ->
+            val units = """{"method":"elicitation/create","params":{"mode":"form","message":"Units?",""" +
+                """"requestedSchema":{"type":"object","properties":{"units":{"type":"string"}},"required":["units"]}}}"""
+            respond(op, op.pollTransmit()!!,
+                """{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"r1","inputRequests":{"units":$units}}}""", 1uL)
+            val asked = op.pollEvent()
+            check(asked is OperationEvent.InputRequired && asked.round == 1u && json(asked.requestsJson).has("units")) { "$asked" }
+            eq(raises<MrtrException.Usage> { op.answer("nothing", "{}", 2uL) }.rule, "usage-unknown-handle")
+            eq(raises<MrtrException.Retry> { op.answer("units", """{"action":"accept","content":{"units":7}}""", 2uL) }.rule,
+                "retry-input-response-invalid")
+            op.answer("units", """{"action":"accept","content":{"units":"C"}}""", 2uL)
+            val retry = op.pollTransmit()!!
+            val body = json(retry.bodyJson!!)
+            eq(body.get("id").asString, "1.1")
+            eq(body.getAsJsonObject("params").get("requestState").asString, "r1")
+            eq(retry.headers["mcp-name"], "get_weather")
+            respond(op, retry, """{"jsonrpc":"2.0","id":"1.1","result":{"resultType":"complete","content":[],"isError":false}}""", 3uL)
+            val done = op.pollEvent()
+            check(done is OperationEvent.Done && json(done.responseJson).get("id").asString == "1.1") { "$done" }
+            eq(op.isDrained(), true)
+        }
     }
     test("http call: a JSON response, out-of-turn inputs") {
         HttpCall("""{"mode":"2026-07-28","url":"https://example.com/mcp","headers":{"Authorization":"t"}}""", CALL, 0uL).use { call ->

@@ -376,6 +376,34 @@ class Transports(unittest.TestCase):
                 m.sse_encode(bad)
             self.assertEqual(cm.exception.rule, "usage-invalid-argument")
 
+    def test_operation_answers_each_question_by_key(self) -> None:
+        op = m.Operation(json.dumps({"mode": "2026-07-28", "url": "https://example.com/mcp"}), CALL, 0)
+        units = {"method": "elicitation/create", "params": {"mode": "form", "message": "Units?",
+                 "requestedSchema": {"type": "object", "properties": {"units": {"type": "string"}}, "required": ["units"]}}}
+
+        def respond(sent: "m.HttpRequest", body: dict, now: int) -> None:
+            op.handle_head(sent.exchange, 200, {"content-type": "application/json"}, now)
+            op.handle_body(sent.exchange, json.dumps(body).encode(), now)
+            op.handle_end(sent.exchange, now)
+
+        asked = {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "r1", "inputRequests": {"units": units}}}
+        respond(op.poll_transmit(), asked, 1)
+        event = op.poll_event()
+        self.assertIsInstance(event, m.OperationEvent.INPUT_REQUIRED)
+        self.assertEqual(json.loads(event.requests_json), {"units": units})
+        with self.assertRaises(m.MrtrError.Retry) as cm:
+            op.answer("units", json.dumps({"action": "accept", "content": {"units": 7}}), 2)
+        self.assertEqual(cm.exception.rule, "retry-input-response-invalid")
+        op.answer("units", json.dumps({"action": "accept", "content": {"units": "C"}}), 2)
+        retry = op.poll_transmit()
+        body = json.loads(retry.body_json)
+        self.assertEqual((body["id"], body["params"]["requestState"]), ("1.1", "r1"))
+        respond(retry, {"jsonrpc": "2.0", "id": "1.1", "result": {"resultType": "complete", "content": [], "isError": False}}, 3)
+        done = op.poll_event()
+        self.assertIsInstance(done, m.OperationEvent.DONE)
+        self.assertEqual(json.loads(done.response_json)["id"], "1.1")
+        self.assertTrue(op.is_drained())
+
     def test_http_call_json_response(self) -> None:
         call = m.HttpCall(json.dumps({"mode": "2026-07-28", "url": "https://example.com/mcp", "headers": {"Authorization": "t"}}), CALL, 0)
         sent = call.poll_transmit()

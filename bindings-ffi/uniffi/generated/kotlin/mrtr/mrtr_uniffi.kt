@@ -793,6 +793,24 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_answer(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_handle_body(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_handle_end(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_handle_head(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_is_drained(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_poll_event(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_serverstream_ask(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_serverstream_head(
@@ -818,6 +836,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mrtr_uniffi_checksum_constructor_keyring_new(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_httpcall_new(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_constructor_operation_new(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_serverstream_new(
     ): Int
@@ -927,6 +947,30 @@ internal object UniffiLib {
     external fun uniffi_mrtr_uniffi_fn_method_httpcall_poll_timeout(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_httpcall_poll_transmit(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_clone_operation(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_free_operation(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_constructor_operation_new(`configJson`: RustBuffer.ByValue,`requestJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_method_operation_answer(`ptr`: Long,`key`: RustBuffer.ByValue,`resultJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_operation_handle_body(`ptr`: Long,`exchange`: Long,`chunk`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_operation_handle_end(`ptr`: Long,`exchange`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_operation_handle_head(`ptr`: Long,`exchange`: Long,`status`: Short,`headers`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_operation_handle_timeout(`ptr`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_operation_is_drained(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
+    external fun uniffi_mrtr_uniffi_fn_method_operation_poll_event(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_operation_poll_timeout(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_operation_poll_transmit(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_clone_serverstream(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
@@ -1261,6 +1305,33 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() and 0xFFFF) != 9086) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_answer() and 0xFFFF) != 45524) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_body() and 0xFFFF) != 56579) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_end() and 0xFFFF) != 56278) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_head() and 0xFFFF) != 64188) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout() and 0xFFFF) != 12883) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_is_drained() and 0xFFFF) != 59387) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_event() and 0xFFFF) != 29972) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout() and 0xFFFF) != 21015) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit() and 0xFFFF) != 47681) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_ask() and 0xFFFF) != 33356) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1298,6 +1369,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() and 0xFFFF) != 27664) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_new() and 0xFFFF) != 56695) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_serverstream_new() and 0xFFFF) != 16695) {
@@ -3489,6 +3563,484 @@ public object FfiConverterTypeKeyRing: FfiConverter<KeyRing, Long> {
     override fun allocationSize(value: KeyRing) = 8UL
 
     override fun write(value: KeyRing, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * One client operation over HTTP (sans-IO): a call carried to its final
+ * response in any transport mode, every question answered by key with
+ * [`answer`](Operation::answer). After creating it and after every input,
+ * drain `poll_transmit`, then `poll_event`, then read `poll_timeout`; drop it
+ * once `is_drained`.
+ */
+public interface OperationInterface {
+    
+    /**
+     * Answers the question `key` with `result_json`; one that does not fit
+     * its question fails with its rule, and the question stays open.
+     */
+    fun `answer`(`key`: kotlin.String, `resultJson`: kotlin.String, `nowMs`: kotlin.ULong)
+    
+    /**
+     * Bytes of the body of the response to `exchange`, in any chunking.
+     */
+    fun `handleBody`(`exchange`: kotlin.ULong, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.ULong)
+    
+    /**
+     * The response to `exchange` ended (closed by the server, or cut).
+     */
+    fun `handleEnd`(`exchange`: kotlin.ULong, `nowMs`: kotlin.ULong)
+    
+    /**
+     * The status and header fields of the response to `exchange`.
+     */
+    fun `handleHead`(`exchange`: kotlin.ULong, `status`: kotlin.UShort, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.ULong)
+    
+    /**
+     * The time [`poll_timeout`](Operation::poll_timeout) named came.
+     */
+    fun `handleTimeout`(`nowMs`: kotlin.ULong)
+    
+    /**
+     * Whether the final event was taken and no exchange is open.
+     */
+    fun `isDrained`(): kotlin.Boolean
+    
+    /**
+     * The next event for the host, if any.
+     */
+    fun `pollEvent`(): OperationEvent?
+    
+    /**
+     * When to call [`handle_timeout`](Operation::handle_timeout), if anything waits.
+     */
+    fun `pollTimeout`(): kotlin.ULong?
+    
+    /**
+     * The next HTTP request to send, if any.
+     */
+    fun `pollTransmit`(): HttpRequest?
+    
+    companion object
+}
+
+/**
+ * One client operation over HTTP (sans-IO): a call carried to its final
+ * response in any transport mode, every question answered by key with
+ * [`answer`](Operation::answer). After creating it and after every input,
+ * drain `poll_transmit`, then `poll_event`, then read `poll_timeout`; drop it
+ * once `is_drained`.
+ */
+open class Operation: Disposable, AutoCloseable, OperationInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * Starts the operation of `request_json` (a JSON-RPC request with an id)
+     * at `now_ms` under `config_json`: an [`HttpCall`] configuration plus
+     * `"maxRounds"`, `"maxResends"` and `"taskPollMs"`.
+     */
+    constructor(`configJson`: kotlin.String, `requestJson`: kotlin.String, `nowMs`: kotlin.ULong) :
+        this(UniffiWithHandle, 
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_constructor_operation_new(
+    
+        
+        FfiConverterString.lower(`configJson`),
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mrtr_uniffi_fn_free_operation(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mrtr_uniffi_fn_clone_operation(handle, status)
+        }
+    }
+
+    
+    /**
+     * Answers the question `key` with `result_json`; one that does not fit
+     * its question fails with its rule, and the question stays open.
+     */
+    @Throws(MrtrException::class)override fun `answer`(`key`: kotlin.String, `resultJson`: kotlin.String, `nowMs`: kotlin.ULong)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_answer(
+        it,
+        
+        FfiConverterString.lower(`key`),
+        FfiConverterString.lower(`resultJson`),
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Bytes of the body of the response to `exchange`, in any chunking.
+     */
+    @Throws(MrtrException::class)override fun `handleBody`(`exchange`: kotlin.ULong, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.ULong)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_handle_body(
+        it,
+        
+        FfiConverterULong.lower(`exchange`),
+        FfiConverterByteArray.lower(`chunk`),
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * The response to `exchange` ended (closed by the server, or cut).
+     */
+    @Throws(MrtrException::class)override fun `handleEnd`(`exchange`: kotlin.ULong, `nowMs`: kotlin.ULong)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_handle_end(
+        it,
+        
+        FfiConverterULong.lower(`exchange`),
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * The status and header fields of the response to `exchange`.
+     */
+    @Throws(MrtrException::class)override fun `handleHead`(`exchange`: kotlin.ULong, `status`: kotlin.UShort, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.ULong)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_handle_head(
+        it,
+        
+        FfiConverterULong.lower(`exchange`),
+        FfiConverterUShort.lower(`status`),
+        FfiConverterMapStringString.lower(`headers`),
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * The time [`poll_timeout`](Operation::poll_timeout) named came.
+     */
+    @Throws(MrtrException::class)override fun `handleTimeout`(`nowMs`: kotlin.ULong)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_handle_timeout(
+        it,
+        
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Whether the final event was taken and no exchange is open.
+     */
+    @Throws(MrtrException::class)override fun `isDrained`(): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_is_drained(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The next event for the host, if any.
+     */
+    @Throws(MrtrException::class)override fun `pollEvent`(): OperationEvent? {
+            return FfiConverterOptionalTypeOperationEvent.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_poll_event(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * When to call [`handle_timeout`](Operation::handle_timeout), if anything waits.
+     */
+    @Throws(MrtrException::class)override fun `pollTimeout`(): kotlin.ULong? {
+            return FfiConverterOptionalULong.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_poll_timeout(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The next HTTP request to send, if any.
+     */
+    @Throws(MrtrException::class)override fun `pollTransmit`(): HttpRequest? {
+            return FfiConverterOptionalTypeHttpRequest.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_poll_transmit(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeOperation: FfiConverter<Operation, Long> {
+    override fun lower(value: Operation): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): Operation {
+        return Operation(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): Operation {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: Operation) = 8UL
+
+    override fun write(value: Operation, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -5848,6 +6400,216 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
 
 
 /**
+ * What an operation tells its host ([`Operation::poll_event`]).
+ */
+sealed class OperationEvent {
+    
+    /**
+     * The server asks: answer each key of `requests_json` (an object of key
+     * → `{"method", "params"}`) with [`Operation::answer`].
+     */
+    data class InputRequired(
+        /**
+         * The round asked for.
+         */
+        val `round`: kotlin.UInt, 
+        /**
+         * The questions by key (JSON).
+         */
+        val `requestsJson`: kotlin.String) : OperationEvent()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * A notification, or a message that is not the operation's, to pass on.
+     */
+    data class Message(
+        /**
+         * The message (JSON).
+         */
+        val `messageJson`: kotlin.String) : OperationEvent()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * The server broke a rule; the operation goes on.
+     */
+    data class Violation(
+        /**
+         * The rule id.
+         */
+        val `rule`: kotlin.String, 
+        /**
+         * What is wrong, in one sentence.
+         */
+        val `message`: kotlin.String) : OperationEvent()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * The final JSON-RPC response (a result, or an error the server answered): the last event.
+     */
+    data class Done(
+        /**
+         * The response (JSON).
+         */
+        val `responseJson`: kotlin.String) : OperationEvent()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * The operation cannot go on, and why: the last event.
+     */
+    data class Failed(
+        /**
+         * The rule id.
+         */
+        val `rule`: kotlin.String, 
+        /**
+         * Why, in one sentence.
+         */
+        val `message`: kotlin.String) : OperationEvent()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeOperationEvent : FfiConverterRustBuffer<OperationEvent>{
+    override fun read(buf: ByteBuffer): OperationEvent {
+        return when(buf.getInt()) {
+            1 -> OperationEvent.InputRequired(
+                FfiConverterUInt.read(buf),
+                FfiConverterString.read(buf),
+                )
+            2 -> OperationEvent.Message(
+                FfiConverterString.read(buf),
+                )
+            3 -> OperationEvent.Violation(
+                FfiConverterString.read(buf),
+                FfiConverterString.read(buf),
+                )
+            4 -> OperationEvent.Done(
+                FfiConverterString.read(buf),
+                )
+            5 -> OperationEvent.Failed(
+                FfiConverterString.read(buf),
+                FfiConverterString.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: OperationEvent): ULong = when(value) {
+        is OperationEvent.InputRequired -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterUInt.allocationSize(value.`round`)
+                + FfiConverterString.allocationSize(value.`requestsJson`)
+            )
+        }
+        is OperationEvent.Message -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`messageJson`)
+            )
+        }
+        is OperationEvent.Violation -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`rule`)
+                + FfiConverterString.allocationSize(value.`message`)
+            )
+        }
+        is OperationEvent.Done -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`responseJson`)
+            )
+        }
+        is OperationEvent.Failed -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`rule`)
+                + FfiConverterString.allocationSize(value.`message`)
+            )
+        }
+    }
+
+    override fun write(value: OperationEvent, buf: ByteBuffer) {
+        when(value) {
+            is OperationEvent.InputRequired -> {
+                buf.putInt(1)
+                FfiConverterUInt.write(value.`round`, buf)
+                FfiConverterString.write(value.`requestsJson`, buf)
+                Unit
+            }
+            is OperationEvent.Message -> {
+                buf.putInt(2)
+                FfiConverterString.write(value.`messageJson`, buf)
+                Unit
+            }
+            is OperationEvent.Violation -> {
+                buf.putInt(3)
+                FfiConverterString.write(value.`rule`, buf)
+                FfiConverterString.write(value.`message`, buf)
+                Unit
+            }
+            is OperationEvent.Done -> {
+                buf.putInt(4)
+                FfiConverterString.write(value.`responseJson`, buf)
+                Unit
+            }
+            is OperationEvent.Failed -> {
+                buf.putInt(5)
+                FfiConverterString.write(value.`rule`, buf)
+                FfiConverterString.write(value.`message`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
  * The `resultType` a result declared, as the protocol reads it.
  */
 
@@ -6236,6 +6998,38 @@ public object FfiConverterOptionalTypeHttpEvent: FfiConverterRustBuffer<HttpEven
         } else {
             buf.put(1)
             FfiConverterTypeHttpEvent.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeOperationEvent: FfiConverterRustBuffer<OperationEvent?> {
+    override fun read(buf: ByteBuffer): OperationEvent? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeOperationEvent.read(buf)
+    }
+
+    override fun allocationSize(value: OperationEvent?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeOperationEvent.allocationSize(value)
+        }
+    }
+
+    override fun write(value: OperationEvent?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeOperationEvent.write(value, buf)
         }
     }
 }
