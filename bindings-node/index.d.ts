@@ -364,6 +364,8 @@ export interface OperationConfig extends HttpCallConfig {
   maxResends?: number
   /** The wait between two `tasks/get` (ms) when the server names no `pollIntervalMs` (default 1000). */
   taskPollMs?: number
+  /** The protocol versions the client speaks, preferred first: the first request refused for its version (-32022) goes again under one the server lists. */
+  versions?: string[]
 }
 /** A question the server asks: an elicitation, a sampling call, a roots list. */
 export interface Question {

@@ -298,12 +298,12 @@ pub struct Operation {
 impl Operation {
     /// Starts `request` (a `dict`, or its JSON text) at `now`. The
     /// configuration is `config` (an `HttpCall`'s, plus `"maxRounds"`,
-    /// `"maxResends"` and `"taskPollMs"`) and/or the keywords set over it;
+    /// `"maxResends"`, `"taskPollMs"` and `"versions"`) and/or the keywords set over it;
     /// `mode` and `url` are required.
     #[new]
     #[pyo3(signature = (
         request, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None,
-        max_rounds=None, max_resends=None, task_poll_ms=None, default_retry_ms=None
+        max_rounds=None, max_resends=None, task_poll_ms=None, versions=None, default_retry_ms=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -318,6 +318,7 @@ impl Operation {
         max_rounds: Option<&Bound<'_, PyAny>>,
         max_resends: Option<&Bound<'_, PyAny>>,
         task_poll_ms: Option<&Bound<'_, PyAny>>,
+        versions: Option<&Bound<'_, PyAny>>,
         default_retry_ms: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Operation> {
         guard(|| {
@@ -331,6 +332,7 @@ impl Operation {
                 ("max_rounds", opt_value(max_rounds)?),
                 ("max_resends", opt_value(max_resends)?),
                 ("task_poll_ms", opt_value(task_poll_ms)?),
+                ("versions", opt_value(versions)?),
                 ("default_retry_ms", opt_value(default_retry_ms)?),
             ];
             let config = call_config(config, &keywords)?;

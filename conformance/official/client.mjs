@@ -3,8 +3,9 @@
 // mrtr `Operation` (Node binding), driven by `runOperation` over fetch: it
 // validates every response, asks `onInput` each question, and sends each retry
 // (new id, the `inputResponses`, the exact `requestState`, the header fields
-// that mirror the body). What is here is the per-request `_meta`, version
-// selection on `UnsupportedProtocolVersion` (not in the operation yet), and
+// that mirror the body), and on `UnsupportedProtocolVersion` (-32022) sends
+// the request again under a version both sides speak (`versions`). What is
+// here is the per-request `_meta`, the choice of version after discovery, and
 // the answers a scripted user gives.
 //
 // It discovers the server, lists its tools and calls every one of them at
@@ -78,22 +79,16 @@ function run(requests) {
   return Promise.all(
     requests.map(({ method, params }) => {
       const message = { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: meta() } }
-      const operation = new Operation({ mode: '2026-07-28', url, maxRounds: MAX_STEPS }, message, Math.floor(performance.now()))
+      const config = { mode: '2026-07-28', url, maxRounds: MAX_STEPS, versions: VERSIONS }
+      const operation = new Operation(config, message, Math.floor(performance.now()))
       return runOperation(operation, { onInput: answerOne })
     }),
   )
 }
 
-/** One request; on UnsupportedProtocolVersion (-32022) picks a version both sides speak and sends it again. */
+/** One request (a -32022 refusal is answered by the operation: `versions`). */
 async function request(method, params = {}) {
   const [response] = await run([{ method, params }])
-  const err = response.error
-  if (err?.code === -32022 && Array.isArray(err.data?.supported)) {
-    const common = VERSIONS.find((v) => err.data.supported.includes(v))
-    if (!common) throw new Error(`no protocol version in common with the server (${err.data.supported.join(', ')})`)
-    version = common
-    return (await run([{ method, params }]))[0]
-  }
   return response
 }
 

@@ -457,11 +457,13 @@ class Operation:
         max_rounds: int | None = None,
         max_resends: int | None = None,
         task_poll_ms: int | None = None,
+        versions: list[str] | None = None,
         default_retry_ms: int | None = None,
     ) -> Operation:
         """Starts ``request`` at ``now``; ``config`` is an ``HttpCall``'s configuration plus ``"maxRounds"``
-        (default 10), ``"maxResends"`` (default 2) and ``"taskPollMs"`` (default 1000), the keywords given are
-        set over it; ``mode`` and ``url`` are required. A result that is a task (the Tasks extension) is
+        (default 10), ``"maxResends"`` (default 2), ``"taskPollMs"`` (default 1000) and ``"versions"`` (the protocol
+        versions the client speaks, preferred first: a first request refused for its version, -32022, goes again
+        under one the server lists), the keywords given are set over it; ``mode`` and ``url`` are required. A result that is a task (the Tasks extension) is
         followed to its end with ``tasks/get`` and ``tasks/update``."""
     def handle_head(self, exchange: int, status: int, headers: _Headers, now: int) -> None: ...
     def handle_body(self, exchange: int, chunk: _Chunk, now: int) -> None: ...

@@ -30,6 +30,9 @@
 //!   under a new id (within [`Config::max_resends`]); after an answer, the
 //!   cut is the failure (the server may have moved on).
 //!
+//! A first request refused for its protocol version (-32022) is sent again
+//! under a version both sides speak ([`Config::versions`]).
+//!
 //! In every mode a `ping` on the stream is answered `{}` and any other server
 //! request the operation does not know is answered -32601, without the host.
 //!
@@ -58,7 +61,7 @@ use crate::{
         call::{Call, CallConfig, Event as CallEvent},
         Mode, Request,
     },
-    protocol::{TasksFlavor, INPUT_METHODS},
+    protocol::{TasksFlavor, INPUT_METHODS, META_PROTOCOL_VERSION},
     retry as rules,
     rules::RuleId,
     tasks::TaskStatus,
@@ -82,12 +85,26 @@ pub struct Config {
     /// (Tasks) The wait between two `tasks/get`, in milliseconds, when the
     /// server names no `pollIntervalMs` (default 1000).
     pub task_poll_ms: u64,
+    /// The protocol versions the client speaks, preferred first (default
+    /// none: the request's `_meta` version only). When the first request is
+    /// refused with `protocol-version-unsupported` (-32022), the first of
+    /// these the server lists in `data.supported` (one not tried yet first) is
+    /// put in the request's `_meta` and the request sent again under a new
+    /// id, at most once per version listed here; with none in common, the
+    /// refusal is the final response.
+    pub versions: Vec<String>,
 }
 
 impl Config {
     /// The defaults of [`CallConfig::new`] and of every other field.
     pub fn new(mode: Mode, url: impl Into<String>) -> Config {
-        Config { call: CallConfig::new(mode, url), max_rounds: 10, max_resends: 2, task_poll_ms: 1000 }
+        Config {
+            call: CallConfig::new(mode, url),
+            max_rounds: 10,
+            max_resends: 2,
+            task_poll_ms: 1000,
+            versions: Vec::new(),
+        }
     }
 }
 
@@ -163,6 +180,9 @@ pub struct Operation {
     sent: Value,
     /// Requests sent so far (the first, retries, re-sends).
     sends: u32,
+    /// The protocol versions offered so far (the first request's, then each
+    /// one a -32022 made it try).
+    tried: Vec<String>,
     /// Retries that answered a round.
     rounds: u32,
     /// Re-sends of the current round in a row.
@@ -188,7 +208,9 @@ impl Operation {
     /// Starts `request` (a JSON-RPC request with an id, the host's own): the
     /// first output is its POST.
     pub fn new(config: Config, request: Value, now: u64) -> Result<Operation> {
+        let offered = request["params"]["_meta"][META_PROTOCOL_VERSION].as_str().map(String::from);
         let mut op = Operation {
+            tried: offered.into_iter().collect(),
             origin: request.get("id").cloned().unwrap_or(Value::Null),
             sent: Value::Null,
             sends: 0,
@@ -441,6 +463,9 @@ impl Operation {
         if self.task.is_some() {
             return self.task_response(response, now);
         }
+        if self.rounds == 0 && self.renegotiate(&response, now) {
+            return;
+        }
         let extension = protocol.rules().tasks == TasksFlavor::Extension;
         match envelope::classify_value(&response, protocol, &limits) {
             Ok(c) if c.kind == Kind::InputRequired => {}
@@ -465,6 +490,35 @@ impl Operation {
             return;
         }
         self.events.push_back(Event::InputRequired { round: self.rounds + 1, requests: questions });
+    }
+
+    /// A refusal of the first request's version (-32022) that names a version
+    /// of [`Config::versions`]: the request goes again under it
+    /// (only the first round: sealed state binds the version). Whether it did.
+    fn renegotiate(&mut self, response: &Value, now: u64) -> bool {
+        let refused = RuleId::ProtocolVersionUnsupported.code().map(i64::from);
+        if response["error"]["code"].as_i64() != refused {
+            return false;
+        }
+        let Some(supported) = response["error"]["data"]["supported"].as_array() else { return false };
+        let offered = |v: &&String| supported.iter().any(|s| s.as_str() == Some(v.as_str()));
+        // One more try per version the client speaks, at most: a version not tried yet first, else
+        // (the server refused one it lists as served) the first it lists, once more.
+        if self.tried.len() > self.config.versions.len() {
+            return false;
+        }
+        let mut common = self.config.versions.iter().filter(offered);
+        let Some(version) = common.clone().find(|v| !self.tried.contains(v)).or_else(|| common.next()).cloned() else {
+            return false;
+        };
+        let mut request = self.sent.clone();
+        request["id"] = self.next_id();
+        request["params"]["_meta"][META_PROTOCOL_VERSION] = Value::String(version.clone());
+        self.tried.push(version);
+        if let Err(e) = self.start(request, now) {
+            self.finish(Event::Failed(e));
+        }
+        true
     }
 
     /// (Tasks) The first request started a task: follow it.

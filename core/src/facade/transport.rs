@@ -182,7 +182,8 @@ pub struct Operation {
 
 impl Operation {
     /// Starts `request` under the configuration: a call's ([`call_config`])
-    /// plus `"maxRounds"`, `"maxResends"` and `"taskPollMs"`.
+    /// plus `"maxRounds"`, `"maxResends"`, `"taskPollMs"` and `"versions"`
+    /// (the protocol versions the client speaks, preferred first).
     pub fn new(config: &[u8], request: &[u8], now: u64) -> Result<Operation> {
         let mut v = parse_arg(config, "an operation's configuration")?;
         let o = v.as_object_mut().ok_or(usage("an operation's configuration is an object"))?;
@@ -196,6 +197,14 @@ impl Operation {
         };
         let max_rounds = bound(o.shift_remove("maxRounds"), "maxRounds")?;
         let max_resends = bound(o.shift_remove("maxResends"), "maxResends")?;
+        let versions = match o.shift_remove("versions") {
+            None => Vec::new(),
+            Some(Value::Array(items)) => items
+                .into_iter()
+                .map(|v| v.as_str().map(String::from).ok_or(usage("versions is an array of strings")))
+                .collect::<Result<Vec<String>>>()?,
+            Some(_) => return Err(usage("versions is an array of strings")),
+        };
         let task_poll_ms = match o.shift_remove("taskPollMs") {
             None => None,
             Some(v) => Some(v.as_u64().ok_or(usage("taskPollMs is a non-negative integer"))?),
@@ -206,6 +215,7 @@ impl Operation {
         config.max_rounds = max_rounds.unwrap_or(config.max_rounds);
         config.max_resends = max_resends.unwrap_or(config.max_resends);
         config.task_poll_ms = task_poll_ms.unwrap_or(config.task_poll_ms);
+        config.versions = versions;
         let limits = config.call.limits.message;
         let request =
             parse(request, &limits).map_err(|e| usage_owned(format!("the operation's request: {}", e.message())))?;
@@ -384,6 +394,10 @@ mod tests {
         );
         let negative = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "taskPollMs": -1}"#;
         assert_eq!(refused(negative), crate::RuleId::UsageInvalidArgument);
+        let numbers = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "versions": [2026]}"#;
+        assert_eq!(refused(numbers), crate::RuleId::UsageInvalidArgument);
+        let listed = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "versions": ["2026-07-28"]}"#;
+        assert!(Operation::new(listed, request.to_string().as_bytes(), 0).is_ok());
     }
 
     #[test]

@@ -564,3 +564,80 @@ fn a_stream_mode_call_is_begun_again_only_while_nothing_was_answered() {
     assert_eq!(e.rule(), RuleId::SseStreamEnded);
     assert!(op.poll_transmit().is_none(), "not begun again after an answer");
 }
+
+/// A server that serves `2026-07-28` only: any other `_meta` version is
+/// refused -32022 with the versions it serves; else the greeting completes.
+fn versioned(request: &Value) -> Value {
+    match crate::server::check_version(request, &["2026-07-28"], Protocol::default()) {
+        Err(e) => crate::server::error_response(&request["id"], &e).0,
+        Ok(()) => complete(&request["id"], "Hello"),
+    }
+}
+
+fn next_version_call() -> Value {
+    let mut request = call_request();
+    request["params"]["_meta"][META_PROTOCOL_VERSION] = json!("2026-12-15");
+    request
+}
+
+#[test]
+fn a_refused_version_is_tried_again_under_one_both_sides_speak() {
+    let mut server = Mrtr::new(versioned, |_| Body::Json);
+    let config = Config { versions: vec!["2026-12-15".into(), "2026-07-28".into()], ..config() };
+    let mut op = Operation::new(config, next_version_call(), 0).unwrap();
+    let seen = server.drive(&mut op, answer_greet);
+    assert_eq!(seen, [Event::Done(complete(&json!("1.1"), "Hello"))]);
+    let versions: Vec<_> = server
+        .log
+        .iter()
+        .filter(|e| e.from == Side::Client)
+        .map(|e| e.message["params"]["_meta"][META_PROTOCOL_VERSION].clone())
+        .collect();
+    assert_eq!(versions, [json!("2026-12-15"), json!("2026-07-28")]);
+}
+
+#[test]
+fn without_a_version_in_common_the_refusal_is_the_final_response() {
+    for versions in [vec![], vec!["2026-12-15".to_string(), "2027-01-01".to_string()]] {
+        let mut server = Mrtr::new(versioned, |_| Body::Json);
+        let mut op = Operation::new(Config { versions, ..config() }, next_version_call(), 0).unwrap();
+        let seen = server.drive(&mut op, answer_greet);
+        let [Event::Done(refused)] = &seen[..] else { panic!("{seen:?}") };
+        assert_eq!(
+            (&refused["error"]["code"], &refused["error"]["data"]["supported"]),
+            (&json!(-32022), &json!(["2026-07-28"]))
+        );
+        assert_eq!(server.log.len(), 2, "one request, one refusal");
+    }
+}
+
+#[test]
+fn a_version_the_server_refused_but_lists_is_tried_once_more_then_the_refusal_stands() {
+    // The server lists 2026-07-28 as served and refuses it all the same (once, or always).
+    for refusals in [1, usize::MAX] {
+        let mut refused = 0;
+        let tool = move |request: &Value| {
+            refused += 1;
+            if refused <= refusals {
+                let e = crate::server::check_version(request, &["2026-07-28"], Protocol::default())
+                    .and_then(|()| crate::server::check_version(request, &[], Protocol::default()))
+                    .unwrap_err()
+                    .with_data(json!({"supported": ["2026-07-28"], "requested": "2026-07-28"}));
+                crate::server::error_response(&request["id"], &e).0
+            } else {
+                complete(&request["id"], "Hello")
+            }
+        };
+        let mut server = Mrtr::new(tool, |_| Body::Json);
+        let config = Config { versions: vec!["2026-07-28".into()], ..config() };
+        let mut op = Operation::new(config, call_request(), 0).unwrap();
+        let seen = server.drive(&mut op, answer_greet);
+        let [Event::Done(last)] = &seen[..] else { panic!("{seen:?}") };
+        let sent = server.log.len() / 2;
+        if refusals == 1 {
+            assert_eq!((sent, last), (2, &complete(&json!("1.1"), "Hello")));
+        } else {
+            assert_eq!((sent, &last["error"]["code"]), (2, &json!(-32022)), "one more try per version, no loop");
+        }
+    }
+}
