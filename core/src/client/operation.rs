@@ -33,6 +33,12 @@
 //! A first request refused for its protocol version (-32022) is sent again
 //! under a version both sides speak ([`Config::versions`]).
 //!
+//! An HTTP request that reached no server (the connection failed before a
+//! response, or a gateway answered 502, 503 or 504) is sent again after a
+//! growing wait ([`Config::backoff_ms`], never before its `Retry-After`): in
+//! MRTR as the round under a new id (the server may have seen it), in the
+//! stream modes as the same HTTP request, which its call is waiting on.
+//!
 //! In every mode a `ping` on the stream is answered `{}` and any other server
 //! request the operation does not know is answered -32601, without the host.
 //!
@@ -80,8 +86,16 @@ pub struct Config {
     /// official SDKs).
     pub max_rounds: u32,
     /// Times in a row one round is sent again after it was cut before its
-    /// response (default 2; 0: never).
+    /// response, or an HTTP request is sent again after it reached no
+    /// server (default 2; 0: never).
     pub max_resends: u32,
+    /// The first wait before sending again what reached no server, in
+    /// milliseconds; it doubles with each try, up to
+    /// [`backoff_max_ms`](Config::backoff_max_ms), and is never shorter than
+    /// the `Retry-After` the answer named (default 50).
+    pub backoff_ms: u64,
+    /// The longest of those waits (default 1000).
+    pub backoff_max_ms: u64,
     /// (Tasks) The wait between two `tasks/get`, in milliseconds, when the
     /// server names no `pollIntervalMs` (default 1000).
     pub task_poll_ms: u64,
@@ -102,6 +116,8 @@ impl Config {
             call: CallConfig::new(mode, url),
             max_rounds: 10,
             max_resends: 2,
+            backoff_ms: 50,
+            backoff_max_ms: 1000,
             task_poll_ms: 1000,
             versions: Vec::new(),
         }
@@ -160,6 +176,38 @@ struct Asking {
     answers: Map<String, Value>,
 }
 
+/// An exchange the host was asked to make and has not ended.
+#[derive(Debug)]
+struct Open {
+    /// The call that asked for it, and the call's own number for it.
+    serial: u32,
+    local: u64,
+    /// The request, kept to send it again.
+    request: Request,
+    /// Whether a server answered it.
+    reached: Reached,
+}
+
+/// Whether an exchange reached a server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reached {
+    /// No response head yet.
+    NotYet,
+    /// A gateway's 502, 503 or 504: no server took it.
+    No { status: u16, retry_after_ms: Option<u64> },
+    /// A server's response.
+    Yes,
+}
+
+/// What is sent again once its wait is over.
+#[derive(Debug)]
+enum Again {
+    /// (MRTR) The round, under a new id.
+    Round,
+    /// (Stream modes) The same HTTP request, for the call that waits on it.
+    Request { serial: u32, local: u64, request: Request },
+}
+
 /// (Tasks) The task an operation follows.
 #[derive(Debug)]
 struct Followed {
@@ -197,8 +245,10 @@ pub struct Operation {
     asked: u32,
     calls: Vec<Slot>,
     next_serial: u32,
-    /// The host's exchange numbers → the call and its own number.
-    exchanges: BTreeMap<u64, (u32, u64)>,
+    /// The host's exchange numbers → the open exchange.
+    exchanges: BTreeMap<u64, Open>,
+    /// What waits to be sent again, and when.
+    waiting: Vec<(u64, Again)>,
     next_exchange: u64,
     transmits: VecDeque<Request>,
     events: VecDeque<Event>,
@@ -224,6 +274,7 @@ impl Operation {
             calls: Vec::new(),
             next_serial: 0,
             exchanges: BTreeMap::new(),
+            waiting: Vec::new(),
             next_exchange: 1,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
@@ -235,6 +286,18 @@ impl Operation {
 
     /// The response head of `exchange`.
     pub fn handle_head(&mut self, exchange: u64, status: u16, headers: &[(String, String)], now: u64) -> Result<()> {
+        let open = self.open(exchange)?;
+        if open.reached != Reached::NotYet {
+            return Err(err!(UsageOutOfTurn, "exchange {exchange} already has its response head"));
+        }
+        if matches!(status, 502..=504) {
+            let retry_after_ms = crate::http::header(headers, "retry-after")
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .map(|s| s.saturating_mul(1000));
+            open.reached = Reached::No { status, retry_after_ms };
+            return Ok(());
+        }
+        open.reached = Reached::Yes;
         let (call, local) = self.route(exchange)?;
         call.handle_head(local, status, headers, now)?;
         self.pump(now);
@@ -243,15 +306,28 @@ impl Operation {
 
     /// Bytes of the body of `exchange`, in any chunking.
     pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], now: u64) -> Result<()> {
+        match self.open(exchange)?.reached {
+            Reached::Yes => {}
+            Reached::No { .. } => return Ok(()), // a gateway's page: nothing of the call's
+            Reached::NotYet => return Err(err!(UsageOutOfTurn, "a body for exchange {exchange} before its head")),
+        }
         let (call, local) = self.route(exchange)?;
         call.handle_body(local, chunk, now)?;
         self.pump(now);
         Ok(())
     }
 
-    /// The response to `exchange` ended (closed by the server or cut).
+    /// The response to `exchange` ended (closed by the server or cut), or
+    /// none came (the connection failed).
     pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<()> {
+        let reached = self.open(exchange)?.reached;
+        if reached != Reached::Yes && self.send_again(exchange, now) {
+            return Ok(());
+        }
         let (call, local) = self.route(exchange)?;
+        if let Reached::No { status, .. } = reached {
+            call.handle_head(local, status, &[], now)?; // no tries left: the call judges the status
+        }
         call.handle_end(local, now)?;
         self.exchanges.remove(&exchange);
         self.pump(now);
@@ -261,6 +337,15 @@ impl Operation {
 
     /// The time came that [`poll_timeout`](Operation::poll_timeout) named.
     pub fn handle_timeout(&mut self, now: u64) {
+        if self.waiting.iter().any(|(at, _)| *at <= now) {
+            let (due, later): (Vec<_>, Vec<_>) =
+                core::mem::take(&mut self.waiting).into_iter().partition(|(at, _)| *at <= now);
+            self.waiting = later;
+            for (_, again) in due {
+                self.again(again, now);
+            }
+            return;
+        }
         if let Phase::Polling { at } = self.phase {
             if at <= now {
                 self.get_task(now);
@@ -322,11 +407,13 @@ impl Operation {
     /// When to call [`handle_timeout`](Operation::handle_timeout), if anything waits.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<u64> {
-        match self.phase {
-            Phase::Over => None,
+        let waiting = self.waiting.iter().map(|(at, _)| *at).min();
+        let phase = match self.phase {
+            Phase::Over => return None,
             Phase::Polling { at } => Some(at),
             _ => self.calls.last().and_then(|slot| slot.call.poll_timeout()),
-        }
+        };
+        waiting.into_iter().chain(phase).min()
     }
 
     /// Whether the final event was taken and no exchange is open: the host
@@ -391,12 +478,9 @@ impl Operation {
     fn pump(&mut self, now: u64) {
         loop {
             for i in 0..self.calls.len() {
-                while let Some(mut request) = self.calls[i].call.poll_transmit() {
-                    let number = self.next_exchange;
-                    self.next_exchange += 1;
-                    self.exchanges.insert(number, (self.calls[i].serial, request.exchange));
-                    request.exchange = number;
-                    self.transmits.push_back(request);
+                while let Some(request) = self.calls[i].call.poll_transmit() {
+                    let (serial, local) = (self.calls[i].serial, request.exchange);
+                    self.transmit(serial, local, request);
                 }
             }
             let current = self.calls.len().saturating_sub(1);
@@ -647,6 +731,7 @@ impl Operation {
     fn finish(&mut self, event: Event) {
         self.phase = Phase::Over;
         self.pending.clear();
+        self.waiting.clear();
         self.events.push_back(event);
     }
 
@@ -658,9 +743,66 @@ impl Operation {
         }
     }
 
+    /// Hands `request` (the call `serial`'s exchange `local`) to the host
+    /// under a number of the operation's.
+    fn transmit(&mut self, serial: u32, local: u64, mut request: Request) {
+        let number = self.next_exchange;
+        self.next_exchange += 1;
+        request.exchange = number;
+        self.exchanges.insert(number, Open { serial, local, request: request.clone(), reached: Reached::NotYet });
+        self.transmits.push_back(request);
+    }
+
+    /// The open exchange `exchange`.
+    fn open(&mut self, exchange: u64) -> Result<&mut Open> {
+        self.exchanges.get_mut(&exchange).ok_or_else(|| err!(UsageUnknownHandle, "no open exchange {exchange}"))
+    }
+
+    /// `exchange` reached no server: it waits to be sent again, if tries are
+    /// left and its call is the current one. Whether it does.
+    fn send_again(&mut self, exchange: u64, now: u64) -> bool {
+        let current = self.calls.last().map(|s| s.serial);
+        let Some(open) = self.exchanges.get(&exchange) else { return false };
+        if matches!(self.phase, Phase::Over) || Some(open.serial) != current || self.resends >= self.config.max_resends
+        {
+            return false;
+        }
+        let Some(open) = self.exchanges.remove(&exchange) else { return false };
+        self.resends += 1;
+        let doubled = self.config.backoff_ms.saturating_mul(1 << (self.resends - 1).min(20));
+        let mut wait = doubled.min(self.config.backoff_max_ms);
+        if let Reached::No { retry_after_ms: Some(ms), .. } = open.reached {
+            wait = wait.max(ms);
+        }
+        let again = if self.config.call.mode.server_requests() {
+            Again::Request { serial: open.serial, local: open.local, request: open.request }
+        } else {
+            Again::Round
+        };
+        self.waiting.push((now.saturating_add(wait), again));
+        true
+    }
+
+    /// Sends again what waited.
+    fn again(&mut self, again: Again, now: u64) {
+        if matches!(self.phase, Phase::Over) {
+            return;
+        }
+        match again {
+            Again::Request { serial, local, request } => self.transmit(serial, local, request),
+            Again::Round => {
+                let mut request = self.sent.clone();
+                request["id"] = self.next_id();
+                if let Err(e) = self.start(request, now) {
+                    self.finish(Event::Failed(e));
+                }
+            }
+        }
+    }
+
     /// The call that sent `exchange`, and its own number for it.
     fn route(&mut self, exchange: u64) -> Result<(&mut Call, u64)> {
-        let Some(&(serial, local)) = self.exchanges.get(&exchange) else {
+        let Some(&Open { serial, local, .. }) = self.exchanges.get(&exchange) else {
             return Err(err!(UsageUnknownHandle, "no open exchange {exchange}"));
         };
         let slot = self.calls.iter_mut().find(|s| s.serial == serial);
@@ -670,7 +812,7 @@ impl Operation {
     /// Drops earlier rounds' calls once none of their exchanges is open.
     fn forget_finished_calls(&mut self) {
         let last = self.calls.last().map(|s| s.serial);
-        let open: Vec<u32> = self.exchanges.values().map(|(serial, _)| *serial).collect();
+        let open: Vec<u32> = self.exchanges.values().map(|o| o.serial).collect();
         self.calls.retain(|s| Some(s.serial) == last || open.contains(&s.serial));
     }
 }

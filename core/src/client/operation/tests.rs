@@ -545,7 +545,8 @@ fn a_stream_mode_call_is_begun_again_only_while_nothing_was_answered() {
     let mode = Mode::Legacy;
     let mut op = Operation::new(Config::new(mode, ENDPOINT), legacy_request(), 0).unwrap();
     let post = op.poll_transmit().unwrap();
-    respond(&mut op, post.exchange, 502, &headers([("content-type", "text/plain")]), "bad gateway", 1);
+    // A stream that ends with no event and no id to resume from: the call is begun again.
+    cut(&mut op, post.exchange, 1);
     let again = op.poll_transmit().expect("begun again");
     let Incoming::Call(request) = incoming(mode, &again) else { panic!("not a call") };
     assert_eq!(request["id"], "7.1");
@@ -640,4 +641,67 @@ fn a_version_the_server_refused_but_lists_is_tried_once_more_then_the_refusal_st
             assert_eq!((sent, &last["error"]["code"]), (2, &json!(-32022)), "one more try per version, no loop");
         }
     }
+}
+
+#[test]
+fn a_request_that_reached_no_server_waits_then_goes_again() {
+    // MRTR: a gateway's 503 with Retry-After, then a connection that failed before any head: each
+    // waits (the Retry-After, then the doubled backoff) and the round goes again under a new id.
+    let mut op = Operation::new(config(), call_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    respond(
+        &mut op,
+        post.exchange,
+        503,
+        &headers([("retry-after", "2"), ("content-type", "text/html")]),
+        "<html>busy</html>",
+        10,
+    );
+    assert_eq!((op.poll_transmit(), op.poll_timeout()), (None, Some(2010)), "no sooner than Retry-After");
+    op.handle_timeout(2009);
+    assert!(op.poll_transmit().is_none());
+    op.handle_timeout(2010);
+    let second = op.poll_transmit().expect("the round again");
+    assert_eq!(serde_json::from_str::<Value>(second.body.as_deref().unwrap()).unwrap()["id"], "1.1");
+    op.handle_end(second.exchange, 2020).unwrap(); // refused: no head at all
+    assert_eq!(op.poll_timeout(), Some(2120), "the second wait: 50 ms doubled");
+    op.handle_timeout(2120);
+    let third = op.poll_transmit().unwrap();
+    let done = complete(&json!("1.2"), "Hello");
+    respond(&mut op, third.exchange, 200, &headers([("content-type", "application/json")]), &done.to_string(), 2130);
+    assert_eq!(events(&mut op), [Event::Done(done)]);
+    assert!(op.is_drained());
+
+    // The tries spent, the gateway's status is the call's failure.
+    let mut op = Operation::new(Config { max_resends: 0, ..config() }, call_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    respond(&mut op, post.exchange, 502, &Headers::new(), "", 1);
+    let Some(Event::Failed(e)) = events(&mut op).pop() else { panic!("no failure") };
+    assert_eq!(e.rule(), RuleId::HttpStatusUnexpected);
+}
+
+#[test]
+fn in_a_stream_mode_the_same_http_request_goes_again() {
+    // Legacy: the answer's POST reached no server; the same POST goes again, and the call goes on.
+    let mode = Mode::Legacy;
+    let mut op = Operation::new(Config::new(mode, ENDPOINT), legacy_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    let mut stream = ServerStream::new(mode, "k", 1).unwrap();
+    stream.message(&server_request("s1", "elicitation/create")).unwrap();
+    op.handle_head(post.exchange, 200, &stream.head(None), 1).unwrap();
+    op.handle_body(post.exchange, stream.take().as_bytes(), 1).unwrap();
+    let _ = events(&mut op);
+    op.answer("s1", accept("name", json!("Ada")), 2).unwrap();
+    let answer = op.poll_transmit().unwrap();
+    respond(&mut op, answer.exchange, 502, &Headers::new(), "", 3);
+    op.handle_timeout(op.poll_timeout().unwrap());
+    let again = op.poll_transmit().expect("the answer again");
+    assert_eq!((again.method, &again.body), (answer.method, &answer.body));
+    assert_ne!(again.exchange, answer.exchange);
+    respond(&mut op, again.exchange, 202, &Headers::new(), "", 60);
+    stream.message(&complete(&json!(7), "Hello, Ada")).unwrap();
+    op.handle_body(post.exchange, stream.take().as_bytes(), 61).unwrap();
+    op.handle_end(post.exchange, 61).unwrap();
+    assert_eq!(events(&mut op), [Event::Done(complete(&json!(7), "Hello, Ada"))]);
+    assert!(op.is_drained());
 }
