@@ -360,8 +360,12 @@ export declare class HttpCall {
 export interface OperationConfig extends HttpCallConfig {
   /** Retries allowed before `retry-rounds-exceeded` (default 10). */
   maxRounds?: number
-  /** Times in a row one round is sent again after it was cut before its response (default 2). */
+  /** Times in a row one round is sent again after it was cut before its response, or a request after it reached no server (default 2). */
   maxResends?: number
+  /** The first wait (ms) before sending again what reached no server; it doubles, up to `backoffMaxMs` (default 50). */
+  backoffMs?: number
+  /** The longest of those waits (ms, default 1000); never shorter than a `Retry-After`. */
+  backoffMaxMs?: number
   /** The wait between two `tasks/get` (ms) when the server names no `pollIntervalMs` (default 1000). */
   taskPollMs?: number
   /** The protocol versions the client speaks, preferred first: the first request refused for its version (-32022) goes again under one the server lists. */

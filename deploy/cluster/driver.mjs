@@ -8,20 +8,22 @@
 // rounds alternating 2, 3. At most C run at once (all N by default). Each answers as a user would (elicitation `name` -> "Ada",
 // `ok` -> true; sampling -> "sunny"; roots -> file:///trips) and completes when the tool's text is
 // `planned <op> for Ada: sunny (1 roots)`.
-// - mrtr (2026-07-28): mrtr's `Client` machine builds each retry; each request is one `HttpCall`.
-// - tasks (2026-07-28 + Tasks extension): `tools/call` declaring the extension, `tasks/get` every
-//   pollIntervalMs, `tasks/update` built by `taskUpdate` for each input_required round.
+// Every call is one mrtr `Operation` (Node binding) driven by `runOperation` over this driver's
+// recorded node:http exchange, answering every question through one `onInput`:
+// - mrtr (2026-07-28): the operation sends the call and builds each retry.
+// - tasks (2026-07-28 + Tasks extension): `tools/call` declaring the extension; the operation follows
+//   the task (`tasks/get` every pollIntervalMs, `tasks/update` for each input_required round).
 // - sep-1858, sep-1335, legacy (2025-11-25): `initialize`, `notifications/initialized`, then the call is one
-//   `HttpCall` in that mode (it reads the questions off the stream, POSTs the answers, resumes streams).
+//   operation in that mode (the questions off the stream, the answers POSTed, streams resumed).
 //
 // Faults (a connection refused or cut; 502/504 from the balancer, 503 from an instance without its store)
-// are retried as the protocol allows, never by restarting an operation whose rounds were answered, after a
-// backoff (50 ms doubling to 1 s) and never sooner than a Retry-After or the last SSE `retry` asked:
+// are the operation's to handle, as the protocol allows, never by restarting a call whose questions were
+// answered: what reached no instance goes again after a backoff (50 ms doubling to 1 s, never sooner
+// than a Retry-After):
 // - mrtr, tasks: the same JSON-RPC request again under a new id (sealed state replays on any instance;
 //   a final request retried gets the committed response; tasks/get and tasks/update are repeatable);
-// - the SSE modes: an HTTP request that reached no server (no response head, or 502-504) is sent again as it
-//   was (a carrier POST, an answers POST, a resuming GET); a stream cut after its head is resumed by
-//   the HttpCall itself (Last-Event-ID / the rel="stream" URL). Only a call that fails before any
+// - the SSE modes: the same HTTP request (a carrier POST, an answers POST, a resuming GET); a stream cut
+//   after its head is resumed (Last-Event-ID / the rel="stream" URL). Only a call that fails before any
 //   question was answered is started again (new id).
 // At --deadline-ms from its start an unfinished operation is lost; its connections are dropped.
 //
@@ -58,7 +60,7 @@ if (!args.url || !args.record || !args.out || !modes.length || modes.some((m) =>
 }
 
 const BINDING = new URL('../../bindings-node/index.mjs', import.meta.url).href
-const { Client, HttpCall, SseDecoder, taskUpdate } = await import(BINDING)
+const { Operation, SseDecoder, runOperation } = await import(BINDING)
 
 const MRTR = '2026-07-28'
 const LEGACY = '2025-11-25'
@@ -83,14 +85,6 @@ mkdirSync(args.record, { recursive: true })
 
 let nextId = 1
 class Lost extends Error {}
-/** A call that failed; `fault`: because of the network or a dead instance (worth sending again). */
-class CallFailed extends Error {
-  constructor(message, fault) {
-    super(message)
-    this.fault = fault
-  }
-}
-
 class Op {
   constructor(mode, n) {
     this.mode = mode
@@ -255,120 +249,34 @@ function answer(op, question) {
 
 const answers = (op, inputRequests) => Object.fromEntries(Object.entries(inputRequests).map(([k, q]) => [k, answer(op, q)]))
 
-/** The JSON-RPC answer to a server request on a stream. */
-function reply(op, request) {
-  const result = answer(op, request)
-  return result === null
-    ? { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: `${request.method} is not supported` } }
-    : { jsonrpc: '2.0', id: request.id, result }
-}
+// ------------------------------------------------------------------ one JSON-RPC call: an mrtr Operation
 
-// ------------------------------------------------------------------ one JSON-RPC call: mrtr's HttpCall
-
-// In these modes an HTTP request that reached no instance is sent again as it was, under the machine's
-// exchange: its answers and resumes name the call, not the instance (2026-07-28 re-sends under a new id).
-const RESEND_HTTP = new Set(['sep-1858', 'sep-1335', LEGACY])
-
-/** Runs `message` through an HttpCall to its end: its JSON-RPC response, or throws CallFailed. */
-function runCall(op, config, message) {
-  return new Promise((resolve, reject) => {
-    const machine = new HttpCall(config, message, now())
-    const open = new Set()
-    let timer = null
-    let outcome = null
-    let fault = false
-    let status = null // of the last response head
-    // The machine refusing an input (a bug here or in mrtr) ends this call, not the whole run.
-    const safely = (fn) => (...a) => {
-      try {
-        fn(...a)
-      } catch (e) {
-        op.cancel(timer)
-        reject(e)
-      }
-    }
-    const settle = () => {
-      if (!machine.done || open.size > 0 || !outcome) return // the answers' POSTs end too
-      op.cancel(timer)
-      // An instance that cannot serve now (503, its store away) may still say so in a JSON-RPC error.
-      const { failed, response } = outcome
-      if (response?.error && UNREACHED.has(status) && !RESEND_HTTP.has(config.mode)) {
-        reject(new CallFailed(`${message.method}: HTTP ${status}: ${response.error.message}`, true))
-      } else if (failed) reject(new CallFailed(`${message.method}: ${failed.rule}: ${failed.message}`, fault))
-      else resolve(response)
-    }
-    // After every input: send what it asks, then take its events, then arm its timeout.
-    const pump = () => {
-      try {
-        for (;;) {
-          for (const t of machine.transmits()) transmit(t, 0)
-          const events = [...machine.events()]
-          if (events.length === 0) break
-          for (const e of events) {
-            if (e.type === 'serverRequest') machine.answer(reply(op, e.message), now())
-            else if (e.type === 'response') outcome = { response: e.message }
-            else if (e.type === 'failed') outcome = { failed: e }
-            else if (e.type === 'violation') op.violations.push(`${e.rule}: ${e.message}`)
-          }
-        }
-      } catch (e) {
-        op.cancel(timer)
-        return reject(e)
-      }
-      op.cancel(timer)
-      timer = null
-      const at = machine.pollTimeout()
-      if (at !== null) timer = op.after(Math.max(0, at - now()), wake, at)
-      if (outcome?.failed) open.clear() // nothing more to wait for
-      settle()
-    }
-    const wake = safely((at) => {
-      // A timer may fire a little early; the machine's clock (and the recording's) must have reached `at`.
-      if (now() < at) return (timer = op.after(at - now(), wake, at))
-      machine.handleTimeout(now())
-      pump()
-    })
-    const transmit = (t, attempt) => {
-      open.add(t.exchange)
-      let unreached = false
-      exchange(op, t, {
-        head: safely((code, fields) => {
-          status = code
-          unreached = RESEND_HTTP.has(config.mode) && UNREACHED.has(code)
-          if (!unreached) (machine.handleHead(t.exchange, code, fields, now()), pump())
-        }),
-        body: safely((chunk) => unreached || (machine.handleBody(t.exchange, chunk, now()), pump())),
-        end: safely(({ status, cut }) => {
-          if (status === null || cut || UNREACHED.has(status)) fault = true
-          if ((status === null || unreached) && RESEND_HTTP.has(config.mode) && !machine.done) {
-            op.resent++
-            return op.after(op.delay(attempt), () => transmit(t, attempt + 1))
-          }
-          open.delete(t.exchange)
-          machine.handleEnd(t.exchange, now())
-          pump()
-        }),
-      })
-    }
-    pump()
-  })
-}
+// What the operation does after a fault: up to this many tries of a request in a row, waiting 50 ms
+// doubling to 1 s (never sooner than a Retry-After) when a request reached no instance.
+const RESENDS = { maxResends: 20, backoffMs: 50, backoffMaxMs: 1000 }
 
 /**
- * Runs `message` to its JSON-RPC response, sending it again under a new id after a fault while
- * `again()` allows: `{message, response}`, `message` the request that was answered.
+ * Runs `message` as one Operation to its final JSON-RPC response, over this driver's recorded exchange.
+ * The operation sends each retry and follows each task, re-sends what a fault cut or what reached no
+ * instance, and begins a stream mode's call again only while no question was answered.
  */
-async function request(op, config, message, again = () => true) {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return { message, response: await runCall(op, config, message) }
-    } catch (e) {
-      if (!(e instanceof CallFailed) || !e.fault || !again()) throw e
-      op.resent++
-      await op.sleep(op.delay(attempt))
-      message = { ...message, id: op.fresh() }
-    }
+function operate(op, config, message) {
+  const operation = new Operation({ ...config, ...RESENDS }, message, now())
+  const seen = new Set() // a request seen before (but its id) was sent again
+  const send = (request, on) => {
+    const { id, ...rest } = request.body ?? {}
+    const key = `${request.method} ${request.url} ${JSON.stringify(rest)}`
+    if (seen.has(key) && rest.method !== 'tasks/get') op.resent++
+    seen.add(key)
+    exchange(op, request, on)
   }
+  const onInput = (question) => {
+    const result = answer(op, question)
+    if (result === null) throw new Error(`no answer for ${question.method}`)
+    return result
+  }
+  const onEvent = (e) => e.type === 'violation' && op.violations.push(`${e.rule}: ${e.message}`)
+  return runOperation(operation, { exchange: send, onInput, onEvent, now })
 }
 
 const plan = (op, id, meta) => ({
@@ -387,51 +295,18 @@ const refused = (what, response) => new Error(`${what}: error ${response.error.c
 
 // ------------------------------------------------------------------ the modes
 
-/** MRTR: the Client machine sends the call and builds each retry; each request is one HttpCall. */
-async function mrtrOp(op) {
-  const client = new Client({ protocol: MRTR })
-  const handle = client.send(plan(op, op.fresh(), meta()))
-  for (;;) {
-    for (const sent of [...client.transmits()]) {
-      const { response } = await request(op, mrtrConfig(op), sent)
-      // The machine knows the request by the id it gave it; a re-send carried the same request under
-      // a fresh id (the server may have seen the first), so its answer is the answer to `sent`.
-      client.handleResponse({ ...response, id: sent.id })
-    }
-    for (const e of client.events()) {
-      if (e.type === 'done') return e.response
-      client.answer(handle, e.type === 'inputRequired' ? answers(op, e.inputRequests) : null, op.fresh())
-    }
-  }
+/** MRTR: the operation sends the call and each retry. */
+function mrtrOp(op) {
+  return operate(op, mrtrConfig(op), plan(op, op.fresh(), meta()))
 }
 
-/** Tasks: the call creates a task; poll it, answer each input_required with tasks/update, until it ends. */
-async function tasksOp(op) {
-  const config = mrtrConfig(op)
+/** Tasks: the call creates a task; the operation polls it and answers each input_required with tasks/update. */
+function tasksOp(op) {
   const declared = meta({ ...CAPABILITIES, extensions: { [TASKS]: {} } })
-  const { response: created } = await request(op, config, plan(op, op.fresh(), declared))
-  if (created.error) throw refused('tools/call', created)
-  const { taskId } = created.result
-  let wait = created.result.pollIntervalMs ?? 100
-  for (;;) {
-    await op.sleep(wait)
-    const get = { jsonrpc: '2.0', id: op.fresh(), method: 'tasks/get', params: { taskId, _meta: declared } }
-    const { message: asked, response: got } = await request(op, config, get)
-    if (got.error) throw refused('tasks/get', got)
-    const task = got.result
-    wait = task.pollIntervalMs ?? wait
-    if (task.status === 'completed') return { jsonrpc: '2.0', id: asked.id, result: task.result }
-    if (task.status === 'failed' || task.status === 'cancelled') {
-      throw new Error(`the task ${task.status}: ${JSON.stringify(task.error ?? task.statusMessage ?? null)}`)
-    }
-    if (task.status !== 'input_required') continue
-    const update = taskUpdate(asked, got, answers(op, task.inputRequests), op.fresh())
-    const { response: updated } = await request(op, config, update) // a repeated update is harmless
-    if (updated.error) throw refused('tasks/update', updated)
-  }
+  return operate(op, { ...mrtrConfig(op), taskPollMs: 100 }, plan(op, op.fresh(), declared))
 }
 
-/** SEP-1858, SEP-1335, 2025-11-25: initialize, then the call as one HttpCall in the mode. */
+/** SEP-1858, SEP-1335, 2025-11-25: initialize, then the call as one operation in the mode. */
 async function streamOp(op) {
   const mode = TRANSPORT[op.mode]
   const init = {
@@ -441,14 +316,11 @@ async function streamOp(op) {
     params: { protocolVersion: LEGACY, capabilities: CAPABILITIES, clientInfo: CLIENT_INFO },
   }
   // No MCP-Protocol-Version before one is agreed (as peers/mrtr_client.mjs).
-  const { response: ready } = await request(op, { mode, url: op.url, headers: {} }, init)
+  const ready = await operate(op, { mode, url: op.url, headers: {} }, init)
   if (ready.error) throw refused('initialize', ready)
   const headers = { 'mcp-protocol-version': LEGACY, ...(op.session ? { 'mcp-session-id': op.session } : {}) }
   await notify(op, headers, 'notifications/initialized')
-  // Started again only while no question was answered: an answered round is never replayed from scratch.
-  const config = { mode, url: op.url, headers, defaultRetryMs: 100 }
-  const { response } = await request(op, config, plan(op, op.fresh()), () => op.asked.size === 0)
-  return response
+  return operate(op, { mode, url: op.url, headers, defaultRetryMs: 100 }, plan(op, op.fresh()))
 }
 
 /** A notification: one POST (202 expected), sent again while it reaches no instance. */

@@ -86,8 +86,9 @@ pub struct Config {
     /// official SDKs).
     pub max_rounds: u32,
     /// Times in a row one round is sent again after it was cut before its
-    /// response, or an HTTP request is sent again after it reached no
-    /// server (default 2; 0: never).
+    /// response, and times in a row a request is sent again after it reached
+    /// no server (any server's answer starts that count again) (default 2;
+    /// 0: never).
     pub max_resends: u32,
     /// The first wait before sending again what reached no server, in
     /// milliseconds; it doubles with each try, up to
@@ -235,6 +236,9 @@ pub struct Operation {
     rounds: u32,
     /// Re-sends of the current round in a row.
     resends: u32,
+    /// Requests in a row that reached no server (any answer from a server
+    /// resets it): the backoff's exponent and what `max_resends` bounds.
+    unreached: u32,
     phase: Phase,
     /// (Tasks) The task the first request started.
     task: Option<Followed>,
@@ -266,6 +270,7 @@ impl Operation {
             sends: 0,
             rounds: 0,
             resends: 0,
+            unreached: 0,
             phase: Phase::Sending,
             task: None,
             answered_on_call: false,
@@ -298,6 +303,7 @@ impl Operation {
             return Ok(());
         }
         open.reached = Reached::Yes;
+        self.unreached = 0;
         let (call, local) = self.route(exchange)?;
         call.handle_head(local, status, headers, now)?;
         self.pump(now);
@@ -324,9 +330,13 @@ impl Operation {
         if reached != Reached::Yes && self.send_again(exchange, now) {
             return Ok(());
         }
+        if reached != Reached::Yes {
+            // No tries left: the call judges what came (or that nothing did), and its failure is final.
+            self.resends = self.config.max_resends;
+        }
         let (call, local) = self.route(exchange)?;
         if let Reached::No { status, .. } = reached {
-            call.handle_head(local, status, &[], now)?; // no tries left: the call judges the status
+            call.handle_head(local, status, &[], now)?;
         }
         call.handle_end(local, now)?;
         self.exchanges.remove(&exchange);
@@ -763,13 +773,15 @@ impl Operation {
     fn send_again(&mut self, exchange: u64, now: u64) -> bool {
         let current = self.calls.last().map(|s| s.serial);
         let Some(open) = self.exchanges.get(&exchange) else { return false };
-        if matches!(self.phase, Phase::Over) || Some(open.serial) != current || self.resends >= self.config.max_resends
+        if matches!(self.phase, Phase::Over)
+            || Some(open.serial) != current
+            || self.unreached >= self.config.max_resends
         {
             return false;
         }
         let Some(open) = self.exchanges.remove(&exchange) else { return false };
-        self.resends += 1;
-        let doubled = self.config.backoff_ms.saturating_mul(1 << (self.resends - 1).min(20));
+        self.unreached += 1;
+        let doubled = self.config.backoff_ms.saturating_mul(1 << (self.unreached - 1).min(20));
         let mut wait = doubled.min(self.config.backoff_max_ms);
         if let Reached::No { retry_after_ms: Some(ms), .. } = open.reached {
             wait = wait.max(ms);

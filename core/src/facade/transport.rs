@@ -182,8 +182,9 @@ pub struct Operation {
 
 impl Operation {
     /// Starts `request` under the configuration: a call's ([`call_config`])
-    /// plus `"maxRounds"`, `"maxResends"`, `"taskPollMs"` and `"versions"`
-    /// (the protocol versions the client speaks, preferred first).
+    /// plus `"maxRounds"`, `"maxResends"`, `"backoffMs"`, `"backoffMaxMs"`,
+    /// `"taskPollMs"` and `"versions"` (the protocol versions the client
+    /// speaks, preferred first): [`operation::Config`].
     pub fn new(config: &[u8], request: &[u8], now: u64) -> Result<Operation> {
         let mut v = parse_arg(config, "an operation's configuration")?;
         let o = v.as_object_mut().ok_or(usage("an operation's configuration is an object"))?;
@@ -205,16 +206,22 @@ impl Operation {
                 .collect::<Result<Vec<String>>>()?,
             Some(_) => return Err(usage("versions is an array of strings")),
         };
-        let task_poll_ms = match o.shift_remove("taskPollMs") {
-            None => None,
-            Some(v) => Some(v.as_u64().ok_or(usage("taskPollMs is a non-negative integer"))?),
+        let mut millis = |name: &str| -> Result<Option<u64>> {
+            match o.shift_remove(name) {
+                None => Ok(None),
+                Some(v) => v.as_u64().map(Some).ok_or_else(|| usage_owned(format!("{name} is a non-negative integer"))),
+            }
         };
+        let (task_poll_ms, backoff_ms, backoff_max_ms) =
+            (millis("taskPollMs")?, millis("backoffMs")?, millis("backoffMaxMs")?);
         let call = call_config_of(&v)?;
         let mut config = operation::Config::new(call.mode, call.url.clone());
         config.call = call;
         config.max_rounds = max_rounds.unwrap_or(config.max_rounds);
         config.max_resends = max_resends.unwrap_or(config.max_resends);
         config.task_poll_ms = task_poll_ms.unwrap_or(config.task_poll_ms);
+        config.backoff_ms = backoff_ms.unwrap_or(config.backoff_ms);
+        config.backoff_max_ms = backoff_max_ms.unwrap_or(config.backoff_max_ms);
         config.versions = versions;
         let limits = config.call.limits.message;
         let request =

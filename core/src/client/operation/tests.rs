@@ -694,11 +694,27 @@ fn in_a_stream_mode_the_same_http_request_goes_again() {
     op.answer("s1", accept("name", json!("Ada")), 2).unwrap();
     let answer = op.poll_transmit().unwrap();
     respond(&mut op, answer.exchange, 502, &Headers::new(), "", 3);
-    op.handle_timeout(op.poll_timeout().unwrap());
+    assert_eq!(op.poll_timeout(), Some(53));
+    op.handle_timeout(53);
     let again = op.poll_transmit().expect("the answer again");
     assert_eq!((again.method, &again.body), (answer.method, &answer.body));
     assert_ne!(again.exchange, answer.exchange);
-    respond(&mut op, again.exchange, 202, &Headers::new(), "", 60);
+    respond(&mut op, again.exchange, 504, &Headers::new(), "", 60);
+    assert_eq!(op.poll_timeout(), Some(160), "twice in a row: the wait doubles");
+    op.handle_timeout(160);
+    let third = op.poll_transmit().unwrap();
+    respond(&mut op, third.exchange, 202, &Headers::new(), "", 170);
+    // A server answered: the next request that reaches none waits the first wait again.
+    stream.message(&server_request("s2", "elicitation/create")).unwrap();
+    op.handle_body(post.exchange, stream.take().as_bytes(), 171).unwrap();
+    let _ = events(&mut op);
+    op.answer("s2", accept("name", json!("Ada")), 172).unwrap();
+    let second_answer = op.poll_transmit().unwrap();
+    op.handle_end(second_answer.exchange, 173).unwrap(); // refused
+    assert_eq!(op.poll_timeout(), Some(223));
+    op.handle_timeout(223);
+    let last = op.poll_transmit().unwrap();
+    respond(&mut op, last.exchange, 202, &Headers::new(), "", 230);
     stream.message(&complete(&json!(7), "Hello, Ada")).unwrap();
     op.handle_body(post.exchange, stream.take().as_bytes(), 61).unwrap();
     op.handle_end(post.exchange, 61).unwrap();
