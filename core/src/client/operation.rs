@@ -183,8 +183,9 @@ struct Open {
     /// The call that asked for it, and the call's own number for it.
     serial: u32,
     local: u64,
-    /// The request, kept to send it again.
-    request: Request,
+    /// (Stream modes) The request, kept to send it again as it was (MRTR
+    /// sends the round again under a new id instead: nothing to keep).
+    request: Option<Request>,
     /// Whether a server answered it.
     reached: Reached,
 }
@@ -609,9 +610,7 @@ impl Operation {
         request["id"] = self.next_id();
         request["params"]["_meta"][META_PROTOCOL_VERSION] = Value::String(version.clone());
         self.tried.push(version);
-        if let Err(e) = self.start(request, now) {
-            self.finish(Event::Failed(e));
-        }
+        self.send(request, now);
         true
     }
 
@@ -714,9 +713,7 @@ impl Operation {
         }
         let request = json!({"jsonrpc": "2.0", "id": self.next_id(), "method": "tasks/get", "params": params});
         self.resends = 0;
-        if let Err(e) = self.start(request, now) {
-            self.finish(Event::Failed(e));
-        }
+        self.send(request, now);
     }
 
     /// The current call failed: a round cut before its response is sent
@@ -731,8 +728,19 @@ impl Operation {
         }
         self.resends += 1;
         self.pending.clear();
+        self.send_round_again(now);
+    }
+
+    /// The current round's request again, under a new id (the server may
+    /// have seen the first).
+    fn send_round_again(&mut self, now: u64) {
         let mut request = self.sent.clone();
         request["id"] = self.next_id();
+        self.send(request, now);
+    }
+
+    /// [`start`](Operation::start), its refusal the operation's failure.
+    fn send(&mut self, request: Value, now: u64) {
         if let Err(e) = self.start(request, now) {
             self.finish(Event::Failed(e));
         }
@@ -759,7 +767,8 @@ impl Operation {
         let number = self.next_exchange;
         self.next_exchange += 1;
         request.exchange = number;
-        self.exchanges.insert(number, Open { serial, local, request: request.clone(), reached: Reached::NotYet });
+        let kept = self.config.call.mode.server_requests().then(|| request.clone());
+        self.exchanges.insert(number, Open { serial, local, request: kept, reached: Reached::NotYet });
         self.transmits.push_back(request);
     }
 
@@ -786,10 +795,9 @@ impl Operation {
         if let Reached::No { retry_after_ms: Some(ms), .. } = open.reached {
             wait = wait.max(ms);
         }
-        let again = if self.config.call.mode.server_requests() {
-            Again::Request { serial: open.serial, local: open.local, request: open.request }
-        } else {
-            Again::Round
+        let again = match open.request {
+            Some(request) => Again::Request { serial: open.serial, local: open.local, request },
+            None => Again::Round,
         };
         self.waiting.push((now.saturating_add(wait), again));
         true
@@ -802,13 +810,7 @@ impl Operation {
         }
         match again {
             Again::Request { serial, local, request } => self.transmit(serial, local, request),
-            Again::Round => {
-                let mut request = self.sent.clone();
-                request["id"] = self.next_id();
-                if let Err(e) = self.start(request, now) {
-                    self.finish(Event::Failed(e));
-                }
-            }
+            Again::Round => self.send_round_again(now),
         }
     }
 
