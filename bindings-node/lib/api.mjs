@@ -377,65 +377,51 @@ export function sseEncode(event) {
   return call(() => native.sseEncode(t))
 }
 
+/** The backend object of each HTTP machine (HttpCall, Operation), kept out of the public surface. */
+const MACHINE = new WeakMap()
+/** The backend call `f(machine)` of `self`, its errors as this API's. */
+const onMachine = (self, f) => call(() => f(MACHINE.get(self)))
+
 /**
- * The client machine of one JSON-RPC call over HTTP (sans-IO), in any mode
- * (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response
- * head, body bytes and end of each exchange, timeouts, and the host's answers
- * to server requests, each with the time (ms). After each, drain
- * `pollTransmit()` (HTTP requests to send), then `pollEvent()`, then read
- * `pollTimeout()`.
+ * What the two HTTP machines share: the inputs of each exchange (head, body bytes, end), timeouts,
+ * and the drain (`pollTransmit()`, then `pollEvent()`, then `pollTimeout()`).
  */
-export class HttpCall {
-  #native
-  /** Starts `request` under `config` (`{mode, url, headers, protocol, limits, maxEvents, …}`) at `now` (ms). */
-  constructor(config, request, now) {
-    const args = [json(config, "the call's configuration"), text(request, 'the request'), whole(now, 'now')]
-    this.#native = call(() => new native.HttpCall(...args))
+class HttpMachine {
+  /** Wraps the backend object `make()` builds. */
+  constructor(make) {
+    MACHINE.set(this, call(make))
   }
   /** The status and header fields (`{name: value}`) of the response to `exchange`. */
   handleHead(exchange, status, headers, now) {
     const args = [whole(exchange, 'an exchange'), whole(status, 'a status'), headerFields(headers), whole(now, 'now')]
-    call(() => this.#native.handleHead(...args))
+    onMachine(this, (m) => m.handleHead(...args))
   }
   /** Bytes of the body of the response to `exchange` (a Uint8Array, or text), in any chunking. */
   handleBody(exchange, bytes, now) {
     const args = [whole(exchange, 'an exchange'), chunk(bytes, 'a body chunk'), whole(now, 'now')]
-    call(() => this.#native.handleBody(...args))
+    onMachine(this, (m) => m.handleBody(...args))
   }
   /** The response to `exchange` ended (closed by the server, or cut). */
   handleEnd(exchange, now) {
     const args = [whole(exchange, 'an exchange'), whole(now, 'now')]
-    call(() => this.#native.handleEnd(...args))
+    onMachine(this, (m) => m.handleEnd(...args))
   }
   /** The time `pollTimeout()` named came. */
   handleTimeout(now) {
     const t = whole(now, 'now')
-    call(() => this.#native.handleTimeout(t))
-  }
-  /** The host's JSON-RPC response to a server request this call reported. */
-  answer(response, now) {
-    const args = [text(response, 'the answer'), whole(now, 'now')]
-    call(() => this.#native.answer(...args))
+    onMachine(this, (m) => m.handleTimeout(t))
   }
   /** The next HTTP request to send (`{exchange, method, url, headers, body}`), or null. */
   pollTransmit() {
-    return parsed(call(() => this.#native.pollTransmit()))
+    return parsed(onMachine(this, (m) => m.pollTransmit()))
   }
-  /** The next event (`serverRequest`, `message`, `violation`, and last `response` or `failed`), or null. */
+  /** The next event, or null. */
   pollEvent() {
-    return parsed(call(() => this.#native.pollEvent()))
+    return parsed(onMachine(this, (m) => m.pollEvent()))
   }
   /** When (ms) to call `handleTimeout`, or null. */
   pollTimeout() {
-    return call(() => this.#native.pollTimeout()) ?? null
-  }
-  /** Whether the call is over (its response or its failure was reported). */
-  isDone() {
-    return call(() => this.#native.isDone())
-  }
-  /** `isDone()`. */
-  get done() {
-    return this.isDone()
+    return onMachine(this, (m) => m.pollTimeout()) ?? null
   }
   /** Drains `pollTransmit()`. */
   *transmits() {
@@ -448,74 +434,64 @@ export class HttpCall {
 }
 
 /**
+ * The client machine of one JSON-RPC call over HTTP (sans-IO), in any mode
+ * (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response
+ * head, body bytes and end of each exchange, timeouts, and the host's answers
+ * to server requests, each with the time (ms). After each, drain
+ * `pollTransmit()` (HTTP requests to send), then `pollEvent()` (`serverRequest`,
+ * `message`, `violation`, and last `response` or `failed`), then read
+ * `pollTimeout()`.
+ */
+export class HttpCall extends HttpMachine {
+  /** Starts `request` under `config` (`{mode, url, headers, protocol, limits, maxEvents, …}`) at `now` (ms). */
+  constructor(config, request, now) {
+    const args = [json(config, "the call's configuration"), text(request, 'the request'), whole(now, 'now')]
+    super(() => new native.HttpCall(...args))
+  }
+  /** The host's JSON-RPC response to a server request this call reported. */
+  answer(response, now) {
+    const args = [text(response, 'the answer'), whole(now, 'now')]
+    onMachine(this, (m) => m.answer(...args))
+  }
+  /** Whether the call is over (its response or its failure was reported). */
+  isDone() {
+    return onMachine(this, (m) => m.isDone())
+  }
+  /** `isDone()`. */
+  get done() {
+    return this.isDone()
+  }
+}
+
+/**
  * One client operation over HTTP in any transport mode (`mrtr::client::Operation`): the rounds of
  * `2026-07-28` (each retry under a new id, with the answers and the exact `requestState`) or the
  * server requests on a call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), each question answered
- * the same way, `answer(key, result)`. Drain after every input: `transmits()`, then `events()` (an
- * answer given there is an input: drain again), then `pollTimeout()`. `runOperation` does it over
- * real HTTP. Node only for now: the wasm package leaves it out (bindings-wasm/README.md).
+ * the same way, `answer(key, result)`. Drain after every input: `transmits()`, then `events()`
+ * (`inputRequired`, `message`, `violation`, and last `done` or `failed`; an answer given there is an
+ * input: drain again), then `pollTimeout()`. `runOperation` does it over real HTTP. Node only for
+ * now: the wasm package leaves it out (bindings-wasm/README.md).
  */
-export class Operation {
-  #native
-  /** Starts `request` under `config` (an `HttpCall` configuration plus `maxRounds`, `maxResends`) at `now` (ms). */
+export class Operation extends HttpMachine {
+  /** Starts `request` under `config` (an `HttpCall` configuration plus `maxRounds`, `maxResends`, …) at `now` (ms). */
   constructor(config, request, now) {
     if (typeof native.Operation !== 'function') throw usage('this backend has no Operation')
     const args = [json(config, "the operation's configuration"), text(request, 'the request'), whole(now, 'now')]
-    this.#native = call(() => new native.Operation(...args))
-  }
-  /** The status and header fields (`{name: value}`) of the response to `exchange`. */
-  handleHead(exchange, status, headers, now) {
-    const args = [whole(exchange, 'an exchange'), whole(status, 'a status'), headerFields(headers), whole(now, 'now')]
-    call(() => this.#native.handleHead(...args))
-  }
-  /** Bytes of the body of the response to `exchange` (a Uint8Array, or text), in any chunking. */
-  handleBody(exchange, bytes, now) {
-    const args = [whole(exchange, 'an exchange'), chunk(bytes, 'a body chunk'), whole(now, 'now')]
-    call(() => this.#native.handleBody(...args))
-  }
-  /** The response to `exchange` ended (closed by the server, or cut). */
-  handleEnd(exchange, now) {
-    const args = [whole(exchange, 'an exchange'), whole(now, 'now')]
-    call(() => this.#native.handleEnd(...args))
-  }
-  /** The time `pollTimeout()` named came. */
-  handleTimeout(now) {
-    const t = whole(now, 'now')
-    call(() => this.#native.handleTimeout(t))
+    super(() => new native.Operation(...args))
   }
   /** Answers the question `key` of an `inputRequired` event with `result` (`{action, content}`, …). */
   answer(key, result, now) {
     if (typeof key !== 'string') throw usage('a question key is a string')
     const args = [key, text(result, 'the answer'), whole(now, 'now')]
-    call(() => this.#native.answer(...args))
-  }
-  /** The next HTTP request to send (`{exchange, method, url, headers, body}`), or null. */
-  pollTransmit() {
-    return parsed(call(() => this.#native.pollTransmit()))
-  }
-  /** The next event (`inputRequired`, `message`, `violation`, and last `done` or `failed`), or null. */
-  pollEvent() {
-    return parsed(call(() => this.#native.pollEvent()))
-  }
-  /** When (ms) to call `handleTimeout`, or null. */
-  pollTimeout() {
-    return call(() => this.#native.pollTimeout()) ?? null
+    onMachine(this, (m) => m.answer(...args))
   }
   /** Whether the final event was taken and no exchange is open: the operation may be dropped. */
   isDrained() {
-    return call(() => this.#native.isDrained())
+    return onMachine(this, (m) => m.isDrained())
   }
   /** `isDrained()`. */
   get drained() {
     return this.isDrained()
-  }
-  /** Drains `pollTransmit()`. */
-  *transmits() {
-    for (let r = this.pollTransmit(); r !== null; r = this.pollTransmit()) yield r
-  }
-  /** Drains `pollEvent()`. */
-  *events() {
-    for (let e = this.pollEvent(); e !== null; e = this.pollEvent()) yield e
   }
 }
 
