@@ -173,6 +173,37 @@ impl HttpCall {
     }
 }
 
+/// The fields of an operation's configuration that are not a call's.
+const OPERATION_FIELDS: [&str; 6] = ["maxRounds", "maxResends", "backoffMs", "backoffMaxMs", "taskPollMs", "versions"];
+
+/// The configuration of an operation as JSON: a call's ([`call_config`])
+/// plus [`OPERATION_FIELDS`], each defaulting as [`operation::Config::new`].
+fn operation_config(text: &[u8]) -> Result<operation::Config> {
+    let mut v = parse_arg(text, "an operation's configuration")?;
+    let o = v.as_object_mut().ok_or(usage("an operation's configuration is an object"))?;
+    let own: Vec<(&str, Value)> =
+        OPERATION_FIELDS.iter().filter_map(|name| Some((*name, o.shift_remove(*name)?))).collect();
+    let call = call_config_of(&v)?;
+    let mut c = operation::Config::new(call.mode, call.url.clone());
+    c.call = call;
+    for (name, value) in own {
+        let n = || value.as_u64().ok_or_else(|| usage_owned(format!("{name} is a non-negative integer")));
+        match name {
+            "maxRounds" => c.max_rounds = u32::try_from(n()?).unwrap_or(u32::MAX),
+            "maxResends" => c.max_resends = u32::try_from(n()?).unwrap_or(u32::MAX),
+            "backoffMs" => c.backoff_ms = n()?,
+            "backoffMaxMs" => c.backoff_max_ms = n()?,
+            "taskPollMs" => c.task_poll_ms = n()?,
+            _ => {
+                let strings =
+                    value.as_array().and_then(|items| items.iter().map(|v| v.as_str().map(String::from)).collect());
+                c.versions = strings.ok_or(usage("versions is an array of strings"))?;
+            }
+        }
+    }
+    Ok(c)
+}
+
 /// One client operation over HTTP ([`operation::Operation`]) over JSON text.
 /// Drain order after every input: `poll_transmit`, `poll_event`, `poll_timeout`.
 pub struct Operation {
@@ -186,43 +217,7 @@ impl Operation {
     /// `"taskPollMs"` and `"versions"` (the protocol versions the client
     /// speaks, preferred first): [`operation::Config`].
     pub fn new(config: &[u8], request: &[u8], now: u64) -> Result<Operation> {
-        let mut v = parse_arg(config, "an operation's configuration")?;
-        let o = v.as_object_mut().ok_or(usage("an operation's configuration is an object"))?;
-        let bound = |v: Option<Value>, name: &str| -> Result<Option<u32>> {
-            v.map(|v| {
-                v.as_u64()
-                    .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
-                    .ok_or_else(|| usage_owned(format!("{name} is a non-negative integer")))
-            })
-            .transpose()
-        };
-        let max_rounds = bound(o.shift_remove("maxRounds"), "maxRounds")?;
-        let max_resends = bound(o.shift_remove("maxResends"), "maxResends")?;
-        let versions = match o.shift_remove("versions") {
-            None => Vec::new(),
-            Some(Value::Array(items)) => items
-                .into_iter()
-                .map(|v| v.as_str().map(String::from).ok_or(usage("versions is an array of strings")))
-                .collect::<Result<Vec<String>>>()?,
-            Some(_) => return Err(usage("versions is an array of strings")),
-        };
-        let mut millis = |name: &str| -> Result<Option<u64>> {
-            match o.shift_remove(name) {
-                None => Ok(None),
-                Some(v) => v.as_u64().map(Some).ok_or_else(|| usage_owned(format!("{name} is a non-negative integer"))),
-            }
-        };
-        let (task_poll_ms, backoff_ms, backoff_max_ms) =
-            (millis("taskPollMs")?, millis("backoffMs")?, millis("backoffMaxMs")?);
-        let call = call_config_of(&v)?;
-        let mut config = operation::Config::new(call.mode, call.url.clone());
-        config.call = call;
-        config.max_rounds = max_rounds.unwrap_or(config.max_rounds);
-        config.max_resends = max_resends.unwrap_or(config.max_resends);
-        config.task_poll_ms = task_poll_ms.unwrap_or(config.task_poll_ms);
-        config.backoff_ms = backoff_ms.unwrap_or(config.backoff_ms);
-        config.backoff_max_ms = backoff_max_ms.unwrap_or(config.backoff_max_ms);
-        config.versions = versions;
+        let config = operation_config(config)?;
         let limits = config.call.limits.message;
         let request =
             parse(request, &limits).map_err(|e| usage_owned(format!("the operation's request: {}", e.message())))?;
