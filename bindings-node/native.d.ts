@@ -9,7 +9,7 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** `facade::Checker`. */
+/** `facade::Checker`: the conversation checker, one entry at a time. */
 export declare class Checker {
   /** A checker with the options. */
   constructor(options?: string | undefined | null)
@@ -31,9 +31,9 @@ export declare class Client {
   answer(handle: number, responses: Text, id: Text): void
   /** Gives up on `handle`. */
   abandon(handle: number): void
-  /** The next message to send, as JSON text, or `null`. */
+  /** The next message to send, as JSON text, or none. */
   pollTransmit(): string | null
-  /** The next event, as JSON text, or `null`. */
+  /** The next event, as JSON text, or none. */
   pollEvent(): string | null
 }
 
@@ -51,11 +51,11 @@ export declare class HttpCall {
   handleTimeout(now: number): void
   /** The host's JSON-RPC response to a reported server request. */
   answer(response: Text, now: number): void
-  /** The next HTTP request to send, as JSON text, or `null`. */
+  /** The next HTTP request to send, as JSON text, or none. */
   pollTransmit(): string | null
-  /** The next event, as JSON text, or `null`. */
+  /** The next event, as JSON text, or none. */
   pollEvent(): string | null
-  /** When to call `handleTimeout` (ms), or `null`. */
+  /** When to call `handleTimeout` (ms), or none. */
   pollTimeout(): number | null
   /** Whether the call is over. */
   isDone(): boolean
@@ -105,11 +105,11 @@ export declare class Operation {
   handleTimeout(now: number): void
   /** Answers the question `key` with `result` (JSON text). */
   answer(key: string, result: Text, now: number): void
-  /** The next HTTP request to send, as JSON text, or `null`. */
+  /** The next HTTP request to send, as JSON text, or none. */
   pollTransmit(): string | null
-  /** The next event, as JSON text, or `null`. */
+  /** The next event, as JSON text, or none. */
   pollEvent(): string | null
-  /** When to call `handleTimeout` (ms), or `null`. */
+  /** When to call `handleTimeout` (ms), or none. */
   pollTimeout(): number | null
   /** Whether the final event was taken and no exchange is open. */
   isDrained(): boolean
@@ -139,17 +139,14 @@ export declare class SseDecoder {
   feed(chunk: Text): void
   /** Ends the stream. */
   finish(): void
-  /** The next block as JSON text, `null`, or the error of an unreadable block. */
+  /** The next block as JSON text, none, or the error of an unreadable block. */
   pollEvent(): string | null
 }
 
 /** `facade::ToolBridge`: one `2025-11-25` call of an await-style tool. */
 export declare class ToolBridge {
-  /**
-   * A bridge for `request`, its event ids under `key`; options (JSON text)
-   * `{maxRounds, roundTimeoutMs, limits}`.
-   */
-  constructor(request: Text, key: string, options?: string | undefined | null)
+  /** A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds, roundTimeoutMs, limits}`. */
+  constructor(request: Text, key: string, options?: Text | undefined | null)
   /** A replay of the tool from the answers collected so far. */
   replay(): ToolReplay
   /** Sends what `replay` misses as server requests on the stream. */
@@ -158,13 +155,13 @@ export declare class ToolBridge {
   complete(result: Text): void
   /** The tool's run was refused: `rule`, `message`, `data` (JSON text of an object). */
   refuse(rule: string, message: string, data?: Text | undefined | null): void
-  /** A response the client POSTed; `true` when the round is complete. */
+  /** A response the client POSTed; true when the round is complete. */
   handleAnswer(response: Text, now: number): boolean
   /** The round's deadline may have passed. */
   handleTimeout(now: number): void
-  /** The next text to write on the stream, or `null`. */
+  /** The next text to write on the stream, or none. */
   pollWrite(): string | null
-  /** When (ms) to call `handleTimeout`, or `null`. */
+  /** When (ms) to call `handleTimeout`, or none. */
   pollTimeout(): number | null
   /** Whether the final response was written. */
   isDone(): boolean
@@ -174,16 +171,13 @@ export declare class ToolBridge {
 
 /** `facade::ToolReplay`: one replay of an await-style tool on one request. */
 export declare class ToolReplay {
-  /**
-   * Asks the next question (JSON text), under `key` when given: its
-   * answer as JSON text, or `null` when the tool stops here.
-   */
+  /** Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here. */
   ask(question: Text, key?: string | undefined | null): string | null
   /** How many rounds came before this request. */
   round(): number
-  /** The tool's data of the last round, as JSON text, or `null`. */
+  /** The tool's data of the last round, as JSON text, or none. */
   data(): string | null
-  /** `{stateId, expiry}` of the state the request carried, as JSON text, or `null`. */
+  /** `{stateId, expiry}` of the state the request carried, as JSON text, or none. */
   state(): string | null
   /** The `input_required` response asking what is missing, sealed with `ring`. */
   inputRequired(ring: KeyRing, data: Text | undefined | null, random: Uint8Array): string
@@ -206,19 +200,16 @@ export declare function catalogue(): string
 /** `facade::check`: the violations of a transcript, as JSON text. */
 export declare function check(transcript: Text, options?: string | undefined | null): string
 
-/** `facade::check_request` (`headers` absent: not over HTTP): `null`, or the refusal as JSON text. */
+/** `facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text. */
 export declare function checkRequest(request: Text, headers: Text | undefined | null, supported: Text, options?: string | undefined | null): string | null
 
-/** Classifies one raw message: what it found, packed into one string (`mrtr::facade::classify_packed`). */
+/** Classifies one raw message: what it found, packed into one string (`facade::classify_packed`). */
 export declare function classify(text: Text, options?: string | undefined | null): string
 
 /** `facade::complete`: the final response to `request` with `result`. */
 export declare function complete(request: Text, result: Text, options?: string | undefined | null): string
 
-/**
- * `facade::error_response`: `{response, status}` as JSON text; `data` the
- * members of the error's `data` (JSON text of an object).
- */
+/** `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object). */
 export declare function errorResponse(id: Text, rule: string, message: string, data?: Text | undefined | null): string
 
 /** `facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text. */
@@ -230,7 +221,7 @@ export type JsGuard = (arg0: string, arg1: number) => boolean | unknown
 /** `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text. */
 export declare function mirroredFields(request: Text): string
 
-/** `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or `null`. */
+/** `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none. */
 export declare function missingCapabilities(request: Text, questions: Text, options?: string | undefined | null): string | null
 
 /** A token that opened: its payload, its state id (hex) and its expiry (seconds). */
@@ -246,31 +237,31 @@ export interface Opened {
 /** `facade::params_digest`: of a request's params, as JSON text. */
 export declare function paramsDigest(params: Text): Buffer
 
-/** `facade::question_elicit`. */
+/** `facade::question_elicit`: an elicitation input request. */
 export declare function questionElicit(message: string, requestedSchema: Text): string
 
-/** `facade::question_roots`. */
+/** `facade::question_roots`: a roots input request. */
 export declare function questionRoots(): string
 
-/** `facade::question_sample`. */
+/** `facade::question_sample`: a sampling input request. */
 export declare function questionSample(params: Text): string
 
 /** `facade::read_http_request`: what an incoming HTTP request asks, as JSON text. */
 export declare function readHttpRequest(mode: string, method: string, url: string, headers: Text | undefined | null, body: Text, options?: string | undefined | null): string
 
-/** `facade::require_capabilities`: `null`, or the refusal as JSON text. */
+/** `facade::require_capabilities`: none, or the refusal as JSON text. */
 export declare function requireCapabilities(request: Text, questions: Text, options?: string | undefined | null): string | null
 
-/** `facade::require_declared`: `null`, or the refusal as JSON text. */
+/** `facade::require_declared`: none, or the refusal as JSON text. */
 export declare function requireDeclared(request: Text, required: Text, options?: string | undefined | null): string | null
 
-/** `facade::respond` (`undefined`: the field is left out). */
+/** `facade::respond` (an absent field is left out). */
 export declare function respond(request: Text, asked?: Text | undefined | null, state?: Text | undefined | null, options?: string | undefined | null): string
 
-/** `facade::resume`. */
+/** `facade::resume`: what a retried request carries, checked. */
 export declare function resume(request: Text, needs: Text, options?: string | undefined | null): string
 
-/** `facade::retry`. */
+/** `facade::retry`: the retry of a request answered `input_required`. */
 export declare function retry(request: Text, result: Text, responses: Text, id: Text, options?: string | undefined | null): string
 
 /** `facade::sse_encode`: one block as event-stream text. */
@@ -279,20 +270,20 @@ export declare function sseEncode(event: Text): string
 /** `facade::stream_url`: the `rel="stream"` URL of a continuation. */
 export declare function streamUrl(endpoint: string, key: string): string
 
-/** `facade::task_created`. */
+/** `facade::task_created`: the response announcing a task. */
 export declare function taskCreated(request: Text, record: Text, options?: string | undefined | null): string
 
-/** `facade::task_get_response`. */
+/** `facade::task_get_response`: the response to `tasks/get`. */
 export declare function taskGetResponse(request: Text, record: Text, options?: string | undefined | null): string
 
-/** `facade::task_transition`. */
+/** `facade::task_transition`: the status a task may move to, or the refusal. */
 export declare function taskTransition(from: string, to: string): string
 
-/** `facade::task_update`. */
+/** `facade::task_update`: the `tasks/update` answering a task's input requests. */
 export declare function taskUpdate(get: Text, got: Text, responses: Text, id: Text, options?: string | undefined | null): string
 
 /** JSON text: a string, or UTF-8 bytes. */
 export type Text = string | Uint8Array
 
-/** `facade::unassociated_reply`: the answer to a server request outside any call, as JSON text, or `null`. */
+/** `facade::unassociated_reply`: the answer to a server request outside any call, as JSON text, or none. */
 export declare function unassociatedReply(request: Text): string | null

@@ -143,6 +143,22 @@ pub fn handle(n: f64) -> Result<u64> {
     }
 }
 
+/// A time (milliseconds), an exchange number or a count as a host language
+/// holds it (a JavaScript number): a non-negative integer below 2^53, or
+/// `usage-invalid-argument` naming `what`.
+pub fn whole(n: f64, what: &str) -> Result<u64> {
+    if (0.0..=9_007_199_254_740_991.0).contains(&n) && (n as u64) as f64 == n {
+        Ok(n as u64)
+    } else {
+        Err(usage_owned(format!("{what} is a non-negative integer")))
+    }
+}
+
+/// An HTTP status as a host language holds it: a whole number below 65536.
+pub fn status(n: f64) -> Result<u16> {
+    u16::try_from(whole(n, "a status")?).map_err(|_| usage("a status is below 65536"))
+}
+
 /// [`crate::classify`] with the options: the hot path, typed.
 pub fn classify<'m>(message: &'m [u8], o: &Options) -> Result<crate::Classified<'m>> {
     crate::classify(message, o.protocol, &o.limits)
@@ -434,6 +450,8 @@ pub fn panic_error(payload: &(dyn core::any::Any + Send)) -> Error {
 
 #[cfg(feature = "state")]
 pub use self::sealed::*;
+
+pub mod exports;
 
 mod transport;
 pub use transport::*;

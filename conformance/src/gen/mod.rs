@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 
 pub mod docs;
+pub mod exports;
 pub mod ffi;
 pub mod js;
 pub mod python;
@@ -22,5 +23,6 @@ pub fn outputs() -> Vec<(PathBuf, String)> {
     all.extend(python::outputs());
     all.extend(js::outputs());
     all.extend(ffi::outputs());
+    all.extend(exports::outputs());
     all
 }

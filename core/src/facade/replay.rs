@@ -70,6 +70,14 @@ impl ToolReplay {
         answered(self.inner.ask_as(key, &question)?)
     }
 
+    /// [`ToolReplay::ask_as`] under `key` when given, else [`ToolReplay::ask`].
+    pub fn ask_keyed(&mut self, question: &[u8], key: Option<&str>) -> Result<Option<String>> {
+        match key {
+            Some(key) => self.ask_as(key, question),
+            None => self.ask(question),
+        }
+    }
+
     /// How many rounds came before this request.
     pub fn round(&self) -> u32 {
         self.inner.round()

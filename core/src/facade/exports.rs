@@ -1,0 +1,424 @@
+//! What the bindings export, declared once.
+//!
+//! Every function and machine of the façade that a binding exposes is a row
+//! here: its name, its parameters by kind, what it returns, and the bindings
+//! that leave it out (with the reason). `mrtr-gen` writes each binding's
+//! export code from these rows (the napi and wasm-bindgen backends of the
+//! JavaScript API), and `scripts/export-gaps` holds every binding to them: an
+//! export a binding neither has nor lists here is a red CI run.
+//!
+//! The table says *what* crosses; the kinds say *how* in each language (a
+//! [`Arg::Text`] is a `string | Uint8Array` in JavaScript, a `str`/`bytes` in
+//! Python, a pointer and a length in C). What is the idiom of one language
+//! alone (a replay guard called back, a key ring, an async driver) stays
+//! written by hand in that binding.
+
+/// How one argument crosses a binding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// JSON text (or bytes) the façade reads: `&[u8]`.
+    Text,
+    /// JSON text that may be absent: `Option<&[u8]>`.
+    OptText,
+    /// JSON text that may be absent, absent being empty: `&[u8]` (header
+    /// fields, a machine's settings).
+    OrEmpty,
+    /// The options (`{protocol, limits, maxRounds, transport}`) as JSON
+    /// text, absent being every default: `&Options`.
+    Options,
+    /// A name or a message: `&str`.
+    Str,
+    /// A name that may be absent: `Option<&str>`.
+    OptStr,
+    /// A yes or no.
+    Bool,
+    /// A time (milliseconds), an exchange number or a count: a whole number
+    /// below 2^53 ([`super::whole`]), `u64`.
+    Whole,
+    /// An HTTP status ([`super::status`]), `u16`.
+    Status,
+    /// A handle the machine gave out ([`super::handle`]), `u64`.
+    Handle,
+    /// Bytes from the caller's CSPRNG: [`super::Randomness::Bytes`].
+    Random,
+    /// A machine of this table the method reads (by its class name).
+    Machine(&'static str),
+}
+
+/// What a row gives back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ret {
+    /// Nothing.
+    Unit,
+    /// JSON text (or a name).
+    Text,
+    /// JSON text, or nothing.
+    OptText,
+    /// A static name.
+    Name,
+    /// One JSON text per element.
+    Texts,
+    /// A yes or no.
+    Bool,
+    /// A small count.
+    Count,
+    /// A handle the machine gives out (`u64`, below 2^53).
+    Handle,
+    /// A time in milliseconds, or none.
+    OptMillis,
+    /// Raw bytes (a digest).
+    Bytes,
+    /// The next block as JSON text, none, or the error of an unreadable
+    /// block: the façade's `Option<Result<String>>`.
+    NextOrError,
+    /// A check whose refusal carries `data`, which a thrown error of some
+    /// languages cannot: none when it passes, else the refusal as JSON text
+    /// ([`super::error_json`]) for the binding's own layer to raise.
+    Refusal,
+    /// A machine of this table.
+    Machine(&'static str),
+}
+
+/// Where a row's function lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Receiver {
+    /// A free function of the façade.
+    Free,
+    /// A machine's constructor.
+    New,
+    /// A method reading the machine.
+    Ref,
+    /// A method changing the machine.
+    Mut,
+}
+
+/// A binding that can leave a row out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// The napi backend of the JavaScript API (`bindings-node`).
+    Napi,
+    /// The wasm-bindgen backend of the JavaScript API (`bindings-wasm`).
+    Wasm,
+}
+
+/// One parameter: its name (snake_case) and kind.
+pub type Param = (&'static str, Arg);
+
+/// One exported function or method.
+#[derive(Clone, Copy, Debug)]
+pub struct Export {
+    /// The machine it belongs to (a [`Machine::name`]), or none.
+    pub machine: Option<&'static str>,
+    /// Its name in the bindings, snake_case (each binding spells it in its idiom).
+    pub name: &'static str,
+    /// Where it is called.
+    pub receiver: Receiver,
+    /// The façade function (a path under `facade::` for a free function or a
+    /// constructor, a method name otherwise) when it is named apart from `name`.
+    pub call: Option<&'static str>,
+    /// One line on what it does.
+    pub doc: &'static str,
+    /// Its parameters, in order.
+    pub params: &'static [Param],
+    /// What it gives back.
+    pub ret: Ret,
+    /// Whether the façade function returns a `Result`.
+    pub fallible: bool,
+    /// The bindings that leave it out, and why.
+    pub left_out: &'static [(Binding, &'static str)],
+}
+
+impl Export {
+    /// The façade function called: `call`, or the name.
+    pub fn callee(&self) -> &'static str {
+        self.call.unwrap_or(self.name)
+    }
+
+    /// Whether `binding` exports it.
+    pub fn in_binding(&self, binding: Binding) -> bool {
+        !self.left_out.iter().any(|(b, _)| *b == binding)
+    }
+}
+
+/// One exported machine (a class in most languages).
+#[derive(Clone, Copy, Debug)]
+pub struct Machine {
+    /// Its name in every binding.
+    pub name: &'static str,
+    /// The façade type it wraps, under `facade::`.
+    pub inner: &'static str,
+    /// One line on what it is.
+    pub doc: &'static str,
+    /// The bindings that leave it out, and why.
+    pub left_out: &'static [(Binding, &'static str)],
+}
+
+const fn free(name: &'static str, doc: &'static str, params: &'static [Param], ret: Ret) -> Export {
+    Export {
+        machine: None,
+        name,
+        receiver: Receiver::Free,
+        call: None,
+        doc,
+        params,
+        ret,
+        fallible: true,
+        left_out: &[],
+    }
+}
+
+const fn new(machine: &'static str, doc: &'static str, params: &'static [Param]) -> Export {
+    let ret = Ret::Machine(machine);
+    Export {
+        machine: Some(machine),
+        name: "new",
+        receiver: Receiver::New,
+        call: None,
+        doc,
+        params,
+        ret,
+        fallible: true,
+        left_out: &[],
+    }
+}
+
+const fn method(
+    machine: &'static str,
+    name: &'static str,
+    receiver: Receiver,
+    doc: &'static str,
+    params: &'static [Param],
+    ret: Ret,
+) -> Export {
+    Export { machine: Some(machine), name, receiver, call: None, doc, params, ret, fallible: true, left_out: &[] }
+}
+
+impl Export {
+    const fn infallible(mut self) -> Export {
+        self.fallible = false;
+        self
+    }
+
+    const fn calls(mut self, call: &'static str) -> Export {
+        self.call = Some(call);
+        self
+    }
+}
+
+use Arg::*;
+use Receiver::{Mut, Ref};
+
+const OPTIONS: Param = ("options", Options);
+const NOW: Param = ("now", Whole);
+/// Why the wasm module leaves the client operation out.
+const WASM_SIZE: &[(Binding, &str)] = &[(
+    Binding::Wasm,
+    "the wasm artifact is at its size bound (bindings-wasm/README.md, \"What this package leaves out\"); issue #27 works on the size",
+)];
+
+/// Every exported machine.
+pub const MACHINES: &[Machine] = &[
+    Machine {
+        name: "Checker",
+        inner: "Checker",
+        doc: "`facade::Checker`: the conversation checker, one entry at a time.",
+        left_out: &[],
+    },
+    Machine { name: "Client", inner: "Client", doc: "`facade::Client`: the client's retry machine.", left_out: &[] },
+    Machine {
+        name: "SseDecoder",
+        inner: "SseDecoder",
+        doc: "`facade::SseDecoder`: the incremental event-stream decoder.",
+        left_out: &[],
+    },
+    Machine {
+        name: "HttpCall",
+        inner: "HttpCall",
+        doc: "`facade::HttpCall`: the client machine of one call over HTTP.",
+        left_out: &[],
+    },
+    Machine {
+        name: "Operation",
+        inner: "Operation",
+        doc: "`facade::Operation`: one client operation over HTTP, in any transport mode.",
+        left_out: WASM_SIZE,
+    },
+    Machine {
+        name: "ServerStream",
+        inner: "ServerStream",
+        doc: "`facade::ServerStream`: a server's response stream.",
+        left_out: &[],
+    },
+    Machine {
+        name: "ToolReplay",
+        inner: "ToolReplay",
+        doc: "`facade::ToolReplay`: one replay of an await-style tool on one request.",
+        left_out: &[],
+    },
+    Machine {
+        name: "ToolBridge",
+        inner: "ToolBridge",
+        doc: "`facade::ToolBridge`: one `2025-11-25` call of an await-style tool.",
+        left_out: &[],
+    },
+];
+
+/// The machines' methods of an HTTP client exchange, shared by `HttpCall` and `Operation`.
+macro_rules! exchange_inputs {
+    ($m:literal) => {
+        [
+            method(
+                $m,
+                "handle_head",
+                Mut,
+                "The status and header fields (JSON text) of the response to `exchange`.",
+                &[("exchange", Whole), ("status", Status), ("headers", OrEmpty), NOW],
+                Ret::Unit,
+            ),
+            method(
+                $m,
+                "handle_body",
+                Mut,
+                "Bytes of the body of the response to `exchange`.",
+                &[("exchange", Whole), ("chunk", Text), NOW],
+                Ret::Unit,
+            ),
+            method($m, "handle_end", Mut, "The response to `exchange` ended.", &[("exchange", Whole), NOW], Ret::Unit),
+            method($m, "handle_timeout", Mut, "The time `pollTimeout` named came.", &[NOW], Ret::Unit).infallible(),
+        ]
+    };
+}
+
+/// The outputs of an HTTP client machine, in its drain order.
+macro_rules! exchange_outputs {
+    ($m:literal) => {
+        [
+            method(
+                $m,
+                "poll_transmit",
+                Mut,
+                "The next HTTP request to send, as JSON text, or none.",
+                &[],
+                Ret::OptText,
+            )
+            .infallible(),
+            method($m, "poll_event", Mut, "The next event, as JSON text, or none.", &[], Ret::OptText).infallible(),
+            method($m, "poll_timeout", Ref, "When to call `handleTimeout` (ms), or none.", &[], Ret::OptMillis)
+                .infallible(),
+        ]
+    };
+}
+
+const HTTP_CALL_IN: [Export; 4] = exchange_inputs!("HttpCall");
+const HTTP_CALL_OUT: [Export; 3] = exchange_outputs!("HttpCall");
+const OPERATION_IN: [Export; 4] = exchange_inputs!("Operation");
+const OPERATION_OUT: [Export; 3] = exchange_outputs!("Operation");
+
+/// Every exported function and method, a machine's right after its constructor.
+pub const EXPORTS: &[Export] = &[
+    free("catalogue", "The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….", &[], Ret::Text).infallible(),
+    free("classify", "Classifies one raw message: what it found, packed into one string (`facade::classify_packed`).", &[("text", Text), OPTIONS], Ret::Text).calls("classify_packed"),
+    free("check", "`facade::check`: the violations of a transcript, as JSON text.", &[("transcript", Text), OPTIONS], Ret::Text),
+    free("retry", "`facade::retry`: the retry of a request answered `input_required`.", &[("request", Text), ("result", Text), ("responses", Text), ("id", Text), OPTIONS], Ret::Text),
+    free("task_update", "`facade::task_update`: the `tasks/update` answering a task's input requests.", &[("get", Text), ("got", Text), ("responses", Text), ("id", Text), OPTIONS], Ret::Text),
+    free("respond", "`facade::respond` (an absent field is left out).", &[("request", Text), ("asked", OptText), ("state", OptText), OPTIONS], Ret::Text),
+    free("resume", "`facade::resume`: what a retried request carries, checked.", &[("request", Text), ("needs", Text), OPTIONS], Ret::Text),
+    free("task_transition", "`facade::task_transition`: the status a task may move to, or the refusal.", &[("from", Str), ("to", Str)], Ret::Name),
+    free("binding_for", "`facade::binding_for`: the subject is a principal or, explicitly, anonymous.", &[("request", Text), ("subject", OptStr), ("anonymous", Bool), ("protocol", OptStr)], Ret::Text),
+    free("params_digest", "`facade::params_digest`: of a request's params, as JSON text.", &[("params", Text)], Ret::Bytes),
+    free("inspect", "`facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text.", &[("token", Text)], Ret::Text),
+    new("Checker", "A checker with the options.", &[OPTIONS]).infallible(),
+    method("Checker", "handle", Mut, "Checks one entry.", &[("entry", Text)], Ret::Unit),
+    method("Checker", "violations", Ref, "The violations so far, as JSON text.", &[], Ret::Text).infallible(),
+    new("Client", "A machine with the options.", &[OPTIONS]).infallible(),
+    method("Client", "send", Mut, "Starts a request: its handle.", &[("request", Text)], Ret::Handle),
+    method("Client", "handle_response", Mut, "Takes a response message.", &[("response", Text)], Ret::Unit),
+    method("Client", "answer", Mut, "Answers the input requests of `handle`; queues the retry under `id`.", &[("handle", Handle), ("responses", Text), ("id", Text)], Ret::Unit),
+    method("Client", "abandon", Mut, "Gives up on `handle`.", &[("handle", Handle)], Ret::Unit).infallible(),
+    method("Client", "poll_transmit", Mut, "The next message to send, as JSON text, or none.", &[], Ret::OptText).infallible(),
+    method("Client", "poll_event", Mut, "The next event, as JSON text, or none.", &[], Ret::OptText).infallible(),
+    new("SseDecoder", "A decoder under the options' limits.", &[OPTIONS]).infallible(),
+    method("SseDecoder", "feed", Mut, "Decodes the next bytes of the stream.", &[("chunk", Text)], Ret::Unit).infallible(),
+    method("SseDecoder", "finish", Mut, "Ends the stream.", &[], Ret::Unit).infallible(),
+    method("SseDecoder", "poll_event", Mut, "The next block as JSON text, none, or the error of an unreadable block.", &[], Ret::NextOrError).infallible(),
+    free("sse_encode", "`facade::sse_encode`: one block as event-stream text.", &[("event", Text)], Ret::Text),
+    new("HttpCall", "Starts `request` under the configuration (JSON text).", &[("config", Text), ("request", Text), NOW]),
+    HTTP_CALL_IN[0], HTTP_CALL_IN[1], HTTP_CALL_IN[2], HTTP_CALL_IN[3],
+    method("HttpCall", "answer", Mut, "The host's JSON-RPC response to a reported server request.", &[("response", Text), NOW], Ret::Unit),
+    HTTP_CALL_OUT[0], HTTP_CALL_OUT[1], HTTP_CALL_OUT[2],
+    method("HttpCall", "is_done", Ref, "Whether the call is over.", &[], Ret::Bool).infallible(),
+    new("Operation", "Starts `request` under the configuration (JSON text).", &[("config", Text), ("request", Text), NOW]),
+    OPERATION_IN[0], OPERATION_IN[1], OPERATION_IN[2], OPERATION_IN[3],
+    method("Operation", "answer", Mut, "Answers the question `key` with `result` (JSON text).", &[("key", Str), ("result", Text), NOW], Ret::Unit),
+    OPERATION_OUT[0], OPERATION_OUT[1], OPERATION_OUT[2],
+    method("Operation", "is_drained", Ref, "Whether the final event was taken and no exchange is open.", &[], Ret::Bool).infallible(),
+    new("ServerStream", "A stream of `mode` for the continuation `key`, numbering events from `first`.", &[("mode", Str), ("key", Str), ("first", Whole)]),
+    method("ServerStream", "head", Ref, "The response head's fields as JSON text.", &[("stream_url", OptStr)], Ret::Text).infallible(),
+    method("ServerStream", "message", Mut, "Writes a JSON-RPC message as an event; its id.", &[("message", Text)], Ret::Text),
+    method("ServerStream", "retry", Mut, "Writes a `retry` block; its id.", &[("ms", Whole)], Ret::Text),
+    method("ServerStream", "ask", Mut, "Writes the mode's asking sequence for `requests` (a JSON array); the last id.", &[("requests", Text), ("retry_ms", Whole)], Ret::Text),
+    method("ServerStream", "take", Mut, "The text written since the last `take`.", &[], Ret::Text).infallible(),
+    free("read_http_request", "`facade::read_http_request`: what an incoming HTTP request asks, as JSON text.", &[("mode", Str), ("method", Str), ("url", Str), ("headers", OrEmpty), ("body", Text), OPTIONS], Ret::Text),
+    free("stream_url", "`facade::stream_url`: the `rel=\"stream\"` URL of a continuation.", &[("endpoint", Str), ("key", Str)], Ret::Text),
+    free("mirrored_fields", "`facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.", &[("request", Text)], Ret::Text),
+    free("unassociated_reply", "`facade::unassociated_reply`: the answer to a server request outside any call, as JSON text, or none.", &[("request", Text)], Ret::OptText),
+    method("ToolReplay", "ask", Mut, "Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.", &[("question", Text), ("key", OptStr)], Ret::OptText).calls("ask_keyed"),
+    method("ToolReplay", "round", Ref, "How many rounds came before this request.", &[], Ret::Count).infallible(),
+    method("ToolReplay", "data", Ref, "The tool's data of the last round, as JSON text, or none.", &[], Ret::OptText).infallible(),
+    method("ToolReplay", "state", Ref, "`{stateId, expiry}` of the state the request carried, as JSON text, or none.", &[], Ret::OptText).infallible(),
+    method("ToolReplay", "input_required", Ref, "The `input_required` response asking what is missing, sealed with `ring`.", &[("ring", Machine("KeyRing")), ("data", OptText), ("random", Random)], Ret::Text),
+    method("ToolReplay", "complete", Ref, "The final response with `result` (JSON text).", &[("result", Text)], Ret::Text),
+    free("question_elicit", "`facade::question_elicit`: an elicitation input request.", &[("message", Str), ("requested_schema", Text)], Ret::Text),
+    free("question_sample", "`facade::question_sample`: a sampling input request.", &[("params", Text)], Ret::Text),
+    free("question_roots", "`facade::question_roots`: a roots input request.", &[], Ret::Text).infallible(),
+    free("error_response", "`facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object).", &[("id", Text), ("rule", Str), ("message", Str), ("data", OptText)], Ret::Text),
+    free("check_request", "`facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text.", &[("request", Text), ("headers", OptText), ("supported", Text), OPTIONS], Ret::Refusal),
+    free("missing_capabilities", "`facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.", &[("request", Text), ("questions", Text), OPTIONS], Ret::OptText),
+    free("require_capabilities", "`facade::require_capabilities`: none, or the refusal as JSON text.", &[("request", Text), ("questions", Text), OPTIONS], Ret::Refusal),
+    free("require_declared", "`facade::require_declared`: none, or the refusal as JSON text.", &[("request", Text), ("required", Text), OPTIONS], Ret::Refusal),
+    free("complete", "`facade::complete`: the final response to `request` with `result`.", &[("request", Text), ("result", Text), OPTIONS], Ret::Text),
+    free("task_created", "`facade::task_created`: the response announcing a task.", &[("request", Text), ("record", Text), OPTIONS], Ret::Text),
+    free("task_get_response", "`facade::task_get_response`: the response to `tasks/get`.", &[("request", Text), ("record", Text), OPTIONS], Ret::Text),
+    new("ToolBridge", "A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds, roundTimeoutMs, limits}`.", &[("request", Text), ("key", Str), ("options", OrEmpty)]),
+    method("ToolBridge", "replay", Ref, "A replay of the tool from the answers collected so far.", &[], Ret::Machine("ToolReplay")).infallible(),
+    method("ToolBridge", "ask", Mut, "Sends what `replay` misses as server requests on the stream.", &[("replay", Machine("ToolReplay")), NOW], Ret::Unit),
+    method("ToolBridge", "complete", Mut, "The tool completed with `result` (JSON text).", &[("result", Text)], Ret::Unit),
+    method("ToolBridge", "refuse", Mut, "The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).", &[("rule", Str), ("message", Str), ("data", OptText)], Ret::Unit),
+    method("ToolBridge", "handle_answer", Mut, "A response the client POSTed; true when the round is complete.", &[("response", Text), NOW], Ret::Bool),
+    method("ToolBridge", "handle_timeout", Mut, "The round's deadline may have passed.", &[NOW], Ret::Unit).infallible(),
+    method("ToolBridge", "poll_write", Mut, "The next text to write on the stream, or none.", &[], Ret::OptText).infallible(),
+    method("ToolBridge", "poll_timeout", Ref, "When (ms) to call `handleTimeout`, or none.", &[], Ret::OptMillis).infallible(),
+    method("ToolBridge", "is_done", Ref, "Whether the final response was written.", &[], Ret::Bool).infallible(),
+    method("ToolBridge", "pending", Ref, "The ids of the server requests waiting for an answer.", &[], Ret::Texts).infallible(),
+];
+
+/// The machine named `name`.
+pub fn machine(name: &str) -> Option<&'static Machine> {
+    MACHINES.iter().find(|m| m.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every method belongs to a declared machine, every machine-typed
+    /// argument or result names one (or the hand-written `KeyRing`), and no
+    /// name is declared twice.
+    #[test]
+    fn rows_name_what_exists_once() {
+        let mut seen = alloc::vec::Vec::new();
+        for e in EXPORTS {
+            if let Some(m) = e.machine {
+                assert!(machine(m).is_some(), "{}: no machine {m}", e.name);
+            }
+            assert_eq!(e.machine.is_none(), e.receiver == Receiver::Free, "{}", e.name);
+            for (_, arg) in e.params {
+                if let Arg::Machine(m) = arg {
+                    assert!(machine(m).is_some() || *m == "KeyRing", "{}: no machine {m}", e.name);
+                }
+            }
+            assert!(!seen.contains(&(e.machine, e.name)), "{} twice", e.name);
+            seen.push((e.machine, e.name));
+        }
+    }
+}
