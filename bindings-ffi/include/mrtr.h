@@ -98,6 +98,20 @@ typedef struct mrtr_server_stream mrtr_server_stream;
 typedef struct mrtr_sse_decoder mrtr_sse_decoder;
 
 /**
+ * `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+ *
+ * An opaque handle.
+ */
+typedef struct mrtr_tool_bridge mrtr_tool_bridge;
+
+/**
+ * `facade::ToolReplay`: one replay of an await-style tool on one request.
+ *
+ * An opaque handle.
+ */
+typedef struct mrtr_tool_replay mrtr_tool_replay;
+
+/**
  * What a call did: `MRTR_OK` (0), or the number of the rule it failed (`MRTR_ERR_*`, > 0).
  */
 typedef int32_t mrtr_status;
@@ -1229,6 +1243,434 @@ mrtr_status mrtr_client_poll_event(struct mrtr_client *client,
 mrtr_status mrtr_client_free(struct mrtr_client *client);
 
 /**
+ * The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
+ * `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_catalogue(struct mrtr_buf *out);
+
+/**
+ * `facade::task_transition`: the status a task may move to, or the refusal.
+ * `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_task_transition(const char *from,
+                                 size_t from_len,
+                                 const char *to,
+                                 size_t to_len,
+                                 struct mrtr_buf *out);
+
+/**
+ * `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.
+ * `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_mirrored_fields(const char *request,
+                                 size_t request_len,
+                                 struct mrtr_buf *out);
+
+/**
+ * `facade::question_elicit`: an elicitation input request.
+ * `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_question_elicit(const char *message,
+                                 size_t message_len,
+                                 const char *requested_schema,
+                                 size_t requested_schema_len,
+                                 struct mrtr_buf *out);
+
+/**
+ * `facade::question_sample`: a sampling input request.
+ * `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_question_sample(const char *params,
+                                 size_t params_len,
+                                 struct mrtr_buf *out);
+
+/**
+ * `facade::question_roots`: a roots input request.
+ * `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_question_roots(struct mrtr_buf *out);
+
+/**
+ * `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object).
+ * `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_error_response(const char *id,
+                                size_t id_len,
+                                const char *rule,
+                                size_t rule_len,
+                                const char *message,
+                                size_t message_len,
+                                const char *data,
+                                size_t data_len,
+                                struct mrtr_buf *out);
+
+/**
+ * `facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text.
+ * `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either way.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_check_request(const char *request,
+                               size_t request_len,
+                               const char *headers,
+                               size_t headers_len,
+                               const char *supported,
+                               size_t supported_len,
+                               mrtr_protocol protocol,
+                               const struct mrtr_limits *limits,
+                               struct mrtr_buf *out);
+
+/**
+ * `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.
+ * `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_missing_capabilities(const char *request,
+                                      size_t request_len,
+                                      const char *questions,
+                                      size_t questions_len,
+                                      mrtr_protocol protocol,
+                                      const struct mrtr_limits *limits,
+                                      struct mrtr_buf *out);
+
+/**
+ * `facade::require_capabilities`: none, or the refusal as JSON text.
+ * `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either way.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_require_capabilities(const char *request,
+                                      size_t request_len,
+                                      const char *questions,
+                                      size_t questions_len,
+                                      mrtr_protocol protocol,
+                                      const struct mrtr_limits *limits,
+                                      struct mrtr_buf *out);
+
+/**
+ * `facade::require_declared`: none, or the refusal as JSON text.
+ * `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either way.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_require_declared(const char *request,
+                                  size_t request_len,
+                                  const char *required,
+                                  size_t required_len,
+                                  mrtr_protocol protocol,
+                                  const struct mrtr_limits *limits,
+                                  struct mrtr_buf *out);
+
+/**
+ * `facade::complete`: the final response to `request` with `result`.
+ * `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_complete(const char *request,
+                          size_t request_len,
+                          const char *result,
+                          size_t result_len,
+                          mrtr_protocol protocol,
+                          const struct mrtr_limits *limits,
+                          struct mrtr_buf *out);
+
+/**
+ * `facade::task_created`: the response announcing a task.
+ * `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_task_created(const char *request,
+                              size_t request_len,
+                              const char *record,
+                              size_t record_len,
+                              mrtr_protocol protocol,
+                              const struct mrtr_limits *limits,
+                              struct mrtr_buf *out);
+
+/**
+ * `facade::task_get_response`: the response to `tasks/get`.
+ * `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_task_get_response(const char *request,
+                                   size_t request_len,
+                                   const char *record,
+                                   size_t record_len,
+                                   mrtr_protocol protocol,
+                                   const struct mrtr_limits *limits,
+                                   struct mrtr_buf *out);
+
+/**
+ * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.
+ * `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_replay_ask(struct mrtr_tool_replay *tool_replay,
+                                 const char *question,
+                                 size_t question_len,
+                                 const char *key,
+                                 size_t key_len,
+                                 struct mrtr_buf *out);
+
+/**
+ * How many rounds came before this request.
+ * `*out` is the answer.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_replay_round(const struct mrtr_tool_replay *tool_replay,
+                                   uint32_t *out);
+
+/**
+ * The tool's data of the last round, as JSON text, or none.
+ * `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_replay_data(const struct mrtr_tool_replay *tool_replay,
+                                  struct mrtr_buf *out);
+
+/**
+ * `{stateId, expiry}` of the state the request carried, as JSON text, or none.
+ * `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_replay_state(const struct mrtr_tool_replay *tool_replay,
+                                   struct mrtr_buf *out);
+
+/**
+ * The `input_required` response asking what is missing, sealed with `ring`.
+ * `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_replay_input_required(const struct mrtr_tool_replay *tool_replay,
+                                            const struct mrtr_keyring *ring,
+                                            const char *data,
+                                            size_t data_len,
+                                            struct mrtr_buf *out);
+
+/**
+ * The final response with `result` (JSON text).
+ * `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_replay_complete(const struct mrtr_tool_replay *tool_replay,
+                                      const char *result,
+                                      size_t result_len,
+                                      struct mrtr_buf *out);
+
+/**
+ * Frees a `mrtr_tool_replay`. NULL is a no-op.
+ *
+ * # Safety
+ * `handle` is NULL or a live handle, not used afterwards.
+ */
+mrtr_status mrtr_tool_replay_free(struct mrtr_tool_replay *handle);
+
+/**
+ * A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds, roundTimeoutMs, limits}`.
+ * `*out` is the new handle; free it with its `_free`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_new(const char *request,
+                                 size_t request_len,
+                                 const char *key,
+                                 size_t key_len,
+                                 const char *options,
+                                 size_t options_len,
+                                 struct mrtr_tool_bridge **out);
+
+/**
+ * A replay of the tool from the answers collected so far.
+ * `*out` is the new handle; free it with its `_free`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_replay(const struct mrtr_tool_bridge *tool_bridge,
+                                    struct mrtr_tool_replay **out);
+
+/**
+ * Sends what `replay` misses as server requests on the stream.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_ask(struct mrtr_tool_bridge *tool_bridge,
+                                 const struct mrtr_tool_replay *replay,
+                                 uint64_t now_ms);
+
+/**
+ * The tool completed with `result` (JSON text).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_complete(struct mrtr_tool_bridge *tool_bridge,
+                                      const char *result,
+                                      size_t result_len);
+
+/**
+ * The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_refuse(struct mrtr_tool_bridge *tool_bridge,
+                                    const char *rule,
+                                    size_t rule_len,
+                                    const char *message,
+                                    size_t message_len,
+                                    const char *data,
+                                    size_t data_len);
+
+/**
+ * A response the client POSTed; true when the round is complete.
+ * `*out` is the answer.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_handle_answer(struct mrtr_tool_bridge *tool_bridge,
+                                           const char *response,
+                                           size_t response_len,
+                                           uint64_t now_ms,
+                                           bool *out);
+
+/**
+ * The round's deadline may have passed.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_handle_timeout(struct mrtr_tool_bridge *tool_bridge,
+                                            uint64_t now_ms);
+
+/**
+ * The next text to write on the stream, or none.
+ * `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_poll_write(struct mrtr_tool_bridge *tool_bridge,
+                                        struct mrtr_buf *out);
+
+/**
+ * When (ms) to call `handleTimeout`, or none.
+ * `*out_set` is true and `*out_at_ms` the time (ms) when there is one, else false and 0.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_poll_timeout(const struct mrtr_tool_bridge *tool_bridge,
+                                          bool *out_set,
+                                          uint64_t *out_at_ms);
+
+/**
+ * Whether the final response was written.
+ * `*out` is the answer.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_is_done(const struct mrtr_tool_bridge *tool_bridge,
+                                     bool *out);
+
+/**
+ * The ids of the server requests waiting for an answer.
+ * `*out` is a JSON array of the texts (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_pending(const struct mrtr_tool_bridge *tool_bridge,
+                                     struct mrtr_buf *out);
+
+/**
+ * Frees a `mrtr_tool_bridge`. NULL is a no-op.
+ *
+ * # Safety
+ * `handle` is NULL or a live handle, not used afterwards.
+ */
+mrtr_status mrtr_tool_bridge_free(struct mrtr_tool_bridge *handle);
+
+/**
  * Starts the call of `request` (a JSON-RPC request with an id) at
  * `now_ms` (the host's clock, milliseconds) under `config`, the call's
  * configuration as JSON: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858"
@@ -2137,6 +2579,28 @@ mrtr_status mrtr_rounds_respond(const struct mrtr_keyring *ring,
                                 const char *data,
                                 size_t data_len,
                                 struct mrtr_buf *out);
+
+/**
+ * Server, an await-style tool: starts the replay of the tool on `request`
+ * (from `*call`'s principal, at its `now`): the answers it carries plus
+ * those earlier rounds sealed in its `requestState`, to be asked for again
+ * in the tool's order with `mrtr_tool_replay_ask`. With a guard (`first_use`
+ * not NULL, called with `user`; see `mrtr_first_use`) each state is
+ * single-use. `*out` is the replay, freed with `mrtr_tool_replay_free`.
+ *
+ * # Safety
+ * `ring` is a live ring; `rounds` and `call` are readable with valid
+ * strings; `(request, request_len)` is valid; `first_use` is NULL or
+ * callable with `user`; `out` is writable.
+ */
+mrtr_status mrtr_keyring_start_tool_replay(const struct mrtr_keyring *ring,
+                                           const struct mrtr_rounds *rounds,
+                                           const struct mrtr_call *call,
+                                           const char *request,
+                                           size_t request_len,
+                                           mrtr_first_use first_use,
+                                           void *user,
+                                           struct mrtr_tool_replay **out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -73,3 +73,12 @@ pub(crate) unsafe fn write<T>(out: *mut T, value: T, what: &str) -> Result<(), E
     unsafe { out.write(value) };
     Ok(())
 }
+
+/// [`text`] that may be absent: NULL is `None`.
+///
+/// # Safety
+/// `ptr` is NULL or valid for `len` bytes.
+pub(crate) unsafe fn optional_text<'a>(ptr: *const c_char, len: usize, what: &str) -> Result<Option<&'a str>, Error> {
+    // SAFETY: passed on from the caller.
+    (!ptr.is_null()).then(|| unsafe { text(ptr, len, what) }).transpose()
+}

@@ -20,6 +20,8 @@ pub(crate) enum Kind {
     HttpCall,
     Operation,
     ServerStream,
+    ToolReplay,
+    ToolBridge,
     Buf,
 }
 

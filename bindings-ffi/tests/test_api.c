@@ -1297,6 +1297,116 @@ static cJSON *op_next(mrtr_operation *op, int transmit) {
   return take(&out);
 }
 
+/* The await-style tool in C, over the exports the core's table declares: the tool asks its question
+ * (mrtr_tool_replay_ask) in each replay; the first request misses the answer and gets input_required with
+ * sealed state; the retry carries the answer, the replay gives it, and the tool completes. */
+static char *buf_string(mrtr_buf *b) {
+  char *s = malloc(b->len + 1);
+  memcpy(s, b->ptr, b->len);
+  s[b->len] = 0;
+  mrtr_buf_free(b);
+  return s;
+}
+
+static void test_await_style_tool(void) {
+  unsigned char secret[32] = {21};
+  mrtr_keyring *ring;
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
+  mrtr_rounds rounds = {300, MRTR_PROTOCOL_2026_07_28, NULL, false};
+  mrtr_call alice = {S("alice"), false, 1000};
+  mrtr_buf q = {NULL, 0}, out = {NULL, 0};
+  EXPECT(mrtr_question_elicit(S("GitHub user?"), S("{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}"), &q),
+         MRTR_OK);
+  char *question = buf_string(&q);
+
+  /* Round one: nothing answered yet, so the tool stops at its question. */
+  char *call = format_call(1, "");
+  mrtr_tool_replay *replay = NULL;
+  EXPECT(mrtr_keyring_start_tool_replay(ring, &rounds, &alice, S(call), NULL, NULL, &replay), MRTR_OK);
+  EXPECT(mrtr_tool_replay_ask(replay, S(question), S("login"), &out), MRTR_OK);
+  CHECK(is_empty(&out));
+  uint32_t round = 99;
+  EXPECT(mrtr_tool_replay_round(replay, &round), MRTR_OK);
+  CHECK(round == 0);
+  EXPECT(mrtr_tool_replay_input_required(replay, ring, NULL, 0, &out), MRTR_OK);
+  char *asked = buf_string(&out);
+  cJSON *response = cJSON_Parse(asked);
+  const cJSON *result = at(response, "result");
+  CHECK(cJSON_IsString(at(result, "resultType")) && strcmp(at(result, "resultType")->valuestring, "input_required") == 0);
+  CHECK(cJSON_IsObject(at(at(result, "inputRequests"), "login")));
+  CHECK(cJSON_IsString(at(result, "requestState")));
+  EXPECT(mrtr_tool_replay_free(replay), MRTR_OK);
+
+  /* Round two: the retry carries the answer and the exact state; the replay gives the answer, the tool completes. */
+  EXPECT(mrtr_retry(S(call), S(asked), S(ANSWER), S("2"), MRTR_PROTOCOL_2026_07_28, NULL, &out), MRTR_OK);
+  char *retry = buf_string(&out);
+  alice.now = 1010;
+  EXPECT(mrtr_keyring_start_tool_replay(ring, &rounds, &alice, S(retry), NULL, NULL, &replay), MRTR_OK);
+  EXPECT(mrtr_tool_replay_ask(replay, S(question), S("login"), &out), MRTR_OK);
+  cJSON *answer = take(&out);
+  CHECK(answer && strcmp(at(at(answer, "content"), "name")->valuestring, "octocat") == 0);
+  EXPECT(mrtr_tool_replay_round(replay, &round), MRTR_OK);
+  CHECK(round == 1);
+  EXPECT(mrtr_tool_replay_complete(replay, S("{\"content\":[{\"type\":\"text\",\"text\":\"hi octocat\"}]}"), &out), MRTR_OK);
+  cJSON *done = take(&out);
+  CHECK(done && cJSON_IsNumber(at(done, "id")) && at(done, "id")->valueint == 2);
+  CHECK(cJSON_IsArray(at(at(done, "result"), "content")));
+  /* The state of round one is not accepted from another principal. */
+  mrtr_call mallory = {S("mallory"), false, 1010};
+  mrtr_tool_replay *stolen = NULL;
+  CHECK(mrtr_keyring_start_tool_replay(ring, &rounds, &mallory, S(retry), NULL, NULL, &stolen) != MRTR_OK);
+  CHECK(stolen == NULL);
+  EXPECT(mrtr_tool_replay_free(replay), MRTR_OK);
+  /* A freed handle is refused, not read (debug builds keep the table of live handles; release builds leave
+   * a use after free undefined, as free() does). */
+  if (mrtr_debug_checks()) EXPECT(mrtr_tool_replay_round(replay, &round), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
+  cJSON_Delete(answer);
+  cJSON_Delete(done);
+  cJSON_Delete(response);
+  free(retry);
+  free(asked);
+  free(question);
+  free(call);
+  EXPECT(mrtr_keyring_free(ring), MRTR_OK);
+}
+
+/* The server's builders the table declares, in C: a final response, a task's status change, and the refusals
+ * whose data a status code cannot carry, given as JSON. */
+static void test_server_builders(void) {
+  mrtr_buf out = {NULL, 0};
+  char *call = format_call(7, "");
+  EXPECT(mrtr_complete(S(call), S("{\"content\":[]}"), MRTR_PROTOCOL_2026_07_28, NULL, &out), MRTR_OK);
+  cJSON *done = take(&out);
+  CHECK(done && at(done, "id")->valueint == 7 && cJSON_IsArray(at(at(done, "result"), "content")));
+  EXPECT(mrtr_task_transition(S("working"), S("completed"), &out), MRTR_OK);
+  char *to = buf_string(&out);
+  CHECK(strcmp(to, "completed") == 0);
+  free(to);
+  EXPECT(mrtr_task_transition(S("completed"), S("working"), &out), MRTR_ERR_TASK_TRANSITION_INVALID);
+  /* The client declared elicitation and roots, not sampling: asking for sampling is refused, with the missing
+   * capability in the refusal's data. */
+  EXPECT(mrtr_question_sample(S("{\"messages\":[],\"maxTokens\":5}"), &out), MRTR_OK);
+  char *sample = buf_string(&out);
+  size_t n = strlen(sample) + 16;
+  char *questions = malloc(n);
+  snprintf(questions, n, "{\"s\":%s}", sample);
+  EXPECT(mrtr_require_capabilities(S(call), S(questions), MRTR_PROTOCOL_2026_07_28, NULL, &out), MRTR_OK);
+  cJSON *refusal = take(&out);
+  CHECK(refusal && cJSON_IsString(at(refusal, "rule")) && cJSON_IsObject(at(refusal, "data")));
+  EXPECT(mrtr_missing_capabilities(S(call), S(questions), MRTR_PROTOCOL_2026_07_28, NULL, &out), MRTR_OK);
+  cJSON *missing = take(&out);
+  CHECK(missing && cJSON_IsObject(at(missing, "sampling")));
+  /* Elicitation was declared: the check passes, and says so with an empty buffer. */
+  EXPECT(mrtr_require_capabilities(S(call), S(ASK), MRTR_PROTOCOL_2026_07_28, NULL, &out), MRTR_OK);
+  CHECK(is_empty(&out));
+  cJSON_Delete(done);
+  cJSON_Delete(refusal);
+  cJSON_Delete(missing);
+  free(questions);
+  free(sample);
+  free(call);
+}
+
 /* The canned server of test_operation: asks the units twice, then answers (the JSON it POSTs back). */
 static char *operation_server(const cJSON *request) {
   static const char *ask =
@@ -1815,6 +1925,8 @@ int main(void) {
   test_sse();
   test_http_call();
   test_operation();
+  test_await_style_tool();
+  test_server_builders();
   test_server_side();
   test_check_transports();
   test_buffers_and_double_free();

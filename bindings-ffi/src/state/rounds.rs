@@ -5,6 +5,8 @@
 use super::{mrtr_first_use, mrtr_keyring, reading, CGuard};
 use crate::args::{optional, read, required, text};
 use crate::buf::{mrtr_buf, Out};
+use crate::exports::mrtr_tool_replay;
+use crate::handles::new_handle;
 use crate::status::{guard, mrtr_status};
 use crate::tables::mrtr_protocol;
 use crate::types::{limits, mrtr_limits, protocol};
@@ -156,5 +158,41 @@ pub unsafe extern "C" fn mrtr_rounds_respond(
         let (settings, call) = (settings.as_bytes(), call.as_bytes());
         out.set(facade::respond_round(&ring, request, round, needs, data, settings, call, Randomness::Os)?);
         Ok(())
+    })
+}
+
+/// Server, an await-style tool: starts the replay of the tool on `request`
+/// (from `*call`'s principal, at its `now`): the answers it carries plus
+/// those earlier rounds sealed in its `requestState`, to be asked for again
+/// in the tool's order with `mrtr_tool_replay_ask`. With a guard (`first_use`
+/// not NULL, called with `user`; see `mrtr_first_use`) each state is
+/// single-use. `*out` is the replay, freed with `mrtr_tool_replay_free`.
+///
+/// # Safety
+/// `ring` is a live ring; `rounds` and `call` are readable with valid
+/// strings; `(request, request_len)` is valid; `first_use` is NULL or
+/// callable with `user`; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_keyring_start_tool_replay(
+    ring: *const mrtr_keyring,
+    rounds: *const mrtr_rounds,
+    call: *const mrtr_call,
+    request: *const c_char,
+    request_len: usize,
+    first_use: mrtr_first_use,
+    user: *mut c_void,
+    out: *mut *mut mrtr_tool_replay,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract, passed on.
+        let ((settings, call), request) =
+            unsafe { (settings(rounds, call)?, required(request, request_len, "request")?) };
+        let mut guard = CGuard::of(first_use, user);
+        // SAFETY: the caller's contract.
+        let ring = unsafe { reading(ring) }?;
+        let guard = guard.as_mut().map(|g| g as &mut dyn ReplayGuard);
+        let replay = facade::ToolReplay::start(&ring, request, settings.as_bytes(), call.as_bytes(), guard)?;
+        // SAFETY: the caller promises `out` is writable.
+        unsafe { new_handle(out, mrtr_tool_replay(replay)) }
     })
 }

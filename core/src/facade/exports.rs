@@ -99,6 +99,8 @@ pub enum Binding {
     Napi,
     /// The wasm-bindgen backend of the JavaScript API (`bindings-wasm`).
     Wasm,
+    /// The C ABI (`bindings-ffi`, `include/mrtr.h`).
+    C,
 }
 
 /// One parameter: its name (snake_case) and kind.

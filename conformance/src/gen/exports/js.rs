@@ -9,7 +9,8 @@
 //! each kernel: `crate::bytes`, `crate::options`, `crate::run`,
 //! `crate::refusal`, and `crate::optional` (wasm) or `crate::or_empty` (napi).
 
-use mrtr::facade::exports::{Arg, Binding, Export, Machine, Receiver, Ret, EXPORTS, MACHINES};
+use super::{camel, left_out_lines, machine_in, rustfmt};
+use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS, MACHINES};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -47,22 +48,6 @@ trait Backend {
 
 struct Napi;
 struct Wasm;
-
-fn camel(snake: &str) -> String {
-    let mut out = String::new();
-    let mut up = false;
-    for c in snake.chars() {
-        if c == '_' {
-            up = true;
-        } else if up {
-            out.extend(c.to_uppercase());
-            up = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
 
 fn common_arg(name: &str, arg: Arg) -> Option<String> {
     Some(match arg {
@@ -287,18 +272,14 @@ fn function(out: &mut String, b: &dyn Backend, e: &Export, inner: &str, indent: 
     let _ = writeln!(out, "{indent}}}");
 }
 
-fn in_binding(m: &Machine, b: Binding) -> bool {
-    !m.left_out.iter().any(|(x, _)| *x == b)
-}
-
 fn file(b: &dyn Backend) -> String {
-    let mut out = format!("// {}\n", super::MARK);
+    let mut out = format!("// {}\n", crate::gen::MARK);
     out.push_str(b.head());
     for e in EXPORTS.iter().filter(|e| e.receiver == Receiver::Free && e.in_binding(b.binding())) {
         function(&mut out, b, e, "", "");
     }
     for m in MACHINES {
-        if !in_binding(m, b.binding()) {
+        if !machine_in(m, b.binding()) {
             continue;
         }
         let attribute = b.attribute(None);
@@ -312,38 +293,6 @@ fn file(b: &dyn Backend) -> String {
         }
         out.push_str("}\n");
     }
-    let left: Vec<String> = MACHINES
-        .iter()
-        .flat_map(|m| m.left_out.iter().map(move |(x, why)| (x, m.name, why)))
-        .chain(EXPORTS.iter().flat_map(|e| e.left_out.iter().map(move |(x, why)| (x, e.name, why))))
-        .filter(|(x, _, _)| **x == b.binding())
-        .map(|(_, name, why)| format!("// left out: {name}: {why}\n"))
-        .collect();
-    if !left.is_empty() {
-        out.push('\n');
-        out.extend(left);
-    }
+    out.push_str(&left_out_lines(b.binding()));
     rustfmt(&out)
-}
-
-/// `text` as `rustfmt` writes it (the repository's `rustfmt.toml`), so that
-/// `cargo fmt --check` and `mrtr-gen --check` agree on the generated files.
-fn rustfmt(text: &str) -> String {
-    use std::io::Write as _;
-    use std::process::{Command, Stdio};
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace root");
-    let spawned = Command::new("rustfmt")
-        .args(["--edition", "2021", "--emit", "stdout", "--quiet"])
-        .current_dir(root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn();
-    let Ok(mut child) = spawned else { return text.to_string() };
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(text.as_bytes());
-    }
-    match child.wait_with_output() {
-        Ok(o) if o.status.success() => String::from_utf8(o.stdout).unwrap_or_else(|_| text.to_string()),
-        _ => text.to_string(),
-    }
 }

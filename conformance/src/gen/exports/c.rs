@@ -1,0 +1,311 @@
+//! `bindings-ffi/src/exports.rs`: the C ABI of the table's rows that the C
+//! binding does not write by hand, in its conventions (the header says them):
+//! every function returns an `mrtr_status`; JSON text and names come in as a
+//! pointer and a length; the options as a protocol number and an optional
+//! `mrtr_limits`; results go out through pointers, last: JSON text in an
+//! `mrtr_buf` (`{NULL, 0}`: none), numbers and yes/no by value, a machine as
+//! an opaque handle, freed with its `mrtr_<machine>_free`.
+//!
+//! The machines and functions written by hand (before this table existed,
+//! with the C idioms the table has no words for: typed classification,
+//! the binding struct, the checker's two entry forms) are listed here with
+//! their C names, so that every row has exactly one C export.
+
+use super::{left_out_lines, machine_in, rustfmt, snake};
+use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS, MACHINES};
+use std::fmt::Write;
+use std::path::PathBuf;
+
+/// `(path, contents)` of the generated file.
+pub fn outputs() -> Vec<(PathBuf, String)> {
+    vec![(PathBuf::from("bindings-ffi/src/exports.rs"), file())]
+}
+
+/// The machines whose handle and every method the C binding writes by hand.
+const HAND_MACHINES: &[&str] = &["Checker", "Client", "SseDecoder", "HttpCall", "Operation", "ServerStream"];
+
+/// The free functions the C binding writes by hand, with their C names.
+const HAND_FREE: &[(&str, &str)] = &[
+    ("classify", "mrtr_classify_json"),
+    ("check", "mrtr_check"),
+    ("retry", "mrtr_retry"),
+    ("task_update", "mrtr_task_update"),
+    ("respond", "mrtr_respond"),
+    ("resume", "mrtr_resume"),
+    ("binding_for", "mrtr_binding_for_request"),
+    ("params_digest", "mrtr_params_digest"),
+    ("inspect", "mrtr_inspect"),
+    ("sse_encode", "mrtr_sse_encode"),
+    ("read_http_request", "mrtr_read_http_request"),
+    ("stream_url", "mrtr_stream_url"),
+    ("unassociated_reply", "mrtr_unassociated_reply"),
+];
+
+/// Methods of hand-written machines whose C name is not `mrtr_<machine>_<name>`.
+const RENAMED: &[(&str, &str, &str)] = &[("Checker", "handle", "mrtr_checker_handle_entry")];
+
+/// The C function of a row.
+pub fn c_name(e: &Export) -> String {
+    if let Some((_, _, name)) = RENAMED.iter().find(|(m, n, _)| Some(*m) == e.machine && *n == e.name) {
+        return (*name).into();
+    }
+    match e.machine {
+        None => HAND_FREE.iter().find(|(n, _)| *n == e.name).map_or(format!("mrtr_{}", e.name), |(_, c)| (*c).into()),
+        Some(m) => format!("mrtr_{}_{}", snake(m), e.name),
+    }
+}
+
+/// Whether the C binding writes the row by hand.
+pub fn hand_written(e: &Export) -> bool {
+    match e.machine {
+        None => HAND_FREE.iter().any(|(n, _)| *n == e.name),
+        Some(m) => HAND_MACHINES.contains(&m),
+    }
+}
+
+/// The C name of a parameter (times are milliseconds: the name says so).
+fn param_name(name: &str) -> String {
+    if name == "now" {
+        "now_ms".into()
+    } else {
+        name.into()
+    }
+}
+
+/// The Rust parameters of an argument in the C signature.
+fn params(name: &str, arg: Arg) -> Vec<String> {
+    match arg {
+        Arg::Text | Arg::OptText | Arg::OrEmpty | Arg::Str | Arg::OptStr => {
+            vec![format!("{name}: *const c_char"), format!("{name}_len: usize")]
+        }
+        // The C binding draws nonces from the operating system, as `mrtr_rounds_respond`.
+        Arg::Random => vec![],
+        Arg::Options => vec!["protocol: mrtr_protocol".into(), "limits: *const mrtr_limits".into()],
+        Arg::Bool => vec![format!("{name}: bool")],
+        Arg::Whole | Arg::Handle => vec![format!("{name}: u64")],
+        Arg::Status => vec![format!("{name}: u16")],
+        Arg::Machine(m) => vec![format!("{name}: *const mrtr_{}", handle_type(m))],
+    }
+}
+
+/// The C type name of a machine's handle (the key ring's is `mrtr_keyring`).
+fn handle_type(machine: &str) -> String {
+    if machine == "KeyRing" {
+        "keyring".into()
+    } else {
+        snake(machine)
+    }
+}
+
+/// An argument read from the caller's pointers (inside `unsafe`), and how the
+/// façade call then uses the binding.
+fn read(name: &str, arg: Arg) -> (Option<String>, String) {
+    let q = format!("\"{name}\"");
+    match arg {
+        Arg::Text => (Some(format!("args::required({name}, {name}_len, {q})?")), name.into()),
+        Arg::OptText => (Some(format!("args::optional({name}, {name}_len, {q})?")), name.into()),
+        Arg::OrEmpty => (Some(format!("args::bytes({name}, {name}_len, {q})?")), name.into()),
+        Arg::Str => (Some(format!("args::text({name}, {name}_len, {q})?")), name.into()),
+        Arg::OptStr => (Some(format!("args::optional_text({name}, {name}_len, {q})?")), name.into()),
+        Arg::Random => (None, "Randomness::Os".into()),
+        Arg::Options => (Some("options(protocol, limits, None)?".into()), "&options".into()),
+        Arg::Machine("KeyRing") => (Some(format!("reading({name})?")), format!("&{name}")),
+        Arg::Machine(_) => (Some(format!("get({name}, {q})?")), format!("&{name}.0")),
+        Arg::Bool | Arg::Whole | Arg::Handle | Arg::Status => (None, name.into()),
+    }
+}
+
+/// The out parameters of a result, last in the signature.
+fn outs(ret: Ret) -> Vec<String> {
+    match ret {
+        Ret::Unit => vec![],
+        Ret::Text | Ret::OptText | Ret::Name | Ret::Texts | Ret::NextOrError | Ret::Refusal => {
+            vec!["out: *mut mrtr_buf".into()]
+        }
+        Ret::Bool => vec!["out: *mut bool".into()],
+        Ret::Count => vec!["out: *mut u32".into()],
+        Ret::Handle => vec!["out: *mut u64".into()],
+        Ret::OptMillis => vec!["out_set: *mut bool".into(), "out_at_ms: *mut u64".into()],
+        Ret::Bytes => vec!["out: *mut u8".into()],
+        Ret::Machine(m) => vec![format!("out: *mut *mut mrtr_{}", handle_type(m))],
+    }
+}
+
+/// What the header says of a result.
+fn out_doc(ret: Ret) -> &'static str {
+    match ret {
+        Ret::Unit => "",
+        Ret::Text | Ret::Name => "`*out` is the text (free it with `mrtr_buf_free`).",
+        Ret::OptText => "`*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).",
+        Ret::Texts => "`*out` is a JSON array of the texts (free it with `mrtr_buf_free`).",
+        Ret::NextOrError => {
+            "`*out` is the next one, or `{NULL, 0}` when there is none; one that cannot be read fails with its rule, in its place."
+        }
+        Ret::Refusal => {
+            "`*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{\"rule\", \"code\", \"message\", \"data\"}`): the status is `MRTR_OK` either way."
+        }
+        Ret::Bool | Ret::Count | Ret::Handle => "`*out` is the answer.",
+        Ret::OptMillis => "`*out_set` is true and `*out_at_ms` the time (ms) when there is one, else false and 0.",
+        Ret::Bytes => "`out` receives the 32 bytes.",
+        Ret::Machine(_) => "`*out` is the new handle; free it with its `_free`.",
+    }
+}
+
+/// The statements that write a result `value` through the out parameters.
+fn write_out(ret: Ret) -> String {
+    const SAFE: &str = "// SAFETY: the caller promises the out pointers are writable.\n";
+    match ret {
+        Ret::Unit => "Ok(())".into(),
+        Ret::Text | Ret::Name => "out.set(value);\nOk(())".into(),
+        Ret::OptText | Ret::NextOrError | Ret::Refusal => "if let Some(text) = value {\nout.set(text);\n}\nOk(())".into(),
+        Ret::Texts => "out.set(serde_json::Value::from(value).to_string());\nOk(())".into(),
+        Ret::Bool | Ret::Count | Ret::Handle => format!("{SAFE}unsafe {{ write(out, value, \"out\") }}"),
+        Ret::OptMillis => format!(
+            "{SAFE}unsafe {{\nwrite(out_set, value.is_some(), \"out_set\")?;\nwrite(out_at_ms, value.unwrap_or(0), \"out_at_ms\")\n}}"
+        ),
+        Ret::Bytes => format!("{SAFE}unsafe {{ write(out.cast::<[u8; 32]>(), value, \"out\") }}"),
+        Ret::Machine(m) => format!("{SAFE}unsafe {{ handles::new_handle(out, mrtr_{}(value)) }}", snake(m)),
+    }
+}
+
+/// The façade call of a row, its arguments as read.
+fn call(e: &Export, inner: &str, uses: &[String]) -> String {
+    let args = uses.join(", ");
+    let call = match e.receiver {
+        Receiver::Free => format!("facade::{}({args})", e.callee()),
+        Receiver::New => format!("facade::{inner}::new({args})"),
+        Receiver::Ref | Receiver::Mut => format!("{}.0.{}({args})", snake(e.machine.unwrap_or_default()), e.callee()),
+    };
+    match e.ret {
+        Ret::Refusal => format!("{call}.err().map(|e| facade::error_json(&e))"),
+        Ret::NextOrError => format!("{call}.transpose()?"),
+        _ if e.fallible => format!("{call}?"),
+        _ => call,
+    }
+}
+
+fn function(out: &mut String, e: &Export, inner: &str) {
+    let name = c_name(e);
+    let mut sig = Vec::new();
+    let mut reads = Vec::new();
+    let mut uses = Vec::new();
+    if let Some(m) = e.machine.filter(|_| e.receiver != Receiver::New) {
+        let ty = format!("mrtr_{}", snake(m));
+        let (ptr, get) = if e.receiver == Receiver::Mut { ("*mut", "get_mut") } else { ("*const", "get") };
+        let this = snake(m);
+        sig.push(format!("{this}: {ptr} {ty}"));
+        reads.push((this.clone(), format!("{get}({this}, \"{this}\")?")));
+    }
+    for (n, a) in e.params {
+        let n = param_name(n);
+        sig.extend(params(&n, *a));
+        let (r, u) = read(&n, *a);
+        if let Some(r) = r {
+            reads.push((if *a == Arg::Options { "options".into() } else { n.clone() }, r));
+        }
+        uses.push(u);
+    }
+    let outs = outs(e.ret);
+    if outs.first().is_some_and(|o| o.contains("mrtr_buf")) {
+        reads.insert(0, ("out".into(), "Out::new(out)?".into()));
+    }
+    sig.extend(outs);
+    let _ = writeln!(out, "\n/// {}", e.doc);
+    let doc = out_doc(e.ret);
+    if !doc.is_empty() {
+        let _ = writeln!(out, "/// {doc}");
+    }
+    out.push_str(
+        "///\n/// # Safety\n/// Each `(pointer, length)` is valid for its length (NULL only where the value may be\n\
+         /// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.\n",
+    );
+    let _ = writeln!(out, "#[no_mangle]\npub unsafe extern \"C\" fn {name}({}) -> mrtr_status {{", sig.join(", "));
+    out.push_str("guard(|| {\n");
+    if !reads.is_empty() {
+        let (names, exprs): (Vec<_>, Vec<_>) = reads.into_iter().unzip();
+        let (names, exprs) = if names.len() == 1 {
+            (names[0].clone(), exprs[0].clone())
+        } else {
+            (format!("({})", names.join(", ")), format!("({})", exprs.join(", ")))
+        };
+        let _ = writeln!(
+            out,
+            "// SAFETY: the caller's contract (`# Safety`), passed on.\nlet {names} = unsafe {{ {exprs} }};"
+        );
+    }
+    let binding = if e.ret == Ret::Unit { "" } else { "let value = " };
+    let _ = writeln!(out, "{binding}{};\n{}\n}})\n}}", call(e, inner, &uses), write_out(e.ret));
+}
+
+fn free_function(out: &mut String, machine: &str) {
+    let ty = format!("mrtr_{}", snake(machine));
+    let _ = writeln!(
+        out,
+        "\n/// Frees a `{ty}`. NULL is a no-op.\n///\n/// # Safety\n/// `handle` is NULL or a live handle, not used afterwards.\n\
+         #[no_mangle]\npub unsafe extern \"C\" fn {ty}_free(handle: *mut {ty}) -> mrtr_status {{\n\
+         // SAFETY: the caller's contract.\nguard(|| unsafe {{ handles::free(handle) }})\n}}"
+    );
+}
+
+/// What the generated functions may use; each file keeps what it does.
+const USES: &str = "use crate::args::{self, write};
+use crate::buf::{mrtr_buf, Out};
+use crate::handles::{self, get, get_mut, Handle, Kind};
+use crate::state::{mrtr_keyring, reading};
+use crate::status::{guard, mrtr_status};
+use crate::tables::{mrtr_protocol};
+use crate::types::{mrtr_limits, options};
+use mrtr::facade::{self, Randomness};
+use std::ffi::{c_char};
+";
+
+fn file() -> String {
+    let mut out = format!("// {}\n", crate::gen::MARK);
+    out.push_str(
+        "//! The C exports of the façade's table (`mrtr::facade::exports`) that the\n\
+         //! binding does not write by hand: each a line over `mrtr::facade` under\n\
+         //! the panic boundary of `crate::status::guard`.\n\n\
+         #![allow(clippy::too_many_arguments)]\n\n",
+    );
+    let mut body = String::new();
+    for e in EXPORTS.iter().filter(|e| e.receiver == Receiver::Free && e.in_binding(Binding::C) && !hand_written(e)) {
+        function(&mut body, e, "");
+    }
+    for m in MACHINES.iter().filter(|m| machine_in(m, Binding::C) && !HAND_MACHINES.contains(&m.name)) {
+        let ty = format!("mrtr_{}", snake(m.name));
+        let _ = writeln!(
+            body,
+            "\n/// {}\n///\n/// An opaque handle.\npub struct {ty}(pub(crate) facade::{});\n\nimpl Handle for {ty} {{\nconst KIND: Kind = Kind::{};\n}}",
+            m.doc, m.inner, m.name
+        );
+        for e in EXPORTS.iter().filter(|e| e.machine == Some(m.name) && e.in_binding(Binding::C)) {
+            function(&mut body, e, m.inner);
+        }
+        free_function(&mut body, m.name);
+    }
+    out.push_str(&kept_uses(USES, &body));
+    out.push_str(&body);
+    out.push_str(&left_out_lines(Binding::C));
+    rustfmt(&out)
+}
+
+/// The `use` lines of `uses` trimmed to the names `body` uses (the file
+/// builds without warnings whatever rows the table has).
+fn kept_uses(uses: &str, body: &str) -> String {
+    let words: Vec<&str> = body.split(|c: char| !(c.is_alphanumeric() || c == '_')).collect();
+    let mut kept = String::new();
+    for line in uses.lines() {
+        let Some((path, names)) = line.split_once('{') else { continue };
+        let module = path.trim_end_matches("::").rsplit("::").next().unwrap_or("");
+        let names: Vec<&str> = names
+            .trim_end_matches("};")
+            .split(',')
+            .map(str::trim)
+            .filter(|n| if *n == "self" { body.contains(&format!("{module}::")) } else { words.contains(n) })
+            .collect();
+        if !names.is_empty() {
+            let _ = writeln!(kept, "{path}{{{}}};", names.join(", "));
+        }
+    }
+    kept
+}
