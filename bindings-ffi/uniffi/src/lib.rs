@@ -14,6 +14,11 @@
 //!   [`Operation`] (one call to its final response, every question by key),
 //!   [`ServerStream`], [`read_http_request`], [`stream_url`] and
 //!   [`unassociated_reply`] (the server side).
+//! - Server: sealed rounds on [`KeyRing`] (`resume_round`, `respond_round`),
+//!   the await-style tool's replay (`KeyRing::start_tool_replay`, [`ToolReplay`]),
+//!   the `2025-11-25` bridge ([`ToolBridge`]), the builders and checks
+//!   (`complete`, `check_request`, `require_capabilities`, …, `question_*`):
+//!   generated from the core's export table into `exports.rs` by `mrtr-gen`.
 //! - Errors: [`MrtrError`], one variant per area of the core's catalogue (an
 //!   exception class each, generated from the table), with `rule`, `code` and
 //!   `message`. Every export runs under a panic boundary: a panic is
@@ -24,6 +29,7 @@
 mod areas;
 mod client;
 mod error;
+mod exports;
 mod ops;
 mod state;
 mod transport;
@@ -31,6 +37,7 @@ mod transport;
 pub use areas::ErrorArea;
 pub use client::{Checker, Client, ClientEvent};
 pub use error::{MrtrError, Result};
+pub use exports::*;
 pub use ops::{
     check, classify, classify_bytes, protocols, respond, resume, retry, rules, task_transition, task_update,
     test_only_error, test_only_panic, Classified, MessageKind, ResultType, Resumed, RuleInfo, Side, Violation,

@@ -2,10 +2,11 @@
 //! the replay guard as a callback interface.
 
 use crate::error::{guard, read, usage, write, MrtrError, Result};
+use crate::exports::ToolReplay;
 use mrtr::facade::{self, BindingSpec};
 use mrtr::state::{self, Key, StateId, Subject};
 use mrtr::Protocol;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 use zeroize::Zeroizing;
 
 /// What a token is bound to, checked when it is opened.
@@ -292,6 +293,88 @@ impl KeyRing {
             }
             let opened = opened?;
             Ok(Opened { payload: opened.payload, state_id: opened.id.to_string(), expiry: opened.expiry })
+        })
+    }
+
+    /// Server, sealed rounds: reads `request_json` against `needs_json` (an
+    /// `inputRequests` object): the answers it carries plus those earlier
+    /// rounds sealed in its `requestState`, as the round's JSON (`{"answers",
+    /// "missing", "ignored", "data", "round", "stateId", "expiry"}`).
+    /// `settings_json` is the deployment's `{"ttl", "protocol", "limits",
+    /// "pinAnswers"}`, `call_json` the request's `{"subject" | "anonymous",
+    /// "now"}` (seconds); with a `guard`, a state used before is `state-replayed`.
+    pub fn resume_round(
+        &self,
+        request_json: String,
+        needs_json: String,
+        settings_json: String,
+        call_json: String,
+        guard: Option<Box<dyn ReplayGuard>>,
+    ) -> Result<String> {
+        let (request, needs) = (request_json.as_bytes(), needs_json.as_bytes());
+        let (settings, call) = (settings_json.as_bytes(), call_json.as_bytes());
+        self.guarded(guard, |ring, g| facade::resume_round(ring, request, needs, settings, call, g))
+    }
+
+    /// Server, sealed rounds: the `input_required` response to `request_json`
+    /// asking what `round_json` (as `resume_round` wrote it) still misses of
+    /// `needs_json`, sealing the round with `data_json` (any JSON, or none)
+    /// under a nonce from the operating system.
+    pub fn respond_round(
+        &self,
+        request_json: String,
+        round_json: String,
+        needs_json: String,
+        data_json: Option<String>,
+        settings_json: String,
+        call_json: String,
+    ) -> Result<String> {
+        guard(|| {
+            let (request, round, needs) = (request_json.as_bytes(), round_json.as_bytes(), needs_json.as_bytes());
+            let (data, settings, call) =
+                (data_json.as_deref().map(str::as_bytes), settings_json.as_bytes(), call_json.as_bytes());
+            let ring = self.ring()?;
+            Ok(facade::respond_round(&ring, request, round, needs, data, settings, call, facade::Randomness::Os)?)
+        })
+    }
+
+    /// Server, an await-style tool: the replay of the tool on `request_json`
+    /// (settings and call as in `resume_round`), its questions asked again in
+    /// the tool's order with `ToolReplay.ask`.
+    pub fn start_tool_replay(
+        &self,
+        request_json: String,
+        settings_json: String,
+        call_json: String,
+        guard: Option<Box<dyn ReplayGuard>>,
+    ) -> Result<Arc<ToolReplay>> {
+        let (request, settings, call) = (request_json.as_bytes(), settings_json.as_bytes(), call_json.as_bytes());
+        let replay = self.guarded(guard, |ring, g| facade::ToolReplay::start(ring, request, settings, call, g))?;
+        Ok(Arc::new(ToolReplay { inner: Mutex::new(replay) }))
+    }
+}
+
+impl KeyRing {
+    /// The ring, for sealing and opening (the read lock).
+    pub(crate) fn ring(&self) -> Result<RwLockReadGuard<'_, state::KeyRing>> {
+        read(&self.inner)
+    }
+
+    /// Runs `f` on the ring under the host's replay guard, if any, under the
+    /// panic boundary; an `MrtrError` the guard raised comes back as it was.
+    fn guarded<T>(
+        &self,
+        host: Option<Box<dyn ReplayGuard>>,
+        f: impl FnOnce(&state::KeyRing, Option<&mut dyn state::ReplayGuard>) -> mrtr::Result<T>,
+    ) -> Result<T> {
+        guard(|| {
+            let ring = self.ring()?;
+            let mut host = host.as_deref().map(|host| HostGuard { host, raised: None });
+            let out = f(&ring, host.as_mut().map(|g| g as &mut dyn state::ReplayGuard));
+            if let Some(raised) = host.and_then(|g| g.raised) {
+                return Err(raised);
+            }
+            Ok(out?)
         })
     }
 }

@@ -101,6 +101,8 @@ pub enum Binding {
     Wasm,
     /// The C ABI (`bindings-ffi`, `include/mrtr.h`).
     C,
+    /// The UniFFI binding: Kotlin, Swift, Python (`bindings-ffi/uniffi`).
+    Uniffi,
 }
 
 /// One parameter: its name (snake_case) and kind.

@@ -1413,6 +1413,25 @@ public protocol KeyRingProtocol: AnyObject, Sendable {
     func remove(id: UInt8) throws  -> Bool
     
     /**
+     * Server, sealed rounds: the `input_required` response to `request_json`
+     * asking what `round_json` (as `resume_round` wrote it) still misses of
+     * `needs_json`, sealing the round with `data_json` (any JSON, or none)
+     * under a nonce from the operating system.
+     */
+    func respondRound(requestJson: String, roundJson: String, needsJson: String, dataJson: String?, settingsJson: String, callJson: String) throws  -> String
+    
+    /**
+     * Server, sealed rounds: reads `request_json` against `needs_json` (an
+     * `inputRequests` object): the answers it carries plus those earlier
+     * rounds sealed in its `requestState`, as the round's JSON (`{"answers",
+     * "missing", "ignored", "data", "round", "stateId", "expiry"}`).
+     * `settings_json` is the deployment's `{"ttl", "protocol", "limits",
+     * "pinAnswers"}`, `call_json` the request's `{"subject" | "anonymous",
+     * "now"}` (seconds); with a `guard`, a state used before is `state-replayed`.
+     */
+    func resumeRound(requestJson: String, needsJson: String, settingsJson: String, callJson: String, `guard`: ReplayGuard?) throws  -> String
+    
+    /**
      * Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
      * (seconds since the Unix epoch), with a nonce from the OS's random numbers.
      */
@@ -1447,6 +1466,13 @@ public protocol KeyRingProtocol: AnyObject, Sendable {
      * `usage-seal-budget-spent`: make another key current.
      */
     func setSealBudget(seals: UInt64) throws 
+    
+    /**
+     * Server, an await-style tool: the replay of the tool on `request_json`
+     * (settings and call as in `resume_round`), its questions asked again in
+     * the tool's order with `ToolReplay.ask`.
+     */
+    func startToolReplay(requestJson: String, settingsJson: String, callJson: String, `guard`: ReplayGuard?) throws  -> ToolReplay
     
 }
 /**
@@ -1602,6 +1628,50 @@ open func remove(id: UInt8)throws  -> Bool  {
 }
     
     /**
+     * Server, sealed rounds: the `input_required` response to `request_json`
+     * asking what `round_json` (as `resume_round` wrote it) still misses of
+     * `needs_json`, sealing the round with `data_json` (any JSON, or none)
+     * under a nonce from the operating system.
+     */
+open func respondRound(requestJson: String, roundJson: String, needsJson: String, dataJson: String?, settingsJson: String, callJson: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_keyring_respond_round(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(roundJson),
+        FfiConverterString.lower(needsJson),
+        FfiConverterOptionString.lower(dataJson),
+        FfiConverterString.lower(settingsJson),
+        FfiConverterString.lower(callJson),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Server, sealed rounds: reads `request_json` against `needs_json` (an
+     * `inputRequests` object): the answers it carries plus those earlier
+     * rounds sealed in its `requestState`, as the round's JSON (`{"answers",
+     * "missing", "ignored", "data", "round", "stateId", "expiry"}`).
+     * `settings_json` is the deployment's `{"ttl", "protocol", "limits",
+     * "pinAnswers"}`, `call_json` the request's `{"subject" | "anonymous",
+     * "now"}` (seconds); with a `guard`, a state used before is `state-replayed`.
+     */
+open func resumeRound(requestJson: String, needsJson: String, settingsJson: String, callJson: String, `guard`: ReplayGuard?)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_keyring_resume_round(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(needsJson),
+        FfiConverterString.lower(settingsJson),
+        FfiConverterString.lower(callJson),
+        FfiConverterOptionCallbackInterfaceReplayGuard.lower(`guard`),uniffiCallStatus
+    )
+})
+}
+    
+    /**
      * Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
      * (seconds since the Unix epoch), with a nonce from the OS's random numbers.
      */
@@ -1683,6 +1753,24 @@ open func setSealBudget(seals: UInt64)throws   {try rustCallWithError(FfiConvert
         FfiConverterUInt64.lower(seals),uniffiCallStatus
     )
 }
+}
+    
+    /**
+     * Server, an await-style tool: the replay of the tool on `request_json`
+     * (settings and call as in `resume_round`), its questions asked again in
+     * the tool's order with `ToolReplay.ask`.
+     */
+open func startToolReplay(requestJson: String, settingsJson: String, callJson: String, `guard`: ReplayGuard?)throws  -> ToolReplay  {
+    return try  FfiConverterTypeToolReplay_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_keyring_start_tool_replay(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(settingsJson),
+        FfiConverterString.lower(callJson),
+        FfiConverterOptionCallbackInterfaceReplayGuard.lower(`guard`),uniffiCallStatus
+    )
+})
 }
     
 
@@ -2443,6 +2531,526 @@ public func FfiConverterTypeSseDecoder_lift(_ handle: UInt64) throws -> SseDecod
 #endif
 public func FfiConverterTypeSseDecoder_lower(_ value: SseDecoder) -> UInt64 {
     return FfiConverterTypeSseDecoder.lower(value)
+}
+
+
+
+
+
+
+/**
+ * `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+ */
+public protocol ToolBridgeProtocol: AnyObject, Sendable {
+    
+    /**
+     * Sends what `replay` misses as server requests on the stream.
+     */
+    func ask(replay: ToolReplay, nowMs: UInt64) throws 
+    
+    /**
+     * The tool completed with `result` (JSON text).
+     */
+    func complete(resultJson: String) throws 
+    
+    /**
+     * A response the client POSTed; true when the round is complete.
+     */
+    func handleAnswer(responseJson: String, nowMs: UInt64) throws  -> Bool
+    
+    /**
+     * The round's deadline may have passed.
+     */
+    func handleTimeout(nowMs: UInt64) throws 
+    
+    /**
+     * Whether the final response was written.
+     */
+    func isDone() throws  -> Bool
+    
+    /**
+     * The ids of the server requests waiting for an answer.
+     */
+    func pending() throws  -> [String]
+    
+    /**
+     * When (ms) to call `handleTimeout`, or none.
+     */
+    func pollTimeout() throws  -> UInt64?
+    
+    /**
+     * The next text to write on the stream, or none.
+     */
+    func pollWrite() throws  -> String?
+    
+    /**
+     * The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+     */
+    func refuse(rule: String, message: String, dataJson: String?) throws 
+    
+    /**
+     * A replay of the tool from the answers collected so far.
+     */
+    func replay() throws  -> ToolReplay
+    
+}
+/**
+ * `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+ */
+open class ToolBridge: ToolBridgeProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mrtr_uniffi_fn_clone_toolbridge(self.handle, $0) }
+    }
+    /**
+     * A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds, roundTimeoutMs, limits}`.
+     */
+public convenience init(requestJson: String, key: String, optionsJson: String?)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_constructor_toolbridge_new(
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(key),
+        FfiConverterOptionString.lower(optionsJson),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mrtr_uniffi_fn_free_toolbridge(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Sends what `replay` misses as server requests on the stream.
+     */
+open func ask(replay: ToolReplay, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolbridge_ask(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeToolReplay_lower(replay),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * The tool completed with `result` (JSON text).
+     */
+open func complete(resultJson: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolbridge_complete(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(resultJson),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * A response the client POSTed; true when the round is complete.
+     */
+open func handleAnswer(responseJson: String, nowMs: UInt64)throws  -> Bool  {
+    return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolbridge_handle_answer(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(responseJson),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The round's deadline may have passed.
+     */
+open func handleTimeout(nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolbridge_handle_timeout(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Whether the final response was written.
+     */
+open func isDone()throws  -> Bool  {
+    return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolbridge_is_done(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The ids of the server requests waiting for an answer.
+     */
+open func pending()throws  -> [String]  {
+    return try  FfiConverterSequenceString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolbridge_pending(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * When (ms) to call `handleTimeout`, or none.
+     */
+open func pollTimeout()throws  -> UInt64?  {
+    return try  FfiConverterOptionUInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolbridge_poll_timeout(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The next text to write on the stream, or none.
+     */
+open func pollWrite()throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolbridge_poll_write(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+     */
+open func refuse(rule: String, message: String, dataJson: String?)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolbridge_refuse(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(rule),
+        FfiConverterString.lower(message),
+        FfiConverterOptionString.lower(dataJson),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * A replay of the tool from the answers collected so far.
+     */
+open func replay()throws  -> ToolReplay  {
+    return try  FfiConverterTypeToolReplay_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolbridge_replay(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeToolBridge: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = ToolBridge
+
+    public static func lift(_ handle: UInt64) throws -> ToolBridge {
+        return ToolBridge(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: ToolBridge) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ToolBridge {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: ToolBridge, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeToolBridge_lift(_ handle: UInt64) throws -> ToolBridge {
+    return try FfiConverterTypeToolBridge.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeToolBridge_lower(_ value: ToolBridge) -> UInt64 {
+    return FfiConverterTypeToolBridge.lower(value)
+}
+
+
+
+
+
+
+/**
+ * `facade::ToolReplay`: one replay of an await-style tool on one request.
+ */
+public protocol ToolReplayProtocol: AnyObject, Sendable {
+    
+    /**
+     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.
+     */
+    func ask(questionJson: String, key: String?) throws  -> String?
+    
+    /**
+     * The final response with `result` (JSON text).
+     */
+    func complete(resultJson: String) throws  -> String
+    
+    /**
+     * The tool's data of the last round, as JSON text, or none.
+     */
+    func data() throws  -> String?
+    
+    /**
+     * The `input_required` response asking what is missing, sealed with `ring`.
+     */
+    func inputRequired(ring: KeyRing, dataJson: String?) throws  -> String
+    
+    /**
+     * How many rounds came before this request.
+     */
+    func round() throws  -> UInt32
+    
+    /**
+     * `{stateId, expiry}` of the state the request carried, as JSON text, or none.
+     */
+    func state() throws  -> String?
+    
+}
+/**
+ * `facade::ToolReplay`: one replay of an await-style tool on one request.
+ */
+open class ToolReplay: ToolReplayProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mrtr_uniffi_fn_clone_toolreplay(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mrtr_uniffi_fn_free_toolreplay(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.
+     */
+open func ask(questionJson: String, key: String?)throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolreplay_ask(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(questionJson),
+        FfiConverterOptionString.lower(key),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The final response with `result` (JSON text).
+     */
+open func complete(resultJson: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolreplay_complete(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(resultJson),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The tool's data of the last round, as JSON text, or none.
+     */
+open func data()throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolreplay_data(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The `input_required` response asking what is missing, sealed with `ring`.
+     */
+open func inputRequired(ring: KeyRing, dataJson: String?)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolreplay_input_required(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeKeyRing_lower(ring),
+        FfiConverterOptionString.lower(dataJson),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * How many rounds came before this request.
+     */
+open func round()throws  -> UInt32  {
+    return try  FfiConverterUInt32.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolreplay_round(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * `{stateId, expiry}` of the state the request carried, as JSON text, or none.
+     */
+open func state()throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolreplay_state(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeToolReplay: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = ToolReplay
+
+    public static func lift(_ handle: UInt64) throws -> ToolReplay {
+        return ToolReplay(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: ToolReplay) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ToolReplay {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: ToolReplay, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeToolReplay_lift(_ handle: UInt64) throws -> ToolReplay {
+    return try FfiConverterTypeToolReplay.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeToolReplay_lower(_ value: ToolReplay) -> UInt64 {
+    return FfiConverterTypeToolReplay.lower(value)
 }
 
 
@@ -4984,6 +5592,166 @@ fileprivate struct FfiConverterDictionaryStringString: FfiConverterRustBuffer {
     }
 }
 /**
+ * The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
+ */
+public func catalogue()throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_catalogue(uniffiCallStatus
+    )
+})
+}
+/**
+ * `facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text.
+ */
+public func checkRequest(requestJson: String, headersJson: String?, supportedJson: String, `protocol`: String)throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_check_request(
+        FfiConverterString.lower(requestJson),
+        FfiConverterOptionString.lower(headersJson),
+        FfiConverterString.lower(supportedJson),
+        FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+/**
+ * `facade::complete`: the final response to `request` with `result`.
+ */
+public func complete(requestJson: String, resultJson: String, `protocol`: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_complete(
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(resultJson),
+        FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+/**
+ * `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object).
+ */
+public func errorResponse(idJson: String, rule: String, message: String, dataJson: String?)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_error_response(
+        FfiConverterString.lower(idJson),
+        FfiConverterString.lower(rule),
+        FfiConverterString.lower(message),
+        FfiConverterOptionString.lower(dataJson),uniffiCallStatus
+    )
+})
+}
+/**
+ * `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.
+ */
+public func mirroredFields(requestJson: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_mirrored_fields(
+        FfiConverterString.lower(requestJson),uniffiCallStatus
+    )
+})
+}
+/**
+ * `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.
+ */
+public func missingCapabilities(requestJson: String, questionsJson: String, `protocol`: String)throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_missing_capabilities(
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(questionsJson),
+        FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+/**
+ * `facade::question_elicit`: an elicitation input request.
+ */
+public func questionElicit(message: String, requestedSchemaJson: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_question_elicit(
+        FfiConverterString.lower(message),
+        FfiConverterString.lower(requestedSchemaJson),uniffiCallStatus
+    )
+})
+}
+/**
+ * `facade::question_roots`: a roots input request.
+ */
+public func questionRoots()throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_question_roots(uniffiCallStatus
+    )
+})
+}
+/**
+ * `facade::question_sample`: a sampling input request.
+ */
+public func questionSample(paramsJson: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_question_sample(
+        FfiConverterString.lower(paramsJson),uniffiCallStatus
+    )
+})
+}
+/**
+ * `facade::require_capabilities`: none, or the refusal as JSON text.
+ */
+public func requireCapabilities(requestJson: String, questionsJson: String, `protocol`: String)throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_require_capabilities(
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(questionsJson),
+        FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+/**
+ * `facade::require_declared`: none, or the refusal as JSON text.
+ */
+public func requireDeclared(requestJson: String, requiredJson: String, `protocol`: String)throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_require_declared(
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(requiredJson),
+        FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+/**
+ * `facade::task_created`: the response announcing a task.
+ */
+public func taskCreated(requestJson: String, recordJson: String, `protocol`: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_task_created(
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(recordJson),
+        FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+/**
+ * `facade::task_get_response`: the response to `tasks/get`.
+ */
+public func taskGetResponse(requestJson: String, recordJson: String, `protocol`: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_task_get_response(
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(recordJson),
+        FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+/**
  * Checks a whole conversation: `transcript_json` is an array of entries
  * `{"from": "client"|"server", "message": <JSON-RPC message>, "stream": "post:<id>"|"get"}`
  * or HTTP entries `{"from", "at", "http": {"exchange", …}}` (recorded
@@ -5279,6 +6047,45 @@ private let initializationResult: InitializationResult = {
     if bindings_contract_version != scaffolding_contract_version {
         return InitializationResult.contractVersionMismatch
     }
+    if (uniffi_mrtr_uniffi_checksum_func_catalogue() != 41834) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_check_request() != 40509) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_complete() != 929) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_error_response() != 39574) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_mirrored_fields() != 23872) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_missing_capabilities() != 63821) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_question_elicit() != 41379) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_question_roots() != 65363) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_question_sample() != 52715) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_require_capabilities() != 4176) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_require_declared() != 22344) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_task_created() != 1700) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_task_get_response() != 41604) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mrtr_uniffi_checksum_func_check() != 1714) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -5366,6 +6173,54 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_client_send() != 26734) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_ask() != 40390) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_complete() != 19790) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_answer() != 10338) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_timeout() != 29001) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_is_done() != 54160) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_pending() != 19134) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_timeout() != 44839) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_write() != 38877) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_refuse() != 14953) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_replay() != 64291) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_ask() != 19602) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_complete() != 64939) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_data() != 64999) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_input_required() != 65441) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_round() != 53634) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_state() != 5256) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mrtr_uniffi_checksum_method_keyring_add() != 51509) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -5376,6 +6231,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_keyring_remove() != 26744) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_respond_round() != 14863) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_resume_round() != 17187) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_keyring_seal() != 8785) {
@@ -5394,6 +6255,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget() != 50971) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay() != 26326) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_httpcall_answer() != 17858) {
@@ -5478,6 +6342,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_client_new() != 54127) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() != 3283) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() != 59165) {

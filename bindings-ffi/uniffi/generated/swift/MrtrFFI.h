@@ -334,6 +334,111 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_client_poll_transmit(uint64_t ptr, RustC
 uint64_t uniffi_mrtr_uniffi_fn_method_client_send(uint64_t ptr, RustBuffer request_json, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_TOOLBRIDGE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_TOOLBRIDGE
+uint64_t uniffi_mrtr_uniffi_fn_clone_toolbridge(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_TOOLBRIDGE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_TOOLBRIDGE
+void uniffi_mrtr_uniffi_fn_free_toolbridge(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_TOOLBRIDGE_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_TOOLBRIDGE_NEW
+uint64_t uniffi_mrtr_uniffi_fn_constructor_toolbridge_new(RustBuffer request_json, RustBuffer key, RustBuffer options_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_ASK
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_ASK
+void uniffi_mrtr_uniffi_fn_method_toolbridge_ask(uint64_t ptr, uint64_t replay, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_COMPLETE
+void uniffi_mrtr_uniffi_fn_method_toolbridge_complete(uint64_t ptr, RustBuffer result_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_HANDLE_ANSWER
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_HANDLE_ANSWER
+int8_t uniffi_mrtr_uniffi_fn_method_toolbridge_handle_answer(uint64_t ptr, RustBuffer response_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_HANDLE_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_HANDLE_TIMEOUT
+void uniffi_mrtr_uniffi_fn_method_toolbridge_handle_timeout(uint64_t ptr, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_IS_DONE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_IS_DONE
+int8_t uniffi_mrtr_uniffi_fn_method_toolbridge_is_done(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_PENDING
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_PENDING
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolbridge_pending(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_POLL_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_POLL_TIMEOUT
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolbridge_poll_timeout(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_POLL_WRITE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_POLL_WRITE
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolbridge_poll_write(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_REFUSE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_REFUSE
+void uniffi_mrtr_uniffi_fn_method_toolbridge_refuse(uint64_t ptr, RustBuffer rule, RustBuffer message, RustBuffer data_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_REPLAY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_REPLAY
+uint64_t uniffi_mrtr_uniffi_fn_method_toolbridge_replay(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_TOOLREPLAY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_TOOLREPLAY
+uint64_t uniffi_mrtr_uniffi_fn_clone_toolreplay(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_TOOLREPLAY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_TOOLREPLAY
+void uniffi_mrtr_uniffi_fn_free_toolreplay(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_ASK
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_ASK
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolreplay_ask(uint64_t ptr, RustBuffer question_json, RustBuffer key, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_COMPLETE
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolreplay_complete(uint64_t ptr, RustBuffer result_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_DATA
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_DATA
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolreplay_data(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_INPUT_REQUIRED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_INPUT_REQUIRED
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolreplay_input_required(uint64_t ptr, uint64_t ring, RustBuffer data_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_ROUND
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_ROUND
+uint32_t uniffi_mrtr_uniffi_fn_method_toolreplay_round(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_STATE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_STATE
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolreplay_state(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_KEYRING
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_KEYRING
 uint64_t uniffi_mrtr_uniffi_fn_clone_keyring(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -374,6 +479,16 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_open(uint64_t ptr, RustBuffer to
 int8_t uniffi_mrtr_uniffi_fn_method_keyring_remove(uint64_t ptr, uint8_t id, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_RESPOND_ROUND
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_RESPOND_ROUND
+RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_respond_round(uint64_t ptr, RustBuffer request_json, RustBuffer round_json, RustBuffer needs_json, RustBuffer data_json, RustBuffer settings_json, RustBuffer call_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_RESUME_ROUND
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_RESUME_ROUND
+RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_resume_round(uint64_t ptr, RustBuffer request_json, RustBuffer needs_json, RustBuffer settings_json, RustBuffer call_json, RustBuffer guard, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SEAL
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SEAL
 RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_seal(uint64_t ptr, RustBuffer binding, uint64_t now, uint32_t ttl, RustBuffer payload, RustCallStatus *_Nonnull out_status
@@ -402,6 +517,11 @@ void uniffi_mrtr_uniffi_fn_method_keyring_set_max_token_bytes(uint64_t ptr, uint
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_SEAL_BUDGET
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_SEAL_BUDGET
 void uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(uint64_t ptr, uint64_t seals, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_START_TOOL_REPLAY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_START_TOOL_REPLAY
+uint64_t uniffi_mrtr_uniffi_fn_method_keyring_start_tool_replay(uint64_t ptr, RustBuffer request_json, RustBuffer settings_json, RustBuffer call_json, RustBuffer guard, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_HTTPCALL
@@ -597,6 +717,73 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_ssedecoder_poll_event(uint64_t ptr, Rust
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_INIT_CALLBACK_VTABLE_REPLAYGUARD
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_INIT_CALLBACK_VTABLE_REPLAYGUARD
 void uniffi_mrtr_uniffi_fn_init_callback_vtable_replayguard(const UniffiVTableCallbackInterfaceReplayGuard* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_CATALOGUE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_CATALOGUE
+RustBuffer uniffi_mrtr_uniffi_fn_func_catalogue(RustCallStatus *_Nonnull out_status
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_CHECK_REQUEST
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_CHECK_REQUEST
+RustBuffer uniffi_mrtr_uniffi_fn_func_check_request(RustBuffer request_json, RustBuffer headers_json, RustBuffer supported_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_COMPLETE
+RustBuffer uniffi_mrtr_uniffi_fn_func_complete(RustBuffer request_json, RustBuffer result_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_ERROR_RESPONSE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_ERROR_RESPONSE
+RustBuffer uniffi_mrtr_uniffi_fn_func_error_response(RustBuffer id_json, RustBuffer rule, RustBuffer message, RustBuffer data_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_MIRRORED_FIELDS
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_MIRRORED_FIELDS
+RustBuffer uniffi_mrtr_uniffi_fn_func_mirrored_fields(RustBuffer request_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_MISSING_CAPABILITIES
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_MISSING_CAPABILITIES
+RustBuffer uniffi_mrtr_uniffi_fn_func_missing_capabilities(RustBuffer request_json, RustBuffer questions_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_QUESTION_ELICIT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_QUESTION_ELICIT
+RustBuffer uniffi_mrtr_uniffi_fn_func_question_elicit(RustBuffer message, RustBuffer requested_schema_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_QUESTION_ROOTS
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_QUESTION_ROOTS
+RustBuffer uniffi_mrtr_uniffi_fn_func_question_roots(RustCallStatus *_Nonnull out_status
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_QUESTION_SAMPLE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_QUESTION_SAMPLE
+RustBuffer uniffi_mrtr_uniffi_fn_func_question_sample(RustBuffer params_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_REQUIRE_CAPABILITIES
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_REQUIRE_CAPABILITIES
+RustBuffer uniffi_mrtr_uniffi_fn_func_require_capabilities(RustBuffer request_json, RustBuffer questions_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_REQUIRE_DECLARED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_REQUIRE_DECLARED
+RustBuffer uniffi_mrtr_uniffi_fn_func_require_declared(RustBuffer request_json, RustBuffer required_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TASK_CREATED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TASK_CREATED
+RustBuffer uniffi_mrtr_uniffi_fn_func_task_created(RustBuffer request_json, RustBuffer record_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TASK_GET_RESPONSE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TASK_GET_RESPONSE
+RustBuffer uniffi_mrtr_uniffi_fn_func_task_get_response(RustBuffer request_json, RustBuffer record_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_CHECK
@@ -961,6 +1148,84 @@ void ffi_mrtr_uniffi_rust_future_free_void(uint64_t handle
 void ffi_mrtr_uniffi_rust_future_complete_void(uint64_t handle, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_CATALOGUE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_CATALOGUE
+uint16_t uniffi_mrtr_uniffi_checksum_func_catalogue(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_CHECK_REQUEST
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_CHECK_REQUEST
+uint16_t uniffi_mrtr_uniffi_checksum_func_check_request(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_COMPLETE
+uint16_t uniffi_mrtr_uniffi_checksum_func_complete(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_ERROR_RESPONSE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_ERROR_RESPONSE
+uint16_t uniffi_mrtr_uniffi_checksum_func_error_response(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_MIRRORED_FIELDS
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_MIRRORED_FIELDS
+uint16_t uniffi_mrtr_uniffi_checksum_func_mirrored_fields(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_MISSING_CAPABILITIES
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_MISSING_CAPABILITIES
+uint16_t uniffi_mrtr_uniffi_checksum_func_missing_capabilities(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_QUESTION_ELICIT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_QUESTION_ELICIT
+uint16_t uniffi_mrtr_uniffi_checksum_func_question_elicit(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_QUESTION_ROOTS
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_QUESTION_ROOTS
+uint16_t uniffi_mrtr_uniffi_checksum_func_question_roots(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_QUESTION_SAMPLE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_QUESTION_SAMPLE
+uint16_t uniffi_mrtr_uniffi_checksum_func_question_sample(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_REQUIRE_CAPABILITIES
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_REQUIRE_CAPABILITIES
+uint16_t uniffi_mrtr_uniffi_checksum_func_require_capabilities(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_REQUIRE_DECLARED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_REQUIRE_DECLARED
+uint16_t uniffi_mrtr_uniffi_checksum_func_require_declared(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TASK_CREATED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TASK_CREATED
+uint16_t uniffi_mrtr_uniffi_checksum_func_task_created(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TASK_GET_RESPONSE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TASK_GET_RESPONSE
+uint16_t uniffi_mrtr_uniffi_checksum_func_task_get_response(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_CHECK
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_CHECK
 uint16_t uniffi_mrtr_uniffi_checksum_func_check(void
@@ -1135,6 +1400,102 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_client_send(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_ASK
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_ASK
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolbridge_ask(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_COMPLETE
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolbridge_complete(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_HANDLE_ANSWER
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_HANDLE_ANSWER
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_answer(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_HANDLE_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_HANDLE_TIMEOUT
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_timeout(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_IS_DONE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_IS_DONE
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolbridge_is_done(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_PENDING
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_PENDING
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolbridge_pending(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_POLL_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_POLL_TIMEOUT
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_timeout(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_POLL_WRITE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_POLL_WRITE
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_write(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_REFUSE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_REFUSE
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolbridge_refuse(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_REPLAY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_REPLAY
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolbridge_replay(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_ASK
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_ASK
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolreplay_ask(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_COMPLETE
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolreplay_complete(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_DATA
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_DATA
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolreplay_data(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_INPUT_REQUIRED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_INPUT_REQUIRED
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolreplay_input_required(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_ROUND
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_ROUND
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolreplay_round(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_STATE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_STATE
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolreplay_state(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_ADD
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_ADD
 uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_add(void
@@ -1156,6 +1517,18 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_open(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_REMOVE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_REMOVE
 uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_remove(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_RESPOND_ROUND
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_RESPOND_ROUND
+uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_respond_round(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_RESUME_ROUND
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_RESUME_ROUND
+uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_resume_round(void
     
 );
 #endif
@@ -1192,6 +1565,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_SET_SEAL_BUDGET
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_SET_SEAL_BUDGET
 uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_START_TOOL_REPLAY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_START_TOOL_REPLAY
+uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay(void
     
 );
 #endif
@@ -1360,6 +1739,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_constructor_checker_new(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_CLIENT_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_CLIENT_NEW
 uint16_t uniffi_mrtr_uniffi_checksum_constructor_client_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_TOOLBRIDGE_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_TOOLBRIDGE_NEW
+uint16_t uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new(void
     
 );
 #endif

@@ -48,6 +48,10 @@ import mrtr.sseEncode
 import mrtr.streamUrl
 import mrtr.taskTransition
 import mrtr.taskUpdate
+import mrtr.ToolBridge
+import mrtr.questionElicit
+import mrtr.questionSample
+import mrtr.requireCapabilities
 import mrtr.conformance.ruleId
 import mrtr.testOnlyError
 import mrtr.testOnlyPanic
@@ -521,6 +525,44 @@ fun main() {
             eq(c.violations().map { it.rule to it.index }, whole)
         }
         raises<MrtrException.Usage> { Checker("2025-11-25", 10u, "sep-9999") }
+    }
+
+    test("await-style tool over sealed rounds, and the 2025-11-25 bridge") {
+        KeyRing(1u, "aes-256-gcm", secret()).use { ring ->
+            val settings = """{"ttl":300,"protocol":"$P"}"""
+            val question = questionElicit("GitHub user?", """{"type":"object","properties":{"name":{"type":"string"}}}""")
+            val asked = ring.startToolReplay(CALL, settings, """{"subject":"alice","now":1000}""", null).use { replay ->
+                eq(replay.ask(question, "login"), null)
+                eq(replay.round(), 0u)
+                json(replay.inputRequired(ring, null))
+            }
+            eq(asked.getAsJsonObject("result").get("resultType").asString, "input_required")
+            val again = retry(CALL, asked.toString(), ANSWER, "2", P)
+            val guard = MemoryGuard()
+            ring.startToolReplay(again, settings, """{"subject":"alice","now":1010}""", guard).use { replay ->
+                eq(json(replay.ask(question, "login")!!).getAsJsonObject("content").get("name").asString, "octocat")
+                eq(replay.round(), 1u)
+                eq(json(replay.complete("""{"content":[]}""")).get("id").asInt, 2)
+            }
+            eq(raises<MrtrException.State> { ring.resumeRound(again, ASK, settings, """{"subject":"alice","now":1010}""", guard) }.rule, "state-replayed")
+            raises<MrtrException.State> { ring.startToolReplay(again, settings, """{"subject":"mallory","now":1010}""", null) }
+        }
+        check(requireCapabilities(CALL, ASK, P) == null) { "elicitation was declared" }
+        val sample = questionSample("""{"messages":[],"maxTokens":5}""")
+        check(json(requireCapabilities(CALL, """{"s":$sample}""", P)!!).has("data")) { "the refusal carries its data" }
+        val legacy = """{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t","arguments":{}}}"""
+        ToolBridge(legacy, "k1", null).use { bridge ->
+            val name = questionElicit("Name?", """{"type":"object","properties":{"v":{"type":"string"}}}""")
+            bridge.replay().use { replay -> eq(replay.ask(name, null), null); bridge.ask(replay, 0uL) }
+            val request = bridge.pollWrite()!!.lines().filter { it.startsWith("data:") && "elicitation/create" in it }
+                .map { json(it.removePrefix("data:")) }.single()
+            eq(bridge.pending(), listOf(request.get("id").asString))
+            check(bridge.handleAnswer("""{"jsonrpc":"2.0","id":${request.get("id")},"result":{"action":"accept","content":{"v":"Ada"}}}""", 5uL)) { "round complete" }
+            bridge.replay().use { replay -> eq(json(replay.ask(name, null)!!).getAsJsonObject("content").get("v").asString, "Ada") }
+            bridge.complete("""{"content":[{"type":"text","text":"hi Ada"}]}""")
+            val written = generateSequence { bridge.pollWrite() }.joinToString("")
+            check("hi Ada" in written && bridge.isDone()) { written }
+        }
     }
 
     var failed = 0

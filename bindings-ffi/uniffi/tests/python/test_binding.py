@@ -547,6 +547,70 @@ class Transports(unittest.TestCase):
             m.check("[]", "1999-01-01", 10, "sep-1858")
 
 
+    def test_await_style_tool_over_sealed_rounds(self) -> None:
+        """The await-style tool the export table declares: round one misses the answer and asks with sealed
+        state; the retry carries the answer, the replay gives it, the tool completes; the state is single-use
+        under the guard, and bound to its principal."""
+        ring = m.KeyRing(1, "aes-256-gcm", secrets.token_bytes(32))
+        settings = json.dumps({"ttl": 300, "protocol": P})
+        alice = json.dumps({"subject": "alice", "now": 1000})
+        question = m.question_elicit("GitHub user?", json.dumps({"type": "object", "properties": {"name": {"type": "string"}}}))
+        replay = ring.start_tool_replay(CALL, settings, alice, None)
+        self.assertIsNone(replay.ask(question, "login"))
+        self.assertEqual(replay.round(), 0)
+        asked = json.loads(replay.input_required(ring, None))
+        self.assertEqual(asked["result"]["resultType"], "input_required")
+        self.assertIn("login", asked["result"]["inputRequests"])
+        retry = m.retry(CALL, json.dumps(asked), ANSWER, "2", P)
+        used: dict = {}
+
+        class Once(m.ReplayGuard):
+            def first_use(self, state_id: str, expiry: int) -> bool:
+                if state_id in used:
+                    return False
+                used[state_id] = expiry
+                return True
+
+        again = ring.start_tool_replay(retry, settings, json.dumps({"subject": "alice", "now": 1010}), Once())
+        self.assertEqual(json.loads(again.ask(question, "login"))["content"], {"name": "octocat"})
+        self.assertEqual(again.round(), 1)
+        done = json.loads(again.complete(json.dumps({"content": []})))
+        self.assertEqual((done["id"], done["result"]["resultType"], done["result"]["content"]), (2, "complete", []))
+        with self.assertRaises(m.MrtrError.State):
+            ring.start_tool_replay(retry, settings, json.dumps({"subject": "mallory", "now": 1010}), None)
+        # Sealed rounds without the replay: the same state, read by resume_round, is used up under the guard.
+        with self.assertRaises(m.MrtrError.State) as replayed:
+            ring.resume_round(retry, ASK, settings, json.dumps({"subject": "alice", "now": 1010}), Once())
+        self.assertEqual(replayed.exception.rule, "state-replayed")
+
+    def test_server_builders_and_bridge(self) -> None:
+        """The server's builders and the 2025-11-25 bridge, as the table declares them."""
+        done = json.loads(m.complete(CALL, json.dumps({"content": []}), P))
+        self.assertEqual(done["id"], 1)
+        sample = m.question_sample(json.dumps({"messages": [], "maxTokens": 5}))
+        refusal = m.require_capabilities(CALL, json.dumps({"s": json.loads(sample)}), P)
+        self.assertIsNotNone(refusal)
+        self.assertIn("data", json.loads(refusal))
+        self.assertIsNone(m.require_capabilities(CALL, ASK, P))
+        legacy = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "t", "arguments": {}}})
+        bridge = m.ToolBridge(legacy, "k1", None)
+        question = m.question_elicit("Name?", json.dumps({"type": "object", "properties": {"v": {"type": "string"}}}))
+        replay = bridge.replay()
+        self.assertIsNone(replay.ask(question, None))
+        bridge.ask(replay, 0)
+        written = bridge.poll_write()
+        (asked,) = [json.loads(line[5:]) for line in written.splitlines() if line.startswith("data:") and "elicitation/create" in line]
+        self.assertEqual(bridge.pending(), [str(asked["id"])])
+        answer = {"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {"v": "Ada"}}}
+        self.assertTrue(bridge.handle_answer(json.dumps(answer), 5))
+        again = bridge.replay()
+        self.assertEqual(json.loads(again.ask(question, None))["content"], {"v": "Ada"})
+        bridge.complete(json.dumps({"content": [{"type": "text", "text": "hi Ada"}]}))
+        while (text := bridge.poll_write()) is not None:
+            written = text
+        self.assertIn("hi Ada", written)
+        self.assertTrue(bridge.is_done())
+
 def main() -> int:
     """Runs every test; closes with "uniffi-python: N passed, M failed"."""
     suite = unittest.defaultTestLoader.loadTestsFromModule(__import__(__name__))

@@ -5,18 +5,21 @@
 //!
 //! - [`js`]: `bindings-node/src/exports.rs` (napi) and
 //!   `bindings-wasm/src/exports.rs` (wasm-bindgen);
-//! - [`c`]: `bindings-ffi/src/exports.rs` (the C ABI; its header is cbindgen's).
+//! - [`c`]: `bindings-ffi/src/exports.rs` (the C ABI; its header is cbindgen's);
+//! - [`uniffi`]: `bindings-ffi/uniffi/src/exports.rs` (Kotlin, Swift, Python).
 
 use mrtr::facade::exports::{Binding, Machine, EXPORTS, MACHINES};
 use std::path::PathBuf;
 
 pub mod c;
 pub mod js;
+pub mod uniffi;
 
 /// `(path, contents)` of each generated file.
 pub fn outputs() -> Vec<(PathBuf, String)> {
     let mut all = js::outputs();
     all.extend(c::outputs());
+    all.extend(uniffi::outputs());
     all
 }
 

@@ -697,6 +697,32 @@ internal object IntegrityCheckingUniffiLib {
     }
 
     internal fun ensureInitialized() = Unit
+    external fun uniffi_mrtr_uniffi_checksum_func_catalogue(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_check_request(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_complete(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_error_response(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_mirrored_fields(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_missing_capabilities(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_question_elicit(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_question_roots(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_question_sample(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_require_capabilities(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_require_declared(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_task_created(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_task_get_response(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_check(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_classify(
@@ -755,6 +781,38 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_client_send(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolbridge_ask(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolbridge_complete(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_answer(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_timeout(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolbridge_is_done(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolbridge_pending(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_timeout(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_write(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolbridge_refuse(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolbridge_replay(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolreplay_ask(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolreplay_complete(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolreplay_data(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolreplay_input_required(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolreplay_round(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolreplay_state(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_keyring_add(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_keyring_add_derived(
@@ -762,6 +820,10 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mrtr_uniffi_checksum_method_keyring_open(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_keyring_remove(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_keyring_respond_round(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_keyring_resume_round(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_keyring_seal(
     ): Int
@@ -774,6 +836,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_httpcall_answer(
     ): Int
@@ -830,6 +894,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mrtr_uniffi_checksum_constructor_checker_new(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_client_new(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_keyring_derived(
     ): Int
@@ -896,6 +962,48 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_client_send(`ptr`: Long,`requestJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
+    external fun uniffi_mrtr_uniffi_fn_clone_toolbridge(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_free_toolbridge(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_constructor_toolbridge_new(`requestJson`: RustBuffer.ByValue,`key`: RustBuffer.ByValue,`optionsJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_method_toolbridge_ask(`ptr`: Long,`replay`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_toolbridge_complete(`ptr`: Long,`resultJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_toolbridge_handle_answer(`ptr`: Long,`responseJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
+    external fun uniffi_mrtr_uniffi_fn_method_toolbridge_handle_timeout(`ptr`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_toolbridge_is_done(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
+    external fun uniffi_mrtr_uniffi_fn_method_toolbridge_pending(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_toolbridge_poll_timeout(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_toolbridge_poll_write(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_toolbridge_refuse(`ptr`: Long,`rule`: RustBuffer.ByValue,`message`: RustBuffer.ByValue,`dataJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_toolbridge_replay(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_clone_toolreplay(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_free_toolreplay(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_toolreplay_ask(`ptr`: Long,`questionJson`: RustBuffer.ByValue,`key`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_toolreplay_complete(`ptr`: Long,`resultJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_toolreplay_data(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_toolreplay_input_required(`ptr`: Long,`ring`: Long,`dataJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_toolreplay_round(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Int
+    external fun uniffi_mrtr_uniffi_fn_method_toolreplay_state(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_clone_keyring(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mrtr_uniffi_fn_free_keyring(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -912,6 +1020,10 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_keyring_remove(`ptr`: Long,`id`: Byte,uniffi_out_err: UniffiRustCallStatus, 
     ): Byte
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_respond_round(`ptr`: Long,`requestJson`: RustBuffer.ByValue,`roundJson`: RustBuffer.ByValue,`needsJson`: RustBuffer.ByValue,`dataJson`: RustBuffer.ByValue,`settingsJson`: RustBuffer.ByValue,`callJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_resume_round(`ptr`: Long,`requestJson`: RustBuffer.ByValue,`needsJson`: RustBuffer.ByValue,`settingsJson`: RustBuffer.ByValue,`callJson`: RustBuffer.ByValue,`guard`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_keyring_seal(`ptr`: Long,`binding`: RustBuffer.ByValue,`now`: Long,`ttl`: Int,`payload`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_keyring_seals(`ptr`: Long,`id`: Byte,uniffi_out_err: UniffiRustCallStatus, 
@@ -924,6 +1036,8 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(`ptr`: Long,`seals`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_start_tool_replay(`ptr`: Long,`requestJson`: RustBuffer.ByValue,`settingsJson`: RustBuffer.ByValue,`callJson`: RustBuffer.ByValue,`guard`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
     external fun uniffi_mrtr_uniffi_fn_clone_httpcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mrtr_uniffi_fn_free_httpcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1002,6 +1116,32 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_init_callback_vtable_replayguard(`vtable`: UniffiVTableCallbackInterfaceReplayGuard,
     ): Unit
+    external fun uniffi_mrtr_uniffi_fn_func_catalogue(uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_check_request(`requestJson`: RustBuffer.ByValue,`headersJson`: RustBuffer.ByValue,`supportedJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_complete(`requestJson`: RustBuffer.ByValue,`resultJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_error_response(`idJson`: RustBuffer.ByValue,`rule`: RustBuffer.ByValue,`message`: RustBuffer.ByValue,`dataJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_mirrored_fields(`requestJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_missing_capabilities(`requestJson`: RustBuffer.ByValue,`questionsJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_question_elicit(`message`: RustBuffer.ByValue,`requestedSchemaJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_question_roots(uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_question_sample(`paramsJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_require_capabilities(`requestJson`: RustBuffer.ByValue,`questionsJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_require_declared(`requestJson`: RustBuffer.ByValue,`requiredJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_task_created(`requestJson`: RustBuffer.ByValue,`recordJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_task_get_response(`requestJson`: RustBuffer.ByValue,`recordJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_check(`transcriptJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,`maxRounds`: Int,`transport`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_classify(`message`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1161,6 +1301,45 @@ private fun uniffiCheckContractApiVersion(lib: IntegrityCheckingUniffiLib) {
 }
 @Suppress("UNUSED_PARAMETER")
 private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_catalogue() and 0xFFFF) != 41834) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_check_request() and 0xFFFF) != 40509) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_complete() and 0xFFFF) != 929) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_error_response() and 0xFFFF) != 39574) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_mirrored_fields() and 0xFFFF) != 23872) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_missing_capabilities() and 0xFFFF) != 63821) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_question_elicit() and 0xFFFF) != 41379) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_question_roots() and 0xFFFF) != 65363) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_question_sample() and 0xFFFF) != 52715) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_require_capabilities() and 0xFFFF) != 4176) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_require_declared() and 0xFFFF) != 22344) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_task_created() and 0xFFFF) != 1700) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_task_get_response() and 0xFFFF) != 41604) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_check() and 0xFFFF) != 1714) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1248,6 +1427,54 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_client_send() and 0xFFFF) != 26734) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_ask() and 0xFFFF) != 40390) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_complete() and 0xFFFF) != 19790) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_answer() and 0xFFFF) != 10338) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_timeout() and 0xFFFF) != 29001) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_is_done() and 0xFFFF) != 54160) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_pending() and 0xFFFF) != 19134) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_timeout() and 0xFFFF) != 44839) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_write() and 0xFFFF) != 38877) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_refuse() and 0xFFFF) != 14953) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_replay() and 0xFFFF) != 64291) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_ask() and 0xFFFF) != 19602) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_complete() and 0xFFFF) != 64939) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_data() and 0xFFFF) != 64999) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_input_required() and 0xFFFF) != 65441) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_round() and 0xFFFF) != 53634) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_state() and 0xFFFF) != 5256) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_add() and 0xFFFF) != 51509) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1258,6 +1485,12 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_remove() and 0xFFFF) != 26744) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_respond_round() and 0xFFFF) != 14863) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_resume_round() and 0xFFFF) != 17187) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seal() and 0xFFFF) != 8785) {
@@ -1276,6 +1509,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget() and 0xFFFF) != 50971) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay() and 0xFFFF) != 26326) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_answer() and 0xFFFF) != 17858) {
@@ -1360,6 +1596,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_client_new() and 0xFFFF) != 54127) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() and 0xFFFF) != 3283) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() and 0xFFFF) != 59165) {
@@ -3155,6 +3394,25 @@ public interface KeyRingInterface {
     fun `remove`(`id`: kotlin.UByte): kotlin.Boolean
     
     /**
+     * Server, sealed rounds: the `input_required` response to `request_json`
+     * asking what `round_json` (as `resume_round` wrote it) still misses of
+     * `needs_json`, sealing the round with `data_json` (any JSON, or none)
+     * under a nonce from the operating system.
+     */
+    fun `respondRound`(`requestJson`: kotlin.String, `roundJson`: kotlin.String, `needsJson`: kotlin.String, `dataJson`: kotlin.String?, `settingsJson`: kotlin.String, `callJson`: kotlin.String): kotlin.String
+    
+    /**
+     * Server, sealed rounds: reads `request_json` against `needs_json` (an
+     * `inputRequests` object): the answers it carries plus those earlier
+     * rounds sealed in its `requestState`, as the round's JSON (`{"answers",
+     * "missing", "ignored", "data", "round", "stateId", "expiry"}`).
+     * `settings_json` is the deployment's `{"ttl", "protocol", "limits",
+     * "pinAnswers"}`, `call_json` the request's `{"subject" | "anonymous",
+     * "now"}` (seconds); with a `guard`, a state used before is `state-replayed`.
+     */
+    fun `resumeRound`(`requestJson`: kotlin.String, `needsJson`: kotlin.String, `settingsJson`: kotlin.String, `callJson`: kotlin.String, `guard`: ReplayGuard?): kotlin.String
+    
+    /**
      * Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
      * (seconds since the Unix epoch), with a nonce from the OS's random numbers.
      */
@@ -3189,6 +3447,13 @@ public interface KeyRingInterface {
      * `usage-seal-budget-spent`: make another key current.
      */
     fun `setSealBudget`(`seals`: kotlin.ULong)
+    
+    /**
+     * Server, an await-style tool: the replay of the tool on `request_json`
+     * (settings and call as in `resume_round`), its questions asked again in
+     * the tool's order with `ToolReplay.ask`.
+     */
+    fun `startToolReplay`(`requestJson`: kotlin.String, `settingsJson`: kotlin.String, `callJson`: kotlin.String, `guard`: ReplayGuard?): ToolReplay
     
     companion object
 }
@@ -3400,6 +3665,60 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
 
     
     /**
+     * Server, sealed rounds: the `input_required` response to `request_json`
+     * asking what `round_json` (as `resume_round` wrote it) still misses of
+     * `needs_json`, sealing the round with `data_json` (any JSON, or none)
+     * under a nonce from the operating system.
+     */
+    @Throws(MrtrException::class)override fun `respondRound`(`requestJson`: kotlin.String, `roundJson`: kotlin.String, `needsJson`: kotlin.String, `dataJson`: kotlin.String?, `settingsJson`: kotlin.String, `callJson`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_respond_round(
+        it,
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterString.lower(`roundJson`),
+        FfiConverterString.lower(`needsJson`),
+        FfiConverterOptionalString.lower(`dataJson`),
+        FfiConverterString.lower(`settingsJson`),
+        FfiConverterString.lower(`callJson`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Server, sealed rounds: reads `request_json` against `needs_json` (an
+     * `inputRequests` object): the answers it carries plus those earlier
+     * rounds sealed in its `requestState`, as the round's JSON (`{"answers",
+     * "missing", "ignored", "data", "round", "stateId", "expiry"}`).
+     * `settings_json` is the deployment's `{"ttl", "protocol", "limits",
+     * "pinAnswers"}`, `call_json` the request's `{"subject" | "anonymous",
+     * "now"}` (seconds); with a `guard`, a state used before is `state-replayed`.
+     */
+    @Throws(MrtrException::class)override fun `resumeRound`(`requestJson`: kotlin.String, `needsJson`: kotlin.String, `settingsJson`: kotlin.String, `callJson`: kotlin.String, `guard`: ReplayGuard?): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_resume_round(
+        it,
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterString.lower(`needsJson`),
+        FfiConverterString.lower(`settingsJson`),
+        FfiConverterString.lower(`callJson`),
+        FfiConverterOptionalTypeReplayGuard.lower(`guard`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
      * Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
      * (seconds since the Unix epoch), with a nonce from the OS's random numbers.
      */
@@ -3510,6 +3829,29 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
 }
     }
     
+    
+
+    
+    /**
+     * Server, an await-style tool: the replay of the tool on `request_json`
+     * (settings and call as in `resume_round`), its questions asked again in
+     * the tool's order with `ToolReplay.ask`.
+     */
+    @Throws(MrtrException::class)override fun `startToolReplay`(`requestJson`: kotlin.String, `settingsJson`: kotlin.String, `callJson`: kotlin.String, `guard`: ReplayGuard?): ToolReplay {
+            return FfiConverterTypeToolReplay.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_start_tool_replay(
+        it,
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterString.lower(`settingsJson`),
+        FfiConverterString.lower(`callJson`),
+        FfiConverterOptionalTypeReplayGuard.lower(`guard`),_status)
+}
+    }
+    )
+    }
     
 
     
@@ -4765,6 +5107,874 @@ public object FfiConverterTypeSseDecoder: FfiConverter<SseDecoder, Long> {
     override fun allocationSize(value: SseDecoder) = 8UL
 
     override fun write(value: SseDecoder, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+ */
+public interface ToolBridgeInterface {
+    
+    /**
+     * Sends what `replay` misses as server requests on the stream.
+     */
+    fun `ask`(`replay`: ToolReplay, `nowMs`: kotlin.ULong)
+    
+    /**
+     * The tool completed with `result` (JSON text).
+     */
+    fun `complete`(`resultJson`: kotlin.String)
+    
+    /**
+     * A response the client POSTed; true when the round is complete.
+     */
+    fun `handleAnswer`(`responseJson`: kotlin.String, `nowMs`: kotlin.ULong): kotlin.Boolean
+    
+    /**
+     * The round's deadline may have passed.
+     */
+    fun `handleTimeout`(`nowMs`: kotlin.ULong)
+    
+    /**
+     * Whether the final response was written.
+     */
+    fun `isDone`(): kotlin.Boolean
+    
+    /**
+     * The ids of the server requests waiting for an answer.
+     */
+    fun `pending`(): List<kotlin.String>
+    
+    /**
+     * When (ms) to call `handleTimeout`, or none.
+     */
+    fun `pollTimeout`(): kotlin.ULong?
+    
+    /**
+     * The next text to write on the stream, or none.
+     */
+    fun `pollWrite`(): kotlin.String?
+    
+    /**
+     * The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+     */
+    fun `refuse`(`rule`: kotlin.String, `message`: kotlin.String, `dataJson`: kotlin.String?)
+    
+    /**
+     * A replay of the tool from the answers collected so far.
+     */
+    fun `replay`(): ToolReplay
+    
+    companion object
+}
+
+/**
+ * `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+ */
+open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds, roundTimeoutMs, limits}`.
+     */
+    constructor(`requestJson`: kotlin.String, `key`: kotlin.String, `optionsJson`: kotlin.String?) :
+        this(UniffiWithHandle, 
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_constructor_toolbridge_new(
+    
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterString.lower(`key`),
+        FfiConverterOptionalString.lower(`optionsJson`),_status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mrtr_uniffi_fn_free_toolbridge(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mrtr_uniffi_fn_clone_toolbridge(handle, status)
+        }
+    }
+
+    
+    /**
+     * Sends what `replay` misses as server requests on the stream.
+     */
+    @Throws(MrtrException::class)override fun `ask`(`replay`: ToolReplay, `nowMs`: kotlin.ULong)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolbridge_ask(
+        it,
+        
+        FfiConverterTypeToolReplay.lower(`replay`),
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * The tool completed with `result` (JSON text).
+     */
+    @Throws(MrtrException::class)override fun `complete`(`resultJson`: kotlin.String)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolbridge_complete(
+        it,
+        
+        FfiConverterString.lower(`resultJson`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * A response the client POSTed; true when the round is complete.
+     */
+    @Throws(MrtrException::class)override fun `handleAnswer`(`responseJson`: kotlin.String, `nowMs`: kotlin.ULong): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolbridge_handle_answer(
+        it,
+        
+        FfiConverterString.lower(`responseJson`),
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The round's deadline may have passed.
+     */
+    @Throws(MrtrException::class)override fun `handleTimeout`(`nowMs`: kotlin.ULong)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolbridge_handle_timeout(
+        it,
+        
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Whether the final response was written.
+     */
+    @Throws(MrtrException::class)override fun `isDone`(): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolbridge_is_done(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The ids of the server requests waiting for an answer.
+     */
+    @Throws(MrtrException::class)override fun `pending`(): List<kotlin.String> {
+            return FfiConverterSequenceString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolbridge_pending(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * When (ms) to call `handleTimeout`, or none.
+     */
+    @Throws(MrtrException::class)override fun `pollTimeout`(): kotlin.ULong? {
+            return FfiConverterOptionalULong.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolbridge_poll_timeout(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The next text to write on the stream, or none.
+     */
+    @Throws(MrtrException::class)override fun `pollWrite`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolbridge_poll_write(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+     */
+    @Throws(MrtrException::class)override fun `refuse`(`rule`: kotlin.String, `message`: kotlin.String, `dataJson`: kotlin.String?)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolbridge_refuse(
+        it,
+        
+        FfiConverterString.lower(`rule`),
+        FfiConverterString.lower(`message`),
+        FfiConverterOptionalString.lower(`dataJson`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * A replay of the tool from the answers collected so far.
+     */
+    @Throws(MrtrException::class)override fun `replay`(): ToolReplay {
+            return FfiConverterTypeToolReplay.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolbridge_replay(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeToolBridge: FfiConverter<ToolBridge, Long> {
+    override fun lower(value: ToolBridge): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): ToolBridge {
+        return ToolBridge(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): ToolBridge {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: ToolBridge) = 8UL
+
+    override fun write(value: ToolBridge, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * `facade::ToolReplay`: one replay of an await-style tool on one request.
+ */
+public interface ToolReplayInterface {
+    
+    /**
+     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.
+     */
+    fun `ask`(`questionJson`: kotlin.String, `key`: kotlin.String?): kotlin.String?
+    
+    /**
+     * The final response with `result` (JSON text).
+     */
+    fun `complete`(`resultJson`: kotlin.String): kotlin.String
+    
+    /**
+     * The tool's data of the last round, as JSON text, or none.
+     */
+    fun `data`(): kotlin.String?
+    
+    /**
+     * The `input_required` response asking what is missing, sealed with `ring`.
+     */
+    fun `inputRequired`(`ring`: KeyRing, `dataJson`: kotlin.String?): kotlin.String
+    
+    /**
+     * How many rounds came before this request.
+     */
+    fun `round`(): kotlin.UInt
+    
+    /**
+     * `{stateId, expiry}` of the state the request carried, as JSON text, or none.
+     */
+    fun `state`(): kotlin.String?
+    
+    companion object
+}
+
+/**
+ * `facade::ToolReplay`: one replay of an await-style tool on one request.
+ */
+open class ToolReplay: Disposable, AutoCloseable, ToolReplayInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mrtr_uniffi_fn_free_toolreplay(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mrtr_uniffi_fn_clone_toolreplay(handle, status)
+        }
+    }
+
+    
+    /**
+     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.
+     */
+    @Throws(MrtrException::class)override fun `ask`(`questionJson`: kotlin.String, `key`: kotlin.String?): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolreplay_ask(
+        it,
+        
+        FfiConverterString.lower(`questionJson`),
+        FfiConverterOptionalString.lower(`key`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The final response with `result` (JSON text).
+     */
+    @Throws(MrtrException::class)override fun `complete`(`resultJson`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolreplay_complete(
+        it,
+        
+        FfiConverterString.lower(`resultJson`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The tool's data of the last round, as JSON text, or none.
+     */
+    @Throws(MrtrException::class)override fun `data`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolreplay_data(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The `input_required` response asking what is missing, sealed with `ring`.
+     */
+    @Throws(MrtrException::class)override fun `inputRequired`(`ring`: KeyRing, `dataJson`: kotlin.String?): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolreplay_input_required(
+        it,
+        
+        FfiConverterTypeKeyRing.lower(`ring`),
+        FfiConverterOptionalString.lower(`dataJson`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * How many rounds came before this request.
+     */
+    @Throws(MrtrException::class)override fun `round`(): kotlin.UInt {
+            return FfiConverterUInt.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolreplay_round(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * `{stateId, expiry}` of the state the request carried, as JSON text, or none.
+     */
+    @Throws(MrtrException::class)override fun `state`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolreplay_state(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeToolReplay: FfiConverter<ToolReplay, Long> {
+    override fun lower(value: ToolReplay): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): ToolReplay {
+        return ToolReplay(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): ToolReplay {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: ToolReplay) = 8UL
+
+    override fun write(value: ToolReplay, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -7220,6 +8430,218 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         }
     }
 }
+        /**
+         * The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
+         */
+    @Throws(MrtrException::class) fun `catalogue`(): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_catalogue(
+    
+        _status)
+}
+    )
+    }
+    
+
+        /**
+         * `facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text.
+         */
+    @Throws(MrtrException::class) fun `checkRequest`(`requestJson`: kotlin.String, `headersJson`: kotlin.String?, `supportedJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_check_request(
+    
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterOptionalString.lower(`headersJson`),
+        FfiConverterString.lower(`supportedJson`),
+        FfiConverterString.lower(`protocol`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * `facade::complete`: the final response to `request` with `result`.
+         */
+    @Throws(MrtrException::class) fun `complete`(`requestJson`: kotlin.String, `resultJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_complete(
+    
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterString.lower(`resultJson`),
+        FfiConverterString.lower(`protocol`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object).
+         */
+    @Throws(MrtrException::class) fun `errorResponse`(`idJson`: kotlin.String, `rule`: kotlin.String, `message`: kotlin.String, `dataJson`: kotlin.String?): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_error_response(
+    
+        
+        FfiConverterString.lower(`idJson`),
+        FfiConverterString.lower(`rule`),
+        FfiConverterString.lower(`message`),
+        FfiConverterOptionalString.lower(`dataJson`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.
+         */
+    @Throws(MrtrException::class) fun `mirroredFields`(`requestJson`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_mirrored_fields(
+    
+        
+        FfiConverterString.lower(`requestJson`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.
+         */
+    @Throws(MrtrException::class) fun `missingCapabilities`(`requestJson`: kotlin.String, `questionsJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_missing_capabilities(
+    
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterString.lower(`questionsJson`),
+        FfiConverterString.lower(`protocol`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * `facade::question_elicit`: an elicitation input request.
+         */
+    @Throws(MrtrException::class) fun `questionElicit`(`message`: kotlin.String, `requestedSchemaJson`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_question_elicit(
+    
+        
+        FfiConverterString.lower(`message`),
+        FfiConverterString.lower(`requestedSchemaJson`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * `facade::question_roots`: a roots input request.
+         */
+    @Throws(MrtrException::class) fun `questionRoots`(): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_question_roots(
+    
+        _status)
+}
+    )
+    }
+    
+
+        /**
+         * `facade::question_sample`: a sampling input request.
+         */
+    @Throws(MrtrException::class) fun `questionSample`(`paramsJson`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_question_sample(
+    
+        
+        FfiConverterString.lower(`paramsJson`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * `facade::require_capabilities`: none, or the refusal as JSON text.
+         */
+    @Throws(MrtrException::class) fun `requireCapabilities`(`requestJson`: kotlin.String, `questionsJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_require_capabilities(
+    
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterString.lower(`questionsJson`),
+        FfiConverterString.lower(`protocol`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * `facade::require_declared`: none, or the refusal as JSON text.
+         */
+    @Throws(MrtrException::class) fun `requireDeclared`(`requestJson`: kotlin.String, `requiredJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_require_declared(
+    
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterString.lower(`requiredJson`),
+        FfiConverterString.lower(`protocol`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * `facade::task_created`: the response announcing a task.
+         */
+    @Throws(MrtrException::class) fun `taskCreated`(`requestJson`: kotlin.String, `recordJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_task_created(
+    
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterString.lower(`recordJson`),
+        FfiConverterString.lower(`protocol`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * `facade::task_get_response`: the response to `tasks/get`.
+         */
+    @Throws(MrtrException::class) fun `taskGetResponse`(`requestJson`: kotlin.String, `recordJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_task_get_response(
+    
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterString.lower(`recordJson`),
+        FfiConverterString.lower(`protocol`),_status)
+}
+    )
+    }
+    
+
         /**
          * Checks a whole conversation: `transcript_json` is an array of entries
          * `{"from": "client"|"server", "message": <JSON-RPC message>, "stream": "post:<id>"|"get"}`

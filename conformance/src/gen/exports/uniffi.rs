@@ -1,0 +1,222 @@
+//! `bindings-ffi/uniffi/src/exports.rs`: the UniFFI exports (Kotlin, Swift,
+//! Python) of the table's rows the binding does not write by hand, in its
+//! conventions: JSON crosses as `String` (parameters named `…_json`), the
+//! options as a protocol name, times as `now_ms`; a machine is an object
+//! (`Arc`) over a `Mutex` of the façade's machine; every export runs under
+//! the panic boundary `crate::error::guard` and raises `MrtrError`.
+//!
+//! The functions and machines written by hand (typed records where the
+//! language has them: `Classified`, `Violation`, `SseEvent`, `HttpRequest`,
+//! the operation's events) are listed here with their names.
+
+use super::{left_out_lines, machine_in, rustfmt};
+use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS, MACHINES};
+use std::fmt::Write;
+use std::path::PathBuf;
+
+/// `(path, contents)` of the generated file.
+pub fn outputs() -> Vec<(PathBuf, String)> {
+    vec![(PathBuf::from("bindings-ffi/uniffi/src/exports.rs"), file())]
+}
+
+/// The machines the binding writes by hand.
+const HAND_MACHINES: &[&str] = &["Checker", "Client", "SseDecoder", "HttpCall", "Operation", "ServerStream"];
+
+/// The free functions the binding writes by hand, with their names.
+const HAND_FREE: &[(&str, &str)] = &[
+    ("classify", "classify"),
+    ("check", "check"),
+    ("retry", "retry"),
+    ("task_update", "task_update"),
+    ("respond", "respond"),
+    ("resume", "resume"),
+    ("task_transition", "task_transition"),
+    ("binding_for", "binding_for_request"),
+    ("params_digest", "params_digest"),
+    ("inspect", "inspect"),
+    ("sse_encode", "sse_encode"),
+    ("read_http_request", "read_http_request"),
+    ("stream_url", "stream_url"),
+    ("unassociated_reply", "unassociated_reply"),
+];
+
+/// Methods of hand-written machines named apart.
+const RENAMED: &[(&str, &str, &str)] = &[("Checker", "handle", "handle_entry")];
+
+/// The Rust name of a row in the binding (UniFFI spells it in each language's case).
+pub fn name(e: &Export) -> String {
+    if let Some((_, _, n)) = RENAMED.iter().find(|(m, n, _)| Some(*m) == e.machine && *n == e.name) {
+        return (*n).into();
+    }
+    match e.machine {
+        None => HAND_FREE.iter().find(|(n, _)| *n == e.name).map_or(e.name, |(_, u)| *u).into(),
+        Some(_) => e.name.into(),
+    }
+}
+
+/// Whether the binding writes the row by hand.
+pub fn hand_written(e: &Export) -> bool {
+    match e.machine {
+        None => HAND_FREE.iter().any(|(n, _)| *n == e.name),
+        Some(m) => HAND_MACHINES.contains(&m),
+    }
+}
+
+/// A parameter's name in the binding.
+fn param_name(name: &str, arg: Arg) -> String {
+    match arg {
+        Arg::Text | Arg::OptText | Arg::OrEmpty => format!("{name}_json"),
+        Arg::Whole if name == "now" => "now_ms".into(),
+        Arg::Options => "protocol".into(),
+        _ => name.into(),
+    }
+}
+
+fn param_type(arg: Arg) -> String {
+    match arg {
+        Arg::Text | Arg::Str | Arg::Options => "String".into(),
+        Arg::OptText | Arg::OrEmpty | Arg::OptStr => "Option<String>".into(),
+        Arg::Bool => "bool".into(),
+        Arg::Whole | Arg::Handle => "u64".into(),
+        Arg::Status => "u16".into(),
+        Arg::Random => unreachable!("no parameter: the operating system's randomness"),
+        Arg::Machine(m) => format!("Arc<{m}>"),
+    }
+}
+
+/// A guard a machine argument is read through (bound before the call), and
+/// how the call uses the argument.
+fn read(name: &str, arg: Arg) -> (Option<String>, String) {
+    match arg {
+        Arg::Text => (None, format!("{name}.as_bytes()")),
+        Arg::OptText => (None, format!("{name}.as_deref().map(str::as_bytes)")),
+        Arg::OrEmpty => (None, format!("{name}.as_deref().map_or(&[][..], str::as_bytes)")),
+        Arg::Str => (None, format!("&{name}")),
+        Arg::OptStr => (None, format!("{name}.as_deref()")),
+        Arg::Options => (None, "&crate::ops::options(&protocol, None)?".into()),
+        Arg::Random => (None, "Randomness::Os".into()),
+        Arg::Machine("KeyRing") => (Some(format!("let {name} = {name}.ring()?;")), format!("&{name}")),
+        Arg::Machine(_) => (Some(format!("let {name} = lock(&{name}.inner)?;")), format!("&{name}")),
+        Arg::Bool | Arg::Whole | Arg::Handle | Arg::Status => (None, name.into()),
+    }
+}
+
+fn ret_type(ret: Ret) -> String {
+    match ret {
+        Ret::Unit => "()".into(),
+        Ret::Text | Ret::Name => "String".into(),
+        Ret::OptText | Ret::NextOrError | Ret::Refusal => "Option<String>".into(),
+        Ret::Texts => "Vec<String>".into(),
+        Ret::Bool => "bool".into(),
+        Ret::Count => "u32".into(),
+        Ret::Handle => "u64".into(),
+        Ret::OptMillis => "Option<u64>".into(),
+        Ret::Bytes => "Vec<u8>".into(),
+        Ret::Machine(m) => format!("Arc<{m}>"),
+    }
+}
+
+/// The façade call and its result as the binding returns it (inside `guard`).
+fn value(e: &Export, inner: &str, uses: &[String]) -> String {
+    let args = uses.join(", ");
+    let call = match e.receiver {
+        Receiver::Free => format!("facade::{}({args})", e.callee()),
+        Receiver::New => format!("facade::{inner}::new({args})"),
+        Receiver::Ref | Receiver::Mut => format!("this.{}({args})", e.callee()),
+    };
+    let wrap = |v: String| match e.ret {
+        Ret::Machine(m) => format!("Arc::new({m} {{ inner: Mutex::new({v}) }})"),
+        Ret::Name => format!("{v}.into()"),
+        Ret::Bytes => format!("{v}.to_vec()"),
+        _ => v,
+    };
+    match e.ret {
+        Ret::Refusal => format!("Ok({call}.err().map(|e| facade::error_json(&e)))"),
+        Ret::NextOrError => format!("Ok({call}.transpose()?)"),
+        _ if e.fallible => format!("Ok({})", wrap(format!("{call}?"))),
+        Ret::Unit => format!("{call};\nOk(())"),
+        _ => format!("Ok({})", wrap(call)),
+    }
+}
+
+fn function(out: &mut String, e: &Export, inner: &str, indent: &str) {
+    let mut sig = Vec::new();
+    let mut binds = Vec::new();
+    let mut uses = Vec::new();
+    match e.receiver {
+        Receiver::Ref | Receiver::Mut => {
+            sig.push("&self".to_string());
+            binds.push(format!(
+                "let {}this = lock(&self.inner)?;",
+                if e.receiver == Receiver::Mut { "mut " } else { "" }
+            ));
+        }
+        Receiver::Free | Receiver::New => {}
+    }
+    for (n, a) in e.params {
+        let n = param_name(n, *a);
+        if *a != Arg::Random {
+            sig.push(format!("{n}: {}", param_type(*a)));
+        }
+        let (bind, used) = read(&n, *a);
+        binds.extend(bind);
+        uses.push(used);
+    }
+    let ret =
+        if e.receiver == Receiver::New { format!("Arc<{}>", e.machine.unwrap_or_default()) } else { ret_type(e.ret) };
+    let _ = writeln!(out, "\n{indent}/// {}", e.doc);
+    if e.receiver == Receiver::New {
+        let _ = writeln!(out, "{indent}#[uniffi::constructor]");
+    } else if e.receiver == Receiver::Free {
+        let _ = writeln!(out, "{indent}#[uniffi::export]");
+    }
+    let _ = writeln!(out, "{indent}pub fn {}({}) -> Result<{ret}> {{", name(e), sig.join(", "));
+    let _ = writeln!(out, "{indent}guard(|| {{");
+    for b in binds {
+        let _ = writeln!(out, "{indent}{b}");
+    }
+    let _ = writeln!(out, "{indent}{}\n{indent}}})\n{indent}}}", value(e, inner, &uses));
+}
+
+fn file() -> String {
+    let mut out = format!("// {}\n", crate::gen::MARK);
+    out.push_str(
+        "//! The UniFFI exports of the façade's table (`mrtr::facade::exports`) that\n\
+         //! the binding does not write by hand: each a line over `mrtr::facade`\n\
+         //! under the panic boundary of `crate::error::guard`.\n\n\
+         #![allow(clippy::too_many_arguments)]\n\n\
+         use crate::error::{guard, lock, Result};\n\
+         use crate::state::KeyRing;\n\
+         use mrtr::facade::{self, Randomness};\n\
+         use std::sync::{Arc, Mutex};\n",
+    );
+    let mut body = String::new();
+    for e in
+        EXPORTS.iter().filter(|e| e.receiver == Receiver::Free && e.in_binding(Binding::Uniffi) && !hand_written(e))
+    {
+        function(&mut body, e, "", "");
+    }
+    for m in MACHINES.iter().filter(|m| machine_in(m, Binding::Uniffi) && !HAND_MACHINES.contains(&m.name)) {
+        let _ = write!(
+            body,
+            "\n/// {}\n#[derive(uniffi::Object)]\npub struct {name} {{\npub(crate) inner: Mutex<facade::{}>,\n}}\n\n\
+             #[uniffi::export]\nimpl {name} {{",
+            m.doc,
+            m.inner,
+            name = m.name
+        );
+        for e in EXPORTS.iter().filter(|e| e.machine == Some(m.name) && e.in_binding(Binding::Uniffi)) {
+            function(&mut body, e, m.inner, "    ");
+        }
+        body.push_str("}\n");
+    }
+    if !body.contains("Randomness::") {
+        out = out.replace("use mrtr::facade::{self, Randomness};", "use mrtr::facade;");
+    }
+    if !body.contains("KeyRing") {
+        out = out.replace("use crate::state::KeyRing;\n", "");
+    }
+    out.push_str(&body);
+    out.push_str(&left_out_lines(Binding::Uniffi));
+    rustfmt(&out)
+}
