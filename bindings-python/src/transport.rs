@@ -500,12 +500,21 @@ pub fn unassociated_reply<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> 
     })
 }
 
+/// The HTTP header fields that mirror `request`'s body (`MCP-Protocol-Version`,
+/// `Mcp-Method`, `Mcp-Name`, as its protocol wants them): a `dict` to send
+/// with it.
+#[pyfunction]
+pub fn mirrored_fields<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    guard(|| output(py, &facade::mirrored_fields(json_text(request, &Limits::DEFAULT)?.as_bytes()).or_raise()?))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SseDecoder>()?;
     m.add_class::<HttpCall>()?;
     m.add_class::<Operation>()?;
     m.add_class::<ServerStream>()?;
     m.add_function(wrap_pyfunction!(sse_encode, m)?)?;
+    m.add_function(wrap_pyfunction!(mirrored_fields, m)?)?;
     m.add_function(wrap_pyfunction!(read_http_request, m)?)?;
     m.add_function(wrap_pyfunction!(stream_url, m)?)?;
     m.add_function(wrap_pyfunction!(unassociated_reply, m)?)

@@ -286,6 +286,14 @@ def test_the_server_side_reads_each_request_as_its_mode_says() -> None:
     assert "link" not in mrtr.ServerStream("sep-1858", "k9", 0).head(mrtr.stream_url(URL, "k9"))
 
 
+def test_the_header_fields_that_mirror_a_request() -> None:
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    call = {**CALL, "params": {**CALL["params"], "_meta": meta}}
+    assert mrtr.mirrored_fields(call) == {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "deploy"}
+    assert mrtr.mirrored_fields({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}) == {"mcp-method": "tools/list"}
+    assert raised(lambda: mrtr.mirrored_fields(b"{")).rule is Rule.JSONRPC_PARSE_ERROR
+
+
 def test_a_server_request_outside_any_call_is_refused() -> None:
     reply = mrtr.unassociated_reply(ASK[0])
     assert reply is not None and reply["id"] == "e1" and reply["error"]["code"] == -32602

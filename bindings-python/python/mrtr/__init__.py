@@ -10,7 +10,7 @@ tools served to ``2025-11-25`` clients: ``BridgedCall`` (over ``ToolBridge``); t
 (Streamable HTTP, SEP-1858, SEP-1335): ``Operation`` (one call to its final response, every round and mode)
 with its driver ``run_operation`` / ``call`` (asyncio, httpx2 or httpx), ``HttpCall`` (the client machine of
 one exchange sequence), ``SseDecoder`` /
-``sse_encode``, ``ServerStream``, ``read_http_request``, ``stream_url``, ``unassociated_reply``.
+``sse_encode``, ``ServerStream``, ``read_http_request``, ``stream_url``, ``unassociated_reply``, ``mirrored_fields``.
 Every failure is an ``MrtrError`` (``.rule``, ``.code``, ``.message``, ``.data``) of the class of the rule's
 area (``ProtocolError``, ``RetryError``, …, ``UsageError``, ``PanicError``). The protocol is the caller's choice.
 """
@@ -42,6 +42,7 @@ from ._mrtr import (
     classify,
     complete,
     inspect,
+    mirrored_fields,
     missing_capabilities,
     params_digest,
     read_http_request,
@@ -88,6 +89,7 @@ __all__ = [
     "classify",
     "complete",
     "inspect",
+    "mirrored_fields",
     "missing_capabilities",
     "params_digest",
     "read_http_request",

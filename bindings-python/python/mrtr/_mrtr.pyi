@@ -513,3 +513,7 @@ def stream_url(endpoint: str, key: str) -> str:
 
 def unassociated_reply(request: _JsonIn) -> dict[str, Any] | None:
     """The -32602 error response to a server request outside any call, or ``None``."""
+
+def mirrored_fields(request: _JsonIn) -> dict[str, str]:
+    """The HTTP header fields that mirror ``request``'s body (``mcp-protocol-version``, ``mcp-method``,
+    ``mcp-name``, as its protocol wants them), to send with it."""

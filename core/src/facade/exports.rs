@@ -103,6 +103,8 @@ pub enum Binding {
     C,
     /// The UniFFI binding: Kotlin, Swift, Python (`bindings-ffi/uniffi`).
     Uniffi,
+    /// The Python package (`bindings-python`, pyo3), written by hand in Python's idiom.
+    Python,
 }
 
 /// One parameter: its name (snake_case) and kind.

@@ -6,13 +6,15 @@
 //! - [`js`]: `bindings-node/src/exports.rs` (napi) and
 //!   `bindings-wasm/src/exports.rs` (wasm-bindgen);
 //! - [`c`]: `bindings-ffi/src/exports.rs` (the C ABI; its header is cbindgen's);
-//! - [`uniffi`]: `bindings-ffi/uniffi/src/exports.rs` (Kotlin, Swift, Python).
+//! - [`uniffi`]: `bindings-ffi/uniffi/src/exports.rs` (Kotlin, Swift, Python);
+//! - [`names`]: `docs/exports.md`, every row by its name in each binding.
 
 use mrtr::facade::exports::{Binding, Machine, EXPORTS, MACHINES};
 use std::path::PathBuf;
 
 pub mod c;
 pub mod js;
+pub mod names;
 pub mod uniffi;
 
 /// `(path, contents)` of each generated file.
@@ -20,6 +22,7 @@ pub fn outputs() -> Vec<(PathBuf, String)> {
     let mut all = js::outputs();
     all.extend(c::outputs());
     all.extend(uniffi::outputs());
+    all.extend(names::outputs());
     all
 }
 
@@ -45,7 +48,7 @@ fn left_out_lines(binding: Binding) -> String {
 }
 
 /// `snake_case` as `camelCase`.
-fn camel(snake: &str) -> String {
+pub fn camel(snake: &str) -> String {
     let mut out = String::new();
     let mut up = false;
     for c in snake.chars() {
