@@ -39,25 +39,60 @@ export declare class Client {
 
 /** `facade::HttpCall`: the client machine of one call over HTTP. */
 export declare class HttpCall {
-  /** Starts `request` under the configuration (JSON text). */
+  /**
+   * Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
+   * milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" |
+   * "sep-1335", "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents",
+   * "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and
+   * `url` required). A bad configuration, or a request that is no JSON-RPC request, is
+   * `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
+   * then `poll_event`, then read `poll_timeout`.
+   */
   constructor(config: Text, request: Text, now: number)
-  /** The status and header fields (JSON text) of the response to `exchange`. */
+  /**
+   * The status and header fields of the response to `exchange` (the number of a request from
+   * `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
+   * head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
+   * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
+   * as an event.
+   */
   handleHead(exchange: number, status: number, headers: Text | undefined | null, now: number): void
-  /** Bytes of the body of the response to `exchange`. */
+  /**
+   * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+   * that is not UTF-8 is the server's error, reported as an event). A body before its head is
+   * `usage-out-of-turn`.
+   */
   handleBody(exchange: number, chunk: Text, now: number): void
-  /** The response to `exchange` ended. */
+  /**
+   * The response to `exchange` ended: the server closed it, the connection was cut, or none
+   * came.
+   */
   handleEnd(exchange: number, now: number): void
-  /** The time `pollTimeout` named came. */
+  /** The time `poll_timeout` named came (`now` at or after it; earlier does nothing). */
   handleTimeout(now: number): void
-  /** The host's JSON-RPC response to a reported server request. */
+  /**
+   * The host's JSON-RPC response to a server request the call reported (a `serverRequest`
+   * event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC
+   * response `usage-invalid-argument`.
+   */
   answer(response: Text, now: number): void
-  /** The next HTTP request to send, as JSON text, or none. */
+  /**
+   * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
+   * "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
+   * `exchange` with every part of its response.
+   */
   pollTransmit(): string | null
-  /** The next event, as JSON text, or none. */
+  /**
+   * The next event, or none: `{"type": "serverRequest", "message"}` (answer it with `answer`),
+   * `{"type": "message", "message"}` (a notification or another response, to pass on), `{"type":
+   * "violation", "rule", "message"}` (the server broke a rule; the call goes on), and last
+   * either `{"type": "response", "message"}` (the call's JSON-RPC response) or `{"type":
+   * "failed", "rule", "message"}`.
+   */
   pollEvent(): string | null
-  /** When to call `handleTimeout` (ms), or none. */
+  /** When to call `handle_timeout` (the host's milliseconds), or none. */
   pollTimeout(): number | null
-  /** Whether the call is over. */
+  /** Whether the call is over: its `response` or `failed` event was queued. */
   isDone(): boolean
 }
 
@@ -93,41 +128,95 @@ export declare class KeyRing {
 
 /** `facade::Operation`: one client operation over HTTP, in any transport mode. */
 export declare class Operation {
-  /** Starts `request` under the configuration (JSON text). */
+  /**
+   * Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
+   * clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus
+   * `"maxRounds"` (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`,
+   * `"taskPollMs"` (default 1000) and `"versions"`. The drain order, after creating it and after
+   * every input (`handle_*`, `answer`): `poll_transmit` until none (send each), then
+   * `poll_event` until none (an answer given there is an input: drain the transmits again), then
+   * read `poll_timeout`. Drop it once `is_drained`.
+   */
   constructor(config: Text, request: Text, now: number)
-  /** The status and header fields (JSON text) of the response to `exchange`. */
+  /**
+   * The status and header fields of the response to `exchange` (the number of a request from
+   * `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
+   * head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
+   * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
+   * as an event.
+   */
   handleHead(exchange: number, status: number, headers: Text | undefined | null, now: number): void
-  /** Bytes of the body of the response to `exchange`. */
+  /**
+   * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+   * that is not UTF-8 is the server's error, reported as an event). A body before its head is
+   * `usage-out-of-turn`.
+   */
   handleBody(exchange: number, chunk: Text, now: number): void
-  /** The response to `exchange` ended. */
+  /**
+   * The response to `exchange` ended: the server closed it, the connection was cut, or none
+   * came.
+   */
   handleEnd(exchange: number, now: number): void
-  /** The time `pollTimeout` named came. */
+  /** The time `poll_timeout` named came (`now` at or after it; earlier does nothing). */
   handleTimeout(now: number): void
-  /** Answers the question `key` with `result` (JSON text). */
+  /**
+   * Answers the question `key` of an `inputRequired` event with `result` (an elicitation's
+   * `{"action", …}`, a sampling result, a roots list). An answer that does not fit its
+   * question fails with its rule and the question stays open; a key nothing asked is
+   * `usage-unknown-handle`, one answered already `usage-out-of-turn`.
+   */
   answer(key: string, result: Text, now: number): void
-  /** The next HTTP request to send, as JSON text, or none. */
+  /**
+   * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
+   * "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
+   * `exchange` with every part of its response.
+   */
   pollTransmit(): string | null
-  /** The next event, as JSON text, or none. */
+  /**
+   * The next event, or none: `{"type": "inputRequired", "round", "requests": {<key>: {"method",
+   * "params"}}}` (answer each key with `answer`), `{"type": "message", "message"}`, `{"type":
+   * "violation", "rule", "message"}`, and last either `{"type": "done", "response"}` (the final
+   * JSON-RPC response) or `{"type": "failed", "rule", "message"}`.
+   */
   pollEvent(): string | null
-  /** When to call `handleTimeout` (ms), or none. */
+  /** When to call `handle_timeout` (the host's milliseconds), or none. */
   pollTimeout(): number | null
-  /** Whether the final event was taken and no exchange is open. */
+  /** Whether the final event was taken and no exchange is open: the operation may be dropped. */
   isDrained(): boolean
 }
 
 /** `facade::ServerStream`: a server's response stream. */
 export declare class ServerStream {
-  /** A stream of `mode` for the continuation `key`, numbering events from `first`. */
+  /**
+   * A response stream of `mode` for the continuation `key` (the host's name for the call's state
+   * in its own store: event ids are `<key>.<n>`, a stream URL carries `?stream=<key>`),
+   * numbering events from `first`. An empty key, or one with a line end or NUL, is
+   * `usage-invalid-argument`.
+   */
   constructor(mode: string, key: string, first: number)
-  /** The response head's fields as JSON text. */
+  /**
+   * The header fields of the response head (status 200), a JSON object: `content-type:
+   * text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>;
+   * rel="stream"` (none: no link).
+   */
   head(streamUrl?: string | undefined | null): string
-  /** Writes a JSON-RPC message as an event; its id. */
+  /** Writes the JSON-RPC `message` as an event; its event id. */
   message(message: Text): string
-  /** Writes a `retry` block; its id. */
+  /** Writes a `retry: <ms>` block; its event id. */
   retry(ms: number): string
-  /** Writes the mode's asking sequence for `requests` (a JSON array); the last id. */
+  /**
+   * Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests:
+   * elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests,
+   * `input_required`; under `sep-1335` the requests and `retry: <retry_ms>`; under `2025-11-25`
+   * the requests (a `2026-07-28` server asks inside results: `usage-invalid-argument`). After a
+   * `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written
+   * after it is `usage-out-of-turn`. The last event id written.
+   */
   ask(requests: Text, retryMs: number): string
-  /** The text written since the last `take`. */
+  /**
+   * The event-stream text written since the last `take` (to write to the response body), and
+   * empties it.
+   */
   take(): string
 }
 
@@ -135,17 +224,32 @@ export declare class ServerStream {
 export declare class SseDecoder {
   /** A decoder under the options' limits. */
   constructor(options?: string | undefined | null)
-  /** Decodes the next bytes of the stream. */
+  /**
+   * Decodes the next bytes of the stream, split anywhere (any split gives the same blocks).
+   * Bytes that are not UTF-8 are not refused here: the block holding them is reported by
+   * `poll_event`.
+   */
   feed(chunk: Text): void
-  /** Ends the stream. */
+  /**
+   * Ends the stream: a block not ended by a blank line is discarded (as a browser discards it).
+   * Blocks decoded already stay to be polled; a later `feed` starts a new stream.
+   */
   finish(): void
-  /** The next block as JSON text, none, or the error of an unreadable block. */
+  /**
+   * The next decoded block, `{"event", "data", "id", "retry"}` (the fields its lines set), or
+   * none when none is ready. A block the decoder could not read fails this call with its rule,
+   * in its place: `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block
+   * over `maxMessageBytes`); decoding goes on after it.
+   */
   pollEvent(): string | null
 }
 
 /** `facade::ToolBridge`: one `2025-11-25` call of an await-style tool. */
 export declare class ToolBridge {
-  /** A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds, roundTimeoutMs, limits}`. */
+  /**
+   * A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
+   * roundTimeoutMs, limits}`.
+   */
   constructor(request: Text, key: string, options?: Text | undefined | null)
   /** A replay of the tool from the answers collected so far. */
   replay(): ToolReplay
@@ -171,7 +275,10 @@ export declare class ToolBridge {
 
 /** `facade::ToolReplay`: one replay of an await-style tool on one request. */
 export declare class ToolReplay {
-  /** Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here. */
+  /**
+   * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
+   * when the tool stops here.
+   */
   ask(question: Text, key?: string | undefined | null): string | null
   /** How many rounds came before this request. */
   round(): number
@@ -209,7 +316,10 @@ export declare function classify(text: Text, options?: string | undefined | null
 /** `facade::complete`: the final response to `request` with `result`. */
 export declare function complete(request: Text, result: Text, options?: string | undefined | null): string
 
-/** `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object). */
+/**
+ * `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
+ * `data` (JSON text of an object).
+ */
 export declare function errorResponse(id: Text, rule: string, message: string, data?: Text | undefined | null): string
 
 /** `facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text. */
@@ -234,7 +344,10 @@ export interface Opened {
   expiry: number
 }
 
-/** `facade::params_digest`: of a request's params, as JSON text. */
+/**
+ * The SHA-256 digest a sealed state binds a request's params by (every param but the retry's
+ * carriers; numbers exact, key order and spelling not), of `params` as JSON text.
+ */
 export declare function paramsDigest(params: Text): Buffer
 
 /** `facade::question_elicit`: an elicitation input request. */
@@ -246,7 +359,15 @@ export declare function questionRoots(): string
 /** `facade::question_sample`: a sampling input request. */
 export declare function questionSample(params: Text): string
 
-/** `facade::read_http_request`: what an incoming HTTP request asks, as JSON text. */
+/**
+ * What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its
+ * `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes,
+ * empty for none): `{"type": "call", "message"}` (a new call), `{"type": "messages", "messages":
+ * […]}` (answer `202`), `{"type": "answers", "key", "responses": […]}` (buffered answers of
+ * the continuation `key`), `{"type": "resume", "key", "lastEventId"}` (a GET resuming a stream). A
+ * body that is no JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`,
+ * `limit-exceeded`): answer it with HTTP 400.
+ */
 export declare function readHttpRequest(mode: string, method: string, url: string, headers: Text | undefined | null, body: Text, options?: string | undefined | null): string
 
 /** `facade::require_capabilities`: none, or the refusal as JSON text. */
@@ -255,19 +376,40 @@ export declare function requireCapabilities(request: Text, questions: Text, opti
 /** `facade::require_declared`: none, or the refusal as JSON text. */
 export declare function requireDeclared(request: Text, required: Text, options?: string | undefined | null): string | null
 
-/** `facade::respond` (an absent field is left out). */
+/**
+ * Server: the `input_required` answer to `request`; `asked` (an `inputRequests` object) and
+ * `state` (a JSON string) are optional, an absent one left out. Fails with
+ * `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
+ * `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
+ */
 export declare function respond(request: Text, asked?: Text | undefined | null, state?: Text | undefined | null, options?: string | undefined | null): string
 
-/** `facade::resume`: what a retried request carries, checked. */
+/**
+ * Server: the MRTR fields of `request` read against what this server `needs` (an
+ * `inputRequests`-shaped object): `{"responses": {<needed keys present>: …}, "missing": [<needed
+ * keys absent>], "ignored": [<keys present, not needed>], "requestState": <string or null>}`.
+ */
 export declare function resume(request: Text, needs: Text, options?: string | undefined | null): string
 
-/** `facade::retry`: the retry of a request answered `input_required`. */
+/**
+ * Client: the retry of `request` (the request last sent) answering `result` (the response carrying
+ * `input_required`) with `responses` (an `inputResponses` object) under the new `id` (a JSON
+ * string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response`
+ * request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`,
+ * `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a
+ * malformed argument breaks.
+ */
 export declare function retry(request: Text, result: Text, responses: Text, id: Text, options?: string | undefined | null): string
 
-/** `facade::sse_encode`: one block as event-stream text. */
+/**
+ * One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
+ * decoder reads back as the same block. An event that sets no field writes an empty text. An
+ * `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong
+ * type is `usage-invalid-argument`.
+ */
 export declare function sseEncode(event: Text): string
 
-/** `facade::stream_url`: the `rel="stream"` URL of a continuation. */
+/** The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335). */
 export declare function streamUrl(endpoint: string, key: string): string
 
 /** `facade::task_created`: the response announcing a task. */
@@ -285,5 +427,10 @@ export declare function taskUpdate(get: Text, got: Text, responses: Text, id: Te
 /** JSON text: a string, or UTF-8 bytes. */
 export type Text = string | Uint8Array
 
-/** `facade::unassociated_reply`: the answer to a server request outside any call, as JSON text, or none. */
+/**
+ * A client's answer to a server request that arrived outside any request of its own in flight
+ * (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back
+ * for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other
+ * message (`ping` is exempt).
+ */
 export declare function unassociatedReply(request: Text): string | null

@@ -70,7 +70,9 @@ typedef struct mrtr_checker mrtr_checker;
 typedef struct mrtr_client mrtr_client;
 
 /**
- * The client machine of one call over HTTP (opaque).
+ * `facade::HttpCall`: the client machine of one call over HTTP.
+ *
+ * An opaque handle.
  */
 typedef struct mrtr_http_call mrtr_http_call;
 
@@ -81,19 +83,23 @@ typedef struct mrtr_http_call mrtr_http_call;
 typedef struct mrtr_keyring mrtr_keyring;
 
 /**
- * One client operation over HTTP (opaque).
+ * `facade::Operation`: one client operation over HTTP, in any transport mode.
+ *
+ * An opaque handle.
  */
 typedef struct mrtr_operation mrtr_operation;
 
 /**
- * A server's response stream for one continuation (opaque): the mode's
- * event sequence as event-stream text, numbered event ids.
+ * `facade::ServerStream`: a server's response stream.
+ *
+ * An opaque handle.
  */
 typedef struct mrtr_server_stream mrtr_server_stream;
 
 /**
- * The incremental event-stream decoder (opaque): bytes in any chunking,
- * blocks out.
+ * `facade::SseDecoder`: the incremental event-stream decoder.
+ *
+ * An opaque handle.
  */
 typedef struct mrtr_sse_decoder mrtr_sse_decoder;
 
@@ -1243,8 +1249,8 @@ mrtr_status mrtr_client_poll_event(struct mrtr_client *client,
 mrtr_status mrtr_client_free(struct mrtr_client *client);
 
 /**
- * The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
- * `*out` is the text (free it with `mrtr_buf_free`).
+ * The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, …. `*out` is the
+ * text (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1253,8 +1259,71 @@ mrtr_status mrtr_client_free(struct mrtr_client *client);
 mrtr_status mrtr_catalogue(struct mrtr_buf *out);
 
 /**
- * `facade::task_transition`: the status a task may move to, or the refusal.
+ * Client: the retry of `request` (the request last sent) answering `result` (the response carrying
+ * `input_required`) with `responses` (an `inputResponses` object) under the new `id` (a JSON
+ * string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response`
+ * request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`,
+ * `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a
+ * malformed argument breaks. `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_retry(const char *request,
+                       size_t request_len,
+                       const char *result,
+                       size_t result_len,
+                       const char *responses,
+                       size_t responses_len,
+                       const char *id,
+                       size_t id_len,
+                       mrtr_protocol protocol,
+                       const struct mrtr_limits *limits,
+                       struct mrtr_buf *out);
+
+/**
+ * Server: the `input_required` answer to `request`; `asked` (an `inputRequests` object) and
+ * `state` (a JSON string) are optional, an absent one left out. Fails with
+ * `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
+ * `input-required-empty`, `input-request-invalid`, `request-state-invalid`. `*out` is the text
+ * (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_respond(const char *request,
+                         size_t request_len,
+                         const char *asked,
+                         size_t asked_len,
+                         const char *state,
+                         size_t state_len,
+                         mrtr_protocol protocol,
+                         const struct mrtr_limits *limits,
+                         struct mrtr_buf *out);
+
+/**
+ * Server: the MRTR fields of `request` read against what this server `needs` (an
+ * `inputRequests`-shaped object): `{"responses": {<needed keys present>: …}, "missing": [<needed
+ * keys absent>], "ignored": [<keys present, not needed>], "requestState": <string or null>}`.
  * `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_resume(const char *request,
+                        size_t request_len,
+                        const char *needs,
+                        size_t needs_len,
+                        mrtr_protocol protocol,
+                        const struct mrtr_limits *limits,
+                        struct mrtr_buf *out);
+
+/**
+ * `facade::task_transition`: the status a task may move to, or the refusal. `*out` is the text
+ * (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1267,8 +1336,76 @@ mrtr_status mrtr_task_transition(const char *from,
                                  struct mrtr_buf *out);
 
 /**
- * `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.
- * `*out` is the text (free it with `mrtr_buf_free`).
+ * The SHA-256 digest a sealed state binds a request's params by (every param but the retry's
+ * carriers; numbers exact, key order and spelling not), of `params` as JSON text. `out` receives
+ * the 32 bytes.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_params_digest(const char *params,
+                               size_t params_len,
+                               uint8_t *out);
+
+/**
+ * One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
+ * decoder reads back as the same block. An event that sets no field writes an empty text. An
+ * `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong
+ * type is `usage-invalid-argument`. `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_sse_encode(const char *event,
+                            size_t event_len,
+                            struct mrtr_buf *out);
+
+/**
+ * What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its
+ * `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes,
+ * empty for none): `{"type": "call", "message"}` (a new call), `{"type": "messages", "messages":
+ * […]}` (answer `202`), `{"type": "answers", "key", "responses": […]}` (buffered answers of
+ * the continuation `key`), `{"type": "resume", "key", "lastEventId"}` (a GET resuming a stream). A
+ * body that is no JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`,
+ * `limit-exceeded`): answer it with HTTP 400. `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_read_http_request(const char *mode,
+                                   size_t mode_len,
+                                   const char *method,
+                                   size_t method_len,
+                                   const char *url,
+                                   size_t url_len,
+                                   const char *headers,
+                                   size_t headers_len,
+                                   const uint8_t *body,
+                                   size_t body_len,
+                                   mrtr_protocol protocol,
+                                   const struct mrtr_limits *limits,
+                                   struct mrtr_buf *out);
+
+/**
+ * The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335). `*out` is the text
+ * (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_stream_url(const char *endpoint,
+                            size_t endpoint_len,
+                            const char *key,
+                            size_t key_len,
+                            struct mrtr_buf *out);
+
+/**
+ * `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text. `*out`
+ * is the text (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1279,8 +1416,23 @@ mrtr_status mrtr_mirrored_fields(const char *request,
                                  struct mrtr_buf *out);
 
 /**
- * `facade::question_elicit`: an elicitation input request.
- * `*out` is the text (free it with `mrtr_buf_free`).
+ * A client's answer to a server request that arrived outside any request of its own in flight
+ * (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back
+ * for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other
+ * message (`ping` is exempt). `*out` is the text, or `{NULL, 0}` when there is none (free it with
+ * `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_unassociated_reply(const char *request,
+                                    size_t request_len,
+                                    struct mrtr_buf *out);
+
+/**
+ * `facade::question_elicit`: an elicitation input request. `*out` is the text (free it with
+ * `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1293,8 +1445,8 @@ mrtr_status mrtr_question_elicit(const char *message,
                                  struct mrtr_buf *out);
 
 /**
- * `facade::question_sample`: a sampling input request.
- * `*out` is the text (free it with `mrtr_buf_free`).
+ * `facade::question_sample`: a sampling input request. `*out` is the text (free it with
+ * `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1305,8 +1457,8 @@ mrtr_status mrtr_question_sample(const char *params,
                                  struct mrtr_buf *out);
 
 /**
- * `facade::question_roots`: a roots input request.
- * `*out` is the text (free it with `mrtr_buf_free`).
+ * `facade::question_roots`: a roots input request. `*out` is the text (free it with
+ * `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1315,8 +1467,8 @@ mrtr_status mrtr_question_sample(const char *params,
 mrtr_status mrtr_question_roots(struct mrtr_buf *out);
 
 /**
- * `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object).
- * `*out` is the text (free it with `mrtr_buf_free`).
+ * `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
+ * `data` (JSON text of an object). `*out` is the text (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1334,7 +1486,8 @@ mrtr_status mrtr_error_response(const char *id,
 
 /**
  * `facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text.
- * `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either way.
+ * `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule", "code",
+ * "message", "data"}`): the status is `MRTR_OK` either way.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1351,8 +1504,8 @@ mrtr_status mrtr_check_request(const char *request,
                                struct mrtr_buf *out);
 
 /**
- * `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.
- * `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ * `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none. `*out` is
+ * the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1367,8 +1520,9 @@ mrtr_status mrtr_missing_capabilities(const char *request,
                                       struct mrtr_buf *out);
 
 /**
- * `facade::require_capabilities`: none, or the refusal as JSON text.
- * `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either way.
+ * `facade::require_capabilities`: none, or the refusal as JSON text. `*out` is `{NULL, 0}` when
+ * the check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status
+ * is `MRTR_OK` either way.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1383,8 +1537,9 @@ mrtr_status mrtr_require_capabilities(const char *request,
                                       struct mrtr_buf *out);
 
 /**
- * `facade::require_declared`: none, or the refusal as JSON text.
- * `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either way.
+ * `facade::require_declared`: none, or the refusal as JSON text. `*out` is `{NULL, 0}` when the
+ * check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is
+ * `MRTR_OK` either way.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1399,8 +1554,8 @@ mrtr_status mrtr_require_declared(const char *request,
                                   struct mrtr_buf *out);
 
 /**
- * `facade::complete`: the final response to `request` with `result`.
- * `*out` is the text (free it with `mrtr_buf_free`).
+ * `facade::complete`: the final response to `request` with `result`. `*out` is the text (free it
+ * with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1415,8 +1570,8 @@ mrtr_status mrtr_complete(const char *request,
                           struct mrtr_buf *out);
 
 /**
- * `facade::task_created`: the response announcing a task.
- * `*out` is the text (free it with `mrtr_buf_free`).
+ * `facade::task_created`: the response announcing a task. `*out` is the text (free it with
+ * `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1431,8 +1586,8 @@ mrtr_status mrtr_task_created(const char *request,
                               struct mrtr_buf *out);
 
 /**
- * `facade::task_get_response`: the response to `tasks/get`.
- * `*out` is the text (free it with `mrtr_buf_free`).
+ * `facade::task_get_response`: the response to `tasks/get`. `*out` is the text (free it with
+ * `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1447,8 +1602,439 @@ mrtr_status mrtr_task_get_response(const char *request,
                                    struct mrtr_buf *out);
 
 /**
- * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.
- * `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ * Decodes the next bytes of the stream, split anywhere (any split gives the same blocks). Bytes
+ * that are not UTF-8 are not refused here: the block holding them is reported by `poll_event`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_sse_decoder_feed(struct mrtr_sse_decoder *sse_decoder,
+                                  const uint8_t *chunk,
+                                  size_t chunk_len);
+
+/**
+ * Ends the stream: a block not ended by a blank line is discarded (as a browser discards it).
+ * Blocks decoded already stay to be polled; a later `feed` starts a new stream.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_sse_decoder_finish(struct mrtr_sse_decoder *sse_decoder);
+
+/**
+ * The next decoded block, `{"event", "data", "id", "retry"}` (the fields its lines set), or none
+ * when none is ready. A block the decoder could not read fails this call with its rule, in its
+ * place: `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block over
+ * `maxMessageBytes`); decoding goes on after it. `*out` is the next one, or `{NULL, 0}` when there
+ * is none; one that cannot be read fails with its rule, in its place.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_sse_decoder_poll_event(struct mrtr_sse_decoder *sse_decoder,
+                                        struct mrtr_buf *out);
+
+/**
+ * Frees a `mrtr_sse_decoder`. NULL is a no-op.
+ *
+ * # Safety
+ * `handle` is NULL or a live handle, not used afterwards.
+ */
+mrtr_status mrtr_sse_decoder_free(struct mrtr_sse_decoder *handle);
+
+/**
+ * Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
+ * milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" | "sep-1335",
+ * "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents", "maxLinks",
+ * "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and `url` required). A
+ * bad configuration, or a request that is no JSON-RPC request, is `usage-invalid-argument`. After
+ * creating it and after every input, drain `poll_transmit`, then `poll_event`, then read
+ * `poll_timeout`. `*out` is the new handle; free it with its `_free`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_http_call_new(const char *config,
+                               size_t config_len,
+                               const char *request,
+                               size_t request_len,
+                               uint64_t now_ms,
+                               struct mrtr_http_call **out);
+
+/**
+ * The status and header fields of the response to `exchange` (the number of a request from
+ * `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second head
+ * for one exchange is `usage-out-of-turn`, an exchange unknown or ended `usage-unknown-handle`.
+ * What the server did wrong is no failure of this call: it comes out as an event.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_http_call_handle_head(struct mrtr_http_call *http_call,
+                                       uint64_t exchange,
+                                       uint16_t status,
+                                       const char *headers,
+                                       size_t headers_len,
+                                       uint64_t now_ms);
+
+/**
+ * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+ * that is not UTF-8 is the server's error, reported as an event). A body before its head is
+ * `usage-out-of-turn`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_http_call_handle_body(struct mrtr_http_call *http_call,
+                                       uint64_t exchange,
+                                       const uint8_t *chunk,
+                                       size_t chunk_len,
+                                       uint64_t now_ms);
+
+/**
+ * The response to `exchange` ended: the server closed it, the connection was cut, or none came.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_http_call_handle_end(struct mrtr_http_call *http_call,
+                                      uint64_t exchange,
+                                      uint64_t now_ms);
+
+/**
+ * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_http_call_handle_timeout(struct mrtr_http_call *http_call,
+                                          uint64_t now_ms);
+
+/**
+ * The host's JSON-RPC response to a server request the call reported (a `serverRequest` event). An
+ * answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC response
+ * `usage-invalid-argument`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_http_call_answer(struct mrtr_http_call *http_call,
+                                  const char *response,
+                                  size_t response_len,
+                                  uint64_t now_ms);
+
+/**
+ * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url", "headers":
+ * {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote `exchange`
+ * with every part of its response. `*out` is the text, or `{NULL, 0}` when there is none (free it
+ * with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_http_call_poll_transmit(struct mrtr_http_call *http_call,
+                                         struct mrtr_buf *out);
+
+/**
+ * The next event, or none: `{"type": "serverRequest", "message"}` (answer it with `answer`),
+ * `{"type": "message", "message"}` (a notification or another response, to pass on), `{"type":
+ * "violation", "rule", "message"}` (the server broke a rule; the call goes on), and last either
+ * `{"type": "response", "message"}` (the call's JSON-RPC response) or `{"type": "failed", "rule",
+ * "message"}`. `*out` is the text, or `{NULL, 0}` when there is none (free it with
+ * `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_http_call_poll_event(struct mrtr_http_call *http_call,
+                                      struct mrtr_buf *out);
+
+/**
+ * When to call `handle_timeout` (the host's milliseconds), or none. `*out_set` is true and
+ * `*out_at_ms` the time (ms) when there is one, else false and 0.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_http_call_poll_timeout(const struct mrtr_http_call *http_call,
+                                        bool *out_set,
+                                        uint64_t *out_at_ms);
+
+/**
+ * Whether the call is over: its `response` or `failed` event was queued. `*out` is the answer.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_http_call_is_done(const struct mrtr_http_call *http_call,
+                                   bool *out);
+
+/**
+ * Frees a `mrtr_http_call`. NULL is a no-op.
+ *
+ * # Safety
+ * `handle` is NULL or a live handle, not used afterwards.
+ */
+mrtr_status mrtr_http_call_free(struct mrtr_http_call *handle);
+
+/**
+ * Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
+ * milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus `"maxRounds"`
+ * (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`, `"taskPollMs"`
+ * (default 1000) and `"versions"`. The drain order, after creating it and after every input
+ * (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none (an
+ * answer given there is an input: drain the transmits again), then read `poll_timeout`. Drop it
+ * once `is_drained`. `*out` is the new handle; free it with its `_free`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_operation_new(const char *config,
+                               size_t config_len,
+                               const char *request,
+                               size_t request_len,
+                               uint64_t now_ms,
+                               struct mrtr_operation **out);
+
+/**
+ * The status and header fields of the response to `exchange` (the number of a request from
+ * `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second head
+ * for one exchange is `usage-out-of-turn`, an exchange unknown or ended `usage-unknown-handle`.
+ * What the server did wrong is no failure of this call: it comes out as an event.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_operation_handle_head(struct mrtr_operation *operation,
+                                       uint64_t exchange,
+                                       uint16_t status,
+                                       const char *headers,
+                                       size_t headers_len,
+                                       uint64_t now_ms);
+
+/**
+ * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+ * that is not UTF-8 is the server's error, reported as an event). A body before its head is
+ * `usage-out-of-turn`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_operation_handle_body(struct mrtr_operation *operation,
+                                       uint64_t exchange,
+                                       const uint8_t *chunk,
+                                       size_t chunk_len,
+                                       uint64_t now_ms);
+
+/**
+ * The response to `exchange` ended: the server closed it, the connection was cut, or none came.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_operation_handle_end(struct mrtr_operation *operation,
+                                      uint64_t exchange,
+                                      uint64_t now_ms);
+
+/**
+ * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_operation_handle_timeout(struct mrtr_operation *operation,
+                                          uint64_t now_ms);
+
+/**
+ * Answers the question `key` of an `inputRequired` event with `result` (an elicitation's
+ * `{"action", …}`, a sampling result, a roots list). An answer that does not fit its question
+ * fails with its rule and the question stays open; a key nothing asked is `usage-unknown-handle`,
+ * one answered already `usage-out-of-turn`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_operation_answer(struct mrtr_operation *operation,
+                                  const char *key,
+                                  size_t key_len,
+                                  const char *result,
+                                  size_t result_len,
+                                  uint64_t now_ms);
+
+/**
+ * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url", "headers":
+ * {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote `exchange`
+ * with every part of its response. `*out` is the text, or `{NULL, 0}` when there is none (free it
+ * with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_operation_poll_transmit(struct mrtr_operation *operation,
+                                         struct mrtr_buf *out);
+
+/**
+ * The next event, or none: `{"type": "inputRequired", "round", "requests": {<key>: {"method",
+ * "params"}}}` (answer each key with `answer`), `{"type": "message", "message"}`, `{"type":
+ * "violation", "rule", "message"}`, and last either `{"type": "done", "response"}` (the final
+ * JSON-RPC response) or `{"type": "failed", "rule", "message"}`. `*out` is the text, or `{NULL,
+ * 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_operation_poll_event(struct mrtr_operation *operation,
+                                      struct mrtr_buf *out);
+
+/**
+ * When to call `handle_timeout` (the host's milliseconds), or none. `*out_set` is true and
+ * `*out_at_ms` the time (ms) when there is one, else false and 0.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_operation_poll_timeout(const struct mrtr_operation *operation,
+                                        bool *out_set,
+                                        uint64_t *out_at_ms);
+
+/**
+ * Whether the final event was taken and no exchange is open: the operation may be dropped. `*out`
+ * is the answer.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_operation_is_drained(const struct mrtr_operation *operation,
+                                      bool *out);
+
+/**
+ * Frees a `mrtr_operation`. NULL is a no-op.
+ *
+ * # Safety
+ * `handle` is NULL or a live handle, not used afterwards.
+ */
+mrtr_status mrtr_operation_free(struct mrtr_operation *handle);
+
+/**
+ * A response stream of `mode` for the continuation `key` (the host's name for the call's state in
+ * its own store: event ids are `<key>.<n>`, a stream URL carries `?stream=<key>`), numbering
+ * events from `first`. An empty key, or one with a line end or NUL, is `usage-invalid-argument`.
+ * `*out` is the new handle; free it with its `_free`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_server_stream_new(const char *mode,
+                                   size_t mode_len,
+                                   const char *key,
+                                   size_t key_len,
+                                   uint64_t first,
+                                   struct mrtr_server_stream **out);
+
+/**
+ * The header fields of the response head (status 200), a JSON object: `content-type:
+ * text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>; rel="stream"`
+ * (none: no link). `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_server_stream_head(const struct mrtr_server_stream *server_stream,
+                                    const char *stream_url,
+                                    size_t stream_url_len,
+                                    struct mrtr_buf *out);
+
+/**
+ * Writes the JSON-RPC `message` as an event; its event id. `*out` is the text (free it with
+ * `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_server_stream_message(struct mrtr_server_stream *server_stream,
+                                       const char *message,
+                                       size_t message_len,
+                                       struct mrtr_buf *out);
+
+/**
+ * Writes a `retry: <ms>` block; its event id. `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_server_stream_retry(struct mrtr_server_stream *server_stream,
+                                     uint64_t ms,
+                                     struct mrtr_buf *out);
+
+/**
+ * Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests:
+ * elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests, `input_required`;
+ * under `sep-1335` the requests and `retry: <retry_ms>`; under `2025-11-25` the requests (a
+ * `2026-07-28` server asks inside results: `usage-invalid-argument`). After a `sep-1858` or
+ * `sep-1335` ask the host ends the response; under `sep-1858` anything written after it is
+ * `usage-out-of-turn`. The last event id written. `*out` is the text (free it with
+ * `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_server_stream_ask(struct mrtr_server_stream *server_stream,
+                                   const char *requests,
+                                   size_t requests_len,
+                                   uint64_t retry_ms,
+                                   struct mrtr_buf *out);
+
+/**
+ * The event-stream text written since the last `take` (to write to the response body), and empties
+ * it. `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_server_stream_take(struct mrtr_server_stream *server_stream,
+                                    struct mrtr_buf *out);
+
+/**
+ * Frees a `mrtr_server_stream`. NULL is a no-op.
+ *
+ * # Safety
+ * `handle` is NULL or a live handle, not used afterwards.
+ */
+mrtr_status mrtr_server_stream_free(struct mrtr_server_stream *handle);
+
+/**
+ * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
+ * when the tool stops here. `*out` is the text, or `{NULL, 0}` when there is none (free it with
+ * `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1462,8 +2048,7 @@ mrtr_status mrtr_tool_replay_ask(struct mrtr_tool_replay *tool_replay,
                                  struct mrtr_buf *out);
 
 /**
- * How many rounds came before this request.
- * `*out` is the answer.
+ * How many rounds came before this request. `*out` is the answer.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1473,8 +2058,8 @@ mrtr_status mrtr_tool_replay_round(const struct mrtr_tool_replay *tool_replay,
                                    uint32_t *out);
 
 /**
- * The tool's data of the last round, as JSON text, or none.
- * `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ * The tool's data of the last round, as JSON text, or none. `*out` is the text, or `{NULL, 0}`
+ * when there is none (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1484,8 +2069,8 @@ mrtr_status mrtr_tool_replay_data(const struct mrtr_tool_replay *tool_replay,
                                   struct mrtr_buf *out);
 
 /**
- * `{stateId, expiry}` of the state the request carried, as JSON text, or none.
- * `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ * `{stateId, expiry}` of the state the request carried, as JSON text, or none. `*out` is the text,
+ * or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1495,8 +2080,8 @@ mrtr_status mrtr_tool_replay_state(const struct mrtr_tool_replay *tool_replay,
                                    struct mrtr_buf *out);
 
 /**
- * The `input_required` response asking what is missing, sealed with `ring`.
- * `*out` is the text (free it with `mrtr_buf_free`).
+ * The `input_required` response asking what is missing, sealed with `ring`. `*out` is the text
+ * (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1509,8 +2094,7 @@ mrtr_status mrtr_tool_replay_input_required(const struct mrtr_tool_replay *tool_
                                             struct mrtr_buf *out);
 
 /**
- * The final response with `result` (JSON text).
- * `*out` is the text (free it with `mrtr_buf_free`).
+ * The final response with `result` (JSON text). `*out` is the text (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1530,8 +2114,8 @@ mrtr_status mrtr_tool_replay_complete(const struct mrtr_tool_replay *tool_replay
 mrtr_status mrtr_tool_replay_free(struct mrtr_tool_replay *handle);
 
 /**
- * A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds, roundTimeoutMs, limits}`.
- * `*out` is the new handle; free it with its `_free`.
+ * A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
+ * roundTimeoutMs, limits}`. `*out` is the new handle; free it with its `_free`.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1546,8 +2130,8 @@ mrtr_status mrtr_tool_bridge_new(const char *request,
                                  struct mrtr_tool_bridge **out);
 
 /**
- * A replay of the tool from the answers collected so far.
- * `*out` is the new handle; free it with its `_free`.
+ * A replay of the tool from the answers collected so far. `*out` is the new handle; free it with
+ * its `_free`.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1594,8 +2178,7 @@ mrtr_status mrtr_tool_bridge_refuse(struct mrtr_tool_bridge *tool_bridge,
                                     size_t data_len);
 
 /**
- * A response the client POSTed; true when the round is complete.
- * `*out` is the answer.
+ * A response the client POSTed; true when the round is complete. `*out` is the answer.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1618,8 +2201,8 @@ mrtr_status mrtr_tool_bridge_handle_timeout(struct mrtr_tool_bridge *tool_bridge
                                             uint64_t now_ms);
 
 /**
- * The next text to write on the stream, or none.
- * `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ * The next text to write on the stream, or none. `*out` is the text, or `{NULL, 0}` when there is
+ * none (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1629,8 +2212,8 @@ mrtr_status mrtr_tool_bridge_poll_write(struct mrtr_tool_bridge *tool_bridge,
                                         struct mrtr_buf *out);
 
 /**
- * When (ms) to call `handleTimeout`, or none.
- * `*out_set` is true and `*out_at_ms` the time (ms) when there is one, else false and 0.
+ * When (ms) to call `handleTimeout`, or none. `*out_set` is true and `*out_at_ms` the time (ms)
+ * when there is one, else false and 0.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1641,8 +2224,7 @@ mrtr_status mrtr_tool_bridge_poll_timeout(const struct mrtr_tool_bridge *tool_br
                                           uint64_t *out_at_ms);
 
 /**
- * Whether the final response was written.
- * `*out` is the answer.
+ * Whether the final response was written. `*out` is the answer.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1652,8 +2234,8 @@ mrtr_status mrtr_tool_bridge_is_done(const struct mrtr_tool_bridge *tool_bridge,
                                      bool *out);
 
 /**
- * The ids of the server requests waiting for an answer.
- * `*out` is a JSON array of the texts (free it with `mrtr_buf_free`).
+ * The ids of the server requests waiting for an answer. `*out` is a JSON array of the texts (free
+ * it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1669,293 +2251,6 @@ mrtr_status mrtr_tool_bridge_pending(const struct mrtr_tool_bridge *tool_bridge,
  * `handle` is NULL or a live handle, not used afterwards.
  */
 mrtr_status mrtr_tool_bridge_free(struct mrtr_tool_bridge *handle);
-
-/**
- * Starts the call of `request` (a JSON-RPC request with an id) at
- * `now_ms` (the host's clock, milliseconds) under `config`, the call's
- * configuration as JSON: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858"
- * | "sep-1335", "url": <the endpoint>, "headers": {<name>: <value>},
- * "protocol", "limits": {…}, "maxEvents", "maxLinks", "maxLinkBytes",
- * "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and `url`
- * required). A bad configuration, or a request that is not a JSON-RPC
- * request, is `usage-invalid-argument`. Free with `mrtr_http_call_free`.
- *
- * After creating it and after every input (`handle_*`, `answer`), drain
- * `mrtr_http_call_poll_transmit` (the HTTP requests to send), then
- * `mrtr_http_call_poll_event`, then read `mrtr_http_call_poll_timeout`.
- *
- * # Safety
- * `config` and `request` are valid for their lengths; `out` is writable.
- */
-mrtr_status mrtr_http_call_new(const char *config,
-                               size_t config_len,
-                               const char *request,
-                               size_t request_len,
-                               uint64_t now_ms,
-                               struct mrtr_http_call **out);
-
-/**
- * The status and header fields of the response to `exchange` (the number
- * of a request from `mrtr_http_call_poll_transmit`). `headers` is a JSON
- * object of field names (any case) to string values, NULL for none (not
- * such an object: `usage-invalid-argument`). A second head for one exchange is
- * `usage-out-of-turn`; an exchange the machine does not know (or that ended)
- * is `usage-unknown-handle`. What the server did wrong is not a failure of
- * this call: it comes out as an event.
- *
- * # Safety
- * `call` is a live call; `headers` is NULL or valid for `headers_len` bytes.
- */
-mrtr_status mrtr_http_call_handle_head(struct mrtr_http_call *call,
-                                       uint64_t exchange,
-                                       uint16_t status,
-                                       const char *headers,
-                                       size_t headers_len,
-                                       uint64_t now_ms);
-
-/**
- * Bytes of the body of the response to `exchange`, in any chunking (raw
- * bytes: an event stream that is not UTF-8 is the server's error, reported
- * as an event). A body before its head is `usage-out-of-turn`.
- *
- * # Safety
- * `call` is a live call; `chunk` is NULL with `chunk_len == 0` or valid for `chunk_len` bytes.
- */
-mrtr_status mrtr_http_call_handle_body(struct mrtr_http_call *call,
-                                       uint64_t exchange,
-                                       const uint8_t *chunk,
-                                       size_t chunk_len,
-                                       uint64_t now_ms);
-
-/**
- * The response to `exchange` ended (the server closed it, or the connection
- * was cut).
- *
- * # Safety
- * `call` is a live call.
- */
-mrtr_status mrtr_http_call_handle_end(struct mrtr_http_call *call,
-                                      uint64_t exchange,
-                                      uint64_t now_ms);
-
-/**
- * The time `mrtr_http_call_poll_timeout` named came (`now_ms` at or after it;
- * earlier does nothing).
- *
- * # Safety
- * `call` is a live call.
- */
-mrtr_status mrtr_http_call_handle_timeout(struct mrtr_http_call *call,
-                                          uint64_t now_ms);
-
-/**
- * The host's JSON-RPC response to a server request the machine reported
- * (a `serverRequest` event). An answer to no reported request is
- * `usage-out-of-turn`; one that is not a JSON-RPC response is
- * `usage-invalid-argument`.
- *
- * # Safety
- * `call` is a live call; `response` is valid for `response_len` bytes.
- */
-mrtr_status mrtr_http_call_answer(struct mrtr_http_call *call,
-                                  const char *response,
-                                  size_t response_len,
-                                  uint64_t now_ms);
-
-/**
- * The next HTTP request to send, as the core's JSON: `{"exchange": <n>,
- * "method": "POST"|"GET", "url", "headers": {<lower-case name>: <value>},
- * "body": <JSON, when there is one>}`; or `{NULL, 0}` when none is queued.
- * Quote `exchange` with every part of its response.
- *
- * # Safety
- * `call` is a live call; `out` is writable.
- */
-mrtr_status mrtr_http_call_poll_transmit(struct mrtr_http_call *call,
-                                         struct mrtr_buf *out);
-
-/**
- * The next event, as the core's JSON, or `{NULL, 0}` when none is queued:
- * `{"type": "serverRequest", "message"}` (answer it with
- * `mrtr_http_call_answer`), `{"type": "message", "message"}` (a
- * notification or another response, to pass on), `{"type": "violation",
- * "rule", "message": <sentence>}` (the server broke a rule; the call goes
- * on), and last either `{"type": "response", "message"}` (the call's
- * JSON-RPC response) or `{"type": "failed", "rule", "message": <sentence>}`.
- *
- * # Safety
- * `call` is a live call; `out` is writable.
- */
-mrtr_status mrtr_http_call_poll_event(struct mrtr_http_call *call,
-                                      struct mrtr_buf *out);
-
-/**
- * When to call `mrtr_http_call_handle_timeout`: `*out_set` is true and
- * `*out_at_ms` the time (the host's milliseconds) when something waits,
- * else false and 0.
- *
- * # Safety
- * `call` is a live call; `out_set` and `out_at_ms` are writable.
- */
-mrtr_status mrtr_http_call_poll_timeout(const struct mrtr_http_call *call,
-                                        bool *out_set,
-                                        uint64_t *out_at_ms);
-
-/**
- * Whether the call is over: its `response` or `failed` event was queued.
- *
- * # Safety
- * `call` is a live call; `out` is writable.
- */
-mrtr_status mrtr_http_call_is_done(const struct mrtr_http_call *call,
-                                   bool *out);
-
-/**
- * Frees a call. NULL is a no-op.
- *
- * # Safety
- * `call` is NULL or a live call, not used afterwards.
- */
-mrtr_status mrtr_http_call_free(struct mrtr_http_call *call);
-
-/**
- * Starts the operation of `request` (a JSON-RPC request with an id) at
- * `now_ms` (the host's clock, milliseconds) under `config`: a call's
- * configuration (`mrtr_http_call_new`) plus `"maxRounds"` (default 10),
- * `"maxResends"` (default 2) and `"taskPollMs"` (default 1000). Free with
- * `mrtr_operation_free`.
- *
- * The drain order, after creating it and after every input (`handle_*`,
- * `answer`): `mrtr_operation_poll_transmit` until it gives `{NULL, 0}` (send
- * each), then `mrtr_operation_poll_event` until `{NULL, 0}` (an answer given
- * here is an input: drain the transmits again), then read
- * `mrtr_operation_poll_timeout`. Free it once `mrtr_operation_is_drained`.
- *
- * # Safety
- * `config` and `request` are valid for their lengths; `out` is writable.
- */
-mrtr_status mrtr_operation_new(const char *config,
-                               size_t config_len,
-                               const char *request,
-                               size_t request_len,
-                               uint64_t now_ms,
-                               struct mrtr_operation **out);
-
-/**
- * The status and header fields (a JSON object, or NULL) of the response to
- * `exchange` (the number of a request from `mrtr_operation_poll_transmit`).
- *
- * # Safety
- * `operation` is a live operation; `headers` is NULL or valid for `headers_len` bytes.
- */
-mrtr_status mrtr_operation_handle_head(struct mrtr_operation *operation,
-                                       uint64_t exchange,
-                                       uint16_t status,
-                                       const char *headers,
-                                       size_t headers_len,
-                                       uint64_t now_ms);
-
-/**
- * Bytes of the body of the response to `exchange`, in any chunking.
- *
- * # Safety
- * `operation` is a live operation; `chunk` is NULL with `chunk_len == 0` or valid for `chunk_len` bytes.
- */
-mrtr_status mrtr_operation_handle_body(struct mrtr_operation *operation,
-                                       uint64_t exchange,
-                                       const uint8_t *chunk,
-                                       size_t chunk_len,
-                                       uint64_t now_ms);
-
-/**
- * The response to `exchange` ended (the server closed it, or the connection
- * was cut, or none came).
- *
- * # Safety
- * `operation` is a live operation.
- */
-mrtr_status mrtr_operation_handle_end(struct mrtr_operation *operation,
-                                      uint64_t exchange,
-                                      uint64_t now_ms);
-
-/**
- * The time `mrtr_operation_poll_timeout` named came.
- *
- * # Safety
- * `operation` is a live operation.
- */
-mrtr_status mrtr_operation_handle_timeout(struct mrtr_operation *operation,
-                                          uint64_t now_ms);
-
-/**
- * Answers the question `key` (UTF-8, `key_len` bytes) of an `inputRequired`
- * event with `result` (JSON: an elicitation's `{"action", …}`, a sampling
- * result, a roots list). An answer that does not fit its question fails
- * with its rule and the question stays open; a key nothing asked is
- * `usage-unknown-handle`, one answered already `usage-out-of-turn`.
- *
- * # Safety
- * `operation` is a live operation; `key` and `result` are valid for their lengths.
- */
-mrtr_status mrtr_operation_answer(struct mrtr_operation *operation,
-                                  const char *key,
-                                  size_t key_len,
-                                  const char *result,
-                                  size_t result_len,
-                                  uint64_t now_ms);
-
-/**
- * The next HTTP request to send (`{"exchange", "method", "url", "headers",
- * "body"}`), or `{NULL, 0}` when none is queued.
- *
- * # Safety
- * `operation` is a live operation; `out` is writable.
- */
-mrtr_status mrtr_operation_poll_transmit(struct mrtr_operation *operation,
-                                         struct mrtr_buf *out);
-
-/**
- * The next event, or `{NULL, 0}` when none is queued: `{"type":
- * "inputRequired", "round", "requests": {<key>: {"method", "params"}}}`
- * (answer each key with `mrtr_operation_answer`), `{"type": "message",
- * "message"}`, `{"type": "violation", "rule", "message"}`, and last either
- * `{"type": "done", "response"}` (the final JSON-RPC response) or `{"type":
- * "failed", "rule", "message"}`.
- *
- * # Safety
- * `operation` is a live operation; `out` is writable.
- */
-mrtr_status mrtr_operation_poll_event(struct mrtr_operation *operation,
-                                      struct mrtr_buf *out);
-
-/**
- * When to call `mrtr_operation_handle_timeout`: `*out_set` is true and
- * `*out_at_ms` the time when something waits, else false and 0.
- *
- * # Safety
- * `operation` is a live operation; `out_set` and `out_at_ms` are writable.
- */
-mrtr_status mrtr_operation_poll_timeout(const struct mrtr_operation *operation,
-                                        bool *out_set,
-                                        uint64_t *out_at_ms);
-
-/**
- * Whether the final event was taken and no exchange is open: the operation
- * may be freed.
- *
- * # Safety
- * `operation` is a live operation; `out` is writable.
- */
-mrtr_status mrtr_operation_is_drained(const struct mrtr_operation *operation,
-                                      bool *out);
-
-/**
- * Frees an operation. NULL is a no-op.
- *
- * # Safety
- * `operation` is NULL or a live operation, not used afterwards.
- */
-mrtr_status mrtr_operation_free(struct mrtr_operation *operation);
 
 /**
  * Classifies and validates one raw message (the hot path; no allocation on
@@ -1991,31 +2286,6 @@ mrtr_status mrtr_classify_json(const char *message,
                                struct mrtr_buf *out);
 
 /**
- * Client: builds the retry of `request` (the request last sent) that
- * answers `result` (the response carrying `input_required`) with
- * `input_responses` (an `inputResponses` object) under the new `id` (a JSON
- * string or integer). `*out` is the retry message (in `sep-2322`, the answer
- * to `tasks/result` is a `tasks/input_response` request). Fails with
- * `input-responses-unsolicited`, `input-required-method-not-allowed`,
- * `retry-id-reused`, `retry-missing-input-response`,
- * `retry-input-response-invalid`, or the rule a malformed argument breaks.
- *
- * # Safety
- * Each `(pointer, length)` pair is valid; `limits` is NULL or readable; `out` is writable.
- */
-mrtr_status mrtr_retry(const char *request,
-                       size_t request_len,
-                       const char *result,
-                       size_t result_len,
-                       const char *input_responses,
-                       size_t input_responses_len,
-                       const char *id,
-                       size_t id_len,
-                       mrtr_protocol protocol_number,
-                       const struct mrtr_limits *limits,
-                       struct mrtr_buf *out);
-
-/**
  * Client (Tasks extension, `2026-07-28`): builds the `tasks/update` request
  * answering an `input_required` task. `get_request` is the `tasks/get`
  * request, `get_response` its answer showing the task's `inputRequests`.
@@ -2035,190 +2305,6 @@ mrtr_status mrtr_task_update(const char *get_request,
                              struct mrtr_buf *out);
 
 /**
- * Server: builds the `input_required` answer to `request`.
- * `input_requests` (an `inputRequests` object) and `request_state` (a JSON
- * string) are optional: NULL leaves them out. Fails with
- * `input-required-method-not-allowed`, `request-meta-missing`,
- * `input-request-capability-missing`, `input-required-empty`,
- * `input-request-invalid`, `request-state-invalid`.
- *
- * # Safety
- * Each non-NULL `(pointer, length)` pair is valid; `limits` is NULL or readable; `out` is writable.
- */
-mrtr_status mrtr_respond(const char *request,
-                         size_t request_len,
-                         const char *input_requests,
-                         size_t input_requests_len,
-                         const char *request_state,
-                         size_t request_state_len,
-                         mrtr_protocol protocol_number,
-                         const struct mrtr_limits *limits,
-                         struct mrtr_buf *out);
-
-/**
- * Server: reads the MRTR fields of `request` against what this server
- * `needs` (an `inputRequests`-shaped object). `*out` is
- * `{"responses": {<needed keys present>: ...}, "missing": [<needed keys
- * absent>], "ignored": [<keys present but not needed>], "requestState":
- * <string or null>}`.
- *
- * # Safety
- * Each `(pointer, length)` pair is valid; `limits` is NULL or readable; `out` is writable.
- */
-mrtr_status mrtr_resume(const char *request,
-                        size_t request_len,
-                        const char *needs,
-                        size_t needs_len,
-                        mrtr_protocol protocol_number,
-                        const struct mrtr_limits *limits,
-                        struct mrtr_buf *out);
-
-/**
- * A response stream of `mode` for the continuation `key` (the host's name
- * for the call's state in its own store: event ids are `<key>.<n>`, a
- * stream URL carries `?stream=<key>`), numbering events from `first`. An
- * empty key, or one with a line end or NUL, is `usage-invalid-argument`.
- * Free with `mrtr_server_stream_free`.
- *
- * # Safety
- * `mode` and `key` are valid for their lengths; `out` is writable.
- */
-mrtr_status mrtr_server_stream_new(const char *mode,
-                                   size_t mode_len,
-                                   const char *key,
-                                   size_t key_len,
-                                   uint64_t first,
-                                   struct mrtr_server_stream **out);
-
-/**
- * The header fields of the response head (status 200), as a JSON object
- * `{<name>: <value>}`: `content-type: text/event-stream`, `cache-control`,
- * and under `sep-1335` the `link: <stream_url>; rel="stream"` (NULL: no
- * link).
- *
- * # Safety
- * `stream` is a live stream; `stream_url` is NULL or valid for `stream_url_len` bytes; `out` is writable.
- */
-mrtr_status mrtr_server_stream_head(const struct mrtr_server_stream *stream,
-                                    const char *stream_url,
-                                    size_t stream_url_len,
-                                    struct mrtr_buf *out);
-
-/**
- * Writes the JSON-RPC `message` as an event; `*out_id` is its event id (text).
- *
- * # Safety
- * `stream` is a live stream; `message` is valid for `message_len` bytes; `out_id` is writable.
- */
-mrtr_status mrtr_server_stream_message(struct mrtr_server_stream *stream,
-                                       const char *message,
-                                       size_t message_len,
-                                       struct mrtr_buf *out_id);
-
-/**
- * Writes a `retry: <ms>` block; `*out_id` is its event id (text).
- *
- * # Safety
- * `stream` is a live stream; `out_id` is writable.
- */
-mrtr_status mrtr_server_stream_retry(struct mrtr_server_stream *stream,
-                                     uint64_t retry_ms,
-                                     struct mrtr_buf *out_id);
-
-/**
- * Writes the mode's sequence asking for `requests` (a JSON array of
- * JSON-RPC requests: elicitation, sampling, roots): under `sep-1858`
- * `buffer_input`, the requests, `input_required`; under `sep-1335` the
- * requests and `retry: <retry_ms>`; under `2025-11-25` the requests (a
- * `2026-07-28` server asks inside results: `usage-invalid-argument`).
- * After a `sep-1858` or `sep-1335` ask the host ends the response; under
- * `sep-1858` anything written after it is `usage-out-of-turn`. `*out_id` is
- * the last event id written (text).
- *
- * # Safety
- * `stream` is a live stream; `requests` is valid for `requests_len` bytes; `out_id` is writable.
- */
-mrtr_status mrtr_server_stream_ask(struct mrtr_server_stream *stream,
-                                   const char *requests,
-                                   size_t requests_len,
-                                   uint64_t retry_ms,
-                                   struct mrtr_buf *out_id);
-
-/**
- * The event-stream text written since the last take (to write to the
- * response body), and empties it.
- *
- * # Safety
- * `stream` is a live stream; `out` is writable.
- */
-mrtr_status mrtr_server_stream_take(struct mrtr_server_stream *stream,
-                                    struct mrtr_buf *out);
-
-/**
- * Frees a stream. NULL is a no-op.
- *
- * # Safety
- * `stream` is NULL or a live stream, not used afterwards.
- */
-mrtr_status mrtr_server_stream_free(struct mrtr_server_stream *stream);
-
-/**
- * Reads an incoming HTTP request to an MCP endpoint (or a stream URL) under
- * `mode`: its `method`, `url`, `headers` (a JSON object of names to
- * strings; NULL: none) and `body` (raw bytes; `(NULL, 0)`: none). `*out` is
- * what it asks, as the core's JSON: `{"type": "call", "message"}` (a new
- * call), `{"type": "messages", "messages": [...]}` (answer `202`),
- * `{"type": "answers", "key", "responses": [...]}` (buffered answers of the
- * continuation `key`), `{"type": "resume", "key": <or null>,
- * "lastEventId": <or null>}` (a GET resuming a stream). A body that is not
- * JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`,
- * `limit-exceeded`): answer it with HTTP 400.
- *
- * # Safety
- * Each `(pointer, length)` pair is valid (NULL only where said); `limits` is NULL or readable; `out` is writable.
- */
-mrtr_status mrtr_read_http_request(const char *mode,
-                                   size_t mode_len,
-                                   const char *method,
-                                   size_t method_len,
-                                   const char *url,
-                                   size_t url_len,
-                                   const char *headers,
-                                   size_t headers_len,
-                                   const uint8_t *body,
-                                   size_t body_len,
-                                   mrtr_protocol protocol_number,
-                                   const struct mrtr_limits *limits,
-                                   struct mrtr_buf *out);
-
-/**
- * The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335),
- * as text.
- *
- * # Safety
- * `endpoint` and `key` are valid for their lengths; `out` is writable.
- */
-mrtr_status mrtr_stream_url(const char *endpoint,
-                            size_t endpoint_len,
-                            const char *key,
-                            size_t key_len,
-                            struct mrtr_buf *out);
-
-/**
- * A client's answer to a server request that arrived outside any request of
- * its own in flight (SEP-2260; e.g. on the standalone GET stream): the
- * JSON-RPC error response (-32602) to send back for `elicitation/create`,
- * `sampling/createMessage` and `roots/list`, or `{NULL, 0}` for any other
- * message (`ping` is exempt).
- *
- * # Safety
- * `request` is valid for `request_len` bytes; `out` is writable.
- */
-mrtr_status mrtr_unassociated_reply(const char *request,
-                                    size_t request_len,
-                                    struct mrtr_buf *out);
-
-/**
  * A decoder bounding each block by `limits->max_message_bytes` (line bytes;
  * NULL: the defaults). Free with `mrtr_sse_decoder_free`.
  *
@@ -2231,66 +2317,6 @@ mrtr_status mrtr_unassociated_reply(const char *request,
  */
 mrtr_status mrtr_sse_decoder_new(const struct mrtr_limits *limits,
                                  struct mrtr_sse_decoder **out);
-
-/**
- * Decodes the next `chunk_len` bytes of the stream (any split of a stream
- * gives the same blocks; `(NULL, 0)` is an empty chunk). Bytes that are not
- * UTF-8 are not refused here: the block holding them is reported as an error
- * by `mrtr_sse_decoder_poll_event`.
- *
- * # Safety
- * `decoder` is a live decoder; `chunk` is NULL with `chunk_len == 0` or valid for `chunk_len` bytes.
- */
-mrtr_status mrtr_sse_decoder_feed(struct mrtr_sse_decoder *decoder,
-                                  const uint8_t *chunk,
-                                  size_t chunk_len);
-
-/**
- * Ends the stream: a block not ended by a blank line is discarded (as a
- * browser discards it). Blocks already decoded stay to be polled; a later
- * `mrtr_sse_decoder_feed` starts a new stream.
- *
- * # Safety
- * `decoder` is a live decoder.
- */
-mrtr_status mrtr_sse_decoder_finish(struct mrtr_sse_decoder *decoder);
-
-/**
- * The next decoded block as the core's JSON, `{"event", "data", "id",
- * "retry"}` (only the fields its lines set), or `{NULL, 0}` with `MRTR_OK`
- * when none is ready. A block the decoder could not read fails this call
- * with its rule and leaves `*out` `{NULL, 0}`: `MRTR_ERR_JSONRPC_PARSE_ERROR`
- * (a line that is not UTF-8), `MRTR_ERR_LIMIT_EXCEEDED` (a block over
- * `max_message_bytes`). Decoding went on after it: keep polling.
- *
- * # Safety
- * `decoder` is a live decoder; `out` is writable.
- */
-mrtr_status mrtr_sse_decoder_poll_event(struct mrtr_sse_decoder *decoder,
-                                        struct mrtr_buf *out);
-
-/**
- * Frees a decoder. NULL is a no-op.
- *
- * # Safety
- * `decoder` is NULL or a live decoder, not used afterwards.
- */
-mrtr_status mrtr_sse_decoder_free(struct mrtr_sse_decoder *decoder);
-
-/**
- * Writes one block, `event` = `{"event", "data", "id", "retry"}` (each
- * optional; strings, `retry` a non-negative integer), as event-stream text
- * into `*out`: what a decoder reads back as the same block. An event that
- * sets no field writes nothing (`*out` is then an empty text, not `{NULL,
- * 0}`). An `event` or `id` holding a line end, an `id` holding NUL, an
- * unknown field or a field of the wrong type is `usage-invalid-argument`.
- *
- * # Safety
- * `event` is valid for `event_len` bytes; `out` is writable.
- */
-mrtr_status mrtr_sse_encode(const char *event,
-                            size_t event_len,
-                            struct mrtr_buf *out);
 
 /**
  * A ring holding one key, which seals. The 32 secret bytes (uniformly
@@ -2475,20 +2501,6 @@ mrtr_status mrtr_inspect(const char *token,
  * `ring` is NULL or a live ring, in use by no other thread and not used afterwards.
  */
 mrtr_status mrtr_keyring_free(struct mrtr_keyring *ring);
-
-/**
- * The `params_digest` of a binding: SHA-256 of the canonical JSON of a
- * request's `params` object (`params` is its JSON text, required: there is
- * no default), every param but `inputResponses`, `requestState` and `_meta`,
- * each number exact as written. Bad JSON fails as a message would
- * (`jsonrpc-parse-error`, `jsonrpc-invalid`, `limit-exceeded`).
- *
- * # Safety
- * `params` is valid for `params_len` bytes; `out` is writable for 32 bytes.
- */
-mrtr_status mrtr_params_digest(const char *params,
-                               size_t params_len,
-                               uint8_t *out);
 
 /**
  * A binding from its JSON text, read by the core (`mrtr::facade::BindingSpec`):

@@ -15,8 +15,8 @@ use crate::types::{mrtr_limits, options};
 use mrtr::facade::{self, Randomness};
 use std::ffi::c_char;
 
-/// The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
-/// `*out` is the text (free it with `mrtr_buf_free`).
+/// The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, …. `*out` is the
+/// text (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -32,8 +32,122 @@ pub unsafe extern "C" fn mrtr_catalogue(out: *mut mrtr_buf) -> mrtr_status {
     })
 }
 
-/// `facade::task_transition`: the status a task may move to, or the refusal.
+/// Client: the retry of `request` (the request last sent) answering `result` (the response carrying
+/// `input_required`) with `responses` (an `inputResponses` object) under the new `id` (a JSON
+/// string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response`
+/// request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`,
+/// `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a
+/// malformed argument breaks. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_retry(
+    request: *const c_char,
+    request_len: usize,
+    result: *const c_char,
+    result_len: usize,
+    responses: *const c_char,
+    responses_len: usize,
+    id: *const c_char,
+    id_len: usize,
+    protocol: mrtr_protocol,
+    limits: *const mrtr_limits,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, request, result, responses, id, options) = unsafe {
+            (
+                Out::new(out)?,
+                args::required(request, request_len, "request")?,
+                args::required(result, result_len, "result")?,
+                args::required(responses, responses_len, "responses")?,
+                args::required(id, id_len, "id")?,
+                options(protocol, limits, None)?,
+            )
+        };
+        let value = facade::retry(request, result, responses, id, &options)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// Server: the `input_required` answer to `request`; `asked` (an `inputRequests` object) and
+/// `state` (a JSON string) are optional, an absent one left out. Fails with
+/// `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
+/// `input-required-empty`, `input-request-invalid`, `request-state-invalid`. `*out` is the text
+/// (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_respond(
+    request: *const c_char,
+    request_len: usize,
+    asked: *const c_char,
+    asked_len: usize,
+    state: *const c_char,
+    state_len: usize,
+    protocol: mrtr_protocol,
+    limits: *const mrtr_limits,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, request, asked, state, options) = unsafe {
+            (
+                Out::new(out)?,
+                args::required(request, request_len, "request")?,
+                args::optional(asked, asked_len, "asked")?,
+                args::optional(state, state_len, "state")?,
+                options(protocol, limits, None)?,
+            )
+        };
+        let value = facade::respond(request, asked, state, &options)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// Server: the MRTR fields of `request` read against what this server `needs` (an
+/// `inputRequests`-shaped object): `{"responses": {<needed keys present>: …}, "missing": [<needed
+/// keys absent>], "ignored": [<keys present, not needed>], "requestState": <string or null>}`.
 /// `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_resume(
+    request: *const c_char,
+    request_len: usize,
+    needs: *const c_char,
+    needs_len: usize,
+    protocol: mrtr_protocol,
+    limits: *const mrtr_limits,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, request, needs, options) = unsafe {
+            (
+                Out::new(out)?,
+                args::required(request, request_len, "request")?,
+                args::required(needs, needs_len, "needs")?,
+                options(protocol, limits, None)?,
+            )
+        };
+        let value = facade::resume(request, needs, &options)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// `facade::task_transition`: the status a task may move to, or the refusal. `*out` is the text
+/// (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -56,8 +170,116 @@ pub unsafe extern "C" fn mrtr_task_transition(
     })
 }
 
-/// `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.
-/// `*out` is the text (free it with `mrtr_buf_free`).
+/// The SHA-256 digest a sealed state binds a request's params by (every param but the retry's
+/// carriers; numbers exact, key order and spelling not), of `params` as JSON text. `out` receives
+/// the 32 bytes.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_params_digest(params: *const c_char, params_len: usize, out: *mut u8) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let params = unsafe { args::required(params, params_len, "params")? };
+        let value = facade::params_digest(params)?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { write(out.cast::<[u8; 32]>(), value, "out") }
+    })
+}
+
+/// One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
+/// decoder reads back as the same block. An event that sets no field writes an empty text. An
+/// `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong
+/// type is `usage-invalid-argument`. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_sse_encode(event: *const c_char, event_len: usize, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, event) = unsafe { (Out::new(out)?, args::required(event, event_len, "event")?) };
+        let value = facade::sse_encode(event)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its
+/// `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes,
+/// empty for none): `{"type": "call", "message"}` (a new call), `{"type": "messages", "messages":
+/// […]}` (answer `202`), `{"type": "answers", "key", "responses": […]}` (buffered answers of
+/// the continuation `key`), `{"type": "resume", "key", "lastEventId"}` (a GET resuming a stream). A
+/// body that is no JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`,
+/// `limit-exceeded`): answer it with HTTP 400. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_read_http_request(
+    mode: *const c_char,
+    mode_len: usize,
+    method: *const c_char,
+    method_len: usize,
+    url: *const c_char,
+    url_len: usize,
+    headers: *const c_char,
+    headers_len: usize,
+    body: *const u8,
+    body_len: usize,
+    protocol: mrtr_protocol,
+    limits: *const mrtr_limits,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, mode, method, url, headers, body, options) = unsafe {
+            (
+                Out::new(out)?,
+                args::text(mode, mode_len, "mode")?,
+                args::text(method, method_len, "method")?,
+                args::text(url, url_len, "url")?,
+                args::bytes(headers, headers_len, "headers")?,
+                args::bytes(body, body_len, "body")?,
+                options(protocol, limits, None)?,
+            )
+        };
+        let value = facade::read_http_request(mode, method, url, headers, body, &options)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335). `*out` is the text
+/// (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_stream_url(
+    endpoint: *const c_char,
+    endpoint_len: usize,
+    key: *const c_char,
+    key_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, endpoint, key) = unsafe {
+            (Out::new(out)?, args::text(endpoint, endpoint_len, "endpoint")?, args::text(key, key_len, "key")?)
+        };
+        let value = facade::stream_url(endpoint, key)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text. `*out`
+/// is the text (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -77,8 +299,34 @@ pub unsafe extern "C" fn mrtr_mirrored_fields(
     })
 }
 
-/// `facade::question_elicit`: an elicitation input request.
-/// `*out` is the text (free it with `mrtr_buf_free`).
+/// A client's answer to a server request that arrived outside any request of its own in flight
+/// (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back
+/// for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other
+/// message (`ping` is exempt). `*out` is the text, or `{NULL, 0}` when there is none (free it with
+/// `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_unassociated_reply(
+    request: *const c_char,
+    request_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, request) = unsafe { (Out::new(out)?, args::required(request, request_len, "request")?) };
+        let value = facade::unassociated_reply(request)?;
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// `facade::question_elicit`: an elicitation input request. `*out` is the text (free it with
+/// `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -106,8 +354,8 @@ pub unsafe extern "C" fn mrtr_question_elicit(
     })
 }
 
-/// `facade::question_sample`: a sampling input request.
-/// `*out` is the text (free it with `mrtr_buf_free`).
+/// `facade::question_sample`: a sampling input request. `*out` is the text (free it with
+/// `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -127,8 +375,8 @@ pub unsafe extern "C" fn mrtr_question_sample(
     })
 }
 
-/// `facade::question_roots`: a roots input request.
-/// `*out` is the text (free it with `mrtr_buf_free`).
+/// `facade::question_roots`: a roots input request. `*out` is the text (free it with
+/// `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -144,8 +392,8 @@ pub unsafe extern "C" fn mrtr_question_roots(out: *mut mrtr_buf) -> mrtr_status 
     })
 }
 
-/// `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object).
-/// `*out` is the text (free it with `mrtr_buf_free`).
+/// `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
+/// `data` (JSON text of an object). `*out` is the text (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -180,7 +428,8 @@ pub unsafe extern "C" fn mrtr_error_response(
 }
 
 /// `facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text.
-/// `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either way.
+/// `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule", "code",
+/// "message", "data"}`): the status is `MRTR_OK` either way.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -216,8 +465,8 @@ pub unsafe extern "C" fn mrtr_check_request(
     })
 }
 
-/// `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.
-/// `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+/// `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none. `*out` is
+/// the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -250,8 +499,9 @@ pub unsafe extern "C" fn mrtr_missing_capabilities(
     })
 }
 
-/// `facade::require_capabilities`: none, or the refusal as JSON text.
-/// `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either way.
+/// `facade::require_capabilities`: none, or the refusal as JSON text. `*out` is `{NULL, 0}` when
+/// the check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status
+/// is `MRTR_OK` either way.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -284,8 +534,9 @@ pub unsafe extern "C" fn mrtr_require_capabilities(
     })
 }
 
-/// `facade::require_declared`: none, or the refusal as JSON text.
-/// `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either way.
+/// `facade::require_declared`: none, or the refusal as JSON text. `*out` is `{NULL, 0}` when the
+/// check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is
+/// `MRTR_OK` either way.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -318,8 +569,8 @@ pub unsafe extern "C" fn mrtr_require_declared(
     })
 }
 
-/// `facade::complete`: the final response to `request` with `result`.
-/// `*out` is the text (free it with `mrtr_buf_free`).
+/// `facade::complete`: the final response to `request` with `result`. `*out` is the text (free it
+/// with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -350,8 +601,8 @@ pub unsafe extern "C" fn mrtr_complete(
     })
 }
 
-/// `facade::task_created`: the response announcing a task.
-/// `*out` is the text (free it with `mrtr_buf_free`).
+/// `facade::task_created`: the response announcing a task. `*out` is the text (free it with
+/// `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -382,8 +633,8 @@ pub unsafe extern "C" fn mrtr_task_created(
     })
 }
 
-/// `facade::task_get_response`: the response to `tasks/get`.
-/// `*out` is the text (free it with `mrtr_buf_free`).
+/// `facade::task_get_response`: the response to `tasks/get`. `*out` is the text (free it with
+/// `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -414,6 +665,753 @@ pub unsafe extern "C" fn mrtr_task_get_response(
     })
 }
 
+/// `facade::SseDecoder`: the incremental event-stream decoder.
+///
+/// An opaque handle.
+pub struct mrtr_sse_decoder(pub(crate) facade::SseDecoder);
+
+impl Handle for mrtr_sse_decoder {
+    const KIND: Kind = Kind::SseDecoder;
+}
+
+/// Decodes the next bytes of the stream, split anywhere (any split gives the same blocks). Bytes
+/// that are not UTF-8 are not refused here: the block holding them is reported by `poll_event`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_sse_decoder_feed(
+    sse_decoder: *mut mrtr_sse_decoder,
+    chunk: *const u8,
+    chunk_len: usize,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (sse_decoder, chunk) =
+            unsafe { (get_mut(sse_decoder, "sse_decoder")?, args::bytes(chunk, chunk_len, "chunk")?) };
+        sse_decoder.0.feed(chunk);
+        Ok(())
+    })
+}
+
+/// Ends the stream: a block not ended by a blank line is discarded (as a browser discards it).
+/// Blocks decoded already stay to be polled; a later `feed` starts a new stream.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_sse_decoder_finish(sse_decoder: *mut mrtr_sse_decoder) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let sse_decoder = unsafe { get_mut(sse_decoder, "sse_decoder")? };
+        sse_decoder.0.finish();
+        Ok(())
+    })
+}
+
+/// The next decoded block, `{"event", "data", "id", "retry"}` (the fields its lines set), or none
+/// when none is ready. A block the decoder could not read fails this call with its rule, in its
+/// place: `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block over
+/// `maxMessageBytes`); decoding goes on after it. `*out` is the next one, or `{NULL, 0}` when there
+/// is none; one that cannot be read fails with its rule, in its place.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_sse_decoder_poll_event(
+    sse_decoder: *mut mrtr_sse_decoder,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, sse_decoder) = unsafe { (Out::new(out)?, get_mut(sse_decoder, "sse_decoder")?) };
+        let value = sse_decoder.0.poll_event().transpose()?;
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// Frees a `mrtr_sse_decoder`. NULL is a no-op.
+///
+/// # Safety
+/// `handle` is NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_sse_decoder_free(handle: *mut mrtr_sse_decoder) -> mrtr_status {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { handles::free(handle) })
+}
+
+/// `facade::HttpCall`: the client machine of one call over HTTP.
+///
+/// An opaque handle.
+pub struct mrtr_http_call(pub(crate) facade::HttpCall);
+
+impl Handle for mrtr_http_call {
+    const KIND: Kind = Kind::HttpCall;
+}
+
+/// Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
+/// milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" | "sep-1335",
+/// "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents", "maxLinks",
+/// "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and `url` required). A
+/// bad configuration, or a request that is no JSON-RPC request, is `usage-invalid-argument`. After
+/// creating it and after every input, drain `poll_transmit`, then `poll_event`, then read
+/// `poll_timeout`. `*out` is the new handle; free it with its `_free`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_http_call_new(
+    config: *const c_char,
+    config_len: usize,
+    request: *const c_char,
+    request_len: usize,
+    now_ms: u64,
+    out: *mut *mut mrtr_http_call,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (config, request) = unsafe {
+            (args::required(config, config_len, "config")?, args::required(request, request_len, "request")?)
+        };
+        let value = facade::HttpCall::new(config, request, now_ms)?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { handles::new_handle(out, mrtr_http_call(value)) }
+    })
+}
+
+/// The status and header fields of the response to `exchange` (the number of a request from
+/// `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second head
+/// for one exchange is `usage-out-of-turn`, an exchange unknown or ended `usage-unknown-handle`.
+/// What the server did wrong is no failure of this call: it comes out as an event.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_http_call_handle_head(
+    http_call: *mut mrtr_http_call,
+    exchange: u64,
+    status: u16,
+    headers: *const c_char,
+    headers_len: usize,
+    now_ms: u64,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (http_call, headers) =
+            unsafe { (get_mut(http_call, "http_call")?, args::bytes(headers, headers_len, "headers")?) };
+        http_call.0.handle_head(exchange, status, headers, now_ms)?;
+        Ok(())
+    })
+}
+
+/// Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+/// that is not UTF-8 is the server's error, reported as an event). A body before its head is
+/// `usage-out-of-turn`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_http_call_handle_body(
+    http_call: *mut mrtr_http_call,
+    exchange: u64,
+    chunk: *const u8,
+    chunk_len: usize,
+    now_ms: u64,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (http_call, chunk) = unsafe { (get_mut(http_call, "http_call")?, args::bytes(chunk, chunk_len, "chunk")?) };
+        http_call.0.handle_body(exchange, chunk, now_ms)?;
+        Ok(())
+    })
+}
+
+/// The response to `exchange` ended: the server closed it, the connection was cut, or none came.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_http_call_handle_end(
+    http_call: *mut mrtr_http_call,
+    exchange: u64,
+    now_ms: u64,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let http_call = unsafe { get_mut(http_call, "http_call")? };
+        http_call.0.handle_end(exchange, now_ms)?;
+        Ok(())
+    })
+}
+
+/// The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_http_call_handle_timeout(http_call: *mut mrtr_http_call, now_ms: u64) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let http_call = unsafe { get_mut(http_call, "http_call")? };
+        http_call.0.handle_timeout(now_ms);
+        Ok(())
+    })
+}
+
+/// The host's JSON-RPC response to a server request the call reported (a `serverRequest` event). An
+/// answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC response
+/// `usage-invalid-argument`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_http_call_answer(
+    http_call: *mut mrtr_http_call,
+    response: *const c_char,
+    response_len: usize,
+    now_ms: u64,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (http_call, response) =
+            unsafe { (get_mut(http_call, "http_call")?, args::required(response, response_len, "response")?) };
+        http_call.0.answer(response, now_ms)?;
+        Ok(())
+    })
+}
+
+/// The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url", "headers":
+/// {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote `exchange`
+/// with every part of its response. `*out` is the text, or `{NULL, 0}` when there is none (free it
+/// with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_http_call_poll_transmit(
+    http_call: *mut mrtr_http_call,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, http_call) = unsafe { (Out::new(out)?, get_mut(http_call, "http_call")?) };
+        let value = http_call.0.poll_transmit();
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// The next event, or none: `{"type": "serverRequest", "message"}` (answer it with `answer`),
+/// `{"type": "message", "message"}` (a notification or another response, to pass on), `{"type":
+/// "violation", "rule", "message"}` (the server broke a rule; the call goes on), and last either
+/// `{"type": "response", "message"}` (the call's JSON-RPC response) or `{"type": "failed", "rule",
+/// "message"}`. `*out` is the text, or `{NULL, 0}` when there is none (free it with
+/// `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_http_call_poll_event(http_call: *mut mrtr_http_call, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, http_call) = unsafe { (Out::new(out)?, get_mut(http_call, "http_call")?) };
+        let value = http_call.0.poll_event();
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// When to call `handle_timeout` (the host's milliseconds), or none. `*out_set` is true and
+/// `*out_at_ms` the time (ms) when there is one, else false and 0.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_http_call_poll_timeout(
+    http_call: *const mrtr_http_call,
+    out_set: *mut bool,
+    out_at_ms: *mut u64,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let http_call = unsafe { get(http_call, "http_call")? };
+        let value = http_call.0.poll_timeout();
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe {
+            write(out_set, value.is_some(), "out_set")?;
+            write(out_at_ms, value.unwrap_or(0), "out_at_ms")
+        }
+    })
+}
+
+/// Whether the call is over: its `response` or `failed` event was queued. `*out` is the answer.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_http_call_is_done(http_call: *const mrtr_http_call, out: *mut bool) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let http_call = unsafe { get(http_call, "http_call")? };
+        let value = http_call.0.is_done();
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { write(out, value, "out") }
+    })
+}
+
+/// Frees a `mrtr_http_call`. NULL is a no-op.
+///
+/// # Safety
+/// `handle` is NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_http_call_free(handle: *mut mrtr_http_call) -> mrtr_status {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { handles::free(handle) })
+}
+
+/// `facade::Operation`: one client operation over HTTP, in any transport mode.
+///
+/// An opaque handle.
+pub struct mrtr_operation(pub(crate) facade::Operation);
+
+impl Handle for mrtr_operation {
+    const KIND: Kind = Kind::Operation;
+}
+
+/// Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
+/// milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus `"maxRounds"`
+/// (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`, `"taskPollMs"`
+/// (default 1000) and `"versions"`. The drain order, after creating it and after every input
+/// (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none (an
+/// answer given there is an input: drain the transmits again), then read `poll_timeout`. Drop it
+/// once `is_drained`. `*out` is the new handle; free it with its `_free`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_operation_new(
+    config: *const c_char,
+    config_len: usize,
+    request: *const c_char,
+    request_len: usize,
+    now_ms: u64,
+    out: *mut *mut mrtr_operation,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (config, request) = unsafe {
+            (args::required(config, config_len, "config")?, args::required(request, request_len, "request")?)
+        };
+        let value = facade::Operation::new(config, request, now_ms)?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { handles::new_handle(out, mrtr_operation(value)) }
+    })
+}
+
+/// The status and header fields of the response to `exchange` (the number of a request from
+/// `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second head
+/// for one exchange is `usage-out-of-turn`, an exchange unknown or ended `usage-unknown-handle`.
+/// What the server did wrong is no failure of this call: it comes out as an event.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_operation_handle_head(
+    operation: *mut mrtr_operation,
+    exchange: u64,
+    status: u16,
+    headers: *const c_char,
+    headers_len: usize,
+    now_ms: u64,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (operation, headers) =
+            unsafe { (get_mut(operation, "operation")?, args::bytes(headers, headers_len, "headers")?) };
+        operation.0.handle_head(exchange, status, headers, now_ms)?;
+        Ok(())
+    })
+}
+
+/// Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+/// that is not UTF-8 is the server's error, reported as an event). A body before its head is
+/// `usage-out-of-turn`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_operation_handle_body(
+    operation: *mut mrtr_operation,
+    exchange: u64,
+    chunk: *const u8,
+    chunk_len: usize,
+    now_ms: u64,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (operation, chunk) = unsafe { (get_mut(operation, "operation")?, args::bytes(chunk, chunk_len, "chunk")?) };
+        operation.0.handle_body(exchange, chunk, now_ms)?;
+        Ok(())
+    })
+}
+
+/// The response to `exchange` ended: the server closed it, the connection was cut, or none came.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_operation_handle_end(
+    operation: *mut mrtr_operation,
+    exchange: u64,
+    now_ms: u64,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let operation = unsafe { get_mut(operation, "operation")? };
+        operation.0.handle_end(exchange, now_ms)?;
+        Ok(())
+    })
+}
+
+/// The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_operation_handle_timeout(operation: *mut mrtr_operation, now_ms: u64) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let operation = unsafe { get_mut(operation, "operation")? };
+        operation.0.handle_timeout(now_ms);
+        Ok(())
+    })
+}
+
+/// Answers the question `key` of an `inputRequired` event with `result` (an elicitation's
+/// `{"action", …}`, a sampling result, a roots list). An answer that does not fit its question
+/// fails with its rule and the question stays open; a key nothing asked is `usage-unknown-handle`,
+/// one answered already `usage-out-of-turn`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_operation_answer(
+    operation: *mut mrtr_operation,
+    key: *const c_char,
+    key_len: usize,
+    result: *const c_char,
+    result_len: usize,
+    now_ms: u64,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (operation, key, result) = unsafe {
+            (
+                get_mut(operation, "operation")?,
+                args::text(key, key_len, "key")?,
+                args::required(result, result_len, "result")?,
+            )
+        };
+        operation.0.answer(key, result, now_ms)?;
+        Ok(())
+    })
+}
+
+/// The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url", "headers":
+/// {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote `exchange`
+/// with every part of its response. `*out` is the text, or `{NULL, 0}` when there is none (free it
+/// with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_operation_poll_transmit(
+    operation: *mut mrtr_operation,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, operation) = unsafe { (Out::new(out)?, get_mut(operation, "operation")?) };
+        let value = operation.0.poll_transmit();
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// The next event, or none: `{"type": "inputRequired", "round", "requests": {<key>: {"method",
+/// "params"}}}` (answer each key with `answer`), `{"type": "message", "message"}`, `{"type":
+/// "violation", "rule", "message"}`, and last either `{"type": "done", "response"}` (the final
+/// JSON-RPC response) or `{"type": "failed", "rule", "message"}`. `*out` is the text, or `{NULL,
+/// 0}` when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_operation_poll_event(operation: *mut mrtr_operation, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, operation) = unsafe { (Out::new(out)?, get_mut(operation, "operation")?) };
+        let value = operation.0.poll_event();
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// When to call `handle_timeout` (the host's milliseconds), or none. `*out_set` is true and
+/// `*out_at_ms` the time (ms) when there is one, else false and 0.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_operation_poll_timeout(
+    operation: *const mrtr_operation,
+    out_set: *mut bool,
+    out_at_ms: *mut u64,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let operation = unsafe { get(operation, "operation")? };
+        let value = operation.0.poll_timeout();
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe {
+            write(out_set, value.is_some(), "out_set")?;
+            write(out_at_ms, value.unwrap_or(0), "out_at_ms")
+        }
+    })
+}
+
+/// Whether the final event was taken and no exchange is open: the operation may be dropped. `*out`
+/// is the answer.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_operation_is_drained(operation: *const mrtr_operation, out: *mut bool) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let operation = unsafe { get(operation, "operation")? };
+        let value = operation.0.is_drained();
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { write(out, value, "out") }
+    })
+}
+
+/// Frees a `mrtr_operation`. NULL is a no-op.
+///
+/// # Safety
+/// `handle` is NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_operation_free(handle: *mut mrtr_operation) -> mrtr_status {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { handles::free(handle) })
+}
+
+/// `facade::ServerStream`: a server's response stream.
+///
+/// An opaque handle.
+pub struct mrtr_server_stream(pub(crate) facade::ServerStream);
+
+impl Handle for mrtr_server_stream {
+    const KIND: Kind = Kind::ServerStream;
+}
+
+/// A response stream of `mode` for the continuation `key` (the host's name for the call's state in
+/// its own store: event ids are `<key>.<n>`, a stream URL carries `?stream=<key>`), numbering
+/// events from `first`. An empty key, or one with a line end or NUL, is `usage-invalid-argument`.
+/// `*out` is the new handle; free it with its `_free`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_server_stream_new(
+    mode: *const c_char,
+    mode_len: usize,
+    key: *const c_char,
+    key_len: usize,
+    first: u64,
+    out: *mut *mut mrtr_server_stream,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (mode, key) = unsafe { (args::text(mode, mode_len, "mode")?, args::text(key, key_len, "key")?) };
+        let value = facade::ServerStream::new(mode, key, first)?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { handles::new_handle(out, mrtr_server_stream(value)) }
+    })
+}
+
+/// The header fields of the response head (status 200), a JSON object: `content-type:
+/// text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>; rel="stream"`
+/// (none: no link). `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_server_stream_head(
+    server_stream: *const mrtr_server_stream,
+    stream_url: *const c_char,
+    stream_url_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, server_stream, stream_url) = unsafe {
+            (
+                Out::new(out)?,
+                get(server_stream, "server_stream")?,
+                args::optional_text(stream_url, stream_url_len, "stream_url")?,
+            )
+        };
+        let value = server_stream.0.head(stream_url);
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// Writes the JSON-RPC `message` as an event; its event id. `*out` is the text (free it with
+/// `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_server_stream_message(
+    server_stream: *mut mrtr_server_stream,
+    message: *const c_char,
+    message_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, server_stream, message) = unsafe {
+            (Out::new(out)?, get_mut(server_stream, "server_stream")?, args::required(message, message_len, "message")?)
+        };
+        let value = server_stream.0.message(message)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// Writes a `retry: <ms>` block; its event id. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_server_stream_retry(
+    server_stream: *mut mrtr_server_stream,
+    ms: u64,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, server_stream) = unsafe { (Out::new(out)?, get_mut(server_stream, "server_stream")?) };
+        let value = server_stream.0.retry(ms)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests:
+/// elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests, `input_required`;
+/// under `sep-1335` the requests and `retry: <retry_ms>`; under `2025-11-25` the requests (a
+/// `2026-07-28` server asks inside results: `usage-invalid-argument`). After a `sep-1858` or
+/// `sep-1335` ask the host ends the response; under `sep-1858` anything written after it is
+/// `usage-out-of-turn`. The last event id written. `*out` is the text (free it with
+/// `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_server_stream_ask(
+    server_stream: *mut mrtr_server_stream,
+    requests: *const c_char,
+    requests_len: usize,
+    retry_ms: u64,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, server_stream, requests) = unsafe {
+            (
+                Out::new(out)?,
+                get_mut(server_stream, "server_stream")?,
+                args::required(requests, requests_len, "requests")?,
+            )
+        };
+        let value = server_stream.0.ask(requests, retry_ms)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// The event-stream text written since the last `take` (to write to the response body), and empties
+/// it. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_server_stream_take(
+    server_stream: *mut mrtr_server_stream,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, server_stream) = unsafe { (Out::new(out)?, get_mut(server_stream, "server_stream")?) };
+        let value = server_stream.0.take();
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// Frees a `mrtr_server_stream`. NULL is a no-op.
+///
+/// # Safety
+/// `handle` is NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_server_stream_free(handle: *mut mrtr_server_stream) -> mrtr_status {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { handles::free(handle) })
+}
+
 /// `facade::ToolReplay`: one replay of an await-style tool on one request.
 ///
 /// An opaque handle.
@@ -423,8 +1421,9 @@ impl Handle for mrtr_tool_replay {
     const KIND: Kind = Kind::ToolReplay;
 }
 
-/// Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.
-/// `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+/// Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
+/// when the tool stops here. `*out` is the text, or `{NULL, 0}` when there is none (free it with
+/// `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -456,8 +1455,7 @@ pub unsafe extern "C" fn mrtr_tool_replay_ask(
     })
 }
 
-/// How many rounds came before this request.
-/// `*out` is the answer.
+/// How many rounds came before this request. `*out` is the answer.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -473,8 +1471,8 @@ pub unsafe extern "C" fn mrtr_tool_replay_round(tool_replay: *const mrtr_tool_re
     })
 }
 
-/// The tool's data of the last round, as JSON text, or none.
-/// `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+/// The tool's data of the last round, as JSON text, or none. `*out` is the text, or `{NULL, 0}`
+/// when there is none (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -495,8 +1493,8 @@ pub unsafe extern "C" fn mrtr_tool_replay_data(
     })
 }
 
-/// `{stateId, expiry}` of the state the request carried, as JSON text, or none.
-/// `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+/// `{stateId, expiry}` of the state the request carried, as JSON text, or none. `*out` is the text,
+/// or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -517,8 +1515,8 @@ pub unsafe extern "C" fn mrtr_tool_replay_state(
     })
 }
 
-/// The `input_required` response asking what is missing, sealed with `ring`.
-/// `*out` is the text (free it with `mrtr_buf_free`).
+/// The `input_required` response asking what is missing, sealed with `ring`. `*out` is the text
+/// (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -542,8 +1540,7 @@ pub unsafe extern "C" fn mrtr_tool_replay_input_required(
     })
 }
 
-/// The final response with `result` (JSON text).
-/// `*out` is the text (free it with `mrtr_buf_free`).
+/// The final response with `result` (JSON text). `*out` is the text (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -585,8 +1582,8 @@ impl Handle for mrtr_tool_bridge {
     const KIND: Kind = Kind::ToolBridge;
 }
 
-/// A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds, roundTimeoutMs, limits}`.
-/// `*out` is the new handle; free it with its `_free`.
+/// A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
+/// roundTimeoutMs, limits}`. `*out` is the new handle; free it with its `_free`.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -616,8 +1613,8 @@ pub unsafe extern "C" fn mrtr_tool_bridge_new(
     })
 }
 
-/// A replay of the tool from the answers collected so far.
-/// `*out` is the new handle; free it with its `_free`.
+/// A replay of the tool from the answers collected so far. `*out` is the new handle; free it with
+/// its `_free`.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -705,8 +1702,7 @@ pub unsafe extern "C" fn mrtr_tool_bridge_refuse(
     })
 }
 
-/// A response the client POSTed; true when the round is complete.
-/// `*out` is the answer.
+/// A response the client POSTed; true when the round is complete. `*out` is the answer.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -747,8 +1743,8 @@ pub unsafe extern "C" fn mrtr_tool_bridge_handle_timeout(
     })
 }
 
-/// The next text to write on the stream, or none.
-/// `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+/// The next text to write on the stream, or none. `*out` is the text, or `{NULL, 0}` when there is
+/// none (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -769,8 +1765,8 @@ pub unsafe extern "C" fn mrtr_tool_bridge_poll_write(
     })
 }
 
-/// When (ms) to call `handleTimeout`, or none.
-/// `*out_set` is true and `*out_at_ms` the time (ms) when there is one, else false and 0.
+/// When (ms) to call `handleTimeout`, or none. `*out_set` is true and `*out_at_ms` the time (ms)
+/// when there is one, else false and 0.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -793,8 +1789,7 @@ pub unsafe extern "C" fn mrtr_tool_bridge_poll_timeout(
     })
 }
 
-/// Whether the final response was written.
-/// `*out` is the answer.
+/// Whether the final response was written. `*out` is the answer.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -810,8 +1805,8 @@ pub unsafe extern "C" fn mrtr_tool_bridge_is_done(tool_bridge: *const mrtr_tool_
     })
 }
 
-/// The ids of the server requests waiting for an answer.
-/// `*out` is a JSON array of the texts (free it with `mrtr_buf_free`).
+/// The ids of the server requests waiting for an answer. `*out` is a JSON array of the texts (free
+/// it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be

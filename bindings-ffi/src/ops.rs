@@ -1,7 +1,8 @@
-//! The stateless operations over the façade (`mrtr::facade`): classify, the
-//! client's retry and task update, the server's respond and resume.
+//! The stateless operations the export table has no words for: classify
+//! into a typed struct (the hot path, no allocation), and the task update
+//! (bounded by limits alone). The rest are generated (`exports`).
 
-use crate::args::{optional, required, write};
+use crate::args::{required, write};
 use crate::buf::{mrtr_buf, Out};
 use crate::status::{guard, mrtr_status, null};
 use crate::tables::mrtr_protocol;
@@ -78,48 +79,6 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Client: builds the retry of `request` (the request last sent) that
-/// answers `result` (the response carrying `input_required`) with
-/// `input_responses` (an `inputResponses` object) under the new `id` (a JSON
-/// string or integer). `*out` is the retry message (in `sep-2322`, the answer
-/// to `tasks/result` is a `tasks/input_response` request). Fails with
-/// `input-responses-unsolicited`, `input-required-method-not-allowed`,
-/// `retry-id-reused`, `retry-missing-input-response`,
-/// `retry-input-response-invalid`, or the rule a malformed argument breaks.
-///
-/// # Safety
-/// Each `(pointer, length)` pair is valid; `limits` is NULL or readable; `out` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_retry(
-    request: *const c_char,
-    request_len: usize,
-    result: *const c_char,
-    result_len: usize,
-    input_responses: *const c_char,
-    input_responses_len: usize,
-    id: *const c_char,
-    id_len: usize,
-    protocol_number: mrtr_protocol,
-    limits: *const mrtr_limits,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract, passed on.
-        let (out, o, request, result, responses, id) = unsafe {
-            (
-                Out::new(out)?,
-                options(protocol_number, limits, None)?,
-                required(request, request_len, "request")?,
-                required(result, result_len, "result")?,
-                required(input_responses, input_responses_len, "input_responses")?,
-                required(id, id_len, "id")?,
-            )
-        };
-        out.set(facade::retry(request, result, responses, id, &o)?);
-        Ok(())
-    })
-}
-
 /// Client (Tasks extension, `2026-07-28`): builds the `tasks/update` request
 /// answering an `input_required` task. `get_request` is the `tasks/get`
 /// request, `get_response` its answer showing the task's `inputRequests`.
@@ -152,76 +111,6 @@ pub unsafe extern "C" fn mrtr_task_update(
             )
         };
         out.set(facade::task_update(request, response, responses, id, &o)?);
-        Ok(())
-    })
-}
-
-/// Server: builds the `input_required` answer to `request`.
-/// `input_requests` (an `inputRequests` object) and `request_state` (a JSON
-/// string) are optional: NULL leaves them out. Fails with
-/// `input-required-method-not-allowed`, `request-meta-missing`,
-/// `input-request-capability-missing`, `input-required-empty`,
-/// `input-request-invalid`, `request-state-invalid`.
-///
-/// # Safety
-/// Each non-NULL `(pointer, length)` pair is valid; `limits` is NULL or readable; `out` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_respond(
-    request: *const c_char,
-    request_len: usize,
-    input_requests: *const c_char,
-    input_requests_len: usize,
-    request_state: *const c_char,
-    request_state_len: usize,
-    protocol_number: mrtr_protocol,
-    limits: *const mrtr_limits,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract, passed on.
-        let (out, o, request, requests, state) = unsafe {
-            (
-                Out::new(out)?,
-                options(protocol_number, limits, None)?,
-                required(request, request_len, "request")?,
-                optional(input_requests, input_requests_len, "input_requests")?,
-                optional(request_state, request_state_len, "request_state")?,
-            )
-        };
-        out.set(facade::respond(request, requests, state, &o)?);
-        Ok(())
-    })
-}
-
-/// Server: reads the MRTR fields of `request` against what this server
-/// `needs` (an `inputRequests`-shaped object). `*out` is
-/// `{"responses": {<needed keys present>: ...}, "missing": [<needed keys
-/// absent>], "ignored": [<keys present but not needed>], "requestState":
-/// <string or null>}`.
-///
-/// # Safety
-/// Each `(pointer, length)` pair is valid; `limits` is NULL or readable; `out` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_resume(
-    request: *const c_char,
-    request_len: usize,
-    needs: *const c_char,
-    needs_len: usize,
-    protocol_number: mrtr_protocol,
-    limits: *const mrtr_limits,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract, passed on.
-        let (out, o, request, needs) = unsafe {
-            (
-                Out::new(out)?,
-                options(protocol_number, limits, None)?,
-                required(request, request_len, "request")?,
-                required(needs, needs_len, "needs")?,
-            )
-        };
-        out.set(facade::resume(request, needs, &o)?);
         Ok(())
     })
 }

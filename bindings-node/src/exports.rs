@@ -25,7 +25,12 @@ pub fn check(transcript: Text, options: Option<String>) -> Result<String> {
     crate::run(|| facade::check(crate::bytes(&transcript), &crate::options(options)?))
 }
 
-/// `facade::retry`: the retry of a request answered `input_required`.
+/// Client: the retry of `request` (the request last sent) answering `result` (the response carrying
+/// `input_required`) with `responses` (an `inputResponses` object) under the new `id` (a JSON
+/// string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response`
+/// request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`,
+/// `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a
+/// malformed argument breaks.
 #[napi]
 pub fn retry(request: Text, result: Text, responses: Text, id: Text, options: Option<String>) -> Result<String> {
     crate::run(|| {
@@ -53,7 +58,10 @@ pub fn task_update(get: Text, got: Text, responses: Text, id: Text, options: Opt
     })
 }
 
-/// `facade::respond` (an absent field is left out).
+/// Server: the `input_required` answer to `request`; `asked` (an `inputRequests` object) and
+/// `state` (a JSON string) are optional, an absent one left out. Fails with
+/// `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
+/// `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
 #[napi]
 pub fn respond(request: Text, asked: Option<Text>, state: Option<Text>, options: Option<String>) -> Result<String> {
     crate::run(|| {
@@ -66,7 +74,9 @@ pub fn respond(request: Text, asked: Option<Text>, state: Option<Text>, options:
     })
 }
 
-/// `facade::resume`: what a retried request carries, checked.
+/// Server: the MRTR fields of `request` read against what this server `needs` (an
+/// `inputRequests`-shaped object): `{"responses": {<needed keys present>: …}, "missing": [<needed
+/// keys absent>], "ignored": [<keys present, not needed>], "requestState": <string or null>}`.
 #[napi]
 pub fn resume(request: Text, needs: Text, options: Option<String>) -> Result<String> {
     crate::run(|| facade::resume(crate::bytes(&request), crate::bytes(&needs), &crate::options(options)?))
@@ -89,7 +99,8 @@ pub fn binding_for(
     crate::run(|| facade::binding_for(crate::bytes(&request), subject.as_deref(), anonymous, protocol.as_deref()))
 }
 
-/// `facade::params_digest`: of a request's params, as JSON text.
+/// The SHA-256 digest a sealed state binds a request's params by (every param but the retry's
+/// carriers; numbers exact, key order and spelling not), of `params` as JSON text.
 #[napi]
 pub fn params_digest(params: Text) -> Result<Buffer> {
     crate::run(|| facade::params_digest(crate::bytes(&params)).map(|v| v.to_vec().into()))
@@ -101,13 +112,22 @@ pub fn inspect(token: Text) -> Result<String> {
     crate::run(|| facade::inspect(crate::bytes(&token)))
 }
 
-/// `facade::sse_encode`: one block as event-stream text.
+/// One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
+/// decoder reads back as the same block. An event that sets no field writes an empty text. An
+/// `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong
+/// type is `usage-invalid-argument`.
 #[napi]
 pub fn sse_encode(event: Text) -> Result<String> {
     crate::run(|| facade::sse_encode(crate::bytes(&event)))
 }
 
-/// `facade::read_http_request`: what an incoming HTTP request asks, as JSON text.
+/// What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its
+/// `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes,
+/// empty for none): `{"type": "call", "message"}` (a new call), `{"type": "messages", "messages":
+/// […]}` (answer `202`), `{"type": "answers", "key", "responses": […]}` (buffered answers of
+/// the continuation `key`), `{"type": "resume", "key", "lastEventId"}` (a GET resuming a stream). A
+/// body that is no JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`,
+/// `limit-exceeded`): answer it with HTTP 400.
 #[napi]
 pub fn read_http_request(
     mode: String,
@@ -129,7 +149,7 @@ pub fn read_http_request(
     })
 }
 
-/// `facade::stream_url`: the `rel="stream"` URL of a continuation.
+/// The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335).
 #[napi]
 pub fn stream_url(endpoint: String, key: String) -> Result<String> {
     crate::run(|| facade::stream_url(&endpoint, &key))
@@ -141,7 +161,10 @@ pub fn mirrored_fields(request: Text) -> Result<String> {
     crate::run(|| facade::mirrored_fields(crate::bytes(&request)))
 }
 
-/// `facade::unassociated_reply`: the answer to a server request outside any call, as JSON text, or none.
+/// A client's answer to a server request that arrived outside any request of its own in flight
+/// (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back
+/// for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other
+/// message (`ping` is exempt).
 #[napi]
 pub fn unassociated_reply(request: Text) -> Result<Option<String>> {
     crate::run(|| facade::unassociated_reply(crate::bytes(&request)))
@@ -165,7 +188,8 @@ pub fn question_roots() -> Result<String> {
     crate::run(|| Ok(facade::question_roots()))
 }
 
-/// `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object).
+/// `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
+/// `data` (JSON text of an object).
 #[napi]
 pub fn error_response(id: Text, rule: String, message: String, data: Option<Text>) -> Result<String> {
     crate::run(|| facade::error_response(crate::bytes(&id), &rule, &message, data.as_ref().map(crate::bytes)))
@@ -320,7 +344,9 @@ impl SseDecoder {
         crate::run(|| Ok(SseDecoder(facade::SseDecoder::new(&crate::options(options)?))))
     }
 
-    /// Decodes the next bytes of the stream.
+    /// Decodes the next bytes of the stream, split anywhere (any split gives the same blocks).
+    /// Bytes that are not UTF-8 are not refused here: the block holding them is reported by
+    /// `poll_event`.
     #[napi]
     pub fn feed(&mut self, chunk: Text) -> Result<()> {
         crate::run(|| {
@@ -329,7 +355,8 @@ impl SseDecoder {
         })
     }
 
-    /// Ends the stream.
+    /// Ends the stream: a block not ended by a blank line is discarded (as a browser discards it).
+    /// Blocks decoded already stay to be polled; a later `feed` starts a new stream.
     #[napi]
     pub fn finish(&mut self) -> Result<()> {
         crate::run(|| {
@@ -338,7 +365,10 @@ impl SseDecoder {
         })
     }
 
-    /// The next block as JSON text, none, or the error of an unreadable block.
+    /// The next decoded block, `{"event", "data", "id", "retry"}` (the fields its lines set), or
+    /// none when none is ready. A block the decoder could not read fails this call with its rule,
+    /// in its place: `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block
+    /// over `maxMessageBytes`); decoding goes on after it.
     #[napi]
     pub fn poll_event(&mut self) -> Result<Option<String>> {
         crate::run(|| self.0.poll_event().transpose())
@@ -351,7 +381,13 @@ pub struct HttpCall(pub(crate) facade::HttpCall);
 
 #[napi]
 impl HttpCall {
-    /// Starts `request` under the configuration (JSON text).
+    /// Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
+    /// milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" |
+    /// "sep-1335", "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents",
+    /// "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and
+    /// `url` required). A bad configuration, or a request that is no JSON-RPC request, is
+    /// `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
+    /// then `poll_event`, then read `poll_timeout`.
     #[napi(constructor)]
     pub fn new(config: Text, request: Text, now: f64) -> Result<HttpCall> {
         crate::run(|| {
@@ -360,7 +396,11 @@ impl HttpCall {
         })
     }
 
-    /// The status and header fields (JSON text) of the response to `exchange`.
+    /// The status and header fields of the response to `exchange` (the number of a request from
+    /// `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
+    /// head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
+    /// `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
+    /// as an event.
     #[napi]
     pub fn handle_head(&mut self, exchange: f64, status: f64, headers: Option<Text>, now: f64) -> Result<()> {
         crate::run(|| {
@@ -373,7 +413,9 @@ impl HttpCall {
         })
     }
 
-    /// Bytes of the body of the response to `exchange`.
+    /// Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+    /// that is not UTF-8 is the server's error, reported as an event). A body before its head is
+    /// `usage-out-of-turn`.
     #[napi]
     pub fn handle_body(&mut self, exchange: f64, chunk: Text, now: f64) -> Result<()> {
         crate::run(|| {
@@ -381,13 +423,14 @@ impl HttpCall {
         })
     }
 
-    /// The response to `exchange` ended.
+    /// The response to `exchange` ended: the server closed it, the connection was cut, or none
+    /// came.
     #[napi]
     pub fn handle_end(&mut self, exchange: f64, now: f64) -> Result<()> {
         crate::run(|| self.0.handle_end(facade::whole(exchange, "exchange")?, facade::whole(now, "now")?))
     }
 
-    /// The time `pollTimeout` named came.
+    /// The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
     #[napi]
     pub fn handle_timeout(&mut self, now: f64) -> Result<()> {
         crate::run(|| {
@@ -396,31 +439,39 @@ impl HttpCall {
         })
     }
 
-    /// The host's JSON-RPC response to a reported server request.
+    /// The host's JSON-RPC response to a server request the call reported (a `serverRequest`
+    /// event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC
+    /// response `usage-invalid-argument`.
     #[napi]
     pub fn answer(&mut self, response: Text, now: f64) -> Result<()> {
         crate::run(|| self.0.answer(crate::bytes(&response), facade::whole(now, "now")?))
     }
 
-    /// The next HTTP request to send, as JSON text, or none.
+    /// The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
+    /// "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
+    /// `exchange` with every part of its response.
     #[napi]
     pub fn poll_transmit(&mut self) -> Result<Option<String>> {
         crate::run(|| Ok(self.0.poll_transmit()))
     }
 
-    /// The next event, as JSON text, or none.
+    /// The next event, or none: `{"type": "serverRequest", "message"}` (answer it with `answer`),
+    /// `{"type": "message", "message"}` (a notification or another response, to pass on), `{"type":
+    /// "violation", "rule", "message"}` (the server broke a rule; the call goes on), and last
+    /// either `{"type": "response", "message"}` (the call's JSON-RPC response) or `{"type":
+    /// "failed", "rule", "message"}`.
     #[napi]
     pub fn poll_event(&mut self) -> Result<Option<String>> {
         crate::run(|| Ok(self.0.poll_event()))
     }
 
-    /// When to call `handleTimeout` (ms), or none.
+    /// When to call `handle_timeout` (the host's milliseconds), or none.
     #[napi]
     pub fn poll_timeout(&self) -> Result<Option<f64>> {
         crate::run(|| Ok(self.0.poll_timeout().map(|t| t as f64)))
     }
 
-    /// Whether the call is over.
+    /// Whether the call is over: its `response` or `failed` event was queued.
     #[napi]
     pub fn is_done(&self) -> Result<bool> {
         crate::run(|| Ok(self.0.is_done()))
@@ -433,7 +484,13 @@ pub struct Operation(pub(crate) facade::Operation);
 
 #[napi]
 impl Operation {
-    /// Starts `request` under the configuration (JSON text).
+    /// Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
+    /// clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus
+    /// `"maxRounds"` (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`,
+    /// `"taskPollMs"` (default 1000) and `"versions"`. The drain order, after creating it and after
+    /// every input (`handle_*`, `answer`): `poll_transmit` until none (send each), then
+    /// `poll_event` until none (an answer given there is an input: drain the transmits again), then
+    /// read `poll_timeout`. Drop it once `is_drained`.
     #[napi(constructor)]
     pub fn new(config: Text, request: Text, now: f64) -> Result<Operation> {
         crate::run(|| {
@@ -442,7 +499,11 @@ impl Operation {
         })
     }
 
-    /// The status and header fields (JSON text) of the response to `exchange`.
+    /// The status and header fields of the response to `exchange` (the number of a request from
+    /// `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
+    /// head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
+    /// `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
+    /// as an event.
     #[napi]
     pub fn handle_head(&mut self, exchange: f64, status: f64, headers: Option<Text>, now: f64) -> Result<()> {
         crate::run(|| {
@@ -455,7 +516,9 @@ impl Operation {
         })
     }
 
-    /// Bytes of the body of the response to `exchange`.
+    /// Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+    /// that is not UTF-8 is the server's error, reported as an event). A body before its head is
+    /// `usage-out-of-turn`.
     #[napi]
     pub fn handle_body(&mut self, exchange: f64, chunk: Text, now: f64) -> Result<()> {
         crate::run(|| {
@@ -463,13 +526,14 @@ impl Operation {
         })
     }
 
-    /// The response to `exchange` ended.
+    /// The response to `exchange` ended: the server closed it, the connection was cut, or none
+    /// came.
     #[napi]
     pub fn handle_end(&mut self, exchange: f64, now: f64) -> Result<()> {
         crate::run(|| self.0.handle_end(facade::whole(exchange, "exchange")?, facade::whole(now, "now")?))
     }
 
-    /// The time `pollTimeout` named came.
+    /// The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
     #[napi]
     pub fn handle_timeout(&mut self, now: f64) -> Result<()> {
         crate::run(|| {
@@ -478,31 +542,39 @@ impl Operation {
         })
     }
 
-    /// Answers the question `key` with `result` (JSON text).
+    /// Answers the question `key` of an `inputRequired` event with `result` (an elicitation's
+    /// `{"action", …}`, a sampling result, a roots list). An answer that does not fit its
+    /// question fails with its rule and the question stays open; a key nothing asked is
+    /// `usage-unknown-handle`, one answered already `usage-out-of-turn`.
     #[napi]
     pub fn answer(&mut self, key: String, result: Text, now: f64) -> Result<()> {
         crate::run(|| self.0.answer(&key, crate::bytes(&result), facade::whole(now, "now")?))
     }
 
-    /// The next HTTP request to send, as JSON text, or none.
+    /// The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
+    /// "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
+    /// `exchange` with every part of its response.
     #[napi]
     pub fn poll_transmit(&mut self) -> Result<Option<String>> {
         crate::run(|| Ok(self.0.poll_transmit()))
     }
 
-    /// The next event, as JSON text, or none.
+    /// The next event, or none: `{"type": "inputRequired", "round", "requests": {<key>: {"method",
+    /// "params"}}}` (answer each key with `answer`), `{"type": "message", "message"}`, `{"type":
+    /// "violation", "rule", "message"}`, and last either `{"type": "done", "response"}` (the final
+    /// JSON-RPC response) or `{"type": "failed", "rule", "message"}`.
     #[napi]
     pub fn poll_event(&mut self) -> Result<Option<String>> {
         crate::run(|| Ok(self.0.poll_event()))
     }
 
-    /// When to call `handleTimeout` (ms), or none.
+    /// When to call `handle_timeout` (the host's milliseconds), or none.
     #[napi]
     pub fn poll_timeout(&self) -> Result<Option<f64>> {
         crate::run(|| Ok(self.0.poll_timeout().map(|t| t as f64)))
     }
 
-    /// Whether the final event was taken and no exchange is open.
+    /// Whether the final event was taken and no exchange is open: the operation may be dropped.
     #[napi]
     pub fn is_drained(&self) -> Result<bool> {
         crate::run(|| Ok(self.0.is_drained()))
@@ -515,37 +587,48 @@ pub struct ServerStream(pub(crate) facade::ServerStream);
 
 #[napi]
 impl ServerStream {
-    /// A stream of `mode` for the continuation `key`, numbering events from `first`.
+    /// A response stream of `mode` for the continuation `key` (the host's name for the call's state
+    /// in its own store: event ids are `<key>.<n>`, a stream URL carries `?stream=<key>`),
+    /// numbering events from `first`. An empty key, or one with a line end or NUL, is
+    /// `usage-invalid-argument`.
     #[napi(constructor)]
     pub fn new(mode: String, key: String, first: f64) -> Result<ServerStream> {
         crate::run(|| facade::ServerStream::new(&mode, &key, facade::whole(first, "first")?).map(ServerStream))
     }
 
-    /// The response head's fields as JSON text.
+    /// The header fields of the response head (status 200), a JSON object: `content-type:
+    /// text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>;
+    /// rel="stream"` (none: no link).
     #[napi]
     pub fn head(&self, stream_url: Option<String>) -> Result<String> {
         crate::run(|| Ok(self.0.head(stream_url.as_deref())))
     }
 
-    /// Writes a JSON-RPC message as an event; its id.
+    /// Writes the JSON-RPC `message` as an event; its event id.
     #[napi]
     pub fn message(&mut self, message: Text) -> Result<String> {
         crate::run(|| self.0.message(crate::bytes(&message)))
     }
 
-    /// Writes a `retry` block; its id.
+    /// Writes a `retry: <ms>` block; its event id.
     #[napi]
     pub fn retry(&mut self, ms: f64) -> Result<String> {
         crate::run(|| self.0.retry(facade::whole(ms, "ms")?))
     }
 
-    /// Writes the mode's asking sequence for `requests` (a JSON array); the last id.
+    /// Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests:
+    /// elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests,
+    /// `input_required`; under `sep-1335` the requests and `retry: <retry_ms>`; under `2025-11-25`
+    /// the requests (a `2026-07-28` server asks inside results: `usage-invalid-argument`). After a
+    /// `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written
+    /// after it is `usage-out-of-turn`. The last event id written.
     #[napi]
     pub fn ask(&mut self, requests: Text, retry_ms: f64) -> Result<String> {
         crate::run(|| self.0.ask(crate::bytes(&requests), facade::whole(retry_ms, "retryMs")?))
     }
 
-    /// The text written since the last `take`.
+    /// The event-stream text written since the last `take` (to write to the response body), and
+    /// empties it.
     #[napi]
     pub fn take(&mut self) -> Result<String> {
         crate::run(|| Ok(self.0.take()))
@@ -558,7 +641,8 @@ pub struct ToolReplay(pub(crate) facade::ToolReplay);
 
 #[napi]
 impl ToolReplay {
-    /// Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.
+    /// Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
+    /// when the tool stops here.
     #[napi]
     pub fn ask(&mut self, question: Text, key: Option<String>) -> Result<Option<String>> {
         crate::run(|| self.0.ask_keyed(crate::bytes(&question), key.as_deref()))
@@ -601,7 +685,8 @@ pub struct ToolBridge(pub(crate) facade::ToolBridge);
 
 #[napi]
 impl ToolBridge {
-    /// A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds, roundTimeoutMs, limits}`.
+    /// A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
+    /// roundTimeoutMs, limits}`.
     #[napi(constructor)]
     pub fn new(request: Text, key: String, options: Option<Text>) -> Result<ToolBridge> {
         crate::run(|| facade::ToolBridge::new(crate::bytes(&request), &key, crate::or_empty(&options)).map(ToolBridge))

@@ -24,7 +24,12 @@ pub fn check(transcript: &JsValue, options: Option<String>) -> Result<String> {
     crate::run(|| facade::check(&crate::bytes(transcript), &crate::options(options)?))
 }
 
-/// `facade::retry`: the retry of a request answered `input_required`.
+/// Client: the retry of `request` (the request last sent) answering `result` (the response carrying
+/// `input_required`) with `responses` (an `inputResponses` object) under the new `id` (a JSON
+/// string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response`
+/// request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`,
+/// `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a
+/// malformed argument breaks.
 #[wasm_bindgen]
 pub fn retry(
     request: &JsValue,
@@ -64,7 +69,10 @@ pub fn task_update(
     })
 }
 
-/// `facade::respond` (an absent field is left out).
+/// Server: the `input_required` answer to `request`; `asked` (an `inputRequests` object) and
+/// `state` (a JSON string) are optional, an absent one left out. Fails with
+/// `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
+/// `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
 #[wasm_bindgen]
 pub fn respond(request: &JsValue, asked: &JsValue, state: &JsValue, options: Option<String>) -> Result<String> {
     crate::run(|| {
@@ -77,7 +85,9 @@ pub fn respond(request: &JsValue, asked: &JsValue, state: &JsValue, options: Opt
     })
 }
 
-/// `facade::resume`: what a retried request carries, checked.
+/// Server: the MRTR fields of `request` read against what this server `needs` (an
+/// `inputRequests`-shaped object): `{"responses": {<needed keys present>: …}, "missing": [<needed
+/// keys absent>], "ignored": [<keys present, not needed>], "requestState": <string or null>}`.
 #[wasm_bindgen]
 pub fn resume(request: &JsValue, needs: &JsValue, options: Option<String>) -> Result<String> {
     crate::run(|| facade::resume(&crate::bytes(request), &crate::bytes(needs), &crate::options(options)?))
@@ -100,7 +110,8 @@ pub fn binding_for(
     crate::run(|| facade::binding_for(&crate::bytes(request), subject.as_deref(), anonymous, protocol.as_deref()))
 }
 
-/// `facade::params_digest`: of a request's params, as JSON text.
+/// The SHA-256 digest a sealed state binds a request's params by (every param but the retry's
+/// carriers; numbers exact, key order and spelling not), of `params` as JSON text.
 #[wasm_bindgen(js_name = paramsDigest)]
 pub fn params_digest(params: &JsValue) -> Result<Vec<u8>> {
     crate::run(|| facade::params_digest(&crate::bytes(params)).map(|v| v.to_vec()))
@@ -112,13 +123,22 @@ pub fn inspect(token: &JsValue) -> Result<String> {
     crate::run(|| facade::inspect(&crate::bytes(token)))
 }
 
-/// `facade::sse_encode`: one block as event-stream text.
+/// One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
+/// decoder reads back as the same block. An event that sets no field writes an empty text. An
+/// `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong
+/// type is `usage-invalid-argument`.
 #[wasm_bindgen(js_name = sseEncode)]
 pub fn sse_encode(event: &JsValue) -> Result<String> {
     crate::run(|| facade::sse_encode(&crate::bytes(event)))
 }
 
-/// `facade::read_http_request`: what an incoming HTTP request asks, as JSON text.
+/// What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its
+/// `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes,
+/// empty for none): `{"type": "call", "message"}` (a new call), `{"type": "messages", "messages":
+/// […]}` (answer `202`), `{"type": "answers", "key", "responses": […]}` (buffered answers of
+/// the continuation `key`), `{"type": "resume", "key", "lastEventId"}` (a GET resuming a stream). A
+/// body that is no JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`,
+/// `limit-exceeded`): answer it with HTTP 400.
 #[wasm_bindgen(js_name = readHttpRequest)]
 pub fn read_http_request(
     mode: &str,
@@ -140,7 +160,7 @@ pub fn read_http_request(
     })
 }
 
-/// `facade::stream_url`: the `rel="stream"` URL of a continuation.
+/// The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335).
 #[wasm_bindgen(js_name = streamUrl)]
 pub fn stream_url(endpoint: &str, key: &str) -> Result<String> {
     crate::run(|| facade::stream_url(endpoint, key))
@@ -152,7 +172,10 @@ pub fn mirrored_fields(request: &JsValue) -> Result<String> {
     crate::run(|| facade::mirrored_fields(&crate::bytes(request)))
 }
 
-/// `facade::unassociated_reply`: the answer to a server request outside any call, as JSON text, or none.
+/// A client's answer to a server request that arrived outside any request of its own in flight
+/// (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back
+/// for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other
+/// message (`ping` is exempt).
 #[wasm_bindgen(js_name = unassociatedReply)]
 pub fn unassociated_reply(request: &JsValue) -> Result<Option<String>> {
     crate::run(|| facade::unassociated_reply(&crate::bytes(request)))
@@ -176,7 +199,8 @@ pub fn question_roots() -> String {
     facade::question_roots()
 }
 
-/// `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object).
+/// `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
+/// `data` (JSON text of an object).
 #[wasm_bindgen(js_name = errorResponse)]
 pub fn error_response(id: &JsValue, rule: &str, message: &str, data: &JsValue) -> Result<String> {
     crate::run(|| facade::error_response(&crate::bytes(id), rule, message, crate::optional(data).as_deref()))
@@ -326,17 +350,23 @@ impl SseDecoder {
         crate::run(|| Ok(SseDecoder(facade::SseDecoder::new(&crate::options(options)?))))
     }
 
-    /// Decodes the next bytes of the stream.
+    /// Decodes the next bytes of the stream, split anywhere (any split gives the same blocks).
+    /// Bytes that are not UTF-8 are not refused here: the block holding them is reported by
+    /// `poll_event`.
     pub fn feed(&mut self, chunk: &JsValue) {
         self.0.feed(&crate::bytes(chunk));
     }
 
-    /// Ends the stream.
+    /// Ends the stream: a block not ended by a blank line is discarded (as a browser discards it).
+    /// Blocks decoded already stay to be polled; a later `feed` starts a new stream.
     pub fn finish(&mut self) {
         self.0.finish();
     }
 
-    /// The next block as JSON text, none, or the error of an unreadable block.
+    /// The next decoded block, `{"event", "data", "id", "retry"}` (the fields its lines set), or
+    /// none when none is ready. A block the decoder could not read fails this call with its rule,
+    /// in its place: `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block
+    /// over `maxMessageBytes`); decoding goes on after it.
     #[wasm_bindgen(js_name = pollEvent)]
     pub fn poll_event(&mut self) -> Result<Option<String>> {
         crate::run(|| self.0.poll_event().transpose())
@@ -349,7 +379,13 @@ pub struct HttpCall(pub(crate) facade::HttpCall);
 
 #[wasm_bindgen]
 impl HttpCall {
-    /// Starts `request` under the configuration (JSON text).
+    /// Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
+    /// milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" |
+    /// "sep-1335", "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents",
+    /// "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and
+    /// `url` required). A bad configuration, or a request that is no JSON-RPC request, is
+    /// `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
+    /// then `poll_event`, then read `poll_timeout`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: &JsValue, request: &JsValue, now: f64) -> Result<HttpCall> {
         crate::run(|| {
@@ -358,7 +394,11 @@ impl HttpCall {
         })
     }
 
-    /// The status and header fields (JSON text) of the response to `exchange`.
+    /// The status and header fields of the response to `exchange` (the number of a request from
+    /// `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
+    /// head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
+    /// `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
+    /// as an event.
     #[wasm_bindgen(js_name = handleHead)]
     pub fn handle_head(&mut self, exchange: f64, status: f64, headers: &JsValue, now: f64) -> Result<()> {
         crate::run(|| {
@@ -371,7 +411,9 @@ impl HttpCall {
         })
     }
 
-    /// Bytes of the body of the response to `exchange`.
+    /// Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+    /// that is not UTF-8 is the server's error, reported as an event). A body before its head is
+    /// `usage-out-of-turn`.
     #[wasm_bindgen(js_name = handleBody)]
     pub fn handle_body(&mut self, exchange: f64, chunk: &JsValue, now: f64) -> Result<()> {
         crate::run(|| {
@@ -379,13 +421,14 @@ impl HttpCall {
         })
     }
 
-    /// The response to `exchange` ended.
+    /// The response to `exchange` ended: the server closed it, the connection was cut, or none
+    /// came.
     #[wasm_bindgen(js_name = handleEnd)]
     pub fn handle_end(&mut self, exchange: f64, now: f64) -> Result<()> {
         crate::run(|| self.0.handle_end(facade::whole(exchange, "exchange")?, facade::whole(now, "now")?))
     }
 
-    /// The time `pollTimeout` named came.
+    /// The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
     #[wasm_bindgen(js_name = handleTimeout)]
     pub fn handle_timeout(&mut self, now: f64) -> Result<()> {
         crate::run(|| {
@@ -394,30 +437,38 @@ impl HttpCall {
         })
     }
 
-    /// The host's JSON-RPC response to a reported server request.
+    /// The host's JSON-RPC response to a server request the call reported (a `serverRequest`
+    /// event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC
+    /// response `usage-invalid-argument`.
     pub fn answer(&mut self, response: &JsValue, now: f64) -> Result<()> {
         crate::run(|| self.0.answer(&crate::bytes(response), facade::whole(now, "now")?))
     }
 
-    /// The next HTTP request to send, as JSON text, or none.
+    /// The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
+    /// "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
+    /// `exchange` with every part of its response.
     #[wasm_bindgen(js_name = pollTransmit)]
     pub fn poll_transmit(&mut self) -> Option<String> {
         self.0.poll_transmit()
     }
 
-    /// The next event, as JSON text, or none.
+    /// The next event, or none: `{"type": "serverRequest", "message"}` (answer it with `answer`),
+    /// `{"type": "message", "message"}` (a notification or another response, to pass on), `{"type":
+    /// "violation", "rule", "message"}` (the server broke a rule; the call goes on), and last
+    /// either `{"type": "response", "message"}` (the call's JSON-RPC response) or `{"type":
+    /// "failed", "rule", "message"}`.
     #[wasm_bindgen(js_name = pollEvent)]
     pub fn poll_event(&mut self) -> Option<String> {
         self.0.poll_event()
     }
 
-    /// When to call `handleTimeout` (ms), or none.
+    /// When to call `handle_timeout` (the host's milliseconds), or none.
     #[wasm_bindgen(js_name = pollTimeout)]
     pub fn poll_timeout(&self) -> Option<f64> {
         self.0.poll_timeout().map(|t| t as f64)
     }
 
-    /// Whether the call is over.
+    /// Whether the call is over: its `response` or `failed` event was queued.
     #[wasm_bindgen(js_name = isDone)]
     pub fn is_done(&self) -> bool {
         self.0.is_done()
@@ -430,33 +481,44 @@ pub struct ServerStream(pub(crate) facade::ServerStream);
 
 #[wasm_bindgen]
 impl ServerStream {
-    /// A stream of `mode` for the continuation `key`, numbering events from `first`.
+    /// A response stream of `mode` for the continuation `key` (the host's name for the call's state
+    /// in its own store: event ids are `<key>.<n>`, a stream URL carries `?stream=<key>`),
+    /// numbering events from `first`. An empty key, or one with a line end or NUL, is
+    /// `usage-invalid-argument`.
     #[wasm_bindgen(constructor)]
     pub fn new(mode: &str, key: &str, first: f64) -> Result<ServerStream> {
         crate::run(|| facade::ServerStream::new(mode, key, facade::whole(first, "first")?).map(ServerStream))
     }
 
-    /// The response head's fields as JSON text.
+    /// The header fields of the response head (status 200), a JSON object: `content-type:
+    /// text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>;
+    /// rel="stream"` (none: no link).
     pub fn head(&self, stream_url: Option<String>) -> String {
         self.0.head(stream_url.as_deref())
     }
 
-    /// Writes a JSON-RPC message as an event; its id.
+    /// Writes the JSON-RPC `message` as an event; its event id.
     pub fn message(&mut self, message: &JsValue) -> Result<String> {
         crate::run(|| self.0.message(&crate::bytes(message)))
     }
 
-    /// Writes a `retry` block; its id.
+    /// Writes a `retry: <ms>` block; its event id.
     pub fn retry(&mut self, ms: f64) -> Result<String> {
         crate::run(|| self.0.retry(facade::whole(ms, "ms")?))
     }
 
-    /// Writes the mode's asking sequence for `requests` (a JSON array); the last id.
+    /// Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests:
+    /// elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests,
+    /// `input_required`; under `sep-1335` the requests and `retry: <retry_ms>`; under `2025-11-25`
+    /// the requests (a `2026-07-28` server asks inside results: `usage-invalid-argument`). After a
+    /// `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written
+    /// after it is `usage-out-of-turn`. The last event id written.
     pub fn ask(&mut self, requests: &JsValue, retry_ms: f64) -> Result<String> {
         crate::run(|| self.0.ask(&crate::bytes(requests), facade::whole(retry_ms, "retryMs")?))
     }
 
-    /// The text written since the last `take`.
+    /// The event-stream text written since the last `take` (to write to the response body), and
+    /// empties it.
     pub fn take(&mut self) -> String {
         self.0.take()
     }
@@ -468,7 +530,8 @@ pub struct ToolReplay(pub(crate) facade::ToolReplay);
 
 #[wasm_bindgen]
 impl ToolReplay {
-    /// Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.
+    /// Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
+    /// when the tool stops here.
     pub fn ask(&mut self, question: &JsValue, key: Option<String>) -> Result<Option<String>> {
         crate::run(|| self.0.ask_keyed(&crate::bytes(question), key.as_deref()))
     }
@@ -506,7 +569,8 @@ pub struct ToolBridge(pub(crate) facade::ToolBridge);
 
 #[wasm_bindgen]
 impl ToolBridge {
-    /// A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds, roundTimeoutMs, limits}`.
+    /// A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
+    /// roundTimeoutMs, limits}`.
     #[wasm_bindgen(constructor)]
     pub fn new(request: &JsValue, key: &str, options: &JsValue) -> Result<ToolBridge> {
         crate::run(|| {

@@ -1,5 +1,6 @@
-//! What a token is bound to: the `mrtr_binding` struct, the params digest,
-//! and bindings made by the core from JSON text or from a request.
+//! What a token is bound to: the `mrtr_binding` struct, and bindings made by
+//! the core from JSON text or from a request (the params digest is generated:
+//! `exports`).
 //!
 //! The subject is explicit: a non-empty principal, or `anonymous` set (the
 //! façade's rule, `facade::subject`). The params digest is what
@@ -96,24 +97,6 @@ pub(crate) unsafe fn binding<'a>(b: *const mrtr_binding) -> Result<Binding<'a>, 
         method,
         target,
         params_digest: b.params_digest,
-    })
-}
-
-/// The `params_digest` of a binding: SHA-256 of the canonical JSON of a
-/// request's `params` object (`params` is its JSON text, required: there is
-/// no default), every param but `inputResponses`, `requestState` and `_meta`,
-/// each number exact as written. Bad JSON fails as a message would
-/// (`jsonrpc-parse-error`, `jsonrpc-invalid`, `limit-exceeded`).
-///
-/// # Safety
-/// `params` is valid for `params_len` bytes; `out` is writable for 32 bytes.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_params_digest(params: *const c_char, params_len: usize, out: *mut u8) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract, passed on.
-        let digest = facade::params_digest(unsafe { required(params, params_len, "params") }?)?;
-        // SAFETY: the caller promises `out` is writable for 32 bytes.
-        unsafe { write(out.cast::<[u8; 32]>(), digest, "out") }
     })
 }
 

@@ -11,7 +11,7 @@
 mod binding;
 mod rounds;
 
-pub use binding::{mrtr_binding, mrtr_binding_for_request, mrtr_binding_from_json, mrtr_params_digest};
+pub use binding::{mrtr_binding, mrtr_binding_for_request, mrtr_binding_from_json};
 pub use rounds::{mrtr_call, mrtr_rounds, mrtr_rounds_respond, mrtr_rounds_resume};
 
 use crate::args::{bytes, required, write};

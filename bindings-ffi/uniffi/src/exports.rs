@@ -40,7 +40,8 @@ pub fn question_roots() -> Result<String> {
     guard(|| Ok(facade::question_roots()))
 }
 
-/// `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object).
+/// `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
+/// `data` (JSON text of an object).
 #[uniffi::export]
 pub fn error_response(id_json: String, rule: String, message: String, data_json: Option<String>) -> Result<String> {
     guard(|| Ok(facade::error_response(id_json.as_bytes(), &rule, &message, data_json.as_deref().map(str::as_bytes))?))
@@ -146,7 +147,8 @@ pub struct ToolReplay {
 
 #[uniffi::export]
 impl ToolReplay {
-    /// Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.
+    /// Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
+    /// when the tool stops here.
     pub fn ask(&self, question_json: String, key: Option<String>) -> Result<Option<String>> {
         guard(|| {
             let mut this = lock(&self.inner)?;
@@ -204,7 +206,8 @@ pub struct ToolBridge {
 
 #[uniffi::export]
 impl ToolBridge {
-    /// A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds, roundTimeoutMs, limits}`.
+    /// A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
+    /// roundTimeoutMs, limits}`.
     #[uniffi::constructor]
     pub fn new(request_json: String, key: String, options_json: Option<String>) -> Result<Arc<ToolBridge>> {
         guard(|| {

@@ -20,6 +20,9 @@ pub enum Arg {
     Text,
     /// JSON text that may be absent: `Option<&[u8]>`.
     OptText,
+    /// Raw bytes, not read as JSON here (a body chunk, split anywhere):
+    /// `&[u8]`, empty allowed.
+    Bytes,
     /// JSON text that may be absent, absent being empty: `&[u8]` (header
     /// fields, a machine's settings).
     OrEmpty,
@@ -277,7 +280,7 @@ macro_rules! exchange_inputs {
                 $m,
                 "handle_head",
                 Mut,
-                "The status and header fields (JSON text) of the response to `exchange`.",
+                "The status and header fields of the response to `exchange` (the number of a request from `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second head for one exchange is `usage-out-of-turn`, an exchange unknown or ended `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out as an event.",
                 &[("exchange", Whole), ("status", Status), ("headers", OrEmpty), NOW],
                 Ret::Unit,
             ),
@@ -285,12 +288,12 @@ macro_rules! exchange_inputs {
                 $m,
                 "handle_body",
                 Mut,
-                "Bytes of the body of the response to `exchange`.",
-                &[("exchange", Whole), ("chunk", Text), NOW],
+                "Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream that is not UTF-8 is the server's error, reported as an event). A body before its head is `usage-out-of-turn`.",
+                &[("exchange", Whole), ("chunk", Bytes), NOW],
                 Ret::Unit,
             ),
-            method($m, "handle_end", Mut, "The response to `exchange` ended.", &[("exchange", Whole), NOW], Ret::Unit),
-            method($m, "handle_timeout", Mut, "The time `pollTimeout` named came.", &[NOW], Ret::Unit).infallible(),
+            method($m, "handle_end", Mut, "The response to `exchange` ended: the server closed it, the connection was cut, or none came.", &[("exchange", Whole), NOW], Ret::Unit),
+            method($m, "handle_timeout", Mut, "The time `poll_timeout` named came (`now` at or after it; earlier does nothing).", &[NOW], Ret::Unit).infallible(),
         ]
     };
 }
@@ -303,35 +306,34 @@ macro_rules! exchange_outputs {
                 $m,
                 "poll_transmit",
                 Mut,
-                "The next HTTP request to send, as JSON text, or none.",
+                "The next HTTP request to send, `{\"exchange\": <n>, \"method\": \"POST\" | \"GET\", \"url\", \"headers\": {<lower-case name>: <value>}, \"body\": <JSON, when there is one>}`, or none. Quote `exchange` with every part of its response.",
                 &[],
                 Ret::OptText,
             )
             .infallible(),
-            method($m, "poll_event", Mut, "The next event, as JSON text, or none.", &[], Ret::OptText).infallible(),
-            method($m, "poll_timeout", Ref, "When to call `handleTimeout` (ms), or none.", &[], Ret::OptMillis)
+            method($m, "poll_timeout", Ref, "When to call `handle_timeout` (the host's milliseconds), or none.", &[], Ret::OptMillis)
                 .infallible(),
         ]
     };
 }
 
 const HTTP_CALL_IN: [Export; 4] = exchange_inputs!("HttpCall");
-const HTTP_CALL_OUT: [Export; 3] = exchange_outputs!("HttpCall");
+const HTTP_CALL_OUT: [Export; 2] = exchange_outputs!("HttpCall");
 const OPERATION_IN: [Export; 4] = exchange_inputs!("Operation");
-const OPERATION_OUT: [Export; 3] = exchange_outputs!("Operation");
+const OPERATION_OUT: [Export; 2] = exchange_outputs!("Operation");
 
 /// Every exported function and method, a machine's right after its constructor.
 pub const EXPORTS: &[Export] = &[
     free("catalogue", "The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….", &[], Ret::Text).infallible(),
     free("classify", "Classifies one raw message: what it found, packed into one string (`facade::classify_packed`).", &[("text", Text), OPTIONS], Ret::Text).calls("classify_packed"),
     free("check", "`facade::check`: the violations of a transcript, as JSON text.", &[("transcript", Text), OPTIONS], Ret::Text),
-    free("retry", "`facade::retry`: the retry of a request answered `input_required`.", &[("request", Text), ("result", Text), ("responses", Text), ("id", Text), OPTIONS], Ret::Text),
+    free("retry", "Client: the retry of `request` (the request last sent) answering `result` (the response carrying `input_required`) with `responses` (an `inputResponses` object) under the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response` request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a malformed argument breaks.", &[("request", Text), ("result", Text), ("responses", Text), ("id", Text), OPTIONS], Ret::Text),
     free("task_update", "`facade::task_update`: the `tasks/update` answering a task's input requests.", &[("get", Text), ("got", Text), ("responses", Text), ("id", Text), OPTIONS], Ret::Text),
-    free("respond", "`facade::respond` (an absent field is left out).", &[("request", Text), ("asked", OptText), ("state", OptText), OPTIONS], Ret::Text),
-    free("resume", "`facade::resume`: what a retried request carries, checked.", &[("request", Text), ("needs", Text), OPTIONS], Ret::Text),
+    free("respond", "Server: the `input_required` answer to `request`; `asked` (an `inputRequests` object) and `state` (a JSON string) are optional, an absent one left out. Fails with `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`, `input-required-empty`, `input-request-invalid`, `request-state-invalid`.", &[("request", Text), ("asked", OptText), ("state", OptText), OPTIONS], Ret::Text),
+    free("resume", "Server: the MRTR fields of `request` read against what this server `needs` (an `inputRequests`-shaped object): `{\"responses\": {<needed keys present>: …}, \"missing\": [<needed keys absent>], \"ignored\": [<keys present, not needed>], \"requestState\": <string or null>}`.", &[("request", Text), ("needs", Text), OPTIONS], Ret::Text),
     free("task_transition", "`facade::task_transition`: the status a task may move to, or the refusal.", &[("from", Str), ("to", Str)], Ret::Name),
     free("binding_for", "`facade::binding_for`: the subject is a principal or, explicitly, anonymous.", &[("request", Text), ("subject", OptStr), ("anonymous", Bool), ("protocol", OptStr)], Ret::Text),
-    free("params_digest", "`facade::params_digest`: of a request's params, as JSON text.", &[("params", Text)], Ret::Bytes),
+    free("params_digest", "The SHA-256 digest a sealed state binds a request's params by (every param but the retry's carriers; numbers exact, key order and spelling not), of `params` as JSON text.", &[("params", Text)], Ret::Bytes),
     free("inspect", "`facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text.", &[("token", Text)], Ret::Text),
     new("Checker", "A checker with the options.", &[OPTIONS]).infallible(),
     method("Checker", "handle", Mut, "Checks one entry.", &[("entry", Text)], Ret::Unit),
@@ -344,30 +346,58 @@ pub const EXPORTS: &[Export] = &[
     method("Client", "poll_transmit", Mut, "The next message to send, as JSON text, or none.", &[], Ret::OptText).infallible(),
     method("Client", "poll_event", Mut, "The next event, as JSON text, or none.", &[], Ret::OptText).infallible(),
     new("SseDecoder", "A decoder under the options' limits.", &[OPTIONS]).infallible(),
-    method("SseDecoder", "feed", Mut, "Decodes the next bytes of the stream.", &[("chunk", Text)], Ret::Unit).infallible(),
-    method("SseDecoder", "finish", Mut, "Ends the stream.", &[], Ret::Unit).infallible(),
-    method("SseDecoder", "poll_event", Mut, "The next block as JSON text, none, or the error of an unreadable block.", &[], Ret::NextOrError).infallible(),
-    free("sse_encode", "`facade::sse_encode`: one block as event-stream text.", &[("event", Text)], Ret::Text),
-    new("HttpCall", "Starts `request` under the configuration (JSON text).", &[("config", Text), ("request", Text), NOW]),
+    method("SseDecoder", "feed", Mut, "Decodes the next bytes of the stream, split anywhere (any split gives the same blocks). Bytes that are not UTF-8 are not refused here: the block holding them is reported by `poll_event`.", &[("chunk", Bytes)], Ret::Unit).infallible(),
+    method("SseDecoder", "finish", Mut, "Ends the stream: a block not ended by a blank line is discarded (as a browser discards it). Blocks decoded already stay to be polled; a later `feed` starts a new stream.", &[], Ret::Unit).infallible(),
+    method("SseDecoder", "poll_event", Mut, "The next decoded block, `{\"event\", \"data\", \"id\", \"retry\"}` (the fields its lines set), or none when none is ready. A block the decoder could not read fails this call with its rule, in its place: `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block over `maxMessageBytes`); decoding goes on after it.", &[], Ret::NextOrError).infallible(),
+    free("sse_encode", "One block, `{\"event\", \"data\", \"id\", \"retry\"}` (each optional), as event-stream text: what a decoder reads back as the same block. An event that sets no field writes an empty text. An `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong type is `usage-invalid-argument`.", &[("event", Text)], Ret::Text),
+    new(
+        "HttpCall",
+        "Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock, milliseconds) under `config`: `{\"mode\": \"2026-07-28\" | \"2025-11-25\" | \"sep-1858\" | \"sep-1335\", \"url\", \"headers\": {<name>: <value>}, \"protocol\", \"limits\", \"maxEvents\", \"maxLinks\", \"maxLinkBytes\", \"maxRetryMs\", \"maxReconnects\", \"defaultRetryMs\"}` (`mode` and `url` required). A bad configuration, or a request that is no JSON-RPC request, is `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`, then `poll_event`, then read `poll_timeout`.",
+        &[("config", Text), ("request", Text), NOW],
+    ),
     HTTP_CALL_IN[0], HTTP_CALL_IN[1], HTTP_CALL_IN[2], HTTP_CALL_IN[3],
-    method("HttpCall", "answer", Mut, "The host's JSON-RPC response to a reported server request.", &[("response", Text), NOW], Ret::Unit),
-    HTTP_CALL_OUT[0], HTTP_CALL_OUT[1], HTTP_CALL_OUT[2],
-    method("HttpCall", "is_done", Ref, "Whether the call is over.", &[], Ret::Bool).infallible(),
-    new("Operation", "Starts `request` under the configuration (JSON text).", &[("config", Text), ("request", Text), NOW]),
+    method("HttpCall", "answer", Mut, "The host's JSON-RPC response to a server request the call reported (a `serverRequest` event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC response `usage-invalid-argument`.", &[("response", Text), NOW], Ret::Unit),
+    HTTP_CALL_OUT[0],
+    method(
+        "HttpCall",
+        "poll_event",
+        Mut,
+        "The next event, or none: `{\"type\": \"serverRequest\", \"message\"}` (answer it with `answer`), `{\"type\": \"message\", \"message\"}` (a notification or another response, to pass on), `{\"type\": \"violation\", \"rule\", \"message\"}` (the server broke a rule; the call goes on), and last either `{\"type\": \"response\", \"message\"}` (the call's JSON-RPC response) or `{\"type\": \"failed\", \"rule\", \"message\"}`.",
+        &[],
+        Ret::OptText,
+    )
+    .infallible(),
+    HTTP_CALL_OUT[1],
+    method("HttpCall", "is_done", Ref, "Whether the call is over: its `response` or `failed` event was queued.", &[], Ret::Bool).infallible(),
+    new(
+        "Operation",
+        "Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus `\"maxRounds\"` (default 10), `\"maxResends\"` (default 2), `\"backoffMs\"`, `\"backoffMaxMs\"`, `\"taskPollMs\"` (default 1000) and `\"versions\"`. The drain order, after creating it and after every input (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none (an answer given there is an input: drain the transmits again), then read `poll_timeout`. Drop it once `is_drained`.",
+        &[("config", Text), ("request", Text), NOW],
+    ),
     OPERATION_IN[0], OPERATION_IN[1], OPERATION_IN[2], OPERATION_IN[3],
-    method("Operation", "answer", Mut, "Answers the question `key` with `result` (JSON text).", &[("key", Str), ("result", Text), NOW], Ret::Unit),
-    OPERATION_OUT[0], OPERATION_OUT[1], OPERATION_OUT[2],
-    method("Operation", "is_drained", Ref, "Whether the final event was taken and no exchange is open.", &[], Ret::Bool).infallible(),
-    new("ServerStream", "A stream of `mode` for the continuation `key`, numbering events from `first`.", &[("mode", Str), ("key", Str), ("first", Whole)]),
-    method("ServerStream", "head", Ref, "The response head's fields as JSON text.", &[("stream_url", OptStr)], Ret::Text).infallible(),
-    method("ServerStream", "message", Mut, "Writes a JSON-RPC message as an event; its id.", &[("message", Text)], Ret::Text),
-    method("ServerStream", "retry", Mut, "Writes a `retry` block; its id.", &[("ms", Whole)], Ret::Text),
-    method("ServerStream", "ask", Mut, "Writes the mode's asking sequence for `requests` (a JSON array); the last id.", &[("requests", Text), ("retry_ms", Whole)], Ret::Text),
-    method("ServerStream", "take", Mut, "The text written since the last `take`.", &[], Ret::Text).infallible(),
-    free("read_http_request", "`facade::read_http_request`: what an incoming HTTP request asks, as JSON text.", &[("mode", Str), ("method", Str), ("url", Str), ("headers", OrEmpty), ("body", Text), OPTIONS], Ret::Text),
-    free("stream_url", "`facade::stream_url`: the `rel=\"stream\"` URL of a continuation.", &[("endpoint", Str), ("key", Str)], Ret::Text),
+    method("Operation", "answer", Mut, "Answers the question `key` of an `inputRequired` event with `result` (an elicitation's `{\"action\", …}`, a sampling result, a roots list). An answer that does not fit its question fails with its rule and the question stays open; a key nothing asked is `usage-unknown-handle`, one answered already `usage-out-of-turn`.", &[("key", Str), ("result", Text), NOW], Ret::Unit),
+    OPERATION_OUT[0],
+    method(
+        "Operation",
+        "poll_event",
+        Mut,
+        "The next event, or none: `{\"type\": \"inputRequired\", \"round\", \"requests\": {<key>: {\"method\", \"params\"}}}` (answer each key with `answer`), `{\"type\": \"message\", \"message\"}`, `{\"type\": \"violation\", \"rule\", \"message\"}`, and last either `{\"type\": \"done\", \"response\"}` (the final JSON-RPC response) or `{\"type\": \"failed\", \"rule\", \"message\"}`.",
+        &[],
+        Ret::OptText,
+    )
+    .infallible(),
+    OPERATION_OUT[1],
+    method("Operation", "is_drained", Ref, "Whether the final event was taken and no exchange is open: the operation may be dropped.", &[], Ret::Bool).infallible(),
+    new("ServerStream", "A response stream of `mode` for the continuation `key` (the host's name for the call's state in its own store: event ids are `<key>.<n>`, a stream URL carries `?stream=<key>`), numbering events from `first`. An empty key, or one with a line end or NUL, is `usage-invalid-argument`.", &[("mode", Str), ("key", Str), ("first", Whole)]),
+    method("ServerStream", "head", Ref, "The header fields of the response head (status 200), a JSON object: `content-type: text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>; rel=\"stream\"` (none: no link).", &[("stream_url", OptStr)], Ret::Text).infallible(),
+    method("ServerStream", "message", Mut, "Writes the JSON-RPC `message` as an event; its event id.", &[("message", Text)], Ret::Text),
+    method("ServerStream", "retry", Mut, "Writes a `retry: <ms>` block; its event id.", &[("ms", Whole)], Ret::Text),
+    method("ServerStream", "ask", Mut, "Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests: elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests, `input_required`; under `sep-1335` the requests and `retry: <retry_ms>`; under `2025-11-25` the requests (a `2026-07-28` server asks inside results: `usage-invalid-argument`). After a `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written after it is `usage-out-of-turn`. The last event id written.", &[("requests", Text), ("retry_ms", Whole)], Ret::Text),
+    method("ServerStream", "take", Mut, "The event-stream text written since the last `take` (to write to the response body), and empties it.", &[], Ret::Text).infallible(),
+    free("read_http_request", "What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes, empty for none): `{\"type\": \"call\", \"message\"}` (a new call), `{\"type\": \"messages\", \"messages\": […]}` (answer `202`), `{\"type\": \"answers\", \"key\", \"responses\": […]}` (buffered answers of the continuation `key`), `{\"type\": \"resume\", \"key\", \"lastEventId\"}` (a GET resuming a stream). A body that is no JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`, `limit-exceeded`): answer it with HTTP 400.", &[("mode", Str), ("method", Str), ("url", Str), ("headers", OrEmpty), ("body", Bytes), OPTIONS], Ret::Text),
+    free("stream_url", "The `rel=\"stream\"` URL of the continuation `key` at `endpoint` (SEP-1335).", &[("endpoint", Str), ("key", Str)], Ret::Text),
     free("mirrored_fields", "`facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.", &[("request", Text)], Ret::Text),
-    free("unassociated_reply", "`facade::unassociated_reply`: the answer to a server request outside any call, as JSON text, or none.", &[("request", Text)], Ret::OptText),
+    free("unassociated_reply", "A client's answer to a server request that arrived outside any request of its own in flight (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other message (`ping` is exempt).", &[("request", Text)], Ret::OptText),
     method("ToolReplay", "ask", Mut, "Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.", &[("question", Text), ("key", OptStr)], Ret::OptText).calls("ask_keyed"),
     method("ToolReplay", "round", Ref, "How many rounds came before this request.", &[], Ret::Count).infallible(),
     method("ToolReplay", "data", Ref, "The tool's data of the last round, as JSON text, or none.", &[], Ret::OptText).infallible(),

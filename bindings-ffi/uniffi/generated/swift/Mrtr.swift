@@ -2637,7 +2637,8 @@ open class ToolBridge: ToolBridgeProtocol, @unchecked Sendable {
         return try! rustCall { uniffi_mrtr_uniffi_fn_clone_toolbridge(self.handle, $0) }
     }
     /**
-     * A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds, roundTimeoutMs, limits}`.
+     * A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
+     * roundTimeoutMs, limits}`.
      */
 public convenience init(requestJson: String, key: String, optionsJson: String?)throws  {
     let handle =
@@ -2845,7 +2846,8 @@ public func FfiConverterTypeToolBridge_lower(_ value: ToolBridge) -> UInt64 {
 public protocol ToolReplayProtocol: AnyObject, Sendable {
     
     /**
-     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.
+     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
+     * when the tool stops here.
      */
     func ask(questionJson: String, key: String?) throws  -> String?
     
@@ -2932,7 +2934,8 @@ open class ToolReplay: ToolReplayProtocol, @unchecked Sendable {
 
     
     /**
-     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.
+     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
+     * when the tool stops here.
      */
 open func ask(questionJson: String, key: String?)throws  -> String?  {
     return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -5629,7 +5632,8 @@ public func complete(requestJson: String, resultJson: String, `protocol`: String
 })
 }
 /**
- * `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object).
+ * `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
+ * `data` (JSON text of an object).
  */
 public func errorResponse(idJson: String, rule: String, message: String, dataJson: String?)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -6056,7 +6060,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_complete() != 929) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_error_response() != 39574) {
+    if (uniffi_mrtr_uniffi_checksum_func_error_response() != 18182) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_mirrored_fields() != 23872) {
@@ -6203,7 +6207,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_toolbridge_replay() != 64291) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_ask() != 19602) {
+    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_ask() != 54887) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_toolreplay_complete() != 64939) {
@@ -6344,7 +6348,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_constructor_client_new() != 54127) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() != 3283) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() != 27712) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() != 59165) {

@@ -11,7 +11,7 @@
 //! the binding struct, the checker's two entry forms) are listed here with
 //! their C names, so that every row has exactly one C export.
 
-use super::{left_out_lines, machine_in, rustfmt, snake};
+use super::{doc_lines, left_out_lines, machine_in, rustfmt, snake};
 use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS, MACHINES};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -21,24 +21,20 @@ pub fn outputs() -> Vec<(PathBuf, String)> {
     vec![(PathBuf::from("bindings-ffi/src/exports.rs"), file())]
 }
 
-/// The machines whose handle and every method the C binding writes by hand.
-const HAND_MACHINES: &[&str] = &["Checker", "Client", "SseDecoder", "HttpCall", "Operation", "ServerStream"];
+/// The machines whose handle and every method the C binding writes by hand
+/// (a typed round bound and request handles the table has no words for).
+const HAND_MACHINES: &[&str] = &["Checker", "Client"];
+
+/// Methods of generated machines the binding writes by hand.
+const HAND_METHODS: &[(&str, &str)] = &[("SseDecoder", "new")];
 
 /// The free functions the C binding writes by hand, with their C names.
 const HAND_FREE: &[(&str, &str)] = &[
     ("classify", "mrtr_classify_json"),
     ("check", "mrtr_check"),
-    ("retry", "mrtr_retry"),
     ("task_update", "mrtr_task_update"),
-    ("respond", "mrtr_respond"),
-    ("resume", "mrtr_resume"),
     ("binding_for", "mrtr_binding_for_request"),
-    ("params_digest", "mrtr_params_digest"),
     ("inspect", "mrtr_inspect"),
-    ("sse_encode", "mrtr_sse_encode"),
-    ("read_http_request", "mrtr_read_http_request"),
-    ("stream_url", "mrtr_stream_url"),
-    ("unassociated_reply", "mrtr_unassociated_reply"),
 ];
 
 /// Methods of hand-written machines whose C name is not `mrtr_<machine>_<name>`.
@@ -59,7 +55,7 @@ pub fn c_name(e: &Export) -> String {
 pub fn hand_written(e: &Export) -> bool {
     match e.machine {
         None => HAND_FREE.iter().any(|(n, _)| *n == e.name),
-        Some(m) => HAND_MACHINES.contains(&m),
+        Some(m) => HAND_MACHINES.contains(&m) || HAND_METHODS.contains(&(m, e.name)),
     }
 }
 
@@ -78,6 +74,7 @@ fn params(name: &str, arg: Arg) -> Vec<String> {
         Arg::Text | Arg::OptText | Arg::OrEmpty | Arg::Str | Arg::OptStr => {
             vec![format!("{name}: *const c_char"), format!("{name}_len: usize")]
         }
+        Arg::Bytes => vec![format!("{name}: *const u8"), format!("{name}_len: usize")],
         // The C binding draws nonces from the operating system, as `mrtr_rounds_respond`.
         Arg::Random => vec![],
         Arg::Options => vec!["protocol: mrtr_protocol".into(), "limits: *const mrtr_limits".into()],
@@ -104,7 +101,7 @@ fn read(name: &str, arg: Arg) -> (Option<String>, String) {
     match arg {
         Arg::Text => (Some(format!("args::required({name}, {name}_len, {q})?")), name.into()),
         Arg::OptText => (Some(format!("args::optional({name}, {name}_len, {q})?")), name.into()),
-        Arg::OrEmpty => (Some(format!("args::bytes({name}, {name}_len, {q})?")), name.into()),
+        Arg::OrEmpty | Arg::Bytes => (Some(format!("args::bytes({name}, {name}_len, {q})?")), name.into()),
         Arg::Str => (Some(format!("args::text({name}, {name}_len, {q})?")), name.into()),
         Arg::OptStr => (Some(format!("args::optional_text({name}, {name}_len, {q})?")), name.into()),
         Arg::Random => (None, "Randomness::Os".into()),
@@ -210,11 +207,9 @@ fn function(out: &mut String, e: &Export, inner: &str) {
         reads.insert(0, ("out".into(), "Out::new(out)?".into()));
     }
     sig.extend(outs);
-    let _ = writeln!(out, "\n/// {}", e.doc);
-    let doc = out_doc(e.ret);
-    if !doc.is_empty() {
-        let _ = writeln!(out, "/// {doc}");
-    }
+    let doc = format!("{} {}", e.doc, out_doc(e.ret));
+    out.push('\n');
+    out.push_str(&doc_lines("", &doc));
     out.push_str(
         "///\n/// # Safety\n/// Each `(pointer, length)` is valid for its length (NULL only where the value may be\n\
          /// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.\n",
@@ -275,10 +270,10 @@ fn file() -> String {
         let ty = format!("mrtr_{}", snake(m.name));
         let _ = writeln!(
             body,
-            "\n/// {}\n///\n/// An opaque handle.\npub struct {ty}(pub(crate) facade::{});\n\nimpl Handle for {ty} {{\nconst KIND: Kind = Kind::{};\n}}",
-            m.doc, m.inner, m.name
+            "\n{}///\n/// An opaque handle.\npub struct {ty}(pub(crate) facade::{});\n\nimpl Handle for {ty} {{\nconst KIND: Kind = Kind::{};\n}}",
+            doc_lines("", m.doc), m.inner, m.name
         );
-        for e in EXPORTS.iter().filter(|e| e.machine == Some(m.name) && e.in_binding(Binding::C)) {
+        for e in EXPORTS.iter().filter(|e| e.machine == Some(m.name) && e.in_binding(Binding::C) && !hand_written(e)) {
             function(&mut body, e, m.inner);
         }
         free_function(&mut body, m.name);

@@ -9,7 +9,7 @@
 //! each kernel: `crate::bytes`, `crate::options`, `crate::run`,
 //! `crate::refusal`, and `crate::optional` (wasm) or `crate::or_empty` (napi).
 
-use super::{camel, left_out_lines, machine_in, rustfmt};
+use super::{camel, doc_lines, left_out_lines, machine_in, rustfmt};
 use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS, MACHINES};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -59,7 +59,7 @@ fn common_arg(name: &str, arg: Arg) -> Option<String> {
         Arg::Handle => format!("facade::handle({name})?"),
         Arg::Random => format!("Randomness::Bytes({name})"),
         Arg::Machine(_) => format!("&{name}.0"),
-        Arg::Text | Arg::OptText | Arg::OrEmpty | Arg::Str => return None,
+        Arg::Text | Arg::Bytes | Arg::OptText | Arg::OrEmpty | Arg::Str => return None,
     })
 }
 
@@ -70,7 +70,7 @@ fn common_type(arg: Arg) -> Option<String> {
         Arg::Whole | Arg::Status | Arg::Handle => "f64".into(),
         Arg::Random => "&[u8]".into(),
         Arg::Machine(m) => format!("&{m}"),
-        Arg::Text | Arg::OptText | Arg::OrEmpty | Arg::Str => return None,
+        Arg::Text | Arg::Bytes | Arg::OptText | Arg::OrEmpty | Arg::Str => return None,
     })
 }
 
@@ -119,7 +119,7 @@ impl Backend for Napi {
     fn param_type(&self, arg: Arg) -> String {
         common_type(arg).unwrap_or_else(|| {
             match arg {
-                Arg::Text => "Text",
+                Arg::Text | Arg::Bytes => "Text",
                 Arg::OptText | Arg::OrEmpty => "Option<Text>",
                 _ => "String",
             }
@@ -128,7 +128,7 @@ impl Backend for Napi {
     }
     fn arg(&self, name: &str, arg: Arg) -> String {
         common_arg(name, arg).unwrap_or_else(|| match arg {
-            Arg::Text => format!("crate::bytes(&{name})"),
+            Arg::Text | Arg::Bytes => format!("crate::bytes(&{name})"),
             Arg::OptText => format!("{name}.as_ref().map(crate::bytes)"),
             Arg::OrEmpty => format!("crate::or_empty(&{name})"),
             _ => format!("&{name}"),
@@ -180,7 +180,7 @@ impl Backend for Wasm {
     }
     fn arg(&self, name: &str, arg: Arg) -> String {
         common_arg(name, arg).unwrap_or_else(|| match arg {
-            Arg::Text => format!("&crate::bytes({name})"),
+            Arg::Text | Arg::Bytes => format!("&crate::bytes({name})"),
             Arg::OptText => format!("crate::optional({name}).as_deref()"),
             Arg::OrEmpty => format!("&crate::optional({name}).unwrap_or_default()"),
             _ => name.to_string(),
@@ -257,7 +257,8 @@ fn function(out: &mut String, b: &dyn Backend, e: &Export, inner: &str, indent: 
         (false, "()") => String::new(),
         (false, _) => format!(" -> {ret}"),
     };
-    let _ = writeln!(out, "\n{indent}/// {}", e.doc);
+    out.push('\n');
+    out.push_str(&doc_lines(indent, e.doc));
     let attribute = b.attribute(Some(e));
     if !attribute.is_empty() {
         let _ = writeln!(out, "{indent}{attribute}");
@@ -285,8 +286,11 @@ fn file(b: &dyn Backend) -> String {
         let attribute = b.attribute(None);
         let _ = write!(
             out,
-            "\n/// {}\n{attribute}\npub struct {}(pub(crate) facade::{});\n\n{attribute}\nimpl {} {{",
-            m.doc, m.name, m.inner, m.name
+            "\n{}{attribute}\npub struct {}(pub(crate) facade::{});\n\n{attribute}\nimpl {} {{",
+            doc_lines("", m.doc),
+            m.name,
+            m.inner,
+            m.name
         );
         for e in EXPORTS.iter().filter(|e| e.machine == Some(m.name) && e.in_binding(b.binding())) {
             function(&mut out, b, e, m.inner, "    ");

@@ -47,6 +47,26 @@ fn left_out_lines(binding: Binding) -> String {
     }
 }
 
+/// `text` as `///` doc lines at `indent`, wrapped before 100 columns (the
+/// header and the generated types are read by people).
+fn doc_lines(indent: &str, text: &str) -> String {
+    let width = 96usize.saturating_sub(indent.len());
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + word.len() > width {
+            out.push_str(&format!("{indent}/// {line}\n"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&format!("{indent}/// {line}\n"));
+    out
+}
+
 /// `snake_case` as `camelCase`.
 pub fn camel(snake: &str) -> String {
     let mut out = String::new();

@@ -9,7 +9,7 @@
 //! language has them: `Classified`, `Violation`, `SseEvent`, `HttpRequest`,
 //! the operation's events) are listed here with their names.
 
-use super::{left_out_lines, machine_in, rustfmt};
+use super::{doc_lines, left_out_lines, machine_in, rustfmt};
 use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS, MACHINES};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -79,6 +79,7 @@ fn param_type(arg: Arg) -> String {
         Arg::Bool => "bool".into(),
         Arg::Whole | Arg::Handle => "u64".into(),
         Arg::Status => "u16".into(),
+        Arg::Bytes => "Vec<u8>".into(),
         Arg::Random => unreachable!("no parameter: the operating system's randomness"),
         Arg::Machine(m) => format!("Arc<{m}>"),
     }
@@ -91,7 +92,7 @@ fn read(name: &str, arg: Arg) -> (Option<String>, String) {
         Arg::Text => (None, format!("{name}.as_bytes()")),
         Arg::OptText => (None, format!("{name}.as_deref().map(str::as_bytes)")),
         Arg::OrEmpty => (None, format!("{name}.as_deref().map_or(&[][..], str::as_bytes)")),
-        Arg::Str => (None, format!("&{name}")),
+        Arg::Str | Arg::Bytes => (None, format!("&{name}")),
         Arg::OptStr => (None, format!("{name}.as_deref()")),
         Arg::Options => (None, "&crate::ops::options(&protocol, None)?".into()),
         Arg::Random => (None, "Randomness::Os".into()),
@@ -164,7 +165,8 @@ fn function(out: &mut String, e: &Export, inner: &str, indent: &str) {
     }
     let ret =
         if e.receiver == Receiver::New { format!("Arc<{}>", e.machine.unwrap_or_default()) } else { ret_type(e.ret) };
-    let _ = writeln!(out, "\n{indent}/// {}", e.doc);
+    out.push('\n');
+    out.push_str(&doc_lines(indent, e.doc));
     if e.receiver == Receiver::New {
         let _ = writeln!(out, "{indent}#[uniffi::constructor]");
     } else if e.receiver == Receiver::Free {
@@ -199,9 +201,9 @@ fn file() -> String {
     for m in MACHINES.iter().filter(|m| machine_in(m, Binding::Uniffi) && !HAND_MACHINES.contains(&m.name)) {
         let _ = write!(
             body,
-            "\n/// {}\n#[derive(uniffi::Object)]\npub struct {name} {{\npub(crate) inner: Mutex<facade::{}>,\n}}\n\n\
+            "\n{}#[derive(uniffi::Object)]\npub struct {name} {{\npub(crate) inner: Mutex<facade::{}>,\n}}\n\n\
              #[uniffi::export]\nimpl {name} {{",
-            m.doc,
+            doc_lines("", m.doc),
             m.inner,
             name = m.name
         );

@@ -1310,7 +1310,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_complete() and 0xFFFF) != 929) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_error_response() and 0xFFFF) != 39574) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_error_response() and 0xFFFF) != 18182) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_mirrored_fields() and 0xFFFF) != 23872) {
@@ -1457,7 +1457,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_replay() and 0xFFFF) != 64291) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_ask() and 0xFFFF) != 19602) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_ask() and 0xFFFF) != 54887) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_complete() and 0xFFFF) != 64939) {
@@ -1598,7 +1598,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_client_new() and 0xFFFF) != 54127) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() and 0xFFFF) != 3283) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() and 0xFFFF) != 27712) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() and 0xFFFF) != 59165) {
@@ -5293,7 +5293,8 @@ open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
         this.cleanable = null
     }
     /**
-     * A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds, roundTimeoutMs, limits}`.
+     * A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
+     * roundTimeoutMs, limits}`.
      */
     constructor(`requestJson`: kotlin.String, `key`: kotlin.String, `optionsJson`: kotlin.String?) :
         this(UniffiWithHandle, 
@@ -5698,7 +5699,8 @@ public object FfiConverterTypeToolBridge: FfiConverter<ToolBridge, Long> {
 public interface ToolReplayInterface {
     
     /**
-     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.
+     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
+     * when the tool stops here.
      */
     fun `ask`(`questionJson`: kotlin.String, `key`: kotlin.String?): kotlin.String?
     
@@ -5836,7 +5838,8 @@ open class ToolReplay: Disposable, AutoCloseable, ToolReplayInterface
 
     
     /**
-     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.
+     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
+     * when the tool stops here.
      */
     @Throws(MrtrException::class)override fun `ask`(`questionJson`: kotlin.String, `key`: kotlin.String?): kotlin.String? {
             return FfiConverterOptionalString.lift(
@@ -8480,7 +8483,8 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
-         * `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object).
+         * `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
+         * `data` (JSON text of an object).
          */
     @Throws(MrtrException::class) fun `errorResponse`(`idJson`: kotlin.String, `rule`: kotlin.String, `message`: kotlin.String, `dataJson`: kotlin.String?): kotlin.String {
             return FfiConverterString.lift(
