@@ -433,6 +433,53 @@ export interface RunOptions {
 }
 /** Drives `operation` to its final JSON-RPC response over HTTP; rejects with the failure's MrtrError. */
 export declare function runOperation(operation: Operation, options: RunOptions): Promise<JsonObject>
+/** What a client declares once. */
+export interface SessionConfig {
+  /** The protocol version asked for first (default `2026-07-28`). */
+  protocol?: ProtocolName
+  /** The client's `ClientCapabilities` (default `{}`: no optional capability). */
+  capabilities?: JsonObject
+  /** The client's name and version (`Implementation`). */
+  clientInfo?: { name: string; version: string; [field: string]: Json }
+  /** The id of the first request (default 1). */
+  firstId?: number
+}
+/**
+ * A client's session: requests with fresh ids and, where the protocol reads
+ * them from every request (`2026-07-28`), `_meta` carrying the protocol
+ * version, the capabilities and the client's name.
+ */
+export declare class Session {
+  constructor(config?: SessionConfig)
+  request(method: string, params?: JsonInput | null): JsonObject
+  callTool(name: string, args?: JsonInput | null): JsonObject
+  getPrompt(name: string, args?: JsonInput | null): JsonObject
+  readResource(uri: string): JsonObject
+}
+/** A JSON-RPC error the server answered with. */
+export declare class ResponseError extends Error {
+  readonly code: number | null
+  readonly data: Json
+  readonly response: JsonObject
+  constructor(response: JsonObject)
+}
+/** An `McpClient`'s options: the session's, the operation's (but `url`), the exchange. */
+export type McpClientOptions = SessionConfig & Omit<Partial<OperationConfig>, 'url'> & { exchange?: Exchange }
+/** One call's options: `onInput` answers what the server asks (default: none may be asked). */
+export type CallOptions = Partial<Omit<RunOptions, 'exchange'>>
+/**
+ * An MCP client over HTTP: `await client.callTool('weather', {city}, {onInput})`.
+ * Each request is written by its session and carried by an `Operation`.
+ */
+export declare class McpClient {
+  constructor(url: string, options?: McpClientOptions)
+  /** The final JSON-RPC response (a result, or an error the server answered). */
+  request(method: string, params?: JsonInput | null, options?: CallOptions): Promise<JsonObject>
+  /** The tool's result; rejects with ResponseError on an error response. */
+  callTool(name: string, args?: JsonObject | null, options?: CallOptions): Promise<JsonObject>
+  getPrompt(name: string, args?: JsonObject | null, options?: CallOptions): Promise<JsonObject>
+  readResource(uri: string, options?: CallOptions): Promise<JsonObject>
+}
 /**
  * A server's response stream for the continuation `key` (the host's name of
  * the call's state), its event ids `<key>.<n>` numbered from `first`.

@@ -841,6 +841,7 @@ module.exports.HttpCall = nativeBinding.HttpCall
 module.exports.KeyRing = nativeBinding.KeyRing
 module.exports.Operation = nativeBinding.Operation
 module.exports.ServerStream = nativeBinding.ServerStream
+module.exports.Session = nativeBinding.Session
 module.exports.SseDecoder = nativeBinding.SseDecoder
 module.exports.ToolBridge = nativeBinding.ToolBridge
 module.exports.ToolReplay = nativeBinding.ToolReplay

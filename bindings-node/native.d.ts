@@ -220,6 +220,29 @@ export declare class ServerStream {
   take(): string
 }
 
+/**
+ * A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
+ * "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
+ * protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
+ * client's name).
+ */
+export declare class Session {
+  /** A session declaring `config` (JSON text; none: the default protocol, no capabilities). */
+  constructor(config?: Text | undefined | null)
+  /**
+   * The request of `method` with `params` (an object, or none) under the next id, `params._meta`
+   * carrying what the session declares where the protocol reads it from every request; a `_meta`
+   * member naming one of those is `usage-invalid-argument`.
+   */
+  request(method: string, params?: Text | undefined | null): string
+  /** The `tools/call` request of the tool `name` with `arguments` (an object, or none). */
+  callTool(name: string, arguments?: Text | undefined | null): string
+  /** The `prompts/get` request of the prompt `name` with `arguments` (an object, or none). */
+  getPrompt(name: string, arguments?: Text | undefined | null): string
+  /** The `resources/read` request of `uri`. */
+  readResource(uri: string): string
+}
+
 /** `facade::SseDecoder`: the incremental event-stream decoder. */
 export declare class SseDecoder {
   /** A decoder under the options' limits. */

@@ -97,6 +97,16 @@ typedef struct mrtr_operation mrtr_operation;
 typedef struct mrtr_server_stream mrtr_server_stream;
 
 /**
+ * A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
+ * "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
+ * protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
+ * client's name).
+ *
+ * An opaque handle.
+ */
+typedef struct mrtr_session mrtr_session;
+
+/**
  * `facade::SseDecoder`: the incremental event-stream decoder.
  *
  * An opaque handle.
@@ -1600,6 +1610,85 @@ mrtr_status mrtr_task_get_response(const char *request,
                                    mrtr_protocol protocol,
                                    const struct mrtr_limits *limits,
                                    struct mrtr_buf *out);
+
+/**
+ * A session declaring `config` (JSON text; none: the default protocol, no capabilities). `*out` is
+ * the new handle; free it with its `_free`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_session_new(const char *config,
+                             size_t config_len,
+                             struct mrtr_session **out);
+
+/**
+ * The request of `method` with `params` (an object, or none) under the next id, `params._meta`
+ * carrying what the session declares where the protocol reads it from every request; a `_meta`
+ * member naming one of those is `usage-invalid-argument`. `*out` is the text (free it with
+ * `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_session_request(struct mrtr_session *session,
+                                 const char *method,
+                                 size_t method_len,
+                                 const char *params,
+                                 size_t params_len,
+                                 struct mrtr_buf *out);
+
+/**
+ * The `tools/call` request of the tool `name` with `arguments` (an object, or none). `*out` is the
+ * text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_session_call_tool(struct mrtr_session *session,
+                                   const char *name,
+                                   size_t name_len,
+                                   const char *arguments,
+                                   size_t arguments_len,
+                                   struct mrtr_buf *out);
+
+/**
+ * The `prompts/get` request of the prompt `name` with `arguments` (an object, or none). `*out` is
+ * the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_session_get_prompt(struct mrtr_session *session,
+                                    const char *name,
+                                    size_t name_len,
+                                    const char *arguments,
+                                    size_t arguments_len,
+                                    struct mrtr_buf *out);
+
+/**
+ * The `resources/read` request of `uri`. `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_session_read_resource(struct mrtr_session *session,
+                                       const char *uri,
+                                       size_t uri_len,
+                                       struct mrtr_buf *out);
+
+/**
+ * Frees a `mrtr_session`. NULL is a no-op.
+ *
+ * # Safety
+ * `handle` is NULL or a live handle, not used afterwards.
+ */
+mrtr_status mrtr_session_free(struct mrtr_session *handle);
 
 /**
  * Decodes the next bytes of the stream, split anywhere (any split gives the same blocks). Bytes

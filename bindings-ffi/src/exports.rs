@@ -665,6 +665,166 @@ pub unsafe extern "C" fn mrtr_task_get_response(
     })
 }
 
+/// A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
+/// "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
+/// protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
+/// client's name).
+///
+/// An opaque handle.
+pub struct mrtr_session(pub(crate) facade::Session);
+
+impl Handle for mrtr_session {
+    const KIND: Kind = Kind::Session;
+}
+
+/// A session declaring `config` (JSON text; none: the default protocol, no capabilities). `*out` is
+/// the new handle; free it with its `_free`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_session_new(
+    config: *const c_char,
+    config_len: usize,
+    out: *mut *mut mrtr_session,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let config = unsafe { args::bytes(config, config_len, "config")? };
+        let value = facade::Session::new(config)?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { handles::new_handle(out, mrtr_session(value)) }
+    })
+}
+
+/// The request of `method` with `params` (an object, or none) under the next id, `params._meta`
+/// carrying what the session declares where the protocol reads it from every request; a `_meta`
+/// member naming one of those is `usage-invalid-argument`. `*out` is the text (free it with
+/// `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_session_request(
+    session: *mut mrtr_session,
+    method: *const c_char,
+    method_len: usize,
+    params: *const c_char,
+    params_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, session, method, params) = unsafe {
+            (
+                Out::new(out)?,
+                get_mut(session, "session")?,
+                args::text(method, method_len, "method")?,
+                args::optional(params, params_len, "params")?,
+            )
+        };
+        let value = session.0.request(method, params)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// The `tools/call` request of the tool `name` with `arguments` (an object, or none). `*out` is the
+/// text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_session_call_tool(
+    session: *mut mrtr_session,
+    name: *const c_char,
+    name_len: usize,
+    arguments: *const c_char,
+    arguments_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, session, name, arguments) = unsafe {
+            (
+                Out::new(out)?,
+                get_mut(session, "session")?,
+                args::text(name, name_len, "name")?,
+                args::optional(arguments, arguments_len, "arguments")?,
+            )
+        };
+        let value = session.0.call_tool(name, arguments)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// The `prompts/get` request of the prompt `name` with `arguments` (an object, or none). `*out` is
+/// the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_session_get_prompt(
+    session: *mut mrtr_session,
+    name: *const c_char,
+    name_len: usize,
+    arguments: *const c_char,
+    arguments_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, session, name, arguments) = unsafe {
+            (
+                Out::new(out)?,
+                get_mut(session, "session")?,
+                args::text(name, name_len, "name")?,
+                args::optional(arguments, arguments_len, "arguments")?,
+            )
+        };
+        let value = session.0.get_prompt(name, arguments)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// The `resources/read` request of `uri`. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_session_read_resource(
+    session: *mut mrtr_session,
+    uri: *const c_char,
+    uri_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, session, uri) =
+            unsafe { (Out::new(out)?, get_mut(session, "session")?, args::text(uri, uri_len, "uri")?) };
+        let value = session.0.read_resource(uri)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// Frees a `mrtr_session`. NULL is a no-op.
+///
+/// # Safety
+/// `handle` is NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_session_free(handle: *mut mrtr_session) -> mrtr_status {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { handles::free(handle) })
+}
+
 /// `facade::SseDecoder`: the incremental event-stream decoder.
 ///
 /// An opaque handle.

@@ -1407,6 +1407,31 @@ static void test_server_builders(void) {
   free(call);
 }
 
+/* The client's session in C: requests under fresh ids, with the _meta of what the client declared once. */
+static void test_session(void) {
+  const char *config = "{\"capabilities\":{\"elicitation\":{}},\"clientInfo\":{\"name\":\"c-host\",\"version\":\"1\"},\"firstId\":5}";
+  mrtr_session *session = NULL;
+  mrtr_buf out = {NULL, 0};
+  EXPECT(mrtr_session_new(S(config), &session), MRTR_OK);
+  EXPECT(mrtr_session_call_tool(session, S("weather"), S("{\"city\":\"Paris\"}"), &out), MRTR_OK);
+  cJSON *call = take(&out);
+  CHECK(call && at(call, "id")->valueint == 5);
+  const cJSON *meta = at(at(call, "params"), "_meta");
+  CHECK(strcmp(at(meta, "io.modelcontextprotocol/protocolVersion")->valuestring, "2026-07-28") == 0);
+  CHECK(cJSON_IsObject(at(at(meta, "io.modelcontextprotocol/clientCapabilities"), "elicitation")));
+  CHECK(strcmp(at(at(meta, "io.modelcontextprotocol/clientInfo"), "name")->valuestring, "c-host") == 0);
+  /* NULL arguments: none; the next request takes the next id. */
+  EXPECT(mrtr_session_read_resource(session, S("notes://today"), &out), MRTR_OK);
+  cJSON *read = take(&out);
+  CHECK(read && at(read, "id")->valueint == 6);
+  EXPECT(mrtr_session_request(session, S("tools/call"), S("{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"x\"}}"), &out),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_session_new(S("{\"capabilities\":[]}"), &session), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  cJSON_Delete(call);
+  cJSON_Delete(read);
+  EXPECT(mrtr_session_free(session), MRTR_OK);
+}
+
 /* The canned server of test_operation: asks the units twice, then answers (the JSON it POSTs back). */
 static char *operation_server(const cJSON *request) {
   static const char *ask =
@@ -1927,6 +1952,7 @@ int main(void) {
   test_operation();
   test_await_style_tool();
   test_server_builders();
+  test_session();
   test_server_side();
   test_check_transports();
   test_buffers_and_double_free();

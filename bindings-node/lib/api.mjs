@@ -593,6 +593,98 @@ export function runOperation(operation, { exchange = fetchExchange(), onInput, o
 }
 
 /**
+ * A client's session: what it declares once (`{protocol, capabilities, clientInfo, firstId}`), and the
+ * requests it makes from that, each under a fresh id with the `_meta` its protocol wants on every request
+ * (in `2026-07-28`: the protocol version, the capabilities, the client's name).
+ */
+export class Session {
+  #native
+  constructor(config = {}) {
+    if (typeof native.Session !== 'function') throw usage('this backend has no Session')
+    const c = json(config, "the session's configuration")
+    this.#native = call(() => new native.Session(c))
+  }
+  /** The request of `method` with `params` (an object, or none) under the next id. */
+  request(method, params) {
+    const args = [string(method, 'the method'), optional(params, text, 'the params')]
+    return JSON.parse(call(() => this.#native.request(...args)))
+  }
+  /** The `tools/call` request of the tool `name` with `args`. */
+  callTool(name, args) {
+    const a = [string(name, 'the name'), optional(args, text, 'the arguments')]
+    return JSON.parse(call(() => this.#native.callTool(...a)))
+  }
+  /** The `prompts/get` request of the prompt `name` with `args`. */
+  getPrompt(name, args) {
+    const a = [string(name, 'the name'), optional(args, text, 'the arguments')]
+    return JSON.parse(call(() => this.#native.getPrompt(...a)))
+  }
+  /** The `resources/read` request of `uri`. */
+  readResource(uri) {
+    const u = string(uri, 'the uri')
+    return JSON.parse(call(() => this.#native.readResource(u)))
+  }
+}
+
+/** A JSON-RPC error the server answered a request with: `.code`, `.data`, and the whole `.response`. */
+export class ResponseError extends Error {
+  constructor(response) {
+    super(response?.error?.message ?? 'the server answered with an error')
+    this.code = response?.error?.code ?? null
+    this.data = response?.error?.data ?? null
+    this.response = response
+  }
+}
+Object.defineProperty(ResponseError.prototype, 'name', { value: 'ResponseError', writable: true, configurable: true })
+
+/**
+ * An MCP client over HTTP, in one line a call: `await client.callTool('weather', {city}, {onInput})`. The
+ * session writes each request (a fresh id, the `_meta` of what the client declares once); an `Operation`
+ * carries it to its final response in `mode`, asking `onInput(question, key)` whatever the server needs
+ * on the way. `options`: the session's `protocol`, `capabilities`, `clientInfo`; the operation's `mode`
+ * (default `2026-07-28`), `headers`, `maxRounds`, … ; `exchange` (default `fetchExchange()`).
+ */
+export class McpClient {
+  #session
+  #config
+  #exchange
+  constructor(url, { protocol, capabilities, clientInfo, firstId, exchange, mode = '2026-07-28', ...config } = {}) {
+    this.#session = new Session({ protocol, capabilities, clientInfo, firstId })
+    this.#config = { ...config, mode, url: string(url, 'the url') }
+    this.#exchange = exchange ?? fetchExchange()
+  }
+  /** Carries the request of `method` with `params` to its final JSON-RPC response (a result, or an error). */
+  request(method, params, { onInput = refuseInput, onEvent, now } = {}) {
+    const request = this.#session.request(method, params)
+    const clock = now ?? (() => Math.floor(performance.now()))
+    const operation = new Operation(this.#config, request, clock())
+    return runOperation(operation, { exchange: this.#exchange, onInput, onEvent, now: clock })
+  }
+  /** The result of the tool `name` on `args`; throws ResponseError when the server answers with an error. */
+  callTool(name, args, options) {
+    return this.#result('tools/call', { name: string(name, 'the name'), ...(args == null ? {} : { arguments: args }) }, options)
+  }
+  /** The prompt `name` with `args`. */
+  getPrompt(name, args, options) {
+    return this.#result('prompts/get', { name: string(name, 'the name'), ...(args == null ? {} : { arguments: args }) }, options)
+  }
+  /** The contents of the resource `uri`. */
+  readResource(uri, options) {
+    return this.#result('resources/read', { uri: string(uri, 'the uri') }, options)
+  }
+  async #result(method, params, options) {
+    const response = await this.request(method, params, options)
+    if ('error' in response) throw new ResponseError(response)
+    return response.result
+  }
+}
+
+/** The default `onInput`: the client answers no question it was not given a way to answer. */
+function refuseInput(question) {
+  throw usage(`the server asked ${question?.method}, and the call has no onInput to answer it`)
+}
+
+/**
  * A server's response stream in a mode, for the continuation `key` (the
  * host's name of the call's state), numbering event ids `<key>.<n>` from
  * `first`. Write with `message`, `retry` and `ask`; `take()` the text.

@@ -255,6 +255,48 @@ pub fn task_get_response(request: Text, record: Text, options: Option<String>) -
     crate::run(|| facade::task_get_response(crate::bytes(&request), crate::bytes(&record), &crate::options(options)?))
 }
 
+/// A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
+/// "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
+/// protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
+/// client's name).
+#[napi]
+pub struct Session(pub(crate) facade::Session);
+
+#[napi]
+impl Session {
+    /// A session declaring `config` (JSON text; none: the default protocol, no capabilities).
+    #[napi(constructor)]
+    pub fn new(config: Option<Text>) -> Result<Session> {
+        crate::run(|| facade::Session::new(crate::or_empty(&config)).map(Session))
+    }
+
+    /// The request of `method` with `params` (an object, or none) under the next id, `params._meta`
+    /// carrying what the session declares where the protocol reads it from every request; a `_meta`
+    /// member naming one of those is `usage-invalid-argument`.
+    #[napi]
+    pub fn request(&mut self, method: String, params: Option<Text>) -> Result<String> {
+        crate::run(|| self.0.request(&method, params.as_ref().map(crate::bytes)))
+    }
+
+    /// The `tools/call` request of the tool `name` with `arguments` (an object, or none).
+    #[napi]
+    pub fn call_tool(&mut self, name: String, arguments: Option<Text>) -> Result<String> {
+        crate::run(|| self.0.call_tool(&name, arguments.as_ref().map(crate::bytes)))
+    }
+
+    /// The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).
+    #[napi]
+    pub fn get_prompt(&mut self, name: String, arguments: Option<Text>) -> Result<String> {
+        crate::run(|| self.0.get_prompt(&name, arguments.as_ref().map(crate::bytes)))
+    }
+
+    /// The `resources/read` request of `uri`.
+    #[napi]
+    pub fn read_resource(&mut self, uri: String) -> Result<String> {
+        crate::run(|| self.0.read_resource(&uri))
+    }
+}
+
 /// `facade::Checker`: the conversation checker, one entry at a time.
 #[napi]
 pub struct Checker(pub(crate) facade::Checker);

@@ -5,7 +5,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import http from 'node:http'
 import { once } from 'node:events'
-import { Operation, RetryError, TransportError, runOperation } from '../index.mjs'
+import { McpClient, Operation, ResponseError, RetryError, Session, TransportError, UsageError, runOperation } from '../index.mjs'
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -91,4 +91,41 @@ test('what onInput throws is what runOperation rejects with', async (t) => {
   const operation = new Operation({ mode: '2026-07-28', url }, call(), 0)
   const cancelled = new Error('the user closed the dialog')
   await assert.rejects(runOperation(operation, { onInput: () => Promise.reject(cancelled) }), (e) => e === cancelled)
+})
+
+test('McpClient: one line a call; the session writes each request, _meta from what the client declared once', async (t) => {
+  const { url, seen } = await serve(t, weather)
+  const client = new McpClient(url, { capabilities: { elicitation: {} }, clientInfo: { name: 'weather-app', version: '2.0.0' }, firstId: 40 })
+  const result = await client.callTool('weather', { city: 'Paris' }, { onInput: () => ({ action: 'accept', content: { units: 'F' } }) })
+  assert.equal(result.content[0].text, '21 F')
+  assert.deepEqual(seen.map((s) => s.message.id), [40, '40.1', '40.2'])
+  for (const { message, method, name, version } of seen) {
+    assert.deepEqual([method, name, version], ['tools/call', 'weather', '2026-07-28'])
+    assert.deepEqual(message.params.arguments, { city: 'Paris' })
+    assert.deepEqual(message.params._meta['io.modelcontextprotocol/clientCapabilities'], { elicitation: {} })
+    assert.equal(message.params._meta['io.modelcontextprotocol/clientInfo'].name, 'weather-app')
+  }
+  // The next call takes the next id.
+  await client.callTool('weather', null, { onInput: () => ({ action: 'accept', content: { units: 'C' } }) })
+  assert.equal(seen[3].message.id, 41)
+})
+
+test('McpClient: an error response rejects with ResponseError; a question with no onInput rejects, nothing answered', async (t) => {
+  const { url, seen } = await serve(t, (m) =>
+    m.params.name === 'broken' ? [200, { jsonrpc: '2.0', id: m.id, error: { code: -32602, message: 'no such tool', data: { name: 'broken' } } }] : weather(m),
+  )
+  const client = new McpClient(url, { capabilities: { elicitation: {} } })
+  await assert.rejects(client.callTool('broken'), (e) => e instanceof ResponseError && e.code === -32602 && e.data.name === 'broken')
+  await assert.rejects(client.callTool('weather'), (e) => e instanceof UsageError && /no onInput/.test(e.message))
+  assert.deepEqual(seen.map((s) => s.message.id), [1, 2])
+})
+
+test('Session: requests without a transport, and its misuse', () => {
+  const legacy = new Session({ protocol: '2025-11-25', capabilities: { elicitation: {} } })
+  assert.deepEqual(legacy.readResource('notes://today'), { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'notes://today' } })
+  const s = new Session()
+  assert.equal(s.getPrompt('p', { a: 'b' }).params._meta['io.modelcontextprotocol/protocolVersion'], '2026-07-28')
+  assert.throws(() => new Session({ capabilities: [] }), UsageError)
+  assert.throws(() => new Session({ colour: 'red' }), UsageError)
+  assert.throws(() => s.request('tools/call', { _meta: { 'io.modelcontextprotocol/protocolVersion': 'x' } }), UsageError)
 })

@@ -2,12 +2,14 @@
 //! `input_required` result; `Client` wraps the core's retry machine, its
 //! events in their wire shape made into the façade's classes.
 
+use crate::options::Text;
 use crate::{
     convert::{class, from_python, json_arg, make, to_python, Raw},
     errors::{guard, usage, OrRaise},
     options::{Lim, Proto},
 };
-use mrtr::client::{self, ClientConfig, Handle};
+use mrtr::client::{self, ClientConfig, Handle, SessionConfig};
+use mrtr::Limits;
 use pyo3::prelude::*;
 
 /// Builds the retry of `request` answering `result` with `input_responses`, under the new `id`.
@@ -134,8 +136,85 @@ impl Client {
     }
 }
 
+/// A client's session: what it declares once (the protocol it asks for first,
+/// its capabilities, its name), and the requests it makes from that, each under
+/// a fresh id with the `_meta` its protocol wants on every request (in
+/// `2026-07-28`: the protocol version, the capabilities, the client's name).
+#[pyclass(module = "mrtr._mrtr", name = "Session")]
+pub struct Session(client::Session);
+
+/// An optional JSON argument (a `dict`, or JSON text) as a value.
+fn optional_json(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<serde_json::Value>> {
+    value.filter(|v| !v.is_none()).map(|v| json_arg(v, &Limits::DEFAULT)).transpose()
+}
+
+#[pymethods]
+impl Session {
+    #[new]
+    #[pyo3(signature = (*, protocol=None, capabilities=None, client_info=None, first_id=1))]
+    fn new(
+        protocol: Option<Proto>,
+        capabilities: Option<&Bound<'_, PyAny>>,
+        client_info: Option<&Bound<'_, PyAny>>,
+        first_id: u64,
+    ) -> PyResult<Session> {
+        guard(|| {
+            let capabilities = optional_json(capabilities)?.unwrap_or_else(|| serde_json::json!({}));
+            let client_info = optional_json(client_info)?;
+            let config =
+                SessionConfig { protocol: protocol.unwrap_or_default().0, capabilities, client_info, first_id };
+            Ok(Session(client::Session::new(config).or_raise()?))
+        })
+    }
+
+    /// The protocol version the session asks for.
+    #[getter]
+    fn protocol(&self) -> &'static str {
+        self.0.config().protocol.name()
+    }
+
+    /// The request of `method` with `params` (a `dict`, or `None`) under the next id.
+    #[pyo3(signature = (method, params=None))]
+    fn request<'py>(
+        &mut self,
+        py: Python<'py>,
+        method: Text,
+        params: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| to_python(py, &self.0.request(&method.0, optional_json(params)?).or_raise()?))
+    }
+
+    /// The `tools/call` request of the tool `name` with `arguments`.
+    #[pyo3(signature = (name, arguments=None))]
+    fn call_tool<'py>(
+        &mut self,
+        py: Python<'py>,
+        name: Text,
+        arguments: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| to_python(py, &self.0.call_tool(&name.0, optional_json(arguments)?).or_raise()?))
+    }
+
+    /// The `prompts/get` request of the prompt `name` with `arguments`.
+    #[pyo3(signature = (name, arguments=None))]
+    fn get_prompt<'py>(
+        &mut self,
+        py: Python<'py>,
+        name: Text,
+        arguments: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| to_python(py, &self.0.get_prompt(&name.0, optional_json(arguments)?).or_raise()?))
+    }
+
+    /// The `resources/read` request of `uri`.
+    fn read_resource<'py>(&mut self, py: Python<'py>, uri: Text) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| to_python(py, &self.0.read_resource(&uri.0).or_raise()?))
+    }
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Client>()?;
+    m.add_class::<Session>()?;
     m.add_function(wrap_pyfunction!(retry, m)?)?;
     m.add_function(wrap_pyfunction!(task_update, m)?)
 }

@@ -55,9 +55,9 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Tuple[str, List[Dict[str
 
 def test_the_mrtr_client_operation_completes_on_the_retry(server: Tuple[str, List[Dict[str, Any]]]) -> None:
     url, transcript = server
-    response = weather_client.call_tool(url, "get_weather", {"location": "Paris"})
-    assert response["result"]["resultType"] == "complete"
-    assert response["result"]["content"][0]["text"] == "Paris: 22 degrees celsius, clear skies."
+    result = weather_client.call_tool(url, "get_weather", {"location": "Paris"})
+    assert result["resultType"] == "complete"
+    assert result["content"][0]["text"] == "Paris: 22 degrees celsius, clear skies."
     assert [e["from"] for e in transcript] == ["client", "server", "client", "server"]
     assert transcript[1]["message"]["result"]["resultType"] == "input_required"
     assert mrtr.check(transcript) == []
@@ -65,19 +65,14 @@ def test_the_mrtr_client_operation_completes_on_the_retry(server: Tuple[str, Lis
 
 def test_a_declined_elicitation_still_completes(server: Tuple[str, List[Dict[str, Any]]]) -> None:
     url, transcript = server
-    response = weather_client.call_tool(url, "get_weather", {"location": "Oslo"}, answer=lambda k, r: {"action": "decline"})
-    assert response["result"]["isError"] is True and "declined" in response["result"]["content"][0]["text"]
+    result = weather_client.call_tool(url, "get_weather", {"location": "Oslo"}, answer=lambda k, r: {"action": "decline"})
+    assert result["isError"] is True and "declined" in result["content"][0]["text"]
     assert mrtr.check(transcript) == []
 
 
 def test_the_server_refuses_a_forged_state(server: Tuple[str, List[Dict[str, Any]]]) -> None:
     url, transcript = server
-    call = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": "get_weather", "arguments": {"location": "Rome"}, "_meta": weather_client.META},
-    }
+    call = mrtr.Session(capabilities=weather_client.CAPABILITIES).call_tool("get_weather", {"location": "Rome"})
     answer = json.loads(post(url, call))
     retry = mrtr.retry(call, answer, {"units": {"action": "accept", "content": {"units": "celsius"}}}, 2)
     retry["params"]["arguments"]["location"] = "Elsewhere"  # the state was bound to Rome

@@ -148,3 +148,52 @@ def test_misuse_is_a_usage_error() -> None:
     operation = mrtr.Operation(call(), 0, mode="2026-07-28", url="http://127.0.0.1:9/mcp")
     with pytest.raises(mrtr.UsageError):
         operation.answer("units", {"action": "accept"}, 1)  # nothing asked yet
+
+
+def test_mcp_client_one_line_a_call_with_the_declared_meta(serve: Callable[[Reply], Server]) -> None:
+    server = serve(weather)
+    client = mrtr.McpClient(server.url, capabilities={"elicitation": {}}, client_info={"name": "weather-app", "version": "2.0.0"}, first_id=40)
+
+    async def main() -> List[Json]:
+        first = await client.call_tool("weather", {"city": "Paris"}, on_input=lambda q, k: {"action": "accept", "content": {"units": "F"}})
+        second = await client.call_tool("weather", on_input=lambda q, k: {"action": "accept", "content": {"units": "C"}})
+        return [first, second]
+
+    first, second = asyncio.run(main())
+    assert (first["content"][0]["text"], second["content"][0]["text"]) == ("21 F", "21 C")
+    assert [s["message"]["id"] for s in server.seen] == [40, "40.1", "40.2", 41, "41.1", "41.2"]
+    for s in server.seen:
+        meta = s["message"]["params"]["_meta"]
+        assert (s["method"], s["name"]) == ("tools/call", "weather")
+        assert meta["io.modelcontextprotocol/clientCapabilities"] == {"elicitation": {}}
+        assert meta["io.modelcontextprotocol/clientInfo"]["name"] == "weather-app"
+    assert server.seen[0]["message"]["params"]["arguments"] == {"city": "Paris"}
+
+
+def test_mcp_client_error_response_and_unanswerable_question(serve: Callable[[Reply], Server]) -> None:
+    def reply(message: Json) -> Tuple[int, Any]:
+        if message["params"]["name"] == "broken":
+            error = {"code": -32602, "message": "no such tool", "data": {"name": "broken"}}
+            return 200, {"jsonrpc": "2.0", "id": message["id"], "error": error}
+        return weather(message)
+
+    server = serve(reply)
+    client = mrtr.McpClient(server.url, capabilities={"elicitation": {}})
+    with pytest.raises(mrtr.ResponseError) as refused:
+        asyncio.run(client.call_tool("broken"))
+    assert (refused.value.code, refused.value.data) == (-32602, {"name": "broken"})
+    with pytest.raises(mrtr.UsageError, match="no on_input"):
+        asyncio.run(client.call_tool("weather"))
+    assert [s["message"]["id"] for s in server.seen] == [1, 2]
+
+
+def test_session_without_a_transport_and_its_misuse() -> None:
+    legacy = mrtr.Session(protocol="2025-11-25", capabilities={"elicitation": {}})
+    assert legacy.read_resource("notes://today") == {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": "notes://today"}}
+    s = mrtr.Session()
+    assert s.protocol == "2026-07-28"
+    assert s.get_prompt("p", {"a": "b"})["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+    with pytest.raises(mrtr.UsageError):
+        mrtr.Session(capabilities=[])
+    with pytest.raises(mrtr.UsageError):
+        s.request("tools/call", {"_meta": {"io.modelcontextprotocol/protocolVersion": "x"}})

@@ -277,9 +277,9 @@ def test_the_mrtr_client_machine_completes_a_call_on_the_mcp_server(
     mcp_server: Tuple[str, List[Tuple[str, bytes]]],
 ) -> None:
     url, log = mcp_server
-    response = weather_client.call_tool(url, "get_weather", {"location": "Oslo"})
-    assert response["result"]["resultType"] == "complete"
-    assert response["result"]["content"][0]["text"] == "Oslo: 22 degrees celsius"
+    result = weather_client.call_tool(url, "get_weather", {"location": "Oslo"})
+    assert result["resultType"] == "complete"
+    assert result["content"][0]["text"] == "Oslo: 22 degrees celsius"
     assert mrtr.check(transcript_of(log)) == []
 
 

@@ -453,6 +453,9 @@ pub use self::sealed::*;
 
 pub mod exports;
 
+mod session;
+pub use session::Session;
+
 mod transport;
 pub use transport::*;
 

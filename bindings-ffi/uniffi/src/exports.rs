@@ -139,6 +139,62 @@ pub fn task_get_response(request_json: String, record_json: String, protocol: St
     })
 }
 
+/// A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
+/// "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
+/// protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
+/// client's name).
+#[derive(uniffi::Object)]
+pub struct Session {
+    pub(crate) inner: Mutex<facade::Session>,
+}
+
+#[uniffi::export]
+impl Session {
+    /// A session declaring `config` (JSON text; none: the default protocol, no capabilities).
+    #[uniffi::constructor]
+    pub fn new(config_json: Option<String>) -> Result<Arc<Session>> {
+        guard(|| {
+            Ok(Arc::new(Session {
+                inner: Mutex::new(facade::Session::new(config_json.as_deref().map_or(&[][..], str::as_bytes))?),
+            }))
+        })
+    }
+
+    /// The request of `method` with `params` (an object, or none) under the next id, `params._meta`
+    /// carrying what the session declares where the protocol reads it from every request; a `_meta`
+    /// member naming one of those is `usage-invalid-argument`.
+    pub fn request(&self, method: String, params_json: Option<String>) -> Result<String> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.request(&method, params_json.as_deref().map(str::as_bytes))?)
+        })
+    }
+
+    /// The `tools/call` request of the tool `name` with `arguments` (an object, or none).
+    pub fn call_tool(&self, name: String, arguments_json: Option<String>) -> Result<String> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.call_tool(&name, arguments_json.as_deref().map(str::as_bytes))?)
+        })
+    }
+
+    /// The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).
+    pub fn get_prompt(&self, name: String, arguments_json: Option<String>) -> Result<String> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.get_prompt(&name, arguments_json.as_deref().map(str::as_bytes))?)
+        })
+    }
+
+    /// The `resources/read` request of `uri`.
+    pub fn read_resource(&self, uri: String) -> Result<String> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.read_resource(&uri)?)
+        })
+    }
+}
+
 /// `facade::ToolReplay`: one replay of an await-style tool on one request.
 #[derive(uniffi::Object)]
 pub struct ToolReplay {

@@ -3,8 +3,11 @@
 ``run_operation`` is the host's loop of the core's ``Operation``, in the order the core documents: send
 every request it asks for, feed back each response as it arrives (head, body chunks, end; a cut connection
 is an end too), hand every question to ``on_input`` and its answer back, wake it when ``poll_timeout`` says,
-until the final response and the last exchange. ``call`` is the one line a user writes. The protocol
-decisions are the operation's; this module only moves bytes and awaits.
+until the final response and the last exchange. ``McpClient`` is what a user writes against:
+``result = await client.call_tool("weather", {"city": "Paris"}, on_input=ask_user)``, each request written
+by the client's ``Session`` (a fresh id, the ``_meta`` of what the client declares once); ``call`` carries
+one request the host wrote itself. The protocol decisions are the core's; this module only moves bytes and
+awaits.
 
 The HTTP client is ``httpx2`` (what the official ``mcp`` package uses) or ``httpx``, whichever is
 installed (``pip install mrtr[client]``), or any object with their ``AsyncClient.stream`` method.
@@ -19,7 +22,7 @@ from typing import Any, Awaitable, Callable, Dict, Optional, Set, Union
 
 from ._enums import Rule
 from ._errors import MrtrError, error_class
-from ._mrtr import Operation
+from ._mrtr import Operation, Session
 
 Json = Dict[str, Any]
 Answer = Union[Json, Awaitable[Json]]
@@ -154,4 +157,83 @@ async def call(
     return await run_operation(operation, on_input=on_input, client=client)
 
 
-__all__ = ["OnInput", "call", "run_operation"]
+class ResponseError(Exception):
+    """A JSON-RPC error the server answered a request with: ``code``, ``message``, ``data`` and the whole
+    ``response``. (An ``MrtrError`` is a rule broken; this is the server's own answer.)"""
+
+    def __init__(self, response: Json) -> None:
+        error = response.get("error") or {}
+        super().__init__(error.get("message", "the server answered with an error"))
+        self.code: Optional[int] = error.get("code")
+        self.message: str = error.get("message", "")
+        self.data: Any = error.get("data")
+        self.response = response
+
+
+def _refuse_input(question: Json, key: str) -> Json:
+    rule = Rule.USAGE_INVALID_ARGUMENT
+    raise error_class(rule)(rule, rule.code, f"the server asked {question.get('method')}, and the call has no on_input")
+
+
+class McpClient:
+    """An MCP client over HTTP: ``await client.call_tool(name, arguments, on_input=…)``.
+
+    ``capabilities``, ``client_info`` and ``protocol`` are declared once, for the client's ``Session`` to write
+    on every request; ``mode`` (default ``2026-07-28``) and the other keywords (``headers``, ``max_rounds``,
+    ``max_resends``, ``versions``, …) configure each ``Operation``; ``client`` is an ``AsyncClient`` to reuse
+    (one per call is made and closed when ``None``).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        capabilities: Optional[Json] = None,
+        client_info: Optional[Json] = None,
+        protocol: Optional[str] = None,
+        first_id: int = 1,
+        mode: str = "2026-07-28",
+        client: Any = None,
+        **config: Any,
+    ) -> None:
+        self.session = Session(protocol=protocol, capabilities=capabilities, client_info=client_info, first_id=first_id)
+        self._url, self._mode, self._client, self._config = url, mode, client, config
+
+    async def request(
+        self,
+        method: str,
+        params: Optional[Json] = None,
+        *,
+        on_input: Optional[OnInput] = None,
+        on_event: Optional[Callable[[Json], None]] = None,
+    ) -> Json:
+        """The final JSON-RPC response to ``method`` with ``params`` (a result, or an error the server answered)."""
+        request = self.session.request(method, params)
+        operation = Operation(request, _now(), mode=self._mode, url=self._url, **self._config)
+        return await run_operation(operation, on_input=on_input or _refuse_input, on_event=on_event, client=self._client)
+
+    async def _result(self, method: str, params: Json, on_input: Optional[OnInput]) -> Json:
+        response = await self.request(method, params, on_input=on_input)
+        if "error" in response:
+            raise ResponseError(response)
+        result: Json = response["result"]
+        return result
+
+    async def call_tool(self, name: str, arguments: Optional[Json] = None, *, on_input: Optional[OnInput] = None) -> Json:
+        """The result of the tool ``name`` on ``arguments``; raises ``ResponseError`` on an error response."""
+        return await self._result("tools/call", _named(name, arguments), on_input)
+
+    async def get_prompt(self, name: str, arguments: Optional[Json] = None, *, on_input: Optional[OnInput] = None) -> Json:
+        """The prompt ``name`` with ``arguments``."""
+        return await self._result("prompts/get", _named(name, arguments), on_input)
+
+    async def read_resource(self, uri: str, *, on_input: Optional[OnInput] = None) -> Json:
+        """The contents of the resource ``uri``."""
+        return await self._result("resources/read", {"uri": uri}, on_input)
+
+
+def _named(name: str, arguments: Optional[Json]) -> Json:
+    return {"name": name} if arguments is None else {"name": name, "arguments": arguments}
+
+
+__all__ = ["McpClient", "OnInput", "ResponseError", "call", "run_operation"]

@@ -90,6 +90,26 @@ class Client:
     def drain_transmits(self) -> list[dict[str, Any]]: ...
     def drain_events(self) -> list[Event]: ...
 
+class Session:
+    """A client's session: what it declares once (the protocol it asks for first, its capabilities, its
+    name), and the requests it makes from that, each under a fresh id with the ``_meta`` its protocol wants
+    on every request (in ``2026-07-28``: the protocol version, the capabilities, the client's name)."""
+
+    def __new__(
+        cls,
+        *,
+        protocol: str | None = None,
+        capabilities: _JsonIn | None = None,
+        client_info: _JsonIn | None = None,
+        first_id: int = 1,
+    ) -> Session: ...
+    @property
+    def protocol(self) -> str: ...
+    def request(self, method: str, params: _JsonIn | None = None) -> dict[str, Any]: ...
+    def call_tool(self, name: str, arguments: _JsonIn | None = None) -> dict[str, Any]: ...
+    def get_prompt(self, name: str, arguments: _JsonIn | None = None) -> dict[str, Any]: ...
+    def read_resource(self, uri: str) -> dict[str, Any]: ...
+
 def respond(
     request: _JsonIn,
     input_requests: _JsonIn | None = None,

@@ -3,8 +3,10 @@
 //! [`Operation`] carry one whole call over HTTP in any transport mode.
 
 pub mod operation;
+pub mod session;
 
 pub use operation::Operation;
+pub use session::{Session, SessionConfig};
 
 use crate::{
     dialect::{from_sep_in, to_sep_in},

@@ -228,6 +228,12 @@ const WASM_SIZE: &[(Binding, &str)] = &[(
 /// Every exported machine.
 pub const MACHINES: &[Machine] = &[
     Machine {
+        name: "Session",
+        inner: "Session",
+        doc: "A client's session: what it declares once (`{\"protocol\", \"capabilities\", \"clientInfo\", \"firstId\"}`), and the requests it makes from that, each under a fresh id with the `_meta` its protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the client's name).",
+        left_out: WASM_SIZE,
+    },
+    Machine {
         name: "Checker",
         inner: "Checker",
         doc: "`facade::Checker`: the conversation checker, one entry at a time.",
@@ -335,6 +341,11 @@ pub const EXPORTS: &[Export] = &[
     free("binding_for", "`facade::binding_for`: the subject is a principal or, explicitly, anonymous.", &[("request", Text), ("subject", OptStr), ("anonymous", Bool), ("protocol", OptStr)], Ret::Text),
     free("params_digest", "The SHA-256 digest a sealed state binds a request's params by (every param but the retry's carriers; numbers exact, key order and spelling not), of `params` as JSON text.", &[("params", Text)], Ret::Bytes),
     free("inspect", "`facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text.", &[("token", Text)], Ret::Text),
+    new("Session", "A session declaring `config` (JSON text; none: the default protocol, no capabilities).", &[("config", OrEmpty)]),
+    method("Session", "request", Mut, "The request of `method` with `params` (an object, or none) under the next id, `params._meta` carrying what the session declares where the protocol reads it from every request; a `_meta` member naming one of those is `usage-invalid-argument`.", &[("method", Str), ("params", OptText)], Ret::Text),
+    method("Session", "call_tool", Mut, "The `tools/call` request of the tool `name` with `arguments` (an object, or none).", &[("name", Str), ("arguments", OptText)], Ret::Text),
+    method("Session", "get_prompt", Mut, "The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).", &[("name", Str), ("arguments", OptText)], Ret::Text),
+    method("Session", "read_resource", Mut, "The `resources/read` request of `uri`.", &[("uri", Str)], Ret::Text),
     new("Checker", "A checker with the options.", &[OPTIONS]).infallible(),
     method("Checker", "handle", Mut, "Checks one entry.", &[("entry", Text)], Ret::Unit),
     method("Checker", "violations", Ref, "The violations so far, as JSON text.", &[], Ret::Text).infallible(),

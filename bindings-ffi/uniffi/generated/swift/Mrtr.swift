@@ -2348,6 +2348,215 @@ public func FfiConverterTypeServerStream_lower(_ value: ServerStream) -> UInt64 
 
 
 /**
+ * A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
+ * "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
+ * protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
+ * client's name).
+ */
+public protocol SessionProtocol: AnyObject, Sendable {
+    
+    /**
+     * The `tools/call` request of the tool `name` with `arguments` (an object, or none).
+     */
+    func callTool(name: String, argumentsJson: String?) throws  -> String
+    
+    /**
+     * The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).
+     */
+    func getPrompt(name: String, argumentsJson: String?) throws  -> String
+    
+    /**
+     * The `resources/read` request of `uri`.
+     */
+    func readResource(uri: String) throws  -> String
+    
+    /**
+     * The request of `method` with `params` (an object, or none) under the next id, `params._meta`
+     * carrying what the session declares where the protocol reads it from every request; a `_meta`
+     * member naming one of those is `usage-invalid-argument`.
+     */
+    func request(method: String, paramsJson: String?) throws  -> String
+    
+}
+/**
+ * A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
+ * "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
+ * protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
+ * client's name).
+ */
+open class Session: SessionProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mrtr_uniffi_fn_clone_session(self.handle, $0) }
+    }
+    /**
+     * A session declaring `config` (JSON text; none: the default protocol, no capabilities).
+     */
+public convenience init(configJson: String?)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_constructor_session_new(
+        FfiConverterOptionString.lower(configJson),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mrtr_uniffi_fn_free_session(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The `tools/call` request of the tool `name` with `arguments` (an object, or none).
+     */
+open func callTool(name: String, argumentsJson: String?)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_session_call_tool(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),
+        FfiConverterOptionString.lower(argumentsJson),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).
+     */
+open func getPrompt(name: String, argumentsJson: String?)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_session_get_prompt(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(name),
+        FfiConverterOptionString.lower(argumentsJson),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The `resources/read` request of `uri`.
+     */
+open func readResource(uri: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_session_read_resource(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(uri),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The request of `method` with `params` (an object, or none) under the next id, `params._meta`
+     * carrying what the session declares where the protocol reads it from every request; a `_meta`
+     * member naming one of those is `usage-invalid-argument`.
+     */
+open func request(method: String, paramsJson: String?)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_session_request(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(method),
+        FfiConverterOptionString.lower(paramsJson),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSession: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = Session
+
+    public static func lift(_ handle: UInt64) throws -> Session {
+        return Session(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: Session) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Session {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Session, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSession_lift(_ handle: UInt64) throws -> Session {
+    return try FfiConverterTypeSession.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSession_lower(_ value: Session) -> UInt64 {
+    return FfiConverterTypeSession.lower(value)
+}
+
+
+
+
+
+
+/**
  * The incremental event-stream (`text/event-stream`) decoder: [`feed`](SseDecoder::feed)
  * bytes in any chunking, [`finish`](SseDecoder::finish) at the end of the
  * stream, and take the blocks with [`poll_event`](SseDecoder::poll_event).
@@ -6177,6 +6386,18 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_client_send() != 26734) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mrtr_uniffi_checksum_method_session_call_tool() != 31899) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_session_get_prompt() != 64955) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_session_read_resource() != 36170) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_session_request() != 29485) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mrtr_uniffi_checksum_method_toolbridge_ask() != 40390) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -6346,6 +6567,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_client_new() != 54127) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_constructor_session_new() != 52481) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() != 27712) {

@@ -334,6 +334,41 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_client_poll_transmit(uint64_t ptr, RustC
 uint64_t uniffi_mrtr_uniffi_fn_method_client_send(uint64_t ptr, RustBuffer request_json, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SESSION
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SESSION
+uint64_t uniffi_mrtr_uniffi_fn_clone_session(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_SESSION
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_SESSION
+void uniffi_mrtr_uniffi_fn_free_session(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_SESSION_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_SESSION_NEW
+uint64_t uniffi_mrtr_uniffi_fn_constructor_session_new(RustBuffer config_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_CALL_TOOL
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_CALL_TOOL
+RustBuffer uniffi_mrtr_uniffi_fn_method_session_call_tool(uint64_t ptr, RustBuffer name, RustBuffer arguments_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_GET_PROMPT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_GET_PROMPT
+RustBuffer uniffi_mrtr_uniffi_fn_method_session_get_prompt(uint64_t ptr, RustBuffer name, RustBuffer arguments_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_READ_RESOURCE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_READ_RESOURCE
+RustBuffer uniffi_mrtr_uniffi_fn_method_session_read_resource(uint64_t ptr, RustBuffer uri, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_REQUEST
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_REQUEST
+RustBuffer uniffi_mrtr_uniffi_fn_method_session_request(uint64_t ptr, RustBuffer method, RustBuffer params_json, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_TOOLBRIDGE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_TOOLBRIDGE
 uint64_t uniffi_mrtr_uniffi_fn_clone_toolbridge(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -1400,6 +1435,30 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_client_send(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_CALL_TOOL
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_CALL_TOOL
+uint16_t uniffi_mrtr_uniffi_checksum_method_session_call_tool(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_GET_PROMPT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_GET_PROMPT
+uint16_t uniffi_mrtr_uniffi_checksum_method_session_get_prompt(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_READ_RESOURCE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_READ_RESOURCE
+uint16_t uniffi_mrtr_uniffi_checksum_method_session_read_resource(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_REQUEST
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_REQUEST
+uint16_t uniffi_mrtr_uniffi_checksum_method_session_request(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_ASK
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_ASK
 uint16_t uniffi_mrtr_uniffi_checksum_method_toolbridge_ask(void
@@ -1739,6 +1798,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_constructor_checker_new(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_CLIENT_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_CLIENT_NEW
 uint16_t uniffi_mrtr_uniffi_checksum_constructor_client_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_SESSION_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_SESSION_NEW
+uint16_t uniffi_mrtr_uniffi_checksum_constructor_session_new(void
     
 );
 #endif

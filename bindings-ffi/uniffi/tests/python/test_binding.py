@@ -611,6 +611,16 @@ class Transports(unittest.TestCase):
         self.assertIn("hi Ada", written)
         self.assertTrue(bridge.is_done())
 
+    def test_session(self) -> None:
+        """The client's session: requests under fresh ids with the _meta declared once."""
+        session = m.Session(json.dumps({"capabilities": {"elicitation": {}}, "firstId": 5}))
+        call = json.loads(session.call_tool("weather", json.dumps({"city": "Paris"})))
+        self.assertEqual(call["id"], 5)
+        self.assertEqual(call["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"], {"elicitation": {}})
+        self.assertEqual(json.loads(session.read_resource("notes://today"))["id"], 6)
+        with self.assertRaises(m.MrtrError.Usage):
+            m.Session(json.dumps({"capabilities": []}))
+
 def main() -> int:
     """Runs every test; closes with "uniffi-python: N passed, M failed"."""
     suite = unittest.defaultTestLoader.loadTestsFromModule(__import__(__name__))
