@@ -410,6 +410,14 @@ export declare class Operation {
   readonly drained: boolean
   transmits(): Generator<HttpRequest, void, undefined>
   events(): Generator<OperationEvent, void, undefined>
+  /**
+   * What the operation knows, to go on from with `Operation.restore` after the host restarts (in
+   * another process or language): not the configuration, nor the open exchanges. An operation that is
+   * over, or a stream mode's call that answered a server request, throws a UsageError.
+   */
+  snapshot(now: number): JsonObject
+  /** The operation of `snapshot` under `config` at `now`: the round in flight goes again, an open round asks again. */
+  static restore(config: OperationConfig, snapshot: JsonInput, now: number): Operation
 }
 /** What `runOperation` hands an HTTP exchange's response to. */
 export interface ExchangeEvents {

@@ -183,6 +183,22 @@ export declare class Operation {
   pollTimeout(): number | null
   /** Whether the final event was taken and no exchange is open: the operation may be dropped. */
   isDrained(): boolean
+  /**
+   * What the operation knows, as JSON, to go on from after the host restarts (in another process
+   * or language) with `restore`: the current round's request, the ids, rounds and versions so
+   * far, an open round's questions and answers, the task it follows; not the configuration (the
+   * host gives it again, credentials included) nor the open exchanges (the round they carried
+   * goes again). An operation that is over, or a stream mode's call that answered a server
+   * request, is `usage-out-of-turn`.
+   */
+  snapshot(now: number): string
+  /**
+   * The operation of `snapshot` under `config` (as the constructor reads it) at `now`: the round
+   * in flight goes again under a new id, an open round asks its unanswered questions again (one
+   * `inputRequired` event), a followed task is polled after the wait that was left. A snapshot
+   * of another format or transport mode is `usage-invalid-argument`.
+   */
+  static restore(config: Text, snapshot: Text, now: number): Operation
 }
 
 /** `facade::ServerStream`: a server's response stream. */

@@ -2020,6 +2020,40 @@ mrtr_status mrtr_operation_is_drained(const struct mrtr_operation *operation,
                                       bool *out);
 
 /**
+ * What the operation knows, as JSON, to go on from after the host restarts (in another process or
+ * language) with `restore`: the current round's request, the ids, rounds and versions so far, an
+ * open round's questions and answers, the task it follows; not the configuration (the host gives
+ * it again, credentials included) nor the open exchanges (the round they carried goes again). An
+ * operation that is over, or a stream mode's call that answered a server request, is
+ * `usage-out-of-turn`. `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_operation_snapshot(const struct mrtr_operation *operation,
+                                    uint64_t now_ms,
+                                    struct mrtr_buf *out);
+
+/**
+ * The operation of `snapshot` under `config` (as the constructor reads it) at `now`: the round in
+ * flight goes again under a new id, an open round asks its unanswered questions again (one
+ * `inputRequired` event), a followed task is polled after the wait that was left. A snapshot of
+ * another format or transport mode is `usage-invalid-argument`. `*out` is the new handle; free it
+ * with its `_free`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_operation_restore(const char *config,
+                                   size_t config_len,
+                                   const char *snapshot,
+                                   size_t snapshot_len,
+                                   uint64_t now_ms,
+                                   struct mrtr_operation **out);
+
+/**
  * Frees a `mrtr_operation`. NULL is a no-op.
  *
  * # Safety

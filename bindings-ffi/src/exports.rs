@@ -1390,6 +1390,60 @@ pub unsafe extern "C" fn mrtr_operation_is_drained(operation: *const mrtr_operat
     })
 }
 
+/// What the operation knows, as JSON, to go on from after the host restarts (in another process or
+/// language) with `restore`: the current round's request, the ids, rounds and versions so far, an
+/// open round's questions and answers, the task it follows; not the configuration (the host gives
+/// it again, credentials included) nor the open exchanges (the round they carried goes again). An
+/// operation that is over, or a stream mode's call that answered a server request, is
+/// `usage-out-of-turn`. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_operation_snapshot(
+    operation: *const mrtr_operation,
+    now_ms: u64,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, operation) = unsafe { (Out::new(out)?, get(operation, "operation")?) };
+        let value = operation.0.snapshot(now_ms)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// The operation of `snapshot` under `config` (as the constructor reads it) at `now`: the round in
+/// flight goes again under a new id, an open round asks its unanswered questions again (one
+/// `inputRequired` event), a followed task is polled after the wait that was left. A snapshot of
+/// another format or transport mode is `usage-invalid-argument`. `*out` is the new handle; free it
+/// with its `_free`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_operation_restore(
+    config: *const c_char,
+    config_len: usize,
+    snapshot: *const c_char,
+    snapshot_len: usize,
+    now_ms: u64,
+    out: *mut *mut mrtr_operation,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (config, snapshot) = unsafe {
+            (args::required(config, config_len, "config")?, args::required(snapshot, snapshot_len, "snapshot")?)
+        };
+        let value = facade::Operation::restore(config, snapshot, now_ms)?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { handles::new_handle(out, mrtr_operation(value)) }
+    })
+}
+
 /// Frees a `mrtr_operation`. NULL is a no-op.
 ///
 /// # Safety

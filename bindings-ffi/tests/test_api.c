@@ -1460,7 +1460,7 @@ static void test_operation(void) {
   free(request);
   const char *ids[3] = {"1", "\"1.1\"", "\"1.2\""};
   int sent = 0, asked = 0, done = 0;
-  bool drained = false;
+  bool drained = false, restored = false;
   for (uint64_t now = 1; now < 20 && !drained; now++) {
     for (cJSON *t = op_next(op, 1); t != NULL; t = op_next(op, 1)) {
       uint64_t x = (uint64_t)at(t, "exchange")->valuedouble;
@@ -1477,6 +1477,17 @@ static void test_operation(void) {
       cJSON_Delete(t);
     }
     for (cJSON *e = op_next(op, 0); e != NULL; e = op_next(op, 0)) {
+      if (is_text(e, "type", "inputRequired") && !restored) {
+        /* The host restarts at its first question: the snapshot, a new operation from it, the question again. */
+        mrtr_buf snapshot = {NULL, 0};
+        EXPECT(mrtr_operation_snapshot(op, now, &snapshot), MRTR_OK);
+        EXPECT(mrtr_operation_free(op), MRTR_OK);
+        EXPECT(mrtr_operation_restore(S(config), (const char *)snapshot.ptr, snapshot.len, now + 1000, &op), MRTR_OK);
+        mrtr_buf_free(&snapshot);
+        restored = true;
+        cJSON_Delete(e);
+        continue;
+      }
       if (is_text(e, "type", "inputRequired")) {
         const cJSON *question;
         cJSON_ArrayForEach(question, at(e, "requests")) {
@@ -1496,7 +1507,9 @@ static void test_operation(void) {
     }
     EXPECT(mrtr_operation_is_drained(op, &drained), MRTR_OK);
   }
-  CHECK(sent == 3 && asked == 2 && done == 1 && drained);
+  CHECK(sent == 3 && asked == 2 && done == 1 && drained && restored);
+  mrtr_buf none = {NULL, 0};
+  EXPECT(mrtr_operation_snapshot(op, 30, &none), MRTR_ERR_USAGE_OUT_OF_TURN); /* over: nothing to carry */
   bool set = true;
   uint64_t when = 9;
   EXPECT(mrtr_operation_poll_timeout(op, &set, &when), MRTR_OK);

@@ -493,6 +493,23 @@ export class Operation extends HttpMachine {
   get drained() {
     return this.isDrained()
   }
+  /**
+   * What the operation knows (a plain object), to go on from with `Operation.restore` after the host
+   * restarts, in this process or another, in JavaScript or another language: not the configuration
+   * (give it again), nor the open exchanges (the round they carried goes again under a new id).
+   */
+  snapshot(now) {
+    const t = whole(now, 'now')
+    return JSON.parse(onMachine(this, (m) => m.snapshot(t)))
+  }
+  /** The operation of `snapshot` under `config` (as the constructor reads it) at `now`. */
+  static restore(config, snapshot, now) {
+    if (typeof native.Operation !== 'function') throw usage('this backend has no Operation')
+    const args = [json(config, "the operation's configuration"), text(snapshot, 'the snapshot'), whole(now, 'now')]
+    const op = Object.create(Operation.prototype)
+    MACHINE.set(op, call(() => native.Operation.restore(...args)))
+    return op
+  }
 }
 
 /**

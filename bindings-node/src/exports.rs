@@ -621,6 +621,29 @@ impl Operation {
     pub fn is_drained(&self) -> Result<bool> {
         crate::run(|| Ok(self.0.is_drained()))
     }
+
+    /// What the operation knows, as JSON, to go on from after the host restarts (in another process
+    /// or language) with `restore`: the current round's request, the ids, rounds and versions so
+    /// far, an open round's questions and answers, the task it follows; not the configuration (the
+    /// host gives it again, credentials included) nor the open exchanges (the round they carried
+    /// goes again). An operation that is over, or a stream mode's call that answered a server
+    /// request, is `usage-out-of-turn`.
+    #[napi]
+    pub fn snapshot(&self, now: f64) -> Result<String> {
+        crate::run(|| self.0.snapshot(facade::whole(now, "now")?))
+    }
+
+    /// The operation of `snapshot` under `config` (as the constructor reads it) at `now`: the round
+    /// in flight goes again under a new id, an open round asks its unanswered questions again (one
+    /// `inputRequired` event), a followed task is polled after the wait that was left. A snapshot
+    /// of another format or transport mode is `usage-invalid-argument`.
+    #[napi(factory)]
+    pub fn restore(config: Text, snapshot: Text, now: f64) -> Result<Operation> {
+        crate::run(|| {
+            facade::Operation::restore(crate::bytes(&config), crate::bytes(&snapshot), facade::whole(now, "now")?)
+                .map(Operation)
+        })
+    }
 }
 
 /// `facade::ServerStream`: a server's response stream.

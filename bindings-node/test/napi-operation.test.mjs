@@ -129,3 +129,27 @@ test('Session: requests without a transport, and its misuse', () => {
   assert.throws(() => new Session({ colour: 'red' }), UsageError)
   assert.throws(() => s.request('tools/call', { _meta: { 'io.modelcontextprotocol/protocolVersion': 'x' } }), UsageError)
 })
+
+test('Operation.snapshot / restore: a host stops at a question; another goes on, ids and requestState carried', async (t) => {
+  const { url, seen } = await serve(t, weather)
+  const config = { mode: '2026-07-28', url }
+  const first = new Operation(config, call(), 0)
+  const stop = new Error('the host stops here')
+  let snapshot = null
+  await assert.rejects(
+    runOperation(first, {
+      onInput: () => {
+        snapshot = JSON.stringify(first.snapshot(0))
+        throw stop
+      },
+    }),
+    (e) => e === stop,
+  )
+  const again = Operation.restore(config, snapshot, 1000)
+  const response = await runOperation(again, { onInput: () => ({ action: 'accept', content: { units: 'C' } }) })
+  assert.equal(response.result.content[0].text, '21 C')
+  assert.deepEqual(seen.map((s) => s.message.id), [7, '7.1', '7.2'])
+  assert.deepEqual(seen.map((s) => s.message.params.requestState), [undefined, 'r1', 'r2'])
+  assert.throws(() => again.snapshot(2000), (e) => e instanceof UsageError && e.rule === 'usage-out-of-turn')
+  assert.throws(() => Operation.restore({ mode: 'sep-1858', url }, snapshot, 0), UsageError)
+})

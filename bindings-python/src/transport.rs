@@ -281,6 +281,33 @@ impl HttpCall {
     }
 }
 
+/// An operation's configuration as the façade reads it, from `config` (a
+/// `dict` or JSON text) and the keywords set over it (`mode`, `url`,
+/// `headers`, `protocol`, `max_rounds`, `max_resends`, `task_poll_ms`,
+/// `versions`, `default_retry_ms`, in that order), and the limits of walking
+/// the Python values given with it.
+fn operation_config(
+    config: Option<&Bound<'_, PyAny>>,
+    keywords: [Option<&Bound<'_, PyAny>>; 9],
+    limits: Option<Lim>,
+) -> PyResult<(Vec<u8>, Limits)> {
+    let walk = limits.map(|l| l.0).unwrap_or(Limits::DEFAULT);
+    let [mode, url, headers, protocol, max_rounds, max_resends, task_poll_ms, versions, default_retry_ms] = keywords;
+    let keywords = [
+        ("mode", opt_value(mode)?),
+        ("url", opt_value(url)?),
+        ("headers", headers_value(headers)?),
+        ("protocol", opt_value(protocol)?),
+        ("limits", limits.map(|l| serde_json::to_value(l.0).unwrap_or_default())),
+        ("max_rounds", opt_value(max_rounds)?),
+        ("max_resends", opt_value(max_resends)?),
+        ("task_poll_ms", opt_value(task_poll_ms)?),
+        ("versions", opt_value(versions)?),
+        ("default_retry_ms", opt_value(default_retry_ms)?),
+    ];
+    Ok((call_config(config, &keywords)?, walk))
+}
+
 /// One client operation over HTTP (sans-IO), in any transport mode: the
 /// rounds of `2026-07-28` (each retry under a new id, with the answers and
 /// the exact `requestState`) or the server requests on a call's stream
@@ -322,24 +349,59 @@ impl Operation {
         default_retry_ms: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Operation> {
         guard(|| {
-            let walk = limits.map(|l| l.0).unwrap_or(Limits::DEFAULT);
-            let keywords = [
-                ("mode", opt_value(mode)?),
-                ("url", opt_value(url)?),
-                ("headers", headers_value(headers)?),
-                ("protocol", opt_value(protocol)?),
-                ("limits", limits.map(|l| serde_json::to_value(l.0).unwrap_or_default())),
-                ("max_rounds", opt_value(max_rounds)?),
-                ("max_resends", opt_value(max_resends)?),
-                ("task_poll_ms", opt_value(task_poll_ms)?),
-                ("versions", opt_value(versions)?),
-                ("default_retry_ms", opt_value(default_retry_ms)?),
-            ];
-            let config = call_config(config, &keywords)?;
+            let (config, walk) = operation_config(
+                config,
+                [mode, url, headers, protocol, max_rounds, max_resends, task_poll_ms, versions, default_retry_ms],
+                limits,
+            )?;
             let request = json_text(request, &walk)?;
             let core = facade::Operation::new(&config, request.as_bytes(), now.0).or_raise()?;
             Ok(Operation { core, limits: walk })
         })
+    }
+
+    /// The operation of `snapshot` (what `snapshot()` gave, or its JSON text)
+    /// under the configuration given as to the constructor, at `now`: the round
+    /// in flight goes again under a new id, an open round asks its unanswered
+    /// questions again, a followed task is polled after the wait that was left.
+    #[staticmethod]
+    #[pyo3(signature = (
+        snapshot, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None,
+        max_rounds=None, max_resends=None, task_poll_ms=None, versions=None, default_retry_ms=None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn restore(
+        snapshot: &Bound<'_, PyAny>,
+        now: Nat,
+        config: Option<&Bound<'_, PyAny>>,
+        mode: Option<&Bound<'_, PyAny>>,
+        url: Option<&Bound<'_, PyAny>>,
+        headers: Option<&Bound<'_, PyAny>>,
+        protocol: Option<&Bound<'_, PyAny>>,
+        limits: Option<Lim>,
+        max_rounds: Option<&Bound<'_, PyAny>>,
+        max_resends: Option<&Bound<'_, PyAny>>,
+        task_poll_ms: Option<&Bound<'_, PyAny>>,
+        versions: Option<&Bound<'_, PyAny>>,
+        default_retry_ms: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Operation> {
+        guard(|| {
+            let (config, walk) = operation_config(
+                config,
+                [mode, url, headers, protocol, max_rounds, max_resends, task_poll_ms, versions, default_retry_ms],
+                limits,
+            )?;
+            let snapshot = json_text(snapshot, &walk)?;
+            let core = facade::Operation::restore(&config, snapshot.as_bytes(), now.0).or_raise()?;
+            Ok(Operation { core, limits: walk })
+        })
+    }
+
+    /// What the operation knows (a `dict`), to go on from with `restore` after
+    /// the host restarts, in this process or another, in Python or another
+    /// language: not the configuration, nor the open exchanges.
+    fn snapshot<'py>(&self, py: Python<'py>, now: Nat) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| output(py, &self.core.snapshot(now.0).or_raise()?))
     }
 
     /// The status and header fields (a `dict`, or `None`) of the response to `exchange`.

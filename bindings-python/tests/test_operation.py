@@ -197,3 +197,27 @@ def test_session_without_a_transport_and_its_misuse() -> None:
         mrtr.Session(capabilities=[])
     with pytest.raises(mrtr.UsageError):
         s.request("tools/call", {"_meta": {"io.modelcontextprotocol/protocolVersion": "x"}})
+
+
+def test_an_operation_is_carried_across_a_restart(serve: Callable[[Reply], Server]) -> None:
+    server = serve(weather)
+    first = mrtr.Operation(call(), 0, mode="2026-07-28", url=server.url)
+    carried: List[str] = []
+
+    class Stop(Exception):
+        pass
+
+    def stop_here(question: Json, key: str) -> Json:
+        carried.append(json.dumps(first.snapshot(0)))
+        raise Stop
+
+    with pytest.raises(Stop):
+        asyncio.run(mrtr.run_operation(first, on_input=stop_here))
+    again = mrtr.Operation.restore(carried[0], 1000, mode="2026-07-28", url=server.url)
+    response = asyncio.run(mrtr.run_operation(again, on_input=lambda q, k: {"action": "accept", "content": {"units": "F"}}))
+    assert response["result"]["content"][0]["text"] == "21 F"
+    assert [s["message"]["id"] for s in server.seen] == [7, "7.1", "7.2"]
+    with pytest.raises(mrtr.UsageError):
+        again.snapshot(2000)
+    with pytest.raises(mrtr.UsageError):
+        mrtr.Operation.restore(carried[0], 0, mode="sep-1858", url=server.url)

@@ -2,6 +2,11 @@
 // over node:http, recorded as HTTP entries (conformance/FORMAT.md, "check with HTTP entries").
 //
 //   node e2e/transports/client.mjs --mode MODE --url URL --record FILE [--name Ada] [--style formal]
+//                                  [--snapshot FILE]
+//
+// With --snapshot, the client stops at the first question as a host that restarts would: it writes
+// the operation's snapshot to FILE, prints `{"snapshot": FILE}` and exits 0, for another process
+// (e2e/transports/restore.py, on the Python binding) to go on from it.
 //
 // Every call is one mrtr `Operation`, driven by the package's `runOperation` over this file's
 // node:http exchange: in `2026-07-28` it carries every round (each retry under a new id), in the
@@ -29,6 +34,7 @@ const { values: args } = parseArgs({
     name: { type: 'string', default: 'Ada' },
     style: { type: 'string', default: 'formal' },
     'timeout-ms': { type: 'string', default: '30000' },
+    snapshot: { type: 'string' },
   },
 })
 const MODES = ['2026-07-28', '2025-11-25', 'sep-1858', 'sep-1335']
@@ -143,7 +149,15 @@ function call(request) {
   // Under 2026-07-28 the machine adds the header fields that mirror the body (Mcp-Method, Mcp-Name).
   const operation = new Operation(CONFIG, request, now())
   const onEvent = (e) => e.type === 'violation' && violations.push(`${e.rule}: ${e.message}`)
-  return runOperation(operation, { exchange, now, onInput: answerTo, onEvent })
+  const onInput = args.snapshot ? () => stopHere(operation) : answerTo
+  return runOperation(operation, { exchange, now, onInput, onEvent })
+}
+
+/** The host stops at a question: the operation's snapshot to the file, and the process ends. */
+function stopHere(operation) {
+  writeFileSync(args.snapshot, JSON.stringify(operation.snapshot(now())))
+  console.log(JSON.stringify({ snapshot: args.snapshot, violations, served }))
+  process.exit(violations.length === 0 ? 0 : 1)
 }
 
 // ------------------------------------------------------------------ the conversation

@@ -347,6 +347,25 @@ impl Operation {
     pub fn is_drained(&self) -> Result<bool> {
         guard(|| Ok(lock(&self.inner)?.is_drained()))
     }
+
+    /// What the operation knows, as JSON, to go on from with
+    /// [`restore`](Operation::restore) after the host restarts (in this
+    /// process or another, in this language or another): not the
+    /// configuration, nor the open exchanges.
+    pub fn snapshot(&self, now_ms: u64) -> Result<String> {
+        guard(|| Ok(lock(&self.inner)?.snapshot(now_ms)?))
+    }
+
+    /// The operation of `snapshot_json` under `config_json` (as the
+    /// constructor reads it) at `now_ms`: the round in flight goes again under
+    /// a new id, an open round asks its unanswered questions again.
+    #[uniffi::constructor]
+    pub fn restore(config_json: String, snapshot_json: String, now_ms: u64) -> Result<Arc<Operation>> {
+        guard(|| {
+            let op = facade::Operation::restore(config_json.as_bytes(), snapshot_json.as_bytes(), now_ms)?;
+            Ok(Arc::new(Operation { inner: Mutex::new(op) }))
+        })
+    }
 }
 
 /// A server's response stream for one continuation: the mode's event

@@ -498,6 +498,28 @@ class Operation:
         "message"}``, ``{"type": "done", "response"}``, or ``{"type": "violation" | "failed", "rule",
         "message"}``."""
     def poll_timeout(self) -> int | None: ...
+    def snapshot(self, now: int) -> dict[str, Any]:
+        """What the operation knows, to go on from with ``Operation.restore`` after the host restarts (in
+        another process or language): not the configuration, nor the open exchanges."""
+    @staticmethod
+    def restore(
+        snapshot: _JsonIn,
+        now: int,
+        config: _JsonIn | None = None,
+        *,
+        mode: str | None = None,
+        url: str | None = None,
+        headers: _Headers = None,
+        protocol: str | None = None,
+        limits: Limits | None = None,
+        max_rounds: int | None = None,
+        max_resends: int | None = None,
+        task_poll_ms: int | None = None,
+        versions: list[str] | None = None,
+        default_retry_ms: int | None = None,
+    ) -> Operation:
+        """The operation of ``snapshot`` under the configuration (as the constructor reads it) at ``now``: the
+        round in flight goes again under a new id, an open round asks its unanswered questions again."""
     @property
     def drained(self) -> bool:
         """Whether the final event was taken and no exchange is open."""

@@ -831,5 +831,7 @@ impl Operation {
     }
 }
 
+mod snapshot;
+
 #[cfg(test)]
 mod tests;

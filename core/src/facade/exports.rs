@@ -89,6 +89,9 @@ pub enum Receiver {
     Free,
     /// A machine's constructor.
     New,
+    /// Another constructor of a machine, under its own name (the façade's
+    /// associated function of that name).
+    Static,
     /// A method reading the machine.
     Ref,
     /// A method changing the machine.
@@ -182,6 +185,21 @@ const fn new(machine: &'static str, doc: &'static str, params: &'static [Param])
         machine: Some(machine),
         name: "new",
         receiver: Receiver::New,
+        call: None,
+        doc,
+        params,
+        ret,
+        fallible: true,
+        left_out: &[],
+    }
+}
+
+const fn made(machine: &'static str, name: &'static str, doc: &'static str, params: &'static [Param]) -> Export {
+    let ret = Ret::Machine(machine);
+    Export {
+        machine: Some(machine),
+        name,
+        receiver: Receiver::Static,
         call: None,
         doc,
         params,
@@ -399,6 +417,20 @@ pub const EXPORTS: &[Export] = &[
     .infallible(),
     OPERATION_OUT[1],
     method("Operation", "is_drained", Ref, "Whether the final event was taken and no exchange is open: the operation may be dropped.", &[], Ret::Bool).infallible(),
+    method(
+        "Operation",
+        "snapshot",
+        Ref,
+        "What the operation knows, as JSON, to go on from after the host restarts (in another process or language) with `restore`: the current round's request, the ids, rounds and versions so far, an open round's questions and answers, the task it follows; not the configuration (the host gives it again, credentials included) nor the open exchanges (the round they carried goes again). An operation that is over, or a stream mode's call that answered a server request, is `usage-out-of-turn`.",
+        &[NOW],
+        Ret::Text,
+    ),
+    made(
+        "Operation",
+        "restore",
+        "The operation of `snapshot` under `config` (as the constructor reads it) at `now`: the round in flight goes again under a new id, an open round asks its unanswered questions again (one `inputRequired` event), a followed task is polled after the wait that was left. A snapshot of another format or transport mode is `usage-invalid-argument`.",
+        &[("config", Text), ("snapshot", Text), NOW],
+    ),
     new("ServerStream", "A response stream of `mode` for the continuation `key` (the host's name for the call's state in its own store: event ids are `<key>.<n>`, a stream URL carries `?stream=<key>`), numbering events from `first`. An empty key, or one with a line end or NUL, is `usage-invalid-argument`.", &[("mode", Str), ("key", Str), ("first", Whole)]),
     method("ServerStream", "head", Ref, "The header fields of the response head (status 200), a JSON object: `content-type: text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>; rel=\"stream\"` (none: no link).", &[("stream_url", OptStr)], Ret::Text).infallible(),
     method("ServerStream", "message", Mut, "Writes the JSON-RPC `message` as an event; its event id.", &[("message", Text)], Ret::Text),
@@ -459,6 +491,9 @@ mod tests {
                 assert!(machine(m).is_some(), "{}: no machine {m}", e.name);
             }
             assert_eq!(e.machine.is_none(), e.receiver == Receiver::Free, "{}", e.name);
+            if e.receiver == Receiver::Static {
+                assert_eq!(e.ret, Ret::Machine(e.machine.unwrap_or_default()), "{} makes its machine", e.name);
+            }
             for (_, arg) in e.params {
                 if let Arg::Machine(m) = arg {
                     assert!(machine(m).is_some() || *m == "KeyRing", "{}: no machine {m}", e.name);

@@ -272,6 +272,21 @@ impl Operation {
     pub fn is_drained(&self) -> bool {
         self.inner.is_drained()
     }
+
+    /// What the operation knows, as JSON text, to go on from after a restart
+    /// ([`operation::Operation::snapshot`]).
+    pub fn snapshot(&self, now: u64) -> Result<String> {
+        Ok(text(&self.inner.snapshot(now)?))
+    }
+
+    /// The operation of `snapshot` (JSON text) under the configuration, as
+    /// [`Operation::new`] reads it, at `now` ([`operation::Operation::restore`]).
+    pub fn restore(config: &[u8], snapshot: &[u8], now: u64) -> Result<Operation> {
+        let config = operation_config(config)?;
+        let limits = config.call.limits.message;
+        let snapshot = parse(snapshot, &limits).map_err(|e| usage_owned(format!("the snapshot: {}", e.message())))?;
+        Ok(Operation { inner: operation::Operation::restore(config, &snapshot, now)?, limits })
+    }
 }
 
 /// A server's response stream ([`serve::ServerStream`]) over JSON text.

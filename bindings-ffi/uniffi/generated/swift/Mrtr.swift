@@ -1878,6 +1878,14 @@ public protocol OperationProtocol: AnyObject, Sendable {
      */
     func pollTransmit() throws  -> HttpRequest?
     
+    /**
+     * What the operation knows, as JSON, to go on from with
+     * [`restore`](Operation::restore) after the host restarts (in this
+     * process or another, in this language or another): not the
+     * configuration, nor the open exchanges.
+     */
+    func snapshot(nowMs: UInt64) throws  -> String
+    
 }
 /**
  * One client operation over HTTP (sans-IO): a call carried to its final
@@ -1952,6 +1960,22 @@ public convenience init(configJson: String, requestJson: String, nowMs: UInt64)t
         try! rustCall { uniffi_mrtr_uniffi_fn_free_operation(handle, $0) }
     }
 
+    
+    /**
+     * The operation of `snapshot_json` under `config_json` (as the
+     * constructor reads it) at `now_ms`: the round in flight goes again under
+     * a new id, an open round asks its unanswered questions again.
+     */
+public static func restore(configJson: String, snapshotJson: String, nowMs: UInt64)throws  -> Operation  {
+    return try  FfiConverterTypeOperation_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_constructor_operation_restore(
+        FfiConverterString.lower(configJson),
+        FfiConverterString.lower(snapshotJson),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+})
+}
     
 
     
@@ -2068,6 +2092,22 @@ open func pollTransmit()throws  -> HttpRequest?  {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_operation_poll_transmit(
             self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * What the operation knows, as JSON, to go on from with
+     * [`restore`](Operation::restore) after the host restarts (in this
+     * process or another, in this language or another): not the
+     * configuration, nor the open exchanges.
+     */
+open func snapshot(nowMs: UInt64)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_operation_snapshot(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
     )
 })
 }
@@ -6539,6 +6579,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit() != 47681) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_snapshot() != 34745) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mrtr_uniffi_checksum_method_serverstream_ask() != 33356) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -6585,6 +6628,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_operation_new() != 56695) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_constructor_operation_restore() != 1441) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_serverstream_new() != 16695) {

@@ -634,6 +634,11 @@ void uniffi_mrtr_uniffi_fn_free_operation(uint64_t handle, RustCallStatus *_Nonn
 uint64_t uniffi_mrtr_uniffi_fn_constructor_operation_new(RustBuffer config_json, RustBuffer request_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_RESTORE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_RESTORE
+uint64_t uniffi_mrtr_uniffi_fn_constructor_operation_restore(RustBuffer config_json, RustBuffer snapshot_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_ANSWER
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_ANSWER
 void uniffi_mrtr_uniffi_fn_method_operation_answer(uint64_t ptr, RustBuffer key, RustBuffer result_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
@@ -677,6 +682,11 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_operation_poll_timeout(uint64_t ptr, Rus
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_TRANSMIT
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_TRANSMIT
 RustBuffer uniffi_mrtr_uniffi_fn_method_operation_poll_transmit(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_SNAPSHOT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_SNAPSHOT
+RustBuffer uniffi_mrtr_uniffi_fn_method_operation_snapshot(uint64_t ptr, uint64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SERVERSTREAM
@@ -1741,6 +1751,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_SNAPSHOT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_SNAPSHOT
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_snapshot(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_ASK
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_ASK
 uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_ask(void
@@ -1834,6 +1850,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_constructor_httpcall_new(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_OPERATION_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_OPERATION_NEW
 uint16_t uniffi_mrtr_uniffi_checksum_constructor_operation_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_OPERATION_RESTORE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_OPERATION_RESTORE
+uint16_t uniffi_mrtr_uniffi_checksum_constructor_operation_restore(void
     
 );
 #endif

@@ -394,6 +394,12 @@ class Transports(unittest.TestCase):
         with self.assertRaises(m.MrtrError.Retry) as cm:
             op.answer("units", json.dumps({"action": "accept", "content": {"units": 7}}), 2)
         self.assertEqual(cm.exception.rule, "retry-input-response-invalid")
+        # The host restarts at the question: another operation goes on from the snapshot, and asks again.
+        config = json.dumps({"mode": "2026-07-28", "url": "https://example.com/mcp"})
+        op = m.Operation.restore(config, op.snapshot(2), 500)
+        self.assertIsInstance(op.poll_event(), m.OperationEvent.INPUT_REQUIRED)
+        with self.assertRaises(m.MrtrError.Usage):
+            m.Operation.restore(json.dumps({"mode": "sep-1858", "url": "https://example.com/mcp"}), op.snapshot(2), 500)
         op.answer("units", json.dumps({"action": "accept", "content": {"units": "C"}}), 2)
         retry = op.poll_transmit()
         body = json.loads(retry.body_json)

@@ -171,6 +171,7 @@ fn call(e: &Export, inner: &str, uses: &[String]) -> String {
     let call = match e.receiver {
         Receiver::Free => format!("facade::{}({args})", e.callee()),
         Receiver::New => format!("facade::{inner}::new({args})"),
+        Receiver::Static => format!("facade::{inner}::{}({args})", e.callee()),
         Receiver::Ref | Receiver::Mut => format!("{}.0.{}({args})", snake(e.machine.unwrap_or_default()), e.callee()),
     };
     match e.ret {
@@ -186,7 +187,7 @@ fn function(out: &mut String, e: &Export, inner: &str) {
     let mut sig = Vec::new();
     let mut reads = Vec::new();
     let mut uses = Vec::new();
-    if let Some(m) = e.machine.filter(|_| e.receiver != Receiver::New) {
+    if let Some(m) = e.machine.filter(|_| !matches!(e.receiver, Receiver::New | Receiver::Static)) {
         let ty = format!("mrtr_{}", snake(m));
         let (ptr, get) = if e.receiver == Receiver::Mut { ("*mut", "get_mut") } else { ("*const", "get") };
         let this = snake(m);

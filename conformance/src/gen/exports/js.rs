@@ -113,6 +113,7 @@ impl Backend for Napi {
     fn attribute(&self, e: Option<&Export>) -> String {
         match e.map(|e| e.receiver) {
             Some(Receiver::New) => "#[napi(constructor)]".into(),
+            Some(Receiver::Static) => "#[napi(factory)]".into(),
             _ => "#[napi]".into(),
         }
     }
@@ -212,6 +213,7 @@ fn call(b: &dyn Backend, e: &Export, inner: &str) -> String {
     match e.receiver {
         Receiver::Free => format!("facade::{}({args})", e.callee()),
         Receiver::New => format!("facade::{inner}::new({args})"),
+        Receiver::Static => format!("facade::{inner}::{}({args})", e.callee()),
         Receiver::Ref | Receiver::Mut => format!("self.0.{}({args})", e.callee()),
     }
 }
@@ -247,7 +249,7 @@ fn function(out: &mut String, b: &dyn Backend, e: &Export, inner: &str, indent: 
     let receiver = match e.receiver {
         Receiver::Ref => "&self",
         Receiver::Mut => "&mut self",
-        Receiver::Free | Receiver::New => "",
+        Receiver::Free | Receiver::New | Receiver::Static => "",
     };
     let mut params: Vec<String> = if receiver.is_empty() { vec![] } else { vec![receiver.into()] };
     params.extend(e.params.iter().map(|(n, a)| format!("{n}: {}", b.param_type(*a))));

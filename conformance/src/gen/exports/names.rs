@@ -41,17 +41,20 @@ pub fn name_in(binding: Binding, e: &Export) -> String {
         Binding::Napi | Binding::Wasm => match e.receiver {
             Receiver::Free => camel(e.name),
             Receiver::New => format!("{machine}.constructor"),
+            Receiver::Static => format!("{machine}.{}", camel(e.name)),
             _ => format!("{machine}.{}", camel(e.name)),
         },
         Binding::C => c::c_name(e),
         Binding::Uniffi => match e.receiver {
             Receiver::Free => camel(&uniffi::name(e)),
             Receiver::New => format!("{machine}(…)"),
+            Receiver::Static => format!("{machine}.{}", camel(&uniffi::name(e))),
             _ => format!("{machine}.{}", camel(&uniffi::name(e))),
         },
         Binding::Python => match e.receiver {
             Receiver::Free => PYTHON_FREE.iter().find(|(n, _)| *n == e.name).map_or(e.name, |(_, p)| p).into(),
             Receiver::New => format!("{machine}.__new__"),
+            Receiver::Static => format!("{machine}.{}", e.name),
             _ => {
                 let renamed = PYTHON_RENAMED.iter().find(|(m, n, _)| *m == machine && *n == e.name);
                 format!("{machine}.{}", renamed.map_or(e.name, |(_, _, p)| p))

@@ -123,6 +123,7 @@ fn value(e: &Export, inner: &str, uses: &[String]) -> String {
     let call = match e.receiver {
         Receiver::Free => format!("facade::{}({args})", e.callee()),
         Receiver::New => format!("facade::{inner}::new({args})"),
+        Receiver::Static => format!("facade::{inner}::{}({args})", e.callee()),
         Receiver::Ref | Receiver::Mut => format!("this.{}({args})", e.callee()),
     };
     let wrap = |v: String| match e.ret {
@@ -152,7 +153,7 @@ fn function(out: &mut String, e: &Export, inner: &str, indent: &str) {
                 if e.receiver == Receiver::Mut { "mut " } else { "" }
             ));
         }
-        Receiver::Free | Receiver::New => {}
+        Receiver::Free | Receiver::New | Receiver::Static => {}
     }
     for (n, a) in e.params {
         let n = param_name(n, *a);
@@ -165,9 +166,10 @@ fn function(out: &mut String, e: &Export, inner: &str, indent: &str) {
     }
     let ret =
         if e.receiver == Receiver::New { format!("Arc<{}>", e.machine.unwrap_or_default()) } else { ret_type(e.ret) };
+    let ret = if e.receiver == Receiver::Static { format!("Arc<{}>", e.machine.unwrap_or_default()) } else { ret };
     out.push('\n');
     out.push_str(&doc_lines(indent, e.doc));
-    if e.receiver == Receiver::New {
+    if matches!(e.receiver, Receiver::New | Receiver::Static) {
         let _ = writeln!(out, "{indent}#[uniffi::constructor]");
     } else if e.receiver == Receiver::Free {
         let _ = writeln!(out, "{indent}#[uniffi::export]");

@@ -721,3 +721,117 @@ fn in_a_stream_mode_the_same_http_request_goes_again() {
     assert_eq!(events(&mut op), [Event::Done(complete(&json!(7), "Hello, Ada"))]);
     assert!(op.is_drained());
 }
+
+/// An operation written out at `then` and read back at `now` (another host's
+/// clock), as a host restarting would: as text.
+fn carried(op: &Operation, then: u64, now: u64, config: Config) -> Operation {
+    let text = op.snapshot(then).unwrap().to_string();
+    Operation::restore(config, &serde_json::from_str(&text).unwrap(), now).unwrap()
+}
+
+#[test]
+fn an_operation_asking_is_carried_across_a_restart_and_finishes_compliant() {
+    let mut server = Mrtr::new(greet, |_| Body::Json);
+    let mut op = Operation::new(config(), call_request(), 0).unwrap();
+    let first = op.poll_transmit().unwrap();
+    server.serve(&mut op, &first, 1);
+    let [Event::InputRequired { round: 1, .. }] = &events(&mut op)[..] else { panic!() };
+    // The host stops here; another one (another clock) goes on from the snapshot.
+    let mut again = carried(&op, 1, 500, config());
+    drop(op);
+    let seen = server.drive(&mut again, answer_greet);
+    let Event::InputRequired { round: 1, requests } = &seen[0] else { panic!("{seen:?}") };
+    assert_eq!(requests.keys().collect::<Vec<_>>(), ["name"], "the open question is asked again");
+    assert_eq!(seen.last(), Some(&Event::Done(complete(&json!("1.2"), "Hello, 36"))));
+    let ids: Vec<_> = server.log.iter().filter(|e| e.from == Side::Client).map(|e| e.message["id"].clone()).collect();
+    assert_eq!(ids, [json!(1), json!("1.1"), json!("1.2")], "ids go on from the host's");
+    assert_eq!(server.log[2].message["params"]["requestState"], "s1", "the exact requestState, carried");
+    assert_eq!(server.violations(), []);
+}
+
+#[test]
+fn a_round_in_flight_at_the_snapshot_goes_again_under_a_new_id() {
+    let (op, retry) = at_the_retry(config());
+    let sent: Value = serde_json::from_str(retry.body.as_deref().unwrap()).unwrap();
+    let mut again = carried(&op, 5, 5, config());
+    let resent = again.poll_transmit().expect("the round goes again");
+    let resent: Value = serde_json::from_str(resent.body.as_deref().unwrap()).unwrap();
+    assert_eq!((&sent["id"], &resent["id"]), (&json!("1.1"), &json!("1.2")));
+    assert_eq!(sent["params"], resent["params"], "the same answers and requestState");
+    assert!(events(&mut again).is_empty());
+}
+
+#[test]
+fn answers_given_before_the_snapshot_stay_given() {
+    let two = |request: &Value| {
+        let id = &request["id"];
+        if request["params"]["requestState"].is_null() {
+            json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "input_required",
+                "inputRequests": {"name": ask("name", "string"), "age": ask("age", "integer")}, "requestState": "s"}})
+        } else {
+            let r = &request["params"]["inputResponses"];
+            complete(id, &format!("{} {}", r["name"]["content"]["name"], r["age"]["content"]["age"]))
+        }
+    };
+    let mut server = Mrtr::new(two, |_| Body::Json);
+    let mut op = Operation::new(config(), call_request(), 0).unwrap();
+    let first = op.poll_transmit().unwrap();
+    server.serve(&mut op, &first, 1);
+    let _ = events(&mut op);
+    op.answer("name", accept("name", json!("Ada")), 2).unwrap();
+    let mut again = carried(&op, 2, 2, config());
+    let seen = server.drive(&mut again, |_, _| accept("age", json!(36)));
+    let Event::InputRequired { requests, .. } = &seen[0] else { panic!("{seen:?}") };
+    assert_eq!(requests.keys().collect::<Vec<_>>(), ["age"], "only what is still open");
+    assert_eq!(seen.last(), Some(&Event::Done(complete(&json!("1.1"), "\"Ada\" 36"))));
+}
+
+#[test]
+fn a_task_is_polled_after_the_wait_that_was_left() {
+    let mut op = Operation::new(config(), task_call(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    let server = TaskServer { gets: 0, answered: false, log: Vec::new() };
+    let created = crate::server::tasks::created(&task_call(), &server.record("working")).unwrap();
+    respond(&mut op, post.exchange, 200, &headers([("content-type", "application/json")]), &created.to_string(), 10);
+    assert_eq!(op.poll_timeout(), Some(60));
+    // 20 ms in, the host stops; the next one's clock reads 1000.
+    let mut again = carried(&op, 30, 1000, config());
+    assert!(again.poll_transmit().is_none());
+    assert_eq!(again.poll_timeout(), Some(1030), "the 30 ms that were left");
+    again.handle_timeout(1030);
+    let get: Value = serde_json::from_str(again.poll_transmit().unwrap().body.as_deref().unwrap()).unwrap();
+    assert_eq!((get["method"].as_str(), get["params"]["taskId"].as_str()), (Some("tasks/get"), Some("t1")));
+}
+
+#[test]
+fn what_cannot_be_carried_is_refused() {
+    let rule = |r: Result<Value>| r.unwrap_err().rule();
+    // Over.
+    let mut server = Mrtr::new(greet, |_| Body::Json);
+    let mut op = Operation::new(config(), call_request(), 0).unwrap();
+    server.drive(&mut op, answer_greet);
+    assert_eq!(rule(op.snapshot(9)), RuleId::UsageOutOfTurn);
+    // A stream-mode call that answered a server request.
+    let mode = Mode::Legacy;
+    let mut op = Operation::new(Config::new(mode, ENDPOINT), legacy_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    let mut stream = ServerStream::new(mode, "k", 1).unwrap();
+    stream.message(&server_request("e1", "elicitation/create")).unwrap();
+    op.handle_head(post.exchange, 200, &headers([("content-type", "text/event-stream")]), 1).unwrap();
+    op.handle_body(post.exchange, stream.take().as_bytes(), 1).unwrap();
+    assert!(op.snapshot(1).is_ok(), "asked, not answered yet: begun again on restore");
+    let _ = events(&mut op);
+    op.answer("e1", accept("name", json!("Ada")), 2).unwrap();
+    assert_eq!(rule(op.snapshot(2)), RuleId::UsageOutOfTurn);
+    // Another mode, another format, a broken snapshot.
+    let (op, _) = at_the_retry(config());
+    let snapshot = op.snapshot(3).unwrap();
+    let restore = |config: Config, s: &Value| Operation::restore(config, s, 3).map(|_| ()).unwrap_err().rule();
+    assert_eq!(restore(Config::new(Mode::Sep1858, ENDPOINT), &snapshot), RuleId::UsageInvalidArgument);
+    let mut v2 = snapshot.clone();
+    v2["v"] = json!(2);
+    assert_eq!(restore(config(), &v2), RuleId::UsageInvalidArgument);
+    let mut broken = snapshot;
+    broken["phase"] = json!({"type": "asking", "questions": {}, "answers": {"x": 1}});
+    assert_eq!(restore(config(), &broken), RuleId::UsageInvalidArgument);
+}

@@ -883,6 +883,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_snapshot(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_serverstream_ask(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_serverstream_head(
@@ -914,6 +916,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mrtr_uniffi_checksum_constructor_httpcall_new(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_operation_new(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_constructor_operation_restore(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_serverstream_new(
     ): Int
@@ -1092,6 +1096,8 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_constructor_operation_new(`configJson`: RustBuffer.ByValue,`requestJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
+    external fun uniffi_mrtr_uniffi_fn_constructor_operation_restore(`configJson`: RustBuffer.ByValue,`snapshotJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
     external fun uniffi_mrtr_uniffi_fn_method_operation_answer(`ptr`: Long,`key`: RustBuffer.ByValue,`resultJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_operation_handle_body(`ptr`: Long,`exchange`: Long,`chunk`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1109,6 +1115,8 @@ internal object UniffiLib {
     external fun uniffi_mrtr_uniffi_fn_method_operation_poll_timeout(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_operation_poll_transmit(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_operation_snapshot(`ptr`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_clone_serverstream(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
@@ -1604,6 +1612,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit() and 0xFFFF) != 47681) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_snapshot() and 0xFFFF) != 34745) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_ask() and 0xFFFF) != 33356) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1650,6 +1661,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_new() and 0xFFFF) != 56695) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_restore() and 0xFFFF) != 1441) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_serverstream_new() and 0xFFFF) != 16695) {
@@ -4099,6 +4113,14 @@ public interface OperationInterface {
      */
     fun `pollTransmit`(): HttpRequest?
     
+    /**
+     * What the operation knows, as JSON, to go on from with
+     * [`restore`](Operation::restore) after the host restarts (in this
+     * process or another, in this language or another): not the
+     * configuration, nor the open exchanges.
+     */
+    fun `snapshot`(`nowMs`: kotlin.ULong): kotlin.String
+    
     companion object
 }
 
@@ -4389,16 +4411,55 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
     
 
     
-
-    
-
-
-    
-    
     /**
-     * @suppress
+     * What the operation knows, as JSON, to go on from with
+     * [`restore`](Operation::restore) after the host restarts (in this
+     * process or another, in this language or another): not the
+     * configuration, nor the open exchanges.
      */
-    companion object
+    @Throws(MrtrException::class)override fun `snapshot`(`nowMs`: kotlin.ULong): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_snapshot(
+        it,
+        
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    companion object {
+        
+    /**
+     * The operation of `snapshot_json` under `config_json` (as the
+     * constructor reads it) at `now_ms`: the round in flight goes again under
+     * a new id, an open round asks its unanswered questions again.
+     */
+    @Throws(MrtrException::class) fun `restore`(`configJson`: kotlin.String, `snapshotJson`: kotlin.String, `nowMs`: kotlin.ULong): Operation {
+            return FfiConverterTypeOperation.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_constructor_operation_restore(
+    
+        
+        FfiConverterString.lower(`configJson`),
+        FfiConverterString.lower(`snapshotJson`),
+        FfiConverterULong.lower(`nowMs`),_status)
+}
+    )
+    }
+    
+
+        
+    }
     
 }
 
