@@ -1,6 +1,8 @@
 //! `docs/RULES.md`: the project's rule catalogue, made from the core's tables
-//! (`mrtr::rules::RULES`, `mrtr::rules::Area`, `mrtr::protocol::PROTOCOLS`).
+//! (`mrtr::rules::RULES`, `mrtr::rules::Area`, `mrtr::protocol::PROTOCOLS`,
+//! `mrtr::http::MODES`).
 
+use mrtr::http::{Answering, Asking, Continuation, MODES};
 use mrtr::protocol::{ElicitationIdRule, ResultTypeRule, TasksFlavor, PROTOCOLS};
 use mrtr::rules::{Area, RULES};
 use std::fmt::Write;
@@ -53,7 +55,7 @@ They are never a peer's violation, never reported by the checker, and never sent
 ];
 
 fn rules_md() -> String {
-    let mut s = format!("<!-- {} Source: core/src/rules.rs, core/src/protocol.rs. -->\n", super::MARK);
+    let mut s = format!("<!-- {} Source: core/src/rules.rs, core/src/protocol.rs, core/src/http/mode.rs. -->\n", super::MARK);
     s.push_str(INTRO);
     s.push_str(
         "\n## Protocols\n\nThe caller chooses the protocol (the negotiated version); the core never guesses.\n\n",
@@ -93,6 +95,7 @@ fn rules_md() -> String {
             yes(r.refusal_data),
         );
     }
+    modes(&mut s);
     for area in Area::ALL {
         let _ = write!(s, "\n## {} (`{}`)\n\n{}\n\n", area.title(), area.name(), area.summary());
         if let Some((_, note)) = NOTES.iter().find(|(a, _)| *a == area) {
@@ -112,6 +115,43 @@ fn rules_md() -> String {
         }
     }
     s
+}
+
+/// The transport modes' table (`mrtr::http::MODES`).
+fn modes(s: &mut String) {
+    s.push_str(
+        "\n## Transport modes\n\nHow JSON-RPC travels over HTTP, chosen with a call's `mode`; every difference \
+         the client machine, the server side and the checker act on.\n\n",
+    );
+    s.push_str("| mode | protocol by default | the server asks | the client's answers go | a continuation names its call by | `rel=\"stream\"` URL, `204` ends | header fields mirror the body |\n");
+    s.push_str("|---|---|---|---|---|---|---|\n");
+    for (_, r) in MODES {
+        let asks = match r.asking {
+            Asking::InResults => "inside results (`input_required`)",
+            Asking::OnStream => "server requests on the response stream",
+        };
+        let answers = match r.answering {
+            Answering::Retry => "in the retry (`inputResponses`)",
+            Answering::EachPosted => "each in its own POST (`202`)",
+            Answering::UntilInputRequired => {
+                "held after `buffer_input`, then one POST with `Last-Event-ID` after `input_required`"
+            }
+            Answering::UntilStreamEnds => "held until the stream ends (`204`), then one POST to the stream URL",
+        };
+        let continuation = match r.continuation {
+            Continuation::None => "—",
+            Continuation::LastEventId => "`Last-Event-ID`",
+            Continuation::StreamUrl => "its stream URL",
+        };
+        let _ = writeln!(
+            s,
+            "| `{}` | `{}` | {asks} | {answers} | {continuation} | {} | {} |",
+            r.name,
+            r.protocol.name(),
+            yes(r.stream_url),
+            yes(r.mirrors_body)
+        );
+    }
 }
 
 fn yes(b: bool) -> &'static str {

@@ -12,7 +12,7 @@
 //! URL it gave, or one whose `Last-Event-ID` names an event it sent). A flow's
 //! server messages are on stream `post:<id>` of its request.
 
-use crate::http::{header, link, Headers, Mode};
+use crate::http::{header, link, Answering, Headers, Mode};
 use crate::{
     check::{CheckConfig, Checker, Entry, Side, Violation, TRACKED_MAX},
     error::Error,
@@ -250,8 +250,14 @@ impl Audit {
         self.dropped + self.flows.len() - 1
     }
 
-    fn is(&self, mode: Mode) -> bool {
-        self.transport == Some(mode)
+    /// How the transport under check has answers travel (none: plain Streamable HTTP).
+    fn answering(&self) -> Option<Answering> {
+        self.transport.map(|m| m.rules().answering)
+    }
+
+    /// Whether the transport under check gives `rel="stream"` URLs (SEP-1335).
+    fn stream_url(&self) -> bool {
+        self.transport.is_some_and(|m| m.rules().stream_url)
     }
 
     fn report(&mut self, rule: RuleId, message: String) {
@@ -282,7 +288,7 @@ impl Audit {
         if let Some(i) = by_link {
             self.followed_link(i, &url, &method, h.at);
         }
-        if self.is(Mode::Sep1858) && method.eq_ignore_ascii_case("GET") {
+        if self.answering() == Some(Answering::UntilInputRequired) && method.eq_ignore_ascii_case("GET") {
             if let Some(id) = last_event_id.filter(|id| self.flow(flow).is_some_and(|f| f.closed_ids.contains(*id))) {
                 self.report(
                     RuleId::SseReconnectedAfterInputRequired,
@@ -308,7 +314,7 @@ impl Audit {
     /// SEP-1335: a request to a flow's `rel="stream"` URL: of its origin, and
     /// (a reconnect) no sooner than the last `retry`.
     fn followed_link(&mut self, flow: usize, url: &str, method: &str, at: Option<u64>) {
-        if !self.is(Mode::Sep1335) {
+        if !self.stream_url() {
             return;
         }
         let Some(f) = self.flow(flow) else { return };
@@ -337,7 +343,7 @@ impl Audit {
             Some(f) => (f.released, f.waiting, f.links.iter().map(|(u, _)| u.clone()).collect::<Vec<_>>()),
             None => return,
         };
-        if self.is(Mode::Sep1858) {
+        if self.answering() == Some(Answering::UntilInputRequired) {
             if !is_array || !released {
                 self.report(
                     RuleId::SseResponseNotBuffered,
@@ -347,7 +353,10 @@ impl Audit {
                 self.report(RuleId::SseLastEventIdMissing, "the POST of buffered answers carries Last-Event-ID".into());
             }
         }
-        if self.is(Mode::Sep1335) && waiting && (!is_array || !(to_link || links.iter().any(|u| same_url(u, url)))) {
+        if self.answering() == Some(Answering::UntilStreamEnds)
+            && waiting
+            && (!is_array || !(to_link || links.iter().any(|u| same_url(u, url))))
+        {
             self.report(
                 RuleId::SseBufferedPostTarget,
                 "after 204, the buffered answers go as a JSON array to the rel=\"stream\" URL".into(),
@@ -420,7 +429,7 @@ impl Audit {
 
     fn block(&mut self, exchange: &str, flow: usize, b: &Block, stream: Option<&String>) {
         let after_input_required = self.exchanges.get(exchange).is_some_and(|x| x.input_required);
-        if self.is(Mode::Sep1858) && after_input_required {
+        if self.answering() == Some(Answering::UntilInputRequired) && after_input_required {
             self.report(RuleId::MessageAfterInputRequired, "an event after input_required on the same response".into());
         }
         if let Some(id) = &b.id {
@@ -429,7 +438,7 @@ impl Audit {
                 x.ids.push(id.clone());
             }
         }
-        let custom = self.is(Mode::Sep1858);
+        let custom = self.answering() == Some(Answering::UntilInputRequired);
         let (mut buffer_input, mut input_required) = (false, false);
         match b.event.as_deref() {
             Some("buffer_input") if custom => buffer_input = true,
@@ -440,7 +449,8 @@ impl Audit {
             x.buffer_input |= buffer_input;
             x.input_required |= input_required;
         }
-        let buffering = self.is(Mode::Sep1335) || self.exchanges.get(exchange).is_some_and(|x| x.buffer_input);
+        let buffering = self.answering() == Some(Answering::UntilStreamEnds)
+            || self.exchanges.get(exchange).is_some_and(|x| x.buffer_input);
         if input_required {
             let ids = self.exchanges.get(exchange).map(|x| x.ids.clone()).unwrap_or_default();
             if let Some(f) = self.flow(flow) {

@@ -41,7 +41,7 @@
 //!   answers are always kept; after `204 No Content` they go as a JSON array
 //!   to that URL, whose response is a new stream.
 
-use super::{is_event_stream, link, over, Headers, Mode, Request, StreamLimits};
+use super::{is_event_stream, link, over, Answering, Headers, Mode, Request, StreamLimits};
 use crate::{
     envelope::{self, Id, Kind},
     error::{err, Error},
@@ -81,10 +81,7 @@ impl CallConfig {
             mode,
             url: url.into(),
             headers: Vec::new(),
-            protocol: match mode {
-                Mode::Streamable => Protocol::V2026_07_28,
-                _ => Protocol::V2025_11_25,
-            },
+            protocol: mode.rules().protocol,
             limits: StreamLimits::DEFAULT,
             default_retry_ms: 1000,
         }
@@ -206,8 +203,8 @@ impl Call {
             done: false,
             mirrored: Vec::new(),
         };
-        call.buffering = call.config.mode == Mode::Sep1335;
-        if call.config.mode == Mode::Streamable {
+        call.buffering = call.config.mode.rules().answering == Answering::UntilStreamEnds;
+        if call.config.mode.rules().mirrors_body {
             call.mirrored = super::mirrored_fields(request)
                 .into_iter()
                 .filter_map(|(name, value)| Some((String::from(name), String::from(value?))))
@@ -250,7 +247,7 @@ impl Call {
         if self.done {
             return Ok(());
         }
-        if mode == Mode::Sep1335 && purpose != Purpose::Answer {
+        if mode.rules().stream_url && purpose != Purpose::Answer {
             self.read_link(exchange, headers)?;
         }
         Ok(())
@@ -473,7 +470,7 @@ impl Call {
             }
             self.retry_ms = Some(ms);
         }
-        let custom = self.config.mode == Mode::Sep1858;
+        let custom = self.config.mode.rules().answering == Answering::UntilInputRequired;
         match event.event.as_deref() {
             Some("buffer_input") if custom => self.buffering = true,
             Some("input_required") if custom => {
@@ -535,7 +532,7 @@ impl Call {
     fn read_whole(&mut self, purpose: Purpose, status: u16, body: &[u8]) {
         match (purpose, status) {
             (Purpose::Answer, 200..=299) => {}
-            (Purpose::Resume, 204) if self.config.mode == Mode::Sep1335 => {
+            (Purpose::Resume, 204) if self.config.mode.rules().stream_url => {
                 self.ended = true;
                 self.flush();
             }
@@ -574,10 +571,8 @@ impl Call {
     /// A response stream ended before the call's response: reconnect after
     /// `retry` where the mode allows, else fail.
     fn stream_ended(&mut self, now: u64) {
-        let resumable = match self.config.mode {
-            Mode::Sep1335 => self.stream_url.is_some() || self.last_event_id.is_some(),
-            _ => self.last_event_id.is_some(),
-        };
+        let by_url = self.config.mode.rules().stream_url && self.stream_url.is_some();
+        let resumable = by_url || self.last_event_id.is_some();
         if !resumable {
             return self
                 .fail(err!(SseStreamEnded, "the stream ended before the response, with no event id to resume from"));
@@ -595,12 +590,12 @@ impl Call {
         if self.done || !self.pending.is_empty() {
             return;
         }
-        let (url, last_event_id) = match self.config.mode {
-            Mode::Sep1858 => match &self.input_required {
+        let (url, last_event_id) = match self.config.mode.rules().answering {
+            Answering::UntilInputRequired => match &self.input_required {
                 Some(id) => (self.config.url.clone(), id.clone()),
                 None => return,
             },
-            Mode::Sep1335 if self.ended => {
+            Answering::UntilStreamEnds if self.ended => {
                 if self.buffered.is_empty() {
                     return self
                         .fail(err!(SseStreamEnded, "the stream ended (204) with no answer owed and no response"));
@@ -617,7 +612,7 @@ impl Call {
         let body = Value::Array(core::mem::take(&mut self.buffered)).to_string();
         self.input_required = None;
         self.ended = false;
-        self.buffering = self.config.mode == Mode::Sep1335;
+        self.buffering = self.config.mode.rules().answering == Answering::UntilStreamEnds;
         self.reconnects = 0;
         self.post(Purpose::Carrier, url, body, last_event_id);
     }

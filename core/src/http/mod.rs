@@ -13,68 +13,17 @@
 //!   incoming HTTP request read into what it asks (a new call, buffered
 //!   answers for a continuation the host looks up in its store, a reconnect).
 //! - [`link`]: RFC 8288 `Link` headers, `rel="stream"` URLs and their origin.
+//! - [`MODES`]: what each transport [`Mode`] does, one row each.
 
 pub mod call;
 pub mod link;
+mod mode;
 pub mod serve;
 
-use crate::{
-    error::{err, Error},
-    Limits, RuleId,
-};
+pub use mode::{Answering, Asking, Continuation, Mode, ModeRules, MODES};
+
+use crate::{error::Error, Limits, RuleId};
 use alloc::{string::String, vec::Vec};
-
-/// How JSON-RPC travels over HTTP: the transport a client and a server agreed on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Mode {
-    /// Streamable HTTP of `2026-07-28`: a POST answered with JSON or an event
-    /// stream; the server asks for input only inside results (`input_required`).
-    Streamable,
-    /// Streamable HTTP of `2025-11-25`: server requests arrive on the POST's
-    /// stream (SEP-2260) and each answer is POSTed on its own (`202 Accepted`).
-    Legacy,
-    /// SEP-1858: `buffer_input` and `input_required` events; the answers go
-    /// in one POST, a JSON array, with `Last-Event-ID`.
-    Sep1858,
-    /// SEP-1335: a `Link: <…>; rel="stream"` URL to reconnect to after
-    /// `retry`; `204 No Content` ends a stream; the answers go as a JSON array
-    /// to that URL.
-    Sep1335,
-}
-
-impl Mode {
-    /// Every mode, in the order of their names.
-    pub const ALL: [Mode; 4] = [Mode::Streamable, Mode::Legacy, Mode::Sep1858, Mode::Sep1335];
-
-    /// Its name: `2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Streamable => "2026-07-28",
-            Mode::Legacy => "2025-11-25",
-            Mode::Sep1858 => "sep-1858",
-            Mode::Sep1335 => "sep-1335",
-        }
-    }
-
-    /// The mode of that name; another name is `usage-invalid-argument`.
-    pub fn from_name(name: &str) -> Result<Mode, Error> {
-        Mode::ALL
-            .into_iter()
-            .find(|m| m.name() == name)
-            .ok_or_else(|| err!(UsageInvalidArgument, "unknown transport mode {name:?}"))
-    }
-
-    /// Whether server requests may arrive on a response stream.
-    pub fn server_requests(self) -> bool {
-        self != Mode::Streamable
-    }
-}
-
-impl core::fmt::Display for Mode {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// HTTP header fields: lower-case names, in order. Several fields of one
 /// name stay several entries.

@@ -16,7 +16,7 @@
 //! host's own store (an event id here is `<key>.<n>`, a stream URL carries
 //! `?stream=<key>`), so any instance can take the call up.
 
-use super::{header, Headers, Mode};
+use super::{header, Answering, Asking, Continuation, Headers, Mode};
 use crate::{
     envelope::{self, Kind},
     error::{err, Error},
@@ -102,7 +102,7 @@ impl ServerStream {
             ("content-type".into(), "text/event-stream".into()),
             ("cache-control".into(), "no-cache".into()),
         ]);
-        if let (Mode::Sep1335, Some(url)) = (self.mode, stream_url) {
+        if let (true, Some(url)) = (self.mode.rules().stream_url, stream_url) {
             headers.push(("link".into(), format!("<{url}>; rel=\"stream\"")));
         }
         headers
@@ -130,26 +130,27 @@ impl ServerStream {
     /// SEP-1335. After it, a SEP-1858 or SEP-1335 server ends the response.
     /// Returns the id of the last event written.
     pub fn ask(&mut self, requests: &[Value], retry_ms: u64) -> Result<String, Error> {
-        if self.mode == Mode::Streamable {
+        if self.mode.rules().asking == Asking::InResults {
             return Err(err!(
                 UsageInvalidArgument,
                 "a 2026-07-28 server asks inside results (input_required), not on a stream"
             ));
         }
-        if self.mode == Mode::Sep1858 {
+        let answering = self.mode.rules().answering;
+        if answering == Answering::UntilInputRequired {
             self.block(Some("buffer_input"), None, None)?;
         }
         let mut last = String::new();
         for request in requests {
             last = self.message(request)?;
         }
-        match self.mode {
-            Mode::Sep1858 => {
+        match answering {
+            Answering::UntilInputRequired => {
                 last = self.block(Some("input_required"), None, None)?;
                 self.closed = true;
             }
-            Mode::Sep1335 => last = self.retry(retry_ms)?,
-            _ => {}
+            Answering::UntilStreamEnds => last = self.retry(retry_ms)?,
+            Answering::EachPosted | Answering::Retry => {}
         }
         Ok(last)
     }
@@ -227,10 +228,10 @@ pub fn read_request(
     for m in &messages {
         kinds.push(envelope::classify_value(m, protocol, limits)?.kind);
     }
-    let continuation = match mode {
-        Mode::Sep1858 => last_event_id.as_deref().and_then(event_key).map(String::from),
-        Mode::Sep1335 => url_key,
-        _ => None,
+    let continuation = match mode.rules().continuation {
+        Continuation::LastEventId => last_event_id.as_deref().and_then(event_key).map(String::from),
+        Continuation::StreamUrl => url_key,
+        Continuation::None => None,
     };
     let answers = kinds.iter().all(|k| !matches!(k, Kind::Request | Kind::Notification));
     match (continuation, answers) {
