@@ -463,6 +463,10 @@ export declare class Session {
   callTool(name: string, args?: JsonInput | null): JsonObject
   getPrompt(name: string, args?: JsonInput | null): JsonObject
   readResource(uri: string): JsonObject
+  /** The `initialize` request where the protocol has that handshake (`2025-11-25`), else null. */
+  initialize(): JsonObject | null
+  /** The `notifications/initialized` notification. */
+  initialized(): JsonObject
 }
 /** A JSON-RPC error the server answered with. */
 export declare class ResponseError extends Error {

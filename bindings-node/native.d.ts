@@ -251,6 +251,13 @@ export declare class Session {
    * member naming one of those is `usage-invalid-argument`.
    */
   request(method: string, params?: Text | undefined | null): string
+  /**
+   * The `initialize` request under the next id where the protocol settles version and
+   * capabilities once at the start (`2025-11-25`), or none where every request declares them.
+   */
+  initialize(): string | null
+  /** The `notifications/initialized` notification, sent once the server answered `initialize`. */
+  initialized(): string
   /** The `tools/call` request of the tool `name` with `arguments` (an object, or none). */
   callTool(name: string, arguments?: Text | undefined | null): string
   /** The `prompts/get` request of the prompt `name` with `arguments` (an object, or none). */

@@ -1641,6 +1641,29 @@ mrtr_status mrtr_session_request(struct mrtr_session *session,
                                  struct mrtr_buf *out);
 
 /**
+ * The `initialize` request under the next id where the protocol settles version and capabilities
+ * once at the start (`2025-11-25`), or none where every request declares them. `*out` is the text,
+ * or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_session_initialize(struct mrtr_session *session,
+                                    struct mrtr_buf *out);
+
+/**
+ * The `notifications/initialized` notification, sent once the server answered `initialize`. `*out`
+ * is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_session_initialized(const struct mrtr_session *session,
+                                     struct mrtr_buf *out);
+
+/**
  * The `tools/call` request of the tool `name` with `arguments` (an object, or none). `*out` is the
  * text (free it with `mrtr_buf_free`).
  *

@@ -731,6 +731,43 @@ pub unsafe extern "C" fn mrtr_session_request(
     })
 }
 
+/// The `initialize` request under the next id where the protocol settles version and capabilities
+/// once at the start (`2025-11-25`), or none where every request declares them. `*out` is the text,
+/// or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_session_initialize(session: *mut mrtr_session, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, session) = unsafe { (Out::new(out)?, get_mut(session, "session")?) };
+        let value = session.0.initialize()?;
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// The `notifications/initialized` notification, sent once the server answered `initialize`. `*out`
+/// is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_session_initialized(session: *const mrtr_session, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, session) = unsafe { (Out::new(out)?, get(session, "session")?) };
+        let value = session.0.initialized();
+        out.set(value);
+        Ok(())
+    })
+}
+
 /// The `tools/call` request of the tool `name` with `arguments` (an object, or none). `*out` is the
 /// text (free it with `mrtr_buf_free`).
 ///

@@ -641,6 +641,14 @@ export class Session {
     const u = string(uri, 'the uri')
     return JSON.parse(call(() => this.#native.readResource(u)))
   }
+  /** The `initialize` request where the protocol has that handshake (`2025-11-25`), else null. */
+  initialize() {
+    return parsed(call(() => this.#native.initialize()))
+  }
+  /** The `notifications/initialized` notification. */
+  initialized() {
+    return JSON.parse(call(() => this.#native.initialized()))
+  }
 }
 
 /** A JSON-RPC error the server answered a request with: `.code`, `.data`, and the whole `.response`. */
@@ -665,17 +673,21 @@ export class McpClient {
   #session
   #config
   #exchange
+  #ready = null
   constructor(url, { protocol, capabilities, clientInfo, firstId, exchange, mode = '2026-07-28', ...config } = {}) {
-    this.#session = new Session({ protocol, capabilities, clientInfo, firstId })
-    this.#config = { ...config, mode, url: string(url, 'the url') }
+    this.#session = new Session({ protocol: protocol ?? (mode === '2026-07-28' ? undefined : '2025-11-25'), capabilities, clientInfo, firstId })
+    this.#config = { ...config, mode, url: string(url, 'the url'), headers: { ...config.headers } }
     this.#exchange = exchange ?? fetchExchange()
   }
   /** Carries the request of `method` with `params` to its final JSON-RPC response (a result, or an error). */
-  request(method, params, { onInput = refuseInput, onEvent, now } = {}) {
-    const request = this.#session.request(method, params)
-    const clock = now ?? (() => Math.floor(performance.now()))
-    const operation = new Operation(this.#config, request, clock())
-    return runOperation(operation, { exchange: this.#exchange, onInput, onEvent, now: clock })
+  async request(method, params, options = {}) {
+    // One handshake for every request; one that failed is tried again by the next request.
+    this.#ready ??= this.#handshake(options).catch((e) => {
+      this.#ready = null
+      throw e
+    })
+    await this.#ready
+    return this.#carry(this.#session.request(method, params), options)
   }
   /** The result of the tool `name` on `args`; throws ResponseError when the server answers with an error. */
   callTool(name, args, options) {
@@ -693,6 +705,31 @@ export class McpClient {
     const response = await this.request(method, params, options)
     if ('error' in response) throw new ResponseError(response)
     return response.result
+  }
+  #carry(request, { onInput = refuseInput, onEvent, now } = {}, exchange = this.#exchange) {
+    const clock = now ?? (() => Math.floor(performance.now()))
+    const operation = new Operation(this.#config, request, clock())
+    return runOperation(operation, { exchange, onInput, onEvent, now: clock })
+  }
+  /**
+   * Where the protocol settles the client at the start (`2025-11-25`): `initialize`, then
+   * `notifications/initialized`; every later request carries the version agreed and the server's
+   * `Mcp-Session-Id`, if it gave one.
+   */
+  async #handshake(options) {
+    const init = this.#session.initialize()
+    if (init === null) return
+    let sessionId = null
+    const watching = (request, on) =>
+      this.#exchange(request, { ...on, head: (status, headers) => ((sessionId ??= headers['mcp-session-id'] ?? null), on.head(status, headers)) })
+    const response = await this.#carry(init, options, watching)
+    if ('error' in response) throw new ResponseError(response)
+    const headers = this.#config.headers
+    headers['mcp-protocol-version'] = string(response.result?.protocolVersion ?? init.params.protocolVersion, 'the protocol version')
+    if (sessionId !== null) headers['mcp-session-id'] = sessionId
+    const post = { method: 'POST', url: this.#config.url, body: this.#session.initialized() }
+    post.headers = { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+    await new Promise((resolve) => this.#exchange(post, { head() {}, body() {}, end: resolve }))
   }
 }
 

@@ -278,6 +278,19 @@ impl Session {
         crate::run(|| self.0.request(&method, params.as_ref().map(crate::bytes)))
     }
 
+    /// The `initialize` request under the next id where the protocol settles version and
+    /// capabilities once at the start (`2025-11-25`), or none where every request declares them.
+    #[napi]
+    pub fn initialize(&mut self) -> Result<Option<String>> {
+        crate::run(|| self.0.initialize())
+    }
+
+    /// The `notifications/initialized` notification, sent once the server answered `initialize`.
+    #[napi]
+    pub fn initialized(&self) -> Result<String> {
+        crate::run(|| Ok(self.0.initialized()))
+    }
+
     /// The `tools/call` request of the tool `name` with `arguments` (an object, or none).
     #[napi]
     pub fn call_tool(&mut self, name: String, arguments: Option<Text>) -> Result<String> {

@@ -153,3 +153,31 @@ test('Operation.snapshot / restore: a host stops at a question; another goes on,
   assert.throws(() => again.snapshot(2000), (e) => e instanceof UsageError && e.rule === 'usage-out-of-turn')
   assert.throws(() => Operation.restore({ mode: 'sep-1858', url }, snapshot, 0), UsageError)
 })
+
+test('McpClient in 2025-11-25: initialize first, then the agreed version and the session id on every request', async (t) => {
+  const seen = []
+  const server = http.createServer(async (req, res) => {
+    let body = ''
+    for await (const chunk of req) body += chunk
+    const message = JSON.parse(body)
+    seen.push({ method: message.method, id: message.id, version: req.headers['mcp-protocol-version'], session: req.headers['mcp-session-id'] })
+    if (message.method === 'notifications/initialized') return res.writeHead(202).end()
+    const result =
+      message.method === 'initialize'
+        ? { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'legacy', version: '1' } }
+        : { content: [{ type: 'text', text: `hello ${message.params.arguments.who}` }], isError: false }
+    const headers = { 'content-type': 'application/json', ...(message.method === 'initialize' ? { 'mcp-session-id': 's-42' } : {}) }
+    res.writeHead(200, headers).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }))
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.after(() => server.close())
+  const client = new McpClient(`http://127.0.0.1:${server.address().port}/mcp`, { mode: '2025-11-25', capabilities: { elicitation: {} } })
+  const results = await Promise.all([client.callTool('greet', { who: 'Ada' }), client.callTool('greet', { who: 'Bob' })])
+  assert.deepEqual(results.map((r) => r.content[0].text).sort(), ['hello Ada', 'hello Bob'])
+  assert.deepEqual(seen.slice(0, 2).map((s) => s.method), ['initialize', 'notifications/initialized'], 'one handshake for both calls')
+  assert.equal(seen[0].session, undefined)
+  for (const s of seen.slice(1)) assert.deepEqual([s.version, s.session], ['2025-11-25', 's-42'], s.method)
+  assert.deepEqual(seen.slice(2).map((s) => s.id).sort(), [2, 3])
+  assert.equal(seen.length, 4)
+})

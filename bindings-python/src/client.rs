@@ -206,6 +206,18 @@ impl Session {
         guard(|| to_python(py, &self.0.get_prompt(&name.0, optional_json(arguments)?).or_raise()?))
     }
 
+    /// The `initialize` request under the next id where the protocol has that
+    /// handshake (`2025-11-25`), or `None` where every request declares the
+    /// client (`2026-07-28`).
+    fn initialize<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        guard(|| self.0.initialize().or_raise()?.map(|r| to_python(py, &r)).transpose())
+    }
+
+    /// The `notifications/initialized` notification, sent once the server answered `initialize`.
+    fn initialized<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| to_python(py, &self.0.initialized()))
+    }
+
     /// The `resources/read` request of `uri`.
     fn read_resource<'py>(&mut self, py: Python<'py>, uri: Text) -> PyResult<Bound<'py, PyAny>> {
         guard(|| to_python(py, &self.0.read_resource(&uri.0).or_raise()?))

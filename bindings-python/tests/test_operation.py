@@ -221,3 +221,51 @@ def test_an_operation_is_carried_across_a_restart(serve: Callable[[Reply], Serve
         again.snapshot(2000)
     with pytest.raises(mrtr.UsageError):
         mrtr.Operation.restore(carried[0], 0, mode="sep-1858", url=server.url)
+
+
+def test_mcp_client_in_2025_initializes_then_sends_the_session_id() -> None:
+    seen: List[Json] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+            message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append({"method": message.get("method"), "version": self.headers.get("Mcp-Protocol-Version"), "session": self.headers.get("Mcp-Session-Id")})
+            if message.get("method") == "notifications/initialized":
+                self.send_response(202)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            if message["method"] == "initialize":
+                result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "legacy", "version": "1"}}
+            else:
+                result = {"content": [{"type": "text", "text": f"hello {message['params']['arguments']['who']}"}], "isError": False}
+            data = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            if message["method"] == "initialize":
+                self.send_header("Mcp-Session-Id", "s-42")
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=http.serve_forever, daemon=True)
+    thread.start()
+    try:
+        client = mrtr.McpClient(f"http://127.0.0.1:{http.server_address[1]}/mcp", mode="2025-11-25", capabilities={"elicitation": {}})
+
+        async def main() -> Tuple[Json, Json]:
+            return await client.call_tool("greet", {"who": "Ada"}), await client.call_tool("greet", {"who": "Bob"})
+
+        ada, bob = asyncio.run(main())
+    finally:
+        http.shutdown()
+        http.server_close()
+        thread.join(timeout=5)
+    assert (ada["content"][0]["text"], bob["content"][0]["text"]) == ("hello Ada", "hello Bob")
+    assert [s["method"] for s in seen] == ["initialize", "notifications/initialized", "tools/call", "tools/call"]
+    assert seen[0]["session"] is None
+    assert all((s["version"], s["session"]) == ("2025-11-25", "s-42") for s in seen[1:])

@@ -11,8 +11,8 @@
 // Every call is one mrtr `Operation`, driven by the package's `runOperation` over this file's
 // node:http exchange: in `2026-07-28` it carries every round (each retry under a new id), in the
 // other modes the server requests on the call's stream; either way each question gets the canned
-// answer of each field it asks, through the same `onInput`. In the `2025-11-25`-based modes the
-// client initializes first.
+// answer of each field it asks, through the same `onInput`. The call is an `McpClient`'s, as a user
+// writes it: in the `2025-11-25`-based modes it initializes first.
 //
 // The recording (JSON Lines): each request the client sends is a client entry; each response's
 // head, event blocks (decoded with mrtr's `SseDecoder`, `data` as the JSON it carried) or JSON
@@ -23,7 +23,7 @@
 import http from 'node:http'
 import { appendFileSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { Operation, runOperation, SseDecoder } from '../../bindings-node/index.mjs'
+import { McpClient, Operation, runOperation, SseDecoder } from '../../bindings-node/index.mjs'
 import { jsonOrText, recordedBlock } from '../recording.mjs'
 
 const { values: args } = parseArgs({
@@ -148,7 +148,6 @@ const violations = []
 function call(request) {
   // Under 2026-07-28 the machine adds the header fields that mirror the body (Mcp-Method, Mcp-Name).
   const operation = new Operation(CONFIG, request, now())
-  const onEvent = (e) => e.type === 'violation' && violations.push(`${e.rule}: ${e.message}`)
   const onInput = args.snapshot ? () => stopHere(operation) : answerTo
   return runOperation(operation, { exchange, now, onInput, onEvent })
 }
@@ -162,36 +161,32 @@ function stopHere(operation) {
 
 // ------------------------------------------------------------------ the conversation
 
-let nextId = 1
 const textOf = (response) => response?.result?.content?.[0]?.text
+const onEvent = (e) => e.type === 'violation' && violations.push(`${e.rule}: ${e.message}`)
 
-async function greet2025() {
-  const init = await call({
-    jsonrpc: '2.0',
-    id: nextId++,
-    method: 'initialize',
-    params: {
-      protocolVersion: PROTOCOL,
-      capabilities: { elicitation: { form: {} } },
-      clientInfo: { name: 'mrtr-e2e-client', version: '1.0.0' },
-    },
+/**
+ * The call as a user writes it: one McpClient over this file's recording exchange. Its session writes
+ * the request (a 2026-07-28 `_meta`, or in the 2025-11-25-based modes the `initialize` handshake first,
+ * then the agreed version and the server's session id on every request).
+ */
+function greet() {
+  const client = new McpClient(CONFIG.url, {
+    mode: args.mode,
+    capabilities: { elicitation: { form: {} } },
+    clientInfo: { name: 'mrtr-e2e-client', version: '1.0.0' },
+    exchange,
+    defaultRetryMs: CONFIG.defaultRetryMs,
   })
-  if (!init.result) throw new Error(`initialize failed: ${JSON.stringify(init)}`)
-  // A notification has no call machine: one POST, 202 expected.
-  await new Promise((resolve) => {
-    const headers = { ...CONFIG.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
-    const body = { jsonrpc: '2.0', method: 'notifications/initialized' }
-    exchange({ method: 'POST', url: CONFIG.url, headers, body }, { head() {}, body() {}, end: resolve })
-  })
-  return call({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'greet', arguments: {} } })
+  return client.request('tools/call', { name: 'greet', arguments: {} }, { now, onInput: answerTo, onEvent })
 }
 
-async function greetMrtr() {
+/** The restart scenario's first half: a raw Operation, stopped at its first question by `stopHere`. */
+function greetUntilTheQuestion() {
   const meta = {
     'io.modelcontextprotocol/protocolVersion': PROTOCOL,
     'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
   }
-  return call({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'greet', arguments: {}, _meta: meta } })
+  return call({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'greet', arguments: {}, _meta: meta } })
 }
 
 const deadline = setTimeout(() => {
@@ -199,7 +194,7 @@ const deadline = setTimeout(() => {
   process.exit(1)
 }, Number(args['timeout-ms']))
 try {
-  const response = await (MRTR ? greetMrtr() : greet2025())
+  const response = await (args.snapshot ? greetUntilTheQuestion() : greet())
   const text = textOf(response)
   console.log(JSON.stringify({ text, violations, served }))
   process.exitCode = text && violations.length === 0 && !response.error ? 0 : 1

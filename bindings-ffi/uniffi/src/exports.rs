@@ -170,6 +170,23 @@ impl Session {
         })
     }
 
+    /// The `initialize` request under the next id where the protocol settles version and
+    /// capabilities once at the start (`2025-11-25`), or none where every request declares them.
+    pub fn initialize(&self) -> Result<Option<String>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.initialize()?)
+        })
+    }
+
+    /// The `notifications/initialized` notification, sent once the server answered `initialize`.
+    pub fn initialized(&self) -> Result<String> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.initialized())
+        })
+    }
+
     /// The `tools/call` request of the tool `name` with `arguments` (an object, or none).
     pub fn call_tool(&self, name: String, arguments_json: Option<String>) -> Result<String> {
         guard(|| {

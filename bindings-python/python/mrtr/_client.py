@@ -196,8 +196,13 @@ class McpClient:
         client: Any = None,
         **config: Any,
     ) -> None:
+        if protocol is None and mode != "2026-07-28":
+            protocol = "2025-11-25"
         self.session = Session(protocol=protocol, capabilities=capabilities, client_info=client_info, first_id=first_id)
-        self._url, self._mode, self._client, self._config = url, mode, client, config
+        self._url, self._mode, self._client = url, mode, client
+        self._config = dict(config)
+        self._config["headers"] = dict(config.get("headers") or {})
+        self._ready = False
 
     async def request(
         self,
@@ -208,9 +213,37 @@ class McpClient:
         on_event: Optional[Callable[[Json], None]] = None,
     ) -> Json:
         """The final JSON-RPC response to ``method`` with ``params`` (a result, or an error the server answered)."""
-        request = self.session.request(method, params)
+        if not self._ready:
+            await self._handshake()
+            self._ready = True
+        return await self._carry(self.session.request(method, params), on_input, on_event, self._client)
+
+    async def _carry(self, request: Json, on_input: Optional[OnInput], on_event: Optional[Callable[[Json], None]], client: Any) -> Json:
         operation = Operation(request, _now(), mode=self._mode, url=self._url, **self._config)
-        return await run_operation(operation, on_input=on_input or _refuse_input, on_event=on_event, client=self._client)
+        return await run_operation(operation, on_input=on_input or _refuse_input, on_event=on_event, client=client)
+
+    async def _handshake(self) -> None:
+        """Where the protocol settles the client at the start (``2025-11-25``): ``initialize``, then
+        ``notifications/initialized``; every later request carries the version agreed and the server's
+        ``Mcp-Session-Id``, if it gave one."""
+        init = self.session.initialize()
+        if init is None:
+            return
+        seen: Dict[str, str] = {}
+
+        async def watch(response: Any) -> None:
+            seen.setdefault("id", response.headers.get("mcp-session-id"))
+
+        async with _http_module().AsyncClient(timeout=None, event_hooks={"response": [watch]}) as client:
+            response = await self._carry(init, None, None, client)
+            if "error" in response:
+                raise ResponseError(response)
+            headers = self._config["headers"]
+            headers["mcp-protocol-version"] = response["result"].get("protocolVersion", init["params"]["protocolVersion"])
+            if seen.get("id"):
+                headers["mcp-session-id"] = seen["id"]
+            notify = {**headers, "content-type": "application/json", "accept": "application/json, text/event-stream"}
+            await client.post(self._url, headers=notify, content=json.dumps(self.session.initialized()).encode())
 
     async def _result(self, method: str, params: Json, on_input: Optional[OnInput]) -> Json:
         response = await self.request(method, params, on_input=on_input)

@@ -10,7 +10,8 @@
 //! carries the request; the HTTP header fields that mirror `_meta` follow
 //! from the body ([`crate::protocol::mirrored_fields`]). In protocols that
 //! settle version and capabilities at `initialize`, the session writes no
-//! `_meta` of its own.
+//! `_meta` of its own, and makes that handshake's request instead
+//! ([`Session::initialize`], [`Session::initialized`]).
 //!
 //! Ids are whole numbers counting up from the first (default 1): unique in
 //! the session, and never of the shape of an operation's retry ids
@@ -121,6 +122,31 @@ impl Session {
     /// `resources/read` of `uri`.
     pub fn read_resource(&mut self, uri: &str) -> Result<Value> {
         self.request("resources/read", Some(json!({ "uri": uri })))
+    }
+
+    /// The `initialize` request under the next id, where the protocol settles
+    /// version and capabilities once at the start (`2025-11-25`: the
+    /// protocol version asked for, the capabilities, the client's name, which
+    /// that protocol requires: `mrtr` and its version when none was
+    /// declared); none where every request declares them (`2026-07-28`).
+    pub fn initialize(&mut self) -> Result<Option<Value>> {
+        if self.config.protocol.rules().request_meta {
+            return Ok(None);
+        }
+        let info = self
+            .config
+            .client_info
+            .clone()
+            .unwrap_or_else(|| json!({"name": "mrtr", "version": env!("CARGO_PKG_VERSION")}));
+        let params = json!({"protocolVersion": self.config.protocol.name(), "capabilities": self.config.capabilities,
+                            "clientInfo": info});
+        self.request("initialize", Some(params)).map(Some)
+    }
+
+    /// The `notifications/initialized` notification, sent once the server
+    /// answered `initialize`.
+    pub fn initialized(&self) -> Value {
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
     }
 
     /// Writes what the session declares into a request's `_meta`.

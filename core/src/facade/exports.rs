@@ -361,6 +361,8 @@ pub const EXPORTS: &[Export] = &[
     free("inspect", "`facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text.", &[("token", Text)], Ret::Text),
     new("Session", "A session declaring `config` (JSON text; none: the default protocol, no capabilities).", &[("config", OrEmpty)]),
     method("Session", "request", Mut, "The request of `method` with `params` (an object, or none) under the next id, `params._meta` carrying what the session declares where the protocol reads it from every request; a `_meta` member naming one of those is `usage-invalid-argument`.", &[("method", Str), ("params", OptText)], Ret::Text),
+    method("Session", "initialize", Mut, "The `initialize` request under the next id where the protocol settles version and capabilities once at the start (`2025-11-25`), or none where every request declares them.", &[], Ret::OptText),
+    method("Session", "initialized", Ref, "The `notifications/initialized` notification, sent once the server answered `initialize`.", &[], Ret::Text).infallible(),
     method("Session", "call_tool", Mut, "The `tools/call` request of the tool `name` with `arguments` (an object, or none).", &[("name", Str), ("arguments", OptText)], Ret::Text),
     method("Session", "get_prompt", Mut, "The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).", &[("name", Str), ("arguments", OptText)], Ret::Text),
     method("Session", "read_resource", Mut, "The `resources/read` request of `uri`.", &[("uri", Str)], Ret::Text),

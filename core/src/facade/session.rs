@@ -56,6 +56,16 @@ impl Session {
         Ok(text(&self.0.get_prompt(name, arguments)?))
     }
 
+    /// The `initialize` request where the protocol has that handshake, or none.
+    pub fn initialize(&mut self) -> Result<Option<String>> {
+        Ok(self.0.initialize()?.map(|r| text(&r)))
+    }
+
+    /// The `notifications/initialized` notification.
+    pub fn initialized(&self) -> String {
+        text(&self.0.initialized())
+    }
+
     /// `resources/read` of `uri`.
     pub fn read_resource(&mut self, uri: &str) -> Result<String> {
         Ok(text(&self.0.read_resource(uri)?))

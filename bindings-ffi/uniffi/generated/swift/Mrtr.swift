@@ -2406,6 +2406,17 @@ public protocol SessionProtocol: AnyObject, Sendable {
     func getPrompt(name: String, argumentsJson: String?) throws  -> String
     
     /**
+     * The `initialize` request under the next id where the protocol settles version and
+     * capabilities once at the start (`2025-11-25`), or none where every request declares them.
+     */
+    func initialize() throws  -> String?
+    
+    /**
+     * The `notifications/initialized` notification, sent once the server answered `initialize`.
+     */
+    func initialized() throws  -> String
+    
+    /**
      * The `resources/read` request of `uri`.
      */
     func readResource(uri: String) throws  -> String
@@ -2513,6 +2524,31 @@ open func getPrompt(name: String, argumentsJson: String?)throws  -> String  {
             self.uniffiCloneHandle(),
         FfiConverterString.lower(name),
         FfiConverterOptionString.lower(argumentsJson),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The `initialize` request under the next id where the protocol settles version and
+     * capabilities once at the start (`2025-11-25`), or none where every request declares them.
+     */
+open func initialize()throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_session_initialize(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The `notifications/initialized` notification, sent once the server answered `initialize`.
+     */
+open func initialized()throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_session_initialized(
+            self.uniffiCloneHandle(),uniffiCallStatus
     )
 })
 }
@@ -6430,6 +6466,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_session_get_prompt() != 64955) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_session_initialize() != 63715) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_session_initialized() != 14659) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_session_read_resource() != 36170) {

@@ -359,6 +359,16 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_session_call_tool(uint64_t ptr, RustBuff
 RustBuffer uniffi_mrtr_uniffi_fn_method_session_get_prompt(uint64_t ptr, RustBuffer name, RustBuffer arguments_json, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_INITIALIZE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_INITIALIZE
+RustBuffer uniffi_mrtr_uniffi_fn_method_session_initialize(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_INITIALIZED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_INITIALIZED
+RustBuffer uniffi_mrtr_uniffi_fn_method_session_initialized(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_READ_RESOURCE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_READ_RESOURCE
 RustBuffer uniffi_mrtr_uniffi_fn_method_session_read_resource(uint64_t ptr, RustBuffer uri, RustCallStatus *_Nonnull out_status
@@ -1454,6 +1464,18 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_session_call_tool(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_GET_PROMPT
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_GET_PROMPT
 uint16_t uniffi_mrtr_uniffi_checksum_method_session_get_prompt(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_INITIALIZE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_INITIALIZE
+uint16_t uniffi_mrtr_uniffi_checksum_method_session_initialize(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_INITIALIZED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_INITIALIZED
+uint16_t uniffi_mrtr_uniffi_checksum_method_session_initialized(void
     
 );
 #endif

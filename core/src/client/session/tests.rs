@@ -82,3 +82,22 @@ fn misuse_is_a_usage_error() {
     assert_eq!(s.request("m", None).unwrap()["id"], u64::MAX);
     assert_eq!(s.request("m", None).unwrap_err().rule(), RuleId::UsageInvalidArgument);
 }
+
+#[test]
+fn a_2025_session_begins_with_the_handshake_and_a_2026_one_needs_none() {
+    let mut legacy = session(Protocol::V2025_11_25, json!({"elicitation": {}}));
+    let init = legacy.initialize().unwrap().expect("2025-11-25 initializes");
+    assert_eq!((init["method"].as_str(), init["id"].as_u64()), (Some("initialize"), Some(7)));
+    assert_eq!(init["params"]["protocolVersion"], "2025-11-25");
+    assert_eq!(init["params"]["capabilities"], json!({"elicitation": {}}));
+    assert_eq!(init["params"]["clientInfo"]["name"], "test-client");
+    assert_eq!(legacy.initialized(), json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    assert_eq!(legacy.call_tool("t", None).unwrap()["id"], 8, "the handshake took an id");
+    // Without a declared name, the protocol's required clientInfo names mrtr.
+    let mut anonymous =
+        Session::new(SessionConfig { protocol: Protocol::V2025_11_25, ..SessionConfig::default() }).unwrap();
+    assert_eq!(anonymous.initialize().unwrap().unwrap()["params"]["clientInfo"]["name"], "mrtr");
+    let mut current = session(Protocol::V2026_07_28, json!({}));
+    assert_eq!(current.initialize().unwrap(), None);
+    assert_eq!(current.call_tool("t", None).unwrap()["id"], 7, "no id spent");
+}

@@ -785,6 +785,10 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_session_get_prompt(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_session_initialize(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_session_initialized(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_session_read_resource(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_session_request(
@@ -985,6 +989,10 @@ internal object UniffiLib {
     external fun uniffi_mrtr_uniffi_fn_method_session_call_tool(`ptr`: Long,`name`: RustBuffer.ByValue,`argumentsJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_session_get_prompt(`ptr`: Long,`name`: RustBuffer.ByValue,`argumentsJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_session_initialize(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_session_initialized(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_session_read_resource(`ptr`: Long,`uri`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -1463,6 +1471,12 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_session_get_prompt() and 0xFFFF) != 64955) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_session_initialize() and 0xFFFF) != 63715) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_session_initialized() and 0xFFFF) != 14659) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_session_read_resource() and 0xFFFF) != 36170) {
@@ -4986,6 +5000,17 @@ public interface SessionInterface {
     fun `getPrompt`(`name`: kotlin.String, `argumentsJson`: kotlin.String?): kotlin.String
     
     /**
+     * The `initialize` request under the next id where the protocol settles version and
+     * capabilities once at the start (`2025-11-25`), or none where every request declares them.
+     */
+    fun `initialize`(): kotlin.String?
+    
+    /**
+     * The `notifications/initialized` notification, sent once the server answered `initialize`.
+     */
+    fun `initialized`(): kotlin.String
+    
+    /**
      * The `resources/read` request of `uri`.
      */
     fun `readResource`(`uri`: kotlin.String): kotlin.String
@@ -5151,6 +5176,41 @@ open class Session: Disposable, AutoCloseable, SessionInterface
         
         FfiConverterString.lower(`name`),
         FfiConverterOptionalString.lower(`argumentsJson`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The `initialize` request under the next id where the protocol settles version and
+     * capabilities once at the start (`2025-11-25`), or none where every request declares them.
+     */
+    @Throws(MrtrException::class)override fun `initialize`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_session_initialize(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The `notifications/initialized` notification, sent once the server answered `initialize`.
+     */
+    @Throws(MrtrException::class)override fun `initialized`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_session_initialized(
+        it,
+        _status)
 }
     }
     )
