@@ -1432,6 +1432,58 @@ static void test_session(void) {
   EXPECT(mrtr_session_free(session), MRTR_OK);
 }
 
+/* The 2025-11-25 bridge in C: the tool's question goes out on the call's stream as a server request, the client's
+ * answer comes back, the replay gives it to the tool, and the final response is written on the stream. */
+static void test_tool_bridge(void) {
+  const char *legacy = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":{}}}";
+  const char *schema = "{\"type\":\"object\",\"properties\":{\"v\":{\"type\":\"string\"}}}";
+  mrtr_tool_bridge *bridge = NULL;
+  mrtr_tool_replay *replay = NULL;
+  mrtr_buf question = {NULL, 0}, out = {NULL, 0};
+  EXPECT(mrtr_tool_bridge_new(S(legacy), S("k1"), NULL, 0, &bridge), MRTR_OK);
+  EXPECT(mrtr_question_elicit(S("Name?"), S(schema), &question), MRTR_OK);
+  char *q = buf_string(&question);
+  EXPECT(mrtr_tool_bridge_replay(bridge, &replay), MRTR_OK);
+  EXPECT(mrtr_tool_replay_ask(replay, S(q), NULL, 0, &out), MRTR_OK);
+  CHECK(is_empty(&out)); /* not answered yet: the tool stops here */
+  EXPECT(mrtr_tool_bridge_ask(bridge, replay, 0), MRTR_OK);
+  EXPECT(mrtr_tool_replay_free(replay), MRTR_OK);
+  EXPECT(mrtr_tool_bridge_poll_write(bridge, &out), MRTR_OK);
+  char *written = buf_string(&out);
+  CHECK(strstr(written, "elicitation/create") != NULL);
+  EXPECT(mrtr_tool_bridge_pending(bridge, &out), MRTR_OK);
+  cJSON *pending = take(&out);
+  CHECK(cJSON_GetArraySize(pending) == 1);
+  const char *id = cJSON_GetArrayItem(pending, 0)->valuestring;
+  char answer[256];
+  snprintf(answer, sizeof answer, "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"result\":{\"action\":\"accept\",\"content\":{\"v\":\"Ada\"}}}", id);
+  bool complete = false;
+  EXPECT(mrtr_tool_bridge_handle_answer(bridge, S(answer), 5, &complete), MRTR_OK);
+  CHECK(complete);
+  EXPECT(mrtr_tool_bridge_replay(bridge, &replay), MRTR_OK);
+  EXPECT(mrtr_tool_replay_ask(replay, S(q), NULL, 0, &out), MRTR_OK);
+  cJSON *given = take(&out);
+  CHECK(given && strcmp(at(at(given, "content"), "v")->valuestring, "Ada") == 0);
+  EXPECT(mrtr_tool_replay_free(replay), MRTR_OK);
+  EXPECT(mrtr_tool_bridge_complete(bridge, S("{\"content\":[{\"type\":\"text\",\"text\":\"hi Ada\"}]}")), MRTR_OK);
+  bool found = false;
+  for (int i = 0; i < 8; i++) {
+    EXPECT(mrtr_tool_bridge_poll_write(bridge, &out), MRTR_OK);
+    if (is_empty(&out)) break;
+    char *text = buf_string(&out);
+    found = found || strstr(text, "hi Ada") != NULL;
+    free(text);
+  }
+  bool done = false;
+  EXPECT(mrtr_tool_bridge_is_done(bridge, &done), MRTR_OK);
+  CHECK(found && done);
+  cJSON_Delete(pending);
+  cJSON_Delete(given);
+  free(written);
+  free(q);
+  EXPECT(mrtr_tool_bridge_free(bridge), MRTR_OK);
+}
+
 /* The canned server of test_operation: asks the units twice, then answers (the JSON it POSTs back). */
 static char *operation_server(const cJSON *request) {
   static const char *ask =
@@ -1966,6 +2018,7 @@ int main(void) {
   test_await_style_tool();
   test_server_builders();
   test_session();
+  test_tool_bridge();
   test_server_side();
   test_check_transports();
   test_buffers_and_double_free();
