@@ -17,8 +17,8 @@ The expectations are written by hand below, independently of mrtr's code, from:
     the buffered POST to the stream URL, the client algorithm);
   - 004 SEP-2260 (server requests are associated with the client request on
     whose stream they come; unassociated ones are answered -32602);
-  - the documented choices of mrtr (doc comments of core/src/http/call.rs,
-    core/src/http/mod.rs `StreamLimits`, core/src/wire.rs, docs/RULES.md rows
+  - the documented choices of mrtr (doc comments of core/src/machines/http/call.rs,
+    core/src/machines/http/mod.rs `StreamLimits`, core/src/surface/wire.rs, docs/RULES.md rows
     `sse-stream-ended` and `http-status-unexpected`), cited as `mrtr call.rs`.
 
 Readings this script takes where those texts leave a detail open (the lead

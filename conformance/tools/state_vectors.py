@@ -2,9 +2,9 @@
 """Writes the sealed-state vectors of the corpus (conformance/cases/state/).
 
 An independent implementation of the token format, version 2, written from
-its specification text: the doc comments of core/src/state/mod.rs ("Token
-format (version 2)", "Keys"), core/src/state/binding.rs ("What is bound") and
-core/src/state/canonical.rs (canonical JSON, exact numbers). It runs on
+its specification text: the doc comments of core/src/sealed/state/mod.rs ("Token
+format (version 2)", "Keys"), core/src/sealed/state/binding.rs ("What is bound") and
+core/src/sealed/state/canonical.rs (canonical JSON, exact numbers). It runs on
 Python's `cryptography` (AES-256-GCM, HKDF-SHA-256) and PyNaCl
 (XChaCha20-Poly1305), with hashlib/hmac for SHA-256 and HMAC-SHA-256: the
 expectations do not come from mrtr itself.
@@ -38,12 +38,12 @@ from nacl.exceptions import CryptoError
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "cases", "state")
 TOOL = "computed by conformance/tools/state_vectors.py (cryptography + PyNaCl)"
-FORMAT = 'core/src/state/mod.rs "Token format (version 2)"'
-KEYS = 'core/src/state/mod.rs "Keys"'
-BOUND = 'core/src/state/binding.rs "What is bound"'
-EXACT = 'core/src/state/canonical.rs "exact decimal value"'
-STRINGS = 'core/src/state/canonical.rs "keys sorted", "escaped as serde_json writes them"'
-REPLAY = 'core/src/state/mod.rs "open_once" and RULES.md state-replayed'
+FORMAT = 'core/src/sealed/state/mod.rs "Token format (version 2)"'
+KEYS = 'core/src/sealed/state/mod.rs "Keys"'
+BOUND = 'core/src/sealed/state/binding.rs "What is bound"'
+EXACT = 'core/src/sealed/state/canonical.rs "exact decimal value"'
+STRINGS = 'core/src/sealed/state/canonical.rs "keys sorted", "escaped as serde_json writes them"'
+REPLAY = 'core/src/sealed/state/mod.rs "open_once" and RULES.md state-replayed'
 
 # --- The format -------------------------------------------------------------
 

@@ -39,50 +39,59 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-pub mod bare;
-pub mod error;
-mod json;
-mod kind;
-pub mod limits;
-pub mod protocol;
-pub mod rules;
+mod base;
+mod conversation;
+mod machines;
+mod one_message;
+mod read;
+mod request;
+mod rounds;
+mod sealed;
+mod surface;
 
+pub use base::error;
+use base::kind;
+pub use base::limits;
+pub use base::protocol;
+pub use base::rules;
+pub use base::tasks;
 #[cfg(feature = "alloc")]
-pub mod check;
+pub use conversation::check;
+#[cfg(feature = "state")]
+pub use conversation::har;
 #[cfg(feature = "alloc")]
-pub mod client;
+pub use machines::client;
 #[cfg(feature = "alloc")]
-pub mod dialect;
+pub use machines::http;
 #[cfg(feature = "alloc")]
-mod envelope;
+pub use machines::server;
+pub use one_message::bare;
+#[cfg(feature = "alloc")]
+use one_message::envelope;
+use read::json;
+#[cfg(feature = "alloc")]
+pub use read::sse;
+use read::validate;
+#[cfg(feature = "alloc")]
+use read::view;
+#[cfg(feature = "alloc")]
+pub use request::dialect;
+#[cfg(feature = "alloc")]
+use request::form;
+#[cfg(feature = "alloc")]
+use request::input;
+#[cfg(feature = "alloc")]
+use request::message;
+#[cfg(feature = "alloc")]
+use request::retry;
+#[cfg(feature = "state")]
+pub use rounds::round;
+#[cfg(feature = "state")]
+pub use sealed::state;
 #[cfg(feature = "facade")]
-pub mod facade;
-#[cfg(feature = "alloc")]
-mod form;
-#[cfg(feature = "state")]
-pub mod har;
-#[cfg(feature = "alloc")]
-pub mod http;
-#[cfg(feature = "alloc")]
-mod input;
-#[cfg(feature = "alloc")]
-mod message;
-#[cfg(feature = "alloc")]
-mod retry;
-#[cfg(feature = "state")]
-pub mod round;
-#[cfg(feature = "alloc")]
-pub mod server;
-#[cfg(feature = "alloc")]
-pub mod sse;
-#[cfg(feature = "state")]
-pub mod state;
-pub mod tasks;
-mod validate;
-#[cfg(feature = "alloc")]
-mod view;
+pub use surface::facade;
 #[cfg(feature = "serde")]
-pub mod wire;
+pub use surface::wire;
 
 #[cfg(feature = "alloc")]
 pub use envelope::{classify, classify_value, parse, Classified, Id};

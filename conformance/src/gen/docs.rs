@@ -55,8 +55,10 @@ They are never a peer's violation, never reported by the checker, and never sent
 ];
 
 fn rules_md() -> String {
-    let mut s =
-        format!("<!-- {} Source: core/src/rules.rs, core/src/protocol.rs, core/src/http/mode.rs. -->\n", super::MARK);
+    let mut s = format!(
+        "<!-- {} Source: core/src/base/rules.rs, core/src/base/protocol.rs, core/src/machines/http/mode.rs. -->\n",
+        super::MARK
+    );
     s.push_str(INTRO);
     s.push_str(
         "\n## Protocols\n\nThe caller chooses the protocol (the negotiated version); the core never guesses.\n\n",

@@ -29,7 +29,7 @@ fn table<T: Debug + Copy>(out: &mut String, comment: &str, name: &str, all: &[T]
 }
 
 fn tables_d_ts() -> String {
-    let mut s = format!("// {} Source: core/src/rules.rs, protocol.rs, tasks.rs, envelope.rs.\n", super::MARK);
+    let mut s = format!("// {} Source: core/src/base/rules.rs, protocol.rs, tasks.rs, envelope.rs.\n", super::MARK);
     s.push_str("import { MrtrError } from '../index.js'\n\n");
     s.push_str("/** Every rule id of the core's catalogue, by the core's variant name. */\n");
     s.push_str("export declare const Rule: {\n");

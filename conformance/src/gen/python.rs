@@ -27,7 +27,7 @@ fn ident(value: &str) -> String {
 }
 
 fn head(what: &str) -> String {
-    format!("# {} Source: core/src/rules.rs and the core's other tables.\n\"\"\"{what}\"\"\"\n\n", super::MARK)
+    format!("# {} Source: core/src/base/rules.rs and the core's other tables.\n\"\"\"{what}\"\"\"\n\n", super::MARK)
 }
 
 /// One `class Name(_StrEnum)` with its members (`value`, trailing comment) and extra stub lines.

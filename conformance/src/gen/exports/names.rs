@@ -72,7 +72,7 @@ fn document() -> String {
     let mut out = format!("<!-- {} -->\n", crate::gen::MARK);
     out.push_str(
         "# Exports\n\nEvery function and machine the bindings export, declared once in the core's\n\
-         table (`core/src/facade/exports.rs`), by its name in each binding. A binding\n\
+         table (`core/src/surface/facade/exports.rs`), by its name in each binding. A binding\n\
          that leaves a row out says why here. The napi, wasm, C and UniFFI export code\n\
          of each row is generated from the table by `mrtr-gen`, but where a binding\n\
          wrote it by hand first (typed records, C structs); the Python package is\n\
