@@ -491,6 +491,10 @@ export declare class McpClient {
   callTool(name: string, args?: JsonObject | null, options?: CallOptions): Promise<JsonObject>
   getPrompt(name: string, args?: JsonObject | null, options?: CallOptions): Promise<JsonObject>
   readResource(uri: string, options?: CallOptions): Promise<JsonObject>
+  /** Every tool the server lists, following `nextCursor` page by page. */
+  listTools(options?: CallOptions): Promise<JsonObject[]>
+  listPrompts(options?: CallOptions): Promise<JsonObject[]>
+  listResources(options?: CallOptions): Promise<JsonObject[]>
 }
 /**
  * A server's response stream for the continuation `key` (the host's name of

@@ -701,6 +701,28 @@ export class McpClient {
   readResource(uri, options) {
     return this.#result('resources/read', { uri: string(uri, 'the uri') }, options)
   }
+  /** Every tool the server lists, following `nextCursor` page by page. */
+  listTools(options) {
+    return this.#list('tools/list', 'tools', options)
+  }
+  /** Every prompt the server lists. */
+  listPrompts(options) {
+    return this.#list('prompts/list', 'prompts', options)
+  }
+  /** Every resource the server lists. */
+  listResources(options) {
+    return this.#list('resources/list', 'resources', options)
+  }
+  async #list(method, field, options) {
+    const all = []
+    let cursor
+    do {
+      const page = await this.#result(method, cursor === undefined ? undefined : { cursor }, options)
+      all.push(...(page[field] ?? []))
+      cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined
+    } while (cursor !== undefined)
+    return all
+  }
   async #result(method, params, options) {
     const response = await this.request(method, params, options)
     if ('error' in response) throw new ResponseError(response)

@@ -181,3 +181,14 @@ test('McpClient in 2025-11-25: initialize first, then the agreed version and the
   assert.deepEqual(seen.slice(2).map((s) => s.id).sort(), [2, 3])
   assert.equal(seen.length, 4)
 })
+
+test('McpClient.listTools follows nextCursor page by page, each page a request of the session', async (t) => {
+  const { url, seen } = await serve(t, (m) => {
+    const page = m.params?.cursor === 'p2' ? { tools: [{ name: 'c' }] } : { tools: [{ name: 'a' }, { name: 'b' }], nextCursor: 'p2' }
+    return [200, { jsonrpc: '2.0', id: m.id, result: { ...page, resultType: 'complete' } }]
+  })
+  const client = new McpClient(url, { capabilities: {} })
+  assert.deepEqual((await client.listTools()).map((tool) => tool.name), ['a', 'b', 'c'])
+  assert.deepEqual(seen.map((s) => [s.message.id, s.message.method, s.message.params.cursor]), [[1, 'tools/list', undefined], [2, 'tools/list', 'p2']])
+  assert.equal(seen[0].message.params._meta['io.modelcontextprotocol/protocolVersion'], '2026-07-28')
+})

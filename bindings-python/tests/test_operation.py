@@ -269,3 +269,14 @@ def test_mcp_client_in_2025_initializes_then_sends_the_session_id() -> None:
     assert [s["method"] for s in seen] == ["initialize", "notifications/initialized", "tools/call", "tools/call"]
     assert seen[0]["session"] is None
     assert all((s["version"], s["session"]) == ("2025-11-25", "s-42") for s in seen[1:])
+
+
+def test_mcp_client_lists_every_page(serve: Callable[[Reply], Server]) -> None:
+    def pages(message: Json) -> Tuple[int, Any]:
+        page: Json = {"tools": [{"name": "c"}]} if message["params"].get("cursor") == "p2" else {"tools": [{"name": "a"}, {"name": "b"}], "nextCursor": "p2"}
+        return 200, {"jsonrpc": "2.0", "id": message["id"], "result": {**page, "resultType": "complete"}}
+
+    server = serve(pages)
+    tools = asyncio.run(mrtr.McpClient(server.url, capabilities={}).list_tools())
+    assert [tool["name"] for tool in tools] == ["a", "b", "c"]
+    assert [(s["message"]["id"], s["message"]["params"].get("cursor")) for s in server.seen] == [(1, None), (2, "p2")]

@@ -264,6 +264,28 @@ class McpClient:
         """The contents of the resource ``uri``."""
         return await self._result("resources/read", {"uri": uri}, on_input)
 
+    async def list_tools(self) -> list[Json]:
+        """Every tool the server lists, following ``nextCursor`` page by page."""
+        return await self._list("tools/list", "tools")
+
+    async def list_prompts(self) -> list[Json]:
+        """Every prompt the server lists."""
+        return await self._list("prompts/list", "prompts")
+
+    async def list_resources(self) -> list[Json]:
+        """Every resource the server lists."""
+        return await self._list("resources/list", "resources")
+
+    async def _list(self, method: str, field: str) -> list[Json]:
+        found: list[Json] = []
+        cursor: Optional[str] = None
+        while True:
+            page = await self._result(method, {} if cursor is None else {"cursor": cursor}, None)
+            found.extend(page.get(field) or [])
+            cursor = page.get("nextCursor") if isinstance(page.get("nextCursor"), str) else None
+            if cursor is None:
+                return found
+
 
 def _named(name: str, arguments: Optional[Json]) -> Json:
     return {"name": name} if arguments is None else {"name": name, "arguments": arguments}
