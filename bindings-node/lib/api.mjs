@@ -680,26 +680,30 @@ export class McpClient {
     this.#exchange = exchange ?? fetchExchange()
   }
   /** Carries the request of `method` with `params` to its final JSON-RPC response (a result, or an error). */
-  async request(method, params, options = {}) {
+  request(method, params, options = {}) {
+    return this.#send((session) => session.request(method, params), options)
+  }
+  /** The result of the tool `name` on `args`; throws ResponseError when the server answers with an error. */
+  callTool(name, args, options) {
+    return this.#result((session) => session.callTool(name, args), options)
+  }
+  /** The prompt `name` with `args`. */
+  getPrompt(name, args, options) {
+    return this.#result((session) => session.getPrompt(name, args), options)
+  }
+  /** The contents of the resource `uri`. */
+  readResource(uri, options) {
+    return this.#result((session) => session.readResource(uri), options)
+  }
+  /** The final response to the request `build(session)` writes, once the handshake (if any) is done. */
+  async #send(build, options = {}) {
     // One handshake for every request; one that failed is tried again by the next request.
     this.#ready ??= this.#handshake(options).catch((e) => {
       this.#ready = null
       throw e
     })
     await this.#ready
-    return this.#carry(this.#session.request(method, params), options)
-  }
-  /** The result of the tool `name` on `args`; throws ResponseError when the server answers with an error. */
-  callTool(name, args, options) {
-    return this.#result('tools/call', { name: string(name, 'the name'), ...(args == null ? {} : { arguments: args }) }, options)
-  }
-  /** The prompt `name` with `args`. */
-  getPrompt(name, args, options) {
-    return this.#result('prompts/get', { name: string(name, 'the name'), ...(args == null ? {} : { arguments: args }) }, options)
-  }
-  /** The contents of the resource `uri`. */
-  readResource(uri, options) {
-    return this.#result('resources/read', { uri: string(uri, 'the uri') }, options)
+    return this.#carry(build(this.#session), options)
   }
   /** Every tool the server lists, following `nextCursor` page by page. */
   listTools(options) {
@@ -717,14 +721,15 @@ export class McpClient {
     const all = []
     let cursor
     do {
-      const page = await this.#result(method, cursor === undefined ? undefined : { cursor }, options)
+      const params = cursor === undefined ? undefined : { cursor }
+      const page = await this.#result((session) => session.request(method, params), options)
       all.push(...(page[field] ?? []))
       cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined
     } while (cursor !== undefined)
     return all
   }
-  async #result(method, params, options) {
-    const response = await this.request(method, params, options)
+  async #result(build, options) {
+    const response = await this.#send(build, options)
     if ('error' in response) throw new ResponseError(response)
     return response.result
   }

@@ -213,10 +213,16 @@ class McpClient:
         on_event: Optional[Callable[[Json], None]] = None,
     ) -> Json:
         """The final JSON-RPC response to ``method`` with ``params`` (a result, or an error the server answered)."""
+        return await self._send(lambda session: session.request(method, params), on_input, on_event)
+
+    async def _send(
+        self, build: Callable[[Session], Json], on_input: Optional[OnInput], on_event: Optional[Callable[[Json], None]] = None
+    ) -> Json:
+        """The final response to the request ``build(session)`` writes, once the handshake (if any) is done."""
         if not self._ready:
             await self._handshake()
             self._ready = True
-        return await self._carry(self.session.request(method, params), on_input, on_event, self._client)
+        return await self._carry(build(self.session), on_input, on_event, self._client)
 
     async def _carry(self, request: Json, on_input: Optional[OnInput], on_event: Optional[Callable[[Json], None]], client: Any) -> Json:
         operation = Operation(request, _now(), mode=self._mode, url=self._url, **self._config)
@@ -245,8 +251,8 @@ class McpClient:
             notify = {**headers, "content-type": "application/json", "accept": "application/json, text/event-stream"}
             await client.post(self._url, headers=notify, content=json.dumps(self.session.initialized()).encode())
 
-    async def _result(self, method: str, params: Json, on_input: Optional[OnInput]) -> Json:
-        response = await self.request(method, params, on_input=on_input)
+    async def _result(self, build: Callable[[Session], Json], on_input: Optional[OnInput]) -> Json:
+        response = await self._send(build, on_input)
         if "error" in response:
             raise ResponseError(response)
         result: Json = response["result"]
@@ -254,15 +260,15 @@ class McpClient:
 
     async def call_tool(self, name: str, arguments: Optional[Json] = None, *, on_input: Optional[OnInput] = None) -> Json:
         """The result of the tool ``name`` on ``arguments``; raises ``ResponseError`` on an error response."""
-        return await self._result("tools/call", _named(name, arguments), on_input)
+        return await self._result(lambda session: session.call_tool(name, arguments), on_input)
 
     async def get_prompt(self, name: str, arguments: Optional[Json] = None, *, on_input: Optional[OnInput] = None) -> Json:
         """The prompt ``name`` with ``arguments``."""
-        return await self._result("prompts/get", _named(name, arguments), on_input)
+        return await self._result(lambda session: session.get_prompt(name, arguments), on_input)
 
     async def read_resource(self, uri: str, *, on_input: Optional[OnInput] = None) -> Json:
         """The contents of the resource ``uri``."""
-        return await self._result("resources/read", {"uri": uri}, on_input)
+        return await self._result(lambda session: session.read_resource(uri), on_input)
 
     async def list_tools(self) -> list[Json]:
         """Every tool the server lists, following ``nextCursor`` page by page."""
@@ -280,15 +286,12 @@ class McpClient:
         found: list[Json] = []
         cursor: Optional[str] = None
         while True:
-            page = await self._result(method, {} if cursor is None else {"cursor": cursor}, None)
+            params = None if cursor is None else {"cursor": cursor}
+            page = await self._result(lambda session: session.request(method, params), None)
             found.extend(page.get(field) or [])
             cursor = page.get("nextCursor") if isinstance(page.get("nextCursor"), str) else None
             if cursor is None:
                 return found
-
-
-def _named(name: str, arguments: Optional[Json]) -> Json:
-    return {"name": name} if arguments is None else {"name": name, "arguments": arguments}
 
 
 __all__ = ["McpClient", "OnInput", "ResponseError", "call", "run_operation"]
