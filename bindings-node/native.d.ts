@@ -28,7 +28,7 @@ export declare class Client {
   /** Takes a response message. */
   handleResponse(response: Text): void
   /** Answers the input requests of `handle`; queues the retry under `id`. */
-  answer(handle: number, responses: Text, id: Text): void
+  answer(handle: number, responses: Text | undefined | null, id: Text): void
   /** Gives up on `handle`. */
   abandon(handle: number): void
   /** The next message to send, as JSON text, or none. */
@@ -435,7 +435,7 @@ export declare function respond(request: Text, asked?: Text | undefined | null, 
  * `inputRequests`-shaped object): `{"responses": {<needed keys present>: …}, "missing": [<needed
  * keys absent>], "ignored": [<keys present, not needed>], "requestState": <string or null>}`.
  */
-export declare function resume(request: Text, needs: Text, options?: string | undefined | null): string
+export declare function resume(request: Text, needs?: Text | undefined | null, options?: string | undefined | null): string
 
 /**
  * Client: the retry of `request` (the request last sent) answering `result` (the response carrying
@@ -445,7 +445,7 @@ export declare function resume(request: Text, needs: Text, options?: string | un
  * `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a
  * malformed argument breaks.
  */
-export declare function retry(request: Text, result: Text, responses: Text, id: Text, options?: string | undefined | null): string
+export declare function retry(request: Text, result: Text, responses: Text | undefined | null, id: Text, options?: string | undefined | null): string
 
 /**
  * One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
@@ -468,7 +468,7 @@ export declare function taskGetResponse(request: Text, record: Text, options?: s
 export declare function taskTransition(from: string, to: string): string
 
 /** `facade::task_update`: the `tasks/update` answering a task's input requests. */
-export declare function taskUpdate(get: Text, got: Text, responses: Text, id: Text, options?: string | undefined | null): string
+export declare function taskUpdate(get: Text, got: Text, responses: Text | undefined | null, id: Text, options?: string | undefined | null): string
 
 /** JSON text: a string, or UTF-8 bytes. */
 export type Text = string | Uint8Array

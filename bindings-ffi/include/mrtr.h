@@ -1206,11 +1206,13 @@ mrtr_status mrtr_client_handle_response(struct mrtr_client *client,
 
 /**
  * Answers the input requests of `handle` with `input_responses` (an
- * `inputResponses` object, `{}` for a `retryNow` event) and queues the
- * retry under the new `id` (a JSON string or integer).
+ * `inputResponses` object; NULL for a `retryNow` event, which answers
+ * nothing) and queues the retry under the new `id` (a JSON string or
+ * integer).
  *
  * # Safety
- * `client` is a live client; both `(pointer, length)` pairs are valid.
+ * `client` is a live client; both `(pointer, length)` pairs are valid
+ * (`input_responses` may be NULL).
  */
 mrtr_status mrtr_client_answer(struct mrtr_client *client,
                                mrtr_request_handle handle,
@@ -2434,10 +2436,12 @@ mrtr_status mrtr_classify_json(const char *message,
 /**
  * Client (Tasks extension, `2026-07-28`): builds the `tasks/update` request
  * answering an `input_required` task. `get_request` is the `tasks/get`
- * request, `get_response` its answer showing the task's `inputRequests`.
+ * request, `get_response` its answer showing the task's `inputRequests`,
+ * `input_responses` the answers (NULL: none).
  *
  * # Safety
- * Each `(pointer, length)` pair is valid; `limits` is NULL or readable; `out` is writable.
+ * Each `(pointer, length)` pair is valid (`input_responses` may be NULL);
+ * `limits` is NULL or readable; `out` is writable.
  */
 mrtr_status mrtr_task_update(const char *get_request,
                              size_t get_request_len,

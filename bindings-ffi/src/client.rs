@@ -1,6 +1,6 @@
 //! The client's retry machine (`mrtr::facade::Client`) behind an opaque handle.
 
-use crate::args::{required, write};
+use crate::args::{optional, required, write};
 use crate::buf::{mrtr_buf, Out};
 use crate::handles::{self, get_mut, Handle, Kind};
 use crate::status::{guard, mrtr_status, null};
@@ -89,11 +89,13 @@ pub unsafe extern "C" fn mrtr_client_handle_response(
 }
 
 /// Answers the input requests of `handle` with `input_responses` (an
-/// `inputResponses` object, `{}` for a `retryNow` event) and queues the
-/// retry under the new `id` (a JSON string or integer).
+/// `inputResponses` object; NULL for a `retryNow` event, which answers
+/// nothing) and queues the retry under the new `id` (a JSON string or
+/// integer).
 ///
 /// # Safety
-/// `client` is a live client; both `(pointer, length)` pairs are valid.
+/// `client` is a live client; both `(pointer, length)` pairs are valid
+/// (`input_responses` may be NULL).
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_client_answer(
     client: *mut mrtr_client,
@@ -108,7 +110,7 @@ pub unsafe extern "C" fn mrtr_client_answer(
         let (client, responses, id) = unsafe {
             (
                 get_mut(client, "client")?,
-                required(input_responses, input_responses_len, "input_responses")?,
+                optional(input_responses, input_responses_len, "input_responses")?,
                 required(id, id_len, "id")?,
             )
         };

@@ -63,7 +63,7 @@ pub unsafe extern "C" fn mrtr_retry(
                 Out::new(out)?,
                 args::required(request, request_len, "request")?,
                 args::required(result, result_len, "result")?,
-                args::required(responses, responses_len, "responses")?,
+                args::optional(responses, responses_len, "responses")?,
                 args::required(id, id_len, "id")?,
                 options(protocol, limits, None)?,
             )
@@ -136,7 +136,7 @@ pub unsafe extern "C" fn mrtr_resume(
             (
                 Out::new(out)?,
                 args::required(request, request_len, "request")?,
-                args::required(needs, needs_len, "needs")?,
+                args::optional(needs, needs_len, "needs")?,
                 options(protocol, limits, None)?,
             )
         };

@@ -2,7 +2,7 @@
 //! into a typed struct (the hot path, no allocation), and the task update
 //! (bounded by limits alone). The rest are generated (`exports`).
 
-use crate::args::{required, write};
+use crate::args::{optional, required, write};
 use crate::buf::{mrtr_buf, Out};
 use crate::status::{guard, mrtr_status, null};
 use crate::tables::mrtr_protocol;
@@ -81,10 +81,12 @@ thread_local! {
 
 /// Client (Tasks extension, `2026-07-28`): builds the `tasks/update` request
 /// answering an `input_required` task. `get_request` is the `tasks/get`
-/// request, `get_response` its answer showing the task's `inputRequests`.
+/// request, `get_response` its answer showing the task's `inputRequests`,
+/// `input_responses` the answers (NULL: none).
 ///
 /// # Safety
-/// Each `(pointer, length)` pair is valid; `limits` is NULL or readable; `out` is writable.
+/// Each `(pointer, length)` pair is valid (`input_responses` may be NULL);
+/// `limits` is NULL or readable; `out` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_task_update(
     get_request: *const c_char,
@@ -106,7 +108,7 @@ pub unsafe extern "C" fn mrtr_task_update(
                 options(0, limits, None)?,
                 required(get_request, get_request_len, "get_request")?,
                 required(get_response, get_response_len, "get_response")?,
-                required(input_responses, input_responses_len, "input_responses")?,
+                optional(input_responses, input_responses_len, "input_responses")?,
                 required(id, id_len, "id")?,
             )
         };

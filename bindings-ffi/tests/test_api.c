@@ -166,11 +166,16 @@ static void test_null_pointers(void) {
   EXPECT(mrtr_classify_json(NULL, 3, 0, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   CHECK(is_empty(&out)); /* outputs are emptied first */
   EXPECT(mrtr_retry(NULL, 0, S("{}"), S("{}"), S("2"), 0, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
-  EXPECT(mrtr_retry(S(call), S("{}"), NULL, 0, S("2"), 0, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_retry(S(call), NULL, 0, S("{}"), S("2"), 0, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_task_update(S(call), S("{}"), S("{}"), NULL, 0, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_respond(NULL, 0, NULL, 0, NULL, 0, 0, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_respond(S(call), S(ASK), NULL, 0, 0, NULL, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
-  EXPECT(mrtr_resume(S(call), NULL, 0, 0, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_resume(NULL, 0, S("{}"), 0, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  {
+    mrtr_buf nothing = {NULL, 0};
+    EXPECT(mrtr_resume(S(call), NULL, 0, 0, NULL, &nothing), MRTR_OK); /* NULL needs: the server needs nothing */
+    mrtr_buf_free(&nothing);
+  }
   EXPECT(mrtr_check(NULL, 0, 0, 10, NULL, &out), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_params_digest(S("{}"), NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_protocol_from_name(S("sep-2322"), NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
@@ -189,7 +194,7 @@ static void test_null_pointers(void) {
   EXPECT(mrtr_client_send(client, S(call), NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_client_send(client, NULL, 0, &h), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_client_poll_transmit(client, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
-  EXPECT(mrtr_client_answer(client, 0, NULL, 0, S("2")), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_client_answer(client, 0, S("{}"), NULL, 0), MRTR_ERR_USAGE_INVALID_ARGUMENT);
   EXPECT(mrtr_client_free(client), MRTR_OK);
 
   EXPECT(mrtr_checker_new(0, 10, NULL, NULL), MRTR_ERR_USAGE_INVALID_ARGUMENT);
@@ -1141,9 +1146,11 @@ static void test_client_machine(void) {
   event = poll_json(client, 0);
   CHECK(event && strcmp(at(event, "type")->valuestring, "retryNow") == 0);
   cJSON_Delete(event);
-  EXPECT(mrtr_client_answer(client, h, S("{}"), S("\"third\"")), MRTR_OK);
+  /* A load-shedding round answers nothing (NULL): the retry carries the state back, no responses. */
+  EXPECT(mrtr_client_answer(client, h, NULL, 0, S("\"third\"")), MRTR_OK);
   retry = poll_json(client, 1);
   CHECK(retry && strcmp(at(retry, "id")->valuestring, "third") == 0);
+  CHECK(retry && !cJSON_HasObjectItem(at(retry, "params"), "inputResponses"));
   CHECK(retry && at(at(retry, "params"), "inputResponses") == NULL);
   cJSON_Delete(retry);
 

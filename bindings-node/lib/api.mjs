@@ -1,171 +1,69 @@
 // The JavaScript API of mrtr, one source for both packages: the npm package
 // `mrtr` (the napi addon) and `mrtr-wasm` (WebAssembly, for browsers and
-// Node), whose build copies this file beside its own backend.mjs.
+// Node), whose build copies lib/*.mjs beside its own backend.mjs.
 //
 // A backend (./backend.mjs) is the Rust side: the same functions and classes
-// in both packages (bindings-node/src/lib.rs, bindings-wasm/src/lib.rs), each
-// a line over the core's facade. It takes JSON text (a string or UTF-8 bytes)
-// and answers JSON text, and throws an Error whose `code` is a rule id. This
-// module decides nothing either: it converts (objects to JSON text and back),
-// builds the tables and the error classes from the core's catalogue, and hands
-// the backend random bytes when it seals (no function of the API takes a
-// nonce, but the test-only __sealWithNonceForTestVectors, which works only over
-// a backend built with the cargo feature test-vectors, never a released one).
-// Message and object arguments, bindings included, may be given as objects or
-// as their JSON text (a string, a Uint8Array or an ArrayBuffer, parsed in Rust
-// from the bytes, so its numbers stay exact); ids and requestState are values.
+// in both packages (bindings-node/src/exports.rs, bindings-wasm/src/exports.rs,
+// generated from the core's table of exports), each a line over the core's
+// facade. It takes JSON text (a string or UTF-8 bytes), answers JSON text,
+// and throws an Error whose `code` is a rule id. The API decides nothing
+// either. Its rows that only convert are generated too (./exports.mjs, over
+// the conversions of ./kernel.mjs, which also builds the tables and the error
+// classes from the core's catalogue); this file holds what is JavaScript's
+// own: the packed `classify`, the drivers (`runOperation`, `McpClient`), the
+// key ring with its replay guard, the await-style tools and the bridge. It
+// hands the backend random bytes when it seals (no function of the API takes
+// a nonce, but the test-only __sealWithNonceForTestVectors, which works only
+// over a backend built with the cargo feature test-vectors, never a released
+// one). Message and object arguments, bindings included, may be given as
+// objects or as their JSON text (a string, a Uint8Array or an ArrayBuffer,
+// parsed in Rust from the bytes, so its numbers stay exact); ids and
+// requestState are values.
 import native, { platformBytes } from './backend.mjs'
 import * as api from './api.mjs'
+import {
+  bytes,
+  call,
+  entropy,
+  fail,
+  headerFields,
+  hex,
+  json,
+  KINDS,
+  MrtrError,
+  optional,
+  parsed,
+  Protocol,
+  refused,
+  RESULT_TYPES,
+  settings,
+  string,
+  text,
+  translate,
+  usage,
+  whole,
+} from './kernel.mjs'
+import { missingCapabilities, Operation, requireCapabilities, Session } from './exports.mjs'
 
-const catalogue = JSON.parse(native.catalogue())
-const table = (rows) => Object.freeze(Object.fromEntries(rows.map((r) => [r.key, r.value])))
-
-// ---------------------------------------------------------------- tables
-
-/** Every rule of the core's catalogue, in catalogue order. */
-export const RULES = Object.freeze(
-  catalogue.rules.map(({ key, id, number, area, code, source }) =>
-    Object.freeze({ key, id, number, area, code, source }),
-  ),
-)
-const RULE_BY_ID = new Map(RULES.map((r) => [r.id, r]))
-/** Rule ids by the core's variant name: `Rule.RetryIdReused === 'retry-id-reused'`. */
-export const Rule = Object.freeze(Object.fromEntries(RULES.map((r) => [r.key, r.id])))
-/** Protocol names: `Protocol.V2026_07_28 === '2026-07-28'` (the default). */
-export const Protocol = table(catalogue.protocols)
-/** Task statuses: `TaskStatus.InputRequired === 'input_required'`. */
-export const TaskStatus = table(catalogue.taskStatuses)
-/** What `classify` says a message is: `Kind.InputRequired === 'input_required'`. */
-export const Kind = table(catalogue.kinds)
-/** The core's default `Limits`. */
-export const defaultLimits = Object.freeze(catalogue.defaultLimits)
-// `classify`'s code holds positions in the core's Kind::ALL and ResultType::ALL: the order of these lists.
-const KINDS = catalogue.kinds.map((k) => k.value)
-const RESULT_TYPES = [null, ...catalogue.resultTypes.map((t) => t.value)]
-
-// ---------------------------------------------------------------- errors
-
-/**
- * Every failure: `.rule` (the rule id), `.code` (the JSON-RPC code a peer answers with, or null) and
- * `.data` (the members of the error's `data` a refusal carries, as -32021's `requiredCapabilities`, or null).
- */
-export class MrtrError extends Error {
-  constructor(rule, message, options) {
-    super(message, options)
-    this.rule = rule
-    this.code = RULE_BY_ID.get(rule)?.code ?? null
-    this.data = options?.data ?? null
-  }
-}
-Object.defineProperty(MrtrError.prototype, 'name', { value: 'MrtrError', writable: true, configurable: true })
-
-/** One subclass per area of the catalogue, named `<Title>Error`. */
-const CLASS_BY_AREA = Object.fromEntries(
-  catalogue.areas.map(({ name, title }) => {
-    const C = { [`${title}Error`]: class extends MrtrError {} }[`${title}Error`]
-    Object.defineProperty(C.prototype, 'name', { value: C.name, writable: true, configurable: true })
-    return [name, C]
-  }),
-)
-const byTitle = Object.fromEntries(Object.values(CLASS_BY_AREA).map((C) => [C.name, C]))
-export const { ProtocolError, RetryError, StateError, TaskError, AssociationError, TransportError } = byTitle
-export const { UsageError, PanicError } = byTitle
-
-/** The MrtrError subclass of `rule`'s area. */
-export function errorClassFor(rule) {
-  const r = RULE_BY_ID.get(rule)
-  if (!r) throw usage(`not a rule id: ${rule}`)
-  return CLASS_BY_AREA[r.area]
-}
-
-const fail = (rule, message, options) => new (errorClassFor(rule))(rule, message, options)
-const usage = (message) => new UsageError(Rule.UsageInvalidArgument, message)
-
-/** What the backend threw, as this API's class. */
-function translate(e) {
-  if (e instanceof MrtrError) return e
-  if (typeof e?.code === 'string' && RULE_BY_ID.has(e.code)) {
-    // After a panic the wasm backend starts a fresh instance at once, so that
-    // objects of the trapped one fail their instance check from now on.
-    if (e.code === Rule.InternalPanic) native.__wbg_reset_state?.()
-    return fail(e.code, e.message)
-  }
-  if (typeof WebAssembly === 'object' && e instanceof WebAssembly.RuntimeError) {
-    native.__wbg_reset_state?.() // a trap that is no panic: out of memory, a stack overflow
-    return fail(Rule.InternalPanic, `mrtr aborted: ${e.message}`, { cause: e })
-  }
-  if (e instanceof Error && /stale object from previous Wasm instance/.test(e.message)) {
-    return fail(Rule.InternalPanic, 'this object belonged to an instance that panicked; make a new one', { cause: e })
-  }
-  // The backend's own argument checks (napi's InvalidArg, StringExpected, …).
-  return typeof e?.code === 'string' ? usage(e.message) : e
-}
-
-function call(f) {
-  try {
-    return f()
-  } catch (e) {
-    throw translate(e)
-  }
-}
-
-/** What a backend's check answered: nothing (null, undefined), or its refusal as JSON text, thrown with its `data`. */
-function refused(answer) {
-  if (answer === null || answer === undefined) return
-  const { rule, message, data } = JSON.parse(answer)
-  throw fail(rule, message, { data })
-}
-
-// ---------------------------------------------------------------- conversion
-
-/** A JS value as JSON text: too deep to write is over the depth bound, anything else JSON cannot hold a misuse. */
-function json(value, what) {
-  let s
-  try {
-    s = JSON.stringify(value)
-  } catch (e) {
-    if (e instanceof RangeError) throw fail(Rule.LimitExceeded, `${what} is too deep: ${e.message}`)
-    throw usage(`${what} is not JSON: ${e.message}`)
-  }
-  if (s === undefined) throw usage(`${what} is not JSON: ${typeof value}`)
-  return s
-}
-
-/** A message or object argument: JSON text as is, anything else stringified. */
-function text(value, what) {
-  if (typeof value === 'string' || value instanceof Uint8Array) return value
-  if (value instanceof ArrayBuffer) return new Uint8Array(value)
-  return json(value, what)
-}
-
-/** An optional argument: null and undefined are absent. */
-const optional = (value, convert, what) => (value === undefined || value === null ? undefined : convert(value, what))
-/** Options (`{protocol, limits, maxRounds}`) as JSON text for the facade, which reads and checks them. */
-const settings = (value) => optional(value, json, 'the options')
-
-function string(value, what) {
-  if (typeof value !== 'string') throw usage(`${what} is a string`)
-  return value
-}
-
-/** A non-negative integer (a handle, a time, a key id). */
-function whole(value, what) {
-  if (!Number.isSafeInteger(value) || value < 0) throw usage(`${what} is a non-negative integer`)
-  return value
-}
-
-/** Bytes: a Uint8Array, or hex text. */
-function bytes(value, what) {
-  if (value instanceof Uint8Array) return value
-  if (typeof value === 'string' && /^(?:[0-9a-fA-F]{2})*$/.test(value)) {
-    return Uint8Array.from(value.match(/../g) ?? [], (h) => parseInt(h, 16))
-  }
-  throw usage(`${what} is a Uint8Array or hex text`)
-}
-
-const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('')
-/** Random bytes for a seal, from the platform's CSPRNG: the backends have no random source of their own. */
-const entropy = () => globalThis.crypto.getRandomValues(new Uint8Array(32))
+export * from './exports.mjs'
+export {
+  AssociationError,
+  defaultLimits,
+  errorClassFor,
+  Kind,
+  MrtrError,
+  PanicError,
+  Protocol,
+  ProtocolError,
+  RetryError,
+  Rule,
+  RULES,
+  StateError,
+  TaskError,
+  TaskStatus,
+  TransportError,
+  UsageError,
+} from './kernel.mjs'
 
 // ---------------------------------------------------------------- operations
 
@@ -190,326 +88,6 @@ export function classify(message, options) {
   }
   const id = c & 128 ? Number(s.slice(at)) : c & 256 ? s.slice(at) : null
   return { kind: KINDS[c & 7], id, method, resultType: RESULT_TYPES[(c >> 3) & 3], resultTypePresent: (c & 32) !== 0 }
-}
-
-/** Checks a whole conversation: the violations, in transcript order. */
-export function check(transcript, config) {
-  const t = text(transcript, 'the transcript')
-  const c = settings(config)
-  return JSON.parse(call(() => native.check(t, c)))
-}
-
-/** The incremental checker: `handle` one entry at a time, read `violations()`. */
-export class Checker {
-  #native
-  constructor(config) {
-    const c = settings(config)
-    this.#native = call(() => new native.Checker(c))
-  }
-  handle(entry) {
-    const t = text(entry, 'the entry')
-    call(() => this.#native.handle(t))
-  }
-  violations() {
-    return JSON.parse(call(() => this.#native.violations()))
-  }
-}
-
-/** Builds the retry of `request` answering `result` with `inputResponses`, under the new `id`. */
-export function retry(request, result, inputResponses, id, options) {
-  const args = [
-    text(request, 'the request'),
-    text(result, 'the result'),
-    text(inputResponses ?? {}, 'inputResponses'),
-    json(id, 'the id'),
-    settings(options),
-  ]
-  return JSON.parse(call(() => native.retry(...args)))
-}
-
-/** Builds the `tasks/update` request answering an `input_required` task (Tasks extension, 2026-07-28). */
-export function taskUpdate(getRequest, getResponse, inputResponses, id, options) {
-  const args = [
-    text(getRequest, 'the tasks/get request'),
-    text(getResponse, 'the tasks/get response'),
-    text(inputResponses ?? {}, 'inputResponses'),
-    json(id, 'the id'),
-    settings(options),
-  ]
-  return JSON.parse(call(() => native.taskUpdate(...args)))
-}
-
-/** Answers `request` with `input_required`: `inputRequests` and/or `requestState` (null or undefined: absent). */
-export function respond(request, inputRequests, requestState, options) {
-  const args = [
-    text(request, 'the request'),
-    optional(inputRequests, text, 'inputRequests'),
-    optional(requestState, json, 'requestState'),
-    settings(options),
-  ]
-  return JSON.parse(call(() => native.respond(...args)))
-}
-
-/** Reads what `request` carries against what this server `needs`: `{responses, missing, ignored, requestState}`. */
-export function resume(request, needs, options) {
-  const args = [text(request, 'the request'), text(needs ?? {}, 'needs'), settings(options)]
-  return JSON.parse(call(() => native.resume(...args)))
-}
-
-/** `from` may become `to`? Returns `to`, or throws a TaskError (`task-status-invalid`, `task-transition-invalid`). */
-export function taskTransition(from, to) {
-  const args = [string(from, 'from'), string(to, 'to')]
-  return call(() => native.taskTransition(...args))
-}
-
-/**
- * The client's retry machine (sans-IO). Inputs: `send`, `handleResponse`,
- * `answer`; after each, drain `pollTransmit()` (messages to send, in order),
- * then `pollEvent()`.
- */
-export class Client {
-  #native
-  constructor(config) {
-    const c = settings(config)
-    this.#native = call(() => new native.Client(c))
-  }
-  /** Starts `request`; returns its handle. */
-  send(request) {
-    const t = text(request, 'the request')
-    return call(() => this.#native.send(t))
-  }
-  /** Takes a response message from the server (JSON text is read by the core's byte path). */
-  handleResponse(response) {
-    const t = text(response, 'the response')
-    call(() => this.#native.handleResponse(t))
-  }
-  /** Answers the input requests of `handle` and queues the retry under the new `id`. */
-  answer(handle, inputResponses, id) {
-    const args = [whole(handle, 'a handle'), text(inputResponses ?? {}, 'inputResponses'), json(id, 'the id')]
-    call(() => this.#native.answer(...args))
-  }
-  /** Gives up on `handle`. */
-  abandon(handle) {
-    const h = whole(handle, 'a handle')
-    call(() => this.#native.abandon(h))
-  }
-  /** The next message to send, or null. */
-  pollTransmit() {
-    const t = call(() => this.#native.pollTransmit())
-    return t == null ? null : JSON.parse(t)
-  }
-  /** The next event (`inputRequired`, `retryNow`, `done`), or null. */
-  pollEvent() {
-    const t = call(() => this.#native.pollEvent())
-    return t == null ? null : JSON.parse(t)
-  }
-  /** Drains `pollTransmit()`. */
-  *transmits() {
-    for (let m = this.pollTransmit(); m !== null; m = this.pollTransmit()) yield m
-  }
-  /** Drains `pollEvent()`. */
-  *events() {
-    for (let e = this.pollEvent(); e !== null; e = this.pollEvent()) yield e
-  }
-}
-
-// ---------------------------------------------------------------- transports
-
-/** Bytes of a body or a stream: a Uint8Array (a Buffer), an ArrayBuffer, or text (its UTF-8). */
-function chunk(value, what) {
-  if (typeof value === 'string' || value instanceof Uint8Array) return value
-  if (value instanceof ArrayBuffer) return new Uint8Array(value)
-  throw usage(`${what} is a Uint8Array or a string`)
-}
-
-/**
- * Header fields as JSON text for the facade, which reads and checks them: a
- * plain object `{name: value}` (null and undefined: none). Anything else (a
- * fetch `Headers`, a `Map`) would stringify to `{}` and lose every field.
- */
-function headerFields(value) {
-  if (value === undefined || value === null) return undefined
-  const proto = typeof value === 'object' ? Object.getPrototypeOf(value) : undefined
-  if (proto !== Object.prototype && proto !== null) {
-    throw usage('header fields are a plain object {name: value} (from a fetch Headers: Object.fromEntries(headers))')
-  }
-  return json(value, 'the header fields')
-}
-
-const parsed = (t) => (t == null ? null : JSON.parse(t))
-
-/**
- * The incremental event-stream (`text/event-stream`) decoder: `feed` bytes in
- * any chunking, `finish` at the end of the stream, and drain `pollEvent()`:
- * each block as `{event, data, id, retry}` (only the fields it set), blocks
- * without `data` included. An unreadable block (a line that is not UTF-8, a
- * block over `limits.maxMessageBytes`) throws its MrtrError from `pollEvent`;
- * the next call goes on with the next block.
- */
-export class SseDecoder {
-  #native
-  constructor(options) {
-    const o = settings(options)
-    this.#native = call(() => new native.SseDecoder(o))
-  }
-  /** Decodes the next bytes of the stream. */
-  feed(bytes) {
-    const b = chunk(bytes, 'a chunk')
-    call(() => this.#native.feed(b))
-  }
-  /** Ends the stream (an unterminated last block is discarded). */
-  finish() {
-    call(() => this.#native.finish())
-  }
-  /** The next block, or null; throws the MrtrError of an unreadable block. */
-  pollEvent() {
-    return parsed(call(() => this.#native.pollEvent()))
-  }
-  /** Drains `pollEvent()` (an unreadable block ends the iteration with its error). */
-  *events() {
-    for (let e = this.pollEvent(); e !== null; e = this.pollEvent()) yield e
-  }
-}
-
-/** Writes one block (`{event, data, id, retry}`, each optional) as event-stream text. */
-export function sseEncode(event) {
-  const t = text(event, 'the event')
-  return call(() => native.sseEncode(t))
-}
-
-/** The backend object of each HTTP machine (HttpCall, Operation), kept out of the public surface. */
-const MACHINE = new WeakMap()
-/** The backend call `f(machine)` of `self`, its errors as this API's. */
-const onMachine = (self, f) => call(() => f(MACHINE.get(self)))
-
-/**
- * What the two HTTP machines share: the inputs of each exchange (head, body bytes, end), timeouts,
- * and the drain (`pollTransmit()`, then `pollEvent()`, then `pollTimeout()`).
- */
-class HttpMachine {
-  /** Wraps the backend object `make()` builds. */
-  constructor(make) {
-    MACHINE.set(this, call(make))
-  }
-  /** The status and header fields (`{name: value}`) of the response to `exchange`. */
-  handleHead(exchange, status, headers, now) {
-    const args = [whole(exchange, 'an exchange'), whole(status, 'a status'), headerFields(headers), whole(now, 'now')]
-    onMachine(this, (m) => m.handleHead(...args))
-  }
-  /** Bytes of the body of the response to `exchange` (a Uint8Array, or text), in any chunking. */
-  handleBody(exchange, bytes, now) {
-    const args = [whole(exchange, 'an exchange'), chunk(bytes, 'a body chunk'), whole(now, 'now')]
-    onMachine(this, (m) => m.handleBody(...args))
-  }
-  /** The response to `exchange` ended (closed by the server, or cut). */
-  handleEnd(exchange, now) {
-    const args = [whole(exchange, 'an exchange'), whole(now, 'now')]
-    onMachine(this, (m) => m.handleEnd(...args))
-  }
-  /** The time `pollTimeout()` named came. */
-  handleTimeout(now) {
-    const t = whole(now, 'now')
-    onMachine(this, (m) => m.handleTimeout(t))
-  }
-  /** The next HTTP request to send (`{exchange, method, url, headers, body}`), or null. */
-  pollTransmit() {
-    return parsed(onMachine(this, (m) => m.pollTransmit()))
-  }
-  /** The next event, or null. */
-  pollEvent() {
-    return parsed(onMachine(this, (m) => m.pollEvent()))
-  }
-  /** When (ms) to call `handleTimeout`, or null. */
-  pollTimeout() {
-    return onMachine(this, (m) => m.pollTimeout()) ?? null
-  }
-  /** Drains `pollTransmit()`. */
-  *transmits() {
-    for (let r = this.pollTransmit(); r !== null; r = this.pollTransmit()) yield r
-  }
-  /** Drains `pollEvent()`. */
-  *events() {
-    for (let e = this.pollEvent(); e !== null; e = this.pollEvent()) yield e
-  }
-}
-
-/**
- * The client machine of one JSON-RPC call over HTTP (sans-IO), in any mode
- * (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response
- * head, body bytes and end of each exchange, timeouts, and the host's answers
- * to server requests, each with the time (ms). After each, drain
- * `pollTransmit()` (HTTP requests to send), then `pollEvent()` (`serverRequest`,
- * `message`, `violation`, and last `response` or `failed`), then read
- * `pollTimeout()`.
- */
-export class HttpCall extends HttpMachine {
-  /** Starts `request` under `config` (`{mode, url, headers, protocol, limits, maxEvents, …}`) at `now` (ms). */
-  constructor(config, request, now) {
-    const args = [json(config, "the call's configuration"), text(request, 'the request'), whole(now, 'now')]
-    super(() => new native.HttpCall(...args))
-  }
-  /** The host's JSON-RPC response to a server request this call reported. */
-  answer(response, now) {
-    const args = [text(response, 'the answer'), whole(now, 'now')]
-    onMachine(this, (m) => m.answer(...args))
-  }
-  /** Whether the call is over (its response or its failure was reported). */
-  isDone() {
-    return onMachine(this, (m) => m.isDone())
-  }
-  /** `isDone()`. */
-  get done() {
-    return this.isDone()
-  }
-}
-
-/**
- * One client operation over HTTP in any transport mode (`mrtr::client::Operation`): the rounds of
- * `2026-07-28` (each retry under a new id, with the answers and the exact `requestState`) or the
- * server requests on a call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), each question answered
- * the same way, `answer(key, result)`. Drain after every input: `transmits()`, then `events()`
- * (`inputRequired`, `message`, `violation`, and last `done` or `failed`; an answer given there is an
- * input: drain again), then `pollTimeout()`. `runOperation` does it over real HTTP. Node only for
- * now: the wasm package leaves it out (bindings-wasm/README.md).
- */
-export class Operation extends HttpMachine {
-  /** Starts `request` under `config` (an `HttpCall` configuration plus `maxRounds`, `maxResends`, …) at `now` (ms). */
-  constructor(config, request, now) {
-    if (typeof native.Operation !== 'function') throw usage('this backend has no Operation')
-    const args = [json(config, "the operation's configuration"), text(request, 'the request'), whole(now, 'now')]
-    super(() => new native.Operation(...args))
-  }
-  /** Answers the question `key` of an `inputRequired` event with `result` (`{action, content}`, …). */
-  answer(key, result, now) {
-    if (typeof key !== 'string') throw usage('a question key is a string')
-    const args = [key, text(result, 'the answer'), whole(now, 'now')]
-    onMachine(this, (m) => m.answer(...args))
-  }
-  /** Whether the final event was taken and no exchange is open: the operation may be dropped. */
-  isDrained() {
-    return onMachine(this, (m) => m.isDrained())
-  }
-  /** `isDrained()`. */
-  get drained() {
-    return this.isDrained()
-  }
-  /**
-   * What the operation knows (a plain object), to go on from with `Operation.restore` after the host
-   * restarts, in this process or another, in JavaScript or another language: not the configuration
-   * (give it again), nor the open exchanges (the round they carried goes again under a new id).
-   */
-  snapshot(now) {
-    const t = whole(now, 'now')
-    return JSON.parse(onMachine(this, (m) => m.snapshot(t)))
-  }
-  /** The operation of `snapshot` under `config` (as the constructor reads it) at `now`. */
-  static restore(config, snapshot, now) {
-    if (typeof native.Operation !== 'function') throw usage('this backend has no Operation')
-    const args = [json(config, "the operation's configuration"), text(snapshot, 'the snapshot'), whole(now, 'now')]
-    const op = Object.create(Operation.prototype)
-    MACHINE.set(op, call(() => native.Operation.restore(...args)))
-    return op
-  }
 }
 
 /**
@@ -607,48 +185,6 @@ export function runOperation(operation, { exchange = fetchExchange(), onInput, o
       })
     pump()
   })
-}
-
-/**
- * A client's session: what it declares once (`{protocol, capabilities, clientInfo, firstId}`), and the
- * requests it makes from that, each under a fresh id with the `_meta` its protocol wants on every request
- * (in `2026-07-28`: the protocol version, the capabilities, the client's name).
- */
-export class Session {
-  #native
-  constructor(config = {}) {
-    if (typeof native.Session !== 'function') throw usage('this backend has no Session')
-    const c = json(config, "the session's configuration")
-    this.#native = call(() => new native.Session(c))
-  }
-  /** The request of `method` with `params` (an object, or none) under the next id. */
-  request(method, params) {
-    const args = [string(method, 'the method'), optional(params, text, 'the params')]
-    return JSON.parse(call(() => this.#native.request(...args)))
-  }
-  /** The `tools/call` request of the tool `name` with `args`. */
-  callTool(name, args) {
-    const a = [string(name, 'the name'), optional(args, text, 'the arguments')]
-    return JSON.parse(call(() => this.#native.callTool(...a)))
-  }
-  /** The `prompts/get` request of the prompt `name` with `args`. */
-  getPrompt(name, args) {
-    const a = [string(name, 'the name'), optional(args, text, 'the arguments')]
-    return JSON.parse(call(() => this.#native.getPrompt(...a)))
-  }
-  /** The `resources/read` request of `uri`. */
-  readResource(uri) {
-    const u = string(uri, 'the uri')
-    return JSON.parse(call(() => this.#native.readResource(u)))
-  }
-  /** The `initialize` request where the protocol has that handshake (`2025-11-25`), else null. */
-  initialize() {
-    return parsed(call(() => this.#native.initialize()))
-  }
-  /** The `notifications/initialized` notification. */
-  initialized() {
-    return JSON.parse(call(() => this.#native.initialized()))
-  }
 }
 
 /** A JSON-RPC error the server answered a request with: `.code`, `.data`, and the whole `.response`. */
@@ -766,43 +302,6 @@ function refuseInput(question) {
 }
 
 /**
- * A server's response stream in a mode, for the continuation `key` (the
- * host's name of the call's state), numbering event ids `<key>.<n>` from
- * `first`. Write with `message`, `retry` and `ask`; `take()` the text.
- */
-export class ServerStream {
-  #native
-  constructor(mode, key, first) {
-    const args = [string(mode, 'mode'), string(key, 'key'), whole(first, 'first')]
-    this.#native = call(() => new native.ServerStream(...args))
-  }
-  /** The response head's fields (`{name: value}`), with the `rel="stream"` Link to `streamUrl` under SEP-1335. */
-  head(streamUrl) {
-    const u = optional(streamUrl, string, 'streamUrl')
-    return JSON.parse(call(() => this.#native.head(u)))
-  }
-  /** Writes a JSON-RPC message as an event; returns its id. */
-  message(message) {
-    const t = text(message, 'the message')
-    return call(() => this.#native.message(t))
-  }
-  /** Writes a `retry` block; returns its id. */
-  retry(ms) {
-    const m = whole(ms, 'retry')
-    return call(() => this.#native.retry(m))
-  }
-  /** Writes the mode's sequence asking for `requests` (`retryMs`: SEP-1335's `retry`); returns the last id. */
-  ask(requests, retryMs) {
-    const args = [text(requests, 'the requests'), whole(retryMs, 'retryMs')]
-    return call(() => this.#native.ask(...args))
-  }
-  /** The event-stream text written since the last `take()`. */
-  take() {
-    return call(() => this.#native.take())
-  }
-}
-
-/**
  * What an incoming HTTP request asks (`{type: 'call' | 'messages' | 'answers' | 'resume', …}`):
  * `headers` a plain object, `body` its bytes, its text or its JSON value (null or undefined: none, as for a GET).
  */
@@ -816,28 +315,6 @@ export function readHttpRequest(mode, method, url, headers, body, options) {
     settings(options),
   ]
   return JSON.parse(call(() => native.readHttpRequest(...args)))
-}
-
-/** The `rel="stream"` URL of the continuation `key` at `endpoint`. */
-export function streamUrl(endpoint, key) {
-  const args = [string(endpoint, 'endpoint'), string(key, 'key')]
-  return call(() => native.streamUrl(...args))
-}
-
-/**
- * (2026-07-28, Streamable HTTP) The header fields that mirror `request`'s body, for a client that POSTs it
- * itself (`HttpCall` adds them on its own): `{'mcp-protocol-version', 'mcp-method', 'mcp-name'}`, each
- * where the body has its value (`mcp-name`: `params.name`, `params.uri` or `params.taskId`, by method).
- */
-export function mirroredFields(request) {
-  const t = text(request, 'the request')
-  return JSON.parse(call(() => native.mirroredFields(t)))
-}
-
-/** The -32602 answer to a server request that came outside any call in flight, or null (nothing to answer). */
-export function unassociatedReply(request) {
-  const t = text(request, 'the request')
-  return parsed(call(() => native.unassociatedReply(t)))
 }
 
 // ---------------------------------------------------------------- sealed state
@@ -920,23 +397,11 @@ function guarded(guard, f) {
   }
 }
 
-/** SHA-256 of the canonical JSON of a request's `params` (every param but `inputResponses`, `requestState`, `_meta`; numbers exact from text). */
-export function paramsDigest(params) {
-  const t = text(params, 'the params')
-  return call(() => native.paramsDigest(t))
-}
-
 /** The binding of `request` for `{subject}` or `{anonymous: true}`: `{subject | anonymous, protocol, method, target, paramsDigest}`. */
 export function bindingFor(request, who, protocol) {
   const args = [text(request, 'the request'), ...subjectOf(who, 'bindingFor'), optional(protocol, string, 'protocol')]
   const b = JSON.parse(call(() => native.bindingFor(...args)))
   return { ...b, paramsDigest: platformBytes(bytes(b.paramsDigest)) }
-}
-
-/** What anyone can read off a token without a key (nothing of it authenticated): `{stateId, keyId, algorithm, expiry}`. */
-export function inspect(sealed) {
-  const t = token(sealed)
-  return JSON.parse(call(() => native.inspect(t)))
 }
 
 /** The backend's ring of each KeyRing, for SealedRounds and the test vectors (kept off the public object). */
@@ -1083,46 +548,6 @@ export function checkRequest(request, supported, options) {
   const { headers, ...o } = fields(options, ['headers', 'protocol', 'limits'], 'the checkRequest options')
   const args = [text(request, 'the request'), headerFields(headers), json(supported, 'the supported versions'), settings(o)]
   refused(call(() => native.checkRequest(...args)))
-}
-
-/** The client capabilities `questions` (`{key: input request}`) need that `request` did not declare (one `ClientCapabilities` object), or null. */
-export function missingCapabilities(request, questions, options) {
-  const args = [text(request, 'the request'), text(questions, 'the questions'), settings(options)]
-  return parsed(call(() => native.missingCapabilities(...args)))
-}
-
-/** Throws `request-capability-missing` (-32021, `.data.requiredCapabilities` naming them) unless `request` declared every capability `questions` need. */
-export function requireCapabilities(request, questions, options) {
-  const args = [text(request, 'the request'), text(questions, 'the questions'), settings(options)]
-  refused(call(() => native.requireCapabilities(...args)))
-}
-
-/** Throws `request-capability-missing` (-32021) unless `request` declared every capability of `required` (a `ClientCapabilities` object, such as an extension). */
-export function requireDeclared(request, required, options) {
-  const args = [text(request, 'the request'), text(required, 'the required capabilities'), settings(options)]
-  refused(call(() => native.requireDeclared(...args)))
-}
-
-/**
- * The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when `request` is a
- * retry (its result must not be cached), and for a cacheable result that names no caching hints the safe
- * ones its schema requires (`ttlMs: 0`, `cacheScope: "private"`). `options`: `{protocol, limits}`.
- */
-export function complete(request, result, options) {
-  const args = [text(request, 'the request'), text(result, 'the result'), settings(options)]
-  return JSON.parse(call(() => native.complete(...args)))
-}
-
-/** The response to `request` that starts the task of `record` (a task record: `taskId`, `status`, `createdAt`, `lastUpdatedAt`, `ttlMs`, …). */
-export function taskCreated(request, record, options) {
-  const args = [text(request, 'the request'), text(record, 'the task record'), settings(options)]
-  return JSON.parse(call(() => native.taskCreated(...args)))
-}
-
-/** The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status carries. */
-export function taskGetResponse(request, record, options) {
-  const args = [text(request, 'the request'), text(record, 'the task record'), settings(options)]
-  return JSON.parse(call(() => native.taskGetResponse(...args)))
 }
 
 // ---------------------------------------------------------------- await-style tools

@@ -32,12 +32,18 @@ pub fn check(transcript: Text, options: Option<String>) -> Result<String> {
 /// `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a
 /// malformed argument breaks.
 #[napi]
-pub fn retry(request: Text, result: Text, responses: Text, id: Text, options: Option<String>) -> Result<String> {
+pub fn retry(
+    request: Text,
+    result: Text,
+    responses: Option<Text>,
+    id: Text,
+    options: Option<String>,
+) -> Result<String> {
     crate::run(|| {
         facade::retry(
             crate::bytes(&request),
             crate::bytes(&result),
-            crate::bytes(&responses),
+            responses.as_ref().map(crate::bytes),
             crate::bytes(&id),
             &crate::options(options)?,
         )
@@ -46,12 +52,12 @@ pub fn retry(request: Text, result: Text, responses: Text, id: Text, options: Op
 
 /// `facade::task_update`: the `tasks/update` answering a task's input requests.
 #[napi]
-pub fn task_update(get: Text, got: Text, responses: Text, id: Text, options: Option<String>) -> Result<String> {
+pub fn task_update(get: Text, got: Text, responses: Option<Text>, id: Text, options: Option<String>) -> Result<String> {
     crate::run(|| {
         facade::task_update(
             crate::bytes(&get),
             crate::bytes(&got),
-            crate::bytes(&responses),
+            responses.as_ref().map(crate::bytes),
             crate::bytes(&id),
             &crate::options(options)?,
         )
@@ -78,8 +84,8 @@ pub fn respond(request: Text, asked: Option<Text>, state: Option<Text>, options:
 /// `inputRequests`-shaped object): `{"responses": {<needed keys present>: …}, "missing": [<needed
 /// keys absent>], "ignored": [<keys present, not needed>], "requestState": <string or null>}`.
 #[napi]
-pub fn resume(request: Text, needs: Text, options: Option<String>) -> Result<String> {
-    crate::run(|| facade::resume(crate::bytes(&request), crate::bytes(&needs), &crate::options(options)?))
+pub fn resume(request: Text, needs: Option<Text>, options: Option<String>) -> Result<String> {
+    crate::run(|| facade::resume(crate::bytes(&request), needs.as_ref().map(crate::bytes), &crate::options(options)?))
 }
 
 /// `facade::task_transition`: the status a task may move to, or the refusal.
@@ -361,8 +367,8 @@ impl Client {
 
     /// Answers the input requests of `handle`; queues the retry under `id`.
     #[napi]
-    pub fn answer(&mut self, handle: f64, responses: Text, id: Text) -> Result<()> {
-        crate::run(|| self.0.answer(facade::handle(handle)?, crate::bytes(&responses), crate::bytes(&id)))
+    pub fn answer(&mut self, handle: f64, responses: Option<Text>, id: Text) -> Result<()> {
+        crate::run(|| self.0.answer(facade::handle(handle)?, responses.as_ref().map(crate::bytes), crate::bytes(&id)))
     }
 
     /// Gives up on `handle`.

@@ -42,7 +42,7 @@ pub fn retry(
         facade::retry(
             &crate::bytes(request),
             &crate::bytes(result),
-            &crate::bytes(responses),
+            crate::optional(responses).as_deref(),
             &crate::bytes(id),
             &crate::options(options)?,
         )
@@ -62,7 +62,7 @@ pub fn task_update(
         facade::task_update(
             &crate::bytes(get),
             &crate::bytes(got),
-            &crate::bytes(responses),
+            crate::optional(responses).as_deref(),
             &crate::bytes(id),
             &crate::options(options)?,
         )
@@ -90,7 +90,7 @@ pub fn respond(request: &JsValue, asked: &JsValue, state: &JsValue, options: Opt
 /// keys absent>], "ignored": [<keys present, not needed>], "requestState": <string or null>}`.
 #[wasm_bindgen]
 pub fn resume(request: &JsValue, needs: &JsValue, options: Option<String>) -> Result<String> {
-    crate::run(|| facade::resume(&crate::bytes(request), &crate::bytes(needs), &crate::options(options)?))
+    crate::run(|| facade::resume(&crate::bytes(request), crate::optional(needs).as_deref(), &crate::options(options)?))
 }
 
 /// `facade::task_transition`: the status a task may move to, or the refusal.
@@ -314,7 +314,7 @@ impl Client {
 
     /// Answers the input requests of `handle`; queues the retry under `id`.
     pub fn answer(&mut self, handle: f64, responses: &JsValue, id: &JsValue) -> Result<()> {
-        crate::run(|| self.0.answer(facade::handle(handle)?, &crate::bytes(responses), &crate::bytes(id)))
+        crate::run(|| self.0.answer(facade::handle(handle)?, crate::optional(responses).as_deref(), &crate::bytes(id)))
     }
 
     /// Gives up on `handle`.

@@ -70,9 +70,11 @@ impl Client {
     }
 
     /// Answers the input requests of `handle` with `input_responses_json` (an
-    /// `inputResponses` object) and queues the retry under the new id `id_json`.
-    pub fn answer(&self, handle: u64, input_responses_json: String, id_json: String) -> Result<()> {
-        guard(|| Ok(lock(&self.inner)?.answer(handle, input_responses_json.as_bytes(), id_json.as_bytes())?))
+    /// `inputResponses` object; none: no answers, the retry of a load-shedding
+    /// `input_required`) and queues the retry under the new id `id_json`.
+    pub fn answer(&self, handle: u64, input_responses_json: Option<String>, id_json: String) -> Result<()> {
+        let responses = input_responses_json.as_deref().map(str::as_bytes);
+        guard(|| Ok(lock(&self.inner)?.answer(handle, responses, id_json.as_bytes())?))
     }
 
     /// Gives up on `handle`.

@@ -124,20 +124,22 @@ pub fn check(
 
 /// Builds the retry of `request_json` (the request last sent) that answers
 /// `result_json` (the response carrying `input_required`) with
-/// `input_responses_json`, under the new id `id_json`; returns the message.
-/// In `sep-2322`, the answer to `tasks/result` is a `tasks/input_response`.
+/// `input_responses_json` (none: no answers, the retry of a load-shedding
+/// `input_required` that only carries state), under the new id `id_json`;
+/// returns the message. In `sep-2322`, the answer to `tasks/result` is a
+/// `tasks/input_response`.
 #[uniffi::export]
 pub fn retry(
     request_json: String,
     result_json: String,
-    input_responses_json: String,
+    input_responses_json: Option<String>,
     id_json: String,
     protocol: String,
 ) -> Result<String> {
     guard(|| {
         let (request, result, responses, id) =
-            (request_json.as_bytes(), result_json.as_bytes(), input_responses_json.as_bytes(), id_json.as_bytes());
-        Ok(facade::retry(request, result, responses, id, &options(&protocol, None)?)?)
+            (request_json.as_bytes(), result_json.as_bytes(), input_responses_json.as_deref(), id_json.as_bytes());
+        Ok(facade::retry(request, result, responses.map(str::as_bytes), id, &options(&protocol, None)?)?)
     })
 }
 
@@ -174,10 +176,11 @@ pub struct Resumed {
 }
 
 /// Reads the MRTR fields of `request_json` against what this server needs
-/// (`needs_json`: an `inputRequests`-shaped object).
+/// (`needs_json`: an `inputRequests`-shaped object; none: it needs nothing).
 #[uniffi::export]
-pub fn resume(request_json: String, needs_json: String, protocol: String) -> Result<Resumed> {
-    guard(|| wire(&facade::resume(request_json.as_bytes(), needs_json.as_bytes(), &options(&protocol, None)?)?))
+pub fn resume(request_json: String, needs_json: Option<String>, protocol: String) -> Result<Resumed> {
+    let needs = needs_json.as_deref().map(str::as_bytes);
+    guard(|| wire(&facade::resume(request_json.as_bytes(), needs, &options(&protocol, None)?)?))
 }
 
 /// Builds the `tasks/update` request (Tasks extension, `2026-07-28`) that
@@ -187,13 +190,13 @@ pub fn resume(request_json: String, needs_json: String, protocol: String) -> Res
 pub fn task_update(
     get_request_json: String,
     get_response_json: String,
-    input_responses_json: String,
+    input_responses_json: Option<String>,
     id_json: String,
 ) -> Result<String> {
     guard(|| {
         let (request, response) = (get_request_json.as_bytes(), get_response_json.as_bytes());
-        let o = facade::Options::default();
-        Ok(facade::task_update(request, response, input_responses_json.as_bytes(), id_json.as_bytes(), &o)?)
+        let (o, responses) = (facade::Options::default(), input_responses_json.as_deref().map(str::as_bytes));
+        Ok(facade::task_update(request, response, responses, id_json.as_bytes(), &o)?)
     })
 }
 

@@ -290,25 +290,32 @@ impl Checker {
     }
 }
 
-/// [`client::retry`] over JSON text.
-pub fn retry(request: &[u8], result: &[u8], input_responses: &[u8], id: &[u8], o: &Options) -> Result<String> {
+/// An object argument a caller may leave out, none being the empty object
+/// (no input responses: a retry that only carries the state back; no needs).
+fn parse_or_none(text: Option<&[u8]>, limits: &Limits) -> Result<Value> {
+    text.map_or_else(|| Ok(Value::Object(serde_json::Map::new())), |t| parse(t, limits))
+}
+
+/// [`client::retry`] over JSON text (`input_responses` none: no answers,
+/// the retry of a load-shedding `input_required` that only carries state).
+pub fn retry(request: &[u8], result: &[u8], input_responses: Option<&[u8]>, id: &[u8], o: &Options) -> Result<String> {
     let l = &o.limits;
     let (request, result) = (parse(request, l)?, parse(result, l)?);
-    let (responses, id) = (parse(input_responses, l)?, parse(id, l)?);
+    let (responses, id) = (parse_or_none(input_responses, l)?, parse(id, l)?);
     client::retry(&request, &result, &responses, &id, o.protocol, l).map(|v| text(&v))
 }
 
-/// [`client::task_update`] over JSON text.
+/// [`client::task_update`] over JSON text (`input_responses` none: no answers).
 pub fn task_update(
     get_request: &[u8],
     get_response: &[u8],
-    input_responses: &[u8],
+    input_responses: Option<&[u8]>,
     id: &[u8],
     o: &Options,
 ) -> Result<String> {
     let l = &o.limits;
     let (request, response) = (parse(get_request, l)?, parse(get_response, l)?);
-    let (responses, id) = (parse(input_responses, l)?, parse(id, l)?);
+    let (responses, id) = (parse_or_none(input_responses, l)?, parse(id, l)?);
     client::task_update(&request, &response, &responses, &id, l).map(|v| text(&v))
 }
 
@@ -326,10 +333,11 @@ pub fn respond(
     server::respond(&request, asked.as_ref(), state.as_ref(), o.protocol, l).map(|v| text(&v))
 }
 
-/// [`server::resume`] over JSON text: `{"responses", "missing", "ignored", "requestState"}`.
-pub fn resume(request: &[u8], needs: &[u8], o: &Options) -> Result<String> {
+/// [`server::resume`] over JSON text: `{"responses", "missing", "ignored",
+/// "requestState"}` (`needs` none: the server needs nothing).
+pub fn resume(request: &[u8], needs: Option<&[u8]>, o: &Options) -> Result<String> {
     let l = &o.limits;
-    let (request, needs) = (parse(request, l)?, parse(needs, l)?);
+    let (request, needs) = (parse(request, l)?, parse_or_none(needs, l)?);
     server::resume(&request, &needs, o.protocol, l).map(|r| text(&r))
 }
 
@@ -363,9 +371,10 @@ impl Client {
         self.inner.handle_response(response)
     }
 
-    /// Answers the input requests of `handle`; queues the retry under `id`.
-    pub fn answer(&mut self, handle: u64, input_responses: &[u8], id: &[u8]) -> Result<()> {
-        let (responses, id) = (parse(input_responses, &self.limits)?, parse(id, &self.limits)?);
+    /// Answers the input requests of `handle` (none: no answers, the retry
+    /// of a load-shedding `input_required`); queues the retry under `id`.
+    pub fn answer(&mut self, handle: u64, input_responses: Option<&[u8]>, id: &[u8]) -> Result<()> {
+        let (responses, id) = (parse_or_none(input_responses, &self.limits)?, parse(id, &self.limits)?);
         self.inner.answer(client::Handle(handle), &responses, id)
     }
 
@@ -875,9 +884,11 @@ mod tests {
         c.handle_response(br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s"}}"#)
             .unwrap();
         assert_eq!(c.poll_event().unwrap(), format!(r#"{{"type":"retryNow","handle":{h}}}"#));
-        assert_eq!(c.answer(h + 7, b"{}", b"2").unwrap_err().rule(), RuleId::UsageUnknownHandle);
-        c.answer(h, b"{}", b"2").unwrap();
-        assert!(c.poll_transmit().unwrap().contains(r#""requestState":"s""#));
+        assert_eq!(c.answer(h + 7, None, b"2").unwrap_err().rule(), RuleId::UsageUnknownHandle);
+        // A load-shedding round answers nothing: no responses, the state carried back.
+        c.answer(h, None, b"2").unwrap();
+        let retry = c.poll_transmit().unwrap();
+        assert!(retry.contains(r#""requestState":"s""#) && !retry.contains("inputResponses"), "{retry}");
         let stray = c.handle_response(br#"{"jsonrpc":"2.0","id":99,"result":{"resultType":"complete"}}"#);
         assert_eq!(stray.unwrap_err().rule(), RuleId::UsageOutOfTurn);
     }

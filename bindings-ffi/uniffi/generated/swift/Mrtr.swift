@@ -847,9 +847,10 @@ public protocol ClientProtocol: AnyObject, Sendable {
     
     /**
      * Answers the input requests of `handle` with `input_responses_json` (an
-     * `inputResponses` object) and queues the retry under the new id `id_json`.
+     * `inputResponses` object; none: no answers, the retry of a load-shedding
+     * `input_required`) and queues the retry under the new id `id_json`.
      */
-    func answer(handle: UInt64, inputResponsesJson: String, idJson: String) throws 
+    func answer(handle: UInt64, inputResponsesJson: String?, idJson: String) throws 
     
     /**
      * Takes a response message from the server (raw JSON text, classified as received).
@@ -961,14 +962,15 @@ open func abandon(handle: UInt64)throws   {try rustCallWithError(FfiConverterTyp
     
     /**
      * Answers the input requests of `handle` with `input_responses_json` (an
-     * `inputResponses` object) and queues the retry under the new id `id_json`.
+     * `inputResponses` object; none: no answers, the retry of a load-shedding
+     * `input_required`) and queues the retry under the new id `id_json`.
      */
-open func answer(handle: UInt64, inputResponsesJson: String, idJson: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func answer(handle: UInt64, inputResponsesJson: String?, idJson: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_client_answer(
             self.uniffiCloneHandle(),
         FfiConverterUInt64.lower(handle),
-        FfiConverterString.lower(inputResponsesJson),
+        FfiConverterOptionString.lower(inputResponsesJson),
         FfiConverterString.lower(idJson),uniffiCallStatus
     )
 }
@@ -6113,14 +6115,14 @@ public func respond(requestJson: String, inputRequestsJson: String?, requestStat
 }
 /**
  * Reads the MRTR fields of `request_json` against what this server needs
- * (`needs_json`: an `inputRequests`-shaped object).
+ * (`needs_json`: an `inputRequests`-shaped object; none: it needs nothing).
  */
-public func resume(requestJson: String, needsJson: String, `protocol`: String)throws  -> Resumed  {
+public func resume(requestJson: String, needsJson: String?, `protocol`: String)throws  -> Resumed  {
     return try  FfiConverterTypeResumed_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_func_resume(
         FfiConverterString.lower(requestJson),
-        FfiConverterString.lower(needsJson),
+        FfiConverterOptionString.lower(needsJson),
         FfiConverterString.lower(`protocol`),uniffiCallStatus
     )
 })
@@ -6128,16 +6130,18 @@ public func resume(requestJson: String, needsJson: String, `protocol`: String)th
 /**
  * Builds the retry of `request_json` (the request last sent) that answers
  * `result_json` (the response carrying `input_required`) with
- * `input_responses_json`, under the new id `id_json`; returns the message.
- * In `sep-2322`, the answer to `tasks/result` is a `tasks/input_response`.
+ * `input_responses_json` (none: no answers, the retry of a load-shedding
+ * `input_required` that only carries state), under the new id `id_json`;
+ * returns the message. In `sep-2322`, the answer to `tasks/result` is a
+ * `tasks/input_response`.
  */
-public func retry(requestJson: String, resultJson: String, inputResponsesJson: String, idJson: String, `protocol`: String)throws  -> String  {
+public func retry(requestJson: String, resultJson: String, inputResponsesJson: String?, idJson: String, `protocol`: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_func_retry(
         FfiConverterString.lower(requestJson),
         FfiConverterString.lower(resultJson),
-        FfiConverterString.lower(inputResponsesJson),
+        FfiConverterOptionString.lower(inputResponsesJson),
         FfiConverterString.lower(idJson),
         FfiConverterString.lower(`protocol`),uniffiCallStatus
     )
@@ -6171,13 +6175,13 @@ public func taskTransition(current: String, next: String)throws  -> String  {
  * answers the `input_required` task shown by `get_response_json`, the answer
  * to `get_request_json`.
  */
-public func taskUpdate(getRequestJson: String, getResponseJson: String, inputResponsesJson: String, idJson: String)throws  -> String  {
+public func taskUpdate(getRequestJson: String, getResponseJson: String, inputResponsesJson: String?, idJson: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_func_task_update(
         FfiConverterString.lower(getRequestJson),
         FfiConverterString.lower(getResponseJson),
-        FfiConverterString.lower(inputResponsesJson),
+        FfiConverterOptionString.lower(inputResponsesJson),
         FfiConverterString.lower(idJson),uniffiCallStatus
     )
 })
@@ -6390,10 +6394,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_respond() != 27368) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_resume() != 31809) {
+    if (uniffi_mrtr_uniffi_checksum_func_resume() != 28099) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_retry() != 26638) {
+    if (uniffi_mrtr_uniffi_checksum_func_retry() != 32895) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_rules() != 22313) {
@@ -6402,7 +6406,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_task_transition() != 19214) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_task_update() != 41185) {
+    if (uniffi_mrtr_uniffi_checksum_func_task_update() != 51560) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_test_only_error() != 18608) {
@@ -6447,7 +6451,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_client_abandon() != 2670) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_answer() != 29489) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_answer() != 31672) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_client_handle_response() != 31920) {

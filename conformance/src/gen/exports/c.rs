@@ -71,7 +71,14 @@ fn param_name(name: &str) -> String {
 /// The Rust parameters of an argument in the C signature.
 fn params(name: &str, arg: Arg) -> Vec<String> {
     match arg {
-        Arg::Text | Arg::OptText | Arg::OrEmpty | Arg::Str | Arg::OptStr => {
+        Arg::Text
+        | Arg::Value
+        | Arg::OptText
+        | Arg::OptValue
+        | Arg::OrEmpty
+        | Arg::Headers
+        | Arg::Str
+        | Arg::OptStr => {
             vec![format!("{name}: *const c_char"), format!("{name}_len: usize")]
         }
         Arg::Bytes => vec![format!("{name}: *const u8"), format!("{name}_len: usize")],
@@ -99,9 +106,11 @@ fn handle_type(machine: &str) -> String {
 fn read(name: &str, arg: Arg) -> (Option<String>, String) {
     let q = format!("\"{name}\"");
     match arg {
-        Arg::Text => (Some(format!("args::required({name}, {name}_len, {q})?")), name.into()),
-        Arg::OptText => (Some(format!("args::optional({name}, {name}_len, {q})?")), name.into()),
-        Arg::OrEmpty | Arg::Bytes => (Some(format!("args::bytes({name}, {name}_len, {q})?")), name.into()),
+        Arg::Text | Arg::Value => (Some(format!("args::required({name}, {name}_len, {q})?")), name.into()),
+        Arg::OptText | Arg::OptValue => (Some(format!("args::optional({name}, {name}_len, {q})?")), name.into()),
+        Arg::OrEmpty | Arg::Headers | Arg::Bytes => {
+            (Some(format!("args::bytes({name}, {name}_len, {q})?")), name.into())
+        }
         Arg::Str => (Some(format!("args::text({name}, {name}_len, {q})?")), name.into()),
         Arg::OptStr => (Some(format!("args::optional_text({name}, {name}_len, {q})?")), name.into()),
         Arg::Random => (None, "Randomness::Os".into()),
@@ -116,7 +125,14 @@ fn read(name: &str, arg: Arg) -> (Option<String>, String) {
 fn outs(ret: Ret) -> Vec<String> {
     match ret {
         Ret::Unit => vec![],
-        Ret::Text | Ret::OptText | Ret::Name | Ret::Texts | Ret::NextOrError | Ret::Refusal => {
+        Ret::Text
+        | Ret::Json
+        | Ret::OptText
+        | Ret::OptJson
+        | Ret::Name
+        | Ret::Texts
+        | Ret::NextOrError
+        | Ret::Refusal => {
             vec!["out: *mut mrtr_buf".into()]
         }
         Ret::Bool => vec!["out: *mut bool".into()],
@@ -132,8 +148,8 @@ fn outs(ret: Ret) -> Vec<String> {
 fn out_doc(ret: Ret) -> &'static str {
     match ret {
         Ret::Unit => "",
-        Ret::Text | Ret::Name => "`*out` is the text (free it with `mrtr_buf_free`).",
-        Ret::OptText => "`*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).",
+        Ret::Text | Ret::Json | Ret::Name => "`*out` is the text (free it with `mrtr_buf_free`).",
+        Ret::OptText | Ret::OptJson => "`*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).",
         Ret::Texts => "`*out` is a JSON array of the texts (free it with `mrtr_buf_free`).",
         Ret::NextOrError => {
             "`*out` is the next one, or `{NULL, 0}` when there is none; one that cannot be read fails with its rule, in its place."
@@ -153,8 +169,8 @@ fn write_out(ret: Ret) -> String {
     const SAFE: &str = "// SAFETY: the caller promises the out pointers are writable.\n";
     match ret {
         Ret::Unit => "Ok(())".into(),
-        Ret::Text | Ret::Name => "out.set(value);\nOk(())".into(),
-        Ret::OptText | Ret::NextOrError | Ret::Refusal => "if let Some(text) = value {\nout.set(text);\n}\nOk(())".into(),
+        Ret::Text | Ret::Json | Ret::Name => "out.set(value);\nOk(())".into(),
+        Ret::OptText | Ret::OptJson | Ret::NextOrError | Ret::Refusal => "if let Some(text) = value {\nout.set(text);\n}\nOk(())".into(),
         Ret::Texts => "out.set(serde_json::Value::from(value).to_string());\nOk(())".into(),
         Ret::Bool | Ret::Count | Ret::Handle => format!("{SAFE}unsafe {{ write(out, value, \"out\") }}"),
         Ret::OptMillis => format!(

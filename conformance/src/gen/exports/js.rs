@@ -59,7 +59,9 @@ fn common_arg(name: &str, arg: Arg) -> Option<String> {
         Arg::Handle => format!("facade::handle({name})?"),
         Arg::Random => format!("Randomness::Bytes({name})"),
         Arg::Machine(_) => format!("&{name}.0"),
-        Arg::Text | Arg::Bytes | Arg::OptText | Arg::OrEmpty | Arg::Str => return None,
+        Arg::Text | Arg::Value | Arg::Bytes | Arg::OptText | Arg::OptValue | Arg::OrEmpty | Arg::Headers | Arg::Str => {
+            return None
+        }
     })
 }
 
@@ -70,15 +72,17 @@ fn common_type(arg: Arg) -> Option<String> {
         Arg::Whole | Arg::Status | Arg::Handle => "f64".into(),
         Arg::Random => "&[u8]".into(),
         Arg::Machine(m) => format!("&{m}"),
-        Arg::Text | Arg::Bytes | Arg::OptText | Arg::OrEmpty | Arg::Str => return None,
+        Arg::Text | Arg::Value | Arg::Bytes | Arg::OptText | Arg::OptValue | Arg::OrEmpty | Arg::Headers | Arg::Str => {
+            return None
+        }
     })
 }
 
 fn common_ret(ret: Ret) -> String {
     match ret {
         Ret::Unit => "()".into(),
-        Ret::Text => "String".into(),
-        Ret::OptText | Ret::NextOrError | Ret::Refusal => "Option<String>".into(),
+        Ret::Text | Ret::Json => "String".into(),
+        Ret::OptText | Ret::OptJson | Ret::NextOrError | Ret::Refusal => "Option<String>".into(),
         Ret::Texts => "Vec<String>".into(),
         Ret::Bool => "bool".into(),
         Ret::Count => "u32".into(),
@@ -120,8 +124,8 @@ impl Backend for Napi {
     fn param_type(&self, arg: Arg) -> String {
         common_type(arg).unwrap_or_else(|| {
             match arg {
-                Arg::Text | Arg::Bytes => "Text",
-                Arg::OptText | Arg::OrEmpty => "Option<Text>",
+                Arg::Text | Arg::Value | Arg::Bytes => "Text",
+                Arg::OptText | Arg::OptValue | Arg::OrEmpty | Arg::Headers => "Option<Text>",
                 _ => "String",
             }
             .into()
@@ -129,9 +133,9 @@ impl Backend for Napi {
     }
     fn arg(&self, name: &str, arg: Arg) -> String {
         common_arg(name, arg).unwrap_or_else(|| match arg {
-            Arg::Text | Arg::Bytes => format!("crate::bytes(&{name})"),
-            Arg::OptText => format!("{name}.as_ref().map(crate::bytes)"),
-            Arg::OrEmpty => format!("crate::or_empty(&{name})"),
+            Arg::Text | Arg::Value | Arg::Bytes => format!("crate::bytes(&{name})"),
+            Arg::OptText | Arg::OptValue => format!("{name}.as_ref().map(crate::bytes)"),
+            Arg::OrEmpty | Arg::Headers => format!("crate::or_empty(&{name})"),
             _ => format!("&{name}"),
         })
     }
@@ -181,9 +185,9 @@ impl Backend for Wasm {
     }
     fn arg(&self, name: &str, arg: Arg) -> String {
         common_arg(name, arg).unwrap_or_else(|| match arg {
-            Arg::Text | Arg::Bytes => format!("&crate::bytes({name})"),
-            Arg::OptText => format!("crate::optional({name}).as_deref()"),
-            Arg::OrEmpty => format!("&crate::optional({name}).unwrap_or_default()"),
+            Arg::Text | Arg::Value | Arg::Bytes => format!("&crate::bytes({name})"),
+            Arg::OptText | Arg::OptValue => format!("crate::optional({name}).as_deref()"),
+            Arg::OrEmpty | Arg::Headers => format!("&crate::optional({name}).unwrap_or_default()"),
             _ => name.to_string(),
         })
     }

@@ -5,6 +5,7 @@
 //!
 //! - [`js`]: `bindings-node/src/exports.rs` (napi) and
 //!   `bindings-wasm/src/exports.rs` (wasm-bindgen);
+//! - [`jsapi`]: `bindings-node/lib/exports.mjs` (the JavaScript API's rows that only convert);
 //! - [`c`]: `bindings-ffi/src/exports.rs` (the C ABI; its header is cbindgen's);
 //! - [`uniffi`]: `bindings-ffi/uniffi/src/exports.rs` (Kotlin, Swift, Python);
 //! - [`names`]: `docs/exports.md`, every row by its name in each binding.
@@ -14,12 +15,14 @@ use std::path::PathBuf;
 
 pub mod c;
 pub mod js;
+pub mod jsapi;
 pub mod names;
 pub mod uniffi;
 
 /// `(path, contents)` of each generated file.
 pub fn outputs() -> Vec<(PathBuf, String)> {
     let mut all = js::outputs();
+    all.extend(jsapi::outputs());
     all.extend(c::outputs());
     all.extend(uniffi::outputs());
     all.extend(names::outputs());

@@ -65,7 +65,7 @@ pub fn hand_written(e: &Export) -> bool {
 /// A parameter's name in the binding.
 fn param_name(name: &str, arg: Arg) -> String {
     match arg {
-        Arg::Text | Arg::OptText | Arg::OrEmpty => format!("{name}_json"),
+        Arg::Text | Arg::Value | Arg::OptText | Arg::OptValue | Arg::OrEmpty | Arg::Headers => format!("{name}_json"),
         Arg::Whole if name == "now" => "now_ms".into(),
         Arg::Options => "protocol".into(),
         _ => name.into(),
@@ -74,8 +74,8 @@ fn param_name(name: &str, arg: Arg) -> String {
 
 fn param_type(arg: Arg) -> String {
     match arg {
-        Arg::Text | Arg::Str | Arg::Options => "String".into(),
-        Arg::OptText | Arg::OrEmpty | Arg::OptStr => "Option<String>".into(),
+        Arg::Text | Arg::Value | Arg::Str | Arg::Options => "String".into(),
+        Arg::OptText | Arg::OptValue | Arg::OrEmpty | Arg::Headers | Arg::OptStr => "Option<String>".into(),
         Arg::Bool => "bool".into(),
         Arg::Whole | Arg::Handle => "u64".into(),
         Arg::Status => "u16".into(),
@@ -89,9 +89,9 @@ fn param_type(arg: Arg) -> String {
 /// how the call uses the argument.
 fn read(name: &str, arg: Arg) -> (Option<String>, String) {
     match arg {
-        Arg::Text => (None, format!("{name}.as_bytes()")),
-        Arg::OptText => (None, format!("{name}.as_deref().map(str::as_bytes)")),
-        Arg::OrEmpty => (None, format!("{name}.as_deref().map_or(&[][..], str::as_bytes)")),
+        Arg::Text | Arg::Value => (None, format!("{name}.as_bytes()")),
+        Arg::OptText | Arg::OptValue => (None, format!("{name}.as_deref().map(str::as_bytes)")),
+        Arg::OrEmpty | Arg::Headers => (None, format!("{name}.as_deref().map_or(&[][..], str::as_bytes)")),
         Arg::Str | Arg::Bytes => (None, format!("&{name}")),
         Arg::OptStr => (None, format!("{name}.as_deref()")),
         Arg::Options => (None, "&crate::ops::options(&protocol, None)?".into()),
@@ -105,8 +105,8 @@ fn read(name: &str, arg: Arg) -> (Option<String>, String) {
 fn ret_type(ret: Ret) -> String {
     match ret {
         Ret::Unit => "()".into(),
-        Ret::Text | Ret::Name => "String".into(),
-        Ret::OptText | Ret::NextOrError | Ret::Refusal => "Option<String>".into(),
+        Ret::Text | Ret::Json | Ret::Name => "String".into(),
+        Ret::OptText | Ret::OptJson | Ret::NextOrError | Ret::Refusal => "Option<String>".into(),
         Ret::Texts => "Vec<String>".into(),
         Ret::Bool => "bool".into(),
         Ret::Count => "u32".into(),

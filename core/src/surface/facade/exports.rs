@@ -20,6 +20,15 @@ pub enum Arg {
     Text,
     /// JSON text that may be absent: `Option<&[u8]>`.
     OptText,
+    /// A JSON value (an id, a `requestState`): JSON text at the native
+    /// level, but a language's own value in its idiom, where a string is a
+    /// string, never JSON text ([`Arg::native`]).
+    Value,
+    /// A JSON value that may be absent: [`Arg::OptText`] at the native level.
+    OptValue,
+    /// Header fields, a JSON object of names to strings, absent being none:
+    /// [`Arg::OrEmpty`] at the native level, a language's map in its idiom.
+    Headers,
     /// Raw bytes, not read as JSON here (a body chunk, split anywhere):
     /// `&[u8]`, empty allowed.
     Bytes,
@@ -53,10 +62,15 @@ pub enum Arg {
 pub enum Ret {
     /// Nothing.
     Unit,
-    /// JSON text (or a name).
+    /// Text that is no JSON: a name, an event id, event-stream text, a URL.
     Text,
-    /// JSON text, or nothing.
+    /// Such text, or nothing.
     OptText,
+    /// JSON text: [`Ret::Text`] at the native level, a language's own value
+    /// in its idiom ([`Ret::native`]).
+    Json,
+    /// JSON text, or nothing.
+    OptJson,
     /// A static name.
     Name,
     /// One JSON text per element.
@@ -80,6 +94,30 @@ pub enum Ret {
     Refusal,
     /// A machine of this table.
     Machine(&'static str),
+}
+
+impl Arg {
+    /// The kind at the native level (napi, wasm-bindgen, C, UniFFI), where a
+    /// value and header fields cross as the JSON text they are.
+    pub const fn native(self) -> Arg {
+        match self {
+            Arg::Value => Arg::Text,
+            Arg::OptValue => Arg::OptText,
+            Arg::Headers => Arg::OrEmpty,
+            other => other,
+        }
+    }
+}
+
+impl Ret {
+    /// The kind at the native level, where JSON crosses as text.
+    pub const fn native(self) -> Ret {
+        match self {
+            Ret::Json => Ret::Text,
+            Ret::OptJson => Ret::OptText,
+            other => other,
+        }
+    }
 }
 
 /// Where a row's function lives.
@@ -305,7 +343,7 @@ macro_rules! exchange_inputs {
                 "handle_head",
                 Mut,
                 "The status and header fields of the response to `exchange` (the number of a request from `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second head for one exchange is `usage-out-of-turn`, an exchange unknown or ended `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out as an event.",
-                &[("exchange", Whole), ("status", Status), ("headers", OrEmpty), NOW],
+                &[("exchange", Whole), ("status", Status), ("headers", Headers), NOW],
                 Ret::Unit,
             ),
             method(
@@ -332,7 +370,7 @@ macro_rules! exchange_outputs {
                 Mut,
                 "The next HTTP request to send, `{\"exchange\": <n>, \"method\": \"POST\" | \"GET\", \"url\", \"headers\": {<lower-case name>: <value>}, \"body\": <JSON, when there is one>}`, or none. Quote `exchange` with every part of its response.",
                 &[],
-                Ret::OptText,
+                Ret::OptJson,
             )
             .infallible(),
             method($m, "poll_timeout", Ref, "When to call `handle_timeout` (the host's milliseconds), or none.", &[], Ret::OptMillis)
@@ -348,34 +386,34 @@ const OPERATION_OUT: [Export; 2] = exchange_outputs!("Operation");
 
 /// Every exported function and method, a machine's right after its constructor.
 pub const EXPORTS: &[Export] = &[
-    free("catalogue", "The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….", &[], Ret::Text).infallible(),
+    free("catalogue", "The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….", &[], Ret::Json).infallible(),
     free("classify", "Classifies one raw message: what it found, packed into one string (`facade::classify_packed`).", &[("text", Text), OPTIONS], Ret::Text).calls("classify_packed"),
-    free("check", "`facade::check`: the violations of a transcript, as JSON text.", &[("transcript", Text), OPTIONS], Ret::Text),
-    free("retry", "Client: the retry of `request` (the request last sent) answering `result` (the response carrying `input_required`) with `responses` (an `inputResponses` object) under the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response` request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a malformed argument breaks.", &[("request", Text), ("result", Text), ("responses", Text), ("id", Text), OPTIONS], Ret::Text),
-    free("task_update", "`facade::task_update`: the `tasks/update` answering a task's input requests.", &[("get", Text), ("got", Text), ("responses", Text), ("id", Text), OPTIONS], Ret::Text),
-    free("respond", "Server: the `input_required` answer to `request`; `asked` (an `inputRequests` object) and `state` (a JSON string) are optional, an absent one left out. Fails with `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`, `input-required-empty`, `input-request-invalid`, `request-state-invalid`.", &[("request", Text), ("asked", OptText), ("state", OptText), OPTIONS], Ret::Text),
-    free("resume", "Server: the MRTR fields of `request` read against what this server `needs` (an `inputRequests`-shaped object): `{\"responses\": {<needed keys present>: …}, \"missing\": [<needed keys absent>], \"ignored\": [<keys present, not needed>], \"requestState\": <string or null>}`.", &[("request", Text), ("needs", Text), OPTIONS], Ret::Text),
+    free("check", "`facade::check`: the violations of a transcript, as JSON text.", &[("transcript", Text), OPTIONS], Ret::Json),
+    free("retry", "Client: the retry of `request` (the request last sent) answering `result` (the response carrying `input_required`) with `responses` (an `inputResponses` object) under the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response` request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a malformed argument breaks.", &[("request", Text), ("result", Text), ("responses", OptText), ("id", Value), OPTIONS], Ret::Json),
+    free("task_update", "`facade::task_update`: the `tasks/update` answering a task's input requests.", &[("get", Text), ("got", Text), ("responses", OptText), ("id", Value), OPTIONS], Ret::Json),
+    free("respond", "Server: the `input_required` answer to `request`; `asked` (an `inputRequests` object) and `state` (a JSON string) are optional, an absent one left out. Fails with `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`, `input-required-empty`, `input-request-invalid`, `request-state-invalid`.", &[("request", Text), ("asked", OptText), ("state", OptValue), OPTIONS], Ret::Json),
+    free("resume", "Server: the MRTR fields of `request` read against what this server `needs` (an `inputRequests`-shaped object): `{\"responses\": {<needed keys present>: …}, \"missing\": [<needed keys absent>], \"ignored\": [<keys present, not needed>], \"requestState\": <string or null>}`.", &[("request", Text), ("needs", OptText), OPTIONS], Ret::Json),
     free("task_transition", "`facade::task_transition`: the status a task may move to, or the refusal.", &[("from", Str), ("to", Str)], Ret::Name),
-    free("binding_for", "`facade::binding_for`: the subject is a principal or, explicitly, anonymous.", &[("request", Text), ("subject", OptStr), ("anonymous", Bool), ("protocol", OptStr)], Ret::Text),
+    free("binding_for", "`facade::binding_for`: the subject is a principal or, explicitly, anonymous.", &[("request", Text), ("subject", OptStr), ("anonymous", Bool), ("protocol", OptStr)], Ret::Json),
     free("params_digest", "The SHA-256 digest a sealed state binds a request's params by (every param but the retry's carriers; numbers exact, key order and spelling not), of `params` as JSON text.", &[("params", Text)], Ret::Bytes),
-    free("inspect", "`facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text.", &[("token", Text)], Ret::Text),
+    free("inspect", "`facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text.", &[("token", Text)], Ret::Json),
     new("Session", "A session declaring `config` (JSON text; none: the default protocol, no capabilities).", &[("config", OrEmpty)]),
-    method("Session", "request", Mut, "The request of `method` with `params` (an object, or none) under the next id, `params._meta` carrying what the session declares where the protocol reads it from every request; a `_meta` member naming one of those is `usage-invalid-argument`.", &[("method", Str), ("params", OptText)], Ret::Text),
-    method("Session", "initialize", Mut, "The `initialize` request under the next id where the protocol settles version and capabilities once at the start (`2025-11-25`), or none where every request declares them.", &[], Ret::OptText),
-    method("Session", "initialized", Ref, "The `notifications/initialized` notification, sent once the server answered `initialize`.", &[], Ret::Text).infallible(),
-    method("Session", "call_tool", Mut, "The `tools/call` request of the tool `name` with `arguments` (an object, or none).", &[("name", Str), ("arguments", OptText)], Ret::Text),
-    method("Session", "get_prompt", Mut, "The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).", &[("name", Str), ("arguments", OptText)], Ret::Text),
-    method("Session", "read_resource", Mut, "The `resources/read` request of `uri`.", &[("uri", Str)], Ret::Text),
+    method("Session", "request", Mut, "The request of `method` with `params` (an object, or none) under the next id, `params._meta` carrying what the session declares where the protocol reads it from every request; a `_meta` member naming one of those is `usage-invalid-argument`.", &[("method", Str), ("params", OptText)], Ret::Json),
+    method("Session", "initialize", Mut, "The `initialize` request under the next id where the protocol settles version and capabilities once at the start (`2025-11-25`), or none where every request declares them.", &[], Ret::OptJson),
+    method("Session", "initialized", Ref, "The `notifications/initialized` notification, sent once the server answered `initialize`.", &[], Ret::Json).infallible(),
+    method("Session", "call_tool", Mut, "The `tools/call` request of the tool `name` with `arguments` (an object, or none).", &[("name", Str), ("arguments", OptText)], Ret::Json),
+    method("Session", "get_prompt", Mut, "The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).", &[("name", Str), ("arguments", OptText)], Ret::Json),
+    method("Session", "read_resource", Mut, "The `resources/read` request of `uri`.", &[("uri", Str)], Ret::Json),
     new("Checker", "A checker with the options.", &[OPTIONS]).infallible(),
     method("Checker", "handle", Mut, "Checks one entry.", &[("entry", Text)], Ret::Unit),
-    method("Checker", "violations", Ref, "The violations so far, as JSON text.", &[], Ret::Text).infallible(),
+    method("Checker", "violations", Ref, "The violations so far, as JSON text.", &[], Ret::Json).infallible(),
     new("Client", "A machine with the options.", &[OPTIONS]).infallible(),
     method("Client", "send", Mut, "Starts a request: its handle.", &[("request", Text)], Ret::Handle),
     method("Client", "handle_response", Mut, "Takes a response message.", &[("response", Text)], Ret::Unit),
-    method("Client", "answer", Mut, "Answers the input requests of `handle`; queues the retry under `id`.", &[("handle", Handle), ("responses", Text), ("id", Text)], Ret::Unit),
+    method("Client", "answer", Mut, "Answers the input requests of `handle`; queues the retry under `id`.", &[("handle", Handle), ("responses", OptText), ("id", Value)], Ret::Unit),
     method("Client", "abandon", Mut, "Gives up on `handle`.", &[("handle", Handle)], Ret::Unit).infallible(),
-    method("Client", "poll_transmit", Mut, "The next message to send, as JSON text, or none.", &[], Ret::OptText).infallible(),
-    method("Client", "poll_event", Mut, "The next event, as JSON text, or none.", &[], Ret::OptText).infallible(),
+    method("Client", "poll_transmit", Mut, "The next message to send, as JSON text, or none.", &[], Ret::OptJson).infallible(),
+    method("Client", "poll_event", Mut, "The next event, as JSON text, or none.", &[], Ret::OptJson).infallible(),
     new("SseDecoder", "A decoder under the options' limits.", &[OPTIONS]).infallible(),
     method("SseDecoder", "feed", Mut, "Decodes the next bytes of the stream, split anywhere (any split gives the same blocks). Bytes that are not UTF-8 are not refused here: the block holding them is reported by `poll_event`.", &[("chunk", Bytes)], Ret::Unit).infallible(),
     method("SseDecoder", "finish", Mut, "Ends the stream: a block not ended by a blank line is discarded (as a browser discards it). Blocks decoded already stay to be polled; a later `feed` starts a new stream.", &[], Ret::Unit).infallible(),
@@ -395,7 +433,7 @@ pub const EXPORTS: &[Export] = &[
         Mut,
         "The next event, or none: `{\"type\": \"serverRequest\", \"message\"}` (answer it with `answer`), `{\"type\": \"message\", \"message\"}` (a notification or another response, to pass on), `{\"type\": \"violation\", \"rule\", \"message\"}` (the server broke a rule; the call goes on), and last either `{\"type\": \"response\", \"message\"}` (the call's JSON-RPC response) or `{\"type\": \"failed\", \"rule\", \"message\"}`.",
         &[],
-        Ret::OptText,
+        Ret::OptJson,
     )
     .infallible(),
     HTTP_CALL_OUT[1],
@@ -414,7 +452,7 @@ pub const EXPORTS: &[Export] = &[
         Mut,
         "The next event, or none: `{\"type\": \"inputRequired\", \"round\", \"requests\": {<key>: {\"method\", \"params\"}}}` (answer each key with `answer`), `{\"type\": \"message\", \"message\"}`, `{\"type\": \"violation\", \"rule\", \"message\"}`, and last either `{\"type\": \"done\", \"response\"}` (the final JSON-RPC response) or `{\"type\": \"failed\", \"rule\", \"message\"}`.",
         &[],
-        Ret::OptText,
+        Ret::OptJson,
     )
     .infallible(),
     OPERATION_OUT[1],
@@ -425,7 +463,7 @@ pub const EXPORTS: &[Export] = &[
         Ref,
         "What the operation knows, as JSON, to go on from after the host restarts (in another process or language) with `restore`: the current round's request, the ids, rounds and versions so far, an open round's questions and answers, the task it follows; not the configuration (the host gives it again, credentials included) nor the open exchanges (the round they carried goes again). An operation that is over, or a stream mode's call that answered a server request, is `usage-out-of-turn`.",
         &[NOW],
-        Ret::Text,
+        Ret::Json,
     ),
     made(
         "Operation",
@@ -434,32 +472,32 @@ pub const EXPORTS: &[Export] = &[
         &[("config", Text), ("snapshot", Text), NOW],
     ),
     new("ServerStream", "A response stream of `mode` for the continuation `key` (the host's name for the call's state in its own store: event ids are `<key>.<n>`, a stream URL carries `?stream=<key>`), numbering events from `first`. An empty key, or one with a line end or NUL, is `usage-invalid-argument`.", &[("mode", Str), ("key", Str), ("first", Whole)]),
-    method("ServerStream", "head", Ref, "The header fields of the response head (status 200), a JSON object: `content-type: text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>; rel=\"stream\"` (none: no link).", &[("stream_url", OptStr)], Ret::Text).infallible(),
+    method("ServerStream", "head", Ref, "The header fields of the response head (status 200), a JSON object: `content-type: text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>; rel=\"stream\"` (none: no link).", &[("stream_url", OptStr)], Ret::Json).infallible(),
     method("ServerStream", "message", Mut, "Writes the JSON-RPC `message` as an event; its event id.", &[("message", Text)], Ret::Text),
     method("ServerStream", "retry", Mut, "Writes a `retry: <ms>` block; its event id.", &[("ms", Whole)], Ret::Text),
     method("ServerStream", "ask", Mut, "Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests: elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests, `input_required`; under `sep-1335` the requests and `retry: <retry_ms>`; under `2025-11-25` the requests (a `2026-07-28` server asks inside results: `usage-invalid-argument`). After a `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written after it is `usage-out-of-turn`. The last event id written.", &[("requests", Text), ("retry_ms", Whole)], Ret::Text),
     method("ServerStream", "take", Mut, "The event-stream text written since the last `take` (to write to the response body), and empties it.", &[], Ret::Text).infallible(),
-    free("read_http_request", "What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes, empty for none): `{\"type\": \"call\", \"message\"}` (a new call), `{\"type\": \"messages\", \"messages\": […]}` (answer `202`), `{\"type\": \"answers\", \"key\", \"responses\": […]}` (buffered answers of the continuation `key`), `{\"type\": \"resume\", \"key\", \"lastEventId\"}` (a GET resuming a stream). A body that is no JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`, `limit-exceeded`): answer it with HTTP 400.", &[("mode", Str), ("method", Str), ("url", Str), ("headers", OrEmpty), ("body", Bytes), OPTIONS], Ret::Text),
+    free("read_http_request", "What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes, empty for none): `{\"type\": \"call\", \"message\"}` (a new call), `{\"type\": \"messages\", \"messages\": […]}` (answer `202`), `{\"type\": \"answers\", \"key\", \"responses\": […]}` (buffered answers of the continuation `key`), `{\"type\": \"resume\", \"key\", \"lastEventId\"}` (a GET resuming a stream). A body that is no JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`, `limit-exceeded`): answer it with HTTP 400.", &[("mode", Str), ("method", Str), ("url", Str), ("headers", Headers), ("body", Bytes), OPTIONS], Ret::Json),
     free("stream_url", "The `rel=\"stream\"` URL of the continuation `key` at `endpoint` (SEP-1335).", &[("endpoint", Str), ("key", Str)], Ret::Text),
-    free("mirrored_fields", "`facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.", &[("request", Text)], Ret::Text),
-    free("unassociated_reply", "A client's answer to a server request that arrived outside any request of its own in flight (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other message (`ping` is exempt).", &[("request", Text)], Ret::OptText),
-    method("ToolReplay", "ask", Mut, "Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.", &[("question", Text), ("key", OptStr)], Ret::OptText).calls("ask_keyed"),
+    free("mirrored_fields", "`facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.", &[("request", Text)], Ret::Json),
+    free("unassociated_reply", "A client's answer to a server request that arrived outside any request of its own in flight (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other message (`ping` is exempt).", &[("request", Text)], Ret::OptJson),
+    method("ToolReplay", "ask", Mut, "Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.", &[("question", Text), ("key", OptStr)], Ret::OptJson).calls("ask_keyed"),
     method("ToolReplay", "round", Ref, "How many rounds came before this request.", &[], Ret::Count).infallible(),
-    method("ToolReplay", "data", Ref, "The tool's data of the last round, as JSON text, or none.", &[], Ret::OptText).infallible(),
-    method("ToolReplay", "state", Ref, "`{stateId, expiry}` of the state the request carried, as JSON text, or none.", &[], Ret::OptText).infallible(),
-    method("ToolReplay", "input_required", Ref, "The `input_required` response asking what is missing, sealed with `ring`.", &[("ring", Machine("KeyRing")), ("data", OptText), ("random", Random)], Ret::Text),
-    method("ToolReplay", "complete", Ref, "The final response with `result` (JSON text).", &[("result", Text)], Ret::Text),
-    free("question_elicit", "`facade::question_elicit`: an elicitation input request.", &[("message", Str), ("requested_schema", Text)], Ret::Text),
-    free("question_sample", "`facade::question_sample`: a sampling input request.", &[("params", Text)], Ret::Text),
-    free("question_roots", "`facade::question_roots`: a roots input request.", &[], Ret::Text).infallible(),
-    free("error_response", "`facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object).", &[("id", Text), ("rule", Str), ("message", Str), ("data", OptText)], Ret::Text),
+    method("ToolReplay", "data", Ref, "The tool's data of the last round, as JSON text, or none.", &[], Ret::OptJson).infallible(),
+    method("ToolReplay", "state", Ref, "`{stateId, expiry}` of the state the request carried, as JSON text, or none.", &[], Ret::OptJson).infallible(),
+    method("ToolReplay", "input_required", Ref, "The `input_required` response asking what is missing, sealed with `ring`.", &[("ring", Machine("KeyRing")), ("data", OptText), ("random", Random)], Ret::Json),
+    method("ToolReplay", "complete", Ref, "The final response with `result` (JSON text).", &[("result", Text)], Ret::Json),
+    free("question_elicit", "`facade::question_elicit`: an elicitation input request.", &[("message", Str), ("requested_schema", Text)], Ret::Json),
+    free("question_sample", "`facade::question_sample`: a sampling input request.", &[("params", Text)], Ret::Json),
+    free("question_roots", "`facade::question_roots`: a roots input request.", &[], Ret::Json).infallible(),
+    free("error_response", "`facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object).", &[("id", Value), ("rule", Str), ("message", Str), ("data", OptText)], Ret::Json),
     free("check_request", "`facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text.", &[("request", Text), ("headers", OptText), ("supported", Text), OPTIONS], Ret::Refusal),
-    free("missing_capabilities", "`facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.", &[("request", Text), ("questions", Text), OPTIONS], Ret::OptText),
+    free("missing_capabilities", "`facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.", &[("request", Text), ("questions", Text), OPTIONS], Ret::OptJson),
     free("require_capabilities", "`facade::require_capabilities`: none, or the refusal as JSON text.", &[("request", Text), ("questions", Text), OPTIONS], Ret::Refusal),
     free("require_declared", "`facade::require_declared`: none, or the refusal as JSON text.", &[("request", Text), ("required", Text), OPTIONS], Ret::Refusal),
-    free("complete", "`facade::complete`: the final response to `request` with `result`.", &[("request", Text), ("result", Text), OPTIONS], Ret::Text),
-    free("task_created", "`facade::task_created`: the response announcing a task.", &[("request", Text), ("record", Text), OPTIONS], Ret::Text),
-    free("task_get_response", "`facade::task_get_response`: the response to `tasks/get`.", &[("request", Text), ("record", Text), OPTIONS], Ret::Text),
+    free("complete", "`facade::complete`: the final response to `request` with `result`.", &[("request", Text), ("result", Text), OPTIONS], Ret::Json),
+    free("task_created", "`facade::task_created`: the response announcing a task.", &[("request", Text), ("record", Text), OPTIONS], Ret::Json),
+    free("task_get_response", "`facade::task_get_response`: the response to `tasks/get`.", &[("request", Text), ("record", Text), OPTIONS], Ret::Json),
     new("ToolBridge", "A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds, roundTimeoutMs, limits}`.", &[("request", Text), ("key", Str), ("options", OrEmpty)]),
     method("ToolBridge", "replay", Ref, "A replay of the tool from the answers collected so far.", &[], Ret::Machine("ToolReplay")).infallible(),
     method("ToolBridge", "ask", Mut, "Sends what `replay` misses as server requests on the stream.", &[("replay", Machine("ToolReplay")), NOW], Ret::Unit),

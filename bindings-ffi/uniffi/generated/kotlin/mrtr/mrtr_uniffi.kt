@@ -1395,10 +1395,10 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_respond() and 0xFFFF) != 27368) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_resume() and 0xFFFF) != 31809) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_resume() and 0xFFFF) != 28099) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_retry() and 0xFFFF) != 26638) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_retry() and 0xFFFF) != 32895) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_rules() and 0xFFFF) != 22313) {
@@ -1407,7 +1407,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_task_transition() and 0xFFFF) != 19214) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_task_update() and 0xFFFF) != 41185) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_task_update() and 0xFFFF) != 51560) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_test_only_error() and 0xFFFF) != 18608) {
@@ -1452,7 +1452,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_client_abandon() and 0xFFFF) != 2670) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_answer() and 0xFFFF) != 29489) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_answer() and 0xFFFF) != 31672) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_client_handle_response() and 0xFFFF) != 31920) {
@@ -2552,9 +2552,10 @@ public interface ClientInterface {
     
     /**
      * Answers the input requests of `handle` with `input_responses_json` (an
-     * `inputResponses` object) and queues the retry under the new id `id_json`.
+     * `inputResponses` object; none: no answers, the retry of a load-shedding
+     * `input_required`) and queues the retry under the new id `id_json`.
      */
-    fun `answer`(`handle`: kotlin.ULong, `inputResponsesJson`: kotlin.String, `idJson`: kotlin.String)
+    fun `answer`(`handle`: kotlin.ULong, `inputResponsesJson`: kotlin.String?, `idJson`: kotlin.String)
     
     /**
      * Takes a response message from the server (raw JSON text, classified as received).
@@ -2722,9 +2723,10 @@ open class Client: Disposable, AutoCloseable, ClientInterface
     
     /**
      * Answers the input requests of `handle` with `input_responses_json` (an
-     * `inputResponses` object) and queues the retry under the new id `id_json`.
+     * `inputResponses` object; none: no answers, the retry of a load-shedding
+     * `input_required`) and queues the retry under the new id `id_json`.
      */
-    @Throws(MrtrException::class)override fun `answer`(`handle`: kotlin.ULong, `inputResponsesJson`: kotlin.String, `idJson`: kotlin.String)
+    @Throws(MrtrException::class)override fun `answer`(`handle`: kotlin.ULong, `inputResponsesJson`: kotlin.String?, `idJson`: kotlin.String)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
@@ -2732,7 +2734,7 @@ open class Client: Disposable, AutoCloseable, ClientInterface
         it,
         
         FfiConverterULong.lower(`handle`),
-        FfiConverterString.lower(`inputResponsesJson`),
+        FfiConverterOptionalString.lower(`inputResponsesJson`),
         FfiConverterString.lower(`idJson`),_status)
 }
     }
@@ -9261,16 +9263,16 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
 
         /**
          * Reads the MRTR fields of `request_json` against what this server needs
-         * (`needs_json`: an `inputRequests`-shaped object).
+         * (`needs_json`: an `inputRequests`-shaped object; none: it needs nothing).
          */
-    @Throws(MrtrException::class) fun `resume`(`requestJson`: kotlin.String, `needsJson`: kotlin.String, `protocol`: kotlin.String): Resumed {
+    @Throws(MrtrException::class) fun `resume`(`requestJson`: kotlin.String, `needsJson`: kotlin.String?, `protocol`: kotlin.String): Resumed {
             return FfiConverterTypeResumed.lift(
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_func_resume(
     
         
         FfiConverterString.lower(`requestJson`),
-        FfiConverterString.lower(`needsJson`),
+        FfiConverterOptionalString.lower(`needsJson`),
         FfiConverterString.lower(`protocol`),_status)
 }
     )
@@ -9280,10 +9282,12 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         /**
          * Builds the retry of `request_json` (the request last sent) that answers
          * `result_json` (the response carrying `input_required`) with
-         * `input_responses_json`, under the new id `id_json`; returns the message.
-         * In `sep-2322`, the answer to `tasks/result` is a `tasks/input_response`.
+         * `input_responses_json` (none: no answers, the retry of a load-shedding
+         * `input_required` that only carries state), under the new id `id_json`;
+         * returns the message. In `sep-2322`, the answer to `tasks/result` is a
+         * `tasks/input_response`.
          */
-    @Throws(MrtrException::class) fun `retry`(`requestJson`: kotlin.String, `resultJson`: kotlin.String, `inputResponsesJson`: kotlin.String, `idJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String {
+    @Throws(MrtrException::class) fun `retry`(`requestJson`: kotlin.String, `resultJson`: kotlin.String, `inputResponsesJson`: kotlin.String?, `idJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String {
             return FfiConverterString.lift(
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_func_retry(
@@ -9291,7 +9295,7 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         
         FfiConverterString.lower(`requestJson`),
         FfiConverterString.lower(`resultJson`),
-        FfiConverterString.lower(`inputResponsesJson`),
+        FfiConverterOptionalString.lower(`inputResponsesJson`),
         FfiConverterString.lower(`idJson`),
         FfiConverterString.lower(`protocol`),_status)
 }
@@ -9334,7 +9338,7 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
          * answers the `input_required` task shown by `get_response_json`, the answer
          * to `get_request_json`.
          */
-    @Throws(MrtrException::class) fun `taskUpdate`(`getRequestJson`: kotlin.String, `getResponseJson`: kotlin.String, `inputResponsesJson`: kotlin.String, `idJson`: kotlin.String): kotlin.String {
+    @Throws(MrtrException::class) fun `taskUpdate`(`getRequestJson`: kotlin.String, `getResponseJson`: kotlin.String, `inputResponsesJson`: kotlin.String?, `idJson`: kotlin.String): kotlin.String {
             return FfiConverterString.lift(
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_func_task_update(
@@ -9342,7 +9346,7 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         
         FfiConverterString.lower(`getRequestJson`),
         FfiConverterString.lower(`getResponseJson`),
-        FfiConverterString.lower(`inputResponsesJson`),
+        FfiConverterOptionalString.lower(`inputResponsesJson`),
         FfiConverterString.lower(`idJson`),_status)
 }
     )

@@ -1,0 +1,214 @@
+//! `bindings-node/lib/exports.mjs`: the rows of the JavaScript API that only
+//! convert, written from the one table of what the bindings export
+//! (`mrtr::facade::exports`). Each function or method turns its arguments
+//! into what the backend takes (the conversions of `lib/kernel.mjs`), calls
+//! the backend (napi or wasm-bindgen, whichever `lib/backend.mjs` loads) and
+//! turns the answer into a value: JSON parsed, none as `null`, a refusal
+//! thrown with its `data`.
+//!
+//! Two idioms follow from the rows' names, so that they hold for every
+//! machine alike: a `poll_x` method that gives values until none gets an
+//! iterator `xs()` draining it, and an `is_x` method a getter `x`. What is
+//! the API's own (the packed `classify`, the key ring and its guard, the
+//! await-style tools, the drivers) stays written by hand in `lib/api.mjs`.
+
+use super::{camel, machine_in};
+use mrtr::facade::exports::{Arg, Binding, Export, Machine, Receiver, Ret, EXPORTS, MACHINES};
+use std::fmt::Write;
+use std::path::PathBuf;
+
+/// `(path, contents)` of the generated file.
+pub fn outputs() -> Vec<(PathBuf, String)> {
+    vec![(PathBuf::from("bindings-node/lib/exports.mjs"), file())]
+}
+
+/// The free functions `lib/api.mjs` writes itself, each for its idiom.
+const HAND_FREE: &[(&str, &str)] = &[
+    ("catalogue", "read once, into the tables and the error classes"),
+    ("classify", "the packed answer unpacked without JSON"),
+    ("binding_for", "the subject as {subject} or {anonymous: true}, the digest as bytes"),
+    ("read_http_request", "the body as bytes, text or a JSON value"),
+    ("check_request", "the header fields among the options"),
+    ("error_response", "takes an MrtrError"),
+    ("question_elicit", "the questions of a tool's context (ctx.q)"),
+    ("question_sample", "the questions of a tool's context (ctx.q)"),
+    ("question_roots", "the questions of a tool's context (ctx.q)"),
+];
+
+/// The machines `lib/api.mjs` drives itself, under its await-style tools.
+const HAND_MACHINES: &[&str] = &["ToolReplay", "ToolBridge"];
+
+/// Whether `lib/api.mjs` writes the row (or its machine) by hand.
+pub fn hand_written(e: &Export) -> bool {
+    match e.machine {
+        None => HAND_FREE.iter().any(|(n, _)| *n == e.name),
+        Some(m) => HAND_MACHINES.contains(&m),
+    }
+}
+
+/// Whether one of the two JavaScript backends may lack the row: the API checks before calling it.
+fn backend_may_lack(left_out: &[(Binding, &str)]) -> bool {
+    left_out.iter().any(|(b, _)| matches!(b, Binding::Napi | Binding::Wasm))
+}
+
+/// A parameter's name in JavaScript: its camelCase, but where strict mode reserves it.
+fn js_name(name: &str) -> String {
+    match name {
+        "arguments" => "args".into(),
+        _ => camel(name),
+    }
+}
+
+/// A parameter as the backend takes it, from the JavaScript value of the same name.
+fn arg(name: &str, arg: Arg) -> String {
+    let (js, what) = (js_name(name), camel(name));
+    match arg {
+        Arg::Text => format!("k.text({js}, '{what}')"),
+        Arg::OptText | Arg::OrEmpty => format!("k.optional({js}, k.text, '{what}')"),
+        Arg::Value => format!("k.json({js}, '{what}')"),
+        Arg::OptValue => format!("k.optional({js}, k.json, '{what}')"),
+        Arg::Headers => format!("k.headerFields({js})"),
+        Arg::Bytes => format!("k.chunk({js}, '{what}')"),
+        Arg::Options => format!("k.settings({js})"),
+        Arg::Str => format!("k.string({js}, '{what}')"),
+        Arg::OptStr => format!("k.optional({js}, k.string, '{what}')"),
+        Arg::Bool => format!("k.boolean({js}, '{what}')"),
+        Arg::Whole | Arg::Status | Arg::Handle => format!("k.whole({js}, '{what}')"),
+        Arg::Random => "k.entropy()".into(),
+        Arg::Machine(m) => panic!("{name}: a row reading a {m} is written by hand in lib/api.mjs"),
+    }
+}
+
+/// The JavaScript parameters of a row (the randomness is the API's own, never a parameter).
+fn params(e: &Export) -> String {
+    let names: Vec<String> = e.params.iter().filter(|(_, a)| *a != Arg::Random).map(|(n, _)| js_name(n)).collect();
+    names.join(", ")
+}
+
+/// The statements of a row: its arguments converted, the backend called through `target`, the answer made a value.
+fn body(e: &Export, target: &str) -> String {
+    let args: Vec<String> = e.params.iter().map(|(n, a)| arg(n, *a)).collect();
+    let mut out = String::new();
+    let spread = match args.len() {
+        0 => String::new(),
+        _ => {
+            let _ = writeln!(out, "const input = [{}]", args.join(", "));
+            "...input".into()
+        }
+    };
+    let call = format!("k.call(() => {target}({spread}))");
+    let line = match e.ret {
+        Ret::Unit => call,
+        Ret::Json => format!("return JSON.parse({call})"),
+        Ret::OptJson | Ret::NextOrError => format!("return k.parsed({call})"),
+        Ret::OptText | Ret::OptMillis => format!("return {call} ?? null"),
+        Ret::Refusal => format!("k.refused({call})"),
+        Ret::Machine(_) => format!("return k.adopt(this, {call})"),
+        Ret::Text | Ret::Name | Ret::Texts | Ret::Bool | Ret::Count | Ret::Handle | Ret::Bytes => {
+            format!("return {call}")
+        }
+    };
+    out.push_str(&line);
+    out
+}
+
+fn doc(indent: &str, text: &str) -> String {
+    let mut out = format!("{indent}/**\n");
+    for line in super::doc_lines("", text).lines() {
+        let _ = writeln!(out, "{indent} *{}", line.trim_start_matches("///"));
+    }
+    out + &format!("{indent} */\n")
+}
+
+fn indented(indent: &str, text: &str) -> String {
+    text.lines().map(|l| format!("{indent}{l}\n")).collect()
+}
+
+fn free(out: &mut String, e: &Export) {
+    let js = camel(e.name);
+    out.push('\n');
+    out.push_str(&doc("", e.doc));
+    let _ = writeln!(out, "export function {js}({}) {{", params(e));
+    if backend_may_lack(e.left_out) {
+        let _ = writeln!(out, "  k.lacks(native.{js}, '{js}')");
+    }
+    out.push_str(&indented("  ", &body(e, &format!("native.{js}"))));
+    out.push_str("}\n");
+}
+
+fn method(out: &mut String, m: &Machine, e: &Export) {
+    let js = camel(e.name);
+    out.push('\n');
+    out.push_str(&doc("  ", e.doc));
+    let lacks = if backend_may_lack(m.left_out) {
+        format!("    k.lacks(native.{}, '{}')\n", m.name, m.name)
+    } else {
+        String::new()
+    };
+    match e.receiver {
+        Receiver::New => {
+            let _ = writeln!(out, "  constructor({}) {{", params(e));
+            out.push_str(&lacks);
+            let made =
+                body(e, &format!("new native.{}", m.name)).replace("return k.adopt(this, ", "k.NATIVE.set(this, ");
+            out.push_str(&indented("    ", &made));
+        }
+        Receiver::Static => {
+            let _ = writeln!(out, "  static {js}({}) {{", params(e));
+            out.push_str(&lacks);
+            out.push_str(&indented("    ", &body(e, &format!("native.{}.{}", m.name, js))));
+        }
+        Receiver::Ref | Receiver::Mut => {
+            let _ = writeln!(out, "  {js}({}) {{", params(e));
+            out.push_str(&indented("    ", &body(e, &format!("k.NATIVE.get(this).{js}"))));
+        }
+        Receiver::Free => unreachable!("a machine's row"),
+    }
+    out.push_str("  }\n");
+    idioms(out, e);
+}
+
+/// The idioms a row's name implies: `poll_x` → the iterator `xs()`; `is_x` → the getter `x`.
+fn idioms(out: &mut String, e: &Export) {
+    let polls = matches!(e.ret, Ret::OptJson | Ret::OptText | Ret::NextOrError);
+    if let Some(what) = e.name.strip_prefix("poll_").filter(|_| polls && e.params.is_empty()) {
+        let (js, all) = (camel(e.name), format!("{}s", camel(what)));
+        let _ = write!(
+            out,
+            "  /** Drains `{js}()`. */\n  *{all}() {{\n    for (let v = this.{js}(); v !== null; v = this.{js}()) yield v\n  }}\n"
+        );
+    }
+    if let Some(what) = e.name.strip_prefix("is_").filter(|_| e.ret == Ret::Bool && e.params.is_empty()) {
+        let js = camel(e.name);
+        let _ = write!(out, "  /** `{js}()`. */\n  get {}() {{\n    return this.{js}()\n  }}\n", camel(what));
+    }
+}
+
+fn machine(out: &mut String, m: &Machine) {
+    out.push('\n');
+    out.push_str(&doc("", m.doc));
+    let _ = writeln!(out, "export class {} {{", m.name);
+    // The table puts a machine's constructor first, its methods after in their drain order.
+    for e in EXPORTS.iter().filter(|e| e.machine == Some(m.name) && e.in_binding(Binding::Napi)) {
+        method(out, m, e);
+    }
+    out.push_str("}\n");
+}
+
+fn file() -> String {
+    let mut out = format!(
+        "// {}\n\
+         // The rows of the JavaScript API that only convert (conformance/src/gen/exports/jsapi.rs):\n\
+         // arguments into what the backend takes, its answer into a value. The idiom is in api.mjs.\n\
+         import native from './backend.mjs'\n\
+         import * as k from './kernel.mjs'\n",
+        crate::gen::MARK
+    );
+    for e in EXPORTS.iter().filter(|e| e.receiver == Receiver::Free && !hand_written(e)) {
+        free(&mut out, e);
+    }
+    for m in MACHINES.iter().filter(|m| !HAND_MACHINES.contains(&m.name) && machine_in(m, Binding::Napi)) {
+        machine(&mut out, m);
+    }
+    out
+}
