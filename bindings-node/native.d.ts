@@ -28,7 +28,7 @@ export declare class Client {
   /** Takes a response message. */
   handleResponse(response: Text): void
   /** Answers the input requests of `handle`; queues the retry under `id`. */
-  answer(handle: number, responses: Text | undefined | null, id: Text): void
+  answer(handle: number, inputResponses: Text | undefined | null, id: Text): void
   /** Gives up on `handle`. */
   abandon(handle: number): void
   /** The next message to send, as JSON text, or none. */
@@ -423,12 +423,12 @@ export declare function requireCapabilities(request: Text, questions: Text, opti
 export declare function requireDeclared(request: Text, required: Text, options?: string | undefined | null): string | null
 
 /**
- * Server: the `input_required` answer to `request`; `asked` (an `inputRequests` object) and
- * `state` (a JSON string) are optional, an absent one left out. Fails with
+ * Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object)
+ * and `request_state` (a JSON string) are optional, an absent one left out. Fails with
  * `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
  * `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
  */
-export declare function respond(request: Text, asked?: Text | undefined | null, state?: Text | undefined | null, options?: string | undefined | null): string
+export declare function respond(request: Text, inputRequests?: Text | undefined | null, requestState?: Text | undefined | null, options?: string | undefined | null): string
 
 /**
  * Server: the MRTR fields of `request` read against what this server `needs` (an
@@ -439,13 +439,13 @@ export declare function resume(request: Text, needs?: Text | undefined | null, o
 
 /**
  * Client: the retry of `request` (the request last sent) answering `result` (the response carrying
- * `input_required`) with `responses` (an `inputResponses` object) under the new `id` (a JSON
- * string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response`
- * request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`,
- * `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a
- * malformed argument breaks.
+ * `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under
+ * the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a
+ * `tasks/input_response` request. Fails with `input-responses-unsolicited`,
+ * `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`,
+ * `retry-input-response-invalid`, or the rule a malformed argument breaks.
  */
-export declare function retry(request: Text, result: Text, responses: Text | undefined | null, id: Text, options?: string | undefined | null): string
+export declare function retry(request: Text, result: Text, inputResponses: Text | undefined | null, id: Text, options?: string | undefined | null): string
 
 /**
  * One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
@@ -468,7 +468,7 @@ export declare function taskGetResponse(request: Text, record: Text, options?: s
 export declare function taskTransition(from: string, to: string): string
 
 /** `facade::task_update`: the `tasks/update` answering a task's input requests. */
-export declare function taskUpdate(get: Text, got: Text, responses: Text | undefined | null, id: Text, options?: string | undefined | null): string
+export declare function taskUpdate(getRequest: Text, getResponse: Text, inputResponses: Text | undefined | null, id: Text, options?: string | undefined | null): string
 
 /** JSON text: a string, or UTF-8 bytes. */
 export type Text = string | Uint8Array

@@ -1272,11 +1272,12 @@ mrtr_status mrtr_catalogue(struct mrtr_buf *out);
 
 /**
  * Client: the retry of `request` (the request last sent) answering `result` (the response carrying
- * `input_required`) with `responses` (an `inputResponses` object) under the new `id` (a JSON
- * string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response`
- * request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`,
- * `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a
- * malformed argument breaks. `*out` is the text (free it with `mrtr_buf_free`).
+ * `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under
+ * the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a
+ * `tasks/input_response` request. Fails with `input-responses-unsolicited`,
+ * `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`,
+ * `retry-input-response-invalid`, or the rule a malformed argument breaks. `*out` is the text
+ * (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1286,8 +1287,8 @@ mrtr_status mrtr_retry(const char *request,
                        size_t request_len,
                        const char *result,
                        size_t result_len,
-                       const char *responses,
-                       size_t responses_len,
+                       const char *input_responses,
+                       size_t input_responses_len,
                        const char *id,
                        size_t id_len,
                        mrtr_protocol protocol,
@@ -1295,8 +1296,8 @@ mrtr_status mrtr_retry(const char *request,
                        struct mrtr_buf *out);
 
 /**
- * Server: the `input_required` answer to `request`; `asked` (an `inputRequests` object) and
- * `state` (a JSON string) are optional, an absent one left out. Fails with
+ * Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object)
+ * and `request_state` (a JSON string) are optional, an absent one left out. Fails with
  * `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
  * `input-required-empty`, `input-request-invalid`, `request-state-invalid`. `*out` is the text
  * (free it with `mrtr_buf_free`).
@@ -1307,10 +1308,10 @@ mrtr_status mrtr_retry(const char *request,
  */
 mrtr_status mrtr_respond(const char *request,
                          size_t request_len,
-                         const char *asked,
-                         size_t asked_len,
-                         const char *state,
-                         size_t state_len,
+                         const char *input_requests,
+                         size_t input_requests_len,
+                         const char *request_state,
+                         size_t request_state_len,
                          mrtr_protocol protocol,
                          const struct mrtr_limits *limits,
                          struct mrtr_buf *out);

@@ -33,11 +33,12 @@ pub unsafe extern "C" fn mrtr_catalogue(out: *mut mrtr_buf) -> mrtr_status {
 }
 
 /// Client: the retry of `request` (the request last sent) answering `result` (the response carrying
-/// `input_required`) with `responses` (an `inputResponses` object) under the new `id` (a JSON
-/// string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response`
-/// request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`,
-/// `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a
-/// malformed argument breaks. `*out` is the text (free it with `mrtr_buf_free`).
+/// `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under
+/// the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a
+/// `tasks/input_response` request. Fails with `input-responses-unsolicited`,
+/// `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`,
+/// `retry-input-response-invalid`, or the rule a malformed argument breaks. `*out` is the text
+/// (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -48,8 +49,8 @@ pub unsafe extern "C" fn mrtr_retry(
     request_len: usize,
     result: *const c_char,
     result_len: usize,
-    responses: *const c_char,
-    responses_len: usize,
+    input_responses: *const c_char,
+    input_responses_len: usize,
     id: *const c_char,
     id_len: usize,
     protocol: mrtr_protocol,
@@ -58,24 +59,24 @@ pub unsafe extern "C" fn mrtr_retry(
 ) -> mrtr_status {
     guard(|| {
         // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, request, result, responses, id, options) = unsafe {
+        let (out, request, result, input_responses, id, options) = unsafe {
             (
                 Out::new(out)?,
                 args::required(request, request_len, "request")?,
                 args::required(result, result_len, "result")?,
-                args::optional(responses, responses_len, "responses")?,
+                args::optional(input_responses, input_responses_len, "input_responses")?,
                 args::required(id, id_len, "id")?,
                 options(protocol, limits, None)?,
             )
         };
-        let value = facade::retry(request, result, responses, id, &options)?;
+        let value = facade::retry(request, result, input_responses, id, &options)?;
         out.set(value);
         Ok(())
     })
 }
 
-/// Server: the `input_required` answer to `request`; `asked` (an `inputRequests` object) and
-/// `state` (a JSON string) are optional, an absent one left out. Fails with
+/// Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object)
+/// and `request_state` (a JSON string) are optional, an absent one left out. Fails with
 /// `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
 /// `input-required-empty`, `input-request-invalid`, `request-state-invalid`. `*out` is the text
 /// (free it with `mrtr_buf_free`).
@@ -87,26 +88,26 @@ pub unsafe extern "C" fn mrtr_retry(
 pub unsafe extern "C" fn mrtr_respond(
     request: *const c_char,
     request_len: usize,
-    asked: *const c_char,
-    asked_len: usize,
-    state: *const c_char,
-    state_len: usize,
+    input_requests: *const c_char,
+    input_requests_len: usize,
+    request_state: *const c_char,
+    request_state_len: usize,
     protocol: mrtr_protocol,
     limits: *const mrtr_limits,
     out: *mut mrtr_buf,
 ) -> mrtr_status {
     guard(|| {
         // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, request, asked, state, options) = unsafe {
+        let (out, request, input_requests, request_state, options) = unsafe {
             (
                 Out::new(out)?,
                 args::required(request, request_len, "request")?,
-                args::optional(asked, asked_len, "asked")?,
-                args::optional(state, state_len, "state")?,
+                args::optional(input_requests, input_requests_len, "input_requests")?,
+                args::optional(request_state, request_state_len, "request_state")?,
                 options(protocol, limits, None)?,
             )
         };
-        let value = facade::respond(request, asked, state, &options)?;
+        let value = facade::respond(request, input_requests, request_state, &options)?;
         out.set(value);
         Ok(())
     })

@@ -14,33 +14,33 @@ export function check(transcript, options) {
 
 /**
  * Client: the retry of `request` (the request last sent) answering `result` (the response carrying
- * `input_required`) with `responses` (an `inputResponses` object) under the new `id` (a JSON
- * string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response`
- * request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`,
- * `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a
- * malformed argument breaks.
+ * `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under
+ * the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a
+ * `tasks/input_response` request. Fails with `input-responses-unsolicited`,
+ * `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`,
+ * `retry-input-response-invalid`, or the rule a malformed argument breaks.
  */
-export function retry(request, result, responses, id, options) {
-  const input = [k.text(request, 'request'), k.text(result, 'result'), k.optional(responses, k.text, 'responses'), k.json(id, 'id'), k.settings(options)]
+export function retry(request, result, inputResponses, id, options) {
+  const input = [k.text(request, 'request'), k.text(result, 'result'), k.optional(inputResponses, k.text, 'inputResponses'), k.json(id, 'id'), k.settings(options)]
   return JSON.parse(k.call(() => native.retry(...input)))
 }
 
 /**
  * `facade::task_update`: the `tasks/update` answering a task's input requests.
  */
-export function taskUpdate(get, got, responses, id, options) {
-  const input = [k.text(get, 'get'), k.text(got, 'got'), k.optional(responses, k.text, 'responses'), k.json(id, 'id'), k.settings(options)]
+export function taskUpdate(getRequest, getResponse, inputResponses, id, options) {
+  const input = [k.text(getRequest, 'getRequest'), k.text(getResponse, 'getResponse'), k.optional(inputResponses, k.text, 'inputResponses'), k.json(id, 'id'), k.settings(options)]
   return JSON.parse(k.call(() => native.taskUpdate(...input)))
 }
 
 /**
- * Server: the `input_required` answer to `request`; `asked` (an `inputRequests` object) and
- * `state` (a JSON string) are optional, an absent one left out. Fails with
+ * Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object)
+ * and `request_state` (a JSON string) are optional, an absent one left out. Fails with
  * `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
  * `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
  */
-export function respond(request, asked, state, options) {
-  const input = [k.text(request, 'request'), k.optional(asked, k.text, 'asked'), k.optional(state, k.json, 'state'), k.settings(options)]
+export function respond(request, inputRequests, requestState, options) {
+  const input = [k.text(request, 'request'), k.optional(inputRequests, k.text, 'inputRequests'), k.optional(requestState, k.json, 'requestState'), k.settings(options)]
   return JSON.parse(k.call(() => native.respond(...input)))
 }
 
@@ -293,8 +293,8 @@ export class Client {
   /**
    * Answers the input requests of `handle`; queues the retry under `id`.
    */
-  answer(handle, responses, id) {
-    const input = [k.whole(handle, 'handle'), k.optional(responses, k.text, 'responses'), k.json(id, 'id')]
+  answer(handle, inputResponses, id) {
+    const input = [k.whole(handle, 'handle'), k.optional(inputResponses, k.text, 'inputResponses'), k.json(id, 'id')]
     k.call(() => k.NATIVE.get(this).answer(...input))
   }
 

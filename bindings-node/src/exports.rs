@@ -26,16 +26,16 @@ pub fn check(transcript: Text, options: Option<String>) -> Result<String> {
 }
 
 /// Client: the retry of `request` (the request last sent) answering `result` (the response carrying
-/// `input_required`) with `responses` (an `inputResponses` object) under the new `id` (a JSON
-/// string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response`
-/// request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`,
-/// `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a
-/// malformed argument breaks.
+/// `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under
+/// the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a
+/// `tasks/input_response` request. Fails with `input-responses-unsolicited`,
+/// `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`,
+/// `retry-input-response-invalid`, or the rule a malformed argument breaks.
 #[napi]
 pub fn retry(
     request: Text,
     result: Text,
-    responses: Option<Text>,
+    input_responses: Option<Text>,
     id: Text,
     options: Option<String>,
 ) -> Result<String> {
@@ -43,7 +43,7 @@ pub fn retry(
         facade::retry(
             crate::bytes(&request),
             crate::bytes(&result),
-            responses.as_ref().map(crate::bytes),
+            input_responses.as_ref().map(crate::bytes),
             crate::bytes(&id),
             &crate::options(options)?,
         )
@@ -52,29 +52,40 @@ pub fn retry(
 
 /// `facade::task_update`: the `tasks/update` answering a task's input requests.
 #[napi]
-pub fn task_update(get: Text, got: Text, responses: Option<Text>, id: Text, options: Option<String>) -> Result<String> {
+pub fn task_update(
+    get_request: Text,
+    get_response: Text,
+    input_responses: Option<Text>,
+    id: Text,
+    options: Option<String>,
+) -> Result<String> {
     crate::run(|| {
         facade::task_update(
-            crate::bytes(&get),
-            crate::bytes(&got),
-            responses.as_ref().map(crate::bytes),
+            crate::bytes(&get_request),
+            crate::bytes(&get_response),
+            input_responses.as_ref().map(crate::bytes),
             crate::bytes(&id),
             &crate::options(options)?,
         )
     })
 }
 
-/// Server: the `input_required` answer to `request`; `asked` (an `inputRequests` object) and
-/// `state` (a JSON string) are optional, an absent one left out. Fails with
+/// Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object)
+/// and `request_state` (a JSON string) are optional, an absent one left out. Fails with
 /// `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
 /// `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
 #[napi]
-pub fn respond(request: Text, asked: Option<Text>, state: Option<Text>, options: Option<String>) -> Result<String> {
+pub fn respond(
+    request: Text,
+    input_requests: Option<Text>,
+    request_state: Option<Text>,
+    options: Option<String>,
+) -> Result<String> {
     crate::run(|| {
         facade::respond(
             crate::bytes(&request),
-            asked.as_ref().map(crate::bytes),
-            state.as_ref().map(crate::bytes),
+            input_requests.as_ref().map(crate::bytes),
+            request_state.as_ref().map(crate::bytes),
             &crate::options(options)?,
         )
     })
@@ -367,8 +378,10 @@ impl Client {
 
     /// Answers the input requests of `handle`; queues the retry under `id`.
     #[napi]
-    pub fn answer(&mut self, handle: f64, responses: Option<Text>, id: Text) -> Result<()> {
-        crate::run(|| self.0.answer(facade::handle(handle)?, responses.as_ref().map(crate::bytes), crate::bytes(&id)))
+    pub fn answer(&mut self, handle: f64, input_responses: Option<Text>, id: Text) -> Result<()> {
+        crate::run(|| {
+            self.0.answer(facade::handle(handle)?, input_responses.as_ref().map(crate::bytes), crate::bytes(&id))
+        })
     }
 
     /// Gives up on `handle`.

@@ -1,54 +1,16 @@
-//! The client side: `retry` and `task_update` build the answer to an
-//! `input_required` result; `Client` wraps the core's retry machine, its
-//! events in their wire shape made into the façade's classes.
+//! The client side written in Python's idiom: `Client` wraps the core's
+//! retry machine, its handles and events made into the package's classes;
+//! `Session` takes what it declares as keywords. The builders (`retry`,
+//! `task_update`) and the session's requests are generated (`exports.rs`).
 
-use crate::options::Text;
 use crate::{
     convert::{class, from_python, json_arg, make, to_python, Raw},
     errors::{guard, usage, OrRaise},
     options::{Lim, Proto},
 };
 use mrtr::client::{self, ClientConfig, Handle, SessionConfig};
-use mrtr::Limits;
+use mrtr::{facade, Limits};
 use pyo3::prelude::*;
-
-/// Builds the retry of `request` answering `result` with `input_responses`, under the new `id`.
-#[pyfunction]
-#[pyo3(signature = (request, result, input_responses, id, protocol=None, limits=None))]
-pub fn retry<'py>(
-    request: &Bound<'py, PyAny>,
-    result: &Bound<'py, PyAny>,
-    input_responses: &Bound<'py, PyAny>,
-    id: &Bound<'py, PyAny>,
-    protocol: Option<Proto>,
-    limits: Option<Lim>,
-) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
-        let (py, l) = (request.py(), &limits.unwrap_or_default().0);
-        let (request, result) = (json_arg(request, l)?, json_arg(result, l)?);
-        let (responses, id) = (json_arg(input_responses, l)?, from_python(id, l)?);
-        to_python(py, &client::retry(&request, &result, &responses, &id, protocol.unwrap_or_default().0, l).or_raise()?)
-    })
-}
-
-/// Builds the `tasks/update` request answering an `input_required` task
-/// (the Tasks extension of `2026-07-28`).
-#[pyfunction]
-#[pyo3(signature = (get_request, get_response, input_responses, id, limits=None))]
-pub fn task_update<'py>(
-    get_request: &Bound<'py, PyAny>,
-    get_response: &Bound<'py, PyAny>,
-    input_responses: &Bound<'py, PyAny>,
-    id: &Bound<'py, PyAny>,
-    limits: Option<Lim>,
-) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
-        let l = &limits.unwrap_or_default().0;
-        let (request, response) = (json_arg(get_request, l)?, json_arg(get_response, l)?);
-        let (responses, id) = (json_arg(input_responses, l)?, from_python(id, l)?);
-        to_python(get_request.py(), &client::task_update(&request, &response, &responses, &id, l).or_raise()?)
-    })
-}
 
 /// The core's handle inside a `mrtr.Handle`.
 fn handle_of(handle: &Bound<'_, PyAny>) -> PyResult<Handle> {
@@ -141,7 +103,10 @@ impl Client {
 /// a fresh id with the `_meta` its protocol wants on every request (in
 /// `2026-07-28`: the protocol version, the capabilities, the client's name).
 #[pyclass(module = "mrtr._mrtr", name = "Session")]
-pub struct Session(client::Session);
+pub struct Session {
+    pub(crate) core: facade::Session,
+    pub(crate) limits: Limits,
+}
 
 /// An optional JSON argument (a `dict`, or JSON text) as a value.
 fn optional_json(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<serde_json::Value>> {
@@ -163,70 +128,20 @@ impl Session {
             let client_info = optional_json(client_info)?;
             let config =
                 SessionConfig { protocol: protocol.unwrap_or_default().0, capabilities, client_info, first_id };
-            Ok(Session(client::Session::new(config).or_raise()?))
+            let core = facade::Session::from(client::Session::new(config).or_raise()?);
+            Ok(Session { core, limits: Limits::DEFAULT })
         })
     }
 
     /// The protocol version the session asks for.
     #[getter]
     fn protocol(&self) -> &'static str {
-        self.0.config().protocol.name()
-    }
-
-    /// The request of `method` with `params` (a `dict`, or `None`) under the next id.
-    #[pyo3(signature = (method, params=None))]
-    fn request<'py>(
-        &mut self,
-        py: Python<'py>,
-        method: Text,
-        params: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| to_python(py, &self.0.request(&method.0, optional_json(params)?).or_raise()?))
-    }
-
-    /// The `tools/call` request of the tool `name` with `arguments`.
-    #[pyo3(signature = (name, arguments=None))]
-    fn call_tool<'py>(
-        &mut self,
-        py: Python<'py>,
-        name: Text,
-        arguments: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| to_python(py, &self.0.call_tool(&name.0, optional_json(arguments)?).or_raise()?))
-    }
-
-    /// The `prompts/get` request of the prompt `name` with `arguments`.
-    #[pyo3(signature = (name, arguments=None))]
-    fn get_prompt<'py>(
-        &mut self,
-        py: Python<'py>,
-        name: Text,
-        arguments: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| to_python(py, &self.0.get_prompt(&name.0, optional_json(arguments)?).or_raise()?))
-    }
-
-    /// The `initialize` request under the next id where the protocol has that
-    /// handshake (`2025-11-25`), or `None` where every request declares the
-    /// client (`2026-07-28`).
-    fn initialize<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        guard(|| self.0.initialize().or_raise()?.map(|r| to_python(py, &r)).transpose())
-    }
-
-    /// The `notifications/initialized` notification, sent once the server answered `initialize`.
-    fn initialized<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| to_python(py, &self.0.initialized()))
-    }
-
-    /// The `resources/read` request of `uri`.
-    fn read_resource<'py>(&mut self, py: Python<'py>, uri: Text) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| to_python(py, &self.0.read_resource(&uri.0).or_raise()?))
+        self.core.protocol().name()
     }
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Client>()?;
     m.add_class::<Session>()?;
-    m.add_function(wrap_pyfunction!(retry, m)?)?;
-    m.add_function(wrap_pyfunction!(task_update, m)?)
+    Ok(())
 }

@@ -16,6 +16,7 @@ pub mod classify;
 pub mod client;
 pub mod convert;
 pub mod errors;
+pub mod exports;
 pub mod options;
 pub mod replay;
 pub mod server;
@@ -42,6 +43,7 @@ fn _mrtr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     replay::register(m)?;
     bridge::register(m)?;
     transport::register(m)?;
+    exports::register(m)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

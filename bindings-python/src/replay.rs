@@ -138,34 +138,6 @@ impl ToolReplay {
     }
 }
 
-/// A form elicitation asking `message`, its answer shaped by `requested_schema`.
-#[pyfunction]
-fn question_elicit<'py>(
-    py: Python<'py>,
-    message: &str,
-    requested_schema: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyAny>> {
-    boundary(|| {
-        let schema = json_text(requested_schema, &Limits::DEFAULT)?;
-        output(py, &facade::question_elicit(message, schema.as_bytes()).or_raise()?)
-    })
-}
-
-/// A sampling request with `params` (`messages`, `maxTokens`, …).
-#[pyfunction]
-fn question_sample<'py>(py: Python<'py>, params: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    boundary(|| {
-        let params = json_text(params, &Limits::DEFAULT)?;
-        output(py, &facade::question_sample(params.as_bytes()).or_raise()?)
-    })
-}
-
-/// A request for the client's roots.
-#[pyfunction]
-fn question_roots(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-    boundary(|| output(py, &facade::question_roots()))
-}
-
 /// `{"response", "status"}`: the error response to `id` for `rule` (with the
 /// members of `data`, a dict), and its HTTP status.
 #[pyfunction]
@@ -188,8 +160,5 @@ fn _error_response<'py>(
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ToolReplay>()?;
-    m.add_function(wrap_pyfunction!(question_elicit, m)?)?;
-    m.add_function(wrap_pyfunction!(question_sample, m)?)?;
-    m.add_function(wrap_pyfunction!(question_roots, m)?)?;
     m.add_function(wrap_pyfunction!(_error_response, m)?)
 }

@@ -1,7 +1,10 @@
-//! The transports of issue #11 over the façade (`mrtr::facade`'s transport
-//! half): the event-stream decoder and encoder, `HttpCall` (the client
-//! machine of one call over HTTP, in any mode), and the server side
-//! (`ServerStream`, `read_http_request`, `stream_url`, `unassociated_reply`).
+//! The transports' classes where Python's idiom differs from the façade's
+//! rows: the constructors of `HttpCall` and `Operation` (the configuration
+//! as keywords, set over `config`), `Operation.restore`, the decoder's
+//! constructor and iteration, and `read_http_request` (a body of `None`).
+//! Every other row of the transports (the machines' inputs and outputs,
+//! `ServerStream`, `sse_encode`, `stream_url`, …) is generated
+//! (`exports.rs`), and joins these classes in a second `#[pymethods]` block.
 //!
 //! The binding converts and nothing more: arguments become the façade's JSON
 //! text (a `dict` written out, a `str`/`bytes` JSON text passed as given),
@@ -21,7 +24,7 @@ use serde_json::{Map, Value};
 
 /// Bytes an input carries: `bytes`, `bytearray`, or a `str` as its UTF-8
 /// (one with lone surrogates as its ill-formed bytes, for the core to refuse).
-fn bytes_of(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Raw> {
+pub(crate) fn bytes_of(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Raw> {
     Raw::of(obj)?.ok_or_else(|| usage(format!("{what} is bytes (or a str, as its UTF-8)")))
 }
 
@@ -60,38 +63,16 @@ pub(crate) fn options(protocol: Option<Proto>, limits: Option<Lim>) -> facade::O
 /// the iteration) as the `MrtrError` of its rule, in its place; the decoder
 /// goes on with the next block.
 #[pyclass(module = "mrtr._mrtr", name = "SseDecoder", weakref)]
-pub struct SseDecoder(facade::SseDecoder);
+pub struct SseDecoder {
+    pub(crate) core: facade::SseDecoder,
+}
 
 #[pymethods]
 impl SseDecoder {
     #[new]
     #[pyo3(signature = (limits=None))]
     fn new(limits: Option<Lim>) -> PyResult<SseDecoder> {
-        guard(|| Ok(SseDecoder(facade::SseDecoder::new(&options(None, limits)))))
-    }
-
-    /// Decodes the next bytes of the stream (split anywhere).
-    fn feed(&mut self, py: Python<'_>, chunk: &Bound<'_, PyAny>) -> PyResult<()> {
-        guard(|| {
-            let raw = bytes_of(chunk, "a chunk")?;
-            let bytes = raw.as_bytes();
-            let decoder = &mut self.0;
-            maybe_detached(py, bytes.len(), || decoder.feed(bytes));
-            Ok(())
-        })
-    }
-
-    /// Ends the stream: a last block not ended by a blank line is discarded.
-    fn finish(&mut self) -> PyResult<()> {
-        guard(|| {
-            self.0.finish();
-            Ok(())
-        })
-    }
-
-    /// The next block, or `None`; a block that could not be read raises.
-    fn poll_event<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        guard(|| self.0.poll_event().map(|block| output(py, &block.or_raise()?)).transpose())
+        guard(|| Ok(SseDecoder { core: facade::SseDecoder::new(&options(None, limits)) }))
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -101,13 +82,6 @@ impl SseDecoder {
     fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         self.poll_event(py)
     }
-}
-
-/// One block as event-stream text: `event` is a `dict` with any of `event`,
-/// `data`, `id` (`str`) and `retry` (`int`), or its JSON text.
-#[pyfunction]
-pub fn sse_encode(event: &Bound<'_, PyAny>) -> PyResult<String> {
-    guard(|| facade::sse_encode(json_text(event, &Limits::DEFAULT)?.as_bytes()).or_raise())
 }
 
 /// The façade's call configuration: `config` (a `dict` of its camelCase
@@ -145,8 +119,8 @@ fn call_config(config: Option<&Bound<'_, PyAny>>, keywords: &[(&str, Option<Valu
 /// Times are milliseconds on the host's clock.
 #[pyclass(module = "mrtr._mrtr", name = "HttpCall", weakref)]
 pub struct HttpCall {
-    core: facade::HttpCall,
-    limits: Limits,
+    pub(crate) core: facade::HttpCall,
+    pub(crate) limits: Limits,
 }
 
 fn opt_value(v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Value>> {
@@ -204,81 +178,6 @@ impl HttpCall {
             Ok(HttpCall { core, limits: walk })
         })
     }
-
-    /// The status and header fields (a `dict`, or `None`) of the response to `exchange`.
-    #[pyo3(signature = (exchange, status, headers, now))]
-    fn handle_head(
-        &mut self,
-        exchange: Nat,
-        status: Nat,
-        headers: Option<&Bound<'_, PyAny>>,
-        now: Nat,
-    ) -> PyResult<()> {
-        guard(|| {
-            let status = u16::try_from(status.0).map_err(|_| usage("an HTTP status is in [0, 65535]"))?;
-            self.core.handle_head(exchange.0, status, headers_text(headers)?.as_bytes(), now.0).or_raise()
-        })
-    }
-
-    /// Bytes of the body of the response to `exchange` (split anywhere).
-    fn handle_body(&mut self, py: Python<'_>, exchange: Nat, chunk: &Bound<'_, PyAny>, now: Nat) -> PyResult<()> {
-        guard(|| {
-            let raw = bytes_of(chunk, "a body chunk")?;
-            let (bytes, core) = (raw.as_bytes(), &mut self.core);
-            maybe_detached(py, bytes.len(), || core.handle_body(exchange.0, bytes, now.0)).or_raise()
-        })
-    }
-
-    /// The response to `exchange` ended (the server closed it, or the connection was cut).
-    fn handle_end(&mut self, exchange: Nat, now: Nat) -> PyResult<()> {
-        guard(|| self.core.handle_end(exchange.0, now.0).or_raise())
-    }
-
-    /// The time `poll_timeout` named has come.
-    fn handle_timeout(&mut self, now: Nat) -> PyResult<()> {
-        guard(|| {
-            self.core.handle_timeout(now.0);
-            Ok(())
-        })
-    }
-
-    /// The host's JSON-RPC response (a `dict`, or its JSON text) to a server
-    /// request the machine reported (`{"type": "serverRequest", …}`).
-    fn answer(&mut self, response: &Bound<'_, PyAny>, now: Nat) -> PyResult<()> {
-        guard(|| self.core.answer(json_text(response, &self.limits)?.as_bytes(), now.0).or_raise())
-    }
-
-    /// The next HTTP request to send, or `None`.
-    fn poll_transmit<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        guard(|| self.core.poll_transmit().map(|r| output(py, &r)).transpose())
-    }
-
-    /// The next event (`{"type": "serverRequest" | "message" | "response",
-    /// "message"}` or `{"type": "violation" | "failed", "rule", "message"}`), or `None`.
-    fn poll_event<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        guard(|| self.core.poll_event().map(|e| output(py, &e)).transpose())
-    }
-
-    /// When (ms) to call `handle_timeout`, or `None` if nothing waits.
-    fn poll_timeout(&self) -> PyResult<Option<u64>> {
-        guard(|| Ok(self.core.poll_timeout()))
-    }
-
-    /// Every queued request to send, in order (drains `poll_transmit`).
-    fn drain_transmits<'py>(&mut self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        guard(|| std::iter::from_fn(|| self.core.poll_transmit()).map(|r| output(py, &r)).collect())
-    }
-
-    /// Every queued event, in order (drains `poll_event`).
-    fn drain_events<'py>(&mut self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        guard(|| std::iter::from_fn(|| self.core.poll_event()).map(|e| output(py, &e)).collect())
-    }
-
-    /// Whether the call is over (its response or its failure was reported).
-    #[getter]
-    fn done(&self) -> PyResult<bool> {
-        guard(|| Ok(self.core.is_done()))
-    }
 }
 
 /// An operation's configuration as the façade reads it, from `config` (a
@@ -317,8 +216,8 @@ fn operation_config(
 /// HTTP. Times are milliseconds on the host's clock.
 #[pyclass(module = "mrtr._mrtr", name = "Operation", weakref)]
 pub struct Operation {
-    core: facade::Operation,
-    limits: Limits,
+    pub(crate) core: facade::Operation,
+    pub(crate) limits: Limits,
 }
 
 #[pymethods]
@@ -396,123 +295,6 @@ impl Operation {
             Ok(Operation { core, limits: walk })
         })
     }
-
-    /// What the operation knows (a `dict`), to go on from with `restore` after
-    /// the host restarts, in this process or another, in Python or another
-    /// language: not the configuration, nor the open exchanges.
-    fn snapshot<'py>(&self, py: Python<'py>, now: Nat) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| output(py, &self.core.snapshot(now.0).or_raise()?))
-    }
-
-    /// The status and header fields (a `dict`, or `None`) of the response to `exchange`.
-    #[pyo3(signature = (exchange, status, headers, now))]
-    fn handle_head(
-        &mut self,
-        exchange: Nat,
-        status: Nat,
-        headers: Option<&Bound<'_, PyAny>>,
-        now: Nat,
-    ) -> PyResult<()> {
-        guard(|| {
-            let status = u16::try_from(status.0).map_err(|_| usage("an HTTP status is in [0, 65535]"))?;
-            self.core.handle_head(exchange.0, status, headers_text(headers)?.as_bytes(), now.0).or_raise()
-        })
-    }
-
-    /// Bytes of the body of the response to `exchange` (split anywhere).
-    fn handle_body(&mut self, py: Python<'_>, exchange: Nat, chunk: &Bound<'_, PyAny>, now: Nat) -> PyResult<()> {
-        guard(|| {
-            let raw = bytes_of(chunk, "a body chunk")?;
-            let (bytes, core) = (raw.as_bytes(), &mut self.core);
-            maybe_detached(py, bytes.len(), || core.handle_body(exchange.0, bytes, now.0)).or_raise()
-        })
-    }
-
-    /// The response to `exchange` ended (the server closed it, or the connection was cut).
-    fn handle_end(&mut self, exchange: Nat, now: Nat) -> PyResult<()> {
-        guard(|| self.core.handle_end(exchange.0, now.0).or_raise())
-    }
-
-    /// The time `poll_timeout` named has come.
-    fn handle_timeout(&mut self, now: Nat) -> PyResult<()> {
-        guard(|| {
-            self.core.handle_timeout(now.0);
-            Ok(())
-        })
-    }
-
-    /// Answers the question `key` of an `inputRequired` event with `result`
-    /// (a `dict`, or its JSON text). One that does not fit its question is
-    /// refused with its rule, and the question stays open.
-    fn answer(&mut self, key: Text, result: &Bound<'_, PyAny>, now: Nat) -> PyResult<()> {
-        guard(|| self.core.answer(&key.0, json_text(result, &self.limits)?.as_bytes(), now.0).or_raise())
-    }
-
-    /// The next HTTP request to send, or `None`.
-    fn poll_transmit<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        guard(|| self.core.poll_transmit().map(|r| output(py, &r)).transpose())
-    }
-
-    /// The next event (`{"type": "inputRequired", "round", "requests"}`,
-    /// `{"type": "message", "message"}`, `{"type": "done", "response"}`, or
-    /// `{"type": "violation" | "failed", "rule", "message"}`), or `None`.
-    fn poll_event<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        guard(|| self.core.poll_event().map(|e| output(py, &e)).transpose())
-    }
-
-    /// When (ms) to call `handle_timeout`, or `None` if nothing waits.
-    fn poll_timeout(&self) -> PyResult<Option<u64>> {
-        guard(|| Ok(self.core.poll_timeout()))
-    }
-
-    /// Whether the final event was taken and no exchange is open.
-    #[getter]
-    fn drained(&self) -> PyResult<bool> {
-        guard(|| Ok(self.core.is_drained()))
-    }
-}
-
-/// A server's response stream in one transport mode: events numbered
-/// `<key>.<n>` from `first` under the call's continuation `key`; `take`
-/// gives the event-stream text written so far, for the host to send.
-#[pyclass(module = "mrtr._mrtr", name = "ServerStream", weakref)]
-pub struct ServerStream(facade::ServerStream);
-
-#[pymethods]
-impl ServerStream {
-    #[new]
-    fn new(mode: Text, key: Text, first: Nat) -> PyResult<ServerStream> {
-        guard(|| facade::ServerStream::new(&mode.0, &key.0, first.0).map(ServerStream).or_raise())
-    }
-
-    /// The response head's fields (a `dict`), with the `rel="stream"` Link
-    /// to `stream_url` under SEP-1335.
-    #[pyo3(signature = (stream_url=None))]
-    fn head<'py>(&self, py: Python<'py>, stream_url: Option<Text>) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| output(py, &self.0.head(stream_url.as_ref().map(|u| u.0.as_str()))))
-    }
-
-    /// Writes a JSON-RPC message (a `dict`, or its JSON text) as an event; returns its id.
-    fn message(&mut self, message: &Bound<'_, PyAny>) -> PyResult<String> {
-        guard(|| self.0.message(json_text(message, &Limits::DEFAULT)?.as_bytes()).or_raise())
-    }
-
-    /// Writes a `retry` block (`ms` milliseconds); returns its id.
-    fn retry(&mut self, ms: Nat) -> PyResult<String> {
-        guard(|| self.0.retry(ms.0).or_raise())
-    }
-
-    /// Writes the mode's sequence asking for input: `requests` (a list of
-    /// JSON-RPC requests, or its JSON text) and, under SEP-1335, a `retry`
-    /// of `retry_ms`; returns the id of the last event written.
-    fn ask(&mut self, requests: &Bound<'_, PyAny>, retry_ms: Nat) -> PyResult<String> {
-        guard(|| self.0.ask(json_text(requests, &Limits::DEFAULT)?.as_bytes(), retry_ms.0).or_raise())
-    }
-
-    /// Takes the event-stream text written so far.
-    fn take(&mut self) -> PyResult<String> {
-        guard(|| Ok(self.0.take()))
-    }
 }
 
 /// Reads an incoming HTTP request to an MCP endpoint (or a stream URL):
@@ -546,38 +328,9 @@ pub fn read_http_request<'py>(
     })
 }
 
-/// The `rel="stream"` URL of the continuation `key` at `endpoint`.
-#[pyfunction]
-pub fn stream_url(endpoint: Text, key: Text) -> PyResult<String> {
-    guard(|| facade::stream_url(&endpoint.0, &key.0).or_raise())
-}
-
-/// The -32602 error response to a server request that arrived outside any
-/// call (a `dict`), or `None` when `request` needs no answer.
-#[pyfunction]
-pub fn unassociated_reply<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
-    guard(|| {
-        let reply = facade::unassociated_reply(json_text(request, &Limits::DEFAULT)?.as_bytes()).or_raise()?;
-        reply.map(|r| output(py, &r)).transpose()
-    })
-}
-
-/// The HTTP header fields that mirror `request`'s body (`MCP-Protocol-Version`,
-/// `Mcp-Method`, `Mcp-Name`, as its protocol wants them): a `dict` to send
-/// with it.
-#[pyfunction]
-pub fn mirrored_fields<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| output(py, &facade::mirrored_fields(json_text(request, &Limits::DEFAULT)?.as_bytes()).or_raise()?))
-}
-
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SseDecoder>()?;
     m.add_class::<HttpCall>()?;
     m.add_class::<Operation>()?;
-    m.add_class::<ServerStream>()?;
-    m.add_function(wrap_pyfunction!(sse_encode, m)?)?;
-    m.add_function(wrap_pyfunction!(mirrored_fields, m)?)?;
-    m.add_function(wrap_pyfunction!(read_http_request, m)?)?;
-    m.add_function(wrap_pyfunction!(stream_url, m)?)?;
-    m.add_function(wrap_pyfunction!(unassociated_reply, m)?)
+    m.add_function(wrap_pyfunction!(read_http_request, m)?)
 }

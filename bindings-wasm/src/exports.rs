@@ -25,16 +25,16 @@ pub fn check(transcript: &JsValue, options: Option<String>) -> Result<String> {
 }
 
 /// Client: the retry of `request` (the request last sent) answering `result` (the response carrying
-/// `input_required`) with `responses` (an `inputResponses` object) under the new `id` (a JSON
-/// string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response`
-/// request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`,
-/// `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a
-/// malformed argument breaks.
+/// `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under
+/// the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a
+/// `tasks/input_response` request. Fails with `input-responses-unsolicited`,
+/// `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`,
+/// `retry-input-response-invalid`, or the rule a malformed argument breaks.
 #[wasm_bindgen]
 pub fn retry(
     request: &JsValue,
     result: &JsValue,
-    responses: &JsValue,
+    input_responses: &JsValue,
     id: &JsValue,
     options: Option<String>,
 ) -> Result<String> {
@@ -42,7 +42,7 @@ pub fn retry(
         facade::retry(
             &crate::bytes(request),
             &crate::bytes(result),
-            crate::optional(responses).as_deref(),
+            crate::optional(input_responses).as_deref(),
             &crate::bytes(id),
             &crate::options(options)?,
         )
@@ -52,34 +52,39 @@ pub fn retry(
 /// `facade::task_update`: the `tasks/update` answering a task's input requests.
 #[wasm_bindgen(js_name = taskUpdate)]
 pub fn task_update(
-    get: &JsValue,
-    got: &JsValue,
-    responses: &JsValue,
+    get_request: &JsValue,
+    get_response: &JsValue,
+    input_responses: &JsValue,
     id: &JsValue,
     options: Option<String>,
 ) -> Result<String> {
     crate::run(|| {
         facade::task_update(
-            &crate::bytes(get),
-            &crate::bytes(got),
-            crate::optional(responses).as_deref(),
+            &crate::bytes(get_request),
+            &crate::bytes(get_response),
+            crate::optional(input_responses).as_deref(),
             &crate::bytes(id),
             &crate::options(options)?,
         )
     })
 }
 
-/// Server: the `input_required` answer to `request`; `asked` (an `inputRequests` object) and
-/// `state` (a JSON string) are optional, an absent one left out. Fails with
+/// Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object)
+/// and `request_state` (a JSON string) are optional, an absent one left out. Fails with
 /// `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
 /// `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
 #[wasm_bindgen]
-pub fn respond(request: &JsValue, asked: &JsValue, state: &JsValue, options: Option<String>) -> Result<String> {
+pub fn respond(
+    request: &JsValue,
+    input_requests: &JsValue,
+    request_state: &JsValue,
+    options: Option<String>,
+) -> Result<String> {
     crate::run(|| {
         facade::respond(
             &crate::bytes(request),
-            crate::optional(asked).as_deref(),
-            crate::optional(state).as_deref(),
+            crate::optional(input_requests).as_deref(),
+            crate::optional(request_state).as_deref(),
             &crate::options(options)?,
         )
     })
@@ -313,8 +318,10 @@ impl Client {
     }
 
     /// Answers the input requests of `handle`; queues the retry under `id`.
-    pub fn answer(&mut self, handle: f64, responses: &JsValue, id: &JsValue) -> Result<()> {
-        crate::run(|| self.0.answer(facade::handle(handle)?, crate::optional(responses).as_deref(), &crate::bytes(id)))
+    pub fn answer(&mut self, handle: f64, input_responses: &JsValue, id: &JsValue) -> Result<()> {
+        crate::run(|| {
+            self.0.answer(facade::handle(handle)?, crate::optional(input_responses).as_deref(), &crate::bytes(id))
+        })
     }
 
     /// Gives up on `handle`.

@@ -22,6 +22,9 @@ python -m pytest -q tests
 echo "== Python: mypy --strict (the usage example, the HTTP examples, the package and its stubs)"
 mypy --strict examples python/mrtr
 
+echo "== Python: stubtest (_mrtr.pyi against the native module as built: every name, signature and default)"
+python -m mypy.stubtest mrtr._mrtr --allowlist stubtest-allowlist.txt
+
 echo "== Python: wheel smoke (maturin build without test-vectors, fresh venv, pip install, import, classify, seal)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

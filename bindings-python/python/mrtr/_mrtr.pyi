@@ -1,7 +1,7 @@
 """Type stubs of the native module ``mrtr._mrtr`` (pyo3)."""
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, final
 
 from ._enums import Kind
 from ._types import Event, Handle, Limits, Opened, Resumed, Round, TokenInfo, Violation
@@ -21,6 +21,7 @@ def task_is_terminal(name: str) -> bool: ...
 def task_transition(current: str, next: str) -> str: ...
 def _panic_for_tests() -> None: ...
 
+@final
 class Classified:
     """What ``classify`` found; attributes are made into Python objects when read."""
 
@@ -48,6 +49,7 @@ def check(
     """Checks a whole conversation (message entries and HTTP entries); the violations in transcript order
     (empty: compliant). ``transport``: ``"sep-1858"`` or ``"sep-1335"`` (``None``: plain Streamable HTTP)."""
 
+@final
 class Checker:
     """The incremental checker: ``handle`` one entry at a time."""
 
@@ -65,18 +67,25 @@ class Checker:
 def retry(
     request: _JsonIn,
     result: _JsonIn,
-    input_responses: _JsonIn,
+    input_responses: _JsonIn | None,
     id: int | str,
     protocol: str | None = None,
     limits: Limits | None = None,
 ) -> dict[str, Any]:
-    """The retry of ``request`` answering ``result`` with ``input_responses``, under the new ``id``."""
+    """The retry of ``request`` answering ``result`` with ``input_responses`` (``None``: no answers, the retry
+    of a load-shedding ``input_required`` that only carries ``requestState`` back), under the new ``id``."""
 
 def task_update(
-    get_request: _JsonIn, get_response: _JsonIn, input_responses: _JsonIn, id: int | str, limits: Limits | None = None
+    get_request: _JsonIn,
+    get_response: _JsonIn,
+    input_responses: _JsonIn | None,
+    id: int | str,
+    protocol: str | None = None,
+    limits: Limits | None = None,
 ) -> dict[str, Any]:
     """The ``tasks/update`` request answering an ``input_required`` task (``2026-07-28``)."""
 
+@final
 class Client:
     """The client's retry machine (sans-IO)."""
 
@@ -90,6 +99,7 @@ class Client:
     def drain_transmits(self) -> list[dict[str, Any]]: ...
     def drain_events(self) -> list[Event]: ...
 
+@final
 class Session:
     """A client's session: what it declares once (the protocol it asks for first, its capabilities, its
     name), and the requests it makes from that, each under a fresh id with the ``_meta`` its protocol wants
@@ -179,6 +189,7 @@ def task_get_response(
     (a completed one's ``result``, a failed one's ``error``, an ``input_required`` one's ``inputRequests``
     without the keys listed in ``answered``; none left raises ``task-input-requests-missing``)."""
 
+@final
 class Key:
     """A sealing key: id, algorithm, and secret material that stays in Rust."""
 
@@ -191,6 +202,7 @@ class Key:
     @property
     def algorithm(self) -> str: ...
 
+@final
 class Binding:
     """What a sealed token is bound to: the subject (a principal, or anonymous by explicit choice), the
     protocol, the method, the target, and a digest of the request's params (every param but
@@ -227,6 +239,7 @@ class Binding:
 #: ``False`` after; it may forget the id after ``expiry`` (seconds since the epoch).
 _Guard = Callable[[str, int], bool]
 
+@final
 class KeyRing:
     """Keys by id: seals with the current one, opens with any."""
 
@@ -254,6 +267,7 @@ class KeyRing:
         """Opens ``token`` for ``binding`` at ``now``; with ``guard``, a second use is ``state-replayed`` (a guard
         that raises refuses the state, and its exception is re-raised)."""
 
+@final
 class SealedRounds:
     """A server's rounds whose answers travel in sealed ``requestState``: a deployment's settings (``ttl``
     default 300 s, ``pin_answers`` default on), built once; the principal and the clock come with each call."""
@@ -294,6 +308,7 @@ class SealedRounds:
         now: int,
     ) -> dict[str, Any]: ...
 
+@final
 class ToolReplay:
     """One replay of an await-style tool on one request (``run_tool`` drives it): each ``ask`` is answered from
     the sealed state or the request's ``inputResponses`` (keys in the order of asking, each answer pinned to a
@@ -332,6 +347,7 @@ class ToolReplay:
     def complete(self, result: _JsonIn) -> dict[str, Any]:
         """The final response with ``result`` (``resultType: "complete"``; ``ttlMs: 0`` on a retry)."""
 
+@final
 class ToolBridge:
     """The legacy bridge's machine (``BridgedCall`` drives it): one ``2025-11-25`` call of an await-style tool.
     ``replay`` the tool from the answers so far, then ``ask`` (the missing questions go on the stream as server
@@ -396,6 +412,7 @@ _Headers = Mapping[str, str] | None
 #: Bytes as they arrive (a str is taken as its UTF-8).
 _Chunk = bytes | bytearray | str
 
+@final
 class SseDecoder:
     """The incremental event-stream decoder. ``feed`` bytes split anywhere, ``finish`` at the end of the body,
     then take each block with ``poll_event`` or by iterating: a ``dict`` of the fields its lines set (``event``,
@@ -406,12 +423,14 @@ class SseDecoder:
     def feed(self, chunk: _Chunk) -> None: ...
     def finish(self) -> None: ...
     def poll_event(self) -> dict[str, Any] | None: ...
+    def drain_events(self) -> list[dict[str, Any]]: ...
     def __iter__(self) -> SseDecoder: ...
     def __next__(self) -> dict[str, Any]: ...
 
 def sse_encode(event: _JsonIn) -> str:
     """One block (``{"event", "data", "id", "retry"}``, each optional) as event-stream text."""
 
+@final
 class HttpCall:
     """The client machine of one JSON-RPC call over HTTP (sans-IO) in a transport mode (``"2026-07-28"``,
     ``"2025-11-25"``, ``"sep-1858"``, ``"sep-1335"``). Send what ``poll_transmit`` gives (``{"exchange",
@@ -459,6 +478,7 @@ class HttpCall:
     @property
     def done(self) -> bool: ...
 
+@final
 class Operation:
     """One client operation over HTTP (sans-IO) in a transport mode: the rounds of ``"2026-07-28"`` (each
     retry under a new id, with the answers and the exact ``requestState``) or the server requests on a call's
@@ -500,6 +520,8 @@ class Operation:
         """The next event: ``{"type": "inputRequired", "round", "requests"}``, ``{"type": "message",
         "message"}``, ``{"type": "done", "response"}``, or ``{"type": "violation" | "failed", "rule",
         "message"}``."""
+    def drain_transmits(self) -> list[dict[str, Any]]: ...
+    def drain_events(self) -> list[dict[str, Any]]: ...
     def poll_timeout(self) -> int | None: ...
     def snapshot(self, now: int) -> dict[str, Any]:
         """What the operation knows, to go on from with ``Operation.restore`` after the host restarts (in
@@ -527,6 +549,7 @@ class Operation:
     def drained(self) -> bool:
         """Whether the final event was taken and no exchange is open."""
 
+@final
 class ServerStream:
     """A server's response stream in a transport mode: events ``<key>.<n>`` numbered from ``first`` under the
     call's continuation ``key``; ``take`` the event-stream text written so far and send it."""

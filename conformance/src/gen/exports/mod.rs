@@ -8,6 +8,7 @@
 //! - [`jsapi`]: `bindings-node/lib/exports.mjs` (the JavaScript API's rows that only convert);
 //! - [`c`]: `bindings-ffi/src/exports.rs` (the C ABI; its header is cbindgen's);
 //! - [`uniffi`]: `bindings-ffi/uniffi/src/exports.rs` (Kotlin, Swift, Python);
+//! - [`python`]: `bindings-python/src/exports.rs` (pyo3, in the package's idiom);
 //! - [`names`]: `docs/exports.md`, every row by its name in each binding.
 
 use mrtr::facade::exports::{Binding, Machine, EXPORTS, MACHINES};
@@ -17,6 +18,7 @@ pub mod c;
 pub mod js;
 pub mod jsapi;
 pub mod names;
+pub mod python;
 pub mod uniffi;
 
 /// `(path, contents)` of each generated file.
@@ -25,6 +27,7 @@ pub fn outputs() -> Vec<(PathBuf, String)> {
     all.extend(jsapi::outputs());
     all.extend(c::outputs());
     all.extend(uniffi::outputs());
+    all.extend(python::outputs());
     all.extend(names::outputs());
     all
 }

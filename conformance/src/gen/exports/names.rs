@@ -73,10 +73,10 @@ fn document() -> String {
     out.push_str(
         "# Exports\n\nEvery function and machine the bindings export, declared once in the core's\n\
          table (`core/src/surface/facade/exports.rs`), by its name in each binding. A binding\n\
-         that leaves a row out says why here. The napi, wasm, C and UniFFI export code\n\
-         of each row is generated from the table by `mrtr-gen`, but where a binding\n\
-         wrote it by hand first (typed records, C structs); the Python package is\n\
-         written by hand in Python's idiom. `conformance/tests/exports.rs` finds every\n\
+         that leaves a row out says why here. The export code of each row is generated\n\
+         from the table by `mrtr-gen` (napi, wasm, C, UniFFI, pyo3, and the JavaScript\n\
+         API's converting layer), but where a binding writes it in its own idiom (typed\n\
+         records, C structs, Python's keyword constructors). `conformance/tests/exports.rs` finds every\n\
          name below in its binding's artifact (`bindings-node/native.d.ts`,\n\
          `bindings-ffi/include/mrtr.h`, the generated Kotlin, `_mrtr.pyi`).\n\n\
          Not in the table, each binding's own idiom: the key ring with its replay\n\

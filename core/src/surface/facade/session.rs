@@ -14,7 +14,20 @@ use serde_json::Value;
 /// A client's session: requests with fresh ids and the declared `_meta`.
 pub struct Session(client::Session);
 
+impl From<client::Session> for Session {
+    /// A session a binding built from its own idiom's settings (Python's keywords).
+    fn from(session: client::Session) -> Session {
+        Session(session)
+    }
+}
+
 impl Session {
+    /// The protocol the session speaks.
+    #[must_use]
+    pub fn protocol(&self) -> crate::Protocol {
+        self.0.config().protocol
+    }
+
     /// A session declaring `config` (JSON text; empty: every default).
     pub fn new(config: &[u8]) -> Result<Session> {
         let mut c = SessionConfig::default();
