@@ -3,14 +3,18 @@
 // index.mjs) and the wasm package `mrtr-wasm`, whose build copies it (with
 // lib/tables.d.ts and its own lib/backend.d.ts) beside the same lib/api.mjs.
 // The tables and the error classes of each area are generated from the core's
-// catalogue into lib/tables.d.ts (mrtr-gen); the rest is written by hand and
+// catalogue into lib/tables.d.ts, and the declarations of the API's converting
+// rows (lib/exports.mjs) from the core's table of exports into lib/exports.d.ts
+// (both by mrtr-gen); the types they name and the rest are written by hand and
 // checked against the runtime of both backends by test/declarations.test.mjs, and
 // with tsc --strict on test/types (test/napi-package.test.mjs here,
 // bindings-wasm/test/artifact.test.mjs there).
 import type { AlgorithmName, AreaName, Kind, Protocol, ResultTypeName, Rule, RuleId, TaskStatus } from './lib/tables.js'
 import type { PlatformBytes } from './lib/backend.js'
+import type { Operation } from './lib/exports.js'
 
 export * from './lib/tables.js'
+export * from './lib/exports.js'
 /** The bytes the API returns: a `Buffer` from the Node package, a `Uint8Array` from the wasm one. */
 export type { PlatformBytes }
 
@@ -160,40 +164,7 @@ export interface Violation {
   index: number
   message: string
 }
-/** Checks a whole conversation: the violations, in transcript order (empty: compliant). */
-export declare function check(transcript: JsonInput<TranscriptEntry[]>, config?: CheckConfig): Violation[]
-/** The incremental checker. */
-export declare class Checker {
-  constructor(config?: CheckConfig)
-  /** Checks the next entry. */
-  handle(entry: JsonInput<TranscriptEntry>): void
-  /** The violations so far. */
-  violations(): Violation[]
-}
 
-/** Builds the retry of `request` that answers `result` (the response carrying `input_required`). */
-export declare function retry(
-  request: JsonInput,
-  result: JsonInput,
-  inputResponses: JsonInput | null | undefined,
-  id: Id,
-  options?: Options,
-): JsonObject
-/** Builds the `tasks/update` request answering an `input_required` task (Tasks extension, 2026-07-28). */
-export declare function taskUpdate(
-  getRequest: JsonInput,
-  getResponse: JsonInput,
-  inputResponses: JsonInput | null | undefined,
-  id: Id,
-  options?: { limits?: Limits },
-): JsonObject
-/** Answers `request` with `input_required` (null or undefined: the field is left out). */
-export declare function respond(
-  request: JsonInput,
-  inputRequests: JsonInput | null | undefined,
-  requestState: string | null | undefined,
-  options?: Options,
-): JsonObject
 /** What a server learns from an incoming request. */
 export interface Resumed {
   /** The answers to needed keys that are present, in the order of `needs`. */
@@ -205,10 +176,6 @@ export interface Resumed {
   /** The echoed `requestState`, for the server to validate, or null. */
   requestState: string | null
 }
-/** Reads what `request` carries against what this server `needs` (an `inputRequests` object). */
-export declare function resume(request: JsonInput, needs: JsonInput, options?: Options): Resumed
-/** Returns `to` when a task may go from `from` to `to`; else throws a TaskError. */
-export declare function taskTransition(from: TaskStatusName, to: TaskStatusName): TaskStatusName
 
 /** A request started with `Client.send`. */
 export type Handle = number
@@ -223,29 +190,6 @@ export interface ClientConfig {
   /** Retries allowed per request before `retry-rounds-exceeded` (default 10). */
   maxRounds?: number
   limits?: Limits
-}
-/**
- * The client's retry machine (sans-IO). Inputs: `send`, `handleResponse`,
- * `answer`; after each, drain `pollTransmit()` first, then `pollEvent()`.
- */
-export declare class Client {
-  constructor(config?: ClientConfig)
-  /** Starts `request`; returns its handle. */
-  send(request: JsonInput): Handle
-  /** Takes a response message from the server. */
-  handleResponse(response: JsonInput): void
-  /** Answers the input requests of `handle` and queues the retry under the new `id`. */
-  answer(handle: Handle, inputResponses: JsonInput | null | undefined, id: Id): void
-  /** Gives up on `handle`. */
-  abandon(handle: Handle): void
-  /** The next message to send, or null. */
-  pollTransmit(): JsonObject | null
-  /** The next event, or null. */
-  pollEvent(): ClientEvent | null
-  /** Drains `pollTransmit()`. */
-  transmits(): Generator<JsonObject, void, undefined>
-  /** Drains `pollEvent()`. */
-  events(): Generator<ClientEvent, void, undefined>
 }
 
 // ------------------------------------------------------------------ transports
@@ -265,24 +209,6 @@ export interface SseEvent {
   id?: string
   retry?: number
 }
-/**
- * The incremental event-stream decoder: `feed` bytes in any chunking,
- * `finish` at the end, drain `pollEvent()`. Blocks without `data` are
- * reported (SEP-1858's `buffer_input`, `input_required`). An unreadable block
- * (a line that is not UTF-8, a block over `limits.maxMessageBytes`) throws its
- * MrtrError from `pollEvent`; the next call goes on with the next block.
- */
-export declare class SseDecoder {
-  constructor(options?: Options)
-  feed(bytes: Chunk): void
-  /** Ends the stream (an unterminated last block is discarded). */
-  finish(): void
-  pollEvent(): SseEvent | null
-  /** Drains `pollEvent()` (an unreadable block ends it with its error). */
-  events(): Generator<SseEvent, void, undefined>
-}
-/** Writes one block as event-stream text. */
-export declare function sseEncode(event: JsonInput<SseEvent>): string
 
 /** How an `HttpCall` reaches its server; every field but `mode` and `url` has a default. */
 export interface HttpCallConfig {
@@ -328,34 +254,6 @@ export type HttpCallEvent =
   | { type: 'violation'; rule: RuleId; message: string }
   /** The call cannot go on, because of `rule`: the last event. */
   | { type: 'failed'; rule: RuleId; message: string }
-/**
- * The client machine of one JSON-RPC call over HTTP (sans-IO). Feed it what
- * the HTTP stack received, with the time (ms); after each input drain
- * `pollTransmit()`, then `pollEvent()`, then read `pollTimeout()`.
- */
-export declare class HttpCall {
-  constructor(config: HttpCallConfig, request: JsonInput, now: number)
-  /** The status and header fields of the response to `exchange`. */
-  handleHead(exchange: number, status: number, headers: HeaderFields | null | undefined, now: number): void
-  /** Bytes of the body of the response to `exchange`, in any chunking. */
-  handleBody(exchange: number, bytes: Chunk, now: number): void
-  /** The response to `exchange` ended (closed, or cut). */
-  handleEnd(exchange: number, now: number): void
-  /** The time `pollTimeout()` named came. */
-  handleTimeout(now: number): void
-  /** The host's JSON-RPC response to a reported server request. */
-  answer(response: JsonInput, now: number): void
-  pollTransmit(): HttpRequest | null
-  pollEvent(): HttpCallEvent | null
-  /** When (ms) to call `handleTimeout`, or null. */
-  pollTimeout(): number | null
-  /** Whether the call is over (its response or its failure was reported). */
-  isDone(): boolean
-  /** `isDone()`. */
-  readonly done: boolean
-  transmits(): Generator<HttpRequest, void, undefined>
-  events(): Generator<HttpCallEvent, void, undefined>
-}
 /** How an `Operation` reaches its server: an `HttpCall`'s configuration, and how far it goes. */
 export interface OperationConfig extends HttpCallConfig {
   /** Retries allowed before `retry-rounds-exceeded` (default 10). */
@@ -388,37 +286,6 @@ export type OperationEvent =
   | { type: 'done'; response: JsonObject }
   /** The operation cannot go on, because of `rule`: the last event. */
   | { type: 'failed'; rule: RuleId; message: string }
-/**
- * One client operation over HTTP in any transport mode (sans-IO): the MRTR rounds of `2026-07-28`,
- * or the server requests on a call's stream in `2025-11-25`, `sep-1858` and `sep-1335`, every
- * question answered with `answer(key, result)`. After each input drain `pollTransmit()`, then
- * `pollEvent()`, then read `pollTimeout()`; drop it once `drained`. Node only for now.
- */
-export declare class Operation {
-  constructor(config: OperationConfig, request: JsonInput, now: number)
-  handleHead(exchange: number, status: number, headers: HeaderFields | null | undefined, now: number): void
-  handleBody(exchange: number, bytes: Chunk, now: number): void
-  handleEnd(exchange: number, now: number): void
-  handleTimeout(now: number): void
-  /** Answers the question `key` with `result`; one that does not fit its question is refused, and stays open. */
-  answer(key: string, result: JsonInput, now: number): void
-  pollTransmit(): HttpRequest | null
-  pollEvent(): OperationEvent | null
-  pollTimeout(): number | null
-  /** Whether the final event was taken and no exchange is open. */
-  isDrained(): boolean
-  readonly drained: boolean
-  transmits(): Generator<HttpRequest, void, undefined>
-  events(): Generator<OperationEvent, void, undefined>
-  /**
-   * What the operation knows, to go on from with `Operation.restore` after the host restarts (in
-   * another process or language): not the configuration, nor the open exchanges. An operation that is
-   * over, or a stream mode's call that answered a server request, throws a UsageError.
-   */
-  snapshot(now: number): JsonObject
-  /** The operation of `snapshot` under `config` at `now`: the round in flight goes again, an open round asks again. */
-  static restore(config: OperationConfig, snapshot: JsonInput, now: number): Operation
-}
 /** What `runOperation` hands an HTTP exchange's response to. */
 export interface ExchangeEvents {
   head(status: number, headers: HeaderFields): void
@@ -452,22 +319,6 @@ export interface SessionConfig {
   /** The id of the first request (default 1). */
   firstId?: number
 }
-/**
- * A client's session: requests with fresh ids and, where the protocol reads
- * them from every request (`2026-07-28`), `_meta` carrying the protocol
- * version, the capabilities and the client's name.
- */
-export declare class Session {
-  constructor(config?: SessionConfig)
-  request(method: string, params?: JsonInput | null): JsonObject
-  callTool(name: string, args?: JsonInput | null): JsonObject
-  getPrompt(name: string, args?: JsonInput | null): JsonObject
-  readResource(uri: string): JsonObject
-  /** The `initialize` request where the protocol has that handshake (`2025-11-25`), else null. */
-  initialize(): JsonObject | null
-  /** The `notifications/initialized` notification. */
-  initialized(): JsonObject
-}
 /** A JSON-RPC error the server answered with. */
 export declare class ResponseError extends Error {
   readonly code: number | null
@@ -496,23 +347,6 @@ export declare class McpClient {
   listPrompts(options?: CallOptions): Promise<JsonObject[]>
   listResources(options?: CallOptions): Promise<JsonObject[]>
 }
-/**
- * A server's response stream for the continuation `key` (the host's name of
- * the call's state), its event ids `<key>.<n>` numbered from `first`.
- */
-export declare class ServerStream {
-  constructor(mode: TransportMode, key: string, first: number)
-  /** The response head's fields; under SEP-1335 with the `rel="stream"` Link to `streamUrl`. */
-  head(streamUrl?: string | null): HeaderFields
-  /** Writes a JSON-RPC message as an event; its id. */
-  message(message: JsonInput): string
-  /** Writes a `retry` block; its id. */
-  retry(ms: number): string
-  /** Writes the mode's sequence asking for `requests` (`retryMs`: the `retry` SEP-1335 sends); the last id. */
-  ask(requests: JsonInput<JsonObject[]>, retryMs: number): string
-  /** The event-stream text written since the last `take()`. */
-  take(): string
-}
 /** What an incoming HTTP request asks. */
 export type Incoming =
   /** A JSON-RPC request: a new call (an MRTR retry is one too). */
@@ -532,16 +366,6 @@ export declare function readHttpRequest(
   body: Chunk | JsonObject | JsonObject[] | null | undefined,
   options?: Options,
 ): Incoming
-/** The `rel="stream"` URL of the continuation `key` at `endpoint`. */
-export declare function streamUrl(endpoint: string, key: string): string
-/**
- * (2026-07-28) The header fields that mirror `request`'s body, for a client
- * that POSTs it itself: `mcp-protocol-version`, `mcp-method`, `mcp-name`,
- * each where the body has its value.
- */
-export declare function mirroredFields(request: JsonInput): Record<string, string>
-/** The -32602 answer to a server request that came outside any call in flight, or null. */
-export declare function unassociatedReply(request: JsonInput): JsonObject | null
 
 // ------------------------------------------------------------------ sealed state
 
@@ -573,8 +397,6 @@ export type BoundRequest = {
  * numbers that no JavaScript number holds exactly.
  */
 export type Binding = (Subject & BoundRequest) | string | Uint8Array
-/** SHA-256 of the canonical JSON of a request's `params` (every param but `inputResponses`, `requestState`, `_meta`); numbers exact when given as text. */
-export declare function paramsDigest(params: JsonInput): PlatformBytes
 /** The binding of `request` for a subject. */
 export declare function bindingFor(
   request: JsonInput,
@@ -590,8 +412,6 @@ export interface TokenInfo {
   /** Seconds since the Unix epoch. */
   expiry: number
 }
-/** Reads the public part of a token (a StateError `state-malformed` when it is none). */
-export declare function inspect(token: string | Uint8Array): TokenInfo
 /**
  * A single-use store hook: records `stateId` and answers true the first time,
  * false after; it may forget the id after `expiry` (seconds since the epoch).
@@ -689,25 +509,6 @@ export declare function checkRequest(request: JsonInput, supported: readonly str
 /** Input requests by key (an `inputRequests` object), as a server would ask them. */
 export type AskedQuestions = { [key: string]: Question<unknown> }
 /**
- * The client capabilities `questions` need that `request` did not declare,
- * as one `ClientCapabilities` object (mode-aware: `elicitation.url`,
- * `sampling.tools`), or null when every question may be asked (or the
- * protocol declares capabilities at `initialize`).
- */
-export declare function missingCapabilities(request: JsonInput, questions: JsonInput<AskedQuestions>, options?: Options): JsonObject | null
-/**
- * Throws `request-capability-missing` (a ProtocolError, -32021, whose
- * `.data.requiredCapabilities` names them) unless `request` declared every
- * capability `questions` need.
- */
-export declare function requireCapabilities(request: JsonInput, questions: JsonInput<AskedQuestions>, options?: Options): void
-/**
- * Throws `request-capability-missing` (-32021) unless `request` declared every
- * capability of `required`, a `ClientCapabilities` object (such as
- * `{ extensions: { 'io.modelcontextprotocol/tasks': {} } }`).
- */
-export declare function requireDeclared(request: JsonInput, required: JsonInput, options?: Options): void
-/**
  * A task as a server keeps it (Tasks extension): the fields every task has,
  * and where they apply `result` (completed), `error` (failed),
  * `inputRequests` and `answered` (input_required: the keys `tasks/update` answered).
@@ -726,20 +527,6 @@ export interface TaskRecord {
   inputRequests?: AskedQuestions
   answered?: string[]
 }
-/**
- * The final response to `request` with `result`: `resultType: "complete"`,
- * `ttlMs: 0` when `request` is a retry, and for a cacheable result without
- * caching hints the safe ones (`ttlMs: 0`, `cacheScope: "private"`).
- */
-export declare function complete(request: JsonInput, result: JsonInput, options?: Options): JsonObject
-/** The response to `request` that starts the task of `record` (`resultType: "task"`). */
-export declare function taskCreated(request: JsonInput, record: JsonInput<TaskRecord>, options?: Options): JsonObject
-/**
- * The complete answer to the `tasks/get` `request` for the task of `record`:
- * the fields its status carries (`result`, `error`, or only the input requests
- * its `answered` keys leave open; none left is `task-input-requests-missing`).
- */
-export declare function taskGetResponse(request: JsonInput, record: JsonInput<TaskRecord>, options?: Options): JsonObject
 
 // ------------------------------------------------------------------ await-style tools
 

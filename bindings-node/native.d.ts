@@ -15,7 +15,7 @@ export declare class Checker {
   constructor(options?: string | undefined | null)
   /** Checks one entry. */
   handle(entry: Text): void
-  /** The violations so far, as JSON text. */
+  /** The violations so far, in transcript order. */
   violations(): string
 }
 
@@ -31,9 +31,9 @@ export declare class Client {
   answer(handle: number, inputResponses: Text | undefined | null, id: Text): void
   /** Gives up on `handle`. */
   abandon(handle: number): void
-  /** The next message to send, as JSON text, or none. */
+  /** The next message to send, or none. */
   pollTransmit(): string | null
-  /** The next event, as JSON text, or none. */
+  /** The next event (`inputRequired`, `retryNow`, `done`), or none. */
   pollEvent(): string | null
 }
 
@@ -243,7 +243,10 @@ export declare class ServerStream {
  * client's name).
  */
 export declare class Session {
-  /** A session declaring `config` (JSON text; none: the default protocol, no capabilities). */
+  /**
+   * A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the
+   * default protocol, no capabilities).
+   */
   constructor(config?: Text | undefined | null)
   /**
    * The request of `method` with `params` (an object, or none) under the next id, `params._meta`
@@ -293,17 +296,20 @@ export declare class SseDecoder {
 /** `facade::ToolBridge`: one `2025-11-25` call of an await-style tool. */
 export declare class ToolBridge {
   /**
-   * A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
-   * roundTimeoutMs, limits}`.
+   * A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
+   * limits}`.
    */
   constructor(request: Text, key: string, options?: Text | undefined | null)
   /** A replay of the tool from the answers collected so far. */
   replay(): ToolReplay
   /** Sends what `replay` misses as server requests on the stream. */
   ask(replay: ToolReplay, now: number): void
-  /** The tool completed with `result` (JSON text). */
+  /** The tool completed with `result`. */
   complete(result: Text): void
-  /** The tool's run was refused: `rule`, `message`, `data` (JSON text of an object). */
+  /**
+   * The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+   * object).
+   */
   refuse(rule: string, message: string, data?: Text | undefined | null): void
   /** A response the client POSTed; true when the round is complete. */
   handleAnswer(response: Text, now: number): boolean
@@ -322,19 +328,19 @@ export declare class ToolBridge {
 /** `facade::ToolReplay`: one replay of an await-style tool on one request. */
 export declare class ToolReplay {
   /**
-   * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
-   * when the tool stops here.
+   * Asks the next question, under `key` when given: its answer, or none when the tool stops
+   * here.
    */
   ask(question: Text, key?: string | undefined | null): string | null
   /** How many rounds came before this request. */
   round(): number
-  /** The tool's data of the last round, as JSON text, or none. */
+  /** The tool's data of the last round, or none. */
   data(): string | null
-  /** `{stateId, expiry}` of the state the request carried, as JSON text, or none. */
+  /** `{stateId, expiry}` of the state the request carried, or none. */
   state(): string | null
   /** The `input_required` response asking what is missing, sealed with `ring`. */
   inputRequired(ring: KeyRing, data: Text | undefined | null, random: Uint8Array): string
-  /** The final response with `result` (JSON text). */
+  /** The final response with `result`. */
   complete(result: Text): string
 }
 
@@ -344,40 +350,66 @@ export declare class ToolReplay {
  */
 export declare function __panicForTests(): void
 
-/** `facade::binding_for`: the subject is a principal or, explicitly, anonymous. */
+/**
+ * The binding a sealed state of `request` is bound to, for the principal `subject` or, explicitly,
+ * `anonymous`: `{subject | anonymous, protocol, method, target, paramsDigest}`.
+ */
 export declare function bindingFor(request: Text, subject: string | undefined | null, anonymous: boolean, protocol?: string | undefined | null): string
 
 /** The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, …. */
 export declare function catalogue(): string
 
-/** `facade::check`: the violations of a transcript, as JSON text. */
+/**
+ * Checks a whole conversation (message entries and HTTP entries): the violations, in transcript
+ * order (none: compliant).
+ */
 export declare function check(transcript: Text, options?: string | undefined | null): string
 
-/** `facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text. */
+/**
+ * What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
+ * its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
+ * then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
+ * lists them).
+ */
 export declare function checkRequest(request: Text, headers: Text | undefined | null, supported: Text, options?: string | undefined | null): string | null
 
 /** Classifies one raw message: what it found, packed into one string (`facade::classify_packed`). */
 export declare function classify(text: Text, options?: string | undefined | null): string
 
-/** `facade::complete`: the final response to `request` with `result`. */
+/**
+ * The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+ * `request` is a retry (its result must not be cached), and for a cacheable result that names no
+ * caching hints the safe ones its schema requires.
+ */
 export declare function complete(request: Text, result: Text, options?: string | undefined | null): string
 
 /**
- * `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
- * `data` (JSON text of an object).
+ * The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
+ * members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
+ * sends it with.
  */
 export declare function errorResponse(id: Text, rule: string, message: string, data?: Text | undefined | null): string
 
-/** `facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text. */
+/**
+ * What anyone can read off a token without a key, nothing of it authenticated: `{stateId, keyId,
+ * algorithm, expiry}`.
+ */
 export declare function inspect(token: Text): string
 
 /** A replay guard from JavaScript: `(stateId: string, expiry: number) => boolean`. */
 export type JsGuard = (arg0: string, arg1: number) => boolean | unknown
 
-/** `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text. */
+/**
+ * (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
+ * `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
+ * `params.name`, `params.uri` or `params.taskId`, by method).
+ */
 export declare function mirroredFields(request: Text): string
 
-/** `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none. */
+/**
+ * The client capabilities `questions` (input requests by key) need that `request` did not declare,
+ * as one `ClientCapabilities` object, or none.
+ */
 export declare function missingCapabilities(request: Text, questions: Text, options?: string | undefined | null): string | null
 
 /** A token that opened: its payload, its state id (hex) and its expiry (seconds). */
@@ -391,18 +423,19 @@ export interface Opened {
 }
 
 /**
- * The SHA-256 digest a sealed state binds a request's params by (every param but the retry's
- * carriers; numbers exact, key order and spelling not), of `params` as JSON text.
+ * The SHA-256 digest a sealed state binds a request's `params` by: every param but
+ * `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and
+ * spelling not.
  */
 export declare function paramsDigest(params: Text): Buffer
 
-/** `facade::question_elicit`: an elicitation input request. */
+/** A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request. */
 export declare function questionElicit(message: string, requestedSchema: Text): string
 
-/** `facade::question_roots`: a roots input request. */
+/** A request for the client's roots: an input request. */
 export declare function questionRoots(): string
 
-/** `facade::question_sample`: a sampling input request. */
+/** A sampling request with `params` (`messages`, `maxTokens`, …): an input request. */
 export declare function questionSample(params: Text): string
 
 /**
@@ -416,10 +449,16 @@ export declare function questionSample(params: Text): string
  */
 export declare function readHttpRequest(mode: string, method: string, url: string, headers: Text | undefined | null, body: Text, options?: string | undefined | null): string
 
-/** `facade::require_capabilities`: none, or the refusal as JSON text. */
+/**
+ * Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+ * declared every capability `questions` need.
+ */
 export declare function requireCapabilities(request: Text, questions: Text, options?: string | undefined | null): string | null
 
-/** `facade::require_declared`: none, or the refusal as JSON text. */
+/**
+ * Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+ * `required` (a `ClientCapabilities` object, such as an extension).
+ */
 export declare function requireDeclared(request: Text, required: Text, options?: string | undefined | null): string | null
 
 /**
@@ -458,16 +497,29 @@ export declare function sseEncode(event: Text): string
 /** The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335). */
 export declare function streamUrl(endpoint: string, key: string): string
 
-/** `facade::task_created`: the response announcing a task. */
+/**
+ * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+ * `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
+ */
 export declare function taskCreated(request: Text, record: Text, options?: string | undefined | null): string
 
-/** `facade::task_get_response`: the response to `tasks/get`. */
+/**
+ * The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+ * carries.
+ */
 export declare function taskGetResponse(request: Text, record: Text, options?: string | undefined | null): string
 
-/** `facade::task_transition`: the status a task may move to, or the refusal. */
+/**
+ * `to`, when a task may go from `from` to `to`; else the refusal (`task-status-invalid`,
+ * `task-transition-invalid`).
+ */
 export declare function taskTransition(from: string, to: string): string
 
-/** `facade::task_update`: the `tasks/update` answering a task's input requests. */
+/**
+ * Client (the Tasks extension of `2026-07-28`): the `tasks/update` request answering the input
+ * requests of the task that `get_response` (the answer to the `tasks/get` request `get_request`)
+ * shows, with `input_responses` (none: no answers), under the new `id`.
+ */
 export declare function taskUpdate(getRequest: Text, getResponse: Text, inputResponses: Text | undefined | null, id: Text, options?: string | undefined | null): string
 
 /** JSON text: a string, or UTF-8 bytes. */

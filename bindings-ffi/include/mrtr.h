@@ -1335,8 +1335,8 @@ mrtr_status mrtr_resume(const char *request,
                         struct mrtr_buf *out);
 
 /**
- * `facade::task_transition`: the status a task may move to, or the refusal. `*out` is the text
- * (free it with `mrtr_buf_free`).
+ * `to`, when a task may go from `from` to `to`; else the refusal (`task-status-invalid`,
+ * `task-transition-invalid`). `*out` is the text (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1349,9 +1349,9 @@ mrtr_status mrtr_task_transition(const char *from,
                                  struct mrtr_buf *out);
 
 /**
- * The SHA-256 digest a sealed state binds a request's params by (every param but the retry's
- * carriers; numbers exact, key order and spelling not), of `params` as JSON text. `out` receives
- * the 32 bytes.
+ * The SHA-256 digest a sealed state binds a request's `params` by: every param but
+ * `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and
+ * spelling not. `out` receives the 32 bytes.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1417,8 +1417,10 @@ mrtr_status mrtr_stream_url(const char *endpoint,
                             struct mrtr_buf *out);
 
 /**
- * `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text. `*out`
- * is the text (free it with `mrtr_buf_free`).
+ * (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
+ * `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
+ * `params.name`, `params.uri` or `params.taskId`, by method). `*out` is the text (free it with
+ * `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1444,8 +1446,8 @@ mrtr_status mrtr_unassociated_reply(const char *request,
                                     struct mrtr_buf *out);
 
 /**
- * `facade::question_elicit`: an elicitation input request. `*out` is the text (free it with
- * `mrtr_buf_free`).
+ * A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
+ * `*out` is the text (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1458,8 +1460,8 @@ mrtr_status mrtr_question_elicit(const char *message,
                                  struct mrtr_buf *out);
 
 /**
- * `facade::question_sample`: a sampling input request. `*out` is the text (free it with
- * `mrtr_buf_free`).
+ * A sampling request with `params` (`messages`, `maxTokens`, …): an input request. `*out` is the
+ * text (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1470,7 +1472,7 @@ mrtr_status mrtr_question_sample(const char *params,
                                  struct mrtr_buf *out);
 
 /**
- * `facade::question_roots`: a roots input request. `*out` is the text (free it with
+ * A request for the client's roots: an input request. `*out` is the text (free it with
  * `mrtr_buf_free`).
  *
  * # Safety
@@ -1480,8 +1482,9 @@ mrtr_status mrtr_question_sample(const char *params,
 mrtr_status mrtr_question_roots(struct mrtr_buf *out);
 
 /**
- * `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
- * `data` (JSON text of an object). `*out` is the text (free it with `mrtr_buf_free`).
+ * The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
+ * members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
+ * sends it with. `*out` is the text (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1498,9 +1501,11 @@ mrtr_status mrtr_error_response(const char *id,
                                 struct mrtr_buf *out);
 
 /**
- * `facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text.
- * `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule", "code",
- * "message", "data"}`): the status is `MRTR_OK` either way.
+ * What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
+ * its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
+ * then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
+ * lists them). `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule",
+ * "code", "message", "data"}`): the status is `MRTR_OK` either way.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1517,8 +1522,9 @@ mrtr_status mrtr_check_request(const char *request,
                                struct mrtr_buf *out);
 
 /**
- * `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none. `*out` is
- * the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ * The client capabilities `questions` (input requests by key) need that `request` did not declare,
+ * as one `ClientCapabilities` object, or none. `*out` is the text, or `{NULL, 0}` when there is
+ * none (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1533,9 +1539,9 @@ mrtr_status mrtr_missing_capabilities(const char *request,
                                       struct mrtr_buf *out);
 
 /**
- * `facade::require_capabilities`: none, or the refusal as JSON text. `*out` is `{NULL, 0}` when
- * the check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status
- * is `MRTR_OK` either way.
+ * Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+ * declared every capability `questions` need. `*out` is `{NULL, 0}` when the check passes, else
+ * the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either way.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1550,7 +1556,8 @@ mrtr_status mrtr_require_capabilities(const char *request,
                                       struct mrtr_buf *out);
 
 /**
- * `facade::require_declared`: none, or the refusal as JSON text. `*out` is `{NULL, 0}` when the
+ * Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+ * `required` (a `ClientCapabilities` object, such as an extension). `*out` is `{NULL, 0}` when the
  * check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is
  * `MRTR_OK` either way.
  *
@@ -1567,8 +1574,10 @@ mrtr_status mrtr_require_declared(const char *request,
                                   struct mrtr_buf *out);
 
 /**
- * `facade::complete`: the final response to `request` with `result`. `*out` is the text (free it
- * with `mrtr_buf_free`).
+ * The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+ * `request` is a retry (its result must not be cached), and for a cacheable result that names no
+ * caching hints the safe ones its schema requires. `*out` is the text (free it with
+ * `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1583,8 +1592,8 @@ mrtr_status mrtr_complete(const char *request,
                           struct mrtr_buf *out);
 
 /**
- * `facade::task_created`: the response announcing a task. `*out` is the text (free it with
- * `mrtr_buf_free`).
+ * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+ * `createdAt`, `lastUpdatedAt`, `ttlMs`, …). `*out` is the text (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1599,8 +1608,8 @@ mrtr_status mrtr_task_created(const char *request,
                               struct mrtr_buf *out);
 
 /**
- * `facade::task_get_response`: the response to `tasks/get`. `*out` is the text (free it with
- * `mrtr_buf_free`).
+ * The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+ * carries. `*out` is the text (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1615,8 +1624,8 @@ mrtr_status mrtr_task_get_response(const char *request,
                                    struct mrtr_buf *out);
 
 /**
- * A session declaring `config` (JSON text; none: the default protocol, no capabilities). `*out` is
- * the new handle; free it with its `_free`.
+ * A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the default
+ * protocol, no capabilities). `*out` is the new handle; free it with its `_free`.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -2181,9 +2190,8 @@ mrtr_status mrtr_server_stream_take(struct mrtr_server_stream *server_stream,
 mrtr_status mrtr_server_stream_free(struct mrtr_server_stream *handle);
 
 /**
- * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
- * when the tool stops here. `*out` is the text, or `{NULL, 0}` when there is none (free it with
- * `mrtr_buf_free`).
+ * Asks the next question, under `key` when given: its answer, or none when the tool stops here.
+ * `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -2207,8 +2215,8 @@ mrtr_status mrtr_tool_replay_round(const struct mrtr_tool_replay *tool_replay,
                                    uint32_t *out);
 
 /**
- * The tool's data of the last round, as JSON text, or none. `*out` is the text, or `{NULL, 0}`
- * when there is none (free it with `mrtr_buf_free`).
+ * The tool's data of the last round, or none. `*out` is the text, or `{NULL, 0}` when there is
+ * none (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -2218,8 +2226,8 @@ mrtr_status mrtr_tool_replay_data(const struct mrtr_tool_replay *tool_replay,
                                   struct mrtr_buf *out);
 
 /**
- * `{stateId, expiry}` of the state the request carried, as JSON text, or none. `*out` is the text,
- * or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ * `{stateId, expiry}` of the state the request carried, or none. `*out` is the text, or `{NULL,
+ * 0}` when there is none (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -2243,7 +2251,7 @@ mrtr_status mrtr_tool_replay_input_required(const struct mrtr_tool_replay *tool_
                                             struct mrtr_buf *out);
 
 /**
- * The final response with `result` (JSON text). `*out` is the text (free it with `mrtr_buf_free`).
+ * The final response with `result`. `*out` is the text (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -2263,8 +2271,8 @@ mrtr_status mrtr_tool_replay_complete(const struct mrtr_tool_replay *tool_replay
 mrtr_status mrtr_tool_replay_free(struct mrtr_tool_replay *handle);
 
 /**
- * A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
- * roundTimeoutMs, limits}`. `*out` is the new handle; free it with its `_free`.
+ * A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
+ * limits}`. `*out` is the new handle; free it with its `_free`.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -2301,7 +2309,7 @@ mrtr_status mrtr_tool_bridge_ask(struct mrtr_tool_bridge *tool_bridge,
                                  uint64_t now_ms);
 
 /**
- * The tool completed with `result` (JSON text).
+ * The tool completed with `result`.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -2312,7 +2320,8 @@ mrtr_status mrtr_tool_bridge_complete(struct mrtr_tool_bridge *tool_bridge,
                                       size_t result_len);
 
 /**
- * The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+ * The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+ * object).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be

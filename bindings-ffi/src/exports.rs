@@ -147,8 +147,8 @@ pub unsafe extern "C" fn mrtr_resume(
     })
 }
 
-/// `facade::task_transition`: the status a task may move to, or the refusal. `*out` is the text
-/// (free it with `mrtr_buf_free`).
+/// `to`, when a task may go from `from` to `to`; else the refusal (`task-status-invalid`,
+/// `task-transition-invalid`). `*out` is the text (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -171,9 +171,9 @@ pub unsafe extern "C" fn mrtr_task_transition(
     })
 }
 
-/// The SHA-256 digest a sealed state binds a request's params by (every param but the retry's
-/// carriers; numbers exact, key order and spelling not), of `params` as JSON text. `out` receives
-/// the 32 bytes.
+/// The SHA-256 digest a sealed state binds a request's `params` by: every param but
+/// `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and
+/// spelling not. `out` receives the 32 bytes.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -279,8 +279,10 @@ pub unsafe extern "C" fn mrtr_stream_url(
     })
 }
 
-/// `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text. `*out`
-/// is the text (free it with `mrtr_buf_free`).
+/// (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
+/// `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
+/// `params.name`, `params.uri` or `params.taskId`, by method). `*out` is the text (free it with
+/// `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -326,8 +328,8 @@ pub unsafe extern "C" fn mrtr_unassociated_reply(
     })
 }
 
-/// `facade::question_elicit`: an elicitation input request. `*out` is the text (free it with
-/// `mrtr_buf_free`).
+/// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
+/// `*out` is the text (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -355,8 +357,8 @@ pub unsafe extern "C" fn mrtr_question_elicit(
     })
 }
 
-/// `facade::question_sample`: a sampling input request. `*out` is the text (free it with
-/// `mrtr_buf_free`).
+/// A sampling request with `params` (`messages`, `maxTokens`, …): an input request. `*out` is the
+/// text (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -376,7 +378,7 @@ pub unsafe extern "C" fn mrtr_question_sample(
     })
 }
 
-/// `facade::question_roots`: a roots input request. `*out` is the text (free it with
+/// A request for the client's roots: an input request. `*out` is the text (free it with
 /// `mrtr_buf_free`).
 ///
 /// # Safety
@@ -393,8 +395,9 @@ pub unsafe extern "C" fn mrtr_question_roots(out: *mut mrtr_buf) -> mrtr_status 
     })
 }
 
-/// `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
-/// `data` (JSON text of an object). `*out` is the text (free it with `mrtr_buf_free`).
+/// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
+/// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
+/// sends it with. `*out` is the text (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -428,9 +431,11 @@ pub unsafe extern "C" fn mrtr_error_response(
     })
 }
 
-/// `facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text.
-/// `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule", "code",
-/// "message", "data"}`): the status is `MRTR_OK` either way.
+/// What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
+/// its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
+/// then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
+/// lists them). `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule",
+/// "code", "message", "data"}`): the status is `MRTR_OK` either way.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -466,8 +471,9 @@ pub unsafe extern "C" fn mrtr_check_request(
     })
 }
 
-/// `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none. `*out` is
-/// the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+/// The client capabilities `questions` (input requests by key) need that `request` did not declare,
+/// as one `ClientCapabilities` object, or none. `*out` is the text, or `{NULL, 0}` when there is
+/// none (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -500,9 +506,9 @@ pub unsafe extern "C" fn mrtr_missing_capabilities(
     })
 }
 
-/// `facade::require_capabilities`: none, or the refusal as JSON text. `*out` is `{NULL, 0}` when
-/// the check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status
-/// is `MRTR_OK` either way.
+/// Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+/// declared every capability `questions` need. `*out` is `{NULL, 0}` when the check passes, else
+/// the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either way.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -535,7 +541,8 @@ pub unsafe extern "C" fn mrtr_require_capabilities(
     })
 }
 
-/// `facade::require_declared`: none, or the refusal as JSON text. `*out` is `{NULL, 0}` when the
+/// Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+/// `required` (a `ClientCapabilities` object, such as an extension). `*out` is `{NULL, 0}` when the
 /// check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is
 /// `MRTR_OK` either way.
 ///
@@ -570,8 +577,10 @@ pub unsafe extern "C" fn mrtr_require_declared(
     })
 }
 
-/// `facade::complete`: the final response to `request` with `result`. `*out` is the text (free it
-/// with `mrtr_buf_free`).
+/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+/// `request` is a retry (its result must not be cached), and for a cacheable result that names no
+/// caching hints the safe ones its schema requires. `*out` is the text (free it with
+/// `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -602,8 +611,8 @@ pub unsafe extern "C" fn mrtr_complete(
     })
 }
 
-/// `facade::task_created`: the response announcing a task. `*out` is the text (free it with
-/// `mrtr_buf_free`).
+/// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+/// `createdAt`, `lastUpdatedAt`, `ttlMs`, …). `*out` is the text (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -634,8 +643,8 @@ pub unsafe extern "C" fn mrtr_task_created(
     })
 }
 
-/// `facade::task_get_response`: the response to `tasks/get`. `*out` is the text (free it with
-/// `mrtr_buf_free`).
+/// The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+/// carries. `*out` is the text (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -678,8 +687,8 @@ impl Handle for mrtr_session {
     const KIND: Kind = Kind::Session;
 }
 
-/// A session declaring `config` (JSON text; none: the default protocol, no capabilities). `*out` is
-/// the new handle; free it with its `_free`.
+/// A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the default
+/// protocol, no capabilities). `*out` is the new handle; free it with its `_free`.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1673,9 +1682,8 @@ impl Handle for mrtr_tool_replay {
     const KIND: Kind = Kind::ToolReplay;
 }
 
-/// Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
-/// when the tool stops here. `*out` is the text, or `{NULL, 0}` when there is none (free it with
-/// `mrtr_buf_free`).
+/// Asks the next question, under `key` when given: its answer, or none when the tool stops here.
+/// `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1723,8 +1731,8 @@ pub unsafe extern "C" fn mrtr_tool_replay_round(tool_replay: *const mrtr_tool_re
     })
 }
 
-/// The tool's data of the last round, as JSON text, or none. `*out` is the text, or `{NULL, 0}`
-/// when there is none (free it with `mrtr_buf_free`).
+/// The tool's data of the last round, or none. `*out` is the text, or `{NULL, 0}` when there is
+/// none (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1745,8 +1753,8 @@ pub unsafe extern "C" fn mrtr_tool_replay_data(
     })
 }
 
-/// `{stateId, expiry}` of the state the request carried, as JSON text, or none. `*out` is the text,
-/// or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+/// `{stateId, expiry}` of the state the request carried, or none. `*out` is the text, or `{NULL,
+/// 0}` when there is none (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1792,7 +1800,7 @@ pub unsafe extern "C" fn mrtr_tool_replay_input_required(
     })
 }
 
-/// The final response with `result` (JSON text). `*out` is the text (free it with `mrtr_buf_free`).
+/// The final response with `result`. `*out` is the text (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1834,8 +1842,8 @@ impl Handle for mrtr_tool_bridge {
     const KIND: Kind = Kind::ToolBridge;
 }
 
-/// A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
-/// roundTimeoutMs, limits}`. `*out` is the new handle; free it with its `_free`.
+/// A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
+/// limits}`. `*out` is the new handle; free it with its `_free`.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1904,7 +1912,7 @@ pub unsafe extern "C" fn mrtr_tool_bridge_ask(
     })
 }
 
-/// The tool completed with `result` (JSON text).
+/// The tool completed with `result`.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1924,7 +1932,8 @@ pub unsafe extern "C" fn mrtr_tool_bridge_complete(
     })
 }
 
-/// The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+/// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+/// object).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be

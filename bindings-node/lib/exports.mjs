@@ -5,7 +5,8 @@ import native from './backend.mjs'
 import * as k from './kernel.mjs'
 
 /**
- * `facade::check`: the violations of a transcript, as JSON text.
+ * Checks a whole conversation (message entries and HTTP entries): the violations, in transcript
+ * order (none: compliant).
  */
 export function check(transcript, options) {
   const input = [k.text(transcript, 'transcript'), k.settings(options)]
@@ -14,8 +15,8 @@ export function check(transcript, options) {
 
 /**
  * Client: the retry of `request` (the request last sent) answering `result` (the response carrying
- * `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under
- * the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a
+ * `input_required`) with `inputResponses` (an `inputResponses` object; none: no answers) under the
+ * new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a
  * `tasks/input_response` request. Fails with `input-responses-unsolicited`,
  * `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`,
  * `retry-input-response-invalid`, or the rule a malformed argument breaks.
@@ -26,7 +27,9 @@ export function retry(request, result, inputResponses, id, options) {
 }
 
 /**
- * `facade::task_update`: the `tasks/update` answering a task's input requests.
+ * Client (the Tasks extension of `2026-07-28`): the `tasks/update` request answering the input
+ * requests of the task that `getResponse` (the answer to the `tasks/get` request `getRequest`)
+ * shows, with `inputResponses` (none: no answers), under the new `id`.
  */
 export function taskUpdate(getRequest, getResponse, inputResponses, id, options) {
   const input = [k.text(getRequest, 'getRequest'), k.text(getResponse, 'getResponse'), k.optional(inputResponses, k.text, 'inputResponses'), k.json(id, 'id'), k.settings(options)]
@@ -34,8 +37,8 @@ export function taskUpdate(getRequest, getResponse, inputResponses, id, options)
 }
 
 /**
- * Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object)
- * and `request_state` (a JSON string) are optional, an absent one left out. Fails with
+ * Server: the `input_required` answer to `request`; `inputRequests` (an `inputRequests` object)
+ * and `requestState` (a JSON string) are optional, an absent one left out. Fails with
  * `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
  * `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
  */
@@ -55,7 +58,8 @@ export function resume(request, needs, options) {
 }
 
 /**
- * `facade::task_transition`: the status a task may move to, or the refusal.
+ * `to`, when a task may go from `from` to `to`; else the refusal (`task-status-invalid`,
+ * `task-transition-invalid`).
  */
 export function taskTransition(from, to) {
   const input = [k.string(from, 'from'), k.string(to, 'to')]
@@ -63,8 +67,9 @@ export function taskTransition(from, to) {
 }
 
 /**
- * The SHA-256 digest a sealed state binds a request's params by (every param but the retry's
- * carriers; numbers exact, key order and spelling not), of `params` as JSON text.
+ * The SHA-256 digest a sealed state binds a request's `params` by: every param but
+ * `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and
+ * spelling not.
  */
 export function paramsDigest(params) {
   const input = [k.text(params, 'params')]
@@ -72,7 +77,8 @@ export function paramsDigest(params) {
 }
 
 /**
- * `facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text.
+ * What anyone can read off a token without a key, nothing of it authenticated: `{stateId, keyId,
+ * algorithm, expiry}`.
  */
 export function inspect(token) {
   const input = [k.text(token, 'token')]
@@ -99,7 +105,9 @@ export function streamUrl(endpoint, key) {
 }
 
 /**
- * `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.
+ * (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
+ * `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
+ * `params.name`, `params.uri` or `params.taskId`, by method).
  */
 export function mirroredFields(request) {
   const input = [k.text(request, 'request')]
@@ -118,7 +126,8 @@ export function unassociatedReply(request) {
 }
 
 /**
- * `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.
+ * The client capabilities `questions` (input requests by key) need that `request` did not declare,
+ * as one `ClientCapabilities` object, or none.
  */
 export function missingCapabilities(request, questions, options) {
   const input = [k.text(request, 'request'), k.text(questions, 'questions'), k.settings(options)]
@@ -126,7 +135,8 @@ export function missingCapabilities(request, questions, options) {
 }
 
 /**
- * `facade::require_capabilities`: none, or the refusal as JSON text.
+ * Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+ * declared every capability `questions` need.
  */
 export function requireCapabilities(request, questions, options) {
   const input = [k.text(request, 'request'), k.text(questions, 'questions'), k.settings(options)]
@@ -134,7 +144,8 @@ export function requireCapabilities(request, questions, options) {
 }
 
 /**
- * `facade::require_declared`: none, or the refusal as JSON text.
+ * Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+ * `required` (a `ClientCapabilities` object, such as an extension).
  */
 export function requireDeclared(request, required, options) {
   const input = [k.text(request, 'request'), k.text(required, 'required'), k.settings(options)]
@@ -142,7 +153,9 @@ export function requireDeclared(request, required, options) {
 }
 
 /**
- * `facade::complete`: the final response to `request` with `result`.
+ * The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+ * `request` is a retry (its result must not be cached), and for a cacheable result that names no
+ * caching hints the safe ones its schema requires.
  */
 export function complete(request, result, options) {
   const input = [k.text(request, 'request'), k.text(result, 'result'), k.settings(options)]
@@ -150,7 +163,8 @@ export function complete(request, result, options) {
 }
 
 /**
- * `facade::task_created`: the response announcing a task.
+ * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+ * `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
  */
 export function taskCreated(request, record, options) {
   const input = [k.text(request, 'request'), k.text(record, 'record'), k.settings(options)]
@@ -158,7 +172,8 @@ export function taskCreated(request, record, options) {
 }
 
 /**
- * `facade::task_get_response`: the response to `tasks/get`.
+ * The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+ * carries.
  */
 export function taskGetResponse(request, record, options) {
   const input = [k.text(request, 'request'), k.text(record, 'record'), k.settings(options)]
@@ -174,7 +189,8 @@ export function taskGetResponse(request, record, options) {
 export class Session {
 
   /**
-   * A session declaring `config` (JSON text; none: the default protocol, no capabilities).
+   * A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the default
+   * protocol, no capabilities).
    */
   constructor(config) {
     k.lacks(native.Session, 'Session')
@@ -254,7 +270,7 @@ export class Checker {
   }
 
   /**
-   * The violations so far, as JSON text.
+   * The violations so far, in transcript order.
    */
   violations() {
     return JSON.parse(k.call(() => k.NATIVE.get(this).violations()))
@@ -307,7 +323,7 @@ export class Client {
   }
 
   /**
-   * The next message to send, as JSON text, or none.
+   * The next message to send, or none.
    */
   pollTransmit() {
     return k.parsed(k.call(() => k.NATIVE.get(this).pollTransmit()))
@@ -318,7 +334,7 @@ export class Client {
   }
 
   /**
-   * The next event, as JSON text, or none.
+   * The next event (`inputRequired`, `retryNow`, `done`), or none.
    */
   pollEvent() {
     return k.parsed(k.call(() => k.NATIVE.get(this).pollEvent()))
@@ -344,7 +360,7 @@ export class SseDecoder {
 
   /**
    * Decodes the next bytes of the stream, split anywhere (any split gives the same blocks). Bytes
-   * that are not UTF-8 are not refused here: the block holding them is reported by `poll_event`.
+   * that are not UTF-8 are not refused here: the block holding them is reported by `pollEvent`.
    */
   feed(chunk) {
     const input = [k.chunk(chunk, 'chunk')]
@@ -385,8 +401,8 @@ export class HttpCall {
    * "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents", "maxLinks",
    * "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and `url` required). A
    * bad configuration, or a request that is no JSON-RPC request, is `usage-invalid-argument`. After
-   * creating it and after every input, drain `poll_transmit`, then `poll_event`, then read
-   * `poll_timeout`.
+   * creating it and after every input, drain `pollTransmit`, then `pollEvent`, then read
+   * `pollTimeout`.
    */
   constructor(config, request, now) {
     const input = [k.text(config, 'config'), k.text(request, 'request'), k.whole(now, 'now')]
@@ -395,7 +411,7 @@ export class HttpCall {
 
   /**
    * The status and header fields of the response to `exchange` (the number of a request from
-   * `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second head
+   * `pollTransmit`); `headers` a JSON object of names (any case) to strings, or none. A second head
    * for one exchange is `usage-out-of-turn`, an exchange unknown or ended `usage-unknown-handle`.
    * What the server did wrong is no failure of this call: it comes out as an event.
    */
@@ -423,7 +439,7 @@ export class HttpCall {
   }
 
   /**
-   * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
+   * The time `pollTimeout` named came (`now` at or after it; earlier does nothing).
    */
   handleTimeout(now) {
     const input = [k.whole(now, 'now')]
@@ -469,7 +485,7 @@ export class HttpCall {
   }
 
   /**
-   * When to call `handle_timeout` (the host's milliseconds), or none.
+   * When to call `handleTimeout` (the host's milliseconds), or none.
    */
   pollTimeout() {
     return k.call(() => k.NATIVE.get(this).pollTimeout()) ?? null
@@ -497,9 +513,9 @@ export class Operation {
    * milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus `"maxRounds"`
    * (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`, `"taskPollMs"`
    * (default 1000) and `"versions"`. The drain order, after creating it and after every input
-   * (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none (an
-   * answer given there is an input: drain the transmits again), then read `poll_timeout`. Drop it
-   * once `is_drained`.
+   * (`handle_*`, `answer`): `pollTransmit` until none (send each), then `pollEvent` until none (an
+   * answer given there is an input: drain the transmits again), then read `pollTimeout`. Drop it
+   * once `isDrained`.
    */
   constructor(config, request, now) {
     k.lacks(native.Operation, 'Operation')
@@ -509,7 +525,7 @@ export class Operation {
 
   /**
    * The status and header fields of the response to `exchange` (the number of a request from
-   * `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second head
+   * `pollTransmit`); `headers` a JSON object of names (any case) to strings, or none. A second head
    * for one exchange is `usage-out-of-turn`, an exchange unknown or ended `usage-unknown-handle`.
    * What the server did wrong is no failure of this call: it comes out as an event.
    */
@@ -537,7 +553,7 @@ export class Operation {
   }
 
   /**
-   * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
+   * The time `pollTimeout` named came (`now` at or after it; earlier does nothing).
    */
   handleTimeout(now) {
     const input = [k.whole(now, 'now')]
@@ -583,7 +599,7 @@ export class Operation {
   }
 
   /**
-   * When to call `handle_timeout` (the host's milliseconds), or none.
+   * When to call `handleTimeout` (the host's milliseconds), or none.
    */
   pollTimeout() {
     return k.call(() => k.NATIVE.get(this).pollTimeout()) ?? null

@@ -19,7 +19,8 @@ pub fn classify(text: Text, options: Option<String>) -> Result<String> {
     crate::run(|| facade::classify_packed(crate::bytes(&text), &crate::options(options)?))
 }
 
-/// `facade::check`: the violations of a transcript, as JSON text.
+/// Checks a whole conversation (message entries and HTTP entries): the violations, in transcript
+/// order (none: compliant).
 #[napi]
 pub fn check(transcript: Text, options: Option<String>) -> Result<String> {
     crate::run(|| facade::check(crate::bytes(&transcript), &crate::options(options)?))
@@ -50,7 +51,9 @@ pub fn retry(
     })
 }
 
-/// `facade::task_update`: the `tasks/update` answering a task's input requests.
+/// Client (the Tasks extension of `2026-07-28`): the `tasks/update` request answering the input
+/// requests of the task that `get_response` (the answer to the `tasks/get` request `get_request`)
+/// shows, with `input_responses` (none: no answers), under the new `id`.
 #[napi]
 pub fn task_update(
     get_request: Text,
@@ -99,13 +102,15 @@ pub fn resume(request: Text, needs: Option<Text>, options: Option<String>) -> Re
     crate::run(|| facade::resume(crate::bytes(&request), needs.as_ref().map(crate::bytes), &crate::options(options)?))
 }
 
-/// `facade::task_transition`: the status a task may move to, or the refusal.
+/// `to`, when a task may go from `from` to `to`; else the refusal (`task-status-invalid`,
+/// `task-transition-invalid`).
 #[napi]
 pub fn task_transition(from: String, to: String) -> Result<&'static str> {
     crate::run(|| facade::task_transition(&from, &to))
 }
 
-/// `facade::binding_for`: the subject is a principal or, explicitly, anonymous.
+/// The binding a sealed state of `request` is bound to, for the principal `subject` or, explicitly,
+/// `anonymous`: `{subject | anonymous, protocol, method, target, paramsDigest}`.
 #[napi]
 pub fn binding_for(
     request: Text,
@@ -116,14 +121,16 @@ pub fn binding_for(
     crate::run(|| facade::binding_for(crate::bytes(&request), subject.as_deref(), anonymous, protocol.as_deref()))
 }
 
-/// The SHA-256 digest a sealed state binds a request's params by (every param but the retry's
-/// carriers; numbers exact, key order and spelling not), of `params` as JSON text.
+/// The SHA-256 digest a sealed state binds a request's `params` by: every param but
+/// `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and
+/// spelling not.
 #[napi]
 pub fn params_digest(params: Text) -> Result<Buffer> {
     crate::run(|| facade::params_digest(crate::bytes(&params)).map(|v| v.to_vec().into()))
 }
 
-/// `facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text.
+/// What anyone can read off a token without a key, nothing of it authenticated: `{stateId, keyId,
+/// algorithm, expiry}`.
 #[napi]
 pub fn inspect(token: Text) -> Result<String> {
     crate::run(|| facade::inspect(crate::bytes(&token)))
@@ -172,7 +179,9 @@ pub fn stream_url(endpoint: String, key: String) -> Result<String> {
     crate::run(|| facade::stream_url(&endpoint, &key))
 }
 
-/// `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.
+/// (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
+/// `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
+/// `params.name`, `params.uri` or `params.taskId`, by method).
 #[napi]
 pub fn mirrored_fields(request: Text) -> Result<String> {
     crate::run(|| facade::mirrored_fields(crate::bytes(&request)))
@@ -187,32 +196,36 @@ pub fn unassociated_reply(request: Text) -> Result<Option<String>> {
     crate::run(|| facade::unassociated_reply(crate::bytes(&request)))
 }
 
-/// `facade::question_elicit`: an elicitation input request.
+/// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
 #[napi]
 pub fn question_elicit(message: String, requested_schema: Text) -> Result<String> {
     crate::run(|| facade::question_elicit(&message, crate::bytes(&requested_schema)))
 }
 
-/// `facade::question_sample`: a sampling input request.
+/// A sampling request with `params` (`messages`, `maxTokens`, …): an input request.
 #[napi]
 pub fn question_sample(params: Text) -> Result<String> {
     crate::run(|| facade::question_sample(crate::bytes(&params)))
 }
 
-/// `facade::question_roots`: a roots input request.
+/// A request for the client's roots: an input request.
 #[napi]
 pub fn question_roots() -> Result<String> {
     crate::run(|| Ok(facade::question_roots()))
 }
 
-/// `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
-/// `data` (JSON text of an object).
+/// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
+/// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
+/// sends it with.
 #[napi]
 pub fn error_response(id: Text, rule: String, message: String, data: Option<Text>) -> Result<String> {
     crate::run(|| facade::error_response(crate::bytes(&id), &rule, &message, data.as_ref().map(crate::bytes)))
 }
 
-/// `facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text.
+/// What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
+/// its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
+/// then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
+/// lists them).
 #[napi]
 pub fn check_request(
     request: Text,
@@ -230,7 +243,8 @@ pub fn check_request(
     })
 }
 
-/// `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.
+/// The client capabilities `questions` (input requests by key) need that `request` did not declare,
+/// as one `ClientCapabilities` object, or none.
 #[napi]
 pub fn missing_capabilities(request: Text, questions: Text, options: Option<String>) -> Result<Option<String>> {
     crate::run(|| {
@@ -238,7 +252,8 @@ pub fn missing_capabilities(request: Text, questions: Text, options: Option<Stri
     })
 }
 
-/// `facade::require_capabilities`: none, or the refusal as JSON text.
+/// Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+/// declared every capability `questions` need.
 #[napi]
 pub fn require_capabilities(request: Text, questions: Text, options: Option<String>) -> Result<Option<String>> {
     crate::refusal(|| {
@@ -246,7 +261,8 @@ pub fn require_capabilities(request: Text, questions: Text, options: Option<Stri
     })
 }
 
-/// `facade::require_declared`: none, or the refusal as JSON text.
+/// Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+/// `required` (a `ClientCapabilities` object, such as an extension).
 #[napi]
 pub fn require_declared(request: Text, required: Text, options: Option<String>) -> Result<Option<String>> {
     crate::refusal(|| {
@@ -254,19 +270,23 @@ pub fn require_declared(request: Text, required: Text, options: Option<String>) 
     })
 }
 
-/// `facade::complete`: the final response to `request` with `result`.
+/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+/// `request` is a retry (its result must not be cached), and for a cacheable result that names no
+/// caching hints the safe ones its schema requires.
 #[napi]
 pub fn complete(request: Text, result: Text, options: Option<String>) -> Result<String> {
     crate::run(|| facade::complete(crate::bytes(&request), crate::bytes(&result), &crate::options(options)?))
 }
 
-/// `facade::task_created`: the response announcing a task.
+/// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+/// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
 #[napi]
 pub fn task_created(request: Text, record: Text, options: Option<String>) -> Result<String> {
     crate::run(|| facade::task_created(crate::bytes(&request), crate::bytes(&record), &crate::options(options)?))
 }
 
-/// `facade::task_get_response`: the response to `tasks/get`.
+/// The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+/// carries.
 #[napi]
 pub fn task_get_response(request: Text, record: Text, options: Option<String>) -> Result<String> {
     crate::run(|| facade::task_get_response(crate::bytes(&request), crate::bytes(&record), &crate::options(options)?))
@@ -281,7 +301,8 @@ pub struct Session(pub(crate) facade::Session);
 
 #[napi]
 impl Session {
-    /// A session declaring `config` (JSON text; none: the default protocol, no capabilities).
+    /// A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the
+    /// default protocol, no capabilities).
     #[napi(constructor)]
     pub fn new(config: Option<Text>) -> Result<Session> {
         crate::run(|| facade::Session::new(crate::or_empty(&config)).map(Session))
@@ -345,7 +366,7 @@ impl Checker {
         crate::run(|| self.0.handle(crate::bytes(&entry)))
     }
 
-    /// The violations so far, as JSON text.
+    /// The violations so far, in transcript order.
     #[napi]
     pub fn violations(&self) -> Result<String> {
         crate::run(|| Ok(self.0.violations()))
@@ -393,13 +414,13 @@ impl Client {
         })
     }
 
-    /// The next message to send, as JSON text, or none.
+    /// The next message to send, or none.
     #[napi]
     pub fn poll_transmit(&mut self) -> Result<Option<String>> {
         crate::run(|| Ok(self.0.poll_transmit()))
     }
 
-    /// The next event, as JSON text, or none.
+    /// The next event (`inputRequired`, `retryNow`, `done`), or none.
     #[napi]
     pub fn poll_event(&mut self) -> Result<Option<String>> {
         crate::run(|| Ok(self.0.poll_event()))
@@ -738,8 +759,8 @@ pub struct ToolReplay(pub(crate) facade::ToolReplay);
 
 #[napi]
 impl ToolReplay {
-    /// Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
-    /// when the tool stops here.
+    /// Asks the next question, under `key` when given: its answer, or none when the tool stops
+    /// here.
     #[napi]
     pub fn ask(&mut self, question: Text, key: Option<String>) -> Result<Option<String>> {
         crate::run(|| self.0.ask_keyed(crate::bytes(&question), key.as_deref()))
@@ -751,13 +772,13 @@ impl ToolReplay {
         crate::run(|| Ok(self.0.round()))
     }
 
-    /// The tool's data of the last round, as JSON text, or none.
+    /// The tool's data of the last round, or none.
     #[napi]
     pub fn data(&self) -> Result<Option<String>> {
         crate::run(|| Ok(self.0.data()))
     }
 
-    /// `{stateId, expiry}` of the state the request carried, as JSON text, or none.
+    /// `{stateId, expiry}` of the state the request carried, or none.
     #[napi]
     pub fn state(&self) -> Result<Option<String>> {
         crate::run(|| Ok(self.0.state()))
@@ -769,7 +790,7 @@ impl ToolReplay {
         crate::run(|| self.0.input_required(&ring.0, data.as_ref().map(crate::bytes), Randomness::Bytes(random)))
     }
 
-    /// The final response with `result` (JSON text).
+    /// The final response with `result`.
     #[napi]
     pub fn complete(&self, result: Text) -> Result<String> {
         crate::run(|| self.0.complete(crate::bytes(&result)))
@@ -782,8 +803,8 @@ pub struct ToolBridge(pub(crate) facade::ToolBridge);
 
 #[napi]
 impl ToolBridge {
-    /// A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
-    /// roundTimeoutMs, limits}`.
+    /// A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
+    /// limits}`.
     #[napi(constructor)]
     pub fn new(request: Text, key: String, options: Option<Text>) -> Result<ToolBridge> {
         crate::run(|| facade::ToolBridge::new(crate::bytes(&request), &key, crate::or_empty(&options)).map(ToolBridge))
@@ -801,13 +822,14 @@ impl ToolBridge {
         crate::run(|| self.0.ask(&replay.0, facade::whole(now, "now")?))
     }
 
-    /// The tool completed with `result` (JSON text).
+    /// The tool completed with `result`.
     #[napi]
     pub fn complete(&mut self, result: Text) -> Result<()> {
         crate::run(|| self.0.complete(crate::bytes(&result)))
     }
 
-    /// The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+    /// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+    /// object).
     #[napi]
     pub fn refuse(&mut self, rule: String, message: String, data: Option<Text>) -> Result<()> {
         crate::run(|| self.0.refuse(&rule, &message, data.as_ref().map(crate::bytes)))

@@ -49,7 +49,9 @@ pub(crate) fn retry<'py>(
     })
 }
 
-/// `facade::task_update`: the `tasks/update` answering a task's input requests.
+/// Client (the Tasks extension of `2026-07-28`): the `tasks/update` request answering the input
+/// requests of the task that `get_response` (the answer to the `tasks/get` request `get_request`)
+/// shows, with `input_responses` (none: no answers), under the new `id`.
 #[pyfunction]
 #[pyo3(signature = (get_request, get_response, input_responses, id, protocol=None, limits=None))]
 pub(crate) fn task_update<'py>(
@@ -133,7 +135,9 @@ pub(crate) fn stream_url(endpoint: Text, key: Text) -> PyResult<String> {
     })
 }
 
-/// `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.
+/// (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
+/// `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
+/// `params.name`, `params.uri` or `params.taskId`, by method).
 #[pyfunction]
 #[pyo3(signature = (request))]
 pub(crate) fn mirrored_fields<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -161,7 +165,7 @@ pub(crate) fn unassociated_reply<'py>(
     })
 }
 
-/// `facade::question_elicit`: an elicitation input request.
+/// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
 #[pyfunction]
 #[pyo3(signature = (message, requested_schema))]
 pub(crate) fn question_elicit<'py>(
@@ -176,7 +180,7 @@ pub(crate) fn question_elicit<'py>(
     })
 }
 
-/// `facade::question_sample`: a sampling input request.
+/// A sampling request with `params` (`messages`, `maxTokens`, …): an input request.
 #[pyfunction]
 #[pyo3(signature = (params))]
 pub(crate) fn question_sample<'py>(py: Python<'py>, params: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -187,7 +191,7 @@ pub(crate) fn question_sample<'py>(py: Python<'py>, params: &Bound<'py, PyAny>) 
     })
 }
 
-/// `facade::question_roots`: a roots input request.
+/// A request for the client's roots: an input request.
 #[pyfunction]
 pub(crate) fn question_roots<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
     guard(|| {
@@ -196,7 +200,8 @@ pub(crate) fn question_roots<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyAny>
     })
 }
 
-/// `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.
+/// The client capabilities `questions` (input requests by key) need that `request` did not declare,
+/// as one `ClientCapabilities` object, or none.
 #[pyfunction]
 #[pyo3(signature = (request, questions, protocol=None, limits=None))]
 pub(crate) fn missing_capabilities<'py>(
@@ -215,7 +220,8 @@ pub(crate) fn missing_capabilities<'py>(
     })
 }
 
-/// `facade::require_capabilities`: none, or the refusal as JSON text.
+/// Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+/// declared every capability `questions` need.
 #[pyfunction]
 #[pyo3(signature = (request, questions, protocol=None, limits=None))]
 pub(crate) fn require_capabilities<'py>(
@@ -232,7 +238,8 @@ pub(crate) fn require_capabilities<'py>(
     })
 }
 
-/// `facade::require_declared`: none, or the refusal as JSON text.
+/// Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+/// `required` (a `ClientCapabilities` object, such as an extension).
 #[pyfunction]
 #[pyo3(signature = (request, required, protocol=None, limits=None))]
 pub(crate) fn require_declared<'py>(
@@ -249,7 +256,9 @@ pub(crate) fn require_declared<'py>(
     })
 }
 
-/// `facade::complete`: the final response to `request` with `result`.
+/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+/// `request` is a retry (its result must not be cached), and for a cacheable result that names no
+/// caching hints the safe ones its schema requires.
 #[pyfunction]
 #[pyo3(signature = (request, result, protocol=None, limits=None))]
 pub(crate) fn complete<'py>(
@@ -268,7 +277,8 @@ pub(crate) fn complete<'py>(
     })
 }
 
-/// `facade::task_created`: the response announcing a task.
+/// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+/// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
 #[pyfunction]
 #[pyo3(signature = (request, record, protocol=None, limits=None))]
 pub(crate) fn task_created<'py>(
@@ -287,7 +297,8 @@ pub(crate) fn task_created<'py>(
     })
 }
 
-/// `facade::task_get_response`: the response to `tasks/get`.
+/// The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+/// carries.
 #[pyfunction]
 #[pyo3(signature = (request, record, protocol=None, limits=None))]
 pub(crate) fn task_get_response<'py>(

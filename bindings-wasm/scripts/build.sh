@@ -3,7 +3,7 @@
 # bound by wasm-bindgen (--target web: one ES module for browsers and Node),
 # shrunk by wasm-opt (npm `binaryen`), beside the JavaScript API it shares with
 # the Node package (copied from bindings-node: lib/api.mjs, lib/kernel.mjs,
-# lib/exports.mjs, index.d.ts, lib/tables.d.ts) and this package's backend
+# lib/exports.mjs, index.d.ts, lib/tables.d.ts, lib/exports.d.ts) and this package's backend
 # (js/backend.mjs, .d.ts):
 #
 #   pkg/index.d.ts               the API's types
@@ -51,7 +51,7 @@ CARGO_TARGET_DIR="$target" cargo build --quiet -p mrtr-wasm --target wasm32-unkn
   --config 'profile.release.codegen-units=1'
 
 raw="$target/wasm32-unknown-unknown/release/mrtr_wasm.wasm"
-shared_files=("$shared/lib/api.mjs" "$shared/lib/kernel.mjs" "$shared/lib/exports.mjs" "$shared/lib/tables.d.ts" "$shared/index.d.ts" "$here"/js/*)
+shared_files=("$shared/lib/api.mjs" "$shared/lib/kernel.mjs" "$shared/lib/exports.mjs" "$shared/lib/exports.d.ts" "$shared/lib/tables.d.ts" "$shared/index.d.ts" "$here"/js/*)
 stamp_now=$( (sha256sum "$raw" "$0"; echo "$name"; cat "${shared_files[@]}"; wasm-bindgen --version) | sha256sum | cut -d' ' -f1)
 if [ -f "$pkg/.stamp" ] && [ "$(cat "$pkg/.stamp")" = "$stamp_now" ] && [ -f "$pkg/lib/mrtr_wasm_bg.wasm" ]; then
   echo "$name/ up to date"
@@ -82,7 +82,7 @@ bound_size=$(stat -c %s "$wasm")
 features=(--enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int
   --enable-sign-ext --enable-reference-types --enable-multivalue)
 "$wasm_opt" -Oz --converge --strip-debug --strip-producers "${features[@]}" "$wasm" -o "$wasm"
-cp "$shared/lib/api.mjs" "$shared/lib/kernel.mjs" "$shared/lib/exports.mjs" "$shared/lib/tables.d.ts" "$here/js/backend.mjs" "$here/js/backend.d.ts" "$pkg/lib/"
+cp "$shared/lib/api.mjs" "$shared/lib/kernel.mjs" "$shared/lib/exports.mjs" "$shared/lib/exports.d.ts" "$shared/lib/tables.d.ts" "$here/js/backend.mjs" "$here/js/backend.d.ts" "$pkg/lib/"
 cp "$shared/index.d.ts" "$pkg/index.d.ts"
 echo '{ "type": "module" }' > "$pkg/package.json"
 

@@ -18,7 +18,8 @@ pub fn classify(text: &JsValue, options: Option<String>) -> Result<String> {
     crate::run(|| facade::classify_packed(&crate::bytes(text), &crate::options(options)?))
 }
 
-/// `facade::check`: the violations of a transcript, as JSON text.
+/// Checks a whole conversation (message entries and HTTP entries): the violations, in transcript
+/// order (none: compliant).
 #[wasm_bindgen]
 pub fn check(transcript: &JsValue, options: Option<String>) -> Result<String> {
     crate::run(|| facade::check(&crate::bytes(transcript), &crate::options(options)?))
@@ -49,7 +50,9 @@ pub fn retry(
     })
 }
 
-/// `facade::task_update`: the `tasks/update` answering a task's input requests.
+/// Client (the Tasks extension of `2026-07-28`): the `tasks/update` request answering the input
+/// requests of the task that `get_response` (the answer to the `tasks/get` request `get_request`)
+/// shows, with `input_responses` (none: no answers), under the new `id`.
 #[wasm_bindgen(js_name = taskUpdate)]
 pub fn task_update(
     get_request: &JsValue,
@@ -98,13 +101,15 @@ pub fn resume(request: &JsValue, needs: &JsValue, options: Option<String>) -> Re
     crate::run(|| facade::resume(&crate::bytes(request), crate::optional(needs).as_deref(), &crate::options(options)?))
 }
 
-/// `facade::task_transition`: the status a task may move to, or the refusal.
+/// `to`, when a task may go from `from` to `to`; else the refusal (`task-status-invalid`,
+/// `task-transition-invalid`).
 #[wasm_bindgen(js_name = taskTransition)]
 pub fn task_transition(from: &str, to: &str) -> Result<String> {
     crate::run(|| facade::task_transition(from, to).map(String::from))
 }
 
-/// `facade::binding_for`: the subject is a principal or, explicitly, anonymous.
+/// The binding a sealed state of `request` is bound to, for the principal `subject` or, explicitly,
+/// `anonymous`: `{subject | anonymous, protocol, method, target, paramsDigest}`.
 #[wasm_bindgen(js_name = bindingFor)]
 pub fn binding_for(
     request: &JsValue,
@@ -115,14 +120,16 @@ pub fn binding_for(
     crate::run(|| facade::binding_for(&crate::bytes(request), subject.as_deref(), anonymous, protocol.as_deref()))
 }
 
-/// The SHA-256 digest a sealed state binds a request's params by (every param but the retry's
-/// carriers; numbers exact, key order and spelling not), of `params` as JSON text.
+/// The SHA-256 digest a sealed state binds a request's `params` by: every param but
+/// `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and
+/// spelling not.
 #[wasm_bindgen(js_name = paramsDigest)]
 pub fn params_digest(params: &JsValue) -> Result<Vec<u8>> {
     crate::run(|| facade::params_digest(&crate::bytes(params)).map(|v| v.to_vec()))
 }
 
-/// `facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text.
+/// What anyone can read off a token without a key, nothing of it authenticated: `{stateId, keyId,
+/// algorithm, expiry}`.
 #[wasm_bindgen]
 pub fn inspect(token: &JsValue) -> Result<String> {
     crate::run(|| facade::inspect(&crate::bytes(token)))
@@ -171,7 +178,9 @@ pub fn stream_url(endpoint: &str, key: &str) -> Result<String> {
     crate::run(|| facade::stream_url(endpoint, key))
 }
 
-/// `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.
+/// (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
+/// `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
+/// `params.name`, `params.uri` or `params.taskId`, by method).
 #[wasm_bindgen(js_name = mirroredFields)]
 pub fn mirrored_fields(request: &JsValue) -> Result<String> {
     crate::run(|| facade::mirrored_fields(&crate::bytes(request)))
@@ -186,32 +195,36 @@ pub fn unassociated_reply(request: &JsValue) -> Result<Option<String>> {
     crate::run(|| facade::unassociated_reply(&crate::bytes(request)))
 }
 
-/// `facade::question_elicit`: an elicitation input request.
+/// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
 #[wasm_bindgen(js_name = questionElicit)]
 pub fn question_elicit(message: &str, requested_schema: &JsValue) -> Result<String> {
     crate::run(|| facade::question_elicit(message, &crate::bytes(requested_schema)))
 }
 
-/// `facade::question_sample`: a sampling input request.
+/// A sampling request with `params` (`messages`, `maxTokens`, …): an input request.
 #[wasm_bindgen(js_name = questionSample)]
 pub fn question_sample(params: &JsValue) -> Result<String> {
     crate::run(|| facade::question_sample(&crate::bytes(params)))
 }
 
-/// `facade::question_roots`: a roots input request.
+/// A request for the client's roots: an input request.
 #[wasm_bindgen(js_name = questionRoots)]
 pub fn question_roots() -> String {
     facade::question_roots()
 }
 
-/// `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
-/// `data` (JSON text of an object).
+/// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
+/// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
+/// sends it with.
 #[wasm_bindgen(js_name = errorResponse)]
 pub fn error_response(id: &JsValue, rule: &str, message: &str, data: &JsValue) -> Result<String> {
     crate::run(|| facade::error_response(&crate::bytes(id), rule, message, crate::optional(data).as_deref()))
 }
 
-/// `facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text.
+/// What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
+/// its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
+/// then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
+/// lists them).
 #[wasm_bindgen(js_name = checkRequest)]
 pub fn check_request(
     request: &JsValue,
@@ -229,7 +242,8 @@ pub fn check_request(
     })
 }
 
-/// `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.
+/// The client capabilities `questions` (input requests by key) need that `request` did not declare,
+/// as one `ClientCapabilities` object, or none.
 #[wasm_bindgen(js_name = missingCapabilities)]
 pub fn missing_capabilities(request: &JsValue, questions: &JsValue, options: Option<String>) -> Result<Option<String>> {
     crate::run(|| {
@@ -237,7 +251,8 @@ pub fn missing_capabilities(request: &JsValue, questions: &JsValue, options: Opt
     })
 }
 
-/// `facade::require_capabilities`: none, or the refusal as JSON text.
+/// Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+/// declared every capability `questions` need.
 #[wasm_bindgen(js_name = requireCapabilities)]
 pub fn require_capabilities(request: &JsValue, questions: &JsValue, options: Option<String>) -> Option<String> {
     crate::refusal(|| {
@@ -245,7 +260,8 @@ pub fn require_capabilities(request: &JsValue, questions: &JsValue, options: Opt
     })
 }
 
-/// `facade::require_declared`: none, or the refusal as JSON text.
+/// Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+/// `required` (a `ClientCapabilities` object, such as an extension).
 #[wasm_bindgen(js_name = requireDeclared)]
 pub fn require_declared(request: &JsValue, required: &JsValue, options: Option<String>) -> Option<String> {
     crate::refusal(|| {
@@ -253,19 +269,23 @@ pub fn require_declared(request: &JsValue, required: &JsValue, options: Option<S
     })
 }
 
-/// `facade::complete`: the final response to `request` with `result`.
+/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+/// `request` is a retry (its result must not be cached), and for a cacheable result that names no
+/// caching hints the safe ones its schema requires.
 #[wasm_bindgen]
 pub fn complete(request: &JsValue, result: &JsValue, options: Option<String>) -> Result<String> {
     crate::run(|| facade::complete(&crate::bytes(request), &crate::bytes(result), &crate::options(options)?))
 }
 
-/// `facade::task_created`: the response announcing a task.
+/// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+/// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
 #[wasm_bindgen(js_name = taskCreated)]
 pub fn task_created(request: &JsValue, record: &JsValue, options: Option<String>) -> Result<String> {
     crate::run(|| facade::task_created(&crate::bytes(request), &crate::bytes(record), &crate::options(options)?))
 }
 
-/// `facade::task_get_response`: the response to `tasks/get`.
+/// The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+/// carries.
 #[wasm_bindgen(js_name = taskGetResponse)]
 pub fn task_get_response(request: &JsValue, record: &JsValue, options: Option<String>) -> Result<String> {
     crate::run(|| facade::task_get_response(&crate::bytes(request), &crate::bytes(record), &crate::options(options)?))
@@ -288,7 +308,7 @@ impl Checker {
         crate::run(|| self.0.handle(&crate::bytes(entry)))
     }
 
-    /// The violations so far, as JSON text.
+    /// The violations so far, in transcript order.
     pub fn violations(&self) -> String {
         self.0.violations()
     }
@@ -332,13 +352,13 @@ impl Client {
         })
     }
 
-    /// The next message to send, as JSON text, or none.
+    /// The next message to send, or none.
     #[wasm_bindgen(js_name = pollTransmit)]
     pub fn poll_transmit(&mut self) -> Option<String> {
         self.0.poll_transmit()
     }
 
-    /// The next event, as JSON text, or none.
+    /// The next event (`inputRequired`, `retryNow`, `done`), or none.
     #[wasm_bindgen(js_name = pollEvent)]
     pub fn poll_event(&mut self) -> Option<String> {
         self.0.poll_event()
@@ -537,8 +557,8 @@ pub struct ToolReplay(pub(crate) facade::ToolReplay);
 
 #[wasm_bindgen]
 impl ToolReplay {
-    /// Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
-    /// when the tool stops here.
+    /// Asks the next question, under `key` when given: its answer, or none when the tool stops
+    /// here.
     pub fn ask(&mut self, question: &JsValue, key: Option<String>) -> Result<Option<String>> {
         crate::run(|| self.0.ask_keyed(&crate::bytes(question), key.as_deref()))
     }
@@ -548,12 +568,12 @@ impl ToolReplay {
         self.0.round()
     }
 
-    /// The tool's data of the last round, as JSON text, or none.
+    /// The tool's data of the last round, or none.
     pub fn data(&self) -> Option<String> {
         self.0.data()
     }
 
-    /// `{stateId, expiry}` of the state the request carried, as JSON text, or none.
+    /// `{stateId, expiry}` of the state the request carried, or none.
     pub fn state(&self) -> Option<String> {
         self.0.state()
     }
@@ -564,7 +584,7 @@ impl ToolReplay {
         crate::run(|| self.0.input_required(&ring.0, crate::optional(data).as_deref(), Randomness::Bytes(random)))
     }
 
-    /// The final response with `result` (JSON text).
+    /// The final response with `result`.
     pub fn complete(&self, result: &JsValue) -> Result<String> {
         crate::run(|| self.0.complete(&crate::bytes(result)))
     }
@@ -576,8 +596,8 @@ pub struct ToolBridge(pub(crate) facade::ToolBridge);
 
 #[wasm_bindgen]
 impl ToolBridge {
-    /// A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
-    /// roundTimeoutMs, limits}`.
+    /// A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
+    /// limits}`.
     #[wasm_bindgen(constructor)]
     pub fn new(request: &JsValue, key: &str, options: &JsValue) -> Result<ToolBridge> {
         crate::run(|| {
@@ -596,12 +616,13 @@ impl ToolBridge {
         crate::run(|| self.0.ask(&replay.0, facade::whole(now, "now")?))
     }
 
-    /// The tool completed with `result` (JSON text).
+    /// The tool completed with `result`.
     pub fn complete(&mut self, result: &JsValue) -> Result<()> {
         crate::run(|| self.0.complete(&crate::bytes(result)))
     }
 
-    /// The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+    /// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+    /// object).
     pub fn refuse(&mut self, rule: &str, message: &str, data: &JsValue) -> Result<()> {
         crate::run(|| self.0.refuse(rule, message, crate::optional(data).as_deref()))
     }

@@ -72,7 +72,7 @@ test("package.json's entry points exist, and pkg/ holds the shared API as bindin
   assert.ok(paths.length >= 2)
   for (const path of paths) assert.ok(existsSync(`${pkg}/${path}`), path)
   assert.deepEqual(p.files, ['pkg/', 'README.md'])
-  const shared = ['lib/api.mjs', 'lib/kernel.mjs', 'lib/exports.mjs', 'lib/tables.d.ts'].map((f) => [`pkg/${f}`, f])
+  const shared = ['lib/api.mjs', 'lib/kernel.mjs', 'lib/exports.mjs', 'lib/tables.d.ts', 'lib/exports.d.ts'].map((f) => [`pkg/${f}`, f])
   for (const [copy, source] of [...shared, ['pkg/index.d.ts', 'index.d.ts']]) {
     assert.equal(readFileSync(`${pkg}/${copy}`, 'utf8'), readFileSync(`${pkg}/../bindings-node/${source}`, 'utf8'), copy)
   }

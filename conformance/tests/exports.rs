@@ -91,3 +91,25 @@ fn a_missing_name_is_found_missing() {
     assert!(exported(Binding::Napi, method, "Operation.answer", &types));
     assert!(!exported(Binding::Napi, method, "Operation.answerNowhere", &types));
 }
+
+#[test]
+fn every_shape_names_a_json_parameter_of_its_row_or_its_answer() {
+    use mrtr::facade::exports::{Arg, Ret};
+    let mut faults = Vec::new();
+    for e in EXPORTS {
+        for (i, (name, _)) in e.shapes.iter().enumerate() {
+            let row = format!("{}.{}", e.machine.unwrap_or("-"), e.name);
+            if e.shapes[..i].iter().any(|(n, _)| n == name) {
+                faults.push(format!("{row}: {name} shaped twice"));
+            }
+            let fits = match *name {
+                "return" => !matches!(e.ret, Ret::Unit | Ret::Refusal | Ret::Bool | Ret::Count | Ret::OptMillis),
+                _ => e.params.iter().any(|(n, a)| n == name && !matches!(a, Arg::Bool | Arg::Bytes | Arg::Random)),
+            };
+            if !fits {
+                faults.push(format!("{row}: no JSON parameter or answer named {name}"));
+            }
+        }
+    }
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}

@@ -16,38 +16,44 @@ pub fn catalogue() -> Result<String> {
     guard(|| Ok(facade::catalogue()))
 }
 
-/// `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.
+/// (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
+/// `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
+/// `params.name`, `params.uri` or `params.taskId`, by method).
 #[uniffi::export]
 pub fn mirrored_fields(request_json: String) -> Result<String> {
     guard(|| Ok(facade::mirrored_fields(request_json.as_bytes())?))
 }
 
-/// `facade::question_elicit`: an elicitation input request.
+/// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
 #[uniffi::export]
 pub fn question_elicit(message: String, requested_schema_json: String) -> Result<String> {
     guard(|| Ok(facade::question_elicit(&message, requested_schema_json.as_bytes())?))
 }
 
-/// `facade::question_sample`: a sampling input request.
+/// A sampling request with `params` (`messages`, `maxTokens`, …): an input request.
 #[uniffi::export]
 pub fn question_sample(params_json: String) -> Result<String> {
     guard(|| Ok(facade::question_sample(params_json.as_bytes())?))
 }
 
-/// `facade::question_roots`: a roots input request.
+/// A request for the client's roots: an input request.
 #[uniffi::export]
 pub fn question_roots() -> Result<String> {
     guard(|| Ok(facade::question_roots()))
 }
 
-/// `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
-/// `data` (JSON text of an object).
+/// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
+/// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
+/// sends it with.
 #[uniffi::export]
 pub fn error_response(id_json: String, rule: String, message: String, data_json: Option<String>) -> Result<String> {
     guard(|| Ok(facade::error_response(id_json.as_bytes(), &rule, &message, data_json.as_deref().map(str::as_bytes))?))
 }
 
-/// `facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text.
+/// What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
+/// its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
+/// then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
+/// lists them).
 #[uniffi::export]
 pub fn check_request(
     request_json: String,
@@ -67,7 +73,8 @@ pub fn check_request(
     })
 }
 
-/// `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.
+/// The client capabilities `questions` (input requests by key) need that `request` did not declare,
+/// as one `ClientCapabilities` object, or none.
 #[uniffi::export]
 pub fn missing_capabilities(request_json: String, questions_json: String, protocol: String) -> Result<Option<String>> {
     guard(|| {
@@ -79,7 +86,8 @@ pub fn missing_capabilities(request_json: String, questions_json: String, protoc
     })
 }
 
-/// `facade::require_capabilities`: none, or the refusal as JSON text.
+/// Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+/// declared every capability `questions` need.
 #[uniffi::export]
 pub fn require_capabilities(request_json: String, questions_json: String, protocol: String) -> Result<Option<String>> {
     guard(|| {
@@ -93,7 +101,8 @@ pub fn require_capabilities(request_json: String, questions_json: String, protoc
     })
 }
 
-/// `facade::require_declared`: none, or the refusal as JSON text.
+/// Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+/// `required` (a `ClientCapabilities` object, such as an extension).
 #[uniffi::export]
 pub fn require_declared(request_json: String, required_json: String, protocol: String) -> Result<Option<String>> {
     guard(|| {
@@ -107,7 +116,9 @@ pub fn require_declared(request_json: String, required_json: String, protocol: S
     })
 }
 
-/// `facade::complete`: the final response to `request` with `result`.
+/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+/// `request` is a retry (its result must not be cached), and for a cacheable result that names no
+/// caching hints the safe ones its schema requires.
 #[uniffi::export]
 pub fn complete(request_json: String, result_json: String, protocol: String) -> Result<String> {
     guard(|| {
@@ -115,7 +126,8 @@ pub fn complete(request_json: String, result_json: String, protocol: String) -> 
     })
 }
 
-/// `facade::task_created`: the response announcing a task.
+/// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+/// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
 #[uniffi::export]
 pub fn task_created(request_json: String, record_json: String, protocol: String) -> Result<String> {
     guard(|| {
@@ -127,7 +139,8 @@ pub fn task_created(request_json: String, record_json: String, protocol: String)
     })
 }
 
-/// `facade::task_get_response`: the response to `tasks/get`.
+/// The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+/// carries.
 #[uniffi::export]
 pub fn task_get_response(request_json: String, record_json: String, protocol: String) -> Result<String> {
     guard(|| {
@@ -150,7 +163,8 @@ pub struct Session {
 
 #[uniffi::export]
 impl Session {
-    /// A session declaring `config` (JSON text; none: the default protocol, no capabilities).
+    /// A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the
+    /// default protocol, no capabilities).
     #[uniffi::constructor]
     pub fn new(config_json: Option<String>) -> Result<Arc<Session>> {
         guard(|| {
@@ -220,8 +234,8 @@ pub struct ToolReplay {
 
 #[uniffi::export]
 impl ToolReplay {
-    /// Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
-    /// when the tool stops here.
+    /// Asks the next question, under `key` when given: its answer, or none when the tool stops
+    /// here.
     pub fn ask(&self, question_json: String, key: Option<String>) -> Result<Option<String>> {
         guard(|| {
             let mut this = lock(&self.inner)?;
@@ -237,7 +251,7 @@ impl ToolReplay {
         })
     }
 
-    /// The tool's data of the last round, as JSON text, or none.
+    /// The tool's data of the last round, or none.
     pub fn data(&self) -> Result<Option<String>> {
         guard(|| {
             let this = lock(&self.inner)?;
@@ -245,7 +259,7 @@ impl ToolReplay {
         })
     }
 
-    /// `{stateId, expiry}` of the state the request carried, as JSON text, or none.
+    /// `{stateId, expiry}` of the state the request carried, or none.
     pub fn state(&self) -> Result<Option<String>> {
         guard(|| {
             let this = lock(&self.inner)?;
@@ -262,7 +276,7 @@ impl ToolReplay {
         })
     }
 
-    /// The final response with `result` (JSON text).
+    /// The final response with `result`.
     pub fn complete(&self, result_json: String) -> Result<String> {
         guard(|| {
             let this = lock(&self.inner)?;
@@ -279,8 +293,8 @@ pub struct ToolBridge {
 
 #[uniffi::export]
 impl ToolBridge {
-    /// A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
-    /// roundTimeoutMs, limits}`.
+    /// A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
+    /// limits}`.
     #[uniffi::constructor]
     pub fn new(request_json: String, key: String, options_json: Option<String>) -> Result<Arc<ToolBridge>> {
         guard(|| {
@@ -311,7 +325,7 @@ impl ToolBridge {
         })
     }
 
-    /// The tool completed with `result` (JSON text).
+    /// The tool completed with `result`.
     pub fn complete(&self, result_json: String) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;
@@ -319,7 +333,8 @@ impl ToolBridge {
         })
     }
 
-    /// The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+    /// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+    /// object).
     pub fn refuse(&self, rule: String, message: String, data_json: Option<String>) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;

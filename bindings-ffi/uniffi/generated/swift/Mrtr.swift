@@ -2477,7 +2477,8 @@ open class Session: SessionProtocol, @unchecked Sendable {
         return try! rustCall { uniffi_mrtr_uniffi_fn_clone_session(self.handle, $0) }
     }
     /**
-     * A session declaring `config` (JSON text; none: the default protocol, no capabilities).
+     * A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the
+     * default protocol, no capabilities).
      */
 public convenience init(configJson: String?)throws  {
     let handle =
@@ -2836,7 +2837,7 @@ public protocol ToolBridgeProtocol: AnyObject, Sendable {
     func ask(replay: ToolReplay, nowMs: UInt64) throws 
     
     /**
-     * The tool completed with `result` (JSON text).
+     * The tool completed with `result`.
      */
     func complete(resultJson: String) throws 
     
@@ -2871,7 +2872,8 @@ public protocol ToolBridgeProtocol: AnyObject, Sendable {
     func pollWrite() throws  -> String?
     
     /**
-     * The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+     * The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+     * object).
      */
     func refuse(rule: String, message: String, dataJson: String?) throws 
     
@@ -2924,8 +2926,8 @@ open class ToolBridge: ToolBridgeProtocol, @unchecked Sendable {
         return try! rustCall { uniffi_mrtr_uniffi_fn_clone_toolbridge(self.handle, $0) }
     }
     /**
-     * A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
-     * roundTimeoutMs, limits}`.
+     * A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
+     * limits}`.
      */
 public convenience init(requestJson: String, key: String, optionsJson: String?)throws  {
     let handle =
@@ -2966,7 +2968,7 @@ open func ask(replay: ToolReplay, nowMs: UInt64)throws   {try rustCallWithError(
 }
     
     /**
-     * The tool completed with `result` (JSON text).
+     * The tool completed with `result`.
      */
 open func complete(resultJson: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -3052,7 +3054,8 @@ open func pollWrite()throws  -> String?  {
 }
     
     /**
-     * The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+     * The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+     * object).
      */
 open func refuse(rule: String, message: String, dataJson: String?)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -3133,18 +3136,18 @@ public func FfiConverterTypeToolBridge_lower(_ value: ToolBridge) -> UInt64 {
 public protocol ToolReplayProtocol: AnyObject, Sendable {
     
     /**
-     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
-     * when the tool stops here.
+     * Asks the next question, under `key` when given: its answer, or none when the tool stops
+     * here.
      */
     func ask(questionJson: String, key: String?) throws  -> String?
     
     /**
-     * The final response with `result` (JSON text).
+     * The final response with `result`.
      */
     func complete(resultJson: String) throws  -> String
     
     /**
-     * The tool's data of the last round, as JSON text, or none.
+     * The tool's data of the last round, or none.
      */
     func data() throws  -> String?
     
@@ -3159,7 +3162,7 @@ public protocol ToolReplayProtocol: AnyObject, Sendable {
     func round() throws  -> UInt32
     
     /**
-     * `{stateId, expiry}` of the state the request carried, as JSON text, or none.
+     * `{stateId, expiry}` of the state the request carried, or none.
      */
     func state() throws  -> String?
     
@@ -3221,8 +3224,8 @@ open class ToolReplay: ToolReplayProtocol, @unchecked Sendable {
 
     
     /**
-     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
-     * when the tool stops here.
+     * Asks the next question, under `key` when given: its answer, or none when the tool stops
+     * here.
      */
 open func ask(questionJson: String, key: String?)throws  -> String?  {
     return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -3236,7 +3239,7 @@ open func ask(questionJson: String, key: String?)throws  -> String?  {
 }
     
     /**
-     * The final response with `result` (JSON text).
+     * The final response with `result`.
      */
 open func complete(resultJson: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -3249,7 +3252,7 @@ open func complete(resultJson: String)throws  -> String  {
 }
     
     /**
-     * The tool's data of the last round, as JSON text, or none.
+     * The tool's data of the last round, or none.
      */
 open func data()throws  -> String?  {
     return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -3287,7 +3290,7 @@ open func round()throws  -> UInt32  {
 }
     
     /**
-     * `{stateId, expiry}` of the state the request carried, as JSON text, or none.
+     * `{stateId, expiry}` of the state the request carried, or none.
      */
 open func state()throws  -> String?  {
     return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -5892,7 +5895,10 @@ public func catalogue()throws  -> String  {
 })
 }
 /**
- * `facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text.
+ * What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
+ * its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
+ * then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
+ * lists them).
  */
 public func checkRequest(requestJson: String, headersJson: String?, supportedJson: String, `protocol`: String)throws  -> String?  {
     return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -5906,7 +5912,9 @@ public func checkRequest(requestJson: String, headersJson: String?, supportedJso
 })
 }
 /**
- * `facade::complete`: the final response to `request` with `result`.
+ * The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+ * `request` is a retry (its result must not be cached), and for a cacheable result that names no
+ * caching hints the safe ones its schema requires.
  */
 public func complete(requestJson: String, resultJson: String, `protocol`: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -5919,8 +5927,9 @@ public func complete(requestJson: String, resultJson: String, `protocol`: String
 })
 }
 /**
- * `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
- * `data` (JSON text of an object).
+ * The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
+ * members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
+ * sends it with.
  */
 public func errorResponse(idJson: String, rule: String, message: String, dataJson: String?)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -5934,7 +5943,9 @@ public func errorResponse(idJson: String, rule: String, message: String, dataJso
 })
 }
 /**
- * `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.
+ * (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
+ * `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
+ * `params.name`, `params.uri` or `params.taskId`, by method).
  */
 public func mirroredFields(requestJson: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -5945,7 +5956,8 @@ public func mirroredFields(requestJson: String)throws  -> String  {
 })
 }
 /**
- * `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.
+ * The client capabilities `questions` (input requests by key) need that `request` did not declare,
+ * as one `ClientCapabilities` object, or none.
  */
 public func missingCapabilities(requestJson: String, questionsJson: String, `protocol`: String)throws  -> String?  {
     return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -5958,7 +5970,7 @@ public func missingCapabilities(requestJson: String, questionsJson: String, `pro
 })
 }
 /**
- * `facade::question_elicit`: an elicitation input request.
+ * A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
  */
 public func questionElicit(message: String, requestedSchemaJson: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -5970,7 +5982,7 @@ public func questionElicit(message: String, requestedSchemaJson: String)throws  
 })
 }
 /**
- * `facade::question_roots`: a roots input request.
+ * A request for the client's roots: an input request.
  */
 public func questionRoots()throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -5980,7 +5992,7 @@ public func questionRoots()throws  -> String  {
 })
 }
 /**
- * `facade::question_sample`: a sampling input request.
+ * A sampling request with `params` (`messages`, `maxTokens`, …): an input request.
  */
 public func questionSample(paramsJson: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -5991,7 +6003,8 @@ public func questionSample(paramsJson: String)throws  -> String  {
 })
 }
 /**
- * `facade::require_capabilities`: none, or the refusal as JSON text.
+ * Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+ * declared every capability `questions` need.
  */
 public func requireCapabilities(requestJson: String, questionsJson: String, `protocol`: String)throws  -> String?  {
     return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -6004,7 +6017,8 @@ public func requireCapabilities(requestJson: String, questionsJson: String, `pro
 })
 }
 /**
- * `facade::require_declared`: none, or the refusal as JSON text.
+ * Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+ * `required` (a `ClientCapabilities` object, such as an extension).
  */
 public func requireDeclared(requestJson: String, requiredJson: String, `protocol`: String)throws  -> String?  {
     return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -6017,7 +6031,8 @@ public func requireDeclared(requestJson: String, requiredJson: String, `protocol
 })
 }
 /**
- * `facade::task_created`: the response announcing a task.
+ * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+ * `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
  */
 public func taskCreated(requestJson: String, recordJson: String, `protocol`: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -6030,7 +6045,8 @@ public func taskCreated(requestJson: String, recordJson: String, `protocol`: Str
 })
 }
 /**
- * `facade::task_get_response`: the response to `tasks/get`.
+ * The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+ * carries.
  */
 public func taskGetResponse(requestJson: String, recordJson: String, `protocol`: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -6343,40 +6359,40 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_catalogue() != 41834) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_check_request() != 40509) {
+    if (uniffi_mrtr_uniffi_checksum_func_check_request() != 22036) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_complete() != 929) {
+    if (uniffi_mrtr_uniffi_checksum_func_complete() != 44812) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_error_response() != 18182) {
+    if (uniffi_mrtr_uniffi_checksum_func_error_response() != 43191) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_mirrored_fields() != 23872) {
+    if (uniffi_mrtr_uniffi_checksum_func_mirrored_fields() != 36732) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_missing_capabilities() != 63821) {
+    if (uniffi_mrtr_uniffi_checksum_func_missing_capabilities() != 45370) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_question_elicit() != 41379) {
+    if (uniffi_mrtr_uniffi_checksum_func_question_elicit() != 229) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_question_roots() != 65363) {
+    if (uniffi_mrtr_uniffi_checksum_func_question_roots() != 29887) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_question_sample() != 52715) {
+    if (uniffi_mrtr_uniffi_checksum_func_question_sample() != 59996) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_require_capabilities() != 4176) {
+    if (uniffi_mrtr_uniffi_checksum_func_require_capabilities() != 33210) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_require_declared() != 22344) {
+    if (uniffi_mrtr_uniffi_checksum_func_require_declared() != 53084) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_task_created() != 1700) {
+    if (uniffi_mrtr_uniffi_checksum_func_task_created() != 13057) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_task_get_response() != 41604) {
+    if (uniffi_mrtr_uniffi_checksum_func_task_get_response() != 16613) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_check() != 1714) {
@@ -6487,7 +6503,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_toolbridge_ask() != 40390) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_complete() != 19790) {
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_complete() != 40399) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_answer() != 10338) {
@@ -6508,19 +6524,19 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_write() != 38877) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_refuse() != 14953) {
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_refuse() != 6125) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_toolbridge_replay() != 64291) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_ask() != 54887) {
+    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_ask() != 4100) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_complete() != 64939) {
+    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_complete() != 18191) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_data() != 64999) {
+    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_data() != 56449) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_toolreplay_input_required() != 65441) {
@@ -6529,7 +6545,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_toolreplay_round() != 53634) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_state() != 5256) {
+    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_state() != 45441) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_keyring_add() != 51509) {
@@ -6658,10 +6674,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_constructor_client_new() != 54127) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_session_new() != 52481) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_session_new() != 1035) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() != 27712) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() != 6527) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() != 59165) {

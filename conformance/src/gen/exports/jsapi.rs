@@ -13,13 +13,16 @@
 //! await-style tools, the drivers) stays written by hand in `lib/api.mjs`.
 
 use super::{camel, machine_in};
-use mrtr::facade::exports::{Arg, Binding, Export, Machine, Receiver, Ret, EXPORTS, MACHINES};
+use mrtr::facade::exports::{Arg, Binding, Export, Machine, Receiver, Ret, Shape, EXPORTS, MACHINES};
 use std::fmt::Write;
 use std::path::PathBuf;
 
 /// `(path, contents)` of the generated file.
 pub fn outputs() -> Vec<(PathBuf, String)> {
-    vec![(PathBuf::from("bindings-node/lib/exports.mjs"), file())]
+    vec![
+        (PathBuf::from("bindings-node/lib/exports.mjs"), file()),
+        (PathBuf::from("bindings-node/lib/exports.d.ts"), declarations()),
+    ]
 }
 
 /// The free functions `lib/api.mjs` writes itself, each for its idiom.
@@ -114,10 +117,21 @@ fn body(e: &Export, target: &str) -> String {
 
 fn doc(indent: &str, text: &str) -> String {
     let mut out = format!("{indent}/**\n");
-    for line in super::doc_lines("", text).lines() {
+    for line in super::doc_lines("", &js_names(text)).lines() {
         let _ = writeln!(out, "{indent} *{}", line.trim_start_matches("///"));
     }
     out + &format!("{indent} */\n")
+}
+
+/// `text` with every name of a parameter or method of the table, quoted in backticks, as JavaScript spells it.
+fn js_names(text: &str) -> String {
+    let mut out = text.to_string();
+    let params = EXPORTS.iter().flat_map(|e| e.params.iter().map(|(n, _)| *n));
+    let methods = EXPORTS.iter().filter(|e| e.machine.is_some()).map(|e| e.name);
+    for name in params.chain(methods).filter(|n| n.contains('_') && *n != "input_required") {
+        out = out.replace(&format!("`{name}`"), &format!("`{}`", camel(name)));
+    }
+    out
 }
 
 fn indented(indent: &str, text: &str) -> String {
@@ -211,4 +225,198 @@ fn file() -> String {
         machine(&mut out, m);
     }
     out
+}
+
+/// The TypeScript type of a JSON argument of shape `s` (a value, or its JSON text where `text`).
+fn ts_input(s: Shape, text: bool) -> &'static str {
+    match (s, text) {
+        (Shape::Transcript, _) => "JsonInput<TranscriptEntry[]>",
+        (Shape::TranscriptEntry, _) => "JsonInput<TranscriptEntry>",
+        (Shape::SseEvent, _) => "JsonInput<SseEvent>",
+        (Shape::Questions, _) => "JsonInput<AskedQuestions>",
+        (Shape::TaskRecord, _) => "JsonInput<TaskRecord>",
+        (Shape::Messages, _) => "JsonInput<JsonObject[]>",
+        (Shape::CallConfig, _) => "HttpCallConfig",
+        (Shape::OperationConfig, _) => "OperationConfig",
+        (Shape::SessionConfig, _) => "SessionConfig",
+        (Shape::CheckConfig, _) => "CheckConfig",
+        (Shape::ClientConfig, _) => "ClientConfig",
+        (Shape::Id, _) => "Id",
+        (Shape::RequestState, _) => "string",
+        (Shape::TransportMode, _) => "TransportMode",
+        (Shape::TaskStatus, _) => "TaskStatusName",
+        (Shape::Handle, _) => "Handle",
+        (_, true) => "JsonInput",
+        (_, false) => "Json",
+    }
+}
+
+/// The TypeScript type of an answer of shape `s`.
+fn ts_output(s: Shape) -> &'static str {
+    match s {
+        Shape::Violations => "Violation[]",
+        Shape::Resumed => "Resumed",
+        Shape::TaskStatus => "TaskStatusName",
+        Shape::Handle => "Handle",
+        Shape::ClientEvent => "ClientEvent",
+        Shape::SseEvent => "SseEvent",
+        Shape::HeaderFields => "HeaderFields",
+        Shape::HttpRequest => "HttpRequest",
+        Shape::HttpCallEvent => "HttpCallEvent",
+        Shape::OperationEvent => "OperationEvent",
+        Shape::Incoming => "Incoming",
+        Shape::TokenInfo => "TokenInfo",
+        Shape::Digest => "PlatformBytes",
+        _ => "JsonObject",
+    }
+}
+
+/// A parameter's declaration: `name: type` or `name?: type`, optional where every later one is.
+fn ts_param(e: &Export, i: usize) -> Option<String> {
+    let (name, arg) = e.params[i];
+    let shape = e.shape(name);
+    let (ty, optional) = match arg {
+        Arg::Random => return None,
+        Arg::Text => (ts_input(shape, true).to_string(), false),
+        Arg::OptText | Arg::OrEmpty => (format!("{} | null", ts_input(shape, true)), true),
+        Arg::Value => (ts_input(shape, false).to_string(), false),
+        Arg::OptValue => (format!("{} | null", ts_input(shape, false)), true),
+        Arg::Headers => ("HeaderFields | null".into(), true),
+        Arg::Bytes => ("Chunk".into(), false),
+        Arg::Options => (if shape == Shape::Object { "Options" } else { ts_input(shape, true) }.to_string(), true),
+        Arg::Str => (if shape == Shape::Object { "string" } else { ts_input(shape, false) }.to_string(), false),
+        Arg::OptStr => ("string | null".into(), true),
+        Arg::Bool => ("boolean".into(), false),
+        Arg::Whole | Arg::Status => ("number".into(), false),
+        Arg::Handle => ("Handle".into(), false),
+        Arg::Machine(m) => (m.to_string(), false),
+    };
+    let later_required = e.params[i + 1..].iter().any(|(_, a)| {
+        !matches!(
+            a,
+            Arg::Random | Arg::OptText | Arg::OrEmpty | Arg::OptValue | Arg::Headers | Arg::Options | Arg::OptStr
+        )
+    });
+    Some(match (optional, later_required) {
+        (true, false) => format!("{}?: {ty}", js_name(name)),
+        (true, true) => format!("{}: {ty} | undefined", js_name(name)),
+        (false, _) => format!("{}: {ty}", js_name(name)),
+    })
+}
+
+/// The TypeScript type a row answers.
+fn ts_return(e: &Export) -> String {
+    let shape = e.shape("return");
+    match e.ret {
+        Ret::Unit | Ret::Refusal => "void".into(),
+        Ret::Text => "string".into(),
+        Ret::Name => ts_output(shape).into(),
+        Ret::OptText => "string | null".into(),
+        Ret::Json => ts_output(shape).into(),
+        Ret::OptJson | Ret::NextOrError => format!("{} | null", ts_output(shape)),
+        Ret::Texts => "string[]".into(),
+        Ret::Bool => "boolean".into(),
+        Ret::OptMillis => "number | null".into(),
+        Ret::Count => "number".into(),
+        Ret::Handle => "Handle".into(),
+        Ret::Bytes => "PlatformBytes".into(),
+        Ret::Machine(m) => m.into(),
+    }
+}
+
+fn ts_params(e: &Export) -> String {
+    (0..e.params.len()).filter_map(|i| ts_param(e, i)).collect::<Vec<_>>().join(", ")
+}
+
+/// The declaration of a machine's row, with the idioms its name implies.
+fn ts_member(out: &mut String, m: &Machine, e: &Export) {
+    let js = camel(e.name);
+    out.push_str(&doc("  ", e.doc));
+    match e.receiver {
+        Receiver::New => {
+            let _ = writeln!(out, "  constructor({})", ts_params(e));
+        }
+        Receiver::Static => {
+            let _ = writeln!(out, "  static {js}({}): {}", ts_params(e), m.name);
+        }
+        _ => {
+            let _ = writeln!(out, "  {js}({}): {}", ts_params(e), ts_return(e));
+        }
+    }
+    let polls = matches!(e.ret, Ret::OptJson | Ret::OptText | Ret::NextOrError);
+    if let Some(what) = e.name.strip_prefix("poll_").filter(|_| polls && e.params.is_empty()) {
+        let item = ts_return(e).trim_end_matches(" | null").to_string();
+        let _ = writeln!(out, "  /** Drains `{js}()`. */\n  {}s(): Generator<{item}, void, undefined>", camel(what));
+    }
+    if let Some(what) = e.name.strip_prefix("is_").filter(|_| e.ret == Ret::Bool && e.params.is_empty()) {
+        let _ = writeln!(out, "  /** `{js}()`. */\n  readonly {}: boolean", camel(what));
+    }
+}
+
+/// `bindings-node/lib/exports.d.ts`: the declarations of `lib/exports.mjs`, naming index.d.ts's types.
+fn declarations() -> String {
+    let mut body = String::new();
+    for e in EXPORTS.iter().filter(|e| e.receiver == Receiver::Free && !hand_written(e)) {
+        body.push('\n');
+        body.push_str(&doc("", e.doc));
+        let _ = writeln!(body, "export declare function {}({}): {}", camel(e.name), ts_params(e), ts_return(e));
+    }
+    for m in MACHINES.iter().filter(|m| !HAND_MACHINES.contains(&m.name) && machine_in(m, Binding::Napi)) {
+        body.push('\n');
+        body.push_str(&doc("", m.doc));
+        let _ = writeln!(body, "export declare class {} {{", m.name);
+        for e in EXPORTS.iter().filter(|e| e.machine == Some(m.name) && e.in_binding(Binding::Napi)) {
+            ts_member(&mut body, m, e);
+        }
+        body.push_str("}\n");
+    }
+    // Import exactly the types the declarations name.
+    let known = [
+        "AskedQuestions",
+        "CheckConfig",
+        "Chunk",
+        "ClientConfig",
+        "ClientEvent",
+        "Handle",
+        "HeaderFields",
+        "HttpCallConfig",
+        "HttpCallEvent",
+        "HttpRequest",
+        "Id",
+        "Incoming",
+        "Json",
+        "JsonInput",
+        "JsonObject",
+        "OperationConfig",
+        "OperationEvent",
+        "Options",
+        "PlatformBytes",
+        "Resumed",
+        "SessionConfig",
+        "SseEvent",
+        "TaskRecord",
+        "TaskStatusName",
+        "TokenInfo",
+        "TranscriptEntry",
+        "TransportMode",
+        "Violation",
+    ];
+    let used: Vec<&str> = known.iter().copied().filter(|t| mentions(&body, t)).collect();
+    format!(
+        "// {}\n\
+         // The declarations of lib/exports.mjs (conformance/src/gen/exports/jsapi.rs); the types\n\
+         // they name are declared in index.d.ts.\n\
+         import type {{ {} }} from '../index.js'\n{body}",
+        crate::gen::MARK,
+        used.join(", ")
+    )
+}
+
+/// Whether `text` names the type `ty` (as a whole word).
+fn mentions(text: &str, ty: &str) -> bool {
+    text.match_indices(ty).any(|(i, _)| {
+        let before = text[..i].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_');
+        let after = text[i + ty.len()..].chars().next().is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !before && !after
+    })
 }

@@ -120,6 +120,68 @@ impl Ret {
     }
 }
 
+/// What a JSON parameter or answer holds, named once so that the bindings
+/// with types of their own give it one (TypeScript's declarations, UniFFI's
+/// records, the Python stubs). A row without a shape for one of its JSON
+/// parameters takes a JSON object (or its text) there, and answers one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// A JSON-RPC message, or any JSON object.
+    Object,
+    /// A JSON-RPC id: a string or an integer.
+    Id,
+    /// A `requestState`: a string.
+    RequestState,
+    /// A transcript: entries of messages and HTTP exchanges, or JSON Lines.
+    Transcript,
+    /// One transcript entry.
+    TranscriptEntry,
+    /// The violations a checker found, in transcript order.
+    Violations,
+    /// What a server reads off a retry: `{responses, missing, ignored, requestState}`.
+    Resumed,
+    /// A task status's name.
+    TaskStatus,
+    /// A handle a `Client` gave out.
+    Handle,
+    /// What the `Client` machine tells its host.
+    ClientEvent,
+    /// One event-stream block: `{event, data, id, retry}`, each optional.
+    SseEvent,
+    /// HTTP header fields: names to values.
+    HeaderFields,
+    /// A transport mode's name: `2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`.
+    TransportMode,
+    /// An HTTP request to send: `{exchange, method, url, headers, body}`.
+    HttpRequest,
+    /// What an `HttpCall` tells its host.
+    HttpCallEvent,
+    /// What an `Operation` tells its host.
+    OperationEvent,
+    /// What an incoming HTTP request asks: `{type: call | messages | answers | resume, …}`.
+    Incoming,
+    /// A token's public part: `{stateId, keyId, algorithm, expiry}`.
+    TokenInfo,
+    /// A task record: `taskId`, `status`, `createdAt`, `lastUpdatedAt`, `ttlMs`, ….
+    TaskRecord,
+    /// Input requests by key: `{<key>: {method, params}}`.
+    Questions,
+    /// A list of JSON-RPC messages.
+    Messages,
+    /// The options of a check: `{protocol, limits, maxRounds, transport}`.
+    CheckConfig,
+    /// The options of the `Client` machine: `{protocol, limits, maxRounds}`.
+    ClientConfig,
+    /// How an `HttpCall` reaches its server: `{mode, url, headers, protocol, limits, …}`.
+    CallConfig,
+    /// An `HttpCall`'s configuration plus how far an `Operation` goes.
+    OperationConfig,
+    /// What a client's session declares once: `{protocol, capabilities, clientInfo, firstId}`.
+    SessionConfig,
+    /// A SHA-256 digest: 32 bytes.
+    Digest,
+}
+
 /// Where a row's function lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Receiver {
@@ -176,9 +238,16 @@ pub struct Export {
     pub fallible: bool,
     /// The bindings that leave it out, and why.
     pub left_out: &'static [(Binding, &'static str)],
+    /// The shapes of its JSON parameters and answer (`"return"`), where not an object.
+    pub shapes: &'static [(&'static str, Shape)],
 }
 
 impl Export {
+    /// The shape of the parameter `name` (or of the answer, `"return"`): [`Shape::Object`] unless the row names one.
+    pub fn shape(&self, name: &str) -> Shape {
+        self.shapes.iter().find(|(n, _)| *n == name).map_or(Shape::Object, |(_, s)| *s)
+    }
+
     /// The façade function called: `call`, or the name.
     pub fn callee(&self) -> &'static str {
         self.call.unwrap_or(self.name)
@@ -214,6 +283,7 @@ const fn free(name: &'static str, doc: &'static str, params: &'static [Param], r
         ret,
         fallible: true,
         left_out: &[],
+        shapes: &[],
     }
 }
 
@@ -229,6 +299,7 @@ const fn new(machine: &'static str, doc: &'static str, params: &'static [Param])
         ret,
         fallible: true,
         left_out: &[],
+        shapes: &[],
     }
 }
 
@@ -244,6 +315,7 @@ const fn made(machine: &'static str, name: &'static str, doc: &'static str, para
         ret,
         fallible: true,
         left_out: &[],
+        shapes: &[],
     }
 }
 
@@ -255,7 +327,18 @@ const fn method(
     params: &'static [Param],
     ret: Ret,
 ) -> Export {
-    Export { machine: Some(machine), name, receiver, call: None, doc, params, ret, fallible: true, left_out: &[] }
+    Export {
+        machine: Some(machine),
+        name,
+        receiver,
+        call: None,
+        doc,
+        params,
+        ret,
+        fallible: true,
+        left_out: &[],
+        shapes: &[],
+    }
 }
 
 impl Export {
@@ -266,6 +349,11 @@ impl Export {
 
     const fn calls(mut self, call: &'static str) -> Export {
         self.call = Some(call);
+        self
+    }
+
+    const fn shaped(mut self, shapes: &'static [(&'static str, Shape)]) -> Export {
+        self.shapes = shapes;
         self
     }
 }
@@ -372,7 +460,8 @@ macro_rules! exchange_outputs {
                 &[],
                 Ret::OptJson,
             )
-            .infallible(),
+            .infallible()
+            .shaped(&[("return", Shape::HttpRequest)]),
             method($m, "poll_timeout", Ref, "When to call `handle_timeout` (the host's milliseconds), or none.", &[], Ret::OptMillis)
                 .infallible(),
         ]
@@ -388,42 +477,43 @@ const OPERATION_OUT: [Export; 2] = exchange_outputs!("Operation");
 pub const EXPORTS: &[Export] = &[
     free("catalogue", "The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….", &[], Ret::Json).infallible(),
     free("classify", "Classifies one raw message: what it found, packed into one string (`facade::classify_packed`).", &[("text", Text), OPTIONS], Ret::Text).calls("classify_packed"),
-    free("check", "`facade::check`: the violations of a transcript, as JSON text.", &[("transcript", Text), OPTIONS], Ret::Json),
-    free("retry", "Client: the retry of `request` (the request last sent) answering `result` (the response carrying `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response` request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a malformed argument breaks.", &[("request", Text), ("result", Text), ("input_responses", OptText), ("id", Value), OPTIONS], Ret::Json),
-    free("task_update", "`facade::task_update`: the `tasks/update` answering a task's input requests.", &[("get_request", Text), ("get_response", Text), ("input_responses", OptText), ("id", Value), OPTIONS], Ret::Json),
-    free("respond", "Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object) and `request_state` (a JSON string) are optional, an absent one left out. Fails with `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`, `input-required-empty`, `input-request-invalid`, `request-state-invalid`.", &[("request", Text), ("input_requests", OptText), ("request_state", OptValue), OPTIONS], Ret::Json),
-    free("resume", "Server: the MRTR fields of `request` read against what this server `needs` (an `inputRequests`-shaped object): `{\"responses\": {<needed keys present>: …}, \"missing\": [<needed keys absent>], \"ignored\": [<keys present, not needed>], \"requestState\": <string or null>}`.", &[("request", Text), ("needs", OptText), OPTIONS], Ret::Json),
-    free("task_transition", "`facade::task_transition`: the status a task may move to, or the refusal.", &[("from", Str), ("to", Str)], Ret::Name),
-    free("binding_for", "`facade::binding_for`: the subject is a principal or, explicitly, anonymous.", &[("request", Text), ("subject", OptStr), ("anonymous", Bool), ("protocol", OptStr)], Ret::Json),
-    free("params_digest", "The SHA-256 digest a sealed state binds a request's params by (every param but the retry's carriers; numbers exact, key order and spelling not), of `params` as JSON text.", &[("params", Text)], Ret::Bytes),
-    free("inspect", "`facade::inspect`: `{stateId, keyId, algorithm, expiry}` of a token, as JSON text.", &[("token", Text)], Ret::Json),
-    new("Session", "A session declaring `config` (JSON text; none: the default protocol, no capabilities).", &[("config", OrEmpty)]),
+    free("check", "Checks a whole conversation (message entries and HTTP entries): the violations, in transcript order (none: compliant).", &[("transcript", Text), OPTIONS], Ret::Json).shaped(&[("transcript", Shape::Transcript), ("options", Shape::CheckConfig), ("return", Shape::Violations)]),
+    free("retry", "Client: the retry of `request` (the request last sent) answering `result` (the response carrying `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a `tasks/input_response` request. Fails with `input-responses-unsolicited`, `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`, `retry-input-response-invalid`, or the rule a malformed argument breaks.", &[("request", Text), ("result", Text), ("input_responses", OptText), ("id", Value), OPTIONS], Ret::Json).shaped(&[("id", Shape::Id)]),
+    free("task_update", "Client (the Tasks extension of `2026-07-28`): the `tasks/update` request answering the input requests of the task that `get_response` (the answer to the `tasks/get` request `get_request`) shows, with `input_responses` (none: no answers), under the new `id`.", &[("get_request", Text), ("get_response", Text), ("input_responses", OptText), ("id", Value), OPTIONS], Ret::Json).shaped(&[("id", Shape::Id)]),
+    free("respond", "Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object) and `request_state` (a JSON string) are optional, an absent one left out. Fails with `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`, `input-required-empty`, `input-request-invalid`, `request-state-invalid`.", &[("request", Text), ("input_requests", OptText), ("request_state", OptValue), OPTIONS], Ret::Json).shaped(&[("input_requests", Shape::Questions), ("request_state", Shape::RequestState)]),
+    free("resume", "Server: the MRTR fields of `request` read against what this server `needs` (an `inputRequests`-shaped object): `{\"responses\": {<needed keys present>: …}, \"missing\": [<needed keys absent>], \"ignored\": [<keys present, not needed>], \"requestState\": <string or null>}`.", &[("request", Text), ("needs", OptText), OPTIONS], Ret::Json).shaped(&[("needs", Shape::Questions), ("return", Shape::Resumed)]),
+    free("task_transition", "`to`, when a task may go from `from` to `to`; else the refusal (`task-status-invalid`, `task-transition-invalid`).", &[("from", Str), ("to", Str)], Ret::Name).shaped(&[("from", Shape::TaskStatus), ("to", Shape::TaskStatus), ("return", Shape::TaskStatus)]),
+    free("binding_for", "The binding a sealed state of `request` is bound to, for the principal `subject` or, explicitly, `anonymous`: `{subject | anonymous, protocol, method, target, paramsDigest}`.", &[("request", Text), ("subject", OptStr), ("anonymous", Bool), ("protocol", OptStr)], Ret::Json),
+    free("params_digest", "The SHA-256 digest a sealed state binds a request's `params` by: every param but `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and spelling not.", &[("params", Text)], Ret::Bytes).shaped(&[("return", Shape::Digest)]),
+    free("inspect", "What anyone can read off a token without a key, nothing of it authenticated: `{stateId, keyId, algorithm, expiry}`.", &[("token", Text)], Ret::Json).shaped(&[("return", Shape::TokenInfo)]),
+    new("Session", "A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the default protocol, no capabilities).", &[("config", OrEmpty)]).shaped(&[("config", Shape::SessionConfig)]),
     method("Session", "request", Mut, "The request of `method` with `params` (an object, or none) under the next id, `params._meta` carrying what the session declares where the protocol reads it from every request; a `_meta` member naming one of those is `usage-invalid-argument`.", &[("method", Str), ("params", OptText)], Ret::Json),
     method("Session", "initialize", Mut, "The `initialize` request under the next id where the protocol settles version and capabilities once at the start (`2025-11-25`), or none where every request declares them.", &[], Ret::OptJson),
     method("Session", "initialized", Ref, "The `notifications/initialized` notification, sent once the server answered `initialize`.", &[], Ret::Json).infallible(),
     method("Session", "call_tool", Mut, "The `tools/call` request of the tool `name` with `arguments` (an object, or none).", &[("name", Str), ("arguments", OptText)], Ret::Json),
     method("Session", "get_prompt", Mut, "The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).", &[("name", Str), ("arguments", OptText)], Ret::Json),
     method("Session", "read_resource", Mut, "The `resources/read` request of `uri`.", &[("uri", Str)], Ret::Json),
-    new("Checker", "A checker with the options.", &[OPTIONS]).infallible(),
-    method("Checker", "handle", Mut, "Checks one entry.", &[("entry", Text)], Ret::Unit),
-    method("Checker", "violations", Ref, "The violations so far, as JSON text.", &[], Ret::Json).infallible(),
-    new("Client", "A machine with the options.", &[OPTIONS]).infallible(),
-    method("Client", "send", Mut, "Starts a request: its handle.", &[("request", Text)], Ret::Handle),
+    new("Checker", "A checker with the options.", &[OPTIONS]).infallible().shaped(&[("options", Shape::CheckConfig)]),
+    method("Checker", "handle", Mut, "Checks one entry.", &[("entry", Text)], Ret::Unit).shaped(&[("entry", Shape::TranscriptEntry)]),
+    method("Checker", "violations", Ref, "The violations so far, in transcript order.", &[], Ret::Json).infallible().shaped(&[("return", Shape::Violations)]),
+    new("Client", "A machine with the options.", &[OPTIONS]).infallible().shaped(&[("options", Shape::ClientConfig)]),
+    method("Client", "send", Mut, "Starts a request: its handle.", &[("request", Text)], Ret::Handle).shaped(&[("return", Shape::Handle)]),
     method("Client", "handle_response", Mut, "Takes a response message.", &[("response", Text)], Ret::Unit),
-    method("Client", "answer", Mut, "Answers the input requests of `handle`; queues the retry under `id`.", &[("handle", Handle), ("input_responses", OptText), ("id", Value)], Ret::Unit),
-    method("Client", "abandon", Mut, "Gives up on `handle`.", &[("handle", Handle)], Ret::Unit).infallible(),
-    method("Client", "poll_transmit", Mut, "The next message to send, as JSON text, or none.", &[], Ret::OptJson).infallible(),
-    method("Client", "poll_event", Mut, "The next event, as JSON text, or none.", &[], Ret::OptJson).infallible(),
+    method("Client", "answer", Mut, "Answers the input requests of `handle`; queues the retry under `id`.", &[("handle", Handle), ("input_responses", OptText), ("id", Value)], Ret::Unit).shaped(&[("handle", Shape::Handle), ("id", Shape::Id)]),
+    method("Client", "abandon", Mut, "Gives up on `handle`.", &[("handle", Handle)], Ret::Unit).infallible().shaped(&[("handle", Shape::Handle)]),
+    method("Client", "poll_transmit", Mut, "The next message to send, or none.", &[], Ret::OptJson).infallible(),
+    method("Client", "poll_event", Mut, "The next event (`inputRequired`, `retryNow`, `done`), or none.", &[], Ret::OptJson).infallible().shaped(&[("return", Shape::ClientEvent)]),
     new("SseDecoder", "A decoder under the options' limits.", &[OPTIONS]).infallible(),
     method("SseDecoder", "feed", Mut, "Decodes the next bytes of the stream, split anywhere (any split gives the same blocks). Bytes that are not UTF-8 are not refused here: the block holding them is reported by `poll_event`.", &[("chunk", Bytes)], Ret::Unit).infallible(),
     method("SseDecoder", "finish", Mut, "Ends the stream: a block not ended by a blank line is discarded (as a browser discards it). Blocks decoded already stay to be polled; a later `feed` starts a new stream.", &[], Ret::Unit).infallible(),
-    method("SseDecoder", "poll_event", Mut, "The next decoded block, `{\"event\", \"data\", \"id\", \"retry\"}` (the fields its lines set), or none when none is ready. A block the decoder could not read fails this call with its rule, in its place: `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block over `maxMessageBytes`); decoding goes on after it.", &[], Ret::NextOrError).infallible(),
-    free("sse_encode", "One block, `{\"event\", \"data\", \"id\", \"retry\"}` (each optional), as event-stream text: what a decoder reads back as the same block. An event that sets no field writes an empty text. An `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong type is `usage-invalid-argument`.", &[("event", Text)], Ret::Text),
+    method("SseDecoder", "poll_event", Mut, "The next decoded block, `{\"event\", \"data\", \"id\", \"retry\"}` (the fields its lines set), or none when none is ready. A block the decoder could not read fails this call with its rule, in its place: `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block over `maxMessageBytes`); decoding goes on after it.", &[], Ret::NextOrError).infallible().shaped(&[("return", Shape::SseEvent)]),
+    free("sse_encode", "One block, `{\"event\", \"data\", \"id\", \"retry\"}` (each optional), as event-stream text: what a decoder reads back as the same block. An event that sets no field writes an empty text. An `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong type is `usage-invalid-argument`.", &[("event", Text)], Ret::Text).shaped(&[("event", Shape::SseEvent)]),
     new(
         "HttpCall",
         "Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock, milliseconds) under `config`: `{\"mode\": \"2026-07-28\" | \"2025-11-25\" | \"sep-1858\" | \"sep-1335\", \"url\", \"headers\": {<name>: <value>}, \"protocol\", \"limits\", \"maxEvents\", \"maxLinks\", \"maxLinkBytes\", \"maxRetryMs\", \"maxReconnects\", \"defaultRetryMs\"}` (`mode` and `url` required). A bad configuration, or a request that is no JSON-RPC request, is `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`, then `poll_event`, then read `poll_timeout`.",
         &[("config", Text), ("request", Text), NOW],
-    ),
+    )
+    .shaped(&[("config", Shape::CallConfig)]),
     HTTP_CALL_IN[0], HTTP_CALL_IN[1], HTTP_CALL_IN[2], HTTP_CALL_IN[3],
     method("HttpCall", "answer", Mut, "The host's JSON-RPC response to a server request the call reported (a `serverRequest` event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC response `usage-invalid-argument`.", &[("response", Text), NOW], Ret::Unit),
     HTTP_CALL_OUT[0],
@@ -435,14 +525,16 @@ pub const EXPORTS: &[Export] = &[
         &[],
         Ret::OptJson,
     )
-    .infallible(),
+    .infallible()
+    .shaped(&[("return", Shape::HttpCallEvent)]),
     HTTP_CALL_OUT[1],
     method("HttpCall", "is_done", Ref, "Whether the call is over: its `response` or `failed` event was queued.", &[], Ret::Bool).infallible(),
     new(
         "Operation",
         "Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus `\"maxRounds\"` (default 10), `\"maxResends\"` (default 2), `\"backoffMs\"`, `\"backoffMaxMs\"`, `\"taskPollMs\"` (default 1000) and `\"versions\"`. The drain order, after creating it and after every input (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none (an answer given there is an input: drain the transmits again), then read `poll_timeout`. Drop it once `is_drained`.",
         &[("config", Text), ("request", Text), NOW],
-    ),
+    )
+    .shaped(&[("config", Shape::OperationConfig)]),
     OPERATION_IN[0], OPERATION_IN[1], OPERATION_IN[2], OPERATION_IN[3],
     method("Operation", "answer", Mut, "Answers the question `key` of an `inputRequired` event with `result` (an elicitation's `{\"action\", …}`, a sampling result, a roots list). An answer that does not fit its question fails with its rule and the question stays open; a key nothing asked is `usage-unknown-handle`, one answered already `usage-out-of-turn`.", &[("key", Str), ("result", Text), NOW], Ret::Unit),
     OPERATION_OUT[0],
@@ -454,7 +546,8 @@ pub const EXPORTS: &[Export] = &[
         &[],
         Ret::OptJson,
     )
-    .infallible(),
+    .infallible()
+    .shaped(&[("return", Shape::OperationEvent)]),
     OPERATION_OUT[1],
     method("Operation", "is_drained", Ref, "Whether the final event was taken and no exchange is open: the operation may be dropped.", &[], Ret::Bool).infallible(),
     method(
@@ -470,39 +563,40 @@ pub const EXPORTS: &[Export] = &[
         "restore",
         "The operation of `snapshot` under `config` (as the constructor reads it) at `now`: the round in flight goes again under a new id, an open round asks its unanswered questions again (one `inputRequired` event), a followed task is polled after the wait that was left. A snapshot of another format or transport mode is `usage-invalid-argument`.",
         &[("config", Text), ("snapshot", Text), NOW],
-    ),
-    new("ServerStream", "A response stream of `mode` for the continuation `key` (the host's name for the call's state in its own store: event ids are `<key>.<n>`, a stream URL carries `?stream=<key>`), numbering events from `first`. An empty key, or one with a line end or NUL, is `usage-invalid-argument`.", &[("mode", Str), ("key", Str), ("first", Whole)]),
-    method("ServerStream", "head", Ref, "The header fields of the response head (status 200), a JSON object: `content-type: text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>; rel=\"stream\"` (none: no link).", &[("stream_url", OptStr)], Ret::Json).infallible(),
+    )
+    .shaped(&[("config", Shape::OperationConfig)]),
+    new("ServerStream", "A response stream of `mode` for the continuation `key` (the host's name for the call's state in its own store: event ids are `<key>.<n>`, a stream URL carries `?stream=<key>`), numbering events from `first`. An empty key, or one with a line end or NUL, is `usage-invalid-argument`.", &[("mode", Str), ("key", Str), ("first", Whole)]).shaped(&[("mode", Shape::TransportMode)]),
+    method("ServerStream", "head", Ref, "The header fields of the response head (status 200), a JSON object: `content-type: text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>; rel=\"stream\"` (none: no link).", &[("stream_url", OptStr)], Ret::Json).infallible().shaped(&[("return", Shape::HeaderFields)]),
     method("ServerStream", "message", Mut, "Writes the JSON-RPC `message` as an event; its event id.", &[("message", Text)], Ret::Text),
     method("ServerStream", "retry", Mut, "Writes a `retry: <ms>` block; its event id.", &[("ms", Whole)], Ret::Text),
-    method("ServerStream", "ask", Mut, "Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests: elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests, `input_required`; under `sep-1335` the requests and `retry: <retry_ms>`; under `2025-11-25` the requests (a `2026-07-28` server asks inside results: `usage-invalid-argument`). After a `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written after it is `usage-out-of-turn`. The last event id written.", &[("requests", Text), ("retry_ms", Whole)], Ret::Text),
+    method("ServerStream", "ask", Mut, "Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests: elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests, `input_required`; under `sep-1335` the requests and `retry: <retry_ms>`; under `2025-11-25` the requests (a `2026-07-28` server asks inside results: `usage-invalid-argument`). After a `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written after it is `usage-out-of-turn`. The last event id written.", &[("requests", Text), ("retry_ms", Whole)], Ret::Text).shaped(&[("requests", Shape::Messages)]),
     method("ServerStream", "take", Mut, "The event-stream text written since the last `take` (to write to the response body), and empties it.", &[], Ret::Text).infallible(),
-    free("read_http_request", "What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes, empty for none): `{\"type\": \"call\", \"message\"}` (a new call), `{\"type\": \"messages\", \"messages\": […]}` (answer `202`), `{\"type\": \"answers\", \"key\", \"responses\": […]}` (buffered answers of the continuation `key`), `{\"type\": \"resume\", \"key\", \"lastEventId\"}` (a GET resuming a stream). A body that is no JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`, `limit-exceeded`): answer it with HTTP 400.", &[("mode", Str), ("method", Str), ("url", Str), ("headers", Headers), ("body", Bytes), OPTIONS], Ret::Json),
+    free("read_http_request", "What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes, empty for none): `{\"type\": \"call\", \"message\"}` (a new call), `{\"type\": \"messages\", \"messages\": […]}` (answer `202`), `{\"type\": \"answers\", \"key\", \"responses\": […]}` (buffered answers of the continuation `key`), `{\"type\": \"resume\", \"key\", \"lastEventId\"}` (a GET resuming a stream). A body that is no JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`, `limit-exceeded`): answer it with HTTP 400.", &[("mode", Str), ("method", Str), ("url", Str), ("headers", Headers), ("body", Bytes), OPTIONS], Ret::Json).shaped(&[("mode", Shape::TransportMode), ("return", Shape::Incoming)]),
     free("stream_url", "The `rel=\"stream\"` URL of the continuation `key` at `endpoint` (SEP-1335).", &[("endpoint", Str), ("key", Str)], Ret::Text),
-    free("mirrored_fields", "`facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.", &[("request", Text)], Ret::Json),
+    free("mirrored_fields", "(2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself: `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`: `params.name`, `params.uri` or `params.taskId`, by method).", &[("request", Text)], Ret::Json).shaped(&[("return", Shape::HeaderFields)]),
     free("unassociated_reply", "A client's answer to a server request that arrived outside any request of its own in flight (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other message (`ping` is exempt).", &[("request", Text)], Ret::OptJson),
-    method("ToolReplay", "ask", Mut, "Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none when the tool stops here.", &[("question", Text), ("key", OptStr)], Ret::OptJson).calls("ask_keyed"),
+    method("ToolReplay", "ask", Mut, "Asks the next question, under `key` when given: its answer, or none when the tool stops here.", &[("question", Text), ("key", OptStr)], Ret::OptJson).calls("ask_keyed"),
     method("ToolReplay", "round", Ref, "How many rounds came before this request.", &[], Ret::Count).infallible(),
-    method("ToolReplay", "data", Ref, "The tool's data of the last round, as JSON text, or none.", &[], Ret::OptJson).infallible(),
-    method("ToolReplay", "state", Ref, "`{stateId, expiry}` of the state the request carried, as JSON text, or none.", &[], Ret::OptJson).infallible(),
+    method("ToolReplay", "data", Ref, "The tool's data of the last round, or none.", &[], Ret::OptJson).infallible(),
+    method("ToolReplay", "state", Ref, "`{stateId, expiry}` of the state the request carried, or none.", &[], Ret::OptJson).infallible(),
     method("ToolReplay", "input_required", Ref, "The `input_required` response asking what is missing, sealed with `ring`.", &[("ring", Machine("KeyRing")), ("data", OptText), ("random", Random)], Ret::Json),
-    method("ToolReplay", "complete", Ref, "The final response with `result` (JSON text).", &[("result", Text)], Ret::Json),
-    free("question_elicit", "`facade::question_elicit`: an elicitation input request.", &[("message", Str), ("requested_schema", Text)], Ret::Json),
-    free("question_sample", "`facade::question_sample`: a sampling input request.", &[("params", Text)], Ret::Json),
-    free("question_roots", "`facade::question_roots`: a roots input request.", &[], Ret::Json).infallible(),
-    free("error_response", "`facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's `data` (JSON text of an object).", &[("id", Value), ("rule", Str), ("message", Str), ("data", OptText)], Ret::Json),
-    free("check_request", "`facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text.", &[("request", Text), ("headers", OptText), ("supported", Text), OPTIONS], Ret::Refusal),
-    free("missing_capabilities", "`facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.", &[("request", Text), ("questions", Text), OPTIONS], Ret::OptJson),
-    free("require_capabilities", "`facade::require_capabilities`: none, or the refusal as JSON text.", &[("request", Text), ("questions", Text), OPTIONS], Ret::Refusal),
-    free("require_declared", "`facade::require_declared`: none, or the refusal as JSON text.", &[("request", Text), ("required", Text), OPTIONS], Ret::Refusal),
-    free("complete", "`facade::complete`: the final response to `request` with `result`.", &[("request", Text), ("result", Text), OPTIONS], Ret::Json),
-    free("task_created", "`facade::task_created`: the response announcing a task.", &[("request", Text), ("record", Text), OPTIONS], Ret::Json),
-    free("task_get_response", "`facade::task_get_response`: the response to `tasks/get`.", &[("request", Text), ("record", Text), OPTIONS], Ret::Json),
-    new("ToolBridge", "A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds, roundTimeoutMs, limits}`.", &[("request", Text), ("key", Str), ("options", OrEmpty)]),
+    method("ToolReplay", "complete", Ref, "The final response with `result`.", &[("result", Text)], Ret::Json),
+    free("question_elicit", "A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.", &[("message", Str), ("requested_schema", Text)], Ret::Json),
+    free("question_sample", "A sampling request with `params` (`messages`, `maxTokens`, …): an input request.", &[("params", Text)], Ret::Json),
+    free("question_roots", "A request for the client's roots: an input request.", &[], Ret::Json).infallible(),
+    free("error_response", "The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the members of the error's `data`, an object): `{response, status}`, the HTTP status a transport sends it with.", &[("id", Value), ("rule", Str), ("message", Str), ("data", OptText)], Ret::Json).shaped(&[("id", Shape::Id)]),
+    free("check_request", "What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`), its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`), then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data lists them).", &[("request", Text), ("headers", OptText), ("supported", Text), OPTIONS], Ret::Refusal),
+    free("missing_capabilities", "The client capabilities `questions` (input requests by key) need that `request` did not declare, as one `ClientCapabilities` object, or none.", &[("request", Text), ("questions", Text), OPTIONS], Ret::OptJson).shaped(&[("questions", Shape::Questions)]),
+    free("require_capabilities", "Refuses with `request-capability-missing` (-32021, its data naming them) unless `request` declared every capability `questions` need.", &[("request", Text), ("questions", Text), OPTIONS], Ret::Refusal).shaped(&[("questions", Shape::Questions)]),
+    free("require_declared", "Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of `required` (a `ClientCapabilities` object, such as an extension).", &[("request", Text), ("required", Text), OPTIONS], Ret::Refusal),
+    free("complete", "The final response to `request` with `result`: `resultType: \"complete\"`, `ttlMs: 0` when `request` is a retry (its result must not be cached), and for a cacheable result that names no caching hints the safe ones its schema requires.", &[("request", Text), ("result", Text), OPTIONS], Ret::Json),
+    free("task_created", "The response to `request` that starts the task of `record` (a task record: `taskId`, `status`, `createdAt`, `lastUpdatedAt`, `ttlMs`, …).", &[("request", Text), ("record", Text), OPTIONS], Ret::Json).shaped(&[("record", Shape::TaskRecord)]),
+    free("task_get_response", "The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status carries.", &[("request", Text), ("record", Text), OPTIONS], Ret::Json).shaped(&[("record", Shape::TaskRecord)]),
+    new("ToolBridge", "A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs, limits}`.", &[("request", Text), ("key", Str), ("options", OrEmpty)]),
     method("ToolBridge", "replay", Ref, "A replay of the tool from the answers collected so far.", &[], Ret::Machine("ToolReplay")).infallible(),
     method("ToolBridge", "ask", Mut, "Sends what `replay` misses as server requests on the stream.", &[("replay", Machine("ToolReplay")), NOW], Ret::Unit),
-    method("ToolBridge", "complete", Mut, "The tool completed with `result` (JSON text).", &[("result", Text)], Ret::Unit),
-    method("ToolBridge", "refuse", Mut, "The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).", &[("rule", Str), ("message", Str), ("data", OptText)], Ret::Unit),
+    method("ToolBridge", "complete", Mut, "The tool completed with `result`.", &[("result", Text)], Ret::Unit),
+    method("ToolBridge", "refuse", Mut, "The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an object).", &[("rule", Str), ("message", Str), ("data", OptText)], Ret::Unit),
     method("ToolBridge", "handle_answer", Mut, "A response the client POSTed; true when the round is complete.", &[("response", Text), NOW], Ret::Bool),
     method("ToolBridge", "handle_timeout", Mut, "The round's deadline may have passed.", &[NOW], Ret::Unit).infallible(),
     method("ToolBridge", "poll_write", Mut, "The next text to write on the stream, or none.", &[], Ret::OptText).infallible(),

@@ -1344,40 +1344,40 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_catalogue() and 0xFFFF) != 41834) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_check_request() and 0xFFFF) != 40509) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_check_request() and 0xFFFF) != 22036) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_complete() and 0xFFFF) != 929) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_complete() and 0xFFFF) != 44812) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_error_response() and 0xFFFF) != 18182) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_error_response() and 0xFFFF) != 43191) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_mirrored_fields() and 0xFFFF) != 23872) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_mirrored_fields() and 0xFFFF) != 36732) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_missing_capabilities() and 0xFFFF) != 63821) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_missing_capabilities() and 0xFFFF) != 45370) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_question_elicit() and 0xFFFF) != 41379) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_question_elicit() and 0xFFFF) != 229) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_question_roots() and 0xFFFF) != 65363) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_question_roots() and 0xFFFF) != 29887) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_question_sample() and 0xFFFF) != 52715) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_question_sample() and 0xFFFF) != 59996) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_require_capabilities() and 0xFFFF) != 4176) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_require_capabilities() and 0xFFFF) != 33210) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_require_declared() and 0xFFFF) != 22344) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_require_declared() and 0xFFFF) != 53084) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_task_created() and 0xFFFF) != 1700) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_task_created() and 0xFFFF) != 13057) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_task_get_response() and 0xFFFF) != 41604) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_task_get_response() and 0xFFFF) != 16613) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_check() and 0xFFFF) != 1714) {
@@ -1488,7 +1488,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_ask() and 0xFFFF) != 40390) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_complete() and 0xFFFF) != 19790) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_complete() and 0xFFFF) != 40399) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_answer() and 0xFFFF) != 10338) {
@@ -1509,19 +1509,19 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_write() and 0xFFFF) != 38877) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_refuse() and 0xFFFF) != 14953) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_refuse() and 0xFFFF) != 6125) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_replay() and 0xFFFF) != 64291) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_ask() and 0xFFFF) != 54887) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_ask() and 0xFFFF) != 4100) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_complete() and 0xFFFF) != 64939) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_complete() and 0xFFFF) != 18191) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_data() and 0xFFFF) != 64999) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_data() and 0xFFFF) != 56449) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_input_required() and 0xFFFF) != 65441) {
@@ -1530,7 +1530,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_round() and 0xFFFF) != 53634) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_state() and 0xFFFF) != 5256) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_state() and 0xFFFF) != 45441) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_add() and 0xFFFF) != 51509) {
@@ -1659,10 +1659,10 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_client_new() and 0xFFFF) != 54127) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_session_new() and 0xFFFF) != 52481) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_session_new() and 0xFFFF) != 1035) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() and 0xFFFF) != 27712) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() and 0xFFFF) != 6527) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() and 0xFFFF) != 59165) {
@@ -5058,7 +5058,8 @@ open class Session: Disposable, AutoCloseable, SessionInterface
         this.cleanable = null
     }
     /**
-     * A session declaring `config` (JSON text; none: the default protocol, no capabilities).
+     * A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the
+     * default protocol, no capabilities).
      */
     constructor(`configJson`: kotlin.String?) :
         this(UniffiWithHandle, 
@@ -5743,7 +5744,7 @@ public interface ToolBridgeInterface {
     fun `ask`(`replay`: ToolReplay, `nowMs`: kotlin.ULong)
     
     /**
-     * The tool completed with `result` (JSON text).
+     * The tool completed with `result`.
      */
     fun `complete`(`resultJson`: kotlin.String)
     
@@ -5778,7 +5779,8 @@ public interface ToolBridgeInterface {
     fun `pollWrite`(): kotlin.String?
     
     /**
-     * The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+     * The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+     * object).
      */
     fun `refuse`(`rule`: kotlin.String, `message`: kotlin.String, `dataJson`: kotlin.String?)
     
@@ -5818,8 +5820,8 @@ open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
         this.cleanable = null
     }
     /**
-     * A bridge for `request`, its event ids under `key`; options (JSON text) `{maxRounds,
-     * roundTimeoutMs, limits}`.
+     * A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
+     * limits}`.
      */
     constructor(`requestJson`: kotlin.String, `key`: kotlin.String, `optionsJson`: kotlin.String?) :
         this(UniffiWithHandle, 
@@ -5929,7 +5931,7 @@ open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
 
     
     /**
-     * The tool completed with `result` (JSON text).
+     * The tool completed with `result`.
      */
     @Throws(MrtrException::class)override fun `complete`(`resultJson`: kotlin.String)
         = 
@@ -6050,7 +6052,8 @@ open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
 
     
     /**
-     * The tool's run was refused: `rule`, `message`, `data` (JSON text of an object).
+     * The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+     * object).
      */
     @Throws(MrtrException::class)override fun `refuse`(`rule`: kotlin.String, `message`: kotlin.String, `dataJson`: kotlin.String?)
         = 
@@ -6224,18 +6227,18 @@ public object FfiConverterTypeToolBridge: FfiConverter<ToolBridge, Long> {
 public interface ToolReplayInterface {
     
     /**
-     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
-     * when the tool stops here.
+     * Asks the next question, under `key` when given: its answer, or none when the tool stops
+     * here.
      */
     fun `ask`(`questionJson`: kotlin.String, `key`: kotlin.String?): kotlin.String?
     
     /**
-     * The final response with `result` (JSON text).
+     * The final response with `result`.
      */
     fun `complete`(`resultJson`: kotlin.String): kotlin.String
     
     /**
-     * The tool's data of the last round, as JSON text, or none.
+     * The tool's data of the last round, or none.
      */
     fun `data`(): kotlin.String?
     
@@ -6250,7 +6253,7 @@ public interface ToolReplayInterface {
     fun `round`(): kotlin.UInt
     
     /**
-     * `{stateId, expiry}` of the state the request carried, as JSON text, or none.
+     * `{stateId, expiry}` of the state the request carried, or none.
      */
     fun `state`(): kotlin.String?
     
@@ -6363,8 +6366,8 @@ open class ToolReplay: Disposable, AutoCloseable, ToolReplayInterface
 
     
     /**
-     * Asks the next question (JSON text), under `key` when given: its answer as JSON text, or none
-     * when the tool stops here.
+     * Asks the next question, under `key` when given: its answer, or none when the tool stops
+     * here.
      */
     @Throws(MrtrException::class)override fun `ask`(`questionJson`: kotlin.String, `key`: kotlin.String?): kotlin.String? {
             return FfiConverterOptionalString.lift(
@@ -6383,7 +6386,7 @@ open class ToolReplay: Disposable, AutoCloseable, ToolReplayInterface
 
     
     /**
-     * The final response with `result` (JSON text).
+     * The final response with `result`.
      */
     @Throws(MrtrException::class)override fun `complete`(`resultJson`: kotlin.String): kotlin.String {
             return FfiConverterString.lift(
@@ -6401,7 +6404,7 @@ open class ToolReplay: Disposable, AutoCloseable, ToolReplayInterface
 
     
     /**
-     * The tool's data of the last round, as JSON text, or none.
+     * The tool's data of the last round, or none.
      */
     @Throws(MrtrException::class)override fun `data`(): kotlin.String? {
             return FfiConverterOptionalString.lift(
@@ -6454,7 +6457,7 @@ open class ToolReplay: Disposable, AutoCloseable, ToolReplayInterface
 
     
     /**
-     * `{stateId, expiry}` of the state the request carried, as JSON text, or none.
+     * `{stateId, expiry}` of the state the request carried, or none.
      */
     @Throws(MrtrException::class)override fun `state`(): kotlin.String? {
             return FfiConverterOptionalString.lift(
@@ -8973,7 +8976,10 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
-         * `facade::check_request` (`headers` absent: not over HTTP): none, or the refusal as JSON text.
+         * What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
+         * its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
+         * then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
+         * lists them).
          */
     @Throws(MrtrException::class) fun `checkRequest`(`requestJson`: kotlin.String, `headersJson`: kotlin.String?, `supportedJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String? {
             return FfiConverterOptionalString.lift(
@@ -8991,7 +8997,9 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
-         * `facade::complete`: the final response to `request` with `result`.
+         * The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+         * `request` is a retry (its result must not be cached), and for a cacheable result that names no
+         * caching hints the safe ones its schema requires.
          */
     @Throws(MrtrException::class) fun `complete`(`requestJson`: kotlin.String, `resultJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String {
             return FfiConverterString.lift(
@@ -9008,8 +9016,9 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
-         * `facade::error_response`: `{response, status}` as JSON text; `data` the members of the error's
-         * `data` (JSON text of an object).
+         * The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
+         * members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
+         * sends it with.
          */
     @Throws(MrtrException::class) fun `errorResponse`(`idJson`: kotlin.String, `rule`: kotlin.String, `message`: kotlin.String, `dataJson`: kotlin.String?): kotlin.String {
             return FfiConverterString.lift(
@@ -9027,7 +9036,9 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
-         * `facade::mirrored_fields`: the header fields that mirror a request's body, as JSON text.
+         * (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
+         * `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
+         * `params.name`, `params.uri` or `params.taskId`, by method).
          */
     @Throws(MrtrException::class) fun `mirroredFields`(`requestJson`: kotlin.String): kotlin.String {
             return FfiConverterString.lift(
@@ -9042,7 +9053,8 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
-         * `facade::missing_capabilities`: a `ClientCapabilities` object as JSON text, or none.
+         * The client capabilities `questions` (input requests by key) need that `request` did not declare,
+         * as one `ClientCapabilities` object, or none.
          */
     @Throws(MrtrException::class) fun `missingCapabilities`(`requestJson`: kotlin.String, `questionsJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String? {
             return FfiConverterOptionalString.lift(
@@ -9059,7 +9071,7 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
-         * `facade::question_elicit`: an elicitation input request.
+         * A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
          */
     @Throws(MrtrException::class) fun `questionElicit`(`message`: kotlin.String, `requestedSchemaJson`: kotlin.String): kotlin.String {
             return FfiConverterString.lift(
@@ -9075,7 +9087,7 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
-         * `facade::question_roots`: a roots input request.
+         * A request for the client's roots: an input request.
          */
     @Throws(MrtrException::class) fun `questionRoots`(): kotlin.String {
             return FfiConverterString.lift(
@@ -9089,7 +9101,7 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
-         * `facade::question_sample`: a sampling input request.
+         * A sampling request with `params` (`messages`, `maxTokens`, …): an input request.
          */
     @Throws(MrtrException::class) fun `questionSample`(`paramsJson`: kotlin.String): kotlin.String {
             return FfiConverterString.lift(
@@ -9104,7 +9116,8 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
-         * `facade::require_capabilities`: none, or the refusal as JSON text.
+         * Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+         * declared every capability `questions` need.
          */
     @Throws(MrtrException::class) fun `requireCapabilities`(`requestJson`: kotlin.String, `questionsJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String? {
             return FfiConverterOptionalString.lift(
@@ -9121,7 +9134,8 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
-         * `facade::require_declared`: none, or the refusal as JSON text.
+         * Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+         * `required` (a `ClientCapabilities` object, such as an extension).
          */
     @Throws(MrtrException::class) fun `requireDeclared`(`requestJson`: kotlin.String, `requiredJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String? {
             return FfiConverterOptionalString.lift(
@@ -9138,7 +9152,8 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
-         * `facade::task_created`: the response announcing a task.
+         * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+         * `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
          */
     @Throws(MrtrException::class) fun `taskCreated`(`requestJson`: kotlin.String, `recordJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String {
             return FfiConverterString.lift(
@@ -9155,7 +9170,8 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
-         * `facade::task_get_response`: the response to `tasks/get`.
+         * The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+         * carries.
          */
     @Throws(MrtrException::class) fun `taskGetResponse`(`requestJson`: kotlin.String, `recordJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String {
             return FfiConverterString.lift(
