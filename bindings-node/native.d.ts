@@ -218,8 +218,8 @@ export declare class ServerStream {
   head(streamUrl?: string | undefined | null): string
   /** Writes the JSON-RPC `message` as an event; its event id. */
   message(message: Text): string
-  /** Writes a `retry: <ms>` block; its event id. */
-  retry(ms: number): string
+  /** Writes a `retry: <retry_ms>` block; its event id. */
+  retry(retryMs: number): string
   /**
    * Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests:
    * elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests,
@@ -510,10 +510,10 @@ export declare function taskCreated(request: Text, record: Text, options?: strin
 export declare function taskGetResponse(request: Text, record: Text, options?: string | undefined | null): string
 
 /**
- * `to`, when a task may go from `from` to `to`; else the refusal (`task-status-invalid`,
+ * `next`, when a task may go from `current` to `next`; else the refusal (`task-status-invalid`,
  * `task-transition-invalid`).
  */
-export declare function taskTransition(from: string, to: string): string
+export declare function taskTransition(current: string, next: string): string
 
 /**
  * Client (the Tasks extension of `2026-07-28`): the `tasks/update` request answering the input

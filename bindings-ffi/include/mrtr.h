@@ -1335,17 +1335,17 @@ mrtr_status mrtr_resume(const char *request,
                         struct mrtr_buf *out);
 
 /**
- * `to`, when a task may go from `from` to `to`; else the refusal (`task-status-invalid`,
+ * `next`, when a task may go from `current` to `next`; else the refusal (`task-status-invalid`,
  * `task-transition-invalid`). `*out` is the text (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
  * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
  */
-mrtr_status mrtr_task_transition(const char *from,
-                                 size_t from_len,
-                                 const char *to,
-                                 size_t to_len,
+mrtr_status mrtr_task_transition(const char *current,
+                                 size_t current_len,
+                                 const char *next,
+                                 size_t next_len,
                                  struct mrtr_buf *out);
 
 /**
@@ -2141,14 +2141,15 @@ mrtr_status mrtr_server_stream_message(struct mrtr_server_stream *server_stream,
                                        struct mrtr_buf *out);
 
 /**
- * Writes a `retry: <ms>` block; its event id. `*out` is the text (free it with `mrtr_buf_free`).
+ * Writes a `retry: <retry_ms>` block; its event id. `*out` is the text (free it with
+ * `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
  * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
  */
 mrtr_status mrtr_server_stream_retry(struct mrtr_server_stream *server_stream,
-                                     uint64_t ms,
+                                     uint64_t retry_ms,
                                      struct mrtr_buf *out);
 
 /**

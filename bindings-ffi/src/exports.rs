@@ -147,7 +147,7 @@ pub unsafe extern "C" fn mrtr_resume(
     })
 }
 
-/// `to`, when a task may go from `from` to `to`; else the refusal (`task-status-invalid`,
+/// `next`, when a task may go from `current` to `next`; else the refusal (`task-status-invalid`,
 /// `task-transition-invalid`). `*out` is the text (free it with `mrtr_buf_free`).
 ///
 /// # Safety
@@ -155,17 +155,18 @@ pub unsafe extern "C" fn mrtr_resume(
 /// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_task_transition(
-    from: *const c_char,
-    from_len: usize,
-    to: *const c_char,
-    to_len: usize,
+    current: *const c_char,
+    current_len: usize,
+    next: *const c_char,
+    next_len: usize,
     out: *mut mrtr_buf,
 ) -> mrtr_status {
     guard(|| {
         // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, from, to) =
-            unsafe { (Out::new(out)?, args::text(from, from_len, "from")?, args::text(to, to_len, "to")?) };
-        let value = facade::task_transition(from, to)?;
+        let (out, current, next) = unsafe {
+            (Out::new(out)?, args::text(current, current_len, "current")?, args::text(next, next_len, "next")?)
+        };
+        let value = facade::task_transition(current, next)?;
         out.set(value);
         Ok(())
     })
@@ -1589,7 +1590,8 @@ pub unsafe extern "C" fn mrtr_server_stream_message(
     })
 }
 
-/// Writes a `retry: <ms>` block; its event id. `*out` is the text (free it with `mrtr_buf_free`).
+/// Writes a `retry: <retry_ms>` block; its event id. `*out` is the text (free it with
+/// `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1597,13 +1599,13 @@ pub unsafe extern "C" fn mrtr_server_stream_message(
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_server_stream_retry(
     server_stream: *mut mrtr_server_stream,
-    ms: u64,
+    retry_ms: u64,
     out: *mut mrtr_buf,
 ) -> mrtr_status {
     guard(|| {
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let (out, server_stream) = unsafe { (Out::new(out)?, get_mut(server_stream, "server_stream")?) };
-        let value = server_stream.0.retry(ms)?;
+        let value = server_stream.0.retry(retry_ms)?;
         out.set(value);
         Ok(())
     })

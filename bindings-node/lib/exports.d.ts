@@ -42,10 +42,10 @@ export declare function respond(request: JsonInput, inputRequests?: JsonInput<As
 export declare function resume(request: JsonInput, needs?: JsonInput<AskedQuestions> | null, options?: Options): Resumed
 
 /**
- * `to`, when a task may go from `from` to `to`; else the refusal (`task-status-invalid`,
+ * `next`, when a task may go from `current` to `next`; else the refusal (`task-status-invalid`,
  * `task-transition-invalid`).
  */
-export declare function taskTransition(from: TaskStatusName, to: TaskStatusName): TaskStatusName
+export declare function taskTransition(current: TaskStatusName, next: TaskStatusName): TaskStatusName
 
 /**
  * The SHA-256 digest a sealed state binds a request's `params` by: every param but
@@ -430,9 +430,9 @@ export declare class ServerStream {
    */
   message(message: JsonInput): string
   /**
-   * Writes a `retry: <ms>` block; its event id.
+   * Writes a `retry: <retry_ms>` block; its event id.
    */
-  retry(ms: number): string
+  retry(retryMs: number): string
   /**
    * Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests:
    * elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests, `input_required`;

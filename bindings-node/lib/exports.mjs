@@ -58,11 +58,11 @@ export function resume(request, needs, options) {
 }
 
 /**
- * `to`, when a task may go from `from` to `to`; else the refusal (`task-status-invalid`,
+ * `next`, when a task may go from `current` to `next`; else the refusal (`task-status-invalid`,
  * `task-transition-invalid`).
  */
-export function taskTransition(from, to) {
-  const input = [k.string(from, 'from'), k.string(to, 'to')]
+export function taskTransition(current, next) {
+  const input = [k.string(current, 'current'), k.string(next, 'next')]
   return k.call(() => native.taskTransition(...input))
 }
 
@@ -676,10 +676,10 @@ export class ServerStream {
   }
 
   /**
-   * Writes a `retry: <ms>` block; its event id.
+   * Writes a `retry: <retry_ms>` block; its event id.
    */
-  retry(ms) {
-    const input = [k.whole(ms, 'ms')]
+  retry(retryMs) {
+    const input = [k.whole(retryMs, 'retryMs')]
     return k.call(() => k.NATIVE.get(this).retry(...input))
   }
 

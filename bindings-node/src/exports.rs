@@ -102,11 +102,11 @@ pub fn resume(request: Text, needs: Option<Text>, options: Option<String>) -> Re
     crate::run(|| facade::resume(crate::bytes(&request), needs.as_ref().map(crate::bytes), &crate::options(options)?))
 }
 
-/// `to`, when a task may go from `from` to `to`; else the refusal (`task-status-invalid`,
+/// `next`, when a task may go from `current` to `next`; else the refusal (`task-status-invalid`,
 /// `task-transition-invalid`).
 #[napi]
-pub fn task_transition(from: String, to: String) -> Result<&'static str> {
-    crate::run(|| facade::task_transition(&from, &to))
+pub fn task_transition(current: String, next: String) -> Result<&'static str> {
+    crate::run(|| facade::task_transition(&current, &next))
 }
 
 /// The binding a sealed state of `request` is bound to, for the principal `subject` or, explicitly,
@@ -728,10 +728,10 @@ impl ServerStream {
         crate::run(|| self.0.message(crate::bytes(&message)))
     }
 
-    /// Writes a `retry: <ms>` block; its event id.
+    /// Writes a `retry: <retry_ms>` block; its event id.
     #[napi]
-    pub fn retry(&mut self, ms: f64) -> Result<String> {
-        crate::run(|| self.0.retry(facade::whole(ms, "ms")?))
+    pub fn retry(&mut self, retry_ms: f64) -> Result<String> {
+        crate::run(|| self.0.retry(facade::whole(retry_ms, "retryMs")?))
     }
 
     /// Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests:

@@ -728,11 +728,11 @@ impl ServerStream {
         })
     }
 
-    /// Writes a `retry: <ms>` block; its event id.
-    #[pyo3(signature = (ms))]
-    pub(crate) fn retry(&mut self, ms: Nat) -> PyResult<String> {
+    /// Writes a `retry: <retry_ms>` block; its event id.
+    #[pyo3(signature = (retry_ms))]
+    pub(crate) fn retry(&mut self, retry_ms: Nat) -> PyResult<String> {
         guard(|| {
-            let v = self.core.retry(ms.0).or_raise()?;
+            let v = self.core.retry(retry_ms.0).or_raise()?;
             Ok(v)
         })
     }

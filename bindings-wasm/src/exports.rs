@@ -101,11 +101,11 @@ pub fn resume(request: &JsValue, needs: &JsValue, options: Option<String>) -> Re
     crate::run(|| facade::resume(&crate::bytes(request), crate::optional(needs).as_deref(), &crate::options(options)?))
 }
 
-/// `to`, when a task may go from `from` to `to`; else the refusal (`task-status-invalid`,
+/// `next`, when a task may go from `current` to `next`; else the refusal (`task-status-invalid`,
 /// `task-transition-invalid`).
 #[wasm_bindgen(js_name = taskTransition)]
-pub fn task_transition(from: &str, to: &str) -> Result<String> {
-    crate::run(|| facade::task_transition(from, to).map(String::from))
+pub fn task_transition(current: &str, next: &str) -> Result<String> {
+    crate::run(|| facade::task_transition(current, next).map(String::from))
 }
 
 /// The binding a sealed state of `request` is bound to, for the principal `subject` or, explicitly,
@@ -529,9 +529,9 @@ impl ServerStream {
         crate::run(|| self.0.message(&crate::bytes(message)))
     }
 
-    /// Writes a `retry: <ms>` block; its event id.
-    pub fn retry(&mut self, ms: f64) -> Result<String> {
-        crate::run(|| self.0.retry(facade::whole(ms, "ms")?))
+    /// Writes a `retry: <retry_ms>` block; its event id.
+    pub fn retry(&mut self, retry_ms: f64) -> Result<String> {
+        crate::run(|| self.0.retry(facade::whole(retry_ms, "retryMs")?))
     }
 
     /// Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests:

@@ -5,9 +5,12 @@
 
 #![allow(clippy::too_many_arguments)]
 
-use crate::error::{guard, lock, Result};
+use crate::error::{guard, lock, wire, Result};
+use crate::ops::Resumed;
 use crate::state::KeyRing;
+use crate::transport::{HttpEvent, HttpRequest, Incoming, OperationEvent, SseDecoder, SseEvent};
 use mrtr::facade::{self, Randomness};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
@@ -16,12 +19,139 @@ pub fn catalogue() -> Result<String> {
     guard(|| Ok(facade::catalogue()))
 }
 
+/// Client: the retry of `request` (the request last sent) answering `result` (the response carrying
+/// `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under
+/// the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a
+/// `tasks/input_response` request. Fails with `input-responses-unsolicited`,
+/// `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`,
+/// `retry-input-response-invalid`, or the rule a malformed argument breaks.
+#[uniffi::export]
+pub fn retry(
+    request_json: String,
+    result_json: String,
+    input_responses_json: Option<String>,
+    id_json: String,
+    protocol: String,
+) -> Result<String> {
+    guard(|| {
+        Ok(facade::retry(
+            request_json.as_bytes(),
+            result_json.as_bytes(),
+            input_responses_json.as_deref().map(str::as_bytes),
+            id_json.as_bytes(),
+            &crate::ops::options(&protocol, None)?,
+        )?)
+    })
+}
+
+/// Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object)
+/// and `request_state` (a JSON string) are optional, an absent one left out. Fails with
+/// `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
+/// `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
+#[uniffi::export]
+pub fn respond(
+    request_json: String,
+    input_requests_json: Option<String>,
+    request_state_json: Option<String>,
+    protocol: String,
+) -> Result<String> {
+    guard(|| {
+        Ok(facade::respond(
+            request_json.as_bytes(),
+            input_requests_json.as_deref().map(str::as_bytes),
+            request_state_json.as_deref().map(str::as_bytes),
+            &crate::ops::options(&protocol, None)?,
+        )?)
+    })
+}
+
+/// Server: the MRTR fields of `request` read against what this server `needs` (an
+/// `inputRequests`-shaped object): `{"responses": {<needed keys present>: …}, "missing": [<needed
+/// keys absent>], "ignored": [<keys present, not needed>], "requestState": <string or null>}`.
+#[uniffi::export]
+pub fn resume(request_json: String, needs_json: Option<String>, protocol: String) -> Result<Resumed> {
+    guard(|| {
+        wire(&facade::resume(
+            request_json.as_bytes(),
+            needs_json.as_deref().map(str::as_bytes),
+            &crate::ops::options(&protocol, None)?,
+        )?)
+    })
+}
+
+/// `next`, when a task may go from `current` to `next`; else the refusal (`task-status-invalid`,
+/// `task-transition-invalid`).
+#[uniffi::export]
+pub fn task_transition(current: String, next: String) -> Result<String> {
+    guard(|| Ok(facade::task_transition(&current, &next)?.into()))
+}
+
+/// The SHA-256 digest a sealed state binds a request's `params` by: every param but
+/// `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and
+/// spelling not.
+#[uniffi::export]
+pub fn params_digest(params_json: String) -> Result<Vec<u8>> {
+    guard(|| Ok(facade::params_digest(params_json.as_bytes())?.to_vec()))
+}
+
+/// One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
+/// decoder reads back as the same block. An event that sets no field writes an empty text. An
+/// `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong
+/// type is `usage-invalid-argument`.
+#[uniffi::export]
+pub fn sse_encode(event: SseEvent) -> Result<String> {
+    guard(|| Ok(facade::sse_encode(&crate::transport::json_of(&event))?))
+}
+
+/// What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its
+/// `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes,
+/// empty for none): `{"type": "call", "message"}` (a new call), `{"type": "messages", "messages":
+/// […]}` (answer `202`), `{"type": "answers", "key", "responses": […]}` (buffered answers of
+/// the continuation `key`), `{"type": "resume", "key", "lastEventId"}` (a GET resuming a stream). A
+/// body that is no JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`,
+/// `limit-exceeded`): answer it with HTTP 400.
+#[uniffi::export]
+pub fn read_http_request(
+    mode: String,
+    method: String,
+    url: String,
+    headers: HashMap<String, String>,
+    body: Vec<u8>,
+    protocol: String,
+) -> Result<Incoming> {
+    guard(|| {
+        wire(&facade::read_http_request(
+            &mode,
+            &method,
+            &url,
+            &crate::transport::headers_json(headers),
+            &body,
+            &crate::ops::options(&protocol, None)?,
+        )?)
+    })
+}
+
+/// The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335).
+#[uniffi::export]
+pub fn stream_url(endpoint: String, key: String) -> Result<String> {
+    guard(|| Ok(facade::stream_url(&endpoint, &key)?))
+}
+
 /// (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
 /// `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
 /// `params.name`, `params.uri` or `params.taskId`, by method).
 #[uniffi::export]
-pub fn mirrored_fields(request_json: String) -> Result<String> {
-    guard(|| Ok(facade::mirrored_fields(request_json.as_bytes())?))
+pub fn mirrored_fields(request_json: String) -> Result<HashMap<String, String>> {
+    guard(|| wire(&facade::mirrored_fields(request_json.as_bytes())?))
+}
+
+/// A client's answer to a server request that arrived outside any request of its own in flight
+/// (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back
+/// for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other
+/// message (`ping` is exempt).
+#[uniffi::export]
+pub fn unassociated_reply(request_json: String) -> Result<Option<String>> {
+    guard(|| Ok(facade::unassociated_reply(request_json.as_bytes())?))
 }
 
 /// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
@@ -222,6 +352,363 @@ impl Session {
         guard(|| {
             let mut this = lock(&self.inner)?;
             Ok(this.read_resource(&uri)?)
+        })
+    }
+}
+
+#[uniffi::export]
+impl SseDecoder {
+    /// Decodes the next bytes of the stream, split anywhere (any split gives the same blocks).
+    /// Bytes that are not UTF-8 are not refused here: the block holding them is reported by
+    /// `poll_event`.
+    pub fn feed(&self, chunk: Vec<u8>) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.feed(&chunk);
+            Ok(())
+        })
+    }
+
+    /// Ends the stream: a block not ended by a blank line is discarded (as a browser discards it).
+    /// Blocks decoded already stay to be polled; a later `feed` starts a new stream.
+    pub fn finish(&self) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.finish();
+            Ok(())
+        })
+    }
+
+    /// The next decoded block, `{"event", "data", "id", "retry"}` (the fields its lines set), or
+    /// none when none is ready. A block the decoder could not read fails this call with its rule,
+    /// in its place: `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block
+    /// over `maxMessageBytes`); decoding goes on after it.
+    pub fn poll_event(&self) -> Result<Option<SseEvent>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.poll_event().map(|t| wire(&t?)).transpose()
+        })
+    }
+}
+
+/// `facade::HttpCall`: the client machine of one call over HTTP.
+#[derive(uniffi::Object)]
+pub struct HttpCall {
+    pub(crate) inner: Mutex<facade::HttpCall>,
+}
+
+#[uniffi::export]
+impl HttpCall {
+    /// Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
+    /// milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" |
+    /// "sep-1335", "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents",
+    /// "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and
+    /// `url` required). A bad configuration, or a request that is no JSON-RPC request, is
+    /// `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
+    /// then `poll_event`, then read `poll_timeout`.
+    #[uniffi::constructor]
+    pub fn new(config_json: String, request_json: String, now_ms: u64) -> Result<Arc<HttpCall>> {
+        guard(|| {
+            Ok(Arc::new(HttpCall {
+                inner: Mutex::new(facade::HttpCall::new(config_json.as_bytes(), request_json.as_bytes(), now_ms)?),
+            }))
+        })
+    }
+
+    /// The status and header fields of the response to `exchange` (the number of a request from
+    /// `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
+    /// head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
+    /// `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
+    /// as an event.
+    pub fn handle_head(&self, exchange: u64, status: u16, headers: HashMap<String, String>, now_ms: u64) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.handle_head(exchange, status, &crate::transport::headers_json(headers), now_ms)?)
+        })
+    }
+
+    /// Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+    /// that is not UTF-8 is the server's error, reported as an event). A body before its head is
+    /// `usage-out-of-turn`.
+    pub fn handle_body(&self, exchange: u64, chunk: Vec<u8>, now_ms: u64) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.handle_body(exchange, &chunk, now_ms)?)
+        })
+    }
+
+    /// The response to `exchange` ended: the server closed it, the connection was cut, or none
+    /// came.
+    pub fn handle_end(&self, exchange: u64, now_ms: u64) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.handle_end(exchange, now_ms)?)
+        })
+    }
+
+    /// The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
+    pub fn handle_timeout(&self, now_ms: u64) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.handle_timeout(now_ms);
+            Ok(())
+        })
+    }
+
+    /// The host's JSON-RPC response to a server request the call reported (a `serverRequest`
+    /// event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC
+    /// response `usage-invalid-argument`.
+    pub fn answer(&self, response_json: String, now_ms: u64) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.answer(response_json.as_bytes(), now_ms)?)
+        })
+    }
+
+    /// The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
+    /// "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
+    /// `exchange` with every part of its response.
+    pub fn poll_transmit(&self) -> Result<Option<HttpRequest>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.poll_transmit().map(|t| wire(&t)).transpose()
+        })
+    }
+
+    /// The next event, or none: `{"type": "serverRequest", "message"}` (answer it with `answer`),
+    /// `{"type": "message", "message"}` (a notification or another response, to pass on), `{"type":
+    /// "violation", "rule", "message"}` (the server broke a rule; the call goes on), and last
+    /// either `{"type": "response", "message"}` (the call's JSON-RPC response) or `{"type":
+    /// "failed", "rule", "message"}`.
+    pub fn poll_event(&self) -> Result<Option<HttpEvent>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.poll_event().map(|t| wire(&t)).transpose()
+        })
+    }
+
+    /// When to call `handle_timeout` (the host's milliseconds), or none.
+    pub fn poll_timeout(&self) -> Result<Option<u64>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.poll_timeout())
+        })
+    }
+
+    /// Whether the call is over: its `response` or `failed` event was queued.
+    pub fn is_done(&self) -> Result<bool> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.is_done())
+        })
+    }
+}
+
+/// `facade::Operation`: one client operation over HTTP, in any transport mode.
+#[derive(uniffi::Object)]
+pub struct Operation {
+    pub(crate) inner: Mutex<facade::Operation>,
+}
+
+#[uniffi::export]
+impl Operation {
+    /// Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
+    /// clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus
+    /// `"maxRounds"` (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`,
+    /// `"taskPollMs"` (default 1000) and `"versions"`. The drain order, after creating it and after
+    /// every input (`handle_*`, `answer`): `poll_transmit` until none (send each), then
+    /// `poll_event` until none (an answer given there is an input: drain the transmits again), then
+    /// read `poll_timeout`. Drop it once `is_drained`.
+    #[uniffi::constructor]
+    pub fn new(config_json: String, request_json: String, now_ms: u64) -> Result<Arc<Operation>> {
+        guard(|| {
+            Ok(Arc::new(Operation {
+                inner: Mutex::new(facade::Operation::new(config_json.as_bytes(), request_json.as_bytes(), now_ms)?),
+            }))
+        })
+    }
+
+    /// The status and header fields of the response to `exchange` (the number of a request from
+    /// `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
+    /// head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
+    /// `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
+    /// as an event.
+    pub fn handle_head(&self, exchange: u64, status: u16, headers: HashMap<String, String>, now_ms: u64) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.handle_head(exchange, status, &crate::transport::headers_json(headers), now_ms)?)
+        })
+    }
+
+    /// Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+    /// that is not UTF-8 is the server's error, reported as an event). A body before its head is
+    /// `usage-out-of-turn`.
+    pub fn handle_body(&self, exchange: u64, chunk: Vec<u8>, now_ms: u64) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.handle_body(exchange, &chunk, now_ms)?)
+        })
+    }
+
+    /// The response to `exchange` ended: the server closed it, the connection was cut, or none
+    /// came.
+    pub fn handle_end(&self, exchange: u64, now_ms: u64) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.handle_end(exchange, now_ms)?)
+        })
+    }
+
+    /// The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
+    pub fn handle_timeout(&self, now_ms: u64) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.handle_timeout(now_ms);
+            Ok(())
+        })
+    }
+
+    /// Answers the question `key` of an `inputRequired` event with `result` (an elicitation's
+    /// `{"action", …}`, a sampling result, a roots list). An answer that does not fit its
+    /// question fails with its rule and the question stays open; a key nothing asked is
+    /// `usage-unknown-handle`, one answered already `usage-out-of-turn`.
+    pub fn answer(&self, key: String, result_json: String, now_ms: u64) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.answer(&key, result_json.as_bytes(), now_ms)?)
+        })
+    }
+
+    /// The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
+    /// "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
+    /// `exchange` with every part of its response.
+    pub fn poll_transmit(&self) -> Result<Option<HttpRequest>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.poll_transmit().map(|t| wire(&t)).transpose()
+        })
+    }
+
+    /// The next event, or none: `{"type": "inputRequired", "round", "requests": {<key>: {"method",
+    /// "params"}}}` (answer each key with `answer`), `{"type": "message", "message"}`, `{"type":
+    /// "violation", "rule", "message"}`, and last either `{"type": "done", "response"}` (the final
+    /// JSON-RPC response) or `{"type": "failed", "rule", "message"}`.
+    pub fn poll_event(&self) -> Result<Option<OperationEvent>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.poll_event().map(|t| wire(&t)).transpose()
+        })
+    }
+
+    /// When to call `handle_timeout` (the host's milliseconds), or none.
+    pub fn poll_timeout(&self) -> Result<Option<u64>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.poll_timeout())
+        })
+    }
+
+    /// Whether the final event was taken and no exchange is open: the operation may be dropped.
+    pub fn is_drained(&self) -> Result<bool> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.is_drained())
+        })
+    }
+
+    /// What the operation knows, as JSON, to go on from after the host restarts (in another process
+    /// or language) with `restore`: the current round's request, the ids, rounds and versions so
+    /// far, an open round's questions and answers, the task it follows; not the configuration (the
+    /// host gives it again, credentials included) nor the open exchanges (the round they carried
+    /// goes again). An operation that is over, or a stream mode's call that answered a server
+    /// request, is `usage-out-of-turn`.
+    pub fn snapshot(&self, now_ms: u64) -> Result<String> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.snapshot(now_ms)?)
+        })
+    }
+
+    /// The operation of `snapshot` under `config` (as the constructor reads it) at `now`: the round
+    /// in flight goes again under a new id, an open round asks its unanswered questions again (one
+    /// `inputRequired` event), a followed task is polled after the wait that was left. A snapshot
+    /// of another format or transport mode is `usage-invalid-argument`.
+    #[uniffi::constructor]
+    pub fn restore(config_json: String, snapshot_json: String, now_ms: u64) -> Result<Arc<Operation>> {
+        guard(|| {
+            Ok(Arc::new(Operation {
+                inner: Mutex::new(facade::Operation::restore(
+                    config_json.as_bytes(),
+                    snapshot_json.as_bytes(),
+                    now_ms,
+                )?),
+            }))
+        })
+    }
+}
+
+/// `facade::ServerStream`: a server's response stream.
+#[derive(uniffi::Object)]
+pub struct ServerStream {
+    pub(crate) inner: Mutex<facade::ServerStream>,
+}
+
+#[uniffi::export]
+impl ServerStream {
+    /// A response stream of `mode` for the continuation `key` (the host's name for the call's state
+    /// in its own store: event ids are `<key>.<n>`, a stream URL carries `?stream=<key>`),
+    /// numbering events from `first`. An empty key, or one with a line end or NUL, is
+    /// `usage-invalid-argument`.
+    #[uniffi::constructor]
+    pub fn new(mode: String, key: String, first: u64) -> Result<Arc<ServerStream>> {
+        guard(|| Ok(Arc::new(ServerStream { inner: Mutex::new(facade::ServerStream::new(&mode, &key, first)?) })))
+    }
+
+    /// The header fields of the response head (status 200), a JSON object: `content-type:
+    /// text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>;
+    /// rel="stream"` (none: no link).
+    pub fn head(&self, stream_url: Option<String>) -> Result<HashMap<String, String>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            wire(&this.head(stream_url.as_deref()))
+        })
+    }
+
+    /// Writes the JSON-RPC `message` as an event; its event id.
+    pub fn message(&self, message_json: String) -> Result<String> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.message(message_json.as_bytes())?)
+        })
+    }
+
+    /// Writes a `retry: <retry_ms>` block; its event id.
+    pub fn retry(&self, retry_ms: u64) -> Result<String> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.retry(retry_ms)?)
+        })
+    }
+
+    /// Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests:
+    /// elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests,
+    /// `input_required`; under `sep-1335` the requests and `retry: <retry_ms>`; under `2025-11-25`
+    /// the requests (a `2026-07-28` server asks inside results: `usage-invalid-argument`). After a
+    /// `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written
+    /// after it is `usage-out-of-turn`. The last event id written.
+    pub fn ask(&self, requests_json: String, retry_ms: u64) -> Result<String> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.ask(requests_json.as_bytes(), retry_ms)?)
+        })
+    }
+
+    /// The event-stream text written since the last `take` (to write to the response body), and
+    /// empties it.
+    pub fn take(&self) -> Result<String> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.take())
         })
     }
 }

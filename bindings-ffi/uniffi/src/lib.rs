@@ -39,15 +39,10 @@ pub use client::{Checker, Client, ClientEvent};
 pub use error::{MrtrError, Result};
 pub use exports::*;
 pub use ops::{
-    check, classify, classify_bytes, protocols, respond, resume, retry, rules, task_transition, task_update,
-    test_only_error, test_only_panic, Classified, MessageKind, ResultType, Resumed, RuleInfo, Side, Violation,
+    check, classify, classify_bytes, protocols, rules, task_update, test_only_error, test_only_panic, Classified,
+    MessageKind, ResultType, Resumed, RuleInfo, Side, Violation,
 };
-pub use state::{
-    binding_for_request, binding_from_json, inspect, params_digest, Binding, KeyRing, Opened, ReplayGuard, TokenInfo,
-};
-pub use transport::{
-    read_http_request, sse_encode, stream_url, unassociated_reply, HttpCall, HttpEvent, HttpRequest, Incoming,
-    Operation, OperationEvent, ServerStream, SseDecoder, SseEvent,
-};
+pub use state::{binding_for_request, binding_from_json, inspect, Binding, KeyRing, Opened, ReplayGuard, TokenInfo};
+pub use transport::{HttpEvent, HttpRequest, Incoming, OperationEvent, SseDecoder, SseEvent};
 
 uniffi::setup_scaffolding!();

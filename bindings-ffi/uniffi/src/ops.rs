@@ -122,44 +122,6 @@ pub fn check(
     guard(|| wire(&facade::check(transcript_json.as_bytes(), &check_options(&protocol, max_rounds, transport)?)?))
 }
 
-/// Builds the retry of `request_json` (the request last sent) that answers
-/// `result_json` (the response carrying `input_required`) with
-/// `input_responses_json` (none: no answers, the retry of a load-shedding
-/// `input_required` that only carries state), under the new id `id_json`;
-/// returns the message. In `sep-2322`, the answer to `tasks/result` is a
-/// `tasks/input_response`.
-#[uniffi::export]
-pub fn retry(
-    request_json: String,
-    result_json: String,
-    input_responses_json: Option<String>,
-    id_json: String,
-    protocol: String,
-) -> Result<String> {
-    guard(|| {
-        let (request, result, responses, id) =
-            (request_json.as_bytes(), result_json.as_bytes(), input_responses_json.as_deref(), id_json.as_bytes());
-        Ok(facade::retry(request, result, responses.map(str::as_bytes), id, &options(&protocol, None)?)?)
-    })
-}
-
-/// Builds the `input_required` answer to `request_json`: `input_requests_json`
-/// is the `inputRequests` object, `request_state_json` the state as JSON (a
-/// JSON string: `"\"s1\""`); either may be absent.
-#[uniffi::export]
-pub fn respond(
-    request_json: String,
-    input_requests_json: Option<String>,
-    request_state_json: Option<String>,
-    protocol: String,
-) -> Result<String> {
-    guard(|| {
-        let (requests, state) = (input_requests_json.as_deref(), request_state_json.as_deref());
-        let o = options(&protocol, None)?;
-        Ok(facade::respond(request_json.as_bytes(), requests.map(str::as_bytes), state.map(str::as_bytes), &o)?)
-    })
-}
-
 /// What a server learns from an incoming request ([`resume`]).
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -173,14 +135,6 @@ pub struct Resumed {
     pub ignored: Vec<String>,
     /// The echoed `requestState`, for the server to validate.
     pub request_state: Option<String>,
-}
-
-/// Reads the MRTR fields of `request_json` against what this server needs
-/// (`needs_json`: an `inputRequests`-shaped object; none: it needs nothing).
-#[uniffi::export]
-pub fn resume(request_json: String, needs_json: Option<String>, protocol: String) -> Result<Resumed> {
-    let needs = needs_json.as_deref().map(str::as_bytes);
-    guard(|| wire(&facade::resume(request_json.as_bytes(), needs, &options(&protocol, None)?)?))
 }
 
 /// Builds the `tasks/update` request (Tasks extension, `2026-07-28`) that
@@ -198,13 +152,6 @@ pub fn task_update(
         let (o, responses) = (facade::Options::default(), input_responses_json.as_deref().map(str::as_bytes));
         Ok(facade::task_update(request, response, responses, id_json.as_bytes(), &o)?)
     })
-}
-
-/// Checks a task status change (`"working"` → `"completed"`); returns the new
-/// status, or fails with `task-status-invalid` / `task-transition-invalid`.
-#[uniffi::export]
-pub fn task_transition(current: String, next: String) -> Result<String> {
-    guard(|| Ok(facade::task_transition(&current, &next)?.to_string()))
 }
 
 /// One row of the rule catalogue.

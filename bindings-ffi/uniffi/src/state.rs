@@ -67,15 +67,6 @@ impl Binding {
     }
 }
 
-/// The `params_digest` of a binding: SHA-256 of the canonical JSON of a
-/// request's `params` object (every param but `inputResponses`,
-/// `requestState` and `_meta`; numbers exact as written, key order and
-/// formatting never change it).
-#[uniffi::export]
-pub fn params_digest(params_json: String) -> Result<Vec<u8>> {
-    guard(|| Ok(facade::params_digest(params_json.as_bytes())?.to_vec()))
-}
-
 /// The binding of `request_json` (the request's raw JSON text) for a subject
 /// (a principal, or `anonymous`): its method, the target the method names
 /// (`params.name`, `params.uri`, `params.taskId`) and the exact digest of its params.

@@ -7,8 +7,8 @@
 //! Modes are named as in a call's configuration: `2026-07-28`, `2025-11-25`,
 //! `sep-1858`, `sep-1335`.
 
-use crate::error::{guard, lock, wire, Result};
-use crate::ops::{json_text, options};
+use crate::error::{guard, Result};
+use crate::ops::json_text;
 use mrtr::facade;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -16,10 +16,15 @@ use std::sync::{Arc, Mutex};
 
 /// Header fields as the façade reads them: a JSON object (names sorted, so
 /// that the text is the same whatever the host map's order).
-fn headers_json(headers: HashMap<String, String>) -> Vec<u8> {
+pub(crate) fn headers_json(headers: HashMap<String, String>) -> Vec<u8> {
     let sorted: BTreeMap<String, String> = headers.into_iter().collect();
     // A map of strings always serializes.
     serde_json::to_vec(&sorted).unwrap_or_default()
+}
+
+/// A record as the JSON text the façade reads (its fields are strings and numbers: it always serializes).
+pub(crate) fn json_of<T: Serialize>(record: &T) -> Vec<u8> {
+    serde_json::to_vec(record).unwrap_or_default()
 }
 
 /// An optional JSON value of the façade's output as JSON text.
@@ -58,7 +63,7 @@ pub struct SseEvent {
 /// stream, and take the blocks with [`poll_event`](SseDecoder::poll_event).
 #[derive(uniffi::Object)]
 pub struct SseDecoder {
-    inner: Mutex<facade::SseDecoder>,
+    pub(crate) inner: Mutex<facade::SseDecoder>,
 }
 
 #[uniffi::export]
@@ -75,39 +80,6 @@ impl SseDecoder {
             Ok(Arc::new(SseDecoder { inner: Mutex::new(facade::SseDecoder::new(&o)) }))
         })
     }
-
-    /// Decodes the next bytes of the stream. Bytes that are not UTF-8 are not
-    /// refused here: [`poll_event`](SseDecoder::poll_event) raises for the
-    /// block holding them.
-    pub fn feed(&self, chunk: Vec<u8>) -> Result<()> {
-        guard(|| lock(&self.inner).map(|mut d| d.feed(&chunk)))
-    }
-
-    /// Ends the stream: a block not ended by a blank line is discarded.
-    /// Blocks already decoded stay to be polled.
-    pub fn finish(&self) -> Result<()> {
-        guard(|| lock(&self.inner).map(|mut d| d.finish()))
-    }
-
-    /// The next decoded block, or none when none is ready. A block the
-    /// decoder could not read raises its rule (`jsonrpc-parse-error`: a line
-    /// that is not UTF-8; `limit-exceeded`: a block over the bound); decoding
-    /// went on after it, so keep polling.
-    pub fn poll_event(&self) -> Result<Option<SseEvent>> {
-        guard(|| lock(&self.inner)?.poll_event().map(|block| wire(&block?)).transpose())
-    }
-}
-
-/// Writes one block as event-stream text: what a decoder reads back as the
-/// same block (nothing for a block without fields). An `event` or `id` with a
-/// line end, or an `id` with NUL, is `usage-invalid-argument`.
-#[uniffi::export]
-pub fn sse_encode(event: SseEvent) -> Result<String> {
-    guard(|| {
-        // A record of strings and a number always serializes.
-        let text = serde_json::to_vec(&event).unwrap_or_default();
-        Ok(facade::sse_encode(&text)?)
-    })
 }
 
 /// An HTTP request the call asks its host to send.
@@ -164,80 +136,6 @@ pub enum HttpEvent {
     },
 }
 
-/// The client machine of one JSON-RPC call over HTTP (sans-IO): the host's
-/// HTTP stack sends what [`poll_transmit`](HttpCall::poll_transmit) asks and
-/// hands back each response's head, body bytes and end. After creating it and
-/// after every input, drain `poll_transmit`, then `poll_event`, then read
-/// `poll_timeout`.
-#[derive(uniffi::Object)]
-pub struct HttpCall {
-    inner: Mutex<facade::HttpCall>,
-}
-
-#[uniffi::export]
-impl HttpCall {
-    /// Starts the call of `request_json` (a JSON-RPC request with an id) at
-    /// `now_ms` under `config_json`: `{"mode", "url", "headers": {…},
-    /// "protocol", "limits": {…}, "maxEvents", "maxLinks", "maxLinkBytes",
-    /// "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and `url`
-    /// required; a bad one is `usage-invalid-argument`).
-    #[uniffi::constructor]
-    pub fn new(config_json: String, request_json: String, now_ms: u64) -> Result<Arc<HttpCall>> {
-        guard(|| {
-            let call = facade::HttpCall::new(config_json.as_bytes(), request_json.as_bytes(), now_ms)?;
-            Ok(Arc::new(HttpCall { inner: Mutex::new(call) }))
-        })
-    }
-
-    /// The status and header fields of the response to `exchange`. A second
-    /// head is `usage-out-of-turn`, an exchange the call does not know (or
-    /// that ended) `usage-unknown-handle`.
-    pub fn handle_head(&self, exchange: u64, status: u16, headers: HashMap<String, String>, now_ms: u64) -> Result<()> {
-        guard(|| Ok(lock(&self.inner)?.handle_head(exchange, status, &headers_json(headers), now_ms)?))
-    }
-
-    /// Bytes of the body of the response to `exchange`, in any chunking.
-    pub fn handle_body(&self, exchange: u64, chunk: Vec<u8>, now_ms: u64) -> Result<()> {
-        guard(|| Ok(lock(&self.inner)?.handle_body(exchange, &chunk, now_ms)?))
-    }
-
-    /// The response to `exchange` ended (closed by the server, or cut).
-    pub fn handle_end(&self, exchange: u64, now_ms: u64) -> Result<()> {
-        guard(|| Ok(lock(&self.inner)?.handle_end(exchange, now_ms)?))
-    }
-
-    /// The time [`poll_timeout`](HttpCall::poll_timeout) named came.
-    pub fn handle_timeout(&self, now_ms: u64) -> Result<()> {
-        guard(|| lock(&self.inner).map(|mut c| c.handle_timeout(now_ms)))
-    }
-
-    /// The host's JSON-RPC response to a server request the call reported.
-    pub fn answer(&self, response_json: String, now_ms: u64) -> Result<()> {
-        guard(|| Ok(lock(&self.inner)?.answer(response_json.as_bytes(), now_ms)?))
-    }
-
-    /// The next HTTP request to send, if any.
-    pub fn poll_transmit(&self) -> Result<Option<HttpRequest>> {
-        guard(|| lock(&self.inner)?.poll_transmit().map(|r| wire(&r)).transpose())
-    }
-
-    /// The next event for the host, if any.
-    pub fn poll_event(&self) -> Result<Option<HttpEvent>> {
-        guard(|| lock(&self.inner)?.poll_event().map(|e| wire(&e)).transpose())
-    }
-
-    /// When to call [`handle_timeout`](HttpCall::handle_timeout) (the host's
-    /// milliseconds), if anything waits.
-    pub fn poll_timeout(&self) -> Result<Option<u64>> {
-        guard(|| Ok(lock(&self.inner)?.poll_timeout()))
-    }
-
-    /// Whether the call is over (its `Response` or `Failed` event was queued).
-    pub fn is_done(&self) -> Result<bool> {
-        guard(|| Ok(lock(&self.inner)?.is_done()))
-    }
-}
-
 /// What an operation tells its host ([`Operation::poll_event`]).
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
@@ -279,140 +177,6 @@ pub enum OperationEvent {
     },
 }
 
-/// One client operation over HTTP (sans-IO): a call carried to its final
-/// response in any transport mode, every question answered by key with
-/// [`answer`](Operation::answer). After creating it and after every input,
-/// drain `poll_transmit`, then `poll_event`, then read `poll_timeout`; drop it
-/// once `is_drained`.
-#[derive(uniffi::Object)]
-pub struct Operation {
-    inner: Mutex<facade::Operation>,
-}
-
-#[uniffi::export]
-impl Operation {
-    /// Starts the operation of `request_json` (a JSON-RPC request with an id)
-    /// at `now_ms` under `config_json`: an [`HttpCall`] configuration plus
-    /// `"maxRounds"`, `"maxResends"` and `"taskPollMs"`.
-    #[uniffi::constructor]
-    pub fn new(config_json: String, request_json: String, now_ms: u64) -> Result<Arc<Operation>> {
-        guard(|| {
-            let op = facade::Operation::new(config_json.as_bytes(), request_json.as_bytes(), now_ms)?;
-            Ok(Arc::new(Operation { inner: Mutex::new(op) }))
-        })
-    }
-
-    /// The status and header fields of the response to `exchange`.
-    pub fn handle_head(&self, exchange: u64, status: u16, headers: HashMap<String, String>, now_ms: u64) -> Result<()> {
-        guard(|| Ok(lock(&self.inner)?.handle_head(exchange, status, &headers_json(headers), now_ms)?))
-    }
-
-    /// Bytes of the body of the response to `exchange`, in any chunking.
-    pub fn handle_body(&self, exchange: u64, chunk: Vec<u8>, now_ms: u64) -> Result<()> {
-        guard(|| Ok(lock(&self.inner)?.handle_body(exchange, &chunk, now_ms)?))
-    }
-
-    /// The response to `exchange` ended (closed by the server, or cut).
-    pub fn handle_end(&self, exchange: u64, now_ms: u64) -> Result<()> {
-        guard(|| Ok(lock(&self.inner)?.handle_end(exchange, now_ms)?))
-    }
-
-    /// The time [`poll_timeout`](Operation::poll_timeout) named came.
-    pub fn handle_timeout(&self, now_ms: u64) -> Result<()> {
-        guard(|| lock(&self.inner).map(|mut o| o.handle_timeout(now_ms)))
-    }
-
-    /// Answers the question `key` with `result_json`; one that does not fit
-    /// its question fails with its rule, and the question stays open.
-    pub fn answer(&self, key: String, result_json: String, now_ms: u64) -> Result<()> {
-        guard(|| Ok(lock(&self.inner)?.answer(&key, result_json.as_bytes(), now_ms)?))
-    }
-
-    /// The next HTTP request to send, if any.
-    pub fn poll_transmit(&self) -> Result<Option<HttpRequest>> {
-        guard(|| lock(&self.inner)?.poll_transmit().map(|r| wire(&r)).transpose())
-    }
-
-    /// The next event for the host, if any.
-    pub fn poll_event(&self) -> Result<Option<OperationEvent>> {
-        guard(|| lock(&self.inner)?.poll_event().map(|e| wire(&e)).transpose())
-    }
-
-    /// When to call [`handle_timeout`](Operation::handle_timeout), if anything waits.
-    pub fn poll_timeout(&self) -> Result<Option<u64>> {
-        guard(|| Ok(lock(&self.inner)?.poll_timeout()))
-    }
-
-    /// Whether the final event was taken and no exchange is open.
-    pub fn is_drained(&self) -> Result<bool> {
-        guard(|| Ok(lock(&self.inner)?.is_drained()))
-    }
-
-    /// What the operation knows, as JSON, to go on from with
-    /// [`restore`](Operation::restore) after the host restarts (in this
-    /// process or another, in this language or another): not the
-    /// configuration, nor the open exchanges.
-    pub fn snapshot(&self, now_ms: u64) -> Result<String> {
-        guard(|| Ok(lock(&self.inner)?.snapshot(now_ms)?))
-    }
-
-    /// The operation of `snapshot_json` under `config_json` (as the
-    /// constructor reads it) at `now_ms`: the round in flight goes again under
-    /// a new id, an open round asks its unanswered questions again.
-    #[uniffi::constructor]
-    pub fn restore(config_json: String, snapshot_json: String, now_ms: u64) -> Result<Arc<Operation>> {
-        guard(|| {
-            let op = facade::Operation::restore(config_json.as_bytes(), snapshot_json.as_bytes(), now_ms)?;
-            Ok(Arc::new(Operation { inner: Mutex::new(op) }))
-        })
-    }
-}
-
-/// A server's response stream for one continuation: the mode's event
-/// sequence as event-stream text, event ids `<key>.<n>`.
-#[derive(uniffi::Object)]
-pub struct ServerStream {
-    inner: Mutex<facade::ServerStream>,
-}
-
-#[uniffi::export]
-impl ServerStream {
-    /// A stream of `mode` for the continuation `key` (the host's name for the
-    /// call's state in its store), numbering events from `first`.
-    #[uniffi::constructor]
-    pub fn new(mode: String, key: String, first: u64) -> Result<Arc<ServerStream>> {
-        guard(|| Ok(Arc::new(ServerStream { inner: Mutex::new(facade::ServerStream::new(&mode, &key, first)?) })))
-    }
-
-    /// The header fields of the response head (200): the content type, and
-    /// under `sep-1335` the `link` to `stream_url`.
-    pub fn head(&self, stream_url: Option<String>) -> Result<HashMap<String, String>> {
-        guard(|| wire(&lock(&self.inner)?.head(stream_url.as_deref())))
-    }
-
-    /// Writes the JSON-RPC message `message_json` as an event; returns its id.
-    pub fn message(&self, message_json: String) -> Result<String> {
-        guard(|| Ok(lock(&self.inner)?.message(message_json.as_bytes())?))
-    }
-
-    /// Writes a `retry` block; returns its id.
-    pub fn retry(&self, retry_ms: u64) -> Result<String> {
-        guard(|| Ok(lock(&self.inner)?.retry(retry_ms)?))
-    }
-
-    /// Writes the mode's sequence asking for `requests_json` (a JSON array of
-    /// requests): `sep-1858` wraps them in `buffer_input` … `input_required`,
-    /// `sep-1335` follows them with `retry: retry_ms`; returns the last id.
-    pub fn ask(&self, requests_json: String, retry_ms: u64) -> Result<String> {
-        guard(|| Ok(lock(&self.inner)?.ask(requests_json.as_bytes(), retry_ms)?))
-    }
-
-    /// The text written since the last take, for the response body.
-    pub fn take(&self) -> Result<String> {
-        guard(|| Ok(lock(&self.inner)?.take()))
-    }
-}
-
 /// What an incoming HTTP request asks ([`read_http_request`]).
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
@@ -447,41 +211,10 @@ pub enum Incoming {
     },
 }
 
-/// Reads an incoming HTTP request under `mode`: its method, URL, header
-/// fields and body. A body that is not JSON-RPC raises its rule
-/// (`jsonrpc-parse-error`, `jsonrpc-invalid`, `limit-exceeded`): answer 400.
-#[uniffi::export]
-pub fn read_http_request(
-    mode: String,
-    method: String,
-    url: String,
-    headers: HashMap<String, String>,
-    body: Vec<u8>,
-    protocol: String,
-) -> Result<Incoming> {
-    guard(|| {
-        let o = options(&protocol, None)?;
-        wire(&facade::read_http_request(&mode, &method, &url, &headers_json(headers), &body, &o)?)
-    })
-}
-
-/// The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335).
-#[uniffi::export]
-pub fn stream_url(endpoint: String, key: String) -> Result<String> {
-    guard(|| Ok(facade::stream_url(&endpoint, &key)?))
-}
-
-/// The JSON-RPC error response (-32602) a client sends back for a server
-/// request that arrived outside any request of its own in flight (SEP-2260),
-/// or none when the message needs no answer.
-#[uniffi::export]
-pub fn unassociated_reply(request_json: String) -> Result<Option<String>> {
-    guard(|| Ok(facade::unassociated_reply(request_json.as_bytes())?))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{read_http_request, HttpCall};
 
     const CALL: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"deploy","arguments":{}}}"#;
 

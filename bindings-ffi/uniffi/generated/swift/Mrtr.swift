@@ -1077,69 +1077,73 @@ public func FfiConverterTypeClient_lower(_ value: Client) -> UInt64 {
 
 
 /**
- * The client machine of one JSON-RPC call over HTTP (sans-IO): the host's
- * HTTP stack sends what [`poll_transmit`](HttpCall::poll_transmit) asks and
- * hands back each response's head, body bytes and end. After creating it and
- * after every input, drain `poll_transmit`, then `poll_event`, then read
- * `poll_timeout`.
+ * `facade::HttpCall`: the client machine of one call over HTTP.
  */
 public protocol HttpCallProtocol: AnyObject, Sendable {
     
     /**
-     * The host's JSON-RPC response to a server request the call reported.
+     * The host's JSON-RPC response to a server request the call reported (a `serverRequest`
+     * event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC
+     * response `usage-invalid-argument`.
      */
     func answer(responseJson: String, nowMs: UInt64) throws 
     
     /**
-     * Bytes of the body of the response to `exchange`, in any chunking.
+     * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+     * that is not UTF-8 is the server's error, reported as an event). A body before its head is
+     * `usage-out-of-turn`.
      */
     func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64) throws 
     
     /**
-     * The response to `exchange` ended (closed by the server, or cut).
+     * The response to `exchange` ended: the server closed it, the connection was cut, or none
+     * came.
      */
     func handleEnd(exchange: UInt64, nowMs: UInt64) throws 
     
     /**
-     * The status and header fields of the response to `exchange`. A second
-     * head is `usage-out-of-turn`, an exchange the call does not know (or
-     * that ended) `usage-unknown-handle`.
+     * The status and header fields of the response to `exchange` (the number of a request from
+     * `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
+     * head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
+     * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
+     * as an event.
      */
     func handleHead(exchange: UInt64, status: UInt16, headers: [String: String], nowMs: UInt64) throws 
     
     /**
-     * The time [`poll_timeout`](HttpCall::poll_timeout) named came.
+     * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
     func handleTimeout(nowMs: UInt64) throws 
     
     /**
-     * Whether the call is over (its `Response` or `Failed` event was queued).
+     * Whether the call is over: its `response` or `failed` event was queued.
      */
     func isDone() throws  -> Bool
     
     /**
-     * The next event for the host, if any.
+     * The next event, or none: `{"type": "serverRequest", "message"}` (answer it with `answer`),
+     * `{"type": "message", "message"}` (a notification or another response, to pass on), `{"type":
+     * "violation", "rule", "message"}` (the server broke a rule; the call goes on), and last
+     * either `{"type": "response", "message"}` (the call's JSON-RPC response) or `{"type":
+     * "failed", "rule", "message"}`.
      */
     func pollEvent() throws  -> HttpEvent?
     
     /**
-     * When to call [`handle_timeout`](HttpCall::handle_timeout) (the host's
-     * milliseconds), if anything waits.
+     * When to call `handle_timeout` (the host's milliseconds), or none.
      */
     func pollTimeout() throws  -> UInt64?
     
     /**
-     * The next HTTP request to send, if any.
+     * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
+     * "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
+     * `exchange` with every part of its response.
      */
     func pollTransmit() throws  -> HttpRequest?
     
 }
 /**
- * The client machine of one JSON-RPC call over HTTP (sans-IO): the host's
- * HTTP stack sends what [`poll_transmit`](HttpCall::poll_transmit) asks and
- * hands back each response's head, body bytes and end. After creating it and
- * after every input, drain `poll_transmit`, then `poll_event`, then read
- * `poll_timeout`.
+ * `facade::HttpCall`: the client machine of one call over HTTP.
  */
 open class HttpCall: HttpCallProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -1181,11 +1185,13 @@ open class HttpCall: HttpCallProtocol, @unchecked Sendable {
         return try! rustCall { uniffi_mrtr_uniffi_fn_clone_httpcall(self.handle, $0) }
     }
     /**
-     * Starts the call of `request_json` (a JSON-RPC request with an id) at
-     * `now_ms` under `config_json`: `{"mode", "url", "headers": {…},
-     * "protocol", "limits": {…}, "maxEvents", "maxLinks", "maxLinkBytes",
-     * "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and `url`
-     * required; a bad one is `usage-invalid-argument`).
+     * Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
+     * milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" |
+     * "sep-1335", "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents",
+     * "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and
+     * `url` required). A bad configuration, or a request that is no JSON-RPC request, is
+     * `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
+     * then `poll_event`, then read `poll_timeout`.
      */
 public convenience init(configJson: String, requestJson: String, nowMs: UInt64)throws  {
     let handle =
@@ -1213,7 +1219,9 @@ public convenience init(configJson: String, requestJson: String, nowMs: UInt64)t
 
     
     /**
-     * The host's JSON-RPC response to a server request the call reported.
+     * The host's JSON-RPC response to a server request the call reported (a `serverRequest`
+     * event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC
+     * response `usage-invalid-argument`.
      */
 open func answer(responseJson: String, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -1226,7 +1234,9 @@ open func answer(responseJson: String, nowMs: UInt64)throws   {try rustCallWithE
 }
     
     /**
-     * Bytes of the body of the response to `exchange`, in any chunking.
+     * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+     * that is not UTF-8 is the server's error, reported as an event). A body before its head is
+     * `usage-out-of-turn`.
      */
 open func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -1240,7 +1250,8 @@ open func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64)throws   {try 
 }
     
     /**
-     * The response to `exchange` ended (closed by the server, or cut).
+     * The response to `exchange` ended: the server closed it, the connection was cut, or none
+     * came.
      */
 open func handleEnd(exchange: UInt64, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -1253,9 +1264,11 @@ open func handleEnd(exchange: UInt64, nowMs: UInt64)throws   {try rustCallWithEr
 }
     
     /**
-     * The status and header fields of the response to `exchange`. A second
-     * head is `usage-out-of-turn`, an exchange the call does not know (or
-     * that ended) `usage-unknown-handle`.
+     * The status and header fields of the response to `exchange` (the number of a request from
+     * `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
+     * head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
+     * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
+     * as an event.
      */
 open func handleHead(exchange: UInt64, status: UInt16, headers: [String: String], nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -1270,7 +1283,7 @@ open func handleHead(exchange: UInt64, status: UInt16, headers: [String: String]
 }
     
     /**
-     * The time [`poll_timeout`](HttpCall::poll_timeout) named came.
+     * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
 open func handleTimeout(nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -1282,7 +1295,7 @@ open func handleTimeout(nowMs: UInt64)throws   {try rustCallWithError(FfiConvert
 }
     
     /**
-     * Whether the call is over (its `Response` or `Failed` event was queued).
+     * Whether the call is over: its `response` or `failed` event was queued.
      */
 open func isDone()throws  -> Bool  {
     return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -1294,7 +1307,11 @@ open func isDone()throws  -> Bool  {
 }
     
     /**
-     * The next event for the host, if any.
+     * The next event, or none: `{"type": "serverRequest", "message"}` (answer it with `answer`),
+     * `{"type": "message", "message"}` (a notification or another response, to pass on), `{"type":
+     * "violation", "rule", "message"}` (the server broke a rule; the call goes on), and last
+     * either `{"type": "response", "message"}` (the call's JSON-RPC response) or `{"type":
+     * "failed", "rule", "message"}`.
      */
 open func pollEvent()throws  -> HttpEvent?  {
     return try  FfiConverterOptionTypeHttpEvent.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -1306,8 +1323,7 @@ open func pollEvent()throws  -> HttpEvent?  {
 }
     
     /**
-     * When to call [`handle_timeout`](HttpCall::handle_timeout) (the host's
-     * milliseconds), if anything waits.
+     * When to call `handle_timeout` (the host's milliseconds), or none.
      */
 open func pollTimeout()throws  -> UInt64?  {
     return try  FfiConverterOptionUInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -1319,7 +1335,9 @@ open func pollTimeout()throws  -> UInt64?  {
 }
     
     /**
-     * The next HTTP request to send, if any.
+     * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
+     * "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
+     * `exchange` with every part of its response.
      */
 open func pollTransmit()throws  -> HttpRequest?  {
     return try  FfiConverterOptionTypeHttpRequest.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -1826,75 +1844,83 @@ public func FfiConverterTypeKeyRing_lower(_ value: KeyRing) -> UInt64 {
 
 
 /**
- * One client operation over HTTP (sans-IO): a call carried to its final
- * response in any transport mode, every question answered by key with
- * [`answer`](Operation::answer). After creating it and after every input,
- * drain `poll_transmit`, then `poll_event`, then read `poll_timeout`; drop it
- * once `is_drained`.
+ * `facade::Operation`: one client operation over HTTP, in any transport mode.
  */
 public protocol OperationProtocol: AnyObject, Sendable {
     
     /**
-     * Answers the question `key` with `result_json`; one that does not fit
-     * its question fails with its rule, and the question stays open.
+     * Answers the question `key` of an `inputRequired` event with `result` (an elicitation's
+     * `{"action", …}`, a sampling result, a roots list). An answer that does not fit its
+     * question fails with its rule and the question stays open; a key nothing asked is
+     * `usage-unknown-handle`, one answered already `usage-out-of-turn`.
      */
     func answer(key: String, resultJson: String, nowMs: UInt64) throws 
     
     /**
-     * Bytes of the body of the response to `exchange`, in any chunking.
+     * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+     * that is not UTF-8 is the server's error, reported as an event). A body before its head is
+     * `usage-out-of-turn`.
      */
     func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64) throws 
     
     /**
-     * The response to `exchange` ended (closed by the server, or cut).
+     * The response to `exchange` ended: the server closed it, the connection was cut, or none
+     * came.
      */
     func handleEnd(exchange: UInt64, nowMs: UInt64) throws 
     
     /**
-     * The status and header fields of the response to `exchange`.
+     * The status and header fields of the response to `exchange` (the number of a request from
+     * `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
+     * head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
+     * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
+     * as an event.
      */
     func handleHead(exchange: UInt64, status: UInt16, headers: [String: String], nowMs: UInt64) throws 
     
     /**
-     * The time [`poll_timeout`](Operation::poll_timeout) named came.
+     * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
     func handleTimeout(nowMs: UInt64) throws 
     
     /**
-     * Whether the final event was taken and no exchange is open.
+     * Whether the final event was taken and no exchange is open: the operation may be dropped.
      */
     func isDrained() throws  -> Bool
     
     /**
-     * The next event for the host, if any.
+     * The next event, or none: `{"type": "inputRequired", "round", "requests": {<key>: {"method",
+     * "params"}}}` (answer each key with `answer`), `{"type": "message", "message"}`, `{"type":
+     * "violation", "rule", "message"}`, and last either `{"type": "done", "response"}` (the final
+     * JSON-RPC response) or `{"type": "failed", "rule", "message"}`.
      */
     func pollEvent() throws  -> OperationEvent?
     
     /**
-     * When to call [`handle_timeout`](Operation::handle_timeout), if anything waits.
+     * When to call `handle_timeout` (the host's milliseconds), or none.
      */
     func pollTimeout() throws  -> UInt64?
     
     /**
-     * The next HTTP request to send, if any.
+     * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
+     * "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
+     * `exchange` with every part of its response.
      */
     func pollTransmit() throws  -> HttpRequest?
     
     /**
-     * What the operation knows, as JSON, to go on from with
-     * [`restore`](Operation::restore) after the host restarts (in this
-     * process or another, in this language or another): not the
-     * configuration, nor the open exchanges.
+     * What the operation knows, as JSON, to go on from after the host restarts (in another process
+     * or language) with `restore`: the current round's request, the ids, rounds and versions so
+     * far, an open round's questions and answers, the task it follows; not the configuration (the
+     * host gives it again, credentials included) nor the open exchanges (the round they carried
+     * goes again). An operation that is over, or a stream mode's call that answered a server
+     * request, is `usage-out-of-turn`.
      */
     func snapshot(nowMs: UInt64) throws  -> String
     
 }
 /**
- * One client operation over HTTP (sans-IO): a call carried to its final
- * response in any transport mode, every question answered by key with
- * [`answer`](Operation::answer). After creating it and after every input,
- * drain `poll_transmit`, then `poll_event`, then read `poll_timeout`; drop it
- * once `is_drained`.
+ * `facade::Operation`: one client operation over HTTP, in any transport mode.
  */
 open class Operation: OperationProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -1936,9 +1962,13 @@ open class Operation: OperationProtocol, @unchecked Sendable {
         return try! rustCall { uniffi_mrtr_uniffi_fn_clone_operation(self.handle, $0) }
     }
     /**
-     * Starts the operation of `request_json` (a JSON-RPC request with an id)
-     * at `now_ms` under `config_json`: an [`HttpCall`] configuration plus
-     * `"maxRounds"`, `"maxResends"` and `"taskPollMs"`.
+     * Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
+     * clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus
+     * `"maxRounds"` (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`,
+     * `"taskPollMs"` (default 1000) and `"versions"`. The drain order, after creating it and after
+     * every input (`handle_*`, `answer`): `poll_transmit` until none (send each), then
+     * `poll_event` until none (an answer given there is an input: drain the transmits again), then
+     * read `poll_timeout`. Drop it once `is_drained`.
      */
 public convenience init(configJson: String, requestJson: String, nowMs: UInt64)throws  {
     let handle =
@@ -1964,9 +1994,10 @@ public convenience init(configJson: String, requestJson: String, nowMs: UInt64)t
 
     
     /**
-     * The operation of `snapshot_json` under `config_json` (as the
-     * constructor reads it) at `now_ms`: the round in flight goes again under
-     * a new id, an open round asks its unanswered questions again.
+     * The operation of `snapshot` under `config` (as the constructor reads it) at `now`: the round
+     * in flight goes again under a new id, an open round asks its unanswered questions again (one
+     * `inputRequired` event), a followed task is polled after the wait that was left. A snapshot
+     * of another format or transport mode is `usage-invalid-argument`.
      */
 public static func restore(configJson: String, snapshotJson: String, nowMs: UInt64)throws  -> Operation  {
     return try  FfiConverterTypeOperation_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -1982,8 +2013,10 @@ public static func restore(configJson: String, snapshotJson: String, nowMs: UInt
 
     
     /**
-     * Answers the question `key` with `result_json`; one that does not fit
-     * its question fails with its rule, and the question stays open.
+     * Answers the question `key` of an `inputRequired` event with `result` (an elicitation's
+     * `{"action", …}`, a sampling result, a roots list). An answer that does not fit its
+     * question fails with its rule and the question stays open; a key nothing asked is
+     * `usage-unknown-handle`, one answered already `usage-out-of-turn`.
      */
 open func answer(key: String, resultJson: String, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -1997,7 +2030,9 @@ open func answer(key: String, resultJson: String, nowMs: UInt64)throws   {try ru
 }
     
     /**
-     * Bytes of the body of the response to `exchange`, in any chunking.
+     * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+     * that is not UTF-8 is the server's error, reported as an event). A body before its head is
+     * `usage-out-of-turn`.
      */
 open func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -2011,7 +2046,8 @@ open func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64)throws   {try 
 }
     
     /**
-     * The response to `exchange` ended (closed by the server, or cut).
+     * The response to `exchange` ended: the server closed it, the connection was cut, or none
+     * came.
      */
 open func handleEnd(exchange: UInt64, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -2024,7 +2060,11 @@ open func handleEnd(exchange: UInt64, nowMs: UInt64)throws   {try rustCallWithEr
 }
     
     /**
-     * The status and header fields of the response to `exchange`.
+     * The status and header fields of the response to `exchange` (the number of a request from
+     * `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
+     * head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
+     * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
+     * as an event.
      */
 open func handleHead(exchange: UInt64, status: UInt16, headers: [String: String], nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -2039,7 +2079,7 @@ open func handleHead(exchange: UInt64, status: UInt16, headers: [String: String]
 }
     
     /**
-     * The time [`poll_timeout`](Operation::poll_timeout) named came.
+     * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
 open func handleTimeout(nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -2051,7 +2091,7 @@ open func handleTimeout(nowMs: UInt64)throws   {try rustCallWithError(FfiConvert
 }
     
     /**
-     * Whether the final event was taken and no exchange is open.
+     * Whether the final event was taken and no exchange is open: the operation may be dropped.
      */
 open func isDrained()throws  -> Bool  {
     return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -2063,7 +2103,10 @@ open func isDrained()throws  -> Bool  {
 }
     
     /**
-     * The next event for the host, if any.
+     * The next event, or none: `{"type": "inputRequired", "round", "requests": {<key>: {"method",
+     * "params"}}}` (answer each key with `answer`), `{"type": "message", "message"}`, `{"type":
+     * "violation", "rule", "message"}`, and last either `{"type": "done", "response"}` (the final
+     * JSON-RPC response) or `{"type": "failed", "rule", "message"}`.
      */
 open func pollEvent()throws  -> OperationEvent?  {
     return try  FfiConverterOptionTypeOperationEvent.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -2075,7 +2118,7 @@ open func pollEvent()throws  -> OperationEvent?  {
 }
     
     /**
-     * When to call [`handle_timeout`](Operation::handle_timeout), if anything waits.
+     * When to call `handle_timeout` (the host's milliseconds), or none.
      */
 open func pollTimeout()throws  -> UInt64?  {
     return try  FfiConverterOptionUInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -2087,7 +2130,9 @@ open func pollTimeout()throws  -> UInt64?  {
 }
     
     /**
-     * The next HTTP request to send, if any.
+     * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
+     * "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
+     * `exchange` with every part of its response.
      */
 open func pollTransmit()throws  -> HttpRequest?  {
     return try  FfiConverterOptionTypeHttpRequest.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -2099,10 +2144,12 @@ open func pollTransmit()throws  -> HttpRequest?  {
 }
     
     /**
-     * What the operation knows, as JSON, to go on from with
-     * [`restore`](Operation::restore) after the host restarts (in this
-     * process or another, in this language or another): not the
-     * configuration, nor the open exchanges.
+     * What the operation knows, as JSON, to go on from after the host restarts (in another process
+     * or language) with `restore`: the current round's request, the ids, rounds and versions so
+     * far, an open round's questions and answers, the task it follows; not the configuration (the
+     * host gives it again, credentials included) nor the open exchanges (the round they carried
+     * goes again). An operation that is over, or a stream mode's call that answered a server
+     * request, is `usage-out-of-turn`.
      */
 open func snapshot(nowMs: UInt64)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -2165,43 +2212,46 @@ public func FfiConverterTypeOperation_lower(_ value: Operation) -> UInt64 {
 
 
 /**
- * A server's response stream for one continuation: the mode's event
- * sequence as event-stream text, event ids `<key>.<n>`.
+ * `facade::ServerStream`: a server's response stream.
  */
 public protocol ServerStreamProtocol: AnyObject, Sendable {
     
     /**
-     * Writes the mode's sequence asking for `requests_json` (a JSON array of
-     * requests): `sep-1858` wraps them in `buffer_input` … `input_required`,
-     * `sep-1335` follows them with `retry: retry_ms`; returns the last id.
+     * Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests:
+     * elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests,
+     * `input_required`; under `sep-1335` the requests and `retry: <retry_ms>`; under `2025-11-25`
+     * the requests (a `2026-07-28` server asks inside results: `usage-invalid-argument`). After a
+     * `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written
+     * after it is `usage-out-of-turn`. The last event id written.
      */
     func ask(requestsJson: String, retryMs: UInt64) throws  -> String
     
     /**
-     * The header fields of the response head (200): the content type, and
-     * under `sep-1335` the `link` to `stream_url`.
+     * The header fields of the response head (status 200), a JSON object: `content-type:
+     * text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>;
+     * rel="stream"` (none: no link).
      */
     func head(streamUrl: String?) throws  -> [String: String]
     
     /**
-     * Writes the JSON-RPC message `message_json` as an event; returns its id.
+     * Writes the JSON-RPC `message` as an event; its event id.
      */
     func message(messageJson: String) throws  -> String
     
     /**
-     * Writes a `retry` block; returns its id.
+     * Writes a `retry: <retry_ms>` block; its event id.
      */
     func retry(retryMs: UInt64) throws  -> String
     
     /**
-     * The text written since the last take, for the response body.
+     * The event-stream text written since the last `take` (to write to the response body), and
+     * empties it.
      */
     func take() throws  -> String
     
 }
 /**
- * A server's response stream for one continuation: the mode's event
- * sequence as event-stream text, event ids `<key>.<n>`.
+ * `facade::ServerStream`: a server's response stream.
  */
 open class ServerStream: ServerStreamProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -2243,8 +2293,10 @@ open class ServerStream: ServerStreamProtocol, @unchecked Sendable {
         return try! rustCall { uniffi_mrtr_uniffi_fn_clone_serverstream(self.handle, $0) }
     }
     /**
-     * A stream of `mode` for the continuation `key` (the host's name for the
-     * call's state in its store), numbering events from `first`.
+     * A response stream of `mode` for the continuation `key` (the host's name for the call's state
+     * in its own store: event ids are `<key>.<n>`, a stream URL carries `?stream=<key>`),
+     * numbering events from `first`. An empty key, or one with a line end or NUL, is
+     * `usage-invalid-argument`.
      */
 public convenience init(mode: String, key: String, first: UInt64)throws  {
     let handle =
@@ -2272,9 +2324,12 @@ public convenience init(mode: String, key: String, first: UInt64)throws  {
 
     
     /**
-     * Writes the mode's sequence asking for `requests_json` (a JSON array of
-     * requests): `sep-1858` wraps them in `buffer_input` … `input_required`,
-     * `sep-1335` follows them with `retry: retry_ms`; returns the last id.
+     * Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests:
+     * elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests,
+     * `input_required`; under `sep-1335` the requests and `retry: <retry_ms>`; under `2025-11-25`
+     * the requests (a `2026-07-28` server asks inside results: `usage-invalid-argument`). After a
+     * `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written
+     * after it is `usage-out-of-turn`. The last event id written.
      */
 open func ask(requestsJson: String, retryMs: UInt64)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -2288,8 +2343,9 @@ open func ask(requestsJson: String, retryMs: UInt64)throws  -> String  {
 }
     
     /**
-     * The header fields of the response head (200): the content type, and
-     * under `sep-1335` the `link` to `stream_url`.
+     * The header fields of the response head (status 200), a JSON object: `content-type:
+     * text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>;
+     * rel="stream"` (none: no link).
      */
 open func head(streamUrl: String?)throws  -> [String: String]  {
     return try  FfiConverterDictionaryStringString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -2302,7 +2358,7 @@ open func head(streamUrl: String?)throws  -> [String: String]  {
 }
     
     /**
-     * Writes the JSON-RPC message `message_json` as an event; returns its id.
+     * Writes the JSON-RPC `message` as an event; its event id.
      */
 open func message(messageJson: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -2315,7 +2371,7 @@ open func message(messageJson: String)throws  -> String  {
 }
     
     /**
-     * Writes a `retry` block; returns its id.
+     * Writes a `retry: <retry_ms>` block; its event id.
      */
 open func retry(retryMs: UInt64)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -2328,7 +2384,8 @@ open func retry(retryMs: UInt64)throws  -> String  {
 }
     
     /**
-     * The text written since the last take, for the response body.
+     * The event-stream text written since the last `take` (to write to the response body), and
+     * empties it.
      */
 open func take()throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -2643,23 +2700,23 @@ public func FfiConverterTypeSession_lower(_ value: Session) -> UInt64 {
 public protocol SseDecoderProtocol: AnyObject, Sendable {
     
     /**
-     * Decodes the next bytes of the stream. Bytes that are not UTF-8 are not
-     * refused here: [`poll_event`](SseDecoder::poll_event) raises for the
-     * block holding them.
+     * Decodes the next bytes of the stream, split anywhere (any split gives the same blocks).
+     * Bytes that are not UTF-8 are not refused here: the block holding them is reported by
+     * `poll_event`.
      */
     func feed(chunk: Data) throws 
     
     /**
-     * Ends the stream: a block not ended by a blank line is discarded.
-     * Blocks already decoded stay to be polled.
+     * Ends the stream: a block not ended by a blank line is discarded (as a browser discards it).
+     * Blocks decoded already stay to be polled; a later `feed` starts a new stream.
      */
     func finish() throws 
     
     /**
-     * The next decoded block, or none when none is ready. A block the
-     * decoder could not read raises its rule (`jsonrpc-parse-error`: a line
-     * that is not UTF-8; `limit-exceeded`: a block over the bound); decoding
-     * went on after it, so keep polling.
+     * The next decoded block, `{"event", "data", "id", "retry"}` (the fields its lines set), or
+     * none when none is ready. A block the decoder could not read fails this call with its rule,
+     * in its place: `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block
+     * over `maxMessageBytes`); decoding goes on after it.
      */
     func pollEvent() throws  -> SseEvent?
     
@@ -2736,9 +2793,9 @@ public convenience init(maxBlockBytes: UInt64? = nil)throws  {
 
     
     /**
-     * Decodes the next bytes of the stream. Bytes that are not UTF-8 are not
-     * refused here: [`poll_event`](SseDecoder::poll_event) raises for the
-     * block holding them.
+     * Decodes the next bytes of the stream, split anywhere (any split gives the same blocks).
+     * Bytes that are not UTF-8 are not refused here: the block holding them is reported by
+     * `poll_event`.
      */
 open func feed(chunk: Data)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -2750,8 +2807,8 @@ open func feed(chunk: Data)throws   {try rustCallWithError(FfiConverterTypeMrtrE
 }
     
     /**
-     * Ends the stream: a block not ended by a blank line is discarded.
-     * Blocks already decoded stay to be polled.
+     * Ends the stream: a block not ended by a blank line is discarded (as a browser discards it).
+     * Blocks decoded already stay to be polled; a later `feed` starts a new stream.
      */
 open func finish()throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -2762,10 +2819,10 @@ open func finish()throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift
 }
     
     /**
-     * The next decoded block, or none when none is ready. A block the
-     * decoder could not read raises its rule (`jsonrpc-parse-error`: a line
-     * that is not UTF-8; `limit-exceeded`: a block over the bound); decoding
-     * went on after it, so keep polling.
+     * The next decoded block, `{"event", "data", "id", "retry"}` (the fields its lines set), or
+     * none when none is ready. A block the decoder could not read fails this call with its rule,
+     * in its place: `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block
+     * over `maxMessageBytes`); decoding goes on after it.
      */
 open func pollEvent()throws  -> SseEvent?  {
     return try  FfiConverterOptionTypeSseEvent.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -5947,8 +6004,8 @@ public func errorResponse(idJson: String, rule: String, message: String, dataJso
  * `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
  * `params.name`, `params.uri` or `params.taskId`, by method).
  */
-public func mirroredFields(requestJson: String)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+public func mirroredFields(requestJson: String)throws  -> [String: String]  {
+    return try  FfiConverterDictionaryStringString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_func_mirrored_fields(
         FfiConverterString.lower(requestJson),uniffiCallStatus
@@ -5966,6 +6023,19 @@ public func missingCapabilities(requestJson: String, questionsJson: String, `pro
         FfiConverterString.lower(requestJson),
         FfiConverterString.lower(questionsJson),
         FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+/**
+ * The SHA-256 digest a sealed state binds a request's `params` by: every param but
+ * `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and
+ * spelling not.
+ */
+public func paramsDigest(paramsJson: String)throws  -> Data  {
+    return try  FfiConverterData.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_params_digest(
+        FfiConverterString.lower(paramsJson),uniffiCallStatus
     )
 })
 }
@@ -6003,6 +6073,28 @@ public func questionSample(paramsJson: String)throws  -> String  {
 })
 }
 /**
+ * What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its
+ * `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes,
+ * empty for none): `{"type": "call", "message"}` (a new call), `{"type": "messages", "messages":
+ * […]}` (answer `202`), `{"type": "answers", "key", "responses": […]}` (buffered answers of
+ * the continuation `key`), `{"type": "resume", "key", "lastEventId"}` (a GET resuming a stream). A
+ * body that is no JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`,
+ * `limit-exceeded`): answer it with HTTP 400.
+ */
+public func readHttpRequest(mode: String, method: String, url: String, headers: [String: String], body: Data, `protocol`: String)throws  -> Incoming  {
+    return try  FfiConverterTypeIncoming_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_read_http_request(
+        FfiConverterString.lower(mode),
+        FfiConverterString.lower(method),
+        FfiConverterString.lower(url),
+        FfiConverterDictionaryStringString.lower(headers),
+        FfiConverterData.lower(body),
+        FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+/**
  * Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
  * declared every capability `questions` need.
  */
@@ -6031,6 +6123,84 @@ public func requireDeclared(requestJson: String, requiredJson: String, `protocol
 })
 }
 /**
+ * Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object)
+ * and `request_state` (a JSON string) are optional, an absent one left out. Fails with
+ * `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
+ * `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
+ */
+public func respond(requestJson: String, inputRequestsJson: String?, requestStateJson: String?, `protocol`: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_respond(
+        FfiConverterString.lower(requestJson),
+        FfiConverterOptionString.lower(inputRequestsJson),
+        FfiConverterOptionString.lower(requestStateJson),
+        FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+/**
+ * Server: the MRTR fields of `request` read against what this server `needs` (an
+ * `inputRequests`-shaped object): `{"responses": {<needed keys present>: …}, "missing": [<needed
+ * keys absent>], "ignored": [<keys present, not needed>], "requestState": <string or null>}`.
+ */
+public func resume(requestJson: String, needsJson: String?, `protocol`: String)throws  -> Resumed  {
+    return try  FfiConverterTypeResumed_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_resume(
+        FfiConverterString.lower(requestJson),
+        FfiConverterOptionString.lower(needsJson),
+        FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+/**
+ * Client: the retry of `request` (the request last sent) answering `result` (the response carrying
+ * `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under
+ * the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a
+ * `tasks/input_response` request. Fails with `input-responses-unsolicited`,
+ * `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`,
+ * `retry-input-response-invalid`, or the rule a malformed argument breaks.
+ */
+public func retry(requestJson: String, resultJson: String, inputResponsesJson: String?, idJson: String, `protocol`: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_retry(
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(resultJson),
+        FfiConverterOptionString.lower(inputResponsesJson),
+        FfiConverterString.lower(idJson),
+        FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+/**
+ * One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
+ * decoder reads back as the same block. An event that sets no field writes an empty text. An
+ * `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong
+ * type is `usage-invalid-argument`.
+ */
+public func sseEncode(event: SseEvent)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_sse_encode(
+        FfiConverterTypeSseEvent_lower(event),uniffiCallStatus
+    )
+})
+}
+/**
+ * The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335).
+ */
+public func streamUrl(endpoint: String, key: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_stream_url(
+        FfiConverterString.lower(endpoint),
+        FfiConverterString.lower(key),uniffiCallStatus
+    )
+})
+}
+/**
  * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
  * `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
  */
@@ -6055,6 +6225,33 @@ public func taskGetResponse(requestJson: String, recordJson: String, `protocol`:
         FfiConverterString.lower(requestJson),
         FfiConverterString.lower(recordJson),
         FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+/**
+ * `next`, when a task may go from `current` to `next`; else the refusal (`task-status-invalid`,
+ * `task-transition-invalid`).
+ */
+public func taskTransition(current: String, next: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_task_transition(
+        FfiConverterString.lower(current),
+        FfiConverterString.lower(next),uniffiCallStatus
+    )
+})
+}
+/**
+ * A client's answer to a server request that arrived outside any request of its own in flight
+ * (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back
+ * for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other
+ * message (`ping` is exempt).
+ */
+public func unassociatedReply(requestJson: String)throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_unassociated_reply(
+        FfiConverterString.lower(requestJson),uniffiCallStatus
     )
 })
 }
@@ -6114,75 +6311,12 @@ public func protocols() -> [String]  {
 })
 }
 /**
- * Builds the `input_required` answer to `request_json`: `input_requests_json`
- * is the `inputRequests` object, `request_state_json` the state as JSON (a
- * JSON string: `"\"s1\""`); either may be absent.
- */
-public func respond(requestJson: String, inputRequestsJson: String?, requestStateJson: String?, `protocol`: String)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_func_respond(
-        FfiConverterString.lower(requestJson),
-        FfiConverterOptionString.lower(inputRequestsJson),
-        FfiConverterOptionString.lower(requestStateJson),
-        FfiConverterString.lower(`protocol`),uniffiCallStatus
-    )
-})
-}
-/**
- * Reads the MRTR fields of `request_json` against what this server needs
- * (`needs_json`: an `inputRequests`-shaped object; none: it needs nothing).
- */
-public func resume(requestJson: String, needsJson: String?, `protocol`: String)throws  -> Resumed  {
-    return try  FfiConverterTypeResumed_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_func_resume(
-        FfiConverterString.lower(requestJson),
-        FfiConverterOptionString.lower(needsJson),
-        FfiConverterString.lower(`protocol`),uniffiCallStatus
-    )
-})
-}
-/**
- * Builds the retry of `request_json` (the request last sent) that answers
- * `result_json` (the response carrying `input_required`) with
- * `input_responses_json` (none: no answers, the retry of a load-shedding
- * `input_required` that only carries state), under the new id `id_json`;
- * returns the message. In `sep-2322`, the answer to `tasks/result` is a
- * `tasks/input_response`.
- */
-public func retry(requestJson: String, resultJson: String, inputResponsesJson: String?, idJson: String, `protocol`: String)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_func_retry(
-        FfiConverterString.lower(requestJson),
-        FfiConverterString.lower(resultJson),
-        FfiConverterOptionString.lower(inputResponsesJson),
-        FfiConverterString.lower(idJson),
-        FfiConverterString.lower(`protocol`),uniffiCallStatus
-    )
-})
-}
-/**
  * The whole rule catalogue, in the order of `docs/RULES.md`.
  */
 public func rules() -> [RuleInfo]  {
     return try!  FfiConverterSequenceTypeRuleInfo.lift(try! rustCall() {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_func_rules(uniffiCallStatus
-    )
-})
-}
-/**
- * Checks a task status change (`"working"` → `"completed"`); returns the new
- * status, or fails with `task-status-invalid` / `task-transition-invalid`.
- */
-public func taskTransition(current: String, next: String)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_func_task_transition(
-        FfiConverterString.lower(current),
-        FfiConverterString.lower(next),uniffiCallStatus
     )
 })
 }
@@ -6270,76 +6404,6 @@ public func inspect(token: String)throws  -> TokenInfo  {
     )
 })
 }
-/**
- * The `params_digest` of a binding: SHA-256 of the canonical JSON of a
- * request's `params` object (every param but `inputResponses`,
- * `requestState` and `_meta`; numbers exact as written, key order and
- * formatting never change it).
- */
-public func paramsDigest(paramsJson: String)throws  -> Data  {
-    return try  FfiConverterData.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_func_params_digest(
-        FfiConverterString.lower(paramsJson),uniffiCallStatus
-    )
-})
-}
-/**
- * Reads an incoming HTTP request under `mode`: its method, URL, header
- * fields and body. A body that is not JSON-RPC raises its rule
- * (`jsonrpc-parse-error`, `jsonrpc-invalid`, `limit-exceeded`): answer 400.
- */
-public func readHttpRequest(mode: String, method: String, url: String, headers: [String: String], body: Data, `protocol`: String)throws  -> Incoming  {
-    return try  FfiConverterTypeIncoming_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_func_read_http_request(
-        FfiConverterString.lower(mode),
-        FfiConverterString.lower(method),
-        FfiConverterString.lower(url),
-        FfiConverterDictionaryStringString.lower(headers),
-        FfiConverterData.lower(body),
-        FfiConverterString.lower(`protocol`),uniffiCallStatus
-    )
-})
-}
-/**
- * Writes one block as event-stream text: what a decoder reads back as the
- * same block (nothing for a block without fields). An `event` or `id` with a
- * line end, or an `id` with NUL, is `usage-invalid-argument`.
- */
-public func sseEncode(event: SseEvent)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_func_sse_encode(
-        FfiConverterTypeSseEvent_lower(event),uniffiCallStatus
-    )
-})
-}
-/**
- * The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335).
- */
-public func streamUrl(endpoint: String, key: String)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_func_stream_url(
-        FfiConverterString.lower(endpoint),
-        FfiConverterString.lower(key),uniffiCallStatus
-    )
-})
-}
-/**
- * The JSON-RPC error response (-32602) a client sends back for a server
- * request that arrived outside any request of its own in flight (SEP-2260),
- * or none when the message needs no answer.
- */
-public func unassociatedReply(requestJson: String)throws  -> String?  {
-    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_func_unassociated_reply(
-        FfiConverterString.lower(requestJson),uniffiCallStatus
-    )
-})
-}
 
 private enum InitializationResult {
     case ok
@@ -6368,10 +6432,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_error_response() != 43191) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_mirrored_fields() != 36732) {
+    if (uniffi_mrtr_uniffi_checksum_func_mirrored_fields() != 35842) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_missing_capabilities() != 45370) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_params_digest() != 40472) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_question_elicit() != 229) {
@@ -6383,16 +6450,40 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_question_sample() != 59996) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mrtr_uniffi_checksum_func_read_http_request() != 39089) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mrtr_uniffi_checksum_func_require_capabilities() != 33210) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_require_declared() != 53084) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mrtr_uniffi_checksum_func_respond() != 40515) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_resume() != 43538) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_retry() != 28947) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_sse_encode() != 16714) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_stream_url() != 65450) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mrtr_uniffi_checksum_func_task_created() != 13057) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_task_get_response() != 16613) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_task_transition() != 3913) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_unassociated_reply() != 32283) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_check() != 1714) {
@@ -6407,19 +6498,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_protocols() != 38856) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_respond() != 27368) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_func_resume() != 28099) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_func_retry() != 32895) {
-        return InitializationResult.apiChecksumMismatch
-    }
     if (uniffi_mrtr_uniffi_checksum_func_rules() != 22313) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_func_task_transition() != 19214) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_task_update() != 51560) {
@@ -6438,21 +6517,6 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_inspect() != 40701) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_func_params_digest() != 61209) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_func_read_http_request() != 8578) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_func_sse_encode() != 22175) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_func_stream_url() != 9188) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_func_unassociated_reply() != 22550) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_checker_handle() != 37868) {
@@ -6480,6 +6544,78 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_client_send() != 26734) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_answer() != 42900) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body() != 45968) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end() != 427) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head() != 13689) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout() != 46040) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_is_done() != 33823) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event() != 55192) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout() != 33859) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() != 50864) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_answer() != 50366) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_body() != 53419) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_end() != 37572) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_head() != 27941) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout() != 61661) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_is_drained() != 8352) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_poll_event() != 45937) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout() != 13757) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit() != 8446) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_snapshot() != 48700) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_serverstream_ask() != 11585) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_serverstream_head() != 56949) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_serverstream_message() != 12987) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_serverstream_retry() != 31139) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_serverstream_take() != 24207) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_session_call_tool() != 31899) {
@@ -6587,91 +6723,31 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay() != 26326) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_answer() != 17858) {
+    if (uniffi_mrtr_uniffi_checksum_method_ssedecoder_feed() != 33084) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body() != 63436) {
+    if (uniffi_mrtr_uniffi_checksum_method_ssedecoder_finish() != 28474) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end() != 28092) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head() != 51578) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout() != 504) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_is_done() != 58166) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event() != 29518) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout() != 17350) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() != 9086) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_answer() != 45524) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_body() != 56579) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_end() != 56278) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_head() != 64188) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout() != 12883) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_is_drained() != 59387) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_poll_event() != 29972) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout() != 21015) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit() != 47681) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_snapshot() != 34745) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_serverstream_ask() != 33356) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_serverstream_head() != 9885) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_serverstream_message() != 40523) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_serverstream_retry() != 57493) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_serverstream_take() != 41585) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_ssedecoder_feed() != 47210) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_ssedecoder_finish() != 48022) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_ssedecoder_poll_event() != 7620) {
+    if (uniffi_mrtr_uniffi_checksum_method_ssedecoder_poll_event() != 16117) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_checker_new() != 36126) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_client_new() != 54127) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() != 15599) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_constructor_operation_new() != 5604) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_constructor_operation_restore() != 55088) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_constructor_serverstream_new() != 5446) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_session_new() != 1035) {
@@ -6684,18 +6760,6 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_keyring_new() != 1288) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() != 27664) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_constructor_operation_new() != 56695) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_constructor_operation_restore() != 1441) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_constructor_serverstream_new() != 16695) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_ssedecoder_new() != 11792) {

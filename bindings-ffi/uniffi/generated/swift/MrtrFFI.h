@@ -334,6 +334,176 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_client_poll_transmit(uint64_t ptr, RustC
 uint64_t uniffi_mrtr_uniffi_fn_method_client_send(uint64_t ptr, RustBuffer request_json, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_HTTPCALL
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_HTTPCALL
+uint64_t uniffi_mrtr_uniffi_fn_clone_httpcall(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_HTTPCALL
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_HTTPCALL
+void uniffi_mrtr_uniffi_fn_free_httpcall(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_HTTPCALL_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_HTTPCALL_NEW
+uint64_t uniffi_mrtr_uniffi_fn_constructor_httpcall_new(RustBuffer config_json, RustBuffer request_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_ANSWER
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_ANSWER
+void uniffi_mrtr_uniffi_fn_method_httpcall_answer(uint64_t ptr, RustBuffer response_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_BODY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_BODY
+void uniffi_mrtr_uniffi_fn_method_httpcall_handle_body(uint64_t ptr, uint64_t exchange, RustBuffer chunk, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_END
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_END
+void uniffi_mrtr_uniffi_fn_method_httpcall_handle_end(uint64_t ptr, uint64_t exchange, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_HEAD
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_HEAD
+void uniffi_mrtr_uniffi_fn_method_httpcall_handle_head(uint64_t ptr, uint64_t exchange, uint16_t status, RustBuffer headers, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_TIMEOUT
+void uniffi_mrtr_uniffi_fn_method_httpcall_handle_timeout(uint64_t ptr, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_IS_DONE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_IS_DONE
+int8_t uniffi_mrtr_uniffi_fn_method_httpcall_is_done(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_EVENT
+RustBuffer uniffi_mrtr_uniffi_fn_method_httpcall_poll_event(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_TIMEOUT
+RustBuffer uniffi_mrtr_uniffi_fn_method_httpcall_poll_timeout(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_TRANSMIT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_TRANSMIT
+RustBuffer uniffi_mrtr_uniffi_fn_method_httpcall_poll_transmit(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_OPERATION
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_OPERATION
+uint64_t uniffi_mrtr_uniffi_fn_clone_operation(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_OPERATION
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_OPERATION
+void uniffi_mrtr_uniffi_fn_free_operation(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_NEW
+uint64_t uniffi_mrtr_uniffi_fn_constructor_operation_new(RustBuffer config_json, RustBuffer request_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_RESTORE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_RESTORE
+uint64_t uniffi_mrtr_uniffi_fn_constructor_operation_restore(RustBuffer config_json, RustBuffer snapshot_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_ANSWER
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_ANSWER
+void uniffi_mrtr_uniffi_fn_method_operation_answer(uint64_t ptr, RustBuffer key, RustBuffer result_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_BODY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_BODY
+void uniffi_mrtr_uniffi_fn_method_operation_handle_body(uint64_t ptr, uint64_t exchange, RustBuffer chunk, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_END
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_END
+void uniffi_mrtr_uniffi_fn_method_operation_handle_end(uint64_t ptr, uint64_t exchange, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_HEAD
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_HEAD
+void uniffi_mrtr_uniffi_fn_method_operation_handle_head(uint64_t ptr, uint64_t exchange, uint16_t status, RustBuffer headers, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_TIMEOUT
+void uniffi_mrtr_uniffi_fn_method_operation_handle_timeout(uint64_t ptr, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_IS_DRAINED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_IS_DRAINED
+int8_t uniffi_mrtr_uniffi_fn_method_operation_is_drained(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_EVENT
+RustBuffer uniffi_mrtr_uniffi_fn_method_operation_poll_event(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_TIMEOUT
+RustBuffer uniffi_mrtr_uniffi_fn_method_operation_poll_timeout(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_TRANSMIT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_TRANSMIT
+RustBuffer uniffi_mrtr_uniffi_fn_method_operation_poll_transmit(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_SNAPSHOT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_SNAPSHOT
+RustBuffer uniffi_mrtr_uniffi_fn_method_operation_snapshot(uint64_t ptr, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SERVERSTREAM
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SERVERSTREAM
+uint64_t uniffi_mrtr_uniffi_fn_clone_serverstream(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_SERVERSTREAM
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_SERVERSTREAM
+void uniffi_mrtr_uniffi_fn_free_serverstream(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_SERVERSTREAM_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_SERVERSTREAM_NEW
+uint64_t uniffi_mrtr_uniffi_fn_constructor_serverstream_new(RustBuffer mode, RustBuffer key, uint64_t first, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_ASK
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_ASK
+RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_ask(uint64_t ptr, RustBuffer requests_json, uint64_t retry_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_HEAD
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_HEAD
+RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_head(uint64_t ptr, RustBuffer stream_url, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_MESSAGE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_MESSAGE
+RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_message(uint64_t ptr, RustBuffer message_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_RETRY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_RETRY
+RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_retry(uint64_t ptr, uint64_t retry_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_TAKE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_TAKE
+RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_take(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SESSION
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SESSION
 uint64_t uniffi_mrtr_uniffi_fn_clone_session(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -569,176 +739,6 @@ void uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(uint64_t ptr, uint64_t
 uint64_t uniffi_mrtr_uniffi_fn_method_keyring_start_tool_replay(uint64_t ptr, RustBuffer request_json, RustBuffer settings_json, RustBuffer call_json, RustBuffer guard, RustCallStatus *_Nonnull out_status
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_HTTPCALL
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_HTTPCALL
-uint64_t uniffi_mrtr_uniffi_fn_clone_httpcall(uint64_t handle, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_HTTPCALL
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_HTTPCALL
-void uniffi_mrtr_uniffi_fn_free_httpcall(uint64_t handle, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_HTTPCALL_NEW
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_HTTPCALL_NEW
-uint64_t uniffi_mrtr_uniffi_fn_constructor_httpcall_new(RustBuffer config_json, RustBuffer request_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_ANSWER
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_ANSWER
-void uniffi_mrtr_uniffi_fn_method_httpcall_answer(uint64_t ptr, RustBuffer response_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_BODY
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_BODY
-void uniffi_mrtr_uniffi_fn_method_httpcall_handle_body(uint64_t ptr, uint64_t exchange, RustBuffer chunk, uint64_t now_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_END
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_END
-void uniffi_mrtr_uniffi_fn_method_httpcall_handle_end(uint64_t ptr, uint64_t exchange, uint64_t now_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_HEAD
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_HEAD
-void uniffi_mrtr_uniffi_fn_method_httpcall_handle_head(uint64_t ptr, uint64_t exchange, uint16_t status, RustBuffer headers, uint64_t now_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_TIMEOUT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_TIMEOUT
-void uniffi_mrtr_uniffi_fn_method_httpcall_handle_timeout(uint64_t ptr, uint64_t now_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_IS_DONE
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_IS_DONE
-int8_t uniffi_mrtr_uniffi_fn_method_httpcall_is_done(uint64_t ptr, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_EVENT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_EVENT
-RustBuffer uniffi_mrtr_uniffi_fn_method_httpcall_poll_event(uint64_t ptr, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_TIMEOUT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_TIMEOUT
-RustBuffer uniffi_mrtr_uniffi_fn_method_httpcall_poll_timeout(uint64_t ptr, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_TRANSMIT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_POLL_TRANSMIT
-RustBuffer uniffi_mrtr_uniffi_fn_method_httpcall_poll_transmit(uint64_t ptr, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_OPERATION
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_OPERATION
-uint64_t uniffi_mrtr_uniffi_fn_clone_operation(uint64_t handle, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_OPERATION
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_OPERATION
-void uniffi_mrtr_uniffi_fn_free_operation(uint64_t handle, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_NEW
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_NEW
-uint64_t uniffi_mrtr_uniffi_fn_constructor_operation_new(RustBuffer config_json, RustBuffer request_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_RESTORE
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_RESTORE
-uint64_t uniffi_mrtr_uniffi_fn_constructor_operation_restore(RustBuffer config_json, RustBuffer snapshot_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_ANSWER
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_ANSWER
-void uniffi_mrtr_uniffi_fn_method_operation_answer(uint64_t ptr, RustBuffer key, RustBuffer result_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_BODY
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_BODY
-void uniffi_mrtr_uniffi_fn_method_operation_handle_body(uint64_t ptr, uint64_t exchange, RustBuffer chunk, uint64_t now_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_END
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_END
-void uniffi_mrtr_uniffi_fn_method_operation_handle_end(uint64_t ptr, uint64_t exchange, uint64_t now_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_HEAD
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_HEAD
-void uniffi_mrtr_uniffi_fn_method_operation_handle_head(uint64_t ptr, uint64_t exchange, uint16_t status, RustBuffer headers, uint64_t now_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_TIMEOUT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_TIMEOUT
-void uniffi_mrtr_uniffi_fn_method_operation_handle_timeout(uint64_t ptr, uint64_t now_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_IS_DRAINED
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_IS_DRAINED
-int8_t uniffi_mrtr_uniffi_fn_method_operation_is_drained(uint64_t ptr, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_EVENT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_EVENT
-RustBuffer uniffi_mrtr_uniffi_fn_method_operation_poll_event(uint64_t ptr, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_TIMEOUT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_TIMEOUT
-RustBuffer uniffi_mrtr_uniffi_fn_method_operation_poll_timeout(uint64_t ptr, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_TRANSMIT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_POLL_TRANSMIT
-RustBuffer uniffi_mrtr_uniffi_fn_method_operation_poll_transmit(uint64_t ptr, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_SNAPSHOT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_SNAPSHOT
-RustBuffer uniffi_mrtr_uniffi_fn_method_operation_snapshot(uint64_t ptr, uint64_t now_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SERVERSTREAM
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SERVERSTREAM
-uint64_t uniffi_mrtr_uniffi_fn_clone_serverstream(uint64_t handle, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_SERVERSTREAM
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_SERVERSTREAM
-void uniffi_mrtr_uniffi_fn_free_serverstream(uint64_t handle, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_SERVERSTREAM_NEW
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_SERVERSTREAM_NEW
-uint64_t uniffi_mrtr_uniffi_fn_constructor_serverstream_new(RustBuffer mode, RustBuffer key, uint64_t first, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_ASK
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_ASK
-RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_ask(uint64_t ptr, RustBuffer requests_json, uint64_t retry_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_HEAD
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_HEAD
-RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_head(uint64_t ptr, RustBuffer stream_url, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_MESSAGE
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_MESSAGE
-RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_message(uint64_t ptr, RustBuffer message_json, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_RETRY
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_RETRY
-RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_retry(uint64_t ptr, uint64_t retry_ms, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_TAKE
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_TAKE
-RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_take(uint64_t ptr, RustCallStatus *_Nonnull out_status
-);
-#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SSEDECODER
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SSEDECODER
 uint64_t uniffi_mrtr_uniffi_fn_clone_ssedecoder(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -805,6 +805,11 @@ RustBuffer uniffi_mrtr_uniffi_fn_func_mirrored_fields(RustBuffer request_json, R
 RustBuffer uniffi_mrtr_uniffi_fn_func_missing_capabilities(RustBuffer request_json, RustBuffer questions_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_PARAMS_DIGEST
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_PARAMS_DIGEST
+RustBuffer uniffi_mrtr_uniffi_fn_func_params_digest(RustBuffer params_json, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_QUESTION_ELICIT
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_QUESTION_ELICIT
 RustBuffer uniffi_mrtr_uniffi_fn_func_question_elicit(RustBuffer message, RustBuffer requested_schema_json, RustCallStatus *_Nonnull out_status
@@ -821,6 +826,11 @@ RustBuffer uniffi_mrtr_uniffi_fn_func_question_roots(RustCallStatus *_Nonnull ou
 RustBuffer uniffi_mrtr_uniffi_fn_func_question_sample(RustBuffer params_json, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_READ_HTTP_REQUEST
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_READ_HTTP_REQUEST
+RustBuffer uniffi_mrtr_uniffi_fn_func_read_http_request(RustBuffer mode, RustBuffer method, RustBuffer url, RustBuffer headers, RustBuffer body, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_REQUIRE_CAPABILITIES
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_REQUIRE_CAPABILITIES
 RustBuffer uniffi_mrtr_uniffi_fn_func_require_capabilities(RustBuffer request_json, RustBuffer questions_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
@@ -831,6 +841,31 @@ RustBuffer uniffi_mrtr_uniffi_fn_func_require_capabilities(RustBuffer request_js
 RustBuffer uniffi_mrtr_uniffi_fn_func_require_declared(RustBuffer request_json, RustBuffer required_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_RESPOND
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_RESPOND
+RustBuffer uniffi_mrtr_uniffi_fn_func_respond(RustBuffer request_json, RustBuffer input_requests_json, RustBuffer request_state_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_RESUME
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_RESUME
+RustBuffer uniffi_mrtr_uniffi_fn_func_resume(RustBuffer request_json, RustBuffer needs_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_RETRY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_RETRY
+RustBuffer uniffi_mrtr_uniffi_fn_func_retry(RustBuffer request_json, RustBuffer result_json, RustBuffer input_responses_json, RustBuffer id_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_SSE_ENCODE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_SSE_ENCODE
+RustBuffer uniffi_mrtr_uniffi_fn_func_sse_encode(RustBuffer event, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_STREAM_URL
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_STREAM_URL
+RustBuffer uniffi_mrtr_uniffi_fn_func_stream_url(RustBuffer endpoint, RustBuffer key, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TASK_CREATED
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TASK_CREATED
 RustBuffer uniffi_mrtr_uniffi_fn_func_task_created(RustBuffer request_json, RustBuffer record_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
@@ -839,6 +874,16 @@ RustBuffer uniffi_mrtr_uniffi_fn_func_task_created(RustBuffer request_json, Rust
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TASK_GET_RESPONSE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TASK_GET_RESPONSE
 RustBuffer uniffi_mrtr_uniffi_fn_func_task_get_response(RustBuffer request_json, RustBuffer record_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TASK_TRANSITION
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TASK_TRANSITION
+RustBuffer uniffi_mrtr_uniffi_fn_func_task_transition(RustBuffer current, RustBuffer next, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_UNASSOCIATED_REPLY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_UNASSOCIATED_REPLY
+RustBuffer uniffi_mrtr_uniffi_fn_func_unassociated_reply(RustBuffer request_json, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_CHECK
@@ -862,30 +907,10 @@ RustBuffer uniffi_mrtr_uniffi_fn_func_protocols(RustCallStatus *_Nonnull out_sta
     
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_RESPOND
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_RESPOND
-RustBuffer uniffi_mrtr_uniffi_fn_func_respond(RustBuffer request_json, RustBuffer input_requests_json, RustBuffer request_state_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_RESUME
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_RESUME
-RustBuffer uniffi_mrtr_uniffi_fn_func_resume(RustBuffer request_json, RustBuffer needs_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_RETRY
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_RETRY
-RustBuffer uniffi_mrtr_uniffi_fn_func_retry(RustBuffer request_json, RustBuffer result_json, RustBuffer input_responses_json, RustBuffer id_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
-);
-#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_RULES
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_RULES
 RustBuffer uniffi_mrtr_uniffi_fn_func_rules(RustCallStatus *_Nonnull out_status
     
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TASK_TRANSITION
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TASK_TRANSITION
-RustBuffer uniffi_mrtr_uniffi_fn_func_task_transition(RustBuffer current, RustBuffer next, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_TASK_UPDATE
@@ -916,31 +941,6 @@ RustBuffer uniffi_mrtr_uniffi_fn_func_binding_from_json(RustBuffer json, RustCal
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_INSPECT
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_INSPECT
 RustBuffer uniffi_mrtr_uniffi_fn_func_inspect(RustBuffer token, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_PARAMS_DIGEST
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_PARAMS_DIGEST
-RustBuffer uniffi_mrtr_uniffi_fn_func_params_digest(RustBuffer params_json, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_READ_HTTP_REQUEST
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_READ_HTTP_REQUEST
-RustBuffer uniffi_mrtr_uniffi_fn_func_read_http_request(RustBuffer mode, RustBuffer method, RustBuffer url, RustBuffer headers, RustBuffer body, RustBuffer protocol, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_SSE_ENCODE
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_SSE_ENCODE
-RustBuffer uniffi_mrtr_uniffi_fn_func_sse_encode(RustBuffer event, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_STREAM_URL
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_STREAM_URL
-RustBuffer uniffi_mrtr_uniffi_fn_func_stream_url(RustBuffer endpoint, RustBuffer key, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_UNASSOCIATED_REPLY
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_UNASSOCIATED_REPLY
-RustBuffer uniffi_mrtr_uniffi_fn_func_unassociated_reply(RustBuffer request_json, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_FFI_MRTR_UNIFFI_RUSTBUFFER_ALLOC
@@ -1239,6 +1239,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_func_missing_capabilities(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_PARAMS_DIGEST
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_PARAMS_DIGEST
+uint16_t uniffi_mrtr_uniffi_checksum_func_params_digest(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_QUESTION_ELICIT
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_QUESTION_ELICIT
 uint16_t uniffi_mrtr_uniffi_checksum_func_question_elicit(void
@@ -1257,6 +1263,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_func_question_sample(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_READ_HTTP_REQUEST
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_READ_HTTP_REQUEST
+uint16_t uniffi_mrtr_uniffi_checksum_func_read_http_request(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_REQUIRE_CAPABILITIES
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_REQUIRE_CAPABILITIES
 uint16_t uniffi_mrtr_uniffi_checksum_func_require_capabilities(void
@@ -1269,6 +1281,36 @@ uint16_t uniffi_mrtr_uniffi_checksum_func_require_declared(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_RESPOND
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_RESPOND
+uint16_t uniffi_mrtr_uniffi_checksum_func_respond(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_RESUME
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_RESUME
+uint16_t uniffi_mrtr_uniffi_checksum_func_resume(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_RETRY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_RETRY
+uint16_t uniffi_mrtr_uniffi_checksum_func_retry(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_SSE_ENCODE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_SSE_ENCODE
+uint16_t uniffi_mrtr_uniffi_checksum_func_sse_encode(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_STREAM_URL
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_STREAM_URL
+uint16_t uniffi_mrtr_uniffi_checksum_func_stream_url(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TASK_CREATED
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TASK_CREATED
 uint16_t uniffi_mrtr_uniffi_checksum_func_task_created(void
@@ -1278,6 +1320,18 @@ uint16_t uniffi_mrtr_uniffi_checksum_func_task_created(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TASK_GET_RESPONSE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TASK_GET_RESPONSE
 uint16_t uniffi_mrtr_uniffi_checksum_func_task_get_response(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TASK_TRANSITION
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TASK_TRANSITION
+uint16_t uniffi_mrtr_uniffi_checksum_func_task_transition(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_UNASSOCIATED_REPLY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_UNASSOCIATED_REPLY
+uint16_t uniffi_mrtr_uniffi_checksum_func_unassociated_reply(void
     
 );
 #endif
@@ -1305,33 +1359,9 @@ uint16_t uniffi_mrtr_uniffi_checksum_func_protocols(void
     
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_RESPOND
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_RESPOND
-uint16_t uniffi_mrtr_uniffi_checksum_func_respond(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_RESUME
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_RESUME
-uint16_t uniffi_mrtr_uniffi_checksum_func_resume(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_RETRY
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_RETRY
-uint16_t uniffi_mrtr_uniffi_checksum_func_retry(void
-    
-);
-#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_RULES
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_RULES
 uint16_t uniffi_mrtr_uniffi_checksum_func_rules(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TASK_TRANSITION
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_TASK_TRANSITION
-uint16_t uniffi_mrtr_uniffi_checksum_func_task_transition(void
     
 );
 #endif
@@ -1368,36 +1398,6 @@ uint16_t uniffi_mrtr_uniffi_checksum_func_binding_from_json(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_INSPECT
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_INSPECT
 uint16_t uniffi_mrtr_uniffi_checksum_func_inspect(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_PARAMS_DIGEST
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_PARAMS_DIGEST
-uint16_t uniffi_mrtr_uniffi_checksum_func_params_digest(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_READ_HTTP_REQUEST
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_READ_HTTP_REQUEST
-uint16_t uniffi_mrtr_uniffi_checksum_func_read_http_request(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_SSE_ENCODE
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_SSE_ENCODE
-uint16_t uniffi_mrtr_uniffi_checksum_func_sse_encode(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_STREAM_URL
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_STREAM_URL
-uint16_t uniffi_mrtr_uniffi_checksum_func_stream_url(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_UNASSOCIATED_REPLY
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_UNASSOCIATED_REPLY
-uint16_t uniffi_mrtr_uniffi_checksum_func_unassociated_reply(void
     
 );
 #endif
@@ -1452,6 +1452,150 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_client_poll_transmit(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_CLIENT_SEND
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_CLIENT_SEND
 uint16_t uniffi_mrtr_uniffi_checksum_method_client_send(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_ANSWER
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_ANSWER
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_answer(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_BODY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_BODY
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_END
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_END
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_HEAD
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_HEAD
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_TIMEOUT
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_IS_DONE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_IS_DONE
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_is_done(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_EVENT
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_TIMEOUT
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_TRANSMIT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_TRANSMIT
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_ANSWER
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_ANSWER
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_answer(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_BODY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_BODY
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_handle_body(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_END
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_END
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_handle_end(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_HEAD
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_HEAD
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_handle_head(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_TIMEOUT
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_IS_DRAINED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_IS_DRAINED
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_is_drained(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_EVENT
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_poll_event(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_TIMEOUT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_TIMEOUT
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_TRANSMIT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_TRANSMIT
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_SNAPSHOT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_SNAPSHOT
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_snapshot(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_ASK
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_ASK
+uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_ask(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_HEAD
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_HEAD
+uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_head(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_MESSAGE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_MESSAGE
+uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_message(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_RETRY
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_RETRY
+uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_retry(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_TAKE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_TAKE
+uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_take(void
     
 );
 #endif
@@ -1665,150 +1809,6 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay(void
     
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_ANSWER
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_ANSWER
-uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_answer(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_BODY
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_BODY
-uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_END
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_END
-uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_HEAD
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_HEAD
-uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_TIMEOUT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_HANDLE_TIMEOUT
-uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_IS_DONE
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_IS_DONE
-uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_is_done(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_EVENT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_EVENT
-uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_TIMEOUT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_TIMEOUT
-uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_TRANSMIT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_TRANSMIT
-uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_ANSWER
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_ANSWER
-uint16_t uniffi_mrtr_uniffi_checksum_method_operation_answer(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_BODY
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_BODY
-uint16_t uniffi_mrtr_uniffi_checksum_method_operation_handle_body(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_END
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_END
-uint16_t uniffi_mrtr_uniffi_checksum_method_operation_handle_end(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_HEAD
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_HEAD
-uint16_t uniffi_mrtr_uniffi_checksum_method_operation_handle_head(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_TIMEOUT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_HANDLE_TIMEOUT
-uint16_t uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_IS_DRAINED
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_IS_DRAINED
-uint16_t uniffi_mrtr_uniffi_checksum_method_operation_is_drained(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_EVENT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_EVENT
-uint16_t uniffi_mrtr_uniffi_checksum_method_operation_poll_event(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_TIMEOUT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_TIMEOUT
-uint16_t uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_TRANSMIT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_POLL_TRANSMIT
-uint16_t uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_SNAPSHOT
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_SNAPSHOT
-uint16_t uniffi_mrtr_uniffi_checksum_method_operation_snapshot(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_ASK
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_ASK
-uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_ask(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_HEAD
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_HEAD
-uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_head(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_MESSAGE
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_MESSAGE
-uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_message(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_RETRY
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_RETRY
-uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_retry(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_TAKE
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SERVERSTREAM_TAKE
-uint16_t uniffi_mrtr_uniffi_checksum_method_serverstream_take(void
-    
-);
-#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SSEDECODER_FEED
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SSEDECODER_FEED
 uint16_t uniffi_mrtr_uniffi_checksum_method_ssedecoder_feed(void
@@ -1839,30 +1839,6 @@ uint16_t uniffi_mrtr_uniffi_checksum_constructor_client_new(void
     
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_SESSION_NEW
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_SESSION_NEW
-uint16_t uniffi_mrtr_uniffi_checksum_constructor_session_new(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_TOOLBRIDGE_NEW
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_TOOLBRIDGE_NEW
-uint16_t uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_KEYRING_DERIVED
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_KEYRING_DERIVED
-uint16_t uniffi_mrtr_uniffi_checksum_constructor_keyring_derived(void
-    
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_KEYRING_NEW
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_KEYRING_NEW
-uint16_t uniffi_mrtr_uniffi_checksum_constructor_keyring_new(void
-    
-);
-#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_HTTPCALL_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_HTTPCALL_NEW
 uint16_t uniffi_mrtr_uniffi_checksum_constructor_httpcall_new(void
@@ -1884,6 +1860,30 @@ uint16_t uniffi_mrtr_uniffi_checksum_constructor_operation_restore(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_SERVERSTREAM_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_SERVERSTREAM_NEW
 uint16_t uniffi_mrtr_uniffi_checksum_constructor_serverstream_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_SESSION_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_SESSION_NEW
+uint16_t uniffi_mrtr_uniffi_checksum_constructor_session_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_TOOLBRIDGE_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_TOOLBRIDGE_NEW
+uint16_t uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_KEYRING_DERIVED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_KEYRING_DERIVED
+uint16_t uniffi_mrtr_uniffi_checksum_constructor_keyring_derived(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_KEYRING_NEW
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_CONSTRUCTOR_KEYRING_NEW
+uint16_t uniffi_mrtr_uniffi_checksum_constructor_keyring_new(void
     
 );
 #endif

@@ -10,7 +10,7 @@
 //! the operation's events) are listed here with their names.
 
 use super::{doc_lines, left_out_lines, machine_in, rustfmt};
-use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS, MACHINES};
+use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, Shape, EXPORTS, MACHINES};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -19,25 +19,20 @@ pub fn outputs() -> Vec<(PathBuf, String)> {
     vec![(PathBuf::from("bindings-ffi/uniffi/src/exports.rs"), file())]
 }
 
-/// The machines the binding writes by hand.
-const HAND_MACHINES: &[&str] = &["Checker", "Client", "SseDecoder", "HttpCall", "Operation", "ServerStream"];
+/// The machines the binding writes by hand: typed violations, a request's handle and its events.
+const HAND_MACHINES: &[&str] = &["Checker", "Client"];
+
+/// The machines whose constructor the binding writes (a decoder bounded by a byte count alone);
+/// their other rows are generated, in a second exported `impl` block.
+const HAND_CONSTRUCTORS: &[&str] = &["SseDecoder"];
 
 /// The free functions the binding writes by hand, with their names.
 const HAND_FREE: &[(&str, &str)] = &[
     ("classify", "classify"),
     ("check", "check"),
-    ("retry", "retry"),
     ("task_update", "task_update"),
-    ("respond", "respond"),
-    ("resume", "resume"),
-    ("task_transition", "task_transition"),
     ("binding_for", "binding_for_request"),
-    ("params_digest", "params_digest"),
     ("inspect", "inspect"),
-    ("sse_encode", "sse_encode"),
-    ("read_http_request", "read_http_request"),
-    ("stream_url", "stream_url"),
-    ("unassociated_reply", "unassociated_reply"),
 ];
 
 /// Methods of hand-written machines named apart.
@@ -58,24 +53,46 @@ pub fn name(e: &Export) -> String {
 pub fn hand_written(e: &Export) -> bool {
     match e.machine {
         None => HAND_FREE.iter().any(|(n, _)| *n == e.name),
-        Some(m) => HAND_MACHINES.contains(&m),
+        Some(m) => {
+            HAND_MACHINES.contains(&m)
+                || HAND_CONSTRUCTORS.contains(&m) && matches!(e.receiver, Receiver::New | Receiver::Static)
+        }
     }
 }
 
-/// A parameter's name in the binding.
-fn param_name(name: &str, arg: Arg) -> String {
+/// The record a JSON argument or answer of shape `s` crosses as (none: JSON text, `String`).
+fn record(s: Shape) -> Option<&'static str> {
+    Some(match s {
+        Shape::SseEvent => "SseEvent",
+        Shape::HttpRequest => "HttpRequest",
+        Shape::HttpCallEvent => "HttpEvent",
+        Shape::OperationEvent => "OperationEvent",
+        Shape::Incoming => "Incoming",
+        Shape::Resumed => "Resumed",
+        Shape::HeaderFields => "HashMap<String, String>",
+        _ => return None,
+    })
+}
+
+/// A parameter's name in the binding: JSON text is `…_json`, a record or a map its own name.
+fn param_name(e: &Export, name: &str, arg: Arg) -> String {
+    let typed = arg == Arg::Headers || record(e.shape(name)).is_some();
     match arg {
-        Arg::Text | Arg::Value | Arg::OptText | Arg::OptValue | Arg::OrEmpty | Arg::Headers => format!("{name}_json"),
+        Arg::Text | Arg::Value | Arg::OptText | Arg::OptValue | Arg::OrEmpty if !typed => format!("{name}_json"),
         Arg::Whole if name == "now" => "now_ms".into(),
         Arg::Options => "protocol".into(),
         _ => name.into(),
     }
 }
 
-fn param_type(arg: Arg) -> String {
+fn param_type(e: &Export, name: &str, arg: Arg) -> String {
+    if let Some(r) = record(e.shape(name)).filter(|_| arg == Arg::Text) {
+        return r.into();
+    }
     match arg {
+        Arg::Headers => "HashMap<String, String>".into(),
         Arg::Text | Arg::Value | Arg::Str | Arg::Options => "String".into(),
-        Arg::OptText | Arg::OptValue | Arg::OrEmpty | Arg::Headers | Arg::OptStr => "Option<String>".into(),
+        Arg::OptText | Arg::OptValue | Arg::OrEmpty | Arg::OptStr => "Option<String>".into(),
         Arg::Bool => "bool".into(),
         Arg::Whole | Arg::Handle => "u64".into(),
         Arg::Status => "u16".into(),
@@ -87,11 +104,15 @@ fn param_type(arg: Arg) -> String {
 
 /// A guard a machine argument is read through (bound before the call), and
 /// how the call uses the argument.
-fn read(name: &str, arg: Arg) -> (Option<String>, String) {
+fn read(e: &Export, param: &str, name: &str, arg: Arg) -> (Option<String>, String) {
+    if arg == Arg::Text && record(e.shape(param)).is_some() {
+        return (None, format!("&crate::transport::json_of(&{name})"));
+    }
     match arg {
+        Arg::Headers => (None, format!("&crate::transport::headers_json({name})")),
         Arg::Text | Arg::Value => (None, format!("{name}.as_bytes()")),
         Arg::OptText | Arg::OptValue => (None, format!("{name}.as_deref().map(str::as_bytes)")),
-        Arg::OrEmpty | Arg::Headers => (None, format!("{name}.as_deref().map_or(&[][..], str::as_bytes)")),
+        Arg::OrEmpty => (None, format!("{name}.as_deref().map_or(&[][..], str::as_bytes)")),
         Arg::Str | Arg::Bytes => (None, format!("&{name}")),
         Arg::OptStr => (None, format!("{name}.as_deref()")),
         Arg::Options => (None, "&crate::ops::options(&protocol, None)?".into()),
@@ -102,8 +123,14 @@ fn read(name: &str, arg: Arg) -> (Option<String>, String) {
     }
 }
 
-fn ret_type(ret: Ret) -> String {
-    match ret {
+fn ret_type(e: &Export) -> String {
+    if let Some(r) = record(e.shape("return")) {
+        return match e.ret {
+            Ret::OptJson | Ret::NextOrError => format!("Option<{r}>"),
+            _ => r.into(),
+        };
+    }
+    match e.ret {
         Ret::Unit => "()".into(),
         Ret::Text | Ret::Json | Ret::Name => "String".into(),
         Ret::OptText | Ret::OptJson | Ret::NextOrError | Ret::Refusal => "Option<String>".into(),
@@ -126,6 +153,15 @@ fn value(e: &Export, inner: &str, uses: &[String]) -> String {
         Receiver::Static => format!("facade::{inner}::{}({args})", e.callee()),
         Receiver::Ref | Receiver::Mut => format!("this.{}({args})", e.callee()),
     };
+    if record(e.shape("return")).is_some() {
+        // A record: the façade's JSON read into it (`crate::error::wire`).
+        return match e.ret {
+            Ret::OptJson => format!("{call}.map(|t| wire(&t)).transpose()"),
+            Ret::NextOrError => format!("{call}.map(|t| wire(&t?)).transpose()"),
+            _ if e.fallible => format!("wire(&{call}?)"),
+            _ => format!("wire(&{call})"),
+        };
+    }
     let wrap = |v: String| match e.ret {
         Ret::Machine(m) => format!("Arc::new({m} {{ inner: Mutex::new({v}) }})"),
         Ret::Name => format!("{v}.into()"),
@@ -155,17 +191,16 @@ fn function(out: &mut String, e: &Export, inner: &str, indent: &str) {
         }
         Receiver::Free | Receiver::New | Receiver::Static => {}
     }
-    for (n, a) in e.params {
-        let n = param_name(n, *a);
+    for (p, a) in e.params {
+        let n = param_name(e, p, *a);
         if *a != Arg::Random {
-            sig.push(format!("{n}: {}", param_type(*a)));
+            sig.push(format!("{n}: {}", param_type(e, p, *a)));
         }
-        let (bind, used) = read(&n, *a);
+        let (bind, used) = read(e, p, &n, *a);
         binds.extend(bind);
         uses.push(used);
     }
-    let ret =
-        if e.receiver == Receiver::New { format!("Arc<{}>", e.machine.unwrap_or_default()) } else { ret_type(e.ret) };
+    let ret = if e.receiver == Receiver::New { format!("Arc<{}>", e.machine.unwrap_or_default()) } else { ret_type(e) };
     let ret = if e.receiver == Receiver::Static { format!("Arc<{}>", e.machine.unwrap_or_default()) } else { ret };
     out.push('\n');
     out.push_str(&doc_lines(indent, e.doc));
@@ -189,9 +224,12 @@ fn file() -> String {
          //! the binding does not write by hand: each a line over `mrtr::facade`\n\
          //! under the panic boundary of `crate::error::guard`.\n\n\
          #![allow(clippy::too_many_arguments)]\n\n\
-         use crate::error::{guard, lock, Result};\n\
+         use crate::error::{guard, lock, wire, Result};\n\
+         use crate::ops::Resumed;\n\
          use crate::state::KeyRing;\n\
+         use crate::transport::{HttpEvent, HttpRequest, Incoming, OperationEvent, SseDecoder, SseEvent};\n\
          use mrtr::facade::{self, Randomness};\n\
+         use std::collections::HashMap;\n\
          use std::sync::{Arc, Mutex};\n",
     );
     let mut body = String::new();
@@ -201,15 +239,19 @@ fn file() -> String {
         function(&mut body, e, "", "");
     }
     for m in MACHINES.iter().filter(|m| machine_in(m, Binding::Uniffi) && !HAND_MACHINES.contains(&m.name)) {
-        let _ = write!(
-            body,
-            "\n{}#[derive(uniffi::Object)]\npub struct {name} {{\npub(crate) inner: Mutex<facade::{}>,\n}}\n\n\
-             #[uniffi::export]\nimpl {name} {{",
-            doc_lines("", m.doc),
-            m.inner,
-            name = m.name
-        );
-        for e in EXPORTS.iter().filter(|e| e.machine == Some(m.name) && e.in_binding(Binding::Uniffi)) {
+        if !HAND_CONSTRUCTORS.contains(&m.name) {
+            let _ = write!(
+                body,
+                "\n{}#[derive(uniffi::Object)]\npub struct {name} {{\npub(crate) inner: Mutex<facade::{}>,\n}}\n",
+                doc_lines("", m.doc),
+                m.inner,
+                name = m.name
+            );
+        }
+        let _ = write!(body, "\n#[uniffi::export]\nimpl {} {{", m.name);
+        for e in
+            EXPORTS.iter().filter(|e| e.machine == Some(m.name) && e.in_binding(Binding::Uniffi) && !hand_written(e))
+        {
             function(&mut body, e, m.inner, "    ");
         }
         body.push_str("}\n");
@@ -217,9 +259,28 @@ fn file() -> String {
     if !body.contains("Randomness::") {
         out = out.replace("use mrtr::facade::{self, Randomness};", "use mrtr::facade;");
     }
-    if !body.contains("KeyRing") {
-        out = out.replace("use crate::state::KeyRing;\n", "");
+    // Import what the body names.
+    for (name, import) in [
+        ("KeyRing", "use crate::state::KeyRing;\n"),
+        ("Resumed", "use crate::ops::Resumed;\n"),
+        ("HashMap", "use std::collections::HashMap;\n"),
+        ("wire(", "use crate::error::{guard, lock, wire, Result};\n"),
+    ] {
+        if !body.contains(name) {
+            let without = if name == "wire(" { "use crate::error::{guard, lock, Result};\n" } else { "" };
+            out = out.replace(import, without);
+        }
     }
+    let records = ["HttpEvent", "HttpRequest", "Incoming", "OperationEvent", "SseDecoder", "SseEvent"];
+    let used: Vec<&str> = records.into_iter().filter(|r| body.contains(r)).collect();
+    let transport = match used.len() {
+        0 => String::new(),
+        _ => format!("use crate::transport::{{{}}};\n", used.join(", ")),
+    };
+    out = out.replace(
+        "use crate::transport::{HttpEvent, HttpRequest, Incoming, OperationEvent, SseDecoder, SseEvent};\n",
+        &transport,
+    );
     out.push_str(&body);
     out.push_str(&left_out_lines(Binding::Uniffi));
     rustfmt(&out)

@@ -709,19 +709,37 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_missing_capabilities(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_params_digest(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_question_elicit(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_question_roots(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_question_sample(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_read_http_request(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_require_capabilities(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_require_declared(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_respond(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_resume(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_retry(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_sse_encode(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_stream_url(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_task_created(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_task_get_response(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_task_transition(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_unassociated_reply(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_check(
     ): Int
@@ -731,15 +749,7 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_protocols(
     ): Int
-    external fun uniffi_mrtr_uniffi_checksum_func_respond(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_func_resume(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_func_retry(
-    ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_rules(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_func_task_transition(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_task_update(
     ): Int
@@ -752,16 +762,6 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mrtr_uniffi_checksum_func_binding_from_json(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_inspect(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_func_params_digest(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_func_read_http_request(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_func_sse_encode(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_func_stream_url(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_func_unassociated_reply(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_checker_handle(
     ): Int
@@ -780,6 +780,54 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mrtr_uniffi_checksum_method_client_poll_transmit(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_client_send(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_answer(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_is_done(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_answer(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_handle_body(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_handle_end(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_handle_head(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_is_drained(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_poll_event(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_snapshot(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_serverstream_ask(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_serverstream_head(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_serverstream_message(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_serverstream_retry(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_serverstream_take(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_session_call_tool(
     ): Int
@@ -851,54 +899,6 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay(
     ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_answer(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_is_done(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_operation_answer(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_operation_handle_body(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_operation_handle_end(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_operation_handle_head(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_operation_is_drained(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_operation_poll_event(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_operation_snapshot(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_serverstream_ask(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_serverstream_head(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_serverstream_message(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_serverstream_retry(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_serverstream_take(
-    ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_ssedecoder_feed(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_ssedecoder_finish(
@@ -909,14 +909,6 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_client_new(
     ): Int
-    external fun uniffi_mrtr_uniffi_checksum_constructor_session_new(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_constructor_keyring_derived(
-    ): Int
-    external fun uniffi_mrtr_uniffi_checksum_constructor_keyring_new(
-    ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_httpcall_new(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_operation_new(
@@ -924,6 +916,14 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mrtr_uniffi_checksum_constructor_operation_restore(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_serverstream_new(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_constructor_session_new(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_constructor_keyring_derived(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_constructor_keyring_new(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_constructor_ssedecoder_new(
     ): Int
@@ -980,6 +980,74 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_client_send(`ptr`: Long,`requestJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
+    external fun uniffi_mrtr_uniffi_fn_clone_httpcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_free_httpcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_constructor_httpcall_new(`configJson`: RustBuffer.ByValue,`requestJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_answer(`ptr`: Long,`responseJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_body(`ptr`: Long,`exchange`: Long,`chunk`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_end(`ptr`: Long,`exchange`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_head(`ptr`: Long,`exchange`: Long,`status`: Short,`headers`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_timeout(`ptr`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_is_done(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_poll_event(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_poll_timeout(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_poll_transmit(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_clone_operation(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_free_operation(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_constructor_operation_new(`configJson`: RustBuffer.ByValue,`requestJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_constructor_operation_restore(`configJson`: RustBuffer.ByValue,`snapshotJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_method_operation_answer(`ptr`: Long,`key`: RustBuffer.ByValue,`resultJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_operation_handle_body(`ptr`: Long,`exchange`: Long,`chunk`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_operation_handle_end(`ptr`: Long,`exchange`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_operation_handle_head(`ptr`: Long,`exchange`: Long,`status`: Short,`headers`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_operation_handle_timeout(`ptr`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_operation_is_drained(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
+    external fun uniffi_mrtr_uniffi_fn_method_operation_poll_event(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_operation_poll_timeout(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_operation_poll_transmit(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_operation_snapshot(`ptr`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_clone_serverstream(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_free_serverstream(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_constructor_serverstream_new(`mode`: RustBuffer.ByValue,`key`: RustBuffer.ByValue,`first`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_method_serverstream_ask(`ptr`: Long,`requestsJson`: RustBuffer.ByValue,`retryMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_serverstream_head(`ptr`: Long,`streamUrl`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_serverstream_message(`ptr`: Long,`messageJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_serverstream_retry(`ptr`: Long,`retryMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_serverstream_take(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_clone_session(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mrtr_uniffi_fn_free_session(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1074,74 +1142,6 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_keyring_start_tool_replay(`ptr`: Long,`requestJson`: RustBuffer.ByValue,`settingsJson`: RustBuffer.ByValue,`callJson`: RustBuffer.ByValue,`guard`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
-    external fun uniffi_mrtr_uniffi_fn_clone_httpcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Long
-    external fun uniffi_mrtr_uniffi_fn_free_httpcall(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mrtr_uniffi_fn_constructor_httpcall_new(`configJson`: RustBuffer.ByValue,`requestJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Long
-    external fun uniffi_mrtr_uniffi_fn_method_httpcall_answer(`ptr`: Long,`responseJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_body(`ptr`: Long,`exchange`: Long,`chunk`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_end(`ptr`: Long,`exchange`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_head(`ptr`: Long,`exchange`: Long,`status`: Short,`headers`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_timeout(`ptr`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_httpcall_is_done(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Byte
-    external fun uniffi_mrtr_uniffi_fn_method_httpcall_poll_event(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_method_httpcall_poll_timeout(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_method_httpcall_poll_transmit(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_clone_operation(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Long
-    external fun uniffi_mrtr_uniffi_fn_free_operation(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mrtr_uniffi_fn_constructor_operation_new(`configJson`: RustBuffer.ByValue,`requestJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Long
-    external fun uniffi_mrtr_uniffi_fn_constructor_operation_restore(`configJson`: RustBuffer.ByValue,`snapshotJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Long
-    external fun uniffi_mrtr_uniffi_fn_method_operation_answer(`ptr`: Long,`key`: RustBuffer.ByValue,`resultJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_operation_handle_body(`ptr`: Long,`exchange`: Long,`chunk`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_operation_handle_end(`ptr`: Long,`exchange`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_operation_handle_head(`ptr`: Long,`exchange`: Long,`status`: Short,`headers`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_operation_handle_timeout(`ptr`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_operation_is_drained(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Byte
-    external fun uniffi_mrtr_uniffi_fn_method_operation_poll_event(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_method_operation_poll_timeout(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_method_operation_poll_transmit(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_method_operation_snapshot(`ptr`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_clone_serverstream(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Long
-    external fun uniffi_mrtr_uniffi_fn_free_serverstream(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mrtr_uniffi_fn_constructor_serverstream_new(`mode`: RustBuffer.ByValue,`key`: RustBuffer.ByValue,`first`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): Long
-    external fun uniffi_mrtr_uniffi_fn_method_serverstream_ask(`ptr`: Long,`requestsJson`: RustBuffer.ByValue,`retryMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_method_serverstream_head(`ptr`: Long,`streamUrl`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_method_serverstream_message(`ptr`: Long,`messageJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_method_serverstream_retry(`ptr`: Long,`retryMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_method_serverstream_take(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_clone_ssedecoder(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mrtr_uniffi_fn_free_ssedecoder(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1168,19 +1168,37 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_missing_capabilities(`requestJson`: RustBuffer.ByValue,`questionsJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_params_digest(`paramsJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_question_elicit(`message`: RustBuffer.ByValue,`requestedSchemaJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_question_roots(uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_question_sample(`paramsJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_read_http_request(`mode`: RustBuffer.ByValue,`method`: RustBuffer.ByValue,`url`: RustBuffer.ByValue,`headers`: RustBuffer.ByValue,`body`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_require_capabilities(`requestJson`: RustBuffer.ByValue,`questionsJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_require_declared(`requestJson`: RustBuffer.ByValue,`requiredJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_respond(`requestJson`: RustBuffer.ByValue,`inputRequestsJson`: RustBuffer.ByValue,`requestStateJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_resume(`requestJson`: RustBuffer.ByValue,`needsJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_retry(`requestJson`: RustBuffer.ByValue,`resultJson`: RustBuffer.ByValue,`inputResponsesJson`: RustBuffer.ByValue,`idJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_sse_encode(`event`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_stream_url(`endpoint`: RustBuffer.ByValue,`key`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_task_created(`requestJson`: RustBuffer.ByValue,`recordJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_task_get_response(`requestJson`: RustBuffer.ByValue,`recordJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_task_transition(`current`: RustBuffer.ByValue,`next`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_unassociated_reply(`requestJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_check(`transcriptJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,`maxRounds`: Int,`transport`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -1190,15 +1208,7 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_protocols(uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_func_respond(`requestJson`: RustBuffer.ByValue,`inputRequestsJson`: RustBuffer.ByValue,`requestStateJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_func_resume(`requestJson`: RustBuffer.ByValue,`needsJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_func_retry(`requestJson`: RustBuffer.ByValue,`resultJson`: RustBuffer.ByValue,`inputResponsesJson`: RustBuffer.ByValue,`idJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_rules(uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_func_task_transition(`current`: RustBuffer.ByValue,`next`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_task_update(`getRequestJson`: RustBuffer.ByValue,`getResponseJson`: RustBuffer.ByValue,`inputResponsesJson`: RustBuffer.ByValue,`idJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -1211,16 +1221,6 @@ internal object UniffiLib {
     external fun uniffi_mrtr_uniffi_fn_func_binding_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_inspect(`token`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_func_params_digest(`paramsJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_func_read_http_request(`mode`: RustBuffer.ByValue,`method`: RustBuffer.ByValue,`url`: RustBuffer.ByValue,`headers`: RustBuffer.ByValue,`body`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_func_sse_encode(`event`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_func_stream_url(`endpoint`: RustBuffer.ByValue,`key`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_func_unassociated_reply(`requestJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun ffi_mrtr_uniffi_rustbuffer_alloc(`size`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -1353,10 +1353,13 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_error_response() and 0xFFFF) != 43191) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_mirrored_fields() and 0xFFFF) != 36732) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_mirrored_fields() and 0xFFFF) != 35842) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_missing_capabilities() and 0xFFFF) != 45370) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_params_digest() and 0xFFFF) != 40472) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_question_elicit() and 0xFFFF) != 229) {
@@ -1368,16 +1371,40 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_question_sample() and 0xFFFF) != 59996) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_read_http_request() and 0xFFFF) != 39089) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_require_capabilities() and 0xFFFF) != 33210) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_require_declared() and 0xFFFF) != 53084) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_respond() and 0xFFFF) != 40515) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_resume() and 0xFFFF) != 43538) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_retry() and 0xFFFF) != 28947) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_sse_encode() and 0xFFFF) != 16714) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_stream_url() and 0xFFFF) != 65450) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_task_created() and 0xFFFF) != 13057) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_task_get_response() and 0xFFFF) != 16613) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_task_transition() and 0xFFFF) != 3913) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_unassociated_reply() and 0xFFFF) != 32283) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_check() and 0xFFFF) != 1714) {
@@ -1392,19 +1419,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_protocols() and 0xFFFF) != 38856) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_respond() and 0xFFFF) != 27368) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_resume() and 0xFFFF) != 28099) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_retry() and 0xFFFF) != 32895) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_rules() and 0xFFFF) != 22313) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_task_transition() and 0xFFFF) != 19214) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_task_update() and 0xFFFF) != 51560) {
@@ -1423,21 +1438,6 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_inspect() and 0xFFFF) != 40701) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_params_digest() and 0xFFFF) != 61209) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_read_http_request() and 0xFFFF) != 8578) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_sse_encode() and 0xFFFF) != 22175) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_stream_url() and 0xFFFF) != 9188) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_unassociated_reply() and 0xFFFF) != 22550) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_checker_handle() and 0xFFFF) != 37868) {
@@ -1465,6 +1465,78 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_client_send() and 0xFFFF) != 26734) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_answer() and 0xFFFF) != 42900) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body() and 0xFFFF) != 45968) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end() and 0xFFFF) != 427) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head() and 0xFFFF) != 13689) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout() and 0xFFFF) != 46040) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_is_done() and 0xFFFF) != 33823) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event() and 0xFFFF) != 55192) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout() and 0xFFFF) != 33859) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() and 0xFFFF) != 50864) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_answer() and 0xFFFF) != 50366) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_body() and 0xFFFF) != 53419) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_end() and 0xFFFF) != 37572) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_head() and 0xFFFF) != 27941) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout() and 0xFFFF) != 61661) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_is_drained() and 0xFFFF) != 8352) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_event() and 0xFFFF) != 45937) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout() and 0xFFFF) != 13757) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit() and 0xFFFF) != 8446) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_snapshot() and 0xFFFF) != 48700) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_ask() and 0xFFFF) != 11585) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_head() and 0xFFFF) != 56949) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_message() and 0xFFFF) != 12987) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_retry() and 0xFFFF) != 31139) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_take() and 0xFFFF) != 24207) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_session_call_tool() and 0xFFFF) != 31899) {
@@ -1572,91 +1644,31 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay() and 0xFFFF) != 26326) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_answer() and 0xFFFF) != 17858) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_ssedecoder_feed() and 0xFFFF) != 33084) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body() and 0xFFFF) != 63436) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_ssedecoder_finish() and 0xFFFF) != 28474) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end() and 0xFFFF) != 28092) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head() and 0xFFFF) != 51578) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout() and 0xFFFF) != 504) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_is_done() and 0xFFFF) != 58166) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event() and 0xFFFF) != 29518) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout() and 0xFFFF) != 17350) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() and 0xFFFF) != 9086) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_answer() and 0xFFFF) != 45524) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_body() and 0xFFFF) != 56579) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_end() and 0xFFFF) != 56278) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_head() and 0xFFFF) != 64188) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout() and 0xFFFF) != 12883) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_is_drained() and 0xFFFF) != 59387) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_event() and 0xFFFF) != 29972) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout() and 0xFFFF) != 21015) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit() and 0xFFFF) != 47681) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_snapshot() and 0xFFFF) != 34745) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_ask() and 0xFFFF) != 33356) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_head() and 0xFFFF) != 9885) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_message() and 0xFFFF) != 40523) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_retry() and 0xFFFF) != 57493) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_take() and 0xFFFF) != 41585) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_ssedecoder_feed() and 0xFFFF) != 47210) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_ssedecoder_finish() and 0xFFFF) != 48022) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_ssedecoder_poll_event() and 0xFFFF) != 7620) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_ssedecoder_poll_event() and 0xFFFF) != 16117) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_checker_new() and 0xFFFF) != 36126) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_client_new() and 0xFFFF) != 54127) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() and 0xFFFF) != 15599) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_new() and 0xFFFF) != 5604) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_restore() and 0xFFFF) != 55088) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_serverstream_new() and 0xFFFF) != 5446) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_session_new() and 0xFFFF) != 1035) {
@@ -1669,18 +1681,6 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_new() and 0xFFFF) != 1288) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() and 0xFFFF) != 27664) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_new() and 0xFFFF) != 56695) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_restore() and 0xFFFF) != 1441) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_serverstream_new() and 0xFFFF) != 16695) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_ssedecoder_new() and 0xFFFF) != 11792) {
@@ -2946,59 +2946,67 @@ public object FfiConverterTypeClient: FfiConverter<Client, Long> {
 
 
 /**
- * The client machine of one JSON-RPC call over HTTP (sans-IO): the host's
- * HTTP stack sends what [`poll_transmit`](HttpCall::poll_transmit) asks and
- * hands back each response's head, body bytes and end. After creating it and
- * after every input, drain `poll_transmit`, then `poll_event`, then read
- * `poll_timeout`.
+ * `facade::HttpCall`: the client machine of one call over HTTP.
  */
 public interface HttpCallInterface {
     
     /**
-     * The host's JSON-RPC response to a server request the call reported.
+     * The host's JSON-RPC response to a server request the call reported (a `serverRequest`
+     * event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC
+     * response `usage-invalid-argument`.
      */
     fun `answer`(`responseJson`: kotlin.String, `nowMs`: kotlin.ULong)
     
     /**
-     * Bytes of the body of the response to `exchange`, in any chunking.
+     * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+     * that is not UTF-8 is the server's error, reported as an event). A body before its head is
+     * `usage-out-of-turn`.
      */
     fun `handleBody`(`exchange`: kotlin.ULong, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.ULong)
     
     /**
-     * The response to `exchange` ended (closed by the server, or cut).
+     * The response to `exchange` ended: the server closed it, the connection was cut, or none
+     * came.
      */
     fun `handleEnd`(`exchange`: kotlin.ULong, `nowMs`: kotlin.ULong)
     
     /**
-     * The status and header fields of the response to `exchange`. A second
-     * head is `usage-out-of-turn`, an exchange the call does not know (or
-     * that ended) `usage-unknown-handle`.
+     * The status and header fields of the response to `exchange` (the number of a request from
+     * `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
+     * head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
+     * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
+     * as an event.
      */
     fun `handleHead`(`exchange`: kotlin.ULong, `status`: kotlin.UShort, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.ULong)
     
     /**
-     * The time [`poll_timeout`](HttpCall::poll_timeout) named came.
+     * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
     fun `handleTimeout`(`nowMs`: kotlin.ULong)
     
     /**
-     * Whether the call is over (its `Response` or `Failed` event was queued).
+     * Whether the call is over: its `response` or `failed` event was queued.
      */
     fun `isDone`(): kotlin.Boolean
     
     /**
-     * The next event for the host, if any.
+     * The next event, or none: `{"type": "serverRequest", "message"}` (answer it with `answer`),
+     * `{"type": "message", "message"}` (a notification or another response, to pass on), `{"type":
+     * "violation", "rule", "message"}` (the server broke a rule; the call goes on), and last
+     * either `{"type": "response", "message"}` (the call's JSON-RPC response) or `{"type":
+     * "failed", "rule", "message"}`.
      */
     fun `pollEvent`(): HttpEvent?
     
     /**
-     * When to call [`handle_timeout`](HttpCall::handle_timeout) (the host's
-     * milliseconds), if anything waits.
+     * When to call `handle_timeout` (the host's milliseconds), or none.
      */
     fun `pollTimeout`(): kotlin.ULong?
     
     /**
-     * The next HTTP request to send, if any.
+     * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
+     * "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
+     * `exchange` with every part of its response.
      */
     fun `pollTransmit`(): HttpRequest?
     
@@ -3006,11 +3014,7 @@ public interface HttpCallInterface {
 }
 
 /**
- * The client machine of one JSON-RPC call over HTTP (sans-IO): the host's
- * HTTP stack sends what [`poll_transmit`](HttpCall::poll_transmit) asks and
- * hands back each response's head, body bytes and end. After creating it and
- * after every input, drain `poll_transmit`, then `poll_event`, then read
- * `poll_timeout`.
+ * `facade::HttpCall`: the client machine of one call over HTTP.
  */
 open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
 {
@@ -3037,11 +3041,13 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
         this.cleanable = null
     }
     /**
-     * Starts the call of `request_json` (a JSON-RPC request with an id) at
-     * `now_ms` under `config_json`: `{"mode", "url", "headers": {…},
-     * "protocol", "limits": {…}, "maxEvents", "maxLinks", "maxLinkBytes",
-     * "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and `url`
-     * required; a bad one is `usage-invalid-argument`).
+     * Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
+     * milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" |
+     * "sep-1335", "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents",
+     * "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and
+     * `url` required). A bad configuration, or a request that is no JSON-RPC request, is
+     * `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
+     * then `poll_event`, then read `poll_timeout`.
      */
     constructor(`configJson`: kotlin.String, `requestJson`: kotlin.String, `nowMs`: kotlin.ULong) :
         this(UniffiWithHandle, 
@@ -3133,7 +3139,9 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
 
     
     /**
-     * The host's JSON-RPC response to a server request the call reported.
+     * The host's JSON-RPC response to a server request the call reported (a `serverRequest`
+     * event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC
+     * response `usage-invalid-argument`.
      */
     @Throws(MrtrException::class)override fun `answer`(`responseJson`: kotlin.String, `nowMs`: kotlin.ULong)
         = 
@@ -3151,7 +3159,9 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
 
     
     /**
-     * Bytes of the body of the response to `exchange`, in any chunking.
+     * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+     * that is not UTF-8 is the server's error, reported as an event). A body before its head is
+     * `usage-out-of-turn`.
      */
     @Throws(MrtrException::class)override fun `handleBody`(`exchange`: kotlin.ULong, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.ULong)
         = 
@@ -3170,7 +3180,8 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
 
     
     /**
-     * The response to `exchange` ended (closed by the server, or cut).
+     * The response to `exchange` ended: the server closed it, the connection was cut, or none
+     * came.
      */
     @Throws(MrtrException::class)override fun `handleEnd`(`exchange`: kotlin.ULong, `nowMs`: kotlin.ULong)
         = 
@@ -3188,9 +3199,11 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
 
     
     /**
-     * The status and header fields of the response to `exchange`. A second
-     * head is `usage-out-of-turn`, an exchange the call does not know (or
-     * that ended) `usage-unknown-handle`.
+     * The status and header fields of the response to `exchange` (the number of a request from
+     * `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
+     * head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
+     * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
+     * as an event.
      */
     @Throws(MrtrException::class)override fun `handleHead`(`exchange`: kotlin.ULong, `status`: kotlin.UShort, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.ULong)
         = 
@@ -3210,7 +3223,7 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
 
     
     /**
-     * The time [`poll_timeout`](HttpCall::poll_timeout) named came.
+     * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
     @Throws(MrtrException::class)override fun `handleTimeout`(`nowMs`: kotlin.ULong)
         = 
@@ -3227,7 +3240,7 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
 
     
     /**
-     * Whether the call is over (its `Response` or `Failed` event was queued).
+     * Whether the call is over: its `response` or `failed` event was queued.
      */
     @Throws(MrtrException::class)override fun `isDone`(): kotlin.Boolean {
             return FfiConverterBoolean.lift(
@@ -3244,7 +3257,11 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
 
     
     /**
-     * The next event for the host, if any.
+     * The next event, or none: `{"type": "serverRequest", "message"}` (answer it with `answer`),
+     * `{"type": "message", "message"}` (a notification or another response, to pass on), `{"type":
+     * "violation", "rule", "message"}` (the server broke a rule; the call goes on), and last
+     * either `{"type": "response", "message"}` (the call's JSON-RPC response) or `{"type":
+     * "failed", "rule", "message"}`.
      */
     @Throws(MrtrException::class)override fun `pollEvent`(): HttpEvent? {
             return FfiConverterOptionalTypeHttpEvent.lift(
@@ -3261,8 +3278,7 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
 
     
     /**
-     * When to call [`handle_timeout`](HttpCall::handle_timeout) (the host's
-     * milliseconds), if anything waits.
+     * When to call `handle_timeout` (the host's milliseconds), or none.
      */
     @Throws(MrtrException::class)override fun `pollTimeout`(): kotlin.ULong? {
             return FfiConverterOptionalULong.lift(
@@ -3279,7 +3295,9 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
 
     
     /**
-     * The next HTTP request to send, if any.
+     * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
+     * "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
+     * `exchange` with every part of its response.
      */
     @Throws(MrtrException::class)override fun `pollTransmit`(): HttpRequest? {
             return FfiConverterOptionalTypeHttpRequest.lift(
@@ -4075,65 +4093,77 @@ public object FfiConverterTypeKeyRing: FfiConverter<KeyRing, Long> {
 
 
 /**
- * One client operation over HTTP (sans-IO): a call carried to its final
- * response in any transport mode, every question answered by key with
- * [`answer`](Operation::answer). After creating it and after every input,
- * drain `poll_transmit`, then `poll_event`, then read `poll_timeout`; drop it
- * once `is_drained`.
+ * `facade::Operation`: one client operation over HTTP, in any transport mode.
  */
 public interface OperationInterface {
     
     /**
-     * Answers the question `key` with `result_json`; one that does not fit
-     * its question fails with its rule, and the question stays open.
+     * Answers the question `key` of an `inputRequired` event with `result` (an elicitation's
+     * `{"action", …}`, a sampling result, a roots list). An answer that does not fit its
+     * question fails with its rule and the question stays open; a key nothing asked is
+     * `usage-unknown-handle`, one answered already `usage-out-of-turn`.
      */
     fun `answer`(`key`: kotlin.String, `resultJson`: kotlin.String, `nowMs`: kotlin.ULong)
     
     /**
-     * Bytes of the body of the response to `exchange`, in any chunking.
+     * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+     * that is not UTF-8 is the server's error, reported as an event). A body before its head is
+     * `usage-out-of-turn`.
      */
     fun `handleBody`(`exchange`: kotlin.ULong, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.ULong)
     
     /**
-     * The response to `exchange` ended (closed by the server, or cut).
+     * The response to `exchange` ended: the server closed it, the connection was cut, or none
+     * came.
      */
     fun `handleEnd`(`exchange`: kotlin.ULong, `nowMs`: kotlin.ULong)
     
     /**
-     * The status and header fields of the response to `exchange`.
+     * The status and header fields of the response to `exchange` (the number of a request from
+     * `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
+     * head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
+     * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
+     * as an event.
      */
     fun `handleHead`(`exchange`: kotlin.ULong, `status`: kotlin.UShort, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.ULong)
     
     /**
-     * The time [`poll_timeout`](Operation::poll_timeout) named came.
+     * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
     fun `handleTimeout`(`nowMs`: kotlin.ULong)
     
     /**
-     * Whether the final event was taken and no exchange is open.
+     * Whether the final event was taken and no exchange is open: the operation may be dropped.
      */
     fun `isDrained`(): kotlin.Boolean
     
     /**
-     * The next event for the host, if any.
+     * The next event, or none: `{"type": "inputRequired", "round", "requests": {<key>: {"method",
+     * "params"}}}` (answer each key with `answer`), `{"type": "message", "message"}`, `{"type":
+     * "violation", "rule", "message"}`, and last either `{"type": "done", "response"}` (the final
+     * JSON-RPC response) or `{"type": "failed", "rule", "message"}`.
      */
     fun `pollEvent`(): OperationEvent?
     
     /**
-     * When to call [`handle_timeout`](Operation::handle_timeout), if anything waits.
+     * When to call `handle_timeout` (the host's milliseconds), or none.
      */
     fun `pollTimeout`(): kotlin.ULong?
     
     /**
-     * The next HTTP request to send, if any.
+     * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
+     * "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
+     * `exchange` with every part of its response.
      */
     fun `pollTransmit`(): HttpRequest?
     
     /**
-     * What the operation knows, as JSON, to go on from with
-     * [`restore`](Operation::restore) after the host restarts (in this
-     * process or another, in this language or another): not the
-     * configuration, nor the open exchanges.
+     * What the operation knows, as JSON, to go on from after the host restarts (in another process
+     * or language) with `restore`: the current round's request, the ids, rounds and versions so
+     * far, an open round's questions and answers, the task it follows; not the configuration (the
+     * host gives it again, credentials included) nor the open exchanges (the round they carried
+     * goes again). An operation that is over, or a stream mode's call that answered a server
+     * request, is `usage-out-of-turn`.
      */
     fun `snapshot`(`nowMs`: kotlin.ULong): kotlin.String
     
@@ -4141,11 +4171,7 @@ public interface OperationInterface {
 }
 
 /**
- * One client operation over HTTP (sans-IO): a call carried to its final
- * response in any transport mode, every question answered by key with
- * [`answer`](Operation::answer). After creating it and after every input,
- * drain `poll_transmit`, then `poll_event`, then read `poll_timeout`; drop it
- * once `is_drained`.
+ * `facade::Operation`: one client operation over HTTP, in any transport mode.
  */
 open class Operation: Disposable, AutoCloseable, OperationInterface
 {
@@ -4172,9 +4198,13 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
         this.cleanable = null
     }
     /**
-     * Starts the operation of `request_json` (a JSON-RPC request with an id)
-     * at `now_ms` under `config_json`: an [`HttpCall`] configuration plus
-     * `"maxRounds"`, `"maxResends"` and `"taskPollMs"`.
+     * Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
+     * clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus
+     * `"maxRounds"` (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`,
+     * `"taskPollMs"` (default 1000) and `"versions"`. The drain order, after creating it and after
+     * every input (`handle_*`, `answer`): `poll_transmit` until none (send each), then
+     * `poll_event` until none (an answer given there is an input: drain the transmits again), then
+     * read `poll_timeout`. Drop it once `is_drained`.
      */
     constructor(`configJson`: kotlin.String, `requestJson`: kotlin.String, `nowMs`: kotlin.ULong) :
         this(UniffiWithHandle, 
@@ -4266,8 +4296,10 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
 
     
     /**
-     * Answers the question `key` with `result_json`; one that does not fit
-     * its question fails with its rule, and the question stays open.
+     * Answers the question `key` of an `inputRequired` event with `result` (an elicitation's
+     * `{"action", …}`, a sampling result, a roots list). An answer that does not fit its
+     * question fails with its rule and the question stays open; a key nothing asked is
+     * `usage-unknown-handle`, one answered already `usage-out-of-turn`.
      */
     @Throws(MrtrException::class)override fun `answer`(`key`: kotlin.String, `resultJson`: kotlin.String, `nowMs`: kotlin.ULong)
         = 
@@ -4286,7 +4318,9 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
 
     
     /**
-     * Bytes of the body of the response to `exchange`, in any chunking.
+     * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
+     * that is not UTF-8 is the server's error, reported as an event). A body before its head is
+     * `usage-out-of-turn`.
      */
     @Throws(MrtrException::class)override fun `handleBody`(`exchange`: kotlin.ULong, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.ULong)
         = 
@@ -4305,7 +4339,8 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
 
     
     /**
-     * The response to `exchange` ended (closed by the server, or cut).
+     * The response to `exchange` ended: the server closed it, the connection was cut, or none
+     * came.
      */
     @Throws(MrtrException::class)override fun `handleEnd`(`exchange`: kotlin.ULong, `nowMs`: kotlin.ULong)
         = 
@@ -4323,7 +4358,11 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
 
     
     /**
-     * The status and header fields of the response to `exchange`.
+     * The status and header fields of the response to `exchange` (the number of a request from
+     * `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
+     * head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
+     * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
+     * as an event.
      */
     @Throws(MrtrException::class)override fun `handleHead`(`exchange`: kotlin.ULong, `status`: kotlin.UShort, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.ULong)
         = 
@@ -4343,7 +4382,7 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
 
     
     /**
-     * The time [`poll_timeout`](Operation::poll_timeout) named came.
+     * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
     @Throws(MrtrException::class)override fun `handleTimeout`(`nowMs`: kotlin.ULong)
         = 
@@ -4360,7 +4399,7 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
 
     
     /**
-     * Whether the final event was taken and no exchange is open.
+     * Whether the final event was taken and no exchange is open: the operation may be dropped.
      */
     @Throws(MrtrException::class)override fun `isDrained`(): kotlin.Boolean {
             return FfiConverterBoolean.lift(
@@ -4377,7 +4416,10 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
 
     
     /**
-     * The next event for the host, if any.
+     * The next event, or none: `{"type": "inputRequired", "round", "requests": {<key>: {"method",
+     * "params"}}}` (answer each key with `answer`), `{"type": "message", "message"}`, `{"type":
+     * "violation", "rule", "message"}`, and last either `{"type": "done", "response"}` (the final
+     * JSON-RPC response) or `{"type": "failed", "rule", "message"}`.
      */
     @Throws(MrtrException::class)override fun `pollEvent`(): OperationEvent? {
             return FfiConverterOptionalTypeOperationEvent.lift(
@@ -4394,7 +4436,7 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
 
     
     /**
-     * When to call [`handle_timeout`](Operation::handle_timeout), if anything waits.
+     * When to call `handle_timeout` (the host's milliseconds), or none.
      */
     @Throws(MrtrException::class)override fun `pollTimeout`(): kotlin.ULong? {
             return FfiConverterOptionalULong.lift(
@@ -4411,7 +4453,9 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
 
     
     /**
-     * The next HTTP request to send, if any.
+     * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
+     * "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
+     * `exchange` with every part of its response.
      */
     @Throws(MrtrException::class)override fun `pollTransmit`(): HttpRequest? {
             return FfiConverterOptionalTypeHttpRequest.lift(
@@ -4428,10 +4472,12 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
 
     
     /**
-     * What the operation knows, as JSON, to go on from with
-     * [`restore`](Operation::restore) after the host restarts (in this
-     * process or another, in this language or another): not the
-     * configuration, nor the open exchanges.
+     * What the operation knows, as JSON, to go on from after the host restarts (in another process
+     * or language) with `restore`: the current round's request, the ids, rounds and versions so
+     * far, an open round's questions and answers, the task it follows; not the configuration (the
+     * host gives it again, credentials included) nor the open exchanges (the round they carried
+     * goes again). An operation that is over, or a stream mode's call that answered a server
+     * request, is `usage-out-of-turn`.
      */
     @Throws(MrtrException::class)override fun `snapshot`(`nowMs`: kotlin.ULong): kotlin.String {
             return FfiConverterString.lift(
@@ -4456,9 +4502,10 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
     companion object {
         
     /**
-     * The operation of `snapshot_json` under `config_json` (as the
-     * constructor reads it) at `now_ms`: the round in flight goes again under
-     * a new id, an open round asks its unanswered questions again.
+     * The operation of `snapshot` under `config` (as the constructor reads it) at `now`: the round
+     * in flight goes again under a new id, an open round asks its unanswered questions again (one
+     * `inputRequired` event), a followed task is polled after the wait that was left. A snapshot
+     * of another format or transport mode is `usage-invalid-argument`.
      */
     @Throws(MrtrException::class) fun `restore`(`configJson`: kotlin.String, `snapshotJson`: kotlin.String, `nowMs`: kotlin.ULong): Operation {
             return FfiConverterTypeOperation.lift(
@@ -4600,36 +4647,40 @@ public object FfiConverterTypeOperation: FfiConverter<Operation, Long> {
 
 
 /**
- * A server's response stream for one continuation: the mode's event
- * sequence as event-stream text, event ids `<key>.<n>`.
+ * `facade::ServerStream`: a server's response stream.
  */
 public interface ServerStreamInterface {
     
     /**
-     * Writes the mode's sequence asking for `requests_json` (a JSON array of
-     * requests): `sep-1858` wraps them in `buffer_input` … `input_required`,
-     * `sep-1335` follows them with `retry: retry_ms`; returns the last id.
+     * Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests:
+     * elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests,
+     * `input_required`; under `sep-1335` the requests and `retry: <retry_ms>`; under `2025-11-25`
+     * the requests (a `2026-07-28` server asks inside results: `usage-invalid-argument`). After a
+     * `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written
+     * after it is `usage-out-of-turn`. The last event id written.
      */
     fun `ask`(`requestsJson`: kotlin.String, `retryMs`: kotlin.ULong): kotlin.String
     
     /**
-     * The header fields of the response head (200): the content type, and
-     * under `sep-1335` the `link` to `stream_url`.
+     * The header fields of the response head (status 200), a JSON object: `content-type:
+     * text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>;
+     * rel="stream"` (none: no link).
      */
     fun `head`(`streamUrl`: kotlin.String?): Map<kotlin.String, kotlin.String>
     
     /**
-     * Writes the JSON-RPC message `message_json` as an event; returns its id.
+     * Writes the JSON-RPC `message` as an event; its event id.
      */
     fun `message`(`messageJson`: kotlin.String): kotlin.String
     
     /**
-     * Writes a `retry` block; returns its id.
+     * Writes a `retry: <retry_ms>` block; its event id.
      */
     fun `retry`(`retryMs`: kotlin.ULong): kotlin.String
     
     /**
-     * The text written since the last take, for the response body.
+     * The event-stream text written since the last `take` (to write to the response body), and
+     * empties it.
      */
     fun `take`(): kotlin.String
     
@@ -4637,8 +4688,7 @@ public interface ServerStreamInterface {
 }
 
 /**
- * A server's response stream for one continuation: the mode's event
- * sequence as event-stream text, event ids `<key>.<n>`.
+ * `facade::ServerStream`: a server's response stream.
  */
 open class ServerStream: Disposable, AutoCloseable, ServerStreamInterface
 {
@@ -4665,8 +4715,10 @@ open class ServerStream: Disposable, AutoCloseable, ServerStreamInterface
         this.cleanable = null
     }
     /**
-     * A stream of `mode` for the continuation `key` (the host's name for the
-     * call's state in its store), numbering events from `first`.
+     * A response stream of `mode` for the continuation `key` (the host's name for the call's state
+     * in its own store: event ids are `<key>.<n>`, a stream URL carries `?stream=<key>`),
+     * numbering events from `first`. An empty key, or one with a line end or NUL, is
+     * `usage-invalid-argument`.
      */
     constructor(`mode`: kotlin.String, `key`: kotlin.String, `first`: kotlin.ULong) :
         this(UniffiWithHandle, 
@@ -4758,9 +4810,12 @@ open class ServerStream: Disposable, AutoCloseable, ServerStreamInterface
 
     
     /**
-     * Writes the mode's sequence asking for `requests_json` (a JSON array of
-     * requests): `sep-1858` wraps them in `buffer_input` … `input_required`,
-     * `sep-1335` follows them with `retry: retry_ms`; returns the last id.
+     * Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests:
+     * elicitation, sampling, roots): under `sep-1858` `buffer_input`, the requests,
+     * `input_required`; under `sep-1335` the requests and `retry: <retry_ms>`; under `2025-11-25`
+     * the requests (a `2026-07-28` server asks inside results: `usage-invalid-argument`). After a
+     * `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written
+     * after it is `usage-out-of-turn`. The last event id written.
      */
     @Throws(MrtrException::class)override fun `ask`(`requestsJson`: kotlin.String, `retryMs`: kotlin.ULong): kotlin.String {
             return FfiConverterString.lift(
@@ -4779,8 +4834,9 @@ open class ServerStream: Disposable, AutoCloseable, ServerStreamInterface
 
     
     /**
-     * The header fields of the response head (200): the content type, and
-     * under `sep-1335` the `link` to `stream_url`.
+     * The header fields of the response head (status 200), a JSON object: `content-type:
+     * text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>;
+     * rel="stream"` (none: no link).
      */
     @Throws(MrtrException::class)override fun `head`(`streamUrl`: kotlin.String?): Map<kotlin.String, kotlin.String> {
             return FfiConverterMapStringString.lift(
@@ -4798,7 +4854,7 @@ open class ServerStream: Disposable, AutoCloseable, ServerStreamInterface
 
     
     /**
-     * Writes the JSON-RPC message `message_json` as an event; returns its id.
+     * Writes the JSON-RPC `message` as an event; its event id.
      */
     @Throws(MrtrException::class)override fun `message`(`messageJson`: kotlin.String): kotlin.String {
             return FfiConverterString.lift(
@@ -4816,7 +4872,7 @@ open class ServerStream: Disposable, AutoCloseable, ServerStreamInterface
 
     
     /**
-     * Writes a `retry` block; returns its id.
+     * Writes a `retry: <retry_ms>` block; its event id.
      */
     @Throws(MrtrException::class)override fun `retry`(`retryMs`: kotlin.ULong): kotlin.String {
             return FfiConverterString.lift(
@@ -4834,7 +4890,8 @@ open class ServerStream: Disposable, AutoCloseable, ServerStreamInterface
 
     
     /**
-     * The text written since the last take, for the response body.
+     * The event-stream text written since the last `take` (to write to the response body), and
+     * empties it.
      */
     @Throws(MrtrException::class)override fun `take`(): kotlin.String {
             return FfiConverterString.lift(
@@ -5401,23 +5458,23 @@ public object FfiConverterTypeSession: FfiConverter<Session, Long> {
 public interface SseDecoderInterface {
     
     /**
-     * Decodes the next bytes of the stream. Bytes that are not UTF-8 are not
-     * refused here: [`poll_event`](SseDecoder::poll_event) raises for the
-     * block holding them.
+     * Decodes the next bytes of the stream, split anywhere (any split gives the same blocks).
+     * Bytes that are not UTF-8 are not refused here: the block holding them is reported by
+     * `poll_event`.
      */
     fun `feed`(`chunk`: kotlin.ByteArray)
     
     /**
-     * Ends the stream: a block not ended by a blank line is discarded.
-     * Blocks already decoded stay to be polled.
+     * Ends the stream: a block not ended by a blank line is discarded (as a browser discards it).
+     * Blocks decoded already stay to be polled; a later `feed` starts a new stream.
      */
     fun `finish`()
     
     /**
-     * The next decoded block, or none when none is ready. A block the
-     * decoder could not read raises its rule (`jsonrpc-parse-error`: a line
-     * that is not UTF-8; `limit-exceeded`: a block over the bound); decoding
-     * went on after it, so keep polling.
+     * The next decoded block, `{"event", "data", "id", "retry"}` (the fields its lines set), or
+     * none when none is ready. A block the decoder could not read fails this call with its rule,
+     * in its place: `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block
+     * over `maxMessageBytes`); decoding goes on after it.
      */
     fun `pollEvent`(): SseEvent?
     
@@ -5545,9 +5602,9 @@ open class SseDecoder: Disposable, AutoCloseable, SseDecoderInterface
 
     
     /**
-     * Decodes the next bytes of the stream. Bytes that are not UTF-8 are not
-     * refused here: [`poll_event`](SseDecoder::poll_event) raises for the
-     * block holding them.
+     * Decodes the next bytes of the stream, split anywhere (any split gives the same blocks).
+     * Bytes that are not UTF-8 are not refused here: the block holding them is reported by
+     * `poll_event`.
      */
     @Throws(MrtrException::class)override fun `feed`(`chunk`: kotlin.ByteArray)
         = 
@@ -5564,8 +5621,8 @@ open class SseDecoder: Disposable, AutoCloseable, SseDecoderInterface
 
     
     /**
-     * Ends the stream: a block not ended by a blank line is discarded.
-     * Blocks already decoded stay to be polled.
+     * Ends the stream: a block not ended by a blank line is discarded (as a browser discards it).
+     * Blocks decoded already stay to be polled; a later `feed` starts a new stream.
      */
     @Throws(MrtrException::class)override fun `finish`()
         = 
@@ -5581,10 +5638,10 @@ open class SseDecoder: Disposable, AutoCloseable, SseDecoderInterface
 
     
     /**
-     * The next decoded block, or none when none is ready. A block the
-     * decoder could not read raises its rule (`jsonrpc-parse-error`: a line
-     * that is not UTF-8; `limit-exceeded`: a block over the bound); decoding
-     * went on after it, so keep polling.
+     * The next decoded block, `{"event", "data", "id", "retry"}` (the fields its lines set), or
+     * none when none is ready. A block the decoder could not read fails this call with its rule,
+     * in its place: `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block
+     * over `maxMessageBytes`); decoding goes on after it.
      */
     @Throws(MrtrException::class)override fun `pollEvent`(): SseEvent? {
             return FfiConverterOptionalTypeSseEvent.lift(
@@ -9040,8 +9097,8 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
          * `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
          * `params.name`, `params.uri` or `params.taskId`, by method).
          */
-    @Throws(MrtrException::class) fun `mirroredFields`(`requestJson`: kotlin.String): kotlin.String {
-            return FfiConverterString.lift(
+    @Throws(MrtrException::class) fun `mirroredFields`(`requestJson`: kotlin.String): Map<kotlin.String, kotlin.String> {
+            return FfiConverterMapStringString.lift(
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_func_mirrored_fields(
     
@@ -9065,6 +9122,23 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         FfiConverterString.lower(`requestJson`),
         FfiConverterString.lower(`questionsJson`),
         FfiConverterString.lower(`protocol`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * The SHA-256 digest a sealed state binds a request's `params` by: every param but
+         * `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and
+         * spelling not.
+         */
+    @Throws(MrtrException::class) fun `paramsDigest`(`paramsJson`: kotlin.String): kotlin.ByteArray {
+            return FfiConverterByteArray.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_params_digest(
+    
+        
+        FfiConverterString.lower(`paramsJson`),_status)
 }
     )
     }
@@ -9116,6 +9190,32 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
+         * What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its
+         * `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes,
+         * empty for none): `{"type": "call", "message"}` (a new call), `{"type": "messages", "messages":
+         * […]}` (answer `202`), `{"type": "answers", "key", "responses": […]}` (buffered answers of
+         * the continuation `key`), `{"type": "resume", "key", "lastEventId"}` (a GET resuming a stream). A
+         * body that is no JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`,
+         * `limit-exceeded`): answer it with HTTP 400.
+         */
+    @Throws(MrtrException::class) fun `readHttpRequest`(`mode`: kotlin.String, `method`: kotlin.String, `url`: kotlin.String, `headers`: Map<kotlin.String, kotlin.String>, `body`: kotlin.ByteArray, `protocol`: kotlin.String): Incoming {
+            return FfiConverterTypeIncoming.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_read_http_request(
+    
+        
+        FfiConverterString.lower(`mode`),
+        FfiConverterString.lower(`method`),
+        FfiConverterString.lower(`url`),
+        FfiConverterMapStringString.lower(`headers`),
+        FfiConverterByteArray.lower(`body`),
+        FfiConverterString.lower(`protocol`),_status)
+}
+    )
+    }
+    
+
+        /**
          * Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
          * declared every capability `questions` need.
          */
@@ -9152,6 +9252,104 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
+         * Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object)
+         * and `request_state` (a JSON string) are optional, an absent one left out. Fails with
+         * `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
+         * `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
+         */
+    @Throws(MrtrException::class) fun `respond`(`requestJson`: kotlin.String, `inputRequestsJson`: kotlin.String?, `requestStateJson`: kotlin.String?, `protocol`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_respond(
+    
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterOptionalString.lower(`inputRequestsJson`),
+        FfiConverterOptionalString.lower(`requestStateJson`),
+        FfiConverterString.lower(`protocol`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Server: the MRTR fields of `request` read against what this server `needs` (an
+         * `inputRequests`-shaped object): `{"responses": {<needed keys present>: …}, "missing": [<needed
+         * keys absent>], "ignored": [<keys present, not needed>], "requestState": <string or null>}`.
+         */
+    @Throws(MrtrException::class) fun `resume`(`requestJson`: kotlin.String, `needsJson`: kotlin.String?, `protocol`: kotlin.String): Resumed {
+            return FfiConverterTypeResumed.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_resume(
+    
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterOptionalString.lower(`needsJson`),
+        FfiConverterString.lower(`protocol`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Client: the retry of `request` (the request last sent) answering `result` (the response carrying
+         * `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under
+         * the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a
+         * `tasks/input_response` request. Fails with `input-responses-unsolicited`,
+         * `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`,
+         * `retry-input-response-invalid`, or the rule a malformed argument breaks.
+         */
+    @Throws(MrtrException::class) fun `retry`(`requestJson`: kotlin.String, `resultJson`: kotlin.String, `inputResponsesJson`: kotlin.String?, `idJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_retry(
+    
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterString.lower(`resultJson`),
+        FfiConverterOptionalString.lower(`inputResponsesJson`),
+        FfiConverterString.lower(`idJson`),
+        FfiConverterString.lower(`protocol`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
+         * decoder reads back as the same block. An event that sets no field writes an empty text. An
+         * `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong
+         * type is `usage-invalid-argument`.
+         */
+    @Throws(MrtrException::class) fun `sseEncode`(`event`: SseEvent): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_sse_encode(
+    
+        
+        FfiConverterTypeSseEvent.lower(`event`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335).
+         */
+    @Throws(MrtrException::class) fun `streamUrl`(`endpoint`: kotlin.String, `key`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_stream_url(
+    
+        
+        FfiConverterString.lower(`endpoint`),
+        FfiConverterString.lower(`key`),_status)
+}
+    )
+    }
+    
+
+        /**
          * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
          * `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
          */
@@ -9182,6 +9380,41 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         FfiConverterString.lower(`requestJson`),
         FfiConverterString.lower(`recordJson`),
         FfiConverterString.lower(`protocol`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * `next`, when a task may go from `current` to `next`; else the refusal (`task-status-invalid`,
+         * `task-transition-invalid`).
+         */
+    @Throws(MrtrException::class) fun `taskTransition`(`current`: kotlin.String, `next`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_task_transition(
+    
+        
+        FfiConverterString.lower(`current`),
+        FfiConverterString.lower(`next`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * A client's answer to a server request that arrived outside any request of its own in flight
+         * (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back
+         * for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other
+         * message (`ping` is exempt).
+         */
+    @Throws(MrtrException::class) fun `unassociatedReply`(`requestJson`: kotlin.String): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_unassociated_reply(
+    
+        
+        FfiConverterString.lower(`requestJson`),_status)
 }
     )
     }
@@ -9258,68 +9491,6 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
 
         /**
-         * Builds the `input_required` answer to `request_json`: `input_requests_json`
-         * is the `inputRequests` object, `request_state_json` the state as JSON (a
-         * JSON string: `"\"s1\""`); either may be absent.
-         */
-    @Throws(MrtrException::class) fun `respond`(`requestJson`: kotlin.String, `inputRequestsJson`: kotlin.String?, `requestStateJson`: kotlin.String?, `protocol`: kotlin.String): kotlin.String {
-            return FfiConverterString.lift(
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_func_respond(
-    
-        
-        FfiConverterString.lower(`requestJson`),
-        FfiConverterOptionalString.lower(`inputRequestsJson`),
-        FfiConverterOptionalString.lower(`requestStateJson`),
-        FfiConverterString.lower(`protocol`),_status)
-}
-    )
-    }
-    
-
-        /**
-         * Reads the MRTR fields of `request_json` against what this server needs
-         * (`needs_json`: an `inputRequests`-shaped object; none: it needs nothing).
-         */
-    @Throws(MrtrException::class) fun `resume`(`requestJson`: kotlin.String, `needsJson`: kotlin.String?, `protocol`: kotlin.String): Resumed {
-            return FfiConverterTypeResumed.lift(
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_func_resume(
-    
-        
-        FfiConverterString.lower(`requestJson`),
-        FfiConverterOptionalString.lower(`needsJson`),
-        FfiConverterString.lower(`protocol`),_status)
-}
-    )
-    }
-    
-
-        /**
-         * Builds the retry of `request_json` (the request last sent) that answers
-         * `result_json` (the response carrying `input_required`) with
-         * `input_responses_json` (none: no answers, the retry of a load-shedding
-         * `input_required` that only carries state), under the new id `id_json`;
-         * returns the message. In `sep-2322`, the answer to `tasks/result` is a
-         * `tasks/input_response`.
-         */
-    @Throws(MrtrException::class) fun `retry`(`requestJson`: kotlin.String, `resultJson`: kotlin.String, `inputResponsesJson`: kotlin.String?, `idJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String {
-            return FfiConverterString.lift(
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_func_retry(
-    
-        
-        FfiConverterString.lower(`requestJson`),
-        FfiConverterString.lower(`resultJson`),
-        FfiConverterOptionalString.lower(`inputResponsesJson`),
-        FfiConverterString.lower(`idJson`),
-        FfiConverterString.lower(`protocol`),_status)
-}
-    )
-    }
-    
-
-        /**
          * The whole rule catalogue, in the order of `docs/RULES.md`.
          */ fun `rules`(): List<RuleInfo> {
             return FfiConverterSequenceTypeRuleInfo.lift(
@@ -9327,23 +9498,6 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     UniffiLib.uniffi_mrtr_uniffi_fn_func_rules(
     
         _status)
-}
-    )
-    }
-    
-
-        /**
-         * Checks a task status change (`"working"` → `"completed"`); returns the new
-         * status, or fails with `task-status-invalid` / `task-transition-invalid`.
-         */
-    @Throws(MrtrException::class) fun `taskTransition`(`current`: kotlin.String, `next`: kotlin.String): kotlin.String {
-            return FfiConverterString.lift(
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_func_task_transition(
-    
-        
-        FfiConverterString.lower(`current`),
-        FfiConverterString.lower(`next`),_status)
 }
     )
     }
@@ -9452,96 +9606,6 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
     
         
         FfiConverterString.lower(`token`),_status)
-}
-    )
-    }
-    
-
-        /**
-         * The `params_digest` of a binding: SHA-256 of the canonical JSON of a
-         * request's `params` object (every param but `inputResponses`,
-         * `requestState` and `_meta`; numbers exact as written, key order and
-         * formatting never change it).
-         */
-    @Throws(MrtrException::class) fun `paramsDigest`(`paramsJson`: kotlin.String): kotlin.ByteArray {
-            return FfiConverterByteArray.lift(
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_func_params_digest(
-    
-        
-        FfiConverterString.lower(`paramsJson`),_status)
-}
-    )
-    }
-    
-
-        /**
-         * Reads an incoming HTTP request under `mode`: its method, URL, header
-         * fields and body. A body that is not JSON-RPC raises its rule
-         * (`jsonrpc-parse-error`, `jsonrpc-invalid`, `limit-exceeded`): answer 400.
-         */
-    @Throws(MrtrException::class) fun `readHttpRequest`(`mode`: kotlin.String, `method`: kotlin.String, `url`: kotlin.String, `headers`: Map<kotlin.String, kotlin.String>, `body`: kotlin.ByteArray, `protocol`: kotlin.String): Incoming {
-            return FfiConverterTypeIncoming.lift(
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_func_read_http_request(
-    
-        
-        FfiConverterString.lower(`mode`),
-        FfiConverterString.lower(`method`),
-        FfiConverterString.lower(`url`),
-        FfiConverterMapStringString.lower(`headers`),
-        FfiConverterByteArray.lower(`body`),
-        FfiConverterString.lower(`protocol`),_status)
-}
-    )
-    }
-    
-
-        /**
-         * Writes one block as event-stream text: what a decoder reads back as the
-         * same block (nothing for a block without fields). An `event` or `id` with a
-         * line end, or an `id` with NUL, is `usage-invalid-argument`.
-         */
-    @Throws(MrtrException::class) fun `sseEncode`(`event`: SseEvent): kotlin.String {
-            return FfiConverterString.lift(
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_func_sse_encode(
-    
-        
-        FfiConverterTypeSseEvent.lower(`event`),_status)
-}
-    )
-    }
-    
-
-        /**
-         * The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335).
-         */
-    @Throws(MrtrException::class) fun `streamUrl`(`endpoint`: kotlin.String, `key`: kotlin.String): kotlin.String {
-            return FfiConverterString.lift(
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_func_stream_url(
-    
-        
-        FfiConverterString.lower(`endpoint`),
-        FfiConverterString.lower(`key`),_status)
-}
-    )
-    }
-    
-
-        /**
-         * The JSON-RPC error response (-32602) a client sends back for a server
-         * request that arrived outside any request of its own in flight (SEP-2260),
-         * or none when the message needs no answer.
-         */
-    @Throws(MrtrException::class) fun `unassociatedReply`(`requestJson`: kotlin.String): kotlin.String? {
-            return FfiConverterOptionalString.lift(
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_func_unassociated_reply(
-    
-        
-        FfiConverterString.lower(`requestJson`),_status)
 }
     )
     }
