@@ -11,7 +11,7 @@
 // bindings-wasm/test/artifact.test.mjs there).
 import type { AlgorithmName, AreaName, Kind, Protocol, ResultTypeName, Rule, RuleId, TaskStatus } from './lib/tables.js'
 import type { PlatformBytes } from './lib/backend.js'
-import type { Operation } from './lib/exports.js'
+import type { Limits, Operation, OperationConfig, Options, SessionConfig } from './lib/exports.js'
 
 export * from './lib/tables.js'
 export * from './lib/exports.js'
@@ -52,26 +52,9 @@ export type ProtocolName = (typeof Protocol)[keyof typeof Protocol]
 export type TaskStatusName = (typeof TaskStatus)[keyof typeof TaskStatus]
 export type KindName = (typeof Kind)[keyof typeof Kind]
 
-/** Bounds on what the core reads; absent fields keep their default. */
-export interface Limits {
-  /** Bytes of one message (default 16 MiB). */
-  maxMessageBytes?: number
-  /** Nesting depth of arrays and objects (default 128). */
-  maxDepth?: number
-  /** Entries of one `inputRequests` / `inputResponses` map (default 1024). */
-  maxInputRequests?: number
-  /** Bytes of one `requestState` (default 64 KiB). */
-  maxRequestStateBytes?: number
-}
 /** The core's default limits. */
 export declare const defaultLimits: Readonly<Required<Limits>>
 
-/** Options of one operation. */
-export interface Options {
-  /** The protocol (default `2026-07-28`); any other name throws `jsonrpc-invalid`. */
-  protocol?: ProtocolName
-  limits?: Limits
-}
 
 // ------------------------------------------------------------------ errors
 
@@ -149,15 +132,6 @@ export interface HttpServerEntry {
 }
 /** Any entry of a transcript: a message, or an HTTP exchange's part. */
 export type TranscriptEntry = Entry | HttpClientEntry | HttpServerEntry
-/** Settings of a check. */
-export interface CheckConfig {
-  protocol?: ProtocolName
-  /** The multi-turn transport of the HTTP entries (absent: plain Streamable HTTP of the protocol). */
-  transport?: 'sep-1858' | 'sep-1335'
-  /** Retries allowed per request (default 10). */
-  maxRounds?: number
-  limits?: Limits
-}
 /** A rule broken by the entry at `index`. */
 export interface Violation {
   rule: RuleId
@@ -184,13 +158,6 @@ export type ClientEvent =
   | { type: 'inputRequired'; handle: Handle; inputRequests: JsonObject; round: number }
   | { type: 'retryNow'; handle: Handle }
   | { type: 'done'; handle: Handle; response: JsonObject }
-/** Settings of the `Client` machine. */
-export interface ClientConfig {
-  protocol?: ProtocolName
-  /** Retries allowed per request before `retry-rounds-exceeded` (default 10). */
-  maxRounds?: number
-  limits?: Limits
-}
 
 // ------------------------------------------------------------------ transports
 
@@ -210,29 +177,6 @@ export interface SseEvent {
   retry?: number
 }
 
-/** How an `HttpCall` reaches its server; every field but `mode` and `url` has a default. */
-export interface HttpCallConfig {
-  mode: TransportMode
-  /** The MCP endpoint, an absolute URL. */
-  url: string
-  /** Sent with every request (`mcp-session-id`, `mcp-protocol-version`, `authorization`…). */
-  headers?: HeaderFields
-  /** The protocol messages are read under (default: `2026-07-28` in that mode, else `2025-11-25`). */
-  protocol?: ProtocolName
-  limits?: Limits
-  /** Event-stream blocks on one response (default 4096). */
-  maxEvents?: number
-  /** Links in the `Link` fields of one response (default 64). */
-  maxLinks?: number
-  /** Bytes of the `Link` fields of one response (default 16 KiB). */
-  maxLinkBytes?: number
-  /** The longest `retry` (ms) the call waits (default 300 000). */
-  maxRetryMs?: number
-  /** Reconnects in a row that bring no event (default 5). */
-  maxReconnects?: number
-  /** The wait before a reconnect when the server sent no `retry` (ms, default 1000). */
-  defaultRetryMs?: number
-}
 /** An HTTP request to send; quote its `exchange` with every part of its response. */
 export interface HttpRequest {
   exchange: number
@@ -254,21 +198,6 @@ export type HttpCallEvent =
   | { type: 'violation'; rule: RuleId; message: string }
   /** The call cannot go on, because of `rule`: the last event. */
   | { type: 'failed'; rule: RuleId; message: string }
-/** How an `Operation` reaches its server: an `HttpCall`'s configuration, and how far it goes. */
-export interface OperationConfig extends HttpCallConfig {
-  /** Retries allowed before `retry-rounds-exceeded` (default 10). */
-  maxRounds?: number
-  /** Times in a row one round is sent again after it was cut before its response, or a request after it reached no server (default 2). */
-  maxResends?: number
-  /** The first wait (ms) before sending again what reached no server; it doubles, up to `backoffMaxMs` (default 50). */
-  backoffMs?: number
-  /** The longest of those waits (ms, default 1000); never shorter than a `Retry-After`. */
-  backoffMaxMs?: number
-  /** The wait between two `tasks/get` (ms) when the server names no `pollIntervalMs` (default 1000). */
-  taskPollMs?: number
-  /** The protocol versions the client speaks, preferred first: the first request refused for its version (-32022) goes again under one the server lists. */
-  versions?: string[]
-}
 /** A question the server asks: an elicitation, a sampling call, a roots list. */
 export interface Question {
   method: string
@@ -308,17 +237,6 @@ export interface RunOptions {
 }
 /** Drives `operation` to its final JSON-RPC response over HTTP; rejects with the failure's MrtrError. */
 export declare function runOperation(operation: Operation, options: RunOptions): Promise<JsonObject>
-/** What a client declares once. */
-export interface SessionConfig {
-  /** The protocol version asked for first (default `2026-07-28`). */
-  protocol?: ProtocolName
-  /** The client's `ClientCapabilities` (default `{}`: no optional capability). */
-  capabilities?: JsonObject
-  /** The client's name and version (`Implementation`). */
-  clientInfo?: { name: string; version: string; [field: string]: Json }
-  /** The id of the first request (default 1). */
-  firstId?: number
-}
 /** A JSON-RPC error the server answered with. */
 export declare class ResponseError extends Error {
   readonly code: number | null

@@ -9,7 +9,10 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** `facade::Checker`: the conversation checker, one entry at a time. */
+/**
+ * The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP
+ * exchange), read the violations so far.
+ */
 export declare class Checker {
   /** A checker with the options. */
   constructor(options?: string | undefined | null)
@@ -19,7 +22,10 @@ export declare class Checker {
   violations(): string
 }
 
-/** `facade::Client`: the client's retry machine. */
+/**
+ * The client's retry machine (sans-IO). Inputs: `send`, `handle_response`, `answer`; after each,
+ * drain `poll_transmit` (messages to send, in order), then `poll_event`.
+ */
 export declare class Client {
   /** A machine with the options. */
   constructor(options?: string | undefined | null)
@@ -37,7 +43,14 @@ export declare class Client {
   pollEvent(): string | null
 }
 
-/** `facade::HttpCall`: the client machine of one call over HTTP. */
+/**
+ * The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode
+ * (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response head, body bytes and
+ * end of each exchange, timeouts, and the host's answers to server requests, each with the time
+ * (ms). After each, drain `poll_transmit` (HTTP requests to send), then `poll_event`
+ * (`serverRequest`, `message`, `violation`, and last `response` or `failed`), then read
+ * `poll_timeout`.
+ */
 export declare class HttpCall {
   /**
    * Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
@@ -126,7 +139,14 @@ export declare class KeyRing {
   startToolReplay(request: Text, settings: string, call: string, guard?: JsGuard | undefined | null): ToolReplay
 }
 
-/** `facade::Operation`: one client operation over HTTP, in any transport mode. */
+/**
+ * One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each
+ * retry under a new id, with the answers and the exact `requestState`) or the server requests on a
+ * call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), every question answered the same way,
+ * `answer(key, result)`. Drain after every input: `poll_transmit`, then `poll_event`
+ * (`inputRequired`, `message`, `violation`, and last `done` or `failed`; an answer given there is
+ * an input: drain again), then read `poll_timeout`; drop it once `is_drained`.
+ */
 export declare class Operation {
   /**
    * Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
@@ -201,7 +221,11 @@ export declare class Operation {
   static restore(config: Text, snapshot: Text, now: number): Operation
 }
 
-/** `facade::ServerStream`: a server's response stream. */
+/**
+ * A server's response stream in a transport mode, for the continuation `key` (the host's name of
+ * the call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`,
+ * `retry` and `ask`; `take` the text to send.
+ */
 export declare class ServerStream {
   /**
    * A response stream of `mode` for the continuation `key` (the host's name for the call's state
@@ -269,7 +293,12 @@ export declare class Session {
   readResource(uri: string): string
 }
 
-/** `facade::SseDecoder`: the incremental event-stream decoder. */
+/**
+ * The incremental event-stream (`text/event-stream`) decoder: `feed` bytes in any chunking,
+ * `finish` at the end of the stream, and drain `poll_event`: each block as `{event, data, id,
+ * retry}` (the fields its lines set), blocks without `data` included. An unreadable block fails
+ * `poll_event` with its rule, in its place; the next call goes on after it.
+ */
 export declare class SseDecoder {
   /** A decoder under the options' limits. */
   constructor(options?: string | undefined | null)
@@ -293,7 +322,10 @@ export declare class SseDecoder {
   pollEvent(): string | null
 }
 
-/** `facade::ToolBridge`: one `2025-11-25` call of an await-style tool. */
+/**
+ * One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+ * call's stream (each associated with the call, SEP-2260).
+ */
 export declare class ToolBridge {
   /**
    * A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
@@ -325,7 +357,10 @@ export declare class ToolBridge {
   pending(): Array<string>
 }
 
-/** `facade::ToolReplay`: one replay of an await-style tool on one request. */
+/**
+ * One replay of an await-style tool on one request: each `ask` answered from what the conversation
+ * holds, or the round ends there.
+ */
 export declare class ToolReplay {
   /**
    * Asks the next question, under `key` when given: its answer, or none when the tool stops

@@ -70,7 +70,12 @@ typedef struct mrtr_checker mrtr_checker;
 typedef struct mrtr_client mrtr_client;
 
 /**
- * `facade::HttpCall`: the client machine of one call over HTTP.
+ * The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode
+ * (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response head, body bytes and
+ * end of each exchange, timeouts, and the host's answers to server requests, each with the time
+ * (ms). After each, drain `poll_transmit` (HTTP requests to send), then `poll_event`
+ * (`serverRequest`, `message`, `violation`, and last `response` or `failed`), then read
+ * `poll_timeout`.
  *
  * An opaque handle.
  */
@@ -83,14 +88,21 @@ typedef struct mrtr_http_call mrtr_http_call;
 typedef struct mrtr_keyring mrtr_keyring;
 
 /**
- * `facade::Operation`: one client operation over HTTP, in any transport mode.
+ * One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each
+ * retry under a new id, with the answers and the exact `requestState`) or the server requests on a
+ * call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), every question answered the same way,
+ * `answer(key, result)`. Drain after every input: `poll_transmit`, then `poll_event`
+ * (`inputRequired`, `message`, `violation`, and last `done` or `failed`; an answer given there is
+ * an input: drain again), then read `poll_timeout`; drop it once `is_drained`.
  *
  * An opaque handle.
  */
 typedef struct mrtr_operation mrtr_operation;
 
 /**
- * `facade::ServerStream`: a server's response stream.
+ * A server's response stream in a transport mode, for the continuation `key` (the host's name of
+ * the call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`,
+ * `retry` and `ask`; `take` the text to send.
  *
  * An opaque handle.
  */
@@ -107,21 +119,26 @@ typedef struct mrtr_server_stream mrtr_server_stream;
 typedef struct mrtr_session mrtr_session;
 
 /**
- * `facade::SseDecoder`: the incremental event-stream decoder.
+ * The incremental event-stream (`text/event-stream`) decoder: `feed` bytes in any chunking,
+ * `finish` at the end of the stream, and drain `poll_event`: each block as `{event, data, id,
+ * retry}` (the fields its lines set), blocks without `data` included. An unreadable block fails
+ * `poll_event` with its rule, in its place; the next call goes on after it.
  *
  * An opaque handle.
  */
 typedef struct mrtr_sse_decoder mrtr_sse_decoder;
 
 /**
- * `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+ * One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+ * call's stream (each associated with the call, SEP-2260).
  *
  * An opaque handle.
  */
 typedef struct mrtr_tool_bridge mrtr_tool_bridge;
 
 /**
- * `facade::ToolReplay`: one replay of an await-style tool on one request.
+ * One replay of an await-style tool on one request: each `ask` answered from what the conversation
+ * holds, or the round ends there.
  *
  * An opaque handle.
  */

@@ -873,7 +873,10 @@ pub unsafe extern "C" fn mrtr_session_free(handle: *mut mrtr_session) -> mrtr_st
     guard(|| unsafe { handles::free(handle) })
 }
 
-/// `facade::SseDecoder`: the incremental event-stream decoder.
+/// The incremental event-stream (`text/event-stream`) decoder: `feed` bytes in any chunking,
+/// `finish` at the end of the stream, and drain `poll_event`: each block as `{event, data, id,
+/// retry}` (the fields its lines set), blocks without `data` included. An unreadable block fails
+/// `poll_event` with its rule, in its place; the next call goes on after it.
 ///
 /// An opaque handle.
 pub struct mrtr_sse_decoder(pub(crate) facade::SseDecoder);
@@ -954,7 +957,12 @@ pub unsafe extern "C" fn mrtr_sse_decoder_free(handle: *mut mrtr_sse_decoder) ->
     guard(|| unsafe { handles::free(handle) })
 }
 
-/// `facade::HttpCall`: the client machine of one call over HTTP.
+/// The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode
+/// (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response head, body bytes and
+/// end of each exchange, timeouts, and the host's answers to server requests, each with the time
+/// (ms). After each, drain `poll_transmit` (HTTP requests to send), then `poll_event`
+/// (`serverRequest`, `message`, `violation`, and last `response` or `failed`), then read
+/// `poll_timeout`.
 ///
 /// An opaque handle.
 pub struct mrtr_http_call(pub(crate) facade::HttpCall);
@@ -1197,7 +1205,12 @@ pub unsafe extern "C" fn mrtr_http_call_free(handle: *mut mrtr_http_call) -> mrt
     guard(|| unsafe { handles::free(handle) })
 }
 
-/// `facade::Operation`: one client operation over HTTP, in any transport mode.
+/// One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each
+/// retry under a new id, with the answers and the exact `requestState`) or the server requests on a
+/// call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), every question answered the same way,
+/// `answer(key, result)`. Drain after every input: `poll_transmit`, then `poll_event`
+/// (`inputRequired`, `message`, `violation`, and last `done` or `failed`; an answer given there is
+/// an input: drain again), then read `poll_timeout`; drop it once `is_drained`.
 ///
 /// An opaque handle.
 pub struct mrtr_operation(pub(crate) facade::Operation);
@@ -1502,7 +1515,9 @@ pub unsafe extern "C" fn mrtr_operation_free(handle: *mut mrtr_operation) -> mrt
     guard(|| unsafe { handles::free(handle) })
 }
 
-/// `facade::ServerStream`: a server's response stream.
+/// A server's response stream in a transport mode, for the continuation `key` (the host's name of
+/// the call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`,
+/// `retry` and `ask`; `take` the text to send.
 ///
 /// An opaque handle.
 pub struct mrtr_server_stream(pub(crate) facade::ServerStream);
@@ -1675,7 +1690,8 @@ pub unsafe extern "C" fn mrtr_server_stream_free(handle: *mut mrtr_server_stream
     guard(|| unsafe { handles::free(handle) })
 }
 
-/// `facade::ToolReplay`: one replay of an await-style tool on one request.
+/// One replay of an await-style tool on one request: each `ask` answered from what the conversation
+/// holds, or the round ends there.
 ///
 /// An opaque handle.
 pub struct mrtr_tool_replay(pub(crate) facade::ToolReplay);
@@ -1835,7 +1851,8 @@ pub unsafe extern "C" fn mrtr_tool_replay_free(handle: *mut mrtr_tool_replay) ->
     guard(|| unsafe { handles::free(handle) })
 }
 
-/// `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+/// call's stream (each associated with the call, SEP-2260).
 ///
 /// An opaque handle.
 pub struct mrtr_tool_bridge(pub(crate) facade::ToolBridge);

@@ -249,7 +249,8 @@ export class Session {
 }
 
 /**
- * `facade::Checker`: the conversation checker, one entry at a time.
+ * The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP
+ * exchange), read the violations so far.
  */
 export class Checker {
 
@@ -278,7 +279,8 @@ export class Checker {
 }
 
 /**
- * `facade::Client`: the client's retry machine.
+ * The client's retry machine (sans-IO). Inputs: `send`, `handleResponse`, `answer`; after each,
+ * drain `pollTransmit` (messages to send, in order), then `pollEvent`.
  */
 export class Client {
 
@@ -346,7 +348,10 @@ export class Client {
 }
 
 /**
- * `facade::SseDecoder`: the incremental event-stream decoder.
+ * The incremental event-stream (`text/event-stream`) decoder: `feed` bytes in any chunking,
+ * `finish` at the end of the stream, and drain `pollEvent`: each block as `{event, data, id,
+ * retry}` (the fields its lines set), blocks without `data` included. An unreadable block fails
+ * `pollEvent` with its rule, in its place; the next call goes on after it.
  */
 export class SseDecoder {
 
@@ -391,7 +396,12 @@ export class SseDecoder {
 }
 
 /**
- * `facade::HttpCall`: the client machine of one call over HTTP.
+ * The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode
+ * (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response head, body bytes and
+ * end of each exchange, timeouts, and the host's answers to server requests, each with the time
+ * (ms). After each, drain `pollTransmit` (HTTP requests to send), then `pollEvent`
+ * (`serverRequest`, `message`, `violation`, and last `response` or `failed`), then read
+ * `pollTimeout`.
  */
 export class HttpCall {
 
@@ -504,7 +514,12 @@ export class HttpCall {
 }
 
 /**
- * `facade::Operation`: one client operation over HTTP, in any transport mode.
+ * One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each
+ * retry under a new id, with the answers and the exact `requestState`) or the server requests on a
+ * call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), every question answered the same way,
+ * `answer(key, result)`. Drain after every input: `pollTransmit`, then `pollEvent`
+ * (`inputRequired`, `message`, `violation`, and last `done` or `failed`; an answer given there is
+ * an input: drain again), then read `pollTimeout`; drop it once `isDrained`.
  */
 export class Operation {
 
@@ -643,7 +658,9 @@ export class Operation {
 }
 
 /**
- * `facade::ServerStream`: a server's response stream.
+ * A server's response stream in a transport mode, for the continuation `key` (the host's name of
+ * the call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`,
+ * `retry` and `ask`; `take` the text to send.
  */
 export class ServerStream {
 

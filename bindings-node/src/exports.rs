@@ -348,7 +348,8 @@ impl Session {
     }
 }
 
-/// `facade::Checker`: the conversation checker, one entry at a time.
+/// The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP
+/// exchange), read the violations so far.
 #[napi]
 pub struct Checker(pub(crate) facade::Checker);
 
@@ -373,7 +374,8 @@ impl Checker {
     }
 }
 
-/// `facade::Client`: the client's retry machine.
+/// The client's retry machine (sans-IO). Inputs: `send`, `handle_response`, `answer`; after each,
+/// drain `poll_transmit` (messages to send, in order), then `poll_event`.
 #[napi]
 pub struct Client(pub(crate) facade::Client);
 
@@ -427,7 +429,10 @@ impl Client {
     }
 }
 
-/// `facade::SseDecoder`: the incremental event-stream decoder.
+/// The incremental event-stream (`text/event-stream`) decoder: `feed` bytes in any chunking,
+/// `finish` at the end of the stream, and drain `poll_event`: each block as `{event, data, id,
+/// retry}` (the fields its lines set), blocks without `data` included. An unreadable block fails
+/// `poll_event` with its rule, in its place; the next call goes on after it.
 #[napi]
 pub struct SseDecoder(pub(crate) facade::SseDecoder);
 
@@ -470,7 +475,12 @@ impl SseDecoder {
     }
 }
 
-/// `facade::HttpCall`: the client machine of one call over HTTP.
+/// The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode
+/// (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response head, body bytes and
+/// end of each exchange, timeouts, and the host's answers to server requests, each with the time
+/// (ms). After each, drain `poll_transmit` (HTTP requests to send), then `poll_event`
+/// (`serverRequest`, `message`, `violation`, and last `response` or `failed`), then read
+/// `poll_timeout`.
 #[napi]
 pub struct HttpCall(pub(crate) facade::HttpCall);
 
@@ -573,7 +583,12 @@ impl HttpCall {
     }
 }
 
-/// `facade::Operation`: one client operation over HTTP, in any transport mode.
+/// One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each
+/// retry under a new id, with the answers and the exact `requestState`) or the server requests on a
+/// call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), every question answered the same way,
+/// `answer(key, result)`. Drain after every input: `poll_transmit`, then `poll_event`
+/// (`inputRequired`, `message`, `violation`, and last `done` or `failed`; an answer given there is
+/// an input: drain again), then read `poll_timeout`; drop it once `is_drained`.
 #[napi]
 pub struct Operation(pub(crate) facade::Operation);
 
@@ -699,7 +714,9 @@ impl Operation {
     }
 }
 
-/// `facade::ServerStream`: a server's response stream.
+/// A server's response stream in a transport mode, for the continuation `key` (the host's name of
+/// the call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`,
+/// `retry` and `ask`; `take` the text to send.
 #[napi]
 pub struct ServerStream(pub(crate) facade::ServerStream);
 
@@ -753,7 +770,8 @@ impl ServerStream {
     }
 }
 
-/// `facade::ToolReplay`: one replay of an await-style tool on one request.
+/// One replay of an await-style tool on one request: each `ask` answered from what the conversation
+/// holds, or the round ends there.
 #[napi]
 pub struct ToolReplay(pub(crate) facade::ToolReplay);
 
@@ -797,7 +815,8 @@ impl ToolReplay {
     }
 }
 
-/// `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+/// call's stream (each associated with the call, SEP-2260).
 #[napi]
 pub struct ToolBridge(pub(crate) facade::ToolBridge);
 

@@ -1,15 +1,16 @@
 //! The client side written in Python's idiom: `Client` wraps the core's
 //! retry machine, its handles and events made into the package's classes;
-//! `Session` takes what it declares as keywords. The builders (`retry`,
-//! `task_update`) and the session's requests are generated (`exports.rs`).
+//! `Session.protocol` reads what a session declared. The builders (`retry`,
+//! `task_update`) and the `Session` (keywords and requests) are generated
+//! (`exports.rs`).
 
+use crate::exports::Session;
 use crate::{
     convert::{class, from_python, json_arg, make, to_python, Raw},
     errors::{guard, usage, OrRaise},
     options::{Lim, Proto},
 };
-use mrtr::client::{self, ClientConfig, Handle, SessionConfig};
-use mrtr::{facade, Limits};
+use mrtr::client::{self, ClientConfig, Handle};
 use pyo3::prelude::*;
 
 /// The core's handle inside a `mrtr.Handle`.
@@ -98,41 +99,9 @@ impl Client {
     }
 }
 
-/// A client's session: what it declares once (the protocol it asks for first,
-/// its capabilities, its name), and the requests it makes from that, each under
-/// a fresh id with the `_meta` its protocol wants on every request (in
-/// `2026-07-28`: the protocol version, the capabilities, the client's name).
-#[pyclass(module = "mrtr._mrtr", name = "Session")]
-pub struct Session {
-    pub(crate) core: facade::Session,
-    pub(crate) limits: Limits,
-}
-
-/// An optional JSON argument (a `dict`, or JSON text) as a value.
-fn optional_json(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<serde_json::Value>> {
-    value.filter(|v| !v.is_none()).map(|v| json_arg(v, &Limits::DEFAULT)).transpose()
-}
-
+/// The session's reading of what it declared (its constructor and requests are generated).
 #[pymethods]
 impl Session {
-    #[new]
-    #[pyo3(signature = (*, protocol=None, capabilities=None, client_info=None, first_id=1))]
-    fn new(
-        protocol: Option<Proto>,
-        capabilities: Option<&Bound<'_, PyAny>>,
-        client_info: Option<&Bound<'_, PyAny>>,
-        first_id: u64,
-    ) -> PyResult<Session> {
-        guard(|| {
-            let capabilities = optional_json(capabilities)?.unwrap_or_else(|| serde_json::json!({}));
-            let client_info = optional_json(client_info)?;
-            let config =
-                SessionConfig { protocol: protocol.unwrap_or_default().0, capabilities, client_info, first_id };
-            let core = facade::Session::from(client::Session::new(config).or_raise()?);
-            Ok(Session { core, limits: Limits::DEFAULT })
-        })
-    }
-
     /// The protocol version the session asks for.
     #[getter]
     fn protocol(&self) -> &'static str {
@@ -142,6 +111,5 @@ impl Session {
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Client>()?;
-    m.add_class::<Session>()?;
     Ok(())
 }

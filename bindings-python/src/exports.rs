@@ -3,14 +3,10 @@
 //! convert (conformance/src/gen/exports/python.rs); the package's idiom is in the
 //! other modules.
 
-use crate::client::Session;
 use crate::convert::{from_python, json_text, maybe_detached, output};
 use crate::errors::{guard, usage, OrRaise};
 use crate::options::{Lim, Nat, Proto, Text};
-use crate::transport::HttpCall;
-use crate::transport::Operation;
-use crate::transport::SseDecoder;
-use crate::transport::{bytes_of, headers_text, options};
+use crate::transport::{bytes_of, call_config, headers_text, headers_value, limits_value, opt_value, options};
 use mrtr::{facade, Limits};
 use pyo3::prelude::*;
 
@@ -317,8 +313,45 @@ pub(crate) fn task_get_response<'py>(
     })
 }
 
+/// A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
+/// "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
+/// protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
+/// client's name).
+#[pyclass(module = "mrtr._mrtr", name = "Session", weakref)]
+pub struct Session {
+    pub(crate) core: facade::Session,
+    pub(crate) limits: Limits,
+}
+
 #[pymethods]
 impl Session {
+    /// A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the
+    /// default protocol, no capabilities).
+    #[new]
+    #[pyo3(signature = (config=None, *, protocol=None, capabilities=None, client_info=None, first_id=None))]
+    pub(crate) fn new<'py>(
+        config: Option<&Bound<'py, PyAny>>,
+        protocol: Option<&Bound<'py, PyAny>>,
+        capabilities: Option<&Bound<'py, PyAny>>,
+        client_info: Option<&Bound<'py, PyAny>>,
+        first_id: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Self> {
+        guard(|| {
+            let walk = Limits::DEFAULT;
+            let config = call_config(
+                config,
+                &[
+                    ("protocol", opt_value(protocol)?),
+                    ("capabilities", opt_value(capabilities)?),
+                    ("clientInfo", opt_value(client_info)?),
+                    ("firstId", opt_value(first_id)?),
+                ],
+            )?;
+            let core = facade::Session::new(&config).or_raise()?;
+            Ok(Self { core, limits: walk })
+        })
+    }
+
     /// The request of `method` with `params` (an object, or none) under the next id, `params._meta`
     /// carrying what the session declares where the protocol reads it from every request; a `_meta`
     /// member naming one of those is `usage-invalid-argument`.
@@ -393,8 +426,28 @@ impl Session {
     }
 }
 
+/// The incremental event-stream (`text/event-stream`) decoder: `feed` bytes in any chunking,
+/// `finish` at the end of the stream, and drain `poll_event`: each block as `{event, data, id,
+/// retry}` (the fields its lines set), blocks without `data` included. An unreadable block fails
+/// `poll_event` with its rule, in its place; the next call goes on after it.
+#[pyclass(module = "mrtr._mrtr", name = "SseDecoder", weakref)]
+pub struct SseDecoder {
+    pub(crate) core: facade::SseDecoder,
+}
+
 #[pymethods]
 impl SseDecoder {
+    /// A decoder under the options' limits.
+    #[new]
+    #[pyo3(signature = (protocol=None, limits=None))]
+    pub(crate) fn new(protocol: Option<Proto>, limits: Option<Lim>) -> PyResult<Self> {
+        guard(|| {
+            let o = options(protocol, limits);
+            let core = facade::SseDecoder::new(&o);
+            Ok(Self { core })
+        })
+    }
+
     /// Decodes the next bytes of the stream, split anywhere (any split gives the same blocks).
     /// Bytes that are not UTF-8 are not refused here: the block holding them is reported by
     /// `poll_event`.
@@ -435,8 +488,70 @@ impl SseDecoder {
     }
 }
 
+/// The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode
+/// (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response head, body bytes and
+/// end of each exchange, timeouts, and the host's answers to server requests, each with the time
+/// (ms). After each, drain `poll_transmit` (HTTP requests to send), then `poll_event`
+/// (`serverRequest`, `message`, `violation`, and last `response` or `failed`), then read
+/// `poll_timeout`.
+#[pyclass(module = "mrtr._mrtr", name = "HttpCall", weakref)]
+pub struct HttpCall {
+    pub(crate) core: facade::HttpCall,
+    pub(crate) limits: Limits,
+}
+
 #[pymethods]
 impl HttpCall {
+    /// Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
+    /// milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" |
+    /// "sep-1335", "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents",
+    /// "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and
+    /// `url` required). A bad configuration, or a request that is no JSON-RPC request, is
+    /// `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
+    /// then `poll_event`, then read `poll_timeout`.
+    #[new]
+    #[pyo3(signature = (request, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None, max_events=None, max_links=None, max_link_bytes=None, max_retry_ms=None, max_reconnects=None, default_retry_ms=None))]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new<'py>(
+        request: &Bound<'py, PyAny>,
+        now: Nat,
+        config: Option<&Bound<'py, PyAny>>,
+        mode: Option<&Bound<'py, PyAny>>,
+        url: Option<&Bound<'py, PyAny>>,
+        headers: Option<&Bound<'py, PyAny>>,
+        protocol: Option<&Bound<'py, PyAny>>,
+        limits: Option<Lim>,
+        max_events: Option<&Bound<'py, PyAny>>,
+        max_links: Option<&Bound<'py, PyAny>>,
+        max_link_bytes: Option<&Bound<'py, PyAny>>,
+        max_retry_ms: Option<&Bound<'py, PyAny>>,
+        max_reconnects: Option<&Bound<'py, PyAny>>,
+        default_retry_ms: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Self> {
+        guard(|| {
+            let walk = limits.map_or(Limits::DEFAULT, |l| l.0);
+            let config = call_config(
+                config,
+                &[
+                    ("mode", opt_value(mode)?),
+                    ("url", opt_value(url)?),
+                    ("headers", headers_value(headers)?),
+                    ("protocol", opt_value(protocol)?),
+                    ("limits", limits_value(limits)),
+                    ("maxEvents", opt_value(max_events)?),
+                    ("maxLinks", opt_value(max_links)?),
+                    ("maxLinkBytes", opt_value(max_link_bytes)?),
+                    ("maxRetryMs", opt_value(max_retry_ms)?),
+                    ("maxReconnects", opt_value(max_reconnects)?),
+                    ("defaultRetryMs", opt_value(default_retry_ms)?),
+                ],
+            )?;
+            let request = json_text(request, &walk)?;
+            let core = facade::HttpCall::new(&config, request.as_bytes(), now.0).or_raise()?;
+            Ok(Self { core, limits: walk })
+        })
+    }
+
     /// The status and header fields of the response to `exchange` (the number of a request from
     /// `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
     /// head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
@@ -553,8 +668,82 @@ impl HttpCall {
     }
 }
 
+/// One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each
+/// retry under a new id, with the answers and the exact `requestState`) or the server requests on a
+/// call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), every question answered the same way,
+/// `answer(key, result)`. Drain after every input: `poll_transmit`, then `poll_event`
+/// (`inputRequired`, `message`, `violation`, and last `done` or `failed`; an answer given there is
+/// an input: drain again), then read `poll_timeout`; drop it once `is_drained`.
+#[pyclass(module = "mrtr._mrtr", name = "Operation", weakref)]
+pub struct Operation {
+    pub(crate) core: facade::Operation,
+    pub(crate) limits: Limits,
+}
+
 #[pymethods]
 impl Operation {
+    /// Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
+    /// clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus
+    /// `"maxRounds"` (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`,
+    /// `"taskPollMs"` (default 1000) and `"versions"`. The drain order, after creating it and after
+    /// every input (`handle_*`, `answer`): `poll_transmit` until none (send each), then
+    /// `poll_event` until none (an answer given there is an input: drain the transmits again), then
+    /// read `poll_timeout`. Drop it once `is_drained`.
+    #[new]
+    #[pyo3(signature = (request, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None, max_events=None, max_links=None, max_link_bytes=None, max_retry_ms=None, max_reconnects=None, default_retry_ms=None, max_rounds=None, max_resends=None, backoff_ms=None, backoff_max_ms=None, task_poll_ms=None, versions=None))]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new<'py>(
+        request: &Bound<'py, PyAny>,
+        now: Nat,
+        config: Option<&Bound<'py, PyAny>>,
+        mode: Option<&Bound<'py, PyAny>>,
+        url: Option<&Bound<'py, PyAny>>,
+        headers: Option<&Bound<'py, PyAny>>,
+        protocol: Option<&Bound<'py, PyAny>>,
+        limits: Option<Lim>,
+        max_events: Option<&Bound<'py, PyAny>>,
+        max_links: Option<&Bound<'py, PyAny>>,
+        max_link_bytes: Option<&Bound<'py, PyAny>>,
+        max_retry_ms: Option<&Bound<'py, PyAny>>,
+        max_reconnects: Option<&Bound<'py, PyAny>>,
+        default_retry_ms: Option<&Bound<'py, PyAny>>,
+        max_rounds: Option<&Bound<'py, PyAny>>,
+        max_resends: Option<&Bound<'py, PyAny>>,
+        backoff_ms: Option<&Bound<'py, PyAny>>,
+        backoff_max_ms: Option<&Bound<'py, PyAny>>,
+        task_poll_ms: Option<&Bound<'py, PyAny>>,
+        versions: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Self> {
+        guard(|| {
+            let walk = limits.map_or(Limits::DEFAULT, |l| l.0);
+            let config = call_config(
+                config,
+                &[
+                    ("mode", opt_value(mode)?),
+                    ("url", opt_value(url)?),
+                    ("headers", headers_value(headers)?),
+                    ("protocol", opt_value(protocol)?),
+                    ("limits", limits_value(limits)),
+                    ("maxEvents", opt_value(max_events)?),
+                    ("maxLinks", opt_value(max_links)?),
+                    ("maxLinkBytes", opt_value(max_link_bytes)?),
+                    ("maxRetryMs", opt_value(max_retry_ms)?),
+                    ("maxReconnects", opt_value(max_reconnects)?),
+                    ("defaultRetryMs", opt_value(default_retry_ms)?),
+                    ("maxRounds", opt_value(max_rounds)?),
+                    ("maxResends", opt_value(max_resends)?),
+                    ("backoffMs", opt_value(backoff_ms)?),
+                    ("backoffMaxMs", opt_value(backoff_max_ms)?),
+                    ("taskPollMs", opt_value(task_poll_ms)?),
+                    ("versions", opt_value(versions)?),
+                ],
+            )?;
+            let request = json_text(request, &walk)?;
+            let core = facade::Operation::new(&config, request.as_bytes(), now.0).or_raise()?;
+            Ok(Self { core, limits: walk })
+        })
+    }
+
     /// The status and header fields of the response to `exchange` (the number of a request from
     /// `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second
     /// head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
@@ -683,9 +872,70 @@ impl Operation {
             output(py, &v)
         })
     }
+
+    /// The operation of `snapshot` under `config` (as the constructor reads it) at `now`: the round
+    /// in flight goes again under a new id, an open round asks its unanswered questions again (one
+    /// `inputRequired` event), a followed task is polled after the wait that was left. A snapshot
+    /// of another format or transport mode is `usage-invalid-argument`.
+    #[staticmethod]
+    #[pyo3(signature = (snapshot, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None, max_events=None, max_links=None, max_link_bytes=None, max_retry_ms=None, max_reconnects=None, default_retry_ms=None, max_rounds=None, max_resends=None, backoff_ms=None, backoff_max_ms=None, task_poll_ms=None, versions=None))]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn restore<'py>(
+        snapshot: &Bound<'py, PyAny>,
+        now: Nat,
+        config: Option<&Bound<'py, PyAny>>,
+        mode: Option<&Bound<'py, PyAny>>,
+        url: Option<&Bound<'py, PyAny>>,
+        headers: Option<&Bound<'py, PyAny>>,
+        protocol: Option<&Bound<'py, PyAny>>,
+        limits: Option<Lim>,
+        max_events: Option<&Bound<'py, PyAny>>,
+        max_links: Option<&Bound<'py, PyAny>>,
+        max_link_bytes: Option<&Bound<'py, PyAny>>,
+        max_retry_ms: Option<&Bound<'py, PyAny>>,
+        max_reconnects: Option<&Bound<'py, PyAny>>,
+        default_retry_ms: Option<&Bound<'py, PyAny>>,
+        max_rounds: Option<&Bound<'py, PyAny>>,
+        max_resends: Option<&Bound<'py, PyAny>>,
+        backoff_ms: Option<&Bound<'py, PyAny>>,
+        backoff_max_ms: Option<&Bound<'py, PyAny>>,
+        task_poll_ms: Option<&Bound<'py, PyAny>>,
+        versions: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Self> {
+        guard(|| {
+            let walk = limits.map_or(Limits::DEFAULT, |l| l.0);
+            let config = call_config(
+                config,
+                &[
+                    ("mode", opt_value(mode)?),
+                    ("url", opt_value(url)?),
+                    ("headers", headers_value(headers)?),
+                    ("protocol", opt_value(protocol)?),
+                    ("limits", limits_value(limits)),
+                    ("maxEvents", opt_value(max_events)?),
+                    ("maxLinks", opt_value(max_links)?),
+                    ("maxLinkBytes", opt_value(max_link_bytes)?),
+                    ("maxRetryMs", opt_value(max_retry_ms)?),
+                    ("maxReconnects", opt_value(max_reconnects)?),
+                    ("defaultRetryMs", opt_value(default_retry_ms)?),
+                    ("maxRounds", opt_value(max_rounds)?),
+                    ("maxResends", opt_value(max_resends)?),
+                    ("backoffMs", opt_value(backoff_ms)?),
+                    ("backoffMaxMs", opt_value(backoff_max_ms)?),
+                    ("taskPollMs", opt_value(task_poll_ms)?),
+                    ("versions", opt_value(versions)?),
+                ],
+            )?;
+            let snapshot = json_text(snapshot, &walk)?;
+            let core = facade::Operation::restore(&config, snapshot.as_bytes(), now.0).or_raise()?;
+            Ok(Self { core, limits: walk })
+        })
+    }
 }
 
-/// `facade::ServerStream`: a server's response stream.
+/// A server's response stream in a transport mode, for the continuation `key` (the host's name of
+/// the call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`,
+/// `retry` and `ask`; `take` the text to send.
 #[pyclass(module = "mrtr._mrtr", name = "ServerStream", weakref)]
 pub struct ServerStream {
     pub(crate) core: facade::ServerStream,
@@ -764,6 +1014,10 @@ impl ServerStream {
 
 /// Adds the generated functions and classes to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Session>()?;
+    m.add_class::<SseDecoder>()?;
+    m.add_class::<HttpCall>()?;
+    m.add_class::<Operation>()?;
     m.add_class::<ServerStream>()?;
     m.add_function(wrap_pyfunction!(retry, m)?)?;
     m.add_function(wrap_pyfunction!(task_update, m)?)?;

@@ -291,7 +291,8 @@ pub fn task_get_response(request: &JsValue, record: &JsValue, options: Option<St
     crate::run(|| facade::task_get_response(&crate::bytes(request), &crate::bytes(record), &crate::options(options)?))
 }
 
-/// `facade::Checker`: the conversation checker, one entry at a time.
+/// The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP
+/// exchange), read the violations so far.
 #[wasm_bindgen]
 pub struct Checker(pub(crate) facade::Checker);
 
@@ -314,7 +315,8 @@ impl Checker {
     }
 }
 
-/// `facade::Client`: the client's retry machine.
+/// The client's retry machine (sans-IO). Inputs: `send`, `handle_response`, `answer`; after each,
+/// drain `poll_transmit` (messages to send, in order), then `poll_event`.
 #[wasm_bindgen]
 pub struct Client(pub(crate) facade::Client);
 
@@ -365,7 +367,10 @@ impl Client {
     }
 }
 
-/// `facade::SseDecoder`: the incremental event-stream decoder.
+/// The incremental event-stream (`text/event-stream`) decoder: `feed` bytes in any chunking,
+/// `finish` at the end of the stream, and drain `poll_event`: each block as `{event, data, id,
+/// retry}` (the fields its lines set), blocks without `data` included. An unreadable block fails
+/// `poll_event` with its rule, in its place; the next call goes on after it.
 #[wasm_bindgen]
 pub struct SseDecoder(pub(crate) facade::SseDecoder);
 
@@ -400,7 +405,12 @@ impl SseDecoder {
     }
 }
 
-/// `facade::HttpCall`: the client machine of one call over HTTP.
+/// The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode
+/// (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response head, body bytes and
+/// end of each exchange, timeouts, and the host's answers to server requests, each with the time
+/// (ms). After each, drain `poll_transmit` (HTTP requests to send), then `poll_event`
+/// (`serverRequest`, `message`, `violation`, and last `response` or `failed`), then read
+/// `poll_timeout`.
 #[wasm_bindgen]
 pub struct HttpCall(pub(crate) facade::HttpCall);
 
@@ -502,7 +512,9 @@ impl HttpCall {
     }
 }
 
-/// `facade::ServerStream`: a server's response stream.
+/// A server's response stream in a transport mode, for the continuation `key` (the host's name of
+/// the call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`,
+/// `retry` and `ask`; `take` the text to send.
 #[wasm_bindgen]
 pub struct ServerStream(pub(crate) facade::ServerStream);
 
@@ -551,7 +563,8 @@ impl ServerStream {
     }
 }
 
-/// `facade::ToolReplay`: one replay of an await-style tool on one request.
+/// One replay of an await-style tool on one request: each `ask` answered from what the conversation
+/// holds, or the round ends there.
 #[wasm_bindgen]
 pub struct ToolReplay(pub(crate) facade::ToolReplay);
 
@@ -590,7 +603,8 @@ impl ToolReplay {
     }
 }
 
-/// `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+/// call's stream (each associated with the call, SEP-2260).
 #[wasm_bindgen]
 pub struct ToolBridge(pub(crate) facade::ToolBridge);
 

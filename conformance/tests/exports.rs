@@ -113,3 +113,50 @@ fn every_shape_names_a_json_parameter_of_its_row_or_its_answer() {
     }
     assert!(faults.is_empty(), "{}", faults.join("\n"));
 }
+
+/// A value of what a settings field holds, that its reader accepts.
+fn sample(holds: mrtr::facade::settings::Holds) -> serde_json::Value {
+    use mrtr::facade::settings::Holds;
+    use serde_json::json;
+    match holds {
+        Holds::Mode | Holds::Protocol => json!("2026-07-28"),
+        Holds::Transport => json!("sep-1858"),
+        Holds::Text => json!("http://127.0.0.1:9/mcp"),
+        Holds::Headers => json!({"x-trace": "1"}),
+        Holds::Limits => json!({"maxDepth": 64}),
+        Holds::Whole => json!(3),
+        Holds::Names => json!(["2026-07-28"]),
+        Holds::Object => json!({"name": "t", "version": "1"}),
+    }
+}
+
+/// Reads `config` (JSON text) as the façade reads the settings of `shape`.
+fn read_settings(shape: mrtr::facade::exports::Shape, config: &[u8]) -> mrtr::Result<()> {
+    use mrtr::facade::{self, exports::Shape};
+    const REQUEST: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}"#;
+    match shape {
+        Shape::CallConfig => facade::HttpCall::new(config, REQUEST, 0).map(drop),
+        Shape::OperationConfig => facade::Operation::new(config, REQUEST, 0).map(drop),
+        Shape::SessionConfig => facade::Session::new(config).map(drop),
+        Shape::Options | Shape::ClientConfig | Shape::CheckConfig => facade::Options::from_json(config).map(drop),
+        Shape::Limits => facade::Options::from_json(&[br#"{"limits":"#, config, b"}"].concat()).map(drop),
+        other => panic!("no reader for the settings of {other:?}"),
+    }
+}
+
+#[test]
+fn every_settings_reader_takes_exactly_the_fields_of_its_row() {
+    use mrtr::facade::settings::SETTINGS;
+    for s in SETTINGS {
+        let mut all = serde_json::Map::new();
+        for f in s.all_fields() {
+            all.insert(f.name.into(), sample(f.holds));
+        }
+        let text = serde_json::Value::Object(all.clone()).to_string();
+        read_settings(s.shape, text.as_bytes()).unwrap_or_else(|e| panic!("{}: every field: {e}", s.name));
+        all.insert("noSuchField".into(), 1.into());
+        let text = serde_json::Value::Object(all).to_string();
+        let refused = read_settings(s.shape, text.as_bytes()).expect_err(s.name);
+        assert_eq!(refused.rule(), mrtr::RuleId::UsageInvalidArgument, "{}: {refused}", s.name);
+    }
+}

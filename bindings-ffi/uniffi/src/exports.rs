@@ -391,7 +391,12 @@ impl SseDecoder {
     }
 }
 
-/// `facade::HttpCall`: the client machine of one call over HTTP.
+/// The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode
+/// (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response head, body bytes and
+/// end of each exchange, timeouts, and the host's answers to server requests, each with the time
+/// (ms). After each, drain `poll_transmit` (HTTP requests to send), then `poll_event`
+/// (`serverRequest`, `message`, `violation`, and last `response` or `failed`), then read
+/// `poll_timeout`.
 #[derive(uniffi::Object)]
 pub struct HttpCall {
     pub(crate) inner: Mutex<facade::HttpCall>,
@@ -504,7 +509,12 @@ impl HttpCall {
     }
 }
 
-/// `facade::Operation`: one client operation over HTTP, in any transport mode.
+/// One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each
+/// retry under a new id, with the answers and the exact `requestState`) or the server requests on a
+/// call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), every question answered the same way,
+/// `answer(key, result)`. Drain after every input: `poll_transmit`, then `poll_event`
+/// (`inputRequired`, `message`, `violation`, and last `done` or `failed`; an answer given there is
+/// an input: drain again), then read `poll_timeout`; drop it once `is_drained`.
 #[derive(uniffi::Object)]
 pub struct Operation {
     pub(crate) inner: Mutex<facade::Operation>,
@@ -647,7 +657,9 @@ impl Operation {
     }
 }
 
-/// `facade::ServerStream`: a server's response stream.
+/// A server's response stream in a transport mode, for the continuation `key` (the host's name of
+/// the call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`,
+/// `retry` and `ask`; `take` the text to send.
 #[derive(uniffi::Object)]
 pub struct ServerStream {
     pub(crate) inner: Mutex<facade::ServerStream>,
@@ -713,7 +725,8 @@ impl ServerStream {
     }
 }
 
-/// `facade::ToolReplay`: one replay of an await-style tool on one request.
+/// One replay of an await-style tool on one request: each `ask` answered from what the conversation
+/// holds, or the round ends there.
 #[derive(uniffi::Object)]
 pub struct ToolReplay {
     pub(crate) inner: Mutex<facade::ToolReplay>,
@@ -772,7 +785,8 @@ impl ToolReplay {
     }
 }
 
-/// `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+/// call's stream (each associated with the call, SEP-2260).
 #[derive(uniffi::Object)]
 pub struct ToolBridge {
     pub(crate) inner: Mutex<facade::ToolBridge>,

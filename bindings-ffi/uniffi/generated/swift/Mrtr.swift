@@ -1077,7 +1077,12 @@ public func FfiConverterTypeClient_lower(_ value: Client) -> UInt64 {
 
 
 /**
- * `facade::HttpCall`: the client machine of one call over HTTP.
+ * The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode
+ * (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response head, body bytes and
+ * end of each exchange, timeouts, and the host's answers to server requests, each with the time
+ * (ms). After each, drain `poll_transmit` (HTTP requests to send), then `poll_event`
+ * (`serverRequest`, `message`, `violation`, and last `response` or `failed`), then read
+ * `poll_timeout`.
  */
 public protocol HttpCallProtocol: AnyObject, Sendable {
     
@@ -1143,7 +1148,12 @@ public protocol HttpCallProtocol: AnyObject, Sendable {
     
 }
 /**
- * `facade::HttpCall`: the client machine of one call over HTTP.
+ * The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode
+ * (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response head, body bytes and
+ * end of each exchange, timeouts, and the host's answers to server requests, each with the time
+ * (ms). After each, drain `poll_transmit` (HTTP requests to send), then `poll_event`
+ * (`serverRequest`, `message`, `violation`, and last `response` or `failed`), then read
+ * `poll_timeout`.
  */
 open class HttpCall: HttpCallProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -1844,7 +1854,12 @@ public func FfiConverterTypeKeyRing_lower(_ value: KeyRing) -> UInt64 {
 
 
 /**
- * `facade::Operation`: one client operation over HTTP, in any transport mode.
+ * One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each
+ * retry under a new id, with the answers and the exact `requestState`) or the server requests on a
+ * call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), every question answered the same way,
+ * `answer(key, result)`. Drain after every input: `poll_transmit`, then `poll_event`
+ * (`inputRequired`, `message`, `violation`, and last `done` or `failed`; an answer given there is
+ * an input: drain again), then read `poll_timeout`; drop it once `is_drained`.
  */
 public protocol OperationProtocol: AnyObject, Sendable {
     
@@ -1920,7 +1935,12 @@ public protocol OperationProtocol: AnyObject, Sendable {
     
 }
 /**
- * `facade::Operation`: one client operation over HTTP, in any transport mode.
+ * One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each
+ * retry under a new id, with the answers and the exact `requestState`) or the server requests on a
+ * call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), every question answered the same way,
+ * `answer(key, result)`. Drain after every input: `poll_transmit`, then `poll_event`
+ * (`inputRequired`, `message`, `violation`, and last `done` or `failed`; an answer given there is
+ * an input: drain again), then read `poll_timeout`; drop it once `is_drained`.
  */
 open class Operation: OperationProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -2212,7 +2232,9 @@ public func FfiConverterTypeOperation_lower(_ value: Operation) -> UInt64 {
 
 
 /**
- * `facade::ServerStream`: a server's response stream.
+ * A server's response stream in a transport mode, for the continuation `key` (the host's name of
+ * the call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`,
+ * `retry` and `ask`; `take` the text to send.
  */
 public protocol ServerStreamProtocol: AnyObject, Sendable {
     
@@ -2251,7 +2273,9 @@ public protocol ServerStreamProtocol: AnyObject, Sendable {
     
 }
 /**
- * `facade::ServerStream`: a server's response stream.
+ * A server's response stream in a transport mode, for the continuation `key` (the host's name of
+ * the call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`,
+ * `retry` and `ask`; `take` the text to send.
  */
 open class ServerStream: ServerStreamProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -2884,7 +2908,8 @@ public func FfiConverterTypeSseDecoder_lower(_ value: SseDecoder) -> UInt64 {
 
 
 /**
- * `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+ * One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+ * call's stream (each associated with the call, SEP-2260).
  */
 public protocol ToolBridgeProtocol: AnyObject, Sendable {
     
@@ -2941,7 +2966,8 @@ public protocol ToolBridgeProtocol: AnyObject, Sendable {
     
 }
 /**
- * `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+ * One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+ * call's stream (each associated with the call, SEP-2260).
  */
 open class ToolBridge: ToolBridgeProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -3188,7 +3214,8 @@ public func FfiConverterTypeToolBridge_lower(_ value: ToolBridge) -> UInt64 {
 
 
 /**
- * `facade::ToolReplay`: one replay of an await-style tool on one request.
+ * One replay of an await-style tool on one request: each `ask` answered from what the conversation
+ * holds, or the round ends there.
  */
 public protocol ToolReplayProtocol: AnyObject, Sendable {
     
@@ -3225,7 +3252,8 @@ public protocol ToolReplayProtocol: AnyObject, Sendable {
     
 }
 /**
- * `facade::ToolReplay`: one replay of an await-style tool on one request.
+ * One replay of an await-style tool on one request: each `ask` answered from what the conversation
+ * holds, or the round ends there.
  */
 open class ToolReplay: ToolReplayProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64

@@ -14,6 +14,7 @@
 
 use super::{camel, machine_in};
 use mrtr::facade::exports::{Arg, Binding, Export, Machine, Receiver, Ret, Shape, EXPORTS, MACHINES};
+use mrtr::facade::settings::{settings, Holds, SETTINGS};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -353,9 +354,41 @@ fn ts_member(out: &mut String, m: &Machine, e: &Export) {
     }
 }
 
+/// The TypeScript type of a settings field.
+fn ts_field(holds: Holds) -> &'static str {
+    match holds {
+        Holds::Mode => "TransportMode",
+        Holds::Transport => "'sep-1858' | 'sep-1335'",
+        Holds::Protocol => "ProtocolName",
+        Holds::Text => "string",
+        Holds::Headers => "HeaderFields",
+        Holds::Limits => "Limits",
+        Holds::Whole => "number",
+        Holds::Names => "string[]",
+        Holds::Object => "JsonObject",
+    }
+}
+
+/// The interfaces of the settings objects (`mrtr::facade::settings`).
+fn settings_interfaces(out: &mut String) {
+    for s in SETTINGS {
+        out.push('\n');
+        out.push_str(&doc("", s.doc));
+        let extends = s.extends.and_then(settings).map_or(String::new(), |b| format!("extends {} ", b.name));
+        let _ = writeln!(out, "export interface {} {extends}{{", s.name);
+        for f in s.fields {
+            out.push_str(&doc("  ", f.doc));
+            let optional = if f.required { "" } else { "?" };
+            let _ = writeln!(out, "  {}{optional}: {}", f.name, ts_field(f.holds));
+        }
+        out.push_str("}\n");
+    }
+}
+
 /// `bindings-node/lib/exports.d.ts`: the declarations of `lib/exports.mjs`, naming index.d.ts's types.
 fn declarations() -> String {
     let mut body = String::new();
+    settings_interfaces(&mut body);
     for e in EXPORTS.iter().filter(|e| e.receiver == Receiver::Free && !hand_written(e)) {
         body.push('\n');
         body.push_str(&doc("", e.doc));
@@ -371,15 +404,13 @@ fn declarations() -> String {
         body.push_str("}\n");
     }
     // Import exactly the types the declarations name.
+    // The settings' interfaces are declared here; the other types a declaration names, imported.
     let known = [
         "AskedQuestions",
-        "CheckConfig",
         "Chunk",
-        "ClientConfig",
         "ClientEvent",
         "Handle",
         "HeaderFields",
-        "HttpCallConfig",
         "HttpCallEvent",
         "HttpRequest",
         "Id",
@@ -387,12 +418,10 @@ fn declarations() -> String {
         "Json",
         "JsonInput",
         "JsonObject",
-        "OperationConfig",
         "OperationEvent",
-        "Options",
         "PlatformBytes",
+        "ProtocolName",
         "Resumed",
-        "SessionConfig",
         "SseEvent",
         "TaskRecord",
         "TaskStatusName",

@@ -18,14 +18,18 @@
 //! `core` and, where a method reads JSON, the limits it walks Python values
 //! under as `limits`, both `pub(crate)`.
 
-use super::{doc_lines, rustfmt};
-use mrtr::facade::exports::{Arg, Export, Receiver, Ret, EXPORTS, MACHINES};
+use super::{doc_lines, rustfmt, snake};
+use mrtr::facade::exports::{Arg, Export, Receiver, Ret, Shape, EXPORTS, MACHINES};
+use mrtr::facade::settings::{settings, Holds, Settings};
 use std::fmt::Write;
 use std::path::PathBuf;
 
 /// `(path, contents)` of the generated file.
 pub fn outputs() -> Vec<(PathBuf, String)> {
-    vec![(PathBuf::from("bindings-python/src/exports.rs"), file())]
+    vec![
+        (PathBuf::from("bindings-python/src/exports.rs"), file()),
+        (PathBuf::from("bindings-python/python/mrtr/_mrtr.pyi"), stubs()),
+    ]
 }
 
 /// The free functions the package writes by hand, each for its idiom.
@@ -46,26 +50,29 @@ const HAND_FREE: &[&str] = &[
 /// The machines the package writes whole by hand (typed handles, records, the replay guard).
 const HAND_MACHINES: &[&str] = &["Checker", "Client", "ToolReplay", "ToolBridge"];
 
-/// The machines whose class and constructors the package writes (in the module named), and whose
-/// other rows are generated.
-const HAND_CONSTRUCTORS: &[(&str, &str)] =
-    &[("Session", "client"), ("SseDecoder", "transport"), ("HttpCall", "transport"), ("Operation", "transport")];
-
 /// Whether the package writes the row by hand.
 pub fn hand_written(e: &Export) -> bool {
     match e.machine {
         None => HAND_FREE.contains(&e.name),
-        Some(m) => {
-            HAND_MACHINES.contains(&m)
-                || HAND_CONSTRUCTORS.iter().any(|(h, _)| *h == m)
-                    && matches!(e.receiver, Receiver::New | Receiver::Static)
-        }
+        Some(m) => HAND_MACHINES.contains(&m),
     }
+}
+
+/// Whether a machine keeps the limits its methods walk Python values under (some method reads JSON).
+fn keeps_limits(machine: &str) -> bool {
+    let reads_json = |a: &Arg| matches!(a, Arg::Text | Arg::OptText | Arg::OrEmpty | Arg::Value | Arg::OptValue);
+    EXPORTS.iter().any(|e| {
+        e.machine == Some(machine)
+            && matches!(e.receiver, Receiver::Ref | Receiver::Mut)
+            && e.params.iter().any(|(_, a)| reads_json(a))
+    })
 }
 
 /// The limits Python values are walked under in a row: the options', the machine's, or the default.
 fn walk(e: &Export) -> &'static str {
-    if e.params.iter().any(|(_, a)| *a == Arg::Options) {
+    if config_of(e).is_some() {
+        "&walk"
+    } else if e.params.iter().any(|(_, a)| *a == Arg::Options) {
         "&o.limits"
     } else if matches!(e.receiver, Receiver::Ref | Receiver::Mut) {
         "&self.limits"
@@ -152,15 +159,25 @@ fn call(e: &Export, inner: &str, args: &str) -> String {
     }
 }
 
+/// The settings a row's `config` parameter holds, when it is one: in Python, that parameter comes
+/// last and optional, and each of its fields is a keyword of its own, set over it.
+fn config_of(e: &Export) -> Option<&'static Settings> {
+    let (name, _) = e.params.iter().find(|(n, a)| *n == "config" && matches!(a, Arg::Text | Arg::OrEmpty))?;
+    settings(e.shape(name))
+}
+
 /// The signature's parameters, `(rust, python)`: Python's optional ones default to `None` when
-/// every later one may too; the options are the keywords `protocol` and `limits`.
+/// every later one may too; the options are the keywords `protocol` and `limits`; a configuration
+/// comes last, its fields as keywords.
 fn signature(e: &Export) -> (Vec<String>, Vec<String>) {
     let (mut rust, mut python) = (Vec::new(), Vec::new());
+    let config = config_of(e);
     let last_required =
         e.params.iter().rposition(|(_, a)| !matches!(a, Arg::Options | Arg::Random) && !param_type(*a).1);
     for (i, (name, arg)) in e.params.iter().enumerate() {
         match arg {
             Arg::Random => {}
+            _ if config.is_some() && *name == "config" => {}
             Arg::Options => {
                 rust.extend(["protocol: Option<Proto>".to_string(), "limits: Option<Lim>".to_string()]);
                 python.extend(["protocol=None".to_string(), "limits=None".to_string()]);
@@ -173,14 +190,46 @@ fn signature(e: &Export) -> (Vec<String>, Vec<String>) {
             }
         }
     }
+    if let Some(settings) = config {
+        rust.push("config: Option<&Bound<'py, PyAny>>".into());
+        python.extend(["config=None".to_string(), "*".to_string()]);
+        for f in settings.all_fields() {
+            let ty = if f.holds == Holds::Limits { "Option<Lim>" } else { "Option<&Bound<'py, PyAny>>" };
+            rust.push(format!("{}: {ty}", snake(f.name)));
+            python.push(format!("{}=None", snake(f.name)));
+        }
+    }
     (rust, python)
+}
+
+/// The statements that make a configuration's JSON of `config` and the keywords (each given one set
+/// over it), and the limits Python values are walked under (`walk`).
+fn config_json(settings: &Settings) -> String {
+    let fields: Vec<String> = settings
+        .all_fields()
+        .map(|f| {
+            let v = snake(f.name);
+            let value = match f.holds {
+                Holds::Limits => format!("limits_value({v})"),
+                Holds::Headers => format!("headers_value({v})?"),
+                _ => format!("opt_value({v})?"),
+            };
+            format!("(\"{}\", {value})", f.name)
+        })
+        .collect();
+    let walk = match settings.all_fields().any(|f| f.holds == Holds::Limits) {
+        true => "let walk = limits.map_or(Limits::DEFAULT, |l| l.0);\n",
+        false => "let walk = Limits::DEFAULT;\n",
+    };
+    format!("{walk}let config = call_config(config, &[{}])?;\n", fields.join(", "))
 }
 
 /// One row as a pyo3 function or method, at `indent`.
 fn function(out: &mut String, e: &Export, inner: &str, indent: &str) {
     let (mut params, python) = signature(e);
     let method = matches!(e.receiver, Receiver::Ref | Receiver::Mut);
-    let (ty, make) = if e.receiver == Receiver::New { ("Self", "") } else { ret(e.ret) };
+    let constructs = matches!(e.receiver, Receiver::New | Receiver::Static);
+    let (ty, make) = if constructs { ("Self", "") } else { ret(e.ret) };
     let reads_bytes = e.params.iter().any(|(_, a)| *a == Arg::Bytes);
     let needs_py = ty.contains("'py") || make.contains("py") || reads_bytes;
     if needs_py {
@@ -232,13 +281,20 @@ fn body(e: &Export, inner: &str, make: &str) -> String {
     if e.params.iter().any(|(_, a)| *a == Arg::Options) {
         out.push_str("let o = options(protocol, limits);\n");
     }
+    if let Some(settings) = config_of(e) {
+        out.push_str(&config_json(settings));
+    }
     let walk = walk(e);
-    for (name, arg) in e.params {
+    for (name, arg) in e.params.iter().filter(|(n, _)| config_of(e).is_none() || *n != "config") {
         if let Some(line) = convert(name, *arg, walk) {
             let _ = writeln!(out, "{line}");
         }
     }
-    let args: Vec<String> = e.params.iter().map(|(n, a)| pass(n, *a)).collect();
+    let args: Vec<String> = e
+        .params
+        .iter()
+        .map(|(n, a)| if config_of(e).is_some() && *n == "config" { "&config".into() } else { pass(n, *a) })
+        .collect();
     let mut call = call(e, inner, &args.join(", "));
     if let Some((raw, _)) = e.params.iter().find(|(_, a)| *a == Arg::Bytes) {
         // Raw bytes may be large: the core reads them with the GIL released.
@@ -261,8 +317,10 @@ fn body(e: &Export, inner: &str, make: &str) -> String {
         (_, true) => format!("{call}.or_raise()?"),
         (_, false) => call,
     };
-    if e.receiver == Receiver::New {
-        let _ = write!(out, "let core = {call};\nOk(Self {{ core, limits: {} }})", walk.trim_start_matches('&'));
+    if matches!(e.receiver, Receiver::New | Receiver::Static) {
+        let limits =
+            e.machine.filter(|m| keeps_limits(m)).map(|_| format!(", limits: {}", walk.trim_start_matches('&')));
+        let _ = write!(out, "let core = {call};\nOk(Self {{ core{} }})", limits.unwrap_or_default());
         return out;
     }
     let _ = write!(out, "let v = {call};\n{make}");
@@ -291,7 +349,7 @@ fn file() -> String {
          use crate::convert::{{from_python, json_text, maybe_detached, output}};\n\
          use crate::errors::{{guard, usage, OrRaise}};\n\
          use crate::options::{{Lim, Nat, Proto, Text}};\n\
-         use crate::transport::{{bytes_of, headers_text, options}};\n\
+         use crate::transport::{{bytes_of, call_config, headers_text, headers_value, limits_value, opt_value, options}};\n\
          use mrtr::{{facade, Limits}};\n\
          use pyo3::prelude::*;\n",
         crate::gen::MARK
@@ -299,23 +357,21 @@ fn file() -> String {
     if EXPORTS.iter().any(|e| e.ret == Ret::Bytes && !hand_written(e)) {
         out.push_str("use pyo3::types::PyBytes;\n");
     }
-    for (m, module) in HAND_CONSTRUCTORS {
-        let _ = writeln!(out, "use crate::{module}::{m};");
-    }
     let free: Vec<&Export> = EXPORTS.iter().filter(|e| e.machine.is_none() && !hand_written(e)).collect();
     for e in &free {
         function(&mut out, e, "", "");
     }
     let mut classes = Vec::new();
     for m in MACHINES.iter().filter(|m| !HAND_MACHINES.contains(&m.name)) {
-        if !HAND_CONSTRUCTORS.iter().any(|(h, _)| *h == m.name) {
+        {
             let _ = write!(
                 out,
                 "\n{}#[pyclass(module = \"mrtr._mrtr\", name = \"{1}\", weakref)]\n\
-                 pub struct {1} {{\n    pub(crate) core: facade::{2},\n    pub(crate) limits: Limits,\n}}\n",
+                 pub struct {1} {{\n    pub(crate) core: facade::{2},\n{3}}}\n",
                 doc_lines("", m.doc),
                 m.name,
-                m.inner
+                m.inner,
+                if keeps_limits(m.name) { "    pub(crate) limits: Limits,\n" } else { "" }
             );
             classes.push(m.name);
         }
@@ -336,4 +392,185 @@ fn file() -> String {
     }
     out.push_str("    Ok(())\n}\n");
     rustfmt(&out)
+}
+
+/// The hand-written part of the stubs: the package's own classes and functions, with a marker line
+/// where the generated ones go (`# mrtr-gen: functions`, `# mrtr-gen: classes`) and one in each
+/// class whose other members are generated (`    # mrtr-gen: members NAME`).
+const STUB_HAND: &str = "bindings-python/stubs/_mrtr.hand.pyi";
+
+/// A parameter's stub type, and whether it may be left out.
+fn stub_param(e: &Export, name: &str, arg: Arg) -> (&'static str, bool) {
+    let shape = e.shape(name);
+    match arg {
+        Arg::Text if shape == Shape::Transcript => ("_TranscriptIn", false),
+        Arg::Text => ("_JsonIn", false),
+        Arg::OptText | Arg::OrEmpty => ("_JsonIn | None", true),
+        Arg::Value if shape == Shape::Id => ("int | str", false),
+        Arg::Value => ("Any", false),
+        Arg::OptValue if shape == Shape::RequestState => ("str | None", true),
+        Arg::OptValue => ("Any", true),
+        Arg::Headers => ("_Headers", true),
+        Arg::Bytes => ("_Chunk", false),
+        Arg::Str => ("str", false),
+        Arg::OptStr => ("str | None", true),
+        Arg::Bool => ("bool", false),
+        Arg::Whole | Arg::Status | Arg::Handle => ("int", false),
+        Arg::Options | Arg::Random | Arg::Machine(_) => unreachable!("not one parameter"),
+    }
+}
+
+/// A row's stub return type.
+fn stub_return(e: &Export) -> &'static str {
+    let map = e.shape("return") == Shape::HeaderFields;
+    match e.ret {
+        Ret::Unit | Ret::Refusal => "None",
+        Ret::Text | Ret::Name => "str",
+        Ret::OptText => "str | None",
+        Ret::Json if map => "dict[str, str]",
+        Ret::Json => "dict[str, Any]",
+        Ret::OptJson | Ret::NextOrError => "dict[str, Any] | None",
+        Ret::Texts => "list[str]",
+        Ret::Bool => "bool",
+        Ret::Count | Ret::Handle => "int",
+        Ret::OptMillis => "int | None",
+        Ret::Bytes => "bytes",
+        Ret::Machine(m) => panic!("a Python row making a {m} is written by hand"),
+    }
+}
+
+/// A row's stub parameters, as its pyo3 signature has them.
+fn stub_params(e: &Export) -> Vec<String> {
+    let (_, python) = signature(e);
+    let config = config_of(e);
+    let mut out = Vec::new();
+    for p in python {
+        let (name, default) = p.split_once('=').map_or((p.as_str(), ""), |(n, d)| (n, d));
+        let field = config.and_then(|c| c.all_fields().find(|f| snake(f.name) == name));
+        let options = e.params.iter().any(|(_, a)| *a == Arg::Options);
+        let ty = match (name, field) {
+            ("*", _) => {
+                out.push("*".into());
+                continue;
+            }
+            (_, Some(f)) => stub_field(f.holds),
+            ("config", None) if config.is_some() => "_JsonIn | None",
+            ("protocol", None) if options => "str | None",
+            ("limits", None) if options => "Limits | None",
+            _ => {
+                let (_, arg) = e.params.iter().find(|(n, _)| *n == name).expect("a parameter of the row");
+                stub_param(e, name, *arg).0
+            }
+        };
+        out.push(if default.is_empty() { format!("{name}: {ty}") } else { format!("{name}: {ty} = {default}") });
+    }
+    out
+}
+
+/// The stub type of a configuration's keyword.
+fn stub_field(holds: Holds) -> &'static str {
+    match holds {
+        Holds::Mode | Holds::Transport | Holds::Protocol | Holds::Text => "str | None",
+        Holds::Headers => "_Headers",
+        Holds::Limits => "Limits | None",
+        Holds::Whole => "int | None",
+        Holds::Names => "list[str] | None",
+        Holds::Object => "_JsonIn | None",
+    }
+}
+
+/// A docstring at `indent`, wrapped before 110 columns.
+fn stub_doc(indent: &str, text: &str) -> String {
+    let body = doc_lines(indent, text).lines().map(|l| l.replacen("/// ", "", 1)).collect::<Vec<_>>().join("\n");
+    let body = body.replace('`', "``").replace("````", "``");
+    format!("{indent}\"\"\"{}\"\"\"\n", body.trim_start())
+}
+
+/// The stub of one row (a function, or a member at `indent`), with the idioms its name implies.
+fn stub(out: &mut String, e: &Export, indent: &str) {
+    let member = e.machine.is_some();
+    let mut params = stub_params(e);
+    if member {
+        params.insert(0, "self".into());
+    }
+    let getter = e.name.strip_prefix("is_").filter(|_| member && e.ret == Ret::Bool && e.params.is_empty());
+    if getter.is_some() {
+        let _ = writeln!(out, "{indent}@property");
+    }
+    let machine = e.machine.unwrap_or_default();
+    let (name, returns) = match e.receiver {
+        Receiver::New => {
+            params[0] = "cls".into();
+            ("__new__", machine)
+        }
+        Receiver::Static => {
+            params.remove(0);
+            let _ = writeln!(out, "{indent}@staticmethod");
+            (e.name, machine)
+        }
+        _ => (getter.unwrap_or(e.name), stub_return(e)),
+    };
+    let line = format!("{indent}def {name}({}) -> {returns}:", params.join(", "));
+    if line.len() <= 110 {
+        let _ = writeln!(out, "{line}");
+    } else {
+        // One parameter a line, as a formatter writes a long signature.
+        let _ = writeln!(out, "{indent}def {name}(");
+        for p in &params {
+            let _ = writeln!(out, "{indent}    {p},");
+        }
+        let _ = writeln!(out, "{indent}) -> {returns}:");
+    }
+    out.push_str(&stub_doc(&format!("{indent}    "), e.doc));
+    let polls = matches!(e.ret, Ret::OptJson | Ret::NextOrError);
+    if let Some(what) = e.name.strip_prefix("poll_").filter(|_| member && polls && e.params.is_empty()) {
+        let _ = writeln!(out, "{indent}def drain_{what}s(self) -> list[dict[str, Any]]: ...");
+    }
+}
+
+/// `_mrtr.pyi`: the hand-written stubs with the generated rows' stubs in their places.
+fn stubs() -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let hand = std::fs::read_to_string(root.join(STUB_HAND)).unwrap_or_else(|e| panic!("{STUB_HAND}: {e}"));
+    let mut out = format!(
+        "# {}\n# The stubs of the native module (conformance/src/gen/exports/python.rs): {STUB_HAND}, with the\n\
+         # generated rows' stubs in their places. mypy.stubtest holds them to the built module in CI.\n",
+        crate::gen::MARK
+    );
+    for line in hand.lines() {
+        match line.trim() {
+            "# mrtr-gen: functions" => {
+                for e in EXPORTS.iter().filter(|e| e.machine.is_none() && !hand_written(e)) {
+                    out.push('\n');
+                    stub(&mut out, e, "");
+                }
+                out.push('\n');
+            }
+            "# mrtr-gen: classes" => {
+                // The generated classes the hand-written stubs do not open themselves.
+                let whole = MACHINES.iter().filter(|m| {
+                    !HAND_MACHINES.contains(&m.name) && !hand.contains(&format!("# mrtr-gen: members {}", m.name))
+                });
+                for m in whole {
+                    let _ = writeln!(out, "\n@final\nclass {}:", m.name);
+                    out.push_str(&stub_doc("    ", m.doc));
+                    out.push('\n');
+                    for e in EXPORTS.iter().filter(|e| e.machine == Some(m.name)) {
+                        stub(&mut out, e, "    ");
+                    }
+                }
+            }
+            marker if marker.starts_with("# mrtr-gen: members ") => {
+                let class = marker.trim_start_matches("# mrtr-gen: members ");
+                for e in EXPORTS.iter().filter(|e| e.machine == Some(class) && !hand_written(e)) {
+                    stub(&mut out, e, "    ");
+                }
+            }
+            _ => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
 }

@@ -168,6 +168,10 @@ pub enum Shape {
     Questions,
     /// A list of JSON-RPC messages.
     Messages,
+    /// The limits: `{maxMessageBytes, maxDepth, maxInputRequests, maxRequestStateBytes}`.
+    Limits,
+    /// The options of one call: `{protocol, limits}`.
+    Options,
     /// The options of a check: `{protocol, limits, maxRounds, transport}`.
     CheckConfig,
     /// The options of the `Client` machine: `{protocol, limits, maxRounds}`.
@@ -380,44 +384,44 @@ pub const MACHINES: &[Machine] = &[
     Machine {
         name: "Checker",
         inner: "Checker",
-        doc: "`facade::Checker`: the conversation checker, one entry at a time.",
+        doc: "The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP exchange), read the violations so far.",
         left_out: &[],
     },
-    Machine { name: "Client", inner: "Client", doc: "`facade::Client`: the client's retry machine.", left_out: &[] },
+    Machine { name: "Client", inner: "Client", doc: "The client's retry machine (sans-IO). Inputs: `send`, `handle_response`, `answer`; after each, drain `poll_transmit` (messages to send, in order), then `poll_event`.", left_out: &[] },
     Machine {
         name: "SseDecoder",
         inner: "SseDecoder",
-        doc: "`facade::SseDecoder`: the incremental event-stream decoder.",
+        doc: "The incremental event-stream (`text/event-stream`) decoder: `feed` bytes in any chunking, `finish` at the end of the stream, and drain `poll_event`: each block as `{event, data, id, retry}` (the fields its lines set), blocks without `data` included. An unreadable block fails `poll_event` with its rule, in its place; the next call goes on after it.",
         left_out: &[],
     },
     Machine {
         name: "HttpCall",
         inner: "HttpCall",
-        doc: "`facade::HttpCall`: the client machine of one call over HTTP.",
+        doc: "The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response head, body bytes and end of each exchange, timeouts, and the host's answers to server requests, each with the time (ms). After each, drain `poll_transmit` (HTTP requests to send), then `poll_event` (`serverRequest`, `message`, `violation`, and last `response` or `failed`), then read `poll_timeout`.",
         left_out: &[],
     },
     Machine {
         name: "Operation",
         inner: "Operation",
-        doc: "`facade::Operation`: one client operation over HTTP, in any transport mode.",
+        doc: "One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each retry under a new id, with the answers and the exact `requestState`) or the server requests on a call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), every question answered the same way, `answer(key, result)`. Drain after every input: `poll_transmit`, then `poll_event` (`inputRequired`, `message`, `violation`, and last `done` or `failed`; an answer given there is an input: drain again), then read `poll_timeout`; drop it once `is_drained`.",
         left_out: WASM_SIZE,
     },
     Machine {
         name: "ServerStream",
         inner: "ServerStream",
-        doc: "`facade::ServerStream`: a server's response stream.",
+        doc: "A server's response stream in a transport mode, for the continuation `key` (the host's name of the call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`, `retry` and `ask`; `take` the text to send.",
         left_out: &[],
     },
     Machine {
         name: "ToolReplay",
         inner: "ToolReplay",
-        doc: "`facade::ToolReplay`: one replay of an await-style tool on one request.",
+        doc: "One replay of an await-style tool on one request: each `ask` answered from what the conversation holds, or the round ends there.",
         left_out: &[],
     },
     Machine {
         name: "ToolBridge",
         inner: "ToolBridge",
-        doc: "`facade::ToolBridge`: one `2025-11-25` call of an await-style tool.",
+        doc: "One `2025-11-25` call of an await-style tool, its questions sent as server requests on the call's stream (each associated with the call, SEP-2260).",
         left_out: &[],
     },
 ];

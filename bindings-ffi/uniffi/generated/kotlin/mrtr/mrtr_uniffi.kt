@@ -2946,7 +2946,12 @@ public object FfiConverterTypeClient: FfiConverter<Client, Long> {
 
 
 /**
- * `facade::HttpCall`: the client machine of one call over HTTP.
+ * The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode
+ * (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response head, body bytes and
+ * end of each exchange, timeouts, and the host's answers to server requests, each with the time
+ * (ms). After each, drain `poll_transmit` (HTTP requests to send), then `poll_event`
+ * (`serverRequest`, `message`, `violation`, and last `response` or `failed`), then read
+ * `poll_timeout`.
  */
 public interface HttpCallInterface {
     
@@ -3014,7 +3019,12 @@ public interface HttpCallInterface {
 }
 
 /**
- * `facade::HttpCall`: the client machine of one call over HTTP.
+ * The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode
+ * (`2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response head, body bytes and
+ * end of each exchange, timeouts, and the host's answers to server requests, each with the time
+ * (ms). After each, drain `poll_transmit` (HTTP requests to send), then `poll_event`
+ * (`serverRequest`, `message`, `violation`, and last `response` or `failed`), then read
+ * `poll_timeout`.
  */
 open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
 {
@@ -4093,7 +4103,12 @@ public object FfiConverterTypeKeyRing: FfiConverter<KeyRing, Long> {
 
 
 /**
- * `facade::Operation`: one client operation over HTTP, in any transport mode.
+ * One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each
+ * retry under a new id, with the answers and the exact `requestState`) or the server requests on a
+ * call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), every question answered the same way,
+ * `answer(key, result)`. Drain after every input: `poll_transmit`, then `poll_event`
+ * (`inputRequired`, `message`, `violation`, and last `done` or `failed`; an answer given there is
+ * an input: drain again), then read `poll_timeout`; drop it once `is_drained`.
  */
 public interface OperationInterface {
     
@@ -4171,7 +4186,12 @@ public interface OperationInterface {
 }
 
 /**
- * `facade::Operation`: one client operation over HTTP, in any transport mode.
+ * One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each
+ * retry under a new id, with the answers and the exact `requestState`) or the server requests on a
+ * call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), every question answered the same way,
+ * `answer(key, result)`. Drain after every input: `poll_transmit`, then `poll_event`
+ * (`inputRequired`, `message`, `violation`, and last `done` or `failed`; an answer given there is
+ * an input: drain again), then read `poll_timeout`; drop it once `is_drained`.
  */
 open class Operation: Disposable, AutoCloseable, OperationInterface
 {
@@ -4647,7 +4667,9 @@ public object FfiConverterTypeOperation: FfiConverter<Operation, Long> {
 
 
 /**
- * `facade::ServerStream`: a server's response stream.
+ * A server's response stream in a transport mode, for the continuation `key` (the host's name of
+ * the call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`,
+ * `retry` and `ask`; `take` the text to send.
  */
 public interface ServerStreamInterface {
     
@@ -4688,7 +4710,9 @@ public interface ServerStreamInterface {
 }
 
 /**
- * `facade::ServerStream`: a server's response stream.
+ * A server's response stream in a transport mode, for the continuation `key` (the host's name of
+ * the call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`,
+ * `retry` and `ask`; `take` the text to send.
  */
 open class ServerStream: Disposable, AutoCloseable, ServerStreamInterface
 {
@@ -5791,7 +5815,8 @@ public object FfiConverterTypeSseDecoder: FfiConverter<SseDecoder, Long> {
 
 
 /**
- * `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+ * One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+ * call's stream (each associated with the call, SEP-2260).
  */
 public interface ToolBridgeInterface {
     
@@ -5850,7 +5875,8 @@ public interface ToolBridgeInterface {
 }
 
 /**
- * `facade::ToolBridge`: one `2025-11-25` call of an await-style tool.
+ * One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+ * call's stream (each associated with the call, SEP-2260).
  */
 open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
 {
@@ -6279,7 +6305,8 @@ public object FfiConverterTypeToolBridge: FfiConverter<ToolBridge, Long> {
 
 
 /**
- * `facade::ToolReplay`: one replay of an await-style tool on one request.
+ * One replay of an await-style tool on one request: each `ask` answered from what the conversation
+ * holds, or the round ends there.
  */
 public interface ToolReplayInterface {
     
@@ -6318,7 +6345,8 @@ public interface ToolReplayInterface {
 }
 
 /**
- * `facade::ToolReplay`: one replay of an await-style tool on one request.
+ * One replay of an await-style tool on one request: each `ask` answered from what the conversation
+ * holds, or the round ends there.
  */
 open class ToolReplay: Disposable, AutoCloseable, ToolReplayInterface
 {
