@@ -11,7 +11,7 @@
 // bindings-wasm/test/artifact.test.mjs there).
 import type { AlgorithmName, AreaName, Kind, Protocol, ResultTypeName, Rule, RuleId, TaskStatus } from './lib/tables.js'
 import type { PlatformBytes } from './lib/backend.js'
-import type { Limits, Operation, OperationConfig, Options, SessionConfig } from './lib/exports.js'
+import type { HttpRequest, Incoming, Limits, Operation, OperationConfig, OperationEvent, Options, SessionConfig, SseEvent } from './lib/exports.js'
 
 export * from './lib/tables.js'
 export * from './lib/exports.js'
@@ -153,11 +153,6 @@ export interface Resumed {
 
 /** A request started with `Client.send`. */
 export type Handle = number
-/** What the `Client` machine tells the host. */
-export type ClientEvent =
-  | { type: 'inputRequired'; handle: Handle; inputRequests: JsonObject; round: number }
-  | { type: 'retryNow'; handle: Handle }
-  | { type: 'done'; handle: Handle; response: JsonObject }
 
 // ------------------------------------------------------------------ transports
 
@@ -168,53 +163,12 @@ export type HeaderFields = { [name: string]: string }
 /** Bytes of a body or a stream: UTF-8 text is accepted too. */
 export type Chunk = Uint8Array | ArrayBuffer | string
 
-/** One event-stream block: only the fields its lines set. */
-export interface SseEvent {
-  event?: string
-  /** The `data` lines, joined with LF. */
-  data?: string
-  id?: string
-  retry?: number
-}
 
-/** An HTTP request to send; quote its `exchange` with every part of its response. */
-export interface HttpRequest {
-  exchange: number
-  method: 'POST' | 'GET'
-  url: string
-  headers: HeaderFields
-  /** The JSON body (a message, or an array of them), if any. */
-  body?: Json
-}
-/** What an `HttpCall` tells its host. */
-export type HttpCallEvent =
-  /** A server request to answer with `answer()`. */
-  | { type: 'serverRequest'; message: JsonObject }
-  /** A notification, or a response that is not the call's, to pass on. */
-  | { type: 'message'; message: JsonObject }
-  /** The call's JSON-RPC response: the call is over. */
-  | { type: 'response'; message: JsonObject }
-  /** The server broke `rule`; the call goes on. */
-  | { type: 'violation'; rule: RuleId; message: string }
-  /** The call cannot go on, because of `rule`: the last event. */
-  | { type: 'failed'; rule: RuleId; message: string }
 /** A question the server asks: an elicitation, a sampling call, a roots list. */
 export interface Question {
   method: string
   params: JsonObject
 }
-/** What an `Operation` tells its host. */
-export type OperationEvent =
-  /** The server asks: answer each key with `answer(key, result)`. */
-  | { type: 'inputRequired'; round: number; requests: Record<string, Question> }
-  /** A notification, or a message that is not this operation's, to pass on. */
-  | { type: 'message'; message: JsonObject }
-  /** The server broke `rule`; the operation goes on. */
-  | { type: 'violation'; rule: RuleId; message: string }
-  /** The final JSON-RPC response (a result, or an error the server answered): the last event. */
-  | { type: 'done'; response: JsonObject }
-  /** The operation cannot go on, because of `rule`: the last event. */
-  | { type: 'failed'; rule: RuleId; message: string }
 /** What `runOperation` hands an HTTP exchange's response to. */
 export interface ExchangeEvents {
   head(status: number, headers: HeaderFields): void
@@ -265,16 +219,6 @@ export declare class McpClient {
   listPrompts(options?: CallOptions): Promise<JsonObject[]>
   listResources(options?: CallOptions): Promise<JsonObject[]>
 }
-/** What an incoming HTTP request asks. */
-export type Incoming =
-  /** A JSON-RPC request: a new call (an MRTR retry is one too). */
-  | { type: 'call'; message: JsonObject }
-  /** Notifications or responses outside any continuation: answer 202. */
-  | { type: 'messages'; messages: JsonObject[] }
-  /** Buffered answers of the continuation `key`: answer with the continued stream. */
-  | { type: 'answers'; key: string; responses: JsonObject[] }
-  /** A GET resuming a stream (of the continuation `key`, when named). */
-  | { type: 'resume'; key: string | null; lastEventId: string | null }
 /** Reads an incoming HTTP request (`body`: null or undefined for none); a body that is no JSON-RPC throws its rule. */
 export declare function readHttpRequest(
   mode: TransportMode,

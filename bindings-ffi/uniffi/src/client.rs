@@ -1,41 +1,10 @@
 //! The client's retry machine and the incremental conversation checker, as objects.
 
 use crate::error::{guard, lock, wire, Result};
-use crate::ops::{check_options, json_text, options, Side, Violation};
+use crate::exports::ClientEvent;
+use crate::ops::{check_options, options, Side, Violation};
 use mrtr::facade;
-use serde::Deserialize;
 use std::sync::{Arc, Mutex};
-
-/// What the client machine tells the host ([`Client::poll_event`]).
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-pub enum ClientEvent {
-    /// The server needs input: fulfil `input_requests_json` (an
-    /// `inputRequests` object), then call [`Client::answer`].
-    InputRequired {
-        /// The request.
-        handle: u64,
-        /// What the server asks, by key (JSON object).
-        #[serde(rename = "inputRequests", deserialize_with = "json_text")]
-        input_requests_json: String,
-        /// Retries made so far for this request.
-        round: u32,
-    },
-    /// The server shed load (`input_required` with state only): call
-    /// [`Client::answer`] at once with `{}`.
-    RetryNow {
-        /// The request.
-        handle: u64,
-    },
-    /// The request is finished: a complete result, a task, or an error.
-    Done {
-        /// The request.
-        handle: u64,
-        /// The final response message (JSON).
-        #[serde(rename = "response", deserialize_with = "json_text")]
-        response_json: String,
-    },
-}
 
 /// The client's retry machine (sans-IO). Inputs: [`send`](Client::send),
 /// [`handle_response`](Client::handle_response), [`answer`](Client::answer);

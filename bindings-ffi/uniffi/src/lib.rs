@@ -35,7 +35,7 @@ mod state;
 mod transport;
 
 pub use areas::ErrorArea;
-pub use client::{Checker, Client, ClientEvent};
+pub use client::{Checker, Client};
 pub use error::{MrtrError, Result};
 pub use exports::*;
 pub use ops::{
@@ -43,6 +43,6 @@ pub use ops::{
     MessageKind, ResultType, Resumed, RuleInfo, Side, Violation,
 };
 pub use state::{binding_for_request, binding_from_json, inspect, Binding, KeyRing, Opened, ReplayGuard, TokenInfo};
-pub use transport::{HttpEvent, HttpRequest, Incoming, OperationEvent, SseDecoder, SseEvent};
+pub use transport::SseDecoder;
 
 uniffi::setup_scaffolding!();

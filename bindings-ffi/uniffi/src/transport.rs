@@ -8,7 +8,6 @@
 //! `sep-1858`, `sep-1335`.
 
 use crate::error::{guard, Result};
-use crate::ops::json_text;
 use mrtr::facade;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -28,34 +27,13 @@ pub(crate) fn json_of<T: Serialize>(record: &T) -> Vec<u8> {
 }
 
 /// An optional JSON value of the façade's output as JSON text.
-fn json_text_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+pub(crate) fn json_text_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     Option::<serde_json::Value>::deserialize(d).map(|v| v.map(|v| v.to_string()))
 }
 
 /// A JSON array of the façade's output as one JSON text per element.
-fn json_texts<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+pub(crate) fn json_texts<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     Vec::<serde_json::Value>::deserialize(d).map(|vs| vs.iter().map(serde_json::Value::to_string).collect())
-}
-
-/// One block of an event stream: the fields its lines set.
-#[derive(Clone, Debug, Default, PartialEq, Eq, uniffi::Record, Serialize, Deserialize)]
-pub struct SseEvent {
-    /// The last `event` field.
-    #[uniffi(default = None)]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub event: Option<String>,
-    /// The `data` fields, joined with LF (SEP-1858's `buffer_input` and `input_required` have none).
-    #[uniffi(default = None)]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<String>,
-    /// The last `id` field without NUL.
-    #[uniffi(default = None)]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// The last `retry` field made of ASCII digits (milliseconds).
-    #[uniffi(default = None)]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retry: Option<u64>,
 }
 
 /// The incremental event-stream (`text/event-stream`) decoder: [`feed`](SseDecoder::feed)
@@ -82,139 +60,10 @@ impl SseDecoder {
     }
 }
 
-/// An HTTP request the call asks its host to send.
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record, Deserialize)]
-pub struct HttpRequest {
-    /// The call's number for this exchange: quote it with every part of the response.
-    pub exchange: u64,
-    /// `POST` or `GET`.
-    pub method: String,
-    /// The absolute URL.
-    pub url: String,
-    /// The header fields to send (lower-case names).
-    pub headers: HashMap<String, String>,
-    /// The body, JSON text (a message, or an array of them), if any.
-    #[serde(default, rename = "body", deserialize_with = "json_text_opt")]
-    pub body_json: Option<String>,
-}
-
-/// What a call tells its host ([`HttpCall::poll_event`]).
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-pub enum HttpEvent {
-    /// A server request (elicitation, sampling, roots, ping): answer it with [`HttpCall::answer`].
-    ServerRequest {
-        /// The request (JSON).
-        #[serde(rename = "message", deserialize_with = "json_text")]
-        message_json: String,
-    },
-    /// A notification, or a response that is not the call's, to pass on.
-    Message {
-        /// The message (JSON).
-        #[serde(rename = "message", deserialize_with = "json_text")]
-        message_json: String,
-    },
-    /// The server broke a rule; the call goes on.
-    Violation {
-        /// The rule id.
-        rule: String,
-        /// What is wrong, in one sentence.
-        message: String,
-    },
-    /// The call's JSON-RPC response (a result, an `input_required` result, or an error): the call is over.
-    Response {
-        /// The response (JSON).
-        #[serde(rename = "message", deserialize_with = "json_text")]
-        message_json: String,
-    },
-    /// The call cannot go on, and why: the last event.
-    Failed {
-        /// The rule id.
-        rule: String,
-        /// Why, in one sentence.
-        message: String,
-    },
-}
-
-/// What an operation tells its host ([`Operation::poll_event`]).
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-pub enum OperationEvent {
-    /// The server asks: answer each key of `requests_json` (an object of key
-    /// → `{"method", "params"}`) with [`Operation::answer`].
-    InputRequired {
-        /// The round asked for.
-        round: u32,
-        /// The questions by key (JSON).
-        #[serde(rename = "requests", deserialize_with = "json_text")]
-        requests_json: String,
-    },
-    /// A notification, or a message that is not the operation's, to pass on.
-    Message {
-        /// The message (JSON).
-        #[serde(rename = "message", deserialize_with = "json_text")]
-        message_json: String,
-    },
-    /// The server broke a rule; the operation goes on.
-    Violation {
-        /// The rule id.
-        rule: String,
-        /// What is wrong, in one sentence.
-        message: String,
-    },
-    /// The final JSON-RPC response (a result, or an error the server answered): the last event.
-    Done {
-        /// The response (JSON).
-        #[serde(rename = "response", deserialize_with = "json_text")]
-        response_json: String,
-    },
-    /// The operation cannot go on, and why: the last event.
-    Failed {
-        /// The rule id.
-        rule: String,
-        /// Why, in one sentence.
-        message: String,
-    },
-}
-
-/// What an incoming HTTP request asks ([`read_http_request`]).
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-pub enum Incoming {
-    /// A JSON-RPC request: a new call.
-    Call {
-        /// The request (JSON).
-        #[serde(rename = "message", deserialize_with = "json_text")]
-        message_json: String,
-    },
-    /// Notifications or responses outside any continuation: answer `202 Accepted`.
-    Messages {
-        /// Each message (JSON).
-        #[serde(rename = "messages", deserialize_with = "json_texts")]
-        messages_json: Vec<String>,
-    },
-    /// Buffered answers of the continuation `key`.
-    Answers {
-        /// The continuation key.
-        key: String,
-        /// The JSON-RPC responses (JSON), in order.
-        #[serde(rename = "responses", deserialize_with = "json_texts")]
-        responses_json: Vec<String>,
-    },
-    /// A GET resuming a stream.
-    Resume {
-        /// The continuation key, when the URL or the event id names one.
-        key: Option<String>,
-        /// The `Last-Event-ID` sent.
-        #[serde(rename = "lastEventId")]
-        last_event_id: Option<String>,
-    },
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{read_http_request, HttpCall};
+    use crate::{read_http_request, HttpCall, HttpCallEvent, Incoming};
 
     const CALL: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"deploy","arguments":{}}}"#;
 
@@ -233,10 +82,10 @@ mod tests {
             "id: 3\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"resultType\":\"complete\",\"content\":[]}}\n\n",
         );
         call.handle_body(1, body.as_bytes().to_vec(), 0).unwrap();
-        let events: Vec<HttpEvent> = std::iter::from_fn(|| call.poll_event().unwrap()).collect();
-        assert!(matches!(&events[0], HttpEvent::Message { message_json } if message_json.contains("progress")));
-        assert!(matches!(&events[1], HttpEvent::Violation { rule, .. } if rule == "server-request-on-stream"));
-        assert!(matches!(events.last(), Some(HttpEvent::Response { .. })), "{events:?}");
+        let events: Vec<HttpCallEvent> = std::iter::from_fn(|| call.poll_event().unwrap()).collect();
+        assert!(matches!(&events[0], HttpCallEvent::Message { message_json } if message_json.contains("progress")));
+        assert!(matches!(&events[1], HttpCallEvent::Violation { rule, .. } if rule == "server-request-on-stream"));
+        assert!(matches!(events.last(), Some(HttpCallEvent::Response { .. })), "{events:?}");
         // The -32602 answer to the elicitation MRTR does not allow on a stream, POSTed on its own.
         let answer = call.poll_transmit().unwrap().unwrap();
         assert!(answer.body_json.unwrap().contains("-32602"));

@@ -461,6 +461,7 @@ pub fn panic_error(payload: &(dyn core::any::Any + Send)) -> Error {
 pub use self::sealed::*;
 
 pub mod exports;
+pub mod records;
 pub mod settings;
 
 mod session;

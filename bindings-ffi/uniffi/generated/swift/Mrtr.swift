@@ -1132,7 +1132,7 @@ public protocol HttpCallProtocol: AnyObject, Sendable {
      * either `{"type": "response", "message"}` (the call's JSON-RPC response) or `{"type":
      * "failed", "rule", "message"}`.
      */
-    func pollEvent() throws  -> HttpEvent?
+    func pollEvent() throws  -> HttpCallEvent?
     
     /**
      * When to call `handle_timeout` (the host's milliseconds), or none.
@@ -1323,8 +1323,8 @@ open func isDone()throws  -> Bool  {
      * either `{"type": "response", "message"}` (the call's JSON-RPC response) or `{"type":
      * "failed", "rule", "message"}`.
      */
-open func pollEvent()throws  -> HttpEvent?  {
-    return try  FfiConverterOptionTypeHttpEvent.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func pollEvent()throws  -> HttpCallEvent?  {
+    return try  FfiConverterOptionTypeHttpCallEvent.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_httpcall_poll_event(
             self.uniffiCloneHandle(),uniffiCallStatus
@@ -3642,11 +3642,11 @@ public func FfiConverterTypeClassified_lower(_ value: Classified) -> RustBuffer 
 
 
 /**
- * An HTTP request the call asks its host to send.
+ * An HTTP request to send; quote its `exchange` with every part of its response.
  */
 public struct HttpRequest: Equatable, Hashable {
     /**
-     * The call's number for this exchange: quote it with every part of the response.
+     * The machine's number for this exchange.
      */
     public var exchange: UInt64
     /**
@@ -3662,7 +3662,7 @@ public struct HttpRequest: Equatable, Hashable {
      */
     public var headers: [String: String]
     /**
-     * The body, JSON text (a message, or an array of them), if any.
+     * The JSON body (a message, or an array of them), if any.
      */
     public var bodyJson: String?
 
@@ -3670,7 +3670,7 @@ public struct HttpRequest: Equatable, Hashable {
     // declare one manually.
     public init(
         /**
-         * The call's number for this exchange: quote it with every part of the response.
+         * The machine's number for this exchange.
          */exchange: UInt64, 
         /**
          * `POST` or `GET`.
@@ -3682,7 +3682,7 @@ public struct HttpRequest: Equatable, Hashable {
          * The header fields to send (lower-case names).
          */headers: [String: String], 
         /**
-         * The body, JSON text (a message, or an array of them), if any.
+         * The JSON body (a message, or an array of them), if any.
          */bodyJson: String?) {
         self.exchange = exchange
         self.method = method
@@ -4008,7 +4008,7 @@ public func FfiConverterTypeRuleInfo_lower(_ value: RuleInfo) -> RustBuffer {
 
 
 /**
- * One block of an event stream: the fields its lines set.
+ * One event-stream block: the fields its lines set.
  */
 public struct SseEvent: Equatable, Hashable {
     /**
@@ -4266,29 +4266,27 @@ public func FfiConverterTypeViolation_lower(_ value: Violation) -> RustBuffer {
 
 
 /**
- * What the client machine tells the host ([`Client::poll_event`]).
+ * What the `Client` machine tells its host.
  */
 
 public enum ClientEvent: Equatable, Hashable {
     
     /**
-     * The server needs input: fulfil `input_requests_json` (an
-     * `inputRequests` object), then call [`Client::answer`].
+     * The server needs input: fulfil `inputRequests`, then answer.
      */
     case inputRequired(
         /**
          * The request.
          */handle: UInt64, 
         /**
-         * What the server asks, by key (JSON object).
+         * What the server asks, by key.
          */inputRequestsJson: String, 
         /**
          * Retries made so far for this request.
          */round: UInt32
     )
     /**
-     * The server shed load (`input_required` with state only): call
-     * [`Client::answer`] at once with `{}`.
+     * The server shed load (`input_required` with state only): answer at once, with nothing.
      */
     case retryNow(
         /**
@@ -4303,7 +4301,7 @@ public enum ClientEvent: Equatable, Hashable {
          * The request.
          */handle: UInt64, 
         /**
-         * The final response message (JSON).
+         * The final response message.
          */responseJson: String
     )
 
@@ -4518,17 +4516,17 @@ public func FfiConverterTypeErrorArea_lower(_ value: ErrorArea) -> RustBuffer {
 
 
 /**
- * What a call tells its host ([`HttpCall::poll_event`]).
+ * What an `HttpCall` tells its host.
  */
 
-public enum HttpEvent: Equatable, Hashable {
+public enum HttpCallEvent: Equatable, Hashable {
     
     /**
-     * A server request (elicitation, sampling, roots, ping): answer it with [`HttpCall::answer`].
+     * A server request (elicitation, sampling, roots, ping): answer it with `answer`.
      */
     case serverRequest(
         /**
-         * The request (JSON).
+         * The message.
          */messageJson: String
     )
     /**
@@ -4536,7 +4534,7 @@ public enum HttpEvent: Equatable, Hashable {
      */
     case message(
         /**
-         * The message (JSON).
+         * The message.
          */messageJson: String
     )
     /**
@@ -4551,11 +4549,12 @@ public enum HttpEvent: Equatable, Hashable {
          */message: String
     )
     /**
-     * The call's JSON-RPC response (a result, an `input_required` result, or an error): the call is over.
+     * The call's JSON-RPC response (a result, an `input_required` result, or an error): the call is
+     * over.
      */
     case response(
         /**
-         * The response (JSON).
+         * The message.
          */messageJson: String
     )
     /**
@@ -4577,16 +4576,16 @@ public enum HttpEvent: Equatable, Hashable {
 }
 
 #if compiler(>=6)
-extension HttpEvent: Sendable {}
+extension HttpCallEvent: Sendable {}
 #endif
 
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-public struct FfiConverterTypeHttpEvent: FfiConverterRustBuffer {
-    typealias SwiftType = HttpEvent
+public struct FfiConverterTypeHttpCallEvent: FfiConverterRustBuffer {
+    typealias SwiftType = HttpCallEvent
 
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HttpEvent {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HttpCallEvent {
         let variant: Int32 = try readInt(&buf)
         switch variant {
         
@@ -4609,7 +4608,7 @@ public struct FfiConverterTypeHttpEvent: FfiConverterRustBuffer {
         }
     }
 
-    public static func write(_ value: HttpEvent, into buf: inout [UInt8]) {
+    public static func write(_ value: HttpCallEvent, into buf: inout [UInt8]) {
         switch value {
         
         
@@ -4647,31 +4646,31 @@ public struct FfiConverterTypeHttpEvent: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-public func FfiConverterTypeHttpEvent_lift(_ buf: RustBuffer) throws -> HttpEvent {
-    return try FfiConverterTypeHttpEvent.lift(buf)
+public func FfiConverterTypeHttpCallEvent_lift(_ buf: RustBuffer) throws -> HttpCallEvent {
+    return try FfiConverterTypeHttpCallEvent.lift(buf)
 }
 
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-public func FfiConverterTypeHttpEvent_lower(_ value: HttpEvent) -> RustBuffer {
-    return FfiConverterTypeHttpEvent.lower(value)
+public func FfiConverterTypeHttpCallEvent_lower(_ value: HttpCallEvent) -> RustBuffer {
+    return FfiConverterTypeHttpCallEvent.lower(value)
 }
 
 
 
 /**
- * What an incoming HTTP request asks ([`read_http_request`]).
+ * What an incoming HTTP request asks.
  */
 
 public enum Incoming: Equatable, Hashable {
     
     /**
-     * A JSON-RPC request: a new call.
+     * A JSON-RPC request: a new call (an MRTR retry is one too).
      */
     case call(
         /**
-         * The request (JSON).
+         * The request.
          */messageJson: String
     )
     /**
@@ -4679,29 +4678,29 @@ public enum Incoming: Equatable, Hashable {
      */
     case messages(
         /**
-         * Each message (JSON).
+         * Each message.
          */messagesJson: [String]
     )
     /**
-     * Buffered answers of the continuation `key`.
+     * Buffered answers of the continuation `key`: answer with the continued stream.
      */
     case answers(
         /**
          * The continuation key.
          */key: String, 
         /**
-         * The JSON-RPC responses (JSON), in order.
+         * The JSON-RPC responses, in order.
          */responsesJson: [String]
     )
     /**
-     * A GET resuming a stream.
+     * A GET resuming a stream (of the continuation `key`, when named).
      */
     case resume(
         /**
-         * The continuation key, when the URL or the event id names one.
+         * The continuation key, if the URL names one.
          */key: String?, 
         /**
-         * The `Last-Event-ID` sent.
+         * The `Last-Event-ID` header field, if any.
          */lastEventId: String?
     )
 
@@ -5170,21 +5169,20 @@ public func FfiConverterTypeMrtrError_lower(_ value: MrtrError) -> RustBuffer {
 
 
 /**
- * What an operation tells its host ([`Operation::poll_event`]).
+ * What an `Operation` tells its host.
  */
 
 public enum OperationEvent: Equatable, Hashable {
     
     /**
-     * The server asks: answer each key of `requests_json` (an object of key
-     * → `{"method", "params"}`) with [`Operation::answer`].
+     * The server asks: answer each key of `requests` with `answer(key, result)`.
      */
     case inputRequired(
         /**
          * The round asked for.
          */round: UInt32, 
         /**
-         * The questions by key (JSON).
+         * The questions by key.
          */requestsJson: String
     )
     /**
@@ -5192,7 +5190,7 @@ public enum OperationEvent: Equatable, Hashable {
      */
     case message(
         /**
-         * The message (JSON).
+         * The message.
          */messageJson: String
     )
     /**
@@ -5211,7 +5209,7 @@ public enum OperationEvent: Equatable, Hashable {
      */
     case done(
         /**
-         * The response (JSON).
+         * The response.
          */responseJson: String
     )
     /**
@@ -5776,8 +5774,8 @@ fileprivate struct FfiConverterOptionTypeClientEvent: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterOptionTypeHttpEvent: FfiConverterRustBuffer {
-    typealias SwiftType = HttpEvent?
+fileprivate struct FfiConverterOptionTypeHttpCallEvent: FfiConverterRustBuffer {
+    typealias SwiftType = HttpCallEvent?
 
     public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
         guard let value = value else {
@@ -5785,13 +5783,13 @@ fileprivate struct FfiConverterOptionTypeHttpEvent: FfiConverterRustBuffer {
             return
         }
         writeInt(&buf, Int8(1))
-        FfiConverterTypeHttpEvent.write(value, into: &buf)
+        FfiConverterTypeHttpCallEvent.write(value, into: &buf)
     }
 
     public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
-        case 1: return try FfiConverterTypeHttpEvent.read(from: &buf)
+        case 1: return try FfiConverterTypeHttpCallEvent.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -6478,7 +6476,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_question_sample() != 59996) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_read_http_request() != 39089) {
+    if (uniffi_mrtr_uniffi_checksum_func_read_http_request() != 42891) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_require_capabilities() != 33210) {
@@ -6496,7 +6494,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_retry() != 28947) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_sse_encode() != 16714) {
+    if (uniffi_mrtr_uniffi_checksum_func_sse_encode() != 59448) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_stream_url() != 65450) {
@@ -6565,7 +6563,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_client_handle_response() != 31920) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_poll_event() != 23181) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_poll_event() != 51866) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_client_poll_transmit() != 9448) {
@@ -6592,13 +6590,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_httpcall_is_done() != 33823) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event() != 55192) {
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event() != 8005) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout() != 33859) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() != 50864) {
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() != 7514) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_operation_answer() != 50366) {
@@ -6619,13 +6617,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_operation_is_drained() != 8352) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_poll_event() != 45937) {
+    if (uniffi_mrtr_uniffi_checksum_method_operation_poll_event() != 10051) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout() != 13757) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit() != 8446) {
+    if (uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit() != 10584) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_operation_snapshot() != 48700) {
@@ -6757,7 +6755,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_ssedecoder_finish() != 28474) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_ssedecoder_poll_event() != 16117) {
+    if (uniffi_mrtr_uniffi_checksum_method_ssedecoder_poll_event() != 17965) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_checker_new() != 36126) {

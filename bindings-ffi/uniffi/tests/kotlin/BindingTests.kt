@@ -21,7 +21,7 @@ import mrtr.HttpCall
 import mrtr.HttpRequest
 import mrtr.Operation
 import mrtr.OperationEvent
-import mrtr.HttpEvent
+import mrtr.HttpCallEvent
 import mrtr.Incoming
 import mrtr.InternalException
 import mrtr.KeyRing
@@ -74,7 +74,7 @@ val HTTP_ENTRIES = listOf(
 )
 
 /** Every event the call has queued. */
-fun events(call: HttpCall): List<HttpEvent> = generateSequence { call.pollEvent() }.toList()
+fun events(call: HttpCall): List<HttpCallEvent> = generateSequence { call.pollEvent() }.toList()
 
 class Failed(message: String) : Exception(message)
 
@@ -432,7 +432,7 @@ fun main() {
             eq(call.isDone(), false)
             call.handleEnd(1uL, 7uL)
             val event = events(call).single()
-            check(event is HttpEvent.Response && json(event.messageJson).has("result")) { "$event" }
+            check(event is HttpCallEvent.Response && json(event.messageJson).has("result")) { "$event" }
             eq(call.isDone(), true)
         }
     }
@@ -442,7 +442,7 @@ fun main() {
             call.handleHead(1uL, 200u, mapOf("content-type" to "text/event-stream", "link" to "</mcp?stream=abc>; rel=\"stream\""), 1000uL)
             call.handleBody(1uL, "id: a.1\ndata: $ELICIT\n\nid: a.2\nretry: 1500\n\n".toByteArray(), 1000uL)
             val asked = events(call).single()
-            check(asked is HttpEvent.ServerRequest && json(asked.messageJson).get("method").asString == "elicitation/create") { "$asked" }
+            check(asked is HttpCallEvent.ServerRequest && json(asked.messageJson).get("method").asString == "elicitation/create") { "$asked" }
             call.handleEnd(1uL, 1000uL)
             eq(call.pollTimeout(), 2500uL)
             call.answer("""{"jsonrpc":"2.0","id":"e1","result":{"action":"accept"}}""", 1200uL)
@@ -463,7 +463,7 @@ fun main() {
             val links = (0 until 1000).joinToString(", ") { "</l$it>; rel=\"next\"" }
             call.handleHead(1uL, 200u, mapOf("content-type" to "text/event-stream", "link" to links), 0uL)
             val failed = events(call).single()
-            check(failed is HttpEvent.Failed && failed.rule == "limit-exceeded") { "$failed" }
+            check(failed is HttpCallEvent.Failed && failed.rule == "limit-exceeded") { "$failed" }
             eq(call.isDone(), true)
         }
         HttpCall(CONFIG_1335, TOOL_CALL, 0uL).use { call ->
@@ -471,7 +471,7 @@ fun main() {
             call.handleHead(1uL, 200u, mapOf("content-type" to "text/event-stream"), 0uL)
             call.handleBody(1uL, byteArrayOf(*"data: ".toByteArray(), 0xc3.toByte(), 0x28, 10, 10), 0uL)
             val failed = events(call).single()
-            check(failed is HttpEvent.Failed && failed.rule == "jsonrpc-parse-error") { "$failed" }
+            check(failed is HttpCallEvent.Failed && failed.rule == "jsonrpc-parse-error") { "$failed" }
         }
         for ((config, request) in listOf(
             "{}" to TOOL_CALL,

@@ -16,7 +16,7 @@ import com.google.gson.JsonPrimitive
 import java.io.File
 import kotlin.system.exitProcess
 import mrtr.HttpCall
-import mrtr.HttpEvent
+import mrtr.HttpCallEvent
 import mrtr.KeyRing
 import mrtr.MrtrException
 import mrtr.ReplayGuard
@@ -156,13 +156,13 @@ fun sseOp(i: JsonObject): JsonElement = SseDecoder().use { decoder ->
     obj("events" to events)
 }
 
-/** An `HttpEvent` in the core's JSON shape. */
-fun httpEvent(e: HttpEvent): JsonElement = when (e) {
-    is HttpEvent.ServerRequest -> obj("type" to "serverRequest", "message" to parse(e.messageJson))
-    is HttpEvent.Message -> obj("type" to "message", "message" to parse(e.messageJson))
-    is HttpEvent.Response -> obj("type" to "response", "message" to parse(e.messageJson))
-    is HttpEvent.Violation -> obj("type" to "violation", "rule" to e.rule, "message" to e.message)
-    is HttpEvent.Failed -> obj("type" to "failed", "rule" to e.rule, "message" to e.message)
+/** An `HttpCallEvent` in the core's JSON shape. */
+fun httpEvent(e: HttpCallEvent): JsonElement = when (e) {
+    is HttpCallEvent.ServerRequest -> obj("type" to "serverRequest", "message" to parse(e.messageJson))
+    is HttpCallEvent.Message -> obj("type" to "message", "message" to parse(e.messageJson))
+    is HttpCallEvent.Response -> obj("type" to "response", "message" to parse(e.messageJson))
+    is HttpCallEvent.Violation -> obj("type" to "violation", "rule" to e.rule, "message" to e.message)
+    is HttpCallEvent.Failed -> obj("type" to "failed", "rule" to e.rule, "message" to e.message)
 }
 
 /** What the call has to say after an input, in the drain order. */

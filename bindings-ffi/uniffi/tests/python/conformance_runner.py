@@ -72,12 +72,12 @@ def sse(i: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def http_event(e: Any) -> Dict[str, Any]:
-    """An ``HttpEvent`` in the core's JSON shape."""
-    kinds = {m.HttpEvent.SERVER_REQUEST: "serverRequest", m.HttpEvent.MESSAGE: "message", m.HttpEvent.RESPONSE: "response"}
+    """An ``HttpCallEvent`` in the core's JSON shape."""
+    kinds = {m.HttpCallEvent.SERVER_REQUEST: "serverRequest", m.HttpCallEvent.MESSAGE: "message", m.HttpCallEvent.RESPONSE: "response"}
     for cls, name in kinds.items():
         if isinstance(e, cls):
             return {"type": name, "message": json.loads(e.message_json)}
-    name = "violation" if isinstance(e, m.HttpEvent.VIOLATION) else "failed"
+    name = "violation" if isinstance(e, m.HttpCallEvent.VIOLATION) else "failed"
     return {"type": name, "rule": e.rule, "message": e.message}
 
 

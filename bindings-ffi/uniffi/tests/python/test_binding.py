@@ -430,7 +430,7 @@ class Transports(unittest.TestCase):
         self.assertFalse(call.is_done())
         call.handle_end(1, 7)
         [event] = drain_events(call)
-        self.assertIsInstance(event, m.HttpEvent.RESPONSE)
+        self.assertIsInstance(event, m.HttpCallEvent.RESPONSE)
         self.assertEqual(json.loads(event.message_json)["result"]["content"], [])
         self.assertTrue(call.is_done())
 
@@ -440,7 +440,7 @@ class Transports(unittest.TestCase):
         call.handle_head(1, 200, {"content-type": "text/event-stream", "link": '</mcp?stream=abc>; rel="stream"'}, 1000)
         call.handle_body(1, b"id: a.1\ndata: " + json.dumps(ELICIT).encode() + b"\n\nid: a.2\nretry: 1500\n\n", 1000)
         [event] = drain_events(call)
-        self.assertIsInstance(event, m.HttpEvent.SERVER_REQUEST)
+        self.assertIsInstance(event, m.HttpCallEvent.SERVER_REQUEST)
         self.assertEqual(json.loads(event.message_json)["method"], "elicitation/create")
         call.handle_end(1, 1000)
         self.assertEqual(call.poll_timeout(), 2500)
@@ -462,7 +462,7 @@ class Transports(unittest.TestCase):
         links = ", ".join(f'</l{i}>; rel="next"' for i in range(1000))
         call.handle_head(1, 200, {"content-type": "text/event-stream", "link": links}, 0)
         [event] = drain_events(call)
-        self.assertIsInstance(event, m.HttpEvent.FAILED)
+        self.assertIsInstance(event, m.HttpCallEvent.FAILED)
         self.assertEqual(event.rule, "limit-exceeded")
         self.assertTrue(call.is_done())
         # An event stream that is not UTF-8.
@@ -471,7 +471,7 @@ class Transports(unittest.TestCase):
         call.handle_head(1, 200, {"content-type": "text/event-stream"}, 0)
         call.handle_body(1, b"data: \xc3\x28\n\n", 0)
         [event] = drain_events(call)
-        self.assertEqual((type(event), event.rule), (m.HttpEvent.FAILED, "jsonrpc-parse-error"))
+        self.assertEqual((type(event), event.rule), (m.HttpCallEvent.FAILED, "jsonrpc-parse-error"))
         # Bad configurations and requests; answers to nothing asked.
         for config, request in (
             ("{}", TOOL_CALL),

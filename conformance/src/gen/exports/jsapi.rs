@@ -14,6 +14,7 @@
 
 use super::{camel, machine_in};
 use mrtr::facade::exports::{Arg, Binding, Export, Machine, Receiver, Ret, Shape, EXPORTS, MACHINES};
+use mrtr::facade::records::{self, Body, Presence, RECORDS};
 use mrtr::facade::settings::{settings, Holds, SETTINGS};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -385,10 +386,65 @@ fn settings_interfaces(out: &mut String) {
     }
 }
 
+/// The TypeScript type of a record's member.
+fn ts_holds(holds: records::Holds) -> &'static str {
+    use records::Holds as H;
+    match holds {
+        H::Text => "string",
+        H::Whole | H::Count => "number",
+        H::Handle => "Handle",
+        H::Rule => "RuleId",
+        H::Method => "'POST' | 'GET'",
+        H::Headers => "HeaderFields",
+        H::Message => "JsonObject",
+        H::Messages => "JsonObject[]",
+        H::Questions => "Record<string, Question>",
+        H::Json => "Json",
+    }
+}
+
+fn ts_members(members: &[records::Member]) -> Vec<String> {
+    members
+        .iter()
+        .map(|m| match m.presence {
+            Presence::Required => format!("{}: {}", m.name, ts_holds(m.holds)),
+            Presence::Optional => format!("{}?: {}", m.name, ts_holds(m.holds)),
+            Presence::Nullable => format!("{}: {} | null", m.name, ts_holds(m.holds)),
+        })
+        .collect()
+}
+
+/// The types of the records the façade writes (`mrtr::facade::records`).
+fn record_types(out: &mut String) {
+    for r in RECORDS {
+        out.push('\n');
+        out.push_str(&doc("", r.doc));
+        match r.body {
+            Body::Object(members) => {
+                let _ = writeln!(out, "export interface {} {{", r.name);
+                for (m, line) in members.iter().zip(ts_members(members)) {
+                    out.push_str(&doc("  ", m.doc));
+                    let _ = writeln!(out, "  {line}");
+                }
+                out.push_str("}\n");
+            }
+            Body::Union(variants) => {
+                let _ = writeln!(out, "export type {} =", r.name);
+                for v in variants {
+                    out.push_str(&doc("  ", v.doc));
+                    let members = std::iter::once(format!("type: '{}'", v.tag)).chain(ts_members(v.members));
+                    let _ = writeln!(out, "  | {{ {} }}", members.collect::<Vec<_>>().join("; "));
+                }
+            }
+        }
+    }
+}
+
 /// `bindings-node/lib/exports.d.ts`: the declarations of `lib/exports.mjs`, naming index.d.ts's types.
 fn declarations() -> String {
     let mut body = String::new();
     settings_interfaces(&mut body);
+    record_types(&mut body);
     for e in EXPORTS.iter().filter(|e| e.receiver == Receiver::Free && !hand_written(e)) {
         body.push('\n');
         body.push_str(&doc("", e.doc));
@@ -404,25 +460,22 @@ fn declarations() -> String {
         body.push_str("}\n");
     }
     // Import exactly the types the declarations name.
-    // The settings' interfaces are declared here; the other types a declaration names, imported.
+    // The settings' interfaces and the records' types are declared here; the other types a
+    // declaration names, imported.
     let known = [
         "AskedQuestions",
         "Chunk",
-        "ClientEvent",
         "Handle",
         "HeaderFields",
-        "HttpCallEvent",
-        "HttpRequest",
         "Id",
-        "Incoming",
         "Json",
         "JsonInput",
         "JsonObject",
-        "OperationEvent",
         "PlatformBytes",
         "ProtocolName",
+        "Question",
         "Resumed",
-        "SseEvent",
+        "RuleId",
         "TaskRecord",
         "TaskStatusName",
         "TokenInfo",

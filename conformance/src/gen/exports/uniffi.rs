@@ -9,8 +9,9 @@
 //! language has them: `Classified`, `Violation`, `SseEvent`, `HttpRequest`,
 //! the operation's events) are listed here with their names.
 
-use super::{doc_lines, left_out_lines, machine_in, rustfmt};
+use super::{doc_lines, left_out_lines, machine_in, rustfmt, snake};
 use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, Shape, EXPORTS, MACHINES};
+use mrtr::facade::records::{self, Body, RECORDS};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -62,12 +63,10 @@ pub fn hand_written(e: &Export) -> bool {
 
 /// The record a JSON argument or answer of shape `s` crosses as (none: JSON text, `String`).
 fn record(s: Shape) -> Option<&'static str> {
+    if let Some(r) = records::record(s) {
+        return Some(r.name);
+    }
     Some(match s {
-        Shape::SseEvent => "SseEvent",
-        Shape::HttpRequest => "HttpRequest",
-        Shape::HttpCallEvent => "HttpEvent",
-        Shape::OperationEvent => "OperationEvent",
-        Shape::Incoming => "Incoming",
         Shape::Resumed => "Resumed",
         Shape::HeaderFields => "HashMap<String, String>",
         _ => return None,
@@ -222,17 +221,19 @@ fn file() -> String {
     out.push_str(
         "//! The UniFFI exports of the façade's table (`mrtr::facade::exports`) that\n\
          //! the binding does not write by hand: each a line over `mrtr::facade`\n\
-         //! under the panic boundary of `crate::error::guard`.\n\n\
+         //! under the panic boundary of `crate::error::guard`; and the records and\n\
+         //! enums of the façade's records (`mrtr::facade::records`) they return.\n\n\
          #![allow(clippy::too_many_arguments)]\n\n\
          use crate::error::{guard, lock, wire, Result};\n\
          use crate::ops::Resumed;\n\
          use crate::state::KeyRing;\n\
-         use crate::transport::{HttpEvent, HttpRequest, Incoming, OperationEvent, SseDecoder, SseEvent};\n\
+         use crate::transport::SseDecoder;\n\
          use mrtr::facade::{self, Randomness};\n\
+         use serde::{Deserialize, Serialize};\n\
          use std::collections::HashMap;\n\
          use std::sync::{Arc, Mutex};\n",
     );
-    let mut body = String::new();
+    let mut body = records();
     for e in
         EXPORTS.iter().filter(|e| e.receiver == Receiver::Free && e.in_binding(Binding::Uniffi) && !hand_written(e))
     {
@@ -271,17 +272,101 @@ fn file() -> String {
             out = out.replace(import, without);
         }
     }
-    let records = ["HttpEvent", "HttpRequest", "Incoming", "OperationEvent", "SseDecoder", "SseEvent"];
-    let used: Vec<&str> = records.into_iter().filter(|r| body.contains(r)).collect();
-    let transport = match used.len() {
-        0 => String::new(),
-        _ => format!("use crate::transport::{{{}}};\n", used.join(", ")),
-    };
-    out = out.replace(
-        "use crate::transport::{HttpEvent, HttpRequest, Incoming, OperationEvent, SseDecoder, SseEvent};\n",
-        &transport,
-    );
     out.push_str(&body);
     out.push_str(&left_out_lines(Binding::Uniffi));
     rustfmt(&out)
+}
+
+/// A record member's Rust field: its name, its type, and its serde attribute (none: as it is).
+fn record_field(m: &records::Member, written: bool) -> (String, String, Vec<String>) {
+    use records::{Holds as H, Presence};
+    let snake = snake(m.name);
+    let json = matches!(m.holds, H::Message | H::Messages | H::Questions | H::Json);
+    let name = if json { format!("{snake}_json") } else { snake.clone() };
+    let base = match m.holds {
+        H::Text | H::Rule | H::Method => "String",
+        H::Whole | H::Handle => "u64",
+        H::Count => "u32",
+        H::Headers => "HashMap<String, String>",
+        H::Message | H::Questions | H::Json => "String",
+        H::Messages => "Vec<String>",
+    };
+    let optional = m.presence != Presence::Required;
+    let ty = if optional { format!("Option<{base}>") } else { base.to_string() };
+    let mut serde = Vec::new();
+    if optional {
+        serde.push("default".to_string());
+        if written && m.presence == Presence::Optional {
+            serde.push("skip_serializing_if = \"Option::is_none\"".into());
+        }
+    }
+    if name != m.name {
+        serde.push(format!("rename = \"{}\"", m.name));
+    }
+    if json {
+        let with = match (m.holds, optional) {
+            (H::Messages, _) => "crate::transport::json_texts",
+            (_, true) => "crate::transport::json_text_opt",
+            (_, false) => "crate::ops::json_text",
+        };
+        serde.push(format!("deserialize_with = \"{with}\""));
+    }
+    let mut attrs = Vec::new();
+    if optional && written {
+        attrs.push("#[uniffi(default = None)]".to_string());
+    }
+    if !serde.is_empty() {
+        attrs.push(format!("#[serde({})]", serde.join(", ")));
+    }
+    (name, ty, attrs)
+}
+
+fn record_fields(out: &mut String, members: &[records::Member], written: bool, public: bool) {
+    for m in members {
+        let (name, ty, attrs) = record_field(m, written);
+        out.push_str(&doc_lines("", m.doc));
+        for a in attrs {
+            let _ = writeln!(out, "{a}");
+        }
+        let _ = writeln!(out, "{}{name}: {ty},", if public { "pub " } else { "" });
+    }
+}
+
+/// UniFFI's records and enums of the façade's records (`mrtr::facade::records`).
+fn records() -> String {
+    let mut out = String::new();
+    for r in RECORDS {
+        out.push('\n');
+        out.push_str(&doc_lines("", r.doc));
+        let serialize = if r.written { ", Serialize, Default" } else { "" };
+        match r.body {
+            Body::Object(members) => {
+                let _ = writeln!(out, "#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record, Deserialize{serialize})]");
+                let _ = writeln!(out, "pub struct {} {{", r.name);
+                record_fields(&mut out, members, r.written, true);
+            }
+            Body::Union(variants) => {
+                let _ = writeln!(out, "#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum, Deserialize)]");
+                let _ = writeln!(out, "#[serde(tag = \"type\", rename_all = \"camelCase\")]\npub enum {} {{", r.name);
+                for v in variants {
+                    out.push_str(&doc_lines("", v.doc));
+                    let mut name = String::new();
+                    let mut up = true;
+                    for c in v.tag.chars() {
+                        if up {
+                            name.extend(c.to_uppercase())
+                        } else {
+                            name.push(c)
+                        }
+                        up = false;
+                    }
+                    let _ = writeln!(out, "{name} {{");
+                    record_fields(&mut out, v.members, false, false);
+                    out.push_str("},\n");
+                }
+            }
+        }
+        out.push_str("}\n");
+    }
+    out
 }

@@ -1371,7 +1371,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_question_sample() and 0xFFFF) != 59996) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_read_http_request() and 0xFFFF) != 39089) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_read_http_request() and 0xFFFF) != 42891) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_require_capabilities() and 0xFFFF) != 33210) {
@@ -1389,7 +1389,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_retry() and 0xFFFF) != 28947) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_sse_encode() and 0xFFFF) != 16714) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_sse_encode() and 0xFFFF) != 59448) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_stream_url() and 0xFFFF) != 65450) {
@@ -1458,7 +1458,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_client_handle_response() and 0xFFFF) != 31920) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_poll_event() and 0xFFFF) != 23181) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_poll_event() and 0xFFFF) != 51866) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_client_poll_transmit() and 0xFFFF) != 9448) {
@@ -1485,13 +1485,13 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_is_done() and 0xFFFF) != 33823) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event() and 0xFFFF) != 55192) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event() and 0xFFFF) != 8005) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout() and 0xFFFF) != 33859) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() and 0xFFFF) != 50864) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() and 0xFFFF) != 7514) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_answer() and 0xFFFF) != 50366) {
@@ -1512,13 +1512,13 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_is_drained() and 0xFFFF) != 8352) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_event() and 0xFFFF) != 45937) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_event() and 0xFFFF) != 10051) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout() and 0xFFFF) != 13757) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit() and 0xFFFF) != 8446) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit() and 0xFFFF) != 10584) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_snapshot() and 0xFFFF) != 48700) {
@@ -1650,7 +1650,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_ssedecoder_finish() and 0xFFFF) != 28474) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_ssedecoder_poll_event() and 0xFFFF) != 16117) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_ssedecoder_poll_event() and 0xFFFF) != 17965) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_checker_new() and 0xFFFF) != 36126) {
@@ -3001,7 +3001,7 @@ public interface HttpCallInterface {
      * either `{"type": "response", "message"}` (the call's JSON-RPC response) or `{"type":
      * "failed", "rule", "message"}`.
      */
-    fun `pollEvent`(): HttpEvent?
+    fun `pollEvent`(): HttpCallEvent?
     
     /**
      * When to call `handle_timeout` (the host's milliseconds), or none.
@@ -3273,8 +3273,8 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
      * either `{"type": "response", "message"}` (the call's JSON-RPC response) or `{"type":
      * "failed", "rule", "message"}`.
      */
-    @Throws(MrtrException::class)override fun `pollEvent`(): HttpEvent? {
-            return FfiConverterOptionalTypeHttpEvent.lift(
+    @Throws(MrtrException::class)override fun `pollEvent`(): HttpCallEvent? {
+            return FfiConverterOptionalTypeHttpCallEvent.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_poll_event(
@@ -6748,11 +6748,11 @@ public object FfiConverterTypeClassified: FfiConverterRustBuffer<Classified> {
 
 
 /**
- * An HTTP request the call asks its host to send.
+ * An HTTP request to send; quote its `exchange` with every part of its response.
  */
 data class HttpRequest (
     /**
-     * The call's number for this exchange: quote it with every part of the response.
+     * The machine's number for this exchange.
      */
     var `exchange`: kotlin.ULong
     , 
@@ -6772,7 +6772,7 @@ data class HttpRequest (
     var `headers`: Map<kotlin.String, kotlin.String>
     , 
     /**
-     * The body, JSON text (a message, or an array of them), if any.
+     * The JSON body (a message, or an array of them), if any.
      */
     var `bodyJson`: kotlin.String?
     
@@ -7008,7 +7008,7 @@ public object FfiConverterTypeRuleInfo: FfiConverterRustBuffer<RuleInfo> {
 
 
 /**
- * One block of an event stream: the fields its lines set.
+ * One event-stream block: the fields its lines set.
  */
 data class SseEvent (
     /**
@@ -7190,13 +7190,12 @@ public object FfiConverterTypeViolation: FfiConverterRustBuffer<Violation> {
 
 
 /**
- * What the client machine tells the host ([`Client::poll_event`]).
+ * What the `Client` machine tells its host.
  */
 sealed class ClientEvent {
     
     /**
-     * The server needs input: fulfil `input_requests_json` (an
-     * `inputRequests` object), then call [`Client::answer`].
+     * The server needs input: fulfil `inputRequests`, then answer.
      */
     data class InputRequired(
         /**
@@ -7204,7 +7203,7 @@ sealed class ClientEvent {
          */
         val `handle`: kotlin.ULong, 
         /**
-         * What the server asks, by key (JSON object).
+         * What the server asks, by key.
          */
         val `inputRequestsJson`: kotlin.String, 
         /**
@@ -7219,8 +7218,7 @@ sealed class ClientEvent {
     }
     
     /**
-     * The server shed load (`input_required` with state only): call
-     * [`Client::answer`] at once with `{}`.
+     * The server shed load (`input_required` with state only): answer at once, with nothing.
      */
     data class RetryNow(
         /**
@@ -7243,7 +7241,7 @@ sealed class ClientEvent {
          */
         val `handle`: kotlin.ULong, 
         /**
-         * The final response message (JSON).
+         * The final response message.
          */
         val `responseJson`: kotlin.String) : ClientEvent()
         
@@ -7408,18 +7406,18 @@ public object FfiConverterTypeErrorArea: FfiConverterRustBuffer<ErrorArea> {
 
 
 /**
- * What a call tells its host ([`HttpCall::poll_event`]).
+ * What an `HttpCall` tells its host.
  */
-sealed class HttpEvent {
+sealed class HttpCallEvent {
     
     /**
-     * A server request (elicitation, sampling, roots, ping): answer it with [`HttpCall::answer`].
+     * A server request (elicitation, sampling, roots, ping): answer it with `answer`.
      */
     data class ServerRequest(
         /**
-         * The request (JSON).
+         * The message.
          */
-        val `messageJson`: kotlin.String) : HttpEvent()
+        val `messageJson`: kotlin.String) : HttpCallEvent()
         
     {
         
@@ -7432,9 +7430,9 @@ sealed class HttpEvent {
      */
     data class Message(
         /**
-         * The message (JSON).
+         * The message.
          */
-        val `messageJson`: kotlin.String) : HttpEvent()
+        val `messageJson`: kotlin.String) : HttpCallEvent()
         
     {
         
@@ -7453,7 +7451,7 @@ sealed class HttpEvent {
         /**
          * What is wrong, in one sentence.
          */
-        val `message`: kotlin.String) : HttpEvent()
+        val `message`: kotlin.String) : HttpCallEvent()
         
     {
         
@@ -7462,13 +7460,14 @@ sealed class HttpEvent {
     }
     
     /**
-     * The call's JSON-RPC response (a result, an `input_required` result, or an error): the call is over.
+     * The call's JSON-RPC response (a result, an `input_required` result, or an error): the call is
+     * over.
      */
     data class Response(
         /**
-         * The response (JSON).
+         * The message.
          */
-        val `messageJson`: kotlin.String) : HttpEvent()
+        val `messageJson`: kotlin.String) : HttpCallEvent()
         
     {
         
@@ -7487,7 +7486,7 @@ sealed class HttpEvent {
         /**
          * Why, in one sentence.
          */
-        val `message`: kotlin.String) : HttpEvent()
+        val `message`: kotlin.String) : HttpCallEvent()
         
     {
         
@@ -7508,23 +7507,23 @@ sealed class HttpEvent {
 /**
  * @suppress
  */
-public object FfiConverterTypeHttpEvent : FfiConverterRustBuffer<HttpEvent>{
-    override fun read(buf: ByteBuffer): HttpEvent {
+public object FfiConverterTypeHttpCallEvent : FfiConverterRustBuffer<HttpCallEvent>{
+    override fun read(buf: ByteBuffer): HttpCallEvent {
         return when(buf.getInt()) {
-            1 -> HttpEvent.ServerRequest(
+            1 -> HttpCallEvent.ServerRequest(
                 FfiConverterString.read(buf),
                 )
-            2 -> HttpEvent.Message(
+            2 -> HttpCallEvent.Message(
                 FfiConverterString.read(buf),
                 )
-            3 -> HttpEvent.Violation(
+            3 -> HttpCallEvent.Violation(
                 FfiConverterString.read(buf),
                 FfiConverterString.read(buf),
                 )
-            4 -> HttpEvent.Response(
+            4 -> HttpCallEvent.Response(
                 FfiConverterString.read(buf),
                 )
-            5 -> HttpEvent.Failed(
+            5 -> HttpCallEvent.Failed(
                 FfiConverterString.read(buf),
                 FfiConverterString.read(buf),
                 )
@@ -7532,22 +7531,22 @@ public object FfiConverterTypeHttpEvent : FfiConverterRustBuffer<HttpEvent>{
         }
     }
 
-    override fun allocationSize(value: HttpEvent): ULong = when(value) {
-        is HttpEvent.ServerRequest -> {
+    override fun allocationSize(value: HttpCallEvent): ULong = when(value) {
+        is HttpCallEvent.ServerRequest -> {
             // Add the size for the Int that specifies the variant plus the size needed for all fields
             (
                 4UL
                 + FfiConverterString.allocationSize(value.`messageJson`)
             )
         }
-        is HttpEvent.Message -> {
+        is HttpCallEvent.Message -> {
             // Add the size for the Int that specifies the variant plus the size needed for all fields
             (
                 4UL
                 + FfiConverterString.allocationSize(value.`messageJson`)
             )
         }
-        is HttpEvent.Violation -> {
+        is HttpCallEvent.Violation -> {
             // Add the size for the Int that specifies the variant plus the size needed for all fields
             (
                 4UL
@@ -7555,14 +7554,14 @@ public object FfiConverterTypeHttpEvent : FfiConverterRustBuffer<HttpEvent>{
                 + FfiConverterString.allocationSize(value.`message`)
             )
         }
-        is HttpEvent.Response -> {
+        is HttpCallEvent.Response -> {
             // Add the size for the Int that specifies the variant plus the size needed for all fields
             (
                 4UL
                 + FfiConverterString.allocationSize(value.`messageJson`)
             )
         }
-        is HttpEvent.Failed -> {
+        is HttpCallEvent.Failed -> {
             // Add the size for the Int that specifies the variant plus the size needed for all fields
             (
                 4UL
@@ -7572,30 +7571,30 @@ public object FfiConverterTypeHttpEvent : FfiConverterRustBuffer<HttpEvent>{
         }
     }
 
-    override fun write(value: HttpEvent, buf: ByteBuffer) {
+    override fun write(value: HttpCallEvent, buf: ByteBuffer) {
         when(value) {
-            is HttpEvent.ServerRequest -> {
+            is HttpCallEvent.ServerRequest -> {
                 buf.putInt(1)
                 FfiConverterString.write(value.`messageJson`, buf)
                 Unit
             }
-            is HttpEvent.Message -> {
+            is HttpCallEvent.Message -> {
                 buf.putInt(2)
                 FfiConverterString.write(value.`messageJson`, buf)
                 Unit
             }
-            is HttpEvent.Violation -> {
+            is HttpCallEvent.Violation -> {
                 buf.putInt(3)
                 FfiConverterString.write(value.`rule`, buf)
                 FfiConverterString.write(value.`message`, buf)
                 Unit
             }
-            is HttpEvent.Response -> {
+            is HttpCallEvent.Response -> {
                 buf.putInt(4)
                 FfiConverterString.write(value.`messageJson`, buf)
                 Unit
             }
-            is HttpEvent.Failed -> {
+            is HttpCallEvent.Failed -> {
                 buf.putInt(5)
                 FfiConverterString.write(value.`rule`, buf)
                 FfiConverterString.write(value.`message`, buf)
@@ -7610,16 +7609,16 @@ public object FfiConverterTypeHttpEvent : FfiConverterRustBuffer<HttpEvent>{
 
 
 /**
- * What an incoming HTTP request asks ([`read_http_request`]).
+ * What an incoming HTTP request asks.
  */
 sealed class Incoming {
     
     /**
-     * A JSON-RPC request: a new call.
+     * A JSON-RPC request: a new call (an MRTR retry is one too).
      */
     data class Call(
         /**
-         * The request (JSON).
+         * The request.
          */
         val `messageJson`: kotlin.String) : Incoming()
         
@@ -7634,7 +7633,7 @@ sealed class Incoming {
      */
     data class Messages(
         /**
-         * Each message (JSON).
+         * Each message.
          */
         val `messagesJson`: List<kotlin.String>) : Incoming()
         
@@ -7645,7 +7644,7 @@ sealed class Incoming {
     }
     
     /**
-     * Buffered answers of the continuation `key`.
+     * Buffered answers of the continuation `key`: answer with the continued stream.
      */
     data class Answers(
         /**
@@ -7653,7 +7652,7 @@ sealed class Incoming {
          */
         val `key`: kotlin.String, 
         /**
-         * The JSON-RPC responses (JSON), in order.
+         * The JSON-RPC responses, in order.
          */
         val `responsesJson`: List<kotlin.String>) : Incoming()
         
@@ -7664,15 +7663,15 @@ sealed class Incoming {
     }
     
     /**
-     * A GET resuming a stream.
+     * A GET resuming a stream (of the continuation `key`, when named).
      */
     data class Resume(
         /**
-         * The continuation key, when the URL or the event id names one.
+         * The continuation key, if the URL names one.
          */
         val `key`: kotlin.String?, 
         /**
-         * The `Last-Event-ID` sent.
+         * The `Last-Event-ID` header field, if any.
          */
         val `lastEventId`: kotlin.String?) : Incoming()
         
@@ -8226,13 +8225,12 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
 
 
 /**
- * What an operation tells its host ([`Operation::poll_event`]).
+ * What an `Operation` tells its host.
  */
 sealed class OperationEvent {
     
     /**
-     * The server asks: answer each key of `requests_json` (an object of key
-     * → `{"method", "params"}`) with [`Operation::answer`].
+     * The server asks: answer each key of `requests` with `answer(key, result)`.
      */
     data class InputRequired(
         /**
@@ -8240,7 +8238,7 @@ sealed class OperationEvent {
          */
         val `round`: kotlin.UInt, 
         /**
-         * The questions by key (JSON).
+         * The questions by key.
          */
         val `requestsJson`: kotlin.String) : OperationEvent()
         
@@ -8255,7 +8253,7 @@ sealed class OperationEvent {
      */
     data class Message(
         /**
-         * The message (JSON).
+         * The message.
          */
         val `messageJson`: kotlin.String) : OperationEvent()
         
@@ -8289,7 +8287,7 @@ sealed class OperationEvent {
      */
     data class Done(
         /**
-         * The response (JSON).
+         * The response.
          */
         val `responseJson`: kotlin.String) : OperationEvent()
         
@@ -8802,28 +8800,28 @@ public object FfiConverterOptionalTypeClientEvent: FfiConverterRustBuffer<Client
 /**
  * @suppress
  */
-public object FfiConverterOptionalTypeHttpEvent: FfiConverterRustBuffer<HttpEvent?> {
-    override fun read(buf: ByteBuffer): HttpEvent? {
+public object FfiConverterOptionalTypeHttpCallEvent: FfiConverterRustBuffer<HttpCallEvent?> {
+    override fun read(buf: ByteBuffer): HttpCallEvent? {
         if (buf.get().toInt() == 0) {
             return null
         }
-        return FfiConverterTypeHttpEvent.read(buf)
+        return FfiConverterTypeHttpCallEvent.read(buf)
     }
 
-    override fun allocationSize(value: HttpEvent?): ULong {
+    override fun allocationSize(value: HttpCallEvent?): ULong {
         if (value == null) {
             return 1UL
         } else {
-            return 1UL + FfiConverterTypeHttpEvent.allocationSize(value)
+            return 1UL + FfiConverterTypeHttpCallEvent.allocationSize(value)
         }
     }
 
-    override fun write(value: HttpEvent?, buf: ByteBuffer) {
+    override fun write(value: HttpCallEvent?, buf: ByteBuffer) {
         if (value == null) {
             buf.put(0)
         } else {
             buf.put(1)
-            FfiConverterTypeHttpEvent.write(value, buf)
+            FfiConverterTypeHttpCallEvent.write(value, buf)
         }
     }
 }

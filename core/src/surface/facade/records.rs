@@ -1,0 +1,263 @@
+//! The records the façade writes as JSON and the typed bindings read into a
+//! type of their own, declared once: an HTTP request to send, the events of
+//! the client machines, an event-stream block, what an incoming HTTP request
+//! asks. Each is an object of named members, or a union of such objects told
+//! apart by their `type` member.
+//!
+//! `mrtr-gen` writes TypeScript's types and UniFFI's records and enums from
+//! this table; the façade's own serializers write the same members (the
+//! UniFFI binding's tests read every event the façade writes back into them).
+
+use super::exports::Shape;
+
+/// What a member holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holds {
+    /// Text.
+    Text,
+    /// A whole number: an exchange, a time in milliseconds.
+    Whole,
+    /// A small count: a round.
+    Count,
+    /// A request's handle, given out by the `Client` machine.
+    Handle,
+    /// A rule id.
+    Rule,
+    /// An HTTP method: `POST` or `GET`.
+    Method,
+    /// Header fields: names to values.
+    Headers,
+    /// A JSON-RPC message, or another JSON object.
+    Message,
+    /// A list of JSON-RPC messages.
+    Messages,
+    /// Input requests by key: `{<key>: {method, params}}`.
+    Questions,
+    /// Any JSON value.
+    Json,
+}
+
+/// Whether a member may be left out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Presence {
+    /// Always there.
+    Required,
+    /// Left out when it has no value.
+    Optional,
+    /// Always there, `null` when it has no value.
+    Nullable,
+}
+
+/// One member of a record.
+#[derive(Clone, Copy, Debug)]
+pub struct Member {
+    /// Its name, as the JSON spells it (camelCase).
+    pub name: &'static str,
+    /// What it holds.
+    pub holds: Holds,
+    /// Whether it may be left out.
+    pub presence: Presence,
+    /// One line on it.
+    pub doc: &'static str,
+}
+
+/// One kind of object in a union: the value of its `type` member, and its other members.
+#[derive(Clone, Copy, Debug)]
+pub struct Variant {
+    /// The value of `type` (camelCase).
+    pub tag: &'static str,
+    /// One line on it.
+    pub doc: &'static str,
+    /// Its members but `type`.
+    pub members: &'static [Member],
+}
+
+/// What a record is made of.
+#[derive(Clone, Copy, Debug)]
+pub enum Body {
+    /// One object.
+    Object(&'static [Member]),
+    /// Objects told apart by their `type` member.
+    Union(&'static [Variant]),
+}
+
+/// A record the façade writes.
+#[derive(Clone, Copy, Debug)]
+pub struct Record {
+    /// The shape it is.
+    pub shape: Shape,
+    /// Its name in the typed bindings.
+    pub name: &'static str,
+    /// One line on it.
+    pub doc: &'static str,
+    /// Whether the bindings also write it for the façade to read (an argument as well as an answer).
+    pub written: bool,
+    /// What it is made of.
+    pub body: Body,
+}
+
+const fn member(name: &'static str, holds: Holds, doc: &'static str) -> Member {
+    Member { name, holds, presence: Presence::Required, doc }
+}
+
+const fn optional(name: &'static str, holds: Holds, doc: &'static str) -> Member {
+    Member { name, holds, presence: Presence::Optional, doc }
+}
+
+const fn nullable(name: &'static str, holds: Holds, doc: &'static str) -> Member {
+    Member { name, holds, presence: Presence::Nullable, doc }
+}
+
+const fn variant(tag: &'static str, doc: &'static str, members: &'static [Member]) -> Variant {
+    Variant { tag, doc, members }
+}
+
+const RULE: Member = member("rule", Holds::Rule, "The rule id.");
+const WHY: Member = member("message", Holds::Text, "Why, in one sentence.");
+const WHAT: Member = member("message", Holds::Text, "What is wrong, in one sentence.");
+const MESSAGE: Member = member("message", Holds::Message, "The message.");
+const HANDLE: Member = member("handle", Holds::Handle, "The request.");
+
+/// Every record, by shape.
+pub const RECORDS: &[Record] = &[
+    Record {
+        shape: Shape::SseEvent,
+        name: "SseEvent",
+        doc: "One event-stream block: the fields its lines set.",
+        written: true,
+        body: Body::Object(&[
+            optional("event", Holds::Text, "The last `event` field."),
+            optional(
+                "data",
+                Holds::Text,
+                "The `data` fields, joined with LF (SEP-1858's `buffer_input` and `input_required` have none).",
+            ),
+            optional("id", Holds::Text, "The last `id` field without NUL."),
+            optional("retry", Holds::Whole, "The last `retry` field made of ASCII digits (milliseconds)."),
+        ]),
+    },
+    Record {
+        shape: Shape::HttpRequest,
+        name: "HttpRequest",
+        doc: "An HTTP request to send; quote its `exchange` with every part of its response.",
+        written: false,
+        body: Body::Object(&[
+            member("exchange", Holds::Whole, "The machine's number for this exchange."),
+            member("method", Holds::Method, "`POST` or `GET`."),
+            member("url", Holds::Text, "The absolute URL."),
+            member("headers", Holds::Headers, "The header fields to send (lower-case names)."),
+            optional("body", Holds::Json, "The JSON body (a message, or an array of them), if any."),
+        ]),
+    },
+    Record {
+        shape: Shape::HttpCallEvent,
+        name: "HttpCallEvent",
+        doc: "What an `HttpCall` tells its host.",
+        written: false,
+        body: Body::Union(&[
+            variant(
+                "serverRequest",
+                "A server request (elicitation, sampling, roots, ping): answer it with `answer`.",
+                &[MESSAGE],
+            ),
+            variant("message", "A notification, or a response that is not the call's, to pass on.", &[MESSAGE]),
+            variant("violation", "The server broke a rule; the call goes on.", &[RULE, WHAT]),
+            variant(
+                "response",
+                "The call's JSON-RPC response (a result, an `input_required` result, or an error): the call is over.",
+                &[MESSAGE],
+            ),
+            variant("failed", "The call cannot go on, and why: the last event.", &[RULE, WHY]),
+        ]),
+    },
+    Record {
+        shape: Shape::OperationEvent,
+        name: "OperationEvent",
+        doc: "What an `Operation` tells its host.",
+        written: false,
+        body: Body::Union(&[
+            variant(
+                "inputRequired",
+                "The server asks: answer each key of `requests` with `answer(key, result)`.",
+                &[
+                    member("round", Holds::Count, "The round asked for."),
+                    member("requests", Holds::Questions, "The questions by key."),
+                ],
+            ),
+            variant("message", "A notification, or a message that is not the operation's, to pass on.", &[MESSAGE]),
+            variant("violation", "The server broke a rule; the operation goes on.", &[RULE, WHAT]),
+            variant(
+                "done",
+                "The final JSON-RPC response (a result, or an error the server answered): the last event.",
+                &[member("response", Holds::Message, "The response.")],
+            ),
+            variant("failed", "The operation cannot go on, and why: the last event.", &[RULE, WHY]),
+        ]),
+    },
+    Record {
+        shape: Shape::ClientEvent,
+        name: "ClientEvent",
+        doc: "What the `Client` machine tells its host.",
+        written: false,
+        body: Body::Union(&[
+            variant(
+                "inputRequired",
+                "The server needs input: fulfil `inputRequests`, then answer.",
+                &[
+                    HANDLE,
+                    member("inputRequests", Holds::Message, "What the server asks, by key."),
+                    member("round", Holds::Count, "Retries made so far for this request."),
+                ],
+            ),
+            variant(
+                "retryNow",
+                "The server shed load (`input_required` with state only): answer at once, with nothing.",
+                &[HANDLE],
+            ),
+            variant(
+                "done",
+                "The request is finished: a complete result, a task, or an error.",
+                &[HANDLE, member("response", Holds::Message, "The final response message.")],
+            ),
+        ]),
+    },
+    Record {
+        shape: Shape::Incoming,
+        name: "Incoming",
+        doc: "What an incoming HTTP request asks.",
+        written: false,
+        body: Body::Union(&[
+            variant(
+                "call",
+                "A JSON-RPC request: a new call (an MRTR retry is one too).",
+                &[member("message", Holds::Message, "The request.")],
+            ),
+            variant(
+                "messages",
+                "Notifications or responses outside any continuation: answer `202 Accepted`.",
+                &[member("messages", Holds::Messages, "Each message.")],
+            ),
+            variant(
+                "answers",
+                "Buffered answers of the continuation `key`: answer with the continued stream.",
+                &[
+                    member("key", Holds::Text, "The continuation key."),
+                    member("responses", Holds::Messages, "The JSON-RPC responses, in order."),
+                ],
+            ),
+            variant(
+                "resume",
+                "A GET resuming a stream (of the continuation `key`, when named).",
+                &[
+                    nullable("key", Holds::Text, "The continuation key, if the URL names one."),
+                    nullable("lastEventId", Holds::Text, "The `Last-Event-ID` header field, if any."),
+                ],
+            ),
+        ]),
+    },
+];
+
+/// The record of `shape`, if it is one.
+pub fn record(shape: Shape) -> Option<&'static Record> {
+    RECORDS.iter().find(|r| r.shape == shape)
+}
