@@ -109,34 +109,55 @@ export declare class HttpCall {
   isDone(): boolean
 }
 
-/** `state::KeyRing` with the facade's sealed-state functions. */
+/** Keys by id (AES-256-GCM, XChaCha20-Poly1305): seals with the current one, opens with any. */
 export declare class KeyRing {
-  /** A ring holding the key (`facade::key`), which seals. */
+  /**
+   * A ring holding the key `id` (0–255) of `algorithm`, with exactly one of a 32-byte `secret`
+   * or a `master` secret (at least 32 uniformly random bytes) to derive it from; the key seals.
+   */
   constructor(id: number, algorithm: string, secret?: Uint8Array | undefined | null, master?: Uint8Array | undefined | null)
-  /** Adds a key that opens tokens. */
+  /** Adds a key that opens tokens (replacing one with the same id). */
   add(id: number, algorithm: string, secret?: Uint8Array | undefined | null, master?: Uint8Array | undefined | null): void
-  /** Makes the key with `id` the sealing key; false if the ring lacks it. */
+  /** Makes the key `id` the sealing key; false when the ring lacks it. */
   setCurrent(id: number): boolean
-  /** Drops the key with `id` (not the current one); false if it could not. */
+  /** Drops the key `id` (not the current one); false when it could not. */
   remove(id: number): boolean
-  /** The bound on a token's length. */
+  /** The bound on a token's length, checked before any decoding. */
   setMaxTokenBytes(max: number): void
-  /** The deployment label of every token (`KeyRing::set_context`, at most 64 bytes). */
+  /** The deployment label every token is sealed and opened under (at most 64 bytes). */
   setContext(label: Text): void
-  /** How many seals each key may make in this process (`KeyRing::set_seal_budget`). */
+  /** How many seals each key may make in this process. */
   setSealBudget(seals: number): void
-  /** How many seals the key `id` has made in this process; `null` if the ring lacks it. */
+  /** How many seals the key `id` has made in this process, or none when the ring lacks it. */
   seals(id: number): number | null
-  /** `facade::seal`, with a nonce drawn from `random` (the caller's CSPRNG). */
+  /**
+   * Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params
+   * | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a
+   * nonce from `random`: the token.
+   */
   seal(binding: Text, now: number, ttl: number, payload: Text, random: Uint8Array): string
-  /** `facade::open`, single-use under `guard` when there is one. */
+  /**
+   * Opens `token` for `binding` at `now`, single-use under `guard` when there is one (a second
+   * use is `state-replayed`): its payload, state id and expiry.
+   */
   open(token: Text, binding: Text, now: number, guard?: JsGuard | undefined | null): Opened
-  /** `facade::resume_round`. */
-  resumeRound(request: Text, needs: Text, settings: string, call: string, guard?: JsGuard | undefined | null): string
-  /** `facade::respond_round`. */
-  respondRound(request: Text, round: Text, needs: Text, data: Text | undefined | null, settings: string, call: string, random: Uint8Array): string
-  /** `facade::ToolReplay::start`: the replay of an await-style tool on `request`. */
-  startToolReplay(request: Text, settings: string, call: string, guard?: JsGuard | undefined | null): ToolReplay
+  /**
+   * A server's round with sealed state: this request's answers plus the sealed earlier ones for
+   * the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the
+   * `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing,
+   * ignored, data, round, stateId, expiry}`.
+   */
+  resumeRound(request: Text, needs: Text, settings: Text, call: Text, guard?: JsGuard | undefined | null): string
+  /**
+   * The `input_required` response asking what `round` misses of `needs`, sealing what it has
+   * (and `data`) with a nonce from `random`.
+   */
+  respondRound(request: Text, round: Text, needs: Text, data: Text | undefined | null, settings: Text, call: Text, random: Uint8Array): string
+  /**
+   * The replay of an await-style tool on `request` for the deployment's `settings` and the
+   * `call`, single-use under `guard`.
+   */
+  startToolReplay(request: Text, settings: Text, call: Text, guard?: JsGuard | undefined | null): ToolReplay
 }
 
 /**

@@ -2114,3 +2114,5 @@ pub unsafe extern "C" fn mrtr_tool_bridge_free(handle: *mut mrtr_tool_bridge) ->
     // SAFETY: the caller's contract.
     guard(|| unsafe { handles::free(handle) })
 }
+
+// left out: KeyRing: a key ring of its own: keys and bindings as C structs, a guard as a function pointer (mrtr_keyring_*)

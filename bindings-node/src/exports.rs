@@ -2,7 +2,7 @@
 //! The napi exports of the façade's table (`mrtr::facade::exports`), each a
 //! line over `mrtr::facade` under the panic boundary of `crate::run`.
 
-use crate::{KeyRing, Result, Text};
+use crate::{Result, Text};
 use mrtr::facade::{self, Randomness};
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
@@ -767,6 +767,170 @@ impl ServerStream {
     #[napi]
     pub fn take(&mut self) -> Result<String> {
         crate::run(|| Ok(self.0.take()))
+    }
+}
+
+/// Keys by id (AES-256-GCM, XChaCha20-Poly1305): seals with the current one, opens with any.
+#[napi]
+pub struct KeyRing(pub(crate) facade::KeyRing);
+
+#[napi]
+impl KeyRing {
+    /// A ring holding the key `id` (0–255) of `algorithm`, with exactly one of a 32-byte `secret`
+    /// or a `master` secret (at least 32 uniformly random bytes) to derive it from; the key seals.
+    #[napi(constructor)]
+    pub fn new(id: f64, algorithm: String, secret: Option<&[u8]>, master: Option<&[u8]>) -> Result<KeyRing> {
+        crate::run(|| facade::KeyRing::new(facade::whole(id, "id")?, &algorithm, secret, master).map(KeyRing))
+    }
+
+    /// Adds a key that opens tokens (replacing one with the same id).
+    #[napi]
+    pub fn add(&mut self, id: f64, algorithm: String, secret: Option<&[u8]>, master: Option<&[u8]>) -> Result<()> {
+        crate::run(|| self.0.add(facade::whole(id, "id")?, &algorithm, secret, master))
+    }
+
+    /// Makes the key `id` the sealing key; false when the ring lacks it.
+    #[napi]
+    pub fn set_current(&mut self, id: f64) -> Result<bool> {
+        crate::run(|| Ok(self.0.set_current(facade::whole(id, "id")?)))
+    }
+
+    /// Drops the key `id` (not the current one); false when it could not.
+    #[napi]
+    pub fn remove(&mut self, id: f64) -> Result<bool> {
+        crate::run(|| Ok(self.0.remove(facade::whole(id, "id")?)))
+    }
+
+    /// The bound on a token's length, checked before any decoding.
+    #[napi]
+    pub fn set_max_token_bytes(&mut self, max: f64) -> Result<()> {
+        crate::run(|| {
+            self.0.set_max_token_bytes(facade::whole(max, "max")?);
+            Ok(())
+        })
+    }
+
+    /// The deployment label every token is sealed and opened under (at most 64 bytes).
+    #[napi]
+    pub fn set_context(&mut self, label: Text) -> Result<()> {
+        crate::run(|| self.0.set_context(crate::bytes(&label)))
+    }
+
+    /// How many seals each key may make in this process.
+    #[napi]
+    pub fn set_seal_budget(&mut self, seals: f64) -> Result<()> {
+        crate::run(|| {
+            self.0.set_seal_budget(facade::whole(seals, "seals")?);
+            Ok(())
+        })
+    }
+
+    /// How many seals the key `id` has made in this process, or none when the ring lacks it.
+    #[napi]
+    pub fn seals(&self, id: f64) -> Result<Option<f64>> {
+        crate::run(|| Ok(self.0.seals(facade::whole(id, "id")?).map(|t| t as f64)))
+    }
+
+    /// Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params
+    /// | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a
+    /// nonce from `random`: the token.
+    #[napi]
+    pub fn seal(&self, binding: Text, now: f64, ttl: f64, payload: Text, random: &[u8]) -> Result<String> {
+        crate::run(|| {
+            self.0.seal(
+                crate::bytes(&binding),
+                facade::whole(now, "now")?,
+                facade::whole(ttl, "ttl")?,
+                crate::bytes(&payload),
+                Randomness::Bytes(random),
+            )
+        })
+    }
+
+    /// Opens `token` for `binding` at `now`, single-use under `guard` when there is one (a second
+    /// use is `state-replayed`): its payload, state id and expiry.
+    #[napi]
+    pub fn open(
+        &self,
+        env: napi::Env,
+        token: Text,
+        binding: Text,
+        now: f64,
+        guard: Option<crate::JsGuard>,
+    ) -> Result<crate::Opened> {
+        crate::guarded(&env, guard, |g| {
+            self.0.open(crate::bytes(&token), crate::bytes(&binding), facade::whole(now, "now")?, g).map(crate::opened)
+        })
+    }
+
+    /// A server's round with sealed state: this request's answers plus the sealed earlier ones for
+    /// the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the
+    /// `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing,
+    /// ignored, data, round, stateId, expiry}`.
+    #[napi]
+    pub fn resume_round(
+        &self,
+        env: napi::Env,
+        request: Text,
+        needs: Text,
+        settings: Text,
+        call: Text,
+        guard: Option<crate::JsGuard>,
+    ) -> Result<String> {
+        crate::guarded(&env, guard, |g| {
+            self.0.resume_round(
+                crate::bytes(&request),
+                crate::bytes(&needs),
+                crate::bytes(&settings),
+                crate::bytes(&call),
+                g,
+            )
+        })
+    }
+
+    /// The `input_required` response asking what `round` misses of `needs`, sealing what it has
+    /// (and `data`) with a nonce from `random`.
+    #[napi]
+    #[allow(clippy::too_many_arguments)]
+    pub fn respond_round(
+        &self,
+        request: Text,
+        round: Text,
+        needs: Text,
+        data: Option<Text>,
+        settings: Text,
+        call: Text,
+        random: &[u8],
+    ) -> Result<String> {
+        crate::run(|| {
+            self.0.respond_round(
+                crate::bytes(&request),
+                crate::bytes(&round),
+                crate::bytes(&needs),
+                data.as_ref().map(crate::bytes),
+                crate::bytes(&settings),
+                crate::bytes(&call),
+                Randomness::Bytes(random),
+            )
+        })
+    }
+
+    /// The replay of an await-style tool on `request` for the deployment's `settings` and the
+    /// `call`, single-use under `guard`.
+    #[napi]
+    pub fn start_tool_replay(
+        &self,
+        env: napi::Env,
+        request: Text,
+        settings: Text,
+        call: Text,
+        guard: Option<crate::JsGuard>,
+    ) -> Result<ToolReplay> {
+        crate::guarded(&env, guard, |g| {
+            self.0
+                .start_tool_replay(crate::bytes(&request), crate::bytes(&settings), crate::bytes(&call), g)
+                .map(ToolReplay)
+        })
     }
 }
 

@@ -30,8 +30,8 @@
 //!   and the refusal as JSON text otherwise ([`facade::error_json`]), for
 //!   `lib/api.mjs` to throw with its `data`.
 
-use mrtr::facade::{self, Options, Randomness};
-use mrtr::state::{KeyRing as Ring, ReplayGuard, StateId};
+use mrtr::facade::{self, Options};
+use mrtr::state::{ReplayGuard, StateId};
 use mrtr::RuleId;
 use napi::bindgen_prelude::{Buffer, Either, FnArgs, Function, Unknown};
 use napi::{Env, Status};
@@ -96,7 +96,7 @@ pub type JsGuard<'f> = Function<'f, FnArgs<(String, f64)>, Either<bool, Unknown<
 /// closed: when the guard throws, or answers anything but a boolean, the
 /// closure answers false (not a first use) and keeps what happened; after the
 /// core returns, the guard's own exception is thrown again as it was.
-fn guarded<T>(
+pub(crate) fn guarded<T>(
     env: &Env,
     guard: Option<JsGuard<'_>>,
     f: impl FnOnce(Option<&mut dyn ReplayGuard>) -> mrtr::Result<T>,
@@ -136,136 +136,6 @@ fn guarded<T>(
     out
 }
 
-/// `state::KeyRing` with the facade's sealed-state functions.
-#[napi]
-pub struct KeyRing(Ring);
-
-#[napi]
-impl KeyRing {
-    /// A ring holding the key (`facade::key`), which seals.
-    #[napi(constructor)]
-    pub fn new(id: f64, algorithm: String, secret: Option<&[u8]>, master: Option<&[u8]>) -> Result<KeyRing> {
-        run(|| Ok(KeyRing(Ring::new(facade::key(id as i64, &algorithm, secret, master)?))))
-    }
-
-    /// Adds a key that opens tokens.
-    #[napi]
-    pub fn add(&mut self, id: f64, algorithm: String, secret: Option<&[u8]>, master: Option<&[u8]>) -> Result<()> {
-        run(|| {
-            self.0.add(facade::key(id as i64, &algorithm, secret, master)?);
-            Ok(())
-        })
-    }
-
-    /// Makes the key with `id` the sealing key; false if the ring lacks it.
-    #[napi]
-    pub fn set_current(&mut self, id: f64) -> Result<bool> {
-        run(|| Ok(u8::try_from(id as i64).is_ok_and(|id| self.0.set_current(id))))
-    }
-
-    /// Drops the key with `id` (not the current one); false if it could not.
-    #[napi]
-    pub fn remove(&mut self, id: f64) -> Result<bool> {
-        run(|| Ok(u8::try_from(id as i64).is_ok_and(|id| self.0.remove(id))))
-    }
-
-    /// The bound on a token's length.
-    #[napi]
-    pub fn set_max_token_bytes(&mut self, max: f64) -> Result<()> {
-        run(|| {
-            self.0.set_max_token_bytes(max as usize);
-            Ok(())
-        })
-    }
-
-    /// The deployment label of every token (`KeyRing::set_context`, at most 64 bytes).
-    #[napi]
-    pub fn set_context(&mut self, label: Text) -> Result<()> {
-        run(|| self.0.set_context(bytes(&label)))
-    }
-
-    /// How many seals each key may make in this process (`KeyRing::set_seal_budget`).
-    #[napi]
-    pub fn set_seal_budget(&mut self, seals: f64) -> Result<()> {
-        run(|| {
-            self.0.set_seal_budget(seals as u64);
-            Ok(())
-        })
-    }
-
-    /// How many seals the key `id` has made in this process; `null` if the ring lacks it.
-    #[napi]
-    pub fn seals(&self, id: f64) -> Result<Option<f64>> {
-        run(|| Ok(u8::try_from(id as i64).ok().and_then(|id| self.0.seals(id)).map(|n| n as f64)))
-    }
-
-    /// `facade::seal`, with a nonce drawn from `random` (the caller's CSPRNG).
-    #[napi]
-    pub fn seal(&self, binding: Text, now: f64, ttl: f64, payload: Text, random: &[u8]) -> Result<String> {
-        let (binding, payload) = (bytes(&binding), bytes(&payload));
-        run(|| facade::seal(&self.0, binding, now as u64, ttl as u32, payload, Randomness::Bytes(random)))
-    }
-
-    /// `facade::open`, single-use under `guard` when there is one.
-    #[napi]
-    pub fn open(&self, env: Env, token: Text, binding: Text, now: f64, guard: Option<JsGuard>) -> Result<Opened> {
-        let (token, binding) = (bytes(&token), bytes(&binding));
-        let opened = guarded(&env, guard, |g| facade::open(&self.0, token, binding, now as u64, g))?;
-        Ok(Opened { payload: opened.payload.into(), state_id: opened.id.to_string(), expiry: opened.expiry as f64 })
-    }
-
-    /// `facade::resume_round`.
-    #[napi]
-    pub fn resume_round(
-        &self,
-        env: Env,
-        request: Text,
-        needs: Text,
-        settings: String,
-        call: String,
-        guard: Option<JsGuard>,
-    ) -> Result<String> {
-        let (request, needs) = (bytes(&request), bytes(&needs));
-        guarded(&env, guard, |g| facade::resume_round(&self.0, request, needs, settings.as_bytes(), call.as_bytes(), g))
-    }
-
-    /// `facade::respond_round`.
-    #[napi]
-    #[allow(clippy::too_many_arguments)]
-    pub fn respond_round(
-        &self,
-        request: Text,
-        round: Text,
-        needs: Text,
-        data: Option<Text>,
-        settings: String,
-        call: String,
-        random: &[u8],
-    ) -> Result<String> {
-        let (request, round, needs) = (bytes(&request), bytes(&round), bytes(&needs));
-        let data = data.as_ref().map(bytes);
-        let (settings, call) = (settings.as_bytes(), call.as_bytes());
-        run(|| facade::respond_round(&self.0, request, round, needs, data, settings, call, Randomness::Bytes(random)))
-    }
-
-    /// `facade::ToolReplay::start`: the replay of an await-style tool on `request`.
-    #[napi]
-    pub fn start_tool_replay(
-        &self,
-        env: Env,
-        request: Text,
-        settings: String,
-        call: String,
-        guard: Option<JsGuard>,
-    ) -> Result<ToolReplay> {
-        let request = bytes(&request);
-        let replay = guarded(&env, guard, |g| {
-            facade::ToolReplay::start(&self.0, request, settings.as_bytes(), call.as_bytes(), g)
-        })?;
-        Ok(ToolReplay(replay))
-    }
-}
-
 /// Runs `f`, a check whose refusal may carry `data` (which a thrown napi
 /// error cannot): `null` when it passes, else the core's error as JSON text
 /// (`facade::error_json`), which `lib/api.mjs` throws with its data.
@@ -291,6 +161,11 @@ pub fn seal_with_nonce_for_test_vectors(
 ) -> Result<String> {
     let (binding, payload) = (bytes(&binding), bytes(&payload));
     run(|| facade::seal_with_nonce(&ring.0, binding, now as u64, ttl as u32, payload, nonce))
+}
+
+/// The object of a token that opened ([`Opened`]).
+pub(crate) fn opened(o: mrtr::state::Opened) -> Opened {
+    Opened { payload: o.payload.into(), state_id: o.id.to_string(), expiry: o.expiry as f64 }
 }
 
 /// A token that opened: its payload, its state id (hex) and its expiry (seconds).

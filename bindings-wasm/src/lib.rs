@@ -33,8 +33,8 @@
 //!   ([`facade::error_json`]), for `lib/api.mjs` to throw with its `data`.
 
 use js_sys::{Function, Object, Reflect, Uint8Array};
-use mrtr::facade::{self, Options, Randomness};
-use mrtr::state::{KeyRing as Ring, ReplayGuard, StateId};
+use mrtr::facade::{self, Options};
+use mrtr::state::{ReplayGuard, StateId};
 use mrtr::RuleId;
 use wasm_bindgen::prelude::*;
 
@@ -102,7 +102,10 @@ pub(crate) fn run<T>(f: impl FnOnce() -> mrtr::Result<T>) -> Result<T> {
 /// that fails closed: when the guard throws, or answers anything but a
 /// boolean, the closure answers false (not a first use) and keeps what
 /// happened; after the core returns, the guard's own exception is thrown again.
-fn guarded<T>(guard: Option<Function>, f: impl FnOnce(Option<&mut dyn ReplayGuard>) -> mrtr::Result<T>) -> Result<T> {
+pub(crate) fn guarded<T>(
+    guard: Option<Function>,
+    f: impl FnOnce(Option<&mut dyn ReplayGuard>) -> mrtr::Result<T>,
+) -> Result<T> {
     let Some(js) = guard else { return Ok(f(None)?) };
     let mut thrown = None;
     let mut not_boolean = false;
@@ -145,128 +148,6 @@ pub fn start() {
     }));
 }
 
-/// `state::KeyRing` with the facade's sealed-state functions.
-#[wasm_bindgen]
-pub struct KeyRing(Ring);
-
-#[wasm_bindgen]
-impl KeyRing {
-    /// A ring holding the key (`facade::key`), which seals.
-    #[wasm_bindgen(constructor)]
-    pub fn new(id: f64, algorithm: &str, secret: Option<Vec<u8>>, master: Option<Vec<u8>>) -> Result<KeyRing> {
-        Ok(KeyRing(Ring::new(facade::key(id as i64, algorithm, secret.as_deref(), master.as_deref())?)))
-    }
-
-    /// Adds a key that opens tokens.
-    pub fn add(&mut self, id: f64, algorithm: &str, secret: Option<Vec<u8>>, master: Option<Vec<u8>>) -> Result<()> {
-        self.0.add(facade::key(id as i64, algorithm, secret.as_deref(), master.as_deref())?);
-        Ok(())
-    }
-
-    /// Makes the key with `id` the sealing key; false if the ring lacks it.
-    #[wasm_bindgen(js_name = setCurrent)]
-    pub fn set_current(&mut self, id: f64) -> bool {
-        u8::try_from(id as i64).is_ok_and(|id| self.0.set_current(id))
-    }
-
-    /// Drops the key with `id` (not the current one); false if it could not.
-    pub fn remove(&mut self, id: f64) -> bool {
-        u8::try_from(id as i64).is_ok_and(|id| self.0.remove(id))
-    }
-
-    /// The bound on a token's length.
-    #[wasm_bindgen(js_name = setMaxTokenBytes)]
-    pub fn set_max_token_bytes(&mut self, max: f64) {
-        self.0.set_max_token_bytes(max as usize);
-    }
-
-    /// The deployment label of every token (`KeyRing::set_context`, at most 64 bytes).
-    #[wasm_bindgen(js_name = setContext)]
-    pub fn set_context(&mut self, label: &JsValue) -> Result<()> {
-        Ok(self.0.set_context(&bytes(label))?)
-    }
-
-    /// How many seals each key may make in this process (`KeyRing::set_seal_budget`).
-    #[wasm_bindgen(js_name = setSealBudget)]
-    pub fn set_seal_budget(&mut self, seals: f64) {
-        self.0.set_seal_budget(seals as u64);
-    }
-
-    /// How many seals the key `id` has made in this process; `undefined` if the ring lacks it.
-    pub fn seals(&self, id: f64) -> Option<f64> {
-        u8::try_from(id as i64).ok().and_then(|id| self.0.seals(id)).map(|n| n as f64)
-    }
-
-    /// `facade::seal`, with a nonce drawn from `random` (the caller's CSPRNG).
-    pub fn seal(&self, binding: &JsValue, now: f64, ttl: f64, payload: &JsValue, random: &[u8]) -> Result<String> {
-        let (binding, payload) = (bytes(binding), bytes(payload));
-        let random = Randomness::Bytes(random);
-        Ok(facade::seal(&self.0, &binding, now as u64, ttl as u32, &payload, random)?)
-    }
-
-    /// `facade::open`, single-use under `guard` when there is one:
-    /// `{payload, stateId, expiry}`.
-    pub fn open(&self, token: &JsValue, binding: &JsValue, now: f64, guard: Option<Function>) -> Result<Object> {
-        let (token, binding) = (bytes(token), bytes(binding));
-        let opened = guarded(guard, |g| facade::open(&self.0, &token, &binding, now as u64, g))?;
-        let out = Object::new();
-        // Setting a property on a fresh plain object cannot fail.
-        let _ = Reflect::set(&out, &"payload".into(), &Uint8Array::from(opened.payload.as_slice()));
-        let _ = Reflect::set(&out, &"stateId".into(), &opened.id.to_string().into());
-        let _ = Reflect::set(&out, &"expiry".into(), &(opened.expiry as f64).into());
-        Ok(out)
-    }
-
-    /// `facade::resume_round`.
-    #[wasm_bindgen(js_name = resumeRound)]
-    pub fn resume_round(
-        &self,
-        request: &JsValue,
-        needs: &JsValue,
-        settings: &str,
-        call: &str,
-        guard: Option<Function>,
-    ) -> Result<String> {
-        let (request, needs) = (bytes(request), bytes(needs));
-        guarded(guard, |g| facade::resume_round(&self.0, &request, &needs, settings.as_bytes(), call.as_bytes(), g))
-    }
-
-    /// `facade::respond_round`.
-    #[wasm_bindgen(js_name = respondRound)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn respond_round(
-        &self,
-        request: &JsValue,
-        round: &JsValue,
-        needs: &JsValue,
-        data: &JsValue,
-        settings: &str,
-        call: &str,
-        random: &[u8],
-    ) -> Result<String> {
-        let (request, round, needs) = (bytes(request), bytes(round), bytes(needs));
-        let data = optional(data);
-        let (settings, call, random) = (settings.as_bytes(), call.as_bytes(), Randomness::Bytes(random));
-        Ok(facade::respond_round(&self.0, &request, &round, &needs, data.as_deref(), settings, call, random)?)
-    }
-
-    /// `facade::ToolReplay::start`: the replay of an await-style tool on `request`.
-    #[wasm_bindgen(js_name = startToolReplay)]
-    pub fn start_tool_replay(
-        &self,
-        request: &JsValue,
-        settings: &str,
-        call: &str,
-        guard: Option<Function>,
-    ) -> Result<ToolReplay> {
-        let request = bytes(request);
-        let start = |g: Option<&mut dyn ReplayGuard>| {
-            facade::ToolReplay::start(&self.0, &request, settings.as_bytes(), call.as_bytes(), g)
-        };
-        Ok(ToolReplay(guarded(guard, start)?))
-    }
-}
-
 /// Runs `f`, a check whose refusal may carry `data` (as the napi backend,
 /// whose thrown errors cannot): `undefined` when it passes, else the core's
 /// error as JSON text (`facade::error_json`), which `lib/api.mjs` throws with its data.
@@ -305,4 +186,14 @@ pub fn panic_for_tests() {
 #[wasm_bindgen(js_name = __abortForTests)]
 pub fn abort_for_tests() {
     std::process::abort();
+}
+
+/// A token that opened as a plain object: `{payload, stateId, expiry}`.
+pub(crate) fn opened(o: mrtr::state::Opened) -> Object {
+    let out = Object::new();
+    // Setting a property on a fresh plain object cannot fail.
+    let _ = Reflect::set(&out, &"payload".into(), &Uint8Array::from(o.payload.as_slice()));
+    let _ = Reflect::set(&out, &"stateId".into(), &o.id.to_string().into());
+    let _ = Reflect::set(&out, &"expiry".into(), &(o.expiry as f64).into());
+    out
 }

@@ -1074,3 +1074,5 @@ impl ToolBridge {
         })
     }
 }
+
+// left out: KeyRing: a key ring of its own: keys and bindings as records, a guard as a callback interface

@@ -479,6 +479,11 @@ mod replay;
 pub use replay::*;
 
 #[cfg(feature = "state")]
+mod ring;
+#[cfg(feature = "state")]
+pub use ring::KeyRing;
+
+#[cfg(feature = "state")]
 mod sealed {
     use super::{parse, parse_arg, text, usage, usage_owned, Options};
     use crate::{

@@ -71,6 +71,7 @@ fn param_name(name: &str) -> String {
 /// The Rust parameters of an argument in the C signature.
 fn params(name: &str, arg: Arg) -> Vec<String> {
     match arg {
+        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
         Arg::Text
         | Arg::Value
         | Arg::OptText
@@ -106,6 +107,7 @@ fn handle_type(machine: &str) -> String {
 fn read(name: &str, arg: Arg) -> (Option<String>, String) {
     let q = format!("\"{name}\"");
     match arg {
+        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
         Arg::Text | Arg::Value => (Some(format!("args::required({name}, {name}_len, {q})?")), name.into()),
         Arg::OptText | Arg::OptValue => (Some(format!("args::optional({name}, {name}_len, {q})?")), name.into()),
         Arg::OrEmpty | Arg::Headers | Arg::Bytes => {
@@ -124,6 +126,7 @@ fn read(name: &str, arg: Arg) -> (Option<String>, String) {
 /// The out parameters of a result, last in the signature.
 fn outs(ret: Ret) -> Vec<String> {
     match ret {
+        Ret::OptWhole | Ret::Opened => unreachable!("the key ring's rows: this binding writes its own"),
         Ret::Unit => vec![],
         Ret::Text
         | Ret::Json
@@ -147,6 +150,7 @@ fn outs(ret: Ret) -> Vec<String> {
 /// What the header says of a result.
 fn out_doc(ret: Ret) -> &'static str {
     match ret {
+        Ret::OptWhole | Ret::Opened => unreachable!("the key ring's rows: this binding writes its own"),
         Ret::Unit => "",
         Ret::Text | Ret::Json | Ret::Name => "`*out` is the text (free it with `mrtr_buf_free`).",
         Ret::OptText | Ret::OptJson => "`*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).",
@@ -168,6 +172,7 @@ fn out_doc(ret: Ret) -> &'static str {
 fn write_out(ret: Ret) -> String {
     const SAFE: &str = "// SAFETY: the caller promises the out pointers are writable.\n";
     match ret {
+        Ret::OptWhole | Ret::Opened => unreachable!("the key ring's rows: this binding writes its own"),
         Ret::Unit => "Ok(())".into(),
         Ret::Text | Ret::Json | Ret::Name => "out.set(value);\nOk(())".into(),
         Ret::OptText | Ret::OptJson | Ret::NextOrError | Ret::Refusal => "if let Some(text) = value {\nout.set(text);\n}\nOk(())".into(),

@@ -44,6 +44,9 @@ trait Backend {
     /// Whether an infallible row still returns `Result` (napi: every export
     /// runs under its panic boundary).
     fn always_result(&self) -> bool;
+    /// The kernel call that runs a row reading a replay guard, `{}` standing for
+    /// the call (which names the guard `g`), and the extra parameter it needs.
+    fn guarded(&self) -> (&'static str, Option<&'static str>);
 }
 
 struct Napi;
@@ -59,9 +62,17 @@ fn common_arg(name: &str, arg: Arg) -> Option<String> {
         Arg::Handle => format!("facade::handle({name})?"),
         Arg::Random => format!("Randomness::Bytes({name})"),
         Arg::Machine(_) => format!("&{name}.0"),
-        Arg::Text | Arg::Value | Arg::Bytes | Arg::OptText | Arg::OptValue | Arg::OrEmpty | Arg::Headers | Arg::Str => {
-            return None
-        }
+        // Called back inside the kernel's `guarded`, which hands the call the guard as `g`.
+        Arg::Guard => "g".into(),
+        Arg::Text
+        | Arg::Value
+        | Arg::Bytes
+        | Arg::OptBytes
+        | Arg::OptText
+        | Arg::OptValue
+        | Arg::OrEmpty
+        | Arg::Headers
+        | Arg::Str => return None,
     })
 }
 
@@ -72,9 +83,16 @@ fn common_type(arg: Arg) -> Option<String> {
         Arg::Whole | Arg::Status | Arg::Handle => "f64".into(),
         Arg::Random => "&[u8]".into(),
         Arg::Machine(m) => format!("&{m}"),
-        Arg::Text | Arg::Value | Arg::Bytes | Arg::OptText | Arg::OptValue | Arg::OrEmpty | Arg::Headers | Arg::Str => {
-            return None
-        }
+        Arg::Text
+        | Arg::Value
+        | Arg::Bytes
+        | Arg::OptBytes
+        | Arg::OptText
+        | Arg::OptValue
+        | Arg::OrEmpty
+        | Arg::Headers
+        | Arg::Str
+        | Arg::Guard => return None,
     })
 }
 
@@ -87,16 +105,17 @@ fn common_ret(ret: Ret) -> String {
         Ret::Bool => "bool".into(),
         Ret::Count => "u32".into(),
         Ret::Handle => "f64".into(),
-        Ret::OptMillis => "Option<f64>".into(),
+        Ret::OptMillis | Ret::OptWhole => "Option<f64>".into(),
         Ret::Machine(m) => m.into(),
-        Ret::Name | Ret::Bytes => unreachable!("per backend"),
+        Ret::Name | Ret::Bytes | Ret::Opened => unreachable!("per backend"),
     }
 }
 
 fn common_convert(ret: Ret) -> Convert {
     match ret {
         Ret::Handle => Convert::Expr("{} as f64"),
-        Ret::OptMillis => Convert::Expr("{}.map(|t| t as f64)"),
+        Ret::OptMillis | Ret::OptWhole => Convert::Expr("{}.map(|t| t as f64)"),
+        Ret::Opened => Convert::Func("crate::opened".into()),
         Ret::Machine(m) => Convert::Func(m.into()),
         _ => Convert::Same,
     }
@@ -112,7 +131,7 @@ impl Backend for Napi {
          use mrtr::facade::{self, Randomness};\n\
          use napi::bindgen_prelude::Buffer;\n\
          use napi_derive::napi;\n\
-         use crate::{KeyRing, Result, Text};\n"
+         use crate::{Result, Text};\n"
     }
     fn attribute(&self, e: Option<&Export>) -> String {
         match e.map(|e| e.receiver) {
@@ -126,6 +145,8 @@ impl Backend for Napi {
             match arg {
                 Arg::Text | Arg::Value | Arg::Bytes => "Text",
                 Arg::OptText | Arg::OptValue | Arg::OrEmpty | Arg::Headers => "Option<Text>",
+                Arg::OptBytes => "Option<&[u8]>",
+                Arg::Guard => "Option<crate::JsGuard>",
                 _ => "String",
             }
             .into()
@@ -136,6 +157,7 @@ impl Backend for Napi {
             Arg::Text | Arg::Value | Arg::Bytes => format!("crate::bytes(&{name})"),
             Arg::OptText | Arg::OptValue => format!("{name}.as_ref().map(crate::bytes)"),
             Arg::OrEmpty | Arg::Headers => format!("crate::or_empty(&{name})"),
+            Arg::OptBytes => name.to_string(),
             _ => format!("&{name}"),
         })
     }
@@ -143,6 +165,7 @@ impl Backend for Napi {
         match ret {
             Ret::Name => "&'static str".into(),
             Ret::Bytes => "Buffer".into(),
+            Ret::Opened => "crate::Opened".into(),
             _ => common_ret(ret),
         }
     }
@@ -155,6 +178,9 @@ impl Backend for Napi {
     fn always_result(&self) -> bool {
         true
     }
+    fn guarded(&self) -> (&'static str, Option<&'static str>) {
+        ("crate::guarded(&env, guard, |g| {})", Some("env: napi::Env"))
+    }
 }
 
 impl Backend for Wasm {
@@ -166,7 +192,7 @@ impl Backend for Wasm {
          //! each a line over `mrtr::facade`; a failure crosses as `crate::Failure`.\n\n\
          use mrtr::facade::{self, Randomness};\n\
          use wasm_bindgen::prelude::*;\n\
-         use crate::{KeyRing, Result};\n"
+         use crate::Result;\n"
     }
     fn attribute(&self, e: Option<&Export>) -> String {
         let Some(e) = e else { return "#[wasm_bindgen]".into() };
@@ -181,13 +207,22 @@ impl Backend for Wasm {
         }
     }
     fn param_type(&self, arg: Arg) -> String {
-        common_type(arg).unwrap_or_else(|| if arg == Arg::Str { "&str" } else { "&JsValue" }.into())
+        common_type(arg).unwrap_or_else(|| {
+            match arg {
+                Arg::Str => "&str",
+                Arg::OptBytes => "Option<Vec<u8>>",
+                Arg::Guard => "Option<js_sys::Function>",
+                _ => "&JsValue",
+            }
+            .into()
+        })
     }
     fn arg(&self, name: &str, arg: Arg) -> String {
         common_arg(name, arg).unwrap_or_else(|| match arg {
             Arg::Text | Arg::Value | Arg::Bytes => format!("&crate::bytes({name})"),
             Arg::OptText | Arg::OptValue => format!("crate::optional({name}).as_deref()"),
             Arg::OrEmpty | Arg::Headers => format!("&crate::optional({name}).unwrap_or_default()"),
+            Arg::OptBytes => format!("{name}.as_deref()"),
             _ => name.to_string(),
         })
     }
@@ -195,6 +230,7 @@ impl Backend for Wasm {
         match ret {
             Ret::Name => "String".into(),
             Ret::Bytes => "Vec<u8>".into(),
+            Ret::Opened => "js_sys::Object".into(),
             _ => common_ret(ret),
         }
     }
@@ -207,6 +243,9 @@ impl Backend for Wasm {
     }
     fn always_result(&self) -> bool {
         false
+    }
+    fn guarded(&self) -> (&'static str, Option<&'static str>) {
+        ("crate::guarded(guard, |g| {})", None)
     }
 }
 
@@ -239,6 +278,10 @@ fn body(b: &dyn Backend, e: &Export, inner: &str) -> (String, bool) {
     };
     // A conversion of an argument may fail even where the façade cannot.
     let checked = e.params.iter().any(|(_, a)| matches!(a, Arg::Options | Arg::Whole | Arg::Status | Arg::Handle));
+    if e.params.iter().any(|(_, a)| *a == Arg::Guard) {
+        // Run with the host's replay guard made a Rust one (`g`); the kernel's boundary is around it.
+        return (b.guarded().0.replace("{}", &value), true);
+    }
     match (fallible, b.always_result() || checked) {
         (true, _) => (format!("crate::run(|| {value})"), true),
         (false, true) if e.ret == Ret::Unit => (format!("crate::run(|| {{\n{value};\nOk(())\n}})"), true),
@@ -256,6 +299,9 @@ fn function(out: &mut String, b: &dyn Backend, e: &Export, inner: &str, indent: 
         Receiver::Free | Receiver::New | Receiver::Static => "",
     };
     let mut params: Vec<String> = if receiver.is_empty() { vec![] } else { vec![receiver.into()] };
+    if let (true, Some(extra)) = (e.params.iter().any(|(_, a)| *a == Arg::Guard), b.guarded().1) {
+        params.push(extra.into());
+    }
     params.extend(e.params.iter().map(|(n, a)| format!("{n}: {}", b.param_type(*a))));
     let ret = b.ret_type(e.ret);
     let ret = match (result, ret.as_str()) {

@@ -40,8 +40,9 @@ const HAND_FREE: &[(&str, &str)] = &[
     ("question_roots", "the questions of a tool's context (ctx.q)"),
 ];
 
-/// The machines `lib/api.mjs` drives itself, under its await-style tools.
-const HAND_MACHINES: &[&str] = &["ToolReplay", "ToolBridge"];
+/// The machines `lib/api.mjs` drives itself: the key ring (its guard, its keys as objects) and,
+/// under its await-style tools, the replay and the bridge.
+const HAND_MACHINES: &[&str] = &["KeyRing", "ToolReplay", "ToolBridge"];
 
 /// Whether `lib/api.mjs` writes the row (or its machine) by hand.
 pub fn hand_written(e: &Export) -> bool {
@@ -68,6 +69,7 @@ fn js_name(name: &str) -> String {
 fn arg(name: &str, arg: Arg) -> String {
     let (js, what) = (js_name(name), camel(name));
     match arg {
+        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
         Arg::Text => format!("k.text({js}, '{what}')"),
         Arg::OptText | Arg::OrEmpty => format!("k.optional({js}, k.text, '{what}')"),
         Arg::Value => format!("k.json({js}, '{what}')"),
@@ -103,6 +105,7 @@ fn body(e: &Export, target: &str) -> String {
     };
     let call = format!("k.call(() => {target}({spread}))");
     let line = match e.ret {
+        Ret::OptWhole | Ret::Opened => unreachable!("the key ring's rows: this binding writes its own"),
         Ret::Unit => call,
         Ret::Json => format!("return JSON.parse({call})"),
         Ret::OptJson | Ret::NextOrError => format!("return k.parsed({call})"),
@@ -278,6 +281,7 @@ fn ts_param(e: &Export, i: usize) -> Option<String> {
     let (name, arg) = e.params[i];
     let shape = e.shape(name);
     let (ty, optional) = match arg {
+        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
         Arg::Random => return None,
         Arg::Text => (ts_input(shape, true).to_string(), false),
         Arg::OptText | Arg::OrEmpty => (format!("{} | null", ts_input(shape, true)), true),
@@ -310,6 +314,7 @@ fn ts_param(e: &Export, i: usize) -> Option<String> {
 fn ts_return(e: &Export) -> String {
     let shape = e.shape("return");
     match e.ret {
+        Ret::OptWhole | Ret::Opened => unreachable!("the key ring's rows: this binding writes its own"),
         Ret::Unit | Ret::Refusal => "void".into(),
         Ret::Text => "string".into(),
         Ret::Name => ts_output(shape).into(),

@@ -18,8 +18,8 @@
 //! `core` and, where a method reads JSON, the limits it walks Python values
 //! under as `limits`, both `pub(crate)`.
 
-use super::{doc_lines, rustfmt, snake};
-use mrtr::facade::exports::{Arg, Export, Receiver, Ret, Shape, EXPORTS, MACHINES};
+use super::{doc_lines, machine_in, rustfmt, snake};
+use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, Shape, EXPORTS, MACHINES};
 use mrtr::facade::settings::{settings, Holds, Settings};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -84,6 +84,7 @@ fn walk(e: &Export) -> &'static str {
 /// A parameter in the signature: its Rust type, and whether Python may leave it out (`None`).
 fn param_type(arg: Arg) -> (&'static str, bool) {
     match arg {
+        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
         Arg::Text | Arg::Value | Arg::Bytes => ("&Bound<'py, PyAny>", false),
         Arg::OptText | Arg::OrEmpty | Arg::OptValue | Arg::Headers => ("Option<&Bound<'py, PyAny>>", true),
         Arg::Str => ("Text", false),
@@ -115,6 +116,7 @@ fn convert(name: &str, arg: Arg, walk: &str) -> Option<String> {
 /// A parameter as the façade call reads it.
 fn pass(name: &str, arg: Arg) -> String {
     match arg {
+        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
         Arg::Text | Arg::Bytes => format!("{name}.as_bytes()"),
         Arg::OptText => format!("{name}.as_ref().map(|t| t.as_bytes())"),
         Arg::OrEmpty => format!("{name}.as_ref().map_or(&[][..], |t| t.as_bytes())"),
@@ -133,6 +135,7 @@ fn pass(name: &str, arg: Arg) -> String {
 /// What a row gives Python: its return type, and the expression that makes it of the façade's value `v`.
 fn ret(r: Ret) -> (&'static str, &'static str) {
     match r {
+        Ret::OptWhole | Ret::Opened => unreachable!("the key ring's rows: this binding writes its own"),
         Ret::Unit | Ret::Refusal => ("()", ""),
         Ret::Text => ("String", "Ok(v)"),
         Ret::Name => ("String", "Ok(v.into())"),
@@ -362,7 +365,7 @@ fn file() -> String {
         function(&mut out, e, "", "");
     }
     let mut classes = Vec::new();
-    for m in MACHINES.iter().filter(|m| !HAND_MACHINES.contains(&m.name)) {
+    for m in MACHINES.iter().filter(|m| !HAND_MACHINES.contains(&m.name) && machine_in(m, Binding::Python)) {
         {
             let _ = write!(
                 out,
@@ -403,6 +406,7 @@ const STUB_HAND: &str = "bindings-python/stubs/_mrtr.hand.pyi";
 fn stub_param(e: &Export, name: &str, arg: Arg) -> (&'static str, bool) {
     let shape = e.shape(name);
     match arg {
+        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
         Arg::Text if shape == Shape::Transcript => ("_TranscriptIn", false),
         Arg::Text => ("_JsonIn", false),
         Arg::OptText | Arg::OrEmpty => ("_JsonIn | None", true),
@@ -424,6 +428,7 @@ fn stub_param(e: &Export, name: &str, arg: Arg) -> (&'static str, bool) {
 fn stub_return(e: &Export) -> &'static str {
     let map = e.shape("return") == Shape::HeaderFields;
     match e.ret {
+        Ret::OptWhole | Ret::Opened => unreachable!("the key ring's rows: this binding writes its own"),
         Ret::Unit | Ret::Refusal => "None",
         Ret::Text | Ret::Name => "str",
         Ret::OptText => "str | None",
@@ -549,7 +554,9 @@ fn stubs() -> String {
             "# mrtr-gen: classes" => {
                 // The generated classes the hand-written stubs do not open themselves.
                 let whole = MACHINES.iter().filter(|m| {
-                    !HAND_MACHINES.contains(&m.name) && !hand.contains(&format!("# mrtr-gen: members {}", m.name))
+                    !HAND_MACHINES.contains(&m.name)
+                        && machine_in(m, Binding::Python)
+                        && !hand.contains(&format!("# mrtr-gen: members {}", m.name))
                 });
                 for m in whole {
                     let _ = writeln!(out, "\n@final\nclass {}:", m.name);

@@ -89,6 +89,7 @@ fn param_type(e: &Export, name: &str, arg: Arg) -> String {
         return r.into();
     }
     match arg {
+        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
         Arg::Headers => "HashMap<String, String>".into(),
         Arg::Text | Arg::Value | Arg::Str | Arg::Options => "String".into(),
         Arg::OptText | Arg::OptValue | Arg::OrEmpty | Arg::OptStr => "Option<String>".into(),
@@ -108,6 +109,7 @@ fn read(e: &Export, param: &str, name: &str, arg: Arg) -> (Option<String>, Strin
         return (None, format!("&crate::transport::json_of(&{name})"));
     }
     match arg {
+        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
         Arg::Headers => (None, format!("&crate::transport::headers_json({name})")),
         Arg::Text | Arg::Value => (None, format!("{name}.as_bytes()")),
         Arg::OptText | Arg::OptValue => (None, format!("{name}.as_deref().map(str::as_bytes)")),
@@ -130,6 +132,7 @@ fn ret_type(e: &Export) -> String {
         };
     }
     match e.ret {
+        Ret::OptWhole | Ret::Opened => unreachable!("the key ring's rows: this binding writes its own"),
         Ret::Unit => "()".into(),
         Ret::Text | Ret::Json | Ret::Name => "String".into(),
         Ret::OptText | Ret::OptJson | Ret::NextOrError | Ret::Refusal => "Option<String>".into(),

@@ -53,6 +53,13 @@ pub enum Arg {
     Handle,
     /// Bytes from the caller's CSPRNG: [`super::Randomness::Bytes`].
     Random,
+    /// Raw bytes that may be absent: `Option<&[u8]>` (a key's secret).
+    OptBytes,
+    /// The host's replay guard, called back with `(stateId, expiry)` and
+    /// answering whether it is the state's first use, or none:
+    /// `Option<&mut dyn ReplayGuard>`. Each binding's kernel makes one of its
+    /// language's callable (and fails closed when it throws).
+    Guard,
     /// A machine of this table the method reads (by its class name).
     Machine(&'static str),
 }
@@ -83,6 +90,10 @@ pub enum Ret {
     Handle,
     /// A time in milliseconds, or none.
     OptMillis,
+    /// A whole number, or none (a count of seals).
+    OptWhole,
+    /// A token that opened: its payload bytes, its state id and its expiry ([`crate::state::Opened`]).
+    Opened,
     /// Raw bytes (a digest).
     Bytes,
     /// The next block as JSON text, none, or the error of an unreadable
@@ -373,6 +384,16 @@ const WASM_SIZE: &[(Binding, &str)] = &[(
     "the wasm artifact is at its size bound (bindings-wasm/README.md, \"What this package leaves out\"); issue #27 works on the size",
 )];
 
+/// Why the typed bindings leave the JavaScript backends' key ring out.
+const TYPED_RING: &[(Binding, &str)] = &[
+    (
+        Binding::C,
+        "a key ring of its own: keys and bindings as C structs, a guard as a function pointer (mrtr_keyring_*)",
+    ),
+    (Binding::Uniffi, "a key ring of its own: keys and bindings as records, a guard as a callback interface"),
+    (Binding::Python, "a key ring of its own: Key and Binding objects, a guard as a callable"),
+];
+
 /// Every exported machine.
 pub const MACHINES: &[Machine] = &[
     Machine {
@@ -411,6 +432,12 @@ pub const MACHINES: &[Machine] = &[
         inner: "ServerStream",
         doc: "A server's response stream in a transport mode, for the continuation `key` (the host's name of the call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`, `retry` and `ask`; `take` the text to send.",
         left_out: &[],
+    },
+    Machine {
+        name: "KeyRing",
+        inner: "KeyRing",
+        doc: "Keys by id (AES-256-GCM, XChaCha20-Poly1305): seals with the current one, opens with any.",
+        left_out: TYPED_RING,
     },
     Machine {
         name: "ToolReplay",
@@ -579,6 +606,19 @@ pub const EXPORTS: &[Export] = &[
     free("stream_url", "The `rel=\"stream\"` URL of the continuation `key` at `endpoint` (SEP-1335).", &[("endpoint", Str), ("key", Str)], Ret::Text),
     free("mirrored_fields", "(2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself: `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`: `params.name`, `params.uri` or `params.taskId`, by method).", &[("request", Text)], Ret::Json).shaped(&[("return", Shape::HeaderFields)]),
     free("unassociated_reply", "A client's answer to a server request that arrived outside any request of its own in flight (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other message (`ping` is exempt).", &[("request", Text)], Ret::OptJson),
+    new("KeyRing", "A ring holding the key `id` (0–255) of `algorithm`, with exactly one of a 32-byte `secret` or a `master` secret (at least 32 uniformly random bytes) to derive it from; the key seals.", &[("id", Whole), ("algorithm", Str), ("secret", OptBytes), ("master", OptBytes)]),
+    method("KeyRing", "add", Mut, "Adds a key that opens tokens (replacing one with the same id).", &[("id", Whole), ("algorithm", Str), ("secret", OptBytes), ("master", OptBytes)], Ret::Unit),
+    method("KeyRing", "set_current", Mut, "Makes the key `id` the sealing key; false when the ring lacks it.", &[("id", Whole)], Ret::Bool).infallible(),
+    method("KeyRing", "remove", Mut, "Drops the key `id` (not the current one); false when it could not.", &[("id", Whole)], Ret::Bool).infallible(),
+    method("KeyRing", "set_max_token_bytes", Mut, "The bound on a token's length, checked before any decoding.", &[("max", Whole)], Ret::Unit).infallible(),
+    method("KeyRing", "set_context", Mut, "The deployment label every token is sealed and opened under (at most 64 bytes).", &[("label", Bytes)], Ret::Unit),
+    method("KeyRing", "set_seal_budget", Mut, "How many seals each key may make in this process.", &[("seals", Whole)], Ret::Unit).infallible(),
+    method("KeyRing", "seals", Ref, "How many seals the key `id` has made in this process, or none when the ring lacks it.", &[("id", Whole)], Ret::OptWhole).infallible(),
+    method("KeyRing", "seal", Ref, "Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a nonce from `random`: the token.", &[("binding", Text), ("now", Whole), ("ttl", Whole), ("payload", Bytes), ("random", Random)], Ret::Text),
+    method("KeyRing", "open", Ref, "Opens `token` for `binding` at `now`, single-use under `guard` when there is one (a second use is `state-replayed`): its payload, state id and expiry.", &[("token", Bytes), ("binding", Text), ("now", Whole), ("guard", Guard)], Ret::Opened),
+    method("KeyRing", "resume_round", Ref, "A server's round with sealed state: this request's answers plus the sealed earlier ones for the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing, ignored, data, round, stateId, expiry}`.", &[("request", Text), ("needs", Text), ("settings", Text), ("call", Text), ("guard", Guard)], Ret::Json),
+    method("KeyRing", "respond_round", Ref, "The `input_required` response asking what `round` misses of `needs`, sealing what it has (and `data`) with a nonce from `random`.", &[("request", Text), ("round", Text), ("needs", Text), ("data", OptText), ("settings", Text), ("call", Text), ("random", Random)], Ret::Json),
+    method("KeyRing", "start_tool_replay", Ref, "The replay of an await-style tool on `request` for the deployment's `settings` and the `call`, single-use under `guard`.", &[("request", Text), ("settings", Text), ("call", Text), ("guard", Guard)], Ret::Machine("ToolReplay")),
     method("ToolReplay", "ask", Mut, "Asks the next question, under `key` when given: its answer, or none when the tool stops here.", &[("question", Text), ("key", OptStr)], Ret::OptJson).calls("ask_keyed"),
     method("ToolReplay", "round", Ref, "How many rounds came before this request.", &[], Ret::Count).infallible(),
     method("ToolReplay", "data", Ref, "The tool's data of the last round, or none.", &[], Ret::OptJson).infallible(),
