@@ -132,24 +132,7 @@ export interface HttpServerEntry {
 }
 /** Any entry of a transcript: a message, or an HTTP exchange's part. */
 export type TranscriptEntry = Entry | HttpClientEntry | HttpServerEntry
-/** A rule broken by the entry at `index`. */
-export interface Violation {
-  rule: RuleId
-  index: number
-  message: string
-}
 
-/** What a server learns from an incoming request. */
-export interface Resumed {
-  /** The answers to needed keys that are present, in the order of `needs`. */
-  responses: JsonObject
-  /** Needed keys without an answer: ask again. */
-  missing: string[]
-  /** Keys answered but not needed: ignore them. */
-  ignored: string[]
-  /** The echoed `requestState`, for the server to validate, or null. */
-  requestState: string | null
-}
 
 /** A request started with `Client.send`. */
 export type Handle = number

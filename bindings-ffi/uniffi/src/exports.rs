@@ -6,14 +6,40 @@
 
 #![allow(clippy::too_many_arguments)]
 
+use crate::client::{Checker, Client};
 use crate::error::{guard, lock, wire, Result};
-use crate::ops::Resumed;
 use crate::state::KeyRing;
 use crate::transport::SseDecoder;
 use mrtr::facade::{self, Randomness};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+
+/// A rule broken by the entry at `index` of a conversation (a check answers a list of them).
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record, Deserialize)]
+pub struct Violation {
+    /// The rule id.
+    pub rule: String,
+    /// The index of the offending entry.
+    pub index: u64,
+    /// What is wrong, in one sentence.
+    pub message: String,
+}
+
+/// What a server reads off a request against what it needs.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record, Deserialize)]
+pub struct Resumed {
+    /// The answers to needed keys that are present, in the order of the needs.
+    #[serde(rename = "responses", deserialize_with = "crate::ops::json_text")]
+    pub responses_json: String,
+    /// Needed keys without an answer: ask again.
+    pub missing: Vec<String>,
+    /// Keys answered but not needed: ignore them.
+    pub ignored: Vec<String>,
+    /// The echoed `requestState`, for the server to validate, or none.
+    #[serde(default, rename = "requestState")]
+    pub request_state: Option<String>,
+}
 
 /// One event-stream block: the fields its lines set.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record, Deserialize, Serialize, Default)]
@@ -534,6 +560,77 @@ impl Session {
         guard(|| {
             let mut this = lock(&self.inner)?;
             Ok(this.read_resource(&uri)?)
+        })
+    }
+}
+
+#[uniffi::export]
+impl Checker {
+    /// Checks one entry.
+    pub fn handle_entry(&self, entry_json: String) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.handle(entry_json.as_bytes())?)
+        })
+    }
+
+    /// The violations so far, in transcript order.
+    pub fn violations(&self) -> Result<Vec<Violation>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            wire(&this.violations())
+        })
+    }
+}
+
+#[uniffi::export]
+impl Client {
+    /// Starts a request: its handle.
+    pub fn send(&self, request_json: String) -> Result<u64> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.send(request_json.as_bytes())?)
+        })
+    }
+
+    /// Takes a response message.
+    pub fn handle_response(&self, response_json: String) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.handle_response(response_json.as_bytes())?)
+        })
+    }
+
+    /// Answers the input requests of `handle`; queues the retry under `id`.
+    pub fn answer(&self, handle: u64, input_responses_json: Option<String>, id_json: String) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.answer(handle, input_responses_json.as_deref().map(str::as_bytes), id_json.as_bytes())?)
+        })
+    }
+
+    /// Gives up on `handle`.
+    pub fn abandon(&self, handle: u64) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.abandon(handle);
+            Ok(())
+        })
+    }
+
+    /// The next message to send, or none.
+    pub fn poll_transmit(&self) -> Result<Option<String>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.poll_transmit())
+        })
+    }
+
+    /// The next event (`inputRequired`, `retryNow`, `done`), or none.
+    pub fn poll_event(&self) -> Result<Option<ClientEvent>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.poll_event().map(|t| wire(&t)).transpose()
         })
     }
 }

@@ -3,6 +3,7 @@
 //! the tables.
 
 use crate::error::{guard, usage, wire, Result};
+use crate::exports::Violation;
 use crate::ErrorArea;
 pub use mrtr::{check::Side, Kind as MessageKind, ResultType};
 use mrtr::{facade, Error, Protocol, RuleId};
@@ -95,17 +96,6 @@ pub enum Side {
     Server,
 }
 
-/// A rule broken by the entry at `index` of a conversation.
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record, Deserialize)]
-pub struct Violation {
-    /// The rule id.
-    pub rule: String,
-    /// The index of the offending entry.
-    pub index: u64,
-    /// What is wrong, in one sentence.
-    pub message: String,
-}
-
 /// Checks a whole conversation: `transcript_json` is an array of entries
 /// `{"from": "client"|"server", "message": <JSON-RPC message>, "stream": "post:<id>"|"get"}`
 /// or HTTP entries `{"from", "at", "http": {"exchange", …}}` (recorded
@@ -120,21 +110,6 @@ pub fn check(
     transport: Option<String>,
 ) -> Result<Vec<Violation>> {
     guard(|| wire(&facade::check(transcript_json.as_bytes(), &check_options(&protocol, max_rounds, transport)?)?))
-}
-
-/// What a server learns from an incoming request ([`resume`]).
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Resumed {
-    /// The answers to needed keys that are present, as a JSON object, in the order of `needs`.
-    #[serde(rename = "responses", deserialize_with = "json_text")]
-    pub responses_json: String,
-    /// Needed keys without an answer: ask again.
-    pub missing: Vec<String>,
-    /// Keys answered but not needed: ignore them.
-    pub ignored: Vec<String>,
-    /// The echoed `requestState`, for the server to validate.
-    pub request_state: Option<String>,
 }
 
 /// Builds the `tasks/update` request (Tasks extension, `2026-07-28`) that

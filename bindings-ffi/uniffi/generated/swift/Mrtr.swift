@@ -653,14 +653,12 @@ public protocol CheckerProtocol: AnyObject, Sendable {
     func handle(from: Side, messageJson: String, stream: String?) throws 
     
     /**
-     * Feeds the next entry as `check` reads one (JSON text): a message entry
-     * `{"from", "message", "stream"}` or an HTTP entry `{"from", "at",
-     * "http": {…}}`. An entry of neither shape is refused and not counted.
+     * Checks one entry.
      */
     func handleEntry(entryJson: String) throws 
     
     /**
-     * The violations so far, in conversation order.
+     * The violations so far, in transcript order.
      */
     func violations() throws  -> [Violation]
     
@@ -755,9 +753,7 @@ open func handle(from: Side, messageJson: String, stream: String?)throws   {try 
 }
     
     /**
-     * Feeds the next entry as `check` reads one (JSON text): a message entry
-     * `{"from", "message", "stream"}` or an HTTP entry `{"from", "at",
-     * "http": {…}}`. An entry of neither shape is refused and not counted.
+     * Checks one entry.
      */
 open func handleEntry(entryJson: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -769,7 +765,7 @@ open func handleEntry(entryJson: String)throws   {try rustCallWithError(FfiConve
 }
     
     /**
-     * The violations so far, in conversation order.
+     * The violations so far, in transcript order.
      */
 open func violations()throws  -> [Violation]  {
     return try  FfiConverterSequenceTypeViolation.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -846,30 +842,27 @@ public protocol ClientProtocol: AnyObject, Sendable {
     func abandon(handle: UInt64) throws 
     
     /**
-     * Answers the input requests of `handle` with `input_responses_json` (an
-     * `inputResponses` object; none: no answers, the retry of a load-shedding
-     * `input_required`) and queues the retry under the new id `id_json`.
+     * Answers the input requests of `handle`; queues the retry under `id`.
      */
     func answer(handle: UInt64, inputResponsesJson: String?, idJson: String) throws 
     
     /**
-     * Takes a response message from the server (raw JSON text, classified as received).
+     * Takes a response message.
      */
     func handleResponse(responseJson: String) throws 
     
     /**
-     * The next event for the host, if any.
+     * The next event (`inputRequired`, `retryNow`, `done`), or none.
      */
     func pollEvent() throws  -> ClientEvent?
     
     /**
-     * The next message to send (JSON), if any.
+     * The next message to send, or none.
      */
     func pollTransmit() throws  -> String?
     
     /**
-     * Starts `request_json` (a fresh request: no `inputResponses` or
-     * `requestState`, an id not in flight); returns its handle.
+     * Starts a request: its handle.
      */
     func send(requestJson: String) throws  -> UInt64
     
@@ -961,9 +954,7 @@ open func abandon(handle: UInt64)throws   {try rustCallWithError(FfiConverterTyp
 }
     
     /**
-     * Answers the input requests of `handle` with `input_responses_json` (an
-     * `inputResponses` object; none: no answers, the retry of a load-shedding
-     * `input_required`) and queues the retry under the new id `id_json`.
+     * Answers the input requests of `handle`; queues the retry under `id`.
      */
 open func answer(handle: UInt64, inputResponsesJson: String?, idJson: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -977,7 +968,7 @@ open func answer(handle: UInt64, inputResponsesJson: String?, idJson: String)thr
 }
     
     /**
-     * Takes a response message from the server (raw JSON text, classified as received).
+     * Takes a response message.
      */
 open func handleResponse(responseJson: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
@@ -989,7 +980,7 @@ open func handleResponse(responseJson: String)throws   {try rustCallWithError(Ff
 }
     
     /**
-     * The next event for the host, if any.
+     * The next event (`inputRequired`, `retryNow`, `done`), or none.
      */
 open func pollEvent()throws  -> ClientEvent?  {
     return try  FfiConverterOptionTypeClientEvent.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -1001,7 +992,7 @@ open func pollEvent()throws  -> ClientEvent?  {
 }
     
     /**
-     * The next message to send (JSON), if any.
+     * The next message to send, or none.
      */
 open func pollTransmit()throws  -> String?  {
     return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -1013,8 +1004,7 @@ open func pollTransmit()throws  -> String?  {
 }
     
     /**
-     * Starts `request_json` (a fresh request: no `inputResponses` or
-     * `requestState`, an id not in flight); returns its handle.
+     * Starts a request: its handle.
      */
 open func send(requestJson: String)throws  -> UInt64  {
     return try  FfiConverterUInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -3820,11 +3810,11 @@ public func FfiConverterTypeOpened_lower(_ value: Opened) -> RustBuffer {
 
 
 /**
- * What a server learns from an incoming request ([`resume`]).
+ * What a server reads off a request against what it needs.
  */
 public struct Resumed: Equatable, Hashable {
     /**
-     * The answers to needed keys that are present, as a JSON object, in the order of `needs`.
+     * The answers to needed keys that are present, in the order of the needs.
      */
     public var responsesJson: String
     /**
@@ -3836,7 +3826,7 @@ public struct Resumed: Equatable, Hashable {
      */
     public var ignored: [String]
     /**
-     * The echoed `requestState`, for the server to validate.
+     * The echoed `requestState`, for the server to validate, or none.
      */
     public var requestState: String?
 
@@ -3844,7 +3834,7 @@ public struct Resumed: Equatable, Hashable {
     // declare one manually.
     public init(
         /**
-         * The answers to needed keys that are present, as a JSON object, in the order of `needs`.
+         * The answers to needed keys that are present, in the order of the needs.
          */responsesJson: String, 
         /**
          * Needed keys without an answer: ask again.
@@ -3853,7 +3843,7 @@ public struct Resumed: Equatable, Hashable {
          * Keys answered but not needed: ignore them.
          */ignored: [String], 
         /**
-         * The echoed `requestState`, for the server to validate.
+         * The echoed `requestState`, for the server to validate, or none.
          */requestState: String?) {
         self.responsesJson = responsesJson
         self.missing = missing
@@ -4187,7 +4177,7 @@ public func FfiConverterTypeTokenInfo_lower(_ value: TokenInfo) -> RustBuffer {
 
 
 /**
- * A rule broken by the entry at `index` of a conversation.
+ * A rule broken by the entry at `index` of a conversation (a check answers a list of them).
  */
 public struct Violation: Equatable, Hashable {
     /**
@@ -6488,7 +6478,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_respond() != 40515) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_resume() != 43538) {
+    if (uniffi_mrtr_uniffi_checksum_func_resume() != 35400) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_retry() != 28947) {
@@ -6512,7 +6502,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_unassociated_reply() != 32283) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_check() != 1714) {
+    if (uniffi_mrtr_uniffi_checksum_func_check() != 26762) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_classify() != 65063) {
@@ -6548,28 +6538,28 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_checker_handle() != 37868) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_checker_handle_entry() != 60115) {
+    if (uniffi_mrtr_uniffi_checksum_method_checker_handle_entry() != 18952) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_checker_violations() != 47177) {
+    if (uniffi_mrtr_uniffi_checksum_method_checker_violations() != 52999) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_abandon() != 2670) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_abandon() != 11285) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_answer() != 31672) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_answer() != 7321) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_handle_response() != 31920) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_handle_response() != 58863) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_poll_event() != 51866) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_poll_event() != 2975) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_poll_transmit() != 9448) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_poll_transmit() != 10469) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_send() != 26734) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_send() != 42304) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_httpcall_answer() != 42900) {

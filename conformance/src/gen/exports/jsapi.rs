@@ -404,6 +404,7 @@ fn ts_holds(holds: records::Holds) -> &'static str {
         H::Message => "JsonObject",
         H::Messages => "JsonObject[]",
         H::Questions => "Record<string, Question>",
+        H::Names => "string[]",
         H::Json => "Json",
     }
 }
@@ -479,14 +480,12 @@ fn declarations() -> String {
         "PlatformBytes",
         "ProtocolName",
         "Question",
-        "Resumed",
         "RuleId",
         "TaskRecord",
         "TaskStatusName",
         "TokenInfo",
         "TranscriptEntry",
         "TransportMode",
-        "Violation",
     ];
     let used: Vec<&str> = known.iter().copied().filter(|t| mentions(&body, t)).collect();
     format!(

@@ -20,12 +20,13 @@ pub fn outputs() -> Vec<(PathBuf, String)> {
     vec![(PathBuf::from("bindings-ffi/uniffi/src/exports.rs"), file())]
 }
 
-/// The machines the binding writes by hand: typed violations, a request's handle and its events.
-const HAND_MACHINES: &[&str] = &["Checker", "Client"];
+/// The machines the binding writes whole by hand.
+const HAND_MACHINES: &[&str] = &[];
 
-/// The machines whose constructor the binding writes (a decoder bounded by a byte count alone);
-/// their other rows are generated, in a second exported `impl` block.
-const HAND_CONSTRUCTORS: &[&str] = &["SseDecoder"];
+/// The machines whose constructor the binding writes (a decoder bounded by a byte count alone; the
+/// client and the checker with their round bound and transport as arguments); their other rows are
+/// generated, in a second exported `impl` block.
+const HAND_CONSTRUCTORS: &[&str] = &["SseDecoder", "Client", "Checker"];
 
 /// The free functions the binding writes by hand, with their names.
 const HAND_FREE: &[(&str, &str)] = &[
@@ -62,15 +63,13 @@ pub fn hand_written(e: &Export) -> bool {
 }
 
 /// The record a JSON argument or answer of shape `s` crosses as (none: JSON text, `String`).
-fn record(s: Shape) -> Option<&'static str> {
-    if let Some(r) = records::record(s) {
-        return Some(r.name);
+fn record(s: Shape) -> Option<String> {
+    match (s, records::record(s)) {
+        (Shape::Violations, Some(r)) => Some(format!("Vec<{}>", r.name)),
+        (_, Some(r)) => Some(r.name.into()),
+        (Shape::HeaderFields, None) => Some("HashMap<String, String>".into()),
+        _ => None,
     }
-    Some(match s {
-        Shape::Resumed => "Resumed",
-        Shape::HeaderFields => "HashMap<String, String>",
-        _ => return None,
-    })
 }
 
 /// A parameter's name in the binding: JSON text is `…_json`, a record or a map its own name.
@@ -86,7 +85,7 @@ fn param_name(e: &Export, name: &str, arg: Arg) -> String {
 
 fn param_type(e: &Export, name: &str, arg: Arg) -> String {
     if let Some(r) = record(e.shape(name)).filter(|_| arg == Arg::Text) {
-        return r.into();
+        return r;
     }
     match arg {
         Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
@@ -128,7 +127,7 @@ fn ret_type(e: &Export) -> String {
     if let Some(r) = record(e.shape("return")) {
         return match e.ret {
             Ret::OptJson | Ret::NextOrError => format!("Option<{r}>"),
-            _ => r.into(),
+            _ => r,
         };
     }
     match e.ret {
@@ -228,8 +227,8 @@ fn file() -> String {
          //! enums of the façade's records (`mrtr::facade::records`) they return.\n\n\
          #![allow(clippy::too_many_arguments)]\n\n\
          use crate::error::{guard, lock, wire, Result};\n\
-         use crate::ops::Resumed;\n\
          use crate::state::KeyRing;\n\
+         use crate::client::{Checker, Client};\n\
          use crate::transport::SseDecoder;\n\
          use mrtr::facade::{self, Randomness};\n\
          use serde::{Deserialize, Serialize};\n\
@@ -266,7 +265,6 @@ fn file() -> String {
     // Import what the body names.
     for (name, import) in [
         ("KeyRing", "use crate::state::KeyRing;\n"),
-        ("Resumed", "use crate::ops::Resumed;\n"),
         ("HashMap", "use std::collections::HashMap;\n"),
         ("wire(", "use crate::error::{guard, lock, wire, Result};\n"),
     ] {
@@ -292,7 +290,7 @@ fn record_field(m: &records::Member, written: bool) -> (String, String, Vec<Stri
         H::Count => "u32",
         H::Headers => "HashMap<String, String>",
         H::Message | H::Questions | H::Json => "String",
-        H::Messages => "Vec<String>",
+        H::Messages | H::Names => "Vec<String>",
     };
     let optional = m.presence != Presence::Required;
     let ty = if optional { format!("Option<{base}>") } else { base.to_string() };

@@ -33,6 +33,8 @@ pub enum Holds {
     Messages,
     /// Input requests by key: `{<key>: {method, params}}`.
     Questions,
+    /// A list of names (keys).
+    Names,
     /// Any JSON value.
     Json,
 }
@@ -120,6 +122,33 @@ const HANDLE: Member = member("handle", Holds::Handle, "The request.");
 
 /// Every record, by shape.
 pub const RECORDS: &[Record] = &[
+    Record {
+        shape: Shape::Violations,
+        name: "Violation",
+        doc: "A rule broken by the entry at `index` of a conversation (a check answers a list of them).",
+        written: false,
+        body: Body::Object(&[
+            member("rule", Holds::Rule, "The rule id."),
+            member("index", Holds::Whole, "The index of the offending entry."),
+            member("message", Holds::Text, "What is wrong, in one sentence."),
+        ]),
+    },
+    Record {
+        shape: Shape::Resumed,
+        name: "Resumed",
+        doc: "What a server reads off a request against what it needs.",
+        written: false,
+        body: Body::Object(&[
+            member(
+                "responses",
+                Holds::Message,
+                "The answers to needed keys that are present, in the order of the needs.",
+            ),
+            member("missing", Holds::Names, "Needed keys without an answer: ask again."),
+            member("ignored", Holds::Names, "Keys answered but not needed: ignore them."),
+            nullable("requestState", Holds::Text, "The echoed `requestState`, for the server to validate, or none."),
+        ]),
+    },
     Record {
         shape: Shape::SseEvent,
         name: "SseEvent",
@@ -257,7 +286,7 @@ pub const RECORDS: &[Record] = &[
     },
 ];
 
-/// The record of `shape`, if it is one.
+/// The record of `shape`, if it is one (a list of them, for [`Shape::Violations`]).
 pub fn record(shape: Shape) -> Option<&'static Record> {
     RECORDS.iter().find(|r| r.shape == shape)
 }

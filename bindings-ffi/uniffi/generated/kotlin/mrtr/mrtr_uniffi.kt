@@ -1383,7 +1383,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_respond() and 0xFFFF) != 40515) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_resume() and 0xFFFF) != 43538) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_resume() and 0xFFFF) != 35400) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_retry() and 0xFFFF) != 28947) {
@@ -1407,7 +1407,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_unassociated_reply() and 0xFFFF) != 32283) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_check() and 0xFFFF) != 1714) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_check() and 0xFFFF) != 26762) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_classify() and 0xFFFF) != 65063) {
@@ -1443,28 +1443,28 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_checker_handle() and 0xFFFF) != 37868) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_checker_handle_entry() and 0xFFFF) != 60115) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_checker_handle_entry() and 0xFFFF) != 18952) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_checker_violations() and 0xFFFF) != 47177) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_checker_violations() and 0xFFFF) != 52999) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_abandon() and 0xFFFF) != 2670) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_abandon() and 0xFFFF) != 11285) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_answer() and 0xFFFF) != 31672) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_answer() and 0xFFFF) != 7321) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_handle_response() and 0xFFFF) != 31920) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_handle_response() and 0xFFFF) != 58863) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_poll_event() and 0xFFFF) != 51866) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_poll_event() and 0xFFFF) != 2975) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_poll_transmit() and 0xFFFF) != 9448) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_poll_transmit() and 0xFFFF) != 10469) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_send() and 0xFFFF) != 26734) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_send() and 0xFFFF) != 42304) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_answer() and 0xFFFF) != 42900) {
@@ -2209,14 +2209,12 @@ public interface CheckerInterface {
     fun `handle`(`from`: Side, `messageJson`: kotlin.String, `stream`: kotlin.String?)
     
     /**
-     * Feeds the next entry as `check` reads one (JSON text): a message entry
-     * `{"from", "message", "stream"}` or an HTTP entry `{"from", "at",
-     * "http": {…}}`. An entry of neither shape is refused and not counted.
+     * Checks one entry.
      */
     fun `handleEntry`(`entryJson`: kotlin.String)
     
     /**
-     * The violations so far, in conversation order.
+     * The violations so far, in transcript order.
      */
     fun `violations`(): List<Violation>
     
@@ -2367,9 +2365,7 @@ open class Checker: Disposable, AutoCloseable, CheckerInterface
 
     
     /**
-     * Feeds the next entry as `check` reads one (JSON text): a message entry
-     * `{"from", "message", "stream"}` or an HTTP entry `{"from", "at",
-     * "http": {…}}`. An entry of neither shape is refused and not counted.
+     * Checks one entry.
      */
     @Throws(MrtrException::class)override fun `handleEntry`(`entryJson`: kotlin.String)
         = 
@@ -2386,7 +2382,7 @@ open class Checker: Disposable, AutoCloseable, CheckerInterface
 
     
     /**
-     * The violations so far, in conversation order.
+     * The violations so far, in transcript order.
      */
     @Throws(MrtrException::class)override fun `violations`(): List<Violation> {
             return FfiConverterSequenceTypeViolation.lift(
@@ -2551,30 +2547,27 @@ public interface ClientInterface {
     fun `abandon`(`handle`: kotlin.ULong)
     
     /**
-     * Answers the input requests of `handle` with `input_responses_json` (an
-     * `inputResponses` object; none: no answers, the retry of a load-shedding
-     * `input_required`) and queues the retry under the new id `id_json`.
+     * Answers the input requests of `handle`; queues the retry under `id`.
      */
     fun `answer`(`handle`: kotlin.ULong, `inputResponsesJson`: kotlin.String?, `idJson`: kotlin.String)
     
     /**
-     * Takes a response message from the server (raw JSON text, classified as received).
+     * Takes a response message.
      */
     fun `handleResponse`(`responseJson`: kotlin.String)
     
     /**
-     * The next event for the host, if any.
+     * The next event (`inputRequired`, `retryNow`, `done`), or none.
      */
     fun `pollEvent`(): ClientEvent?
     
     /**
-     * The next message to send (JSON), if any.
+     * The next message to send, or none.
      */
     fun `pollTransmit`(): kotlin.String?
     
     /**
-     * Starts `request_json` (a fresh request: no `inputResponses` or
-     * `requestState`, an id not in flight); returns its handle.
+     * Starts a request: its handle.
      */
     fun `send`(`requestJson`: kotlin.String): kotlin.ULong
     
@@ -2722,9 +2715,7 @@ open class Client: Disposable, AutoCloseable, ClientInterface
 
     
     /**
-     * Answers the input requests of `handle` with `input_responses_json` (an
-     * `inputResponses` object; none: no answers, the retry of a load-shedding
-     * `input_required`) and queues the retry under the new id `id_json`.
+     * Answers the input requests of `handle`; queues the retry under `id`.
      */
     @Throws(MrtrException::class)override fun `answer`(`handle`: kotlin.ULong, `inputResponsesJson`: kotlin.String?, `idJson`: kotlin.String)
         = 
@@ -2743,7 +2734,7 @@ open class Client: Disposable, AutoCloseable, ClientInterface
 
     
     /**
-     * Takes a response message from the server (raw JSON text, classified as received).
+     * Takes a response message.
      */
     @Throws(MrtrException::class)override fun `handleResponse`(`responseJson`: kotlin.String)
         = 
@@ -2760,7 +2751,7 @@ open class Client: Disposable, AutoCloseable, ClientInterface
 
     
     /**
-     * The next event for the host, if any.
+     * The next event (`inputRequired`, `retryNow`, `done`), or none.
      */
     @Throws(MrtrException::class)override fun `pollEvent`(): ClientEvent? {
             return FfiConverterOptionalTypeClientEvent.lift(
@@ -2777,7 +2768,7 @@ open class Client: Disposable, AutoCloseable, ClientInterface
 
     
     /**
-     * The next message to send (JSON), if any.
+     * The next message to send, or none.
      */
     @Throws(MrtrException::class)override fun `pollTransmit`(): kotlin.String? {
             return FfiConverterOptionalString.lift(
@@ -2794,8 +2785,7 @@ open class Client: Disposable, AutoCloseable, ClientInterface
 
     
     /**
-     * Starts `request_json` (a fresh request: no `inputResponses` or
-     * `requestState`, an id not in flight); returns its handle.
+     * Starts a request: its handle.
      */
     @Throws(MrtrException::class)override fun `send`(`requestJson`: kotlin.String): kotlin.ULong {
             return FfiConverterULong.lift(
@@ -6874,11 +6864,11 @@ public object FfiConverterTypeOpened: FfiConverterRustBuffer<Opened> {
 
 
 /**
- * What a server learns from an incoming request ([`resume`]).
+ * What a server reads off a request against what it needs.
  */
 data class Resumed (
     /**
-     * The answers to needed keys that are present, as a JSON object, in the order of `needs`.
+     * The answers to needed keys that are present, in the order of the needs.
      */
     var `responsesJson`: kotlin.String
     , 
@@ -6893,7 +6883,7 @@ data class Resumed (
     var `ignored`: List<kotlin.String>
     , 
     /**
-     * The echoed `requestState`, for the server to validate.
+     * The echoed `requestState`, for the server to validate, or none.
      */
     var `requestState`: kotlin.String?
     
@@ -7135,7 +7125,7 @@ public object FfiConverterTypeTokenInfo: FfiConverterRustBuffer<TokenInfo> {
 
 
 /**
- * A rule broken by the entry at `index` of a conversation.
+ * A rule broken by the entry at `index` of a conversation (a check answers a list of them).
  */
 data class Violation (
     /**
