@@ -349,10 +349,10 @@ export declare class SseDecoder {
  */
 export declare class ToolBridge {
   /**
-   * A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
-   * limits}`.
+   * A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds,
+   * roundTimeoutMs, limits}`; none: the defaults).
    */
-  constructor(request: Text, key: string, options?: Text | undefined | null)
+  constructor(request: Text, key: string, config?: Text | undefined | null)
   /** A replay of the tool from the answers collected so far. */
   replay(): ToolReplay
   /** Sends what `replay` misses as server requests on the stream. */
@@ -370,7 +370,7 @@ export declare class ToolBridge {
   handleTimeout(now: number): void
   /** The next text to write on the stream, or none. */
   pollWrite(): string | null
-  /** When (ms) to call `handleTimeout`, or none. */
+  /** When (ms) to call `handle_timeout`, or none. */
   pollTimeout(): number | null
   /** Whether the final response was written. */
   isDone(): boolean

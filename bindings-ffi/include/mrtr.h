@@ -2289,8 +2289,8 @@ mrtr_status mrtr_tool_replay_complete(const struct mrtr_tool_replay *tool_replay
 mrtr_status mrtr_tool_replay_free(struct mrtr_tool_replay *handle);
 
 /**
- * A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
- * limits}`. `*out` is the new handle; free it with its `_free`.
+ * A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds, roundTimeoutMs,
+ * limits}`; none: the defaults). `*out` is the new handle; free it with its `_free`.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -2300,8 +2300,8 @@ mrtr_status mrtr_tool_bridge_new(const char *request,
                                  size_t request_len,
                                  const char *key,
                                  size_t key_len,
-                                 const char *options,
-                                 size_t options_len,
+                                 const char *config,
+                                 size_t config_len,
                                  struct mrtr_tool_bridge **out);
 
 /**
@@ -2388,7 +2388,7 @@ mrtr_status mrtr_tool_bridge_poll_write(struct mrtr_tool_bridge *tool_bridge,
                                         struct mrtr_buf *out);
 
 /**
- * When (ms) to call `handleTimeout`, or none. `*out_set` is true and `*out_at_ms` the time (ms)
+ * When (ms) to call `handle_timeout`, or none. `*out_set` is true and `*out_at_ms` the time (ms)
  * when there is one, else false and 0.
  *
  * # Safety

@@ -1861,8 +1861,8 @@ impl Handle for mrtr_tool_bridge {
     const KIND: Kind = Kind::ToolBridge;
 }
 
-/// A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
-/// limits}`. `*out` is the new handle; free it with its `_free`.
+/// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds, roundTimeoutMs,
+/// limits}`; none: the defaults). `*out` is the new handle; free it with its `_free`.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1873,20 +1873,20 @@ pub unsafe extern "C" fn mrtr_tool_bridge_new(
     request_len: usize,
     key: *const c_char,
     key_len: usize,
-    options: *const c_char,
-    options_len: usize,
+    config: *const c_char,
+    config_len: usize,
     out: *mut *mut mrtr_tool_bridge,
 ) -> mrtr_status {
     guard(|| {
         // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (request, key, options) = unsafe {
+        let (request, key, config) = unsafe {
             (
                 args::required(request, request_len, "request")?,
                 args::text(key, key_len, "key")?,
-                args::bytes(options, options_len, "options")?,
+                args::bytes(config, config_len, "config")?,
             )
         };
-        let value = facade::ToolBridge::new(request, key, options)?;
+        let value = facade::ToolBridge::new(request, key, config)?;
         // SAFETY: the caller promises the out pointers are writable.
         unsafe { handles::new_handle(out, mrtr_tool_bridge(value)) }
     })
@@ -2045,7 +2045,7 @@ pub unsafe extern "C" fn mrtr_tool_bridge_poll_write(
     })
 }
 
-/// When (ms) to call `handleTimeout`, or none. `*out_set` is true and `*out_at_ms` the time (ms)
+/// When (ms) to call `handle_timeout`, or none. `*out_set` is true and `*out_at_ms` the time (ms)
 /// when there is one, else false and 0.
 ///
 /// # Safety

@@ -165,6 +165,24 @@ export interface SessionConfig {
 }
 
 /**
+ * How far a legacy bridge's call goes.
+ */
+export interface BridgeConfig {
+  /**
+   * Retries allowed per request before `retry-rounds-exceeded` (default 10).
+   */
+  maxRounds?: number
+  /**
+   * How long a round waits for the client's answers (ms, default 300 000).
+   */
+  roundTimeoutMs?: number
+  /**
+   * Bounds on what the core reads (absent fields: the defaults).
+   */
+  limits?: Limits
+}
+
+/**
  * A rule broken by the entry at `index` of a conversation (a check answers a list of them).
  */
 export interface Violation {

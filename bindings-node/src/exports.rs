@@ -986,11 +986,11 @@ pub struct ToolBridge(pub(crate) facade::ToolBridge);
 
 #[napi]
 impl ToolBridge {
-    /// A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
-    /// limits}`.
+    /// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds,
+    /// roundTimeoutMs, limits}`; none: the defaults).
     #[napi(constructor)]
-    pub fn new(request: Text, key: String, options: Option<Text>) -> Result<ToolBridge> {
-        crate::run(|| facade::ToolBridge::new(crate::bytes(&request), &key, crate::or_empty(&options)).map(ToolBridge))
+    pub fn new(request: Text, key: String, config: Option<Text>) -> Result<ToolBridge> {
+        crate::run(|| facade::ToolBridge::new(crate::bytes(&request), &key, crate::or_empty(&config)).map(ToolBridge))
     }
 
     /// A replay of the tool from the answers collected so far.
@@ -1039,7 +1039,7 @@ impl ToolBridge {
         crate::run(|| Ok(self.0.poll_write()))
     }
 
-    /// When (ms) to call `handleTimeout`, or none.
+    /// When (ms) to call `handle_timeout`, or none.
     #[napi]
     pub fn poll_timeout(&self) -> Result<Option<f64>> {
         crate::run(|| Ok(self.0.poll_timeout().map(|t| t as f64)))

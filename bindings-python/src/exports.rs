@@ -6,6 +6,7 @@
 use crate::convert::{from_python, json_text, maybe_detached, output};
 use crate::errors::{guard, usage, OrRaise};
 use crate::options::{Lim, Nat, Proto, Text};
+use crate::replay::ToolReplay;
 use crate::transport::{bytes_of, call_config, headers_text, headers_value, limits_value, opt_value, options};
 use mrtr::{facade, Limits};
 use pyo3::prelude::*;
@@ -1012,6 +1013,130 @@ impl ServerStream {
     }
 }
 
+/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+/// call's stream (each associated with the call, SEP-2260).
+#[pyclass(module = "mrtr._mrtr", name = "ToolBridge", weakref)]
+pub struct ToolBridge {
+    pub(crate) core: facade::ToolBridge,
+    pub(crate) limits: Limits,
+}
+
+#[pymethods]
+impl ToolBridge {
+    /// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds,
+    /// roundTimeoutMs, limits}`; none: the defaults).
+    #[new]
+    #[pyo3(signature = (request, key, config=None, *, max_rounds=None, round_timeout_ms=None, limits=None))]
+    pub(crate) fn new<'py>(
+        request: &Bound<'py, PyAny>,
+        key: Text,
+        config: Option<&Bound<'py, PyAny>>,
+        max_rounds: Option<&Bound<'py, PyAny>>,
+        round_timeout_ms: Option<&Bound<'py, PyAny>>,
+        limits: Option<Lim>,
+    ) -> PyResult<Self> {
+        guard(|| {
+            let walk = limits.map_or(Limits::DEFAULT, |l| l.0);
+            let config = call_config(
+                config,
+                &[
+                    ("maxRounds", opt_value(max_rounds)?),
+                    ("roundTimeoutMs", opt_value(round_timeout_ms)?),
+                    ("limits", limits_value(limits)),
+                ],
+            )?;
+            let request = json_text(request, &walk)?;
+            let core = facade::ToolBridge::new(request.as_bytes(), &key.0, &config).or_raise()?;
+            Ok(Self { core, limits: walk })
+        })
+    }
+
+    /// A replay of the tool from the answers collected so far.
+    pub(crate) fn replay(&self) -> PyResult<ToolReplay> {
+        guard(|| {
+            let v = self.core.replay();
+            Ok(ToolReplay::from(v))
+        })
+    }
+
+    /// Sends what `replay` misses as server requests on the stream.
+    #[pyo3(signature = (replay, now))]
+    pub(crate) fn ask<'py>(&mut self, replay: PyRef<'py, ToolReplay>, now: Nat) -> PyResult<()> {
+        guard(|| self.core.ask(&replay.core, now.0).or_raise())
+    }
+
+    /// The tool completed with `result`.
+    #[pyo3(signature = (result))]
+    pub(crate) fn complete<'py>(&mut self, result: &Bound<'py, PyAny>) -> PyResult<()> {
+        guard(|| {
+            let result = json_text(result, &self.limits)?;
+            self.core.complete(result.as_bytes()).or_raise()
+        })
+    }
+
+    /// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+    /// object).
+    #[pyo3(signature = (rule, message, data=None))]
+    pub(crate) fn refuse<'py>(&mut self, rule: Text, message: Text, data: Option<&Bound<'py, PyAny>>) -> PyResult<()> {
+        guard(|| {
+            let data = data.map(|v| json_text(v, &self.limits)).transpose()?;
+            self.core.refuse(&rule.0, &message.0, data.as_ref().map(|t| t.as_bytes())).or_raise()
+        })
+    }
+
+    /// A response the client POSTed; true when the round is complete.
+    #[pyo3(signature = (response, now))]
+    pub(crate) fn handle_answer<'py>(&mut self, response: &Bound<'py, PyAny>, now: Nat) -> PyResult<bool> {
+        guard(|| {
+            let response = json_text(response, &self.limits)?;
+            let v = self.core.handle_answer(response.as_bytes(), now.0).or_raise()?;
+            Ok(v)
+        })
+    }
+
+    /// The round's deadline may have passed.
+    #[pyo3(signature = (now))]
+    pub(crate) fn handle_timeout(&mut self, now: Nat) -> PyResult<()> {
+        guard(|| {
+            self.core.handle_timeout(now.0);
+            Ok(())
+        })
+    }
+
+    /// The next text to write on the stream, or none.
+    pub(crate) fn poll_write(&mut self) -> PyResult<Option<String>> {
+        guard(|| {
+            let v = self.core.poll_write();
+            Ok(v)
+        })
+    }
+
+    /// When (ms) to call `handle_timeout`, or none.
+    pub(crate) fn poll_timeout(&self) -> PyResult<Option<u64>> {
+        guard(|| {
+            let v = self.core.poll_timeout();
+            Ok(v)
+        })
+    }
+
+    /// Whether the final response was written.
+    #[getter]
+    pub(crate) fn done(&self) -> PyResult<bool> {
+        guard(|| {
+            let v = self.core.is_done();
+            Ok(v)
+        })
+    }
+
+    /// The ids of the server requests waiting for an answer.
+    pub(crate) fn pending(&self) -> PyResult<Vec<String>> {
+        guard(|| {
+            let v = self.core.pending();
+            Ok(v)
+        })
+    }
+}
+
 /// Adds the generated functions and classes to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Session>()?;
@@ -1019,6 +1144,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<HttpCall>()?;
     m.add_class::<Operation>()?;
     m.add_class::<ServerStream>()?;
+    m.add_class::<ToolBridge>()?;
     m.add_function(wrap_pyfunction!(retry, m)?)?;
     m.add_function(wrap_pyfunction!(task_update, m)?)?;
     m.add_function(wrap_pyfunction!(respond, m)?)?;

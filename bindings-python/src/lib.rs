@@ -10,7 +10,6 @@
 
 use pyo3::prelude::*;
 
-pub mod bridge;
 pub mod check;
 pub mod classify;
 pub mod client;
@@ -41,7 +40,6 @@ fn _mrtr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     server::register(m)?;
     state::register(m)?;
     replay::register(m)?;
-    bridge::register(m)?;
     transport::register(m)?;
     exports::register(m)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

@@ -18,18 +18,20 @@ use pyo3::prelude::*;
 /// `input_required`, or `complete` with the tool's result.
 #[pyclass(module = "mrtr._mrtr", name = "ToolReplay")]
 pub struct ToolReplay {
-    pub(crate) inner: facade::ToolReplay,
+    pub(crate) core: facade::ToolReplay,
     /// The sealed rounds it answers through; `None` for a bridge's replay,
     /// which answers through its bridge (`ToolBridge`).
     rounds: Option<Py<SealedRounds>>,
 }
 
-impl ToolReplay {
+impl From<facade::ToolReplay> for ToolReplay {
     /// A bridge's replay (no sealed rounds).
-    pub(crate) fn of_bridge(inner: facade::ToolReplay) -> ToolReplay {
-        ToolReplay { inner, rounds: None }
+    fn from(core: facade::ToolReplay) -> ToolReplay {
+        ToolReplay { core, rounds: None }
     }
+}
 
+impl ToolReplay {
     fn limits(&self) -> Limits {
         self.rounds.as_ref().map_or(Limits::DEFAULT, |r| r.get().limits)
     }
@@ -58,7 +60,7 @@ impl ToolReplay {
             let inner = guarded(guard, |g| {
                 facade::ToolReplay::start(ring, request.as_bytes(), r.settings.as_bytes(), call.as_bytes(), g)
             })?;
-            Ok(ToolReplay { inner, rounds: Some(rounds) })
+            Ok(ToolReplay { core: inner, rounds: Some(rounds) })
         })
     }
 
@@ -74,8 +76,8 @@ impl ToolReplay {
         boundary(|| {
             let question = json_text(question, &Limits::DEFAULT)?;
             let answer = match key {
-                Some(key) => self.inner.ask_as(key, question.as_bytes()),
-                None => self.inner.ask(question.as_bytes()),
+                Some(key) => self.core.ask_as(key, question.as_bytes()),
+                None => self.core.ask(question.as_bytes()),
             };
             answer.or_raise()?.map(|a| output(py, &a)).transpose()
         })
@@ -84,19 +86,19 @@ impl ToolReplay {
     /// How many `input_required` rounds came before this request.
     #[getter]
     fn round(&self) -> u32 {
-        self.inner.round()
+        self.core.round()
     }
 
     /// The keys asked and not answered, in order.
     #[getter]
     fn missing(&self) -> Vec<String> {
-        self.inner.missing()
+        self.core.missing()
     }
 
     /// The data the tool kept at the last round (`None` without).
     #[getter]
     fn data<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        boundary(|| match self.inner.data() {
+        boundary(|| match self.core.data() {
             Some(data) => output(py, &data),
             None => Ok(py.None().into_bound(py)),
         })
@@ -105,7 +107,7 @@ impl ToolReplay {
     /// The state the request carried, `{"stateId", "expiry"}`, or `None`.
     #[getter]
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        boundary(|| self.inner.state().map(|s| output(py, &s)).transpose())
+        boundary(|| self.core.state().map(|s| output(py, &s)).transpose())
     }
 
     /// The `input_required` response asking what is missing, sealing the
@@ -120,7 +122,7 @@ impl ToolReplay {
             let data = data.filter(|d| !d.is_none()).map(|d| from_python(d, &r.limits).map(|d| d.to_string()));
             let data = data.transpose()?;
             let ring = &r.ring.bind(py).try_borrow()?.0;
-            let response = self.inner.input_required(ring, data.as_deref().map(str::as_bytes), Randomness::Os);
+            let response = self.core.input_required(ring, data.as_deref().map(str::as_bytes), Randomness::Os);
             output(py, &response.or_raise()?)
         })
     }
@@ -129,12 +131,12 @@ impl ToolReplay {
     fn complete<'py>(&self, py: Python<'py>, result: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         boundary(|| {
             let result = json_text(result, &self.limits())?;
-            output(py, &self.inner.complete(result.as_bytes()).or_raise()?)
+            output(py, &self.core.complete(result.as_bytes()).or_raise()?)
         })
     }
 
     fn __repr__(&self) -> String {
-        format!("ToolReplay(round={}, missing={:?})", self.inner.round(), self.inner.missing())
+        format!("ToolReplay(round={}, missing={:?})", self.core.round(), self.core.missing())
     }
 }
 

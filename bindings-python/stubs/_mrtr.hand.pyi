@@ -269,39 +269,6 @@ class ToolReplay:
     def complete(self, result: _JsonIn) -> dict[str, Any]:
         """The final response with ``result`` (``resultType: "complete"``; ``ttlMs: 0`` on a retry)."""
 
-@final
-class ToolBridge:
-    """The legacy bridge's machine (``BridgedCall`` drives it): one ``2025-11-25`` call of an await-style tool.
-    ``replay`` the tool from the answers so far, then ``ask`` (the missing questions go on the stream as server
-    requests) or ``complete``; route each POSTed answer to ``handle_answer``; write what ``poll_write`` gives;
-    call ``handle_timeout`` at ``poll_timeout``."""
-
-    def __new__(
-        cls, request: _JsonIn, key: str, *, max_rounds: int | None = None, round_timeout_ms: int | None = None
-    ) -> ToolBridge: ...
-    def replay(self) -> ToolReplay:
-        """A replay of the tool from the answers collected so far."""
-    def ask(self, replay: ToolReplay, now_ms: int) -> None:
-        """Sends what ``replay`` misses as server requests; the round waits until ``now_ms`` + the timeout."""
-    def complete(self, result: _JsonIn) -> None:
-        """The tool's result: the final response goes on the stream."""
-    def refuse(self, rule: str, message: str, data: Mapping[str, Any] | None = None) -> None:
-        """The tool's run was refused: that error's response goes on the stream, ending the call."""
-    def handle_answer(self, response: _JsonIn, now_ms: int) -> bool:
-        """A JSON-RPC response the client POSTed: ``True`` when it completed the round."""
-    def handle_timeout(self, now_ms: int) -> None:
-        """The round's deadline may have passed (an unanswered round ends the call: ``limit-exceeded``)."""
-    def poll_write(self) -> str | None:
-        """The next event-stream text to write, or ``None``."""
-    def poll_timeout(self) -> int | None:
-        """When (ms) to call ``handle_timeout``, or ``None``."""
-    @property
-    def done(self) -> bool:
-        """Whether the final response (or error) was written."""
-    @property
-    def pending(self) -> list[str]:
-        """The ids (as text) of the server requests still waiting for an answer."""
-
 def _error_response(
     id: int | str | None, rule: str, message: str, data: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:

@@ -768,12 +768,12 @@ pub struct ToolBridge(pub(crate) facade::ToolBridge);
 
 #[wasm_bindgen]
 impl ToolBridge {
-    /// A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
-    /// limits}`.
+    /// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds,
+    /// roundTimeoutMs, limits}`; none: the defaults).
     #[wasm_bindgen(constructor)]
-    pub fn new(request: &JsValue, key: &str, options: &JsValue) -> Result<ToolBridge> {
+    pub fn new(request: &JsValue, key: &str, config: &JsValue) -> Result<ToolBridge> {
         crate::run(|| {
-            facade::ToolBridge::new(&crate::bytes(request), key, &crate::optional(options).unwrap_or_default())
+            facade::ToolBridge::new(&crate::bytes(request), key, &crate::optional(config).unwrap_or_default())
                 .map(ToolBridge)
         })
     }
@@ -820,7 +820,7 @@ impl ToolBridge {
         self.0.poll_write()
     }
 
-    /// When (ms) to call `handleTimeout`, or none.
+    /// When (ms) to call `handle_timeout`, or none.
     #[wasm_bindgen(js_name = pollTimeout)]
     pub fn poll_timeout(&self) -> Option<f64> {
         self.0.poll_timeout().map(|t| t as f64)

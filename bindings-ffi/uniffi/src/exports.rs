@@ -1073,16 +1073,16 @@ pub struct ToolBridge {
 
 #[uniffi::export]
 impl ToolBridge {
-    /// A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
-    /// limits}`.
+    /// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds,
+    /// roundTimeoutMs, limits}`; none: the defaults).
     #[uniffi::constructor]
-    pub fn new(request_json: String, key: String, options_json: Option<String>) -> Result<Arc<ToolBridge>> {
+    pub fn new(request_json: String, key: String, config_json: Option<String>) -> Result<Arc<ToolBridge>> {
         guard(|| {
             Ok(Arc::new(ToolBridge {
                 inner: Mutex::new(facade::ToolBridge::new(
                     request_json.as_bytes(),
                     &key,
-                    options_json.as_deref().map_or(&[][..], str::as_bytes),
+                    config_json.as_deref().map_or(&[][..], str::as_bytes),
                 )?),
             }))
         })
@@ -1147,7 +1147,7 @@ impl ToolBridge {
         })
     }
 
-    /// When (ms) to call `handleTimeout`, or none.
+    /// When (ms) to call `handle_timeout`, or none.
     pub fn poll_timeout(&self) -> Result<Option<u64>> {
         guard(|| {
             let this = lock(&self.inner)?;

@@ -425,39 +425,6 @@ class ToolReplay:
     def complete(self, result: _JsonIn) -> dict[str, Any]:
         """The final response with ``result`` (``resultType: "complete"``; ``ttlMs: 0`` on a retry)."""
 
-@final
-class ToolBridge:
-    """The legacy bridge's machine (``BridgedCall`` drives it): one ``2025-11-25`` call of an await-style tool.
-    ``replay`` the tool from the answers so far, then ``ask`` (the missing questions go on the stream as server
-    requests) or ``complete``; route each POSTed answer to ``handle_answer``; write what ``poll_write`` gives;
-    call ``handle_timeout`` at ``poll_timeout``."""
-
-    def __new__(
-        cls, request: _JsonIn, key: str, *, max_rounds: int | None = None, round_timeout_ms: int | None = None
-    ) -> ToolBridge: ...
-    def replay(self) -> ToolReplay:
-        """A replay of the tool from the answers collected so far."""
-    def ask(self, replay: ToolReplay, now_ms: int) -> None:
-        """Sends what ``replay`` misses as server requests; the round waits until ``now_ms`` + the timeout."""
-    def complete(self, result: _JsonIn) -> None:
-        """The tool's result: the final response goes on the stream."""
-    def refuse(self, rule: str, message: str, data: Mapping[str, Any] | None = None) -> None:
-        """The tool's run was refused: that error's response goes on the stream, ending the call."""
-    def handle_answer(self, response: _JsonIn, now_ms: int) -> bool:
-        """A JSON-RPC response the client POSTed: ``True`` when it completed the round."""
-    def handle_timeout(self, now_ms: int) -> None:
-        """The round's deadline may have passed (an unanswered round ends the call: ``limit-exceeded``)."""
-    def poll_write(self) -> str | None:
-        """The next event-stream text to write, or ``None``."""
-    def poll_timeout(self) -> int | None:
-        """When (ms) to call ``handle_timeout``, or ``None``."""
-    @property
-    def done(self) -> bool:
-        """Whether the final response (or error) was written."""
-    @property
-    def pending(self) -> list[str]:
-        """The ids (as text) of the server requests still waiting for an answer."""
-
 def _error_response(
     id: int | str | None, rule: str, message: str, data: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -722,6 +689,47 @@ class ServerStream:
     def take(self) -> str:
         """The event-stream text written since the last ``take`` (to write to the response body), and
         empties it."""
+
+@final
+class ToolBridge:
+    """One ``2025-11-25`` call of an await-style tool, its questions sent as server requests on the
+    call's stream (each associated with the call, SEP-2260)."""
+
+    def __new__(
+        cls,
+        request: _JsonIn,
+        key: str,
+        config: _JsonIn | None = None,
+        *,
+        max_rounds: int | None = None,
+        round_timeout_ms: int | None = None,
+        limits: Limits | None = None,
+    ) -> ToolBridge:
+        """A bridge for ``request``, its event ids under ``key``, under ``config`` (``{maxRounds,
+        roundTimeoutMs, limits}``; none: the defaults)."""
+    def replay(self) -> ToolReplay:
+        """A replay of the tool from the answers collected so far."""
+    def ask(self, replay: ToolReplay, now: int) -> None:
+        """Sends what ``replay`` misses as server requests on the stream."""
+    def complete(self, result: _JsonIn) -> None:
+        """The tool completed with ``result``."""
+    def refuse(self, rule: str, message: str, data: _JsonIn | None = None) -> None:
+        """The tool's run was refused: ``rule``, ``message``, ``data`` (the members of the error's
+        ``data``, an object)."""
+    def handle_answer(self, response: _JsonIn, now: int) -> bool:
+        """A response the client POSTed; true when the round is complete."""
+    def handle_timeout(self, now: int) -> None:
+        """The round's deadline may have passed."""
+    def poll_write(self) -> str | None:
+        """The next text to write on the stream, or none."""
+    def poll_timeout(self) -> int | None:
+        """When (ms) to call ``handle_timeout``, or none."""
+    @property
+    def done(self) -> bool:
+        """Whether the final response was written."""
+    def pending(self) -> list[str]:
+        """The ids of the server requests waiting for an answer."""
+
 def read_http_request(
     mode: str,
     method: str,

@@ -200,7 +200,7 @@ class BridgedCall:
     @property
     def pending(self) -> List[str]:
         """The ids (as text) of the server requests waiting for the client's answers."""
-        return list(self._bridge.pending)
+        return list(self._bridge.pending())
 
     @property
     def done(self) -> bool:
@@ -217,7 +217,7 @@ class BridgedCall:
     async def stream(self) -> AsyncIterator[str]:
         """The event-stream text of the call, in order, until its final response."""
         while not self._bridge.done:
-            if self._bridge.pending:
+            if self._bridge.pending():
                 await self._wait()
             else:
                 await self._round()

@@ -2934,7 +2934,7 @@ public protocol ToolBridgeProtocol: AnyObject, Sendable {
     func pending() throws  -> [String]
     
     /**
-     * When (ms) to call `handleTimeout`, or none.
+     * When (ms) to call `handle_timeout`, or none.
      */
     func pollTimeout() throws  -> UInt64?
     
@@ -2999,17 +2999,17 @@ open class ToolBridge: ToolBridgeProtocol, @unchecked Sendable {
         return try! rustCall { uniffi_mrtr_uniffi_fn_clone_toolbridge(self.handle, $0) }
     }
     /**
-     * A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
-     * limits}`.
+     * A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds,
+     * roundTimeoutMs, limits}`; none: the defaults).
      */
-public convenience init(requestJson: String, key: String, optionsJson: String?)throws  {
+public convenience init(requestJson: String, key: String, configJson: String?)throws  {
     let handle =
         try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_constructor_toolbridge_new(
         FfiConverterString.lower(requestJson),
         FfiConverterString.lower(key),
-        FfiConverterOptionString.lower(optionsJson),uniffiCallStatus
+        FfiConverterOptionString.lower(configJson),uniffiCallStatus
     )
 }
     self.init(unsafeFromHandle: handle)
@@ -3103,7 +3103,7 @@ open func pending()throws  -> [String]  {
 }
     
     /**
-     * When (ms) to call `handleTimeout`, or none.
+     * When (ms) to call `handle_timeout`, or none.
      */
 open func pollTimeout()throws  -> UInt64?  {
     return try  FfiConverterOptionUInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -6670,7 +6670,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_toolbridge_pending() != 19134) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_timeout() != 44839) {
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_timeout() != 32645) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_write() != 38877) {
@@ -6769,7 +6769,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_constructor_session_new() != 1035) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() != 6527) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() != 8524) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() != 59165) {

@@ -561,7 +561,7 @@ void uniffi_mrtr_uniffi_fn_free_toolbridge(uint64_t handle, RustCallStatus *_Non
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_TOOLBRIDGE_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_TOOLBRIDGE_NEW
-uint64_t uniffi_mrtr_uniffi_fn_constructor_toolbridge_new(RustBuffer request_json, RustBuffer key, RustBuffer options_json, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_mrtr_uniffi_fn_constructor_toolbridge_new(RustBuffer request_json, RustBuffer key, RustBuffer config_json, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_ASK

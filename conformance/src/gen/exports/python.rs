@@ -48,7 +48,7 @@ const HAND_FREE: &[&str] = &[
 ];
 
 /// The machines the package writes whole by hand (typed handles, records, the replay guard).
-const HAND_MACHINES: &[&str] = &["Checker", "Client", "ToolReplay", "ToolBridge"];
+const HAND_MACHINES: &[&str] = &["Checker", "Client", "ToolReplay"];
 
 /// Whether the package writes the row by hand.
 pub fn hand_written(e: &Export) -> bool {
@@ -91,6 +91,8 @@ fn param_type(arg: Arg) -> (&'static str, bool) {
         Arg::OptStr => ("Option<Text>", true),
         Arg::Bool => ("bool", false),
         Arg::Whole | Arg::Status | Arg::Handle => ("Nat", false),
+        // The one machine a generated row reads is the hand-written replay (its module imported).
+        Arg::Machine("ToolReplay") => ("PyRef<'py, ToolReplay>", false),
         Arg::Options | Arg::Random | Arg::Machine(_) => unreachable!("not one parameter"),
     }
 }
@@ -128,7 +130,7 @@ fn pass(name: &str, arg: Arg) -> String {
         Arg::Bool | Arg::Status => name.into(),
         Arg::Options => "&o".into(),
         Arg::Random => "Randomness::Os".into(),
-        Arg::Machine(m) => panic!("{name}: a Python row reading a {m} is written by hand"),
+        Arg::Machine(_) => format!("&{name}.core"),
     }
 }
 
@@ -148,6 +150,7 @@ fn ret(r: Ret) -> (&'static str, &'static str) {
         Ret::Handle => ("u64", "Ok(v)"),
         Ret::OptMillis => ("Option<u64>", "Ok(v)"),
         Ret::Bytes => ("Bound<'py, PyBytes>", "Ok(PyBytes::new(py, &v))"),
+        Ret::Machine("ToolReplay") => ("ToolReplay", "Ok(ToolReplay::from(v))"),
         Ret::Machine(m) => panic!("a Python row making a {m} is written by hand"),
     }
 }
@@ -357,6 +360,9 @@ fn file() -> String {
          use pyo3::prelude::*;\n",
         crate::gen::MARK
     );
+    if EXPORTS.iter().any(|e| e.ret == Ret::Machine("ToolReplay") && !hand_written(e)) {
+        out.push_str("use crate::replay::ToolReplay;\n");
+    }
     if EXPORTS.iter().any(|e| e.ret == Ret::Bytes && !hand_written(e)) {
         out.push_str("use pyo3::types::PyBytes;\n");
     }
@@ -420,6 +426,7 @@ fn stub_param(e: &Export, name: &str, arg: Arg) -> (&'static str, bool) {
         Arg::OptStr => ("str | None", true),
         Arg::Bool => ("bool", false),
         Arg::Whole | Arg::Status | Arg::Handle => ("int", false),
+        Arg::Machine("ToolReplay") => ("ToolReplay", false),
         Arg::Options | Arg::Random | Arg::Machine(_) => unreachable!("not one parameter"),
     }
 }
@@ -440,6 +447,7 @@ fn stub_return(e: &Export) -> &'static str {
         Ret::Count | Ret::Handle => "int",
         Ret::OptMillis => "int | None",
         Ret::Bytes => "bytes",
+        Ret::Machine("ToolReplay") => "ToolReplay",
         Ret::Machine(m) => panic!("a Python row making a {m} is written by hand"),
     }
 }
@@ -566,6 +574,7 @@ fn stubs() -> String {
                         stub(&mut out, e, "    ");
                     }
                 }
+                out.push('\n');
             }
             marker if marker.starts_with("# mrtr-gen: members ") => {
                 let class = marker.trim_start_matches("# mrtr-gen: members ");

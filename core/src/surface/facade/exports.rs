@@ -193,6 +193,8 @@ pub enum Shape {
     OperationConfig,
     /// What a client's session declares once: `{protocol, capabilities, clientInfo, firstId}`.
     SessionConfig,
+    /// How far a legacy bridge's call goes: `{maxRounds, roundTimeoutMs, limits}`.
+    BridgeConfig,
     /// A SHA-256 digest: 32 bytes.
     Digest,
 }
@@ -636,7 +638,7 @@ pub const EXPORTS: &[Export] = &[
     free("complete", "The final response to `request` with `result`: `resultType: \"complete\"`, `ttlMs: 0` when `request` is a retry (its result must not be cached), and for a cacheable result that names no caching hints the safe ones its schema requires.", &[("request", Text), ("result", Text), OPTIONS], Ret::Json),
     free("task_created", "The response to `request` that starts the task of `record` (a task record: `taskId`, `status`, `createdAt`, `lastUpdatedAt`, `ttlMs`, …).", &[("request", Text), ("record", Text), OPTIONS], Ret::Json).shaped(&[("record", Shape::TaskRecord)]),
     free("task_get_response", "The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status carries.", &[("request", Text), ("record", Text), OPTIONS], Ret::Json).shaped(&[("record", Shape::TaskRecord)]),
-    new("ToolBridge", "A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs, limits}`.", &[("request", Text), ("key", Str), ("options", OrEmpty)]),
+    new("ToolBridge", "A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds, roundTimeoutMs, limits}`; none: the defaults).", &[("request", Text), ("key", Str), ("config", OrEmpty)]).shaped(&[("config", Shape::BridgeConfig)]),
     method("ToolBridge", "replay", Ref, "A replay of the tool from the answers collected so far.", &[], Ret::Machine("ToolReplay")).infallible(),
     method("ToolBridge", "ask", Mut, "Sends what `replay` misses as server requests on the stream.", &[("replay", Machine("ToolReplay")), NOW], Ret::Unit),
     method("ToolBridge", "complete", Mut, "The tool completed with `result`.", &[("result", Text)], Ret::Unit),
@@ -644,7 +646,7 @@ pub const EXPORTS: &[Export] = &[
     method("ToolBridge", "handle_answer", Mut, "A response the client POSTed; true when the round is complete.", &[("response", Text), NOW], Ret::Bool),
     method("ToolBridge", "handle_timeout", Mut, "The round's deadline may have passed.", &[NOW], Ret::Unit).infallible(),
     method("ToolBridge", "poll_write", Mut, "The next text to write on the stream, or none.", &[], Ret::OptText).infallible(),
-    method("ToolBridge", "poll_timeout", Ref, "When (ms) to call `handleTimeout`, or none.", &[], Ret::OptMillis).infallible(),
+    method("ToolBridge", "poll_timeout", Ref, "When (ms) to call `handle_timeout`, or none.", &[], Ret::OptMillis).infallible(),
     method("ToolBridge", "is_done", Ref, "Whether the final response was written.", &[], Ret::Bool).infallible(),
     method("ToolBridge", "pending", Ref, "The ids of the server requests waiting for an answer.", &[], Ret::Texts).infallible(),
 ];

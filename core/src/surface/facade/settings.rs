@@ -168,6 +168,17 @@ pub const SETTINGS: &[Settings] = &[
             field("firstId", Holds::Whole, "The id of the first request (default 1)."),
         ],
     },
+    Settings {
+        shape: Shape::BridgeConfig,
+        name: "BridgeConfig",
+        doc: "How far a legacy bridge's call goes.",
+        extends: None,
+        fields: &[
+            MAX_ROUNDS,
+            field("roundTimeoutMs", Holds::Whole, "How long a round waits for the client's answers (ms, default 300 000)."),
+            LIMITS,
+        ],
+    },
 ];
 
 /// The settings object of `shape`, if it is one.

@@ -1070,7 +1070,7 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mrtr_uniffi_fn_free_toolbridge(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
-    external fun uniffi_mrtr_uniffi_fn_constructor_toolbridge_new(`requestJson`: RustBuffer.ByValue,`key`: RustBuffer.ByValue,`optionsJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_constructor_toolbridge_new(`requestJson`: RustBuffer.ByValue,`key`: RustBuffer.ByValue,`configJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mrtr_uniffi_fn_method_toolbridge_ask(`ptr`: Long,`replay`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
@@ -1575,7 +1575,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_pending() and 0xFFFF) != 19134) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_timeout() and 0xFFFF) != 44839) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_timeout() and 0xFFFF) != 32645) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_write() and 0xFFFF) != 38877) {
@@ -1674,7 +1674,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_session_new() and 0xFFFF) != 1035) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() and 0xFFFF) != 6527) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() and 0xFFFF) != 8524) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() and 0xFFFF) != 59165) {
@@ -5841,7 +5841,7 @@ public interface ToolBridgeInterface {
     fun `pending`(): List<kotlin.String>
     
     /**
-     * When (ms) to call `handleTimeout`, or none.
+     * When (ms) to call `handle_timeout`, or none.
      */
     fun `pollTimeout`(): kotlin.ULong?
     
@@ -5893,10 +5893,10 @@ open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
         this.cleanable = null
     }
     /**
-     * A bridge for `request`, its event ids under `key`; options `{maxRounds, roundTimeoutMs,
-     * limits}`.
+     * A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds,
+     * roundTimeoutMs, limits}`; none: the defaults).
      */
-    constructor(`requestJson`: kotlin.String, `key`: kotlin.String, `optionsJson`: kotlin.String?) :
+    constructor(`requestJson`: kotlin.String, `key`: kotlin.String, `configJson`: kotlin.String?) :
         this(UniffiWithHandle, 
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_constructor_toolbridge_new(
@@ -5904,7 +5904,7 @@ open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
         
         FfiConverterString.lower(`requestJson`),
         FfiConverterString.lower(`key`),
-        FfiConverterOptionalString.lower(`optionsJson`),_status)
+        FfiConverterOptionalString.lower(`configJson`),_status)
 }
     )
 
@@ -6091,7 +6091,7 @@ open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
 
     
     /**
-     * When (ms) to call `handleTimeout`, or none.
+     * When (ms) to call `handle_timeout`, or none.
      */
     @Throws(MrtrException::class)override fun `pollTimeout`(): kotlin.ULong? {
             return FfiConverterOptionalULong.lift(
