@@ -115,8 +115,8 @@ fn every_shape_names_a_json_parameter_of_its_row_or_its_answer() {
 }
 
 /// A value of what a settings field holds, that its reader accepts.
-fn sample(holds: mrtr::facade::settings::Holds) -> serde_json::Value {
-    use mrtr::facade::settings::Holds;
+fn sample(holds: mrtr::facade::records::Holds) -> serde_json::Value {
+    use mrtr::facade::records::Holds;
     use serde_json::json;
     match holds {
         Holds::Mode | Holds::Protocol => json!("2026-07-28"),
@@ -124,9 +124,12 @@ fn sample(holds: mrtr::facade::settings::Holds) -> serde_json::Value {
         Holds::Text => json!("http://127.0.0.1:9/mcp"),
         Holds::Headers => json!({"x-trace": "1"}),
         Holds::Limits => json!({"maxDepth": 64}),
-        Holds::Whole => json!(3),
+        Holds::Whole | Holds::Count | Holds::Handle => json!(3),
         Holds::Names => json!(["2026-07-28"]),
-        Holds::Object => json!({"name": "t", "version": "1"}),
+        Holds::Object | Holds::Message | Holds::Questions => json!({"name": "t", "version": "1"}),
+        Holds::Rule => json!("jsonrpc-invalid"),
+        Holds::Method => json!("POST"),
+        Holds::Messages | Holds::Json => json!([]),
     }
 }
 

@@ -14,8 +14,8 @@
 
 use super::{camel, machine_in};
 use mrtr::facade::exports::{Arg, Binding, Export, Machine, Receiver, Ret, Shape, EXPORTS, MACHINES};
-use mrtr::facade::records::{self, Body, Presence, RECORDS};
-use mrtr::facade::settings::{settings, Holds, SETTINGS};
+use mrtr::facade::records::{Body, Holds, Member, Presence, RECORDS};
+use mrtr::facade::settings::{settings, SETTINGS};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -360,21 +360,6 @@ fn ts_member(out: &mut String, m: &Machine, e: &Export) {
     }
 }
 
-/// The TypeScript type of a settings field.
-fn ts_field(holds: Holds) -> &'static str {
-    match holds {
-        Holds::Mode => "TransportMode",
-        Holds::Transport => "'sep-1858' | 'sep-1335'",
-        Holds::Protocol => "ProtocolName",
-        Holds::Text => "string",
-        Holds::Headers => "HeaderFields",
-        Holds::Limits => "Limits",
-        Holds::Whole => "number",
-        Holds::Names => "string[]",
-        Holds::Object => "JsonObject",
-    }
-}
-
 /// The interfaces of the settings objects (`mrtr::facade::settings`).
 fn settings_interfaces(out: &mut String) {
     for s in SETTINGS {
@@ -382,20 +367,24 @@ fn settings_interfaces(out: &mut String) {
         out.push_str(&doc("", s.doc));
         let extends = s.extends.and_then(settings).map_or(String::new(), |b| format!("extends {} ", b.name));
         let _ = writeln!(out, "export interface {} {extends}{{", s.name);
-        for f in s.fields {
+        for (f, line) in s.fields.iter().zip(ts_members(s.fields)) {
             out.push_str(&doc("  ", f.doc));
-            let optional = if f.required { "" } else { "?" };
-            let _ = writeln!(out, "  {}{optional}: {}", f.name, ts_field(f.holds));
+            let _ = writeln!(out, "  {line}");
         }
         out.push_str("}\n");
     }
 }
 
-/// The TypeScript type of a record's member.
-fn ts_holds(holds: records::Holds) -> &'static str {
-    use records::Holds as H;
+/// The TypeScript type of a member of a record or a settings object.
+fn ts_holds(holds: Holds) -> &'static str {
+    use Holds as H;
     match holds {
         H::Text => "string",
+        H::Mode => "TransportMode",
+        H::Transport => "'sep-1858' | 'sep-1335'",
+        H::Protocol => "ProtocolName",
+        H::Limits => "Limits",
+        H::Object => "JsonObject",
         H::Whole | H::Count => "number",
         H::Handle => "Handle",
         H::Rule => "RuleId",
@@ -409,7 +398,7 @@ fn ts_holds(holds: records::Holds) -> &'static str {
     }
 }
 
-fn ts_members(members: &[records::Member]) -> Vec<String> {
+fn ts_members(members: &[Member]) -> Vec<String> {
     members
         .iter()
         .map(|m| match m.presence {

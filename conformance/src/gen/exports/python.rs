@@ -20,7 +20,8 @@
 
 use super::{doc_lines, machine_in, rustfmt, snake};
 use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, Shape, EXPORTS, MACHINES};
-use mrtr::facade::settings::{settings, Holds, Settings};
+use mrtr::facade::records::Holds;
+use mrtr::facade::settings::{settings, Settings};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -483,12 +484,13 @@ fn stub_params(e: &Export) -> Vec<String> {
 /// The stub type of a configuration's keyword.
 fn stub_field(holds: Holds) -> &'static str {
     match holds {
-        Holds::Mode | Holds::Transport | Holds::Protocol | Holds::Text => "str | None",
+        Holds::Mode | Holds::Transport | Holds::Protocol | Holds::Text | Holds::Rule | Holds::Method => "str | None",
         Holds::Headers => "_Headers",
         Holds::Limits => "Limits | None",
-        Holds::Whole => "int | None",
+        Holds::Whole | Holds::Count | Holds::Handle => "int | None",
         Holds::Names => "list[str] | None",
-        Holds::Object => "_JsonIn | None",
+        Holds::Object | Holds::Message | Holds::Questions => "_JsonIn | None",
+        Holds::Messages | Holds::Json => "Any",
     }
 }
 

@@ -281,15 +281,16 @@ fn file() -> String {
 /// A record member's Rust field: its name, its type, and its serde attribute (none: as it is).
 fn record_field(m: &records::Member, written: bool) -> (String, String, Vec<String>) {
     use records::{Holds as H, Presence};
+    // (A record's members; the settings' own kinds cross as JSON text or names.)
     let snake = snake(m.name);
-    let json = matches!(m.holds, H::Message | H::Messages | H::Questions | H::Json);
+    let json = matches!(m.holds, H::Message | H::Messages | H::Questions | H::Json | H::Object | H::Limits);
     let name = if json { format!("{snake}_json") } else { snake.clone() };
     let base = match m.holds {
-        H::Text | H::Rule | H::Method => "String",
+        H::Text | H::Rule | H::Method | H::Mode | H::Transport | H::Protocol => "String",
         H::Whole | H::Handle => "u64",
         H::Count => "u32",
         H::Headers => "HashMap<String, String>",
-        H::Message | H::Questions | H::Json => "String",
+        H::Message | H::Questions | H::Json | H::Object | H::Limits => "String",
         H::Messages | H::Names => "Vec<String>",
     };
     let optional = m.presence != Presence::Required;

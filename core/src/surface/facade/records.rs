@@ -7,14 +7,28 @@
 //! `mrtr-gen` writes TypeScript's types and UniFFI's records and enums from
 //! this table; the façade's own serializers write the same members (the
 //! UniFFI binding's tests read every event the façade writes back into them).
+//!
+//! A member ([`Member`]: what it holds, whether it may be absent) is the same
+//! word for a record's member and a settings object's field
+//! ([`super::settings`]).
 
 use super::exports::Shape;
 
-/// What a member holds.
+/// What a member of a record or a settings object holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Holds {
-    /// Text.
+    /// Text (a URL, a key, a message).
     Text,
+    /// A transport mode's name: `2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`.
+    Mode,
+    /// A multi-turn transport's name: `sep-1858` or `sep-1335`.
+    Transport,
+    /// A protocol's name.
+    Protocol,
+    /// The limits (`Limits`): every field optional.
+    Limits,
+    /// A JSON object that is no message (capabilities, a client's name).
+    Object,
     /// A whole number: an exchange, a time in milliseconds.
     Whole,
     /// A small count: a round.
@@ -50,7 +64,7 @@ pub enum Presence {
     Nullable,
 }
 
-/// One member of a record.
+/// One member of a record, or one field of a settings object.
 #[derive(Clone, Copy, Debug)]
 pub struct Member {
     /// Its name, as the JSON spells it (camelCase).
@@ -98,11 +112,11 @@ pub struct Record {
     pub body: Body,
 }
 
-const fn member(name: &'static str, holds: Holds, doc: &'static str) -> Member {
+pub(super) const fn member(name: &'static str, holds: Holds, doc: &'static str) -> Member {
     Member { name, holds, presence: Presence::Required, doc }
 }
 
-const fn optional(name: &'static str, holds: Holds, doc: &'static str) -> Member {
+pub(super) const fn optional(name: &'static str, holds: Holds, doc: &'static str) -> Member {
     Member { name, holds, presence: Presence::Optional, doc }
 }
 

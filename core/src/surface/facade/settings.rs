@@ -10,42 +10,7 @@
 //! constructors' keywords and their stubs.
 
 use super::exports::Shape;
-
-/// What a field holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Holds {
-    /// A transport mode's name: `2026-07-28`, `2025-11-25`, `sep-1858`, `sep-1335`.
-    Mode,
-    /// A multi-turn transport's name: `sep-1858` or `sep-1335`.
-    Transport,
-    /// A protocol's name.
-    Protocol,
-    /// Text (a URL).
-    Text,
-    /// Header fields: names to values.
-    Headers,
-    /// The limits (`Limits`): every field optional.
-    Limits,
-    /// A whole number: a count, or a time in milliseconds.
-    Whole,
-    /// A list of names.
-    Names,
-    /// A JSON object.
-    Object,
-}
-
-/// One field of a settings object.
-#[derive(Clone, Copy, Debug)]
-pub struct Field {
-    /// Its name, as the JSON spells it (camelCase).
-    pub name: &'static str,
-    /// What it holds.
-    pub holds: Holds,
-    /// Whether the object must have it.
-    pub required: bool,
-    /// One line on it, its default included.
-    pub doc: &'static str,
-}
+use super::records::{member as required, optional as field, Holds, Member};
 
 /// A settings object: the fields of the shape it is, and those of the one it extends.
 #[derive(Clone, Copy, Debug)]
@@ -58,30 +23,22 @@ pub struct Settings {
     pub doc: &'static str,
     /// The settings it extends (every field of those is one of these).
     pub extends: Option<Shape>,
-    /// Its own fields, in order.
-    pub fields: &'static [Field],
+    /// Its own fields, in order (each a [`Member`]: required, or optional).
+    pub fields: &'static [Member],
 }
 
 impl Settings {
     /// Every field: those of the settings it extends, then its own.
-    pub fn all_fields(&self) -> impl Iterator<Item = &'static Field> {
+    pub fn all_fields(&self) -> impl Iterator<Item = &'static Member> {
         let base = self.extends.and_then(settings).map_or(&[][..], |s| s.fields);
         base.iter().chain(self.fields.iter())
     }
 }
 
-const fn field(name: &'static str, holds: Holds, doc: &'static str) -> Field {
-    Field { name, holds, required: false, doc }
-}
-
-const fn required(name: &'static str, holds: Holds, doc: &'static str) -> Field {
-    Field { name, holds, required: true, doc }
-}
-
-const PROTOCOL: Field =
+const PROTOCOL: Member =
     field("protocol", Holds::Protocol, "The protocol messages are read under (default `2026-07-28`).");
-const LIMITS: Field = field("limits", Holds::Limits, "Bounds on what the core reads (absent fields: the defaults).");
-const MAX_ROUNDS: Field =
+const LIMITS: Member = field("limits", Holds::Limits, "Bounds on what the core reads (absent fields: the defaults).");
+const MAX_ROUNDS: Member =
     field("maxRounds", Holds::Whole, "Retries allowed per request before `retry-rounds-exceeded` (default 10).");
 
 /// Every settings object, by shape.
