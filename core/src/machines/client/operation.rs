@@ -264,9 +264,19 @@ impl Operation {
     /// first output is its POST.
     pub fn new(config: Config, request: Value, now: u64) -> Result<Operation> {
         let offered = request["params"]["_meta"][META_PROTOCOL_VERSION].as_str().map(String::from);
-        let mut op = Operation {
-            tried: offered.into_iter().collect(),
-            origin: request.get("id").cloned().unwrap_or(Value::Null),
+        let mut op = Operation::fresh(config);
+        op.tried = offered.into_iter().collect();
+        op.origin = request.get("id").cloned().unwrap_or(Value::Null);
+        op.start(request, now)?;
+        Ok(op)
+    }
+
+    /// An operation that has sent nothing and knows nothing yet: what
+    /// [`new`](Operation::new) and [`restore`](Operation::restore) start from.
+    fn fresh(config: Config) -> Operation {
+        Operation {
+            tried: Vec::new(),
+            origin: Value::Null,
             sent: Value::Null,
             sends: 0,
             rounds: 0,
@@ -285,9 +295,7 @@ impl Operation {
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             config,
-        };
-        op.start(request, now)?;
-        Ok(op)
+        }
     }
 
     /// The response head of `exchange`.

@@ -105,6 +105,32 @@ pub(super) fn headers_arg(text: &[u8]) -> Result<http::Headers> {
     wire::headers_from(&v).ok_or(usage("header fields are an object of strings or an array of [name, value] pairs"))
 }
 
+/// The inputs of an HTTP exchange, alike in both client machines over JSON
+/// text (`HttpCall`, `Operation`): header fields arrive as JSON text.
+macro_rules! exchange_inputs {
+    () => {
+        /// The status and header fields (`{name: value}`) of the response to `exchange`.
+        pub fn handle_head(&mut self, exchange: u64, status: u16, headers: &[u8], now: u64) -> Result<()> {
+            self.inner.handle_head(exchange, status, &headers_arg(headers)?, now)
+        }
+
+        /// Bytes of the body of the response to `exchange`.
+        pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], now: u64) -> Result<()> {
+            self.inner.handle_body(exchange, chunk, now)
+        }
+
+        /// The response to `exchange` ended.
+        pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<()> {
+            self.inner.handle_end(exchange, now)
+        }
+
+        /// The time `poll_timeout` named came.
+        pub fn handle_timeout(&mut self, now: u64) {
+            self.inner.handle_timeout(now);
+        }
+    };
+}
+
 /// The client machine of one call over HTTP ([`call::Call`]) over JSON text.
 /// Drain order after every input: `poll_transmit`, `poll_event`, `poll_timeout`.
 pub struct HttpCall {
@@ -122,25 +148,7 @@ impl HttpCall {
         Ok(HttpCall { inner: call::Call::new(config, &request, now)?, limits })
     }
 
-    /// The status and header fields (`{name: value}`) of the response to `exchange`.
-    pub fn handle_head(&mut self, exchange: u64, status: u16, headers: &[u8], now: u64) -> Result<()> {
-        self.inner.handle_head(exchange, status, &headers_arg(headers)?, now)
-    }
-
-    /// Bytes of the body of the response to `exchange`.
-    pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], now: u64) -> Result<()> {
-        self.inner.handle_body(exchange, chunk, now)
-    }
-
-    /// The response to `exchange` ended.
-    pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<()> {
-        self.inner.handle_end(exchange, now)
-    }
-
-    /// The time [`poll_timeout`](HttpCall::poll_timeout) named came.
-    pub fn handle_timeout(&mut self, now: u64) {
-        self.inner.handle_timeout(now);
-    }
+    exchange_inputs!();
 
     /// The host's JSON-RPC response to a reported server request.
     pub fn answer(&mut self, response: &[u8], now: u64) -> Result<()> {
@@ -224,25 +232,7 @@ impl Operation {
         Ok(Operation { inner: operation::Operation::new(config, request, now)?, limits })
     }
 
-    /// The status and header fields (`{name: value}`) of the response to `exchange`.
-    pub fn handle_head(&mut self, exchange: u64, status: u16, headers: &[u8], now: u64) -> Result<()> {
-        self.inner.handle_head(exchange, status, &headers_arg(headers)?, now)
-    }
-
-    /// Bytes of the body of the response to `exchange`.
-    pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], now: u64) -> Result<()> {
-        self.inner.handle_body(exchange, chunk, now)
-    }
-
-    /// The response to `exchange` ended.
-    pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<()> {
-        self.inner.handle_end(exchange, now)
-    }
-
-    /// The time [`poll_timeout`](Operation::poll_timeout) named came.
-    pub fn handle_timeout(&mut self, now: u64) {
-        self.inner.handle_timeout(now);
-    }
+    exchange_inputs!();
 
     /// Answers the question `key` with `result` (JSON text).
     pub fn answer(&mut self, key: &str, result: &[u8], now: u64) -> Result<()> {

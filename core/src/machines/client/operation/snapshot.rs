@@ -23,7 +23,7 @@ use crate::{
     error::{err, Result},
     http::Mode,
 };
-use alloc::{boxed::Box, collections::BTreeMap, collections::VecDeque, string::String, vec::Vec};
+use alloc::{boxed::Box, string::String, vec::Vec};
 use serde_json::{json, Map, Value};
 
 /// The format's version.
@@ -62,28 +62,9 @@ impl Operation {
     /// or of another transport mode than `config`'s, is `usage-invalid-argument`.
     pub fn restore(config: super::Config, snapshot: &Value, now: u64) -> Result<Operation> {
         let s = Snapshot::read(snapshot, config.call.mode)?;
-        let mut op = Operation {
-            tried: s.tried,
-            origin: s.origin,
-            sent: s.sent,
-            sends: s.sends,
-            rounds: s.rounds,
-            resends: 0,
-            unreached: 0,
-            phase: Phase::Sending,
-            task: s.task,
-            answered_on_call: false,
-            pending: BTreeMap::new(),
-            asked: 0,
-            calls: Vec::new(),
-            next_serial: 0,
-            exchanges: BTreeMap::new(),
-            waiting: Vec::new(),
-            next_exchange: 1,
-            transmits: VecDeque::new(),
-            events: VecDeque::new(),
-            config,
-        };
+        let mut op = Operation::fresh(config);
+        (op.tried, op.origin, op.sent, op.sends, op.rounds, op.task) =
+            (s.tried, s.origin, s.sent, s.sends, s.rounds, s.task);
         match s.phase {
             Resumed::Sending => op.send_round_again(now),
             Resumed::Polling { in_ms } => op.phase = Phase::Polling { at: now.saturating_add(in_ms) },
