@@ -187,3 +187,29 @@ fn a_million_messages_keep_the_checker_bounded() {
     assert!(checker.violations().is_empty(), "{:?}", &checker.violations()[..1]);
     assert!(peak <= TRACKED_MAX + 1, "{peak}");
 }
+
+/// The bounds of [`mrtr::Limits`] are faults of a message's content too: a
+/// result past them still opens its round, and a state the retry only echoes
+/// is the server's fault, reported once.
+#[test]
+fn a_bound_broken_by_a_result_is_one_report_and_its_round_still_pairs() {
+    let limits = mrtr::Limits { max_request_state_bytes: 8, max_input_requests: 1, ..mrtr::Limits::DEFAULT };
+    let config = CheckConfig { limits, ..CheckConfig::default() };
+    let long = json!("a state over eight bytes");
+    let mut two_asks = ask(2, "s1");
+    two_asks["result"]["inputRequests"]["more"] = two_asks["result"]["inputRequests"]["units"].clone();
+    let mut answers_both = retry_of(3, "Paris", &json!("s1"));
+    answers_both["params"]["inputResponses"]["more"] = json!({"action": "decline"});
+    let t = [
+        client(weather(1, "Paris")),
+        server(ask(1, long.as_str().unwrap())),
+        client(retry_of(2, "Paris", &long)),
+        server(two_asks),
+        client(answers_both),
+        server(done(3)),
+    ];
+    let found: Vec<_> = check(&t, config).into_iter().map(|v| (v.rule, v.index)).collect();
+    // A bound is the checker's own, held by every message: the retry that
+    // answers both keys is past it as well (its echoed state is not).
+    assert_eq!(found, [(RuleId::StateTooLarge, 1), (RuleId::LimitExceeded, 3), (RuleId::LimitExceeded, 4)]);
+}

@@ -153,7 +153,29 @@ pub fn classify_value<'a>(
     protocol: Protocol,
     limits: &Limits,
 ) -> Result<Classified<'a>> {
-    let verdict = validate::classify(J::Value(message), protocol, limits)?;
+    classify_value_with(message, protocol, limits, &mut validate::FirstFault)
+}
+
+/// [`classify_value`] reading on past the faults of the message's content
+/// (conversation checking: one fault, one report). They go to `faults`, in
+/// the order [`classify`] meets them; `Err` is a fault of the envelope, which
+/// leaves the kind of the message unknown.
+pub(crate) fn classify_value_into<'a>(
+    message: &'a serde_json::Value,
+    protocol: Protocol,
+    limits: &Limits,
+    faults: &mut alloc::vec::Vec<Error>,
+) -> Result<Classified<'a>> {
+    classify_value_with(message, protocol, limits, faults)
+}
+
+fn classify_value_with<'a>(
+    message: &'a serde_json::Value,
+    protocol: Protocol,
+    limits: &Limits,
+    faults: &mut impl validate::Faults,
+) -> Result<Classified<'a>> {
+    let verdict = validate::classify_into(J::Value(message), protocol, limits, faults)?;
     // The strings are `message`'s own, for `'a`.
     let field = |name: &str| Cow::Borrowed(message.get(name).and_then(serde_json::Value::as_str).unwrap_or_default());
     Ok(classified(verdict, |_, name| field(name)))

@@ -15,6 +15,14 @@
 //! the reader refuses a malformed document first; then these checks run in
 //! the order written here, fields in the order each function names them, map
 //! entries in document order, and the first failure is the message's rule.
+//!
+//! Conversation checking reads on past a fault of a message's content (its
+//! MRTR fields, `resultType`, the `input_required` content): a [`Faults`]
+//! sink decides whether the first fault ends the reading ([`FirstFault`], for
+//! `classify`) or each is kept and the kind of the message still comes out
+//! (a `Vec<Error>`, for the checker), so that an `input_required` result with
+//! one bad input request still opens its round. A fault of the envelope
+//! (which says what kind of message it is) always ends the reading.
 
 use crate::{
     error::{Error, Result},
@@ -92,6 +100,35 @@ pub(crate) trait Node: Copy {
     }
 }
 
+/// Where the faults of a message's content go.
+pub(crate) trait Faults {
+    /// Takes a fault: `Err` ends the reading, `Ok` reads on.
+    fn take(&mut self, fault: Error) -> Result<()>;
+
+    /// Takes the fault of a check, if it failed.
+    fn check(&mut self, checked: Result<()>) -> Result<()> {
+        checked.or_else(|fault| self.take(fault))
+    }
+}
+
+/// The first fault is the message's rule (`classify`: one message, one verdict).
+pub(crate) struct FirstFault;
+
+impl Faults for FirstFault {
+    fn take(&mut self, fault: Error) -> Result<()> {
+        Err(fault)
+    }
+}
+
+/// Every fault is kept, in the order found (conversation checking).
+#[cfg(feature = "alloc")]
+impl Faults for alloc::vec::Vec<Error> {
+    fn take(&mut self, fault: Error) -> Result<()> {
+        self.push(fault);
+        Ok(())
+    }
+}
+
 /// An id as the rules found it; the front ends copy strings out.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Ident<N> {
@@ -130,6 +167,17 @@ const ENVELOPE: [&str; 9] =
 
 /// Classifies and validates one message (a parsed top-level value).
 pub(crate) fn classify<N: Node>(env: N, protocol: Protocol, limits: &Limits) -> Result<Verdict<N>> {
+    classify_into(env, protocol, limits, &mut FirstFault)
+}
+
+/// [`classify`], the faults of the message's content going to `faults`;
+/// `Err` is a fault of the envelope, or the one that ended the reading.
+pub(crate) fn classify_into<N: Node>(
+    env: N,
+    protocol: Protocol,
+    limits: &Limits,
+    faults: &mut impl Faults,
+) -> Result<Verdict<N>> {
     if !env.is_object() {
         return Err(fail(RuleId::JsonrpcInvalid, "a JSON-RPC message is one object, not a batch"));
     }
@@ -151,16 +199,16 @@ pub(crate) fn classify<N: Node>(env: N, protocol: Protocol, limits: &Limits) -> 
             match params {
                 Some(params) if params.is_object() => {
                     let [responses, request_state] = params.fields(["inputResponses", "requestState"]);
-                    call_fields(responses, request_state, limits)?;
+                    call_fields_into(responses, request_state, limits, faults)?;
                 }
                 Some(_) => return Err(fail(RuleId::JsonrpcInvalid, "\"params\" must be an object")),
                 None => {}
             }
             if draft {
                 if let Some(responses) = input_responses {
-                    responses_shape(Some(responses), true, limits)?;
+                    faults.check(responses_shape(Some(responses), true, limits))?;
                 }
-                state(request_state, limits)?;
+                faults.check(state(request_state, limits))?;
             }
             let kind = if id.is_some() { Kind::Request } else { Kind::Notification };
             Ok(Verdict { method: Some(method), ..verdict(kind, id, None, false) })
@@ -189,13 +237,13 @@ pub(crate) fn classify<N: Node>(env: N, protocol: Protocol, limits: &Limits) -> 
                 return Err(fail(RuleId::JsonrpcInvalid, "\"result\" must be an object"));
             }
             let [result_type, requests, request_state] = result.fields(["resultType", "inputRequests", "requestState"]);
-            let t = validate_result(result_type, requests, request_state, protocol, limits)?;
+            let t = validate_result(result_type, requests, request_state, (protocol, limits), faults)?;
             let kind = if t == ResultType::InputRequired { Kind::InputRequired } else { Kind::Result };
             let present = result_type.is_some() && protocol.rules().result_type != ResultTypeRule::Ignored;
             Ok(verdict(kind, Some(request_id_of(id)?), Some(t), present))
         }
         (None, None, None) if draft && draft_fields => {
-            input_required(input_requests, request_state, protocol, limits)?;
+            input_required_into(input_requests, request_state, protocol, limits, faults)?;
             Ok(verdict(Kind::InputRequired, Some(request_id_of(id)?), Some(ResultType::InputRequired), false))
         }
         (None, None, None) => Err(fail(RuleId::JsonrpcInvalid, "neither a request nor a response")),
@@ -216,11 +264,21 @@ pub(crate) fn request_id<N: Node>(id: N) -> Result<Ident<N>> {
 }
 
 /// The MRTR fields of request params: `inputResponses` and `requestState`.
+#[cfg(feature = "alloc")]
 pub(crate) fn call_fields<N: Node>(responses: Option<N>, request_state: Option<N>, limits: &Limits) -> Result<()> {
+    call_fields_into(responses, request_state, limits, &mut FirstFault)
+}
+
+fn call_fields_into<N: Node>(
+    responses: Option<N>,
+    request_state: Option<N>,
+    limits: &Limits,
+    faults: &mut impl Faults,
+) -> Result<()> {
     if responses.is_some() {
-        responses_shape(responses, false, limits)?;
+        faults.check(responses_shape(responses, false, limits))?;
     }
-    state(request_state, limits)
+    faults.check(state(request_state, limits))
 }
 
 /// `requestState`: absent, or a string within the bound.
@@ -254,13 +312,14 @@ pub(crate) fn responses_shape<N: Node>(responses: Option<N>, wrapped: bool, limi
     }
 }
 
-/// The declared `resultType` of a result and, for `input_required`, its content.
+/// The declared `resultType` of a result and, for `input_required`, its
+/// content. An unknown `resultType` reads on as a final result.
 fn validate_result<N: Node>(
     result_type: Option<N>,
     requests: Option<N>,
     request_state: Option<N>,
-    protocol: Protocol,
-    limits: &Limits,
+    (protocol, limits): (Protocol, &Limits),
+    faults: &mut impl Faults,
 ) -> Result<ResultType> {
     let rules = protocol.rules();
     match result_type {
@@ -269,43 +328,68 @@ fn validate_result<N: Node>(
         Some(t) if t.is("complete") => Ok(ResultType::Complete),
         Some(t) if t.is("task") && rules.task_result_type => Ok(ResultType::Task),
         Some(t) if t.is("input_required") => {
-            input_required(requests, request_state, protocol, limits)?;
+            input_required_into(requests, request_state, protocol, limits, faults)?;
             Ok(ResultType::InputRequired)
         }
-        Some(_) => Err(fail(RuleId::ResultTypeUnknown, "resultType is not a string this protocol knows")),
+        Some(_) => {
+            faults.take(fail(RuleId::ResultTypeUnknown, "resultType is not a string this protocol knows"))?;
+            Ok(ResultType::Complete)
+        }
     }
 }
 
 /// The content of an `input_required` answer.
+#[cfg(feature = "alloc")]
 pub(crate) fn input_required<N: Node>(
     requests: Option<N>,
     request_state: Option<N>,
     protocol: Protocol,
     limits: &Limits,
 ) -> Result<()> {
+    input_required_into(requests, request_state, protocol, limits, &mut FirstFault)
+}
+
+fn input_required_into<N: Node>(
+    requests: Option<N>,
+    request_state: Option<N>,
+    protocol: Protocol,
+    limits: &Limits,
+    faults: &mut impl Faults,
+) -> Result<()> {
     if requests.is_some() {
-        input_requests(requests, protocol, limits)?;
+        input_requests_into(requests, protocol, limits, faults)?;
     }
-    state(request_state, limits)?;
+    faults.check(state(request_state, limits))?;
     if protocol.rules().input_required_needs_content && requests.is_none() && request_state.is_none() {
-        return Err(fail(RuleId::InputRequiredEmpty, "input_required needs inputRequests or requestState"));
+        faults.take(fail(RuleId::InputRequiredEmpty, "input_required needs inputRequests or requestState"))?;
     }
     Ok(())
 }
 
 /// An `inputRequests` map: an object within the bound, each value a valid
 /// input request for `protocol`.
+#[cfg(feature = "alloc")]
 pub(crate) fn input_requests<N: Node>(requests: Option<N>, protocol: Protocol, limits: &Limits) -> Result<()> {
-    let Some(map) = requests.filter(|r| r.is_object()) else {
-        return Err(invalid::<N>(None, "inputRequests must be an object"));
-    };
-    if map.entries().count() > limits.max_input_requests {
-        return Err(fail(RuleId::LimitExceeded, "inputRequests over Limits::max_input_requests"));
-    }
-    map.entries().try_for_each(|(key, request)| input_request(key, request, protocol))
+    input_requests_into(requests, protocol, limits, &mut FirstFault)
 }
 
-fn input_request<N: Node>(key: N, request: N, protocol: Protocol) -> Result<()> {
+/// [`input_requests`], each bad input request a fault of its own.
+fn input_requests_into<N: Node>(
+    requests: Option<N>,
+    protocol: Protocol,
+    limits: &Limits,
+    faults: &mut impl Faults,
+) -> Result<()> {
+    let Some(map) = requests.filter(|r| r.is_object()) else {
+        return faults.take(invalid::<N>(None, "inputRequests must be an object"));
+    };
+    if map.entries().count() > limits.max_input_requests {
+        return faults.take(fail(RuleId::LimitExceeded, "inputRequests over Limits::max_input_requests"));
+    }
+    map.entries().try_for_each(|(key, request)| faults.check(input_request(key, request, protocol)))
+}
+
+pub(crate) fn input_request<N: Node>(key: N, request: N, protocol: Protocol) -> Result<()> {
     let key = Some(key);
     if !request.is_object() {
         return Err(invalid(key, "an input request must be an object"));

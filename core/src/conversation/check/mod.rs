@@ -4,6 +4,12 @@
 //! [`Checker`] is a sans-IO machine fed one [`Entry`] at a time
 //! ([`Checker::handle`]); [`check`] runs it over a whole transcript. A
 //! [`Violation`] names the rule and the index of the offending entry.
+//!
+//! One fault, one report: a message with a fault still does what its valid
+//! parts do (an `input_required` result with a bad input request opens its
+//! round; a retry with a bad `requestState` pairs with its round), so the
+//! honest messages after it are judged as if the fault were not there.
+//! `conformance/README.md` ("One fault, one report") lists the readings.
 
 use crate::{
     dialect::to_sep_in,
@@ -16,7 +22,8 @@ use crate::{
     retry::{self, Requests},
     rules::RuleId,
     tasks::{Task, TaskStatus},
-    view::{Obj, ParamsView},
+    validate,
+    view::{Obj, ParamsView, J},
     Limits, Result,
 };
 use alloc::{
@@ -296,30 +303,56 @@ impl Checker {
         }
     }
 
-    fn client_message(&mut self, m: &Value) {
-        let c = match envelope::classify_value(m, self.config.protocol, &self.config.limits) {
-            Ok(c) => c.kind,
-            Err(e) => return self.report_error(e),
-        };
-        if c != Kind::Request {
-            return;
+    /// The faults of one message, each once; a message whose kind is
+    /// unknown (`Err`) has its faults reported and is followed no further.
+    fn classify(&mut self, m: &Value) -> Option<(Kind, Option<ResultType>, bool, Vec<Error>)> {
+        let mut faults = Vec::new();
+        match envelope::classify_value_into(m, self.config.protocol, &self.config.limits, &mut faults) {
+            Ok(c) => Some((c.kind, c.result_type, c.result_type_present, faults)),
+            Err(e) => {
+                faults.push(e);
+                faults.into_iter().for_each(|e| self.report_error(e));
+                None
+            }
         }
-        let Ok(view) = envelope::read(m) else { return };
+    }
+
+    /// A client message, followed as far as its valid parts go: a request
+    /// with a bad `requestState` or `inputResponses` is still in flight and
+    /// still retries its round (one fault, one report).
+    fn client_message(&mut self, m: &Value) {
+        let Some((kind, _, _, faults)) = self.classify(m) else { return };
+        let view = envelope::read(m).ok().filter(|_| kind == Kind::Request);
+        let Some(view) = view else { return faults.into_iter().for_each(|e| self.report_error(e)) };
         let method = view.method.as_str().unwrap_or_default().to_string();
+        let empty = ParamsView::default();
+        let params = view.params.get().unwrap_or(&empty);
+        let carries = params.input_responses.is_present() || params.request_state.is_present();
+        let salient = salient_params(m);
+        let paired = (carries && !is_task_input(&method, self.config.protocol))
+            .then(|| self.pair_retry(m, &salient, &method, params));
+        let round = paired.as_ref().and_then(Option::as_ref);
+        let own = Faulty::of(&faults);
+        // A state the retry echoes from its round is the server's fault, reported with the round.
+        let echoed = round.is_some_and(|r| r.result["result"].get("requestState") == m["params"].get("requestState"));
+        faults.into_iter().filter(|e| !(echoed && Faulty::is_state(e))).for_each(|e| self.report_error(e));
         if let Err(e) = required_meta(view.params.get(), self.config.protocol) {
             self.report_error(e);
         }
-        let empty = ParamsView::default();
-        let params = view.params.get().unwrap_or(&empty);
         self.client_task_request(&method, params);
-        let carries = params.input_responses.is_present() || params.request_state.is_present();
         let (mut rounds, mut started, mut retries) = (0, self.index, None);
-        if carries && !is_task_input(&method, self.config.protocol) {
-            if let Some(round) = self.client_retry(m, &method, params) {
+        match paired {
+            Some(Some(round)) => {
+                self.check_retry(&round, m, &salient, params, own);
                 rounds = round.rounds + 1;
                 started = round.started;
                 retries = Some(round);
             }
+            Some(None) => self.report(
+                RuleId::InputResponsesUnsolicited,
+                "inputResponses or requestState on a request that retries nothing",
+            ),
+            None => {}
         }
         self.seq += 1;
         let flight = InFlight { message: m.clone(), rounds, started, retries, seq: self.seq };
@@ -396,50 +429,66 @@ impl Checker {
         self.in_flight.remove(&key)?.retries
     }
 
-    /// Checks a request carrying MRTR fields against the round it answers;
-    /// returns that round (taken out of the open ones).
-    fn client_retry(&mut self, m: &Value, method: &str, params: &ParamsView<'_>) -> Option<Awaiting> {
-        // The retry's params without its MRTR fields: read once, for pairing and for the comparison.
-        let salient = salient_params(m);
-        let found = self.round_of(m, &salient, method, params);
+    /// The round a request carrying MRTR fields answers, taken out of the
+    /// open ones (`salient`: its params without those fields); `None`: it
+    /// retries nothing.
+    fn pair_retry(
+        &mut self,
+        m: &Value,
+        salient: &JsonMap<String, Value>,
+        method: &str,
+        params: &ParamsView<'_>,
+    ) -> Option<Awaiting> {
+        let found = self.round_of(m, salient, method, params);
         let pos = match found {
             Some((pos, true)) => pos,
             // A retry whose response never came, sent again: its round is open to it.
-            _ => match self.unanswered_retry(method, m, &salient, params) {
+            _ => match self.unanswered_retry(method, m, salient, params) {
                 Some(round) => {
                     self.awaiting.push_back(round);
                     self.awaiting.len() - 1
                 }
-                None => match found {
-                    Some((pos, _)) => pos,
-                    None => {
-                        self.report(
-                            RuleId::InputResponsesUnsolicited,
-                            "inputResponses or requestState on a request that retries nothing",
-                        );
-                        return None;
-                    }
-                },
+                None => found?.0,
             },
         };
-        let round = self.awaiting.remove(pos)?;
+        self.awaiting.remove(pos)
+    }
+
+    /// Checks a retry against the round it answers. A field the retry got
+    /// wrong in itself (`own`) was reported as such, not compared again.
+    fn check_retry(
+        &mut self,
+        round: &Awaiting,
+        m: &Value,
+        salient: &JsonMap<String, Value>,
+        params: &ParamsView<'_>,
+        own: Faulty,
+    ) {
         let in_flight = self.in_flight.contains_key(&id_key(&m["id"]));
         self.report_failed(retry::id_reused(&m["id"], Some(&round.id), in_flight));
-        self.report_failed(retry::request_changed(&round.params, &salient));
-        self.check_answers(&round.result, params);
-        self.report_failed(retry::request_state_mismatch(&round.result, m));
-        self.report_failed(retry::request_state_unexpected(&round.result, m));
+        self.report_failed(retry::request_changed(&round.params, salient));
+        if !own.responses {
+            self.check_answers(&round.result, params);
+        }
+        if !own.state {
+            self.report_failed(retry::request_state_mismatch(&round.result, m));
+            self.report_failed(retry::request_state_unexpected(&round.result, m));
+        }
         if !round.reported {
             self.report_failed(retry::rounds_exceeded(round.rounds.saturating_add(1), self.config.max_rounds));
         }
-        Some(round)
     }
 
     /// Every key of the round's `inputRequests` answered, each answer fitting
-    /// its request. Keys the server did not ask for are not checked: it ignores them.
+    /// its request. Keys the server did not ask for are not checked: it
+    /// ignores them. Nor are the keys of requests that are themselves
+    /// invalid: the server's fault, reported with its result.
     fn check_answers(&mut self, result: &Value, params: &ParamsView<'_>) {
-        let Some(requests) = result["result"].get("inputRequests") else { return };
-        let Ok(requests) = read_view::<Requests<'_>>(requests) else { return };
+        let Some(Value::Object(asked)) = result["result"].get("inputRequests") else { return };
+        let protocol = self.config.protocol;
+        let sound = asked.iter().filter(|(k, r)| validate::input_request(J::Key(k), J::Value(r), protocol).is_ok());
+        let sound = Value::Object(sound.map(|(k, r)| (k.clone(), r.clone())).collect());
+        let Ok(requests) = read_view::<Requests<'_>>(&sound) else { return };
         self.report_failed(retry::missing_input_response(&requests, &params.input_responses));
         for (key, request) in requests.entries().unwrap_or_default() {
             if let (Some(Obj::Present(response)), Obj::Present(request)) = (params.input_responses.get(key), request) {
@@ -475,16 +524,15 @@ impl Checker {
                 alloc::format!("a message on {s} after its input_required answer"),
             );
         }
-        let classified = envelope::classify_value(m, self.config.protocol, &self.config.limits);
         // Ids are unique per sender: a server request with the id of a client
         // request in flight is not its answer. Only a response ends a flight.
         let is_response = m.get("method").is_none();
         let request = m.get("id").filter(|_| is_response).and_then(|id| self.in_flight.remove(&id_key(id)));
-        let c = match classified {
-            Ok(c) => c,
-            Err(e) => return self.report_error(e),
-        };
-        match c.kind {
+        // A result with a fault in its content still does what its valid
+        // parts do: an `input_required` one still opens its round.
+        let Some((kind, result_type, present, faults)) = self.classify(m) else { return };
+        faults.into_iter().for_each(|e| self.report_error(e));
+        match kind {
             Kind::Request => self.server_request(m, stream),
             Kind::Notification => {}
             Kind::Error => {
@@ -498,7 +546,7 @@ impl Checker {
             }
             Kind::Result | Kind::InputRequired => {
                 if let Some(request) = request {
-                    self.server_result(m, &request, c.kind, c.result_type, c.result_type_present, stream);
+                    self.server_result(m, &request, kind, result_type, present, stream);
                 }
             }
         }
@@ -733,6 +781,28 @@ impl Checker {
             }
         }
         errors.into_iter().for_each(|e| self.report_error(e));
+    }
+}
+
+/// Which MRTR fields of a request are themselves at fault (reported as
+/// such, so not compared with the round again).
+#[derive(Clone, Copy, Default)]
+struct Faulty {
+    state: bool,
+    responses: bool,
+}
+
+impl Faulty {
+    fn of(faults: &[Error]) -> Faulty {
+        let has = |rules: &[RuleId]| faults.iter().any(|e| rules.contains(&e.rule()));
+        Faulty {
+            state: has(&[RuleId::RequestStateInvalid, RuleId::StateTooLarge]),
+            responses: has(&[RuleId::InputResponsesMalformed, RuleId::LimitExceeded]),
+        }
+    }
+
+    fn is_state(e: &Error) -> bool {
+        matches!(e.rule(), RuleId::RequestStateInvalid | RuleId::StateTooLarge)
     }
 }
 
