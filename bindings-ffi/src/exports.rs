@@ -77,9 +77,10 @@ pub unsafe extern "C" fn mrtr_retry(
 
 /// Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object)
 /// and `request_state` (a JSON string) are optional, an absent one left out. Fails with
-/// `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
-/// `input-required-empty`, `input-request-invalid`, `request-state-invalid`. `*out` is the text
-/// (free it with `mrtr_buf_free`).
+/// `input-required-method-not-allowed`, `request-meta-missing`, `request-capability-missing`
+/// (-32021: `data.requiredCapabilities` names what the asks need), `input-required-empty`,
+/// `input-request-invalid`, `request-state-invalid`. `*out` is the text (free it with
+/// `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be

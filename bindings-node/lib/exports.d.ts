@@ -385,8 +385,9 @@ export declare function taskUpdate(getRequest: JsonInput, getResponse: JsonInput
 /**
  * Server: the `input_required` answer to `request`; `inputRequests` (an `inputRequests` object)
  * and `requestState` (a JSON string) are optional, an absent one left out. Fails with
- * `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
- * `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
+ * `input-required-method-not-allowed`, `request-meta-missing`, `request-capability-missing`
+ * (-32021: `data.requiredCapabilities` names what the asks need), `input-required-empty`,
+ * `input-request-invalid`, `request-state-invalid`.
  */
 export declare function respond(request: JsonInput, inputRequests?: JsonInput<AskedQuestions> | null, requestState?: string | null, options?: Options): JsonObject
 

@@ -39,8 +39,9 @@ export function taskUpdate(getRequest, getResponse, inputResponses, id, options)
 /**
  * Server: the `input_required` answer to `request`; `inputRequests` (an `inputRequests` object)
  * and `requestState` (a JSON string) are optional, an absent one left out. Fails with
- * `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
- * `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
+ * `input-required-method-not-allowed`, `request-meta-missing`, `request-capability-missing`
+ * (-32021: `data.requiredCapabilities` names what the asks need), `input-required-empty`,
+ * `input-request-invalid`, `request-state-invalid`.
  */
 export function respond(request, inputRequests, requestState, options) {
   const input = [k.text(request, 'request'), k.optional(inputRequests, k.text, 'inputRequests'), k.optional(requestState, k.json, 'requestState'), k.settings(options)]

@@ -77,7 +77,7 @@ export function translate(e) {
     // After a panic the wasm backend starts a fresh instance at once, so that
     // objects of the trapped one fail their instance check from now on.
     if (e.code === Rule.InternalPanic) native.__wbg_reset_state?.()
-    return fail(e.code, e.message)
+    return fail(e.code, ...withData(e))
   }
   if (typeof WebAssembly === 'object' && e instanceof WebAssembly.RuntimeError) {
     native.__wbg_reset_state?.() // a trap that is no panic: out of memory, a stack overflow
@@ -88,6 +88,16 @@ export function translate(e) {
   }
   // The backend's own argument checks (napi's InvalidArg, StringExpected, …).
   return typeof e?.code === 'string' ? usage(e.message) : e
+}
+
+/**
+ * A backend error's message and `data`: the wasm backend sets `data` (JSON
+ * text); the napi one appends it to the message after a NUL.
+ */
+function withData(e) {
+  const [message, after] = e.message.split('\u0000', 2)
+  const data = e.data ?? after
+  return data === undefined ? [message] : [message, { data: JSON.parse(data) }]
 }
 
 export function call(f) {

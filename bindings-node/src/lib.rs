@@ -85,7 +85,18 @@ pub type Result<T> = std::result::Result<T, napi::Error<Code>>;
 /// Runs `f`, a panic becoming `internal-panic`, and a core error the thrown `Error`.
 pub(crate) fn run<T>(f: impl FnOnce() -> mrtr::Result<T>) -> Result<T> {
     let out = catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(facade::panic_error(&*p)));
-    out.map_err(|e| napi::Error::new(Code::Rule(e.rule()), e.message()))
+    out.map_err(|e| napi::Error::new(Code::Rule(e.rule()), reason(&e)))
+}
+
+/// The thrown message: the core's, then, where the error carries `data` (a
+/// refusal's, as -32021's `requiredCapabilities`), a NUL and its JSON text,
+/// which the kernel (`lib/kernel.mjs`, `translate`) takes off into `.data`:
+/// a napi error carries a code and a message only.
+fn reason(e: &mrtr::Error) -> String {
+    match e.data() {
+        Some(data) => format!("{}\u{0}{data}", e.message()),
+        None => e.message().into(),
+    }
 }
 
 /// A replay guard from JavaScript: `(stateId: string, expiry: number) => boolean`.

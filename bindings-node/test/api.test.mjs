@@ -82,7 +82,13 @@ test('respond: null and undefined leave fields out; the allow-list and _meta are
   assert.throws(() => mrtr.respond(call, ask, 42), { rule: 'request-state-invalid' })
   const noSampling = { ...call, params: { ...call.params, _meta: meta } }
   const sample = { s: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } } }
-  assert.throws(() => mrtr.respond(noSampling, sample), { rule: 'input-request-capability-missing' })
+  // A tool that asks for what the client did not declare is refused with -32021, naming the need.
+  assert.throws(() => mrtr.respond(noSampling, sample), (e) => {
+    assert.equal(e.rule, 'request-capability-missing')
+    assert.equal(e.code, -32021)
+    assert.deepEqual(e.data, { requiredCapabilities: { sampling: {} } })
+    return true
+  })
 })
 
 test('retry: the echo rules', () => {

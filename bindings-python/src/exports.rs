@@ -80,8 +80,9 @@ pub(crate) fn task_update<'py>(
 
 /// Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object)
 /// and `request_state` (a JSON string) are optional, an absent one left out. Fails with
-/// `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
-/// `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
+/// `input-required-method-not-allowed`, `request-meta-missing`, `request-capability-missing`
+/// (-32021: `data.requiredCapabilities` names what the asks need), `input-required-empty`,
+/// `input-request-invalid`, `request-state-invalid`.
 #[pyfunction]
 #[pyo3(signature = (request, input_requests=None, request_state=None, protocol=None, limits=None))]
 pub(crate) fn respond<'py>(

@@ -458,3 +458,25 @@ def test_error_response_takes_an_error_or_a_rule() -> None:
     assert status == 400
     with pytest.raises(ValueError):
         mrtr.error_response(1, "no-such-rule", "x")
+
+
+def test_a_tool_that_asks_what_the_client_did_not_declare_is_refused_with_minus_32021() -> None:
+    """A tool whose author forgot ``ctx.require``: its ask for sampling, from a client that declared only
+    elicitation, is refused as ``ctx.require`` refuses it (-32021 naming what it needs), and the checker finds
+    nothing wrong with the refusal."""
+
+    async def tool(args: Dict[str, Any], ctx: Context) -> Dict[str, Any]:
+        await ctx.sample({"messages": [], "maxTokens": 1})
+        return {"content": []}
+
+    call = request()
+    call["params"]["_meta"] = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+    with pytest.raises(mrtr.ProtocolError) as refused:
+        run(tool, call, 100)
+    assert (refused.value.rule, refused.value.code) == (Rule.REQUEST_CAPABILITY_MISSING, -32021)
+    assert refused.value.data == {"requiredCapabilities": {"sampling": {}}}
+    response, status = mrtr.error_response(call["id"], refused.value)
+    assert status == 400
+    assert response["error"]["data"]["requiredCapabilities"] == {"sampling": {}}
+    transcript = [{"from": "client", "message": call}, {"from": "server", "message": response}]
+    assert mrtr.check(transcript) == []

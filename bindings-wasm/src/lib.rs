@@ -65,11 +65,15 @@ impl From<Failure> for JsValue {
     }
 }
 
-/// The JS `Error` for `e`: the core's message, `code` the rule id.
+/// The JS `Error` for `e`: the core's message, `code` the rule id, and
+/// `data` the JSON text of a refusal's `data` (-32021's `requiredCapabilities`).
 fn thrown(e: &mrtr::Error) -> JsValue {
     let js = js_sys::Error::new(e.message());
     // Setting a property on a fresh Error object cannot fail.
     let _ = js_sys::Reflect::set(&js, &"code".into(), &e.rule().name().into());
+    if let Some(data) = e.data() {
+        let _ = js_sys::Reflect::set(&js, &"data".into(), &data.to_string().into());
+    }
     js.into()
 }
 

@@ -63,9 +63,11 @@ fn sampling_with_tools_needs_sampling_tools() {
     assert_eq!(server::missing_capabilities(&plain, &q(false), V).unwrap(), None);
     assert_eq!(server::missing_capabilities(&plain, &q(true), V).unwrap(), Some(json!({"sampling": {"tools": {}}})));
     assert_eq!(server::missing_capabilities(&with_tools, &q(true), V).unwrap(), None);
-    // The same rule where the server's input_required is checked.
+    // A tool that asks anyway is refused as `require_capabilities` refuses it: -32021 naming the need.
     let e = server::respond(&plain, Some(&q(true)), None, V, &Default::default()).unwrap_err();
-    assert_eq!(e.rule(), RuleId::InputRequestCapabilityMissing);
+    assert_eq!(e.rule(), RuleId::RequestCapabilityMissing);
+    assert_eq!(e.code(), Some(-32021));
+    assert_eq!(e.data(), Some(&json!({"requiredCapabilities": {"sampling": {"tools": {}}}})));
     assert!(server::respond(&with_tools, Some(&q(true)), None, V, &Default::default()).is_ok());
 }
 

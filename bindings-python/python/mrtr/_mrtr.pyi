@@ -105,9 +105,9 @@ def respond(
 ) -> dict[str, Any]:
     """Server: the ``input_required`` answer to ``request``; ``input_requests`` (an ``inputRequests``
     object) and ``request_state`` (a JSON string) are optional, an absent one left out. Fails with
-    ``input-required-method-not-allowed``, ``request-meta-missing``,
-    ``input-request-capability-missing``, ``input-required-empty``, ``input-request-invalid``,
-    ``request-state-invalid``."""
+    ``input-required-method-not-allowed``, ``request-meta-missing``, ``request-capability-missing``
+    (-32021: ``data.requiredCapabilities`` names what the asks need), ``input-required-empty``,
+    ``input-request-invalid``, ``request-state-invalid``."""
 
 def sse_encode(event: _JsonIn) -> str:
     """One block, ``{"event", "data", "id", "retry"}`` (each optional), as event-stream text: what a

@@ -6141,8 +6141,9 @@ public func requireDeclared(requestJson: String, requiredJson: String, `protocol
 /**
  * Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object)
  * and `request_state` (a JSON string) are optional, an absent one left out. Fails with
- * `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
- * `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
+ * `input-required-method-not-allowed`, `request-meta-missing`, `request-capability-missing`
+ * (-32021: `data.requiredCapabilities` names what the asks need), `input-required-empty`,
+ * `input-request-invalid`, `request-state-invalid`.
  */
 public func respond(requestJson: String, inputRequestsJson: String?, requestStateJson: String?, `protocol`: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -6475,7 +6476,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_require_declared() != 53084) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_respond() != 40515) {
+    if (uniffi_mrtr_uniffi_checksum_func_respond() != 39323) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_resume() != 35400) {

@@ -14,7 +14,7 @@ use crate::{
     dialect::{from_sep_in, to_sep_in},
     error::{err, Result},
     input,
-    message::{self, check_capabilities, check_task_input, is_task_input, read_view, required_meta},
+    message::{self, check_task_input, is_task_input, read_view, required_meta},
     protocol::{Protocol, META_RELATED_TASK},
     view::{EnvelopeView, InputRequestView, Map, Obj, ParamsView, Prim},
     Limits,
@@ -29,8 +29,9 @@ use serde_json::{json, Map as JsonMap, Value};
 ///
 /// `input_requests` is the `inputRequests` object (or `None`), `request_state`
 /// the opaque state (or `None`). Fails with `input-required-method-not-allowed`,
-/// `request-meta-missing`, `input-request-capability-missing`,
-/// `input-required-empty`, `input-request-invalid` or `request-state-invalid`.
+/// `request-meta-missing`, `request-capability-missing` (-32021, its `data`
+/// naming the capabilities the asks need), `input-required-empty`,
+/// `input-request-invalid` or `request-state-invalid`.
 pub fn respond(
     request: &Value,
     input_requests: Option<&Value>,
@@ -58,8 +59,10 @@ pub fn respond(
         // The draft marks input_required by its envelope fields alone: without them there is no message.
         return Err(err!(InputRequiredEmpty, "the draft dialect cannot carry an input_required with neither field"));
     }
-    if let (Some(caps), Some(requests)) = (caps, &requests) {
-        check_capabilities(requests, caps)?;
+    // An ask the client cannot answer is a request the server cannot serve:
+    // -32021 naming what it needs, as `require_capabilities` refuses it.
+    if let (Some(_), Some(questions)) = (caps, input_requests) {
+        require_capabilities(&request, questions, protocol)?;
     }
     let mut result = JsonMap::new();
     result.insert("resultType".into(), "input_required".into());

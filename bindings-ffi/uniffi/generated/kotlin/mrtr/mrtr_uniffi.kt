@@ -1380,7 +1380,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_require_declared() and 0xFFFF) != 53084) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_respond() and 0xFFFF) != 40515) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_respond() and 0xFFFF) != 39323) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_resume() and 0xFFFF) != 35400) {
@@ -9270,8 +9270,9 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         /**
          * Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object)
          * and `request_state` (a JSON string) are optional, an absent one left out. Fails with
-         * `input-required-method-not-allowed`, `request-meta-missing`, `input-request-capability-missing`,
-         * `input-required-empty`, `input-request-invalid`, `request-state-invalid`.
+         * `input-required-method-not-allowed`, `request-meta-missing`, `request-capability-missing`
+         * (-32021: `data.requiredCapabilities` names what the asks need), `input-required-empty`,
+         * `input-request-invalid`, `request-state-invalid`.
          */
     @Throws(MrtrException::class) fun `respond`(`requestJson`: kotlin.String, `inputRequestsJson`: kotlin.String?, `requestStateJson`: kotlin.String?, `protocol`: kotlin.String): kotlin.String {
             return FfiConverterString.lift(
