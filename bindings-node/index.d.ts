@@ -521,10 +521,13 @@ export declare class BridgedCall<Args extends JsonObject = JsonObject> {
  * The JSON-RPC error response to request `id` for `error`, and the HTTP status
  * to send it with; `data` adds members to the error's `data` (as -32021's
  * `requiredCapabilities` or -32022's `supported` and `requested`).
+ * `options.errorCodes`: `'released'` (default) or `'draft'`, the next
+ * revision's draft registry (a refused state is -32026 `StaleState`).
  */
 export declare function errorResponse(
   id: Id | null,
   error: MrtrError | { rule: RuleId; message: string; data?: JsonObject },
+  options?: { errorCodes?: 'released' | 'draft' },
 ): { response: JsonObject; status: number }
 
 /**

@@ -442,9 +442,10 @@ export declare function complete(request: Text, result: Text, options?: string |
 /**
  * The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
  * members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
- * sends it with.
+ * sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
+ * refused state is -32026 `StaleState`).
  */
-export declare function errorResponse(id: Text, rule: string, message: string, data?: Text | undefined | null): string
+export declare function errorResponse(id: Text, rule: string, message: string, data?: Text | undefined | null, options?: string | undefined | null): string
 
 /**
  * What anyone can read off a token without a key, nothing of it authenticated: `{stateId, keyId,

@@ -1502,7 +1502,8 @@ mrtr_status mrtr_question_roots(struct mrtr_buf *out);
 /**
  * The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
  * members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
- * sends it with. `*out` is the text (free it with `mrtr_buf_free`).
+ * sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
+ * refused state is -32026 `StaleState`). `*out` is the text (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1516,6 +1517,8 @@ mrtr_status mrtr_error_response(const char *id,
                                 size_t message_len,
                                 const char *data,
                                 size_t data_len,
+                                mrtr_protocol protocol,
+                                const struct mrtr_limits *limits,
                                 struct mrtr_buf *out);
 
 /**

@@ -399,7 +399,8 @@ pub unsafe extern "C" fn mrtr_question_roots(out: *mut mrtr_buf) -> mrtr_status 
 
 /// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
 /// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
-/// sends it with. `*out` is the text (free it with `mrtr_buf_free`).
+/// sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
+/// refused state is -32026 `StaleState`). `*out` is the text (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -414,20 +415,23 @@ pub unsafe extern "C" fn mrtr_error_response(
     message_len: usize,
     data: *const c_char,
     data_len: usize,
+    protocol: mrtr_protocol,
+    limits: *const mrtr_limits,
     out: *mut mrtr_buf,
 ) -> mrtr_status {
     guard(|| {
         // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, id, rule, message, data) = unsafe {
+        let (out, id, rule, message, data, options) = unsafe {
             (
                 Out::new(out)?,
                 args::required(id, id_len, "id")?,
                 args::text(rule, rule_len, "rule")?,
                 args::text(message, message_len, "message")?,
                 args::optional(data, data_len, "data")?,
+                options(protocol, limits, None)?,
             )
         };
-        let value = facade::error_response(id, rule, message, data)?;
+        let value = facade::error_response(id, rule, message, data, &options)?;
         out.set(value);
         Ok(())
     })

@@ -886,14 +886,16 @@ export class BridgedCall {
 /**
  * The JSON-RPC error response to the request `id` for `error` (an MrtrError,
  * or `{rule, message, data?}`, `data` the members of the error's `data`):
- * `{response, status}`, the HTTP status a transport sends it with.
+ * `{response, status}`, the HTTP status a transport sends it with, under
+ * `options.errorCodes` (`'released'`, the default, or `'draft'`).
  */
-export function errorResponse(id, error) {
+export function errorResponse(id, error, options) {
   if (error === null || typeof error !== 'object' || typeof error.rule !== 'string') {
     throw usage('errorResponse takes an MrtrError, or {rule, message}')
   }
-  const args = [json(id ?? null, 'the id'), error.rule, string(error.message ?? '', 'the message')]
-  if (error.data != null) args.push(json(error.data, 'the error data'))
+  const data = error.data == null ? null : json(error.data, 'the error data')
+  const args = [json(id ?? null, 'the id'), error.rule, string(error.message ?? '', 'the message'), data]
+  if (options != null) args.push(json(options, 'the options'))
   return JSON.parse(call(() => native.errorResponse(...args)))
 }
 

@@ -26,7 +26,7 @@ export interface Limits {
 }
 
 /**
- * The options of one call: the protocol and the limits.
+ * The options of one call: the protocol, the limits, and the codes of the refusals it builds.
  */
 export interface Options {
   /**
@@ -37,6 +37,11 @@ export interface Options {
    * Bounds on what the core reads (absent fields: the defaults).
    */
   limits?: Limits
+  /**
+   * The codes of the refusals a server builds: `released` (default) or `draft` (the next revision's
+   * draft registry: a refused state is -32026 `StaleState`).
+   */
+  errorCodes?: 'released' | 'draft'
 }
 
 /**

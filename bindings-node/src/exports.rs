@@ -217,10 +217,25 @@ pub fn question_roots() -> Result<String> {
 
 /// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
 /// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
-/// sends it with.
+/// sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
+/// refused state is -32026 `StaleState`).
 #[napi]
-pub fn error_response(id: Text, rule: String, message: String, data: Option<Text>) -> Result<String> {
-    crate::run(|| facade::error_response(crate::bytes(&id), &rule, &message, data.as_ref().map(crate::bytes)))
+pub fn error_response(
+    id: Text,
+    rule: String,
+    message: String,
+    data: Option<Text>,
+    options: Option<String>,
+) -> Result<String> {
+    crate::run(|| {
+        facade::error_response(
+            crate::bytes(&id),
+            &rule,
+            &message,
+            data.as_ref().map(crate::bytes),
+            &crate::options(options)?,
+        )
+    })
 }
 
 /// What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),

@@ -88,6 +88,18 @@ test('an MrtrError carries the data it is given, null when none', () => {
   assert.deepEqual(mrtr.errorResponse(1, e).response.error.data, { requiredCapabilities: { roots: {} }, rule: 'request-capability-missing' })
 })
 
+test('errorResponse: the draft registry answers a refused state with -32026, never with a 2xx', () => {
+  const late = new mrtr.StateError('state-expired', 'late')
+  const released = mrtr.errorResponse(7, late)
+  assert.deepEqual([released.response.error.code, released.status], [-32602, 400])
+  const draft = mrtr.errorResponse(7, late, { errorCodes: 'draft' })
+  assert.deepEqual([draft.response.error.code, draft.status], [-32026, 400])
+  assert.deepEqual(draft.response.error.data, { kind: 'request_state', reason: 'expired', rule: 'state-expired' })
+  // Other refusals keep their code; a name that is no table is a UsageError.
+  assert.equal(mrtr.errorResponse(7, { rule: 'request-meta-missing', message: 'm' }, { errorCodes: 'draft' }).response.error.code, -32602)
+  assert.throws(() => mrtr.errorResponse(7, late, { errorCodes: 'next' }), mrtr.UsageError)
+})
+
 const secret = Uint8Array.from({ length: 32 }, (_, i) => (i * 13 + 5) & 0xff)
 const rounds = new mrtr.SealedRounds({ ring: new mrtr.KeyRing({ id: 1, algorithm: 'xchacha20-poly1305', secret }), protocol: V })
 

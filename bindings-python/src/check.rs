@@ -30,6 +30,7 @@ fn options(
         limits: limits.unwrap_or_default().0,
         max_rounds,
         transport: transport.map(|t| t.0),
+        ..facade::Options::default()
     }
 }
 

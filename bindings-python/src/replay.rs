@@ -141,21 +141,26 @@ impl ToolReplay {
 }
 
 /// `{"response", "status"}`: the error response to `id` for `rule` (with the
-/// members of `data`, a dict), and its HTTP status.
+/// members of `data`, a dict), and its HTTP status, under `error_codes`
+/// (`"released"`, the default, or `"draft"`).
 #[pyfunction]
-#[pyo3(signature = (id, rule, message, data=None))]
+#[pyo3(signature = (id, rule, message, data=None, error_codes=None))]
 fn _error_response<'py>(
     py: Python<'py>,
     id: &Bound<'py, PyAny>,
     rule: &str,
     message: &str,
     data: Option<&Bound<'py, PyAny>>,
+    error_codes: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
     boundary(|| {
         let id = from_python(id, &Limits::DEFAULT)?;
         let data = data.map(|d| from_python(d, &Limits::DEFAULT)).transpose()?.map(|d| d.to_string());
-        let built =
-            facade::error_response(id.to_string().as_bytes(), rule, message, data.as_deref().map(str::as_bytes));
+        let options = facade::Options::from_value(&serde_json::json!({ "errorCodes": error_codes }));
+        let built = options.and_then(|o| {
+            let data = data.as_deref().map(str::as_bytes);
+            facade::error_response(id.to_string().as_bytes(), rule, message, data, &o)
+        });
         output(py, &built.or_raise()?)
     })
 }

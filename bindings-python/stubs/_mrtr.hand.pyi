@@ -1,7 +1,7 @@
 """Type stubs of the native module ``mrtr._mrtr`` (pyo3)."""
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Final, final
+from typing import Any, Final, Literal, final
 
 from ._enums import Kind
 from ._types import Event, Handle, Limits, Opened, Resumed, Round, TokenInfo, Violation
@@ -270,10 +270,14 @@ class ToolReplay:
         """The final response with ``result`` (``resultType: "complete"``; ``ttlMs: 0`` on a retry)."""
 
 def _error_response(
-    id: int | str | None, rule: str, message: str, data: Mapping[str, Any] | None = None
+    id: int | str | None,
+    rule: str,
+    message: str,
+    data: Mapping[str, Any] | None = None,
+    error_codes: Literal["released", "draft"] | None = None,
 ) -> dict[str, Any]:
     """``{"response", "status"}``: the JSON-RPC error response to ``id`` for ``rule`` (with the members of
-    ``data``), and its HTTP status."""
+    ``data``), and its HTTP status, under ``error_codes`` (``"released"``, the default, or ``"draft"``)."""
 
 def inspect(token: str | bytes) -> TokenInfo:
     """The public part of a token (state id, key id, algorithm, expiry), read without a key."""

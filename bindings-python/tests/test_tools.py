@@ -480,3 +480,16 @@ def test_a_tool_that_asks_what_the_client_did_not_declare_is_refused_with_minus_
     assert response["error"]["data"]["requiredCapabilities"] == {"sampling": {}}
     transcript = [{"from": "client", "message": call}, {"from": "server", "message": response}]
     assert mrtr.check(transcript) == []
+
+
+def test_error_response_under_the_draft_registry() -> None:
+    """The next revision's draft registry: a refused state is -32026 StaleState (``data.kind``, ``data.reason``),
+    every other refusal keeps its code, and none goes with a 2xx status."""
+    late = mrtr.StateError(Rule.STATE_EXPIRED, -32602, "late")
+    assert mrtr.error_response(7, late)[0]["error"]["code"] == -32602
+    response, status = mrtr.error_response(7, late, error_codes="draft")
+    assert (response["error"]["code"], status) == (-32026, 400)
+    assert response["error"]["data"] == {"kind": "request_state", "reason": "expired", "rule": "state-expired"}
+    assert mrtr.error_response(7, "request-meta-missing", "m", error_codes="draft")[0]["error"]["code"] == -32602
+    with pytest.raises(mrtr.UsageError):
+        mrtr.error_response(7, late, error_codes="next")  # type: ignore[arg-type]

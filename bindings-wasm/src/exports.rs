@@ -216,10 +216,25 @@ pub fn question_roots() -> String {
 
 /// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
 /// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
-/// sends it with.
+/// sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
+/// refused state is -32026 `StaleState`).
 #[wasm_bindgen(js_name = errorResponse)]
-pub fn error_response(id: &JsValue, rule: &str, message: &str, data: &JsValue) -> Result<String> {
-    crate::run(|| facade::error_response(&crate::bytes(id), rule, message, crate::optional(data).as_deref()))
+pub fn error_response(
+    id: &JsValue,
+    rule: &str,
+    message: &str,
+    data: &JsValue,
+    options: Option<String>,
+) -> Result<String> {
+    crate::run(|| {
+        facade::error_response(
+            &crate::bytes(id),
+            rule,
+            message,
+            crate::optional(data).as_deref(),
+            &crate::options(options)?,
+        )
+    })
 }
 
 /// What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),

@@ -121,6 +121,7 @@ fn sample(holds: mrtr::facade::records::Holds) -> serde_json::Value {
     match holds {
         Holds::Mode | Holds::Protocol => json!("2026-07-28"),
         Holds::Transport => json!("sep-1858"),
+        Holds::ErrorCodes => json!("draft"),
         Holds::Text => json!("http://127.0.0.1:9/mcp"),
         Holds::Headers => json!({"x-trace": "1"}),
         Holds::Limits => json!({"maxDepth": 64}),

@@ -158,6 +158,24 @@ def cases():
         .call(4, {"github_login": ACCEPT}, "s2")
         .complete(4),
     )
+    yield case(
+        "state-refused-draft-registry",
+        "resume",
+        "The next revision's draft error registry (Transports WG): a refused requestState is -32026 "
+        "StaleState with data {kind: \"request_state\", reason}, in place of -32602; the checker accepts "
+        "either; the client starts afresh. mrtr's servers send it with errorCodes: draft.",
+        refusal(
+            Talk(P).call(1).input_required(1, {"github_login": FORM}, "s1").call(2, {"github_login": ACCEPT}, "s1"),
+            2,
+            -32026,
+            "requestState is not a sealed token",
+            {"kind": "request_state", "reason": "malformed", "rule": "state-malformed"},
+        )
+        .call(3)
+        .input_required(3, {"github_login": FORM}, "s2")
+        .call(4, {"github_login": ACCEPT}, "s2")
+        .complete(4),
+    )
 
 
 def with_version(talk, version):

@@ -101,7 +101,7 @@ pub use input::InputKind;
 pub use kind::{Kind, ResultType};
 pub use limits::Limits;
 pub use protocol::Protocol;
-pub use rules::{Area, RuleId};
+pub use rules::{Area, ErrorCodes, RuleId};
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(all(doctest, feature = "state"))]

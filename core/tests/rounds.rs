@@ -100,6 +100,10 @@ fn answers_carry_across_a_rolling_upgrade_and_the_state_binds_principal_time_and
     let mut with_task = third.clone();
     with_task["params"]["task"] = json!({"ttl": 60000});
     assert_eq!(refused(&with_task, ALICE, 1020), RuleId::StateWrongRequest, "every param is bound");
+    // SEP-3221: a client re-sends the host's secureArguments unchanged, so they are bound as well.
+    let mut with_secure = third.clone();
+    with_secure["params"]["secureArguments"] = json!({"tenant": "t-2"});
+    assert_eq!(refused(&with_secure, ALICE, 1020), RuleId::StateWrongRequest, "secureArguments are bound");
 }
 
 #[test]

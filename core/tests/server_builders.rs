@@ -132,3 +132,33 @@ fn a_cacheable_result_gets_the_hints_its_schema_requires() {
         .get("ttlMs")
         .is_none());
 }
+
+/// The next revision's draft registry changes one row: a refused state is
+/// -32026 `StaleState`; every other refusal keeps its code, and none goes
+/// with a 2xx status (`docs/status-policy.md`).
+#[test]
+fn the_draft_registry_gives_a_refused_state_its_own_code_and_keeps_the_rest() {
+    use mrtr::{Error, ErrorCodes};
+    let expired = Error::new(RuleId::StateExpired, "late");
+    let (released, status) = server::error_response_in(&json!(7), &expired, ErrorCodes::Released);
+    assert_eq!((released["error"]["code"].clone(), status), (json!(-32602), 400));
+    assert_eq!(released["error"]["data"], json!({"rule": "state-expired"}));
+    let (draft, status) = server::error_response_in(&json!(7), &expired, ErrorCodes::Draft);
+    assert_eq!((draft["error"]["code"].clone(), status), (json!(-32026), 400));
+    assert_eq!(draft["error"]["data"], json!({"kind": "request_state", "reason": "expired", "rule": "state-expired"}));
+    for rule in mrtr::rules::RULES.iter().map(|r| r.id) {
+        let e = Error::new(rule, "x");
+        let (a, sa) = server::error_response_in(&json!(1), &e, ErrorCodes::Released);
+        let (b, sb) = server::error_response_in(&json!(1), &e, ErrorCodes::Draft);
+        assert!(!(200..300).contains(&sa) && !(200..300).contains(&sb), "{rule}: never a 2xx");
+        assert_eq!(
+            a["error"]["code"] != b["error"]["code"],
+            rule.refuses_state(),
+            "{rule}: only a refused state differs"
+        );
+    }
+    assert_eq!(
+        server::error_response(&json!(7), &expired),
+        server::error_response_in(&json!(7), &expired, ErrorCodes::Released)
+    );
+}

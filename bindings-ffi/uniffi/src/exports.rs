@@ -383,10 +383,25 @@ pub fn question_roots() -> Result<String> {
 
 /// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
 /// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
-/// sends it with.
+/// sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
+/// refused state is -32026 `StaleState`).
 #[uniffi::export]
-pub fn error_response(id_json: String, rule: String, message: String, data_json: Option<String>) -> Result<String> {
-    guard(|| Ok(facade::error_response(id_json.as_bytes(), &rule, &message, data_json.as_deref().map(str::as_bytes))?))
+pub fn error_response(
+    id_json: String,
+    rule: String,
+    message: String,
+    data_json: Option<String>,
+    protocol: String,
+) -> Result<String> {
+    guard(|| {
+        Ok(facade::error_response(
+            id_json.as_bytes(),
+            &rule,
+            &message,
+            data_json.as_deref().map(str::as_bytes),
+            &crate::ops::options(&protocol, None)?,
+        )?)
+    })
 }
 
 /// What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),

@@ -19,7 +19,7 @@ import asyncio
 from json import loads
 from secrets import token_hex
 from time import monotonic
-from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Literal, Optional, Tuple, Union
 
 from . import _mrtr
 from ._enums import Rule
@@ -251,14 +251,20 @@ class BridgedCall:
 
 
 def error_response(
-    id: Union[int, str, None], error: Union[MrtrError, Rule, str], message: Optional[str] = None
+    id: Union[int, str, None],
+    error: Union[MrtrError, Rule, str],
+    message: Optional[str] = None,
+    *,
+    error_codes: Optional[Literal["released", "draft"]] = None,
 ) -> Tuple[Dict[str, Any], int]:
     """The JSON-RPC error response to the request ``id`` for ``error`` (an ``MrtrError``, or a rule and a
-    ``message``), and the HTTP status to send it with, as the core builds them."""
+    ``message``), and the HTTP status to send it with, as the core builds them. ``error_codes``:
+    ``"released"`` (default) or ``"draft"``, the next revision's draft registry (a refused state is -32026
+    ``StaleState``)."""
     rule = error.rule if isinstance(error, MrtrError) else Rule(error)
     text = error.message if isinstance(error, MrtrError) and message is None else message or ""
     data = error.data if isinstance(error, MrtrError) else None
-    built = _mrtr._error_response(id, rule.value, text, data)
+    built = _mrtr._error_response(id, rule.value, text, data, error_codes)
     return built["response"], built["status"]
 
 

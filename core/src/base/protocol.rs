@@ -220,6 +220,13 @@ impl core::fmt::Display for Protocol {
     }
 }
 
+/// The params a retry changes by design: the rest of a retry's params equal
+/// its original's (`retry-request-changed`), and sealed state is bound to
+/// that rest (`state::params_digest`). Everything else stays bound, SEP-3221's
+/// host-injected `secureArguments` included: "a client MUST re-send
+/// `secureArguments` unchanged on an MRTR retry".
+pub const RETRY_FREE_PARAMS: [&str; 3] = ["inputResponses", "requestState", "_meta"];
+
 /// The server requests that MRTR carries as input requests.
 pub const INPUT_METHODS: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roots/list"];
 

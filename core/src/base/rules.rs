@@ -247,6 +247,39 @@ pub const INVALID_REQUEST: i32 = -32600;
 pub const INVALID_PARAMS: i32 = -32602;
 /// JSON-RPC 2.0 "Internal error".
 pub const INTERNAL_ERROR: i32 = -32603;
+/// `StaleState` of the draft error registry ([`ErrorCodes::Draft`]).
+pub const STALE_STATE: i32 = -32026;
+
+/// Which JSON-RPC codes a server answers its refusals with. What differs is
+/// one row: a refused `requestState` (a `state-*` rule a server answers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ErrorCodes {
+    /// The codes of `2026-07-28` and JSON-RPC 2.0: a refused state is -32602.
+    #[default]
+    Released,
+    /// The Transports WG's draft error registry, due with the next revision:
+    /// a refused state is -32026 `StaleState`, its `data` `{"kind":
+    /// "request_state", "reason"}` (the reason: the rule id without `state-`).
+    Draft,
+}
+
+impl ErrorCodes {
+    /// Both tables.
+    pub const ALL: [ErrorCodes; 2] = [ErrorCodes::Released, ErrorCodes::Draft];
+
+    /// `released` or `draft`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ErrorCodes::Released => "released",
+            ErrorCodes::Draft => "draft",
+        }
+    }
+
+    /// The table named `name`.
+    pub fn from_name(name: &str) -> Option<ErrorCodes> {
+        ErrorCodes::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
 
 macro_rules! catalogue {
     ($( $id:ident, $name:literal, $area:ident, $code:expr, $source:literal, $text:literal; )*) => {
@@ -404,6 +437,21 @@ impl RuleId {
     /// The rule with this stable number (the C ABI's error code).
     pub fn from_u16(n: u16) -> Option<RuleId> {
         RULES.iter().find(|r| r.id as u16 == n).map(|r| r.id)
+    }
+
+    /// The code a server answers this rule with under `codes` ([`RuleId::code`]
+    /// for [`ErrorCodes::Released`]).
+    pub fn code_under(self, codes: ErrorCodes) -> Option<i32> {
+        match codes {
+            ErrorCodes::Draft if self.refuses_state() => Some(STALE_STATE),
+            _ => self.code(),
+        }
+    }
+
+    /// A `requestState` the server will not act on: the rules of area
+    /// `state` a server answers (-32602 in the released codes).
+    pub fn refuses_state(self) -> bool {
+        self.area() == Area::State && self.code() == Some(INVALID_PARAMS)
     }
 }
 

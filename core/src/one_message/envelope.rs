@@ -173,7 +173,7 @@ fn classify_value_with<'a>(
     message: &'a serde_json::Value,
     protocol: Protocol,
     limits: &Limits,
-    faults: &mut impl validate::Faults,
+    faults: &mut dyn validate::Faults,
 ) -> Result<Classified<'a>> {
     let verdict = validate::classify_into(J::Value(message), protocol, limits, faults)?;
     // The strings are `message`'s own, for `'a`.

@@ -100,7 +100,9 @@ pub(crate) trait Node: Copy {
     }
 }
 
-/// Where the faults of a message's content go.
+/// Where the faults of a message's content go. The validators take it as a
+/// trait object, so that each reader's validators are compiled once whatever
+/// the sink (the wasm build's size), at the cost of a dynamic call per fault.
 pub(crate) trait Faults {
     /// Takes a fault: `Err` ends the reading, `Ok` reads on.
     fn take(&mut self, fault: Error) -> Result<()>;
@@ -176,7 +178,7 @@ pub(crate) fn classify_into<N: Node>(
     env: N,
     protocol: Protocol,
     limits: &Limits,
-    faults: &mut impl Faults,
+    faults: &mut dyn Faults,
 ) -> Result<Verdict<N>> {
     if !env.is_object() {
         return Err(fail(RuleId::JsonrpcInvalid, "a JSON-RPC message is one object, not a batch"));
@@ -273,7 +275,7 @@ fn call_fields_into<N: Node>(
     responses: Option<N>,
     request_state: Option<N>,
     limits: &Limits,
-    faults: &mut impl Faults,
+    faults: &mut dyn Faults,
 ) -> Result<()> {
     if responses.is_some() {
         faults.check(responses_shape(responses, false, limits))?;
@@ -319,7 +321,7 @@ fn validate_result<N: Node>(
     requests: Option<N>,
     request_state: Option<N>,
     (protocol, limits): (Protocol, &Limits),
-    faults: &mut impl Faults,
+    faults: &mut dyn Faults,
 ) -> Result<ResultType> {
     let rules = protocol.rules();
     match result_type {
@@ -354,7 +356,7 @@ fn input_required_into<N: Node>(
     request_state: Option<N>,
     protocol: Protocol,
     limits: &Limits,
-    faults: &mut impl Faults,
+    faults: &mut dyn Faults,
 ) -> Result<()> {
     if requests.is_some() {
         input_requests_into(requests, protocol, limits, faults)?;
@@ -378,7 +380,7 @@ fn input_requests_into<N: Node>(
     requests: Option<N>,
     protocol: Protocol,
     limits: &Limits,
-    faults: &mut impl Faults,
+    faults: &mut dyn Faults,
 ) -> Result<()> {
     let Some(map) = requests.filter(|r| r.is_object()) else {
         return faults.take(invalid::<N>(None, "inputRequests must be an object"));

@@ -16,9 +16,6 @@ use crate::{
 use alloc::string::String;
 use serde_json::{Map, Value};
 
-/// The MRTR fields of request params, left out when comparing a retry with its original.
-pub(crate) const MRTR_PARAMS: [&str; 3] = ["inputResponses", "requestState", "_meta"];
-
 /// `params` of a request, if it is an object.
 pub(crate) fn params(message: &Value) -> Option<&Map<String, Value>> {
     message.get("params")?.as_object()
@@ -27,7 +24,7 @@ pub(crate) fn params(message: &Value) -> Option<&Map<String, Value>> {
 /// `params` without the MRTR fields.
 pub(crate) fn salient_params(message: &Value) -> Map<String, Value> {
     let mut p = params(message).cloned().unwrap_or_default();
-    for field in MRTR_PARAMS {
+    for field in crate::protocol::RETRY_FREE_PARAMS {
         p.shift_remove(field);
     }
     p

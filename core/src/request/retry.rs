@@ -60,11 +60,17 @@ pub(crate) fn request_changed(original: &JsonMap<String, Value>, retry: &JsonMap
     Ok(())
 }
 
-/// `retry-missing-input-response`: every key of the last `inputRequests` has
-/// an answer in `responses`. The error names the first key without one.
-pub(crate) fn missing_input_response(requests: &Requests<'_>, responses: &Responses<'_>) -> Result<()> {
+/// `retry-missing-input-response`: every key of the last `inputRequests`
+/// that `owed` holds (the checker leaves out requests that are themselves
+/// invalid) has an answer in `responses`. The error names the first key
+/// without one.
+pub(crate) fn missing_input_response(
+    requests: &Requests<'_>,
+    responses: &Responses<'_>,
+    owed: &dyn Fn(&str) -> bool,
+) -> Result<()> {
     let asked = requests.entries().unwrap_or_default();
-    match asked.iter().find(|(key, _)| responses.get(key).is_none()) {
+    match asked.iter().find(|(key, _)| owed(key) && responses.get(key).is_none()) {
         Some((key, _)) => Err(err!(RetryMissingInputResponse, "no response to inputRequests[{key:?}]")),
         None => Ok(()),
     }
@@ -178,17 +184,20 @@ mod tests {
         let asked = json!({"a": {"method": "roots/list"}, "b": {"method": "roots/list"}});
         let given = json!({"a": {"roots": []}});
         let (requests, responses) = (read_view(&asked).unwrap(), read_view(&given).unwrap());
-        let e = missing_input_response(&requests, &responses).unwrap_err();
+        let e = missing_input_response(&requests, &responses, &|_| true).unwrap_err();
         assert_eq!(e.rule(), RuleId::RetryMissingInputResponse);
         assert_eq!(e.message(), "no response to inputRequests[\"b\"]");
         // No inputResponses at all (or not an object) answers nothing.
         for given in [Value::Null, json!([])] {
             assert_eq!(
-                rule(missing_input_response(&requests, &read_view(&given).unwrap())),
+                rule(missing_input_response(&requests, &read_view(&given).unwrap(), &|_| true)),
                 Some(RuleId::RetryMissingInputResponse)
             );
         }
-        assert_eq!(rule(missing_input_response(&requests, &Map::Absent)), Some(RuleId::RetryMissingInputResponse));
+        assert_eq!(
+            rule(missing_input_response(&requests, &Map::Absent, &|_| true)),
+            Some(RuleId::RetryMissingInputResponse)
+        );
     }
 
     #[test]
@@ -197,11 +206,11 @@ mod tests {
         let requests = read_view(&asked).unwrap();
         // Every key answered, extra keys (another rule's business) or not.
         let given = json!({"a": {"roots": []}, "z": {"roots": []}});
-        assert_eq!(rule(missing_input_response(&requests, &read_view(&given).unwrap())), None);
+        assert_eq!(rule(missing_input_response(&requests, &read_view(&given).unwrap(), &|_| true)), None);
         // Nothing asked (load shedding), nothing needed.
-        assert_eq!(rule(missing_input_response(&Map::Absent, &Map::Absent)), None);
+        assert_eq!(rule(missing_input_response(&Map::Absent, &Map::Absent, &|_| true)), None);
         let nothing = json!({});
-        assert_eq!(rule(missing_input_response(&read_view(&nothing).unwrap(), &Map::Absent)), None);
+        assert_eq!(rule(missing_input_response(&read_view(&nothing).unwrap(), &Map::Absent, &|_| true)), None);
     }
 
     #[test]

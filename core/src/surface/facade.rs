@@ -47,6 +47,9 @@ pub struct Options {
     /// The checker's multi-turn transport (`sep-1858`, `sep-1335`); `None`:
     /// plain Streamable HTTP.
     pub transport: Option<crate::http::Mode>,
+    /// The codes of the refusals a server builds (`errorCodes`: `released`,
+    /// the default, or `draft`, the next revision's draft registry).
+    pub error_codes: crate::ErrorCodes,
 }
 
 impl Options {
@@ -73,6 +76,10 @@ impl Options {
                 (_, Value::Null) => {}
                 ("protocol", Value::String(p)) => out.protocol = Protocol::parse(p)?,
                 ("transport", Value::String(t)) => out.transport = Some(crate::http::Mode::from_name(t)?),
+                ("errorCodes", Value::String(c)) => {
+                    out.error_codes =
+                        crate::ErrorCodes::from_name(c).ok_or(usage("errorCodes is \"released\" or \"draft\""))?
+                }
                 ("limits", l) => out.limits = limits_of(l)?,
                 ("maxRounds", n) => {
                     out.max_rounds =

@@ -6002,16 +6002,18 @@ public func complete(requestJson: String, resultJson: String, `protocol`: String
 /**
  * The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
  * members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
- * sends it with.
+ * sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
+ * refused state is -32026 `StaleState`).
  */
-public func errorResponse(idJson: String, rule: String, message: String, dataJson: String?)throws  -> String  {
+public func errorResponse(idJson: String, rule: String, message: String, dataJson: String?, `protocol`: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_func_error_response(
         FfiConverterString.lower(idJson),
         FfiConverterString.lower(rule),
         FfiConverterString.lower(message),
-        FfiConverterOptionString.lower(dataJson),uniffiCallStatus
+        FfiConverterOptionString.lower(dataJson),
+        FfiConverterString.lower(`protocol`),uniffiCallStatus
     )
 })
 }
@@ -6446,7 +6448,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_complete() != 44812) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_error_response() != 43191) {
+    if (uniffi_mrtr_uniffi_checksum_func_error_response() != 7496) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_mirrored_fields() != 35842) {

@@ -792,7 +792,7 @@ RustBuffer uniffi_mrtr_uniffi_fn_func_complete(RustBuffer request_json, RustBuff
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_ERROR_RESPONSE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_ERROR_RESPONSE
-RustBuffer uniffi_mrtr_uniffi_fn_func_error_response(RustBuffer id_json, RustBuffer rule, RustBuffer message, RustBuffer data_json, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_mrtr_uniffi_fn_func_error_response(RustBuffer id_json, RustBuffer rule, RustBuffer message, RustBuffer data_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_MIRRORED_FIELDS

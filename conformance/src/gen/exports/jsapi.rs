@@ -382,6 +382,7 @@ fn ts_holds(holds: Holds) -> &'static str {
         H::Text => "string",
         H::Mode => "TransportMode",
         H::Transport => "'sep-1858' | 'sep-1335'",
+        H::ErrorCodes => "'released' | 'draft'",
         H::Protocol => "ProtocolName",
         H::Limits => "Limits",
         H::Object => "JsonObject",

@@ -485,6 +485,7 @@ fn stub_params(e: &Export) -> Vec<String> {
 fn stub_field(holds: Holds) -> &'static str {
     match holds {
         Holds::Mode | Holds::Transport | Holds::Protocol | Holds::Text | Holds::Rule | Holds::Method => "str | None",
+        Holds::ErrorCodes => "Literal['released', 'draft'] | None",
         Holds::Headers => "_Headers",
         Holds::Limits => "Limits | None",
         Holds::Whole | Holds::Count | Holds::Handle => "int | None",

@@ -286,7 +286,7 @@ fn record_field(m: &records::Member, written: bool) -> (String, String, Vec<Stri
     let json = matches!(m.holds, H::Message | H::Messages | H::Questions | H::Json | H::Object | H::Limits);
     let name = if json { format!("{snake}_json") } else { snake.clone() };
     let base = match m.holds {
-        H::Text | H::Rule | H::Method | H::Mode | H::Transport | H::Protocol => "String",
+        H::Text | H::Rule | H::Method | H::Mode | H::Transport | H::Protocol | H::ErrorCodes => "String",
         H::Whole | H::Handle => "u64",
         H::Count => "u32",
         H::Headers => "HashMap<String, String>",

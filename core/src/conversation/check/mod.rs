@@ -296,6 +296,10 @@ impl Checker {
         self.report(e.rule(), e.message().to_string());
     }
 
+    fn report_all(&mut self, faults: Vec<Error>) {
+        faults.into_iter().for_each(|e| self.report_error(e));
+    }
+
     /// Reports the rule a shared check (`retry`) failed with, if it failed.
     fn report_failed(&mut self, checked: Result<()>) {
         if let Err(e) = checked {
@@ -311,7 +315,7 @@ impl Checker {
             Ok(c) => Some((c.kind, c.result_type, c.result_type_present, faults)),
             Err(e) => {
                 faults.push(e);
-                faults.into_iter().for_each(|e| self.report_error(e));
+                self.report_all(faults);
                 None
             }
         }
@@ -321,9 +325,9 @@ impl Checker {
     /// with a bad `requestState` or `inputResponses` is still in flight and
     /// still retries its round (one fault, one report).
     fn client_message(&mut self, m: &Value) {
-        let Some((kind, _, _, faults)) = self.classify(m) else { return };
+        let Some((kind, _, _, mut faults)) = self.classify(m) else { return };
         let view = envelope::read(m).ok().filter(|_| kind == Kind::Request);
-        let Some(view) = view else { return faults.into_iter().for_each(|e| self.report_error(e)) };
+        let Some(view) = view else { return self.report_all(faults) };
         let method = view.method.as_str().unwrap_or_default().to_string();
         let empty = ParamsView::default();
         let params = view.params.get().unwrap_or(&empty);
@@ -335,7 +339,10 @@ impl Checker {
         let own = Faulty::of(&faults);
         // A state the retry echoes from its round is the server's fault, reported with the round.
         let echoed = round.is_some_and(|r| r.result["result"].get("requestState") == m["params"].get("requestState"));
-        faults.into_iter().filter(|e| !(echoed && Faulty::is_state(e))).for_each(|e| self.report_error(e));
+        if echoed {
+            faults.retain(|e| !STATE_FAULTS.contains(&e.rule()));
+        }
+        self.report_all(faults);
         if let Err(e) = required_meta(view.params.get(), self.config.protocol) {
             self.report_error(e);
         }
@@ -486,12 +493,14 @@ impl Checker {
     fn check_answers(&mut self, result: &Value, params: &ParamsView<'_>) {
         let Some(Value::Object(asked)) = result["result"].get("inputRequests") else { return };
         let protocol = self.config.protocol;
-        let sound = asked.iter().filter(|(k, r)| validate::input_request(J::Key(k), J::Value(r), protocol).is_ok());
-        let sound = Value::Object(sound.map(|(k, r)| (k.clone(), r.clone())).collect());
-        let Ok(requests) = read_view::<Requests<'_>>(&sound) else { return };
-        self.report_failed(retry::missing_input_response(&requests, &params.input_responses));
+        let sound = |key: &str| {
+            asked.get(key).is_some_and(|r| validate::input_request(J::Key(key), J::Value(r), protocol).is_ok())
+        };
+        let Ok(requests) = read_view::<Requests<'_>>(&result["result"]["inputRequests"]) else { return };
+        self.report_failed(retry::missing_input_response(&requests, &params.input_responses, &sound));
         for (key, request) in requests.entries().unwrap_or_default() {
-            if let (Some(Obj::Present(response)), Obj::Present(request)) = (params.input_responses.get(key), request) {
+            let answer = params.input_responses.get(key).filter(|_| sound(key));
+            if let (Some(Obj::Present(response)), Obj::Present(request)) = (answer, request) {
                 self.report_failed(input::validate_response(key, response, request));
             }
         }
@@ -531,7 +540,7 @@ impl Checker {
         // A result with a fault in its content still does what its valid
         // parts do: an `input_required` one still opens its round.
         let Some((kind, result_type, present, faults)) = self.classify(m) else { return };
-        faults.into_iter().for_each(|e| self.report_error(e));
+        self.report_all(faults);
         match kind {
             Kind::Request => self.server_request(m, stream),
             Kind::Notification => {}
@@ -668,7 +677,10 @@ impl Checker {
         let result = &m["result"];
         if kind == Kind::InputRequired {
             if result.get("ttlMs").is_some() || result.get("cacheScope").is_some() {
-                self.report(RuleId::InputRequiredCacheHint, "an input_required result carries no ttlMs nor cacheScope");
+                self.report(
+                    RuleId::InputRequiredCacheHint,
+                    "input_required carries a caching hint (ttlMs, cacheScope)",
+                );
             }
             return;
         }
@@ -780,7 +792,7 @@ impl Checker {
                 }
             }
         }
-        errors.into_iter().for_each(|e| self.report_error(e));
+        self.report_all(errors);
     }
 }
 
@@ -792,17 +804,13 @@ struct Faulty {
     responses: bool,
 }
 
+/// The faults of a `requestState` itself.
+const STATE_FAULTS: [RuleId; 2] = [RuleId::RequestStateInvalid, RuleId::StateTooLarge];
+
 impl Faulty {
     fn of(faults: &[Error]) -> Faulty {
         let has = |rules: &[RuleId]| faults.iter().any(|e| rules.contains(&e.rule()));
-        Faulty {
-            state: has(&[RuleId::RequestStateInvalid, RuleId::StateTooLarge]),
-            responses: has(&[RuleId::InputResponsesMalformed, RuleId::LimitExceeded]),
-        }
-    }
-
-    fn is_state(e: &Error) -> bool {
-        matches!(e.rule(), RuleId::RequestStateInvalid | RuleId::StateTooLarge)
+        Faulty { state: has(&STATE_FAULTS), responses: has(&[RuleId::InputResponsesMalformed, RuleId::LimitExceeded]) }
     }
 }
 

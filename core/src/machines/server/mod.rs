@@ -16,6 +16,7 @@ use crate::{
     input,
     message::{self, check_task_input, is_task_input, read_view, required_meta},
     protocol::{Protocol, META_RELATED_TASK},
+    rules::ErrorCodes,
     view::{EnvelopeView, InputRequestView, Map, Obj, ParamsView, Prim},
     Limits,
 };
@@ -186,19 +187,36 @@ pub fn complete(request: &Value, result: &Value, protocol: Protocol) -> Result<V
 }
 
 /// The JSON-RPC error response a server sends for `error` in answer to the
-/// request with `id`, and the HTTP status a transport sends it with: the
-/// rule's code (a rule without one, a request the server will not serve, is
-/// -32600), its message, and `data.rule` naming the rule. Statuses: 404 for
-/// -32601, 500 for -32603, 400 for every other refusal.
+/// request with `id`, and the HTTP status a transport sends it with, under
+/// the released codes ([`error_response_in`]).
 pub fn error_response(id: &Value, error: &crate::Error) -> (Value, u16) {
-    let code = error.code().unwrap_or(-32600);
+    error_response_in(id, error, ErrorCodes::Released)
+}
+
+/// [`error_response`] under `codes`: the rule's code there (a rule without
+/// one, a request the server will not serve, is -32600), its message, and
+/// `data.rule` naming the rule; a refused state under the draft registry is
+/// -32026 with `data.kind` `"request_state"` and `data.reason`.
+///
+/// Statuses, the same under both tables: 404 for -32601, 500 for -32603, 400
+/// for every other refusal, a refused state included. A JSON-RPC error never
+/// goes with a 2xx status (the draft registry says so; `docs/status-policy.md`
+/// says why 400 and not 200 for a refused state).
+pub fn error_response_in(id: &Value, error: &crate::Error, codes: ErrorCodes) -> (Value, u16) {
+    let rule = error.rule();
+    let code = rule.code_under(codes).unwrap_or(-32600);
     let status = match code {
         -32601 => 404,
         -32603 => 500,
         _ => 400,
     };
     let mut data = error.data().and_then(Value::as_object).cloned().unwrap_or_default();
-    data.insert("rule".into(), error.rule().name().into());
+    if code == crate::rules::STALE_STATE {
+        let reason = rule.name().strip_prefix("state-").unwrap_or(rule.name());
+        data.insert("kind".into(), "request_state".into());
+        data.insert("reason".into(), reason.into());
+    }
+    data.insert("rule".into(), rule.name().into());
     let body = json!({"jsonrpc": "2.0", "id": id, "error": {
         "code": code, "message": error.message(), "data": data}});
     (body, status)

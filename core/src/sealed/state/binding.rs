@@ -30,8 +30,10 @@ use alloc::{collections::BTreeMap, string::String};
 use serde_json::{value::RawValue, Value};
 use sha2::{Digest, Sha256};
 
-/// The params a retry changes by design, so the binding leaves them out.
-pub const UNBOUND_PARAMS: [&str; 3] = ["inputResponses", "requestState", "_meta"];
+/// The params a retry changes by design, so the binding leaves them out
+/// ([`crate::protocol::RETRY_FREE_PARAMS`]: the same list as the retry
+/// comparison, so that a retry the checker accepts opens its state).
+pub const UNBOUND_PARAMS: [&str; 3] = crate::protocol::RETRY_FREE_PARAMS;
 
 /// Who a token belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

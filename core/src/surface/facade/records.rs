@@ -23,6 +23,8 @@ pub enum Holds {
     Mode,
     /// A multi-turn transport's name: `sep-1858` or `sep-1335`.
     Transport,
+    /// A table of error codes: `released` or `draft`.
+    ErrorCodes,
     /// A protocol's name.
     Protocol,
     /// The limits (`Limits`): every field optional.

@@ -67,12 +67,12 @@ pub fn task_get_response(request: &[u8], record: &[u8], o: &Options) -> Result<S
     Ok(text(&tasks::get_response(&request, &record, o.protocol)?))
 }
 
-/// [`server::error_response`] for the rule named `rule`, `message` and the
+/// [`server::error_response_in`] for the rule named `rule`, `message` and the
 /// members of its `data` (a JSON object, as an error of the core carries it),
 /// in answer to the request id `id` (JSON text): `{"response", "status"}`.
-pub fn error_response(id: &[u8], rule: &str, message: &str, data: Option<&[u8]>) -> Result<String> {
+pub fn error_response(id: &[u8], rule: &str, message: &str, data: Option<&[u8]>, o: &Options) -> Result<String> {
     let id = parse_arg(id, "an id")?;
-    let (response, status) = server::error_response(&id, &error_of(rule, message, data)?);
+    let (response, status) = server::error_response_in(&id, &error_of(rule, message, data)?, o.error_codes);
     Ok(text(&json!({"response": response, "status": status})))
 }
 
@@ -116,16 +116,20 @@ mod tests {
         assert_eq!(e.rule(), RuleId::ProtocolVersionUnsupported);
         let error: Value = json(&super::super::error_json(&e));
         let data = error["data"].to_string();
-        let refused = json(&error_response(b"1", "protocol-version-unsupported", "no", Some(data.as_bytes())).unwrap());
+        let refused =
+            json(&error_response(b"1", "protocol-version-unsupported", "no", Some(data.as_bytes()), &o).unwrap());
         assert_eq!(refused["status"], 400);
         assert_eq!(refused["response"]["error"]["code"], -32022);
         assert_eq!(refused["response"]["error"]["data"]["supported"], serde_json::json!(["2099-01-01"]));
         assert_eq!(refused["response"]["error"]["data"]["rule"], "protocol-version-unsupported");
         assert!(check_request(REQUEST, None, br#"["2026-07-28"]"#, &o).is_ok());
         assert_eq!(check_request(REQUEST, None, b"[1]", &o).unwrap_err().rule(), RuleId::UsageInvalidArgument);
-        assert_eq!(error_response(b"2", "no-such-rule", "x", None).unwrap_err().rule(), RuleId::UsageInvalidArgument);
         assert_eq!(
-            error_response(b"2", "state-expired", "x", Some(b"[]")).unwrap_err().rule(),
+            error_response(b"2", "no-such-rule", "x", None, &o).unwrap_err().rule(),
+            RuleId::UsageInvalidArgument
+        );
+        assert_eq!(
+            error_response(b"2", "state-expired", "x", Some(b"[]"), &o).unwrap_err().rule(),
             RuleId::UsageInvalidArgument
         );
     }

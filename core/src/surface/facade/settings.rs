@@ -58,9 +58,13 @@ pub const SETTINGS: &[Settings] = &[
     Settings {
         shape: Shape::Options,
         name: "Options",
-        doc: "The options of one call: the protocol and the limits.",
+        doc: "The options of one call: the protocol, the limits, and the codes of the refusals it builds.",
         extends: None,
-        fields: &[PROTOCOL, LIMITS],
+        fields: &[
+            PROTOCOL,
+            LIMITS,
+            field("errorCodes", Holds::ErrorCodes, "The codes of the refusals a server builds: `released` (default) or `draft` (the next revision's draft registry: a refused state is -32026 `StaleState`)."),
+        ],
     },
     Settings {
         shape: Shape::ClientConfig,

@@ -1162,7 +1162,7 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_complete(`requestJson`: RustBuffer.ByValue,`resultJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_func_error_response(`idJson`: RustBuffer.ByValue,`rule`: RustBuffer.ByValue,`message`: RustBuffer.ByValue,`dataJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_func_error_response(`idJson`: RustBuffer.ByValue,`rule`: RustBuffer.ByValue,`message`: RustBuffer.ByValue,`dataJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_mirrored_fields(`requestJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -1350,7 +1350,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_complete() and 0xFFFF) != 44812) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_error_response() and 0xFFFF) != 43191) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_error_response() and 0xFFFF) != 7496) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_mirrored_fields() and 0xFFFF) != 35842) {
@@ -9091,9 +9091,10 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         /**
          * The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
          * members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
-         * sends it with.
+         * sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
+         * refused state is -32026 `StaleState`).
          */
-    @Throws(MrtrException::class) fun `errorResponse`(`idJson`: kotlin.String, `rule`: kotlin.String, `message`: kotlin.String, `dataJson`: kotlin.String?): kotlin.String {
+    @Throws(MrtrException::class) fun `errorResponse`(`idJson`: kotlin.String, `rule`: kotlin.String, `message`: kotlin.String, `dataJson`: kotlin.String?, `protocol`: kotlin.String): kotlin.String {
             return FfiConverterString.lift(
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_func_error_response(
@@ -9102,7 +9103,8 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         FfiConverterString.lower(`idJson`),
         FfiConverterString.lower(`rule`),
         FfiConverterString.lower(`message`),
-        FfiConverterOptionalString.lower(`dataJson`),_status)
+        FfiConverterOptionalString.lower(`dataJson`),
+        FfiConverterString.lower(`protocol`),_status)
 }
     )
     }

@@ -43,7 +43,8 @@ fn a_server_asks_only_what_the_declared_capabilities_allow() {
     let (asked, plain) = (with.call_tool("t", None).unwrap(), without.call_tool("t", None).unwrap());
     server::respond(&asked, Some(&elicit()), None, protocol, &Limits::DEFAULT).unwrap();
     let refused = server::respond(&plain, Some(&elicit()), None, protocol, &Limits::DEFAULT).unwrap_err();
-    assert_eq!(refused.rule(), RuleId::InputRequestCapabilityMissing);
+    assert_eq!(refused.rule(), RuleId::RequestCapabilityMissing);
+    assert_eq!(refused.data(), Some(&json!({"requiredCapabilities": {"elicitation": {"form": {}}}})));
 }
 
 #[test]
