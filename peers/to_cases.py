@@ -3,24 +3,44 @@
 
     target/venv-python/bin/python peers/to_cases.py DIR     # writes conformance/cases/peers/*.json
 
-The expectation of each case comes from the run, not from mrtr: the SDKs completed every scenario
-with the expected answers (correct traffic: no violation), or a client broke one retry on purpose
-(exactly that fault's rule, at that retry).
+The expectation of each case comes from the run and the spec, not from mrtr: the SDKs completed
+every scenario with the expected answers (correct traffic: no violation), or a client broke one
+retry on purpose (exactly that fault's rule, at that retry), or a server SDK breaks a rule the run
+lists in FINDINGS (`peers/run`), found here by reading the messages as the spec words the rule
+(2026-07-28 server/utilities/caching: an input_required result carries no caching hints).
 """
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "conformance" / "cases" / "peers"
+
+
+def harness():
+    """peers/run, as a module: its tables of broken clients, findings and client bugs."""
+    loader = importlib.machinery.SourceFileLoader("peers_run", str(ROOT / "peers" / "run"))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(module)
+    return module
+
+
+RUN = harness()
 SDK = {
     "py": "Python SDK (PyPI mcp 2.3.0)",
     "ts": "TypeScript SDK (@modelcontextprotocol/client and /server 2.4.0)",
     "mrtr": "mrtr (server: peers/mrtr_server.py, await-style tools on the Python binding, 2025-11-25 through the "
     "legacy bridge; client: peers/mrtr_client.mjs, the Node binding's Client and HttpCall machines)",
+    "go": "Go SDK (github.com/modelcontextprotocol/go-sdk v1.8.0, peers/go)",
+    "rmcp": "Rust SDK rmcp 3.11.0 (peers/rust)",
+    "turbomcp": "turbomcp 4.0.0-alpha.5 (peers/rust)",
+    "tower-mcp": "tower-mcp 0.25.0 (peers/rust)",
 }
 SCENARIOS = {
     "2026-07-28": "get_weather (one round), book_trip (two rounds), summarize (sampling), list_roots (roots), two "
@@ -28,8 +48,7 @@ SCENARIOS = {
     "2025-11-25": "the same tools with their asks as server requests on each call's POST stream (client and server "
     "numbering their requests independently), two parallel get_weather calls",
 }
-# What each broken run's fault is, and the rule it breaks (see peers/run).
-BROKEN = {"py": "retry-request-state-mismatch", "ts": "retry-request-state-unexpected", "mrtr": "retry-request-state-mismatch"}
+NAME = re.compile(r"^(?P<client>.+)-client-(?P<server>.+)-server-(?P<protocol>\d{4}-\d\d-\d\d)(?P<broken>-broken)?$")
 
 
 def sent(entry: dict) -> list:
@@ -43,22 +62,48 @@ def sent(entry: dict) -> list:
     return body if isinstance(body, list) else [body] if isinstance(body, dict) else []
 
 
+def received(entry: dict) -> list:
+    """The server messages of a recorded entry: a message entry's, or those of an HTTP entry's body and events."""
+    if entry.get("from") != "server":
+        return []
+    if "message" in entry:
+        return [entry["message"]]
+    http = entry.get("http", {})
+    values = [http.get("body")] + [block.get("data") for block in http.get("events", [])]
+    return [m for v in values for m in (v if isinstance(v, list) else [v]) if isinstance(m, dict)]
+
+
+def cache_hinted(transcript: list) -> list:
+    """The entries whose server message is an input_required result with ttlMs or cacheScope."""
+    def hinted(m: dict) -> bool:
+        result = m.get("result")
+        return isinstance(result, dict) and result.get("resultType") == "input_required" and (
+            "ttlMs" in result or "cacheScope" in result)
+    return [i for i, e in enumerate(transcript) if any(hinted(m) for m in received(e))]
+
+
 def case(path: Path) -> dict:
     name = path.stem
-    client, _, server, _, protocol = name.split("-", 4)
-    protocol, broken = protocol.removesuffix("-broken"), name.endswith("-broken")
+    parts = NAME.match(name)
+    client, server, protocol, broken = parts["client"], parts["server"], parts["protocol"], bool(parts["broken"])
     transcript = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     origin = f"Recorded through mrtr proxy: the {SDK[client]} client and the {SDK[server]} server, {protocol}"
     if broken:
-        rule = BROKEN[server]
+        rule = RUN.BROKEN[server]
         retry = next(i for i, e in enumerate(transcript) if any("inputResponses" in m.get("params", {}) for m in sent(e)))
         description = f"{origin}; a client built by hand retries get_weather with a requestState it was not given: exactly {rule}."
         expect = [{"rule": rule, "index": retry}]
         rules = [rule]
     else:
-        description = f"{origin}: {SCENARIOS[protocol]}. Every call got its expected answer: no violation."
-        expect = []
-        rules = ["retry-request-changed", "retry-request-state-mismatch"]
+        bug = RUN.CLIENT_BUGS.get((server, client, protocol))
+        answers = (f"Every call but list_roots got its expected answer (the client SDK fails it on compliant "
+                   f"traffic: {bug[0]})" if bug else "Every call got its expected answer")
+        findings = RUN.FINDINGS.get((server, protocol), [])
+        expect = [{"rule": r, "index": i} for r in findings for i in cache_hinted(transcript)]
+        assert [v["rule"] for v in expect] == findings, f"{name}: each finding once, read from the messages"
+        verdict = f"; the server SDK breaks {', '.join(findings)} (2026-07-28 server/utilities/caching)" if findings else ": no violation"
+        description = f"{origin}: {SCENARIOS[protocol]}. {answers}{verdict}."
+        rules = ["retry-request-changed", "retry-request-state-mismatch", *findings]
         if protocol == "2025-11-25":
             rules = ["server-request-unassociated", "message-after-input-required"]
     return {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Real peers: the official Python and TypeScript MCP SDKs talk through
+# Real peers: the official Python, TypeScript, Go and Rust (rmcp) MCP SDKs, and the
+# third-party turbomcp and tower-mcp, talk through
 # `mrtr proxy` on 127.0.0.1, in every pairing and protocol they can speak,
 # with each other and with an await-style server on mrtr's Python binding
 # (peers/run): correct traffic has no violation, live and in the recording;
@@ -14,5 +15,10 @@ echo "== peers: the Python extension into $venv (maturin develop --release), for
 (cd "$root/bindings-python" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --release --quiet)
 echo "== peers: the mrtr command (cargo build -p mrtr-cli)"
 cargo build --quiet -p mrtr-cli
+command -v go >/dev/null || { echo "80-peers.sh: the Go toolchain (go) is missing: this machine kind ships it" >&2; exit 1; }
+echo "== peers: the Go SDK's server and client (peers/go/build.sh)"
+bash "$root/peers/go/build.sh"
+echo "== peers: the Rust SDKs' servers and clients: rmcp, turbomcp, tower-mcp (peers/rust/build.sh)"
+bash "$root/peers/rust/build.sh"
 echo "== peers: the official SDKs through mrtr proxy (peers/run)"
 "$venv/bin/python" peers/run
