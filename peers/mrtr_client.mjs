@@ -4,8 +4,11 @@
 //   node peers/mrtr_client.mjs URL PROTOCOL            # 2026-07-28 or 2025-11-25
 //   node peers/mrtr_client.mjs URL 2026-07-28 --break request-state
 //
-// It declares elicitation, sampling and roots, answers every ask with the same answers as the SDK
-// clients, and checks each result.
+// It declares elicitation (form and url), sampling and roots, answers every ask with the same answers
+// as the SDK clients (a URL-mode elicitation with an accept), and checks each result; on 2026-07-28
+// requests that declare less (nothing; form elicitation only) must be refused with -32021 where the
+// server cannot serve them. The scenarios after the first ones run as peers/run lists them in
+// PEER_SCENARIOS (all by default), each to its end.
 // Every call is one mrtr `Operation`, driven by the package's `runOperation` over this file's
 // node:http exchange, with one `onInput` for every question in both protocols:
 // - 2026-07-28: the operation validates each response, reports each `input_required` round and
@@ -24,8 +27,14 @@ const MRTR = '2026-07-28'
 const LEGACY = '2025-11-25'
 const ANSWERS = { units: 'celsius', date: '2026-12-01', seat: '12A', focus: 'tests', topic: 'mrtr' }
 const CLIENT_INFO = { name: 'mrtr-peer', version: '1.0.0' }
-const CAPABILITIES = { elicitation: { form: {} }, sampling: {}, roots: {} }
+const CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} }
+const NO_CAPABILITIES = {}
+const FORM_ONLY = { elicitation: { form: {} } }
+const SIGN_IN = 'https://example.com/sign-in'
 const MAX_STEPS = 20
+// The scenarios beyond the first ones that this pairing runs (peers/run sets PEER_SCENARIOS; all by default).
+const EXTRA = ['reserve', 'sign_in', 'no_capability', 'form_only']
+const extra = new Set(process.env.PEER_SCENARIOS === undefined ? EXTRA : process.env.PEER_SCENARIOS.split(',').filter(Boolean))
 
 const [url, protocol, ...rest] = process.argv.slice(2)
 const broken = rest.length === 2 && rest[0] === '--break' && rest[1] === 'request-state'
@@ -45,6 +54,10 @@ const fail = (message) => {
 function resultFor(request) {
   switch (request.method) {
     case 'elicitation/create': {
+      if (request.params?.mode === 'url') {
+        if (request.params.url !== SIGN_IN || request.params.message !== 'Sign in') fail(`an unexpected URL elicitation: ${JSON.stringify(request)}`)
+        return { action: 'accept' }
+      }
       const keys = Object.keys(request.params?.requestedSchema?.properties ?? {})
       const missing = keys.filter((k) => !(k in ANSWERS))
       if (missing.length) fail(`no answer for the elicitation of ${missing.join(', ')}: ${JSON.stringify(request)}`)
@@ -155,10 +168,10 @@ async function post(message) {
   return { status: res.status, text: res.body }
 }
 
-const meta = () => ({
+const meta = (capabilities = CAPABILITIES) => ({
   'io.modelcontextprotocol/protocolVersion': MRTR,
   'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
-  'io.modelcontextprotocol/clientCapabilities': CAPABILITIES,
+  'io.modelcontextprotocol/clientCapabilities': capabilities,
 })
 
 /** Feeds one response to the machine; a response it refuses is a failure named by its rule. */
@@ -179,14 +192,15 @@ function onInput(question) {
 
 /**
  * Runs `requests` (`{method, params}`, without id or _meta) together, each as one Operation, until
- * each is done: their final responses and the input_required rounds each took, in order.
+ * each is done: their final responses and the input_required rounds each took, in order. Each
+ * request declares `capabilities` (every one the client has, by default).
  */
-function run(requests) {
+function run(requests, capabilities = CAPABILITIES) {
   const t0 = performance.now()
   const now = () => Math.floor(performance.now() - t0)
   return Promise.all(
     requests.map(async ({ method, params }) => {
-      const request = { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: meta() } }
+      const request = { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: meta(capabilities) } }
       const operation = new Operation({ mode: MRTR, url, maxRounds: MAX_STEPS }, request, now())
       let rounds = 0
       const onEvent = (e) => {
@@ -272,6 +286,46 @@ async function scenarios2026() {
   const [notes] = await run([{ method: 'resources/read', params: { uri: 'notes://today' } }])
   if (notes.response.error) fail(`resources/read notes://today: error ${notes.response.error.code}: ${notes.response.error.message}`)
   expectEqual('resources/read notes://today', notes.response.result?.contents?.[0]?.text, 'notes on mrtr')
+  // The scenarios after the first ones each run to their end: a failure is reported after all of them.
+  const failures = []
+  const scenario = async (name, body) => {
+    if (!extra.has(name)) return
+    try {
+      await body()
+    } catch (e) {
+      if (!(e instanceof Failure)) throw e
+      failures.push(e.message)
+    }
+  }
+  await scenario('reserve', async () => {
+    // Load shedding: a round with a requestState and no inputRequests, retried at once.
+    const [reserved] = await run([tool('reserve', { table: '7' })])
+    expectEqual('reserve', text(reserved.response, 'reserve'), 'table 7 reserved')
+  })
+  await scenario('sign_in', async () => {
+    const [signed] = await run([tool('sign_in', {})])
+    expectEqual('sign_in (URL elicitation)', text(signed.response, 'sign_in'), 'signed in')
+  })
+  // Requests that declare less: the server must refuse what it cannot serve without a capability (-32021).
+  await scenario('no_capability', async () => {
+    const [bare] = await run([tool('get_weather', { location: 'Paris' })], NO_CAPABILITIES)
+    refused('get_weather without capabilities', bare.response, 'elicitation')
+  })
+  await scenario('form_only', async () => {
+    const [sampled] = await run([tool('summarize', { text: 'a long text' })], FORM_ONLY)
+    refused('summarize with form elicitation only', sampled.response, 'sampling')
+    const [paris] = await run([tool('get_weather', { location: 'Paris' })], FORM_ONLY)
+    expectEqual('get_weather with form elicitation only', text(paris.response, 'get_weather'), 'Paris: 22 degrees celsius')
+  })
+  if (failures.length) fail(failures.join('\n'))
+}
+
+/** A -32021 (MissingRequiredClientCapability) whose data.requiredCapabilities names `capability`. */
+function refused(what, response, capability) {
+  const error = response.error
+  if (error?.code !== -32021) fail(`${what}: expected error -32021, got ${JSON.stringify(response)}`)
+  if (!error.data?.requiredCapabilities?.[capability]) fail(`${what}: data.requiredCapabilities does not name ${capability}: ${JSON.stringify(error)}`)
+  console.log(`ok   ${what}: -32021 naming ${capability}`)
 }
 
 /** A retry with a requestState other than the one it was given: the machine's retry, its state replaced. */
@@ -321,6 +375,14 @@ async function scenarios2025() {
   ])
   expectEqual('get_weather Oslo (parallel)', text(oslo.response, 'get_weather Oslo'), 'Oslo: 22 degrees celsius')
   expectEqual('get_weather Lima (parallel)', text(lima.response, 'get_weather Lima'), 'Lima: 22 degrees celsius')
+  if (extra.has('reserve')) {
+    const reserved = await call(request('reserve', { table: '7' }))
+    expectEqual('reserve', text(reserved.response, 'reserve'), 'table 7 reserved')
+  }
+  if (extra.has('sign_in')) {
+    const signed = await call(request('sign_in', {}))
+    expectEqual('sign_in (URL elicitation)', text(signed.response, 'sign_in'), 'signed in')
+  }
   if (violations.length) fail(`the server broke the transport:\n  ${violations.join('\n  ')}`)
   if (session) {
     const res = await roundTrip({ method: 'DELETE', url, headers: legacyHeaders() })

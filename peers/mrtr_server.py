@@ -8,6 +8,10 @@
   go on the call's POST stream as server requests, the client POSTs each answer (``202``), and the tool is
   replayed from them. The call lives in this process, on its open stream.
 
+``reserve`` sheds load on ``2026-07-28`` (``shed``: a sealed ``requestState`` and no ``inputRequests``, built with
+``SealedRounds.resume`` / ``respond``); ``sign_in`` asks a URL-mode elicitation; an ask the request did not declare
+is refused by the core with -32021 (``data.requiredCapabilities``).
+
 The protocol of a request is its ``MCP-Protocol-Version`` header (``initialize`` starts a ``2025-11-25``
 session). Everything is on 127.0.0.1; the process keeps nothing beyond the open legacy calls.
 
@@ -35,6 +39,7 @@ INFO = {"name": "mrtr-peer", "version": mrtr.__version__}
 CAPABILITIES = {"tools": {}, "prompts": {}, "resources": {}}
 ROUNDS = mrtr.SealedRounds(mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XCHACHA20_POLY1305, os.urandom(32))), protocol=MRTR)
 Json = Dict[str, Any]
+SIGN_IN = "https://example.com/sign-in"
 
 
 def form(key: str) -> Json:
@@ -84,12 +89,51 @@ async def notes(args: Json, ctx: mrtr.Context) -> Json:
     return {"contents": [{"uri": uri, "mimeType": "text/plain", "text": f"notes on {topic}"}]}
 
 
+async def reserve(args: Json, ctx: mrtr.Context) -> Json:
+    """2025-11-25 (the legacy bridge): nothing to shed, answered at once. On 2026-07-28 ``shed`` serves it."""
+    return text(f"table {args.get('table')} reserved")
+
+
+async def sign_in(args: Json, ctx: mrtr.Context) -> Json:
+    """A URL-mode elicitation; the answer is an accept without content. 2026-07-28 has no elicitationId;
+    2025-11-25 needs one (the same on every replay of the call: the question is pinned)."""
+    ask: Json = {"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in", "url": SIGN_IN}}
+    if "io.modelcontextprotocol/protocolVersion" not in ((ctx.request.get("params") or {}).get("_meta") or {}):
+        ask["params"]["elicitationId"] = f"sign-in-{ctx.request.get('id')}"
+    answer = await ctx.ask(ask)
+    return text("signed in" if answer.get("action") == "accept" else f"not signed in: {answer.get('action')}")
+
+
+def shed(request: Json) -> Json:
+    """``reserve`` on 2026-07-28, load shedding (SEP-2322 Use Case 2): the first request answers ``input_required``
+    with a sealed ``requestState`` and no ``inputRequests`` (what this instance did so far); the retry, which any
+    instance may serve, picks up from that state and completes."""
+    now = int(time.time())
+    table = str((request["params"].get("arguments") or {}).get("table"))
+    round = ROUNDS.resume(request, {}, anonymous=True, now=now)
+    if round.round == 0:
+        return ROUNDS.respond(request, round, {}, {"table": table, "held": True}, anonymous=True, now=now)
+    return mrtr.complete(request, text(f"table {round.data['table']} reserved"), protocol=MRTR)
+
+
 def strings(*names: str) -> Json:
     return {"type": "object", "properties": {n: {"type": "string"} for n in names}}
 
 
-TOOLS = {"get_weather": get_weather, "book_trip": book_trip, "summarize": summarize, "list_roots": list_roots}
-SCHEMAS = {"get_weather": strings("location"), "book_trip": strings("destination"), "summarize": strings("text")}
+TOOLS = {
+    "get_weather": get_weather,
+    "book_trip": book_trip,
+    "summarize": summarize,
+    "list_roots": list_roots,
+    "reserve": reserve,
+    "sign_in": sign_in,
+}
+SCHEMAS = {
+    "get_weather": strings("location"),
+    "book_trip": strings("destination"),
+    "summarize": strings("text"),
+    "reserve": strings("table"),
+}
 LISTS: Dict[str, Json] = {
     "tools/list": {"tools": [{"name": n, "inputSchema": SCHEMAS.get(n, strings())} for n in TOOLS]},
     "prompts/list": {"prompts": [{"name": "review", "arguments": [{"name": "pr", "required": True}]}]},
@@ -134,6 +178,8 @@ async def stateless(request: Json, headers: Dict[str, str]) -> Response:
     """A ``2026-07-28`` request: checked, then answered at once; a retry carries every earlier answer."""
     try:
         mrtr.check_request(request, [MRTR], headers, protocol=MRTR)
+        if request["method"] == "tools/call" and request["params"].get("name") == "reserve":
+            return JSONResponse(shed(request))
         if request["method"] in ("tools/call", "prompts/get", "resources/read"):
             tool = handler(request)
             return JSONResponse(await mrtr.run_tool(tool, request, ROUNDS, anonymous=True, now=int(time.time())))

@@ -3,7 +3,10 @@
     python peers/py_client.py URL PROTOCOL            # 2026-07-28 or 2025-11-25
     python peers/py_client.py URL 2026-07-28 --break request-state
 
-It declares elicitation, sampling and roots, answers every ask, and checks each result. With
+It declares elicitation (the SDK declares form and url), sampling and roots, answers every ask
+(a URL-mode elicitation with an accept), and checks each result; on 2026-07-28 a second client that
+declares nothing calls get_weather and must be refused with -32021. The scenarios after the first
+ones run as peers/run lists them in PEER_SCENARIOS (all by default). With
 `--break request-state` it retries a call with a requestState other than the one it was given,
 by hand (the SDK has no hook to break its own retry): the one fault mrtr must then report.
 Exit status 0 when every scenario got its expected answer.
@@ -12,6 +15,7 @@ Exit status 0 when every scenario got its expected answer.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from typing import Any
 
@@ -23,9 +27,15 @@ import mcp.types as T
 
 MRTR = "2026-07-28"
 ANSWERS = {"units": "celsius", "date": "2026-12-01", "seat": "12A", "focus": "tests", "topic": "mrtr"}
+SIGN_IN = "https://example.com/sign-in"
+EXTRA = ["reserve", "sign_in", "no_capability", "form_only"]
+SCENARIOS = set(os.environ["PEER_SCENARIOS"].split(",") if "PEER_SCENARIOS" in os.environ else EXTRA)
 
 
 async def elicit(context: Any, params: Any) -> T.ElicitResult:
+    if isinstance(params, T.ElicitRequestURLParams):
+        assert (params.message, params.url) == ("Sign in", SIGN_IN), params
+        return T.ElicitResult(action="accept")
     keys = params.requested_schema.get("properties", {})
     return T.ElicitResult(action="accept", content={k: ANSWERS[k] for k in keys})
 
@@ -62,6 +72,21 @@ async def scenarios(url: str, protocol: str) -> None:
             assert "tests" in prompt.messages[0].content.text
             notes = await client.read_resource("notes://today")
             assert notes.contents[0].text == "notes on mrtr"
+        if "reserve" in SCENARIOS:  # 2026-07-28: a round with a requestState only, retried at once
+            reserved = await client.call_tool("reserve", {"table": "7"})
+            assert text(reserved) == "table 7 reserved", reserved
+        if "sign_in" in SCENARIOS:
+            signed = await client.call_tool("sign_in", {})
+            assert text(signed) == "signed in", signed
+    if "no_capability" in SCENARIOS:
+        # Declares nothing (no callbacks): the server must refuse what it cannot serve without elicitation.
+        async with mcp.Client(url, mode=mode) as bare:
+            try:
+                got: Any = await bare.call_tool("get_weather", {"location": "Paris"})
+            except mcp.MCPError as e:
+                got = e
+            assert isinstance(got, mcp.MCPError) and got.code == -32021, got
+            assert "elicitation" in (got.data or {}).get("requiredCapabilities", {}), got.data
 
 
 def post(url: str, message: dict) -> dict:

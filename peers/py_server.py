@@ -2,8 +2,11 @@
 
 Tools ask for input through the SDK's resolvers (`Annotated[T, Resolve(fn)]` returning `Elicit`,
 `Sample` or `ListRoots`), which the SDK turns into `input_required` rounds on `2026-07-28` and into
-server requests on the POST's stream on `2025-11-25`. The prompt and the resource build their
-`InputRequiredResult` by hand, as the SDK documents for them (`2026-07-28` only).
+server requests on the POST's stream on `2025-11-25`; the SDK refuses a request that did not declare
+what a resolver asks for with -32021. The prompt and the resource build their `InputRequiredResult`
+by hand, as the SDK documents for them (`2026-07-28` only), and so do `reserve` (a round with a
+`requestState` and no `inputRequests`: load shedding) and `sign_in` (a URL-mode elicitation, which
+the resolvers do not offer; on `2025-11-25` it is `ctx.elicit_url`, with its elicitationId).
 
     python peers/py_server.py PORT
 """
@@ -19,12 +22,17 @@ from mcp_types import (
     CreateMessageResult,
     ElicitRequest,
     ElicitRequestFormParams,
+    ElicitRequestURLParams,
     InputRequiredResult,
     ListRootsResult,
     SamplingMessage,
     TextContent,
 )
+from mcp_types.version import is_version_at_least
 from pydantic import BaseModel
+
+MRTR = "2026-07-28"
+SIGN_IN = "https://example.com/sign-in"
 
 
 class Units(BaseModel):
@@ -73,6 +81,10 @@ def answered(ctx: Context, key: str) -> str | None:
     return content.get(key)
 
 
+def multi_round(ctx: Context) -> bool:
+    return ctx.protocol_version is not None and is_version_at_least(ctx.protocol_version, MRTR)
+
+
 def server() -> MCPServer:
     app = MCPServer("py-peer")
 
@@ -93,6 +105,30 @@ def server() -> MCPServer:
     @app.tool()
     async def list_roots(roots: Annotated[ListRootsResult, Resolve(ask_roots)]) -> str:
         return ", ".join(str(r.uri) for r in roots.roots)
+
+    @app.tool()
+    async def reserve(table: str, ctx: Context) -> str | InputRequiredResult:
+        if not multi_round(ctx):
+            return f"table {table} reserved"
+        held = f"table {table} held"
+        if ctx.request_state is None:
+            # Load shedding: what this instance did so far, and no questions; any instance picks it up.
+            return InputRequiredResult(request_state=held)
+        if ctx.request_state != held:  # the state comes back through the client: checked
+            raise ValueError("not the state of this reservation")
+        return f"table {table} reserved"
+
+    @app.tool()
+    async def sign_in(ctx: Context) -> str | InputRequiredResult:
+        if not multi_round(ctx):
+            outcome = await ctx.elicit_url("Sign in", SIGN_IN, elicitation_id=f"sign-in-{ctx.request_id}")
+            return "signed in" if outcome.action == "accept" else f"not signed in: {outcome.action}"
+        answer = (ctx.input_responses or {}).get("sign_in")
+        if answer is None:
+            request = ElicitRequest(params=ElicitRequestURLParams(message="Sign in", url=SIGN_IN))
+            return InputRequiredResult(input_requests={"sign_in": request})
+        action = getattr(answer, "action", None)
+        return "signed in" if action == "accept" else f"not signed in: {action}"
 
     @app.prompt()
     def review(pr: str, ctx: Context) -> str | InputRequiredResult:

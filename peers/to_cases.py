@@ -44,9 +44,13 @@ SDK = {
 }
 SCENARIOS = {
     "2026-07-28": "get_weather (one round), book_trip (two rounds), summarize (sampling), list_roots (roots), two "
-    "parallel get_weather calls, a prompt and a resource that ask first",
+    "parallel get_weather calls, a prompt and a resource that ask first, then where both ends can: reserve (a "
+    "round with a requestState and no inputRequests, retried at once: load shedding), sign_in (a URL-mode "
+    "elicitation answered with an accept), get_weather from a client declaring no capability (refused with "
+    "-32021), and from one declaring form elicitation only: summarize (refused with -32021) and get_weather",
     "2025-11-25": "the same tools with their asks as server requests on each call's POST stream (client and server "
-    "numbering their requests independently), two parallel get_weather calls",
+    "numbering their requests independently), two parallel get_weather calls, then where both ends can: reserve "
+    "(answered at once) and sign_in (a URL-mode elicitation with its elicitationId)",
 }
 NAME = re.compile(r"^(?P<client>.+)-client-(?P<server>.+)-server-(?P<protocol>\d{4}-\d\d-\d\d)(?P<broken>-broken)?$")
 
@@ -82,6 +86,48 @@ def cache_hinted(transcript: list) -> list:
     return [i for i, e in enumerate(transcript) if any(hinted(m) for m in received(e))]
 
 
+def url_asks(transcript: list) -> list:
+    """The entries whose server message is a 2026-07-28 input_required result asking a URL-mode elicitation
+    that carries an elicitationId."""
+    def faulty(m: dict) -> bool:
+        result = m.get("result")
+        asks = result.get("inputRequests") if isinstance(result, dict) and result.get("resultType") == "input_required" else None
+        return any(isinstance(a, dict) and a.get("method") == "elicitation/create" and (a.get("params") or {}).get("mode") == "url"
+                   and "elicitationId" in (a.get("params") or {}) for a in (asks or {}).values())
+    return [i for i, e in enumerate(transcript) if any(faulty(m) for m in received(e))]
+
+
+def url_answers_with_content(transcript: list) -> list:
+    """The entries whose client message retries a call whose URL-mode ask (by tool and key) it answers with content."""
+    names, asked, found = {}, set(), []
+    for i, e in enumerate(transcript):
+        for m in sent(e):
+            params = m.get("params") or {}
+            names[json.dumps(m.get("id"))] = params.get("name")
+            answers = params.get("inputResponses") or {}
+            if any((params.get("name"), k) in asked and isinstance(v, dict) and "content" in v for k, v in answers.items()):
+                found.append(i)
+        for m in received(e):
+            result = m.get("result")
+            if isinstance(result, dict) and result.get("resultType") == "input_required":
+                for key, a in (result.get("inputRequests") or {}).items():
+                    if isinstance(a, dict) and (a.get("params") or {}).get("mode") == "url":
+                        asked.add((names.get(json.dumps(m.get("id"))), key))
+    return found
+
+
+READERS = {
+    "input-required-cache-hint": cache_hinted,
+    "input-request-invalid": url_asks,
+    "retry-input-response-invalid": url_answers_with_content,
+}
+SPEC = {
+    "input-required-cache-hint": "2026-07-28 server/utilities/caching: an input_required result carries no caching hints",
+    "input-request-invalid": "2026-07-28 schema: a URL-mode elicitation has no elicitationId",
+    "retry-input-response-invalid": "2026-07-28 schema, ElicitResult.content: omitted for out-of-band mode responses",
+}
+
+
 def case(path: Path) -> dict:
     name = path.stem
     parts = NAME.match(name)
@@ -95,15 +141,20 @@ def case(path: Path) -> dict:
         expect = [{"rule": rule, "index": retry}]
         rules = [rule]
     else:
-        bug = RUN.CLIENT_BUGS.get((server, client, protocol))
-        answers = (f"Every call but list_roots got its expected answer (the client SDK fails it on compliant "
-                   f"traffic: {bug[0]})" if bug else "Every call got its expected answer")
-        findings = RUN.FINDINGS.get((server, protocol), [])
-        expect = [{"rule": r, "index": i} for r in findings for i in cache_hinted(transcript)]
-        assert [v["rule"] for v in expect] == findings, f"{name}: each finding once, read from the messages"
-        verdict = f"; the server SDK breaks {', '.join(findings)} (2026-07-28 server/utilities/caching)" if findings else ": no violation"
-        description = f"{origin}: {SCENARIOS[protocol]}. {answers}{verdict}."
-        rules = ["retry-request-changed", "retry-request-state-mismatch", *findings]
+        scenarios = RUN.extra(server, client, protocol)
+        bugs, _ = RUN.client_bugs(server, client, protocol, scenarios)
+        answers = (f"Every call got its expected answer but where the client fails exactly so: {'; '.join(bugs)}"
+                   if bugs else "Every call got its expected answer")
+        findings = RUN.findings(server, client, protocol, scenarios)
+        found = sorted({(i, r) for r in set(findings) for i in READERS[r](transcript)})
+        expect = [{"rule": r, "index": i} for i, r in found]
+        assert [v["rule"] for v in expect] == findings, f"{name}: each finding once, read from the messages: {found}"
+        gated = RUN.gated(server, client, protocol)
+        left_out = f" Left out: {'; '.join(gated)}." if gated else ""
+        verdict = (f"; the SDKs break {', '.join(findings)} ({'; '.join(SPEC[r] for r in dict.fromkeys(findings))})"
+                   if findings else ": no violation")
+        description = f"{origin}: {SCENARIOS[protocol]}.{left_out} {answers}{verdict}."
+        rules = ["retry-request-changed", "retry-request-state-mismatch", *dict.fromkeys(findings)]
         if protocol == "2025-11-25":
             rules = ["server-request-unassociated", "message-after-input-required"]
     return {

@@ -1,6 +1,8 @@
 // An MCP server on the official TypeScript SDK (@modelcontextprotocol/server, installed in
 // bindings-node/node_modules), written the way its documentation shows: a handler answers
-// `inputRequired({...})` and reads the retry's `ctx.mcpReq.inputResponses` and `requestState()`.
+// `inputRequired({...})` and reads the retry's `ctx.mcpReq.inputResponses` and `requestState()`
+// (`reserve` answers with a requestState alone, `sign_in` asks with `inputRequired.elicitUrl`); the
+// SDK refuses an ask the request's capabilities do not cover with -32021.
 // Served with `createMcpHandler` (2026-07-28; its 2025-era serving is stateless per request, so it
 // cannot route a 2025-11-25 client's answer back to a parked call) over node:http.
 //
@@ -47,6 +49,21 @@ function server() {
     const answer = inputResponse(ctx.mcpReq.inputResponses, 'roots')
     if (answer.kind !== 'roots') return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } })
     return text(answer.roots.map((r) => r.uri).join(', '))
+  })
+  app.registerTool('reserve', { description: 'load shedding: a round with state only', inputSchema: strings('table') }, async (args, ctx) => {
+    const held = `table ${args.table} held`
+    const state = ctx.mcpReq.requestState?.()
+    // What this instance did so far, and no questions: any instance picks it up from the state.
+    if (state === undefined) return inputRequired({ requestState: held })
+    if (state !== held) throw new Error('not the state of this reservation') // it comes back through the client
+    return text(`table ${args.table} reserved`)
+  })
+  app.registerTool('sign_in', { description: 'URL elicitation', inputSchema: strings() }, async (args, ctx) => {
+    const answer = inputResponse(ctx.mcpReq.inputResponses, 'sign_in')
+    if (answer.kind !== 'elicit') {
+      return inputRequired({ inputRequests: { sign_in: inputRequired.elicitUrl({ message: 'Sign in', url: 'https://example.com/sign-in' }) } })
+    }
+    return text(answer.action === 'accept' ? 'signed in' : `not signed in: ${answer.action}`)
   })
   app.registerPrompt('review', { description: 'asks first', argsSchema: strings('pr') }, async (args, ctx) => {
     const focus = acceptedContent(ctx.mcpReq.inputResponses, 'focus')

@@ -30,6 +30,19 @@ pub fn form_answer<'a>(
         .collect()
 }
 
+/// Where `sign_in` sends the user (a URL-mode elicitation, "Sign in").
+pub const SIGN_IN_URL: &str = "https://example.com/sign-in";
+pub const SIGN_IN_MESSAGE: &str = "Sign in";
+
+/// Whether the pairing runs `scenario`, one of those after the first ones (`reserve`, `sign_in`,
+/// `no_capability`, `form_only`): peers/run lists them in PEER_SCENARIOS; all when it is unset.
+pub fn runs(scenario: &str) -> bool {
+    match std::env::var("PEER_SCENARIOS") {
+        Ok(list) => list.split(',').any(|s| s == scenario),
+        Err(_) => true,
+    }
+}
+
 /// The sampling answer, the model, and the roots a client gives.
 pub const SAMPLED: &str = "short";
 pub const MODEL: &str = "m-1";
@@ -91,6 +104,15 @@ impl Checks {
         }
     }
 
+    /// The call must have been refused with -32021, its `data.requiredCapabilities` naming `capability`.
+    pub fn refused(&mut self, what: &str, code: Option<i64>, data: Option<&serde_json::Value>, capability: &str) {
+        if code != Some(-32021) {
+            self.failures.push(format!("{what}: expected error -32021, got code {code:?} ({data:?})"));
+        } else if data.and_then(|d| d.pointer(&format!("/requiredCapabilities/{capability}"))).is_none() {
+            self.failures.push(format!("{what}: data.requiredCapabilities does not name {capability}: {data:?}"));
+        }
+    }
+
     pub fn fail(&mut self, what: &str, error: impl std::fmt::Display) {
         self.failures.push(format!("{what}: {error}"));
     }
@@ -144,6 +166,16 @@ pub mod args {
     }
     #[derive(Debug, Deserialize, JsonSchema)]
     pub struct NoArguments {}
+    #[derive(Debug, Deserialize, JsonSchema)]
+    pub struct Table {
+        pub table: String,
+    }
+
+    /// What `reserve` hands over when it sheds load (sealed in the requestState).
+    #[derive(Debug, Serialize, Deserialize)]
+    pub struct Held {
+        pub table: String,
+    }
 
     /// What `book_trip` remembers between its two rounds (sealed in the requestState).
     #[derive(Debug, Serialize, Deserialize)]

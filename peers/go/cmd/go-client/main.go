@@ -4,7 +4,11 @@
 //	go-client URL PROTOCOL                          # 2026-07-28 or 2025-11-25
 //	go-client URL 2026-07-28 --break request-state
 //
-// It declares elicitation, sampling and roots, answers every ask and checks each result. On
+// It declares elicitation (form and url), sampling and roots, answers every ask (a URL-mode
+// elicitation with an accept) and checks each result; on 2026-07-28 two more sessions declare less
+// (nothing; form elicitation only) and must be refused with -32021 where the server cannot serve
+// them. The scenarios after the first ones run as peers/run lists them in PEER_SCENARIOS (all by
+// default). On
 // 2026-07-28 the SDK's multi-round-trip middleware answers each input_required result with these
 // handlers and retries the call; on 2025-11-25 the same handlers answer the server's requests.
 // With `--break request-state` it turns that middleware off (ClientOptions.MultiRoundTrip) and
@@ -15,20 +19,38 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const mrtrVersion = "2026-07-28"
+const (
+	mrtrVersion = "2026-07-28"
+	signInURL   = "https://example.com/sign-in"
+)
+
+// extra reports whether the pairing runs the scenario (PEER_SCENARIOS, all when unset).
+func extra(scenario string) bool {
+	list, set := os.LookupEnv("PEER_SCENARIOS")
+	return !set || slices.Contains(strings.Split(list, ","), scenario)
+}
 
 var answers = map[string]string{"units": "celsius", "date": "2026-12-01", "seat": "12A", "focus": "tests", "topic": "mrtr"}
 
 func elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	if req.Params.Mode == "url" {
+		if req.Params.Message != "Sign in" || req.Params.URL != signInURL {
+			return nil, fmt.Errorf("an unexpected URL elicitation: %q %q", req.Params.Message, req.Params.URL)
+		}
+		return &mcp.ElicitResult{Action: "accept"}, nil
+	}
 	var schema struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
@@ -58,7 +80,7 @@ func newClient(options *mcp.ClientOptions) *mcp.Client {
 	options.ElicitationHandler = elicit
 	options.CreateMessageHandler = sample
 	options.Capabilities = &mcp.ClientCapabilities{
-		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}},
+		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
 		Sampling:    &mcp.SamplingCapabilities{},
 		RootsV2:     &mcp.RootCapabilities{},
 	}
@@ -70,6 +92,10 @@ func newClient(options *mcp.ClientOptions) *mcp.Client {
 func text(result *mcp.CallToolResult, err error) (string, error) {
 	if err != nil {
 		return "", err
+	}
+	if result.NeedsInput() {
+		raw, _ := json.Marshal(result)
+		return "", fmt.Errorf("CallTool returned an input_required result as the final one: %s", raw)
 	}
 	if len(result.Content) == 0 {
 		raw, _ := json.Marshal(result)
@@ -83,6 +109,24 @@ func text(result *mcp.CallToolResult, err error) (string, error) {
 }
 
 type check struct{ failed []string }
+
+// refused holds that err is the -32021 error whose data.requiredCapabilities names capability.
+func (c *check) refused(what string, result *mcp.CallToolResult, err error, capability string) {
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) || wire.Code != mcp.CodeMissingRequiredClientCapabilities {
+		raw, _ := json.Marshal(result)
+		c.failed = append(c.failed, fmt.Sprintf("%s: expected error -32021, got %v (result %s)", what, err, raw))
+		return
+	}
+	var data struct {
+		RequiredCapabilities map[string]any `json:"requiredCapabilities"`
+	}
+	if json.Unmarshal(wire.Data, &data) != nil || data.RequiredCapabilities[capability] == nil {
+		c.failed = append(c.failed, fmt.Sprintf("%s: data.requiredCapabilities does not name %s: %s", what, capability, wire.Data))
+		return
+	}
+	fmt.Printf("ok   %s: -32021 naming %s\n", what, capability)
+}
 
 func (c *check) equal(what, got string, err error, want string) {
 	switch {
@@ -152,10 +196,48 @@ func scenarios(ctx context.Context, url, protocol string) error {
 		}
 		c.equal("notes://today", got, err, "notes on mrtr")
 	}
+	if extra("reserve") {
+		got, err = call("reserve", map[string]any{"table": "7"})
+		c.equal("reserve", got, err, "table 7 reserved")
+	}
+	if extra("sign_in") {
+		got, err = call("sign_in", map[string]any{})
+		c.equal("sign_in", got, err, "signed in")
+	}
+	if protocol == mrtrVersion && extra("no_capability") {
+		lesser(ctx, &c, url, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}, func(s *mcp.ClientSession) {
+			result, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "get_weather", Arguments: map[string]any{"location": "Paris"}})
+			c.refused("get_weather declaring nothing", result, err, "elicitation")
+		})
+	}
+	if protocol == mrtrVersion && extra("form_only") {
+		formOnly := &mcp.ClientOptions{
+			Capabilities:       &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+			ElicitationHandler: elicit,
+		}
+		lesser(ctx, &c, url, formOnly, func(s *mcp.ClientSession) {
+			result, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "summarize", Arguments: map[string]any{"text": "a long text"}})
+			c.refused("summarize declaring form elicitation only", result, err, "sampling")
+			got, err := text(s.CallTool(ctx, &mcp.CallToolParams{Name: "get_weather", Arguments: map[string]any{"location": "Paris"}}))
+			c.equal("get_weather declaring form elicitation only", got, err, "Paris: 22 degrees celsius")
+		})
+	}
 	if len(c.failed) > 0 {
 		return fmt.Errorf("%s", strings.Join(c.failed, "\n"))
 	}
 	return nil
+}
+
+// lesser runs calls on a session of its own whose client declares only what options say.
+func lesser(ctx context.Context, c *check, url string, options *mcp.ClientOptions, calls func(*mcp.ClientSession)) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-peer", Version: "1.0.0"}, options)
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: mrtrVersion})
+	if err != nil {
+		c.failed = append(c.failed, fmt.Sprintf("connect a second session: %v", err))
+		return
+	}
+	defer session.Close()
+	calls(session)
 }
 
 // brokenRetry answers get_weather's input requests by hand and retries with the wrong requestState.

@@ -3,7 +3,10 @@
 //!     rmcp-client URL PROTOCOL            # 2026-07-28 or 2025-11-25
 //!     rmcp-client URL 2026-07-28 --break request-state
 //!
-//! A `ClientHandler` declares elicitation, sampling and roots and answers every ask. On
+//! A `ClientHandler` declares elicitation (form and url), sampling and roots and answers every ask
+//! (a URL-mode elicitation with an accept); on 2026-07-28 two more clients declare less (nothing;
+//! form elicitation only) and must be refused with -32021 where the server cannot serve them. The
+//! scenarios after the first ones run as peers/run lists them in PEER_SCENARIOS. On
 //! 2026-07-28 the client starts with `server/discover` (`ClientLifecycleMode::Discover`) and the
 //! high-level `call_tool` / `get_prompt` / `read_resource` drive the `input_required` rounds
 //! through that handler; on 2025-11-25 it initializes and the same handler answers the server's
@@ -17,10 +20,12 @@
 
 use std::process::ExitCode;
 
-use mrtr_rust_peers::{form_answer, Checks, ClientArgs, MODEL, ROOT_NAME, ROOT_URI, SAMPLED};
+use mrtr_rust_peers::{
+    form_answer, runs, Checks, ClientArgs, MODEL, ROOT_NAME, ROOT_URI, SAMPLED, SIGN_IN_MESSAGE, SIGN_IN_URL,
+};
 use rmcp::{
     model::*,
-    service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService},
+    service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService, ServiceError},
     transport::StreamableHttpClientTransport,
     ClientHandler, ErrorData as McpError, RoleClient,
 };
@@ -29,10 +34,25 @@ use serde_json::json;
 #[derive(Clone)]
 struct Answers {
     protocol: ProtocolVersion,
+    capabilities: ClientCapabilities,
+}
+
+/// Every capability the scenarios need: elicitation (form and url), sampling, roots.
+fn every_capability() -> ClientCapabilities {
+    let mut capabilities = ClientCapabilities::builder().enable_sampling().enable_roots().build();
+    let elicitation = ElicitationCapability::new().with_form(FormElicitationCapability::new());
+    capabilities.elicitation = Some(elicitation.with_url(UrlElicitationCapability::new()));
+    capabilities
 }
 
 impl Answers {
     fn elicit(request: &ElicitRequestParams) -> Result<ElicitResult, McpError> {
+        if let ElicitRequestParams::UrlElicitationParams { message, url, .. } = request {
+            if (message.as_str(), url.as_str()) != (SIGN_IN_MESSAGE, SIGN_IN_URL) {
+                return Err(McpError::invalid_params(format!("an unexpected URL elicitation: {url}"), None));
+            }
+            return Ok(ElicitResult::new(ElicitationAction::Accept));
+        }
         let ElicitRequestParams::FormElicitationParams { requested_schema, .. } = request else {
             return Err(McpError::invalid_params("only forms are answered here", None));
         };
@@ -43,8 +63,7 @@ impl Answers {
 
 impl ClientHandler for Answers {
     fn get_info(&self) -> ClientConfig {
-        let capabilities = ClientCapabilities::builder().enable_elicitation().enable_sampling().enable_roots().build();
-        ClientConfig::new(capabilities, Implementation::new("rmcp-peer", "1.0.0"))
+        ClientConfig::new(self.capabilities.clone(), Implementation::new("rmcp-peer", "1.0.0"))
             .with_protocol_version(self.protocol.clone())
     }
 
@@ -125,7 +144,58 @@ async fn scenarios(client: &Client, mrtr: bool) -> Checks {
             Err(error) => checks.fail("notes://today", error),
         }
     }
+    if runs("reserve") {
+        tool(&mut checks, client, "reserve", json!({"table": "7"}), "table 7 reserved").await;
+    }
+    if runs("sign_in") {
+        tool(&mut checks, client, "sign_in", json!({}), "signed in").await;
+    }
     checks
+}
+
+/// The call must be refused with -32021 naming `capability`.
+async fn refused(
+    checks: &mut Checks,
+    client: &Client,
+    name: &'static str,
+    arguments: serde_json::Value,
+    capability: &str,
+) {
+    match client.call_tool(call(name, arguments)).await {
+        Err(ServiceError::McpError(error)) => {
+            checks.refused(name, Some(error.code.0.into()), error.data.as_ref(), capability)
+        }
+        Err(error) => checks.fail(name, format!("expected error -32021, got {error}")),
+        Ok(result) => checks.fail(name, format!("expected error -32021, got {result:?}")),
+    }
+}
+
+/// On 2026-07-28, clients that declare less: nothing, then form elicitation only.
+async fn lesser(checks: &mut Checks, url: &str) {
+    let version = ProtocolVersion::V_2026_07_28;
+    let mut form_only = ClientCapabilities::default();
+    form_only.elicitation = Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+    for (scenario, capabilities) in [("no_capability", ClientCapabilities::default()), ("form_only", form_only)] {
+        if !runs(scenario) {
+            continue;
+        }
+        let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![version.clone()] };
+        let answers = Answers { protocol: version.clone(), capabilities };
+        let client = match answers.serve_with_lifecycle(StreamableHttpClientTransport::from_uri(url), lifecycle).await {
+            Ok(client) => client,
+            Err(error) => {
+                checks.fail(scenario, error);
+                continue;
+            }
+        };
+        if scenario == "no_capability" {
+            refused(checks, &client, "get_weather", json!({"location": "Paris"}), "elicitation").await;
+        } else {
+            refused(checks, &client, "summarize", json!({"text": "a long text"}), "sampling").await;
+            tool(checks, &client, "get_weather", json!({"location": "Paris"}), "Paris: 22 degrees celsius").await;
+        }
+        let _ = client.cancel().await;
+    }
 }
 
 /// One call driven by hand, its retry carrying a requestState it was not given.
@@ -168,7 +238,8 @@ async fn main() -> ExitCode {
     };
     let transport = StreamableHttpClientTransport::from_uri(args.url.as_str());
     let run = async {
-        let client = match (Answers { protocol }).serve_with_lifecycle(transport, lifecycle).await {
+        let answers = Answers { protocol, capabilities: every_capability() };
+        let client = match answers.serve_with_lifecycle(transport, lifecycle).await {
             Ok(client) => client,
             Err(error) => {
                 let mut checks = Checks::default();
@@ -176,8 +247,11 @@ async fn main() -> ExitCode {
                 return checks;
             }
         };
-        let checks = if args.broken { broken_retry(&client).await } else { scenarios(&client, args.mrtr()).await };
+        let mut checks = if args.broken { broken_retry(&client).await } else { scenarios(&client, args.mrtr()).await };
         let _ = client.cancel().await;
+        if args.mrtr() && !args.broken {
+            lesser(&mut checks, &args.url).await;
+        }
         checks
     };
     mrtr_rust_peers::within_a_minute(run).await

@@ -8,13 +8,19 @@
 //! sealed in the requestState with rmcp's `RequestStateCodec`. On 2025-11-25 the tools ask through
 //! the request's peer (`elicit`, `create_message`, `list_roots`): server requests on the stream.
 //!
+//! `reserve` sheds load on 2026-07-28 (`InputRequiredResult::new(None, Some(state))`: a sealed
+//! requestState, no questions); `sign_in` asks a URL-mode elicitation (`UrlElicitationParams`; on
+//! 2025-11-25 `peer.create_elicitation` with an elicitationId). rmcp sends an ask whatever the request declared, so each tool
+//! reads `context.client_capabilities()` and refuses with rmcp's
+//! `missing_required_client_capability` (-32021) what it cannot ask.
+//!
 //!     rmcp-server PORT
 
 // Sampling and roots are deprecated by SEP-2577 but still in both protocols: the scenarios use them.
 #![allow(deprecated)]
 
-use mrtr_rust_peers::args::{Destination, Location, NoArguments, Text, Trip};
-use mrtr_rust_peers::{process_key, server_port};
+use mrtr_rust_peers::args::{Destination, Held, Location, NoArguments, Table, Text, Trip};
+use mrtr_rust_peers::{process_key, server_port, SIGN_IN_MESSAGE, SIGN_IN_URL};
 use rmcp::{
     elicit_safe,
     handler::server::{
@@ -93,6 +99,28 @@ fn text(text: impl Into<String>) -> CallToolResponse {
     CallToolResult::success(vec![ContentBlock::text(text)]).into()
 }
 
+/// -32021 unless the request declared what `wanted` asks of the client: elicitation (form, or url
+/// when `url`), or sampling.
+fn require(context: &RequestContext<RoleServer>, wanted: &str) -> Result<(), McpError> {
+    let declared = context.client_capabilities().unwrap_or_default();
+    let elicitation = declared.elicitation.as_ref();
+    let ok = match wanted {
+        "form" => elicitation.is_some_and(|e| e.form.is_some() || e.url.is_none()),
+        "url" => elicitation.is_some_and(|e| e.url.is_some()),
+        _ => declared.sampling.is_some(),
+    };
+    if ok {
+        return Ok(());
+    }
+    let mut required = ClientCapabilities::default();
+    match wanted {
+        "form" => required.elicitation = Some(ElicitationCapability::new().with_form(FormElicitationCapability::new())),
+        "url" => required.elicitation = Some(ElicitationCapability::new().with_url(UrlElicitationCapability::new())),
+        _ => required.sampling = Some(SamplingCapability::default()),
+    }
+    Err(McpError::missing_required_client_capability(required))
+}
+
 fn failed(error: impl std::fmt::Display) -> McpError {
     McpError::internal_error(error.to_string(), None)
 }
@@ -118,7 +146,10 @@ impl Peer {
         let units = if multi_round(&context) {
             match accepted::<Units>(responses.as_ref(), "units") {
                 Some(units) => units,
-                None => return Ok(ask("units", form::<Units>("Which units?")?).into()),
+                None => {
+                    require(&context, "form")?;
+                    return Ok(ask("units", form::<Units>("Which units?")?).into());
+                }
             }
         } else {
             context.peer.elicit::<Units>("Which units?").await.map_err(failed)?.ok_or_else(|| failed("no units"))?
@@ -150,7 +181,10 @@ impl Peer {
         };
         let date = match accepted::<Dates>(responses.as_ref(), "date").map(|d| d.date).or(remembered.map(|t| t.date)) {
             Some(date) => date,
-            None => return Ok(ask("date", form::<Dates>("When?")?).into()),
+            None => {
+                require(&context, "form")?;
+                return Ok(ask("date", form::<Dates>("When?")?).into());
+            }
         };
         let Some(seat) = accepted::<Seat>(responses.as_ref(), "seat") else {
             let sealed = self.codec.seal_json(&Trip { date: date.clone() }).map_err(failed)?;
@@ -173,7 +207,8 @@ impl Peer {
             match response::<CreateMessageResult>(responses.as_ref(), "summary") {
                 Some(summary) => summary,
                 None => {
-                    return Ok(ask("summary", InputRequest::CreateMessage(CreateMessageRequest::new(params))).into())
+                    require(&context, "sampling")?;
+                    return Ok(ask("summary", InputRequest::CreateMessage(CreateMessageRequest::new(params))).into());
                 }
             }
         } else {
@@ -200,6 +235,65 @@ impl Peer {
             context.peer.list_roots().await.map_err(failed)?
         };
         Ok(text(roots.roots.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>().join(", ")))
+    }
+
+    #[tool(description = "load shedding: a round with state only")]
+    async fn reserve(
+        &self,
+        Parameters(Table { table }): Parameters<Table>,
+        context: RequestContext<RoleServer>,
+        State(state): State,
+    ) -> Result<CallToolResponse, McpError> {
+        if multi_round(&context) {
+            let Some(sealed) = state else {
+                // What this instance did so far, and no questions: any instance picks it up.
+                let sealed = self.codec.seal_json(&Held { table }).map_err(failed)?;
+                return Ok(InputRequiredResult::new(None, Some(sealed)).into());
+            };
+            let held = self
+                .codec
+                .open_json::<Held>(&sealed)
+                .map_err(|_| McpError::invalid_params("tampered or unknown request state", None))?;
+            return Ok(text(format!("table {} reserved", held.table)));
+        }
+        Ok(text(format!("table {table} reserved")))
+    }
+
+    #[tool(description = "URL elicitation")]
+    async fn sign_in(
+        &self,
+        Parameters(NoArguments {}): Parameters<NoArguments>,
+        context: RequestContext<RoleServer>,
+        Responses(responses): Responses,
+    ) -> Result<CallToolResponse, McpError> {
+        let action = if multi_round(&context) {
+            match response::<ElicitResult>(responses.as_ref(), "sign_in") {
+                Some(answer) => answer.action,
+                None => {
+                    require(&context, "url")?;
+                    let params = ElicitRequestParams::UrlElicitationParams {
+                        meta: None,
+                        message: SIGN_IN_MESSAGE.into(),
+                        url: SIGN_IN_URL.into(),
+                        elicitation_id: String::new(), // 2026-07-28 has none; rmcp has no way to leave it out
+                    };
+                    return Ok(ask("sign_in", InputRequest::Elicitation(ElicitRequest::new(params))).into());
+                }
+            }
+        } else {
+            // 2025-11-25 URL mode carries an elicitationId: the ordinary server request.
+            let params = ElicitRequestParams::UrlElicitationParams {
+                meta: None,
+                message: SIGN_IN_MESSAGE.into(),
+                url: SIGN_IN_URL.into(),
+                elicitation_id: "sign-in-1".into(),
+            };
+            context.peer.create_elicitation(params).await.map_err(failed)?.action
+        };
+        Ok(text(match action {
+            ElicitationAction::Accept => "signed in".to_string(),
+            other => format!("not signed in: {other:?}"),
+        }))
     }
 }
 

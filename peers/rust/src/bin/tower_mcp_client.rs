@@ -4,8 +4,11 @@
 //!     tower-mcp-client URL PROTOCOL            # 2026-07-28 or 2025-11-25
 //!     tower-mcp-client URL 2026-07-28 --break request-state
 //!
-//! The builder declares elicitation, sampling and roots (the roots are answered from the
-//! configured list) and a `ClientHandler` answers the forms and the sampling. On 2026-07-28 the
+//! The builder declares elicitation (form and url), sampling and roots (the roots are answered
+//! from the configured list) and a `ClientHandler` answers the forms, the URL-mode elicitation (an
+//! accept) and the sampling; on 2026-07-28 two more clients declare less (nothing; form
+//! elicitation only) and must be refused with -32021 where the server cannot serve them. The
+//! scenarios after the first ones run as peers/run lists them in PEER_SCENARIOS. On 2026-07-28 the
 //! client starts with `discover` and `call_tool` / `get_prompt` / `read_resource` drive the
 //! `input_required` rounds; on 2025-11-25 it starts with `initialize` and the server's requests
 //! arrive on the stream. With `--break request-state` it drives one call by hand
@@ -19,22 +22,31 @@ use std::collections::HashMap;
 use std::process::ExitCode;
 
 use async_trait::async_trait;
-use mrtr_rust_peers::{answer, Checks, ClientArgs, MODEL, ROOT_NAME, ROOT_URI, SAMPLED};
+use mrtr_rust_peers::{
+    answer, runs, Checks, ClientArgs, MODEL, ROOT_NAME, ROOT_URI, SAMPLED, SIGN_IN_MESSAGE, SIGN_IN_URL,
+};
 use serde_json::{json, Value};
 use tower_mcp::client::{ClientHandler, HttpClientTransport, McpClient};
 use tower_mcp::protocol::{
-    ContentRole, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitFieldValue, ElicitRequestParams,
-    ElicitResult, InputRequest, InputResponse, InputResponses, RequestOutcome, Root, SamplingContent,
+    ClientCapabilities, ContentRole, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitFieldValue,
+    ElicitRequestParams, ElicitResult, ElicitationCapability, ElicitationFormCapability, ElicitationUrlCapability,
+    InputRequest, InputResponse, InputResponses, RequestOutcome, Root, SamplingCapability, SamplingContent,
     SamplingContentOrArray,
 };
-use tower_mcp::JsonRpcError;
+use tower_mcp::{Error, JsonRpcError};
 
 struct Answers;
 
 impl Answers {
     fn form(request: &ElicitRequestParams) -> Result<ElicitResult, JsonRpcError> {
-        let ElicitRequestParams::Form(form) = request else {
-            return Err(JsonRpcError::invalid_params("only forms are answered here"));
+        let form = match request {
+            ElicitRequestParams::Form(form) => form,
+            ElicitRequestParams::Url(url)
+                if (url.message.as_str(), url.url.as_str()) == (SIGN_IN_MESSAGE, SIGN_IN_URL) =>
+            {
+                return Ok(ElicitResult { action: ElicitAction::Accept, content: None, meta: None });
+            }
+            _ => return Err(JsonRpcError::invalid_params("an unexpected URL elicitation")),
         };
         let mut content = HashMap::new();
         for key in form.requested_schema.properties.keys() {
@@ -104,7 +116,60 @@ async fn scenarios(client: &McpClient, mrtr: bool) -> Checks {
             Err(error) => checks.fail("notes://today", error),
         }
     }
+    if runs("reserve") {
+        tool(&mut checks, client, "reserve", json!({"table": "7"}), "table 7 reserved").await;
+    }
+    if runs("sign_in") {
+        tool(&mut checks, client, "sign_in", json!({}), "signed in").await;
+    }
     checks
+}
+
+/// Elicitation with the modes `form` and `url`.
+fn elicitation(form: bool, url: bool) -> ElicitationCapability {
+    ElicitationCapability {
+        form: form.then(ElicitationFormCapability::default),
+        url: url.then(ElicitationUrlCapability::default),
+    }
+}
+
+/// The call must be refused with -32021 naming `capability`.
+async fn refused(checks: &mut Checks, client: &McpClient, name: &str, args: Value, capability: &str) {
+    match client.call_tool(name, args).await {
+        Err(Error::JsonRpc(error)) => checks.refused(name, Some(error.code.into()), error.data.as_ref(), capability),
+        Err(error) => checks.fail(name, format!("expected error -32021, got {error}")),
+        Ok(result) => checks.fail(name, format!("expected error -32021, got {:?}", result.first_text())),
+    }
+}
+
+/// On 2026-07-28, clients that declare less: nothing, then form elicitation only.
+async fn lesser(checks: &mut Checks, url: &str) {
+    let form_only = ClientCapabilities { elicitation: Some(elicitation(true, false)), ..Default::default() };
+    for (scenario, capabilities) in [("no_capability", ClientCapabilities::default()), ("form_only", form_only)] {
+        if !runs(scenario) {
+            continue;
+        }
+        let connected =
+            McpClient::builder().with_capabilities(capabilities).connect(HttpClientTransport::new(url), Answers).await;
+        let client = match connected {
+            Ok(client) => client,
+            Err(error) => {
+                checks.fail(scenario, error);
+                continue;
+            }
+        };
+        if let Err(error) = client.discover("tower-mcp-peer", "1.0.0").await {
+            checks.fail(scenario, error);
+            continue;
+        }
+        if scenario == "no_capability" {
+            refused(checks, &client, "get_weather", json!({"location": "Paris"}), "elicitation").await;
+        } else {
+            refused(checks, &client, "summarize", json!({"text": "a long text"}), "sampling").await;
+            tool(checks, &client, "get_weather", json!({"location": "Paris"}), "Paris: 22 degrees celsius").await;
+        }
+        let _ = client.shutdown().await;
+    }
 }
 
 /// One call driven by hand, its retry carrying a requestState it was not given.
@@ -147,9 +212,13 @@ async fn main() -> ExitCode {
     let args = ClientArgs::parse();
     let run = async {
         let mut checks = Checks::default();
+        let every = ClientCapabilities {
+            elicitation: Some(elicitation(true, true)),
+            sampling: Some(SamplingCapability::default()),
+            ..Default::default()
+        };
         let connected = McpClient::builder()
-            .with_elicitation()
-            .with_sampling()
+            .with_capabilities(every)
             .with_roots(vec![Root::with_name(ROOT_URI, ROOT_NAME)])
             .connect(HttpClientTransport::new(args.url.as_str()), Answers)
             .await;
@@ -169,8 +238,11 @@ async fn main() -> ExitCode {
             checks.fail("start", error);
             return checks;
         }
-        let checks = if args.broken { broken_retry(&client).await } else { scenarios(&client, args.mrtr()).await };
+        let mut checks = if args.broken { broken_retry(&client).await } else { scenarios(&client, args.mrtr()).await };
         let _ = client.shutdown().await;
+        if args.mrtr() && !args.broken {
+            lesser(&mut checks, &args.url).await;
+        }
         checks
     };
     mrtr_rust_peers::within_a_minute(run).await

@@ -9,6 +9,12 @@
 //! `RequestOutcome::input_required` and reads the retry's `input_responses()`. The date `book_trip`
 //! carries into its second round is sealed in the requestState by the router's `RequestStateCodec`.
 //!
+//! `reserve` sheds load on 2026-07-28 (an `InputRequiredResult` with a sealed requestState and no
+//! requests); `sign_in` asks a URL-mode elicitation (`ElicitRequestParams::Url`, whose
+//! `elicitation_id` the SDK always sends; on 2025-11-25 `elicit_url`). The SDK sends an ask
+//! whatever the request declared, so the tools read the request's capabilities
+//! (`per_request_meta`) and refuse with the SDK's `missing_required_client_capability` (-32021).
+//!
 //!     tower-mcp-server PORT
 
 // Sampling and roots are deprecated in 2026-07-28 but still in it: the scenarios use them.
@@ -17,19 +23,20 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-use mrtr_rust_peers::args::{Destination, Location, NoArguments, Text, Trip};
-use mrtr_rust_peers::{process_key, server_port};
+use mrtr_rust_peers::args::{Destination, Held, Location, NoArguments, Table, Text, Trip};
+use mrtr_rust_peers::{process_key, server_port, SIGN_IN_MESSAGE, SIGN_IN_URL};
 use serde_json::Value;
 use tower_mcp::context::RequestContext;
 use tower_mcp::mrtr::RequestStateCodec;
 use tower_mcp::prompt::PromptBuilder;
 use tower_mcp::protocol::{
-    CreateMessageParams, ElicitAction, ElicitFieldValue, ElicitFormParams, ElicitFormSchema, ElicitRequestParams,
-    GetPromptResult, InputRequest, InputRequiredResult, InputResponse, ListRootsParams, ReadResourceResult,
-    RequestOutcome, SamplingMessage,
+    ClientCapabilities, CreateMessageParams, ElicitAction, ElicitFieldValue, ElicitFormParams, ElicitFormSchema,
+    ElicitMode, ElicitRequestParams, ElicitUrlParams, ElicitationCapability, ElicitationFormCapability,
+    ElicitationUrlCapability, GetPromptResult, InputRequest, InputRequiredResult, InputResponse, ListRootsParams,
+    ReadResourceResult, RequestOutcome, SamplingCapability, SamplingMessage,
 };
 use tower_mcp::resource::ResourceBuilder;
-use tower_mcp::{CallToolResult, Error, HttpTransport, McpRouter, Result, ToolBuilder};
+use tower_mcp::{CallToolResult, Error, HttpTransport, JsonRpcError, McpRouter, Result, ToolBuilder};
 
 /// A one-field form asking for `key`.
 fn form(key: &str, message: String) -> ElicitFormParams {
@@ -74,6 +81,47 @@ async fn elicit_inline(ctx: &RequestContext, key: &str, message: String) -> Resu
     }
 }
 
+/// Whether the request speaks 2026-07-28 (its `_meta` names the protocol).
+fn multi_round(ctx: &RequestContext) -> bool {
+    ctx.per_request_meta().and_then(|m| m.protocol_version.as_deref()) == Some("2026-07-28")
+}
+
+/// -32021 unless the request declared what `wanted` asks of the client: elicitation (`form` or
+/// `url`), or `sampling`.
+fn require(ctx: &RequestContext, wanted: &str) -> Result<()> {
+    let declared = ctx.per_request_meta().and_then(|m| m.client_capabilities.clone()).unwrap_or_default();
+    let elicitation = declared.elicitation.as_ref();
+    let ok = match wanted {
+        "form" => elicitation.is_some_and(|e| e.form.is_some() || e.url.is_none()),
+        "url" => elicitation.is_some_and(|e| e.url.is_some()),
+        _ => declared.sampling.is_some(),
+    };
+    if ok {
+        return Ok(());
+    }
+    let mut required = ClientCapabilities::default();
+    let mut elicitation = ElicitationCapability::default();
+    match wanted {
+        "form" => elicitation.form = Some(ElicitationFormCapability::default()),
+        "url" => elicitation.url = Some(ElicitationUrlCapability::default()),
+        _ => required.sampling = Some(SamplingCapability::default()),
+    }
+    if wanted != "sampling" {
+        required.elicitation = Some(elicitation);
+    }
+    Err(Error::JsonRpc(JsonRpcError::missing_required_client_capability(required)))
+}
+
+fn sign_in_request(elicitation_id: &str) -> ElicitUrlParams {
+    ElicitUrlParams {
+        mode: Some(ElicitMode::Url),
+        elicitation_id: elicitation_id.into(),
+        message: SIGN_IN_MESSAGE.into(),
+        url: SIGN_IN_URL.into(),
+        meta: None,
+    }
+}
+
 fn summary_request(text: &str) -> CreateMessageParams {
     CreateMessageParams::new(vec![SamplingMessage::user(format!("Summarise: {text}"))], 50)
 }
@@ -88,6 +136,7 @@ fn router(codec: RequestStateCodec) -> McpRouter {
                 match answered(&ctx, "units") {
                     Some(units) => units,
                     None => {
+                        require(&ctx, "form")?;
                         let request =
                             InputRequest::Elicit(ElicitRequestParams::Form(form("units", "Which units?".into())));
                         return ask("units", request, None);
@@ -119,6 +168,7 @@ fn router(codec: RequestStateCodec) -> McpRouter {
                 None => None,
             };
             let Some(date) = answered(&ctx, "date").or(remembered.map(|t| t.date)) else {
+                require(&ctx, "form")?;
                 let request = InputRequest::Elicit(ElicitRequestParams::Form(form("date", "When?".into())));
                 return ask("date", request, None);
             };
@@ -140,7 +190,10 @@ fn router(codec: RequestStateCodec) -> McpRouter {
             } else {
                 match ctx.input_responses().and_then(|r| r.get("summary")) {
                     Some(InputResponse::CreateMessage(result)) => result.first_text().unwrap_or_default().to_string(),
-                    _ => return ask("summary", InputRequest::CreateMessage(summary_request(&input.text)), None),
+                    _ => {
+                        require(&ctx, "sampling")?;
+                        return ask("summary", InputRequest::CreateMessage(summary_request(&input.text)), None);
+                    }
                 }
             };
             Ok(RequestOutcome::Complete(CallToolResult::text(format!("summary: {said}"))))
@@ -161,6 +214,48 @@ fn router(codec: RequestStateCodec) -> McpRouter {
                 }
             };
             Ok(RequestOutcome::Complete(CallToolResult::text(uris.join(", "))))
+        })
+        .build();
+
+    let reserve = ToolBuilder::new("reserve")
+        .description("load shedding: a round with state only")
+        .mrtr_handler(|ctx: RequestContext, input: Table| async move {
+            if !multi_round(&ctx) {
+                return Ok(RequestOutcome::Complete(CallToolResult::text(format!("table {} reserved", input.table))));
+            }
+            let codec = ctx.request_state_codec().cloned().ok_or_else(|| Error::internal("no request-state codec"))?;
+            let Some(token) = ctx.request_state() else {
+                // What this instance did so far, and no questions: any instance picks it up.
+                let state = codec.encode(&Held { table: input.table }).map_err(|e| Error::internal(e.to_string()))?;
+                return Ok(RequestOutcome::input_required(InputRequiredResult::new().with_request_state(state)));
+            };
+            let held =
+                codec.decode::<Held>(token).map_err(|_| Error::invalid_params("tampered or unknown request state"))?;
+            Ok(RequestOutcome::Complete(CallToolResult::text(format!("table {} reserved", held.table))))
+        })
+        .build();
+
+    let sign_in = ToolBuilder::new("sign_in")
+        .description("URL elicitation")
+        .mrtr_handler(|ctx: RequestContext, _input: NoArguments| async move {
+            let action = if ctx.can_elicit() {
+                ctx.elicit_url(sign_in_request("sign-in-1")).await?.action
+            } else {
+                match ctx.input_responses().and_then(|r| r.get("sign_in")) {
+                    Some(InputResponse::Elicit(result)) => result.action,
+                    _ => {
+                        require(&ctx, "url")?;
+                        // 2026-07-28 has no elicitationId; the SDK's ElicitUrlParams always sends one.
+                        let request = InputRequest::Elicit(ElicitRequestParams::Url(sign_in_request("sign-in-1")));
+                        return ask("sign_in", request, None);
+                    }
+                }
+            };
+            let said = match action {
+                ElicitAction::Accept => "signed in".to_string(),
+                other => format!("not signed in: {other:?}"),
+            };
+            Ok(RequestOutcome::Complete(CallToolResult::text(said)))
         })
         .build();
 
@@ -208,6 +303,8 @@ fn router(codec: RequestStateCodec) -> McpRouter {
         .tool(book_trip)
         .tool(summarize)
         .tool(list_roots)
+        .tool(reserve)
+        .tool(sign_in)
         .prompt(review)
         .resource(notes)
 }

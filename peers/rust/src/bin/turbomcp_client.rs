@@ -4,7 +4,12 @@
 //!     turbomcp-client URL PROTOCOL            # 2026-07-28 or 2025-11-25
 //!     turbomcp-client URL 2026-07-28 --break request-state
 //!
-//! A `ClientHandler` answers every ask; the builder declares elicitation, sampling and roots and
+//! A `ClientHandler` answers every ask (its `elicit` sees only the message and the requested
+//! schema, never the mode or the url: `sign_in` arrives as "Sign in" with an empty schema and is
+//! accepted as such); on 2026-07-28 two more clients declare less (nothing; form elicitation only)
+//! and must be refused with -32021 where the server cannot serve them. The scenarios after the
+//! first ones run as peers/run lists them in PEER_SCENARIOS. The builder declares elicitation
+//! (form and url), sampling and roots and
 //! pins the protocol with `ConnectMode::Modern` (2026-07-28: `server/discover`, the typed calls
 //! drive the `input_required` rounds) or `ConnectMode::Legacy` (2025-11-25: `initialize`, the
 //! server's requests arrive on the stream). The SDK has no call that stops at an
@@ -14,7 +19,7 @@
 
 use std::process::ExitCode;
 
-use mrtr_rust_peers::{form_answer, Checks, ClientArgs, MODEL, ROOT_NAME, ROOT_URI, SAMPLED};
+use mrtr_rust_peers::{form_answer, runs, Checks, ClientArgs, MODEL, ROOT_NAME, ROOT_URI, SAMPLED};
 use serde_json::{json, Map, Value};
 use turbomcp::client::{async_trait, connect_http, Client, ClientBuilder, ClientHandler, ClientResult, ConnectMode};
 use turbomcp::neutral;
@@ -100,7 +105,52 @@ async fn scenarios(client: &Client, mrtr: bool) -> Checks {
             Err(error) => checks.fail("notes://today", error),
         }
     }
+    if runs("reserve") {
+        tool(&mut checks, client, "reserve", json!({"table": "7"}), "table 7 reserved").await;
+    }
+    if runs("sign_in") {
+        tool(&mut checks, client, "sign_in", json!({}), "signed in").await;
+    }
     checks
+}
+
+/// The call must be refused with -32021 naming `capability`.
+async fn refused(checks: &mut Checks, client: &Client, name: &str, args: Value, capability: &str) {
+    match client.call_tool(name, arguments(args)).await {
+        Err(error) => match error.as_rpc() {
+            Some(rpc) => checks.refused(name, Some(rpc.code.into()), rpc.data.as_ref(), capability),
+            None => checks.fail(name, format!("expected error -32021, got {error}")),
+        },
+        Ok(result) => checks.fail(name, format!("expected error -32021, got {:?}", result.content)),
+    }
+}
+
+/// On 2026-07-28, clients that declare less: nothing, then form elicitation only.
+async fn lesser(checks: &mut Checks, url: &str) {
+    for (scenario, capabilities) in [("no_capability", json!({})), ("form_only", json!({"elicitation": {"form": {}}}))]
+    {
+        if !runs(scenario) {
+            continue;
+        }
+        let builder = ClientBuilder::new("turbomcp-peer", "1.0.0")
+            .with_handler(Answers)
+            .with_capabilities(capabilities)
+            .with_connect_mode(ConnectMode::Modern);
+        let client = match connect_http(builder, url).await {
+            Ok(client) => client,
+            Err(error) => {
+                checks.fail(scenario, error);
+                continue;
+            }
+        };
+        if scenario == "no_capability" {
+            refused(checks, &client, "get_weather", json!({"location": "Paris"}), "elicitation").await;
+        } else {
+            refused(checks, &client, "summarize", json!({"text": "a long text"}), "sampling").await;
+            tool(checks, &client, "get_weather", json!({"location": "Paris"}), "Paris: 22 degrees celsius").await;
+        }
+        client.close().await;
+    }
 }
 
 /// One call sent raw, its retry carrying a requestState it was not given.
@@ -133,7 +183,7 @@ async fn main() -> ExitCode {
     let mode = if args.mrtr() { ConnectMode::Modern } else { ConnectMode::Legacy };
     let builder = ClientBuilder::new("turbomcp-peer", "1.0.0")
         .with_handler(Answers)
-        .with_capabilities(json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {}}))
+        .with_capabilities(json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}))
         .with_connect_mode(mode);
     let run = async {
         let client = match connect_http(builder, args.url.as_str()).await {
@@ -144,8 +194,11 @@ async fn main() -> ExitCode {
                 return checks;
             }
         };
-        let checks = if args.broken { broken_retry(&client).await } else { scenarios(&client, args.mrtr()).await };
+        let mut checks = if args.broken { broken_retry(&client).await } else { scenarios(&client, args.mrtr()).await };
         client.close().await;
+        if args.mrtr() && !args.broken {
+            lesser(&mut checks, &args.url).await;
+        }
         checks
     };
     mrtr_rust_peers::within_a_minute(run).await

@@ -8,12 +8,19 @@
 //! (stable keys; earlier answers ride in its signed requestState); on 2025-11-25 the same call is
 //! a server request on the POST's stream and the handler waits for its answer.
 //!
+//! `reserve` sheds load on 2026-07-28 the SDK's way: `store_state` and the `InputRequired` abort
+//! with nothing asked give a result with a signed requestState and no inputRequests; the retry
+//! reads it back with `load_state`. `sign_in` asks with `elicit_url` (the SDK mints the
+//! elicitationId on 2025-11-25 only). The SDK itself refuses an ask the request did not declare
+//! (-32021).
+//!
 //!     turbomcp-server PORT
 
 // Sampling and roots are marked deprecated upstream but still in both protocols: the scenarios use them.
 #![allow(deprecated)]
 
-use mrtr_rust_peers::server_port;
+use mrtr_rust_peers::args::Held;
+use mrtr_rust_peers::{server_port, SIGN_IN_MESSAGE, SIGN_IN_URL};
 use serde_json::{json, Value};
 use turbomcp::http::{HttpConfig, ServeHttp};
 use turbomcp::prelude::*;
@@ -64,6 +71,28 @@ impl Peer {
         let roots = answer.get("roots").and_then(Value::as_array).cloned().unwrap_or_default();
         let uris: Vec<&str> = roots.iter().filter_map(|r| r.get("uri").and_then(Value::as_str)).collect();
         Ok(uris.join(", "))
+    }
+
+    #[tool(description = "load shedding: a round with state only")]
+    async fn reserve(&self, ctx: &CallToolContext, table: String) -> McpResult<String> {
+        if ctx.base.protocol_version != turbomcp::ProtocolVersion::V2026_07_28 {
+            return Ok(format!("table {table} reserved"));
+        }
+        match ctx.client.load_state::<Held>()? {
+            Some(held) => Ok(format!("table {} reserved", held.table)),
+            None => {
+                // What this instance did so far, and no questions: any instance picks it up.
+                ctx.client.store_state(&Held { table })?;
+                Err(McpError::InputRequired)
+            }
+        }
+    }
+
+    #[tool(description = "URL elicitation")]
+    async fn sign_in(&self, ctx: &CallToolContext) -> McpResult<String> {
+        let outcome =
+            ctx.client.elicit_url("sign_in", neutral::ElicitUrlParams::new(SIGN_IN_MESSAGE, SIGN_IN_URL)).await?;
+        Ok(if outcome.accepted() { "signed in".into() } else { format!("not signed in: {:?}", outcome.action) })
     }
 
     #[prompt(description = "asks first")]
