@@ -98,8 +98,9 @@ def url_asks(transcript: list) -> list:
 
 
 def url_answers_with_content(transcript: list) -> list:
-    """The entries whose client message retries a call whose URL-mode ask (by tool and key) it answers with content."""
-    names, asked, found = {}, set(), []
+    """The entries whose client message answers a URL-mode ask with content: a retry answering the ask of its
+    call (by tool and key), or (2025-11-25) the result answering a URL-mode server request (by id)."""
+    names, asked, requested, found = {}, set(), set(), []
     for i, e in enumerate(transcript):
         for m in sent(e):
             params = m.get("params") or {}
@@ -107,7 +108,12 @@ def url_answers_with_content(transcript: list) -> list:
             answers = params.get("inputResponses") or {}
             if any((params.get("name"), k) in asked and isinstance(v, dict) and "content" in v for k, v in answers.items()):
                 found.append(i)
+            result = m.get("result") if "method" not in m else None
+            if json.dumps(m.get("id")) in requested and isinstance(result, dict) and "content" in result:
+                found.append(i)
         for m in received(e):
+            if m.get("method") == "elicitation/create" and (m.get("params") or {}).get("mode") == "url":
+                requested.add(json.dumps(m.get("id")))
             result = m.get("result")
             if isinstance(result, dict) and result.get("resultType") == "input_required":
                 for key, a in (result.get("inputRequests") or {}).items():
@@ -124,7 +130,7 @@ READERS = {
 SPEC = {
     "input-required-cache-hint": "2026-07-28 server/utilities/caching: an input_required result carries no caching hints",
     "input-request-invalid": "2026-07-28 schema: a URL-mode elicitation has no elicitationId",
-    "retry-input-response-invalid": "2026-07-28 schema, ElicitResult.content: omitted for out-of-band mode responses",
+    "retry-input-response-invalid": "the schema's ElicitResult.content: omitted for out-of-band (URL) mode responses",
 }
 
 

@@ -112,7 +112,7 @@ fn rules_md() -> String {
                 "| `{}` | {} | {code} | {} | {} |",
                 r.name,
                 r.id as u16,
-                r.text.replace('|', "\\|"),
+                r.id.text().replace('|', "\\|"),
                 r.source
             );
         }

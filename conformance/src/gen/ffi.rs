@@ -104,7 +104,7 @@ use std::ffi::CStr;
     for r in RULES {
         let code = r.code.map_or("no JSON-RPC code".to_string(), |c| format!("JSON-RPC {c}"));
         s.push('\n');
-        doc(&mut s, "", &format!("`{}` (area `{}`, {code}): {}", r.name, r.area.name(), r.text));
+        doc(&mut s, "", &format!("`{}` (area `{}`, {code}): {}", r.name, r.area.name(), r.id.text()));
         let _ = writeln!(s, "pub const MRTR_ERR_{}: mrtr_status = {};", screaming(r.name), r.id as u16);
     }
     let rounds = mrtr::check::CheckConfig::default().max_rounds;
@@ -190,7 +190,7 @@ use core::ffi::CStr;
     for r in RULES {
         let code = r.code.map_or("no JSON-RPC code".to_string(), |c| format!("JSON-RPC {c}"));
         s.push('\n');
-        doc(&mut s, "", &format!("`{}` (area `{}`, {code}): {}", r.name, r.area.name(), r.text));
+        doc(&mut s, "", &format!("`{}` (area `{}`, {code}): {}", r.name, r.area.name(), r.id.text()));
         let _ = writeln!(s, "pub const MRTR_BARE_ERR_{}: mrtr_bare_status = {};", screaming(r.name), r.id as u16);
     }
     let protocols = protocol_rows();

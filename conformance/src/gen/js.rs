@@ -34,7 +34,7 @@ fn tables_d_ts() -> String {
     s.push_str("/** Every rule id of the core's catalogue, by the core's variant name. */\n");
     s.push_str("export declare const Rule: {\n");
     for r in RULES {
-        let _ = writeln!(s, "  {}\n  readonly {:?}: '{}'", doc(r.text), r.id, r.name);
+        let _ = writeln!(s, "  {}\n  readonly {:?}: '{}'", doc(r.id.text()), r.id, r.name);
     }
     s.push_str("}\n/** A rule id (`'retry-id-reused'`). */\nexport type RuleId = (typeof Rule)[keyof typeof Rule]\n");
     union(&mut s, "The area of a rule: the error class it raises.", "AreaName", Area::ALL.iter().map(|a| a.name()));

@@ -136,8 +136,6 @@ pub struct RuleInfo {
     pub code: Option<i32>,
     /// Where the rule comes from.
     pub source: &'static str,
-    /// The rule, in full (the text of `docs/RULES.md`).
-    pub text: &'static str,
 }
 
 /// The area of a rule: which part of the protocol (or of mrtr's API) it
@@ -285,9 +283,15 @@ macro_rules! catalogue {
     ($( $id:ident, $name:literal, $area:ident, $code:expr, $source:literal, $text:literal; )*) => {
         /// The whole catalogue, in the order of `RULES.md`.
         pub const RULES: &[RuleInfo] = &[
-            $( RuleInfo { id: RuleId::$id, name: $name, area: Area::$area, code: $code, source: $source, text: $text }, )*
+            $( RuleInfo { id: RuleId::$id, name: $name, area: Area::$area, code: $code, source: $source }, )*
         ];
         impl RuleId {
+            /// The rule, in full (the text of `docs/RULES.md`). A function, not
+            /// a field of [`RULES`], so that a build that never prints it (the
+            /// wasm module) does not carry the texts.
+            pub const fn text(self) -> &'static str {
+                match self { $( RuleId::$id => $text, )* }
+            }
             /// The stable kebab-case id.
             pub const fn name(self) -> &'static str {
                 match self { $( RuleId::$id => $name, )* }
@@ -493,7 +497,7 @@ mod tests {
     fn every_rule_has_an_area_and_every_area_a_rule() {
         for r in RULES {
             assert_eq!(r.id.area(), r.area, "{}", r.name);
-            assert!(!r.text.is_empty(), "{}", r.name);
+            assert!(!r.id.text().is_empty(), "{}", r.name);
         }
         for a in Area::ALL {
             assert!(a.rules().next().is_some(), "{a}");

@@ -23,7 +23,7 @@ use crate::{
     rules::RuleId,
     tasks::{Task, TaskStatus},
     validate,
-    view::{Obj, ParamsView, J},
+    view::{InputRequestView, Obj, ParamsView, ResponseView, J},
     Limits, Result,
 };
 use alloc::{
@@ -205,6 +205,9 @@ pub struct Checker {
     task_order: VecDeque<String>,
     violations: Vec<Violation>,
     operations: VecDeque<Operation>,
+    /// Server requests (`2025-11-25`, the SSE transports) awaiting the
+    /// client's answer.
+    asked: VecDeque<Value>,
 }
 
 impl Checker {
@@ -222,6 +225,7 @@ impl Checker {
             task_order: VecDeque::new(),
             violations: Vec::new(),
             operations: VecDeque::new(),
+            asked: VecDeque::new(),
         }
     }
 
@@ -279,9 +283,10 @@ impl Checker {
     }
 
     /// How many flows the checker holds now (requests in flight, rounds
-    /// awaiting a retry, closed streams, tasks): each kind at most [`TRACKED_MAX`].
+    /// awaiting a retry, closed streams, tasks, server requests awaiting an
+    /// answer): each kind at most [`TRACKED_MAX`].
     pub fn tracked(&self) -> usize {
-        self.in_flight.len() + self.awaiting.len() + self.closed_streams.len() + self.tasks.len()
+        self.in_flight.len() + self.awaiting.len() + self.closed_streams.len() + self.tasks.len() + self.asked.len()
     }
 
     fn report(&mut self, rule: RuleId, message: impl Into<String>) {
@@ -326,6 +331,9 @@ impl Checker {
     /// still retries its round (one fault, one report).
     fn client_message(&mut self, m: &Value) {
         let Some((kind, _, _, mut faults)) = self.classify(m) else { return };
+        if kind == Kind::Result {
+            self.client_answer(m);
+        }
         let view = envelope::read(m).ok().filter(|_| kind == Kind::Request);
         let Some(view) = view else { return self.report_all(faults) };
         let method = view.method.as_str().unwrap_or_default().to_string();
@@ -585,6 +593,34 @@ impl Checker {
                 alloc::format!("{method} outside any client request in flight"),
             );
         }
+        if self.asked.len() >= TRACKED_MAX {
+            self.asked.pop_front();
+        }
+        self.asked.push_back(m.clone());
+    }
+
+    /// A client's result answering a server request: it fits the request,
+    /// as an answer in `inputResponses` fits its input request (the rule the
+    /// legacy bridge refuses such an answer with, so both sides agree). The
+    /// answer to a request that is itself invalid is not judged by it.
+    fn client_answer(&mut self, m: &Value) {
+        let Some(at) = self.asked.iter().rposition(|r| r["id"] == m["id"]) else { return };
+        let Some(mut asked) = self.asked.remove(at) else { return };
+        // The request as an input request: its method and params.
+        if let Some(fields) = asked.as_object_mut() {
+            fields.shift_remove("jsonrpc");
+            fields.shift_remove("id");
+        }
+        let name = Id::text(&m["id"]);
+        if validate::input_request(J::Key(&name), J::Value(&asked), self.config.protocol).is_err() {
+            return;
+        }
+        let (Ok(request), Some(Ok(response))) =
+            (read_view::<InputRequestView<'_>>(&asked), m.get("result").map(read_view::<ResponseView<'_>>))
+        else {
+            return;
+        };
+        self.report_failed(input::validate_response(&name, &response, &request));
     }
 
     fn server_result(
