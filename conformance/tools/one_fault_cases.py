@@ -62,6 +62,7 @@ CONFIRMED = {"action": "accept", "content": {"ok": True}}
 SAMPLED = {"role": "assistant", "content": {"type": "text", "text": "Sunny."}, "model": "m"}
 DONE = {"content": [{"type": "text", "text": "72°F, partly cloudy"}], "isError": False}
 PROTOCOLS = {"2026-07-28": "2026", "sep-2322": "sep-2322", "sep-2322-draft": "draft"}
+SUFFIX = {**PROTOCOLS, "2025-11-25": "2025"}
 
 
 class Talk:
@@ -150,7 +151,7 @@ def with_(request, **params):
 
 
 def case(name, protocol, rules, description, talk, violations):
-    suffix = PROTOCOLS[protocol]
+    suffix = SUFFIX[protocol]
     return {
         "id": f"one-fault/{name}-{suffix}",
         "rules": rules,
@@ -479,10 +480,163 @@ def only_2026():
     )
 
 
+TASKS_CAPS = {**ALL_CAPS, "extensions": {"io.modelcontextprotocol/tasks": {}}}
+
+
+def task(id, status, result_type="complete", **extra):
+    """A task result of the Tasks extension (2026-07-28) answering request `id`."""
+    body = {"resultType": result_type, "taskId": "task-1", "status": status, "createdAt": "2026-07-28T10:00:00Z",
+            "lastUpdatedAt": "2026-07-28T10:00:05Z", "ttlMs": 600000, "pollIntervalMs": 1000, **extra}
+    return {"jsonrpc": "2.0", "id": id, "result": body}
+
+
+def more_faults():
+    """The rules of retries, server requests and tasks, each fault followed by an honest continuation."""
+    p = "2026-07-28"
+    yield case(
+        "retry-id-reused-then-next-round",
+        p,
+        ["retry-id-reused", "input-responses-unsolicited"],
+        "001 \"Ephemeral Tool Workflow\" (2026-07-28): the retry reuses its original's id; it is still the retry "
+        "of its round, answered with a second round, whose honest retry pairs.",
+        Talk(p)
+        .call(1)
+        .input_required(1, {"github_login": FORM}, "s1")
+        .call(1, {"github_login": ACCEPT}, "s1")
+        .input_required(1, {"confirm": CONFIRM}, "s2")
+        .call(3, {"confirm": CONFIRMED}, "s2")
+        .complete(3),
+        [("retry-id-reused", 2)],
+    )
+    yield case(
+        "unsolicited-then-round",
+        p,
+        ["input-responses-unsolicited", "retry-missing-input-response"],
+        "RULES.md input-responses-unsolicited: a first call carrying inputResponses; the server asks and the "
+        "client's retry of that round pairs.",
+        Talk(p)
+        .call(1, {"github_login": ACCEPT})
+        .input_required(1, {"github_login": FORM}, "s1")
+        .call(2, {"github_login": ACCEPT}, "s1")
+        .complete(2),
+        [("input-responses-unsolicited", 0)],
+    )
+    yield case(
+        "state-unexpected-then-next-round",
+        p,
+        ["retry-request-state-unexpected", "input-responses-unsolicited"],
+        "001 \"Client Behavior\" (2026-07-28): the round had no requestState and the retry carries one; the "
+        "server asks again and the client's next retry, without state, pairs.",
+        Talk(p)
+        .call(1)
+        .input_required(1, {"github_login": FORM})
+        .call(2, {"github_login": ACCEPT}, "invented")
+        .input_required(2, {"confirm": CONFIRM})
+        .call(3, {"confirm": CONFIRMED})
+        .complete(3),
+        [("retry-request-state-unexpected", 2)],
+    )
+    exceeded = case(
+        "rounds-exceeded-then-fresh-call",
+        p,
+        ["retry-rounds-exceeded", "input-responses-unsolicited"],
+        "RULES.md retry-rounds-exceeded: with maxRounds 1 the second retry is one too many (reported once); "
+        "the server completes it and the client's next call starts afresh.",
+        Talk(p)
+        .call(1)
+        .input_required(1, {"github_login": FORM}, "s1")
+        .call(2, {"github_login": ACCEPT}, "s1")
+        .input_required(2, {"confirm": CONFIRM}, "s2")
+        .call(3, {"confirm": CONFIRMED}, "s2")
+        .complete(3)
+        .call(4)
+        .complete(4),
+        [("retry-rounds-exceeded", 4)],
+    )
+    exceeded["input"]["config"]["maxRounds"] = 1
+    yield exceeded
+    yield case(
+        "server-request-on-stream-then-retry",
+        p,
+        ["server-request-on-stream", "input-responses-unsolicited"],
+        "RULES.md server-request-on-stream (2026-07-28): the server sends an elicitation request on the call's "
+        "stream; it then asks as it should, and the retry pairs.",
+        Talk(p)
+        .call(1)
+        .server({"jsonrpc": "2.0", "id": 0, "method": "elicitation/create", "params": FORM["params"]}, "post:1")
+        .input_required(1, {"github_login": FORM}, "s1")
+        .call(2, {"github_login": ACCEPT}, "s1")
+        .complete(2),
+        [("server-request-on-stream", 1)],
+    )
+    legacy = "2025-11-25"
+    yield case(
+        "server-request-unassociated-then-call",
+        legacy,
+        ["server-request-unassociated"],
+        "004 SEP-2260 (2025-11-25): an elicitation request on the standalone stream, outside any call; the "
+        "client declines it, and its next call is asked on its own stream and answered.",
+        Talk(legacy)
+        .server({"jsonrpc": "2.0", "id": 0, "method": "elicitation/create", "params": FORM["params"]}, "get")
+        .client({"jsonrpc": "2.0", "id": 0, "result": {"action": "decline"}})
+        .call(1)
+        .server({"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": FORM["params"]}, "post:1")
+        .client({"jsonrpc": "2.0", "id": 1, "result": ACCEPT})
+        .complete(1),
+        [("server-request-unassociated", 0)],
+    )
+    tasks = Talk(p, TASKS_CAPS)
+    yield case(
+        "task-status-invalid-then-completed",
+        p,
+        ["task-status-invalid", "task-unknown", "task-transition-invalid"],
+        "schema ext-tasks TaskStatus: \"paused\" is not a status; the task still exists, and its next status, "
+        "completed, is a transition from working.",
+        tasks.call(1)
+        .server(task(1, "working", "task"))
+        .request(2, "tasks/get", {"taskId": "task-1"})
+        .server(task(2, "paused"))
+        .request(3, "tasks/get", {"taskId": "task-1"})
+        .server(task(3, "completed", result=DONE)),
+        [("task-status-invalid", 3)],
+    )
+    tasks = Talk(p, TASKS_CAPS)
+    yield case(
+        "task-unknown-then-known",
+        p,
+        ["task-unknown"],
+        "RULES.md task-unknown: tasks/get for an id no result created; the client then polls its own task.",
+        tasks.request(1, "tasks/get", {"taskId": "task-nope"})
+        .error(1, -32602, "Unknown task")
+        .call(2)
+        .server(task(2, "working", "task"))
+        .request(3, "tasks/get", {"taskId": "task-1"})
+        .server(task(3, "completed", result=DONE)),
+        [("task-unknown", 0)],
+    )
+    tasks = Talk(p, TASKS_CAPS)
+    yield case(
+        "task-transition-invalid-then-polled",
+        p,
+        ["task-transition-invalid", "task-status-invalid"],
+        "RULES.md task-transition-invalid: no transition out of completed; reported once, and a later poll "
+        "answered completed again is none.",
+        tasks.call(1)
+        .server(task(1, "working", "task"))
+        .request(2, "tasks/get", {"taskId": "task-1"})
+        .server(task(2, "completed", result=DONE))
+        .request(3, "tasks/get", {"taskId": "task-1"})
+        .server(task(3, "working"))
+        .request(4, "tasks/get", {"taskId": "task-1"})
+        .server(task(4, "completed", result=DONE)),
+        [("task-transition-invalid", 5)],
+    )
+
+
 def main():
     shutil.rmtree(ROOT, ignore_errors=True)
     ROOT.mkdir(parents=True)
-    cases = [c for p in PROTOCOLS for c in [*server_faults(p), *retry_faults(p)]] + list(only_2026())
+    cases = [c for p in PROTOCOLS for c in [*server_faults(p), *retry_faults(p)]] + list(only_2026()) + list(more_faults())
     for c in cases:
         path = ROOT / (c["id"].split("/", 1)[1] + ".json")
         path.write_text(json.dumps(c, indent=2, ensure_ascii=False) + "\n")
