@@ -194,6 +194,12 @@ async fn main() -> ExitCode {
                 return checks;
             }
         };
+        if !args.mrtr() {
+            // turbomcp POSTs each message from a task of its own, so its notifications/initialized
+            // can reach the server after the first request (docs/findings.md); a server that
+            // refuses requests before it (tower-mcp) then fails the call. Its users wait a moment.
+            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        }
         let mut checks = if args.broken { broken_retry(&client).await } else { scenarios(&client, args.mrtr()).await };
         client.close().await;
         if args.mrtr() && !args.broken {
