@@ -31,6 +31,10 @@ options:
                    sep-2322, sep-2322-draft or 2025-11-25
   --transport T    also check the rules of a multi-turn SSE transport: sep-1858 or sep-1335
                    (default: plain Streamable HTTP)
+  --timeout SECS   how long a client may take to send a request's head and body, and the
+                   upstream to answer with its head (default 30)
+  --max-connections N
+                   client connections served at once; past it 503 (default 1024)
   --json           one JSON object per report line on stdout instead of text
   -h, --help       this text";
 
@@ -38,7 +42,7 @@ options:
 fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, String> {
     use lexopt::prelude::*;
     let (mut listen, mut upstream, mut record, mut protocol, mut json) = (None, None, None, Protocol::default(), false);
-    let mut transport = None;
+    let (mut transport, mut timeout, mut max_connections) = (None, 30u64, 1024usize);
     let mut parser = lexopt::Parser::from_args(argv);
     let text = |v: OsString| v.into_string().map_err(|_| "an argument is not UTF-8".to_string());
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
@@ -60,6 +64,16 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
                 let v = text(parser.value().map_err(|e| e.to_string())?)?;
                 transport = Some(Mode::from_name(&v).map_err(|_| format!("unknown transport {v}"))?);
             }
+            Long("timeout") => {
+                let v = text(parser.value().map_err(|e| e.to_string())?)?;
+                timeout =
+                    v.parse().ok().filter(|&s| s > 0).ok_or(format!("--timeout {v}: whole seconds, at least 1"))?;
+            }
+            Long("max-connections") => {
+                let v = text(parser.value().map_err(|e| e.to_string())?)?;
+                max_connections =
+                    v.parse().ok().filter(|&n| n > 0).ok_or(format!("--max-connections {v}: at least 1"))?;
+            }
             Long("json") => json = true,
             Short('h') | Long("help") => return Ok(None),
             other => return Err(other.unexpected().to_string()),
@@ -68,7 +82,8 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
     let listen = listen.ok_or("--listen is required")?;
     let upstream = upstream.ok_or("--upstream is required")?;
     let output = if json { Output::Json } else { Output::Text };
-    Ok(Some(Config { listen, upstream, record, protocol, transport, output }))
+    let timeout = std::time::Duration::from_secs(timeout);
+    Ok(Some(Config { listen, upstream, record, protocol, transport, output, timeout, max_connections }))
 }
 
 /// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM.

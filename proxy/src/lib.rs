@@ -36,17 +36,20 @@ use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use mrtr::check::CheckConfig;
 use mrtr::http::Mode;
 use mrtr::{Error, Protocol, RuleId};
 use std::convert::Infallible;
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tokio::net::TcpListener;
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 
 /// What the proxy does.
 #[derive(Clone, Debug)]
@@ -65,17 +68,34 @@ pub struct Config {
     pub transport: Option<Mode>,
     /// Where reports go.
     pub output: Output,
+    /// How long a client may take to send a request's head, and then its
+    /// body; how long the upstream may take to answer with its head. Past
+    /// it the connection is closed (head) or answered 408 / 504.
+    pub timeout: Duration,
+    /// Client connections served at once; one past it is answered 503 and
+    /// closed at once.
+    pub max_connections: usize,
 }
 
 impl Config {
     /// Listens on `listen`, forwards to `upstream`, the default protocol,
     /// plain Streamable HTTP, no record, quiet.
     pub fn new(listen: SocketAddr, upstream: Uri) -> Config {
-        Config { listen, upstream, record: None, protocol: Protocol::default(), transport: None, output: Output::Quiet }
+        Config {
+            listen,
+            upstream,
+            record: None,
+            protocol: Protocol::default(),
+            transport: None,
+            output: Output::Quiet,
+            timeout: Duration::from_secs(30),
+            max_connections: 1024,
+        }
     }
 }
 
 struct Shared {
+    timeout: Duration,
     monitor: Monitor,
     client: Client<HttpConnector, Full<Bytes>>,
     scheme: http::uri::Scheme,
@@ -86,6 +106,7 @@ struct Shared {
 pub struct Proxy {
     listener: TcpListener,
     shared: Arc<Shared>,
+    connections: Arc<Semaphore>,
 }
 
 impl Proxy {
@@ -98,14 +119,17 @@ impl Proxy {
         }
         let authority = config.upstream.authority().cloned().ok_or_else(|| invalid("the upstream URL needs a host"))?;
         let record = match &config.record {
-            Some(path) => Some(OpenOptions::new().create(true).append(true).open(path)?),
+            Some(path) => Some(open_record(path)?),
             None => None,
         };
         let listener = TcpListener::bind(config.listen).await?;
-        let client = Client::builder(TokioExecutor::new()).build_http();
+        let mut connector = HttpConnector::new();
+        connector.set_nodelay(true);
+        let client = Client::builder(TokioExecutor::new()).build(connector);
         let check = CheckConfig { protocol: config.protocol, transport: config.transport, ..CheckConfig::default() };
         let monitor = Monitor::new(check, record, config.output);
-        Ok(Proxy { listener, shared: Arc::new(Shared { monitor, client, scheme, authority }) })
+        let shared = Arc::new(Shared { timeout: config.timeout, monitor, client, scheme, authority });
+        Ok(Proxy { listener, shared, connections: Arc::new(Semaphore::new(config.max_connections)) })
     }
 
     /// The address it listens on.
@@ -127,12 +151,21 @@ impl Proxy {
                 () = &mut shutdown => break,
                 accepted = self.listener.accept() => match accepted {
                     Ok((stream, _)) => {
+                        let stream = no_delay(stream);
+                        let Ok(permit) = self.connections.clone().try_acquire_owned() else {
+                            tokio::spawn(refuse_busy(stream));
+                            continue;
+                        };
                         let shared = self.shared.clone();
                         tokio::spawn(async move {
+                            let timeout = shared.timeout;
                             let service = service_fn(move |req| handle(req, shared.clone()));
                             let _ = hyper::server::conn::http1::Builder::new()
+                                .timer(TokioTimer::new())
+                                .header_read_timeout(timeout)
                                 .serve_connection(TokioIo::new(stream), service)
                                 .await;
+                            drop(permit);
                         });
                     }
                     Err(e) => {
@@ -146,6 +179,40 @@ impl Proxy {
         self.shared.monitor.flush();
         self.shared.monitor.summary()
     }
+}
+
+/// Every socket of the proxy sends at once: an SSE block must not wait for
+/// the peer's delayed ACK (Nagle's algorithm held each chunked response
+/// ~40 ms).
+fn no_delay(stream: TcpStream) -> TcpStream {
+    if let Err(e) = stream.set_nodelay(true) {
+        eprintln!("mrtr-proxy: TCP_NODELAY: {e}");
+    }
+    stream
+}
+
+/// A connection past `max_connections`: a clear 503, then closed.
+async fn refuse_busy(mut stream: TcpStream) {
+    let text = "mrtr-proxy: too many connections\n";
+    let head = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        text.len()
+    );
+    let _ = stream.write_all(format!("{head}{text}").as_bytes()).await;
+    let _ = stream.shutdown().await;
+}
+
+/// The record file: appended to, created private to its owner (0600), never
+/// opened through a symbolic link.
+fn open_record(path: &std::path::Path) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path)
 }
 
 /// Headers that belong to one connection, not to the message.
@@ -170,7 +237,11 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
     let monitor = &shared.monitor;
     let limit = monitor.limits().max_message_bytes;
     let (mut parts, body) = req.into_parts();
-    let bytes = match Limited::new(body, limit).collect().await {
+    let collected = tokio::time::timeout(shared.timeout, Limited::new(body, limit).collect()).await;
+    let Ok(collected) = collected else {
+        return Ok(plain(StatusCode::REQUEST_TIMEOUT, "mrtr-proxy: the request body did not arrive in time\n".into()));
+    };
+    let bytes = match collected {
         Ok(collected) => collected.to_bytes(),
         Err(e) if e.is::<http_body_util::LengthLimitError>() => {
             let why = format!("a request body over the bound of {limit} bytes");
@@ -209,9 +280,16 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
     // The client entry: the request as it goes upstream.
     let exchange = monitor.exchange();
     monitor.request(&exchange, parts.method.as_str(), &parts.uri.to_string(), &parts.headers, &bytes);
-    let upstream = match shared.client.request(Request::from_parts(parts, Full::new(bytes))).await {
-        Ok(r) => r,
-        Err(e) => {
+    let answered =
+        tokio::time::timeout(shared.timeout, shared.client.request(Request::from_parts(parts, Full::new(bytes))));
+    let upstream = match answered.await {
+        Err(_) => {
+            let why = format!("upstream {} did not answer in {:?}", shared.authority, shared.timeout);
+            eprintln!("mrtr-proxy: {why}");
+            return Ok(plain(StatusCode::GATEWAY_TIMEOUT, format!("mrtr-proxy: {why}\n")));
+        }
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => {
             eprintln!("mrtr-proxy: upstream {}: {e}", shared.authority);
             return Ok(plain(StatusCode::BAD_GATEWAY, format!("mrtr-proxy: upstream: {e}\n")));
         }
@@ -239,4 +317,21 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
         Forward::tapped(body, monitor.clone(), exchange, media == "text/event-stream")
     };
     Ok(Response::from_parts(parts, body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every accepted socket sends without waiting for ACKs (read back from the socket).
+    #[tokio::test]
+    async fn accepted_sockets_have_tcp_nodelay() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let connect = tokio::spawn(TcpStream::connect(addr));
+        let (stream, _) = listener.accept().await.unwrap();
+        assert!(!stream.nodelay().unwrap(), "the default, for the test to mean something");
+        assert!(no_delay(stream).nodelay().unwrap());
+        drop(connect.await);
+    }
 }

@@ -110,9 +110,13 @@ pub enum Output {
 /// [`STARTS_KEPT`] client requests is reported without a latency.
 const STARTS_KEPT: usize = 2 * mrtr::check::TRACKED_MAX + 1;
 
-/// Header fields whose values are not written to the record (credentials):
-/// the name stays, the value is `[redacted]`.
-const REDACTED: [&str; 4] = ["authorization", "proxy-authorization", "cookie", "set-cookie"];
+/// The header fields whose values an entry keeps: those the checker reads,
+/// and `host`.
+/// Every other value (credentials such as `authorization`, `x-api-key`,
+/// cookies, `mcp-session-id`) is `[redacted]`, the name kept, in what is
+/// checked and recorded alike, so that a recording re-checks the same.
+const KEPT: [&str; 8] =
+    ["host", "content-type", "accept", "last-event-id", "link", "mcp-protocol-version", "mcp-method", "mcp-name"];
 
 struct Inner {
     audit: Audit,
@@ -375,11 +379,11 @@ fn count(value: Option<&Value>) -> u64 {
 }
 
 /// Header fields as an entry's `headers`: lower-case names, repeated fields
-/// joined with `, `, credentials redacted.
+/// joined with `, `, every value but those of [`KEPT`] redacted.
 fn header_object(headers: &HeaderMap) -> Value {
     let mut out = Map::new();
     for name in headers.keys() {
-        let value = if REDACTED.contains(&name.as_str()) {
+        let value = if !KEPT.contains(&name.as_str()) {
             "[redacted]".to_string()
         } else {
             let values: Vec<_> =

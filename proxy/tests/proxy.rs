@@ -779,3 +779,108 @@ async fn a_single_answer_posted_after_buffer_input_is_exactly_sse_response_not_b
     let plain = CheckConfig { protocol: protocol_2025(), ..CheckConfig::default() };
     assert_eq!(recheck(&text, plain), [], "{text}");
 }
+
+// Security review 2026-11-27, M2, L3 and the stall of issue #25: each attack
+// or fault refused, shown over real sockets.
+
+async fn proxy_config(upstream: SocketAddr, edit: impl FnOnce(&mut Config)) -> Running {
+    let url = format!("http://{upstream}/mcp").parse().unwrap();
+    let mut config = Config::new("127.0.0.1:0".parse().unwrap(), url);
+    edit(&mut config);
+    let proxy = Proxy::bind(config).await.unwrap();
+    let addr = proxy.local_addr().unwrap();
+    let monitor = proxy.monitor();
+    let (stop, rx) = oneshot::channel::<()>();
+    let done = tokio::spawn(proxy.serve(async move {
+        let _ = rx.await;
+    }));
+    Running { addr, monitor, stop, done }
+}
+
+/// Reads until the peer closes (or `within` passes): what it sent, and whether it closed.
+async fn read_to_close(stream: &mut tokio::net::TcpStream, within: Duration) -> (String, bool) {
+    use tokio::io::AsyncReadExt;
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 1024];
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline, stream.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => return (String::from_utf8_lossy(&seen).into_owned(), true),
+            Ok(Ok(n)) => seen.extend_from_slice(&buf[..n]),
+            Err(_) => return (String::from_utf8_lossy(&seen).into_owned(), false),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_connection_stuck_in_its_head_is_closed_at_the_timeout() {
+    use tokio::io::AsyncWriteExt;
+    let (up, _release) = upstream().await;
+    let run = proxy_config(up, |c| c.timeout = Duration::from_millis(300)).await;
+    let mut stuck = tokio::net::TcpStream::connect(run.addr).await.unwrap();
+    stuck.write_all(b"POST /mcp HTTP/1.1\r\nhost: x\r\n").await.unwrap();
+    let (_, closed) = read_to_close(&mut stuck, Duration::from_secs(10)).await;
+    assert!(closed, "a head that never ends is not held open");
+    // The proxy still serves.
+    assert_eq!(post(&client(), run.addr, "/mcp", ping(1)).await.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_body_that_never_arrives_is_answered_408() {
+    use tokio::io::AsyncWriteExt;
+    let (up, _release) = upstream().await;
+    let run = proxy_config(up, |c| c.timeout = Duration::from_millis(300)).await;
+    let mut slow = tokio::net::TcpStream::connect(run.addr).await.unwrap();
+    slow.write_all(b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{")
+        .await
+        .unwrap();
+    let (answer, _) = read_to_close(&mut slow, Duration::from_secs(10)).await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+}
+
+#[tokio::test]
+async fn connections_past_the_cap_are_refused_with_503_and_the_rest_served() {
+    let (up, _release) = upstream().await;
+    let run = proxy_config(up, |c| c.max_connections = 2).await;
+    // Two idle connections hold the two places.
+    let _a = tokio::net::TcpStream::connect(run.addr).await.unwrap();
+    let _b = tokio::net::TcpStream::connect(run.addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut third = tokio::net::TcpStream::connect(run.addr).await.unwrap();
+    let (answer, closed) = read_to_close(&mut third, Duration::from_secs(10)).await;
+    assert!(answer.starts_with("HTTP/1.1 503") && closed, "{answer}");
+    drop((_a, _b));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(post(&client(), run.addr, "/mcp", ping(2)).await.status(), StatusCode::OK);
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn the_record_keeps_no_credential_is_private_and_follows_no_link() {
+    use std::os::unix::fs::PermissionsExt;
+    let (up, _release) = upstream().await;
+    let path = temp_file("private-record");
+    let run = proxy(up, Some(path.clone())).await;
+    let secrets =
+        [("x-api-key", "SEKRET-API-KEY"), ("mcp-session-id", "SEKRET-SESSION"), ("authorization", "Bearer SEKRET")];
+    let r = post_with(&client(), run.addr, "/mcp", ping(3), &secrets).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let _ = body_bytes(r).await;
+    let _ = run.stop.send(());
+    let _ = run.done.await;
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    let text = take_record(&path);
+    assert!(!text.contains("SEKRET"), "{text}");
+    assert!(text.contains(r#""x-api-key":"[redacted]""#) && text.contains(r#""mcp-method":"ping""#), "{text}");
+    assert_eq!(mode, 0o600);
+    // A record path that is a symbolic link is refused, not followed.
+    let target = temp_file("link-target");
+    let link = temp_file("record-link");
+    std::fs::write(&target, b"").unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let url = format!("http://{up}/mcp").parse().unwrap();
+    let config = Config { record: Some(link.clone()), ..Config::new("127.0.0.1:0".parse().unwrap(), url) };
+    assert!(Proxy::bind(config).await.is_err(), "a symbolic link is not opened");
+    let _ = std::fs::remove_file(&link);
+    let _ = std::fs::remove_file(&target);
+}

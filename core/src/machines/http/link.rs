@@ -148,17 +148,16 @@ fn quoted(s: &str) -> Option<(String, &str)> {
 /// `text` as an absolute URL with a host, in the normal form this module
 /// compares: scheme and host lower-case (RFC 3986 §6.2.2.1), a port equal to
 /// the scheme's default left out (§6.2.3); the rest as written (a resolved
-/// reference has its dot segments removed already). `None` if it is not one.
+/// reference has its dot segments removed already), and no userinfo: a
+/// `user:pw@` a server put in a `rel="stream"` link is never sent on (a
+/// client's HTTP stack would use it as credentials, or refuse the URL).
+/// `None` if it is not one.
 pub fn normal(text: &str) -> Option<String> {
     let uri = Uri::parse(text).ok()?;
     let authority = uri.authority().filter(|a| !a.host().is_empty())?;
     let scheme = uri.scheme();
     let mut out = scheme.as_str().to_ascii_lowercase();
     out.push_str("://");
-    if let Some(userinfo) = authority.userinfo() {
-        out.push_str(userinfo.as_str());
-        out.push('@');
-    }
     out.push_str(&authority.host().to_ascii_lowercase());
     let port = authority.port_to_u16().ok()?;
     if let Some(port) = port.filter(|p| Some(*p) != scheme.default_port()) {
@@ -247,6 +246,11 @@ mod tests {
         assert!(same_origin("https://h.example:443/s", "https://H.EXAMPLE/"));
         assert_eq!(normal("HTTPS://H.example:443/b?q").as_deref(), Some("https://h.example/b?q"));
         assert_eq!(normal("http://h.example:8080").as_deref(), Some("http://h.example:8080"));
+        // Security review I6: a link's userinfo is not followed.
+        assert_eq!(normal("http://user:pw@h.example/s").as_deref(), Some("http://h.example/s"));
+        let fields = ["<http://user:pw@h.example/s>; rel=\"stream\""];
+        let followed = stream_url(fields, "http://h.example/mcp", &StreamLimits::DEFAULT).unwrap();
+        assert_eq!(followed.as_deref(), Some("http://h.example/s"));
         assert_eq!(url(&["<a>; rel=next"]).unwrap(), None);
     }
 
