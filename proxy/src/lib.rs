@@ -228,6 +228,14 @@ fn plain(status: StatusCode, text: String) -> Response<Forward> {
     response
 }
 
+/// The proxy's own answer to a request it relayed (502, 504): an entry of
+/// the exchange too, so that its request is not held as awaiting an answer.
+fn own_answer(monitor: &Monitor, exchange: &str, status: StatusCode, text: String) -> Response<Forward> {
+    let response = plain(status, text);
+    monitor.response(exchange, status.as_u16(), response.headers(), None, true, Vec::new());
+    response
+}
+
 fn media_type(headers: &http::HeaderMap) -> String {
     let value = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     value.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
@@ -286,12 +294,12 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
         Err(_) => {
             let why = format!("upstream {} did not answer in {:?}", shared.authority, shared.timeout);
             eprintln!("mrtr-proxy: {why}");
-            return Ok(plain(StatusCode::GATEWAY_TIMEOUT, format!("mrtr-proxy: {why}\n")));
+            return Ok(own_answer(monitor, &exchange, StatusCode::GATEWAY_TIMEOUT, format!("mrtr-proxy: {why}\n")));
         }
         Ok(Ok(r)) => r,
         Ok(Err(e)) => {
             eprintln!("mrtr-proxy: upstream {}: {e}", shared.authority);
-            return Ok(plain(StatusCode::BAD_GATEWAY, format!("mrtr-proxy: upstream: {e}\n")));
+            return Ok(own_answer(monitor, &exchange, StatusCode::BAD_GATEWAY, format!("mrtr-proxy: upstream: {e}\n")));
         }
     };
     let (mut parts, body) = upstream.into_parts();

@@ -167,6 +167,11 @@ impl Monitor {
         }
     }
 
+    /// How many flows the checker holds now (`mrtr::check::Checker::tracked`).
+    pub fn tracked(&self) -> usize {
+        self.lock().audit.checker().tracked()
+    }
+
     /// The bounds on one message.
     pub fn limits(&self) -> Limits {
         self.limits

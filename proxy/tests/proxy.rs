@@ -96,6 +96,10 @@ async fn upstream_handle(
         return Ok(reply("text/event-stream", Full::new(Bytes::from_static(GET_SSE.as_bytes())).boxed()));
     }
     let bytes = req.into_body().collect().await.unwrap().to_bytes();
+    if path == "/unauthorized" {
+        let r = Response::builder().status(StatusCode::UNAUTHORIZED).header("content-type", "text/plain");
+        return Ok(r.body(Full::new(Bytes::from_static(b"log in first\n")).boxed()).unwrap());
+    }
     if path == "/bad" {
         return Ok(reply("application/json", Full::new(Bytes::from_static(BAD_UTF8)).boxed()));
     }
@@ -883,4 +887,31 @@ async fn the_record_keeps_no_credential_is_private_and_follows_no_link() {
     assert!(Proxy::bind(config).await.is_err(), "a symbolic link is not opened");
     let _ = std::fs::remove_file(&link);
     let _ = std::fs::remove_file(&target);
+}
+
+/// Security review M1: a request answered without a JSON-RPC response (a
+/// 401 from an upstream that wants credentials, the proxy's own 502) is not
+/// held by the checker as awaiting one.
+#[tokio::test]
+async fn requests_answered_without_a_response_are_not_held() {
+    let (up, _release) = upstream().await;
+    let run = proxy(up, None).await;
+    let c = client();
+    for id in 0..20 {
+        let r = post(&c, run.addr, "/unauthorized", call(100 + id, None)).await;
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+        let _ = body_bytes(r).await;
+    }
+    assert_eq!(run.monitor.tracked(), 0, "nothing held for 20 refused requests");
+    // An upstream that is gone: the proxy's own 502 ends the exchange too.
+    let dead = TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap();
+    let gone = proxy(dead, None).await;
+    let r = post(&c, gone.addr, "/mcp", call(7, None)).await;
+    assert_eq!(r.status(), StatusCode::BAD_GATEWAY);
+    let _ = body_bytes(r).await;
+    assert_eq!(gone.monitor.tracked(), 0);
+    // A request still awaiting its answer is held, as before.
+    let flow = post(&c, run.addr, "/mcp", call(300, None)).await;
+    let _ = body_bytes(flow).await;
+    assert!(run.monitor.tracked() > 0, "an input_required round stays open for its retry");
 }

@@ -185,6 +185,11 @@ struct Exchange {
     ids: Vec<String>,
     input_required: bool,
     buffer_input: bool,
+    /// The ids of the requests its client entry carried that no server
+    /// message of it has answered yet.
+    unanswered: Vec<Value>,
+    /// Whether its response was an event stream (which a later GET may resume).
+    streamed: bool,
 }
 
 /// The incremental checker of transcripts with HTTP entries.
@@ -307,7 +312,18 @@ impl Audit {
         for message in &messages {
             self.checker.handle_part(&Entry { from: Side::Client, message: message.clone(), stream: None });
         }
-        let exchange = Exchange { flow, method, url, ids: Vec::new(), input_required: false, buffer_input: false };
+        let unanswered =
+            messages.iter().filter(|m| m.get("method").is_some()).filter_map(|m| m.get("id").cloned()).collect();
+        let exchange = Exchange {
+            flow,
+            method,
+            url,
+            ids: Vec::new(),
+            input_required: false,
+            buffer_input: false,
+            unanswered,
+            streamed: false,
+        };
         self.exchanges.insert(&h.exchange, exchange);
     }
 
@@ -398,18 +414,46 @@ impl Audit {
         }
         let stream = self.flow(flow).and_then(|f| f.stream.clone());
         for message in messages(h.body.as_ref()) {
+            self.answered(&h.exchange, &message);
             self.checker.handle_part(&Entry { from: Side::Server, message, stream: stream.clone() });
+        }
+        if let Some(x) = self.exchanges.get_mut(&h.exchange) {
+            x.streamed |= !h.events.is_empty();
         }
         for b in &h.events {
             self.block(&h.exchange, flow, b, stream.as_ref());
         }
         if h.end {
+            self.forget_unanswered(&h.exchange);
             let input_required = self.exchanges.get(&h.exchange).is_some_and(|x| x.input_required);
             let at = h.at;
             if let Some(f) = self.flow(flow) {
                 f.ended_at = at.or(f.ended_at);
                 f.released |= !f.buffered.is_empty() || input_required;
             }
+        }
+    }
+
+    /// A server message of `exchange` that answers one of its requests.
+    fn answered(&mut self, exchange: &str, message: &Value) {
+        let Some(x) = self.exchanges.get_mut(exchange) else { return };
+        if message.get("method").is_none() {
+            let id = message.get("id");
+            x.unanswered.retain(|u| Some(u) != id);
+        }
+    }
+
+    /// An exchange that ended with no JSON-RPC response to its request (a
+    /// 401, a 202, an HTML error page, the proxy's own 502): nothing will
+    /// answer it, so the checker stops holding it (security review M1). An
+    /// event stream may be resumed by a later GET, so its requests stay.
+    fn forget_unanswered(&mut self, exchange: &str) {
+        let Some(x) = self.exchanges.get_mut(exchange) else { return };
+        if x.streamed {
+            return;
+        }
+        for id in core::mem::take(&mut x.unanswered) {
+            self.checker.forget(&id);
         }
     }
 
@@ -464,6 +508,7 @@ impl Audit {
             }
         }
         for message in messages(b.data.as_ref()) {
+            self.answered(exchange, &message);
             let request_id = message.get("method").and(message.get("id")).map(Id::text);
             if let (true, Some(id)) = (buffering, request_id) {
                 if let Some(f) = self.flow(flow) {

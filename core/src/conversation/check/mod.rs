@@ -289,6 +289,14 @@ impl Checker {
         self.in_flight.len() + self.awaiting.len() + self.closed_streams.len() + self.tasks.len() + self.asked.len()
     }
 
+    /// Stops holding the request `id` in flight: its exchange ended without
+    /// an answer. A retry's round opens again, as after a refusal.
+    pub(crate) fn forget(&mut self, id: &Value) {
+        if let Some(round) = self.in_flight.remove(&id_key(id)).and_then(|f| f.retries) {
+            self.awaiting.push_back(round);
+        }
+    }
+
     fn report(&mut self, rule: RuleId, message: impl Into<String>) {
         let index = self.index;
         // Violations come in index order: only this entry's can repeat.
