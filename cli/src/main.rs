@@ -25,7 +25,7 @@ commands:
 
 options:
   -h, --help      this text
-  -V, --version   the version, and the protocols it checks";
+  -V, --version   the version, and the protocols it checks (after any command too)";
 
 /// `mrtr --version`: the package's version and the protocols it speaks, the
 /// first the default.
@@ -54,7 +54,15 @@ fn help(command: Option<OsString>) -> ExitCode {
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
     let command = args.next();
+    let rest: Vec<OsString> = args.collect();
+    // `--version` works on every command, as on `mrtr` itself.
+    let asks_version = rest.iter().any(|a| a == "--version" || a == "-V");
+    let mut args = rest.into_iter();
     match command.as_ref().map(|c| c.to_string_lossy()).as_deref() {
+        Some("check" | "proxy") if asks_version => {
+            println!("{}", version());
+            ExitCode::SUCCESS
+        }
         Some("check") => check::main(args),
         Some("proxy") => proxy::main(args),
         Some("help") => help(args.next()),

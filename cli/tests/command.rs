@@ -12,9 +12,15 @@ fn stdout(out: &Output) -> String {
 
 #[test]
 fn version_names_the_package_version_and_every_protocol() {
-    for flag in ["--version", "-V"] {
-        let out = mrtr(&[flag]);
-        assert_eq!(out.status.code(), Some(0));
+    for args in [
+        &["--version"][..],
+        &["-V"],
+        &["check", "--version"],
+        &["proxy", "-V"],
+        &["proxy", "--listen", "x", "--version"],
+    ] {
+        let out = mrtr(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
         let text = stdout(&out);
         assert!(text.starts_with(&format!("mrtr {} (protocols: ", env!("CARGO_PKG_VERSION"))), "{text}");
         for protocol in mrtr::Protocol::ALL {

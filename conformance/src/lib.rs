@@ -14,3 +14,13 @@ pub mod transcript;
 
 pub use corpus::{corpus_dir, load, Case};
 pub use ops::{outcome, run};
+
+/// `--version` (or `-V`) among the arguments of the crate's commands: prints
+/// `NAME VERSION` and gives the exit status to end with; `None` otherwise.
+pub fn version_asked(name: &str) -> Option<std::process::ExitCode> {
+    let asked = std::env::args().skip(1).any(|a| a == "--version" || a == "-V");
+    asked.then(|| {
+        println!("{name} {}", env!("CARGO_PKG_VERSION"));
+        std::process::ExitCode::SUCCESS
+    })
+}

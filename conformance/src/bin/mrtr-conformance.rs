@@ -19,6 +19,9 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    if let Some(code) = mrtr_conformance::version_asked("mrtr-conformance") {
+        return code;
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let dir = corpus_dir();
     let cases = match load(&dir) {

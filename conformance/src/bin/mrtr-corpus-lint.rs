@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    if let Some(code) = mrtr_conformance::version_asked("mrtr-corpus-lint") {
+        return code;
+    }
     let dir = corpus_dir();
     let mut problems = Vec::new();
     let cases = match load(&dir) {

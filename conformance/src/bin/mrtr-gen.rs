@@ -8,6 +8,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    if let Some(code) = mrtr_conformance::version_asked("mrtr-gen") {
+        return code;
+    }
     let check = std::env::args().any(|a| a == "--check");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace root");
     let mut stale = 0;
