@@ -348,10 +348,13 @@ impl Checker {
         let empty = ParamsView::default();
         let params = view.params.get().unwrap_or(&empty);
         let carries = params.input_responses.is_present() || params.request_state.is_present();
-        let salient = salient_params(m);
-        let paired = (carries && !is_task_input(&method, self.config.protocol))
-            .then(|| self.pair_retry(m, &salient, &method, params));
-        let round = paired.as_ref().and_then(Option::as_ref);
+        // Only a request carrying MRTR fields has its params read again (most requests do not).
+        let paired = (carries && !is_task_input(&method, self.config.protocol)).then(|| {
+            let salient = salient_params(m);
+            let round = self.pair_retry(m, &salient, &method, params);
+            (salient, round)
+        });
+        let round = paired.as_ref().and_then(|(_, r)| r.as_ref());
         let own = Faulty::of(&faults);
         // A state the retry echoes from its round is the server's fault, reported with the round.
         let echoed = round.is_some_and(|r| r.result["result"].get("requestState") == m["params"].get("requestState"));
@@ -365,13 +368,13 @@ impl Checker {
         self.client_task_request(&method, params);
         let (mut rounds, mut started, mut retries) = (0, self.index, None);
         match paired {
-            Some(Some(round)) => {
+            Some((salient, Some(round))) => {
                 self.check_retry(&round, m, &salient, params, own);
                 rounds = round.rounds + 1;
                 started = round.started;
                 retries = Some(round);
             }
-            Some(None) => self.report(
+            Some((_, None)) => self.report(
                 RuleId::InputResponsesUnsolicited,
                 "inputResponses or requestState on a request that retries nothing",
             ),
