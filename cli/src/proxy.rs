@@ -1,24 +1,34 @@
-//! `mrtr proxy`: the checking reverse proxy for MCP Streamable HTTP, run in
-//! this process on a tokio runtime (the proxy itself is the `mrtr-proxy`
-//! library: hyper, tokio, one `mrtr::check::Audit`).
+//! `mrtr proxy`: the checking reverse proxy for MCP Streamable HTTP, or for a
+//! stdio server it starts (`-- COMMAND ARGS…`), run in this process on a
+//! tokio runtime (the proxy itself is the `mrtr-proxy` library: hyper, tokio,
+//! one `mrtr::check::Audit`).
 //!
 //! Exit status: 0 after SIGINT/SIGTERM (whatever the violations: they are on
-//! stdout and in the summary line), 2 on bad usage or when it cannot listen.
+//! stdout and in the summary line), 2 on bad usage or when it cannot listen;
+//! for a stdio server, the server's.
 
+use mrtr::check::CheckConfig;
 use mrtr::http::Mode;
 use mrtr::Protocol;
-use mrtr_proxy::{Config, Output, Proxy};
+use mrtr_proxy::{Config, Monitor, Output, Proxy, StdioServer};
 use std::ffi::OsString;
 use std::process::ExitCode;
 
 /// `mrtr proxy --help`.
 pub(crate) const USAGE: &str = "usage: mrtr proxy --listen HOST:PORT --upstream http://HOST:PORT/PATH [options]
+       mrtr proxy [options] -- COMMAND [ARGS...]
 
 Forwards every request to the upstream MCP server and every response back,
 bytes unchanged, SSE streams as they arrive, and checks the conversation as it
 flows: each violation, each finished multi-round operation, and on Ctrl-C or
 SIGTERM a summary, on stdout. Exit status: 0 when stopped, 2 on bad usage or
 when it cannot listen.
+
+With `-- COMMAND ARGS`, a stdio server: the client starts `mrtr proxy ... --
+COMMAND ARGS` in the server's place; the proxy starts the server and relays
+each newline-delimited JSON-RPC message both ways, checked, the server's
+stderr passed through. Reports and the summary go to stderr (stdout is the
+conversation); the exit status is the server's.
 
   --listen     where the proxy listens; point the client at it, with the upstream's path
   --upstream   the MCP server's endpoint (http:// only); requests keep their own path and query
@@ -32,14 +42,39 @@ options:
   --transport T    also check the rules of a multi-turn SSE transport: sep-1858 or sep-1335
                    (default: plain Streamable HTTP)
   --timeout SECS   how long a client may take to send a request's head and body, and the
-                   upstream to answer with its head (default 30)
+                   upstream to answer with its head (default 30); under stdio, how long the
+                   server may take to exit once its stdin is closed before it is killed
   --max-connections N
                    client connections served at once; past it 503 (default 1024)
   --json           one JSON object per report line on stdout instead of text
   -h, --help       this text";
 
+/// What `mrtr proxy` runs.
+enum Run {
+    /// A Streamable HTTP proxy.
+    Http(Config),
+    /// A stdio server started and relayed; its record file.
+    Stdio(StdioServer, Config),
+}
+
 /// The arguments after `proxy`; `Ok(None)`: `--help`.
-fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, String> {
+fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Run>, String> {
+    // Everything after `--` is the stdio server's command line.
+    let mut argv: Vec<OsString> = argv.collect();
+    let command = argv.iter().position(|a| a == "--").map(|at| argv.split_off(at).into_iter().skip(1).collect());
+    let Some(config) = parse_options(argv.into_iter(), command.is_some())? else { return Ok(None) };
+    let Some(command) = command else { return Ok(Some(Run::Http(config))) };
+    let mut command: Vec<OsString> = command;
+    if command.is_empty() {
+        return Err("no server command after --".into());
+    }
+    let program = command.remove(0);
+    Ok(Some(Run::Stdio(StdioServer { command: program, args: command, grace: config.timeout }, config)))
+}
+
+/// The options; `stdio`: a server command follows, so `--listen` and
+/// `--upstream` have no place.
+fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Option<Config>, String> {
     use lexopt::prelude::*;
     let (mut listen, mut upstream, mut record, mut protocol, mut json) = (None, None, None, Protocol::default(), false);
     let (mut transport, mut timeout, mut max_connections) = (None, 30u64, 1024usize);
@@ -79,7 +114,15 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
             other => return Err(other.unexpected().to_string()),
         }
     }
-    let listen = listen.ok_or("--listen is required")?;
+    if stdio {
+        if listen.is_some() || upstream.is_some() || transport.is_some() {
+            return Err("--listen, --upstream and --transport are for Streamable HTTP, not a stdio server".into());
+        }
+        // Not used: a stdio server has neither.
+        listen = Some(([127, 0, 0, 1], 0).into());
+        upstream = Some("http://stdio".parse().map_err(|e| format!("{e}"))?);
+    }
+    let listen = listen.ok_or("--listen is required (or a stdio server's command after --)")?;
     let upstream = upstream.ok_or("--upstream is required")?;
     let output = if json { Output::Json } else { Output::Text };
     let timeout = std::time::Duration::from_secs(timeout);
@@ -110,7 +153,7 @@ async fn shutdown_signal() {
 }
 
 /// Binds, serves until a signal, prints the summary.
-async fn run(config: Config) -> ExitCode {
+async fn serve_http(config: Config) -> ExitCode {
     let json = config.output == Output::Json;
     let upstream = config.upstream.clone();
     let proxy = match Proxy::bind(config).await {
@@ -133,10 +176,48 @@ async fn run(config: Config) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Starts the stdio server, relays until it exits (or a signal: its stdin
+/// closed), prints the summary on stderr; the exit status is the server's.
+async fn run_stdio(server: StdioServer, config: Config) -> ExitCode {
+    let record = match config.record.as_deref().map(mrtr_proxy::open_record).transpose() {
+        Ok(record) => record,
+        Err(e) => {
+            eprintln!("mrtr proxy: the record file: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let check = CheckConfig { protocol: config.protocol, ..CheckConfig::default() };
+    let monitor = Monitor::new(check, record, config.output).reporting_on_stderr();
+    let status =
+        mrtr_proxy::serve_stdio(&server, &monitor, tokio::io::stdin(), tokio::io::stdout(), shutdown_signal()).await;
+    monitor.flush();
+    monitor.print(&monitor.summary().to_output(config.output));
+    match status {
+        Ok(status) => exit_code(status),
+        Err(e) => {
+            eprintln!("mrtr proxy: cannot run {}: {e}", server.command.to_string_lossy());
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The server's exit status as the proxy's: its code, or 128 + the signal
+/// that ended it (as a shell reports it).
+fn exit_code(status: std::process::ExitStatus) -> ExitCode {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return ExitCode::from(u8::try_from(128 + signal).unwrap_or(255));
+        }
+    }
+    ExitCode::from(status.code().and_then(|c| u8::try_from(c).ok()).unwrap_or(1))
+}
+
 /// `mrtr proxy ARGS…`.
 pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
-    let config = match parse_args(argv) {
-        Ok(Some(c)) => c,
+    let run = match parse_args(argv) {
+        Ok(Some(r)) => r,
         Ok(None) => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -144,7 +225,10 @@ pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
         Err(why) => return crate::usage_error("mrtr proxy", &why, USAGE),
     };
     match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime.block_on(run(config)),
+        Ok(runtime) => match run {
+            Run::Http(config) => runtime.block_on(serve_http(config)),
+            Run::Stdio(server, config) => runtime.block_on(run_stdio(server, config)),
+        },
         Err(e) => {
             eprintln!("mrtr proxy: cannot start the runtime: {e}");
             ExitCode::from(2)

@@ -158,3 +158,93 @@ fn proxy_refuses_an_unknown_transport() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("unknown transport sep-9999"), "{err}");
 }
+
+/// A stdio MCP server for the stdio tests (Python's standard library only):
+/// a first `tools/call` asks for a login under state `s<id>`, a retry with
+/// such a state completes; it says hello on stderr and exits 3 when its stdin
+/// ends.
+const STDIO_SERVER: &str = r#"
+import json, sys
+print("server says hi", file=sys.stderr, flush=True)
+for line in sys.stdin:
+    request = json.loads(line)
+    state = request["params"].get("requestState")
+    if state is None:
+        result = {"resultType": "input_required", "requestState": "s%s" % request["id"],
+            "inputRequests": {"login": {"method": "elicitation/create", "params": {"mode": "form",
+                "message": "Your GitHub login?", "requestedSchema": {"type": "object",
+                    "properties": {"name": {"type": "string"}}, "required": ["name"]}}}}}
+    else:
+        result = {"resultType": "complete", "content": [{"type": "text", "text": "Sunny"}], "isError": False}
+    print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}), flush=True)
+sys.exit(3)
+"#;
+
+/// `mrtr proxy -- COMMAND`: the client's lines reach the stdio server and
+/// the server's come back, unchanged; each is checked (a retry with a state
+/// it was not given is reported on stderr, stdout being the conversation);
+/// the server's stderr passes through; its exit status is the proxy's; the
+/// record (0600) checks the same offline.
+#[tokio::test]
+async fn proxy_checks_a_stdio_server_and_exits_with_its_status() {
+    use tokio::io::AsyncWriteExt;
+    let record = temp_file("stdio");
+    let mut child = tokio::process::Command::new(MRTR)
+        .args(["proxy", "--json", "--record"])
+        .arg(&record)
+        .args(["--", "python3", "-c", STDIO_SERVER])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut exchange = async |message: Value| {
+        stdin.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+        let line = timeout(Duration::from_secs(10), stdout.next_line()).await.unwrap().unwrap().unwrap();
+        serde_json::from_str::<Value>(&line).unwrap()
+    };
+    assert_eq!(exchange(call(1, None)).await["result"]["requestState"], "s1");
+    assert_eq!(exchange(call(2, Some("s1"))).await["result"]["resultType"], "complete");
+    exchange(call(3, None)).await;
+    assert_eq!(exchange(call(4, Some("s1"))).await["result"]["resultType"], "complete");
+    drop(stdin);
+
+    let out = timeout(Duration::from_secs(10), child.wait_with_output()).await.unwrap().unwrap();
+    assert_eq!(out.status.code(), Some(3), "the server's exit status: {out:?}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.lines().any(|l| l == "server says hi"), "{stderr}");
+    let reports: Vec<Value> = stderr.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let types: Vec<&str> = reports.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    // The broken retry is reported, and its operation still finishes.
+    assert_eq!(types, ["operation", "violation", "operation", "summary"], "{stderr}");
+    let (rule, index) = (&reports[1]["rule"], &reports[1]["index"]);
+    assert_eq!(rule, "retry-request-state-mismatch", "{stderr}");
+    assert_eq!(reports[3]["messages"], 8, "{stderr}");
+
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&record).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    let checked = std::process::Command::new(MRTR).arg("check").arg(&record).arg("--json").output().unwrap();
+    let _ = std::fs::remove_file(&record);
+    assert_eq!(checked.status.code(), Some(1), "{checked:?}");
+    let report: Value = serde_json::from_slice(&checked.stdout).unwrap();
+    let violations = report["violations"].as_array().unwrap();
+    assert_eq!(violations.len(), 1, "{report}");
+    assert_eq!((&violations[0]["rule"], &violations[0]["index"]), (rule, index));
+}
+
+#[test]
+fn proxy_refuses_listen_with_a_stdio_server() {
+    let out = std::process::Command::new(MRTR)
+        .args(["proxy", "--listen", "127.0.0.1:0", "--", "python3", "server.py"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("not a stdio server"), "{err}");
+}

@@ -25,9 +25,11 @@
 
 mod body;
 mod monitor;
+mod stdio;
 
 pub use body::Forward;
 pub use monitor::{Monitor, Output, Report, Summary, REPORTS_KEPT};
+pub use stdio::{serve_stdio, StdioServer};
 
 use bytes::Bytes;
 use http::{header, HeaderValue, Request, Response, StatusCode, Uri};
@@ -202,9 +204,9 @@ async fn refuse_busy(mut stream: TcpStream) {
     let _ = stream.shutdown().await;
 }
 
-/// The record file: appended to, created private to its owner (0600), never
-/// opened through a symbolic link.
-fn open_record(path: &std::path::Path) -> std::io::Result<File> {
+/// Opens a record file as the proxy does: appended to, created private to
+/// its owner (0600), never opened through a symbolic link.
+pub fn open_record(path: &std::path::Path) -> std::io::Result<File> {
     let mut options = OpenOptions::new();
     options.create(true).append(true);
     #[cfg(unix)]

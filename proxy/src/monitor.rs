@@ -58,6 +58,14 @@ impl Report {
         }
     }
 
+    /// The line printed for this report under `output` (text or JSON).
+    pub fn to_output(&self, output: Output) -> String {
+        match output {
+            Output::Json => self.to_json().to_string(),
+            _ => self.line(),
+        }
+    }
+
     /// The JSON object printed with `--json`.
     pub fn to_json(&self) -> Value {
         match self {
@@ -85,6 +93,14 @@ impl Summary {
     /// The text line printed at shutdown.
     pub fn line(&self) -> String {
         format!("summary: messages {}, violations {}, operations {}", self.messages, self.violations, self.operations)
+    }
+
+    /// The line printed at shutdown under `output` (text or JSON).
+    pub fn to_output(&self, output: Output) -> String {
+        match output {
+            Output::Json => self.to_json().to_string(),
+            _ => self.line(),
+        }
     }
 
     /// The JSON object printed at shutdown with `--json`.
@@ -141,6 +157,8 @@ pub struct Monitor {
     started: Instant,
     /// The last exchange id given.
     exchanges: Arc<AtomicU64>,
+    /// Reports go to stderr, not stdout (which a stdio conversation uses).
+    to_stderr: bool,
 }
 
 impl Monitor {
@@ -164,6 +182,23 @@ impl Monitor {
             recording,
             started: Instant::now(),
             exchanges: Arc::new(AtomicU64::new(0)),
+            to_stderr: false,
+        }
+    }
+
+    /// The same monitor, printing its reports on stderr: under stdio the
+    /// proxy's stdout is the conversation.
+    pub fn reporting_on_stderr(mut self) -> Monitor {
+        self.to_stderr = true;
+        self
+    }
+
+    /// Prints one report or summary line where reports go.
+    pub fn print(&self, line: &str) {
+        if self.to_stderr {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
         }
     }
 
@@ -214,8 +249,7 @@ impl Monitor {
         }
         match self.output {
             Output::Quiet => {}
-            Output::Text => println!("{}", report.line()),
-            Output::Json => println!("{}", report.to_json()),
+            Output::Text | Output::Json => self.print(&report.to_output(self.output)),
         }
         if inner.reports.len() >= REPORTS_KEPT {
             inner.reports.pop_front();
@@ -255,7 +289,7 @@ impl Monitor {
         if let Some(body) = self.json(body, &mut errors) {
             http["body"] = body;
         }
-        self.feed(Side::Client, http, &errors);
+        self.feed_http(Side::Client, http, &errors);
     }
 
     /// Feeds the first server entry of a response: its status and headers,
@@ -278,7 +312,7 @@ impl Monitor {
         if end {
             http["end"] = Value::Bool(true);
         }
-        self.feed(Side::Server, http, &errors);
+        self.feed_http(Side::Server, http, &errors);
     }
 
     /// Feeds one decoded event-stream block of a response as a server entry
@@ -304,24 +338,46 @@ impl Monitor {
         if let Some(retry) = event.retry {
             block.insert("retry".into(), retry.into());
         }
-        self.feed(Side::Server, json!({"exchange": exchange, "events": [block]}), &errors);
+        self.feed_http(Side::Server, json!({"exchange": exchange, "events": [block]}), &errors);
     }
 
     /// Feeds the end of a response: upstream finished its body.
     pub fn end(&self, exchange: &str) {
-        self.feed(Side::Server, json!({"exchange": exchange, "end": true}), &[]);
+        self.feed_http(Side::Server, json!({"exchange": exchange, "end": true}), &[]);
     }
 
-    /// Feeds one HTTP entry: reports `errors` at its index, checks it,
-    /// records it, follows its operations, reports.
-    fn feed(&self, from: Side, http: Value, errors: &[Error]) {
+    /// Feeds one message of a stdio conversation (one line, its newline
+    /// left off) as an entry `from` that side. A line that is not JSON is
+    /// reported at the index the next entry gets and is no entry; a blank
+    /// line is nothing.
+    pub fn message(&self, from: Side, line: &[u8]) {
+        let mut errors = Vec::new();
+        match self.json(line, &mut errors) {
+            Some(message) => self.feed(from, Payload::Message(message), &[]),
+            None => errors.iter().for_each(|e| self.bad_bytes(e)),
+        }
+    }
+
+    /// Feeds one HTTP entry `from` that side: reports `errors` at its
+    /// index, then checks it.
+    fn feed_http(&self, from: Side, http: Value, errors: &[Error]) {
+        self.feed(from, Payload::Http(http), errors);
+    }
+
+    /// Feeds one entry: reports `errors` at its index, checks it, records
+    /// it, follows its operations, reports.
+    fn feed(&self, from: Side, payload: Payload, errors: &[Error]) {
         let from_name = match from {
             Side::Client => "client",
             Side::Server => "server",
         };
-        let http_text = self.recording.then(|| http.to_string());
+        let (key, payload) = match payload {
+            Payload::Http(http) => ("http", http),
+            Payload::Message(message) => ("message", message),
+        };
+        let payload_text = self.recording.then(|| payload.to_string());
         // The entry checked is the line recorded, read back as `mrtr check` reads it.
-        let value = json!({"from": from_name, "http": http});
+        let value = json!({"from": from_name, key: payload});
         let mut line = match Line::from_value(&value) {
             Ok(line) => line,
             Err(e) => return eprintln!("mrtr-proxy: bug: an entry it cannot read back ({e}): {value}"),
@@ -329,7 +385,7 @@ impl Monitor {
         drop(value);
         let messages = match &line {
             Line::Http(h) => count(h.body.as_ref()) + h.events.iter().map(|b| count(b.data.as_ref())).sum::<u64>(),
-            Line::Message(_) => 1,
+            Line::Message(entry) => count(Some(&entry.message)),
         };
         let mut inner = self.lock();
         let inner = &mut *inner;
@@ -356,8 +412,8 @@ impl Monitor {
             let report = Report::Violation { rule: v.rule.name().to_string(), index: v.index, message: v.message };
             self.report(inner, report);
         }
-        if let (Some(http), Some(w)) = (http_text, inner.record.as_mut()) {
-            let written = writeln!(w, r#"{{"from":"{from_name}","at":{at},"http":{http}}}"#);
+        if let (Some(text), Some(w)) = (payload_text, inner.record.as_mut()) {
+            let written = writeln!(w, r#"{{"from":"{from_name}","at":{at},"{key}":{text}}}"#);
             if let Err(e) = written.and_then(|()| w.flush()) {
                 if !inner.record_error {
                     eprintln!("mrtr-proxy: cannot write the record file: {e}");
@@ -371,6 +427,13 @@ impl Monitor {
             self.report(inner, report);
         }
     }
+}
+
+/// What an entry carries: an HTTP entry (Streamable HTTP) or one message
+/// (stdio).
+enum Payload {
+    Http(Value),
+    Message(Value),
 }
 
 /// How many JSON-RPC messages a body or an event's data carries (as the
