@@ -31,12 +31,16 @@ stderr passed through. Reports and the summary go to stderr (stdout is the
 conversation); the exit status is the server's.
 
   --listen     where the proxy listens; point the client at it, with the upstream's path
-  --upstream   the MCP server's endpoint (http:// only); requests keep their own path and query
+  --upstream   the MCP server's endpoint (http:// or https://); requests keep their own path
+               and query
 
 options:
   --record FILE    append every HTTP entry (request; response head, JSON body, each SSE
                    block, end) to FILE as JSON Lines, for `mrtr check FILE` (with the
                    same --protocol/--transport)
+  --upstream-ca FILE
+                   PEM certificate authorities an https:// upstream may chain to, besides
+                   the system's
   --protocol P     the protocol the conversation is checked under: 2026-07-28 (default),
                    sep-2322, sep-2322-draft or 2025-11-25
   --transport T    also check the rules of a multi-turn SSE transport: sep-1858 or sep-1335
@@ -78,6 +82,7 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
     use lexopt::prelude::*;
     let (mut listen, mut upstream, mut record, mut protocol, mut json) = (None, None, None, Protocol::default(), false);
     let (mut transport, mut timeout, mut max_connections) = (None, 30u64, 1024usize);
+    let mut upstream_ca = None;
     let mut parser = lexopt::Parser::from_args(argv);
     let text = |v: OsString| v.into_string().map_err(|_| "an argument is not UTF-8".to_string());
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
@@ -91,6 +96,7 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
                 upstream = Some(v.parse().map_err(|e| format!("--upstream {v}: {e}"))?);
             }
             Long("record") => record = Some(parser.value().map_err(|e| e.to_string())?.into()),
+            Long("upstream-ca") => upstream_ca = Some(parser.value().map_err(|e| e.to_string())?.into()),
             Long("protocol") | Short('p') => {
                 let v = text(parser.value().map_err(|e| e.to_string())?)?;
                 protocol = Protocol::from_name(&v).ok_or(format!("unknown protocol {v}"))?;
@@ -115,8 +121,11 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
         }
     }
     if stdio {
-        if listen.is_some() || upstream.is_some() || transport.is_some() {
-            return Err("--listen, --upstream and --transport are for Streamable HTTP, not a stdio server".into());
+        if listen.is_some() || upstream.is_some() || upstream_ca.is_some() || transport.is_some() {
+            return Err(
+                "--listen, --upstream, --upstream-ca and --transport are for Streamable HTTP, not a stdio server"
+                    .into(),
+            );
         }
         // Not used: a stdio server has neither.
         listen = Some(([127, 0, 0, 1], 0).into());
@@ -126,7 +135,7 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
     let upstream = upstream.ok_or("--upstream is required")?;
     let output = if json { Output::Json } else { Output::Text };
     let timeout = std::time::Duration::from_secs(timeout);
-    Ok(Some(Config { listen, upstream, record, protocol, transport, output, timeout, max_connections }))
+    Ok(Some(Config { listen, upstream, upstream_ca, record, protocol, transport, output, timeout, max_connections }))
 }
 
 /// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM.

@@ -26,6 +26,7 @@
 mod body;
 mod monitor;
 mod stdio;
+mod tls;
 
 pub use body::Forward;
 pub use monitor::{Monitor, Output, Report, Summary, REPORTS_KEPT};
@@ -37,6 +38,7 @@ use http_body::Body as _;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
+use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use mrtr::check::CheckConfig;
@@ -58,9 +60,12 @@ use tokio::sync::Semaphore;
 pub struct Config {
     /// Where it listens.
     pub listen: SocketAddr,
-    /// The upstream MCP endpoint; requests go to its scheme, host and port
-    /// with the incoming path and query.
+    /// The upstream MCP endpoint (`http://` or `https://`); requests go to
+    /// its scheme, host and port with the incoming path and query.
     pub upstream: Uri,
+    /// A PEM file of certificate authorities an `https://` upstream's
+    /// certificate may chain to, besides the system's.
+    pub upstream_ca: Option<PathBuf>,
     /// A transcript file to append the HTTP entries to.
     pub record: Option<PathBuf>,
     /// The protocol the conversation is checked under.
@@ -86,6 +91,7 @@ impl Config {
         Config {
             listen,
             upstream,
+            upstream_ca: None,
             record: None,
             protocol: Protocol::default(),
             transport: None,
@@ -99,7 +105,7 @@ impl Config {
 struct Shared {
     timeout: Duration,
     monitor: Monitor,
-    client: Client<HttpConnector, Full<Bytes>>,
+    client: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
     scheme: http::uri::Scheme,
     authority: http::uri::Authority,
 }
@@ -116,8 +122,8 @@ impl Proxy {
     pub async fn bind(config: Config) -> std::io::Result<Proxy> {
         let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_string());
         let scheme = config.upstream.scheme().cloned().ok_or_else(|| invalid("the upstream URL needs a scheme"))?;
-        if scheme != http::uri::Scheme::HTTP {
-            return Err(invalid("only http:// upstreams are supported"));
+        if scheme != http::uri::Scheme::HTTP && scheme != http::uri::Scheme::HTTPS {
+            return Err(invalid("the upstream URL is http:// or https://"));
         }
         let authority = config.upstream.authority().cloned().ok_or_else(|| invalid("the upstream URL needs a host"))?;
         let record = match &config.record {
@@ -125,8 +131,12 @@ impl Proxy {
             None => None,
         };
         let listener = TcpListener::bind(config.listen).await?;
+        let tls = tls::client_config(scheme == http::uri::Scheme::HTTPS, config.upstream_ca.as_deref())?;
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
+        connector.enforce_http(false);
+        let connector =
+            HttpsConnectorBuilder::new().with_tls_config(tls).https_or_http().enable_http1().wrap_connector(connector);
         let client = Client::builder(TokioExecutor::new()).build(connector);
         let check = CheckConfig { protocol: config.protocol, transport: config.transport, ..CheckConfig::default() };
         let monitor = Monitor::new(check, record, config.output);
