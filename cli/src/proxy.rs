@@ -38,6 +38,8 @@ options:
   --record FILE    append every HTTP entry (request; response head, JSON body, each SSE
                    block, end) to FILE as JSON Lines, for `mrtr check FILE` (with the
                    same --protocol/--transport)
+  --har FILE       also write the exchanges to FILE as an HTTP Archive (HAR 1.2), one entry
+                   per exchange when its response ends (FILE replaced; `mrtr check` reads it)
   --upstream-ca FILE
                    PEM certificate authorities an https:// upstream may chain to, besides
                    the system's
@@ -82,7 +84,7 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
     use lexopt::prelude::*;
     let (mut listen, mut upstream, mut record, mut protocol, mut json) = (None, None, None, Protocol::default(), false);
     let (mut transport, mut timeout, mut max_connections) = (None, 30u64, 1024usize);
-    let mut upstream_ca = None;
+    let (mut upstream_ca, mut har) = (None, None);
     let mut parser = lexopt::Parser::from_args(argv);
     let text = |v: OsString| v.into_string().map_err(|_| "an argument is not UTF-8".to_string());
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
@@ -96,6 +98,7 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
                 upstream = Some(v.parse().map_err(|e| format!("--upstream {v}: {e}"))?);
             }
             Long("record") => record = Some(parser.value().map_err(|e| e.to_string())?.into()),
+            Long("har") => har = Some(parser.value().map_err(|e| e.to_string())?.into()),
             Long("upstream-ca") => upstream_ca = Some(parser.value().map_err(|e| e.to_string())?.into()),
             Long("protocol") | Short('p') => {
                 let v = text(parser.value().map_err(|e| e.to_string())?)?;
@@ -135,7 +138,18 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
     let upstream = upstream.ok_or("--upstream is required")?;
     let output = if json { Output::Json } else { Output::Text };
     let timeout = std::time::Duration::from_secs(timeout);
-    Ok(Some(Config { listen, upstream, upstream_ca, record, protocol, transport, output, timeout, max_connections }))
+    Ok(Some(Config {
+        listen,
+        upstream,
+        upstream_ca,
+        record,
+        har,
+        protocol,
+        transport,
+        output,
+        timeout,
+        max_connections,
+    }))
 }
 
 /// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM.

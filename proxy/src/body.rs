@@ -24,6 +24,7 @@ struct Tap {
 
 impl Tap {
     fn feed(&mut self, bytes: &[u8]) {
+        self.monitor.content(&self.exchange, bytes);
         if let Some(decoder) = self.decoder.as_mut() {
             decoder.feed(bytes);
             drain(decoder, &self.monitor, &self.exchange);
@@ -39,6 +40,16 @@ impl Tap {
                 drain(decoder, &self.monitor, &self.exchange);
             }
             self.monitor.end(&self.exchange);
+        }
+    }
+}
+
+/// A body dropped before its end: the client left (hyper drops the body of
+/// a response whose connection closed).
+impl Drop for Tap {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.monitor.cut(&self.exchange);
         }
     }
 }
@@ -98,6 +109,7 @@ pub(crate) async fn collect_json(
         if size > limit {
             let why = format!("a response body over the bound of {limit} bytes");
             monitor.response(exchange, status, headers, None, false, vec![Error::with(RuleId::LimitExceeded, why)]);
+            frames.iter().filter_map(Frame::data_ref).for_each(|data| monitor.content(exchange, data));
             let mut forward = Forward::tapped(body, monitor.clone(), exchange.to_string(), false);
             forward.prefix = frames;
             return Ok(forward);

@@ -24,6 +24,7 @@
 //! ```
 
 mod body;
+mod har;
 mod monitor;
 mod stdio;
 mod tls;
@@ -68,6 +69,9 @@ pub struct Config {
     pub upstream_ca: Option<PathBuf>,
     /// A transcript file to append the HTTP entries to.
     pub record: Option<PathBuf>,
+    /// A file to write the exchanges to as an HTTP Archive (HAR 1.2),
+    /// replacing what it held.
+    pub har: Option<PathBuf>,
     /// The protocol the conversation is checked under.
     pub protocol: Protocol,
     /// The multi-turn SSE transport whose rules are checked (`sep-1858`,
@@ -93,6 +97,7 @@ impl Config {
             upstream,
             upstream_ca: None,
             record: None,
+            har: None,
             protocol: Protocol::default(),
             transport: None,
             output: Output::Quiet,
@@ -139,7 +144,10 @@ impl Proxy {
             HttpsConnectorBuilder::new().with_tls_config(tls).https_or_http().enable_http1().wrap_connector(connector);
         let client = Client::builder(TokioExecutor::new()).build(connector);
         let check = CheckConfig { protocol: config.protocol, transport: config.transport, ..CheckConfig::default() };
-        let monitor = Monitor::new(check, record, config.output);
+        let mut monitor = Monitor::new(check, record, config.output);
+        if let Some(path) = &config.har {
+            monitor = monitor.with_har(open_private(path, false)?)?;
+        }
         let shared = Arc::new(Shared { timeout: config.timeout, monitor, client, scheme, authority });
         Ok(Proxy { listener, shared, connections: Arc::new(Semaphore::new(config.max_connections)) })
     }
@@ -217,8 +225,20 @@ async fn refuse_busy(mut stream: TcpStream) {
 /// Opens a record file as the proxy does: appended to, created private to
 /// its owner (0600), never opened through a symbolic link.
 pub fn open_record(path: &std::path::Path) -> std::io::Result<File> {
+    open_private(path, true)
+}
+
+/// Opens a file the proxy writes a conversation to: created private to its
+/// owner (0600), never through a symbolic link; `append`, or else for
+/// writing anywhere (a HAR rewrites its end).
+fn open_private(path: &std::path::Path, append: bool) -> std::io::Result<File> {
     let mut options = OpenOptions::new();
-    options.create(true).append(true);
+    options.create(true);
+    if append {
+        options.append(true);
+    } else {
+        options.write(true);
+    }
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;

@@ -3,6 +3,7 @@
 //! with HTTP entries"), behind one mutex held only while one entry is
 //! checked, recorded and reported.
 
+use crate::har::HarLog;
 use http::HeaderMap;
 use mrtr::check::{Audit, CheckConfig, Line, Side};
 use mrtr::sse::Event;
@@ -144,6 +145,8 @@ struct Inner {
     record_error: bool,
     /// Arrival times of recent client entries, by index.
     starts: BTreeMap<usize, Instant>,
+    /// The record as a HAR, when asked for.
+    har: Option<HarLog>,
 }
 
 /// The shared checker, recorder and reporter. Cheap to clone.
@@ -174,6 +177,7 @@ impl Monitor {
             record: record.map(BufWriter::new),
             record_error: false,
             starts: BTreeMap::new(),
+            har: None,
         };
         Monitor {
             inner: Arc::new(Mutex::new(inner)),
@@ -184,6 +188,31 @@ impl Monitor {
             exchanges: Arc::new(AtomicU64::new(0)),
             to_stderr: false,
         }
+    }
+
+    /// The same monitor, also writing the exchanges it sees as a HAR to
+    /// `file` (truncated), each when its response ends. Call before cloning.
+    pub fn with_har(self, file: File) -> std::io::Result<Monitor> {
+        let har = HarLog::new(file, self.limits.max_message_bytes)?;
+        self.lock().har = Some(har);
+        Ok(self)
+    }
+
+    /// Runs `write` on the HAR, if there is one.
+    fn har(&self, write: impl FnOnce(&mut HarLog)) {
+        if let Some(har) = self.lock().har.as_mut() {
+            write(har);
+        }
+    }
+
+    /// Bytes of a response body as they go by (for the HAR).
+    pub fn content(&self, exchange: &str, bytes: &[u8]) {
+        self.har(|har| har.content(exchange, bytes));
+    }
+
+    /// The client left before the response of `exchange` ended.
+    pub fn cut(&self, exchange: &str) {
+        self.har(|har| har.cut(exchange));
     }
 
     /// The same monitor, printing its reports on stderr: under stdio the
@@ -232,13 +261,17 @@ impl Monitor {
         self.lock().reports.iter().cloned().collect()
     }
 
-    /// Flushes the record file.
+    /// At shutdown: flushes the record file, and writes every exchange still
+    /// open into the HAR.
     pub fn flush(&self) {
         let mut inner = self.lock();
         if let Some(w) = inner.record.as_mut() {
             if let Err(e) = w.flush() {
                 eprintln!("mrtr-proxy: cannot write the record file: {e}");
             }
+        }
+        if let Some(Err(e)) = inner.har.as_mut().map(HarLog::finish) {
+            eprintln!("mrtr-proxy: cannot write the HAR file: {e}");
         }
     }
 
@@ -285,7 +318,9 @@ impl Monitor {
     /// not JSON is reported at this entry and left out of it.
     pub fn request(&self, exchange: &str, method: &str, url: &str, headers: &HeaderMap, body: &[u8]) {
         let mut errors = Vec::new();
-        let mut http = json!({"exchange": exchange, "method": method, "url": url, "headers": header_object(headers)});
+        let headers = header_object(headers);
+        self.har(|har| har.request(exchange, method, url, &headers, body));
+        let mut http = json!({"exchange": exchange, "method": method, "url": url, "headers": headers});
         if let Some(body) = self.json(body, &mut errors) {
             http["body"] = body;
         }
@@ -305,7 +340,14 @@ impl Monitor {
         errors: Vec<Error>,
     ) {
         let mut errors = errors;
-        let mut http = json!({"exchange": exchange, "status": status, "headers": header_object(headers)});
+        let headers = header_object(headers);
+        self.har(|har| {
+            har.response(exchange, status, &headers, body);
+            if end {
+                har.end(exchange);
+            }
+        });
+        let mut http = json!({"exchange": exchange, "status": status, "headers": headers});
         if let Some(body) = body.and_then(|b| self.json(b, &mut errors)) {
             http["body"] = body;
         }
@@ -343,6 +385,7 @@ impl Monitor {
 
     /// Feeds the end of a response: upstream finished its body.
     pub fn end(&self, exchange: &str) {
+        self.har(|har| har.end(exchange));
         self.feed_http(Side::Server, json!({"exchange": exchange, "end": true}), &[]);
     }
 

@@ -915,3 +915,71 @@ async fn requests_answered_without_a_response_are_not_held() {
     let _ = body_bytes(flow).await;
     assert!(run.monitor.tracked() > 0, "an input_required round stays open for its retry");
 }
+
+/// `--har`: the same conversation as an HTTP Archive, one entry per
+/// exchange (the SSE stream's bytes as they went by), private to its owner,
+/// and `mrtr check`'s HAR reader finds in it what the live check found.
+#[tokio::test]
+async fn the_har_holds_each_exchange_and_checks_the_same() {
+    let (up, release) = upstream().await;
+    let har = temp_file("har");
+    let run = proxy_config(up, |c| c.har = Some(har.clone())).await;
+    let c = client();
+    weather_flow(&c, run.addr, 1, Sync2::Release(&release)).await;
+    body_bytes(post(&c, run.addr, "/mcp", call(3, None)).await).await;
+    body_bytes(post(&c, run.addr, "/mcp", call(4, Some("tampered"))).await).await;
+    assert_eq!(rules(&run.monitor.reports()), ["retry-request-state-mismatch"]);
+    let _ = run.stop.send(());
+    run.done.await.unwrap();
+
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&har).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    let bytes = std::fs::read(&har).unwrap();
+    let _ = std::fs::remove_file(&har);
+    let log: Value = serde_json::from_slice(&bytes).unwrap();
+    let entries = log["log"]["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 4, "{log}");
+    assert_eq!(entries[0]["request"]["postData"]["text"], call(1, None));
+    assert_eq!(entries[0]["response"]["content"]["text"], input_required(1));
+    assert_eq!(entries[1]["response"]["content"]["text"], sse_chunks(2).concat(), "the stream's bytes");
+    assert_eq!(entries[1]["response"]["content"]["mimeType"], "text/event-stream");
+    let messages: Vec<Line> = mrtr::har::read_har(&bytes, &Limits::default())
+        .unwrap()
+        .into_iter()
+        .map(|(_, entry)| Line::Message(entry))
+        .collect();
+    let found: Vec<&str> = check_lines(&messages, CheckConfig::default()).iter().map(|v| v.rule.name()).collect();
+    assert_eq!(found, ["retry-request-state-mismatch"]);
+}
+
+/// A client that leaves mid-stream: its exchange is in the HAR with what
+/// came, and says the client left.
+#[tokio::test]
+async fn a_stream_the_client_left_is_in_the_har_marked_cut() {
+    let (up, _release) = upstream().await;
+    let har = temp_file("har-cut");
+    let run = proxy_config(up, |c| c.har = Some(har.clone())).await;
+    let retry = post(&client(), run.addr, "/mcp", call(2, Some("s1"))).await;
+    let mut body = retry.into_body();
+    timeout(Duration::from_secs(10), body.frame()).await.unwrap().unwrap().unwrap();
+    drop(body);
+    let cut = async {
+        loop {
+            let log: Value = serde_json::from_slice(&std::fs::read(&har).unwrap()).unwrap();
+            if let Some(entry) = log["log"]["entries"].get(0) {
+                return entry.clone();
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    let entry =
+        timeout(Duration::from_secs(10), cut).await.expect("the cut exchange is written when the client leaves");
+    let _ = run.stop.send(());
+    run.done.await.unwrap();
+    let _ = std::fs::remove_file(&har);
+    assert_eq!(entry["comment"], "the client left before the response ended");
+    assert_eq!(entry["response"]["content"]["text"], sse_chunks(2)[0]);
+}
