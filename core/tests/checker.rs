@@ -1,7 +1,7 @@
 //! The checker on traffic real peers send: parallel calls to one tool, id
 //! pools per sender, recovery after a broken message, and a long-lived stream.
 
-use mrtr::check::{check, CheckConfig, Checker, Entry, Operation, Side, TRACKED_MAX};
+use mrtr::check::{check, CheckConfig, Checker, Entry, Operation, Side, TRACKED_BYTES_MAX, TRACKED_MAX};
 use mrtr::{Protocol, RuleId};
 use serde_json::{json, Value};
 
@@ -186,6 +186,33 @@ fn a_million_messages_keep_the_checker_bounded() {
     }
     assert!(checker.violations().is_empty(), "{:?}", &checker.violations()[..1]);
     assert!(peak <= TRACKED_MAX + 1, "{peak}");
+}
+
+/// Security review M1: large requests nobody answers are held as their
+/// text, within a byte budget (the oldest forgotten first), and the latest
+/// are still followed: an answer to one opens its round.
+#[test]
+fn large_unanswered_requests_are_held_within_a_byte_budget() {
+    let big = "x".repeat(6 << 20);
+    let large = |id: u64| weather(id, &big);
+    let mut checker = Checker::new(CheckConfig::default());
+    let mut peak = 0;
+    for id in 1..=20 {
+        checker.handle(&client(large(id)));
+        peak = peak.max(checker.held_bytes());
+    }
+    assert!(peak <= TRACKED_BYTES_MAX, "{peak}");
+    let held = checker.held_bytes();
+    assert!(held > TRACKED_BYTES_MAX - (7 << 20), "the budget is used, not emptied: {held}");
+    // The last request is still in flight: its input_required opens a round
+    // that its retry (a new id, the exact state) takes without a fault.
+    checker.handle(&server(ask(20, "s20")));
+    checker.handle(&client(retry_of(21, &big, &json!("s20"))));
+    checker.handle(&server(done(21)));
+    assert!(checker.violations().is_empty(), "{:?}", checker.violations());
+    assert_eq!(checker.take_operations().len(), 1);
+    let answered = serde_json::to_string(&large(20)).unwrap().len();
+    assert_eq!(checker.held_bytes(), held - answered, "the answered requests are let go");
 }
 
 /// The bounds of [`mrtr::Limits`] are faults of a message's content too: a

@@ -159,9 +159,15 @@ pub struct Operation {
     pub finished: usize,
 }
 
-/// A client request still waiting for its answer.
+/// A client request still waiting for its answer, kept as its compact JSON
+/// text and read again when its answer comes: a parsed tree costs some 36
+/// times the text (security review M1), and most requests are read again
+/// once.
 struct InFlight {
-    message: Value,
+    text: String,
+    method: String,
+    /// `Id::text` of its id: a server request on its stream names it.
+    id: String,
     rounds: u32,
     /// The index of the operation's first request (this one's, or the
     /// original's when it retries).
@@ -173,12 +179,26 @@ struct InFlight {
     seq: u64,
 }
 
+impl InFlight {
+    /// The request again. It was written from a `Value`, so it reads back;
+    /// `Null` is the impossible case, which matches nothing.
+    fn message(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or(Value::Null)
+    }
+}
+
 /// How many flows the checker tracks at most, of each kind: requests in
 /// flight, rounds awaiting their retry, streams closed by `input_required`,
 /// and tasks. Past a bound the oldest flow is forgotten (a later message of it
 /// may then be reported as unsolicited or unknown), so memory stays bounded on
 /// a long-lived stream whatever the peers do.
 pub const TRACKED_MAX: usize = 4096;
+
+/// How many bytes of request text the requests in flight may hold together
+/// (as compact JSON). Past it the oldest are forgotten, as past
+/// [`TRACKED_MAX`]: a client cannot make a checker hold more by sending
+/// large requests nobody answers.
+pub const TRACKED_BYTES_MAX: usize = 64 << 20;
 
 /// A request answered with `input_required` and not retried since.
 struct Awaiting {
@@ -198,6 +218,8 @@ pub struct Checker {
     index: usize,
     seq: u64,
     in_flight: BTreeMap<String, InFlight>,
+    /// The bytes of text the requests in flight hold.
+    in_flight_bytes: usize,
     awaiting: VecDeque<Awaiting>,
     closed_streams: BTreeSet<String>,
     closed_order: VecDeque<String>,
@@ -218,6 +240,7 @@ impl Checker {
             index: 0,
             seq: 0,
             in_flight: BTreeMap::new(),
+            in_flight_bytes: 0,
             awaiting: VecDeque::new(),
             closed_streams: BTreeSet::new(),
             closed_order: VecDeque::new(),
@@ -292,9 +315,34 @@ impl Checker {
     /// Stops holding the request `id` in flight: its exchange ended without
     /// an answer. A retry's round opens again, as after a refusal.
     pub(crate) fn forget(&mut self, id: &Value) {
-        if let Some(round) = self.in_flight.remove(&id_key(id)).and_then(|f| f.retries) {
+        if let Some(round) = self.release(&id_key(id)).and_then(|f| f.retries) {
             self.awaiting.push_back(round);
         }
+    }
+
+    /// Holds a request in flight under `key`, within [`TRACKED_MAX`] and
+    /// [`TRACKED_BYTES_MAX`] (the oldest go first).
+    fn hold(&mut self, key: String, flight: InFlight) {
+        self.in_flight_bytes += flight.text.len();
+        if let Some(old) = self.in_flight.insert(key, flight) {
+            self.in_flight_bytes -= old.text.len();
+        }
+        while self.in_flight.len() > TRACKED_MAX || self.in_flight_bytes > TRACKED_BYTES_MAX {
+            let Some(oldest) = self.in_flight.iter().min_by_key(|(_, f)| f.seq).map(|(k, _)| k.clone()) else { break };
+            self.release(&oldest);
+        }
+    }
+
+    /// Stops holding the request in flight under `key`.
+    fn release(&mut self, key: &str) -> Option<InFlight> {
+        let flight = self.in_flight.remove(key)?;
+        self.in_flight_bytes -= flight.text.len();
+        Some(flight)
+    }
+
+    /// The bytes of request text held in flight (at most [`TRACKED_BYTES_MAX`]).
+    pub fn held_bytes(&self) -> usize {
+        self.in_flight_bytes
     }
 
     fn report(&mut self, rule: RuleId, message: impl Into<String>) {
@@ -381,15 +429,13 @@ impl Checker {
             None => {}
         }
         self.seq += 1;
-        let flight = InFlight { message: m.clone(), rounds, started, retries, seq: self.seq };
-        self.in_flight.insert(id_key(&m["id"]), flight);
+        let text = serde_json::to_string(m).unwrap_or_default();
+        let (method, id) = (method.to_string(), Id::text(&m["id"]));
         // A POST with this id opens a new stream, even where an earlier one
         // with the same id (another client's, or a reused id) was closed.
-        self.closed_streams.remove(&alloc::format!("post:{}", Id::text(&m["id"])));
-        if self.in_flight.len() > TRACKED_MAX {
-            let oldest = self.in_flight.iter().min_by_key(|(_, f)| f.seq).map(|(k, _)| k.clone());
-            oldest.map(|k| self.in_flight.remove(&k));
-        }
+        self.closed_streams.remove(&alloc::format!("post:{id}"));
+        let flight = InFlight { text, method, id, rounds, started, retries, seq: self.seq };
+        self.hold(id_key(&m["id"]), flight);
     }
 
     /// The round a retry answers, among the open rounds of its method and
@@ -446,13 +492,16 @@ impl Checker {
         let key = self
             .in_flight
             .iter()
-            .filter(|(_, f)| f.retries.is_some() && f.message["method"] == method && target(&f.message) == tgt)
+            .filter(|(_, f)| f.retries.is_some() && f.method == method)
             .filter(|(_, f)| {
-                f.message["params"]["requestState"].as_str() == state && salient_params(&f.message) == *salient
+                let sent = f.message();
+                target(&sent) == tgt
+                    && sent["params"]["requestState"].as_str() == state
+                    && salient_params(&sent) == *salient
             })
             .max_by_key(|(_, f)| f.seq)
             .map(|(k, _)| k.clone())?;
-        self.in_flight.remove(&key)?.retries
+        self.release(&key)?.retries
     }
 
     /// The round a request carrying MRTR fields answers, taken out of the
@@ -555,7 +604,7 @@ impl Checker {
         // Ids are unique per sender: a server request with the id of a client
         // request in flight is not its answer. Only a response ends a flight.
         let is_response = m.get("method").is_none();
-        let request = m.get("id").filter(|_| is_response).and_then(|id| self.in_flight.remove(&id_key(id)));
+        let request = m.get("id").filter(|_| is_response).and_then(|id| self.release(&id_key(id)));
         // A result with a fault in its content still does what its valid
         // parts do: an `input_required` one still opens its round.
         let Some((kind, result_type, present, faults)) = self.classify(m) else { return };
@@ -565,7 +614,7 @@ impl Checker {
             Kind::Notification => {}
             Kind::Error => {
                 if let Some(request) = &request {
-                    self.check_refusal(m, &request.message);
+                    self.check_refusal(m, &request.message());
                 }
                 // A refused retry leaves its round open: the client may correct it.
                 if let Some(round) = request.and_then(|r| r.retries) {
@@ -593,9 +642,7 @@ impl Checker {
         }
         let associated = match stream {
             Some("get") => false,
-            Some(s) => s
-                .strip_prefix("post:")
-                .is_some_and(|id| self.in_flight.values().any(|r| Id::text(&r.message["id"]) == id)),
+            Some(s) => s.strip_prefix("post:").is_some_and(|id| self.in_flight.values().any(|r| r.id == id)),
             None => !self.in_flight.is_empty(),
         };
         if !associated {
@@ -647,11 +694,12 @@ impl Checker {
         if rules.result_type == ResultTypeRule::Required && !present {
             self.report(RuleId::ResultTypeMissing, "a server result carries resultType");
         }
-        let method = request.message["method"].as_str().unwrap_or_default().to_string();
-        self.server_task_result(m, &method, &request.message, kind, rt);
-        self.check_cache_hints(m, &request.message, kind, rt);
+        let sent = request.message();
+        let method = request.method.clone();
+        self.server_task_result(m, &method, &sent, kind, rt);
+        self.check_cache_hints(m, &sent, kind, rt);
         if kind != Kind::InputRequired {
-            return self.finish_operation(request, method);
+            return self.finish_operation(request, &sent, method);
         }
         if !self.config.protocol.allows_input_required(&method) {
             return self.report(
@@ -659,7 +707,7 @@ impl Checker {
                 alloc::format!("{method} is not answered with input_required"),
             );
         }
-        self.check_result_capabilities(m, &request.message);
+        self.check_result_capabilities(m, &sent);
         if let Some(s) = stream.filter(|s| s.starts_with("post:")) {
             if self.closed_streams.insert(s.to_string()) {
                 self.closed_order.push_back(s.to_string());
@@ -675,9 +723,9 @@ impl Checker {
             self.awaiting.pop_front();
         }
         self.awaiting.push_back(Awaiting {
-            target: target(&request.message).map(String::from),
-            id: request.message["id"].clone(),
-            params: salient_params(&request.message),
+            target: target(&sent).map(String::from),
+            id: sent["id"].clone(),
+            params: salient_params(&sent),
             result: m.clone(),
             rounds: request.rounds,
             started: request.started,
@@ -742,7 +790,7 @@ impl Checker {
     }
 
     /// A final answer to a retry ends a multi-round operation.
-    fn finish_operation(&mut self, request: &InFlight, method: String) {
+    fn finish_operation(&mut self, request: &InFlight, sent: &Value, method: String) {
         if request.rounds == 0 {
             return;
         }
@@ -750,7 +798,7 @@ impl Checker {
             self.operations.pop_front();
         }
         self.operations.push_back(Operation {
-            target: target(&request.message).map(String::from),
+            target: target(sent).map(String::from),
             rounds: request.rounds,
             started: request.started,
             finished: self.index,
