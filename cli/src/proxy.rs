@@ -38,6 +38,9 @@ options:
   --record FILE    append every HTTP entry (request; response head, JSON body, each SSE
                    block, end) to FILE as JSON Lines, for `mrtr check FILE` (with the
                    same --protocol/--transport)
+  --record-max-bytes N
+                   once the record holds N bytes it is renamed FILE.1 (replacing the one
+                   before) and begun again (default 268435456: 256 MiB)
   --har FILE       also write the exchanges to FILE as an HTTP Archive (HAR 1.2), one entry
                    per exchange when its response ends (FILE replaced; `mrtr check` reads it)
   --upstream-ca FILE
@@ -84,7 +87,7 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
     use lexopt::prelude::*;
     let (mut listen, mut upstream, mut record, mut protocol, mut json) = (None, None, None, Protocol::default(), false);
     let (mut transport, mut timeout, mut max_connections) = (None, 30u64, 1024usize);
-    let (mut upstream_ca, mut har) = (None, None);
+    let (mut upstream_ca, mut har, mut record_max_bytes) = (None, None, mrtr_proxy::RECORD_MAX_BYTES);
     let mut parser = lexopt::Parser::from_args(argv);
     let text = |v: OsString| v.into_string().map_err(|_| "an argument is not UTF-8".to_string());
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
@@ -98,6 +101,11 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
                 upstream = Some(v.parse().map_err(|e| format!("--upstream {v}: {e}"))?);
             }
             Long("record") => record = Some(parser.value().map_err(|e| e.to_string())?.into()),
+            Long("record-max-bytes") => {
+                let v = text(parser.value().map_err(|e| e.to_string())?)?;
+                record_max_bytes =
+                    v.parse().ok().filter(|&n| n > 0).ok_or(format!("--record-max-bytes {v}: at least 1"))?;
+            }
             Long("har") => har = Some(parser.value().map_err(|e| e.to_string())?.into()),
             Long("upstream-ca") => upstream_ca = Some(parser.value().map_err(|e| e.to_string())?.into()),
             Long("protocol") | Short('p') => {
@@ -143,6 +151,7 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
         upstream,
         upstream_ca,
         record,
+        record_max_bytes,
         har,
         protocol,
         transport,
@@ -210,7 +219,10 @@ async fn run_stdio(server: StdioServer, config: Config) -> ExitCode {
         }
     };
     let check = CheckConfig { protocol: config.protocol, ..CheckConfig::default() };
-    let monitor = Monitor::new(check, record, config.output).reporting_on_stderr();
+    let mut monitor = Monitor::new(check, record, config.output).reporting_on_stderr();
+    if let Some(path) = &config.record {
+        monitor = monitor.rotating(path.clone(), config.record_max_bytes);
+    }
     let status =
         mrtr_proxy::serve_stdio(&server, &monitor, tokio::io::stdin(), tokio::io::stdout(), shutdown_signal()).await;
     monitor.flush();

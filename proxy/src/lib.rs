@@ -56,6 +56,9 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
+/// The default size past which a record file is rotated: 256 MiB.
+pub const RECORD_MAX_BYTES: u64 = 256 << 20;
+
 /// What the proxy does.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -69,6 +72,9 @@ pub struct Config {
     pub upstream_ca: Option<PathBuf>,
     /// A transcript file to append the HTTP entries to.
     pub record: Option<PathBuf>,
+    /// The size past which the record file is renamed `<record>.1` and
+    /// begun again.
+    pub record_max_bytes: u64,
     /// A file to write the exchanges to as an HTTP Archive (HAR 1.2),
     /// replacing what it held.
     pub har: Option<PathBuf>,
@@ -97,6 +103,7 @@ impl Config {
             upstream,
             upstream_ca: None,
             record: None,
+            record_max_bytes: RECORD_MAX_BYTES,
             har: None,
             protocol: Protocol::default(),
             transport: None,
@@ -145,6 +152,9 @@ impl Proxy {
         let client = Client::builder(TokioExecutor::new()).build(connector);
         let check = CheckConfig { protocol: config.protocol, transport: config.transport, ..CheckConfig::default() };
         let mut monitor = Monitor::new(check, record, config.output);
+        if let Some(path) = &config.record {
+            monitor = monitor.rotating(path.clone(), config.record_max_bytes);
+        }
         if let Some(path) = &config.har {
             monitor = monitor.with_har(open_private(path, false)?)?;
         }

@@ -12,6 +12,7 @@ use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
@@ -141,7 +142,7 @@ struct Inner {
     entries: usize,
     summary: Summary,
     reports: VecDeque<Report>,
-    record: Option<BufWriter<File>>,
+    record: Option<Record>,
     record_error: bool,
     /// Arrival times of recent client entries, by index.
     starts: BTreeMap<usize, Instant>,
@@ -174,7 +175,7 @@ impl Monitor {
             entries: 0,
             summary: Summary::default(),
             reports: VecDeque::new(),
-            record: record.map(BufWriter::new),
+            record: record.map(Record::new),
             record_error: false,
             starts: BTreeMap::new(),
             har: None,
@@ -188,6 +189,18 @@ impl Monitor {
             exchanges: Arc::new(AtomicU64::new(0)),
             to_stderr: false,
         }
+    }
+
+    /// The same monitor, its record file `path` rotated once it holds
+    /// `max_bytes`: renamed `path.1` (replacing the one before) and begun
+    /// again, so that a long-running proxy's record stays bounded (two
+    /// files). Call before cloning.
+    pub fn rotating(self, path: PathBuf, max_bytes: u64) -> Monitor {
+        if let Some(record) = self.lock().record.as_mut() {
+            record.written = record.writer.get_ref().metadata().map_or(0, |m| m.len());
+            record.rotate = Some((path, max_bytes));
+        }
+        self
     }
 
     /// The same monitor, also writing the exchanges it sees as a HAR to
@@ -265,8 +278,8 @@ impl Monitor {
     /// open into the HAR.
     pub fn flush(&self) {
         let mut inner = self.lock();
-        if let Some(w) = inner.record.as_mut() {
-            if let Err(e) = w.flush() {
+        if let Some(record) = inner.record.as_mut() {
+            if let Err(e) = record.writer.flush() {
                 eprintln!("mrtr-proxy: cannot write the record file: {e}");
             }
         }
@@ -319,7 +332,8 @@ impl Monitor {
     pub fn request(&self, exchange: &str, method: &str, url: &str, headers: &HeaderMap, body: &[u8]) {
         let mut errors = Vec::new();
         let headers = header_object(headers);
-        self.har(|har| har.request(exchange, method, url, &headers, body));
+        let url = redact_query(url);
+        self.har(|har| har.request(exchange, method, &url, &headers, body));
         let mut http = json!({"exchange": exchange, "method": method, "url": url, "headers": headers});
         if let Some(body) = self.json(body, &mut errors) {
             http["body"] = body;
@@ -455,9 +469,9 @@ impl Monitor {
             let report = Report::Violation { rule: v.rule.name().to_string(), index: v.index, message: v.message };
             self.report(inner, report);
         }
-        if let (Some(text), Some(w)) = (payload_text, inner.record.as_mut()) {
-            let written = writeln!(w, r#"{{"from":"{from_name}","at":{at},"{key}":{text}}}"#);
-            if let Err(e) = written.and_then(|()| w.flush()) {
+        if let (Some(text), Some(record)) = (payload_text, inner.record.as_mut()) {
+            let line = format!(r#"{{"from":"{from_name}","at":{at},"{key}":{text}}}"#);
+            if let Err(e) = record.write_line(&line) {
                 if !inner.record_error {
                     eprintln!("mrtr-proxy: cannot write the record file: {e}");
                 }
@@ -469,6 +483,42 @@ impl Monitor {
             let report = Report::Operation { method: op.method, target: op.target, rounds: op.rounds, latency_ms };
             self.report(inner, report);
         }
+    }
+}
+
+/// The record file being appended to.
+struct Record {
+    writer: BufWriter<File>,
+    /// The bytes in the file now.
+    written: u64,
+    /// Where it is and the size past which it is rotated.
+    rotate: Option<(PathBuf, u64)>,
+}
+
+impl Record {
+    fn new(file: File) -> Record {
+        Record { writer: BufWriter::new(file), written: 0, rotate: None }
+    }
+
+    /// Appends one entry line (and its newline), flushed; rotates first when
+    /// the line would take the file past its bound (a file holds at least
+    /// one line).
+    fn write_line(&mut self, line: &str) -> std::io::Result<()> {
+        let size = u64::try_from(line.len() + 1).unwrap_or(u64::MAX);
+        if let Some((path, max)) = &self.rotate {
+            if self.written > 0 && self.written.saturating_add(size) > *max {
+                self.writer.flush()?;
+                let mut old = path.clone().into_os_string();
+                old.push(".1");
+                std::fs::rename(path, old)?;
+                self.writer = BufWriter::new(crate::open_record(path)?);
+                self.written = 0;
+            }
+        }
+        writeln!(self.writer, "{line}")?;
+        self.writer.flush()?;
+        self.written = self.written.saturating_add(size);
+        Ok(())
     }
 }
 
@@ -499,9 +549,81 @@ fn header_object(headers: &HeaderMap) -> Value {
         } else {
             let values: Vec<_> =
                 headers.get_all(name).iter().map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()).collect();
-            values.join(", ")
+            let value = values.join(", ");
+            if name == http::header::LINK {
+                redact_link(&value)
+            } else {
+                value
+            }
         };
         out.insert(name.as_str().to_string(), Value::String(value));
     }
     Value::Object(out)
+}
+
+/// Query parameters whose values an entry keeps: SEP-1335's stream key,
+/// which the checker matches a followed stream URL by. A token in a URL is a
+/// credential as much as one in a header: every other value is `redacted`
+/// (a parameter without `=` is replaced whole).
+const QUERY_KEPT: [&str; 1] = ["stream"];
+
+/// `url` with the values of its query parameters redacted but those of
+/// [`QUERY_KEPT`]; the same URL always redacts the same, so a followed link
+/// still matches the link it follows.
+fn redact_query(url: &str) -> String {
+    let (rest, fragment) = match url.split_once('#') {
+        Some((rest, fragment)) => (rest, Some(fragment)),
+        None => (url, None),
+    };
+    let Some((base, query)) = rest.split_once('?') else { return url.to_string() };
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, _)) if QUERY_KEPT.contains(&name) => pair.to_string(),
+            Some((name, _)) => format!("{name}=redacted"),
+            None if pair.is_empty() => String::new(),
+            None => "redacted".to_string(),
+        })
+        .collect();
+    let mut out = format!("{base}?{}", pairs.join("&"));
+    if let Some(fragment) = fragment {
+        out.push('#');
+        out.push_str(fragment);
+    }
+    out
+}
+
+/// A `Link` header's value with each `<URL>`'s query redacted as an entry's
+/// `url` is.
+fn redact_link(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(open) = rest.find('<') {
+        let Some(close) = rest[open..].find('>').map(|c| open + c) else { break };
+        out.push_str(&rest[..=open]);
+        out.push_str(&redact_query(&rest[open + 1..close]));
+        out.push('>');
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_values_are_redacted_but_the_stream_key() {
+        assert_eq!(redact_query("http://h/mcp"), "http://h/mcp");
+        assert_eq!(
+            redact_query("http://h/mcp?api_key=sk-1&stream=k.1&&flag#top"),
+            "http://h/mcp?api_key=redacted&stream=k.1&&redacted#top"
+        );
+        assert_eq!(
+            redact_link(r#"<http://h/mcp?stream=k&token=t>; rel="stream", </other?a=b>"#),
+            r#"<http://h/mcp?stream=k&token=redacted>; rel="stream", </other?a=redacted>"#
+        );
+        assert_eq!(redact_link("<broken"), "<broken");
+    }
 }

@@ -474,7 +474,8 @@ async fn the_get_stream_is_tagged_get_and_forwarded_unchanged() {
     let entries = http_entries(&text);
     let shapes: Vec<String> = entries.iter().map(shape).collect();
     assert_eq!(shapes, ["GET 1 []", "server 1 200 []", "server 1 [#+data]", "server 1 end []"], "{text}");
-    assert_eq!(entries[0].url.as_deref(), Some(format!("http://{up}/mcp?x=1").as_str()));
+    // The upstream URL, its query values redacted (a token in a URL is a credential).
+    assert_eq!(entries[0].url.as_deref(), Some(format!("http://{up}/mcp?x=redacted").as_str()));
     assert_eq!(
         entries[0].headers.iter().find(|(n, _)| n == "host").map(|(_, v)| v.as_str()),
         Some(up.to_string().as_str())
@@ -870,12 +871,15 @@ async fn the_record_keeps_no_credential_is_private_and_follows_no_link() {
     let r = post_with(&client(), run.addr, "/mcp", ping(3), &secrets).await;
     assert_eq!(r.status(), StatusCode::OK);
     let _ = body_bytes(r).await;
+    let r = post(&client(), run.addr, "/mcp?token=SEKRET-QUERY&stream=k1", ping(4)).await;
+    let _ = body_bytes(r).await;
     let _ = run.stop.send(());
     let _ = run.done.await;
     let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
     let text = take_record(&path);
     assert!(!text.contains("SEKRET"), "{text}");
     assert!(text.contains(r#""x-api-key":"[redacted]""#) && text.contains(r#""mcp-method":"ping""#), "{text}");
+    assert!(text.contains("/mcp?token=redacted&stream=k1"), "the stream key is kept: {text}");
     assert_eq!(mode, 0o600);
     // A record path that is a symbolic link is refused, not followed.
     let target = temp_file("link-target");
@@ -982,4 +986,30 @@ async fn a_stream_the_client_left_is_in_the_har_marked_cut() {
     let _ = std::fs::remove_file(&har);
     assert_eq!(entry["comment"], "the client left before the response ended");
     assert_eq!(entry["response"]["content"]["text"], sse_chunks(2)[0]);
+}
+
+/// A record past `record_max_bytes` is renamed `<record>.1` and begun again:
+/// a long-running proxy's record stays within two files of that size, each
+/// private, the newest entries in the current one.
+#[tokio::test]
+async fn the_record_rotates_at_its_size_bound() {
+    use std::os::unix::fs::PermissionsExt;
+    let (up, release) = upstream().await;
+    let path = temp_file("rotating");
+    let max = 1500;
+    let run = proxy_config(up, |c| (c.record, c.record_max_bytes) = (Some(path.clone()), max)).await;
+    weather_flow(&client(), run.addr, 1, Sync2::Release(&release)).await;
+    let _ = run.stop.send(());
+    run.done.await.unwrap();
+    let mut old = path.clone().into_os_string();
+    old.push(".1");
+    let old = std::path::PathBuf::from(old);
+    for file in [&old, &path] {
+        let meta = std::fs::metadata(file).unwrap();
+        assert!(meta.len() > 0 && meta.len() <= max, "{file:?}: {} bytes", meta.len());
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    }
+    let _ = std::fs::remove_file(&old);
+    let current = http_entries(&take_record(&path));
+    assert_eq!(current.last().map(shape).as_deref(), Some("server 2 end []"));
 }
