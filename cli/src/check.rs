@@ -13,7 +13,7 @@
 //! Exit status: 0 compliant, 1 violations, 2 unreadable input or bad usage.
 
 use lexopt::prelude::*;
-use mrtr::check::{check_lines, read_jsonl_bytes, CheckConfig, Line};
+use mrtr::check::{check_lines, read_jsonl_bytes, CheckConfig, Line, Side};
 use mrtr::har::read_har;
 use mrtr::http::Mode;
 use mrtr::{Limits, Protocol};
@@ -108,6 +108,32 @@ fn read_entries(name: &str, bytes: &[u8]) -> Result<(&'static str, Numbered), St
         .map_err(|(line, why)| format!("{name}, line {line}: not a conversation entry: {why}"))
 }
 
+/// Who sent an entry.
+fn side(line: &Line) -> &'static str {
+    let from = match line {
+        Line::Message(e) => e.from,
+        Line::Http(h) => h.from,
+    };
+    match from {
+        Side::Client => "client",
+        Side::Server => "server",
+    }
+}
+
+/// A warning when the recording declares a known protocol other than
+/// `protocol` (the first entry that does): checked under the wrong one, it
+/// shows violations that are not there, and misses others.
+fn protocol_warning(entries: &Numbered, place: &str, protocol: Protocol) -> Option<String> {
+    let (number, declared) = entries
+        .iter()
+        .filter_map(|(number, line)| Some((number, line.declared_version()?)))
+        .find(|(_, v)| Protocol::from_name(v).is_some_and(|p| p != protocol))?;
+    Some(format!(
+        "the recording declares protocol {declared} ({place} {number}), checked under {protocol}: \
+         pass --protocol {declared} if that is what the peers spoke"
+    ))
+}
+
 /// `mrtr check ARGS…`.
 pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
     let args = match parse_args(argv) {
@@ -140,11 +166,13 @@ pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
     };
     let lines: Vec<_> = entries.iter().map(|(_, e)| e.clone()).collect();
     let violations = check_lines(&lines, config);
+    let warnings = protocol_warning(&entries, place, args.protocol).into_iter().collect::<Vec<_>>();
     if args.json {
         let list: Vec<_> = violations
             .iter()
             .map(|v| {
-                let mut item = json!({"rule": v.rule.name(), "index": v.index, "message": v.message});
+                let from = side(&entries[v.index].1);
+                let mut item = json!({"rule": v.rule.name(), "index": v.index, "from": from, "message": v.message});
                 // Where the entry comes from: its line, or its HAR entry.
                 let key = if place == "line" { "line" } else { "harEntry" };
                 item[key] = json!(entries[v.index].0);
@@ -153,12 +181,17 @@ pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
             .collect();
         println!(
             "{}",
-            json!({"input": name, "protocol": args.protocol.name(), "entries": entries.len(), "violations": list})
+            json!({"input": name, "protocol": args.protocol.name(), "entries": entries.len(), "warnings": warnings,
+                "violations": list})
         );
     } else {
         println!("Checking {name}: {} entries under protocol {}", entries.len(), args.protocol);
+        for warning in &warnings {
+            println!("  warning: {warning}");
+        }
         for v in &violations {
-            println!("  entry {} ({place} {}): {}: {}", v.index, entries[v.index].0, v.rule, v.message);
+            let (number, line) = &entries[v.index];
+            println!("  entry {} ({place} {number}, from the {}): {}: {}", v.index, side(line), v.rule, v.message);
         }
         match violations.len() {
             0 => println!("compliant: no violation"),

@@ -40,13 +40,31 @@ fn an_altered_request_state_is_a_violation() {
     let out = mrtr(&["check", path.to_str().unwrap()]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("(HAR entry 2): retry-request-state-mismatch"), "{stdout}");
+    // Who sent it, and which entry's state it should have echoed.
+    assert!(stdout.contains("(HAR entry 2, from the client): retry-request-state-mismatch"), "{stdout}");
+    assert!(stdout.contains("(the input_required of entry 1)"), "{stdout}");
 
     let out = mrtr(&["check", path.to_str().unwrap(), "--json"]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let rules: Vec<_> = report["violations"].as_array().unwrap().iter().map(|v| v["rule"].as_str().unwrap()).collect();
     assert!(rules.contains(&"retry-request-state-mismatch"), "{report}");
     assert_eq!(report["violations"][0]["harEntry"], 2);
+    assert_eq!(report["violations"][0]["from"], "client");
+}
+
+/// A recording checked under another protocol than the one it declares
+/// gets a warning naming the declared one and where it is declared.
+#[test]
+fn a_protocol_other_than_the_recording_declares_is_warned_about() {
+    let out = mrtr(&["check", "--protocol", "2025-11-25"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("warning: the recording declares protocol 2026-07-28 (line 1), checked under 2025-11-25"),
+        "{stdout}"
+    );
+    let out = mrtr(&["check", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["warnings"], serde_json::json!([]), "the same protocol: no warning");
 }
 
 #[test]

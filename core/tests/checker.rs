@@ -240,3 +240,23 @@ fn a_bound_broken_by_a_result_is_one_report_and_its_round_still_pairs() {
     // answers both keys is past it as well (its echoed state is not).
     assert_eq!(found, [(RuleId::StateTooLarge, 1), (RuleId::LimitExceeded, 3), (RuleId::LimitExceeded, 4)]);
 }
+
+/// A broken input request's report names its method, the first thing a
+/// reader needs to find the ask at fault.
+#[test]
+fn an_invalid_input_request_is_named_by_its_method() {
+    let unknown = json!({"method": "tools/call", "params": {}});
+    let no_message = json!({"method": "elicitation/create", "params": {}});
+    for (request, named) in [(unknown, r#"(method "tools/call")"#), (no_message, r#"(method "elicitation/create")"#)] {
+        let mut result = ask(1, "s");
+        result["result"]["inputRequests"]["units"] = request;
+        let mut checker = Checker::new(CheckConfig::default());
+        checker.handle(&client(weather(1, "Paris")));
+        checker.handle(&server(result));
+        let messages: Vec<&str> = checker.violations().iter().map(|v| v.message.as_str()).collect();
+        assert!(
+            matches!(&messages[..], [m] if m.starts_with(r#"inputRequests["units"]"#) && m.ends_with(named)),
+            "{messages:?}"
+        );
+    }
+}

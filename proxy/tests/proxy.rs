@@ -406,6 +406,8 @@ async fn a_changed_request_state_is_exactly_one_violation() {
     assert_eq!(rules(&reports), vec!["retry-request-state-mismatch".to_string()], "{reports:?}");
     let line = reports[0].line();
     assert!(line.starts_with("violation retry-request-state-mismatch at entry 2: "), "{line}");
+    // Who sent it, and where the state to echo came from.
+    assert!(line.contains("(the input_required of entry 1)"), "{line}");
 }
 
 #[tokio::test]

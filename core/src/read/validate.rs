@@ -408,7 +408,7 @@ pub(crate) fn input_request<N: Node>(key: N, request: N, protocol: Protocol) -> 
         None if method.is("roots/list") => return Ok(()),
         _ => return Err(invalid(key, "an input request's params must be an object")),
     };
-    if method.is("elicitation/create") {
+    let checked = if method.is("elicitation/create") {
         elicitation(key, params, protocol)
     } else if method.is("sampling/createMessage") {
         sampling(key, params)
@@ -416,7 +416,20 @@ pub(crate) fn input_request<N: Node>(key: N, request: N, protocol: Protocol) -> 
         Ok(())
     } else {
         Err(invalid(key, "not an input request method"))
+    };
+    naming_method(method, checked)
+}
+
+/// Names the input request's method in its fault, where the reader can
+/// (a parsed value, with `alloc`): the first thing a reader of the report
+/// needs to find the ask at fault.
+fn naming_method<N: Node>(method: N, checked: Result<()>) -> Result<()> {
+    #[cfg(feature = "alloc")]
+    if let (Err(e), Some(name)) = (&checked, method.label()) {
+        return Err(Error::with(e.rule(), alloc::format!("{} (method {name:?})", e.message())));
     }
+    let _ = method;
+    checked
 }
 
 fn elicitation<N: Node>(key: Option<N>, params: N, protocol: Protocol) -> Result<()> {

@@ -74,6 +74,24 @@ pub enum Line {
 }
 
 impl Line {
+    /// The protocol version this entry declares, if any: an HTTP entry's
+    /// `MCP-Protocol-Version` header, a request's `_meta` version
+    /// (`2026-07-28`), or the `protocolVersion` an `initialize` asks for or
+    /// agrees on. `mrtr check` warns when it names another protocol than the
+    /// one checked: a recording checked under the wrong protocol shows
+    /// violations that are not there.
+    pub fn declared_version(&self) -> Option<&str> {
+        match self {
+            Line::Http(h) => h
+                .headers
+                .iter()
+                .find(|(name, _)| name == "mcp-protocol-version")
+                .map(|(_, value)| value.as_str())
+                .or_else(|| h.body.as_ref().and_then(message_version)),
+            Line::Message(e) => message_version(&e.message),
+        }
+    }
+
     /// Reads one transcript entry of either form.
     pub fn from_value(value: &Value) -> Result<Line, Error> {
         match value.get("http") {
@@ -81,6 +99,15 @@ impl Line {
             Some(http) => http_entry(value, http).map(Line::Http),
         }
     }
+}
+
+/// The version a message declares: its `_meta` version, or `initialize`'s.
+fn message_version(message: &Value) -> Option<&str> {
+    let params = message.get("params");
+    let meta = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION));
+    let initialize = params.filter(|_| message.get("method").and_then(Value::as_str) == Some("initialize"));
+    let agreed = message.get("result").filter(|r| r.get("serverInfo").is_some());
+    meta.or_else(|| initialize.or(agreed)?.get("protocolVersion")).and_then(Value::as_str)
 }
 
 fn http_entry(value: &Value, http: &Value) -> Result<HttpEntry, Error> {

@@ -207,6 +207,9 @@ struct Awaiting {
     id: Value,
     params: serde_json::Map<String, Value>,
     result: Value,
+    /// The index of the entry that carried `result`: where a retry's reader
+    /// looks for the state it should have echoed.
+    answered: usize,
     rounds: u32,
     started: usize,
     reported: bool,
@@ -546,8 +549,12 @@ impl Checker {
             self.check_answers(&round.result, params);
         }
         if !own.state {
-            self.report_failed(retry::request_state_mismatch(&round.result, m));
-            self.report_failed(retry::request_state_unexpected(&round.result, m));
+            let answered = round.answered;
+            let from = |e: Error| {
+                Error::with(e.rule(), alloc::format!("{} (the input_required of entry {answered})", e.message()))
+            };
+            self.report_failed(retry::request_state_mismatch(&round.result, m).map_err(from));
+            self.report_failed(retry::request_state_unexpected(&round.result, m).map_err(from));
         }
         if !round.reported {
             self.report_failed(retry::rounds_exceeded(round.rounds.saturating_add(1), self.config.max_rounds));
@@ -727,6 +734,7 @@ impl Checker {
             id: sent["id"].clone(),
             params: salient_params(&sent),
             result: m.clone(),
+            answered: self.index,
             rounds: request.rounds,
             started: request.started,
             reported: retry::rounds_exceeded(request.rounds, self.config.max_rounds).is_err(),

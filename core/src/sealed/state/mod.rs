@@ -306,7 +306,12 @@ fn bad_nonce() -> crate::Error {
 }
 
 fn tampered() -> crate::Error {
-    err!(StateTampered, "requestState failed its integrity check")
+    // The likeliest cause on a fleet is no attacker at all: say so.
+    err!(
+        StateTampered,
+        "requestState failed its integrity check: altered, or sealed by an instance with another key or \
+         deployment label (on a fleet, instances that differ look exactly like tampering)"
+    )
 }
 
 /// What anyone can read off a token without a key: nothing here is
@@ -885,6 +890,9 @@ mod tests {
         let token = prod.seal(&b, 0, 60, br#"{"admin":true}"#, &mut rng(0)).unwrap();
         assert!(prod.open(&token, &b, 1).is_ok());
         assert_eq!(rule(staging.open(&token, &b, 1)), RuleId::StateTampered);
+        // An operator reading the refusal learns the fleet's usual cause.
+        let refused = staging.open(&token, &b, 1).unwrap_err();
+        assert!(refused.message().contains("another key or deployment label"), "{}", refused.message());
         assert_eq!(rule(ring().open(&token, &b, 1)), RuleId::StateTampered);
         let raw = prod.seal_as(Purpose::Raw, &b, 0, 60, b"x", &mut rng(1)).unwrap();
         let rounds = prod.seal_as(Purpose::Rounds, &b, 0, 60, b"x", &mut rng(2)).unwrap();
