@@ -93,14 +93,18 @@ fn each_finished_multi_round_operation_is_reported_once_with_its_own_start() {
         finished.extend(checker.take_operations());
     }
     assert_eq!(checker.take_violations(), []);
-    let op = |target: &str, rounds, started, finished| Operation {
+    let op = |target: &str, rounds, started, finished, spans: &[(usize, usize)]| Operation {
         method: "tools/call".into(),
         target: Some(target.into()),
         rounds,
         started,
         finished,
+        spans: spans.to_vec(),
     };
-    assert_eq!(finished, [op("get_weather", 1, 1, 5), op("get_weather", 2, 0, 9)]);
+    // Each round's request and answer, interleaved as they came.
+    let rome = op("get_weather", 1, 1, 5, &[(1, 3), (4, 5)]);
+    let paris = op("get_weather", 2, 0, 9, &[(0, 2), (6, 7), (8, 9)]);
+    assert_eq!(finished, [rome, paris]);
 }
 
 #[test]

@@ -157,6 +157,20 @@ pub struct Operation {
     pub started: usize,
     /// The index of its final result.
     pub finished: usize,
+    /// Each round in order: the index of its request and of its answer
+    /// (an `input_required`, the last one the final result), so that a
+    /// host can lay the rounds out on its clock. The latest [`SPANS_KEPT`].
+    pub spans: Vec<(usize, usize)>,
+}
+
+/// How many rounds' spans an [`Operation`] keeps (the latest).
+pub const SPANS_KEPT: usize = 64;
+
+/// `spans` and the round (`request`, `answer`) after them, the latest
+/// [`SPANS_KEPT`] kept.
+fn spans_then(spans: &[(usize, usize)], request: usize, answer: usize) -> Vec<(usize, usize)> {
+    let skip = (spans.len() + 1).saturating_sub(SPANS_KEPT);
+    spans.iter().copied().skip(skip).chain([(request, answer)]).collect()
 }
 
 /// A client request still waiting for its answer, kept as its compact JSON
@@ -177,6 +191,10 @@ struct InFlight {
     retries: Option<Awaiting>,
     /// Arrival order, for pruning.
     seq: u64,
+    /// Its own index.
+    index: usize,
+    /// The operation's earlier rounds (request, answer), when it retries.
+    spans: Vec<(usize, usize)>,
 }
 
 impl InFlight {
@@ -210,6 +228,8 @@ struct Awaiting {
     /// The index of the entry that carried `result`: where a retry's reader
     /// looks for the state it should have echoed.
     answered: usize,
+    /// The operation's rounds so far, this one last.
+    spans: Vec<(usize, usize)>,
     rounds: u32,
     started: usize,
     reported: bool,
@@ -417,12 +437,13 @@ impl Checker {
             self.report_error(e);
         }
         self.client_task_request(&method, params);
-        let (mut rounds, mut started, mut retries) = (0, self.index, None);
+        let (mut rounds, mut started, mut retries, mut spans) = (0, self.index, None, Vec::new());
         match paired {
             Some((salient, Some(round))) => {
                 self.check_retry(&round, m, &salient, params, own);
                 rounds = round.rounds + 1;
                 started = round.started;
+                spans.clone_from(&round.spans);
                 retries = Some(round);
             }
             Some((_, None)) => self.report(
@@ -437,7 +458,8 @@ impl Checker {
         // A POST with this id opens a new stream, even where an earlier one
         // with the same id (another client's, or a reused id) was closed.
         self.closed_streams.remove(&alloc::format!("post:{id}"));
-        let flight = InFlight { text, method, id, rounds, started, retries, seq: self.seq };
+        let index = self.index;
+        let flight = InFlight { text, method, id, rounds, started, retries, seq: self.seq, index, spans };
         self.hold(id_key(&m["id"]), flight);
     }
 
@@ -735,6 +757,7 @@ impl Checker {
             params: salient_params(&sent),
             result: m.clone(),
             answered: self.index,
+            spans: spans_then(&request.spans, request.index, self.index),
             rounds: request.rounds,
             started: request.started,
             reported: retry::rounds_exceeded(request.rounds, self.config.max_rounds).is_err(),
@@ -810,6 +833,7 @@ impl Checker {
             rounds: request.rounds,
             started: request.started,
             finished: self.index,
+            spans: spans_then(&request.spans, request.index, self.index),
             method,
         });
     }
