@@ -13,10 +13,11 @@
 //! Exit status: 0 compliant, 1 violations, 2 unreadable input or bad usage.
 
 use lexopt::prelude::*;
-use mrtr::check::{check_lines, read_jsonl_bytes, CheckConfig, Line, Side};
+use mrtr::check::{read_jsonl_bytes, Audit, CheckConfig, Line, Side, Violation};
 use mrtr::har::read_har;
 use mrtr::http::Mode;
 use mrtr::{Limits, Protocol};
+use mrtr_proxy::page::{self, Timeline};
 use serde_json::json;
 use std::ffi::OsString;
 use std::io::Read;
@@ -42,6 +43,10 @@ options:
                      (sep-1858 or sep-1335) on HTTP entries
       --max-rounds N the most rounds one operation may take (default 10)
       --json         one JSON object on stdout instead of text
+      --html OUT     also write the conversation as a page to OUT: one row per
+                     multi-round operation, its rounds on a time axis, each
+                     violation where it happened, a click away from the messages
+                     (self-contained: no network access)
   -h, --help         this text";
 
 struct Args {
@@ -50,12 +55,14 @@ struct Args {
     max_rounds: u32,
     transport: Option<Mode>,
     json: bool,
+    html: Option<std::path::PathBuf>,
 }
 
 /// The arguments after `check`; `Ok(None)`: `--help`.
 fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, String> {
     let mut parser = lexopt::Parser::from_args(argv);
-    let mut args = Args { input: None, protocol: Protocol::default(), max_rounds: 10, transport: None, json: false };
+    let mut args =
+        Args { input: None, protocol: Protocol::default(), max_rounds: 10, transport: None, json: false, html: None };
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
             Long("protocol") | Short('p') => {
@@ -70,6 +77,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Stri
                 args.max_rounds = parser.value().map_err(|e| e.to_string())?.parse().map_err(|e| e.to_string())?;
             }
             Long("json") => args.json = true,
+            Long("html") => args.html = Some(parser.value().map_err(|e| e.to_string())?.into()),
             Long("help") | Short('h') => return Ok(None),
             Value(v) if args.input.is_none() => args.input = Some(v.string().map_err(|_| "bad file name")?),
             other => return Err(other.unexpected().to_string()),
@@ -108,13 +116,36 @@ fn read_entries(name: &str, bytes: &[u8]) -> Result<(&'static str, Numbered), St
         .map_err(|(line, why)| format!("{name}, line {line}: not a conversation entry: {why}"))
 }
 
+/// Checks the entries in order: the violations, and the page's timeline
+/// (entries, finished operations, violations with who sent them).
+fn check_entries(entries: &Numbered, config: CheckConfig, name: &str) -> (Vec<Violation>, Timeline) {
+    let mut audit = Audit::new(config);
+    let mut timeline = Timeline::new(format!("mrtr check {name}"));
+    for (index, (_, line)) in entries.iter().enumerate() {
+        timeline.entry(index, line);
+        audit.handle(line);
+        for op in audit.checker().take_operations() {
+            timeline.operation(&op);
+        }
+    }
+    let violations = audit.into_violations();
+    for v in &violations {
+        timeline.checked(v, entries.get(v.index).map(|(_, line)| from(line)));
+    }
+    (violations, timeline)
+}
+
 /// Who sent an entry.
-fn side(line: &Line) -> &'static str {
-    let from = match line {
+fn from(line: &Line) -> Side {
+    match line {
         Line::Message(e) => e.from,
         Line::Http(h) => h.from,
-    };
-    match from {
+    }
+}
+
+/// Who sent an entry, in words.
+fn side(line: &Line) -> &'static str {
+    match from(line) {
         Side::Client => "client",
         Side::Server => "server",
     }
@@ -164,8 +195,13 @@ pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
         transport: args.transport,
         ..Default::default()
     };
-    let lines: Vec<_> = entries.iter().map(|(_, e)| e.clone()).collect();
-    let violations = check_lines(&lines, config);
+    let (violations, timeline) = check_entries(&entries, config, &name);
+    if let Some(out) = &args.html {
+        if let Err(e) = std::fs::write(out, page::html(&timeline.to_json(), false)) {
+            eprintln!("mrtr check: {}: {e}", out.display());
+            return ExitCode::from(2);
+        }
+    }
     let warnings = protocol_warning(&entries, place, args.protocol).into_iter().collect::<Vec<_>>();
     if args.json {
         let list: Vec<_> = violations

@@ -11,6 +11,7 @@
 //! of every subcommand: 2 on bad usage or unreadable input.
 
 mod check;
+mod options;
 mod proxy;
 
 use std::ffi::OsString;

@@ -7,6 +7,7 @@
 //! stdout and in the summary line), 2 on bad usage or when it cannot listen;
 //! for a stdio server, the server's.
 
+use crate::options;
 use mrtr::check::CheckConfig;
 use mrtr::http::Mode;
 use mrtr::Protocol;
@@ -55,6 +56,9 @@ options:
                    server may take to exit once its stdin is closed before it is killed
   --max-connections N
                    client connections served at once; past it 503 (default 1024)
+  --ui HOST:PORT   also serve a live page there: one row per multi-round operation, its
+                   rounds on a time axis, each violation where it happened, a click away
+                   from the messages (no network access needed)
   --json           one JSON object per report line on stdout instead of text
   -h, --help       this text";
 
@@ -69,8 +73,7 @@ enum Run {
 /// The arguments after `proxy`; `Ok(None)`: `--help`.
 fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Run>, String> {
     // Everything after `--` is the stdio server's command line.
-    let mut argv: Vec<OsString> = argv.collect();
-    let command = argv.iter().position(|a| a == "--").map(|at| argv.split_off(at).into_iter().skip(1).collect());
+    let (argv, command) = options::split_command(argv.collect());
     let Some(config) = parse_options(argv.into_iter(), command.is_some())? else { return Ok(None) };
     let Some(command) = command else { return Ok(Some(Run::Http(config))) };
     let mut command: Vec<OsString> = command;
@@ -88,55 +91,38 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
     let (mut listen, mut upstream, mut record, mut protocol, mut json) = (None, None, None, Protocol::default(), false);
     let (mut transport, mut timeout, mut max_connections) = (None, 30u64, 1024usize);
     let (mut upstream_ca, mut har, mut record_max_bytes) = (None, None, mrtr_proxy::RECORD_MAX_BYTES);
+    let mut ui = None;
     let mut parser = lexopt::Parser::from_args(argv);
-    let text = |v: OsString| v.into_string().map_err(|_| "an argument is not UTF-8".to_string());
-    while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
+    let p = &mut parser;
+    while let Some(arg) = p.next().map_err(|e| e.to_string())? {
         match arg {
-            Long("listen") => {
-                let v = text(parser.value().map_err(|e| e.to_string())?)?;
-                listen = Some(v.parse().map_err(|e| format!("--listen {v}: {e}"))?);
-            }
-            Long("upstream") => {
-                let v = text(parser.value().map_err(|e| e.to_string())?)?;
-                upstream = Some(v.parse().map_err(|e| format!("--upstream {v}: {e}"))?);
-            }
-            Long("record") => record = Some(parser.value().map_err(|e| e.to_string())?.into()),
-            Long("record-max-bytes") => {
-                let v = text(parser.value().map_err(|e| e.to_string())?)?;
-                record_max_bytes =
-                    v.parse().ok().filter(|&n| n > 0).ok_or(format!("--record-max-bytes {v}: at least 1"))?;
-            }
-            Long("har") => har = Some(parser.value().map_err(|e| e.to_string())?.into()),
-            Long("upstream-ca") => upstream_ca = Some(parser.value().map_err(|e| e.to_string())?.into()),
+            Long("listen") => listen = Some(options::parsed(p, "--listen")?),
+            Long("upstream") => upstream = Some(options::parsed(p, "--upstream")?),
+            Long("record") => record = Some(options::path(p)?),
+            Long("record-max-bytes") => record_max_bytes = options::at_least_one(p, "--record-max-bytes", "")?,
+            Long("har") => har = Some(options::path(p)?),
+            Long("upstream-ca") => upstream_ca = Some(options::path(p)?),
             Long("protocol") | Short('p') => {
-                let v = text(parser.value().map_err(|e| e.to_string())?)?;
+                let v = options::text(p)?;
                 protocol = Protocol::from_name(&v).ok_or(format!("unknown protocol {v}"))?;
             }
             Long("transport") => {
-                let v = text(parser.value().map_err(|e| e.to_string())?)?;
+                let v = options::text(p)?;
                 transport = Some(Mode::from_name(&v).map_err(|_| format!("unknown transport {v}"))?);
             }
-            Long("timeout") => {
-                let v = text(parser.value().map_err(|e| e.to_string())?)?;
-                timeout =
-                    v.parse().ok().filter(|&s| s > 0).ok_or(format!("--timeout {v}: whole seconds, at least 1"))?;
-            }
-            Long("max-connections") => {
-                let v = text(parser.value().map_err(|e| e.to_string())?)?;
-                max_connections =
-                    v.parse().ok().filter(|&n| n > 0).ok_or(format!("--max-connections {v}: at least 1"))?;
-            }
+            Long("timeout") => timeout = options::at_least_one(p, "--timeout", "whole seconds, ")?,
+            Long("ui") => ui = Some(options::parsed(p, "--ui")?),
+            Long("max-connections") => max_connections = options::at_least_one(p, "--max-connections", "")?,
             Long("json") => json = true,
             Short('h') | Long("help") => return Ok(None),
             other => return Err(other.unexpected().to_string()),
         }
     }
     if stdio {
-        if listen.is_some() || upstream.is_some() || upstream_ca.is_some() || transport.is_some() {
-            return Err(
-                "--listen, --upstream, --upstream-ca and --transport are for Streamable HTTP, not a stdio server"
-                    .into(),
-            );
+        let http_only = [upstream_ca.is_some(), transport.is_some(), har.is_some(), ui.is_some()];
+        if listen.is_some() || upstream.is_some() || http_only.contains(&true) {
+            let options = "--listen, --upstream, --upstream-ca, --transport, --har and --ui";
+            return Err(format!("{options} are for Streamable HTTP, not a stdio server"));
         }
         // Not used: a stdio server has neither.
         listen = Some(([127, 0, 0, 1], 0).into());
@@ -158,30 +144,8 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
         output,
         timeout,
         max_connections,
+        ui,
     }))
-}
-
-/// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }
 
 /// Binds, serves until a signal, prints the summary.
@@ -199,7 +163,10 @@ async fn serve_http(config: Config) -> ExitCode {
         Ok(addr) => eprintln!("mrtr proxy: listening on {addr}, forwarding to {upstream}"),
         Err(e) => eprintln!("mrtr proxy: {e}"),
     }
-    let summary = proxy.serve(shutdown_signal()).await;
+    if let Some(ui) = proxy.ui_addr() {
+        eprintln!("mrtr proxy: the live page is at http://{ui}/");
+    }
+    let summary = proxy.serve(options::shutdown_signal()).await;
     if json {
         println!("{}", summary.to_json());
     } else {
@@ -224,7 +191,8 @@ async fn run_stdio(server: StdioServer, config: Config) -> ExitCode {
         monitor = monitor.rotating(path.clone(), config.record_max_bytes);
     }
     let status =
-        mrtr_proxy::serve_stdio(&server, &monitor, tokio::io::stdin(), tokio::io::stdout(), shutdown_signal()).await;
+        mrtr_proxy::serve_stdio(&server, &monitor, tokio::io::stdin(), tokio::io::stdout(), options::shutdown_signal())
+            .await;
     monitor.flush();
     monitor.print(&monitor.summary().to_output(config.output));
     match status {

@@ -26,12 +26,16 @@
 mod body;
 mod har;
 mod monitor;
+pub mod net;
+pub mod page;
 mod stdio;
 mod tls;
+mod ui;
 
 pub use body::Forward;
 pub use monitor::{Monitor, Output, Report, Summary, REPORTS_KEPT};
 pub use stdio::{serve_stdio, StdioServer};
+pub use ui::serve_ui;
 
 use bytes::Bytes;
 use http::{header, HeaderValue, Request, Response, StatusCode, Uri};
@@ -42,7 +46,7 @@ use hyper::service::service_fn;
 use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use mrtr::check::CheckConfig;
+use mrtr::check::{CheckConfig, Side};
 use mrtr::http::Mode;
 use mrtr::{Error, Protocol, RuleId};
 use std::convert::Infallible;
@@ -52,8 +56,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::AsyncWriteExt;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 /// The default size past which a record file is rotated: 256 MiB.
@@ -92,6 +95,8 @@ pub struct Config {
     /// Client connections served at once; one past it is answered 503 and
     /// closed at once.
     pub max_connections: usize,
+    /// Where to serve the live page ([`serve_ui`]), if anywhere.
+    pub ui: Option<SocketAddr>,
 }
 
 impl Config {
@@ -110,6 +115,7 @@ impl Config {
             output: Output::Quiet,
             timeout: Duration::from_secs(30),
             max_connections: 1024,
+            ui: None,
         }
     }
 }
@@ -127,6 +133,7 @@ pub struct Proxy {
     listener: TcpListener,
     shared: Arc<Shared>,
     connections: Arc<Semaphore>,
+    ui: Option<TcpListener>,
 }
 
 impl Proxy {
@@ -155,16 +162,33 @@ impl Proxy {
         if let Some(path) = &config.record {
             monitor = monitor.rotating(path.clone(), config.record_max_bytes);
         }
+        let ui = match config.ui {
+            Some(addr) => {
+                // Host and path only: the URL's userinfo and query may be credentials.
+                let port = config.upstream.port().map(|p| format!(":{p}")).unwrap_or_default();
+                let host = config.upstream.host().unwrap_or_default();
+                let title = format!("mrtr proxy to {scheme}://{host}{port}{}", config.upstream.path());
+                monitor = monitor.with_timeline(&title);
+                Some(TcpListener::bind(addr).await?)
+            }
+            None => None,
+        };
         if let Some(path) = &config.har {
             monitor = monitor.with_har(open_private(path, false)?)?;
         }
         let shared = Arc::new(Shared { timeout: config.timeout, monitor, client, scheme, authority });
-        Ok(Proxy { listener, shared, connections: Arc::new(Semaphore::new(config.max_connections)) })
+        let connections = Arc::new(Semaphore::new(config.max_connections));
+        Ok(Proxy { listener, shared, connections, ui })
     }
 
     /// The address it listens on.
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
+    }
+
+    /// The address of the live page, when it has one.
+    pub fn ui_addr(&self) -> Option<SocketAddr> {
+        self.ui.as_ref().and_then(|l| l.local_addr().ok())
     }
 
     /// Its monitor: reports and counts so far.
@@ -176,14 +200,15 @@ impl Proxy {
     /// returns the counts (connections still open are left to the runtime).
     pub async fn serve(self, shutdown: impl Future<Output = ()>) -> Summary {
         tokio::pin!(shutdown);
+        let ui = self.ui.map(|listener| tokio::spawn(serve_ui(listener, self.shared.monitor.clone())));
         loop {
             tokio::select! {
                 () = &mut shutdown => break,
                 accepted = self.listener.accept() => match accepted {
                     Ok((stream, _)) => {
-                        let stream = no_delay(stream);
+                        let stream = net::no_delay(stream, "mrtr-proxy");
                         let Ok(permit) = self.connections.clone().try_acquire_owned() else {
-                            tokio::spawn(refuse_busy(stream));
+                            tokio::spawn(net::refuse_busy(stream, "mrtr-proxy"));
                             continue;
                         };
                         let shared = self.shared.clone();
@@ -206,30 +231,12 @@ impl Proxy {
                 },
             }
         }
+        if let Some(ui) = ui {
+            ui.abort();
+        }
         self.shared.monitor.flush();
         self.shared.monitor.summary()
     }
-}
-
-/// Every socket of the proxy sends at once: an SSE block must not wait for
-/// the peer's delayed ACK (Nagle's algorithm held each chunked response
-/// ~40 ms).
-fn no_delay(stream: TcpStream) -> TcpStream {
-    if let Err(e) = stream.set_nodelay(true) {
-        eprintln!("mrtr-proxy: TCP_NODELAY: {e}");
-    }
-    stream
-}
-
-/// A connection past `max_connections`: a clear 503, then closed.
-async fn refuse_busy(mut stream: TcpStream) {
-    let text = "mrtr-proxy: too many connections\n";
-    let head = format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-        text.len()
-    );
-    let _ = stream.write_all(format!("{head}{text}").as_bytes()).await;
-    let _ = stream.shutdown().await;
 }
 
 /// Opens a record file as the proxy does: appended to, created private to
@@ -295,7 +302,7 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
         Ok(collected) => collected.to_bytes(),
         Err(e) if e.is::<http_body_util::LengthLimitError>() => {
             let why = format!("a request body over the bound of {limit} bytes");
-            monitor.bad_bytes(&Error::with(RuleId::LimitExceeded, why.clone()));
+            monitor.bad_bytes_from(Side::Client, &Error::with(RuleId::LimitExceeded, why.clone()));
             return Ok(plain(StatusCode::PAYLOAD_TOO_LARGE, format!("mrtr-proxy: {why}\n")));
         }
         Err(e) => return Ok(plain(StatusCode::BAD_REQUEST, format!("mrtr-proxy: reading the request: {e}\n"))),
@@ -378,10 +385,10 @@ mod tests {
     async fn accepted_sockets_have_tcp_nodelay() {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let connect = tokio::spawn(TcpStream::connect(addr));
+        let connect = tokio::spawn(tokio::net::TcpStream::connect(addr));
         let (stream, _) = listener.accept().await.unwrap();
         assert!(!stream.nodelay().unwrap(), "the default, for the test to mean something");
-        assert!(no_delay(stream).nodelay().unwrap());
+        assert!(net::no_delay(stream, "test").nodelay().unwrap());
         drop(connect.await);
     }
 }

@@ -4,6 +4,7 @@
 //! checked, recorded and reported.
 
 use crate::har::HarLog;
+use crate::page::Timeline;
 use http::HeaderMap;
 use mrtr::check::{Audit, CheckConfig, Line, Side};
 use mrtr::sse::Event;
@@ -30,6 +31,9 @@ pub enum Report {
         /// The index of the HTTP entry (for a request refused before it was
         /// forwarded: the index the next entry gets).
         index: usize,
+        /// Who sent the entry (unknown for bytes that never became one of a
+        /// side's messages).
+        from: Option<Side>,
         /// One sentence.
         message: String,
     },
@@ -51,7 +55,10 @@ impl Report {
     /// The text line printed on stdout.
     pub fn line(&self) -> String {
         match self {
-            Report::Violation { rule, index, message } => format!("violation {rule} at entry {index}: {message}"),
+            Report::Violation { rule, index, from, message } => match from {
+                Some(from) => format!("violation {rule} at entry {index} from the {}: {message}", side_name(*from)),
+                None => format!("violation {rule} at entry {index}: {message}"),
+            },
             Report::Operation { method, target, rounds, latency_ms } => format!(
                 "operation {method} {} rounds={rounds} latency_ms={}",
                 target.as_deref().unwrap_or("-"),
@@ -71,8 +78,8 @@ impl Report {
     /// The JSON object printed with `--json`.
     pub fn to_json(&self) -> Value {
         match self {
-            Report::Violation { rule, index, message } => {
-                json!({"type": "violation", "rule": rule, "index": index, "message": message})
+            Report::Violation { rule, index, from, message } => {
+                json!({"type": "violation", "rule": rule, "index": index, "from": from.map(side_name), "message": message})
             }
             Report::Operation { method, target, rounds, latency_ms } => json!({"type": "operation",
                 "method": method, "target": target, "rounds": rounds, "latency_ms": latency_ms}),
@@ -148,6 +155,8 @@ struct Inner {
     starts: BTreeMap<usize, Instant>,
     /// The record as a HAR, when asked for.
     har: Option<HarLog>,
+    /// What the live page shows, when there is one.
+    timeline: Option<Timeline>,
 }
 
 /// The shared checker, recorder and reporter. Cheap to clone.
@@ -179,6 +188,7 @@ impl Monitor {
             record_error: false,
             starts: BTreeMap::new(),
             har: None,
+            timeline: None,
         };
         Monitor {
             inner: Arc::new(Mutex::new(inner)),
@@ -209,6 +219,20 @@ impl Monitor {
         let har = HarLog::new(file, self.limits.max_message_bytes)?;
         self.lock().har = Some(har);
         Ok(self)
+    }
+
+    /// The same monitor, keeping a [`Timeline`] of what it sees (the latest
+    /// entries, operations and violations) for a live page under `title`.
+    /// Call before cloning.
+    pub fn with_timeline(self, title: &str) -> Monitor {
+        self.lock().timeline = Some(Timeline::new(title));
+        self
+    }
+
+    /// The live page's data ([`Timeline::to_json`]); `None` without
+    /// [`Monitor::with_timeline`].
+    pub fn timeline(&self) -> Option<Value> {
+        self.lock().timeline.as_ref().map(Timeline::to_json)
     }
 
     /// Runs `write` on the HAR, if there is one.
@@ -303,10 +327,12 @@ impl Monitor {
         inner.reports.push_back(report);
     }
 
-    fn violation(&self, inner: &mut Inner, index: usize, error: &Error) {
-        let report =
-            Report::Violation { rule: error.rule().name().to_string(), index, message: error.message().to_string() };
-        self.report(inner, report);
+    fn violation(&self, inner: &mut Inner, index: usize, from: Option<Side>, error: &Error) {
+        let (rule, message) = (error.rule().name().to_string(), error.message().to_string());
+        if let Some(timeline) = inner.timeline.as_mut() {
+            timeline.violation(&rule, index, from, &message);
+        }
+        self.report(inner, Report::Violation { rule, index, from, message });
     }
 
     /// Reports bytes that never became part of an entry (a request refused
@@ -314,7 +340,14 @@ impl Monitor {
     pub fn bad_bytes(&self, error: &Error) {
         let mut inner = self.lock();
         let index = inner.entries;
-        self.violation(&mut inner, index, error);
+        self.violation(&mut inner, index, None, error);
+    }
+
+    /// [`Monitor::bad_bytes`] from a known side.
+    pub fn bad_bytes_from(&self, from: Side, error: &Error) {
+        let mut inner = self.lock();
+        let index = inner.entries;
+        self.violation(&mut inner, index, Some(from), error);
     }
 
     /// A body or an event's data as JSON, under the core's bad-input rules;
@@ -378,7 +411,7 @@ impl Monitor {
     pub fn event(&self, exchange: &str, event: Result<Event, Error>) {
         let event = match event {
             Ok(event) => event,
-            Err(e) => return self.bad_bytes(&e),
+            Err(e) => return self.bad_bytes_from(Side::Server, &e),
         };
         let mut errors = Vec::new();
         let mut block = Map::new();
@@ -411,7 +444,7 @@ impl Monitor {
         let mut errors = Vec::new();
         match self.json(line, &mut errors) {
             Some(message) => self.feed(from, Payload::Message(message), &[]),
-            None => errors.iter().for_each(|e| self.bad_bytes(e)),
+            None => errors.iter().for_each(|e| self.bad_bytes_from(from, e)),
         }
     }
 
@@ -424,10 +457,7 @@ impl Monitor {
     /// Feeds one entry: reports `errors` at its index, checks it, records
     /// it, follows its operations, reports.
     fn feed(&self, from: Side, payload: Payload, errors: &[Error]) {
-        let from_name = match from {
-            Side::Client => "client",
-            Side::Server => "server",
-        };
+        let from_name = side_name(from);
         let (key, payload) = match payload {
             Payload::Http(http) => ("http", http),
             Payload::Message(message) => ("message", message),
@@ -454,7 +484,10 @@ impl Monitor {
         }
         let index = inner.entries;
         for e in errors {
-            self.violation(inner, index, e);
+            self.violation(inner, index, Some(from), e);
+        }
+        if let Some(timeline) = inner.timeline.as_mut() {
+            timeline.entry(index, &line);
         }
         if from == Side::Client {
             inner.starts.insert(index, now);
@@ -466,7 +499,13 @@ impl Monitor {
         inner.entries += 1;
         inner.summary.messages += messages;
         for v in inner.audit.checker().take_violations() {
-            let report = Report::Violation { rule: v.rule.name().to_string(), index: v.index, message: v.message };
+            // Its entry's side: a checker reports at the entry it reads.
+            let sent = (v.index == index).then_some(from);
+            if let Some(timeline) = inner.timeline.as_mut() {
+                timeline.checked(&v, sent);
+            }
+            let report =
+                Report::Violation { rule: v.rule.name().to_string(), index: v.index, from: sent, message: v.message };
             self.report(inner, report);
         }
         if let (Some(text), Some(record)) = (payload_text, inner.record.as_mut()) {
@@ -479,6 +518,9 @@ impl Monitor {
             }
         }
         for op in inner.audit.checker().take_operations() {
+            if let Some(timeline) = inner.timeline.as_mut() {
+                timeline.operation(&op);
+            }
             let latency_ms = inner.starts.remove(&op.started).map(|t| now.duration_since(t).as_millis());
             let report = Report::Operation { method: op.method, target: op.target, rounds: op.rounds, latency_ms };
             self.report(inner, report);
@@ -527,6 +569,13 @@ impl Record {
 enum Payload {
     Http(Value),
     Message(Value),
+}
+
+fn side_name(from: Side) -> &'static str {
+    match from {
+        Side::Client => "client",
+        Side::Server => "server",
+    }
 }
 
 /// How many JSON-RPC messages a body or an event's data carries (as the

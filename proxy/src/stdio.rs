@@ -101,10 +101,13 @@ where
     let who = if from == Side::Client { "client" } else { "server" };
     let outcome = relay(BufReader::new(reader), writer, limit, |seen| match seen {
         Seen::Line(line) => monitor.message(from, line),
-        Seen::Over(size) => monitor.bad_bytes(&Error::with(
-            RuleId::LimitExceeded,
-            format!("a line from the {who} of {size} bytes, over the bound of {limit}"),
-        )),
+        Seen::Over(size) => monitor.bad_bytes_from(
+            from,
+            &Error::with(
+                RuleId::LimitExceeded,
+                format!("a line from the {who} of {size} bytes, over the bound of {limit}"),
+            ),
+        ),
     })
     .await;
     if let Err(e) = outcome {

@@ -405,7 +405,7 @@ async fn a_changed_request_state_is_exactly_one_violation() {
     let reports = run.monitor.reports();
     assert_eq!(rules(&reports), vec!["retry-request-state-mismatch".to_string()], "{reports:?}");
     let line = reports[0].line();
-    assert!(line.starts_with("violation retry-request-state-mismatch at entry 2: "), "{line}");
+    assert!(line.starts_with("violation retry-request-state-mismatch at entry 2 from the client: "), "{line}");
     // Who sent it, and where the state to echo came from.
     assert!(line.contains("(the input_required of entry 1)"), "{line}");
 }
@@ -773,7 +773,8 @@ async fn a_single_answer_posted_after_buffer_input_is_exactly_sse_response_not_b
     // Entries: 0 the call, 1 the head, 2 buffer_input, 3 the request, 4 the answer.
     let reports = run.monitor.reports();
     assert_eq!(rules(&reports), ["sse-response-not-buffered"], "{reports:?}");
-    assert!(reports[0].line().starts_with("violation sse-response-not-buffered at entry 4: "), "{reports:?}");
+    let line = reports[0].line();
+    assert!(line.starts_with("violation sse-response-not-buffered at entry 4 from the client: "), "{line}");
     let _ = run.stop.send(());
     assert_eq!(run.done.await.unwrap(), Summary { messages: 4, violations: 1, operations: 0 });
 
@@ -1014,4 +1015,45 @@ async fn the_record_rotates_at_its_size_bound() {
     let _ = std::fs::remove_file(&old);
     let current = http_entries(&take_record(&path));
     assert_eq!(current.last().map(shape).as_deref(), Some("server 2 end []"));
+}
+
+/// `--ui`: the live page at `/` (the conversation inline, self-contained)
+/// and its data at `/state.json`: each entry, the finished operation with
+/// its rounds, and each violation with who sent it.
+#[tokio::test]
+async fn the_live_page_serves_the_conversation_and_its_state() {
+    let (up, release) = upstream().await;
+    let url = format!("http://{up}/mcp").parse().unwrap();
+    let config =
+        Config { ui: Some("127.0.0.1:0".parse().unwrap()), ..Config::new("127.0.0.1:0".parse().unwrap(), url) };
+    let proxy = Proxy::bind(config).await.unwrap();
+    let (addr, ui) = (proxy.local_addr().unwrap(), proxy.ui_addr().unwrap());
+    let (stop, stopped) = oneshot::channel::<()>();
+    let served = tokio::spawn(proxy.serve(async move {
+        let _ = stopped.await;
+    }));
+    let c = client();
+    weather_flow(&c, addr, 1, Sync2::Release(&release)).await;
+    body_bytes(post(&c, addr, "/mcp", call(3, None)).await).await;
+    body_bytes(post(&c, addr, "/mcp", call(4, Some("tampered"))).await).await;
+    let get = |path: &str| {
+        let request = Request::get(format!("http://{ui}{path}")).body(Full::new(Bytes::new())).unwrap();
+        c.request(request)
+    };
+    let state: Value = serde_json::from_slice(&body_bytes(get("/state.json").await.unwrap()).await).unwrap();
+    assert_eq!(state["clock"], "ms");
+    assert_eq!(state["entries"].as_array().unwrap().len(), 11, "{state}");
+    // The first round from the call to its input_required, the second from
+    // the retry to the event carrying the final result.
+    assert_eq!(state["operations"][0]["spans"], json!([[0, 1], [2, 5]]), "{state}");
+    assert_eq!(state["violations"][0]["rule"], "retry-request-state-mismatch");
+    assert_eq!(state["violations"][0]["from"], "client");
+    let page = get("/").await.unwrap();
+    assert_eq!(page.headers()["content-type"], "text/html; charset=utf-8");
+    assert!(page.headers()["content-security-policy"].to_str().unwrap().starts_with("default-src 'none'"));
+    let page = String::from_utf8(body_bytes(page).await.to_vec()).unwrap();
+    assert!(page.contains("const LIVE = true;") && page.contains("retry-request-state-mismatch"));
+    assert_eq!(get("/elsewhere").await.unwrap().status(), StatusCode::NOT_FOUND);
+    let _ = stop.send(());
+    served.await.unwrap();
 }

@@ -22,12 +22,7 @@ if [ "$have" != "$want" ]; then
   cargo install wasm-bindgen-cli --version "=$want"
 fi
 
-if [ ! -x /usr/bin/chromium ]; then
-  sudo=
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo apt-get update -q
-  $sudo apt-get install -y -q --no-install-recommends chromium
-fi
+bash "$root/scripts/need-chromium.sh"
 
 # `npm install`, not `npm ci` (see TOOLCHAIN.md); skipped when node_modules
 # already matches the lock file.

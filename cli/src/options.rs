@@ -1,0 +1,58 @@
+//! What the long-running commands (`proxy`, `bridge`) read alike: option
+//! values, and the signals that stop them.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+/// The next value as text (`--flag VALUE`).
+pub(crate) fn text(parser: &mut lexopt::Parser) -> Result<String, String> {
+    let value = parser.value().map_err(|e| e.to_string())?;
+    value.into_string().map_err(|_| "an argument is not UTF-8".to_string())
+}
+
+/// The next value as a path.
+pub(crate) fn path(parser: &mut lexopt::Parser) -> Result<PathBuf, String> {
+    parser.value().map(PathBuf::from).map_err(|e| e.to_string())
+}
+
+/// The next value parsed as `T` (an address, a URL); the error names `flag`.
+pub(crate) fn parsed<T: FromStr>(parser: &mut lexopt::Parser, flag: &str) -> Result<T, String>
+where
+    T::Err: std::fmt::Display,
+{
+    let v = text(parser)?;
+    v.parse().map_err(|e| format!("{flag} {v}: {e}"))
+}
+
+/// The next value as a whole number of at least 1 (`what`: its unit, for the error).
+pub(crate) fn at_least_one<T: FromStr + PartialOrd + From<u8>>(
+    parser: &mut lexopt::Parser,
+    flag: &str,
+    what: &str,
+) -> Result<T, String> {
+    let v = text(parser)?;
+    v.parse().ok().filter(|n| *n >= T::from(1)).ok_or(format!("{flag} {v}: {what}at least 1"))
+}
+
+/// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
+pub(crate) async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// Splits off what follows `--` (a command line of its own).
+pub(crate) fn split_command(mut argv: Vec<OsString>) -> (Vec<OsString>, Option<Vec<OsString>>) {
+    let command = argv.iter().position(|a| a == "--").map(|at| argv.split_off(at).into_iter().skip(1).collect());
+    (argv, command)
+}

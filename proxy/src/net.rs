@@ -1,0 +1,26 @@
+//! The socket habits the proxy and the bridge share: every socket sends at
+//! once, and a connection past the cap gets a clear refusal.
+
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+
+/// `stream`, sending at once: an SSE block must not wait for the peer's
+/// delayed ACK (Nagle's algorithm held each chunked response ~40 ms). A
+/// failure is said on stderr under `who`'s name.
+pub fn no_delay(stream: TcpStream, who: &str) -> TcpStream {
+    if let Err(e) = stream.set_nodelay(true) {
+        eprintln!("{who}: TCP_NODELAY: {e}");
+    }
+    stream
+}
+
+/// A connection past the connection cap: a clear 503 from `who`, then closed.
+pub async fn refuse_busy(mut stream: TcpStream, who: &str) {
+    let text = format!("{who}: too many connections\n");
+    let head = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        text.len()
+    );
+    let _ = stream.write_all(format!("{head}{text}").as_bytes()).await;
+    let _ = stream.shutdown().await;
+}
