@@ -5,11 +5,14 @@
 //! - `mrtr proxy`: a checking reverse proxy for MCP Streamable HTTP: forwards
 //!   every byte and reports each broken rule as it happens ([`proxy`], over the
 //!   `mrtr-proxy` library).
+//! - `mrtr bridge`: serves `2025-11-25` clients from an MRTR server, both
+//!   sides checked live ([`bridge`], over the `mrtr-bridge` library).
 //!
 //! The protocol decisions are the core's (`mrtr`); this crate reads arguments
 //! and files, prints, and owns the process (exit status, signals). Exit status
 //! of every subcommand: 2 on bad usage or unreadable input.
 
+mod bridge;
 mod check;
 mod options;
 mod proxy;
@@ -22,6 +25,7 @@ const USAGE: &str = "usage: mrtr <command> [options]
 commands:
   check   check a recorded MCP conversation (JSON Lines or HAR) against the MRTR rules
   proxy   a checking reverse proxy for MCP Streamable HTTP, live reports and a record
+  bridge  serve 2025-11-25 clients from an MRTR (2026-07-28) server, both sides checked live
   help    this text, or a command's: `mrtr help check`
 
 options:
@@ -47,6 +51,7 @@ fn help(command: Option<OsString>) -> ExitCode {
         None => println!("{USAGE}"),
         Some("check") => println!("{}", check::USAGE),
         Some("proxy") => println!("{}", proxy::USAGE),
+        Some("bridge") => println!("{}", bridge::USAGE),
         Some(other) => return usage_error("mrtr help", &format!("unknown command {other:?}"), USAGE),
     }
     ExitCode::SUCCESS
@@ -60,12 +65,13 @@ fn main() -> ExitCode {
     let asks_version = rest.iter().any(|a| a == "--version" || a == "-V");
     let mut args = rest.into_iter();
     match command.as_ref().map(|c| c.to_string_lossy()).as_deref() {
-        Some("check" | "proxy") if asks_version => {
+        Some("check" | "proxy" | "bridge") if asks_version => {
             println!("{}", version());
             ExitCode::SUCCESS
         }
         Some("check") => check::main(args),
         Some("proxy") => proxy::main(args),
+        Some("bridge") => bridge::main(args),
         Some("help") => help(args.next()),
         Some("-h" | "--help") => help(None),
         Some("-V" | "--version") => {

@@ -162,3 +162,27 @@ fn the_draft_registry_gives_a_refused_state_its_own_code_and_keeps_the_rest() {
         server::error_response_in(&json!(7), &expired, ErrorCodes::Released)
     );
 }
+
+/// A bridge carrying a 2026-07-28 question to a 2025-11-25 client: a URL-mode
+/// elicitation gains the id that protocol requires (and keeps one it has),
+/// loses it going the other way; other questions pass unchanged, a params-less
+/// roots/list stays params-less.
+#[test]
+fn a_question_becomes_the_stream_request_of_the_target_protocol() {
+    let url = json!({"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in", "url": "https://e.x/s"}});
+    let legacy = server::stream_request(&json!("r1"), &url, Protocol::V2025_11_25, "e-1");
+    assert_eq!(legacy["id"], "r1");
+    assert_eq!(legacy["method"], "elicitation/create");
+    assert_eq!(legacy["params"]["elicitationId"], "e-1");
+    assert_eq!(legacy["params"]["url"], "https://e.x/s");
+    let kept = server::stream_request(&json!(1), &legacy, Protocol::V2025_11_25, "other");
+    assert_eq!(kept["params"]["elicitationId"], "e-1");
+    let released = server::stream_request(&json!(1), &legacy, V, "e-2");
+    assert!(released["params"].get("elicitationId").is_none(), "{released}");
+    let form =
+        json!({"method": "elicitation/create", "params": {"message": "Units?", "requestedSchema": {"type": "object"}}});
+    assert_eq!(server::stream_request(&json!(2), &form, Protocol::V2025_11_25, "e-3")["params"], form["params"]);
+    let roots = server::stream_request(&json!(3), &json!({"method": "roots/list"}), Protocol::V2025_11_25, "e-4");
+    assert_eq!(roots, json!({"jsonrpc": "2.0", "id": 3, "method": "roots/list"}));
+    assert!(mrtr::classify_value(&legacy, Protocol::V2025_11_25, &mrtr::Limits::DEFAULT).is_ok());
+}

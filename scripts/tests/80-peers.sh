@@ -5,7 +5,9 @@
 # with each other and with an await-style server on mrtr's Python binding
 # (peers/run): correct traffic has no violation, live and in the recording;
 # a client broken on purpose gives exactly its violation. Ends with
-# `N passed, M failed`.
+# `N passed, M failed`. Then `mrtr bridge` between each SDK's client in
+# `2025-11-25` mode and each MRTR server (peers/run --bridge, and the bridge
+# crate's tests).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -22,3 +24,7 @@ echo "== peers: the Rust SDKs' servers and clients: rmcp, turbomcp, tower-mcp (p
 bash "$root/peers/rust/build.sh"
 echo "== peers: the official SDKs through mrtr proxy (peers/run)"
 "$venv/bin/python" peers/run
+echo "== peers: the bridge's tests against the SDKs and mrtr's server (cargo test -p mrtr-bridge)"
+cargo test --quiet -p mrtr-bridge --tests
+echo "== peers: every 2025-11-25 client through mrtr bridge to every 2026-07-28 server (peers/run --bridge)"
+"$venv/bin/python" peers/run --bridge

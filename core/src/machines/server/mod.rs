@@ -372,3 +372,36 @@ pub fn check_headers(request: &Value, headers: &[(String, String)], protocol: Pr
     }
     Ok(())
 }
+
+/// An input request (`{"method", "params"}`, a key's question of an
+/// `input_required` result) written as the server request a stream protocol
+/// sends (`2025-11-25`: on the call's POST stream, SEP-2260), under `id`.
+///
+/// Why: the two generations word URL-mode elicitation differently. `2026-07-28`
+/// forbids `elicitationId` (the retry names the answer), `2025-11-25` requires
+/// one (the client's completion notification names it). A host that carries a
+/// question from one to the other (a bridge) must not pass it on unchanged:
+/// where `protocol` requires an id and the question has none, `elicitation_id`
+/// is put in; where `protocol` forbids one, it is taken out. Everything else
+/// is kept as it is; the question is not validated here.
+pub fn stream_request(id: &Value, question: &Value, protocol: Protocol, elicitation_id: &str) -> Value {
+    let mut params = question.get("params").cloned().unwrap_or(Value::Null);
+    let url_mode = question.get("method").and_then(Value::as_str) == Some("elicitation/create")
+        && params.get("mode").and_then(Value::as_str) == Some("url");
+    if let (true, Some(fields)) = (url_mode, params.as_object_mut()) {
+        match protocol.rules().elicitation_id {
+            crate::protocol::ElicitationIdRule::Required => {
+                fields.entry("elicitationId").or_insert_with(|| elicitation_id.into());
+            }
+            crate::protocol::ElicitationIdRule::Forbidden => {
+                fields.remove("elicitationId");
+            }
+        }
+    }
+    let mut request =
+        json!({"jsonrpc": "2.0", "id": id, "method": question.get("method").cloned().unwrap_or(Value::Null)});
+    if !params.is_null() {
+        request["params"] = params;
+    }
+    request
+}

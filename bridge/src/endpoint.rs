@@ -1,0 +1,354 @@
+//! The client's endpoint: a `2025-11-25` Streamable HTTP server.
+//!
+//! - `POST` of `initialize`: `server/discover` upstream, a new session
+//!   (`Mcp-Session-Id`, random), and the answer ([`initialize_result`]).
+//! - `POST` of a request in a session: `ping` answered `{}` here;
+//!   `tools/call`, `prompts/get`, `resources/read` (the methods that may ask,
+//!   the core's allow-list) answered with an event stream ([`call::streamed`]);
+//!   every other request relayed upstream and answered with JSON ([`call::plain`]).
+//! - `POST` of responses (answers to the bridge's server requests) and
+//!   notifications: `202`, each answer routed within its session.
+//! - `DELETE` ends the session; `GET` is `405` (no standalone stream: the
+//!   bridge sends nothing outside a call).
+//!
+//! Every exchange is fed to the client side's checker: the request, the
+//! response (its JSON, or its head, each event and its end).
+
+use crate::call::{self, Streamed, Writer};
+use crate::sessions::{random_id, Answer, Session};
+use crate::Shared;
+use bytes::Bytes;
+use http::{header, HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+use http_body::Frame;
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use mrtr::client::{Session as Declared, SessionConfig};
+use mrtr::http::serve::{read_request, Incoming as Asks, ServerStream};
+use mrtr::http::Mode;
+use mrtr::{server, Error, Id, Protocol, RuleId};
+use serde_json::{json, Value};
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use tokio::sync::{mpsc, oneshot};
+
+/// The body of every response the bridge sends.
+pub(crate) type Out = UnsyncBoxBody<Bytes, Infallible>;
+
+/// The protocol the client speaks.
+const CLIENT: Protocol = Protocol::V2025_11_25;
+
+/// The session header.
+const SESSION: &str = "mcp-session-id";
+
+/// Event-stream bytes a call writes, as the response body.
+struct Events {
+    rx: mpsc::Receiver<Bytes>,
+}
+
+impl http_body::Body for Events {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        self.rx.poll_recv(cx).map(|chunk| chunk.map(|bytes| Ok(Frame::data(bytes))))
+    }
+}
+
+/// What the bridge answers a client's HTTP request with.
+enum Reply {
+    /// A JSON body with this status (and a new session's id, for `initialize`).
+    Json(StatusCode, Value, Option<String>),
+    /// No body.
+    Status(StatusCode),
+    /// An event stream, its head already checked (boxed: the other replies are small).
+    Stream(Box<Response<Out>>),
+}
+
+/// A JSON-RPC error for `error` under `id`, with the core's status for it.
+fn refusal(id: &Value, error: &Error) -> Reply {
+    let (body, status) = server::error_response(id, error);
+    Reply::Json(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST), body, None)
+}
+
+/// The same with another status.
+fn refusal_as(status: StatusCode, id: &Value, error: &Error) -> Reply {
+    Reply::Json(status, server::error_response(id, error).0, None)
+}
+
+/// Serves one HTTP request of the client.
+pub(crate) async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<Out>, Infallible> {
+    let side = &shared.downstream;
+    let (parts, body) = req.into_parts();
+    let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+    let url = format!("http://{}{path}", shared.listen);
+    let bytes = match read_body(&shared, body).await {
+        Ok(bytes) => bytes,
+        Err(response) => return Ok(response),
+    };
+    let exchange = side.exchange();
+    side.request(&exchange, parts.method.as_str(), &url, &parts.headers, &bytes);
+    let reply = match parts.method {
+        Method::POST => post(&shared, &exchange, &parts.headers, &url, &bytes).await,
+        Method::DELETE => delete(&shared, &parts.headers),
+        _ => Reply::Status(StatusCode::METHOD_NOT_ALLOWED),
+    };
+    Ok(send(&shared, &exchange, reply))
+}
+
+/// The request body, whole, within the time and byte bounds (the proxy's).
+async fn read_body(shared: &Shared, body: Incoming) -> Result<Bytes, Response<Out>> {
+    let limit = shared.downstream.limits().max_message_bytes;
+    let collected = tokio::time::timeout(shared.timeout, Limited::new(body, limit).collect()).await;
+    let Ok(collected) = collected else {
+        return Err(plain(StatusCode::REQUEST_TIMEOUT, "mrtr-bridge: the request body did not arrive in time\n"));
+    };
+    match collected {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            let why = format!("a request body over the bound of {limit} bytes");
+            shared.downstream.bad_bytes(mrtr::check::Side::Client, &Error::with(RuleId::LimitExceeded, why));
+            Err(plain(StatusCode::PAYLOAD_TOO_LARGE, "mrtr-bridge: a request body over the message bound\n"))
+        }
+        Err(_) => Err(plain(StatusCode::BAD_REQUEST, "mrtr-bridge: the request body was cut\n")),
+    }
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response<Out> {
+    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed_unsync());
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    response
+}
+
+/// The reply as an HTTP response, its entry fed to the client side's checker.
+fn send(shared: &Shared, exchange: &str, reply: Reply) -> Response<Out> {
+    let side = &shared.downstream;
+    match reply {
+        Reply::Stream(response) => *response,
+        Reply::Status(status) => {
+            let mut response = Response::new(Full::new(Bytes::new()).boxed_unsync());
+            *response.status_mut() = status;
+            if status == StatusCode::METHOD_NOT_ALLOWED {
+                response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
+            }
+            side.response(exchange, status.as_u16(), response.headers(), None, true);
+            response
+        }
+        Reply::Json(status, body, session) => {
+            let bytes = Bytes::from(body.to_string());
+            let mut response = Response::new(Full::new(bytes.clone()).boxed_unsync());
+            *response.status_mut() = status;
+            let headers = response.headers_mut();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            if let Some(id) = session.and_then(|s| HeaderValue::from_str(&s).ok()) {
+                headers.insert(SESSION, id);
+            }
+            side.response(exchange, status.as_u16(), response.headers(), Some(&bytes), true);
+            response
+        }
+    }
+}
+
+/// Header fields as the core reads them: lower-case names, text values.
+fn fields(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers.iter().map(|(n, v)| (n.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect()
+}
+
+/// A POST: what it asks, read by the core, then served.
+async fn post(shared: &Arc<Shared>, exchange: &str, headers: &HeaderMap, url: &str, body: &[u8]) -> Reply {
+    let limits = shared.downstream.limits();
+    match read_request(Mode::Legacy, "POST", url, &fields(headers), body, CLIENT, &limits) {
+        Err(e) => refusal(&Value::Null, &e),
+        Ok(Asks::Call(request)) => request_of(shared, exchange, headers, request).await,
+        Ok(Asks::Messages(messages)) => messages_of(shared, headers, messages).await,
+        Ok(_) => refusal(&Value::Null, &Error::with(RuleId::JsonrpcInvalid, "not a 2025-11-25 POST".into())),
+    }
+}
+
+/// The session a request names: none is 400, an unknown (or ended) one 404.
+fn session_of(shared: &Shared, headers: &HeaderMap) -> Result<Arc<Session>, Reply> {
+    let Some(id) = headers.get(SESSION).and_then(|v| v.to_str().ok()) else {
+        let e = Error::with(RuleId::UsageInvalidArgument, "a request after initialize names its Mcp-Session-Id".into());
+        return Err(refusal_as(StatusCode::BAD_REQUEST, &Value::Null, &e));
+    };
+    shared.sessions.get(id).ok_or_else(|| {
+        let e = Error::with(RuleId::UsageUnknownHandle, "no such session (ended, or never begun)".into());
+        refusal_as(StatusCode::NOT_FOUND, &Value::Null, &e)
+    })
+}
+
+/// A JSON-RPC request.
+async fn request_of(shared: &Arc<Shared>, exchange: &str, headers: &HeaderMap, request: Value) -> Reply {
+    let id = request.get("id").cloned().unwrap_or(Value::Null);
+    let method = request.get("method").and_then(Value::as_str).unwrap_or_default().to_string();
+    if method == "initialize" {
+        return initialize(shared, &id, &request).await;
+    }
+    let session = match session_of(shared, headers) {
+        Ok(s) => s,
+        Err(reply) => return reply,
+    };
+    if method == "ping" {
+        return Reply::Json(StatusCode::OK, json!({"jsonrpc": "2.0", "id": id, "result": {}}), None);
+    }
+    let upstream = match session.declared().request(&method, request.get("params").cloned()) {
+        Ok(r) => r,
+        Err(e) => return refusal(&id, &e),
+    };
+    if Protocol::default().rules().allow_list.contains(&method.as_str()) {
+        return stream(shared, exchange, Streamed { id, session, request: upstream });
+    }
+    let (response, status) = call::plain(shared.clone(), &id, upstream).await;
+    Reply::Json(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY), response, None)
+}
+
+/// A call that may ask: its event stream, the call running behind it.
+fn stream(shared: &Arc<Shared>, exchange: &str, call: Streamed) -> Reply {
+    let opened = random_id().map(|key| ServerStream::new(Mode::Legacy, &key, 1));
+    let Some(Ok(events)) = opened else {
+        let e = Error::with(RuleId::InternalPanic, "no randomness from the OS for the stream's ids".into());
+        return refusal(&call.id, &e);
+    };
+    let (tx, rx) = mpsc::channel(16);
+    let mut response = Response::new(Events { rx }.boxed_unsync());
+    for (name, value) in events.head(None) {
+        if let (Ok(n), Ok(v)) = (header::HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value)) {
+            response.headers_mut().insert(n, v);
+        }
+    }
+    let side = shared.downstream.clone();
+    side.response(exchange, 200, response.headers(), None, false);
+    let writer = Writer::new(tx, events, side, exchange.to_string());
+    tokio::spawn(call::streamed(shared.clone(), call, writer));
+    Reply::Stream(Box::new(response))
+}
+
+/// Notifications and answers: `202` once every answer reached its call.
+async fn messages_of(shared: &Shared, headers: &HeaderMap, messages: Vec<Value>) -> Reply {
+    let session = match session_of(shared, headers) {
+        Ok(s) => s,
+        Err(reply) => return reply,
+    };
+    for message in messages {
+        if message.get("method").is_some() {
+            continue; // a notification: nothing the bridge acts on
+        }
+        if let Err(reply) = route(&session, message).await {
+            return reply;
+        }
+    }
+    Reply::Status(StatusCode::ACCEPTED)
+}
+
+/// An answer to the call that asked it, in this session only.
+async fn route(session: &Session, response: Value) -> Result<(), Reply> {
+    let id = response.get("id").cloned().unwrap_or(Value::Null);
+    let asked = Id::text(&id);
+    let Some((key, call)) = session.take(&asked) else {
+        let e = Error::with(RuleId::UsageUnknownHandle, format!("this session asked nothing under the id {asked:?}"));
+        return Err(refusal(&id, &e));
+    };
+    let (reply, taken) = oneshot::channel();
+    if call.send(Answer { key, response, reply }).is_err() {
+        return Ok(()); // the call ended meanwhile: nothing waits for it
+    }
+    match taken.await {
+        Ok(Err((body, status))) => {
+            Err(Reply::Json(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST), body, None))
+        }
+        Ok(Ok(())) | Err(_) => Ok(()),
+    }
+}
+
+/// `DELETE`: the session ends.
+fn delete(shared: &Shared, headers: &HeaderMap) -> Reply {
+    let id = headers.get(SESSION).and_then(|v| v.to_str().ok());
+    match id {
+        None => Reply::Status(StatusCode::BAD_REQUEST),
+        Some(id) if shared.sessions.close(id) => Reply::Status(StatusCode::OK),
+        Some(_) => Reply::Status(StatusCode::NOT_FOUND),
+    }
+}
+
+/// `initialize`: what the client declares becomes its session; the answer
+/// is the upstream's `server/discover`, told in `2025-11-25`'s words.
+async fn initialize(shared: &Arc<Shared>, id: &Value, request: &Value) -> Reply {
+    let full = || {
+        let e = Error::with(RuleId::LimitExceeded, "the bridge holds as many sessions as it may".into());
+        refusal_as(StatusCode::SERVICE_UNAVAILABLE, id, &e)
+    };
+    let params = request.get("params").cloned().unwrap_or(Value::Null);
+    let named = |info: &Value| ["name", "version"].iter().all(|k| info.get(k).is_some_and(Value::is_string));
+    let config = SessionConfig {
+        capabilities: params.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+        client_info: params.get("clientInfo").filter(|i| named(i)).cloned(),
+        ..SessionConfig::default()
+    };
+    let mut declared = match Declared::new(config) {
+        Ok(d) => d,
+        Err(e) => return refusal(id, &e),
+    };
+    let discover = match declared.request("server/discover", None) {
+        Ok(r) => r,
+        Err(e) => return refusal(id, &e),
+    };
+    let (found, _) = call::plain(shared.clone(), id, discover).await;
+    let result = initialize_result(&found);
+    match shared.sessions.open(Session::new(declared)) {
+        Some(session) => {
+            Reply::Json(StatusCode::OK, json!({"jsonrpc": "2.0", "id": id, "result": result}), Some(session))
+        }
+        None => full(),
+    }
+}
+
+/// The `initialize` result from upstream's `server/discover` answer: its
+/// capabilities and instructions; its `serverInfo` when it names one (the
+/// `2026-07-28` `DiscoverResult` has none, some servers add it), else the
+/// bridge's own. An upstream that does not discover gets the capabilities
+/// of an MRTR server (tools, prompts, resources).
+pub(crate) fn initialize_result(discovered: &Value) -> Value {
+    let found = discovered.get("result").filter(|r| r.is_object());
+    if found.is_none() {
+        eprintln!("mrtr-bridge: upstream server/discover failed: {discovered}");
+    }
+    let field = |k: &str| found.and_then(|r| r.get(k)).cloned();
+    let capabilities = field("capabilities")
+        .filter(Value::is_object)
+        .unwrap_or_else(|| json!({"tools": {}, "prompts": {}, "resources": {}}));
+    let named = |i: &Value| ["name", "version"].iter().all(|k| i.get(k).is_some_and(Value::is_string));
+    let info = field("serverInfo")
+        .filter(named)
+        .unwrap_or_else(|| json!({"name": "mrtr-bridge", "version": env!("CARGO_PKG_VERSION")}));
+    let mut result = json!({"protocolVersion": CLIENT.name(), "capabilities": capabilities, "serverInfo": info});
+    if let Some(instructions) = field("instructions").filter(Value::is_string) {
+        result["instructions"] = instructions;
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// initialize tells the client 2025-11-25 and what upstream discovered;
+    /// an upstream that cannot discover still gets a usable answer.
+    #[test]
+    fn initialize_answers_from_discover() {
+        let found = json!({"jsonrpc": "2.0", "id": 1, "result": {"supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {"listChanged": true}}, "instructions": "be kind",
+            "serverInfo": {"name": "up", "version": "9"}, "resultType": "complete", "ttlMs": 0, "cacheScope": "public"}});
+        let result = initialize_result(&found);
+        assert_eq!(result["protocolVersion"], "2025-11-25");
+        assert_eq!(result["capabilities"], json!({"tools": {"listChanged": true}}));
+        assert_eq!(result["serverInfo"]["name"], "up");
+        assert_eq!(result["instructions"], "be kind");
+        let refused =
+            initialize_result(&json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "no"}}));
+        assert_eq!(refused["serverInfo"]["name"], "mrtr-bridge");
+        assert!(refused["capabilities"]["tools"].is_object());
+    }
+}

@@ -1,0 +1,266 @@
+//! `mrtr-bridge`: lets MCP clients that speak only `2025-11-25` use MRTR
+//! servers (`2026-07-28`).
+//!
+//! A `2025-11-25` client answers server requests (elicitation, sampling,
+//! roots) sent on the event stream of its `tools/call` POST, and cannot retry
+//! with `inputResponses`. An MRTR server answers `input_required` and waits
+//! for such a retry. The bridge is a Streamable HTTP server towards the
+//! client (`initialize`, `Mcp-Session-Id` sessions, `ping`, every other
+//! request relayed upstream) and, for `tools/call`, `prompts/get` and
+//! `resources/read`, runs one [`mrtr::client::Operation`] against the
+//! upstream: each question of an `input_required` round becomes a server
+//! request on the client's stream, each answer goes back into the operation,
+//! which sends the retry ([`call`]).
+//!
+//! Both conversations are checked as they flow, as `mrtr proxy` checks one:
+//! a [`mrtr_proxy::Monitor`] for the client side under `2025-11-25`, one for
+//! the upstream side under `2026-07-28`, their reports printed tagged with
+//! the side ([`Side`]), each optionally recorded for `mrtr check`.
+//!
+//! The protocol decisions are the core's (`mrtr`): reading a POST
+//! (`http::serve::read_request`), writing the stream
+//! (`http::serve::ServerStream`), a question as a `2025-11-25` server
+//! request (`server::stream_request`), each upstream request's `_meta`
+//! (`client::Session`), the rounds (`client::Operation`), error responses
+//! (`server::error_response`). This crate is I/O glue: hyper, tokio.
+//!
+//! ```no_run
+//! # async fn run() -> std::io::Result<()> {
+//! use mrtr_bridge::{Bridge, Config};
+//! let config = Config::new("127.0.0.1:0".parse().unwrap(), "http://127.0.0.1:8000/mcp".parse().unwrap());
+//! let bridge = Bridge::bind(config).await?;
+//! let (client, upstream) = bridge.serve(async { let _ = tokio::signal::ctrl_c().await; }).await;
+//! println!("{}\n{}", client.line(), upstream.line());
+//! # Ok(()) }
+//! ```
+
+mod call;
+mod endpoint;
+mod sessions;
+mod side;
+mod upstream;
+
+pub use mrtr_proxy::{Output, Report, Summary};
+pub use side::Side;
+
+use mrtr_proxy::net;
+
+use bytes::Bytes;
+use http::Uri;
+use http_body_util::Full;
+use hyper::service::service_fn;
+use hyper_util::client::legacy::{connect::HttpConnector, Client};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use mrtr::check::CheckConfig;
+use mrtr::Protocol;
+use sessions::Sessions;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+
+/// What the bridge does.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Where it listens (the client's endpoint is any path there).
+    pub listen: SocketAddr,
+    /// The MRTR server's endpoint (`http://` only).
+    pub upstream: Uri,
+    /// A transcript of the client side's HTTP entries, for `mrtr check --protocol 2025-11-25`.
+    pub record_client: Option<PathBuf>,
+    /// A transcript of the upstream side's HTTP entries, for `mrtr check`.
+    pub record_upstream: Option<PathBuf>,
+    /// Where reports go.
+    pub output: Output,
+    /// How long a client may take to send a request (head, then body), the
+    /// upstream to answer with its head, and the client to answer a round's
+    /// questions (past it the call ends with a JSON-RPC error, `limit-exceeded`).
+    pub timeout: Duration,
+    /// Sessions held at once; an `initialize` past it is answered 503,
+    /// unless a session unused for [`session_idle`](Config::session_idle)
+    /// with no call under way makes room.
+    pub max_sessions: usize,
+    /// How long a session may sit unused before a new one may take its place
+    /// when the bridge holds `max_sessions` (default 10 minutes).
+    pub session_idle: Duration,
+    /// Client connections served at once; one past it is answered 503 and closed.
+    pub max_connections: usize,
+}
+
+impl Config {
+    /// Listens on `listen`, bridges to `upstream`; no records, quiet, 30 s,
+    /// 1024 sessions (10 minutes idle) and connections.
+    pub fn new(listen: SocketAddr, upstream: Uri) -> Config {
+        Config {
+            listen,
+            upstream,
+            record_client: None,
+            record_upstream: None,
+            output: Output::Quiet,
+            timeout: Duration::from_secs(30),
+            max_sessions: 1024,
+            session_idle: Duration::from_secs(600),
+            max_connections: 1024,
+        }
+    }
+}
+
+/// What every connection and call shares.
+pub(crate) struct Shared {
+    pub(crate) timeout: Duration,
+    pub(crate) client: Client<HttpConnector, Full<Bytes>>,
+    pub(crate) upstream_url: String,
+    pub(crate) listen: SocketAddr,
+    /// The `2025-11-25` side, checked.
+    pub(crate) downstream: Side,
+    /// The `2026-07-28` side, checked.
+    pub(crate) upstream: Side,
+    pub(crate) sessions: Sessions,
+}
+
+/// A bound bridge, ready to [`serve`](Bridge::serve).
+pub struct Bridge {
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    connections: Arc<Semaphore>,
+}
+
+impl Bridge {
+    /// Binds the listening socket and opens the record files (appending).
+    pub async fn bind(config: Config) -> std::io::Result<Bridge> {
+        let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_string());
+        if config.upstream.scheme() != Some(&http::uri::Scheme::HTTP) {
+            return Err(invalid("the upstream URL is http://HOST:PORT/PATH (only http:// is supported)"));
+        }
+        if config.upstream.authority().is_none() {
+            return Err(invalid("the upstream URL needs a host"));
+        }
+        let record = |path: &Option<PathBuf>| path.as_deref().map(mrtr_proxy::open_record).transpose();
+        let (record_client, record_upstream) = (record(&config.record_client)?, record(&config.record_upstream)?);
+        let listener = TcpListener::bind(config.listen).await?;
+        let mut connector = HttpConnector::new();
+        connector.set_nodelay(true);
+        let client = Client::builder(TokioExecutor::new()).build(connector);
+        let legacy = CheckConfig { protocol: Protocol::V2025_11_25, ..CheckConfig::default() };
+        let shared = Shared {
+            timeout: config.timeout,
+            client,
+            upstream_url: config.upstream.to_string(),
+            listen: listener.local_addr()?,
+            downstream: Side::new("client", legacy, record_client, config.output),
+            upstream: Side::new("upstream", CheckConfig::default(), record_upstream, config.output),
+            sessions: Sessions::new(config.max_sessions, config.session_idle),
+        };
+        let connections = Arc::new(Semaphore::new(config.max_connections));
+        Ok(Bridge { listener, shared: Arc::new(shared), connections })
+    }
+
+    /// The address it listens on.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// The client side (`2025-11-25`): its monitor, reports and counts.
+    pub fn client_side(&self) -> Side {
+        self.shared.downstream.clone()
+    }
+
+    /// The upstream side (`2026-07-28`): its monitor, reports and counts.
+    pub fn upstream_side(&self) -> Side {
+        self.shared.upstream.clone()
+    }
+
+    /// A handle that tells how many sessions are open and questions wait
+    /// (for tests and health checks).
+    pub fn gauges(&self) -> Gauges {
+        Gauges { shared: self.shared.clone() }
+    }
+
+    /// Serves until `shutdown` completes, then flushes the records and
+    /// returns the counts of the client side and of the upstream side.
+    pub async fn serve(self, shutdown: impl Future<Output = ()>) -> (Summary, Summary) {
+        tokio::pin!(shutdown);
+        loop {
+            tokio::select! {
+                () = &mut shutdown => break,
+                accepted = self.listener.accept() => match accepted {
+                    Ok((stream, _)) => self.accept(net::no_delay(stream, "mrtr-bridge")),
+                    Err(e) => {
+                        // Out of file descriptors, say: back off, keep serving.
+                        eprintln!("mrtr-bridge: accept: {e}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                },
+            }
+        }
+        let (client, upstream) = (&self.shared.downstream, &self.shared.upstream);
+        client.flush();
+        upstream.flush();
+        (client.summary(), upstream.summary())
+    }
+
+    /// Serves one connection, or refuses it past the connection bound.
+    fn accept(&self, stream: TcpStream) {
+        let Ok(permit) = self.connections.clone().try_acquire_owned() else {
+            tokio::spawn(net::refuse_busy(stream, "mrtr-bridge"));
+            return;
+        };
+        let shared = self.shared.clone();
+        tokio::spawn(async move {
+            let timeout = shared.timeout;
+            let service = service_fn(move |req| endpoint::handle(req, shared.clone()));
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(timeout)
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+            drop(permit);
+        });
+    }
+}
+
+/// How much the bridge holds now.
+#[derive(Clone)]
+pub struct Gauges {
+    shared: Arc<Shared>,
+}
+
+impl Gauges {
+    /// Sessions open.
+    pub fn sessions(&self) -> usize {
+        self.shared.sessions.len()
+    }
+
+    /// Server requests asked and not answered, in every session.
+    pub fn waiting(&self) -> usize {
+        self.shared.sessions.waiting()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every accepted socket sends without waiting for ACKs (read back from the socket).
+    #[tokio::test]
+    async fn accepted_sockets_have_tcp_nodelay() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let connect = tokio::spawn(TcpStream::connect(listener.local_addr().unwrap()));
+        let (stream, _) = listener.accept().await.unwrap();
+        assert!(!stream.nodelay().unwrap(), "the default, for the test to mean something");
+        assert!(net::no_delay(stream, "test").nodelay().unwrap());
+        drop(connect.await);
+    }
+
+    /// Ids are 128 random bits: 32 hex digits, never the same twice in a row.
+    #[test]
+    fn ids_are_random_hex() {
+        let (a, b) = (sessions::random_id().unwrap(), sessions::random_id().unwrap());
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+}

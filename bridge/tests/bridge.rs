@@ -1,0 +1,296 @@
+//! The bridge's promises to a `2025-11-25` client, over real sockets on
+//! 127.0.0.1, against mrtr's own MRTR server (`peers/mrtr_server.py`,
+//! 2026-07-28): every kind of round completes, questions travel under
+//! unguessable ids routed only within their session, and every bound holds
+//! (sessions, the time a round may wait, a client that leaves).
+
+mod common;
+
+use common::{bridge, call, json_body, mrtr_server, recheck, violations, Events, Legacy};
+use http::{Method, StatusCode};
+use mrtr::Protocol;
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::time::Duration;
+
+const CAPABILITIES: &str = r#"{"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}"#;
+
+fn capabilities() -> Value {
+    serde_json::from_str(CAPABILITIES).unwrap()
+}
+
+fn tool(id: u64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
+}
+
+fn text(response: &Value) -> &str {
+    response["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text in {response}"))
+}
+
+/// Every kind of round, through every multi-round method: elicitation (one
+/// round, two rounds, URL mode), sampling, roots, a state-only round,
+/// prompts/get and resources/read; plain requests relayed; both sides
+/// compliant, live and recorded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_kind_of_round_completes_and_both_sides_stay_compliant() {
+    let server = mrtr_server().await;
+    let mut bridge = bridge(&server.url, |_| {}).await;
+    let mut client = Legacy::new(&bridge.url());
+    let init = client.initialize(capabilities()).await;
+    assert_eq!(init["protocolVersion"], "2025-11-25");
+    assert_eq!(init["serverInfo"]["name"], "mrtr-peer", "upstream's server/discover names it");
+    assert!(init["capabilities"]["tools"].is_object());
+    let ping = json_body(client.post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})).await).await;
+    assert_eq!(ping, json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
+    let tools = json_body(client.post(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})).await).await;
+    assert_eq!(tools["id"], 2);
+    assert!(tools["result"]["tools"].as_array().unwrap().iter().any(|t| t["name"] == "get_weather"), "{tools}");
+
+    let mut asked = Vec::new();
+    let cases = [
+        (tool(3, "get_weather", json!({"location": "Paris"})), "Paris: 22 degrees celsius", 1),
+        (tool(4, "book_trip", json!({"destination": "Rome"})), "Rome on 2026-12-01, seat 12A", 2),
+        (tool(5, "summarize", json!({"text": "a long text"})), "summary: short", 1),
+        (tool(6, "list_roots", json!({})), "file:///work", 1),
+        (tool(7, "reserve", json!({"table": "7"})), "table 7 reserved", 0),
+        (tool(8, "sign_in", json!({})), "signed in", 1),
+    ];
+    for (request, want, questions) in &cases {
+        let (response, seen) = call(&client, request).await;
+        assert_eq!(response["id"], request["id"], "the final response has the client's own id");
+        assert_eq!(text(&response), *want);
+        assert_eq!(seen.len(), *questions, "{seen:?}");
+        asked.extend(seen);
+    }
+    let sign_in = asked.last().unwrap();
+    assert_eq!(sign_in["params"]["mode"], "url");
+    assert!(sign_in["params"]["elicitationId"].is_string(), "2025-11-25 needs one: {sign_in}");
+
+    let prompt = json!({"jsonrpc": "2.0", "id": 9, "method": "prompts/get", "params": {"name": "review", "arguments": {"pr": "12"}}});
+    let (response, seen) = call(&client, &prompt).await;
+    assert_eq!(response["result"]["messages"][0]["content"]["text"], "Review 12: tests");
+    asked.extend(seen);
+    let read = json!({"jsonrpc": "2.0", "id": 10, "method": "resources/read", "params": {"uri": "notes://today"}});
+    let (response, seen) = call(&client, &read).await;
+    assert_eq!(response["result"]["contents"][0]["text"], "notes on mrtr");
+    asked.extend(seen);
+
+    // Server-request ids: 128 random bits each, never a counter.
+    let ids: HashSet<&str> = asked.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), asked.len());
+    assert!(ids.iter().all(|id| id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())), "{ids:?}");
+
+    assert_eq!(client.bare(Method::DELETE).await, StatusCode::OK);
+    bridge.stop().await;
+    assert_eq!(violations(&bridge.client), Vec::<String>::new());
+    assert_eq!(violations(&bridge.upstream), Vec::<String>::new());
+    assert_eq!(bridge.upstream.summary().operations, 8, "every call but the plain ones took rounds upstream");
+    assert_eq!(recheck(&bridge.records.0, Protocol::V2025_11_25), Vec::<String>::new());
+    assert_eq!(recheck(&bridge.records.1, Protocol::V2026_07_28), Vec::<String>::new());
+}
+
+/// What the client declared at initialize travels in every upstream
+/// request's `_meta` (2026-07-28 reads it per request, never infers it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_declared_capabilities_travel_in_every_upstream_request() {
+    let server = mrtr_server().await;
+    let mut bridge = bridge(&server.url, |_| {}).await;
+    let mut client = Legacy::new(&bridge.url());
+    client.initialize(json!({"elicitation": {"form": {}}})).await;
+    let (response, _) = call(&client, &tool(1, "get_weather", json!({"location": "Oslo"}))).await;
+    assert_eq!(text(&response), "Oslo: 22 degrees celsius");
+    // sampling is not declared: upstream refuses summarize with -32021, passed on.
+    let (refused, asked) = call(&client, &tool(2, "summarize", json!({"text": "t"}))).await;
+    assert!(asked.is_empty());
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    bridge.stop().await;
+    let record = std::fs::read_to_string(&bridge.records.1).unwrap();
+    let requests: Vec<Value> = record
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["from"] == "client")
+        .map(|e| e["http"]["body"].clone())
+        .collect();
+    assert!(requests.len() >= 4, "discover, the call, its retry, summarize");
+    for request in &requests {
+        let meta = &request["params"]["_meta"];
+        assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28", "{request}");
+        assert_eq!(meta["io.modelcontextprotocol/clientCapabilities"], json!({"elicitation": {"form": {}}}));
+        assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "bridge-test");
+    }
+}
+
+/// Sessions are bounded (503 past the bound, room again after DELETE); a
+/// request names its session (400 without, 404 for an unknown one); an
+/// answer is taken only by the session that was asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_are_bounded_and_answers_stay_in_their_session() {
+    let server = mrtr_server().await;
+    let bridge = bridge(&server.url, |c| c.max_sessions = 2).await;
+    let (mut a, mut b, mut c) = (Legacy::new(&bridge.url()), Legacy::new(&bridge.url()), Legacy::new(&bridge.url()));
+    a.initialize(capabilities()).await;
+    b.initialize(capabilities()).await;
+    assert_ne!(a.session, b.session);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}}});
+    let full = c.post(&init).await;
+    assert_eq!(full.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(json_body(full).await["error"]["data"]["rule"], "limit-exceeded");
+
+    let mut events = Events::new(a.post(&tool(1, "get_weather", json!({"location": "Lima"}))).await);
+    let question = events.next().await.unwrap();
+    assert_eq!(question["method"], "elicitation/create");
+    let answer =
+        json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"units": "kelvin"}}});
+    let stolen = b.post(&answer).await;
+    assert_eq!(stolen.status(), StatusCode::BAD_REQUEST, "another session's question");
+    assert_eq!(json_body(stolen).await["error"]["data"]["rule"], "usage-unknown-handle");
+    assert_eq!(a.post(&answer).await.status(), StatusCode::ACCEPTED);
+    assert_eq!(text(&events.next().await.unwrap()), "Lima: 22 degrees kelvin");
+    assert!(events.next().await.is_none());
+
+    assert_eq!(b.bare(Method::DELETE).await, StatusCode::OK);
+    assert_eq!(b.bare(Method::DELETE).await, StatusCode::NOT_FOUND, "ended");
+    assert_eq!(b.post(&tool(2, "get_weather", json!({}))).await.status(), StatusCode::NOT_FOUND);
+    c.initialize(capabilities()).await;
+    let nameless = Legacy::new(&bridge.url());
+    assert_eq!(nameless.post(&tool(3, "get_weather", json!({}))).await.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(a.bare(Method::GET).await, StatusCode::METHOD_NOT_ALLOWED, "no standalone stream");
+    assert_eq!(bridge.gauges.sessions(), 2);
+}
+
+/// A client that drops its stream mid-round leaves nothing behind: the
+/// call's questions are forgotten (an answer to one is refused).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_leaves_mid_round_leaves_nothing_behind() {
+    let server = mrtr_server().await;
+    let bridge = bridge(&server.url, |_| {}).await;
+    let mut client = Legacy::new(&bridge.url());
+    client.initialize(capabilities()).await;
+    let mut events = Events::new(client.post(&tool(1, "book_trip", json!({"destination": "Rome"}))).await);
+    let question = events.next().await.unwrap();
+    assert_eq!(bridge.gauges.waiting(), 1);
+    drop(events); // the connection closes with the stream unread
+    let mut left = false;
+    for _ in 0..100 {
+        if bridge.gauges.waiting() == 0 {
+            left = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(left, "the question is still held");
+    let late =
+        json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"date": "x"}}});
+    assert_eq!(client.post(&late).await.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(bridge.gauges.sessions(), 1, "the session stays; only the call is gone");
+}
+
+/// A round whose answers do not come within the timeout ends the call with
+/// a JSON-RPC error (`limit-exceeded`) under the client's id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_not_answered_in_time_ends_the_call() {
+    let server = mrtr_server().await;
+    let bridge = bridge(&server.url, |c| c.timeout = Duration::from_secs(1)).await;
+    let mut client = Legacy::new(&bridge.url());
+    client.initialize(capabilities()).await;
+    let mut events = Events::new(client.post(&tool(7, "get_weather", json!({"location": "Rome"}))).await);
+    assert_eq!(events.next().await.unwrap()["method"], "elicitation/create");
+    let ended = events.next().await.unwrap();
+    assert_eq!(ended["id"], 7);
+    assert_eq!(ended["error"]["data"]["rule"], "limit-exceeded", "{ended}");
+    assert!(events.next().await.is_none());
+    assert_eq!(bridge.gauges.waiting(), 0);
+}
+
+/// Bad input gets a clear JSON-RPC error with the core's rule: bytes that
+/// are not JSON (400), and an answer that does not fit its question (the
+/// POST 400, and the call ends with that rule at once).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_is_refused_with_its_rule() {
+    let server = mrtr_server().await;
+    let bridge = bridge(&server.url, |_| {}).await;
+    let mut client = Legacy::new(&bridge.url());
+    client.initialize(capabilities()).await;
+    let garbage = client.post_text("{\"jsonrpc\": ").await;
+    assert_eq!(garbage.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(json_body(garbage).await["error"]["data"]["rule"], "jsonrpc-parse-error");
+
+    let mut events = Events::new(client.post(&tool(4, "get_weather", json!({"location": "Bern"}))).await);
+    let question = events.next().await.unwrap();
+    let wrong = json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "maybe"}});
+    let refused = client.post(&wrong).await;
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    let rule = json_body(refused).await["error"]["data"]["rule"].clone();
+    assert!(rule.is_string(), "{rule}");
+    let ended = events.next().await.unwrap();
+    assert_eq!((&ended["id"], &ended["error"]["data"]["rule"]), (&json!(4), &rule), "{ended}");
+    assert!(events.next().await.is_none());
+    assert_eq!(bridge.gauges.waiting(), 0);
+}
+
+/// An upstream that is not there: initialize still answers (the bridge's
+/// own server info, the capabilities of an MRTR server), and each request
+/// ends with a clear JSON-RPC error under the client's id instead of hanging.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_that_is_down_gets_clear_errors() {
+    let nowhere = format!("http://127.0.0.1:{}/mcp", common::free_port());
+    let bridge = bridge(&nowhere, |c| c.timeout = Duration::from_secs(2)).await;
+    let mut client = Legacy::new(&bridge.url());
+    let init = client.initialize(capabilities()).await;
+    assert_eq!((&init["protocolVersion"], &init["serverInfo"]["name"]), (&json!("2025-11-25"), &json!("mrtr-bridge")));
+    let listed = client.post(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"})).await;
+    assert_eq!(listed.status(), StatusCode::BAD_REQUEST, "the bridge's own error: not a 2xx");
+    let listed = json_body(listed).await;
+    assert_eq!(listed["id"], 5);
+    assert!(listed["error"]["data"]["rule"].is_string(), "{listed}");
+    let mut events = Events::new(client.post(&tool(6, "get_weather", json!({"location": "Oslo"}))).await);
+    let ended = events.next().await.unwrap();
+    assert_eq!(ended["id"], 6);
+    assert!(ended["error"]["data"]["rule"].is_string(), "{ended}");
+    assert!(events.next().await.is_none());
+}
+
+/// A request body over the message bound is refused `413` before anything
+/// reads it, and reported on the client side (`limit-exceeded`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_over_the_message_bound_is_refused() {
+    let server = mrtr_server().await;
+    let bridge = bridge(&server.url, |_| {}).await;
+    let mut client = Legacy::new(&bridge.url());
+    client.initialize(capabilities()).await;
+    let bound = bridge.client.limits().max_message_bytes;
+    let huge =
+        format!(r#"{{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {{"pad": "{}"}}}}"#, "x".repeat(bound));
+    assert_eq!(client.post_text(&huge).await.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let found = violations(&bridge.client);
+    assert!(found.len() == 1 && found[0].starts_with("client: violation limit-exceeded"), "{found:?}");
+}
+
+/// Past `max_sessions`, a session left unused for `session_idle` makes room
+/// (a client that never sends DELETE holds its place only while it is in
+/// use), but never one with a call under way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_session_makes_room_but_not_one_in_use() {
+    let server = mrtr_server().await;
+    let bridge = bridge(&server.url, |c| {
+        c.max_sessions = 1;
+        c.session_idle = Duration::from_millis(300);
+    })
+    .await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}}});
+    let (mut a, b) = (Legacy::new(&bridge.url()), Legacy::new(&bridge.url()));
+    a.initialize(capabilities()).await;
+    assert_eq!(b.post(&init).await.status(), StatusCode::SERVICE_UNAVAILABLE, "a is fresh");
+    let mut events = Events::new(a.post(&tool(1, "get_weather", json!({"location": "Kyiv"}))).await);
+    let question = events.next().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(b.post(&init).await.status(), StatusCode::SERVICE_UNAVAILABLE, "a's call is under way");
+    let answer = json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"units": "celsius"}}});
+    assert_eq!(a.post(&answer).await.status(), StatusCode::ACCEPTED);
+    assert_eq!(text(&events.next().await.unwrap()), "Kyiv: 22 degrees celsius");
+    assert!(events.next().await.is_none());
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(b.post(&init).await.status(), StatusCode::OK, "a is idle now");
+    assert_eq!(a.post(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})).await.status(), StatusCode::NOT_FOUND);
+    assert_eq!(bridge.gauges.sessions(), 1);
+}

@@ -1,0 +1,152 @@
+//! `mrtr bridge`: lets `2025-11-25` MCP clients use an MRTR (`2026-07-28`)
+//! server, checking both conversations live; run in this process on a tokio
+//! runtime (the bridge itself is the `mrtr-bridge` library).
+//!
+//! Exit status: 0 after SIGINT/SIGTERM (whatever the violations: they are on
+//! stdout and in the summary lines), 2 on bad usage or when it cannot listen.
+
+use crate::options;
+use mrtr_bridge::{Bridge, Config, Output};
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+/// `mrtr bridge --help`.
+pub(crate) const USAGE: &str = "usage: mrtr bridge --listen HOST:PORT --upstream http://HOST:PORT/PATH [options]
+
+Serves MCP 2025-11-25 clients (Streamable HTTP: initialize, Mcp-Session-Id, server
+requests on the POST's event stream) from an MRTR server (2026-07-28): each
+input_required round of a tools/call, prompts/get or resources/read becomes server
+requests on the client's stream, and the client's answers become the retry. Both
+conversations are checked as they flow: each violation and finished multi-round
+operation on stdout, tagged `client:` (checked under 2025-11-25) or `upstream:`
+(2026-07-28), and on Ctrl-C or SIGTERM a summary line for each side. GET on the
+endpoint is 405 (no standalone stream). Exit status: 0 when stopped, 2 on bad usage
+or when it cannot listen.
+
+  --listen     where the bridge listens; point the 2025-11-25 client at any path there
+  --upstream   the MRTR server's endpoint (http:// only)
+
+options:
+  --record-client FILE    append the client side's HTTP entries to FILE, for
+                          `mrtr check --protocol 2025-11-25 FILE`
+  --record-upstream FILE  append the upstream side's HTTP entries to FILE, for `mrtr check FILE`
+  --timeout SECS   how long a client may take to send a request, the upstream to answer
+                   with its head, and the client to answer a round's questions (past it the
+                   call ends with a JSON-RPC error) (default 30)
+  --max-sessions N sessions held at once; an initialize past it is answered 503, unless a
+                   session unused for 10 minutes with no call under way makes room (default 1024)
+  --json           one JSON object per report line on stdout (with \"side\") instead of text
+  -h, --help       this text";
+
+/// The arguments after `bridge`; `Ok(None)`: `--help`.
+fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, String> {
+    use lexopt::prelude::*;
+    let (mut listen, mut upstream, mut record_client, mut record_upstream) = (None, None, None, None);
+    let (mut json, mut timeout, mut max_sessions) = (false, 30u64, 1024usize);
+    let mut parser = lexopt::Parser::from_args(argv);
+    let p = &mut parser;
+    while let Some(arg) = p.next().map_err(|e| e.to_string())? {
+        match arg {
+            Long("listen") => listen = Some(options::parsed(p, "--listen")?),
+            Long("upstream") => upstream = Some(options::parsed(p, "--upstream")?),
+            Long("record-client") => record_client = Some(options::path(p)?),
+            Long("record-upstream") => record_upstream = Some(options::path(p)?),
+            Long("timeout") => timeout = options::at_least_one(p, "--timeout", "whole seconds, ")?,
+            Long("max-sessions") => max_sessions = options::at_least_one(p, "--max-sessions", "")?,
+            Long("json") => json = true,
+            Short('h') | Long("help") => return Ok(None),
+            other => return Err(other.unexpected().to_string()),
+        }
+    }
+    let listen = listen.ok_or("--listen is required")?;
+    let upstream = upstream.ok_or("--upstream is required")?;
+    let config = Config {
+        record_client,
+        record_upstream,
+        output: if json { Output::Json } else { Output::Text },
+        timeout: std::time::Duration::from_secs(timeout),
+        max_sessions,
+        ..Config::new(listen, upstream)
+    };
+    Ok(Some(config))
+}
+
+/// Binds, serves until a signal, prints a summary line per side.
+async fn run(config: Config) -> ExitCode {
+    let upstream = config.upstream.clone();
+    let bridge = match Bridge::bind(config).await {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("mrtr bridge: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match bridge.local_addr() {
+        Ok(addr) => eprintln!("mrtr bridge: listening on {addr} (2025-11-25), bridging to {upstream} (2026-07-28)"),
+        Err(e) => eprintln!("mrtr bridge: {e}"),
+    }
+    let (client, upstream) = (bridge.client_side(), bridge.upstream_side());
+    bridge.serve(options::shutdown_signal()).await;
+    println!("{}", client.summary_line());
+    println!("{}", upstream.summary_line());
+    ExitCode::SUCCESS
+}
+
+/// `mrtr bridge ARGS…`.
+pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
+    let config = match parse_args(argv) {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(why) => return crate::usage_error("mrtr bridge", &why, USAGE),
+    };
+    match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime.block_on(run(config)),
+        Err(e) => {
+            eprintln!("mrtr bridge: cannot start the runtime: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Result<Option<Config>, String> {
+        parse_args(list.iter().map(OsString::from))
+    }
+
+    /// Every option lands in the config; the required ones are required.
+    #[test]
+    fn options_are_read() {
+        let config = args(&[
+            "--listen",
+            "127.0.0.1:9000",
+            "--upstream",
+            "http://127.0.0.1:8000/mcp",
+            "--record-client",
+            "c.jsonl",
+            "--record-upstream",
+            "u.jsonl",
+            "--timeout",
+            "5",
+            "--max-sessions",
+            "3",
+            "--json",
+        ])
+        .unwrap()
+        .unwrap();
+        assert_eq!(config.listen.port(), 9000);
+        assert_eq!(config.upstream.path(), "/mcp");
+        assert_eq!(config.record_client.as_deref(), Some(std::path::Path::new("c.jsonl")));
+        assert_eq!(config.record_upstream.as_deref(), Some(std::path::Path::new("u.jsonl")));
+        assert_eq!((config.timeout.as_secs(), config.max_sessions, config.output), (5, 3, Output::Json));
+        assert!(args(&["--listen", "127.0.0.1:9000"]).unwrap_err().contains("--upstream"));
+        assert!(args(&["--listen", "x", "--upstream", "http://h/mcp"]).is_err());
+        assert!(args(&["--listen", "127.0.0.1:1", "--upstream", "http://h/", "--max-sessions", "0"]).is_err());
+        assert!(args(&["--help"]).unwrap().is_none());
+    }
+}
