@@ -43,14 +43,11 @@ mod upstream;
 pub use mrtr_proxy::{Output, Report, Summary};
 pub use side::Side;
 
-use mrtr_proxy::net;
+use mrtr_proxy::{net, UiPage, UpstreamClient};
 
-use bytes::Bytes;
 use http::Uri;
-use http_body_util::Full;
 use hyper::service::service_fn;
-use hyper_util::client::legacy::{connect::HttpConnector, Client};
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use mrtr::check::CheckConfig;
 use mrtr::Protocol;
 use sessions::Sessions;
@@ -67,8 +64,11 @@ use tokio::sync::Semaphore;
 pub struct Config {
     /// Where it listens (the client's endpoint is any path there).
     pub listen: SocketAddr,
-    /// The MRTR server's endpoint (`http://` only).
+    /// The MRTR server's endpoint (`http://` or `https://`).
     pub upstream: Uri,
+    /// A PEM file of certificate authorities an `https://` upstream's
+    /// certificate may chain to, besides the system's.
+    pub upstream_ca: Option<PathBuf>,
     /// A transcript of the client side's HTTP entries, for `mrtr check --protocol 2025-11-25`.
     pub record_client: Option<PathBuf>,
     /// A transcript of the upstream side's HTTP entries, for `mrtr check`.
@@ -88,6 +88,9 @@ pub struct Config {
     pub session_idle: Duration,
     /// Client connections served at once; one past it is answered 503 and closed.
     pub max_connections: usize,
+    /// Where to serve the live pages, one per side (`/`: the client's,
+    /// `/upstream/`: the upstream's), if anywhere.
+    pub ui: Option<SocketAddr>,
 }
 
 impl Config {
@@ -97,6 +100,7 @@ impl Config {
         Config {
             listen,
             upstream,
+            upstream_ca: None,
             record_client: None,
             record_upstream: None,
             output: Output::Quiet,
@@ -104,6 +108,7 @@ impl Config {
             max_sessions: 1024,
             session_idle: Duration::from_secs(600),
             max_connections: 1024,
+            ui: None,
         }
     }
 }
@@ -111,7 +116,7 @@ impl Config {
 /// What every connection and call shares.
 pub(crate) struct Shared {
     pub(crate) timeout: Duration,
-    pub(crate) client: Client<HttpConnector, Full<Bytes>>,
+    pub(crate) client: UpstreamClient,
     pub(crate) upstream_url: String,
     pub(crate) listen: SocketAddr,
     /// The `2025-11-25` side, checked.
@@ -126,26 +131,22 @@ pub struct Bridge {
     listener: TcpListener,
     shared: Arc<Shared>,
     connections: Arc<Semaphore>,
+    ui: Option<TcpListener>,
 }
 
 impl Bridge {
     /// Binds the listening socket and opens the record files (appending).
     pub async fn bind(config: Config) -> std::io::Result<Bridge> {
         let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_string());
-        if config.upstream.scheme() != Some(&http::uri::Scheme::HTTP) {
-            return Err(invalid("the upstream URL is http://HOST:PORT/PATH (only http:// is supported)"));
-        }
+        let client = mrtr_proxy::upstream_client(&config.upstream, config.upstream_ca.as_deref())?;
         if config.upstream.authority().is_none() {
             return Err(invalid("the upstream URL needs a host"));
         }
         let record = |path: &Option<PathBuf>| path.as_deref().map(mrtr_proxy::open_record).transpose();
         let (record_client, record_upstream) = (record(&config.record_client)?, record(&config.record_upstream)?);
         let listener = TcpListener::bind(config.listen).await?;
-        let mut connector = HttpConnector::new();
-        connector.set_nodelay(true);
-        let client = Client::builder(TokioExecutor::new()).build(connector);
         let legacy = CheckConfig { protocol: Protocol::V2025_11_25, ..CheckConfig::default() };
-        let shared = Shared {
+        let mut shared = Shared {
             timeout: config.timeout,
             client,
             upstream_url: config.upstream.to_string(),
@@ -154,13 +155,26 @@ impl Bridge {
             upstream: Side::new("upstream", CheckConfig::default(), record_upstream, config.output),
             sessions: Sessions::new(config.max_sessions, config.session_idle),
         };
+        let ui = match config.ui {
+            Some(addr) => {
+                shared.downstream.keep_timeline("mrtr bridge: the client side (2025-11-25)");
+                shared.upstream.keep_timeline("mrtr bridge: the upstream side (2026-07-28)");
+                Some(TcpListener::bind(addr).await?)
+            }
+            None => None,
+        };
         let connections = Arc::new(Semaphore::new(config.max_connections));
-        Ok(Bridge { listener, shared: Arc::new(shared), connections })
+        Ok(Bridge { listener, shared: Arc::new(shared), connections, ui })
     }
 
     /// The address it listens on.
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
+    }
+
+    /// The address of the live pages, when it has them.
+    pub fn ui_addr(&self) -> Option<SocketAddr> {
+        self.ui.as_ref().and_then(|l| l.local_addr().ok())
     }
 
     /// The client side (`2025-11-25`): its monitor, reports and counts.
@@ -181,8 +195,20 @@ impl Bridge {
 
     /// Serves until `shutdown` completes, then flushes the records and
     /// returns the counts of the client side and of the upstream side.
-    pub async fn serve(self, shutdown: impl Future<Output = ()>) -> (Summary, Summary) {
+    pub async fn serve(mut self, shutdown: impl Future<Output = ()>) -> (Summary, Summary) {
         tokio::pin!(shutdown);
+        let ui = self.ui.take().map(|listener| {
+            let page = |path: &str, name: &str, side: &Side| UiPage {
+                path: path.into(),
+                name: name.into(),
+                monitor: side.monitor().clone(),
+            };
+            let pages = vec![
+                page("/", "the client side", &self.shared.downstream),
+                page("/upstream/", "the upstream side", &self.shared.upstream),
+            ];
+            tokio::spawn(mrtr_proxy::serve_ui(listener, pages))
+        });
         loop {
             tokio::select! {
                 () = &mut shutdown => break,
@@ -195,6 +221,9 @@ impl Bridge {
                     }
                 },
             }
+        }
+        if let Some(ui) = ui {
+            ui.abort();
         }
         let (client, upstream) = (&self.shared.downstream, &self.shared.upstream);
         client.flush();

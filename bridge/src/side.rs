@@ -30,6 +30,12 @@ impl Side {
         Side { name, monitor: Monitor::new(config, record, Output::Quiet), output, printed: Arc::new(Mutex::new(0)) }
     }
 
+    /// Keeps a timeline of this side for a live page titled `title`
+    /// (before the side is shared).
+    pub(crate) fn keep_timeline(&mut self, title: &str) {
+        self.monitor = self.monitor.clone().with_timeline(title);
+    }
+
     /// The side's name: `client` or `upstream`.
     pub fn name(&self) -> &'static str {
         self.name

@@ -294,3 +294,41 @@ async fn an_idle_session_makes_room_but_not_one_in_use() {
     assert_eq!(a.post(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})).await.status(), StatusCode::NOT_FOUND);
     assert_eq!(bridge.gauges.sessions(), 1);
 }
+
+/// `--ui`: a live page per side, each linking to the other: the client's
+/// conversation (2025-11-25: server requests on the call's stream) and the
+/// upstream's (its multi-round operation, with each round's span).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_side_has_a_live_page() {
+    let server = mrtr_server().await;
+    let mut bridge = bridge(&server.url, |c| c.ui = Some("127.0.0.1:0".parse().unwrap())).await;
+    let mut client = Legacy::new(&bridge.url());
+    client.initialize(capabilities()).await;
+    let (response, _) = call(&client, &tool(3, "get_weather", json!({"location": "Paris"}))).await;
+    assert_eq!(text(&response), "Paris: 22 degrees celsius");
+    let ui = bridge.ui.expect("the pages' address");
+    let get = |path: &str| {
+        let legacy = Legacy::new(&format!("http://{ui}{path}"));
+        async move { legacy.get().await }
+    };
+    let (status, body) = get("/state.json").await;
+    assert_eq!(status, StatusCode::OK);
+    let client_side: Value = serde_json::from_str(&body).unwrap();
+    assert!(client_side["title"].as_str().unwrap().contains("client side"), "{client_side}");
+    assert!(client_side["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["label"].as_str().unwrap().contains("elicitation/create")));
+    assert_eq!(client_side["links"][0], json!({"href": "/", "text": "the client side", "here": true}));
+    let (_, body) = get("/upstream/state.json").await;
+    let upstream_side: Value = serde_json::from_str(&body).unwrap();
+    let operations = upstream_side["operations"].as_array().unwrap();
+    assert_eq!(operations.len(), 1, "{upstream_side}");
+    assert_eq!(operations[0]["spans"].as_array().unwrap().len(), 2, "two rounds: the call and its retry");
+    let (status, page) = get("/upstream/").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(page.contains("const LIVE = true;") && page.contains("the upstream side"));
+    assert_eq!(get("/nowhere").await.0, StatusCode::NOT_FOUND);
+    bridge.stop().await;
+}

@@ -24,7 +24,7 @@ endpoint is 405 (no standalone stream). Exit status: 0 when stopped, 2 on bad us
 or when it cannot listen.
 
   --listen     where the bridge listens; point the 2025-11-25 client at any path there
-  --upstream   the MRTR server's endpoint (http:// only)
+  --upstream   the MRTR server's endpoint (http:// or https://)
 
 options:
   --record-client FILE    append the client side's HTTP entries to FILE, for
@@ -35,6 +35,11 @@ options:
                    call ends with a JSON-RPC error) (default 30)
   --max-sessions N sessions held at once; an initialize past it is answered 503, unless a
                    session unused for 10 minutes with no call under way makes room (default 1024)
+  --upstream-ca FILE
+                   PEM certificate authorities an https:// upstream may chain to, besides
+                   the system's
+  --ui HOST:PORT   also serve a live page per side there (/: the client's, /upstream/: the
+                   upstream's): its operations' rounds on a time axis, each violation
   --json           one JSON object per report line on stdout (with \"side\") instead of text
   -h, --help       this text";
 
@@ -43,6 +48,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
     use lexopt::prelude::*;
     let (mut listen, mut upstream, mut record_client, mut record_upstream) = (None, None, None, None);
     let (mut json, mut timeout, mut max_sessions) = (false, 30u64, 1024usize);
+    let (mut upstream_ca, mut ui) = (None, None);
     let mut parser = lexopt::Parser::from_args(argv);
     let p = &mut parser;
     while let Some(arg) = p.next().map_err(|e| e.to_string())? {
@@ -52,6 +58,8 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
             Long("record-client") => record_client = Some(options::path(p)?),
             Long("record-upstream") => record_upstream = Some(options::path(p)?),
             Long("timeout") => timeout = options::at_least_one(p, "--timeout", "whole seconds, ")?,
+            Long("upstream-ca") => upstream_ca = Some(options::path(p)?),
+            Long("ui") => ui = Some(options::parsed(p, "--ui")?),
             Long("max-sessions") => max_sessions = options::at_least_one(p, "--max-sessions", "")?,
             Long("json") => json = true,
             Short('h') | Long("help") => return Ok(None),
@@ -66,6 +74,8 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
         output: if json { Output::Json } else { Output::Text },
         timeout: std::time::Duration::from_secs(timeout),
         max_sessions,
+        upstream_ca,
+        ui,
         ..Config::new(listen, upstream)
     };
     Ok(Some(config))
@@ -84,6 +94,9 @@ async fn run(config: Config) -> ExitCode {
     match bridge.local_addr() {
         Ok(addr) => eprintln!("mrtr bridge: listening on {addr} (2025-11-25), bridging to {upstream} (2026-07-28)"),
         Err(e) => eprintln!("mrtr bridge: {e}"),
+    }
+    if let Some(ui) = bridge.ui_addr() {
+        eprintln!("mrtr bridge: the live pages are at http://{ui}/ (client) and http://{ui}/upstream/");
     }
     let (client, upstream) = (bridge.client_side(), bridge.upstream_side());
     bridge.serve(options::shutdown_signal()).await;

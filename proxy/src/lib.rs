@@ -35,7 +35,8 @@ mod ui;
 pub use body::Forward;
 pub use monitor::{Monitor, Output, Report, Summary, REPORTS_KEPT};
 pub use stdio::{serve_stdio, StdioServer};
-pub use ui::serve_ui;
+pub use tls::{upstream_client, UpstreamClient};
+pub use ui::{serve_ui, UiPage};
 
 use bytes::Bytes;
 use http::{header, HeaderValue, Request, Response, StatusCode, Uri};
@@ -43,9 +44,7 @@ use http_body::Body as _;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
-use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
-use hyper_util::client::legacy::{connect::HttpConnector, Client};
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use mrtr::check::{CheckConfig, Side};
 use mrtr::http::Mode;
 use mrtr::{Error, Protocol, RuleId};
@@ -123,7 +122,7 @@ impl Config {
 struct Shared {
     timeout: Duration,
     monitor: Monitor,
-    client: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
+    client: UpstreamClient,
     scheme: http::uri::Scheme,
     authority: http::uri::Authority,
 }
@@ -141,22 +140,13 @@ impl Proxy {
     pub async fn bind(config: Config) -> std::io::Result<Proxy> {
         let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_string());
         let scheme = config.upstream.scheme().cloned().ok_or_else(|| invalid("the upstream URL needs a scheme"))?;
-        if scheme != http::uri::Scheme::HTTP && scheme != http::uri::Scheme::HTTPS {
-            return Err(invalid("the upstream URL is http:// or https://"));
-        }
+        let client = upstream_client(&config.upstream, config.upstream_ca.as_deref())?;
         let authority = config.upstream.authority().cloned().ok_or_else(|| invalid("the upstream URL needs a host"))?;
         let record = match &config.record {
             Some(path) => Some(open_record(path)?),
             None => None,
         };
         let listener = TcpListener::bind(config.listen).await?;
-        let tls = tls::client_config(scheme == http::uri::Scheme::HTTPS, config.upstream_ca.as_deref())?;
-        let mut connector = HttpConnector::new();
-        connector.set_nodelay(true);
-        connector.enforce_http(false);
-        let connector =
-            HttpsConnectorBuilder::new().with_tls_config(tls).https_or_http().enable_http1().wrap_connector(connector);
-        let client = Client::builder(TokioExecutor::new()).build(connector);
         let check = CheckConfig { protocol: config.protocol, transport: config.transport, ..CheckConfig::default() };
         let mut monitor = Monitor::new(check, record, config.output);
         if let Some(path) = &config.record {
@@ -200,7 +190,9 @@ impl Proxy {
     /// returns the counts (connections still open are left to the runtime).
     pub async fn serve(self, shutdown: impl Future<Output = ()>) -> Summary {
         tokio::pin!(shutdown);
-        let ui = self.ui.map(|listener| tokio::spawn(serve_ui(listener, self.shared.monitor.clone())));
+        let pages =
+            vec![UiPage { path: "/".into(), name: "the conversation".into(), monitor: self.shared.monitor.clone() }];
+        let ui = self.ui.map(|listener| tokio::spawn(serve_ui(listener, pages)));
         loop {
             tokio::select! {
                 () = &mut shutdown => break,

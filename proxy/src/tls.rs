@@ -2,11 +2,37 @@
 //! the system's certificate authorities and any the user names
 //! (`--upstream-ca`), as a client of a private deployment needs.
 
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
+use hyper_util::client::legacy::{connect::HttpConnector, Client};
+use hyper_util::rt::TokioExecutor;
 use rustls::{ClientConfig, RootCertStore};
 use rustls_pki_types::{pem::PemObject, CertificateDer};
 use std::io::{Error, ErrorKind};
 use std::path::Path;
 use std::sync::Arc;
+
+/// An HTTP client for an upstream: plain `http://`, or TLS for `https://`
+/// (the system's roots and `extra_ca`); every socket `TCP_NODELAY`.
+pub type UpstreamClient = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
+
+/// The client the proxy (and the bridge) reaches `upstream` with; fails for
+/// a scheme other than `http` and `https`, or an unreadable `extra_ca`.
+pub fn upstream_client(upstream: &http::Uri, extra_ca: Option<&Path>) -> std::io::Result<UpstreamClient> {
+    let https = match upstream.scheme_str() {
+        Some("https") => true,
+        Some("http") => false,
+        _ => return Err(Error::new(ErrorKind::InvalidInput, "the upstream URL is http:// or https://")),
+    };
+    let tls = client_config(https, extra_ca)?;
+    let mut connector = HttpConnector::new();
+    connector.set_nodelay(true);
+    connector.enforce_http(false);
+    let connector =
+        HttpsConnectorBuilder::new().with_tls_config(tls).https_or_http().enable_http1().wrap_connector(connector);
+    Ok(Client::builder(TokioExecutor::new()).build(connector))
+}
 
 /// The client configuration: the system's roots when `https` (an `http://`
 /// upstream never uses them, so they are not read), and each certificate of

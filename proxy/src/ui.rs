@@ -1,7 +1,8 @@
-//! The live page (`--ui ADDR`): a small HTTP server beside the proxy that
-//! serves the conversation's [`page`](crate::page) at `/` and its data at
-//! `/state.json`, which the page fetches every second. It serves nothing
-//! else and reaches nothing: no network access is needed to look.
+//! The live pages (`--ui ADDR`): a small HTTP server beside the proxy (or
+//! the bridge, one page per side) that serves each conversation's
+//! [`page`](crate::page) at its path and its data at `<path>state.json`,
+//! which the page fetches every second. It serves nothing else and reaches
+//! nothing: no network access is needed to look.
 
 use crate::monitor::Monitor;
 use crate::page;
@@ -15,18 +16,31 @@ use std::convert::Infallible;
 use std::time::Duration;
 use tokio::net::TcpListener;
 
-/// Serves the page of `monitor` (which keeps a timeline) on `listener`
-/// until the task is dropped.
-pub async fn serve_ui(listener: TcpListener, monitor: Monitor) {
+/// One live page.
+#[derive(Clone)]
+pub struct UiPage {
+    /// Where it is: `/`, `/upstream/` (ends with `/`).
+    pub path: String,
+    /// What the other pages' links call it.
+    pub name: String,
+    /// Whose conversation it shows (it keeps a timeline:
+    /// [`Monitor::with_timeline`]).
+    pub monitor: Monitor,
+}
+
+/// Serves `pages` on `listener` until the task is dropped; each page links
+/// to the others.
+pub async fn serve_ui(listener: TcpListener, pages: Vec<UiPage>) {
+    let pages = std::sync::Arc::new(pages);
     loop {
         let Ok((stream, _)) = listener.accept().await else {
             tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         };
         let stream = crate::net::no_delay(stream, "mrtr-proxy ui");
-        let monitor = monitor.clone();
+        let pages = pages.clone();
         tokio::spawn(async move {
-            let service = service_fn(move |req| answer(req, monitor.clone()));
+            let service = service_fn(move |req| answer(req, pages.clone()));
             let _ = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(Duration::from_secs(10))
@@ -36,12 +50,36 @@ pub async fn serve_ui(listener: TcpListener, monitor: Monitor) {
     }
 }
 
-async fn answer(req: Request<Incoming>, monitor: Monitor) -> Result<Response<Full<Bytes>>, Infallible> {
-    let data = monitor.timeline().unwrap_or_default();
-    let (status, kind, body) = match (req.method(), req.uri().path()) {
-        (&Method::GET, "/") => (StatusCode::OK, "text/html; charset=utf-8", page::html(&data, true)),
-        (&Method::GET, "/state.json") => (StatusCode::OK, "application/json", data.to_string()),
-        (&Method::GET, _) => (StatusCode::NOT_FOUND, "text/plain; charset=utf-8", "not found\n".into()),
+/// The page at `path` and whether `path` asks for its data, if any.
+fn find<'a>(pages: &'a [UiPage], path: &str) -> Option<(&'a UiPage, bool)> {
+    pages.iter().find_map(|page| match path.strip_prefix(page.path.as_str()) {
+        Some("") => Some((page, false)),
+        Some("state.json") => Some((page, true)),
+        _ => None,
+    })
+}
+
+/// A page's data, with the links to the other pages.
+fn data(pages: &[UiPage], page: &UiPage) -> serde_json::Value {
+    let mut data = page.monitor.timeline().unwrap_or_default();
+    if pages.len() > 1 {
+        let links =
+            pages.iter().map(|p| serde_json::json!({"href": p.path, "text": p.name, "here": p.path == page.path}));
+        data["links"] = links.collect();
+    }
+    data
+}
+
+async fn answer(
+    req: Request<Incoming>,
+    pages: std::sync::Arc<Vec<UiPage>>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    let (status, kind, body) = match (req.method(), find(&pages, req.uri().path())) {
+        (&Method::GET, Some((page, false))) => {
+            (StatusCode::OK, "text/html; charset=utf-8", page::html(&data(&pages, page), true))
+        }
+        (&Method::GET, Some((page, true))) => (StatusCode::OK, "application/json", data(&pages, page).to_string()),
+        (&Method::GET, None) => (StatusCode::NOT_FOUND, "text/plain; charset=utf-8", "not found\n".into()),
         _ => (StatusCode::METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "GET only\n".into()),
     };
     let mut response = Response::new(Full::new(Bytes::from(body)));

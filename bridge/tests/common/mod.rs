@@ -82,6 +82,8 @@ pub async fn mrtr_server() -> Upstream {
 /// The bridge running in this process, stopped when dropped.
 pub struct Running {
     pub addr: SocketAddr,
+    /// The live pages, when asked for.
+    pub ui: Option<SocketAddr>,
     pub client: Side,
     pub upstream: Side,
     pub gauges: Gauges,
@@ -119,6 +121,7 @@ pub async fn bridge(upstream: &str, adjust: impl FnOnce(&mut Config)) -> Running
     let bridge = Bridge::bind(config).await.unwrap();
     let (addr, client, upstream, gauges) =
         (bridge.local_addr().unwrap(), bridge.client_side(), bridge.upstream_side(), bridge.gauges());
+    let ui = bridge.ui_addr();
     let (stop, stopped) = oneshot::channel::<()>();
     let served = tokio::spawn(async move {
         bridge
@@ -127,7 +130,7 @@ pub async fn bridge(upstream: &str, adjust: impl FnOnce(&mut Config)) -> Running
             })
             .await;
     });
-    Running { addr, client, upstream, gauges, records, stop: Some(stop), served: Some(served) }
+    Running { addr, ui, client, upstream, gauges, records, stop: Some(stop), served: Some(served) }
 }
 
 /// The rules broken in a record, checked again offline under `protocol`.
@@ -181,6 +184,15 @@ impl Legacy {
 
     pub async fn post(&self, message: &Value) -> Response<Incoming> {
         self.post_text(&message.to_string()).await
+    }
+
+    /// GETs the URL: the status and the body as text.
+    pub async fn get(&self) -> (StatusCode, String) {
+        let request = Request::get(&self.url).body(Full::new(Bytes::new())).unwrap();
+        let response = self.http.request(request).await.unwrap();
+        let status = response.status();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        (status, String::from_utf8_lossy(&bytes).into_owned())
     }
 
     /// Sends `method` with no body (GET, DELETE) in this session.
