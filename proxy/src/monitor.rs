@@ -273,6 +273,13 @@ impl Monitor {
         self.lock().audit.checker().tracked()
     }
 
+    /// The bytes of request text the checker holds for requests awaiting
+    /// their answer (`mrtr::check::Checker::held_bytes`: at most
+    /// `mrtr::check::TRACKED_BYTES_MAX`).
+    pub fn held_bytes(&self) -> usize {
+        self.lock().audit.checker().held_bytes()
+    }
+
     /// The bounds on one message.
     pub fn limits(&self) -> Limits {
         self.limits

@@ -1057,3 +1057,50 @@ async fn the_live_page_serves_the_conversation_and_its_state() {
     let _ = stop.send(());
     served.await.unwrap();
 }
+
+/// Security review M1, the attack itself: a client without credentials
+/// sends large requests (24 of 4 MiB) that the upstream never answers (it
+/// holds each connection open). The checker holds their text, never more
+/// than its budget.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_requests_the_upstream_holds_open_stay_within_the_budget() {
+    // An upstream that reads each request and never answers.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let up = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let service = service_fn(|req: Request<Incoming>| async move {
+                    let _ = req.into_body().collect().await;
+                    std::future::pending::<Result<Response<Full<Bytes>>, Infallible>>().await
+                });
+                let _ =
+                    hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            });
+        }
+    });
+    let run = proxy_config(up, |c| c.timeout = Duration::from_secs(120)).await;
+    let big = "x".repeat(4 << 20);
+    let sent = 24;
+    for id in 1..=sent {
+        let meta: Value = serde_json::from_str(META).unwrap();
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "get_weather", "arguments": {"location": big}, "_meta": meta}});
+        let (c, addr) = (client(), run.addr);
+        tokio::spawn(async move { post(&c, addr, "/mcp", body.to_string()).await });
+    }
+    let budget = mrtr::check::TRACKED_BYTES_MAX;
+    let mut peak = 0;
+    let seen = async {
+        while run.monitor.summary().messages < sent {
+            peak = peak.max(run.monitor.held_bytes());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    timeout(Duration::from_secs(60), seen).await.expect("every request reached the checker");
+    peak = peak.max(run.monitor.held_bytes());
+    assert!(peak <= budget, "held {peak} bytes, over the budget of {budget}");
+    assert!(peak > budget - (5 << 20), "the budget is used: {peak}");
+    assert_eq!(run.monitor.summary().violations, 0);
+    let _ = run.stop.send(());
+}
