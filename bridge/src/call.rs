@@ -15,10 +15,16 @@
 //!   as a `2025-11-25` server request under a random id, routed back through
 //!   the session ([`crate::sessions`]); the final response (or a JSON-RPC
 //!   error) ends the stream. A round the client does not answer within the
-//!   timeout ends the call with `limit-exceeded`; a client that drops its
-//!   stream ends the call, and its questions are forgotten.
+//!   timeout ends the call with `limit-exceeded`.
+//!
+//! A client whose stream drops may resume it (`GET` with `Last-Event-ID`,
+//! the `2025-11-25` resumability): the call goes on for the timeout
+//! without a stream, its events kept ([`REPLAY_KEPT`]), and a resuming
+//! client gets the events after the last one it had, then the rest live.
+//! A client that does not come back within the timeout leaves nothing
+//! behind: the call ends and its questions are forgotten.
 
-use crate::sessions::{random_id, Answer, Asking, Session};
+use crate::sessions::{random_id, Answer, Asking, Resume, Session};
 use crate::side::Side;
 use crate::upstream::{self, Part};
 use crate::Shared;
@@ -30,6 +36,7 @@ use mrtr::http::Mode;
 use mrtr::sse::Decoder;
 use mrtr::{server, Error, Protocol, RuleId};
 use serde_json::{json, Map, Value};
+use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -198,39 +205,104 @@ fn with_id(mut response: Value, id: &Value) -> Value {
     response
 }
 
-/// The client's POST stream: events written by a [`ServerStream`] in mode
-/// `2025-11-25`, each fed to the client side's checker as it goes.
+/// How many of a call's events its writer keeps for a client that resumes
+/// (a call's stream carries its questions and its final response: a few).
+pub(crate) const REPLAY_KEPT: usize = 64;
+
+/// The client's stream of a call: events written by a [`ServerStream`] in
+/// mode `2025-11-25`, each kept for a client that resumes, and sent (and fed
+/// to the client side's checker) while a client reads the stream.
 pub(crate) struct Writer {
-    tx: mpsc::Sender<Bytes>,
+    /// The response body being read, if a client reads one now.
+    tx: Option<mpsc::Sender<Bytes>>,
     stream: ServerStream,
     decoder: Decoder,
     side: Side,
     exchange: String,
+    /// The stream's key (its events are `<key>.<n>`).
+    key: String,
+    /// The latest events written, by number.
+    sent: VecDeque<(u64, String)>,
 }
 
 impl Writer {
-    /// A stream whose bytes go to `tx`, checked as `exchange` of `side`.
-    pub(crate) fn new(tx: mpsc::Sender<Bytes>, stream: ServerStream, side: Side, exchange: String) -> Writer {
-        Writer { tx, decoder: Decoder::with_limits(&side.limits()), stream, side, exchange }
+    /// A stream `key` whose bytes go to `tx`, checked as `exchange` of `side`.
+    pub(crate) fn new(tx: mpsc::Sender<Bytes>, key: String, side: Side, exchange: String) -> Option<Writer> {
+        let stream = ServerStream::new(Mode::Legacy, &key, 1).ok()?;
+        let decoder = Decoder::with_limits(&side.limits());
+        Some(Writer { tx: Some(tx), stream, decoder, side, exchange, key, sent: VecDeque::new() })
     }
 
-    /// Writes one message; `false` when the client is gone.
+    /// The response head of the stream (and of a resumed one).
+    pub(crate) fn head(&self) -> mrtr::http::Headers {
+        self.stream.head(None)
+    }
+
+    /// Whether a client reads the stream now.
+    fn attached(&self) -> bool {
+        self.tx.is_some()
+    }
+
+    /// Writes one message: kept, and sent while a client reads; `false` when
+    /// none does.
     async fn write(&mut self, message: &Value) -> bool {
-        if let Err(e) = self.stream.message(message) {
-            eprintln!("mrtr-bridge: cannot write an event: {e}");
-            return false;
-        }
+        let id = match self.stream.message(message) {
+            Ok(id) => id,
+            Err(e) => {
+                eprintln!("mrtr-bridge: cannot write an event: {e}");
+                return false;
+            }
+        };
         let text = self.stream.take();
+        let number = id.rsplit_once('.').and_then(|(_, n)| n.parse().ok()).unwrap_or(0);
+        if self.sent.len() >= REPLAY_KEPT {
+            self.sent.pop_front();
+        }
+        self.sent.push_back((number, text.clone()));
+        self.deliver(text).await
+    }
+
+    /// Sends an event's text to the client reading, checked as it goes.
+    async fn deliver(&mut self, text: String) -> bool {
+        let Some(tx) = &self.tx else { return false };
         self.decoder.feed(text.as_bytes());
         self.side.events(&self.exchange, &mut self.decoder);
-        self.tx.send(Bytes::from(text)).await.is_ok()
+        if tx.send(Bytes::from(text)).await.is_ok() {
+            return true;
+        }
+        self.detach();
+        false
     }
 
-    /// The stream's end, as the client side's checker sees it.
+    /// The client's stream is gone: its response ended, as the checker sees it.
+    fn detach(&mut self) {
+        if self.tx.take().is_some() {
+            self.decoder.finish();
+            self.side.events(&self.exchange, &mut self.decoder);
+            self.side.end(&self.exchange);
+            self.decoder = Decoder::with_limits(&self.side.limits());
+        }
+    }
+
+    /// A client resumed after event `resume.after`: the events it missed,
+    /// then the rest as they come. An earlier stream still open is ended.
+    async fn resume(&mut self, resume: Resume) -> bool {
+        self.detach();
+        self.tx = Some(resume.tx);
+        self.exchange = resume.exchange;
+        let missed: Vec<String> =
+            self.sent.iter().filter(|(n, _)| *n > resume.after).map(|(_, text)| text.clone()).collect();
+        for text in missed {
+            if !self.deliver(text).await {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The call's end: the stream's end, as the checker sees it.
     fn end(mut self) {
-        self.decoder.finish();
-        self.side.events(&self.exchange, &mut self.decoder);
-        self.side.end(&self.exchange);
+        self.detach();
     }
 }
 
@@ -245,20 +317,47 @@ pub(crate) struct Streamed {
 /// with the final response or an error. See the [module](self).
 pub(crate) async fn streamed(shared: Arc<Shared>, call: Streamed, mut writer: Writer) {
     let timeout = shared.timeout;
-    let last = match Driver::start(shared, call.request) {
-        Ok(driver) => Running::new(driver, call.id, call.session, timeout).run(&mut writer).await,
-        Err(e) => Some(error(&call.id, &e)),
+    let (resumes_tx, resumes) = mpsc::unbounded_channel();
+    let _held = HeldStream::new(call.session.clone(), writer.key.clone(), resumes_tx);
+    let mut running = match Driver::start(shared, call.request) {
+        Ok(driver) => Running::new(driver, call.id, call.session, timeout, resumes),
+        Err(e) => {
+            writer.write(&error(&call.id, &e)).await;
+            return writer.end();
+        }
     };
-    if let Some(last) = last {
-        writer.write(&last).await;
+    if let Some(last) = running.run(&mut writer).await {
+        if !writer.write(&last).await {
+            running.deliver_to_a_returning_client(&mut writer).await;
+        }
     }
     writer.end();
+}
+
+/// A call's stream, resumable in its session while the call runs.
+struct HeldStream {
+    session: Arc<Session>,
+    key: String,
+}
+
+impl HeldStream {
+    fn new(session: Arc<Session>, key: String, resumes: mpsc::UnboundedSender<Resume>) -> HeldStream {
+        session.hold_stream(&key, resumes);
+        HeldStream { session, key }
+    }
+}
+
+impl Drop for HeldStream {
+    fn drop(&mut self) {
+        self.session.release_stream(&self.key);
+    }
 }
 
 /// Whether a streamed call goes on.
 enum Flow {
     Go,
-    /// It ended: the last message for the stream (none: the client is gone).
+    /// It ended: the last message for the stream (none: the client is gone
+    /// and did not come back).
     End(Option<Value>),
 }
 
@@ -274,17 +373,45 @@ struct Running {
     /// When the current round's answers are due, while it waits for them.
     deadline: Option<Instant>,
     timeout: Duration,
+    /// Resuming `GET`s of the call's stream.
+    resumes: mpsc::UnboundedReceiver<Resume>,
+    /// While no client reads the stream: when the call ends unless one
+    /// comes back.
+    grace: Option<Instant>,
 }
 
 impl Running {
-    fn new(driver: Driver, id: Value, session: Arc<Session>, timeout: Duration) -> Running {
+    fn new(
+        driver: Driver,
+        id: Value,
+        session: Arc<Session>,
+        timeout: Duration,
+        resumes: mpsc::UnboundedReceiver<Resume>,
+    ) -> Running {
         let (answers_tx, answers) = mpsc::unbounded_channel();
         let asking = Asking::new(session);
-        Running { driver, id, asking, answers_tx, answers, deadline: None, timeout }
+        Running { driver, id, asking, answers_tx, answers, deadline: None, timeout, resumes, grace: None }
+    }
+
+    /// No client reads the stream: the call goes on for the timeout.
+    fn detached(&mut self) {
+        self.grace.get_or_insert_with(|| Instant::now() + self.timeout);
+    }
+
+    /// The call ended while no client read its stream: its last message
+    /// goes to a client that resumes within the grace time, if one does.
+    async fn deliver_to_a_returning_client(&mut self, writer: &mut Writer) {
+        self.detached();
+        while !writer.attached() {
+            tokio::select! {
+                Some(resume) = self.resumes.recv() => { writer.resume(resume).await; }
+                () = sleep_until(self.grace) => return,
+            }
+        }
     }
 
     /// Drains the operation, acts on each step, waits for the next input; until the call ends.
-    async fn run(mut self, writer: &mut Writer) -> Option<Value> {
+    async fn run(&mut self, writer: &mut Writer) -> Option<Value> {
         loop {
             for step in self.driver.drain() {
                 if let Flow::End(last) = self.step(step, writer).await {
@@ -294,9 +421,26 @@ impl Running {
             if self.deadline.is_some() && self.asking.all_answered() {
                 self.deadline = None;
             }
-            let closed = writer.tx.closed();
-            let wake = self.driver.wait(self.deadline, &mut self.answers, closed).await;
-            if let Flow::End(last) = self.wake(wake) {
+            let wake = {
+                let closed = async {
+                    match &writer.tx {
+                        Some(tx) => tx.closed().await,
+                        None => std::future::pending().await,
+                    }
+                };
+                let due = [self.deadline, self.grace].into_iter().flatten().min();
+                tokio::select! {
+                    wake = self.driver.wait(due, &mut self.answers, closed) => Some(wake),
+                    Some(resume) = self.resumes.recv() => {
+                        if writer.resume(resume).await {
+                            self.grace = None;
+                        }
+                        None
+                    }
+                }
+            };
+            let Some(wake) = wake else { continue };
+            if let Flow::End(last) = self.wake(wake, writer) {
                 return last;
             }
         }
@@ -307,8 +451,12 @@ impl Running {
         match step {
             Step::Done(response) => Flow::End(Some(with_id(response, &self.id))),
             Step::Failed(e) => Flow::End(Some(error(&self.id, &e))),
-            Step::Pass(message) if !writer.write(&message).await => Flow::End(None),
-            Step::Pass(_) => Flow::Go,
+            Step::Pass(message) => {
+                if !writer.write(&message).await {
+                    self.detached();
+                }
+                Flow::Go
+            }
             Step::Ask(requests) => self.ask(requests, writer).await,
         }
     }
@@ -325,7 +473,7 @@ impl Running {
             let message = server::stream_request(&json!(asked), &question, Protocol::V2025_11_25, &elicitation);
             self.asking.ask(asked, &key, &self.answers_tx);
             if !writer.write(&message).await {
-                return Flow::End(None);
+                self.detached();
             }
         }
         self.deadline = Some(Instant::now() + self.timeout);
@@ -333,7 +481,7 @@ impl Running {
     }
 
     /// What woke the call, into the operation.
-    fn wake(&mut self, wake: Wake) -> Flow {
+    fn wake(&mut self, wake: Wake, writer: &mut Writer) -> Flow {
         match wake {
             Wake::Part(part) => match self.driver.feed(part) {
                 Ok(()) => Flow::Go,
@@ -348,11 +496,16 @@ impl Running {
                 self.driver.op.handle_timeout(now);
                 Flow::Go
             }
+            Wake::Deadline if self.grace.is_some_and(|g| Instant::now() >= g) => Flow::End(None),
             Wake::Deadline => {
                 let why = format!("the client did not answer the server's questions within {:?}", self.timeout);
                 Flow::End(Some(error(&self.id, &Error::with(RuleId::LimitExceeded, why))))
             }
-            Wake::Closed => Flow::End(None),
+            Wake::Closed => {
+                writer.detach();
+                self.detached();
+                Flow::Go
+            }
         }
     }
 }

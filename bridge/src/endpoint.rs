@@ -8,14 +8,16 @@
 //!   every other request relayed upstream and answered with JSON ([`call::plain`]).
 //! - `POST` of responses (answers to the bridge's server requests) and
 //!   notifications: `202`, each answer routed within its session.
-//! - `DELETE` ends the session; `GET` is `405` (no standalone stream: the
-//!   bridge sends nothing outside a call).
+//! - `GET` with `Last-Event-ID` resumes a call's stream in its session
+//!   (the events after that one, then the rest: [`call`]); without it `GET`
+//!   is `405` (no standalone stream: the bridge sends nothing outside a
+//!   call). `DELETE` ends the session.
 //!
 //! Every exchange is fed to the client side's checker: the request, the
 //! response (its JSON, or its head, each event and its end).
 
 use crate::call::{self, Streamed, Writer};
-use crate::sessions::{random_id, Answer, Session};
+use crate::sessions::{random_id, Answer, Resume, Session};
 use crate::Shared;
 use bytes::Bytes;
 use http::{header, HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
@@ -93,6 +95,7 @@ pub(crate) async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Resul
     let reply = match parts.method {
         Method::POST => post(&shared, &exchange, &parts.headers, &url, &bytes).await,
         Method::DELETE => delete(&shared, &parts.headers),
+        Method::GET if parts.headers.contains_key("last-event-id") => resume(&shared, &exchange, &parts.headers),
         _ => Reply::Status(StatusCode::METHOD_NOT_ALLOWED),
     };
     Ok(send(&shared, &exchange, reply))
@@ -207,22 +210,58 @@ async fn request_of(shared: &Arc<Shared>, exchange: &str, headers: &HeaderMap, r
 
 /// A call that may ask: its event stream, the call running behind it.
 fn stream(shared: &Arc<Shared>, exchange: &str, call: Streamed) -> Reply {
-    let opened = random_id().map(|key| ServerStream::new(Mode::Legacy, &key, 1));
-    let Some(Ok(events)) = opened else {
+    let (tx, rx) = mpsc::channel(16);
+    let side = shared.downstream.clone();
+    let Some(writer) = random_id().and_then(|key| Writer::new(tx, key, side, exchange.to_string())) else {
         let e = Error::with(RuleId::InternalPanic, "no randomness from the OS for the stream's ids".into());
         return refusal(&call.id, &e);
     };
-    let (tx, rx) = mpsc::channel(16);
+    let response = events_response(shared, exchange, &writer.head(), rx);
+    tokio::spawn(call::streamed(shared.clone(), call, writer));
+    Reply::Stream(Box::new(response))
+}
+
+/// An event-stream response whose body is what arrives on `rx`, its head
+/// fed to the client side's checker.
+fn events_response(
+    shared: &Shared,
+    exchange: &str,
+    head: &[(String, String)],
+    rx: mpsc::Receiver<Bytes>,
+) -> Response<Out> {
     let mut response = Response::new(Events { rx }.boxed_unsync());
-    for (name, value) in events.head(None) {
-        if let (Ok(n), Ok(v)) = (header::HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value)) {
+    for (name, value) in head {
+        if let (Ok(n), Ok(v)) = (header::HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
             response.headers_mut().insert(n, v);
         }
     }
-    let side = shared.downstream.clone();
-    side.response(exchange, 200, response.headers(), None, false);
-    let writer = Writer::new(tx, events, side, exchange.to_string());
-    tokio::spawn(call::streamed(shared.clone(), call, writer));
+    shared.downstream.response(exchange, 200, response.headers(), None, false);
+    response
+}
+
+/// `GET` with `Last-Event-ID` `<key>.<n>`: the call writing stream `key` in
+/// this session goes on on this response, from the event after `n`. A
+/// stream no call of the session writes (ended, or another session's) is 404.
+fn resume(shared: &Arc<Shared>, exchange: &str, headers: &HeaderMap) -> Reply {
+    let session = match session_of(shared, headers) {
+        Ok(s) => s,
+        Err(reply) => return reply,
+    };
+    let last = headers.get("last-event-id").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let after = last.rsplit_once('.').and_then(|(_, n)| n.parse::<u64>().ok());
+    let call = mrtr::http::serve::event_key(last).and_then(|key| session.stream(key));
+    let (Some(after), Some(call)) = (after, call) else {
+        let e =
+            Error::with(RuleId::UsageUnknownHandle, format!("no call of this session writes the stream of {last:?}"));
+        return refusal_as(StatusCode::NOT_FOUND, &Value::Null, &e);
+    };
+    let (tx, rx) = mpsc::channel(16);
+    let head = ServerStream::new(Mode::Legacy, "resumed", 1).map(|s| s.head(None)).unwrap_or_default();
+    let response = events_response(shared, exchange, &head, rx);
+    if call.send(Resume { after, tx, exchange: exchange.to_string() }).is_err() {
+        let e = Error::with(RuleId::UsageUnknownHandle, "the call ended meanwhile".into());
+        return refusal_as(StatusCode::NOT_FOUND, &Value::Null, &e);
+    }
     Reply::Stream(Box::new(response))
 }
 

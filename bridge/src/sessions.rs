@@ -42,6 +42,17 @@ pub(crate) struct Answer {
     pub reply: oneshot::Sender<Result<(), (Value, u16)>>,
 }
 
+/// A client's `GET` with `Last-Event-ID`: where a call's stream goes on.
+#[derive(Debug)]
+pub(crate) struct Resume {
+    /// The number of the last event the client has (`<key>.<n>`).
+    pub after: u64,
+    /// The new response's body.
+    pub tx: mpsc::Sender<bytes::Bytes>,
+    /// The `GET`'s exchange, for the client side's checker.
+    pub exchange: String,
+}
+
 /// A question asked on a call's stream and not answered yet.
 struct Asked {
     key: String,
@@ -56,12 +67,19 @@ pub(crate) struct Session {
     asked: Mutex<HashMap<String, Asked>>,
     /// When the client last sent anything in this session.
     used: Mutex<Instant>,
+    /// Stream key → the call writing that stream, for a resuming `GET`.
+    streams: Mutex<HashMap<String, mpsc::UnboundedSender<Resume>>>,
 }
 
 impl Session {
     /// A session for what the client declared.
     pub(crate) fn new(declared: Declared) -> Session {
-        Session { declared: Mutex::new(declared), asked: Mutex::new(HashMap::new()), used: Mutex::new(Instant::now()) }
+        Session {
+            declared: Mutex::new(declared),
+            asked: Mutex::new(HashMap::new()),
+            used: Mutex::new(Instant::now()),
+            streams: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The declared `_meta` and a fresh id, written into an upstream request.
@@ -90,6 +108,26 @@ impl Session {
         for id in ids {
             asked.remove(id);
         }
+    }
+
+    fn streams(&self) -> MutexGuard<'_, HashMap<String, mpsc::UnboundedSender<Resume>>> {
+        self.streams.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The call writing the stream `key` takes resuming `GET`s on `resumes`.
+    pub(crate) fn hold_stream(&self, key: &str, resumes: mpsc::UnboundedSender<Resume>) {
+        self.streams().insert(key.to_string(), resumes);
+    }
+
+    /// Where a `GET` resuming the stream `key` goes; `None`: no call of this
+    /// session writes it (it ended, or never was).
+    pub(crate) fn stream(&self, key: &str) -> Option<mpsc::UnboundedSender<Resume>> {
+        self.streams().get(key).cloned()
+    }
+
+    /// The call writing the stream `key` ended.
+    pub(crate) fn release_stream(&self, key: &str) {
+        self.streams().remove(key);
     }
 
     /// Questions waiting for an answer.

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{bridge, call, json_body, mrtr_server, recheck, violations, Events, Legacy};
+use common::{answer_to, bridge, call, json_body, mrtr_server, recheck, violations, Events, Legacy};
 use http::{Method, StatusCode};
 use mrtr::Protocol;
 use serde_json::{json, Value};
@@ -158,12 +158,13 @@ async fn sessions_are_bounded_and_answers_stay_in_their_session() {
     assert_eq!(bridge.gauges.sessions(), 2);
 }
 
-/// A client that drops its stream mid-round leaves nothing behind: the
-/// call's questions are forgotten (an answer to one is refused).
+/// A client that drops its stream mid-round and does not come back leaves
+/// nothing behind once the timeout passes: the call's questions are
+/// forgotten (an answer to one is refused), the session stays.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_leaves_mid_round_leaves_nothing_behind() {
     let server = mrtr_server().await;
-    let bridge = bridge(&server.url, |_| {}).await;
+    let bridge = bridge(&server.url, |c| c.timeout = Duration::from_secs(1)).await;
     let mut client = Legacy::new(&bridge.url());
     client.initialize(capabilities()).await;
     let mut events = Events::new(client.post(&tool(1, "book_trip", json!({"destination": "Rome"}))).await);
@@ -183,6 +184,38 @@ async fn a_client_that_leaves_mid_round_leaves_nothing_behind() {
         json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"date": "x"}}});
     assert_eq!(client.post(&late).await.status(), StatusCode::BAD_REQUEST);
     assert_eq!(bridge.gauges.sessions(), 1, "the session stays; only the call is gone");
+}
+
+/// A client whose stream drops mid-round resumes it (`GET` with
+/// `Last-Event-ID`, 2025-11-25's resumability): it answers the question it
+/// had, and the resumed stream carries what it missed, then the final
+/// response. Both sides stay compliant, live and recorded. Another session
+/// cannot resume the stream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_stream_is_resumed_with_last_event_id() {
+    let server = mrtr_server().await;
+    let mut bridge = bridge(&server.url, |_| {}).await;
+    let mut client = Legacy::new(&bridge.url());
+    client.initialize(capabilities()).await;
+    let mut events = Events::new(client.post(&tool(1, "get_weather", json!({"location": "Paris"}))).await);
+    let question = events.next().await.unwrap();
+    let last = events.last_id.clone().expect("the question's event id");
+    drop(events);
+    let mut other = Legacy::new(&bridge.url());
+    other.initialize(capabilities()).await;
+    assert_eq!(other.resume(&last).await.status(), StatusCode::NOT_FOUND, "another session's stream");
+    let answer = json!({"jsonrpc": "2.0", "id": question["id"], "result": answer_to(&question)});
+    assert_eq!(client.post(&answer).await.status(), StatusCode::ACCEPTED);
+    let mut resumed = Events::new(client.resume(&last).await);
+    let last_message = resumed.next().await.expect("the final response, on the resumed stream");
+    assert_eq!(last_message["id"], 1);
+    assert_eq!(text(&last_message), "Paris: 22 degrees celsius");
+    assert!(resumed.next().await.is_none(), "the stream ends after the final response");
+    bridge.stop().await;
+    assert_eq!(violations(&bridge.client), Vec::<String>::new());
+    assert_eq!(violations(&bridge.upstream), Vec::<String>::new());
+    assert_eq!(recheck(&bridge.records.0, Protocol::V2025_11_25), Vec::<String>::new());
+    assert_eq!(recheck(&bridge.records.1, Protocol::V2026_07_28), Vec::<String>::new());
 }
 
 /// A round whose answers do not come within the timeout ends the call with

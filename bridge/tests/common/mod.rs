@@ -195,6 +195,16 @@ impl Legacy {
         (status, String::from_utf8_lossy(&bytes).into_owned())
     }
 
+    /// `GET` in this session resuming after the event `last_event_id`.
+    pub async fn resume(&self, last_event_id: &str) -> Response<Incoming> {
+        let mut request =
+            Request::get(&self.url).header("accept", "text/event-stream").header("last-event-id", last_event_id);
+        if let Some(session) = &self.session {
+            request = request.header("mcp-session-id", session);
+        }
+        self.http.request(request.body(Full::new(Bytes::new())).unwrap()).await.unwrap()
+    }
+
     /// Sends `method` with no body (GET, DELETE) in this session.
     pub async fn bare(&self, method: http::Method) -> StatusCode {
         let mut request = Request::builder().method(method).uri(&self.url);
@@ -232,6 +242,8 @@ pub struct Events {
     body: Incoming,
     decoder: Decoder,
     ended: bool,
+    /// The id of the last event read (what `Last-Event-ID` resumes from).
+    pub last_id: Option<String>,
 }
 
 impl Events {
@@ -239,14 +251,18 @@ impl Events {
         assert_eq!(response.status(), StatusCode::OK);
         let media = response.headers().get("content-type").unwrap().to_str().unwrap().to_string();
         assert!(media.starts_with("text/event-stream"), "{media}");
-        Events { body: response.into_body(), decoder: Decoder::new(), ended: false }
+        Events { body: response.into_body(), decoder: Decoder::new(), ended: false, last_id: None }
     }
 
     /// The next JSON-RPC message on the stream; `None` at its end.
     pub async fn next(&mut self) -> Option<Value> {
         loop {
             while let Some(event) = self.decoder.poll_event() {
-                if let Some(data) = event.unwrap().data.filter(|d| !d.trim().is_empty()) {
+                let event = event.unwrap();
+                if event.id.is_some() {
+                    self.last_id.clone_from(&event.id);
+                }
+                if let Some(data) = event.data.filter(|d| !d.trim().is_empty()) {
                     return Some(serde_json::from_str(&data).unwrap());
                 }
             }
