@@ -106,6 +106,24 @@ impl Driver {
         }
     }
 
+    /// Tells upstream the current round's request is given up: a
+    /// `notifications/cancelled` POSTed (and checked), its `202` not awaited.
+    fn cancel_upstream(&self, reason: Option<&str>) {
+        let Some(id) = self.op.request_id() else { return };
+        let notice = mrtr::client::cancelled(id, reason);
+        let field = |name: &str, value: &str| (name.to_string(), value.to_string());
+        let headers = vec![
+            field("content-type", "application/json"),
+            field("accept", "application/json, text/event-stream"),
+            field("mcp-protocol-version", Protocol::default().name()),
+            field("mcp-method", "notifications/cancelled"),
+        ];
+        let url = self.shared.upstream_url.clone();
+        let request = mrtr::http::Request { exchange: 0, method: "POST", url, headers, body: Some(notice.to_string()) };
+        let (parts, _) = mpsc::unbounded_channel();
+        tokio::spawn(upstream::exchange(self.shared.clone(), request, parts));
+    }
+
     /// A part of an exchange's response, into the operation.
     fn feed(&mut self, part: Part) -> Result<(), Error> {
         let now = self.now();
@@ -317,10 +335,9 @@ pub(crate) struct Streamed {
 /// with the final response or an error. See the [module](self).
 pub(crate) async fn streamed(shared: Arc<Shared>, call: Streamed, mut writer: Writer) {
     let timeout = shared.timeout;
-    let (resumes_tx, resumes) = mpsc::unbounded_channel();
-    let _held = HeldStream::new(call.session.clone(), writer.key.clone(), resumes_tx);
+    let (_registered, held) = Registered::new(call.session.clone(), writer.key.clone(), &call.id);
     let mut running = match Driver::start(shared, call.request) {
-        Ok(driver) => Running::new(driver, call.id, call.session, timeout, resumes),
+        Ok(driver) => Running::new(driver, call.id, call.session, timeout, held),
         Err(e) => {
             writer.write(&error(&call.id, &e)).await;
             return writer.end();
@@ -334,22 +351,36 @@ pub(crate) async fn streamed(shared: Arc<Shared>, call: Streamed, mut writer: Wr
     writer.end();
 }
 
-/// A call's stream, resumable in its session while the call runs.
-struct HeldStream {
+/// A running call, found in its session by its stream's key (a resuming
+/// `GET`) and by the client's request id (its `notifications/cancelled`),
+/// for as long as it runs.
+struct Registered {
     session: Arc<Session>,
     key: String,
+    id: String,
 }
 
-impl HeldStream {
-    fn new(session: Arc<Session>, key: String, resumes: mpsc::UnboundedSender<Resume>) -> HeldStream {
-        session.hold_stream(&key, resumes);
-        HeldStream { session, key }
+/// What reaches a registered call.
+struct Held {
+    resumes: mpsc::UnboundedReceiver<Resume>,
+    cancels: mpsc::UnboundedReceiver<Option<String>>,
+}
+
+impl Registered {
+    fn new(session: Arc<Session>, key: String, id: &Value) -> (Registered, Held) {
+        let (resumes_tx, resumes) = mpsc::unbounded_channel();
+        let (cancels_tx, cancels) = mpsc::unbounded_channel();
+        let id = mrtr::Id::text(id);
+        session.hold_stream(&key, resumes_tx);
+        session.hold_call(&id, cancels_tx);
+        (Registered { session, key, id }, Held { resumes, cancels })
     }
 }
 
-impl Drop for HeldStream {
+impl Drop for Registered {
     fn drop(&mut self) {
         self.session.release_stream(&self.key);
+        self.session.release_call(&self.id);
     }
 }
 
@@ -378,19 +409,16 @@ struct Running {
     /// While no client reads the stream: when the call ends unless one
     /// comes back.
     grace: Option<Instant>,
+    /// The client's `notifications/cancelled` for the call (its reason).
+    cancels: mpsc::UnboundedReceiver<Option<String>>,
 }
 
 impl Running {
-    fn new(
-        driver: Driver,
-        id: Value,
-        session: Arc<Session>,
-        timeout: Duration,
-        resumes: mpsc::UnboundedReceiver<Resume>,
-    ) -> Running {
+    fn new(driver: Driver, id: Value, session: Arc<Session>, timeout: Duration, held: Held) -> Running {
         let (answers_tx, answers) = mpsc::unbounded_channel();
         let asking = Asking::new(session);
-        Running { driver, id, asking, answers_tx, answers, deadline: None, timeout, resumes, grace: None }
+        let Held { resumes, cancels } = held;
+        Running { driver, id, asking, answers_tx, answers, deadline: None, timeout, resumes, grace: None, cancels }
     }
 
     /// No client reads the stream: the call goes on for the timeout.
@@ -436,6 +464,11 @@ impl Running {
                             self.grace = None;
                         }
                         None
+                    }
+                    Some(reason) = self.cancels.recv() => {
+                        // The client cancelled: upstream is told, and no response follows.
+                        self.driver.cancel_upstream(reason.as_deref());
+                        return None;
                     }
                 }
             };

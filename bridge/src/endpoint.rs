@@ -7,7 +7,9 @@
 //!   the core's allow-list) answered with an event stream ([`call::streamed`]);
 //!   every other request relayed upstream and answered with JSON ([`call::plain`]).
 //! - `POST` of responses (answers to the bridge's server requests) and
-//!   notifications: `202`, each answer routed within its session.
+//!   notifications: `202`, each answer routed within its session; a
+//!   `notifications/cancelled` ends the call it names (no response follows)
+//!   and is passed upstream for the round's request.
 //! - `GET` with `Last-Event-ID` resumes a call's stream in its session
 //!   (the events after that one, then the rest: [`call`]); without it `GET`
 //!   is `405` (no standalone stream: the bridge sends nothing outside a
@@ -272,8 +274,15 @@ async fn messages_of(shared: &Shared, headers: &HeaderMap, messages: Vec<Value>)
         Err(reply) => return reply,
     };
     for message in messages {
+        if message.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
+            let params = &message["params"];
+            let reason = params.get("reason").and_then(Value::as_str).map(String::from);
+            // A request already finished (or unknown) is nothing to stop: the spec allows the race.
+            session.cancel(&Id::text(&params["requestId"]), reason);
+            continue;
+        }
         if message.get("method").is_some() {
-            continue; // a notification: nothing the bridge acts on
+            continue; // another notification: nothing the bridge acts on
         }
         if let Err(reply) = route(&session, message).await {
             return reply;

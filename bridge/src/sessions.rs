@@ -69,6 +69,9 @@ pub(crate) struct Session {
     used: Mutex<Instant>,
     /// Stream key → the call writing that stream, for a resuming `GET`.
     streams: Mutex<HashMap<String, mpsc::UnboundedSender<Resume>>>,
+    /// The client's request id (as text) → its running call, for a
+    /// `notifications/cancelled`.
+    calls: Mutex<HashMap<String, mpsc::UnboundedSender<Option<String>>>>,
 }
 
 impl Session {
@@ -79,6 +82,7 @@ impl Session {
             asked: Mutex::new(HashMap::new()),
             used: Mutex::new(Instant::now()),
             streams: Mutex::new(HashMap::new()),
+            calls: Mutex::new(HashMap::new()),
         }
     }
 
@@ -128,6 +132,26 @@ impl Session {
     /// The call writing the stream `key` ended.
     pub(crate) fn release_stream(&self, key: &str) {
         self.streams().remove(key);
+    }
+
+    fn calls(&self) -> MutexGuard<'_, HashMap<String, mpsc::UnboundedSender<Option<String>>>> {
+        self.calls.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The call for the client's request `id` takes its cancellation on `cancels`.
+    pub(crate) fn hold_call(&self, id: &str, cancels: mpsc::UnboundedSender<Option<String>>) {
+        self.calls().insert(id.to_string(), cancels);
+    }
+
+    /// The call for the client's request `id` ended.
+    pub(crate) fn release_call(&self, id: &str) {
+        self.calls().remove(id);
+    }
+
+    /// The client cancelled its request `id` (`reason`): whether a call of
+    /// this session was running it.
+    pub(crate) fn cancel(&self, id: &str, reason: Option<String>) -> bool {
+        self.calls().get(id).is_some_and(|call| call.send(reason).is_ok())
     }
 
     /// Questions waiting for an answer.

@@ -365,3 +365,70 @@ async fn each_side_has_a_live_page() {
     assert_eq!(get("/nowhere").await.0, StatusCode::NOT_FOUND);
     bridge.stop().await;
 }
+
+/// An MRTR upstream whose tools take their time: `server/discover` is
+/// answered at once, a `tools/call` is held until a `notifications/cancelled`
+/// names it; each cancellation is reported on `cancelled`.
+async fn slow_upstream(cancelled: tokio::sync::mpsc::UnboundedSender<Value>) -> String {
+    use http_body_util::{BodyExt, Full};
+    use hyper::service::service_fn;
+    use hyper_util::rt::TokioIo;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let released = std::sync::Arc::new(tokio::sync::Notify::new());
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let (cancelled, released) = (cancelled.clone(), released.clone());
+            let service = service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                let (cancelled, released) = (cancelled.clone(), released.clone());
+                async move {
+                    let body = req.into_body().collect().await.unwrap().to_bytes();
+                    let message: Value = serde_json::from_slice(&body).unwrap();
+                    let reply = match message["method"].as_str() {
+                        Some("notifications/cancelled") => {
+                            cancelled.send(message).unwrap();
+                            released.notify_waiters();
+                            return Ok::<_, std::convert::Infallible>(
+                                http::Response::builder().status(202).body(Full::new(bytes::Bytes::new())).unwrap(),
+                            );
+                        }
+                        Some("tools/call") => {
+                            released.notified().await;
+                            json!({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32603, "message": "stopped"}})
+                        }
+                        _ => json!({"jsonrpc": "2.0", "id": message["id"], "result": {"resultType": "complete",
+                            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}}),
+                    };
+                    let response = http::Response::builder().header("content-type", "application/json");
+                    Ok(response.body(Full::new(bytes::Bytes::from(reply.to_string()))).unwrap())
+                }
+            });
+            tokio::spawn(hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service));
+        }
+    });
+    url
+}
+
+/// A client's `notifications/cancelled`: the call ends with no response on
+/// its stream, and upstream is told which of its requests is given up (the
+/// round's request in flight, under the bridge's own id).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_ends_without_a_response_and_upstream_is_told() {
+    let (cancelled_tx, mut cancelled) = tokio::sync::mpsc::unbounded_channel();
+    let url = slow_upstream(cancelled_tx).await;
+    let mut bridge = bridge(&url, |_| {}).await;
+    let mut client = Legacy::new(&bridge.url());
+    client.initialize(capabilities()).await;
+    let mut events = Events::new(client.post(&tool(7, "get_weather", json!({"location": "Paris"}))).await);
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 7, "reason": "the user left"}});
+    assert_eq!(client.post(&cancel).await.status(), StatusCode::ACCEPTED);
+    assert_eq!(events.next().await, None, "no response follows a cancellation");
+    let told = tokio::time::timeout(Duration::from_secs(10), cancelled.recv()).await.unwrap().unwrap();
+    assert_eq!(told["params"]["reason"], "the user left");
+    assert!(told["params"]["requestId"].is_number(), "the bridge's own id upstream: {told}");
+    assert_ne!(told["params"]["requestId"], 7, "not the client's id: {told}");
+    bridge.stop().await;
+    assert_eq!(violations(&bridge.client), Vec::<String>::new());
+    assert_eq!(violations(&bridge.upstream), Vec::<String>::new());
+}

@@ -22,6 +22,19 @@ use crate::{
 use alloc::{collections::VecDeque, vec::Vec};
 use serde_json::{json, Value};
 
+/// The `notifications/cancelled` a client sends when it gives up the
+/// request `request_id` (the result will be unused: the server should stop
+/// its work and send no response). A notification carries no `_meta`
+/// version; its HTTP header fields are `mirrored_fields`' as for any message.
+pub fn cancelled(request_id: &Value, reason: Option<&str>) -> Value {
+    let mut params = serde_json::Map::new();
+    params.insert("requestId".into(), request_id.clone());
+    if let Some(reason) = reason {
+        params.insert("reason".into(), reason.into());
+    }
+    serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+}
+
 /// Builds the retry of `request` that answers `result` (the response message
 /// carrying `input_required`) with `input_responses`, under the new `id`.
 ///

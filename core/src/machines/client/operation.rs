@@ -441,6 +441,19 @@ impl Operation {
         matches!(self.phase, Phase::Over) && self.events.is_empty() && self.exchanges.is_empty()
     }
 
+    /// The id of the request in flight: the current round's, while its
+    /// response is awaited (in the stream modes, the whole call). It is
+    /// what a `notifications/cancelled` names when the host gives the
+    /// operation up ([`super::cancelled`]). `None` while the operation waits
+    /// for the host's answers (nothing is in flight), polls a task (that is
+    /// `tasks/cancel`'s business), or is over.
+    pub fn request_id(&self) -> Option<&Value> {
+        match self.phase {
+            Phase::Sending => self.sent.get("id"),
+            Phase::Asking(_) | Phase::Polling { .. } | Phase::Over => None,
+        }
+    }
+
     /// Retries that answered a round so far.
     pub fn rounds(&self) -> u32 {
         self.rounds

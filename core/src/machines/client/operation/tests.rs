@@ -835,3 +835,28 @@ fn what_cannot_be_carried_is_refused() {
     broken["phase"] = json!({"type": "asking", "questions": {}, "answers": {"x": 1}});
     assert_eq!(restore(config(), &broken), RuleId::UsageInvalidArgument);
 }
+
+/// A host that gives an operation up names the request in flight in its
+/// `notifications/cancelled`; while the operation waits for the host's
+/// answers nothing is in flight, and once it is over, nothing.
+#[test]
+fn the_request_to_cancel_is_the_one_in_flight() {
+    let mut op = Operation::new(config(), call_request(), 0).unwrap();
+    assert_eq!(op.request_id(), Some(&json!(1)));
+    let cancel = crate::client::cancelled(op.request_id().unwrap(), Some("the user left"));
+    assert_eq!(
+        cancel,
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 1, "reason": "the user left"}})
+    );
+    let post = op.poll_transmit().unwrap();
+    let asked = input_required(&json!(1), "name", ask("name", "string"), "s1");
+    respond(&mut op, post.exchange, 200, &headers([("content-type", "application/json")]), &asked.to_string(), 1);
+    assert!(matches!(events(&mut op)[..], [Event::InputRequired { .. }]));
+    assert_eq!(op.request_id(), None, "waiting for the answers: nothing in flight");
+    op.answer("name", accept("name", json!("Ada")), 2).unwrap();
+    assert_eq!(op.request_id(), Some(&json!("1.1")), "the retry is in flight");
+    let mut server = Mrtr::new(greet, |_| Body::Json);
+    server.drive(&mut op, answer_greet);
+    assert_eq!(op.request_id(), None, "over: nothing to cancel");
+}
