@@ -15,11 +15,17 @@
 //!   is `405` (no standalone stream: the bridge sends nothing outside a
 //!   call). `DELETE` ends the session.
 //!
-//! Every exchange is fed to the client side's checker: the request, the
-//! response (its JSON, or its head, each event and its end).
+//! A client that speaks MRTR itself (its `MCP-Protocol-Version` names an
+//! MRTR protocol) needs no bridge: its requests are relayed verbatim to the
+//! upstream and the answers back ([`relay`]), checked as the upstream side's
+//! conversation.
+//!
+//! Every other exchange is fed to the client side's checker: the request,
+//! the response (its JSON, or its head, each event and its end).
 
 use crate::call::{self, Streamed, Writer};
 use crate::sessions::{random_id, Answer, Resume, Session};
+use crate::upstream::Part;
 use crate::Shared;
 use bytes::Bytes;
 use http::{header, HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
@@ -92,6 +98,9 @@ pub(crate) async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Resul
         Ok(bytes) => bytes,
         Err(response) => return Ok(response),
     };
+    if speaks_mrtr(&parts.headers) {
+        return Ok(relay(&shared, &parts, bytes).await);
+    }
     let exchange = side.exchange();
     side.request(&exchange, parts.method.as_str(), &url, &parts.headers, &bytes);
     let reply = match parts.method {
@@ -101,6 +110,55 @@ pub(crate) async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Resul
         _ => Reply::Status(StatusCode::METHOD_NOT_ALLOWED),
     };
     Ok(send(&shared, &exchange, reply))
+}
+
+/// Whether the request comes from an MRTR client: its `MCP-Protocol-Version`
+/// names a protocol whose input requests travel in results.
+fn speaks_mrtr(headers: &HeaderMap) -> bool {
+    let version = headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok());
+    version.and_then(Protocol::from_name).is_some_and(|p| p.rules().mrtr)
+}
+
+/// An MRTR client's request, relayed verbatim to the upstream (its header
+/// fields but those of one connection), the answer streamed back as it
+/// comes; both checked as entries of the upstream side
+/// ([`crate::upstream::exchange`]). No answer: `502` (or `504`).
+async fn relay(shared: &Arc<Shared>, parts: &http::request::Parts, body: Bytes) -> Response<Out> {
+    let headers = parts
+        .headers
+        .iter()
+        .filter(|(name, _)| !mrtr_proxy::net::hop_by_hop(name.as_str()) && *name != header::HOST)
+        .filter(|(name, _)| *name != header::CONTENT_LENGTH)
+        .map(|(name, value)| (name.as_str().to_string(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+        .collect();
+    let method = match parts.method {
+        Method::GET => "GET",
+        Method::DELETE => "DELETE",
+        _ => "POST",
+    };
+    let body = (!body.is_empty()).then(|| String::from_utf8_lossy(&body).into_owned());
+    let request = mrtr::http::Request { exchange: 0, method, url: shared.upstream_url.clone(), headers, body };
+    let (parts_tx, mut parts_rx) = mpsc::unbounded_channel();
+    tokio::spawn(crate::upstream::exchange(shared.clone(), request, parts_tx));
+    let Some(Part::Head(_, status, fields)) = parts_rx.recv().await else {
+        return plain(StatusCode::BAD_GATEWAY, "mrtr-bridge: the upstream did not answer\n");
+    };
+    let (tx, rx) = mpsc::channel(16);
+    let mut response = Response::new(Events { rx }.boxed_unsync());
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+    for (name, value) in fields.iter().filter(|(n, _)| !mrtr_proxy::net::hop_by_hop(n) && n != "content-length") {
+        if let (Ok(n), Ok(v)) = (header::HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
+            response.headers_mut().append(n, v);
+        }
+    }
+    tokio::spawn(async move {
+        while let Some(Part::Body(_, bytes)) = parts_rx.recv().await {
+            if tx.send(bytes).await.is_err() {
+                return;
+            }
+        }
+    });
+    response
 }
 
 /// The request body, whole, within the time and byte bounds (the proxy's).

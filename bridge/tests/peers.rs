@@ -74,3 +74,32 @@ async fn python_sdk_client_to_the_typescript_sdk_server() {
 async fn typescript_sdk_client_to_the_mrtr_server() {
     through_the_bridge(mrtr_server().await, &ts_client()).await;
 }
+
+/// An MRTR client needs no bridge: the Python SDK client in `2026-07-28`
+/// mode, through the bridge to mrtr's MRTR server, is relayed verbatim.
+/// Every scenario completes, and the whole conversation is the upstream
+/// side's: checked there (and its record re-checked) without a fault, with
+/// its multi-round operations, while the client side saw nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mrtr_client_is_relayed_verbatim() {
+    let server = mrtr_server().await;
+    let mut bridge = bridge(&server.url, |_| {}).await;
+    let client = py_client();
+    let run = Command::new(&client[0])
+        .args(&client[1..])
+        .arg(bridge.url())
+        .arg("2026-07-28")
+        .env("PEER_SCENARIOS", SCENARIOS)
+        .current_dir(root())
+        .kill_on_drop(true)
+        .output();
+    let done = tokio::time::timeout(Duration::from_secs(90), run).await.expect("the client hung").unwrap();
+    bridge.stop().await;
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    assert_eq!(violations(&bridge.upstream), Vec::<String>::new());
+    // The eight of a 2025-11-25 client, and 2026-07-28's prompts/get and resources/read.
+    let operations = bridge.upstream.summary().operations;
+    assert_eq!(operations, OPERATIONS + 2, "{:?}", bridge.upstream.monitor().reports());
+    assert_eq!(bridge.client.summary().messages, 0, "the client side is not in the way");
+    assert_eq!(recheck(&bridge.records.1, Protocol::V2026_07_28), Vec::<String>::new());
+}

@@ -256,12 +256,6 @@ fn open_private(path: &std::path::Path, append: bool) -> std::io::Result<File> {
     options.open(path)
 }
 
-/// Headers that belong to one connection, not to the message.
-fn hop_by_hop(name: &header::HeaderName) -> bool {
-    matches!(name.as_str(), "connection" | "keep-alive" | "transfer-encoding" | "te" | "trailer" | "upgrade")
-        || name.as_str().starts_with("proxy-")
-}
-
 fn plain(status: StatusCode, text: String) -> Response<Forward> {
     let mut response = Response::new(Forward::full(Bytes::from(text)));
     *response.status_mut() = status;
@@ -317,8 +311,12 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
         .map(|t| t.trim().to_ascii_lowercase())
         .filter(|t| !t.is_empty())
         .collect();
-    let names: Vec<_> =
-        parts.headers.keys().filter(|n| hop_by_hop(n) || listed.iter().any(|t| t == n.as_str())).cloned().collect();
+    let names: Vec<_> = parts
+        .headers
+        .keys()
+        .filter(|n| net::hop_by_hop(n.as_str()) || listed.iter().any(|t| t == n.as_str()))
+        .cloned()
+        .collect();
     for name in names {
         parts.headers.remove(name);
     }

@@ -1,5 +1,6 @@
 //! The socket habits the proxy and the bridge share: every socket sends at
-//! once, and a connection past the cap gets a clear refusal.
+//! once, a connection past the cap gets a clear refusal, and what belongs
+//! to one connection is not forwarded.
 
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
@@ -23,4 +24,11 @@ pub async fn refuse_busy(mut stream: TcpStream, who: &str) {
     );
     let _ = stream.write_all(format!("{head}{text}").as_bytes()).await;
     let _ = stream.shutdown().await;
+}
+
+/// Whether the header field `name` (lower case) belongs to one connection,
+/// not to the message, and so is not forwarded (RFC 9110 7.6.1).
+pub fn hop_by_hop(name: &str) -> bool {
+    matches!(name, "connection" | "keep-alive" | "transfer-encoding" | "te" | "trailer" | "upgrade")
+        || name.starts_with("proxy-")
 }
