@@ -16,7 +16,7 @@ use crate::{
     message::{read_responses, read_view},
     protocol::{Protocol, TasksFlavor, META_RELATED_TASK},
     retry::{self, Requests, Responses},
-    view::Obj,
+    view::{Obj, J},
     Error, Limits,
 };
 use alloc::{collections::VecDeque, vec::Vec};
@@ -75,7 +75,12 @@ pub(crate) fn build_retry(
 ) -> Result<Value> {
     let (request, result) = (to_sep_in(request, protocol), to_sep_in(result, protocol));
     let view = message::read_request(&request)?;
-    let answered = envelope::classify_value(&result, protocol, limits)?;
+    // A caller that checked the answers judged the result already (a
+    // lenient one read on past its content's faults): only its kind matters.
+    let answered = match answers {
+        Answers::Unchecked => envelope::classify_value(&result, protocol, limits)?,
+        Answers::Checked => envelope::classify_value_into(&result, protocol, limits, &mut Vec::new())?,
+    };
     if answered.kind != Kind::InputRequired || result.get("id") != request.get("id") {
         return Err(err!(InputResponsesUnsolicited, "the result does not answer this request with input_required"));
     }
@@ -121,6 +126,13 @@ fn check_answers(requests: &Requests<'_>, responses: &Responses<'_>) -> Result<(
         }
     }
     Ok(())
+}
+
+/// Whether `question` (`{"method", "params"}`) is a sound input request:
+/// an answer to one that is not cannot be judged against it (the checker's
+/// reading: its fault is the server's, reported with its result).
+pub(crate) fn sound_question(key: &str, question: &Value, protocol: Protocol) -> bool {
+    crate::validate::input_request(J::Key(key), J::Value(question), protocol).is_ok()
 }
 
 /// One answer checked against the question it answers (`{"method",

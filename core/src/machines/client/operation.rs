@@ -382,9 +382,8 @@ impl Operation {
     /// list). An answer that does not fit its question is refused with its
     /// rule, and the question stays open.
     pub fn answer(&mut self, key: &str, result: Value, now: u64) -> Result<()> {
-        let limits = self.config.call.limits.message;
         if let Some((id, question)) = self.pending.get(key).cloned() {
-            check_answer(key, &question, &result, &limits)?;
+            self.check(key, &question, &result)?;
             let response = json!({"jsonrpc": "2.0", "id": id, "result": result});
             let call = self.current().ok_or_else(|| err!(UsageOutOfTurn, "the operation is over"))?;
             call.call.answer(&response, now)?;
@@ -393,22 +392,38 @@ impl Operation {
             self.pump(now);
             return Ok(());
         }
-        let Phase::Asking(asking) = &mut self.phase else {
-            return Err(err!(UsageOutOfTurn, "the server asks nothing of this operation now"));
-        };
-        let Asking { questions, answers, .. } = &mut **asking;
-        let Some(question) = questions.get(key) else {
-            return Err(err!(UsageUnknownHandle, "the server asked nothing under the key {key:?}"));
-        };
-        if answers.contains_key(key) {
-            return Err(err!(UsageOutOfTurn, "the question {key:?} is answered already"));
-        }
-        check_answer(key, question, &result, &limits)?;
-        answers.insert(key.into(), result);
-        if answers.len() == questions.len() {
+        let question = self.open_question(key)?;
+        self.check(key, &question, &result)?;
+        let Phase::Asking(asking) = &mut self.phase else { return Ok(()) };
+        asking.answers.insert(key.into(), result);
+        if asking.answers.len() == asking.questions.len() {
             self.send_retry(now)?;
         }
         Ok(())
+    }
+
+    /// The question `key` of the round asked, not answered yet.
+    fn open_question(&self, key: &str) -> Result<Value> {
+        let Phase::Asking(asking) = &self.phase else {
+            return Err(err!(UsageOutOfTurn, "the server asks nothing of this operation now"));
+        };
+        let Some(question) = asking.questions.get(key) else {
+            return Err(err!(UsageUnknownHandle, "the server asked nothing under the key {key:?}"));
+        };
+        if asking.answers.contains_key(key) {
+            return Err(err!(UsageOutOfTurn, "the question {key:?} is answered already"));
+        }
+        Ok(question.clone())
+    }
+
+    /// The host's answer to `key` fits its question; lenient, an answer to
+    /// a question that is itself faulty is not judged against it.
+    fn check(&self, key: &str, question: &Value, answer: &Value) -> Result<()> {
+        let call = &self.config.call;
+        if call.lenient && !super::sound_question(key, question, call.protocol) {
+            return Ok(());
+        }
+        check_answer(key, question, answer, &call.limits.message)
     }
 
     /// The next HTTP request to send.
@@ -583,7 +598,13 @@ impl Operation {
             return;
         }
         let extension = protocol.rules().tasks == TasksFlavor::Extension;
-        match envelope::classify_value(&response, protocol, &limits) {
+        // Lenient: the call reported the content's faults; the kind decides.
+        let classified = if self.config.call.lenient {
+            envelope::classify_value_into(&response, protocol, &limits, &mut Vec::new())
+        } else {
+            envelope::classify_value(&response, protocol, &limits)
+        };
+        match classified {
             Ok(c) if c.kind == Kind::InputRequired => {}
             Ok(c) if c.result_type == Some(ResultType::Task) && extension => return self.task_created(&response, now),
             _ => return self.finish(Event::Done(response)),

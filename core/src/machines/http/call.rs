@@ -72,6 +72,17 @@ pub struct CallConfig {
     /// The wait before a reconnect when the server sent no `retry`, in
     /// milliseconds. Default 1000.
     pub default_retry_ms: u64,
+    /// Whether a message with faults in its content still does what its
+    /// valid parts do (the checker's reading: one fault, one report): each
+    /// fault is an [`Event::Violation`] and the call goes on, where by
+    /// default the first fault fails the call. Only a fault of the envelope
+    /// (the kind of the message unknown) fails it either way. Off by
+    /// default: a client refuses a faulty answer. A gateway, whose job is to
+    /// get the call through while saying what is wrong, turns it on (`mrtr
+    /// bridge`: an MRTR server's URL-mode ask that carries the
+    /// `elicitationId` `2026-07-28` removed is still asked, in the
+    /// `2025-11-25` words that need one).
+    pub lenient: bool,
 }
 
 impl CallConfig {
@@ -84,6 +95,7 @@ impl CallConfig {
             protocol: mode.rules().protocol,
             limits: StreamLimits::DEFAULT,
             default_retry_ms: 1000,
+            lenient: false,
         }
     }
 }
@@ -488,15 +500,29 @@ impl Call {
         }
     }
 
+    /// The kind of a message from the server; `Err`: the fault that fails
+    /// the call (any, by default; lenient, only a fault of the envelope,
+    /// the content's faults reported as [`Event::Violation`]s).
+    fn classify(&mut self, message: &Value) -> Result<Kind, Error> {
+        let (protocol, limits) = (self.config.protocol, self.config.limits.message);
+        if !self.config.lenient {
+            return envelope::classify_value(message, protocol, &limits).map(|c| c.kind);
+        }
+        let mut faults = Vec::new();
+        let kind = envelope::classify_value_into(message, protocol, &limits, &mut faults).map(|c| c.kind);
+        self.events.extend(faults.into_iter().map(Event::Violation));
+        kind
+    }
+
     /// One JSON-RPC message from the server.
     fn message(&mut self, bytes: &[u8]) {
-        let (protocol, limits) = (self.config.protocol, self.config.limits.message);
+        let limits = self.config.limits.message;
         let message = match crate::parse(bytes, &limits) {
             Ok(m) => m,
             Err(e) => return self.fail(e),
         };
-        let kind = match envelope::classify_value(&message, protocol, &limits) {
-            Ok(c) => c.kind,
+        let kind = match self.classify(&message) {
+            Ok(kind) => kind,
             Err(e) => return self.fail(e),
         };
         match kind {
@@ -558,7 +584,7 @@ impl Call {
         };
         match message {
             Some(m) if m.get("error").is_some() || ok => {
-                if let Err(e) = envelope::classify_value(&m, self.config.protocol, &limits) {
+                if let Err(e) = self.classify(&m) {
                     return self.fail(e);
                 }
                 self.done = true;

@@ -860,3 +860,37 @@ fn the_request_to_cancel_is_the_one_in_flight() {
     server.drive(&mut op, answer_greet);
     assert_eq!(op.request_id(), None, "over: nothing to cancel");
 }
+
+/// A URL-mode ask carrying the `elicitationId` `2026-07-28` removed (rmcp's
+/// and tower-mcp's servers): a client refuses the round by default; a
+/// lenient one (a gateway's) reports the fault once and still asks.
+#[test]
+fn a_lenient_operation_asks_what_a_faulty_round_asks_and_says_so() {
+    let url = json!({"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in",
+        "url": "https://example.com/sign-in", "elicitationId": "e1"}});
+    let asked = input_required(&json!(1), "sign_in", url, "s1").to_string();
+    let run = |lenient: bool| {
+        let mut config = config();
+        config.call.lenient = lenient;
+        let mut op = Operation::new(config, call_request(), 0).unwrap();
+        let post = op.poll_transmit().unwrap();
+        respond(&mut op, post.exchange, 200, &headers([("content-type", "application/json")]), &asked, 1);
+        let seen = events(&mut op);
+        (op, seen)
+    };
+    let (_, strict) = run(false);
+    assert!(matches!(&strict[..], [Event::Failed(e)] if e.rule() == RuleId::InputRequestInvalid), "{strict:?}");
+    let (mut op, lenient) = run(true);
+    match &lenient[..] {
+        [Event::Violation(e), Event::InputRequired { requests, .. }] => {
+            assert_eq!(e.rule(), RuleId::InputRequestInvalid);
+            assert_eq!(requests["sign_in"]["params"]["elicitationId"], "e1", "asked as it came");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Its answer is taken (not judged against a faulty question) and the retry goes out.
+    op.answer("sign_in", json!({"action": "accept"}), 2).unwrap();
+    let retry: Value = serde_json::from_str(op.poll_transmit().unwrap().body.as_deref().unwrap()).unwrap();
+    assert_eq!(retry["params"]["inputResponses"]["sign_in"], json!({"action": "accept"}));
+    assert_eq!(retry["params"]["requestState"], "s1");
+}
