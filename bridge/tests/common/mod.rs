@@ -30,9 +30,12 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
-/// The Python of the peers' venv (with `mcp` and the `mrtr` binding).
+/// The Python of the peers' venv (with `mcp` and the `mrtr` binding):
+/// `$MRTR_PYTHON_VENV` (where the scripts put it; CI's is outside the clone
+/// it tests), else `target/venv-python`.
 pub fn python() -> PathBuf {
-    root().join("target/venv-python/bin/python")
+    let venv = std::env::var_os("MRTR_PYTHON_VENV").map_or_else(|| root().join("target/venv-python"), PathBuf::from);
+    venv.join("bin/python")
 }
 
 /// A free port on 127.0.0.1 (bound, then released).
