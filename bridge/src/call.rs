@@ -70,6 +70,15 @@ struct Driver {
     clock: Instant,
     parts_tx: mpsc::UnboundedSender<Part>,
     parts_rx: mpsc::UnboundedReceiver<Part>,
+    /// The exchanges under way, aborted with the driver: an upstream stream
+    /// that goes silent must not outlive the call that read it.
+    exchanges: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        self.exchanges.iter().for_each(tokio::task::JoinHandle::abort);
+    }
 }
 
 impl Driver {
@@ -82,7 +91,7 @@ impl Driver {
         config.call.lenient = true;
         let op = Operation::new(config, request, 0)?;
         let (parts_tx, parts_rx) = mpsc::unbounded_channel();
-        Ok(Driver { shared, op, clock: Instant::now(), parts_tx, parts_rx })
+        Ok(Driver { shared, op, clock: Instant::now(), parts_tx, parts_rx, exchanges: Vec::new() })
     }
 
     /// The operation's clock: milliseconds since it started.
@@ -95,7 +104,9 @@ impl Driver {
         let mut steps = Vec::new();
         loop {
             while let Some(request) = self.op.poll_transmit() {
-                tokio::spawn(upstream::exchange(self.shared.clone(), request, self.parts_tx.clone()));
+                self.exchanges.retain(|task| !task.is_finished());
+                let exchange = upstream::exchange(self.shared.clone(), request, self.parts_tx.clone());
+                self.exchanges.push(tokio::spawn(exchange));
             }
             let Some(event) = self.op.poll_event() else { return steps };
             match event {
