@@ -36,6 +36,7 @@
 
 mod call;
 mod endpoint;
+mod reverse;
 mod sessions;
 mod side;
 mod upstream;
@@ -91,6 +92,21 @@ pub struct Config {
     /// Where to serve the live pages, one per side (`/`: the client's,
     /// `/upstream/`: the upstream's), if anywhere.
     pub ui: Option<SocketAddr>,
+    /// The protocol the upstream speaks, which picks the direction:
+    /// `2026-07-28` (the default), `2025-11-25` clients in front of an MRTR
+    /// server; `2025-11-25`, MRTR clients in front of a `2025-11-25` server
+    /// (the reverse bridge: each round a call parked on its open upstream
+    /// stream, the client holding a sealed `requestState` naming it;
+    /// `max_sessions` then bounds the calls under way and the upstream
+    /// sessions, and `timeout` how long a parked call waits for its retry).
+    pub upstream_protocol: Protocol,
+    /// (Reverse bridge) The file of the key that seals `requestState` (at
+    /// least 32 random bytes, or 64 hex digits), the same on every instance
+    /// behind one load balancer; without it, a random key made at start.
+    pub state_key_file: Option<PathBuf>,
+    /// (Reverse bridge) This instance's name in the states it seals; without
+    /// it, a random one made at start.
+    pub instance: Option<String>,
 }
 
 impl Config {
@@ -109,6 +125,9 @@ impl Config {
             session_idle: Duration::from_secs(600),
             max_connections: 1024,
             ui: None,
+            upstream_protocol: Protocol::V2026_07_28,
+            state_key_file: None,
+            instance: None,
         }
     }
 }
@@ -124,6 +143,8 @@ pub(crate) struct Shared {
     /// The `2026-07-28` side, checked.
     pub(crate) upstream: Side,
     pub(crate) sessions: Sessions,
+    /// The reverse bridge's calls, sessions and key ring, in that direction.
+    pub(crate) reverse: Option<reverse::Reverse>,
 }
 
 /// A bound bridge, ready to [`serve`](Bridge::serve).
@@ -144,21 +165,37 @@ impl Bridge {
         }
         let record = |path: &Option<PathBuf>| path.as_deref().map(mrtr_proxy::open_record).transpose();
         let (record_client, record_upstream) = (record(&config.record_client)?, record(&config.record_upstream)?);
+        let reverse = match config.upstream_protocol {
+            Protocol::V2026_07_28 => None,
+            Protocol::V2025_11_25 => Some(reverse::Reverse::new(
+                config.state_key_file.as_deref(),
+                config.instance.clone(),
+                config.max_sessions,
+            )?),
+            other => return Err(invalid(&format!("no bridge to a {other} upstream: 2026-07-28 or 2025-11-25"))),
+        };
         let listener = TcpListener::bind(config.listen).await?;
-        let legacy = CheckConfig { protocol: Protocol::V2025_11_25, ..CheckConfig::default() };
+        let (client_protocol, upstream_protocol) = match reverse {
+            Some(_) => (Protocol::V2026_07_28, Protocol::V2025_11_25),
+            None => (Protocol::V2025_11_25, Protocol::V2026_07_28),
+        };
+        let legacy = CheckConfig { protocol: client_protocol, ..CheckConfig::default() };
+        let upstream_check = CheckConfig { protocol: upstream_protocol, ..CheckConfig::default() };
         let mut shared = Shared {
             timeout: config.timeout,
             client,
             upstream_url: config.upstream.to_string(),
             listen: listener.local_addr()?,
             downstream: Side::new("client", legacy, record_client, config.output),
-            upstream: Side::new("upstream", CheckConfig::default(), record_upstream, config.output),
+            upstream: Side::new("upstream", upstream_check, record_upstream, config.output),
             sessions: Sessions::new(config.max_sessions, config.session_idle),
+            reverse,
         };
         let ui = match config.ui {
             Some(addr) => {
-                shared.downstream.keep_timeline("mrtr bridge: the client side (2025-11-25)");
-                shared.upstream.keep_timeline("mrtr bridge: the upstream side (2026-07-28)");
+                let title = |side: &str, p: Protocol| format!("mrtr bridge: the {side} side ({p})");
+                shared.downstream.keep_timeline(&title("client", client_protocol));
+                shared.upstream.keep_timeline(&title("upstream", upstream_protocol));
                 Some(TcpListener::bind(addr).await?)
             }
             None => None,
@@ -240,7 +277,15 @@ impl Bridge {
         let shared = self.shared.clone();
         tokio::spawn(async move {
             let timeout = shared.timeout;
-            let service = service_fn(move |req| endpoint::handle(req, shared.clone()));
+            let service = service_fn(move |req| {
+                let shared = shared.clone();
+                async move {
+                    match shared.reverse {
+                        Some(_) => reverse::handle(req, shared).await,
+                        None => endpoint::handle(req, shared).await,
+                    }
+                }
+            });
             let _ = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(timeout)
@@ -266,6 +311,17 @@ impl Gauges {
     /// Server requests asked and not answered, in every session.
     pub fn waiting(&self) -> usize {
         self.shared.sessions.waiting()
+    }
+
+    /// (Reverse bridge) Calls under way: running, or parked between rounds
+    /// waiting for the client's retry.
+    pub fn calls(&self) -> usize {
+        self.shared.reverse.as_ref().map_or(0, reverse::Reverse::calls)
+    }
+
+    /// (Reverse bridge) Upstream `2025-11-25` sessions open.
+    pub fn upstream_sessions(&self) -> usize {
+        self.shared.reverse.as_ref().map_or(0, reverse::Reverse::sessions)
     }
 }
 

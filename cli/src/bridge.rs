@@ -41,7 +41,28 @@ options:
   --ui HOST:PORT   also serve a live page per side there (/: the client's, /upstream/: the
                    upstream's): its operations' rounds on a time axis, each violation
   --json           one JSON object per report line on stdout (with \"side\") instead of text
-  -h, --help       this text";
+  -h, --help       this text
+
+the other direction, --upstream-protocol 2025-11-25: MRTR clients (2026-07-28) in front of a
+server that speaks only 2025-11-25. Towards the client a stateless 2026-07-28 server
+(server/discover from upstream's initialize, _meta and header fields checked); upstream, one
+2025-11-25 session per distinct client capabilities + clientInfo. When upstream asks on a
+call's stream, the client gets input_required with the questions and a sealed requestState
+naming this instance and the call, which stays parked on its open upstream stream; the retry's
+inputResponses go upstream as the answers. A retry on another instance, for a call gone, or
+with a bad state is refused with its rule. Reports are tagged `client:` (2026-07-28) and
+`upstream:` (2025-11-25).
+
+  --upstream-protocol P  2026-07-28 (default: 2025-11-25 clients to an MRTR server) or
+                   2025-11-25 (MRTR clients to a 2025-11-25 server)
+  --state-key-file FILE  (2025-11-25 upstream) the key sealing requestState: at least 32 random
+                   bytes or 64 hex digits, the same file on every instance behind one load
+                   balancer (default: a random key made at start, said on stderr)
+  --instance NAME  (2025-11-25 upstream) this instance's name in the states it seals (default:
+                   random, said on stderr)
+  there, --timeout also bounds how long upstream may take to ask or answer and how long a
+  parked call waits for its retry (then it is dropped and its upstream stream closed), and
+  --max-sessions bounds the calls under way and the upstream sessions (past it: 503)";
 
 /// The arguments after `bridge`; `Ok(None)`: `--help`.
 fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, String> {
@@ -49,6 +70,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
     let (mut listen, mut upstream, mut record_client, mut record_upstream) = (None, None, None, None);
     let (mut json, mut timeout, mut max_sessions) = (false, 30u64, 1024usize);
     let (mut upstream_ca, mut ui) = (None, None);
+    let (mut upstream_protocol, mut state_key_file, mut instance) = (mrtr::Protocol::V2026_07_28, None, None);
     let mut parser = lexopt::Parser::from_args(argv);
     let p = &mut parser;
     while let Some(arg) = p.next().map_err(|e| e.to_string())? {
@@ -62,6 +84,9 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
             Long("ui") => ui = Some(options::parsed(p, "--ui")?),
             Long("max-sessions") => max_sessions = options::at_least_one(p, "--max-sessions", "")?,
             Long("json") => json = true,
+            Long("upstream-protocol") => upstream_protocol = bridged_protocol(&options::text(p)?)?,
+            Long("state-key-file") => state_key_file = Some(options::path(p)?),
+            Long("instance") => instance = Some(options::text(p)?),
             Short('h') | Long("help") => return Ok(None),
             other => return Err(other.unexpected().to_string()),
         }
@@ -76,14 +101,29 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
         max_sessions,
         upstream_ca,
         ui,
+        upstream_protocol,
+        state_key_file,
+        instance,
         ..Config::new(listen, upstream)
     };
     Ok(Some(config))
 }
 
+/// The protocol of `--upstream-protocol`: one of the two a bridge joins.
+fn bridged_protocol(name: &str) -> Result<mrtr::Protocol, String> {
+    match mrtr::Protocol::from_name(name) {
+        Some(p @ (mrtr::Protocol::V2026_07_28 | mrtr::Protocol::V2025_11_25)) => Ok(p),
+        _ => Err(format!("--upstream-protocol is 2026-07-28 or 2025-11-25, not {name:?}")),
+    }
+}
+
 /// Binds, serves until a signal, prints a summary line per side.
 async fn run(config: Config) -> ExitCode {
     let upstream = config.upstream.clone();
+    let (theirs, ours) = match config.upstream_protocol {
+        mrtr::Protocol::V2025_11_25 => ("2025-11-25", "2026-07-28"),
+        _ => ("2026-07-28", "2025-11-25"),
+    };
     let bridge = match Bridge::bind(config).await {
         Ok(b) => b,
         Err(e) => {
@@ -92,7 +132,7 @@ async fn run(config: Config) -> ExitCode {
         }
     };
     match bridge.local_addr() {
-        Ok(addr) => eprintln!("mrtr bridge: listening on {addr} (2025-11-25), bridging to {upstream} (2026-07-28)"),
+        Ok(addr) => eprintln!("mrtr bridge: listening on {addr} ({ours}), bridging to {upstream} ({theirs})"),
         Err(e) => eprintln!("mrtr bridge: {e}"),
     }
     if let Some(ui) = bridge.ui_addr() {
@@ -161,5 +201,25 @@ mod tests {
         assert!(args(&["--listen", "x", "--upstream", "http://h/mcp"]).is_err());
         assert!(args(&["--listen", "127.0.0.1:1", "--upstream", "http://h/", "--max-sessions", "0"]).is_err());
         assert!(args(&["--help"]).unwrap().is_none());
+        assert_eq!(config.upstream_protocol, mrtr::Protocol::V2026_07_28);
+        let reverse = args(&[
+            "--listen",
+            "127.0.0.1:9000",
+            "--upstream",
+            "http://h/mcp",
+            "--upstream-protocol",
+            "2025-11-25",
+            "--state-key-file",
+            "k",
+            "--instance",
+            "b1",
+        ])
+        .unwrap()
+        .unwrap();
+        assert_eq!(reverse.upstream_protocol, mrtr::Protocol::V2025_11_25);
+        assert_eq!(reverse.state_key_file.as_deref(), Some(std::path::Path::new("k")));
+        assert_eq!(reverse.instance.as_deref(), Some("b1"));
+        let other = args(&["--listen", "127.0.0.1:1", "--upstream", "http://h/", "--upstream-protocol", "sep-2322"]);
+        assert!(other.unwrap_err().contains("--upstream-protocol"));
     }
 }

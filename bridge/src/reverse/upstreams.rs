@@ -1,0 +1,173 @@
+//! The `2025-11-25` sessions the reverse bridge opens upstream: one per
+//! distinct declaration (client capabilities and clientInfo) its MRTR
+//! clients make.
+//!
+//! Why per declaration: a `2026-07-28` client declares its capabilities in
+//! every request's `_meta`, while a `2025-11-25` server learns them once, at
+//! `initialize`, and holds them for the session. Requests that declare the
+//! same thing can share a session (the server sees one well-behaved client
+//! making several calls); requests that declare different things must not,
+//! or the server would ask a client for what it cannot answer (or refuse
+//! what it could). Sessions are bounded: past the bound, one no call uses
+//! makes room; if none does, the request is refused (`limit-exceeded`, 503).
+
+use super::pump::{relay, UPSTREAM};
+use crate::upstream::{self, Part};
+use crate::Shared;
+use mrtr::http::Headers;
+use mrtr::{Error, RuleId};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::{mpsc, OnceCell};
+
+/// `_meta` keys of `2026-07-28` that a `2025-11-25` server never reads.
+pub(crate) const META_2026: [&str; 3] = [
+    mrtr::protocol::META_PROTOCOL_VERSION,
+    mrtr::protocol::META_CLIENT_CAPABILITIES,
+    "io.modelcontextprotocol/clientInfo",
+];
+
+/// An initialized upstream session.
+#[derive(Debug)]
+pub(crate) struct Upstream {
+    /// The declaration it serves (its key in [`Upstreams`]).
+    key: String,
+    /// The `Mcp-Session-Id` upstream gave, if any.
+    session: Option<String>,
+    /// Upstream's `initialize` result (capabilities, serverInfo, instructions).
+    pub(crate) init: Value,
+}
+
+impl Upstream {
+    /// The header fields of every request in this session.
+    pub(crate) fn headers(&self) -> Headers {
+        let mut headers = vec![("mcp-protocol-version".to_string(), UPSTREAM.name().to_string())];
+        if let Some(id) = &self.session {
+            headers.push(("mcp-session-id".to_string(), id.clone()));
+        }
+        headers
+    }
+}
+
+type Slot = Arc<OnceCell<Arc<Upstream>>>;
+
+/// Every upstream session, by declaration, bounded.
+pub(crate) struct Upstreams {
+    max: usize,
+    by_key: Mutex<HashMap<String, Slot>>,
+}
+
+/// What a client declares in a request's `_meta`: capabilities and clientInfo.
+pub(crate) fn declared(request: &Value) -> (Value, Option<Value>) {
+    let meta = &request["params"]["_meta"];
+    let caps = meta.get(mrtr::protocol::META_CLIENT_CAPABILITIES).filter(|c| c.is_object()).cloned();
+    let named = |i: &&Value| ["name", "version"].iter().all(|k| i.get(k).is_some_and(Value::is_string));
+    let info = meta.get("io.modelcontextprotocol/clientInfo").filter(named).cloned();
+    (caps.unwrap_or_else(|| json!({})), info)
+}
+
+impl Upstreams {
+    /// At most `max` sessions at once.
+    pub(crate) fn new(max: usize) -> Upstreams {
+        Upstreams { max, by_key: Mutex::new(HashMap::new()) }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Slot>> {
+        self.by_key.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Sessions open (or opening) now.
+    pub(crate) fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// The session for what `request` declares, initialized on first use.
+    pub(crate) async fn get(&self, shared: &Arc<Shared>, request: &Value) -> Result<Arc<Upstream>, Error> {
+        let (caps, info) = declared(request);
+        let key = json!([caps, info]).to_string();
+        let slot = self.slot(&key)?;
+        let made = slot.get_or_try_init(|| initialize(shared.clone(), key.clone(), caps, info)).await;
+        if made.is_err() {
+            self.lock().remove(&key); // the next request tries again
+        }
+        made.cloned()
+    }
+
+    /// Lets `upstream` go (upstream forgot it: `404`): the next request
+    /// with its declaration opens a new session. A newer session opened
+    /// meanwhile is kept.
+    pub(crate) fn forget(&self, upstream: &Arc<Upstream>) {
+        let mut by_key = self.lock();
+        let same = by_key.get(&upstream.key).and_then(|slot| slot.get()).is_some_and(|u| Arc::ptr_eq(u, upstream));
+        if same {
+            by_key.remove(&upstream.key);
+        }
+    }
+
+    /// The slot for `key`: the one there, or a new one within the bound.
+    fn slot(&self, key: &str) -> Result<Slot, Error> {
+        let mut by_key = self.lock();
+        if let Some(slot) = by_key.get(key) {
+            return Ok(slot.clone());
+        }
+        if by_key.len() >= self.max {
+            let idle = by_key.iter().find(|(_, s)| Arc::strong_count(s) == 1).map(|(k, _)| k.clone());
+            let Some(idle) = idle else {
+                let why = "the bridge holds as many upstream sessions as it may, each in use";
+                return Err(Error::with(RuleId::LimitExceeded, why.into()));
+            };
+            by_key.remove(&idle);
+        }
+        let slot = Slot::default();
+        by_key.insert(key.to_string(), slot.clone());
+        Ok(slot)
+    }
+}
+
+/// `initialize` upstream for `caps` and `info`, then `notifications/initialized`.
+async fn initialize(
+    shared: Arc<Shared>,
+    key: String,
+    caps: Value,
+    info: Option<Value>,
+) -> Result<Arc<Upstream>, Error> {
+    let info = info.unwrap_or_else(|| json!({"name": "mrtr-bridge", "version": env!("CARGO_PKG_VERSION")}));
+    let id = crate::sessions::random_id().unwrap_or_else(|| "initialize".into());
+    let params = json!({"protocolVersion": UPSTREAM.name(), "capabilities": caps, "clientInfo": info});
+    let request = json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": params});
+    let (response, pump) = relay(shared.clone(), request, Vec::new()).await.map_err(|f| f.error)?;
+    let Some(init) = response.get("result").filter(|r| r.is_object()).cloned() else {
+        let why = format!("upstream refused initialize: {}", response.get("error").unwrap_or(&Value::Null));
+        return Err(Error::with(RuleId::HttpStatusUnexpected, why));
+    };
+    let session = pump.first_head.as_deref().and_then(|h| mrtr::http::header(h, "mcp-session-id")).map(String::from);
+    let upstream = Upstream { key, session, init };
+    notify(&shared, &upstream, &json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    Ok(Arc::new(upstream))
+}
+
+/// POSTs a notification in `upstream`'s session and waits (within the
+/// timeout) for its answer, so that the server has it before the next request.
+async fn notify(shared: &Arc<Shared>, upstream: &Upstream, message: &Value) {
+    let mut headers = upstream.headers();
+    headers.push(("content-type".into(), "application/json".into()));
+    headers.push(("accept".into(), "application/json, text/event-stream".into()));
+    let request = mrtr::http::Request {
+        exchange: 0,
+        method: "POST",
+        url: shared.upstream_url.clone(),
+        headers,
+        body: Some(message.to_string()),
+    };
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    tokio::spawn(upstream::exchange(shared.clone(), request, tx));
+    let ended = async {
+        while let Some(part) = rx.recv().await {
+            if let Part::End(_) = part {
+                return;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(shared.timeout, ended).await;
+}
