@@ -7,7 +7,8 @@
 # a client broken on purpose gives exactly its violation. Ends with
 # `N passed, M failed`. Then `mrtr bridge` between each SDK's client in
 # `2025-11-25` mode and each MRTR server (peers/run --bridge, and the bridge
-# crate's tests).
+# crate's tests), and the other way, each MRTR client through the reverse
+# bridge to each `2025-11-25` server (peers/run --bridge-reverse).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -28,3 +29,5 @@ echo "== peers: the bridge's tests against the SDKs and mrtr's server (cargo tes
 cargo test --quiet -p mrtr-bridge --tests
 echo "== peers: every 2025-11-25 client through mrtr bridge to every 2026-07-28 server (peers/run --bridge)"
 "$venv/bin/python" peers/run --bridge
+echo "== peers: every 2026-07-28 client through mrtr bridge --upstream-protocol 2025-11-25 to every 2025-11-25 server (peers/run --bridge-reverse)"
+"$venv/bin/python" peers/run --bridge-reverse
