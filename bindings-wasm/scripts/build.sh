@@ -45,10 +45,17 @@ name=$(basename "$pkg")
 # Size settings for this target only (the workspace's release profile is
 # shared with the host crates; these apply to the wasm32 build alone, which
 # no other crate builds). wasm32-unknown-unknown aborts on panic anyway.
+# The source paths a panic location carries are remapped to short fixed
+# ones, so that the module's bytes (and its size) do not depend on where the
+# checkout or cargo's registry lie: a CI clone in /tmp/mrtr-ci.XXXXXX built
+# a bigger module than a checkout in /work/main.
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+remap="target.wasm32-unknown-unknown.rustflags=[\"--remap-path-prefix=$root=/mrtr\", \"--remap-path-prefix=$cargo_home=/cargo\"]"
 CARGO_TARGET_DIR="$target" cargo build --quiet -p mrtr-wasm --target wasm32-unknown-unknown --release "${features[@]}" \
   --config 'profile.release.opt-level="z"' \
   --config 'profile.release.lto=true' \
-  --config 'profile.release.codegen-units=1'
+  --config 'profile.release.codegen-units=1' \
+  --config "$remap"
 
 raw="$target/wasm32-unknown-unknown/release/mrtr_wasm.wasm"
 shared_files=("$shared/lib/api.mjs" "$shared/lib/kernel.mjs" "$shared/lib/exports.mjs" "$shared/lib/exports.d.ts" "$shared/lib/tables.d.ts" "$shared/index.d.ts" "$here"/js/*)

@@ -81,7 +81,10 @@ pub struct CallConfig {
     /// get the call through while saying what is wrong, turns it on (`mrtr
     /// bridge`: an MRTR server's URL-mode ask that carries the
     /// `elicitationId` `2026-07-28` removed is still asked, in the
-    /// `2025-11-25` words that need one).
+    /// `2025-11-25` words that need one). With the `std` feature only: the
+    /// hosts gateways run on have it, and the wasm and `no_std` builds are
+    /// spared its code (some 640 bytes of the gzipped wasm module).
+    #[cfg(feature = "std")]
     pub lenient: bool,
 }
 
@@ -95,8 +98,18 @@ impl CallConfig {
             protocol: mode.rules().protocol,
             limits: StreamLimits::DEFAULT,
             default_retry_ms: 1000,
+            #[cfg(feature = "std")]
             lenient: false,
         }
+    }
+
+    /// Whether a faulty message still does what its valid parts do
+    /// ([`CallConfig::lenient`]; never without the `std` feature).
+    pub fn is_lenient(&self) -> bool {
+        #[cfg(feature = "std")]
+        return self.lenient;
+        #[cfg(not(feature = "std"))]
+        false
     }
 }
 
@@ -505,7 +518,7 @@ impl Call {
     /// the content's faults reported as [`Event::Violation`]s).
     fn classify(&mut self, message: &Value) -> Result<Kind, Error> {
         let (protocol, limits) = (self.config.protocol, self.config.limits.message);
-        if !self.config.lenient {
+        if !self.config.is_lenient() {
             return envelope::classify_value(message, protocol, &limits).map(|c| c.kind);
         }
         let mut faults = Vec::new();

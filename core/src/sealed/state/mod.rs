@@ -309,8 +309,7 @@ fn tampered() -> crate::Error {
     // The likeliest cause on a fleet is no attacker at all: say so.
     err!(
         StateTampered,
-        "requestState failed its integrity check: altered, or sealed by an instance with another key or \
-         deployment label (on a fleet, instances that differ look exactly like tampering)"
+        "requestState failed its integrity check (altered, or another key or deployment label sealed it)"
     )
 }
 

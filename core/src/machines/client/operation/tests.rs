@@ -864,6 +864,7 @@ fn the_request_to_cancel_is_the_one_in_flight() {
 /// A URL-mode ask carrying the `elicitationId` `2026-07-28` removed (rmcp's
 /// and tower-mcp's servers): a client refuses the round by default; a
 /// lenient one (a gateway's) reports the fault once and still asks.
+#[cfg(feature = "std")]
 #[test]
 fn a_lenient_operation_asks_what_a_faulty_round_asks_and_says_so() {
     let url = json!({"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in",
