@@ -345,11 +345,20 @@ pub(crate) struct Streamed {
     pub(crate) request: Value,
 }
 
+/// Starts a call whose questions go on the client's stream: registered in
+/// its session at once, so that a cancellation or a resuming `GET` the
+/// client sends as soon as the stream's head arrives finds it; then carried
+/// on a task of its own ([`streamed`]).
+pub(crate) fn start_streamed(shared: Arc<Shared>, call: Streamed, writer: Writer) {
+    let registered = Registered::new(call.session.clone(), writer.key.clone(), &call.id);
+    tokio::spawn(streamed(shared, call, writer, registered));
+}
+
 /// Carries a call whose questions go on the client's stream; ends the stream
 /// with the final response or an error. See the [module](self).
-pub(crate) async fn streamed(shared: Arc<Shared>, call: Streamed, mut writer: Writer) {
+async fn streamed(shared: Arc<Shared>, call: Streamed, mut writer: Writer, registered: (Registered, Held)) {
     let timeout = shared.timeout;
-    let (_registered, held) = Registered::new(call.session.clone(), writer.key.clone(), &call.id);
+    let (_registered, held) = registered;
     let mut running = match Driver::start(shared, call.request) {
         Ok(driver) => Running::new(driver, call.id, call.session, timeout, held),
         Err(e) => {

@@ -4,7 +4,7 @@
 //!   (`Mcp-Session-Id`, random), and the answer ([`initialize_result`]).
 //! - `POST` of a request in a session: `ping` answered `{}` here;
 //!   `tools/call`, `prompts/get`, `resources/read` (the methods that may ask,
-//!   the core's allow-list) answered with an event stream ([`call::streamed`]);
+//!   the core's allow-list) answered with an event stream ([`call::start_streamed`]);
 //!   every other request relayed upstream and answered with JSON ([`call::plain`]).
 //! - `POST` of responses (answers to the bridge's server requests) and
 //!   notifications: `202`, each answer routed within its session; a
@@ -277,7 +277,7 @@ fn stream(shared: &Arc<Shared>, exchange: &str, call: Streamed) -> Reply {
         return refusal(&call.id, &e);
     };
     let response = events_response(shared, exchange, &writer.head(), rx);
-    tokio::spawn(call::streamed(shared.clone(), call, writer));
+    call::start_streamed(shared.clone(), call, writer);
     Reply::Stream(Box::new(response))
 }
 
