@@ -66,6 +66,9 @@ enum Wake {
 /// An operation and its HTTP exchanges in flight.
 struct Driver {
     shared: Arc<Shared>,
+    /// The endpoint of the upstream this call runs against (one of several
+    /// when the bridge aggregates: [`crate::fleet`]).
+    url: String,
     op: Operation,
     clock: Instant,
     parts_tx: mpsc::UnboundedSender<Part>,
@@ -82,16 +85,17 @@ impl Drop for Driver {
 }
 
 impl Driver {
-    /// Starts `request` (an upstream request: `_meta` written, the session's id).
-    fn start(shared: Arc<Shared>, request: Value) -> Result<Driver, Error> {
-        let mut config = Config::new(Mode::Streamable, shared.upstream_url.clone());
+    /// Starts `request` (an upstream request: `_meta` written, the session's
+    /// id) against the upstream at `url`.
+    fn start(shared: Arc<Shared>, url: String, request: Value) -> Result<Driver, Error> {
+        let mut config = Config::new(Mode::Streamable, url.clone());
         config.call.limits.message = shared.upstream.limits();
         // A gateway gets the call through while saying what is wrong: a
         // faulty round is still asked (the upstream side's checker reports it).
         config.call.lenient = true;
         let op = Operation::new(config, request, 0)?;
         let (parts_tx, parts_rx) = mpsc::unbounded_channel();
-        Ok(Driver { shared, op, clock: Instant::now(), parts_tx, parts_rx, exchanges: Vec::new() })
+        Ok(Driver { shared, url, op, clock: Instant::now(), parts_tx, parts_rx, exchanges: Vec::new() })
     }
 
     /// The operation's clock: milliseconds since it started.
@@ -132,7 +136,7 @@ impl Driver {
             field("mcp-protocol-version", Protocol::default().name()),
             field("mcp-method", "notifications/cancelled"),
         ];
-        let url = self.shared.upstream_url.clone();
+        let url = self.url.clone();
         let request = mrtr::http::Request { exchange: 0, method: "POST", url, headers, body: Some(notice.to_string()) };
         let (parts, _) = mpsc::unbounded_channel();
         tokio::spawn(upstream::exchange(self.shared.clone(), request, parts));
@@ -197,8 +201,14 @@ fn error(id: &Value, error: &Error) -> Value {
 /// JSON-RPC error), the core's status for the bridge's own error
 /// (`server::error_response`: a JSON-RPC error never goes with a 2xx).
 pub(crate) async fn plain(shared: Arc<Shared>, id: &Value, request: Value) -> (Value, u16) {
+    let url = shared.upstream_url.clone();
+    plain_to(shared, url, id, request).await
+}
+
+/// [`plain`] against the upstream at `url` (one of an aggregating bridge's).
+pub(crate) async fn plain_to(shared: Arc<Shared>, url: String, id: &Value, request: Value) -> (Value, u16) {
     let own = |e: &Error| server::error_response(id, e);
-    let mut driver = match Driver::start(shared, request) {
+    let mut driver = match Driver::start(shared, url, request) {
         Ok(d) => d,
         Err(e) => return own(&e),
     };
@@ -338,11 +348,13 @@ impl Writer {
     }
 }
 
-/// What a streamed call is: the client's id, its session, the upstream request.
+/// What a streamed call is: the client's id, its session, the upstream
+/// request and the endpoint of the upstream it goes to.
 pub(crate) struct Streamed {
     pub(crate) id: Value,
     pub(crate) session: Arc<Session>,
     pub(crate) request: Value,
+    pub(crate) url: String,
 }
 
 /// Starts a call whose questions go on the client's stream: registered in
@@ -359,7 +371,7 @@ pub(crate) fn start_streamed(shared: Arc<Shared>, call: Streamed, writer: Writer
 async fn streamed(shared: Arc<Shared>, call: Streamed, mut writer: Writer, registered: (Registered, Held)) {
     let timeout = shared.timeout;
     let (_registered, held) = registered;
-    let mut running = match Driver::start(shared, call.request) {
+    let mut running = match Driver::start(shared, call.url, call.request) {
         Ok(driver) => Running::new(driver, call.id, call.session, timeout, held),
         Err(e) => {
             writer.write(&error(&call.id, &e)).await;

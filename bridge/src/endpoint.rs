@@ -15,6 +15,10 @@
 //!   is `405` (no standalone stream: the bridge sends nothing outside a
 //!   call). `DELETE` ends the session.
 //!
+//! With several upstreams ([`fleet`]) `initialize` discovers them all, the
+//! four lists are merged, and each call goes to the upstream its name or URI
+//! belongs to.
+//!
 //! A client that speaks MRTR itself (its `MCP-Protocol-Version` names an
 //! MRTR protocol) needs no bridge: its requests are relayed verbatim to the
 //! upstream and the answers back ([`relay`]), checked as the upstream side's
@@ -24,6 +28,7 @@
 //! the response (its JSON, or its head, each event and its end).
 
 use crate::call::{self, Streamed, Writer};
+use crate::fleet;
 use crate::sessions::{random_id, Answer, Resume, Session};
 use crate::upstream::Part;
 use crate::Shared;
@@ -257,14 +262,22 @@ async fn request_of(shared: &Arc<Shared>, exchange: &str, headers: &HeaderMap, r
     if method == "ping" {
         return Reply::Json(StatusCode::OK, json!({"jsonrpc": "2.0", "id": id, "result": {}}), None);
     }
-    let upstream = match session.declared().request(&method, request.get("params").cloned()) {
+    if shared.fleet.is_some() && fleet::list_key(&method).is_some() {
+        let (response, status) = fleet::list(shared, &session, &id, &method).await;
+        return Reply::Json(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY), response, None);
+    }
+    let (url, params) = match fleet::route(shared, &session, &method, request.get("params").cloned()).await {
+        Ok(routed) => routed,
+        Err(e) => return refusal(&id, &e),
+    };
+    let upstream = match session.declared().request(&method, params) {
         Ok(r) => r,
         Err(e) => return refusal(&id, &e),
     };
     if Protocol::default().rules().allow_list.contains(&method.as_str()) {
-        return stream(shared, exchange, Streamed { id, session, request: upstream });
+        return stream(shared, exchange, Streamed { id, session, request: upstream, url });
     }
-    let (response, status) = call::plain(shared.clone(), &id, upstream).await;
+    let (response, status) = call::plain_to(shared.clone(), url, &id, upstream).await;
     Reply::Json(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY), response, None)
 }
 
@@ -397,12 +410,17 @@ async fn initialize(shared: &Arc<Shared>, id: &Value, request: &Value) -> Reply 
         Ok(d) => d,
         Err(e) => return refusal(id, &e),
     };
-    let discover = match declared.request("server/discover", None) {
-        Ok(r) => r,
+    let discovered = match &shared.fleet {
+        Some(fleet) => fleet::initialize(shared, fleet, &mut declared).await,
+        None => match declared.request("server/discover", None) {
+            Ok(discover) => Ok(initialize_result(&call::plain(shared.clone(), id, discover).await.0)),
+            Err(e) => Err(e),
+        },
+    };
+    let result = match discovered {
+        Ok(result) => result,
         Err(e) => return refusal(id, &e),
     };
-    let (found, _) = call::plain(shared.clone(), id, discover).await;
-    let result = initialize_result(&found);
     match shared.sessions.open(Session::new(declared)) {
         Some(session) => {
             Reply::Json(StatusCode::OK, json!({"jsonrpc": "2.0", "id": id, "result": result}), Some(session))

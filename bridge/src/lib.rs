@@ -10,7 +10,11 @@
 //! `resources/read`, runs one [`mrtr::client::Operation`] against the
 //! upstream: each question of an `input_required` round becomes a server
 //! request on the client's stream, each answer goes back into the operation,
-//! which sends the retry ([`call`]).
+//! which sends the retry (its `call` module).
+//!
+//! Given several named upstreams ([`Config::upstreams`]) the bridge serves
+//! them as one server: lists merged, tool and prompt names prefixed with
+//! the upstream's name, each call routed to its upstream (`fleet`).
 //!
 //! Both conversations are checked as they flow, as `mrtr proxy` checks one:
 //! a [`mrtr_proxy::Monitor`] for the client side under `2025-11-25`, one for
@@ -36,17 +40,20 @@
 
 mod call;
 mod endpoint;
+mod fleet;
 mod reverse;
 mod sessions;
 mod side;
 mod upstream;
 
+pub use fleet::check_upstreams;
+/// The URL type of [`Config`]'s upstreams, for callers that build one.
+pub use http::Uri;
 pub use mrtr_proxy::{Output, Report, Summary};
 pub use side::Side;
 
 use mrtr_proxy::{net, UiPage, UpstreamClient};
 
-use http::Uri;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use mrtr::check::CheckConfig;
@@ -67,6 +74,11 @@ pub struct Config {
     pub listen: SocketAddr,
     /// The MRTR server's endpoint (`http://` or `https://`).
     pub upstream: Uri,
+    /// Several MRTR servers by name, served as one (`--upstream NAME=URL`,
+    /// two or more: see the `fleet` module); empty, the one `upstream`.
+    /// When set it wins: requests the bridge does not route by name or URI
+    /// go to the first.
+    pub upstreams: Vec<(String, Uri)>,
     /// A PEM file of certificate authorities an `https://` upstream's
     /// certificate may chain to, besides the system's.
     pub upstream_ca: Option<PathBuf>,
@@ -116,6 +128,7 @@ impl Config {
         Config {
             listen,
             upstream,
+            upstreams: Vec::new(),
             upstream_ca: None,
             record_client: None,
             record_upstream: None,
@@ -145,6 +158,30 @@ pub(crate) struct Shared {
     pub(crate) sessions: Sessions,
     /// The reverse bridge's calls, sessions and key ring, in that direction.
     pub(crate) reverse: Option<reverse::Reverse>,
+    /// The upstreams by name, when the bridge aggregates several.
+    pub(crate) fleet: Option<fleet::Fleet>,
+}
+
+/// The fleet of an aggregating bridge (none with one upstream), and the URL
+/// the upstream client is made for: an `https://` one when any is, so that
+/// its TLS roots are loaded (the connector serves `http://` too).
+fn fleet_of(config: &Config) -> std::io::Result<(Option<fleet::Fleet>, Uri)> {
+    if config.upstreams.is_empty() {
+        return Ok((None, config.upstream.clone()));
+    }
+    let invalid = |why: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, why);
+    if config.upstream_protocol != Protocol::V2026_07_28 {
+        return Err(invalid("several upstreams are for 2026-07-28 upstreams only".into()));
+    }
+    let fleet = fleet::Fleet::new(&config.upstreams).map_err(invalid)?;
+    let urls = config.upstreams.iter().map(|(_, url)| url);
+    let tls = urls.clone().find(|u| u.scheme_str() == Some("https")).or(urls.clone().next());
+    Ok((Some(fleet), tls.cloned().unwrap_or_else(|| config.upstream.clone())))
+}
+
+/// Where requests go that nothing routes: the first of several upstreams, or the one.
+fn fleet_first_url(fleet: Option<&fleet::Fleet>, upstream: &Uri) -> String {
+    fleet.map_or_else(|| upstream.to_string(), |f| f.first_url().to_string())
 }
 
 /// A bound bridge, ready to [`serve`](Bridge::serve).
@@ -159,8 +196,9 @@ impl Bridge {
     /// Binds the listening socket and opens the record files (appending).
     pub async fn bind(config: Config) -> std::io::Result<Bridge> {
         let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_string());
-        let client = mrtr_proxy::upstream_client(&config.upstream, config.upstream_ca.as_deref())?;
-        if config.upstream.authority().is_none() {
+        let (fleet, first) = fleet_of(&config)?;
+        let client = mrtr_proxy::upstream_client(&first, config.upstream_ca.as_deref())?;
+        if first.authority().is_none() {
             return Err(invalid("the upstream URL needs a host"));
         }
         let record = |path: &Option<PathBuf>| path.as_deref().map(mrtr_proxy::open_record).transpose();
@@ -184,12 +222,13 @@ impl Bridge {
         let mut shared = Shared {
             timeout: config.timeout,
             client,
-            upstream_url: config.upstream.to_string(),
+            upstream_url: fleet_first_url(fleet.as_ref(), &config.upstream),
             listen: listener.local_addr()?,
             downstream: Side::new("client", legacy, record_client, config.output),
             upstream: Side::new("upstream", upstream_check, record_upstream, config.output),
             sessions: Sessions::new(config.max_sessions, config.session_idle),
             reverse,
+            fleet,
         };
         let ui = match config.ui {
             Some(addr) => {

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 /// `mrtr bridge --help`.
 pub(crate) const USAGE: &str = "usage: mrtr bridge --listen HOST:PORT --upstream http://HOST:PORT/PATH [options]
+       mrtr bridge --listen HOST:PORT --upstream NAME=URL --upstream NAME=URL... [options]
 
 Serves MCP 2025-11-25 clients (Streamable HTTP: initialize, Mcp-Session-Id, server
 requests on the POST's event stream) from an MRTR server (2026-07-28): each
@@ -24,7 +25,16 @@ endpoint is 405 (no standalone stream). Exit status: 0 when stopped, 2 on bad us
 or when it cannot listen.
 
   --listen     where the bridge listens; point the 2025-11-25 client at any path there
-  --upstream   the MRTR server's endpoint (http:// or https://)
+  --upstream   the MRTR server's endpoint (http:// or https://); or NAME=URL, two or more
+               times: several MRTR servers served as one (NAME: 1-32 of A-Za-z0-9_-, unique).
+               Then initialize discovers them all (capabilities united, instructions joined
+               as NAME: ..., serverInfo the bridge's); tools/list and prompts/list are merged
+               with names NAME__original (at most 16 pages each, one page to the client),
+               tools/call and prompts/get go to NAME; resources keep their URIs and
+               resources/read goes to the upstream that listed the URI, else to the longest
+               template prefix (the first upstream wins a tie); an unknown name or URI is
+               refused (usage-unknown-handle); every other request goes to the first upstream.
+               An upstream down at initialize is left out (said on stderr)
 
 options:
   --record-client FILE    append the client side's HTTP entries to FILE, for
@@ -67,7 +77,8 @@ with a bad state is refused with its rule. Reports are tagged `client:` (2026-07
 /// The arguments after `bridge`; `Ok(None)`: `--help`.
 fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, String> {
     use lexopt::prelude::*;
-    let (mut listen, mut upstream, mut record_client, mut record_upstream) = (None, None, None, None);
+    let (mut listen, mut record_client, mut record_upstream) = (None, None, None);
+    let mut upstream_values = Vec::new();
     let (mut json, mut timeout, mut max_sessions) = (false, 30u64, 1024usize);
     let (mut upstream_ca, mut ui) = (None, None);
     let (mut upstream_protocol, mut state_key_file, mut instance) = (mrtr::Protocol::V2026_07_28, None, None);
@@ -76,7 +87,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
     while let Some(arg) = p.next().map_err(|e| e.to_string())? {
         match arg {
             Long("listen") => listen = Some(options::parsed(p, "--listen")?),
-            Long("upstream") => upstream = Some(options::parsed(p, "--upstream")?),
+            Long("upstream") => upstream_values.push(options::text(p)?),
             Long("record-client") => record_client = Some(options::path(p)?),
             Long("record-upstream") => record_upstream = Some(options::path(p)?),
             Long("timeout") => timeout = options::at_least_one(p, "--timeout", "whole seconds, ")?,
@@ -92,7 +103,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
         }
     }
     let listen = listen.ok_or("--listen is required")?;
-    let upstream = upstream.ok_or("--upstream is required")?;
+    let (upstream, upstreams) = upstreams_of(&upstream_values)?;
     let config = Config {
         record_client,
         record_upstream,
@@ -104,9 +115,34 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
         upstream_protocol,
         state_key_file,
         instance,
+        upstreams,
         ..Config::new(listen, upstream)
     };
     Ok(Some(config))
+}
+
+/// The `--upstream` values: one plain `URL` (one upstream), or two or more
+/// `NAME=URL` (several, served as one; the first is also `upstream`). A value
+/// that starts with `http://` or `https://` is plain; mixing is an error.
+fn upstreams_of(values: &[String]) -> Result<(mrtr_bridge::Uri, Vec<(String, mrtr_bridge::Uri)>), String> {
+    let url = |v: &str| v.parse::<mrtr_bridge::Uri>().map_err(|e| format!("--upstream {v}: {e}"));
+    let plain = |v: &&String| v.starts_with("http://") || v.starts_with("https://");
+    match (values, values.iter().filter(plain).count()) {
+        ([], _) => Err("--upstream is required".into()),
+        ([one], 1) => Ok((url(one)?, Vec::new())),
+        (_, 0) => {
+            let named = values
+                .iter()
+                .map(|v| {
+                    let (name, rest) = v.split_once('=').ok_or(format!("--upstream {v}: URL or NAME=URL"))?;
+                    Ok((name.to_string(), url(rest)?))
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            mrtr_bridge::check_upstreams(&named).map_err(|e| format!("--upstream: {e}"))?;
+            Ok((named[0].1.clone(), named))
+        }
+        _ => Err("--upstream is one URL, or NAME=URL two or more times (not both, not a URL twice)".into()),
+    }
 }
 
 /// The protocol of `--upstream-protocol`: one of the two a bridge joins.
@@ -119,7 +155,10 @@ fn bridged_protocol(name: &str) -> Result<mrtr::Protocol, String> {
 
 /// Binds, serves until a signal, prints a summary line per side.
 async fn run(config: Config) -> ExitCode {
-    let upstream = config.upstream.clone();
+    let upstream = match config.upstreams.as_slice() {
+        [] => config.upstream.to_string(),
+        several => several.iter().map(|(n, u)| format!("{n}={u}")).collect::<Vec<_>>().join(", "),
+    };
     let (theirs, ours) = match config.upstream_protocol {
         mrtr::Protocol::V2025_11_25 => ("2025-11-25", "2026-07-28"),
         _ => ("2026-07-28", "2025-11-25"),
@@ -221,5 +260,32 @@ mod tests {
         assert_eq!(reverse.instance.as_deref(), Some("b1"));
         let other = args(&["--listen", "127.0.0.1:1", "--upstream", "http://h/", "--upstream-protocol", "sep-2322"]);
         assert!(other.unwrap_err().contains("--upstream-protocol"));
+        assert!(config.upstreams.is_empty(), "one plain --upstream: one upstream");
+    }
+
+    /// `--upstream NAME=URL` twice or more: several upstreams, the first
+    /// also `upstream`; a bad name, a duplicate, one alone and a mix refused.
+    #[test]
+    fn named_upstreams_are_read() {
+        let with = |values: &[&str]| {
+            let mut list = vec!["--listen", "127.0.0.1:9000"];
+            values.iter().for_each(|v| list.extend(["--upstream", v]));
+            args(&list)
+        };
+        let config = with(&["a=http://127.0.0.1:1/mcp", "b-2=https://h:2/x"]).unwrap().unwrap();
+        let names: Vec<&str> = config.upstreams.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["a", "b-2"]);
+        assert_eq!((config.upstream.port_u16(), config.upstreams[1].1.path()), (Some(1), "/x"));
+        for bad in [
+            &["a=http://h/", "a=http://g/"][..],
+            &["a=http://h/"],
+            &["a=http://h/", "http://g/"],
+            &["http://h/", "http://g/"],
+            &["a.b=http://h/", "c=http://g/"],
+            &["a=http://h/", "c"],
+            &["a=ftp://h/", "c=http://g/"],
+        ] {
+            assert!(with(bad).unwrap_err().contains("--upstream"), "{bad:?}");
+        }
     }
 }
