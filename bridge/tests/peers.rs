@@ -23,19 +23,25 @@ const SCENARIOS: &str = "reserve,sign_in";
 /// sign_in (a URL-mode elicitation).
 const OPERATIONS: u64 = 8;
 
-/// Runs `client URL 2025-11-25` through a bridge to `server`, and checks the
-/// client's success, both sides' reports and records, and the rounds upstream.
-async fn through_the_bridge(server: Upstream, client: &[PathBuf]) {
-    let mut bridge = bridge(&server.url, |_| {}).await;
+/// Runs the peers' scenarios with `client` (its command line) against `url`
+/// in `protocol`, within 90 s.
+async fn run_client(client: &[PathBuf], url: &str, protocol: &str) -> std::process::Output {
     let run = Command::new(&client[0])
         .args(&client[1..])
-        .arg(bridge.url())
-        .arg("2025-11-25")
+        .arg(url)
+        .arg(protocol)
         .env("PEER_SCENARIOS", SCENARIOS)
         .current_dir(root())
         .kill_on_drop(true)
         .output();
-    let done = tokio::time::timeout(Duration::from_secs(90), run).await.expect("the client hung").unwrap();
+    tokio::time::timeout(Duration::from_secs(90), run).await.expect("the client hung").unwrap()
+}
+
+/// Runs `client URL 2025-11-25` through a bridge to `server`, and checks the
+/// client's success, both sides' reports and records, and the rounds upstream.
+async fn through_the_bridge(server: Upstream, client: &[PathBuf]) {
+    let mut bridge = bridge(&server.url, |_| {}).await;
+    let done = run_client(client, &bridge.url(), "2025-11-25").await;
     bridge.stop().await;
     let said = String::from_utf8_lossy(&done.stderr);
     assert!(done.status.success(), "{}: {said}", client[client.len() - 1].display());
@@ -84,16 +90,7 @@ async fn typescript_sdk_client_to_the_mrtr_server() {
 async fn an_mrtr_client_is_relayed_verbatim() {
     let server = mrtr_server().await;
     let mut bridge = bridge(&server.url, |_| {}).await;
-    let client = py_client();
-    let run = Command::new(&client[0])
-        .args(&client[1..])
-        .arg(bridge.url())
-        .arg("2026-07-28")
-        .env("PEER_SCENARIOS", SCENARIOS)
-        .current_dir(root())
-        .kill_on_drop(true)
-        .output();
-    let done = tokio::time::timeout(Duration::from_secs(90), run).await.expect("the client hung").unwrap();
+    let done = run_client(&py_client(), &bridge.url(), "2026-07-28").await;
     bridge.stop().await;
     assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
     assert_eq!(violations(&bridge.upstream), Vec::<String>::new());

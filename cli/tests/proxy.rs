@@ -96,6 +96,18 @@ fn temp_file(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("mrtr-cli-{name}-{}-{nanos}.jsonl", std::process::id()))
 }
 
+/// `mrtr check` of the record (then removed) finds exactly the violation
+/// `rule` at entry `index`, as the live check did.
+fn rechecked_finds(record: &std::path::Path, rule: &Value, index: &Value) {
+    let checked = std::process::Command::new(MRTR).arg("check").arg(record).arg("--json").output().unwrap();
+    let _ = std::fs::remove_file(record);
+    assert_eq!(checked.status.code(), Some(1), "{checked:?}");
+    let report: Value = serde_json::from_slice(&checked.stdout).unwrap();
+    let violations = report["violations"].as_array().unwrap();
+    assert_eq!(violations.len(), 1, "{report}");
+    assert_eq!((&violations[0]["rule"], &violations[0]["index"]), (rule, index));
+}
+
 #[tokio::test]
 async fn proxy_reports_live_sums_up_on_sigterm_and_its_record_checks_the_same() {
     let up = upstream().await;
@@ -131,13 +143,7 @@ async fn proxy_reports_live_sums_up_on_sigterm_and_its_record_checks_the_same() 
     assert_eq!(rule, "retry-request-state-mismatch", "{lines:?}");
 
     // The record, checked offline: the same violation at the same entry.
-    let checked = std::process::Command::new(MRTR).arg("check").arg(&record).arg("--json").output().unwrap();
-    let _ = std::fs::remove_file(&record);
-    assert_eq!(checked.status.code(), Some(1), "{checked:?}");
-    let report: Value = serde_json::from_slice(&checked.stdout).unwrap();
-    let violations = report["violations"].as_array().unwrap();
-    assert_eq!(violations.len(), 1, "{report}");
-    assert_eq!((&violations[0]["rule"], &violations[0]["index"]), (rule, index));
+    rechecked_finds(&record, rule, index);
 }
 
 #[test]
@@ -229,13 +235,7 @@ async fn proxy_checks_a_stdio_server_and_exits_with_its_status() {
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(std::fs::metadata(&record).unwrap().permissions().mode() & 0o777, 0o600);
     }
-    let checked = std::process::Command::new(MRTR).arg("check").arg(&record).arg("--json").output().unwrap();
-    let _ = std::fs::remove_file(&record);
-    assert_eq!(checked.status.code(), Some(1), "{checked:?}");
-    let report: Value = serde_json::from_slice(&checked.stdout).unwrap();
-    let violations = report["violations"].as_array().unwrap();
-    assert_eq!(violations.len(), 1, "{report}");
-    assert_eq!((&violations[0]["rule"], &violations[0]["index"]), (rule, index));
+    rechecked_finds(&record, rule, index);
 }
 
 #[test]
