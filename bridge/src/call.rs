@@ -280,6 +280,15 @@ impl Writer {
         self.stream.head(None)
     }
 
+    /// Resolves when the client reading the stream is gone (never, while
+    /// none reads it).
+    pub(crate) async fn closed(&self) {
+        match &self.tx {
+            Some(tx) => tx.closed().await,
+            None => std::future::pending().await,
+        }
+    }
+
     /// Whether a client reads the stream now.
     fn attached(&self) -> bool {
         self.tx.is_some()
@@ -287,7 +296,7 @@ impl Writer {
 
     /// Writes one message: kept, and sent while a client reads; `false` when
     /// none does.
-    async fn write(&mut self, message: &Value) -> bool {
+    pub(crate) async fn write(&mut self, message: &Value) -> bool {
         let id = match self.stream.message(message) {
             Ok(id) => id,
             Err(e) => {
@@ -343,7 +352,7 @@ impl Writer {
     }
 
     /// The call's end: the stream's end, as the checker sees it.
-    fn end(mut self) {
+    pub(crate) fn end(mut self) {
         self.detach();
     }
 }
@@ -485,12 +494,7 @@ impl Running {
                 self.deadline = None;
             }
             let wake = {
-                let closed = async {
-                    match &writer.tx {
-                        Some(tx) => tx.closed().await,
-                        None => std::future::pending().await,
-                    }
-                };
+                let closed = writer.closed();
                 let due = [self.deadline, self.grace].into_iter().flatten().min();
                 tokio::select! {
                     wake = self.driver.wait(due, &mut self.answers, closed) => Some(wake),

@@ -11,9 +11,10 @@
 //!   `notifications/cancelled` ends the call it names (no response follows)
 //!   and is passed upstream for the round's request.
 //! - `GET` with `Last-Event-ID` resumes a call's stream in its session
-//!   (the events after that one, then the rest: [`call`]); without it `GET`
-//!   is `405` (no standalone stream: the bridge sends nothing outside a
-//!   call). `DELETE` ends the session.
+//!   (the events after that one, then the rest: [`call`]); without it, the
+//!   session's standalone stream, relaying the upstream's list changes
+//!   (`subscriptions/listen`: [`crate::listen`]), or `405` when the upstream
+//!   has none. `DELETE` ends the session.
 //!
 //! With several upstreams ([`fleet`]) `initialize` discovers them all, the
 //! four lists are merged, and each call goes to the upstream its name or URI
@@ -112,6 +113,7 @@ pub(crate) async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Resul
         Method::POST => post(&shared, &exchange, &parts.headers, &url, &bytes).await,
         Method::DELETE => delete(&shared, &parts.headers),
         Method::GET if parts.headers.contains_key("last-event-id") => resume(&shared, &exchange, &parts.headers),
+        Method::GET => standalone(&shared, &exchange, &parts.headers).await,
         _ => Reply::Status(StatusCode::METHOD_NOT_ALLOWED),
     };
     Ok(send(&shared, &exchange, reply))
@@ -310,6 +312,27 @@ fn events_response(
     }
     shared.downstream.response(exchange, 200, response.headers(), None, false);
     response
+}
+
+/// `GET` without `Last-Event-ID`: the session's standalone stream, from the
+/// (first) upstream's notification stream ([`crate::listen`]); `405` when
+/// the upstream opens none, as `2025-11-25` allows.
+async fn standalone(shared: &Arc<Shared>, exchange: &str, headers: &HeaderMap) -> Reply {
+    let session = match session_of(shared, headers) {
+        Ok(s) => s,
+        Err(reply) => return reply,
+    };
+    let Some(listening) = crate::listen::open(shared, &session, &shared.upstream_url).await else {
+        return Reply::Status(StatusCode::METHOD_NOT_ALLOWED);
+    };
+    let (tx, rx) = mpsc::channel(16);
+    let side = shared.downstream.clone();
+    let Some(writer) = Writer::new(tx, listening.key.clone(), side, exchange.to_string()) else {
+        return Reply::Status(StatusCode::METHOD_NOT_ALLOWED);
+    };
+    let response = events_response(shared, exchange, &writer.head(), rx);
+    tokio::spawn(listening.relay(writer));
+    Reply::Stream(Box::new(response))
 }
 
 /// `GET` with `Last-Event-ID` `<key>.<n>`: the call writing stream `key` in

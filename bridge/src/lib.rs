@@ -41,6 +41,7 @@
 mod call;
 mod endpoint;
 mod fleet;
+mod listen;
 mod reverse;
 mod sessions;
 mod side;

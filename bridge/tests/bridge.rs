@@ -432,3 +432,101 @@ async fn a_cancelled_call_ends_without_a_response_and_upstream_is_told() {
     assert_eq!(violations(&bridge.client), Vec::<String>::new());
     assert_eq!(violations(&bridge.upstream), Vec::<String>::new());
 }
+
+/// A response body fed from a channel, which says when it is dropped (the
+/// bridge closed the connection).
+struct Fed {
+    rx: tokio::sync::mpsc::Receiver<bytes::Bytes>,
+    dropped: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl http_body::Body for Fed {
+    type Data = bytes::Bytes;
+    type Error = std::convert::Infallible;
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<bytes::Bytes>, std::convert::Infallible>>> {
+        self.rx.poll_recv(cx).map(|b| b.map(|b| Ok(http_body::Frame::data(b))))
+    }
+}
+
+impl Drop for Fed {
+    fn drop(&mut self) {
+        if let Some(dropped) = self.dropped.take() {
+            let _ = dropped.send(());
+        }
+    }
+}
+
+/// An MRTR upstream with a notification stream: `subscriptions/listen`
+/// answers an event stream (the acknowledgement, then a tools list change,
+/// then nothing, held open); its end is reported on `closed`.
+async fn listening_upstream(closed: tokio::sync::oneshot::Sender<()>) -> String {
+    use http_body_util::{combinators::BoxBody, BodyExt, Full};
+    use hyper::service::service_fn;
+    use hyper_util::rt::TokioIo;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let closed = std::sync::Arc::new(std::sync::Mutex::new(Some(closed)));
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let closed = closed.clone();
+            let service = service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                let closed = closed.clone();
+                async move {
+                    let message: Value =
+                        serde_json::from_slice(&req.into_body().collect().await.unwrap().to_bytes()).unwrap();
+                    let meta = json!({"io.modelcontextprotocol/subscriptionId": message["id"]});
+                    if message["method"] == "subscriptions/listen" {
+                        let (tx, rx) = tokio::sync::mpsc::channel(4);
+                        for event in [
+                            json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                                "params": {"_meta": meta, "notifications": {"toolsListChanged": true}}}),
+                            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": meta}}),
+                        ] {
+                            tx.send(bytes::Bytes::from(format!("data: {event}\n\n"))).await.unwrap();
+                        }
+                        std::mem::forget(tx); // the stream stays open
+                        let body = Fed { rx, dropped: closed.lock().unwrap().take() };
+                        let response = http::Response::builder().header("content-type", "text/event-stream");
+                        return Ok::<_, std::convert::Infallible>(response.body(BoxBody::new(body)).unwrap());
+                    }
+                    let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": {"resultType": "complete",
+                        "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {"listChanged": true}}}});
+                    let response = http::Response::builder().header("content-type", "application/json");
+                    Ok(response.body(BoxBody::new(Full::new(bytes::Bytes::from(reply.to_string())))).unwrap())
+                }
+            });
+            tokio::spawn(hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service));
+        }
+    });
+    url
+}
+
+/// A `GET` without `Last-Event-ID` is the session's standalone stream: the
+/// bridge opens the upstream's notification stream (`subscriptions/listen`)
+/// and relays each list change, without the subscription's `_meta` and
+/// without the acknowledgement; when the client leaves, the upstream stream
+/// is closed. (An upstream without one leaves the `GET` `405`:
+/// `sessions_are_bounded_and_answers_stay_in_their_session`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_standalone_stream_relays_the_upstreams_list_changes() {
+    let (closed_tx, closed) = tokio::sync::oneshot::channel();
+    let url = listening_upstream(closed_tx).await;
+    let mut bridge = bridge(&url, |_| {}).await;
+    let mut client = Legacy::new(&bridge.url());
+    client.initialize(capabilities()).await;
+    let response = client.standalone().await;
+    let mut events = Events::new(response);
+    let changed = events.next().await.expect("a list change");
+    assert_eq!(
+        changed,
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": {}}})
+    );
+    drop(events);
+    tokio::time::timeout(Duration::from_secs(10), closed).await.expect("the upstream stream is closed").unwrap();
+    bridge.stop().await;
+    assert_eq!(violations(&bridge.client), Vec::<String>::new());
+    assert_eq!(violations(&bridge.upstream), Vec::<String>::new());
+}

@@ -198,6 +198,15 @@ impl Legacy {
         (status, String::from_utf8_lossy(&bytes).into_owned())
     }
 
+    /// `GET` in this session: its standalone stream.
+    pub async fn standalone(&self) -> Response<Incoming> {
+        let mut request = Request::get(&self.url).header("accept", "text/event-stream");
+        if let Some(session) = &self.session {
+            request = request.header("mcp-session-id", session);
+        }
+        self.http.request(request.body(Full::new(Bytes::new())).unwrap()).await.unwrap()
+    }
+
     /// `GET` in this session resuming after the event `last_event_id`.
     pub async fn resume(&self, last_event_id: &str) -> Response<Incoming> {
         let mut request =
