@@ -69,9 +69,15 @@ pub fn stream_key(url: &str) -> Option<String> {
     valid_key(key).then(|| String::from(key))
 }
 
-/// The continuation key an event id names (`<key>.<n>`).
+/// The continuation key an event id names (`<key>.<n>`): `None` unless the
+/// key is one this module writes (1 to 128 unreserved characters) and `n`
+/// a number. `Last-Event-ID` is the client's to send: a key read from it
+/// names the host's store, so it must not be `../../etc/passwd` or 4000
+/// characters (security review L5).
 pub fn event_key(event_id: &str) -> Option<&str> {
-    event_id.rsplit_once('.').map(|(key, _)| key).filter(|k| !k.is_empty())
+    let (key, n) = event_id.rsplit_once('.')?;
+    let numbered = !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+    (numbered && valid_key(key)).then_some(key)
 }
 
 /// A response stream being written: event ids numbered under the call's
@@ -260,9 +266,22 @@ mod tests {
         let answers = r#"[{"jsonrpc":"2.0","id":"s1","result":{}}]"#;
         let by_id = read(Mode::Sep1858, "POST", "http://h/mcp", &[("last-event-id", "a.b.7")], answers).unwrap();
         assert!(matches!(by_id, Incoming::Answers { key, .. } if key == "a.b"));
+        // Security review L5: a key that is none this module writes continues nothing.
+        let hostile = [("last-event-id", "../../etc/passwd.1")];
+        let refused = read(Mode::Sep1858, "POST", "http://h/mcp", &hostile, answers).unwrap();
+        assert!(matches!(refused, Incoming::Messages(_)), "{refused:?}");
+        let resume = read(Mode::Legacy, "GET", "http://h/mcp", &hostile, "").unwrap();
+        assert!(matches!(resume, Incoming::Resume { key: None, .. }), "{resume:?}");
         let url = stream_url("http://h/mcp?tenant=a", "k-1_x~").unwrap();
         assert_eq!(url, "http://h/mcp?tenant=a&stream=k-1_x~");
         assert_eq!(stream_key(&url).as_deref(), Some("k-1_x~"));
+        // Security review L5: a key read from Last-Event-ID is one this module writes.
+        assert_eq!(event_key("k-1_x~.3"), Some("k-1_x~"));
+        assert_eq!(event_key("a.b.12"), Some("a.b"));
+        let long = format!("{}.1", "k".repeat(129));
+        for bad in ["../../etc/passwd.1", "a b\u{0}c:d/e.1", ".1", "k.", "k.x", "k", long.as_str()] {
+            assert_eq!(event_key(bad), None, "{bad:?}");
+        }
         let posted = read(Mode::Sep1335, "POST", &url, &[], answers).unwrap();
         assert!(matches!(posted, Incoming::Answers { key, .. } if key == "k-1_x~"));
         let resume = read(Mode::Sep1335, "GET", &url, &[("last-event-id", "k.2")], "").unwrap();
