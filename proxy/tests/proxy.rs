@@ -181,16 +181,7 @@ async fn proxy_with(
     protocol: Protocol,
     transport: Option<Mode>,
 ) -> Running {
-    let url = format!("http://{upstream}/mcp").parse().unwrap();
-    let config = Config { record, protocol, transport, ..Config::new("127.0.0.1:0".parse().unwrap(), url) };
-    let proxy = Proxy::bind(config).await.unwrap();
-    let addr = proxy.local_addr().unwrap();
-    let monitor = proxy.monitor();
-    let (stop, rx) = oneshot::channel::<()>();
-    let done = tokio::spawn(proxy.serve(async move {
-        let _ = rx.await;
-    }));
-    Running { addr, monitor, stop, done }
+    proxy_config(upstream, |c| (c.record, c.protocol, c.transport) = (record, protocol, transport)).await
 }
 
 fn client() -> Client<HttpConnector, Full<Bytes>> {
