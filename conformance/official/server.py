@@ -67,14 +67,20 @@ def text(value: str) -> List[Json]:
     return [{"type": "text", "text": value}]
 
 
-# The deployment's round settings, built once; who and when come with each call.
+# The deployment's round settings, built once; who and when come with each call. Under them an answer
+# counts only with the sealed state that asked for it: answers on a first request are ignored and the
+# question asked again (SEP-2322 "Guidance for Error Handling": a server ignores what it did not ask for).
 SEALED = mrtr.SealedRounds(RING, TTL_SECONDS, protocol=PROTOCOL)
+# The suite pre-answers `test_input_required_result_elicitation` on a first request and expects it to
+# complete (`input-required-result-ignore-extra-params`). Its one question has no effect and no counter
+# behind it, so that fixture alone takes a first request's answers by key (pins off).
+BY_KEY = mrtr.SealedRounds(RING, TTL_SECONDS, protocol=PROTOCOL, pin_answers=False)
 
 
-async def run(tool: mrtr.Tool, request: Json) -> Json:
+async def run(tool: mrtr.Tool, request: Json, rounds: mrtr.SealedRounds = SEALED) -> Json:
     """An await-style tool replayed over sealed rounds (mrtr decides every round and every answer's fit)."""
     # The suite's clients do not authenticate: anonymous, chosen explicitly.
-    return await mrtr.run_tool(tool, request, SEALED, anonymous=True, now=int(time.time()))
+    return await mrtr.run_tool(tool, request, rounds, anonymous=True, now=int(time.time()))
 
 
 def answer_of(response: Any, key: str, default: Any = None) -> Any:
@@ -168,6 +174,7 @@ async def prompt(args: Json, ctx: mrtr.Context) -> Json:
     return {"messages": [{"role": "user", "content": {"type": "text", "text": f"Context: {context}"}}]}
 
 
+PRE_ANSWERED = "test_input_required_result_elicitation"
 MRTR_TOOLS: Dict[str, mrtr.Tool] = {
     "test_input_required_result_elicitation": elicitation,
     "test_input_required_result_sampling": sampling,
@@ -522,7 +529,7 @@ async def call_tool(request: Json) -> Json:
     name = params.get("name")
     args = params.get("arguments") or {}
     if name in MRTR_TOOLS:
-        return await run(MRTR_TOOLS[name], request)
+        return await run(MRTR_TOOLS[name], request, BY_KEY if name == PRE_ANSWERED else SEALED)
     if name == "greet":
         return complete(request, {"content": text(f"Hello, {args.get('name', 'World')}!")})
     if name in TASK_TOOLS or name == "test_tool_with_task":

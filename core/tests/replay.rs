@@ -143,6 +143,64 @@ fn a_final_round_runs_once_under_a_guard_and_the_cap_holds() {
     assert_eq!(capped.rule(), RuleId::RetryRoundsExceeded);
 }
 
+/// The final round's request without its state: the same answers, on a first request.
+fn stateless(retry: &Value) -> Value {
+    let mut bare = retry.clone();
+    bare["params"].as_object_mut().unwrap().remove("requestState");
+    bare
+}
+
+#[test]
+fn answers_without_the_state_that_asked_are_ignored_so_a_final_round_never_runs_twice() {
+    // Security review M3 and issue 26: under a guard, the replayed final round was refused, but the
+    // same answers sent without `requestState` ran the tool's side effect again.
+    let ring = ring();
+    let r = SealedRounds::new(&ring, 300, Protocol::default(), Limits::default());
+    let (mut guard, mut effects) = (MemoryGuard::default(), 0);
+    let first = greet(&r, &request(), 100, "Greeting?", Some(&mut guard), &mut effects).unwrap();
+    let second_request = retry(&request(), asks(&first), "Ada", 2);
+    let second = greet(&r, &second_request, 101, "Greeting?", Some(&mut guard), &mut effects).unwrap();
+    let third = retry(&second_request, asks(&second), "Good day", 3);
+    assert!(matches!(greet(&r, &third, 102, "Greeting?", Some(&mut guard), &mut effects), Ok(Run::Done(_))));
+    // Dropping the state starts over: every question is asked again, under a new state.
+    for dropped in [stateless(&second_request), stateless(&third)] {
+        let again = greet(&r, &dropped, 103, "Greeting?", Some(&mut guard), &mut effects).unwrap();
+        assert_eq!(asks(&again)["result"]["inputRequests"].as_object().unwrap().keys().collect::<Vec<_>>(), ["q1"]);
+        assert!(asks(&again)["result"]["requestState"].is_string());
+    }
+    assert_eq!(effects, 1);
+    // With pins off the keys name the questions, and a pre-answered first request is taken by key.
+    let by_key =
+        SealedRounds { pin_answers: false, ..SealedRounds::new(&ring, 300, Protocol::default(), Limits::default()) };
+    let mut upfront = stateless(&third);
+    upfront["params"]["inputResponses"]["q1"] = json!({"action": "accept", "content": {"v": "Ada"}});
+    assert_eq!(
+        greet(&by_key, &upfront, 104, "Greeting?", None, &mut effects).unwrap(),
+        Run::Done("Good day, Ada".into())
+    );
+}
+
+#[test]
+fn a_refused_answer_leaves_the_state_unspent_so_the_client_can_correct_it() {
+    // Security review L1: the await-style path spent the guard before it checked the answers, so an honest
+    // client whose answer had a wrong type got `state-replayed` on its corrected retry.
+    let ring = ring();
+    let r = SealedRounds::new(&ring, 300, Protocol::default(), Limits::default());
+    let (mut guard, mut effects) = (MemoryGuard::default(), 0);
+    let first = greet(&r, &request(), 100, "Greeting?", Some(&mut guard), &mut effects).unwrap();
+    let mut wrong = retry(&request(), asks(&first), "Ada", 2);
+    wrong["params"]["inputResponses"]["q1"]["content"]["v"] = json!(42);
+    let refused = greet(&r, &wrong, 101, "Greeting?", Some(&mut guard), &mut effects).unwrap_err();
+    assert_eq!(refused.rule(), RuleId::RetryInputResponseInvalid);
+    assert!(guard.is_empty(), "the refused request spent the state");
+    let corrected = retry(&request(), asks(&first), "Ada", 3);
+    let second = greet(&r, &corrected, 102, "Greeting?", Some(&mut guard), &mut effects).unwrap();
+    assert!(asks(&second)["result"]["inputRequests"].get("q2").is_some());
+    // Once spent, the same state is refused as before.
+    let again = greet(&r, &corrected, 103, "Greeting?", Some(&mut guard), &mut effects).unwrap_err();
+    assert_eq!(again.rule(), RuleId::StateReplayed);
+}
+
 #[test]
 fn misuse_and_bad_questions_have_their_rules() {
     let ring = ring();

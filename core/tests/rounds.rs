@@ -211,11 +211,18 @@ fn an_answer_counts_only_for_the_question_it_answered() {
     let call4 = r.call(&sneaky, ALICE, 1003).unwrap();
     let round4 = r.resume(&call4, &three, None).unwrap();
     assert_eq!(round4.answers["confirm"], json!({"action": "accept", "content": {"name": "yes"}}));
-    // A first request (no state) that answers by key is taken at its word: the SEP's stateless resume.
+    // A first request (no state) that answers by key was asked by no state: ignored, and every question asked.
     let mut upfront = first();
     upfront["params"]["inputResponses"] = answer_all(&three, "yes");
     let call6 = r.call(&upfront, ALICE, 1004).unwrap();
-    assert!(r.resume(&call6, &three, None).unwrap().is_complete());
+    let round6 = r.resume(&call6, &three, None).unwrap();
+    assert_eq!(
+        (&round6.missing, &round6.ignored),
+        (&vec!["confirm".to_string(), "reason".into()], &vec!["confirm".to_string(), "reason".into()])
+    );
+    // Unpinned, the keys name the questions: a first request's answers are taken by key.
+    let by_key = SealedRounds { pin_answers: false, ..rounds(&ring) };
+    assert!(by_key.resume(&by_key.call(&upfront, ALICE, 1004).unwrap(), &three, None).unwrap().is_complete());
     // Unpinned, the fresh answer overrides (the v1 behaviour, for hosts that opt out).
     let loose = SealedRounds { pin_answers: false, ..rounds(&ring) };
     let call5 = loose.call(&sneaky, ALICE, 1003).unwrap();

@@ -21,12 +21,17 @@
 //!   by default): the state records a digest of each question asked and
 //!   answered. An answer counts only for the exact question it answered:
 //!   "delete 3 files?" answered yes is asked again as "delete 300 files?".
-//!   On a request that carries state, a fresh answer counts only for a
-//!   question the last round asked, as it was asked, so a client can neither
-//!   slip in an answer the conversation never asked for nor change an earlier
-//!   one. A request without state is a first request: its answers are taken
-//!   for the current questions by key, as SEP-2322's stateless resume has it
-//!   (a client may always start over, and then carries nothing earlier).
+//!   A fresh answer counts only for a question the last round asked, as it
+//!   was asked, so a client can neither slip in an answer the conversation
+//!   never asked for nor change an earlier one. A request without state is a
+//!   first request: the answers it carries were asked by no state, so they
+//!   are ignored (001 "Guidance for Error Handling": a server SHOULD ignore
+//!   what it did not ask for) and every question is asked, under a state
+//!   that records it. Dropping `requestState` therefore starts the
+//!   conversation over; it never runs a final round again, nor answers a
+//!   question the client was not shown. With pins off the keys name the
+//!   questions, and a first request's answers are taken by key (SEP-2322's
+//!   pre-answered first request, for a host whose questions carry no risk).
 //! - **Rounds are numbered** ([`Round::number`]), and with a
 //!   [`ReplayGuard`] each state is single-use: an earlier round's state
 //!   presented after a later one is `state-replayed`, never a rollback, and a
@@ -36,6 +41,15 @@
 //!
 //! Without a guard, a state opens as often as it is presented until it
 //! expires: keep counters and anything with side effects on the server.
+//!
+//! # Counters belong on the server
+//!
+//! `data`, [`Round::number`] and the round cap travel with the state, and a
+//! client may always start over with a first request, which carries none of
+//! them. So anything that must never reset (failed attempts at a code, a rate
+//! limit, money spent) is kept in the host's own store, keyed by the
+//! principal and the operation (for example the tool's name and a digest of
+//! its arguments), never in `data`.
 
 pub mod bridge;
 pub mod replay;
@@ -93,7 +107,8 @@ pub struct Round {
     pub answers: Map<String, Value>,
     /// Needed keys still without an answer.
     pub missing: Vec<String>,
-    /// Keys this request answered that are not needed.
+    /// Keys this request answered that count for nothing: not needed, or
+    /// (under [`SealedRounds::pin_answers`]) not asked by the state it carried.
     pub ignored: Vec<String>,
     /// The tool's own data from the previous round, if it kept any.
     pub data: Option<Value>,
@@ -119,6 +134,10 @@ struct Carried {
     answered: Map<String, Value>,
     /// Digest of each question the last round asked.
     asked: Map<String, Value>,
+    /// What an answer to each question the last round asked must fit (see
+    /// [`answer_shape`]): sealed by a [`replay::Replay`]'s round, so that its
+    /// fresh answers are checked before the state is spent.
+    shapes: Map<String, Value>,
     data: Option<Value>,
     state: Option<StateInfo>,
 }
@@ -143,20 +162,23 @@ impl<'k> SealedRounds<'k> {
     pub fn resume(&self, call: &Call<'_>, needs: &Value, guard: Option<&mut dyn ReplayGuard>) -> Result<Round> {
         let read = server::resume(call.request, needs, self.protocol, &self.limits)?;
         let carried = match &read.request_state {
-            Some(token) => self.open(call, token, guard)?,
+            Some(token) => self.open(call, token)?.spend(guard)?,
             None => Carried::default(),
         };
         let mut fresh = read.responses;
-        // Without state there is no record of what was asked: the keys name
-        // the questions (the SEP's stateless resume), as for any first request.
-        let pin_fresh = self.pin_answers && carried.state.is_some();
-        let Carried { round, mut answers, answered, asked, data, state } = carried;
+        let Carried { round, mut answers, answered, asked, data, state, .. } = carried;
         let mut round = Round { number: round, ignored: read.ignored, data, state, ..Round::default() };
         for (key, need) in needs.as_object().into_iter().flatten() {
             let question = question_digest(need);
             let pinned = |pins: &Map<String, Value>| !self.pin_answers || pins.get(key) == Some(&question);
-            let answer = match (fresh.remove(key), answers.remove(key)) {
-                (Some(answer), _) if !pin_fresh || asked.get(key) == Some(&question) => Some(answer),
+            // Without state there is no record of what was asked, so under
+            // pins (`asked` is empty) a fresh answer counts for nothing.
+            let (fresh, carried) = (fresh.remove(key), answers.remove(key));
+            if fresh.is_some() && !pinned(&asked) {
+                round.ignored.push(key.clone());
+            }
+            let answer = match (fresh, carried) {
+                (Some(answer), _) if pinned(&asked) => Some(answer),
                 (_, Some(answer)) if pinned(&answered) && server::fits(key, &answer, need) => Some(answer),
                 _ => None,
             };
@@ -182,6 +204,20 @@ impl<'k> SealedRounds<'k> {
         data: Option<Value>,
         rng: &mut R,
     ) -> Result<Value> {
+        self.seal_round(call, round, needs, data, false, rng)
+    }
+
+    /// [`respond`](Self::respond), sealing the [`answer_shape`] of each
+    /// question asked too when `with_shapes`.
+    fn seal_round<R: rand_core::CryptoRng + ?Sized>(
+        &self,
+        call: &Call<'_>,
+        round: &Round,
+        needs: &Value,
+        data: Option<Value>,
+        with_shapes: bool,
+        rng: &mut R,
+    ) -> Result<Value> {
         let needs_map = needs.as_object();
         let pins = |keys: &mut dyn Iterator<Item = &String>| -> Map<String, Value> {
             keys.filter_map(|k| needs_map?.get(k).map(|need| (k.clone(), question_digest(need)))).collect()
@@ -189,24 +225,30 @@ impl<'k> SealedRounds<'k> {
         let asked: Map<String, Value> = needs_map
             .map(|n| n.iter().filter(|(k, _)| round.missing.contains(k)).map(|(k, v)| (k.clone(), v.clone())).collect())
             .unwrap_or_default();
-        let payload = json!({
+        let mut payload = json!({
             "round": round.number.saturating_add(1),
             "answers": round.answers,
             "answered": pins(&mut round.answers.keys()),
             "asked": pins(&mut asked.keys()),
             "data": data,
         });
+        if with_shapes {
+            let shapes: Map<String, Value> = asked.iter().map(|(k, q)| (k.clone(), answer_shape(q))).collect();
+            payload["shapes"] = Value::Object(shapes);
+        }
         let payload = serde_json::to_vec(&payload).map_err(|_| err!(StateMalformed, "the state does not serialize"))?;
         let token = self.ring.seal_as(Purpose::Rounds, &call.binding, call.now, self.ttl, &payload, rng)?;
         let asked = (!asked.is_empty()).then_some(Value::Object(asked));
         server::respond(call.request, asked.as_ref(), Some(&Value::String(token)), self.protocol, &self.limits)
     }
 
-    fn open(&self, call: &Call<'_>, token: &str, guard: Option<&mut dyn ReplayGuard>) -> Result<Carried> {
+    /// Opens `token` (integrity, key, expiry, binding) without spending it:
+    /// the caller validates what it can, then [`Carried::spend`]s it.
+    fn open(&self, call: &Call<'_>, token: &str) -> Result<Carried> {
         if call.binding.protocol != self.protocol {
             return Err(err!(UsageInvalidArgument, "the call is bound under another protocol than these rounds"));
         }
-        let opened = self.ring.open_as(Purpose::Rounds, token.as_bytes(), &call.binding, call.now, guard)?;
+        let opened = self.ring.open_as(Purpose::Rounds, token.as_bytes(), &call.binding, call.now, None)?;
         let mut sealed: Value = serde_json::from_slice(&opened.payload)
             .map_err(|_| err!(StateMalformed, "the sealed state is not JSON"))?;
         let mut object = |k: &str| match sealed.get_mut(k).map(Value::take) {
@@ -214,12 +256,36 @@ impl<'k> SealedRounds<'k> {
             _ => Err(err!(StateMalformed, "the sealed state lacks {k}")),
         };
         let (answers, answered, asked) = (object("answers")?, object("answered")?, object("asked")?);
+        // States sealed before shapes were kept have none: their answers are checked at each ask.
+        let shapes = object("shapes").unwrap_or_default();
         let round = sealed.get("round").and_then(Value::as_u64).and_then(|r| u32::try_from(r).ok());
         let round = round.ok_or_else(|| err!(StateMalformed, "the sealed state has no round number"))?;
         let data = sealed.get_mut("data").map(Value::take).filter(|d| !d.is_null());
         let state = Some(StateInfo { id: opened.id, expiry: opened.expiry });
-        Ok(Carried { round, answers, answered, asked, data, state })
+        Ok(Carried { round, answers, answered, asked, shapes, data, state })
     }
+}
+
+impl Carried {
+    /// Spends the state this was opened from with `guard` (`state-replayed`
+    /// when it was used before). Asked last, once the request is known to be
+    /// valid, so that a refused request never uses up its state.
+    fn spend(self, guard: Option<&mut dyn ReplayGuard>) -> Result<Carried> {
+        match (guard, &self.state) {
+            (Some(guard), Some(state)) => state::spend(guard, &state.id, state.expiry).map(|()| self),
+            _ => Ok(self),
+        }
+    }
+}
+
+/// What an answer to `question` must fit, and no more: its method, and a form
+/// elicitation's mode and `requestedSchema` (`input::validate_response` reads
+/// nothing else). Small, unlike a sampling request's messages.
+fn answer_shape(question: &Value) -> Value {
+    let params = question.get("params");
+    let kept = |k: &str| params.and_then(|p| p.get(k)).map(|v| (String::from(k), v.clone()));
+    let params: Map<String, Value> = ["mode", "requestedSchema"].into_iter().filter_map(kept).collect();
+    json!({"method": question.get("method"), "params": params})
 }
 
 /// The pin of a question: the first 16 bytes of the SHA-256 of its canonical

@@ -73,18 +73,29 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// Starts a replay of `call`'s request: reads its MRTR fields and opens
-    /// its state (with `guard`, a state used before is `state-replayed`).
+    /// Starts a replay of `call`'s request: reads its MRTR fields, opens its
+    /// state, checks each answer to a question the state asked against that
+    /// question (`retry-input-response-invalid`), and only then spends the
+    /// state with `guard` (a state used before is `state-replayed`): a
+    /// refused answer never uses up the state, so the client may correct it.
     pub fn start(rounds: &SealedRounds<'_>, call: &Call<'_>, guard: Option<&mut dyn ReplayGuard>) -> Result<Replay> {
         let read = server::resume(call.request, &json!({}), rounds.protocol, &rounds.limits)?;
-        let carried = match &read.request_state {
-            Some(token) => rounds.open(call, token, guard)?,
-            None => Carried::default(),
-        };
         let request = to_sep_in(call.request, rounds.protocol);
         let fresh = match request.get("params").and_then(|p| p.get("inputResponses")) {
             Some(Value::Object(o)) => o.clone(),
             _ => Map::new(),
+        };
+        let carried = match &read.request_state {
+            Some(token) => {
+                let carried = rounds.open(call, token)?;
+                for (key, shape) in &carried.shapes {
+                    if let Some(answer) = fresh.get(key) {
+                        check_answer(key, answer, shape)?;
+                    }
+                }
+                carried.spend(guard)?
+            }
+            None => Carried::default(),
         };
         let (asked, answers, missing) = (Map::new(), Map::new(), Vec::new());
         let (protocol, limits, pin_answers) = (rounds.protocol, rounds.limits, rounds.pin_answers);
@@ -122,9 +133,9 @@ impl Replay {
         let digest = question_digest(question);
         let pinned = |pins: &Map<String, Value>| !self.pin_answers || pins.get(key) == Some(&digest);
         // A fresh answer counts for a question the last round asked as it was
-        // asked (or, on a first request, by its key: the SEP's stateless resume).
-        let first = self.carried.state.is_none();
-        let fresh = self.fresh.get(key).filter(|_| first || pinned(&self.carried.asked));
+        // asked; a first request's answers were asked by no state, so under
+        // pins they count for nothing (see `SealedRounds::pin_answers`).
+        let fresh = self.fresh.get(key).filter(|_| pinned(&self.carried.asked));
         let answer = match (fresh, self.carried.answers.get(key)) {
             (Some(answer), _) => {
                 check_answer(key, answer, question)?;
@@ -197,7 +208,7 @@ impl Replay {
             number: self.carried.round,
             ..super::Round::default()
         };
-        rounds.respond(call, &round, &needs, data, rng)
+        rounds.seal_round(call, &round, &needs, data, true, rng)
     }
 }
 

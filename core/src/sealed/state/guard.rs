@@ -82,6 +82,15 @@ impl<F: FnMut(&StateId, u64) -> bool> ReplayGuard for F {
     }
 }
 
+/// Spends `id` with `guard`: `state-replayed` when it was used before.
+pub(crate) fn spend(guard: &mut dyn ReplayGuard, id: &StateId, expiry: u64) -> crate::error::Result<()> {
+    if guard.first_use(id, expiry) {
+        Ok(())
+    } else {
+        Err(crate::error::err!(StateReplayed, "requestState was used before: a sealed state is single-use here"))
+    }
+}
+
 /// A [`ReplayGuard`] in this process's memory: for one instance, and tests.
 #[derive(Clone, Debug, Default)]
 pub struct MemoryGuard {

@@ -69,6 +69,7 @@ mod guard;
 pub use binding::{
     params_digest, params_digest_json, params_digest_text, target_field, value_digest, Binding, Subject, UNBOUND_PARAMS,
 };
+pub(crate) use guard::spend;
 pub use guard::{MemoryGuard, ReplayGuard, StateId};
 
 use crate::error::{err, Result};
@@ -626,9 +627,7 @@ impl KeyRing {
             return Err(err!(StateWrongRequest, "requestState was issued for another request"));
         }
         if let Some(guard) = guard {
-            if !guard.first_use(&info.id, info.expiry) {
-                return Err(err!(StateReplayed, "requestState was used before: a sealed state is single-use here"));
-            }
+            guard::spend(guard, &info.id, info.expiry)?;
         }
         let mut payload = core::mem::take(&mut *bytes);
         payload.truncate(end);
