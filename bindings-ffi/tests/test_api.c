@@ -1447,7 +1447,7 @@ static void test_tool_bridge(void) {
   mrtr_tool_bridge *bridge = NULL;
   mrtr_tool_replay *replay = NULL;
   mrtr_buf question = {NULL, 0}, out = {NULL, 0};
-  EXPECT(mrtr_tool_bridge_new(S(legacy), S("k1"), NULL, 0, &bridge), MRTR_OK);
+  EXPECT(mrtr_tool_bridge_new(S(legacy), S("k1k1k1k1k1k1k1k1"), NULL, 0, &bridge), MRTR_OK);
   EXPECT(mrtr_question_elicit(S("Name?"), S(schema), &question), MRTR_OK);
   char *q = buf_string(&question);
   EXPECT(mrtr_tool_bridge_replay(bridge, &replay), MRTR_OK);

@@ -77,9 +77,11 @@ test('a two-round tool over the POST stream, checked compliant under 2025-11-25'
   const conversation = [{ from: 'client', message: request, stream: 'post:5' }, ...seen]
   assert.deepEqual(mrtr.check(conversation, { protocol: '2025-11-25' }), [])
   // The request as JSON text, under a key of the host's: the event ids carry it.
-  const keyed = new mrtr.BridgedCall(greet, JSON.stringify(request), { key: 'k7' })
+  const keyed = new mrtr.BridgedCall(greet, JSON.stringify(request), { key: 'k7k7k7k7k7k7k7k7' })
   const first = await keyed.stream().next()
-  assert.match(first.value, /^id: k7\./m)
+  assert.match(first.value, /^id: k7k7k7k7k7k7k7k7\./m)
+  // The key names the server requests, so it is 64 random bits or more (security review M4).
+  assert.throws(() => new mrtr.BridgedCall(greet, request, { key: 'k7' }), is(mrtr.UsageError, 'usage-invalid-argument'))
 })
 
 test('an answer that does not fit is refused and the round waits; a stray one is out of turn', async () => {

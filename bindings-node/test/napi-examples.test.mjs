@@ -36,9 +36,10 @@ test('the example server seals its rounds, and refuses a bad, a forged or a repl
   const bad = handle(retry(2, 'K'))
   assert.equal(bad.error.code, -32602)
   assert.match(bad.error.message, /^retry-input-response-invalid/)
-  // Without state, a request that answers by key is a first request taken at its word (SEP-2322's stateless resume).
+  // Without state, answers were asked by no state: ignored, and the question asked again (security review M3).
   const { requestState: _, ...stateless } = retry(3, 'F').params
-  assert.equal(handle({ ...call, id: 3, params: stateless }).result.resultType, 'complete')
+  const over = handle({ ...call, id: 3, params: stateless }).result
+  assert.deepEqual([over.resultType, Object.keys(over.inputRequests)], ['input_required', ['units']])
   assert.match(handle(retry(4, 'F', state.slice(0, -4) + 'AAAA')).error.message, /^state-tampered/)
   assert.equal(handle(retry(5, 'F')).result.content[0].text, 'somewhere: 70 °F, sunny')
   // The final round ran once: the same state again is refused.

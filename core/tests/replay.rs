@@ -287,14 +287,14 @@ mod bridge {
 
     #[test]
     fn a_two_question_tool_served_to_a_2025_11_25_client() {
-        let mut b = Bridge::new(&legacy_request(), "c1", Limits::default()).unwrap();
+        let mut b = Bridge::new(&legacy_request(), "c1c1c1c1c1c1c1c1", Limits::default()).unwrap();
         let asked = step(&mut b, 0);
         assert_eq!((asked.len(), asked[0]["method"].as_str()), (1, Some("elicitation/create")));
         assert_eq!(b.poll_timeout(), Some(300_000));
         assert!(b.handle_answer(&accept(&asked[0], "Ada"), 5).unwrap());
         let asked = step(&mut b, 10);
         assert_eq!(asked[0]["params"]["message"], "Greeting?");
-        assert_ne!(asked[0]["id"], json!("7-1-q1"), "each round's requests have ids of their own");
+        assert_eq!(asked[0]["id"], json!("c1c1c1c1c1c1c1c1-2-q2"), "each round's requests have ids of their own");
         let wrong =
             json!({"jsonrpc": "2.0", "id": asked[0]["id"], "result": {"action": "accept", "content": {"x": 1}}});
         assert_eq!(b.handle_answer(&wrong, 11).unwrap_err().rule(), RuleId::RetryInputResponseInvalid);
@@ -307,8 +307,26 @@ mod bridge {
     }
 
     #[test]
+    fn server_request_ids_come_from_the_bridges_key_never_from_the_clients_id() {
+        // Security review M4: ids were the alphanumerics of the client's request id, so calls with ids
+        // `a-1` and `a1` (or `1` and `"1"`) asked under one id, and anyone could guess another's.
+        let call = |id: Value, key: &str| {
+            let mut request = legacy_request();
+            request["id"] = id;
+            let mut b = Bridge::new(&request, key, Limits::default()).unwrap();
+            step(&mut b, 0)[0]["id"].clone()
+        };
+        let (one, other) = (call(json!("a-1"), "0123456789abcdef"), call(json!("a1"), "fedcba9876543210"));
+        assert_eq!((one, other), (json!("0123456789abcdef-1-q1"), json!("fedcba9876543210-1-q1")));
+        for short in ["", "k1", "0123456789abcde"] {
+            let refused = Bridge::new(&legacy_request(), short, Limits::default()).unwrap_err();
+            assert_eq!(refused.rule(), RuleId::UsageInvalidArgument, "key {short:?}");
+        }
+    }
+
+    #[test]
     fn an_unanswered_round_times_out_and_the_cap_holds() {
-        let mut b = Bridge::new(&legacy_request(), "c2", Limits::default()).unwrap();
+        let mut b = Bridge::new(&legacy_request(), "c2c2c2c2c2c2c2c2", Limits::default()).unwrap();
         b.round_timeout_ms = 1000;
         let _ = step(&mut b, 0);
         b.handle_timeout(999);
@@ -318,7 +336,7 @@ mod bridge {
         assert_eq!(last[0]["error"]["data"]["rule"], "limit-exceeded");
         assert!(b.is_done());
 
-        let mut capped = Bridge::new(&legacy_request(), "c3", Limits::default()).unwrap();
+        let mut capped = Bridge::new(&legacy_request(), "c3c3c3c3c3c3c3c3", Limits::default()).unwrap();
         capped.max_rounds = 0;
         let mut replay = capped.replay();
         assert!(run(&mut replay).is_none());

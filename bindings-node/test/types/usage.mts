@@ -169,7 +169,7 @@ const started: JsonObject = taskCreated(call, record)
 const shown: JsonObject = taskGetResponse({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { taskId: 't' } }, { ...record, pollIntervalMs: 100 })
 const withData = new ProtocolError('request-capability-missing', 'no', { data: { requiredCapabilities: { roots: {} } } })
 const carried: JsonObject | null = withData.data
-const bridgeOptions: BridgedCallOptions = { key: 'k', maxRounds: 3, roundTimeoutMs: 1000, clock: () => Date.now() }
+const bridgeOptions: BridgedCallOptions = { key: '0123456789abcdef', maxRounds: 3, roundTimeoutMs: 1000, clock: () => Date.now() }
 const bridged = new BridgedCall(greet, call, bridgeOptions)
 async function pipe(write: (text: string) => void): Promise<void> {
   for await (const text of bridged.stream()) write(text)

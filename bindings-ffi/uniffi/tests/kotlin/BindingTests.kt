@@ -551,7 +551,7 @@ fun main() {
         val sample = questionSample("""{"messages":[],"maxTokens":5}""")
         check(json(requireCapabilities(CALL, """{"s":$sample}""", P)!!).has("data")) { "the refusal carries its data" }
         val legacy = """{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t","arguments":{}}}"""
-        ToolBridge(legacy, "k1", null).use { bridge ->
+        ToolBridge(legacy, "k1k1k1k1k1k1k1k1", null).use { bridge ->
             val name = questionElicit("Name?", """{"type":"object","properties":{"v":{"type":"string"}}}""")
             bridge.replay().use { replay -> eq(replay.ask(name, null), null); bridge.ask(replay, 0uL) }
             val request = bridge.pollWrite()!!.lines().filter { it.startsWith("data:") && "elicitation/create" in it }

@@ -599,7 +599,7 @@ class Transports(unittest.TestCase):
         self.assertIn("data", json.loads(refusal))
         self.assertIsNone(m.require_capabilities(CALL, ASK, P))
         legacy = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "t", "arguments": {}}})
-        bridge = m.ToolBridge(legacy, "k1", None)
+        bridge = m.ToolBridge(legacy, "k1k1k1k1k1k1k1k1", None)
         question = m.question_elicit("Name?", json.dumps({"type": "object", "properties": {"v": {"type": "string"}}}))
         replay = bridge.replay()
         self.assertIsNone(replay.ask(question, None))

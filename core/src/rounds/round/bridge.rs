@@ -11,6 +11,14 @@
 //! multi-round texts replace: the call lives on one instance. It is here so
 //! one handler serves both generations of clients.
 //!
+//! **Server-request ids are capabilities.** Each is `<key>-<round>-<question
+//! key>`, where `key` is the caller's random key of at least 64 bits
+//! ([`Bridge::MIN_KEY_CHARS`] characters: 16 hex digits), never derived from
+//! the client's request id: ids of different calls never collide, and no
+//! other client can guess one. The host routes a POSTed answer only to a
+//! call of the same session (`Mcp-Session-Id`) whose [`pending`](Bridge::pending)
+//! holds its id, so that even a leaked id answers nothing across clients.
+//!
 //! Sans-IO, in the quinn-proto shape: inputs are `handle_answer(…, now)` and
 //! `handle_timeout(now)`; outputs are [`Bridge::poll_write`] (event-stream
 //! text for the call's response, in order) and [`Bridge::poll_timeout`]. A
@@ -31,6 +39,8 @@ use serde_json::{json, Map, Value};
 /// response stream it writes. See the [module](self).
 #[derive(Debug)]
 pub struct Bridge {
+    /// The caller's random key: the prefix of every server request's id.
+    key: String,
     request: Value,
     limits: Limits,
     stream: ServerStream,
@@ -50,14 +60,27 @@ pub struct Bridge {
 }
 
 impl Bridge {
+    /// The fewest characters of a bridge's key: 16 hex digits hold 64 bits.
+    pub const MIN_KEY_CHARS: usize = 16;
+
     /// A bridge for `request` (a `2025-11-25` `tools/call`, `prompts/get` or
-    /// `resources/read`), its stream's event ids under `key`.
+    /// `resources/read`), its stream's event ids and server-request ids under
+    /// `key`: at least 64 random bits, fresh per call (16 hex digits or more;
+    /// a shorter key is `usage-invalid-argument`).
     pub fn new(request: &Value, key: &str, limits: Limits) -> Result<Bridge> {
         let c = crate::envelope::classify_value(request, Protocol::V2025_11_25, &limits)?;
         if c.kind != crate::Kind::Request {
             return Err(err!(UsageInvalidArgument, "a bridge serves a JSON-RPC request"));
         }
+        if key.chars().count() < Self::MIN_KEY_CHARS {
+            let min = Self::MIN_KEY_CHARS;
+            return Err(err!(
+                UsageInvalidArgument,
+                "a bridge's key names its server requests: {min} random characters or more"
+            ));
+        }
         Ok(Bridge {
+            key: key.into(),
             request: request.clone(),
             limits,
             stream: ServerStream::new(Mode::Legacy, key, 1)?,
@@ -98,11 +121,10 @@ impl Bridge {
             return self.fail(&e);
         }
         self.rounds += 1;
-        let key = self.request_key();
         let mut requests = Vec::new();
         for k in replay.missing() {
             let question = replay.question(k).cloned().unwrap_or(Value::Null);
-            let id = format!("{key}-{}-{k}", self.rounds);
+            let id = format!("{}-{}-{k}", self.key, self.rounds);
             requests
                 .push(json!({"jsonrpc": "2.0", "id": id, "method": question["method"], "params": question["params"]}));
             self.pending.push((id, k.clone(), question));
@@ -188,10 +210,6 @@ impl Bridge {
     /// The ids of the server requests still waiting for an answer.
     pub fn pending(&self) -> impl Iterator<Item = &str> {
         self.pending.iter().map(|(id, _, _)| id.as_str())
-    }
-
-    fn request_key(&self) -> String {
-        Id::text(&self.request["id"]).chars().filter(|c| c.is_ascii_alphanumeric()).collect()
     }
 
     fn live(&self) -> Result<()> {
