@@ -135,7 +135,8 @@ pub(crate) fn stream_url(endpoint: Text, key: Text) -> PyResult<String> {
 
 /// (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
 /// `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
-/// `params.name`, `params.uri` or `params.taskId`, by method).
+/// `params.name`, `params.uri` or `params.taskId`, by method), a value that is not plain visible
+/// ASCII written `=?base64?…?=` (SEP-2243).
 #[pyfunction]
 #[pyo3(signature = (request))]
 pub(crate) fn mirrored_fields<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {

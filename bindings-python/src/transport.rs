@@ -28,17 +28,25 @@ pub(crate) fn bytes_of(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Raw> {
     Raw::of(obj)?.ok_or_else(|| usage(format!("{what} is bytes (or a str, as its UTF-8)")))
 }
 
-/// Header fields: a `dict` (or any mapping) of names to `str` values, as the
-/// JSON object the façade reads (it lower-cases the names and refuses
-/// anything but strings); `None`: not given.
+/// Header fields: a `dict` of names to `str` values, as the JSON object the
+/// façade reads (it lower-cases the names and refuses anything but strings);
+/// any other mapping by its `items()`, and an iterable of `(name, value)`
+/// pairs, as the façade's list of pairs, so that a field sent twice stays
+/// twice (Starlette's `Headers.items()` gives every field) and the core
+/// judges it, never a last-wins `dict`; `None`: not given.
 pub(crate) fn headers_value(headers: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Value>> {
     let Some(h) = headers.filter(|h| !h.is_none()) else { return Ok(None) };
     if h.is_instance_of::<PyDict>() {
         return from_python(h, &Limits::DEFAULT).map(Some);
     }
-    let as_dict = PyDict::new(h.py());
-    as_dict.call_method1("update", (h,)).map_err(|_| usage("header fields are a dict of str to str"))?;
-    from_python(as_dict.as_any(), &Limits::DEFAULT).map(Some)
+    let pairs = if h.hasattr("items")? { h.call_method0("items")? } else { h.clone() };
+    let bad = || usage("header fields are a dict of str to str, or (name, value) pairs");
+    let mut list = Vec::new();
+    for pair in pairs.try_iter().map_err(|_| bad())? {
+        let (name, value): (String, String) = pair?.extract().map_err(|_| bad())?;
+        list.push(Value::Array(vec![Value::String(name), Value::String(value)]));
+    }
+    Ok(Some(Value::Array(list)))
 }
 
 /// [`headers_value`] as the façade's text (empty: none).

@@ -10,6 +10,8 @@ from ._types import Event, Handle, Limits, Opened, Resumed, Round, TokenInfo, Vi
 _JsonIn = dict[str, Any] | str | bytes | bytearray
 # A transcript: entry dicts, or JSON Lines text.
 _TranscriptIn = Iterable[dict[str, Any]] | str | bytes | bytearray
+#: HTTP header fields: names to values, or (name, value) pairs (a field sent twice stays twice).
+_HeaderFields = Mapping[str, str] | Iterable[tuple[str, str]]
 
 __version__: Final[str]
 DEFAULT_PROTOCOL: Final[str]
@@ -93,7 +95,7 @@ def resume(request: _JsonIn, needs: _JsonIn, protocol: str | None = None, limits
     """Reads the MRTR fields of ``request`` against what this server ``needs``."""
 
 def check_headers(
-    request: _JsonIn, headers: Mapping[str, str], protocol: str | None = None, limits: Limits | None = None
+    request: _JsonIn, headers: _HeaderFields, protocol: str | None = None, limits: Limits | None = None
 ) -> None:
     """Checks a request's HTTP header fields (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``, any case)
     against its body; a mismatch or a missing field raises ``ProtocolError`` (``request-header-mismatch``,
@@ -102,7 +104,7 @@ def check_headers(
 def check_request(
     request: _JsonIn,
     supported: Sequence[str],
-    headers: Mapping[str, str] | None = None,
+    headers: _HeaderFields | None = None,
     protocol: str | None = None,
     limits: Limits | None = None,
 ) -> None:
@@ -291,8 +293,8 @@ def unsealed_decode(token: str, max_bytes: int = 65536) -> bytes: ...
 
 # --- the transports over HTTP (Streamable HTTP, SEP-1858, SEP-1335) -------------------------------------------
 
-#: Header fields: names to values (any mapping of str to str); ``None`` for none.
-_Headers = Mapping[str, str] | None
+#: Header fields (names to values, or pairs); ``None`` for none.
+_Headers = _HeaderFields | None
 #: Bytes as they arrive (a str is taken as its UTF-8).
 _Chunk = bytes | bytearray | str
 

@@ -91,6 +91,27 @@ def test_check_headers_against_the_body() -> None:
     mrtr.check_headers(request, {}, protocol=Protocol.V2025_11_25)  # no such headers before 2026-07-28
 
 
+def test_a_mirrored_header_sent_twice_is_refused_not_read_last_wins() -> None:
+    # Security review I5: pairs (or Starlette's Headers) used to become a dict, where the last field won.
+    request = call()
+    pairs = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "get_weather")]
+    mrtr.check_headers(request, pairs)
+    for extra in ("get_weather", "delete_everything"):
+        with pytest.raises(mrtr.ProtocolError) as e:
+            mrtr.check_headers(request, [*pairs, ("Mcp-Name", extra)])
+        assert e.value.rule is Rule.REQUEST_HEADER_MISMATCH
+
+
+def test_a_name_outside_visible_ascii_is_mirrored_encoded_and_checked_decoded() -> None:
+    # Security review L2 (SEP-2243): `=?base64?<base64 of the UTF-8>?=`, never raw CR LF or non-ASCII text.
+    for name in ("café", "lookup\r\nX-Injected: 1"):
+        request = call()
+        request["params"]["name"] = name
+        fields = mrtr.mirrored_fields(request)
+        assert fields["mcp-name"].startswith("=?base64?") and fields["mcp-name"].isascii()
+        mrtr.check_headers(request, fields)
+
+
 def test_raw_json_arguments_skip_conversion() -> None:
     request = json.dumps(call())
     answer = mrtr.respond(request, json.dumps(ASK), "s1")

@@ -186,3 +186,35 @@ fn a_question_becomes_the_stream_request_of_the_target_protocol() {
     assert_eq!(roots, json!({"jsonrpc": "2.0", "id": 3, "method": "roots/list"}));
     assert!(mrtr::classify_value(&legacy, Protocol::V2025_11_25, &mrtr::Limits::DEFAULT).is_ok());
 }
+
+#[test]
+fn mirrored_names_are_encoded_on_the_way_out_and_decoded_on_the_way_in() {
+    // Security review L2 (SEP-2243): a name a server chose went out raw (CR LF: a header injection) and the
+    // encoded form a conforming client sends was refused.
+    for name in ["book", "café", "lookup\r\nX-Injected: 1", "notes://a b\tc", "=?base64?dGVzdA==?="] {
+        let mut request = call("2026-07-28", json!({}));
+        request["params"]["name"] = json!(name);
+        let sent = mrtr::http::mirror_headers(&request);
+        let (_, value) = sent.iter().find(|(n, _)| n == "mcp-name").unwrap();
+        assert!(value.bytes().all(|b| (b' '..=b'~').contains(&b)), "{value:?} goes out raw");
+        assert_eq!(value == name, name == "book", "{name:?} is encoded exactly when it is not plain");
+        assert!(server::check_headers(&request, &sent, V).is_ok(), "{name:?}");
+    }
+    let mut cafe = call("2026-07-28", json!({}));
+    cafe["params"]["name"] = json!("café");
+    let mut other = headers("2026-07-28");
+    other[2].1 = "=?base64?Y2Fmw6g=?=".into(); // "cafè"
+    assert_eq!(server::check_headers(&cafe, &other, V).unwrap_err().rule(), RuleId::RequestHeaderMismatch);
+}
+
+#[test]
+fn a_mirrored_field_sent_twice_is_refused_whichever_occurrence_matches() {
+    // Security review I5: the first occurrence was read here, the last in the Python binding.
+    let request = call("2026-07-28", json!({}));
+    for extra in ["book", "delete_everything"] {
+        let mut twice = headers("2026-07-28");
+        twice.push(("Mcp-Name".into(), extra.into()));
+        let e = server::check_headers(&request, &twice, V).unwrap_err();
+        assert_eq!(e.rule(), RuleId::RequestHeaderMismatch, "{extra}");
+    }
+}

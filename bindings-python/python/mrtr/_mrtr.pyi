@@ -13,6 +13,8 @@ from ._types import Event, Handle, Limits, Opened, Resumed, Round, TokenInfo, Vi
 _JsonIn = dict[str, Any] | str | bytes | bytearray
 # A transcript: entry dicts, or JSON Lines text.
 _TranscriptIn = Iterable[dict[str, Any]] | str | bytes | bytearray
+#: HTTP header fields: names to values, or (name, value) pairs (a field sent twice stays twice).
+_HeaderFields = Mapping[str, str] | Iterable[tuple[str, str]]
 
 __version__: Final[str]
 DEFAULT_PROTOCOL: Final[str]
@@ -121,7 +123,8 @@ def stream_url(endpoint: str, key: str) -> str:
 def mirrored_fields(request: _JsonIn) -> dict[str, str]:
     """(2026-07-28) The header fields that mirror ``request``'s body, for a client that POSTs it
     itself: ``mcp-protocol-version``, ``mcp-method``, ``mcp-name``, each where the body has its value
-    (``mcp-name``: ``params.name``, ``params.uri`` or ``params.taskId``, by method)."""
+    (``mcp-name``: ``params.name``, ``params.uri`` or ``params.taskId``, by method), a value that is not
+    plain visible ASCII written ``=?base64?…?=`` (SEP-2243)."""
 
 def unassociated_reply(request: _JsonIn) -> dict[str, Any] | None:
     """A client's answer to a server request that arrived outside any request of its own in flight
@@ -249,7 +252,7 @@ def resume(request: _JsonIn, needs: _JsonIn, protocol: str | None = None, limits
     """Reads the MRTR fields of ``request`` against what this server ``needs``."""
 
 def check_headers(
-    request: _JsonIn, headers: Mapping[str, str], protocol: str | None = None, limits: Limits | None = None
+    request: _JsonIn, headers: _HeaderFields, protocol: str | None = None, limits: Limits | None = None
 ) -> None:
     """Checks a request's HTTP header fields (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``, any case)
     against its body; a mismatch or a missing field raises ``ProtocolError`` (``request-header-mismatch``,
@@ -258,7 +261,7 @@ def check_headers(
 def check_request(
     request: _JsonIn,
     supported: Sequence[str],
-    headers: Mapping[str, str] | None = None,
+    headers: _HeaderFields | None = None,
     protocol: str | None = None,
     limits: Limits | None = None,
 ) -> None:
@@ -447,8 +450,8 @@ def unsealed_decode(token: str, max_bytes: int = 65536) -> bytes: ...
 
 # --- the transports over HTTP (Streamable HTTP, SEP-1858, SEP-1335) -------------------------------------------
 
-#: Header fields: names to values (any mapping of str to str); ``None`` for none.
-_Headers = Mapping[str, str] | None
+#: Header fields (names to values, or pairs); ``None`` for none.
+_Headers = _HeaderFields | None
 #: Bytes as they arrive (a str is taken as its UTF-8).
 _Chunk = bytes | bytearray | str
 

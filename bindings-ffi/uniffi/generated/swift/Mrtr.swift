@@ -6020,7 +6020,8 @@ public func errorResponse(idJson: String, rule: String, message: String, dataJso
 /**
  * (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
  * `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
- * `params.name`, `params.uri` or `params.taskId`, by method).
+ * `params.name`, `params.uri` or `params.taskId`, by method), a value that is not plain visible
+ * ASCII written `=?base64?…?=` (SEP-2243).
  */
 public func mirroredFields(requestJson: String)throws  -> [String: String]  {
     return try  FfiConverterDictionaryStringString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -6451,7 +6452,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_error_response() != 7496) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_mirrored_fields() != 35842) {
+    if (uniffi_mrtr_uniffi_checksum_func_mirrored_fields() != 39017) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_missing_capabilities() != 45370) {

@@ -230,10 +230,7 @@ impl Call {
         };
         call.buffering = call.config.mode.rules().answering == Answering::UntilStreamEnds;
         if call.config.mode.rules().mirrors_body {
-            call.mirrored = super::mirrored_fields(request)
-                .into_iter()
-                .filter_map(|(name, value)| Some((String::from(name), String::from(value?))))
-                .collect();
+            call.mirrored = super::mirror_headers(request);
         }
         let url = call.config.url.clone();
         call.post(Purpose::Carrier, url, request.to_string(), None);

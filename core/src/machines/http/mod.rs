@@ -13,9 +13,11 @@
 //!   incoming HTTP request read into what it asks (a new call, buffered
 //!   answers for a continuation the host looks up in its store, a reconnect).
 //! - [`link`]: RFC 8288 `Link` headers, `rel="stream"` URLs and their origin.
+//! - [`field`]: header field values that carry body text, encoded (SEP-2243).
 //! - [`MODES`]: what each transport [`Mode`] does, one row each.
 
 pub mod call;
+pub mod field;
 pub mod link;
 mod mode;
 pub mod serve;
@@ -38,6 +40,15 @@ pub fn header<'h>(headers: &'h [(String, String)], name: &str) -> Option<&'h str
 /// ([`crate::protocol::mirrored_fields`]), since a server checks them
 /// whatever carries the request.
 pub use crate::protocol::mirrored_fields;
+
+/// The header fields a client sends to mirror `request`'s body: each of
+/// [`mirrored_fields`] the body has, its value [`field::encode`]d.
+pub fn mirror_headers(request: &serde_json::Value) -> Headers {
+    mirrored_fields(request)
+        .into_iter()
+        .filter_map(|(name, value)| Some((String::from(name), field::encode(value?).into_owned())))
+        .collect()
+}
 
 /// An HTTP request a machine asks its host to send.
 #[derive(Clone, Debug, PartialEq, Eq)]

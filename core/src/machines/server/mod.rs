@@ -355,9 +355,9 @@ pub fn check_headers(request: &Value, headers: &[(String, String)], protocol: Pr
     if !protocol.rules().header_mirroring {
         return Ok(());
     }
-    let field = |name: &str| headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
     for (header, want) in crate::protocol::mirrored_fields(request) {
-        match (field(header), want) {
+        let got = mirrored_field(headers, header)?;
+        match (got.as_deref(), want) {
             (Some(got), Some(want)) if got == want => {}
             // Mcp-Name mirrors a target; a request without one is not judged by it.
             (_, None) if header == "mcp-name" => {}
@@ -371,6 +371,19 @@ pub fn check_headers(request: &Value, headers: &[(String, String)], protocol: Pr
         }
     }
     Ok(())
+}
+
+/// The text of the one `name` field of `headers`, decoded
+/// ([`crate::http::field::decode`]). A name sent twice is
+/// `request-header-mismatch`: a gateway that reads one occurrence and a
+/// server that reads another would see different requests.
+fn mirrored_field<'h>(headers: &'h [(String, String)], name: &str) -> Result<Option<alloc::borrow::Cow<'h, str>>> {
+    let mut fields = headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name));
+    match (fields.next(), fields.next()) {
+        (Some(_), Some(_)) => Err(err!(RequestHeaderMismatch, "the {name} header is sent more than once")),
+        (Some((_, value)), None) => crate::http::field::decode(value).map(Some),
+        (None, _) => Ok(None),
+    }
 }
 
 /// An input request (`{"method", "params"}`, a key's question of an

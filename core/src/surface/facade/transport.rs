@@ -343,12 +343,13 @@ pub fn stream_url(endpoint: &str, key: &str) -> Result<String> {
 }
 
 /// (`2026-07-28`) The header fields that mirror `request`'s body
-/// ([`http::mirrored_fields`]): `{"mcp-protocol-version", "mcp-method",
-/// "mcp-name"}`, each where the body has its value.
+/// ([`http::mirror_headers`]): `{"mcp-protocol-version", "mcp-method",
+/// "mcp-name"}`, each where the body has its value, encoded per SEP-2243
+/// where it is not plain visible ASCII.
 pub fn mirrored_fields(request: &[u8]) -> Result<String> {
     let v = parse(request, &Limits::DEFAULT)?;
     let fields: serde_json::Map<String, Value> =
-        http::mirrored_fields(&v).into_iter().filter_map(|(n, value)| Some((n.into(), value?.into()))).collect();
+        http::mirror_headers(&v).into_iter().map(|(n, value)| (n, Value::String(value))).collect();
     Ok(text(&fields))
 }
 

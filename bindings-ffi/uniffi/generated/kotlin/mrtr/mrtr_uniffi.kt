@@ -1353,7 +1353,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_error_response() and 0xFFFF) != 7496) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_mirrored_fields() and 0xFFFF) != 35842) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_mirrored_fields() and 0xFFFF) != 39017) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_missing_capabilities() and 0xFFFF) != 45370) {
@@ -9113,7 +9113,8 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         /**
          * (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
          * `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
-         * `params.name`, `params.uri` or `params.taskId`, by method).
+         * `params.name`, `params.uri` or `params.taskId`, by method), a value that is not plain visible
+         * ASCII written `=?base64?…?=` (SEP-2243).
          */
     @Throws(MrtrException::class) fun `mirroredFields`(`requestJson`: kotlin.String): Map<kotlin.String, kotlin.String> {
             return FfiConverterMapStringString.lift(
