@@ -17,7 +17,11 @@
 //! A response that is an event stream is read as its bytes come; any other
 //! (JSON, `202`, `204`, an error status) is read whole and judged when it
 //! ends. After [`StreamLimits::max_reconnects`] reconnects in a row that
-//! brought no event, the call fails (`sse-stream-ended`) rather than waiting again.
+//! brought no message, the call fails (`sse-stream-ended`) rather than waiting
+//! again. Each such reconnect waits twice as long as the one before (from the
+//! last `retry`, never less than [`MIN_RETRY_MS`], up to
+//! [`StreamLimits::max_retry_ms`]): a server that ends every stream after an
+//! empty block with `retry: 0` gets a few spaced reconnects, not a storm.
 //!
 //! What each mode does:
 //! - every mode: the request is POSTed with `Accept: application/json,
@@ -482,7 +486,10 @@ impl Call {
 
     /// One block of a response stream.
     fn event(&mut self, exchange: u64, event: sse::Event) {
-        self.reconnects = 0;
+        if event.data.is_some() {
+            // Only a message is progress: an id or a retry alone is not.
+            self.reconnects = 0;
+        }
         if let Some(id) = &event.id {
             self.last_event_id = Some(id.clone()).filter(|id| !id.is_empty());
         }
@@ -616,8 +623,9 @@ impl Call {
         if self.reconnects >= self.config.limits.max_reconnects {
             return self.fail(err!(SseStreamEnded, "{} reconnects in a row brought no event", self.reconnects));
         }
-        let wait = self.retry_ms.unwrap_or(self.config.default_retry_ms);
-        self.reconnect_at = Some(now.saturating_add(wait));
+        let base = self.retry_ms.unwrap_or(self.config.default_retry_ms).max(MIN_RETRY_MS);
+        let backoff = base.saturating_mul(1 << self.reconnects.min(20));
+        self.reconnect_at = Some(now.saturating_add(backoff.min(self.config.limits.max_retry_ms.max(base))));
     }
 
     /// Sends the buffered answers once every reported request is answered:
@@ -653,6 +661,11 @@ impl Call {
         self.post(Purpose::Carrier, url, body, last_event_id);
     }
 }
+
+/// The shortest wait before a reconnect, in milliseconds, whatever `retry`
+/// (or [`CallConfig::default_retry_ms`]) says: `retry: 0` would have the
+/// client reconnect at once, as often as the server ends its streams.
+pub const MIN_RETRY_MS: u64 = 100;
 
 /// The answer a client gives a server request that reached it outside any
 /// request of its own in flight (SEP-2260), e.g. on the standalone GET
