@@ -283,8 +283,8 @@ pub unsafe extern "C" fn mrtr_stream_url(
 
 /// (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
 /// `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
-/// `params.name`, `params.uri` or `params.taskId`, by method). `*out` is the text (free it with
-/// `mrtr_buf_free`).
+/// `params.name`, `params.uri` or `params.taskId`, by method), a value that is not plain visible
+/// ASCII written `=?base64?…?=` (SEP-2243). `*out` is the text (free it with `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be

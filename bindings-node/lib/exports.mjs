@@ -108,7 +108,8 @@ export function streamUrl(endpoint, key) {
 /**
  * (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
  * `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
- * `params.name`, `params.uri` or `params.taskId`, by method).
+ * `params.name`, `params.uri` or `params.taskId`, by method), a value that is not plain visible
+ * ASCII written `=?base64?…?=` (SEP-2243).
  */
 export function mirroredFields(request) {
   const input = [k.text(request, 'request')]

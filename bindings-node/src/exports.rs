@@ -182,7 +182,8 @@ pub fn stream_url(endpoint: String, key: String) -> Result<String> {
 
 /// (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
 /// `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
-/// `params.name`, `params.uri` or `params.taskId`, by method).
+/// `params.name`, `params.uri` or `params.taskId`, by method), a value that is not plain visible
+/// ASCII written `=?base64?…?=` (SEP-2243).
 #[napi]
 pub fn mirrored_fields(request: Text) -> Result<String> {
     crate::run(|| facade::mirrored_fields(crate::bytes(&request)))

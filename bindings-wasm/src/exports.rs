@@ -181,7 +181,8 @@ pub fn stream_url(endpoint: &str, key: &str) -> Result<String> {
 
 /// (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
 /// `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
-/// `params.name`, `params.uri` or `params.taskId`, by method).
+/// `params.name`, `params.uri` or `params.taskId`, by method), a value that is not plain visible
+/// ASCII written `=?base64?…?=` (SEP-2243).
 #[wasm_bindgen(js_name = mirroredFields)]
 pub fn mirrored_fields(request: &JsValue) -> Result<String> {
     crate::run(|| facade::mirrored_fields(&crate::bytes(request)))
