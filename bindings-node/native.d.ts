@@ -459,7 +459,8 @@ export type JsGuard = (arg0: string, arg1: number) => boolean | unknown
 /**
  * (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
  * `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
- * `params.name`, `params.uri` or `params.taskId`, by method).
+ * `params.name`, `params.uri` or `params.taskId`, by method), a value that is not plain visible
+ * ASCII written `=?base64?…?=` (SEP-2243).
  */
 export declare function mirroredFields(request: Text): string
 
