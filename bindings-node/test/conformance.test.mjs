@@ -48,14 +48,14 @@ test('the sse and http-client ops: an unreadable block as its error, in place; o
       { body: { exchange: 1, hex: '69643a20330a72657472793a2031300a0a' } },
       { end: { exchange: 1 } },
       { body: { exchange: 9, text: 'x' } },
-      { timeout: 15 },
+      { timeout: 105 },
     ],
   }
   const { outputs } = outcome(mrtr, 'http-client', input)
   assert.equal(outputs.length, 6)
   assert.deepEqual(outputs[0].map((o) => Object.keys(o)), [['send']])
   assert.deepEqual(outputs.slice(1, 3), [[], []])
-  assert.deepEqual(outputs[3], [{ timeout: 15 }]) // ended at 5, retry 10
+  assert.deepEqual(outputs[3], [{ timeout: 105 }]) // ended at 5, retry 10 (floored to 100 ms)
   assert.deepEqual(outputs[4], [{ error: 'usage-unknown-handle' }])
   assert.deepEqual([outputs[5][0].send.method, outputs[5][0].send.headers['last-event-id']], ['GET', '3'])
   assert.deepEqual(outcome(mrtr, 'http-client', { ...input, config: { url: 'x' } }), { outputs: [[{ error: 'usage-invalid-argument' }]] })
