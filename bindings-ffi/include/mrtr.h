@@ -346,8 +346,12 @@ typedef struct mrtr_binding {
  * fails with `state-replayed`). `expiry` (seconds since the Unix epoch) is
  * when the store may forget the id. `user` is the pointer given beside the
  * guard. Behind a load balancer the store is shared (Redis `SET id 1 NX
- * EXAT expiry`). The guard runs while the ring's read lock is held: it must
- * not change the ring (add, set_current, remove, set_*), and must not unwind
+ * EXAT expiry`). The guard runs while the call holds the ring's read lock:
+ * on the same thread, changing or freeing that ring (`mrtr_keyring_add`,
+ * `_set_current`, `_remove`, `_set_*`, `_free`) fails with
+ * `usage-out-of-turn` rather than deadlocking (change it after the call
+ * returns), and reading it (`mrtr_keyring_seals`, `_seal`, `_open`,
+ * `mrtr_rounds_*`) shares the lock already held. The guard must not unwind
  * or longjmp.
  */
 typedef bool (*mrtr_first_use)(void *user,
@@ -1437,8 +1441,8 @@ mrtr_status mrtr_stream_url(const char *endpoint,
 /**
  * (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
  * `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
- * `params.name`, `params.uri` or `params.taskId`, by method). `*out` is the text (free it with
- * `mrtr_buf_free`).
+ * `params.name`, `params.uri` or `params.taskId`, by method), a value that is not plain visible
+ * ASCII written `=?base64?…?=` (SEP-2243). `*out` is the text (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -2575,7 +2579,8 @@ mrtr_status mrtr_keyring_set_context(struct mrtr_keyring *ring,
 
 /**
  * How many seals each key of this ring may make in this process (this
- * instance's share of the fleet's budget). Sealing past it is
+ * instance's share of the fleet's budget), counted with the seals of every
+ * ring built from the same secret, algorithm and id. Sealing past it is
  * `usage-seal-budget-spent`: make another key current. Without it, each
  * key's algorithm's budget (2^32 for AES-256-GCM; XChaCha20-Poly1305, the
  * algorithm for a fleet, has no practical bound). Takes the ring's write lock.
@@ -2587,8 +2592,9 @@ mrtr_status mrtr_keyring_set_seal_budget(struct mrtr_keyring *ring,
                                          uint64_t seals);
 
 /**
- * `*out` is how many seals the key `id` has made in this process;
- * `usage-invalid-argument` if the ring lacks it.
+ * `*out` is how many seals the key `id` has made in this process, through
+ * any ring built from the same secret, algorithm and id (a ring built again
+ * does not restart the count); `usage-invalid-argument` if the ring lacks it.
  *
  * # Safety
  * `ring` is a live ring; `out` is writable.
@@ -2678,6 +2684,7 @@ mrtr_status mrtr_inspect(const char *token,
 
 /**
  * Frees a ring (its key material is zeroized). NULL is a no-op.
+ * `usage-out-of-turn` (and the ring stays) from inside its own replay guard.
  *
  * # Safety
  * `ring` is NULL or a live ring, in use by no other thread and not used afterwards.

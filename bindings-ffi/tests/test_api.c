@@ -873,6 +873,49 @@ static void test_replay_guard(void) {
   EXPECT(mrtr_keyring_free(ring), MRTR_OK);
 }
 
+/* Review I3: a guard that calls back into the ring running it. Changing the ring would wait for the open's own
+ * read lock forever: it is usage-out-of-turn instead; reading it shares the lock. (The mrtr-ffi crate's Rust tests
+ * run the same with a timeout before this file runs, so a regression fails there rather than hanging here.) */
+typedef struct {
+  mrtr_keyring *ring;
+  mrtr_status add, set_current, free, seals;
+  uint64_t count;
+} reentrant_guard;
+
+static bool rotating_first_use(void *user, const char *state_id_hex, uint64_t expiry) {
+  reentrant_guard *g = user;
+  unsigned char secret[32] = {18};
+  (void)state_id_hex;
+  (void)expiry;
+  g->add = mrtr_keyring_add(g->ring, 2, MRTR_ALG_XCHACHA20_POLY1305, secret, 32);
+  g->set_current = mrtr_keyring_set_current(g->ring, 1);
+  g->free = mrtr_keyring_free(g->ring);
+  g->seals = mrtr_keyring_seals(g->ring, 1, &g->count);
+  return true;
+}
+
+static void test_guard_reentry(void) {
+  unsigned char secret[32] = {17};
+  mrtr_keyring *ring;
+  mrtr_buf token;
+  mrtr_opened opened;
+  uint64_t seals = 0;
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
+  mrtr_binding b = binding_for("alice", "t", 1);
+  EXPECT(mrtr_keyring_seal(ring, &b, 1000, 60, NULL, 0, &token), MRTR_OK);
+  reentrant_guard g = {ring, -1, -1, -1, -1, 0};
+  EXPECT(mrtr_keyring_open(ring, buf_text(&token), token.len, &b, 1001, rotating_first_use, &g, &opened), MRTR_OK);
+  mrtr_buf_free(&opened.payload);
+  CHECK(g.add == MRTR_ERR_USAGE_OUT_OF_TURN && g.set_current == MRTR_ERR_USAGE_OUT_OF_TURN);
+  CHECK(g.free == MRTR_ERR_USAGE_OUT_OF_TURN);
+  CHECK(g.seals == MRTR_OK && g.count == 1);
+  /* Nothing changed; after the open the ring changes again. */
+  EXPECT(mrtr_keyring_seals(ring, 2, &seals), MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  EXPECT(mrtr_keyring_add(ring, 2, MRTR_ALG_XCHACHA20_POLY1305, secret, 32), MRTR_OK);
+  mrtr_buf_free(&token);
+  EXPECT(mrtr_keyring_free(ring), MRTR_OK);
+}
+
 /* Attack: staging's token opened in production (two deployments sharing a secret). */
 static void test_context_separation(void) {
   unsigned char secret[32] = {14};
@@ -903,7 +946,8 @@ static void test_context_separation(void) {
   EXPECT(mrtr_keyring_free(plain), MRTR_OK);
 }
 
-/* Attack: one AES-GCM key sealing past its budget of random nonces (a collision gives away its forgery power). */
+/* Attack: one AES-GCM key sealing past its budget of random nonces (a collision gives away its forgery power),
+ * also through a second ring of the same key. */
 static void test_seal_budget(void) {
   unsigned char s1[32] = {15}, s2[32] = {16};
   mrtr_keyring *ring;
@@ -923,6 +967,14 @@ static void test_seal_budget(void) {
   CHECK(is_empty(&token));
   EXPECT(mrtr_keyring_seals(ring, 1, &seals), MRTR_OK);
   CHECK(seals == 2); /* a refused seal is not counted */
+  /* Review I4: a ring built again from the same secret does not restart the key's count. */
+  mrtr_keyring *again;
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, s1, 32, &again), MRTR_OK);
+  EXPECT(mrtr_keyring_set_seal_budget(again, 2), MRTR_OK);
+  EXPECT(mrtr_keyring_seals(again, 1, &seals), MRTR_OK);
+  CHECK(seals == 2);
+  EXPECT(mrtr_keyring_seal(again, &b, 1000, 60, NULL, 0, &token), MRTR_ERR_USAGE_SEAL_BUDGET_SPENT);
+  EXPECT(mrtr_keyring_free(again), MRTR_OK);
   /* Rotate: the new key has its own budget; the old one still opens. */
   EXPECT(mrtr_keyring_add(ring, 2, MRTR_ALG_XCHACHA20_POLY1305, s2, 32), MRTR_OK);
   EXPECT(mrtr_keyring_set_current(ring, 2), MRTR_OK);
@@ -2013,6 +2065,7 @@ int main(void) {
   test_no_implicit_empty_params();
   test_no_nonce_seal_in_release();
   test_replay_guard();
+  test_guard_reentry();
   test_context_separation();
   test_seal_budget();
   test_threads();

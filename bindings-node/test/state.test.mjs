@@ -237,8 +237,11 @@ test('context separates deployments that share a key', () => {
   assert.throws(() => ringOf({ contxt: 'staging' }), misuse()) // a misspelt option is refused, not ignored
 })
 
+/** 32 bytes of their own: the seal count is per key in the process, so a budget test shares no key. */
+const fresh = (n) => Uint8Array.from({ length: 32 }, (_, i) => (i * n + 7) & 0xff)
+
 test('the seal budget: each key seals so often in this process, then usage-seal-budget-spent', () => {
-  const ring = ringOf({ sealBudget: 3 })
+  const ring = new mrtr.KeyRing({ id: 1, algorithm: 'xchacha20-poly1305', secret: fresh(13) }, { sealBudget: 3 })
   assert.equal(ring.seals(1), 0)
   for (let i = 0; i < 3; i++) ring.seal(binding, 1000, 60, 'x')
   assert.equal(ring.seals(1), 3)
@@ -249,11 +252,20 @@ test('the seal budget: each key seals so often in this process, then usage-seal-
   const rounds = new mrtr.SealedRounds({ ring })
   const who = { subject: 'alice', now: 1000 }
   assert.throws(() => rounds.respond(call, rounds.resume(call, ask, who), ask, null, who), misuse('usage-seal-budget-spent'))
-  ring.add({ id: 2, algorithm: 'xchacha20-poly1305', master })
+  ring.add({ id: 2, algorithm: 'xchacha20-poly1305', master: fresh(29) })
   ring.setCurrent(2)
   assert.equal(str(ring.open(ring.seal(binding, 1000, 60, 'y'), binding, 1000).payload), 'y')
   assert.deepEqual([ring.seals(1), ring.seals(2)], [3, 1])
   assert.throws(() => ringOf({ sealBudget: -1 }), misuse())
+})
+
+test('the seal budget is spent across rings built from one key (security review I4)', () => {
+  const key = { id: 1, algorithm: 'aes-256-gcm', secret: fresh(41) }
+  const rings = [1, 2, 3].map(() => new mrtr.KeyRing(key, { sealBudget: 2 }))
+  rings[0].seal(binding, 1000, 60, 'a')
+  rings[1].seal(binding, 1000, 60, 'b')
+  assert.throws(() => rings[2].seal(binding, 1000, 60, 'c'), misuse('usage-seal-budget-spent'))
+  assert.deepEqual(rings.map((r) => r.seals(1)), [2, 2, 2])
 })
 
 test('a master secret shorter than a key is refused: HKDF does not stretch a password', () => {

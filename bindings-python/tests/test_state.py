@@ -315,7 +315,8 @@ def test_context_labels_separate_deployments() -> None:
 
 def test_a_seal_budget_is_enforced_per_key() -> None:
     # Attack: AES-GCM's random nonces are safe for 2^32 seals per key; past that a collision is likely.
-    r = ring(1, 2, seal_budget=2)
+    # A secret of its own: the count belongs to the key material, and other tests seal with SECRET.
+    r = ring(1, 2, secret=secrets.token_bytes(32), seal_budget=2)
     binding = mrtr.Binding.for_request(call(), "alice")
     assert r.seals(1) == 0 and r.seals(9) is None and r.seals(-1) is None
     r.seal(binding, 1000, 60, b"a")
@@ -329,6 +330,27 @@ def test_a_seal_budget_is_enforced_per_key() -> None:
     assert r.open(r.seal(binding, 1000, 60, b"d"), binding, 1001).payload == b"d" and r.seals(2) == 1
     r.set_seal_budget(1)
     assert raised(lambda: r.seal(binding, 1000, 60, b"e")).rule is Rule.USAGE_SEAL_BUDGET_SPENT
+
+
+def test_the_seal_budget_is_spent_across_rings_built_from_one_key() -> None:
+    # Security review I4: every ring built a fresh core key, so each copy of `KeyRing(k)` had the whole budget,
+    # and a host that rebuilt its ring (a secrets reload, a ring per request) restarted the count.
+    secret = secrets.token_bytes(32)
+    key = mrtr.Key(1, mrtr.Algorithm.AES_256_GCM, secret)
+    binding = mrtr.Binding.for_request(call(), "alice")
+    first, second, third = (mrtr.KeyRing(key, seal_budget=2) for _ in range(3))
+    first.seal(binding, 1000, 60, b"a")
+    second.seal(binding, 1000, 60, b"b")
+    e = raised(lambda: third.seal(binding, 1000, 60, b"c"), mrtr.UsageError)
+    assert e.rule is Rule.USAGE_SEAL_BUDGET_SPENT
+    assert (first.seals(1), second.seals(1), third.seals(1)) == (2, 2, 2)
+    del first, second, third
+    # A ring built again from the same bytes, after the others are gone, has nothing left either.
+    again = ring(1, secret=secret, seal_budget=2)
+    assert again.seals(1) == 2
+    assert raised(lambda: again.seal(binding, 1000, 60, b"d")).rule is Rule.USAGE_SEAL_BUDGET_SPENT
+    # Another id or algorithm of the same secret is another key, with a count of its own.
+    assert ring(2, secret=secret).seals(2) == 0 and ring(1, alg="xchacha20-poly1305", secret=secret).seals(1) == 0
 
 
 def test_rotation_keeps_rounds_in_flight() -> None:

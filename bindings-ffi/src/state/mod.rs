@@ -7,9 +7,21 @@
 //! opening and the rounds take the read lock, so they run concurrently;
 //! adding, rotating, removing and the settings take the write lock, so a
 //! rotation while other threads open is safe.
+//!
+//! A host's replay guard runs while its call holds the ring's read lock
+//! (security review I3). A guard that changed the ring would ask for the
+//! write lock on the same thread and wait forever, and one that sealed or
+//! opened with it could deadlock too: std's lock lets a waiting writer go
+//! first, so a second read lock on a thread that holds one waits behind
+//! the writer, which waits for the first. So this thread remembers which
+//! rings' read locks it holds (`Reading`): a write to one of them is
+//! `usage-out-of-turn`, as Python and Node refuse the same re-entry, and a
+//! read uses the lock already held instead of taking it again.
 
 mod binding;
 mod rounds;
+#[cfg(test)]
+mod tests;
 
 pub use binding::{mrtr_binding, mrtr_binding_for_request, mrtr_binding_from_json};
 pub use rounds::{mrtr_call, mrtr_rounds, mrtr_rounds_respond, mrtr_rounds_resume};
@@ -23,7 +35,9 @@ use crate::types::algorithm;
 use binding::binding as read_binding;
 use mrtr::state::{self, Key, KeyRing, ReplayGuard, StateId};
 use mrtr::{Error, RuleId};
+use std::cell::RefCell;
 use std::ffi::{c_char, c_void};
+use std::ops::Deref;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use zeroize::Zeroizing;
 
@@ -43,22 +57,98 @@ fn poisoned<E>(_: E) -> Error {
     Error::new(RuleId::InternalPanic, "the key ring panicked in an earlier call and is unusable: free it")
 }
 
-/// The ring of a live handle, for sealing and opening (the read lock).
+thread_local! {
+    /// The rings whose read lock this thread holds (a handle's address, and
+    /// the ring inside the lock), innermost last: a call that holds one
+    /// runs the host's replay guard, which may call back in.
+    static HELD: RefCell<Vec<(usize, *const KeyRing)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The ring inside `ring`'s lock when this thread holds its read lock.
+fn held(ring: *const mrtr_keyring) -> Option<*const KeyRing> {
+    let found = HELD.try_with(|h| h.borrow().iter().rev().find(|(r, _)| *r == ring as usize).map(|(_, k)| *k));
+    // During the thread's teardown the list is gone, and no guard runs.
+    found.ok().flatten()
+}
+
+/// A change of `ring` (or its free) from inside a call that holds its read lock.
+fn out_of_turn() -> Error {
+    Error::new(
+        RuleId::UsageOutOfTurn,
+        "the ring is in use by a call further up this thread (its replay guard is running): \
+         change or free the ring after that call returns",
+    )
+}
+
+/// A ring's read lock, as one export holds it: taken by this call (and
+/// marked held on this thread until dropped, also when a panic unwinds), or
+/// the one a call further up this thread's stack holds while it runs the
+/// host's replay guard.
+pub(crate) enum Reading<'a> {
+    /// Taken here; the handle's address.
+    Locked(RwLockReadGuard<'a, KeyRing>, usize),
+    /// Held by an outer call on this thread, which waits for this one to return.
+    Borrowed(&'a KeyRing),
+}
+
+impl Deref for Reading<'_> {
+    type Target = KeyRing;
+    fn deref(&self) -> &KeyRing {
+        match self {
+            Reading::Locked(lock, _) => lock,
+            Reading::Borrowed(ring) => ring,
+        }
+    }
+}
+
+impl Drop for Reading<'_> {
+    fn drop(&mut self) {
+        if let Reading::Locked(_, addr) = self {
+            // The last mark of this ring (marks are dropped innermost first; searching is merely robust).
+            let _ = HELD.try_with(|h| {
+                let mut h = h.borrow_mut();
+                if let Some(i) = h.iter().rposition(|(r, _)| r == addr) {
+                    h.remove(i);
+                }
+            });
+        }
+    }
+}
+
+/// The ring of a live handle, for sealing and opening (the read lock, or
+/// the one this thread already holds: see `Reading`).
 ///
 /// # Safety
 /// `ring` is NULL or a live ring.
-pub(crate) unsafe fn reading<'a>(ring: *const mrtr_keyring) -> Result<RwLockReadGuard<'a, KeyRing>, Error> {
+pub(crate) unsafe fn reading<'a>(ring: *const mrtr_keyring) -> Result<Reading<'a>, Error> {
     // SAFETY: passed on from the caller.
-    unsafe { get(ring, "ring") }?.0.read().map_err(poisoned)
+    let handle = unsafe { get(ring, "ring") }?;
+    if let Some(inner) = held(ring) {
+        // SAFETY: `inner` points into `ring`'s lock, whose read guard a call further up this thread's stack
+        // holds (it is marked only while that guard lives); that call is waiting for the host's replay guard,
+        // which is waiting for this one, so the ring stays locked for reading, and shared only, while this runs.
+        return Ok(Reading::Borrowed(unsafe { &*inner }));
+    }
+    let lock = handle.0.read().map_err(poisoned)?;
+    let inner: *const KeyRing = &*lock;
+    // Marked before anything can call back; if the list is gone (thread teardown), nothing calls back.
+    let _ = HELD.try_with(|h| h.borrow_mut().push((ring as usize, inner)));
+    Ok(Reading::Locked(lock, ring as usize))
 }
 
-/// The ring of a live handle, for changing it (the write lock).
+/// The ring of a live handle, for changing it (the write lock);
+/// `usage-out-of-turn` when this thread holds its read lock (a replay
+/// guard calling back), which would wait for itself forever.
 ///
 /// # Safety
 /// `ring` is NULL or a live ring.
 unsafe fn writing<'a>(ring: *const mrtr_keyring) -> Result<RwLockWriteGuard<'a, KeyRing>, Error> {
     // SAFETY: passed on from the caller.
-    unsafe { get(ring, "ring") }?.0.write().map_err(poisoned)
+    let handle = unsafe { get(ring, "ring") }?;
+    if held(ring).is_some() {
+        return Err(out_of_turn());
+    }
+    handle.0.write().map_err(poisoned)
 }
 
 /// A key from the caller's secret (exactly 32 bytes, else `usage-invalid-argument`).
@@ -185,7 +275,8 @@ pub unsafe extern "C" fn mrtr_keyring_set_context(
 }
 
 /// How many seals each key of this ring may make in this process (this
-/// instance's share of the fleet's budget). Sealing past it is
+/// instance's share of the fleet's budget), counted with the seals of every
+/// ring built from the same secret, algorithm and id. Sealing past it is
 /// `usage-seal-budget-spent`: make another key current. Without it, each
 /// key's algorithm's budget (2^32 for AES-256-GCM; XChaCha20-Poly1305, the
 /// algorithm for a fleet, has no practical bound). Takes the ring's write lock.
@@ -201,8 +292,9 @@ pub unsafe extern "C" fn mrtr_keyring_set_seal_budget(ring: *mut mrtr_keyring, s
     })
 }
 
-/// `*out` is how many seals the key `id` has made in this process;
-/// `usage-invalid-argument` if the ring lacks it.
+/// `*out` is how many seals the key `id` has made in this process, through
+/// any ring built from the same secret, algorithm and id (a ring built again
+/// does not restart the count); `usage-invalid-argument` if the ring lacks it.
 ///
 /// # Safety
 /// `ring` is a live ring; `out` is writable.
@@ -289,8 +381,12 @@ pub unsafe extern "C" fn mrtr_keyring_seal_with_nonce(
 /// fails with `state-replayed`). `expiry` (seconds since the Unix epoch) is
 /// when the store may forget the id. `user` is the pointer given beside the
 /// guard. Behind a load balancer the store is shared (Redis `SET id 1 NX
-/// EXAT expiry`). The guard runs while the ring's read lock is held: it must
-/// not change the ring (add, set_current, remove, set_*), and must not unwind
+/// EXAT expiry`). The guard runs while the call holds the ring's read lock:
+/// on the same thread, changing or freeing that ring (`mrtr_keyring_add`,
+/// `_set_current`, `_remove`, `_set_*`, `_free`) fails with
+/// `usage-out-of-turn` rather than deadlocking (change it after the call
+/// returns), and reading it (`mrtr_keyring_seals`, `_seal`, `_open`,
+/// `mrtr_rounds_*`) shares the lock already held. The guard must not unwind
 /// or longjmp.
 pub type mrtr_first_use =
     Option<unsafe extern "C" fn(user: *mut c_void, state_id_hex: *const c_char, expiry: u64) -> bool>;
@@ -431,11 +527,17 @@ pub unsafe extern "C" fn mrtr_inspect(
 }
 
 /// Frees a ring (its key material is zeroized). NULL is a no-op.
+/// `usage-out-of-turn` (and the ring stays) from inside its own replay guard.
 ///
 /// # Safety
 /// `ring` is NULL or a live ring, in use by no other thread and not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_keyring_free(ring: *mut mrtr_keyring) -> mrtr_status {
-    // SAFETY: the caller's contract.
-    guard(|| unsafe { handles::free(ring) })
+    guard(|| {
+        if held(ring).is_some() {
+            return Err(out_of_turn());
+        }
+        // SAFETY: the caller's contract.
+        unsafe { handles::free(ring) }
+    })
 }

@@ -61,6 +61,14 @@
 //! Each key counts its seals ([`KeyRing::seals`]) and refuses past its budget
 //! (`usage-seal-budget-spent`): [`Algorithm::seal_budget`] by default, or an
 //! instance's share of it ([`KeyRing::set_seal_budget`]). Rotate before then.
+//!
+//! With feature `std` the count belongs to the key material, process-wide:
+//! every [`Key`] built from the same secret, algorithm and id shares one
+//! counter, so rings built again from the same secret (a secrets reload, a
+//! ring per worker or per request) do not restart it (security review I4).
+//! Without `std` (`alloc` only) each [`Key`] object counts its own seals, and
+//! a host that builds a key twice must add up the counts itself. Either way,
+//! keep one long-lived ring per process.
 
 mod binding;
 mod canonical;
@@ -80,10 +88,7 @@ use aes_gcm::{
 use alloc::{string::String, vec::Vec};
 use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
 use chacha20poly1305::XChaCha20Poly1305;
-use core::{
-    fmt,
-    sync::atomic::{AtomicU64, Ordering},
-};
+use core::{fmt, sync::atomic::Ordering};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
@@ -177,8 +182,55 @@ pub struct Key {
     cipher: Cipher,
     /// HMAC-SHA-256 keyed with the tag key (its pads already absorbed).
     tagger: Hmac<Sha256>,
-    /// Seals made with this key in this process.
-    seals: AtomicU64,
+    /// Seals made with this key in this process: with `std`, by every key of
+    /// the same material (`counts`); without, by this object.
+    seals: counts::Count,
+}
+
+/// The seal counts of the key materials this process has built (feature
+/// `std`; security review I4).
+///
+/// One counter per key material, named by an HKDF-SHA-256 output of the
+/// secret for this algorithm and id (info `"seal count" ‖ alg ‖ id`): a
+/// one-way digest that tells keys apart without holding or revealing their
+/// material, and is unrelated to the AEAD and tag keys. The table holds its
+/// counters for the life of the process (strong references): a counter
+/// dropped with the last ring of its key would restart at 0 when the ring is
+/// built again, which is the failure this table exists to prevent. So it
+/// grows by one entry (about 100 bytes) per distinct key material the
+/// process ever builds, and never shrinks: bounded by the keys a deployment
+/// configures, not by traffic. A host that builds keys from unbounded input
+/// (a key per tenant from an open-ended set) pays that per key.
+///
+/// A process-wide counter keeps the core sans-IO: it is memory, no clock,
+/// file, socket or randomness, and it counts exactly what the budget is
+/// defined over, the seals this process made under a key. The lock is taken
+/// only when a key is built; sealing touches the counter alone.
+#[cfg(feature = "std")]
+mod counts {
+    use alloc::collections::BTreeMap;
+    use core::sync::atomic::AtomicU64;
+    use std::sync::{Arc, Mutex, PoisonError};
+
+    /// A key's counter, shared with every key of the same material.
+    pub(super) type Count = Arc<AtomicU64>;
+
+    /// The counters by key material's name.
+    static COUNTS: Mutex<BTreeMap<[u8; 32], Count>> = Mutex::new(BTreeMap::new());
+
+    /// The counter of the key material named `name`.
+    pub(super) fn count(name: [u8; 32]) -> Count {
+        // A panic elsewhere while the table was held leaves it whole: every change is one insert.
+        let mut counts = COUNTS.lock().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(counts.entry(name).or_default())
+    }
+}
+
+/// Without `std` each key object counts its own seals.
+#[cfg(not(feature = "std"))]
+mod counts {
+    /// A key's own counter.
+    pub(super) type Count = core::sync::atomic::AtomicU64;
 }
 
 impl fmt::Debug for Key {
@@ -213,7 +265,15 @@ impl Key {
         };
         // HMAC takes a key of any length: this cannot fail.
         let tagger = <Hmac<Sha256> as KeyInit>::new_from_slice(tag_key.as_ref()).unwrap_or_else(|_| unreachable!());
-        Key { id, alg, cipher, tagger, seals: AtomicU64::new(0) }
+        #[cfg(feature = "std")]
+        let seals = {
+            let mut name = [0u8; 32];
+            let _ = hk.expand_multi_info(&[b"seal count", &context], &mut name);
+            counts::count(name)
+        };
+        #[cfg(not(feature = "std"))]
+        let seals = counts::Count::new(0);
+        Key { id, alg, cipher, tagger, seals }
     }
 
     /// A key derived from one master secret and the key id (HKDF-SHA-256), so a
@@ -440,12 +500,16 @@ impl KeyRing {
 
     /// How many seals each key of this ring may make in this process: the
     /// instance's share of the fleet's budget. Without it, each key's
-    /// [`Algorithm::seal_budget`].
+    /// [`Algorithm::seal_budget`]. With feature `std` the seals of every ring
+    /// holding the same key material count against it (see
+    /// [`seals`](KeyRing::seals)).
     pub fn set_seal_budget(&mut self, seals: u64) {
         self.seal_budget = Some(seals);
     }
 
-    /// How many seals the key `id` has made in this process.
+    /// How many seals the key `id` has made in this process: with feature
+    /// `std`, every key built from the same material, algorithm and id
+    /// counts together, in any ring; without it, this ring's key object only.
     pub fn seals(&self, id: u8) -> Option<u64> {
         self.keys.iter().find(|k| k.id == id).map(|k| k.seals.load(Ordering::Relaxed))
     }
@@ -932,7 +996,8 @@ mod tests {
     fn each_key_counts_its_seals_against_a_budget() {
         // Security review L3.
         assert_eq!(Algorithm::Aes256Gcm.seal_budget(), 1 << 32);
-        let mut ring = ring();
+        // A secret of its own: with `std` the count is the material's, and other tests seal with `ring()`'s.
+        let mut ring = KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[41; 32]));
         ring.set_seal_budget(2);
         let req = call(json!({}));
         let b = Binding::for_request(&req, ALICE, Protocol::default()).unwrap();
@@ -944,6 +1009,67 @@ mod tests {
         ring.add(Key::new(2, Algorithm::XChaCha20Poly1305, &[8; 32]));
         assert!(ring.set_current(2));
         assert!(ring.seal(&b, 0, 60, b"p", &mut rng(0)).is_ok(), "rotation restores sealing");
+    }
+
+    /// Seals with `ring` until it refuses: how many it made.
+    fn seal_until_refused(ring: &KeyRing) -> u64 {
+        let req = call(json!({}));
+        let b = Binding::for_request(&req, ALICE, Protocol::default()).unwrap();
+        let mut made = 0;
+        while ring.seal(&b, 0, 60, b"p", &mut rng(0)).is_ok() {
+            made += 1;
+            assert!(made < 100, "no budget");
+        }
+        made
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn keys_built_from_the_same_material_share_one_count_in_the_process() {
+        // Security review I4: `KeyRing(k)` built three times gave each copy the whole budget.
+        let secret = [42; 32];
+        let build = |budget| {
+            let mut ring = KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &secret));
+            ring.set_seal_budget(budget);
+            ring
+        };
+        let (first, second) = (build(2), build(2));
+        assert_eq!(seal_until_refused(&first), 2);
+        assert_eq!(seal_until_refused(&second), 0, "a second ring of the same key has nothing left");
+        drop((first, second));
+        let third = build(2);
+        assert_eq!((third.seals(1), seal_until_refused(&third)), (Some(2), 0), "nor one built after they are gone");
+        // Derived keys are keys of their material too; another id, algorithm or secret counts apart.
+        let master = [43; MASTER_MIN_BYTES];
+        let mut derived = KeyRing::new(Key::derive(1, Algorithm::Aes256Gcm, &master).unwrap());
+        derived.set_seal_budget(1);
+        assert_eq!(seal_until_refused(&derived), 1);
+        assert_eq!(KeyRing::new(Key::derive(1, Algorithm::Aes256Gcm, &master).unwrap()).seals(1), Some(1));
+        for other in [
+            Key::new(2, Algorithm::Aes256Gcm, &secret),
+            Key::new(1, Algorithm::XChaCha20Poly1305, &secret),
+            Key::new(1, Algorithm::Aes256Gcm, &[44; 32]),
+        ] {
+            let id = other.id();
+            assert_eq!(KeyRing::new(other).seals(id), Some(0));
+        }
+        // Rotating into a fresh key still restores sealing.
+        let mut rotated = build(2);
+        rotated.add(Key::new(2, Algorithm::XChaCha20Poly1305, &[45; 32]));
+        assert!(rotated.set_current(2));
+        assert_eq!(seal_until_refused(&rotated), 2);
+    }
+
+    #[cfg(not(feature = "std"))]
+    #[test]
+    fn without_std_each_key_object_counts_its_own_seals() {
+        let build = || {
+            let mut ring = KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[46; 32]));
+            ring.set_seal_budget(2);
+            ring
+        };
+        let (first, second) = (build(), build());
+        assert_eq!((seal_until_refused(&first), seal_until_refused(&second)), (2, 2));
     }
 
     #[test]
