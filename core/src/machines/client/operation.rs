@@ -108,6 +108,32 @@ pub struct Config {
     /// id, at most once per version listed here; with none in common, the
     /// refusal is the final response.
     pub versions: Vec<String>,
+    /// (MRTR) Hedged rounds (default none): see [`Hedge`].
+    pub hedge: Option<Hedge>,
+}
+
+/// (MRTR) When a round is sent again while its first copy has no answer yet.
+///
+/// Why: a request that reaches a hung instance waits until it wakes, and the
+/// tail of the whole system is that wait ("The Tail at Scale": hedged
+/// requests). Under MRTR any instance can take a round, so a round whose
+/// response has not begun [`after_ms`](Hedge::after_ms) after it was sent
+/// goes again, as it was, under a new id, to the same endpoint (the balancer
+/// picks an instance). The first response wins; the other copies' events are
+/// dropped ([`Operation::abandoned`] names their exchanges, for the host to
+/// cut). A round sent twice is still done once: the server's replay guard
+/// refuses the second copy of a state (`state-replayed`, which this client
+/// does not take for the answer while another copy may still give it), and a
+/// server that keeps its final responses answers a repeated final round from
+/// them. A host sets `after_ms` from its own round times: a fixed time, or a
+/// high percentile of recent rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hedge {
+    /// How long a round's copies may all be without a response head before
+    /// one more goes, in milliseconds.
+    pub after_ms: u64,
+    /// Copies of one round sent on top of the first.
+    pub max: u32,
 }
 
 impl Config {
@@ -121,6 +147,7 @@ impl Config {
             backoff_max_ms: 1000,
             task_poll_ms: 1000,
             versions: Vec::new(),
+            hedge: None,
         }
     }
 }
@@ -148,10 +175,15 @@ pub enum Event {
     Failed(Error),
 }
 
-/// A [`Call`] of this operation: one per round (MRTR) or one in all.
+/// A [`Call`] of this operation: one per round (MRTR) or one in all; a
+/// hedged round has one per copy.
 #[derive(Debug)]
 struct Slot {
     serial: u32,
+    /// The round it carries (copies of one round share it).
+    round: u32,
+    /// Whether it gave its response or failed.
+    over: bool,
     call: Call,
 }
 
@@ -250,6 +282,13 @@ pub struct Operation {
     asked: u32,
     calls: Vec<Slot>,
     next_serial: u32,
+    /// The round the current calls carry (see [`Slot::round`]).
+    round_tag: u32,
+    /// (Hedged rounds) When the next copy of the round goes, and copies sent so far.
+    hedge_at: Option<u64>,
+    hedges: u32,
+    /// (Hedged rounds) A copy's `state-replayed` refusal, kept while another copy may answer.
+    held: Option<Value>,
     /// The host's exchange numbers → the open exchange.
     exchanges: BTreeMap<u64, Open>,
     /// What waits to be sent again, and when.
@@ -289,6 +328,10 @@ impl Operation {
             asked: 0,
             calls: Vec::new(),
             next_serial: 0,
+            round_tag: 0,
+            hedge_at: None,
+            hedges: 0,
+            held: None,
             exchanges: BTreeMap::new(),
             waiting: Vec::new(),
             next_exchange: 1,
@@ -313,6 +356,10 @@ impl Operation {
         }
         open.reached = Reached::Yes;
         self.unreached = 0;
+        if self.is_current_round(self.exchanges.get(&exchange).map(|o| o.serial)) {
+            // A server took the round: its answer is coming.
+            self.hedge_at = None;
+        }
         let (call, local) = self.route(exchange)?;
         call.handle_head(local, status, headers, now)?;
         self.pump(now);
@@ -356,6 +403,9 @@ impl Operation {
 
     /// The time came that [`poll_timeout`](Operation::poll_timeout) named.
     pub fn handle_timeout(&mut self, now: u64) {
+        if self.hedge_at.is_some_and(|at| at <= now) {
+            return self.hedge(now);
+        }
         if self.waiting.iter().any(|(at, _)| *at <= now) {
             let (due, later): (Vec<_>, Vec<_>) =
                 core::mem::take(&mut self.waiting).into_iter().partition(|(at, _)| *at <= now);
@@ -447,13 +497,24 @@ impl Operation {
             Phase::Polling { at } => Some(at),
             _ => self.calls.last().and_then(|slot| slot.call.poll_timeout()),
         };
-        waiting.into_iter().chain(phase).min()
+        waiting.into_iter().chain(phase).chain(self.hedge_at).min()
     }
 
     /// Whether the final event was taken and no exchange is open: the host
     /// may drop the operation.
     pub fn is_drained(&self) -> bool {
         matches!(self.phase, Phase::Over) && self.events.is_empty() && self.exchanges.is_empty()
+    }
+
+    /// The open exchanges whose answer no longer matters: those of an earlier
+    /// round's calls, such as a hedged round's losing copies (see [`Hedge`]).
+    /// The host may cut them (then [`handle_end`](Operation::handle_end)
+    /// each) rather than wait for a slow server.
+    pub fn abandoned(&self) -> Vec<u64> {
+        let current =
+            |serial: u32| self.calls.iter().any(|s| s.serial == serial && s.round == self.round_tag && !s.over);
+        let live = !matches!(self.phase, Phase::Over);
+        self.exchanges.iter().filter(|(_, o)| !(live && current(o.serial))).map(|(n, _)| *n).collect()
     }
 
     /// The id of the request in flight: the current round's, while its
@@ -476,15 +537,54 @@ impl Operation {
 
     /// Sends `request` as the current round, in a new [`Call`].
     fn start(&mut self, request: Value, now: u64) -> Result<()> {
+        self.round_tag += 1;
+        self.hedges = 0;
+        self.held = None;
+        self.hedge_at = self.hedge_delay().map(|ms| now.saturating_add(ms));
+        self.carry(request, now)
+    }
+
+    /// Sends `request` in a new [`Call`] of the current round.
+    fn carry(&mut self, request: Value, now: u64) -> Result<()> {
         let call = Call::new(self.config.call.clone(), &request, now)?;
         self.sends += 1;
         self.sent = request;
         self.phase = Phase::Sending;
         self.answered_on_call = false;
-        self.calls.push(Slot { serial: self.next_serial, call });
+        self.calls.push(Slot { serial: self.next_serial, round: self.round_tag, over: false, call });
         self.next_serial += 1;
         self.pump(now);
         Ok(())
+    }
+
+    /// (Hedged rounds) The wait before the next copy of the round, while
+    /// copies are left: MRTR rounds only (a stream mode's call holds the
+    /// server's requests; a task is followed by polls).
+    fn hedge_delay(&self) -> Option<u64> {
+        let hedge = self.config.hedge?;
+        let mrtr = self.config.call.protocol.rules().mrtr && !self.config.call.mode.server_requests();
+        (mrtr && self.task.is_none() && self.hedges < hedge.max).then_some(hedge.after_ms)
+    }
+
+    /// (Hedged rounds) No copy of the round has a response head after the
+    /// wait: one more copy goes, under a new id.
+    fn hedge(&mut self, now: u64) {
+        self.hedge_at = None;
+        if !matches!(self.phase, Phase::Sending) {
+            return;
+        }
+        self.hedges += 1;
+        self.hedge_at = self.hedge_delay().map(|ms| now.saturating_add(ms));
+        let mut request = self.sent.clone();
+        request["id"] = self.next_id();
+        if let Err(e) = self.carry(request, now) {
+            self.finish(Event::Failed(e));
+        }
+    }
+
+    /// Whether the call `serial` carries the current round.
+    fn is_current_round(&self, serial: Option<u32>) -> bool {
+        serial.is_some_and(|serial| self.calls.iter().any(|s| s.serial == serial && s.round == self.round_tag))
     }
 
     /// The id of the next request this operation sends: the host's id with
@@ -530,36 +630,63 @@ impl Operation {
                     self.transmit(serial, local, request);
                 }
             }
-            let current = self.calls.len().saturating_sub(1);
             let mut events = Vec::new();
-            for (i, slot) in self.calls.iter_mut().enumerate() {
+            for slot in self.calls.iter_mut() {
                 while let Some(event) = slot.call.poll_event() {
                     // An earlier round's call is over: what it still says is stale.
-                    if i == current {
-                        events.push(event);
+                    if slot.round == self.round_tag && !slot.over {
+                        slot.over = matches!(event, CallEvent::Response(_) | CallEvent::Failed(_));
+                        events.push((slot.serial, event));
                     }
                 }
             }
             if events.is_empty() {
                 return;
             }
-            for event in events {
-                self.on_call_event(event, now);
+            for (serial, event) in events {
+                self.on_call_event(serial, event, now);
             }
         }
     }
 
-    fn on_call_event(&mut self, event: CallEvent, now: u64) {
-        if matches!(self.phase, Phase::Over) {
+    fn on_call_event(&mut self, serial: u32, event: CallEvent, now: u64) {
+        // A copy of a round that another copy settled (or an earlier round) says nothing more.
+        if matches!(self.phase, Phase::Over) || !self.is_current_round(Some(serial)) {
             return;
         }
         match event {
             CallEvent::ServerRequest(request) => self.server_request(request, now),
             CallEvent::Message(m) => self.events.push_back(Event::Message(m)),
             CallEvent::Violation(e) => self.events.push_back(Event::Violation(e)),
-            CallEvent::Response(response) => self.response(response, now),
-            CallEvent::Failed(e) => self.call_failed(e, now),
+            CallEvent::Response(response) if self.other_copy_may_answer(serial) && is_state_replayed(&response) => {
+                self.held = Some(response);
+            }
+            CallEvent::Response(response) => {
+                self.settle();
+                self.response(response, now)
+            }
+            CallEvent::Failed(_) if self.other_copy_may_answer(serial) => {}
+            CallEvent::Failed(e) => match self.held.take() {
+                // Every copy is over: the refusal one of them got is the round's answer.
+                Some(refused) => {
+                    self.settle();
+                    self.response(refused, now)
+                }
+                None => self.call_failed(e, now),
+            },
         }
+    }
+
+    /// (Hedged rounds) Whether a copy of the round other than `serial` is still waiting for its response.
+    fn other_copy_may_answer(&self, serial: u32) -> bool {
+        self.calls.iter().any(|s| s.serial != serial && s.round == self.round_tag && !s.over)
+    }
+
+    /// The round has its answer: its other copies are stale from now on.
+    fn settle(&mut self) {
+        self.hedge_at = None;
+        self.held = None;
+        self.round_tag += 1;
     }
 
     /// A server request on the current call's stream.
@@ -871,6 +998,12 @@ impl Operation {
         let open: Vec<u32> = self.exchanges.values().map(|o| o.serial).collect();
         self.calls.retain(|s| Some(s.serial) == last || open.contains(&s.serial));
     }
+}
+
+/// Whether `response` is a server's `state-replayed` refusal: the answer a
+/// second copy of a round gets once the first used its state.
+fn is_state_replayed(response: &Value) -> bool {
+    response["error"]["data"]["rule"] == RuleId::StateReplayed.name()
 }
 
 mod snapshot;

@@ -265,6 +265,77 @@ fn a_round_cut_before_its_response_is_sent_again_under_a_new_id() {
     assert!(check(&log, CheckConfig::default()).is_empty());
 }
 
+fn hedged() -> Config {
+    Config { hedge: Some(Hedge { after_ms: 100, max: 1 }), ..config() }
+}
+
+fn json_head() -> Headers {
+    headers([("content-type", "application/json")])
+}
+
+fn body_of(sent: &Request) -> Value {
+    serde_json::from_str(sent.body.as_deref().unwrap()).unwrap()
+}
+
+fn replayed(id: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "state-replayed: used before",
+        "data": {"rule": "state-replayed"}}})
+}
+
+#[test]
+fn a_round_with_no_response_head_is_hedged_and_the_first_answer_wins() {
+    // Issue 26: a round sent to a hung instance waited until it woke.
+    let (mut op, retry) = at_the_retry(hedged());
+    assert_eq!(op.poll_timeout(), Some(102), "the copy is due after_ms after the round went");
+    op.handle_timeout(102);
+    let copy = op.poll_transmit().expect("a copy of the round");
+    let (first, second) = (body_of(&retry), body_of(&copy));
+    assert_eq!((&first["id"], &second["id"]), (&json!("1.1"), &json!("1.2")));
+    assert_eq!(first["params"], second["params"], "the same round: same answers, same requestState");
+    assert_eq!(op.poll_timeout(), None, "one copy at most");
+    let done = complete(&json!("1.2"), "Hello");
+    respond(&mut op, copy.exchange, 200, &json_head(), &done.to_string(), 103);
+    assert_eq!(events(&mut op), [Event::Done(done)]);
+    assert_eq!(op.abandoned(), [retry.exchange], "the hung copy is the host's to cut");
+    // The first copy answers at last: stale, never a second outcome.
+    respond(&mut op, retry.exchange, 200, &json_head(), &complete(&json!("1.1"), "Hello").to_string(), 9000);
+    assert!(events(&mut op).is_empty());
+    assert!(op.is_drained());
+}
+
+#[test]
+fn a_copys_state_replayed_refusal_waits_for_the_copy_that_used_the_state() {
+    let (mut op, retry) = at_the_retry(hedged());
+    op.handle_timeout(102);
+    let copy = op.poll_transmit().unwrap();
+    // The slow first copy used the state; the second is refused for it.
+    respond(&mut op, copy.exchange, 200, &json_head(), &replayed(&json!("1.2")).to_string(), 103);
+    assert!(events(&mut op).is_empty(), "not the round's answer while the first copy may give it");
+    let done = complete(&json!("1.1"), "Hello");
+    respond(&mut op, retry.exchange, 200, &json_head(), &done.to_string(), 104);
+    assert_eq!(events(&mut op), [Event::Done(done)]);
+
+    // When the other copy is cut, the refusal is the answer after all.
+    let (mut op, retry) = at_the_retry(hedged());
+    op.handle_timeout(102);
+    let copy = op.poll_transmit().unwrap();
+    respond(&mut op, copy.exchange, 200, &json_head(), &replayed(&json!("1.2")).to_string(), 103);
+    cut(&mut op, retry.exchange, 104);
+    assert_eq!(events(&mut op), [Event::Done(replayed(&json!("1.2")))]);
+    assert!(op.poll_transmit().is_none() && op.is_drained());
+}
+
+#[test]
+fn a_round_a_server_took_is_not_hedged_and_without_a_policy_nothing_is() {
+    let (mut op, retry) = at_the_retry(hedged());
+    op.handle_head(retry.exchange, 200, &headers([("content-type", "text/event-stream")]), 50).unwrap();
+    assert_eq!(op.poll_timeout(), None, "a server took the round: its answer is coming");
+    let (mut plain, _) = at_the_retry(config());
+    assert_eq!(plain.poll_timeout(), None);
+    plain.handle_timeout(10_000);
+    assert!(plain.poll_transmit().is_none());
+}
+
 #[test]
 fn re_sends_are_bounded_and_then_the_cut_is_the_failure() {
     let (mut op, retry) = at_the_retry(Config { max_resends: 1, ..config() });
