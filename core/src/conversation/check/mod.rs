@@ -219,6 +219,7 @@ pub const TRACKED_MAX: usize = 4096;
 pub const TRACKED_BYTES_MAX: usize = 64 << 20;
 
 /// A request answered with `input_required` and not retried since.
+#[derive(Clone)]
 struct Awaiting {
     method: String,
     target: Option<String>,
@@ -504,10 +505,12 @@ impl Checker {
 
     /// The round of a retry in flight that got no response and that the
     /// request `m` sends again (same method, target and params, and the same
-    /// `requestState`), taken out of the flights: the earlier send is
-    /// abandoned (its connection was cut, or a 502 came).
+    /// `requestState`). The earlier send stays in flight: its connection may
+    /// have been cut (a recording then ends its exchange, which forgets it),
+    /// or it may be a hedged copy still on its way, whose answer, if it comes
+    /// first, is the one the next round follows.
     fn unanswered_retry(
-        &mut self,
+        &self,
         method: &str,
         m: &Value,
         salient: &JsonMap<String, Value>,
@@ -526,7 +529,7 @@ impl Checker {
             })
             .max_by_key(|(_, f)| f.seq)
             .map(|(k, _)| k.clone())?;
-        self.release(&key)?.retries
+        self.in_flight.get(&key)?.retries.clone()
     }
 
     /// The round a request carrying MRTR fields answers, taken out of the

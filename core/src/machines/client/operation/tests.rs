@@ -304,6 +304,42 @@ fn a_round_with_no_response_head_is_hedged_and_the_first_answer_wins() {
 }
 
 #[test]
+fn a_hedged_conversation_whose_first_copy_answers_first_is_compliant() {
+    // The cluster's recordings: the checker took the copy for a re-send that replaced the first, and
+    // called the next round's answers unsolicited when the first copy's answer came first after all.
+    let client = |message: Value| Entry { from: Side::Client, message, stream: None };
+    let server = |message: Value, id: &str| Entry { from: Side::Server, message, stream: Some(format!("post:{id}")) };
+    let first = call_request();
+    let asked = input_required(&json!(1), "name", ask("name", "string"), "s1");
+    let answers = json!({"name": accept("name", json!("Ada"))});
+    let copy = |id: &str| {
+        crate::client::retry(&first, &asked, &answers, &json!(id), Protocol::default(), &Limits::DEFAULT).unwrap()
+    };
+    let (one, two) = (copy("1.1"), copy("1.2"));
+    let next = input_required(&json!("1.1"), "age", ask("age", "integer"), "s2");
+    let third = crate::client::retry(
+        &one,
+        &next,
+        &json!({"age": accept("age", json!(36))}),
+        &json!("1.3"),
+        Protocol::default(),
+        &Limits::DEFAULT,
+    )
+    .unwrap();
+    let log = vec![
+        client(first.clone()),
+        server(asked.clone(), "1"),
+        client(one),
+        client(two),
+        server(next, "1.1"),
+        server(replayed(&json!("1.2")), "1.2"),
+        client(third),
+        server(complete(&json!("1.3"), "Hello, 36"), "1.3"),
+    ];
+    assert_eq!(check(&log, CheckConfig::default()), []);
+}
+
+#[test]
 fn a_copys_state_replayed_refusal_waits_for_the_copy_that_used_the_state() {
     let (mut op, retry) = at_the_retry(hedged());
     op.handle_timeout(102);
