@@ -1227,10 +1227,11 @@ impl Handle for mrtr_operation {
 /// Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
 /// milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus `"maxRounds"`
 /// (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`, `"taskPollMs"`
-/// (default 1000) and `"versions"`. The drain order, after creating it and after every input
-/// (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none (an
-/// answer given there is an input: drain the transmits again), then read `poll_timeout`. Drop it
-/// once `is_drained`. `*out` is the new handle; free it with its `_free`.
+/// (default 1000), `"versions"`, and `"hedgeAfterMs"` with `"maxHedges"` (default 1) for hedged
+/// rounds. The drain order, after creating it and after every input (`handle_*`, `answer`):
+/// `poll_transmit` until none (send each), then `poll_event` until none (an answer given there is
+/// an input: drain the transmits again), then read `poll_timeout`. Drop it once `is_drained`.
+/// `*out` is the new handle; free it with its `_free`.
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be

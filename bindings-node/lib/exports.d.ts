@@ -145,6 +145,15 @@ export interface OperationConfig extends HttpCallConfig {
    * version (-32022) goes again under one the server lists.
    */
   versions?: string[]
+  /**
+   * (MRTR) Hedged rounds: a round whose copies have no response head this long (ms) after it went is
+   * sent again under a new id; the first response wins (default none).
+   */
+  hedgeAfterMs?: number
+  /**
+   * Copies of one round sent on top of the first, with `hedgeAfterMs` (default 1).
+   */
+  maxHedges?: number
 }
 
 /**
@@ -708,10 +717,10 @@ export declare class Operation {
    * Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
    * milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus `"maxRounds"`
    * (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`, `"taskPollMs"`
-   * (default 1000) and `"versions"`. The drain order, after creating it and after every input
-   * (`handle_*`, `answer`): `pollTransmit` until none (send each), then `pollEvent` until none (an
-   * answer given there is an input: drain the transmits again), then read `pollTimeout`. Drop it
-   * once `isDrained`.
+   * (default 1000), `"versions"`, and `"hedgeAfterMs"` with `"maxHedges"` (default 1) for hedged
+   * rounds. The drain order, after creating it and after every input (`handle_*`, `answer`):
+   * `pollTransmit` until none (send each), then `pollEvent` until none (an answer given there is an
+   * input: drain the transmits again), then read `pollTimeout`. Drop it once `isDrained`.
    */
   constructor(config: OperationConfig, request: JsonInput, now: number)
   /**

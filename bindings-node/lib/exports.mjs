@@ -529,10 +529,10 @@ export class Operation {
    * Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
    * milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus `"maxRounds"`
    * (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`, `"taskPollMs"`
-   * (default 1000) and `"versions"`. The drain order, after creating it and after every input
-   * (`handle_*`, `answer`): `pollTransmit` until none (send each), then `pollEvent` until none (an
-   * answer given there is an input: drain the transmits again), then read `pollTimeout`. Drop it
-   * once `isDrained`.
+   * (default 1000), `"versions"`, and `"hedgeAfterMs"` with `"maxHedges"` (default 1) for hedged
+   * rounds. The drain order, after creating it and after every input (`handle_*`, `answer`):
+   * `pollTransmit` until none (send each), then `pollEvent` until none (an answer given there is an
+   * input: drain the transmits again), then read `pollTimeout`. Drop it once `isDrained`.
    */
   constructor(config, request, now) {
     k.lacks(native.Operation, 'Operation')

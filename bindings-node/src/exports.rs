@@ -614,10 +614,11 @@ impl Operation {
     /// Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
     /// clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus
     /// `"maxRounds"` (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`,
-    /// `"taskPollMs"` (default 1000) and `"versions"`. The drain order, after creating it and after
-    /// every input (`handle_*`, `answer`): `poll_transmit` until none (send each), then
-    /// `poll_event` until none (an answer given there is an input: drain the transmits again), then
-    /// read `poll_timeout`. Drop it once `is_drained`.
+    /// `"taskPollMs"` (default 1000), `"versions"`, and `"hedgeAfterMs"` with `"maxHedges"`
+    /// (default 1) for hedged rounds. The drain order, after creating it and after every input
+    /// (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none
+    /// (an answer given there is an input: drain the transmits again), then read `poll_timeout`.
+    /// Drop it once `is_drained`.
     #[napi(constructor)]
     pub fn new(config: Text, request: Text, now: f64) -> Result<Operation> {
         crate::run(|| {

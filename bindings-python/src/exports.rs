@@ -688,12 +688,13 @@ impl Operation {
     /// Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
     /// clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus
     /// `"maxRounds"` (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`,
-    /// `"taskPollMs"` (default 1000) and `"versions"`. The drain order, after creating it and after
-    /// every input (`handle_*`, `answer`): `poll_transmit` until none (send each), then
-    /// `poll_event` until none (an answer given there is an input: drain the transmits again), then
-    /// read `poll_timeout`. Drop it once `is_drained`.
+    /// `"taskPollMs"` (default 1000), `"versions"`, and `"hedgeAfterMs"` with `"maxHedges"`
+    /// (default 1) for hedged rounds. The drain order, after creating it and after every input
+    /// (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none
+    /// (an answer given there is an input: drain the transmits again), then read `poll_timeout`.
+    /// Drop it once `is_drained`.
     #[new]
-    #[pyo3(signature = (request, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None, max_events=None, max_links=None, max_link_bytes=None, max_retry_ms=None, max_reconnects=None, default_retry_ms=None, max_rounds=None, max_resends=None, backoff_ms=None, backoff_max_ms=None, task_poll_ms=None, versions=None))]
+    #[pyo3(signature = (request, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None, max_events=None, max_links=None, max_link_bytes=None, max_retry_ms=None, max_reconnects=None, default_retry_ms=None, max_rounds=None, max_resends=None, backoff_ms=None, backoff_max_ms=None, task_poll_ms=None, versions=None, hedge_after_ms=None, max_hedges=None))]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new<'py>(
         request: &Bound<'py, PyAny>,
@@ -716,6 +717,8 @@ impl Operation {
         backoff_max_ms: Option<&Bound<'py, PyAny>>,
         task_poll_ms: Option<&Bound<'py, PyAny>>,
         versions: Option<&Bound<'py, PyAny>>,
+        hedge_after_ms: Option<&Bound<'py, PyAny>>,
+        max_hedges: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Self> {
         guard(|| {
             let walk = limits.map_or(Limits::DEFAULT, |l| l.0);
@@ -739,6 +742,8 @@ impl Operation {
                     ("backoffMaxMs", opt_value(backoff_max_ms)?),
                     ("taskPollMs", opt_value(task_poll_ms)?),
                     ("versions", opt_value(versions)?),
+                    ("hedgeAfterMs", opt_value(hedge_after_ms)?),
+                    ("maxHedges", opt_value(max_hedges)?),
                 ],
             )?;
             let request = json_text(request, &walk)?;
@@ -881,7 +886,7 @@ impl Operation {
     /// `inputRequired` event), a followed task is polled after the wait that was left. A snapshot
     /// of another format or transport mode is `usage-invalid-argument`.
     #[staticmethod]
-    #[pyo3(signature = (snapshot, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None, max_events=None, max_links=None, max_link_bytes=None, max_retry_ms=None, max_reconnects=None, default_retry_ms=None, max_rounds=None, max_resends=None, backoff_ms=None, backoff_max_ms=None, task_poll_ms=None, versions=None))]
+    #[pyo3(signature = (snapshot, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None, max_events=None, max_links=None, max_link_bytes=None, max_retry_ms=None, max_reconnects=None, default_retry_ms=None, max_rounds=None, max_resends=None, backoff_ms=None, backoff_max_ms=None, task_poll_ms=None, versions=None, hedge_after_ms=None, max_hedges=None))]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn restore<'py>(
         snapshot: &Bound<'py, PyAny>,
@@ -904,6 +909,8 @@ impl Operation {
         backoff_max_ms: Option<&Bound<'py, PyAny>>,
         task_poll_ms: Option<&Bound<'py, PyAny>>,
         versions: Option<&Bound<'py, PyAny>>,
+        hedge_after_ms: Option<&Bound<'py, PyAny>>,
+        max_hedges: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Self> {
         guard(|| {
             let walk = limits.map_or(Limits::DEFAULT, |l| l.0);
@@ -927,6 +934,8 @@ impl Operation {
                     ("backoffMaxMs", opt_value(backoff_max_ms)?),
                     ("taskPollMs", opt_value(task_poll_ms)?),
                     ("versions", opt_value(versions)?),
+                    ("hedgeAfterMs", opt_value(hedge_after_ms)?),
+                    ("maxHedges", opt_value(max_hedges)?),
                 ],
             )?;
             let snapshot = json_text(snapshot, &walk)?;

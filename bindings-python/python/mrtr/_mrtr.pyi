@@ -585,14 +585,17 @@ class Operation:
         backoff_max_ms: int | None = None,
         task_poll_ms: int | None = None,
         versions: list[str] | None = None,
+        hedge_after_ms: int | None = None,
+        max_hedges: int | None = None,
     ) -> Operation:
         """Starts the operation of ``request`` (a JSON-RPC request with an id) at ``now`` (the host's
         clock, milliseconds) under ``config``: a call's configuration (as ``HttpCall``'s) plus
         ``"maxRounds"`` (default 10), ``"maxResends"`` (default 2), ``"backoffMs"``, ``"backoffMaxMs"``,
-        ``"taskPollMs"`` (default 1000) and ``"versions"``. The drain order, after creating it and
-        after every input (``handle_*``, ``answer``): ``poll_transmit`` until none (send each), then
-        ``poll_event`` until none (an answer given there is an input: drain the transmits again),
-        then read ``poll_timeout``. Drop it once ``is_drained``."""
+        ``"taskPollMs"`` (default 1000), ``"versions"``, and ``"hedgeAfterMs"`` with ``"maxHedges"``
+        (default 1) for hedged rounds. The drain order, after creating it and after every input
+        (``handle_*``, ``answer``): ``poll_transmit`` until none (send each), then ``poll_event`` until
+        none (an answer given there is an input: drain the transmits again), then read
+        ``poll_timeout``. Drop it once ``is_drained``."""
     def handle_head(self, exchange: int, status: int, headers: _Headers, now: int) -> None:
         """The status and header fields of the response to ``exchange`` (the number of a request from
         ``poll_transmit``); ``headers`` a JSON object of names (any case) to strings, or none. A
@@ -660,6 +663,8 @@ class Operation:
         backoff_max_ms: int | None = None,
         task_poll_ms: int | None = None,
         versions: list[str] | None = None,
+        hedge_after_ms: int | None = None,
+        max_hedges: int | None = None,
     ) -> Operation:
         """The operation of ``snapshot`` under ``config`` (as the constructor reads it) at ``now``: the
         round in flight goes again under a new id, an open round asks its unanswered questions

@@ -1975,10 +1975,11 @@ open class Operation: OperationProtocol, @unchecked Sendable {
      * Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
      * clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus
      * `"maxRounds"` (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`,
-     * `"taskPollMs"` (default 1000) and `"versions"`. The drain order, after creating it and after
-     * every input (`handle_*`, `answer`): `poll_transmit` until none (send each), then
-     * `poll_event` until none (an answer given there is an input: drain the transmits again), then
-     * read `poll_timeout`. Drop it once `is_drained`.
+     * `"taskPollMs"` (default 1000), `"versions"`, and `"hedgeAfterMs"` with `"maxHedges"`
+     * (default 1) for hedged rounds. The drain order, after creating it and after every input
+     * (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none
+     * (an answer given there is an input: drain the transmits again), then read `poll_timeout`.
+     * Drop it once `is_drained`.
      */
 public convenience init(configJson: String, requestJson: String, nowMs: UInt64)throws  {
     let handle =
@@ -6761,7 +6762,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() != 15599) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_operation_new() != 5604) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_operation_new() != 31836) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_operation_restore() != 55088) {

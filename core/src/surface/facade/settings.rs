@@ -115,6 +115,8 @@ pub const SETTINGS: &[Settings] = &[
             field("backoffMaxMs", Holds::Whole, "The longest of those waits (ms, default 1000); never shorter than a `Retry-After`."),
             field("taskPollMs", Holds::Whole, "The wait between two `tasks/get` (ms) when the server names no `pollIntervalMs` (default 1000)."),
             field("versions", Holds::Names, "The protocol versions the client speaks, preferred first: the first request refused for its version (-32022) goes again under one the server lists."),
+            field("hedgeAfterMs", Holds::Whole, "(MRTR) Hedged rounds: a round whose copies have no response head this long (ms) after it went is sent again under a new id; the first response wins (default none)."),
+            field("maxHedges", Holds::Whole, "Copies of one round sent on top of the first, with `hedgeAfterMs` (default 1)."),
         ],
     },
     Settings {

@@ -182,7 +182,8 @@ impl HttpCall {
 }
 
 /// The fields of an operation's configuration that are not a call's.
-const OPERATION_FIELDS: [&str; 6] = ["maxRounds", "maxResends", "backoffMs", "backoffMaxMs", "taskPollMs", "versions"];
+const OPERATION_FIELDS: [&str; 8] =
+    ["maxRounds", "maxResends", "backoffMs", "backoffMaxMs", "taskPollMs", "versions", "hedgeAfterMs", "maxHedges"];
 
 /// The configuration of an operation as JSON: a call's ([`call_config`])
 /// plus [`OPERATION_FIELDS`], each defaulting as [`operation::Config::new`].
@@ -194,6 +195,7 @@ fn operation_config(text: &[u8]) -> Result<operation::Config> {
     let call = call_config_of(&v)?;
     let mut c = operation::Config::new(call.mode, call.url.clone());
     c.call = call;
+    let mut hedges = None;
     for (name, value) in own {
         let n = || value.as_u64().ok_or_else(|| usage_owned(format!("{name} is a non-negative integer")));
         match name {
@@ -202,12 +204,19 @@ fn operation_config(text: &[u8]) -> Result<operation::Config> {
             "backoffMs" => c.backoff_ms = n()?,
             "backoffMaxMs" => c.backoff_max_ms = n()?,
             "taskPollMs" => c.task_poll_ms = n()?,
+            "hedgeAfterMs" => c.hedge.get_or_insert(operation::Hedge { after_ms: 0, max: 1 }).after_ms = n()?,
+            "maxHedges" => hedges = Some(u32::try_from(n()?).unwrap_or(u32::MAX)),
             _ => {
                 let strings =
                     value.as_array().and_then(|items| items.iter().map(|v| v.as_str().map(String::from)).collect());
                 c.versions = strings.ok_or(usage("versions is an array of strings"))?;
             }
         }
+    }
+    match (&mut c.hedge, hedges) {
+        (Some(hedge), Some(max)) => hedge.max = max,
+        (None, Some(_)) => return Err(usage("maxHedges goes with hedgeAfterMs")),
+        _ => {}
     }
     Ok(c)
 }
@@ -222,8 +231,9 @@ pub struct Operation {
 impl Operation {
     /// Starts `request` under the configuration: a call's ([`call_config`])
     /// plus `"maxRounds"`, `"maxResends"`, `"backoffMs"`, `"backoffMaxMs"`,
-    /// `"taskPollMs"` and `"versions"` (the protocol versions the client
-    /// speaks, preferred first): [`operation::Config`].
+    /// `"taskPollMs"`, `"versions"` (the protocol versions the client
+    /// speaks, preferred first) and the hedge (`"hedgeAfterMs"`,
+    /// `"maxHedges"`, default 1): [`operation::Config`].
     pub fn new(config: &[u8], request: &[u8], now: u64) -> Result<Operation> {
         let config = operation_config(config)?;
         let limits = config.call.limits.message;
@@ -406,6 +416,18 @@ mod tests {
         assert_eq!(refused(numbers), crate::RuleId::UsageInvalidArgument);
         let listed = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "versions": ["2026-07-28"]}"#;
         assert!(Operation::new(listed, request.to_string().as_bytes(), 0).is_ok());
+        let lone = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "maxHedges": 2}"#;
+        assert_eq!(refused(lone), crate::RuleId::UsageInvalidArgument);
+
+        // Hedged: the round goes again once nothing answered it for hedgeAfterMs.
+        let hedged = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "hedgeAfterMs": 40, "maxHedges": 2}"#;
+        let mut op = Operation::new(hedged, request.to_string().as_bytes(), 0).unwrap();
+        let _ = op.poll_transmit();
+        assert_eq!(op.poll_timeout(), Some(40));
+        op.handle_timeout(40);
+        let copy: Value = serde_json::from_str(&op.poll_transmit().unwrap()).unwrap();
+        assert_eq!((&copy["exchange"], &copy["body"]["id"]), (&json!(2), &json!("4.1")));
+        assert_eq!(op.poll_timeout(), Some(80), "a second copy is allowed");
     }
 
     #[test]

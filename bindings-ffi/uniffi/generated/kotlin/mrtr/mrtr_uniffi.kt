@@ -1662,7 +1662,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() and 0xFFFF) != 15599) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_new() and 0xFFFF) != 5604) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_new() and 0xFFFF) != 31836) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_restore() and 0xFFFF) != 55088) {
@@ -4211,10 +4211,11 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
      * Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
      * clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus
      * `"maxRounds"` (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`,
-     * `"taskPollMs"` (default 1000) and `"versions"`. The drain order, after creating it and after
-     * every input (`handle_*`, `answer`): `poll_transmit` until none (send each), then
-     * `poll_event` until none (an answer given there is an input: drain the transmits again), then
-     * read `poll_timeout`. Drop it once `is_drained`.
+     * `"taskPollMs"` (default 1000), `"versions"`, and `"hedgeAfterMs"` with `"maxHedges"`
+     * (default 1) for hedged rounds. The drain order, after creating it and after every input
+     * (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none
+     * (an answer given there is an input: drain the transmits again), then read `poll_timeout`.
+     * Drop it once `is_drained`.
      */
     constructor(`configJson`: kotlin.String, `requestJson`: kotlin.String, `nowMs`: kotlin.ULong) :
         this(UniffiWithHandle, 
