@@ -2,7 +2,8 @@
 // (Node binding), spread over the modes, against one URL (a balancer, or one instance).
 //
 //   node deploy/cluster/driver.mjs --url http://127.0.0.1:PORT --operations N [--concurrency C] \
-//     --modes mrtr,tasks,sep-1858,sep-1335,legacy --record DIR --out RESULTS.json --deadline-ms 30000
+//     --modes mrtr,tasks,sep-1858,sep-1335,legacy --record DIR --out RESULTS.json --deadline-ms 30000 \
+//     [--hedge-ms MS]
 //
 // Operation n of a mode is `<mode>-<n>` (n from 1): `tools/call plan {op, rounds}` at `${url}/mcp/${mode}`,
 // rounds alternating 2, 3. At most C run at once (all N by default). Each answers as a user would (elicitation `name` -> "Ada",
@@ -27,13 +28,22 @@
 //   question was answered is started again (new id).
 // At --deadline-ms from its start an unfinished operation is lost; its connections are dropped.
 //
+// Hedged rounds (mrtr mode, --hedge-ms > 0; `hedged` below): a round (one POST of the call or of a retry)
+// with no answer after a delay is sent again to the URL (the balancer picks an instance) as the same round
+// under a new JSON-RPC id: the same inputResponses and requestState. The first answer wins: its body, its id
+// put back to the round's, is what the operation reads, and the other copies are dropped. A copy that was
+// cut, reached no instance (502/503/504) or was refused `state-replayed` is no answer while another copy is
+// pending. The delay: the 90th percentile of the last rounds answered at their first copy (at least
+// --hedge-ms); up to HEDGE_COPIES copies of a round. Every copy is recorded as its own exchange.
+//
 // Records: DIR/<op>.jsonl, every HTTP exchange of the operation in the HTTP-entry format (as
 // e2e/transports/client.mjs writes it, bodies only when JSON; `at` in ms since the driver's start), each
 // checkable alone:
 // `mrtr check FILE --protocol 2026-07-28`, or `--protocol 2025-11-25 [--transport sep-1858|sep-1335]`.
-// RESULTS.json: {"t0": epoch ms, "ops": [{op, mode, started, finished, ok, rounds, attempts, servedBy,
-// error?, violations?}]}, times in ms since t0; `rounds`: the tool's rounds answered; `attempts`: 1 + the
-// requests re-sent after a fault; `servedBy`: the x-served-by values seen, in order of first sight.
+// RESULTS.json: {"t0": epoch ms, "ops": [{op, mode, started, finished, ok, rounds, attempts, hedges,
+// servedBy, error?, violations?}]}, times in ms since t0; `rounds`: the tool's rounds answered; `attempts`:
+// 1 + the requests re-sent after a fault; `hedges`: the copies of rounds sent by hedging; `servedBy`: the
+// x-served-by values seen, in order of first sight.
 // Prints one summary line per mode. Exits 0 whatever the outcomes: the script judges.
 import http from 'node:http'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -50,6 +60,7 @@ const { values: args } = parseArgs({
     out: { type: 'string' },
     concurrency: { type: 'string' },
     'deadline-ms': { type: 'string', default: '30000' },
+    'hedge-ms': { type: 'string', default: '0' },
   },
 })
 const MODES = ['mrtr', 'tasks', 'sep-1858', 'sep-1335', 'legacy']
@@ -94,6 +105,7 @@ class Op {
     this.lines = [] // the recording, written once at the end (no synchronous I/O under load)
     this.exchanges = 0
     this.resent = 0
+    this.hedges = 0 // copies of a round sent by hedging (not counted in `resent`)
     this.asked = new Set() // the tool's rounds whose questions were answered
     this.served = new Set()
     this.violations = []
@@ -110,8 +122,8 @@ class Op {
   delay(attempt) {
     return Math.max(backoff(attempt), this.retryMs, this.notBefore - now())
   }
-  /** A JSON-RPC id unique in the whole run: a 2025-11-25 server names its server requests after the
-   * call's id, and one instance serving many clients' calls routes their answers by those names. */
+  /** A JSON-RPC id unique in the whole run (each retry, re-send and hedged copy takes a new one), so that
+   * no two requests in flight share one, whatever a server derives from it. */
   fresh() {
     return nextId++
   }
@@ -151,7 +163,7 @@ const recorded = recordedBlock
  * response came; `cut` when the connection dropped before the response's end), recording both sides.
  */
 function exchange(op, request, on) {
-  if (op.over) return
+  if (op.over) return null
   const id = `x${++op.exchanges}`
   const body = request.body === undefined ? null : Buffer.from(JSON.stringify(request.body))
   const { method, url } = request
@@ -214,6 +226,88 @@ function exchange(op, request, on) {
   })
   if (body) req.write(body)
   req.end()
+  return req
+}
+
+// ------------------------------------------------------------------ hedged rounds (mrtr mode)
+
+const HEDGE_COPIES = 3
+const hedgeFloor = Number(args['hedge-ms'])
+// The latencies (ms) of the last rounds their first copy answered: what a round takes when it reaches an
+// instance that runs (a round hedged because its first copy hung is left out, or the delay would creep up).
+const firstAnswers = []
+
+/** The wait before sending a round again: the 90th percentile of the rounds answered at the first try, so
+ * that about one round in ten gets a copy when nothing is wrong (at least --hedge-ms; 200 ms until 20 rounds
+ * were seen). */
+function hedgeDelay() {
+  if (firstAnswers.length < 20) return Math.max(hedgeFloor, 200)
+  const sorted = [...firstAnswers].sort((a, b) => a - b)
+  return Math.max(hedgeFloor, sorted[Math.floor(0.9 * (sorted.length - 1))])
+}
+
+/** Whether a copy's outcome is the round's answer: a whole response from an instance, other than a refusal
+ * `state-replayed` (a copy's state spent by another copy). */
+function isAnswer(copy) {
+  if (copy.cut || copy.status === null || UNREACHED.has(copy.status)) return false
+  const body = jsonOrText(Buffer.concat(copy.chunks).toString('utf8'))
+  return body?.error?.data?.rule !== 'state-replayed'
+}
+
+/**
+ * Sends the round `request` (a POST of a JSON-RPC request) for `op` as `exchange` does, and again under a new
+ * id each time hedgeDelay() passes with no answer (at most HEDGE_COPIES copies); reports the first answer
+ * (or, when every copy failed, the last failure) to `on` as the response to `request`.
+ */
+function hedged(op, request, on) {
+  const started = now()
+  const copies = []
+  let settled = false
+  let timer = null
+  const settle = (copy) => {
+    settled = true
+    op.cancel(timer)
+    for (const other of copies) if (other !== copy && !other.done) other.req?.destroy()
+    if (copy.status === null) return on.end({ status: null, cut: true })
+    let { chunks, headers } = copy
+    if (copy.id !== request.body.id && /^application\/json\b/i.test(headers['content-type'] ?? '')) {
+      const body = jsonOrText(Buffer.concat(chunks).toString('utf8'))
+      if (body && typeof body === 'object' && 'id' in body) {
+        // The copy's answer as the answer to the round's id (its length with it).
+        chunks = [Buffer.from(JSON.stringify({ ...body, id: request.body.id }))]
+        headers = { ...headers, 'content-length': String(chunks[0].length) }
+      }
+    }
+    if (copy === copies[0] && isAnswer(copy)) {
+      firstAnswers.push(now() - started)
+      if (firstAnswers.length > 200) firstAnswers.shift()
+    }
+    on.head(copy.status, headers)
+    for (const chunk of chunks) on.body(chunk)
+    on.end({ status: copy.status, cut: copy.cut })
+  }
+  const send = (body) => {
+    const copy = { id: body.id, status: null, headers: null, chunks: [], done: false, cut: false, req: null }
+    copies.push(copy)
+    copy.req = exchange(op, { ...request, body }, {
+      head: (status, headers) => ((copy.status = status), (copy.headers = headers)),
+      body: (chunk) => copy.chunks.push(chunk),
+      end: ({ cut }) => {
+        copy.done = true
+        copy.cut = cut
+        if (settled) return
+        if (isAnswer(copy) || copies.every((c) => c.done)) settle(copy)
+      },
+    })
+  }
+  const hedge = () => {
+    if (settled || copies.length >= HEDGE_COPIES) return
+    op.hedges++
+    send({ ...request.body, id: op.fresh() })
+    timer = op.after(hedgeDelay(), hedge)
+  }
+  send(request.body)
+  timer = op.after(hedgeDelay(), hedge)
 }
 
 // ------------------------------------------------------------------ the user's answers
@@ -260,7 +354,7 @@ const RESENDS = { maxResends: 20, backoffMs: 50, backoffMaxMs: 1000 }
  * The operation sends each retry and follows each task, re-sends what a fault cut or what reached no
  * instance, and begins a stream mode's call again only while no question was answered.
  */
-function operate(op, config, message) {
+function operate(op, config, message, hedging = false) {
   const operation = new Operation({ ...config, ...RESENDS }, message, now())
   const seen = new Set() // a request seen before (but its id) was sent again
   const send = (request, on) => {
@@ -268,7 +362,8 @@ function operate(op, config, message) {
     const key = `${request.method} ${request.url} ${JSON.stringify(rest)}`
     if (seen.has(key) && rest.method !== 'tasks/get') op.resent++
     seen.add(key)
-    exchange(op, request, on)
+    if (hedging && request.method === 'POST' && request.body?.method === 'tools/call') hedged(op, request, on)
+    else exchange(op, request, on)
   }
   const onInput = (question) => {
     const result = answer(op, question)
@@ -295,9 +390,9 @@ const refused = (what, response) => new Error(`${what}: error ${response.error.c
 
 // ------------------------------------------------------------------ the modes
 
-/** MRTR: the operation sends the call and each retry. */
+/** MRTR: the operation sends the call and each retry; each round hedged with --hedge-ms. */
 function mrtrOp(op) {
-  return operate(op, mrtrConfig(op), plan(op, op.fresh(), meta()))
+  return operate(op, mrtrConfig(op), plan(op, op.fresh(), meta()), hedgeFloor > 0)
 }
 
 /** Tasks: the call creates a task; the operation polls it and answers each input_required with tasks/update. */
@@ -367,6 +462,7 @@ async function run(op) {
     ok: outcome.ok,
     rounds: op.asked.size,
     attempts: 1 + op.resent,
+    hedges: op.hedges,
     servedBy: [...op.served],
     ...(outcome.error ? { error: outcome.error } : {}),
     ...(op.violations.length ? { violations: op.violations } : {}),
@@ -410,7 +506,9 @@ for (const mode of modes) {
   const done = mine.filter((r) => r.ok)
   const ms = done.map((r) => r.finished - r.started).sort((a, b) => a - b)
   const resent = mine.reduce((n, r) => n + r.attempts - 1, 0)
+  const hedges = mine.reduce((n, r) => n + r.hedges, 0)
   const failed = mine.length - done.length
-  console.log(`${mode}: started ${mine.length}, completed ${done.length}, failed ${failed}, p50 ${pct(ms, 50)} ms, p99 ${pct(ms, 99)} ms, re-sent ${resent}`)
+  console.log(`${mode}: started ${mine.length}, completed ${done.length}, failed ${failed}, p50 ${pct(ms, 50)} ms, `
+    + `p99 ${pct(ms, 99)} ms, re-sent ${resent}, hedged ${hedges}`)
 }
 process.exit(0)

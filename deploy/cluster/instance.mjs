@@ -16,15 +16,20 @@
 //   state, so the call's BridgedCall is rebuilt from the stored answers (the tool replayed once per round)
 //   to ask the next round (ServerStream.ask) or give the final message (committed under the continuation
 //   key). New events go to Redis before they are streamed, so any instance resumes after any Last-Event-ID.
-// - legacy (2025-11-25): a BridgedCall on this process's open stream; POSTed answers go by id to the calls
-//   of this process (unknown ids: 202, dropped). Behind round robin most reach another instance.
+// - legacy (2025-11-25): a BridgedCall on this process's open stream. initialize gives a random
+//   Mcp-Session-Id; every later POST must name one (400 otherwise). A POSTed answer goes only to an open call
+//   of this process that came in the same session and asked that id; any other answer is refused with 400 and
+//   a JSON-RPC error without id (usage-unknown-handle), as 2025-11-25 has a server refuse input it cannot
+//   accept (not 404, which tells a client its session is gone). Behind round robin most answers reach another
+//   instance.
 //
 // Every protocol decision and shape is mrtr's; this file converts, stores and routes. Every response
 // carries x-served-by; every Redis key starts with `<prefix>:`; Redis out of reach answers 503 (the client
-// retries).
+// retries). Redis asks for a password (requirepass): read from --redis-password-file, never from the command
+// line.
 //
 //   node deploy/cluster/instance.mjs --port P --name NAME --redis redis://127.0.0.1:RP \
-//     --keys KEYS.json --current KID --prefix RUN
+//     --redis-password-file PASSWORD --keys KEYS.json --current KID --prefix RUN
 import { randomBytes, randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -78,12 +83,14 @@ const nowIso = () => new Date().toISOString() // milliseconds and Z, as instance
 class StoreDown extends Error {}
 
 class Store {
-  constructor(url, prefix) {
+  constructor(url, password, prefix) {
     this.prefix = prefix
     // As instance.py: a connection a Redis restart broke is retried for about a second (reconnects after
     // 40, 80, 160, 250, 250, 250 ms), then the command fails and the request gets 503. Every write here may
     // be repeated (SET, and commit.lua's SET NX), so commands cut mid-flight are resent on reconnect.
-    this.redis = new Redis(url, { maxRetriesPerRequest: 6, retryStrategy: (n) => Math.min(20 * 2 ** n, 250) })
+    this.redis = new Redis(url, {
+      password, maxRetriesPerRequest: 6, retryStrategy: (n) => Math.min(20 * 2 ** n, 250),
+    })
     this.redis.on('error', () => {}) // each failed command says so itself; the client reconnects alone
     const folder = new URL('.', import.meta.url)
     const commit = readFileSync(new URL('commit.lua', folder), 'utf8')
@@ -162,9 +169,11 @@ async function readBody(req) {
 /** The refusal of one of mrtr's rules (errorResponse answers it as mrtr builds it). */
 const refusal = (rule, message) => new (errorClassFor(rule))(rule, message)
 
-const initialized = (request) => {
+const initialized = (request, session = null) => {
   const result = { protocolVersion: LEGACY, capabilities: { tools: {} }, serverInfo: INFO }
-  return json({ jsonrpc: '2.0', id: request.id, result })
+  const answer = json({ jsonrpc: '2.0', id: request.id, result })
+  if (session) answer.headers['mcp-session-id'] = session
+  return answer
 }
 
 /** -32601 (no rule of mrtr's covers a method a server does not serve). */
@@ -184,9 +193,11 @@ function decode(text) {
 class Instance {
   constructor(args) {
     this.name = args.name
-    this.store = new Store(args.redis, args.prefix)
+    const file = args['redis-password-file']
+    const password = file ? readFileSync(file, 'utf8').trim() : undefined
+    this.store = new Store(args.redis, password, args.prefix)
     this.rounds = new SealedRounds({ ring: ring(args.keys, Number(args.current)), protocol: MRTR })
-    this.legacyCalls = new Set() // the open legacy calls of this process (BridgedCall)
+    this.legacyCalls = new Map() // the open legacy calls of this process (BridgedCall), by Mcp-Session-Id
   }
 
   run(request) {
@@ -354,8 +365,10 @@ class Instance {
   async sepCall(request, mode, endpoint) {
     if (request.method === 'initialize') return initialized(request)
     if (!isPlan(request)) return notFound(request)
-    const call = { key: hex(8), request, rounds: [], next: 1, blocks: [], done: false }
-    await this.sepWrite(call, mode, await replayBridge(request, []))
+    // bridge: the key the call's replays name their server requests under (random, the same every replay, so
+    // that the stored answers fit the questions of the next replay).
+    const call = { key: hex(8), bridge: hex(16), request, rounds: [], next: 1, blocks: [], done: false }
+    await this.sepWrite(call, mode, await replayBridge(request, [], call.bridge))
     await this.store.save('call', call.key, call, CALL_TTL_MS)
     return sepStream(call, 0, mode, endpoint)
   }
@@ -370,7 +383,8 @@ class Instance {
       const taken = call.rounds.find((round) => idsOf(round.answers) === ids)
       if (taken) return sepStream(call, taken.from, mode, endpoint)
       if (call.done) return empty(409)
-      const written = await replayBridge(call.request, [...call.rounds.map((r) => r.answers), responses])
+      const answers = [...call.rounds.map((r) => r.answers), responses]
+      const written = await replayBridge(call.request, answers, call.bridge)
       call.rounds.push({ answers: responses, from: call.blocks.length })
       await this.sepWrite(call, mode, written)
       await this.store.save('call', key, call, CALL_TTL_MS)
@@ -409,27 +423,43 @@ class Instance {
     if (exchange.req.method !== 'POST') return empty(405, { allow: 'POST' })
     const kind = classify(body, { protocol: LEGACY })
     const message = JSON.parse(body.toString('utf8'))
+    if (kind.kind === Kind.Request && message.method === 'initialize') {
+      exchange.id = kind.id
+      return initialized(message, hex(16))
+    }
+    // Sessions are not stored (any instance may get any POST): a session id is a random name the client was
+    // given, and it scopes the answers: an answer reaches only a call of the session that names it.
+    const session = exchange.req.headers['mcp-session-id']
+    exchange.id = kind.kind === Kind.Request ? kind.id : null
+    if (!session) throw refusal('usage-invalid-argument', 'a POST after initialize names its Mcp-Session-Id')
     if (kind.kind === Kind.Notification) return empty(202)
-    if (kind.kind !== Kind.Request) return this.legacyAnswer(exchange, message)
-    exchange.id = kind.id
-    if (message.method === 'initialize') return initialized(message)
+    if (kind.kind !== Kind.Request) return this.legacyAnswer(session, message)
     if (!isPlan(message)) return notFound(message)
     const call = new BridgedCall(plan, message, { roundTimeoutMs: ROUND_TIMEOUT_MS })
-    this.legacyCalls.add(call)
+    if (!this.legacyCalls.has(session)) this.legacyCalls.set(session, new Set())
+    const calls = this.legacyCalls.get(session)
+    calls.add(call)
     try {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' })
       await this.legacyStream(call, message, res)
     } finally {
-      this.legacyCalls.delete(call)
+      calls.delete(call)
+      if (!calls.size) this.legacyCalls.delete(session)
     }
     return null
   }
 
-  /** An answer POSTed on its own: to the open call of this process that asked it, or dropped. */
-  legacyAnswer(exchange, message) {
-    exchange.id = message.id ?? null
-    const call = [...this.legacyCalls].find((c) => c.pending.includes(String(message.id)))
-    if (call) call.deliver(message) // an answer that does not fit is refused; the round still waits
+  /** An answer POSTed on its own: to the open call of this process and this session that asked it. An answer
+   * no call of the session awaits (another session's question, one answered already, or a call held by
+   * another instance) is refused: 400 and a JSON-RPC error without id (2025-11-25: the server "cannot accept
+   * the input"). */
+  legacyAnswer(session, message) {
+    const asked = String(message.id)
+    const call = [...(this.legacyCalls.get(session) ?? [])].find((c) => c.pending.includes(asked))
+    if (!call) {
+      throw refusal('usage-unknown-handle', `no call of this session awaits an answer to ${JSON.stringify(asked)} here`)
+    }
+    call.deliver(message) // an answer that does not fit is refused; the round still waits
     return empty(202)
   }
 
@@ -465,8 +495,8 @@ const idsOf = (responses) => JSON.stringify(responses.map((r) => String(r.id)).s
 /** The call's BridgedCall rebuilt from the answers of its rounds (the tool replayed once per round): what
  * it writes next as messages (the next round's server requests, or the final response), and whether that is
  * the final one. Answers that are not those the round awaits raise their MrtrError. */
-async function replayBridge(request, rounds) {
-  const call = new BridgedCall(plan, request, { key: 'replay', roundTimeoutMs: ROUND_TIMEOUT_MS })
+async function replayBridge(request, rounds, key) {
+  const call = new BridgedCall(plan, request, { key, roundTimeoutMs: ROUND_TIMEOUT_MS })
   const stream = call.stream()
   try {
     let text = await turn(call, stream)
@@ -528,6 +558,7 @@ function main() {
       port: { type: 'string' },
       name: { type: 'string' }, // sent as x-served-by
       redis: { type: 'string' }, // redis://127.0.0.1:PORT
+      'redis-password-file': { type: 'string' }, // a file holding Redis's password (requirepass)
       keys: { type: 'string' }, // KEYS.json: {"keys": [{"id": 1, "secret": "<64 hex>"}, …]}
       current: { type: 'string' }, // the id of the key this instance seals with
       prefix: { type: 'string', default: 'RUN' }, // the prefix of every Redis key
@@ -535,8 +566,8 @@ function main() {
   })
   for (const required of ['port', 'name', 'redis', 'keys', 'current']) {
     if (args[required] === undefined) {
-      console.error('usage: node instance.mjs --port P --name NAME --redis redis://127.0.0.1:RP --keys KEYS.json '
-        + '--current KID [--prefix RUN]')
+      console.error('usage: node instance.mjs --port P --name NAME --redis redis://127.0.0.1:RP '
+        + '[--redis-password-file PASSWORD] --keys KEYS.json --current KID [--prefix RUN]')
       process.exit(2)
     }
   }

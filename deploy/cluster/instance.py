@@ -14,14 +14,18 @@ requests, except in ``legacy``, the contrast:
   the call's ``BridgedCall`` is rebuilt from the stored answers (the tool replayed once per round) to ask the
   next round (``ServerStream.ask``) or give the final message (committed under the continuation key). New
   events go to Redis before they are streamed, so any instance resumes after any ``Last-Event-ID``.
-- ``legacy`` (2025-11-25): a ``BridgedCall`` on this process's open stream; POSTed answers go by id to the
-  calls of this process (unknown ids: 202, dropped). Behind round robin most reach another instance.
+- ``legacy`` (2025-11-25): a ``BridgedCall`` on this process's open stream. ``initialize`` gives a random
+  ``Mcp-Session-Id``; every later POST must name one (400 otherwise). A POSTed answer goes only to an open call
+  of this process that came in the same session and asked that id; any other answer is refused with 400 and a
+  JSON-RPC error without id (``usage-unknown-handle``), as 2025-11-25 has a server refuse input it cannot accept
+  (not 404, which tells a client its session is gone). Behind round robin most answers reach another instance.
 
 Every protocol decision and shape is mrtr's; this file converts, stores and routes. Every response carries
 ``x-served-by``; every Redis key starts with ``<prefix>:``; Redis out of reach answers 503 (the client retries).
+Redis asks for a password (``requirepass``): read from ``--redis-password-file``, never from the command line.
 
     python deploy/cluster/instance.py --port P --name NAME --redis redis://127.0.0.1:RP \\
-        --keys KEYS.json --current KID --prefix RUN
+        --redis-password-file PASSWORD --keys KEYS.json --current KID --prefix RUN
 """
 
 from __future__ import annotations
@@ -102,12 +106,14 @@ class Instance:
         errors = [redis.exceptions.ConnectionError, redis.exceptions.TimeoutError]
         # A bounded pool that makes a request wait for a connection rather than fail: one instance may
         # carry every operation of a run.
+        password = Path(args.redis_password_file).read_text().strip() if args.redis_password_file else None
         pool = aioredis.BlockingConnectionPool.from_url(
-            args.redis, decode_responses=True, retry_on_error=errors,
+            args.redis, password=password, decode_responses=True, retry_on_error=errors,
             retry=Retry(ExponentialBackoff(cap=0.25, base=0.02), 6), max_connections=64, timeout=5)
         self.redis = aioredis.Redis(connection_pool=pool)
         self.commit_script = self.redis.register_script((Path(__file__).parent / "commit.lua").read_text())
-        self.legacy_calls: List[Any] = []  # the open legacy calls of this process (mrtr.BridgedCall)
+        # The open legacy calls of this process (mrtr.BridgedCall), by the Mcp-Session-Id their POST came in.
+        self.legacy_calls: Dict[str, List[Any]] = {}
 
     def key(self, kind: str, name: str) -> str:
         return f"{self.prefix}:{kind}:{name}"
@@ -271,9 +277,11 @@ class Instance:
             return initialized(request)
         if not is_plan(request):
             return not_found(request)
-        call: Json = {"key": secrets.token_hex(8), "request": request, "rounds": [], "next": 1, "blocks": [],
-                      "done": False}
-        await self.sep_write(call, mode, *await replay_bridge(request, []))
+        # "bridge": the key the call's replays name their server requests under (random, the same every replay,
+        # so that the stored answers fit the questions of the next replay).
+        call: Json = {"key": secrets.token_hex(8), "bridge": secrets.token_hex(16), "request": request, "rounds": [],
+                      "next": 1, "blocks": [], "done": False}
+        await self.sep_write(call, mode, *await replay_bridge(request, [], call["bridge"]))
         await self.save("call", call["key"], call, CALL_TTL_MS)
         return sep_stream(call, 0, mode, endpoint)
 
@@ -290,7 +298,8 @@ class Instance:
                     return sep_stream(call, taken["from"], mode, endpoint)
             if call["done"]:
                 return Response(status_code=409)
-            written = await replay_bridge(call["request"], [r["answers"] for r in call["rounds"]] + [responses])
+            answers = [r["answers"] for r in call["rounds"]] + [responses]
+            written = await replay_bridge(call["request"], answers, call["bridge"])
             call["rounds"].append({"answers": responses, "from": len(call["blocks"])})
             await self.sep_write(call, mode, *written)
             await self.save("call", key, call, CALL_TTL_MS)
@@ -329,29 +338,40 @@ class Instance:
             return Response(status_code=405, headers={"allow": "POST"})
         kind = mrtr.classify(body, protocol=LEGACY)
         message: Json = json.loads(body)
+        if kind.kind is mrtr.Kind.REQUEST and message["method"] == "initialize":
+            REQUEST_ID.set(kind.id)
+            return initialized(message, session=secrets.token_hex(16))
+        # Sessions are not stored (any instance may get any POST): a session id is a random name the client
+        # was given, and it scopes the answers: an answer reaches only a call of the session that names it.
+        session = http.headers.get("mcp-session-id")
+        REQUEST_ID.set(kind.id if kind.kind is mrtr.Kind.REQUEST else None)
+        if not session:
+            raise refusal("usage-invalid-argument", "a POST after initialize names its Mcp-Session-Id")
         if kind.kind is mrtr.Kind.NOTIFICATION:
             return Response(status_code=202)
         if kind.kind is not mrtr.Kind.REQUEST:
-            return self.legacy_answer(message)
-        REQUEST_ID.set(kind.id)
-        if message["method"] == "initialize":
-            return initialized(message)
+            return self.legacy_answer(session, message)
         if not is_plan(message):
             return not_found(message)
         call = mrtr.BridgedCall(plan, message, round_timeout_ms=ROUND_TIMEOUT_MS)
-        self.legacy_calls.append(call)
-        return StreamingResponse(self.legacy_stream(call, message), media_type="text/event-stream",
+        self.legacy_calls.setdefault(session, []).append(call)
+        return StreamingResponse(self.legacy_stream(session, call, message), media_type="text/event-stream",
                                  headers={"cache-control": "no-store"})
 
-    def legacy_answer(self, message: Json) -> Response:
-        """An answer POSTed on its own: to the open call of this process that asked it, or dropped."""
-        REQUEST_ID.set(message.get("id"))
-        call = next((c for c in self.legacy_calls if str(message.get("id")) in c.pending), None)
-        if call is not None:
-            call.deliver(message)  # an answer that does not fit is refused; the round still waits
+    def legacy_answer(self, session: str, message: Json) -> Response:
+        """An answer POSTed on its own: to the open call of this process and this session that asked it. An
+        answer no call of the session awaits (another session's question, one answered already, or a call held
+        by another instance) is refused: 400 and a JSON-RPC error without id (2025-11-25: the server "cannot
+        accept the input")."""
+        REQUEST_ID.set(None)
+        asked = str(message.get("id"))
+        call = next((c for c in self.legacy_calls.get(session, []) if asked in c.pending), None)
+        if call is None:
+            raise refusal("usage-unknown-handle", f"no call of this session awaits an answer to {asked!r} here")
+        call.deliver(message)  # an answer that does not fit is refused; the round still waits
         return Response(status_code=202)
 
-    async def legacy_stream(self, call: Any, request: Json) -> AsyncIterator[str]:
+    async def legacy_stream(self, session: str, call: Any, request: Json) -> AsyncIterator[str]:
         """The call's stream; its completion commits under the request id and a nonce (no single use)."""
         try:
             async for text in call.stream():
@@ -360,17 +380,20 @@ class Instance:
                     await self.commit(f"{request['id']}-{secrets.token_hex(8)}", final, op_of(request))
                 yield text
         finally:
-            self.legacy_calls.remove(call)
+            calls = self.legacy_calls.get(session, [])
+            calls.remove(call)
+            if not calls:
+                self.legacy_calls.pop(session, None)
 
 
 # ------------------------------------------------------------------ helpers of the modes
 
 
-async def replay_bridge(request: Json, rounds: List[List[Json]]) -> Tuple[List[Json], bool]:
+async def replay_bridge(request: Json, rounds: List[List[Json]], key: str) -> Tuple[List[Json], bool]:
     """The call's ``BridgedCall`` rebuilt from the answers of its rounds (the tool replayed once per round):
     what it writes next as messages (the next round's server requests, or the final response), and whether
     that is the final one. Answers that are not those the round awaits raise their ``MrtrError``."""
-    call = mrtr.BridgedCall(plan, request, key="replay", round_timeout_ms=ROUND_TIMEOUT_MS)
+    call = mrtr.BridgedCall(plan, request, key=key, round_timeout_ms=ROUND_TIMEOUT_MS)
     stream: Any = call.stream()
     try:
         text = await stream.__anext__()
@@ -432,9 +455,10 @@ def discovered(request: Json, capabilities: Json) -> Response:
     return JSONResponse(mrtr.complete(request, result, protocol=MRTR))
 
 
-def initialized(request: Json) -> Response:
+def initialized(request: Json, session: Optional[str] = None) -> Response:
     result = {"protocolVersion": LEGACY, "capabilities": {"tools": {}}, "serverInfo": INFO}
-    return JSONResponse({"jsonrpc": "2.0", "id": request["id"], "result": result})
+    headers = {"mcp-session-id": session} if session else None
+    return JSONResponse({"jsonrpc": "2.0", "id": request["id"], "result": result}, headers=headers)
 
 
 def not_found(request: Json) -> Response:
@@ -470,6 +494,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--name", required=True, help="sent as x-served-by")
     parser.add_argument("--redis", required=True, help="redis://127.0.0.1:PORT")
+    parser.add_argument("--redis-password-file", help="a file holding Redis's password (requirepass)")
     parser.add_argument("--keys", required=True, help='KEYS.json: {"keys": [{"id": 1, "secret": "<64 hex>"}, …]}')
     parser.add_argument("--current", type=int, required=True, help="the id of the key this instance seals with")
     parser.add_argument("--prefix", default="RUN", help="the prefix of every Redis key")

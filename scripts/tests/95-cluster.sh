@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The cluster: multi-round calls behind round-robin nginx over instances on
-# both bindings sharing Redis, with an instance killed and restarted with a
-# rotated key and Redis restarted mid-run (scripts/cluster: 1000 operations,
-# 200 at a time, in each of its two runs; under a minute). Builds what it runs
+# both bindings sharing Redis (with a password), with an instance killed and
+# restarted with a rotated key, Redis restarted and another instance hung for
+# 8 s mid-run (scripts/cluster: 1000 operations, 200 at a time, in each of its
+# two runs; about a minute). Its faulted run first checks that Redis refuses a
+# client without the password and that a legacy answer POSTed from another
+# session to a victim's pending question is refused (deploy/cluster/hijack.py,
+# against a Python and the Node instance). Builds what it runs
 # first (no-ops after the official and peers suites): the Python extension,
 # the Node addon, and `mrtr` (for `mrtr check`).
 set -euo pipefail
