@@ -71,7 +71,7 @@ pub(crate) fn guard<T>(body: impl FnOnce() -> Result<T>) -> Result<T> {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| Err(facade::panic_error(&*payload).into()))
 }
 
-fn poisoned<E>(_: E) -> MrtrError {
+pub(crate) fn poisoned<E>(_: E) -> MrtrError {
     Error::new(RuleId::InternalPanic, "this object panicked in an earlier call and is unusable").into()
 }
 

@@ -6,7 +6,8 @@ use crate::exports::ToolReplay;
 use mrtr::facade::{self, BindingSpec};
 use mrtr::state::{self, Key, StateId, Subject};
 use mrtr::Protocol;
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 use zeroize::Zeroizing;
 
 /// What a token is bound to, checked when it is opened.
@@ -100,7 +101,8 @@ pub fn binding_from_json(json: String) -> Result<Binding> {
 /// expiry`). An exception it throws fails the open (never opens the state)
 /// and is raised from `open`: an `MrtrException`/`MrtrError` as it was
 /// thrown, any other as `Usage` (`usage-invalid-argument`) naming it. It runs
-/// while the ring's read lock is held: it must not change the ring.
+/// while the ring's read lock is held: changing the ring from inside it is
+/// `usage-out-of-turn` (rotate after the call returns), never a deadlock.
 #[uniffi::export(callback_interface)]
 pub trait ReplayGuard: Send + Sync {
     /// Records the use of `state_id`: true the first time, false after.
@@ -206,7 +208,7 @@ impl KeyRing {
     pub fn add(&self, id: u8, algorithm: String, secret: Vec<u8>) -> Result<()> {
         guard(|| {
             let key = key(id, &algorithm, Some(secret), None)?;
-            write(&self.inner).map(|mut r| r.add(key))
+            self.writing().map(|mut r| r.add(key))
         })
     }
 
@@ -214,23 +216,23 @@ impl KeyRing {
     pub fn add_derived(&self, id: u8, algorithm: String, master: Vec<u8>) -> Result<()> {
         guard(|| {
             let key = key(id, &algorithm, None, Some(master))?;
-            write(&self.inner).map(|mut r| r.add(key))
+            self.writing().map(|mut r| r.add(key))
         })
     }
 
     /// Makes the key `id` the sealing key; false if the ring lacks it.
     pub fn set_current(&self, id: u8) -> Result<bool> {
-        guard(|| Ok(write(&self.inner)?.set_current(id)))
+        guard(|| Ok(self.writing()?.set_current(id)))
     }
 
     /// Drops the key `id` (never the current one): its tokens become `state-unknown-key`.
     pub fn remove(&self, id: u8) -> Result<bool> {
-        guard(|| Ok(write(&self.inner)?.remove(id)))
+        guard(|| Ok(self.writing()?.remove(id)))
     }
 
     /// The bound on a token's length (default 65536), checked before decoding.
     pub fn set_max_token_bytes(&self, max: u64) -> Result<()> {
-        guard(|| write(&self.inner).map(|mut r| r.set_max_token_bytes(usize::try_from(max).unwrap_or(usize::MAX))))
+        guard(|| self.writing().map(|mut r| r.set_max_token_bytes(usize::try_from(max).unwrap_or(usize::MAX))))
     }
 
     /// The deployment label every token of this ring is sealed and opened
@@ -238,25 +240,25 @@ impl KeyRing {
     /// or two tenants, that share a secret never open each other's tokens
     /// (`state-tampered`).
     pub fn set_context(&self, label: Vec<u8>) -> Result<()> {
-        guard(|| Ok(write(&self.inner)?.set_context(&label)?))
+        guard(|| Ok(self.writing()?.set_context(&label)?))
     }
 
     /// How many seals each key of this ring may make in this process (this
     /// instance's share of the fleet's budget); past it, sealing is
     /// `usage-seal-budget-spent`: make another key current.
     pub fn set_seal_budget(&self, seals: u64) -> Result<()> {
-        guard(|| write(&self.inner).map(|mut r| r.set_seal_budget(seals)))
+        guard(|| self.writing().map(|mut r| r.set_seal_budget(seals)))
     }
 
     /// How many seals the key `id` has made in this process (none if the ring lacks it).
     pub fn seals(&self, id: u8) -> Result<Option<u64>> {
-        guard(|| Ok(read(&self.inner)?.seals(id)))
+        guard(|| Ok(self.ring()?.seals(id)))
     }
 
     /// Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
     /// (seconds since the Unix epoch), with a nonce from the OS's random numbers.
     pub fn seal(&self, binding: Binding, now: u64, ttl: u32, payload: Vec<u8>) -> Result<String> {
-        guard(|| Ok(read(&self.inner)?.seal_os(&binding.core()?, now, ttl, &payload)?))
+        guard(|| Ok(self.ring()?.seal_os(&binding.core()?, now, ttl, &payload)?))
     }
 
     /// Opens `token` for `binding` at `now`: the payload, its state id and
@@ -273,7 +275,8 @@ impl KeyRing {
         guard: Option<Box<dyn ReplayGuard>>,
     ) -> Result<Opened> {
         crate::error::guard(|| {
-            let (ring, b) = (read(&self.inner)?, binding.core()?);
+            let (ring, b) = (self.ring()?, binding.core()?);
+            let _mark = Guarding::enter(self);
             let mut host = guard.as_deref().map(|host| HostGuard { host, raised: None });
             let opened = match host.as_mut() {
                 Some(g) => ring.open_once(&token, &b, now, g),
@@ -345,10 +348,72 @@ impl KeyRing {
     }
 }
 
+thread_local! {
+    /// The rings (by address) a call on this thread holds the read lock of
+    /// while the host's replay guard runs (security review I3): the guard
+    /// may call back into its ring, and taking the lock again would wait
+    /// for itself.
+    static GUARDING: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The mark of one call that runs a replay guard under `ring`'s read lock,
+/// taken off when it is dropped (a panic that unwinds included).
+struct Guarding(usize);
+
+impl Guarding {
+    fn enter(ring: &KeyRing) -> Guarding {
+        let addr = ring as *const KeyRing as usize;
+        let _ = GUARDING.try_with(|g| g.borrow_mut().push(addr));
+        Guarding(addr)
+    }
+
+    fn holds(ring: &KeyRing) -> bool {
+        let addr = ring as *const KeyRing as usize;
+        GUARDING.try_with(|g| g.borrow().contains(&addr)).unwrap_or(false)
+    }
+}
+
+impl Drop for Guarding {
+    fn drop(&mut self) {
+        let _ = GUARDING.try_with(|g| {
+            let mut g = g.borrow_mut();
+            if let Some(i) = g.iter().rposition(|a| *a == self.0) {
+                g.remove(i);
+            }
+        });
+    }
+}
+
+/// A change of a ring from inside its own replay guard.
+fn out_of_turn(message: &'static str) -> MrtrError {
+    mrtr::Error::new(mrtr::RuleId::UsageOutOfTurn, message).into()
+}
+
 impl KeyRing {
-    /// The ring, for sealing and opening (the read lock).
+    /// The ring, for sealing and opening (the read lock). From inside this
+    /// ring's replay guard the lock is this thread's already: taken again
+    /// only if no writer waits for it (std's lock lets a waiting writer go
+    /// first, which would wait for this thread), else `usage-out-of-turn`.
     pub(crate) fn ring(&self) -> Result<RwLockReadGuard<'_, state::KeyRing>> {
-        read(&self.inner)
+        if !Guarding::holds(self) {
+            return read(&self.inner);
+        }
+        match self.inner.try_read() {
+            Ok(ring) => Ok(ring),
+            Err(TryLockError::WouldBlock) => Err(out_of_turn("the ring's replay guard runs on this thread and another thread waits to change the ring: use it after the call returns")),
+            Err(TryLockError::Poisoned(e)) => Err(crate::error::poisoned(e)),
+        }
+    }
+
+    /// The ring, for changing it (the write lock); `usage-out-of-turn` from
+    /// inside its own replay guard.
+    fn writing(&self) -> Result<RwLockWriteGuard<'_, state::KeyRing>> {
+        if Guarding::holds(self) {
+            return Err(out_of_turn(
+                "the ring's replay guard runs on this thread: change the ring after the call returns",
+            ));
+        }
+        write(&self.inner)
     }
 
     /// Runs `f` on the ring under the host's replay guard, if any, under the
@@ -360,6 +425,7 @@ impl KeyRing {
     ) -> Result<T> {
         guard(|| {
             let ring = self.ring()?;
+            let _mark = Guarding::enter(self);
             let mut host = host.as_deref().map(|host| HostGuard { host, raised: None });
             let out = f(&ring, host.as_mut().map(|g| g as &mut dyn state::ReplayGuard));
             if let Some(raised) = host.and_then(|g| g.raised) {
@@ -388,5 +454,60 @@ impl KeyRing {
         nonce: Vec<u8>,
     ) -> Result<String> {
         guard(|| Ok(read(&self.inner)?.seal_with_nonce(&binding.core()?, now, ttl, &payload, &nonce)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    fn binding() -> Binding {
+        Binding {
+            subject: Some("alice".into()),
+            anonymous: false,
+            protocol: "2026-07-28".into(),
+            method: "tools/call".into(),
+            target: "t".into(),
+            params_digest: vec![7; 32],
+        }
+    }
+
+    /// A guard that changes and uses its own ring, recording each outcome's rule ("ok" when it worked).
+    struct Meddling {
+        ring: Arc<KeyRing>,
+        seen: Arc<Mutex<Vec<String>>>,
+    }
+
+    impl ReplayGuard for Meddling {
+        fn first_use(&self, _: String, _: u64) -> Result<bool> {
+            let outcome = |r: Result<()>| r.err().map_or("ok".into(), |e| e.rule().to_string());
+            let mut seen = self.seen.lock().unwrap();
+            seen.push(outcome(self.ring.set_current(1).map(drop)));
+            seen.push(outcome(self.ring.add(2, "xchacha20-poly1305".into(), vec![9; 32])));
+            seen.push(outcome(self.ring.seal(binding(), 1000, 60, b"inner".to_vec()).map(drop)));
+            Ok(true)
+        }
+    }
+
+    #[test]
+    fn a_guard_that_changes_its_own_ring_is_refused_not_deadlocked() {
+        // Security review I3: the guard runs under the ring's read lock, and asking for the write lock
+        // on the same thread waited forever. Run on a thread with a deadline, so a regression fails.
+        let (done, finished) = mpsc::channel();
+        std::thread::spawn(move || {
+            let ring = KeyRing::new(1, "xchacha20-poly1305".into(), vec![5; 32]).unwrap();
+            let token = ring.seal(binding(), 1000, 60, b"x".to_vec()).unwrap();
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let guard = Meddling { ring: ring.clone(), seen: seen.clone() };
+            let opened = ring.open(token, binding(), 1000, Some(Box::new(guard))).map(|o| o.payload);
+            let after = ring.set_current(1).is_ok();
+            let _ = done.send((opened.ok(), seen.lock().unwrap().clone(), after));
+        });
+        let (opened, seen, after) = finished.recv_timeout(Duration::from_secs(20)).expect("deadlock");
+        assert_eq!(opened, Some(b"x".to_vec()), "the open completes");
+        assert_eq!(seen, ["usage-out-of-turn", "usage-out-of-turn", "ok"]);
+        assert!(after, "the ring changes once the call returned");
     }
 }

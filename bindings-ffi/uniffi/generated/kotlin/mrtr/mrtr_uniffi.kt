@@ -8526,7 +8526,8 @@ public object FfiConverterTypeSide: FfiConverterRustBuffer<Side> {
  * expiry`). An exception it throws fails the open (never opens the state)
  * and is raised from `open`: an `MrtrException`/`MrtrError` as it was
  * thrown, any other as `Usage` (`usage-invalid-argument`) naming it. It runs
- * while the ring's read lock is held: it must not change the ring.
+ * while the ring's read lock is held: changing the ring from inside it is
+ * `usage-out-of-turn` (rotate after the call returns), never a deadlock.
  */
 public interface ReplayGuard {
     
