@@ -191,6 +191,25 @@ test('under a guard a final round runs once: a replay is state-replayed, answere
   await assert.rejects(mrtr.runTool(tool, fresh, { ...alice, guard: () => { throw down } }), (e) => e === down)
 })
 
+test('answers without the state that asked are asked again, and a refused answer leaves the state unspent', async () => {
+  const used = new Set()
+  const guard = (stateId) => !used.has(stateId) && used.add(stateId).has(stateId)
+  const { tool, seen } = greeter()
+  const first = await mrtr.runTool(tool, request, { ...alice, guard })
+  // Security review L1: a wrong answer is refused before the guard is asked, so the correction goes through.
+  const good = answerAll(request, first, 'Ada', 2) // the retry builder checks answers: the wrong one by hand
+  const wrong = { ...good, params: { ...good.params, inputResponses: { q1: { action: 'accept', content: { v: 5 } } } } }
+  await assert.rejects(mrtr.runTool(tool, wrong, { ...alice, guard }), is(mrtr.RetryError, 'retry-input-response-invalid'))
+  const second = answerAll(request, first, 'Ada', 3)
+  const third = answerAll(second, await mrtr.runTool(tool, second, { ...alice, guard }), 'Good day', 4)
+  assert.equal((await mrtr.runTool(tool, third, { ...alice, guard })).result.resultType, 'complete')
+  // Security review M3: the final round's answers without its requestState start over, never run it again.
+  const { requestState: _, ...stateless } = third.params
+  const again = await mrtr.runTool(tool, { ...third, params: stateless }, { ...alice, guard })
+  assert.deepEqual(asked(again), ['q1'])
+  assert.equal(seen.done, 1)
+})
+
 test('a tool that catches every error still suspends at an unanswered ask: no catch, no finally of it runs', async () => {
   const seen = { caught: 0, finally: 0, after: 0 }
   const careful = async (args, ctx) => {

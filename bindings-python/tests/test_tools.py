@@ -309,6 +309,32 @@ def test_a_final_round_runs_once_under_a_guard_and_a_replay_is_answered_from_the
     assert tool.effects == 1
 
 
+def test_answers_without_their_state_are_asked_again_so_the_final_round_runs_once() -> None:
+    # Security review M3: the same answers without requestState ran the tool's effect again under a guard.
+    tool, guard = Greeter(), memory_guard()
+    _, second, third = two_rounds(tool)
+    assert text(run(tool, third, 102, guard=guard)) == "Good day, Ada" and tool.effects == 1
+    for message in (second, third):
+        stateless = json.loads(json.dumps(message))
+        del stateless["params"]["requestState"]
+        response = run(tool, stateless, 103, guard=guard)
+        assert list(asked(response)) == ["q1"] and response["result"]["requestState"]
+    assert tool.effects == 1
+
+
+def test_a_refused_answer_leaves_the_state_for_the_corrected_retry() -> None:
+    # Security review L1: the state was spent before the answer was checked, so the correction was refused.
+    tool, guard = Greeter(), memory_guard()
+    first = request()
+    response = run(tool, first, 100, guard=guard)
+    wrong = retry(first, response, "Ada", 2)  # the retry builder checks answers: the wrong one by hand
+    wrong["params"]["inputResponses"] = {"q1": {"action": "accept", "content": {"v": 5}}}
+    with pytest.raises(mrtr.RetryError) as e:
+        run(tool, wrong, 101, guard=guard)
+    assert e.value.rule is Rule.RETRY_INPUT_RESPONSE_INVALID
+    assert list(asked(run(tool, retry(first, response, "Ada", 3), 102, guard=guard))) == ["q2"]
+
+
 def test_a_guard_that_raises_refuses_and_its_error_reaches_the_host() -> None:
     tool = Greeter()
     first = request()
