@@ -184,6 +184,8 @@ struct Slot {
     round: u32,
     /// Whether it gave its response or failed.
     over: bool,
+    /// The id of the request it carries (copies of a round differ only in it).
+    id: Value,
     call: Call,
 }
 
@@ -551,7 +553,8 @@ impl Operation {
         self.sent = request;
         self.phase = Phase::Sending;
         self.answered_on_call = false;
-        self.calls.push(Slot { serial: self.next_serial, round: self.round_tag, over: false, call });
+        let id = self.sent.get("id").cloned().unwrap_or(Value::Null);
+        self.calls.push(Slot { serial: self.next_serial, round: self.round_tag, over: false, id, call });
         self.next_serial += 1;
         self.pump(now);
         Ok(())
@@ -662,14 +665,15 @@ impl Operation {
                 self.held = Some(response);
             }
             CallEvent::Response(response) => {
-                self.settle();
+                self.settle(serial);
                 self.response(response, now)
             }
             CallEvent::Failed(_) if self.other_copy_may_answer(serial) => {}
             CallEvent::Failed(e) => match self.held.take() {
                 // Every copy is over: the refusal one of them got is the round's answer.
                 Some(refused) => {
-                    self.settle();
+                    let refused_by = self.calls.iter().find(|s| Some(&s.id) == refused.get("id")).map(|s| s.serial);
+                    self.settle(refused_by.unwrap_or(serial));
                     self.response(refused, now)
                 }
                 None => self.call_failed(e, now),
@@ -682,8 +686,13 @@ impl Operation {
         self.calls.iter().any(|s| s.serial != serial && s.round == self.round_tag && !s.over)
     }
 
-    /// The round has its answer: its other copies are stale from now on.
-    fn settle(&mut self) {
+    /// The round has its answer, from the copy `serial`: the round's request
+    /// is that copy's (the next round retries the request the server
+    /// answered), and the other copies are stale from now on.
+    fn settle(&mut self, serial: u32) {
+        if let Some(slot) = self.calls.iter().find(|s| s.serial == serial) {
+            self.sent["id"] = slot.id.clone();
+        }
         self.hedge_at = None;
         self.held = None;
         self.round_tag += 1;

@@ -340,6 +340,24 @@ fn a_hedged_conversation_whose_first_copy_answers_first_is_compliant() {
 }
 
 #[test]
+fn when_the_first_copy_answers_first_the_next_round_retries_it() {
+    // Found by the Node binding's runOperation: the retry was built against the last copy's id, and
+    // the answer to the first copy "does not answer this request".
+    let mut op = Operation::new(hedged(), call_request(), 0).unwrap();
+    let first = op.poll_transmit().unwrap();
+    op.handle_timeout(100);
+    let copy = op.poll_transmit().expect("a copy of the first round");
+    assert_eq!(body_of(&copy)["id"], json!("1.1"));
+    let asked = input_required(&json!(1), "name", ask("name", "string"), "s1");
+    respond(&mut op, first.exchange, 200, &json_head(), &asked.to_string(), 101);
+    assert!(matches!(events(&mut op)[..], [Event::InputRequired { round: 1, .. }]));
+    assert_eq!(op.abandoned(), [copy.exchange]);
+    op.answer("name", accept("name", json!("Ada")), 102).unwrap();
+    let retry = body_of(&op.poll_transmit().expect("the retry"));
+    assert_eq!((&retry["id"], &retry["params"]["requestState"]), (&json!("1.2"), &json!("s1")));
+}
+
+#[test]
 fn a_copys_state_replayed_refusal_waits_for_the_copy_that_used_the_state() {
     let (mut op, retry) = at_the_retry(hedged());
     op.handle_timeout(102);
