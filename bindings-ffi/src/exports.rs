@@ -1457,6 +1457,24 @@ pub unsafe extern "C" fn mrtr_operation_is_drained(operation: *const mrtr_operat
     })
 }
 
+/// The open exchanges whose answer no longer matters, as a JSON array of their numbers: an earlier
+/// round's, such as a hedged round's losing copies. The host may cut them (then `handle_end` each)
+/// rather than wait for a slow server. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_operation_abandoned(operation: *const mrtr_operation, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, operation) = unsafe { (Out::new(out)?, get(operation, "operation")?) };
+        let value = operation.0.abandoned();
+        out.set(value);
+        Ok(())
+    })
+}
+
 /// What the operation knows, as JSON, to go on from after the host restarts (in another process or
 /// language) with `restore`: the current round's request, the ids, rounds and versions so far, an
 /// open round's questions and answers, the task it follows; not the configuration (the host gives

@@ -94,25 +94,29 @@ export function classify(message, options) {
  * The HTTP exchange of `runOperation` over `fetch` (the platform's by default): sends `request`
  * (`{method, url, headers, body}`) and reports its response through `on.head(status, headers)`,
  * `on.body(chunk)` as the bytes come, and `on.end()` once, also when the connection fails or is cut.
+ * Returns a function that cuts the exchange (`runOperation` cuts those the operation abandoned).
  */
 export function fetchExchange(fetchImpl = globalThis.fetch) {
   return (request, on) => {
     let ended = false
     const end = () => ended || ((ended = true), on.end())
-    const init = { method: request.method, headers: request.headers }
+    const cut = new AbortController()
+    const init = { method: request.method, headers: request.headers, signal: cut.signal }
     if (request.body !== undefined) init.body = JSON.stringify(request.body)
     ;(async () => {
       const res = await fetchImpl(request.url, init)
       on.head(res.status, Object.fromEntries(res.headers))
       if (res.body) for await (const chunk of res.body) on.body(chunk)
     })().then(end, end)
+    return () => cut.abort()
   }
 }
 
 /**
  * Drives `operation` to its end over HTTP, in the documented drain order: `exchange(request, on)`
  * sends each HTTP request it asks for (`fetchExchange()` by default; `on.head(status, headers)`,
- * `on.body(chunk)`, `on.end()`); `onInput(question, key)` answers each question (`{method, params}`),
+ * `on.body(chunk)`, `on.end()`; it may return a function that cuts the exchange, called once the
+ * operation abandons it, as a hedged round's losing copy); `onInput(question, key)` answers each question (`{method, params}`),
  * sync or async; `onEvent(event)` hears every event but the last (`inputRequired` before its questions
  * are asked, violations, messages); `now()` is the clock in ms. Resolves with the final JSON-RPC response (a result, or an error the server answered) once
  * the operation is drained; rejects with the failure's MrtrError, or what `onInput` threw.
@@ -123,6 +127,16 @@ export function runOperation(operation, { exchange = fetchExchange(), onInput, o
     let timer = null
     let outcome = null
     let stopped = false
+    const cuts = new Map() // exchange number → what cuts it, while it is open
+    const cutAbandoned = () => {
+      for (const number of operation.abandoned()) {
+        const cut = cuts.get(number)
+        cuts.delete(number)
+        if (cut === undefined) continue
+        if (typeof cut === 'function') cut()
+        operation.handleEnd(number, clock())
+      }
+    }
     const stop = (error) => {
       stopped = true
       clearTimeout(timer)
@@ -153,6 +167,11 @@ export function runOperation(operation, { exchange = fetchExchange(), onInput, o
         onEvent(e)
         if (e.type === 'inputRequired') for (const [key, question] of Object.entries(e.requests)) ask(question, key)
       }
+      try {
+        cutAbandoned()
+      } catch (e) {
+        return stop(e)
+      }
       clearTimeout(timer)
       const due = operation.pollTimeout()
       timer = due === null ? null : setTimeout(wake, Math.max(0, due - clock()), due)
@@ -177,12 +196,21 @@ export function runOperation(operation, { exchange = fetchExchange(), onInput, o
       }
       pump()
     }
-    const send = (request) =>
-      exchange(request, {
-        head: guarded((status, headers) => operation.handleHead(request.exchange, status, headers, clock())),
-        body: guarded((chunk) => operation.handleBody(request.exchange, chunk, clock())),
-        end: guarded(() => operation.handleEnd(request.exchange, clock())),
+    // An exchange cut once abandoned says nothing more: its late bytes and its end are the cut's.
+    const open = (number, f) => guarded((...args) => cuts.has(number) && f(...args))
+    const send = (request) => {
+      const number = request.exchange
+      cuts.set(number, null)
+      const cut = exchange(request, {
+        head: open(number, (status, headers) => operation.handleHead(number, status, headers, clock())),
+        body: open(number, (chunk) => operation.handleBody(number, chunk, clock())),
+        end: open(number, () => {
+          cuts.delete(number)
+          operation.handleEnd(number, clock())
+        }),
       })
+      if (cuts.has(number)) cuts.set(number, typeof cut === 'function' ? cut : true)
+    }
     pump()
   })
 }

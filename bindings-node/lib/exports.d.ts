@@ -779,6 +779,12 @@ export declare class Operation {
   /** `isDrained()`. */
   readonly drained: boolean
   /**
+   * The open exchanges whose answer no longer matters, as a JSON array of their numbers: an earlier
+   * round's, such as a hedged round's losing copies. The host may cut them (then `handleEnd` each)
+   * rather than wait for a slow server.
+   */
+  abandoned(): number[]
+  /**
    * What the operation knows, as JSON, to go on from after the host restarts (in another process or
    * language) with `restore`: the current round's request, the ids, rounds and versions so far, an
    * open round's questions and answers, the task it follows; not the configuration (the host gives

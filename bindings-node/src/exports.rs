@@ -708,6 +708,14 @@ impl Operation {
         crate::run(|| Ok(self.0.is_drained()))
     }
 
+    /// The open exchanges whose answer no longer matters, as a JSON array of their numbers: an
+    /// earlier round's, such as a hedged round's losing copies. The host may cut them (then
+    /// `handle_end` each) rather than wait for a slow server.
+    #[napi]
+    pub fn abandoned(&self) -> Result<String> {
+        crate::run(|| Ok(self.0.abandoned()))
+    }
+
     /// What the operation knows, as JSON, to go on from after the host restarts (in another process
     /// or language) with `restore`: the current round's request, the ids, rounds and versions so
     /// far, an open round's questions and answers, the task it follows; not the configuration (the

@@ -24,7 +24,8 @@ async function serve(t, reply) {
     for await (const chunk of req) body += chunk
     const message = JSON.parse(body)
     seen.push({ message, method: req.headers['mcp-method'], name: req.headers['mcp-name'], version: req.headers['mcp-protocol-version'] })
-    const [status, answer] = reply(message, seen)
+    const [status, answer] = await reply(message, seen)
+    if (res.destroyed) return
     res.writeHead(status, { 'content-type': typeof answer === 'string' ? 'text/plain' : 'application/json' })
     res.end(typeof answer === 'string' ? answer : JSON.stringify(answer))
   })
@@ -44,6 +45,25 @@ function weather(message) {
   const units = params.inputResponses.again.content.units
   return [200, { jsonrpc: '2.0', id, result: { resultType: 'complete', content: [{ type: 'text', text: `21 ${units}` }], isError: false } }]
 }
+
+test('a round a hung server holds is hedged: the copy answers, the hung exchange is cut', async (t) => {
+  // Issue 26: the second round's first copy reaches a server that hangs; a copy goes after 100 ms.
+  let release
+  const hung = new Promise((resolve) => (release = resolve))
+  t.after(() => release())
+  const replied = []
+  const { url, seen } = await serve(t, async (message) => {
+    if (message.id === '7.1') await hung
+    replied.push(message.id)
+    return weather(message)
+  })
+  const operation = new Operation({ mode: '2026-07-28', url, hedgeAfterMs: 100 }, call(), Math.floor(performance.now()))
+  const response = await runOperation(operation, { onInput: async () => ({ action: 'accept', content: { units: 'C' } }) })
+  assert.ok(!replied.includes('7.1'), 'the call waited for the hung copy')
+  assert.equal(response.result.content[0].text, '21 C')
+  assert.deepEqual(seen.map((s) => s.message.id), [7, '7.1', '7.2', '7.3'])
+  assert.ok(operation.drained, 'the hung exchange was cut and ended')
+})
 
 test('two rounds over fetch: each retry under a new id, with the header fields and the exact requestState', async (t) => {
   const { url, seen } = await serve(t, weather)

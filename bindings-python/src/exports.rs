@@ -867,6 +867,16 @@ impl Operation {
         })
     }
 
+    /// The open exchanges whose answer no longer matters, as a JSON array of their numbers: an
+    /// earlier round's, such as a hedged round's losing copies. The host may cut them (then
+    /// `handle_end` each) rather than wait for a slow server.
+    pub(crate) fn abandoned<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| {
+            let v = self.core.abandoned();
+            output(py, &v)
+        })
+    }
+
     /// What the operation knows, as JSON, to go on from after the host restarts (in another process
     /// or language) with `restore`: the current round's request, the ids, rounds and versions so
     /// far, an open round's questions and answers, the task it follows; not the configuration (the

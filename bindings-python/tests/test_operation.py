@@ -114,6 +114,28 @@ def test_two_rounds_each_retry_under_a_new_id_with_the_header_fields(serve: Call
     assert operation.drained
 
 
+def test_a_round_a_hung_server_holds_is_hedged_and_the_hung_copy_is_cut(serve: Callable[[Reply], Server]) -> None:
+    # Issue 26: the first copy of the second round reaches a server that hangs; a copy goes after 100 ms,
+    # and the call returns with the copy's answers without waiting for the hung one.
+    release, replied = threading.Event(), []
+
+    def hangs_once(message: Json) -> Tuple[int, Any]:
+        if message["id"] == "7.1":
+            release.wait(10)
+        replied.append(message["id"])
+        return weather(message)
+
+    server = serve(hangs_once)
+    answer = {"action": "accept", "content": {"units": "C"}}
+    try:
+        response = asyncio.run(mrtr.call(server.url, call(), on_input=lambda q, k: answer, hedge_after_ms=100))
+        assert "7.1" not in replied, "the call waited for the hung copy"
+    finally:
+        release.set()
+    assert response["result"]["content"][0]["text"] == "21 C"
+    assert [s["message"]["id"] for s in server.seen] == [7, "7.1", "7.2", "7.3"]
+
+
 def test_a_round_with_no_response_is_sent_again_then_fails_with_its_rule(serve: Callable[[Reply], Server]) -> None:
     server = serve(lambda message: (502, "bad gateway"))
     with pytest.raises(mrtr.TransportError) as failed:

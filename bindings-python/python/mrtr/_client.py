@@ -64,13 +64,23 @@ async def run_operation(
         client = _http_module().AsyncClient(timeout=None)
     wake = asyncio.Event()
     tasks: Set["asyncio.Task[None]"] = set()
+    running: Dict[int, "asyncio.Task[None]"] = {}  # each open exchange's task, to cut it once abandoned
     errors: list[BaseException] = []
     outcome: Optional[Json] = None
 
-    def spawn(work: Awaitable[None]) -> None:
+    def spawn(work: Awaitable[None]) -> "asyncio.Task[None]":
         task = asyncio.ensure_future(work)
         tasks.add(task)
         task.add_done_callback(tasks.discard)
+        return task
+
+    def cut_abandoned() -> None:
+        # A hedged round's losing copies (or an earlier round's exchanges): their answer no longer matters.
+        for number in operation.abandoned():
+            task = running.pop(number, None)
+            if task is not None and not task.done():
+                task.cancel()
+                operation.handle_end(number, _now())
 
     async def exchange(request: Json) -> None:
         number = request["exchange"]
@@ -88,6 +98,7 @@ async def run_operation(
             return
         except Exception:  # noqa: BLE001 - the connection failed or was cut: the response ended
             pass
+        running.pop(number, None)
         try:
             operation.handle_end(number, _now())
         except MrtrError as e:
@@ -107,7 +118,7 @@ async def run_operation(
     try:
         while True:
             while (request := operation.poll_transmit()) is not None:
-                spawn(exchange(request))
+                running[request["exchange"]] = spawn(exchange(request))
             while (event := operation.poll_event()) is not None:
                 if event["type"] in ("done", "failed"):
                     outcome = event
@@ -119,6 +130,7 @@ async def run_operation(
                         spawn(ask(question, key))
             if errors:
                 raise errors[0]
+            cut_abandoned()
             if outcome is not None and operation.drained:
                 break
             # Only the tasks above give the operation new input, and they run only while this waits.

@@ -633,6 +633,10 @@ class Operation:
     @property
     def drained(self) -> bool:
         """Whether the final event was taken and no exchange is open: the operation may be dropped."""
+    def abandoned(self) -> list[int]:
+        """The open exchanges whose answer no longer matters, as a JSON array of their numbers: an
+        earlier round's, such as a hedged round's losing copies. The host may cut them (then
+        ``handle_end`` each) rather than wait for a slow server."""
     def snapshot(self, now: int) -> dict[str, Any]:
         """What the operation knows, as JSON, to go on from after the host restarts (in another
         process or language) with ``restore``: the current round's request, the ids, rounds and

@@ -1854,6 +1854,13 @@ public func FfiConverterTypeKeyRing_lower(_ value: KeyRing) -> UInt64 {
 public protocol OperationProtocol: AnyObject, Sendable {
     
     /**
+     * The open exchanges whose answer no longer matters, as a JSON array of their numbers: an
+     * earlier round's, such as a hedged round's losing copies. The host may cut them (then
+     * `handle_end` each) rather than wait for a slow server.
+     */
+    func abandoned() throws  -> [UInt64]
+    
+    /**
      * Answers the question `key` of an `inputRequired` event with `result` (an elicitation's
      * `{"action", …}`, a sampling result, a roots list). An answer that does not fit its
      * question fails with its rule and the question stays open; a key nothing asked is
@@ -2022,6 +2029,20 @@ public static func restore(configJson: String, snapshotJson: String, nowMs: UInt
 }
     
 
+    
+    /**
+     * The open exchanges whose answer no longer matters, as a JSON array of their numbers: an
+     * earlier round's, such as a hedged round's losing copies. The host may cut them (then
+     * `handle_end` each) rather than wait for a slow server.
+     */
+open func abandoned()throws  -> [UInt64]  {
+    return try  FfiConverterSequenceUInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_operation_abandoned(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
     
     /**
      * Answers the question `key` of an `inputRequired` event with `result` (an elicitation's
@@ -5862,6 +5883,31 @@ fileprivate struct FfiConverterOptionCallbackInterfaceReplayGuard: FfiConverterR
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceUInt64: FfiConverterRustBuffer {
+    typealias SwiftType = [UInt64]
+
+    public static func write(_ value: [UInt64], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterUInt64.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [UInt64] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [UInt64]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterUInt64.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceString: FfiConverterRustBuffer {
     typealias SwiftType = [String]
 
@@ -6593,6 +6639,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() != 7514) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_operation_abandoned() != 36091) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_operation_answer() != 50366) {

@@ -414,6 +414,11 @@ uint64_t uniffi_mrtr_uniffi_fn_constructor_operation_new(RustBuffer config_json,
 uint64_t uniffi_mrtr_uniffi_fn_constructor_operation_restore(RustBuffer config_json, RustBuffer snapshot_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_ABANDONED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_ABANDONED
+RustBuffer uniffi_mrtr_uniffi_fn_method_operation_abandoned(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_ANSWER
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_ANSWER
 void uniffi_mrtr_uniffi_fn_method_operation_answer(uint64_t ptr, RustBuffer key, RustBuffer result_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
@@ -1506,6 +1511,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_TRANSMIT
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_POLL_TRANSMIT
 uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_ABANDONED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_OPERATION_ABANDONED
+uint16_t uniffi_mrtr_uniffi_checksum_method_operation_abandoned(void
     
 );
 #endif

@@ -272,6 +272,7 @@ fn ts_output(s: Shape) -> &'static str {
         Shape::Incoming => "Incoming",
         Shape::TokenInfo => "TokenInfo",
         Shape::Digest => "PlatformBytes",
+        Shape::Exchanges => "number[]",
         _ => "JsonObject",
     }
 }

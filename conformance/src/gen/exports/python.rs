@@ -441,6 +441,7 @@ fn stub_return(e: &Export) -> &'static str {
         Ret::Text | Ret::Name => "str",
         Ret::OptText => "str | None",
         Ret::Json if map => "dict[str, str]",
+        Ret::Json if e.shape("return") == Shape::Exchanges => "list[int]",
         Ret::Json => "dict[str, Any]",
         Ret::OptJson | Ret::NextOrError => "dict[str, Any] | None",
         Ret::Texts => "list[str]",

@@ -68,6 +68,7 @@ fn record(s: Shape) -> Option<String> {
         (Shape::Violations, Some(r)) => Some(format!("Vec<{}>", r.name)),
         (_, Some(r)) => Some(r.name.into()),
         (Shape::HeaderFields, None) => Some("HashMap<String, String>".into()),
+        (Shape::Exchanges, None) => Some("Vec<u64>".into()),
         _ => None,
     }
 }

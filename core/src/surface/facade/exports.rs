@@ -197,6 +197,8 @@ pub enum Shape {
     BridgeConfig,
     /// A SHA-256 digest: 32 bytes.
     Digest,
+    /// Exchange numbers of a machine's HTTP requests: a list of integers.
+    Exchanges,
 }
 
 /// Where a row's function lives.
@@ -583,6 +585,7 @@ pub const EXPORTS: &[Export] = &[
     .shaped(&[("return", Shape::OperationEvent)]),
     OPERATION_OUT[1],
     method("Operation", "is_drained", Ref, "Whether the final event was taken and no exchange is open: the operation may be dropped.", &[], Ret::Bool).infallible(),
+    method("Operation", "abandoned", Ref, "The open exchanges whose answer no longer matters, as a JSON array of their numbers: an earlier round's, such as a hedged round's losing copies. The host may cut them (then `handle_end` each) rather than wait for a slow server.", &[], Ret::Json).infallible().shaped(&[("return", Shape::Exchanges)]),
     method(
         "Operation",
         "snapshot",

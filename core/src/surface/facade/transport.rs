@@ -273,6 +273,12 @@ impl Operation {
         self.inner.is_drained()
     }
 
+    /// The open exchanges whose answer no longer matters, as a JSON array
+    /// ([`operation::Operation::abandoned`]).
+    pub fn abandoned(&self) -> String {
+        text(&self.inner.abandoned())
+    }
+
     /// What the operation knows, as JSON text, to go on from after a restart
     /// ([`operation::Operation::snapshot`]).
     pub fn snapshot(&self, now: u64) -> Result<String> {

@@ -799,6 +799,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_operation_abandoned(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_operation_answer(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_operation_handle_body(
@@ -1012,6 +1014,8 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mrtr_uniffi_fn_constructor_operation_restore(`configJson`: RustBuffer.ByValue,`snapshotJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
+    external fun uniffi_mrtr_uniffi_fn_method_operation_abandoned(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_operation_answer(`ptr`: Long,`key`: RustBuffer.ByValue,`resultJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_operation_handle_body(`ptr`: Long,`exchange`: Long,`chunk`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1492,6 +1496,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() and 0xFFFF) != 7514) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_abandoned() and 0xFFFF) != 36091) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_answer() and 0xFFFF) != 50366) {
@@ -4103,6 +4110,13 @@ public object FfiConverterTypeKeyRing: FfiConverter<KeyRing, Long> {
 public interface OperationInterface {
     
     /**
+     * The open exchanges whose answer no longer matters, as a JSON array of their numbers: an
+     * earlier round's, such as a hedged round's losing copies. The host may cut them (then
+     * `handle_end` each) rather than wait for a slow server.
+     */
+    fun `abandoned`(): List<kotlin.ULong>
+    
+    /**
      * Answers the question `key` of an `inputRequired` event with `result` (an elicitation's
      * `{"action", …}`, a sampling result, a roots list). An answer that does not fit its
      * question fails with its rule and the question stays open; a key nothing asked is
@@ -4304,6 +4318,25 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
             UniffiLib.uniffi_mrtr_uniffi_fn_clone_operation(handle, status)
         }
     }
+
+    
+    /**
+     * The open exchanges whose answer no longer matters, as a JSON array of their numbers: an
+     * earlier round's, such as a hedged round's losing copies. The host may cut them (then
+     * `handle_end` each) rather than wait for a slow server.
+     */
+    @Throws(MrtrException::class)override fun `abandoned`(): List<kotlin.ULong> {
+            return FfiConverterSequenceULong.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_abandoned(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
 
     
     /**
@@ -8910,6 +8943,34 @@ public object FfiConverterOptionalTypeReplayGuard: FfiConverterRustBuffer<Replay
         } else {
             buf.put(1)
             FfiConverterTypeReplayGuard.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceULong: FfiConverterRustBuffer<List<kotlin.ULong>> {
+    override fun read(buf: ByteBuffer): List<kotlin.ULong> {
+        val len = buf.getInt()
+        return List<kotlin.ULong>(len) {
+            FfiConverterULong.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<kotlin.ULong>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterULong.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<kotlin.ULong>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterULong.write(it, buf)
         }
     }
 }
