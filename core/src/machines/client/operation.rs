@@ -388,7 +388,7 @@ impl Operation {
         if reached != Reached::Yes && self.send_again(exchange, now) {
             return Ok(());
         }
-        if reached != Reached::Yes {
+        if reached != Reached::Yes && self.is_sole_copy(exchange) {
             // No tries left: the call judges what came (or that nothing did), and its failure is final.
             self.resends = self.config.max_resends;
         }
@@ -681,6 +681,13 @@ impl Operation {
         }
     }
 
+    /// Whether `exchange` belongs to the current round's call and no other
+    /// copy of the round may still answer: what it ends with is the round's.
+    fn is_sole_copy(&self, exchange: u64) -> bool {
+        let serial = self.exchanges.get(&exchange).map(|o| o.serial);
+        self.is_current_round(serial) && serial.is_some_and(|s| !self.other_copy_may_answer(s))
+    }
+
     /// (Hedged rounds) Whether a copy of the round other than `serial` is still waiting for its response.
     fn other_copy_may_answer(&self, serial: u32) -> bool {
         self.calls.iter().any(|s| s.serial != serial && s.round == self.round_tag && !s.over)
@@ -695,6 +702,8 @@ impl Operation {
         }
         self.hedge_at = None;
         self.held = None;
+        // A re-send of the round that waits its turn (a copy that reached no server) is moot now.
+        self.waiting.retain(|(_, again)| !matches!(again, Again::Round));
         self.round_tag += 1;
     }
 
@@ -958,10 +967,9 @@ impl Operation {
     /// `exchange` reached no server: it waits to be sent again, if tries are
     /// left and its call is the current one. Whether it does.
     fn send_again(&mut self, exchange: u64, now: u64) -> bool {
-        let current = self.calls.last().map(|s| s.serial);
-        let Some(open) = self.exchanges.get(&exchange) else { return false };
+        // A settled round's exchange, or a hedged copy while another may still answer, just ends.
         if matches!(self.phase, Phase::Over)
-            || Some(open.serial) != current
+            || !self.is_sole_copy(exchange)
             || self.unreached >= self.config.max_resends
         {
             return false;
