@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The deterministic simulation (crate mrtr-sim, sim/): 10,000 seeds of the whole
+# MRTR system (clients, a balancer, instances, a store, and faults between them)
+# in a release build, every run judged by the invariants of docs/simulation.md,
+# 2,000 more with the legacy design among the operations, then the crate's tests (the simulation catches a broken server, replays a seed
+# exactly, shrinks a failure; the CI test runs its own 10,000 seeds).
+# A failing seed prints itself and the command that replays it.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+
+echo "== Simulation: 10,000 seeds (release)"
+start=$(date +%s)
+cargo run -q -p mrtr-sim --release -- --seeds 10000
+echo "(10,000 seeds, build included: $(( $(date +%s) - start )) s)"
+echo "== Simulation: 10,000 seeds with hedged rounds (a round with no answer after its wait goes again)"
+cargo run -q -p mrtr-sim --release -- --seeds 10000 --hedge
+echo "== Simulation: 2,000 seeds with the legacy 2025-11-25 design among the operations (the contrast: it fails, safely)"
+cargo run -q -p mrtr-sim --release -- --seeds 2000 --legacy
+echo "== Simulation: the crate's tests (release)"
+cargo test -q -p mrtr-sim --release
