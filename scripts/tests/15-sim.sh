@@ -15,6 +15,8 @@ cargo run -q -p mrtr-sim --release -- --seeds 10000
 echo "(10,000 seeds, build included: $(( $(date +%s) - start )) s)"
 echo "== Simulation: 10,000 seeds with hedged rounds (a round with no answer after its wait goes again)"
 cargo run -q -p mrtr-sim --release -- --seeds 10000 --hedge
+echo "== Simulation: 10,000 seeds with the SEP-1858 and SEP-1335 streams among the operations"
+cargo run -q -p mrtr-sim --release -- --seeds 10000 --sep
 echo "== Simulation: 2,000 seeds with the legacy 2025-11-25 design among the operations (the contrast: it fails, safely)"
 cargo run -q -p mrtr-sim --release -- --seeds 2000 --legacy
 echo "== Simulation: the crate's tests (release)"

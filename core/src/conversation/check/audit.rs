@@ -320,6 +320,14 @@ impl Audit {
         if let Some(i) = by_link {
             self.followed_link(i, &url, &method, h.at);
         }
+        let answers_post = method.eq_ignore_ascii_case("POST") && matches!(h.body, Some(Value::Array(_)));
+        if let (Some(Answering::UntilInputRequired), true, Some(id)) = (self.answering(), answers_post, last_event_id) {
+            // The answers carry the stream on from its input_required event: a GET that resumes
+            // from that event now resumes the stream they continued (when their response is cut).
+            if let Some(f) = self.flow(flow) {
+                f.closed_ids.remove(id);
+            }
+        }
         if self.answering() == Some(Answering::UntilInputRequired) && method.eq_ignore_ascii_case("GET") {
             if let Some(id) = last_event_id.filter(|id| self.flow(flow).is_some_and(|f| f.closed_ids.contains(*id))) {
                 self.report(
@@ -445,7 +453,9 @@ impl Audit {
             self.checker.handle_part(&Entry { from: Side::Server, message, stream: stream.clone() });
         }
         if let Some(x) = self.exchanges.get_mut(&h.exchange) {
-            x.streamed |= !h.events.is_empty();
+            // An event stream may be resumed, even one cut before its first whole event.
+            let event_stream = h.status.is_some() && crate::http::is_event_stream(&h.headers);
+            x.streamed |= event_stream || !h.events.is_empty();
         }
         for b in &h.events {
             self.block(&h.exchange, flow, b, stream.as_ref());
@@ -473,7 +483,8 @@ impl Audit {
     /// An exchange that ended with no JSON-RPC response to its request (a
     /// 401, a 202, an HTML error page, the proxy's own 502): nothing will
     /// answer it, so the checker stops holding it (security review M1). An
-    /// event stream may be resumed by a later GET, so its requests stay.
+    /// event stream may be resumed by a later GET (even one cut before its
+    /// first whole event), so its requests stay.
     fn forget_unanswered(&mut self, exchange: &str) {
         let Some(x) = self.exchanges.get_mut(exchange) else { return };
         if x.streamed {
