@@ -2,8 +2,10 @@
 # The deterministic simulation (crate mrtr-sim, sim/): 10,000 seeds of the whole
 # MRTR system (clients, a balancer, instances, a store, and faults between them)
 # in a release build, every run judged by the invariants of docs/simulation.md,
-# 2,000 more with the legacy design among the operations, then the crate's tests (the simulation catches a broken server, replays a seed
-# exactly, shrinks a failure; the CI test runs its own 10,000 seeds).
+# 2,000 more with the legacy design among the operations, then the crate's
+# tests (the simulation catches a broken server, replays a seed exactly,
+# shrinks a failure; and 10,000 seeds each of the default mix, hedged rounds
+# and the SEP-1858/1335 streams).
 # A failing seed prints itself and the command that replays it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -13,11 +15,7 @@ echo "== Simulation: 10,000 seeds (release)"
 start=$(date +%s)
 cargo run -q -p mrtr-sim --release -- --seeds 10000
 echo "(10,000 seeds, build included: $(( $(date +%s) - start )) s)"
-echo "== Simulation: 10,000 seeds with hedged rounds (a round with no answer after its wait goes again)"
-cargo run -q -p mrtr-sim --release -- --seeds 10000 --hedge
-echo "== Simulation: 10,000 seeds with the SEP-1858 and SEP-1335 streams among the operations"
-cargo run -q -p mrtr-sim --release -- --seeds 10000 --sep
 echo "== Simulation: 2,000 seeds with the legacy 2025-11-25 design among the operations (the contrast: it fails, safely)"
 cargo run -q -p mrtr-sim --release -- --seeds 2000 --legacy
-echo "== Simulation: the crate's tests (release)"
+echo "== Simulation: the crate's tests (release: 10,000 seeds each of the default mix, hedged rounds and the SEP streams)"
 cargo test -q -p mrtr-sim --release

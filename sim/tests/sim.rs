@@ -89,12 +89,9 @@ fn many_seeds_pass_every_invariant() {
     assert!(failed.is_empty(), "failing seeds (replay with `cargo run -p mrtr-sim --release -- --seed N`): {failed:?}");
 }
 
-/// Hedged rounds (`Config::hedge`, on a third of the MRTR operations): some
-/// seeds break an invariant (`docs/simulation.md`, "Findings": a re-send
-/// scheduled for a round another copy settled still fires). Ignored until
-/// the core fixes it: `cargo test -p mrtr-sim --release -- --ignored`.
+/// Hedged rounds (`Config::hedge`, on a third of the MRTR operations): every
+/// invariant holds (`docs/simulation.md`, "Findings": the bugs this found).
 #[test]
-#[ignore = "core: hedged rounds break invariants (seeds 1018, 2341 with --hedge)"]
 fn hedged_rounds_pass_every_invariant() {
     let seeds = if cfg!(debug_assertions) { 300 } else { 10_000 };
     let failed: Vec<u64> =
@@ -103,11 +100,9 @@ fn hedged_rounds_pass_every_invariant() {
 }
 
 /// SEP-1858 and SEP-1335 continuations (`--sep`, a third of the operations):
-/// the HTTP-level checker (`check::Audit`) reports what the client machine
-/// does after a cut (`docs/simulation.md`, "Findings"). Ignored until the
-/// core settles which of the two is right.
+/// every invariant holds, the HTTP-level checker's included
+/// (`docs/simulation.md`, "Findings": where it and the client disagreed).
 #[test]
-#[ignore = "core: the audit and the client disagree after a cut stream (seeds 233, 578 with --sep)"]
 fn sep_continuations_pass_every_invariant() {
     let seeds = if cfg!(debug_assertions) { 300 } else { 10_000 };
     let failed: Vec<u64> =
