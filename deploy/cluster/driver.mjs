@@ -3,15 +3,16 @@
 //
 //   node deploy/cluster/driver.mjs --url http://127.0.0.1:PORT --operations N [--concurrency C] \
 //     --modes mrtr,tasks,sep-1858,sep-1335,legacy --record DIR --out RESULTS.json --deadline-ms 30000 \
-//     [--hedge-ms MS]
+//     [--hedge-ms MS] [--max-hedges N]
 //
 // Operation n of a mode is `<mode>-<n>` (n from 1): `tools/call plan {op, rounds}` at `${url}/mcp/${mode}`,
 // rounds alternating 2, 3. At most C run at once (all N by default). Each answers as a user would (elicitation `name` -> "Ada",
 // `ok` -> true; sampling -> "sunny"; roots -> file:///trips) and completes when the tool's text is
 // `planned <op> for Ada: sunny (1 roots)`.
-// Every call is one mrtr `Operation` (Node binding) driven by `runOperation` over this driver's
-// recorded node:http exchange, answering every question through one `onInput`:
-// - mrtr (2026-07-28): the operation sends the call and builds each retry.
+// Every call is one mrtr `Operation` (Node binding) driven over this driver's recorded node:http exchange
+// (by `runOperation`, or in the mrtr mode by mrtrOp), answering every question through `answer`:
+// - mrtr (2026-07-28): the operation sends the call, builds each retry and hedges each round; this driver runs
+//   it itself (mrtrOp), to cut a hedged round's losing copies.
 // - tasks (2026-07-28 + Tasks extension): `tools/call` declaring the extension; the operation follows
 //   the task (`tasks/get` every pollIntervalMs, `tasks/update` for each input_required round).
 // - sep-1858, sep-1335, legacy (2025-11-25): `initialize`, `notifications/initialized`, then the call is one
@@ -28,13 +29,16 @@
 //   question was answered is started again (new id).
 // At --deadline-ms from its start an unfinished operation is lost; its connections are dropped.
 //
-// Hedged rounds (mrtr mode, --hedge-ms > 0; `hedged` below): a round (one POST of the call or of a retry)
-// with no answer after a delay is sent again to the URL (the balancer picks an instance) as the same round
-// under a new JSON-RPC id: the same inputResponses and requestState. The first answer wins: its body, its id
-// put back to the round's, is what the operation reads, and the other copies are dropped. A copy that was
-// cut, reached no instance (502/503/504) or was refused `state-replayed` is no answer while another copy is
-// pending. The delay: the 90th percentile of the last rounds answered at their first copy (at least
-// --hedge-ms); up to HEDGE_COPIES copies of a round. Every copy is recorded as its own exchange.
+// Hedged rounds (mrtr mode, --hedge-ms > 0, the default 50): the operation's own (mrtr::client::Operation's
+// `hedgeAfterMs`, `maxHedges`): a round whose copies have no response head `hedgeAfterMs` after it went is sent
+// again to the URL (the balancer picks an instance) under a new JSON-RPC id, at most --max-hedges (default 6)
+// copies on top of the first; the first response wins, a `state-replayed` refusal is no answer while another
+// copy may still give one. This driver does the HTTP and picks `hedgeAfterMs` when an operation starts: the
+// 95th percentile of the last 200 round times of this run (request to response head, every copy that got
+// one from an instance), at least --hedge-ms (1000 ms, at least --hedge-ms, until 50 were seen). The copies
+// race; once a round has its answer (when the next round goes, or the operation is done) the driver cuts the
+// losing copies still open and tells the operation (handleEnd). Every copy is recorded as its own exchange (a
+// cut one: its request, and its response as far as it came).
 //
 // Records: DIR/<op>.jsonl, every HTTP exchange of the operation in the HTTP-entry format (as
 // e2e/transports/client.mjs writes it, bodies only when JSON; `at` in ms since the driver's start), each
@@ -60,7 +64,8 @@ const { values: args } = parseArgs({
     out: { type: 'string' },
     concurrency: { type: 'string' },
     'deadline-ms': { type: 'string', default: '30000' },
-    'hedge-ms': { type: 'string', default: '0' },
+    'hedge-ms': { type: 'string', default: '50' },
+    'max-hedges': { type: 'string', default: '6' },
   },
 })
 const MODES = ['mrtr', 'tasks', 'sep-1858', 'sep-1335', 'legacy']
@@ -229,85 +234,35 @@ function exchange(op, request, on) {
   return req
 }
 
-// ------------------------------------------------------------------ hedged rounds (mrtr mode)
+// ------------------------------------------------------------------ hedged rounds (mrtr mode): the core's
 
-const HEDGE_COPIES = 3
-const hedgeFloor = Number(args['hedge-ms'])
-// The latencies (ms) of the last rounds their first copy answered: what a round takes when it reaches an
-// instance that runs (a round hedged because its first copy hung is left out, or the delay would creep up).
-const firstAnswers = []
+// Hedging is the operation's (mrtr::client::Operation, `hedgeAfterMs`, `maxHedges`): a round whose copies
+// have no response head `hedgeAfterMs` after it went is sent again under a new id, the first response wins.
+// This driver only picks `hedgeAfterMs` for each new operation, from the round times of this run.
+const hedgeFloor = Number(args['hedge-ms']) // 0: no hedging
+const maxHedges = Number(args['max-hedges'])
+const HEDGE_QUANTILE = 0.95
+const HEDGE_WINDOW = 200 // the last round times kept
+const HEDGE_WARMUP = 50 // round times seen before the quantile is used
+// hedgeAfterMs until then (at least --hedge-ms): cautious, as the first rounds to answer are the fastest, and
+// a copy of a round in a burst of first requests only adds to the queue it waits in.
+const HEDGE_START_MS = 1000
+// How long (ms) the last mrtr rounds took from their request to their response head: every copy that got a
+// head from an instance (not a balancer's 502/504 nor a 503), whether or not it won. A copy that never got a
+// head (it hung, and was cut when its operation went on) is not in it, so a hang does not raise the wait.
+const roundTimes = []
 
-/** The wait before sending a round again: the 90th percentile of the rounds answered at the first try, so
- * that about one round in ten gets a copy when nothing is wrong (at least --hedge-ms; 200 ms until 20 rounds
- * were seen). */
-function hedgeDelay() {
-  if (firstAnswers.length < 20) return Math.max(hedgeFloor, 200)
-  const sorted = [...firstAnswers].sort((a, b) => a - b)
-  return Math.max(hedgeFloor, sorted[Math.floor(0.9 * (sorted.length - 1))])
+/** The hedgeAfterMs of an operation starting now: the 95th percentile of the last HEDGE_WINDOW round
+ * times, at least --hedge-ms (HEDGE_START_MS, at least --hedge-ms, until HEDGE_WARMUP were seen). */
+function hedgeAfterMs() {
+  if (roundTimes.length < HEDGE_WARMUP) return Math.max(hedgeFloor, HEDGE_START_MS)
+  const sorted = [...roundTimes].sort((a, b) => a - b)
+  return Math.max(hedgeFloor, sorted[Math.floor(HEDGE_QUANTILE * (sorted.length - 1))])
 }
 
-/** Whether a copy's outcome is the round's answer: a whole response from an instance, other than a refusal
- * `state-replayed` (a copy's state spent by another copy). */
-function isAnswer(copy) {
-  if (copy.cut || copy.status === null || UNREACHED.has(copy.status)) return false
-  const body = jsonOrText(Buffer.concat(copy.chunks).toString('utf8'))
-  return body?.error?.data?.rule !== 'state-replayed'
-}
-
-/**
- * Sends the round `request` (a POST of a JSON-RPC request) for `op` as `exchange` does, and again under a new
- * id each time hedgeDelay() passes with no answer (at most HEDGE_COPIES copies); reports the first answer
- * (or, when every copy failed, the last failure) to `on` as the response to `request`.
- */
-function hedged(op, request, on) {
-  const started = now()
-  const copies = []
-  let settled = false
-  let timer = null
-  const settle = (copy) => {
-    settled = true
-    op.cancel(timer)
-    for (const other of copies) if (other !== copy && !other.done) other.req?.destroy()
-    if (copy.status === null) return on.end({ status: null, cut: true })
-    let { chunks, headers } = copy
-    if (copy.id !== request.body.id && /^application\/json\b/i.test(headers['content-type'] ?? '')) {
-      const body = jsonOrText(Buffer.concat(chunks).toString('utf8'))
-      if (body && typeof body === 'object' && 'id' in body) {
-        // The copy's answer as the answer to the round's id (its length with it).
-        chunks = [Buffer.from(JSON.stringify({ ...body, id: request.body.id }))]
-        headers = { ...headers, 'content-length': String(chunks[0].length) }
-      }
-    }
-    if (copy === copies[0] && isAnswer(copy)) {
-      firstAnswers.push(now() - started)
-      if (firstAnswers.length > 200) firstAnswers.shift()
-    }
-    on.head(copy.status, headers)
-    for (const chunk of chunks) on.body(chunk)
-    on.end({ status: copy.status, cut: copy.cut })
-  }
-  const send = (body) => {
-    const copy = { id: body.id, status: null, headers: null, chunks: [], done: false, cut: false, req: null }
-    copies.push(copy)
-    copy.req = exchange(op, { ...request, body }, {
-      head: (status, headers) => ((copy.status = status), (copy.headers = headers)),
-      body: (chunk) => copy.chunks.push(chunk),
-      end: ({ cut }) => {
-        copy.done = true
-        copy.cut = cut
-        if (settled) return
-        if (isAnswer(copy) || copies.every((c) => c.done)) settle(copy)
-      },
-    })
-  }
-  const hedge = () => {
-    if (settled || copies.length >= HEDGE_COPIES) return
-    op.hedges++
-    send({ ...request.body, id: op.fresh() })
-    timer = op.after(hedgeDelay(), hedge)
-  }
-  send(request.body)
-  timer = op.after(hedgeDelay(), hedge)
+function roundTime(ms) {
+  roundTimes.push(ms)
+  if (roundTimes.length > HEDGE_WINDOW) roundTimes.shift()
 }
 
 // ------------------------------------------------------------------ the user's answers
@@ -354,7 +309,7 @@ const RESENDS = { maxResends: 20, backoffMs: 50, backoffMaxMs: 1000 }
  * The operation sends each retry and follows each task, re-sends what a fault cut or what reached no
  * instance, and begins a stream mode's call again only while no question was answered.
  */
-function operate(op, config, message, hedging = false) {
+function operate(op, config, message) {
   const operation = new Operation({ ...config, ...RESENDS }, message, now())
   const seen = new Set() // a request seen before (but its id) was sent again
   const send = (request, on) => {
@@ -362,8 +317,7 @@ function operate(op, config, message, hedging = false) {
     const key = `${request.method} ${request.url} ${JSON.stringify(rest)}`
     if (seen.has(key) && rest.method !== 'tasks/get') op.resent++
     seen.add(key)
-    if (hedging && request.method === 'POST' && request.body?.method === 'tools/call') hedged(op, request, on)
-    else exchange(op, request, on)
+    exchange(op, request, on)
   }
   const onInput = (question) => {
     const result = answer(op, question)
@@ -390,9 +344,117 @@ const refused = (what, response) => new Error(`${what}: error ${response.error.c
 
 // ------------------------------------------------------------------ the modes
 
-/** MRTR: the operation sends the call and each retry; each round hedged with --hedge-ms. */
+/**
+ * MRTR: one Operation sends the call and each retry, re-sends what a fault cut, and hedges each round (with
+ * --hedge-ms > 0: `hedgeAfterMs` from hedgeAfterMs(), `maxHedges` from --max-hedges). This driver runs it in
+ * the documented drain order itself (not with runOperation, which resolves only once every exchange ended)
+ * and cuts the exchanges whose answer no longer matters: when a new round goes, the open copies of earlier
+ * rounds (a hedged round's losers); once the operation is done, every open one. Each is cut, then
+ * `handleEnd`ed.
+ */
 function mrtrOp(op) {
-  return operate(op, mrtrConfig(op), plan(op, op.fresh(), meta()), hedgeFloor > 0)
+  const hedge = hedgeFloor > 0 ? { hedgeAfterMs: hedgeAfterMs(), maxHedges } : {}
+  const operation = new Operation({ ...mrtrConfig(op), ...RESENDS, ...hedge }, plan(op, op.fresh(), meta()), now())
+  return new Promise((resolve, reject) => {
+    const open = new Map() // exchange number -> {req, round (its request without the id), sent (ms)}
+    const seen = new Set() // rounds sent before
+    let timer = null
+    let outcome = null
+    let stopped = false
+    const stop = (error) => {
+      if (stopped) return
+      stopped = true
+      clearTimeout(timer)
+      for (const n of [...open.keys()]) {
+        try {
+          cut(n)
+        } catch {} // the operation is given up: what it says of a cut no longer matters
+      }
+      if (error) reject(error)
+    }
+    op.lost.catch(() => stop()) // the deadline: run() reports it
+    const guarded = (f) => {
+      if (stopped) return
+      try {
+        f()
+        pump()
+      } catch (e) {
+        stop(e) // the machine refused an input: a bug here or in mrtr
+      }
+    }
+    /** Cuts the open exchange `n` and tells the operation it ended. */
+    const cut = (n) => {
+      const x = open.get(n)
+      if (!x) return
+      open.delete(n)
+      x.req?.destroy()
+      operation.handleEnd(n, now())
+    }
+    const send = (request) => {
+      const round = JSON.stringify({ ...request.body, id: undefined })
+      const copies = [...open.values()].filter((x) => x.round === round).length
+      if (copies > 0) op.hedges++ // a copy of the round while another is in flight: a hedge
+      else if (seen.has(round)) op.resent++ // the round again after a fault
+      seen.add(round)
+      // A new round: the copies of the earlier one still open lost (its answer came from another).
+      for (const [n, x] of [...open]) if (x.round !== round) cut(n)
+      const x = { req: null, round, sent: now() }
+      open.set(request.exchange, x)
+      x.req = exchange(op, request, {
+        head: (status, headers) =>
+          guarded(() => {
+            if (!open.has(request.exchange)) return
+            if (!UNREACHED.has(status)) roundTime(now() - x.sent)
+            operation.handleHead(request.exchange, status, headers, now())
+          }),
+        body: (chunk) => guarded(() => open.has(request.exchange) && operation.handleBody(request.exchange, chunk, now())),
+        end: () =>
+          guarded(() => {
+            if (!open.delete(request.exchange)) return
+            operation.handleEnd(request.exchange, now())
+          }),
+      })
+    }
+    const pump = () => {
+      for (let again = true; again && !stopped; ) {
+        again = false
+        for (let request; (request = operation.pollTransmit()); ) send(request)
+        for (let e; (e = operation.pollEvent()); ) {
+          if (e.type === 'done' || e.type === 'failed') outcome = e
+          else if (e.type === 'violation') op.violations.push(`${e.rule}: ${e.message}`)
+          else if (e.type === 'inputRequired') {
+            for (const [key, question] of Object.entries(e.requests)) {
+              const result = answer(op, question)
+              if (result === null) throw new Error(`no answer for ${question.method}`)
+              operation.answer(key, result, now())
+            }
+            again = true // an answer is an input: drain the transmits again
+          }
+        }
+      }
+      if (stopped) return
+      if (outcome) {
+        // Done: the exchanges still open (a final round's losing copies) are cut, which drains the operation.
+        for (const n of [...open.keys()]) cut(n)
+        while (operation.pollEvent());
+        if (!operation.drained) return stop(new Error('the operation is over but not drained'))
+        stopped = true
+        clearTimeout(timer)
+        if (outcome.type === 'done') resolve(outcome.response)
+        else reject(new Error(`${outcome.rule}: ${outcome.message}`))
+        return
+      }
+      clearTimeout(timer)
+      const due = operation.pollTimeout()
+      timer = due === null ? null : setTimeout(wake, Math.max(0, due - now()), due)
+    }
+    const wake = (due) => {
+      const t = now()
+      if (t < due) return (timer = setTimeout(wake, due - t, due)) // a timer may fire a little early
+      guarded(() => operation.handleTimeout(t))
+    }
+    guarded(() => {})
+  })
 }
 
 /** Tasks: the call creates a task; the operation polls it and answers each input_required with tasks/update. */
@@ -498,7 +560,9 @@ async function worker() {
 await Promise.all(Array.from({ length: Math.min(concurrency, ops.length) }, worker))
 clearInterval(ticker)
 progress()
-writeFileSync(args.out, JSON.stringify({ t0, ops: results }, null, 1) + '\n')
+// hedgeAfterMs: what an operation starting at the end would get.
+const hedging = { hedgeMs: hedgeFloor, maxHedges, hedgeAfterMs: hedgeFloor > 0 ? hedgeAfterMs() : null }
+writeFileSync(args.out, JSON.stringify({ t0, hedging, ops: results }, null, 1) + '\n')
 
 const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0)
 for (const mode of modes) {
