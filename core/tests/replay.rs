@@ -121,16 +121,23 @@ fn an_answer_to_a_question_never_asked_counts_for_nothing() {
     assert!(asks(&second)["result"]["inputRequests"].get("q2").is_some());
 }
 
+/// The tool run to its end under `guard`, its final round run once: the
+/// second request and the third (final) one, as the client sent them.
+fn finished_under_a_guard(r: &SealedRounds<'_>, guard: &mut MemoryGuard, effects: &mut u32) -> (Value, Value) {
+    let first = greet(r, &request(), 100, "Greeting?", Some(&mut *guard), effects).unwrap();
+    let second_request = retry(&request(), asks(&first), "Ada", 2);
+    let second = greet(r, &second_request, 101, "Greeting?", Some(&mut *guard), effects).unwrap();
+    let third = retry(&second_request, asks(&second), "Good day", 3);
+    assert!(matches!(greet(r, &third, 102, "Greeting?", Some(&mut *guard), effects), Ok(Run::Done(_))));
+    (second_request, third)
+}
+
 #[test]
 fn a_final_round_runs_once_under_a_guard_and_the_cap_holds() {
     let ring = ring();
     let r = SealedRounds::new(&ring, 300, Protocol::default(), Limits::default());
     let (mut guard, mut effects) = (MemoryGuard::default(), 0);
-    let first = greet(&r, &request(), 100, "Greeting?", Some(&mut guard), &mut effects).unwrap();
-    let second_request = retry(&request(), asks(&first), "Ada", 2);
-    let second = greet(&r, &second_request, 101, "Greeting?", Some(&mut guard), &mut effects).unwrap();
-    let third = retry(&second_request, asks(&second), "Good day", 3);
-    assert!(matches!(greet(&r, &third, 102, "Greeting?", Some(&mut guard), &mut effects), Ok(Run::Done(_))));
+    let (second_request, third) = finished_under_a_guard(&r, &mut guard, &mut effects);
     let replayed = greet(&r, &third, 103, "Greeting?", Some(&mut guard), &mut effects).unwrap_err();
     assert_eq!((replayed.rule(), effects), (RuleId::StateReplayed, 1));
 
@@ -157,11 +164,7 @@ fn answers_without_the_state_that_asked_are_ignored_so_a_final_round_never_runs_
     let ring = ring();
     let r = SealedRounds::new(&ring, 300, Protocol::default(), Limits::default());
     let (mut guard, mut effects) = (MemoryGuard::default(), 0);
-    let first = greet(&r, &request(), 100, "Greeting?", Some(&mut guard), &mut effects).unwrap();
-    let second_request = retry(&request(), asks(&first), "Ada", 2);
-    let second = greet(&r, &second_request, 101, "Greeting?", Some(&mut guard), &mut effects).unwrap();
-    let third = retry(&second_request, asks(&second), "Good day", 3);
-    assert!(matches!(greet(&r, &third, 102, "Greeting?", Some(&mut guard), &mut effects), Ok(Run::Done(_))));
+    let (second_request, third) = finished_under_a_guard(&r, &mut guard, &mut effects);
     // Dropping the state starts over: every question is asked again, under a new state.
     for dropped in [stateless(&second_request), stateless(&third)] {
         let again = greet(&r, &dropped, 103, "Greeting?", Some(&mut guard), &mut effects).unwrap();
