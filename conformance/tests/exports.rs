@@ -142,7 +142,7 @@ fn read_settings(shape: mrtr::facade::exports::Shape, config: &[u8]) -> mrtr::Re
         Shape::CallConfig => facade::HttpCall::new(config, REQUEST, 0).map(drop),
         Shape::OperationConfig => facade::Operation::new(config, REQUEST, 0).map(drop),
         Shape::SessionConfig => facade::Session::new(config).map(drop),
-        Shape::BridgeConfig => facade::ToolBridge::new(REQUEST, "k", config).map(drop),
+        Shape::BridgeConfig => facade::ToolBridge::new(REQUEST, "0123456789abcdef", config).map(drop),
         Shape::Options | Shape::ClientConfig | Shape::CheckConfig => facade::Options::from_json(config).map(drop),
         Shape::Limits => facade::Options::from_json(&[br#"{"limits":"#, config, b"}"].concat()).map(drop),
         other => panic!("no reader for the settings of {other:?}"),
