@@ -81,11 +81,17 @@ fn without_faults_every_operation_completes() {
     }
 }
 
+/// The seeds of a CI run (10,000 in a release build, a few hundred in a
+/// debug one) whose run under `setup` breaks an invariant.
+fn failing_seeds(setup: impl Fn(Setup) -> Setup) -> Vec<u64> {
+    let seeds = if cfg!(debug_assertions) { 300 } else { 10_000 };
+    (0..seeds).filter(|seed| !run_judged(setup(Setup::new(*seed))).passed()).collect()
+}
+
 /// The CI run: 10,000 seeds in a release build (a few hundred in a debug one).
 #[test]
 fn many_seeds_pass_every_invariant() {
-    let seeds = if cfg!(debug_assertions) { 300 } else { 10_000 };
-    let failed: Vec<u64> = (0..seeds).filter(|seed| !run_judged(Setup::new(*seed)).passed()).collect();
+    let failed = failing_seeds(|s| s);
     assert!(failed.is_empty(), "failing seeds (replay with `cargo run -p mrtr-sim --release -- --seed N`): {failed:?}");
 }
 
@@ -93,9 +99,7 @@ fn many_seeds_pass_every_invariant() {
 /// invariant holds (`docs/simulation.md`, "Findings": the bugs this found).
 #[test]
 fn hedged_rounds_pass_every_invariant() {
-    let seeds = if cfg!(debug_assertions) { 300 } else { 10_000 };
-    let failed: Vec<u64> =
-        (0..seeds).filter(|seed| !run_judged(Setup { hedging: true, ..Setup::new(*seed) }).passed()).collect();
+    let failed = failing_seeds(|s| Setup { hedging: true, ..s });
     assert!(failed.is_empty(), "failing seeds (replay with `--seed N --hedge`): {failed:?}");
 }
 
@@ -104,9 +108,7 @@ fn hedged_rounds_pass_every_invariant() {
 /// (`docs/simulation.md`, "Findings": where it and the client disagreed).
 #[test]
 fn sep_continuations_pass_every_invariant() {
-    let seeds = if cfg!(debug_assertions) { 300 } else { 10_000 };
-    let failed: Vec<u64> =
-        (0..seeds).filter(|seed| !run_judged(Setup { sep: true, ..Setup::new(*seed) }).passed()).collect();
+    let failed = failing_seeds(|s| Setup { sep: true, ..s });
     assert!(failed.is_empty(), "failing seeds (replay with `--seed N --sep`): {failed:?}");
 }
 
