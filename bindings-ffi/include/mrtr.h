@@ -55,7 +55,7 @@
 
 /**
  * Bytes of a state id as text: 48 lowercase hex digits at most (a
- * XChaCha20-Poly1305 nonce; 24 for AES-256-GCM), then a NUL.
+ * 24-byte XAES-256-GCM or XChaCha20-Poly1305 nonce; 24 for AES-256-GCM), then a NUL.
  */
 #define MRTR_STATE_ID_TEXT_BYTES 49
 
@@ -916,6 +916,11 @@ typedef struct mrtr_call {
 #define MRTR_ALG_XCHACHA20_POLY1305 2
 
 /**
+ * `"xaes-256-gcm"`.
+ */
+#define MRTR_ALG_XAES_256_GCM 3
+
+/**
  * No id (a notification).
  */
 #define MRTR_ID_NONE 0
@@ -1042,7 +1047,7 @@ mrtr_status mrtr_protocol_from_name(const char *name,
 const char *mrtr_protocol_name(mrtr_protocol protocol_number);
 
 /**
- * The algorithm with this name (`"aes-256-gcm"`, `"xchacha20-poly1305"`)
+ * The algorithm with this name (`"aes-256-gcm"`, `"xchacha20-poly1305"`, `"xaes-256-gcm"`)
  * into `*out`; `usage-invalid-argument` for another name.
  *
  * # Safety

@@ -129,7 +129,7 @@ pub extern "C" fn mrtr_protocol_name(protocol_number: mrtr_protocol) -> *const c
     name.map_or(std::ptr::null(), |n| n.as_ptr())
 }
 
-/// The algorithm with this name (`"aes-256-gcm"`, `"xchacha20-poly1305"`)
+/// The algorithm with this name (`"aes-256-gcm"`, `"xchacha20-poly1305"`, `"xaes-256-gcm"`)
 /// into `*out`; `usage-invalid-argument` for another name.
 ///
 /// # Safety

@@ -309,6 +309,8 @@ pub type mrtr_algorithm = i32;
 pub const MRTR_ALG_AES_256_GCM: mrtr_algorithm = 1;
 /// `"xchacha20-poly1305"`.
 pub const MRTR_ALG_XCHACHA20_POLY1305: mrtr_algorithm = 2;
+/// `"xaes-256-gcm"`.
+pub const MRTR_ALG_XAES_256_GCM: mrtr_algorithm = 3;
 
 /// Each rule's number, id and source, in catalogue order.
 pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 54] = [

@@ -172,4 +172,4 @@ export declare const Kind: {
 export type ResultTypeName = 'complete' | 'input_required' | 'task'
 
 /** A sealing key's algorithm. */
-export type AlgorithmName = 'aes-256-gcm' | 'xchacha20-poly1305'
+export type AlgorithmName = 'aes-256-gcm' | 'xchacha20-poly1305' | 'xaes-256-gcm'

@@ -5,9 +5,11 @@ An independent implementation of the token format, version 2, written from
 its specification text: the doc comments of core/src/sealed/state/mod.rs ("Token
 format (version 2)", "Keys"), core/src/sealed/state/binding.rs ("What is bound") and
 core/src/sealed/state/canonical.rs (canonical JSON, exact numbers). It runs on
-Python's `cryptography` (AES-256-GCM, HKDF-SHA-256) and PyNaCl
-(XChaCha20-Poly1305), with hashlib/hmac for SHA-256 and HMAC-SHA-256: the
-expectations do not come from mrtr itself.
+Python's `cryptography` (AES-256-GCM, HKDF-SHA-256, and the AES block cipher
+for XAES-256-GCM's key derivation, written here from C2SP's text and checked
+against its published vectors) and PyNaCl (XChaCha20-Poly1305), with
+hashlib/hmac for SHA-256 and HMAC-SHA-256: the expectations do not come from
+mrtr itself.
 
 Every case states its expected outcome by hand; the generator also opens
 every `open` case with its own reader (`open_token`) and stops if the two
@@ -28,6 +30,7 @@ import sys
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from nacl.bindings import (
@@ -48,7 +51,7 @@ REPLAY = 'core/src/sealed/state/mod.rs "open_once" and RULES.md state-replayed'
 # --- The format -------------------------------------------------------------
 
 VERSION = 0x20  # high nibble 2: format version 2; low nibble: the algorithm
-ALGS = {"aes-256-gcm": (1, 12), "xchacha20-poly1305": (2, 24)}  # code, nonce bytes
+ALGS = {"aes-256-gcm": (1, 12), "xchacha20-poly1305": (2, 24), "xaes-256-gcm": (3, 24)}  # code, nonce bytes
 BY_CODE = {code: (name, n) for name, (code, n) in ALGS.items()}
 HEADER, TAGS, AEAD_TAG = 6, 16, 16
 SALT = b"mrtr state v2"
@@ -178,9 +181,22 @@ def unb64(text):
     return raw if b64(raw) == text else None  # unused trailing bits must be zero
 
 
+def xaes_key(key, n):
+    """XAES-256-GCM's key for the nonce `n` (C2SP XAES-256-GCM): with L = AES-256_K(0^128)
+    and K1 = L doubled in GF(2^128) (CMAC's first subkey), K_x = AES-256_K(M1 ^ K1) ‖
+    AES-256_K(M2 ^ K1), where M_i = 0x00 ‖ i ‖ "X" ‖ 0x00 ‖ n[:12]."""
+    block = Cipher(algorithms.AES(key), modes.ECB()).encryptor()
+    l = int.from_bytes(block.update(bytes(16)), "big") << 1
+    k1 = ((l ^ 0x87 if l >> 128 else l) & (2**128 - 1)).to_bytes(16, "big")
+    m = [bytes([0, i, ord("X"), 0]) + n[:12] for i in (1, 2)]
+    return b"".join(block.update(bytes(a ^ b for a, b in zip(mi, k1))) for mi in m)
+
+
 def aead_seal(alg, key, nonce, plaintext, aad):
     if alg == "aes-256-gcm":
         return AESGCM(key).encrypt(nonce, plaintext, aad)
+    if alg == "xaes-256-gcm":
+        return AESGCM(xaes_key(key, nonce)).encrypt(nonce[12:], plaintext, aad)
     return crypto_aead_xchacha20poly1305_ietf_encrypt(plaintext, aad, nonce, key)
 
 
@@ -188,9 +204,18 @@ def aead_open(alg, key, nonce, sealed, aad):
     try:
         if alg == "aes-256-gcm":
             return AESGCM(key).decrypt(nonce, sealed, aad)
+        if alg == "xaes-256-gcm":
+            return AESGCM(xaes_key(key, nonce)).decrypt(nonce[12:], sealed, aad)
         return crypto_aead_xchacha20poly1305_ietf_decrypt(sealed, aad, nonce, key)
     except (InvalidTag, CryptoError):
         return None
+
+
+# C2SP XAES-256-GCM's published vectors (ciphertext ‖ tag): the derivation above is the spec's.
+for _key, _aad, _sealed in ((b"\x01" * 32, b"", "ce546ef63c9cc60765923609b33a9a1974e96e52daf2fcf7075e2271"),
+                            (b"\x03" * 32, b"c2sp.org/XAES-256-GCM",
+                             "986ec1832593df5443a179437fd083bf3fdb41abd740a21f71eb769d")):
+    assert aead_seal("xaes-256-gcm", _key, b"ABCDEFGHIJKLMNOPQRSTUVWX", b"XAES-256-GCM", _aad).hex() == _sealed
 
 
 def seal(key, binding, now, ttl, payload, nonce, context=b"", purpose=RAW):
@@ -270,8 +295,10 @@ def seal_v1(key, binding, now, ttl, payload, nonce):
 
 K1 = {"id": 1, "alg": "aes-256-gcm", "secret": "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"}
 K2 = {"id": 2, "alg": "xchacha20-poly1305", "secret": "ff" * 32}
+K3 = {"id": 3, "alg": "xaes-256-gcm", "secret": "5a" * 32}
 RING1 = {"keys": [K1], "current": 1}
 BOTH = {"keys": [K1, K2], "current": 2}
+XAES = {"keys": [K1, K3], "current": 3}
 WEATHER = {"name": "get_weather", "arguments": {"location": "New York", "units": "F"}}
 ALICE = {"subject": "alice", "protocol": "2026-07-28", "method": "tools/call", "target": "get_weather",
          "params": WEATHER}
@@ -342,13 +369,18 @@ def flip(raw, i):
 def cases():
     t1 = seal(K1, text(ALICE), NOW, TTL, PAYLOAD.encode(), N12)
     t2 = seal(K2, text(ALICE), NOW, TTL, PAYLOAD.encode(), N24)
-    T1, T2 = b64(t1), b64(t2)
+    t3 = seal(K3, text(ALICE), NOW, TTL, PAYLOAD.encode(), N24)
+    T1, T2, T3 = b64(t1), b64(t2), b64(t3)
 
     # Sealing: exact tokens.
     yield case("seal-aes-256-gcm", [], "Sealing with AES-256-GCM and a fixed nonce gives exactly this token", FORMAT,
                sealing(ALICE, NOW, TTL, PAYLOAD, N12), {"token": T1})
     yield case("seal-xchacha20-poly1305", [], "Sealing with XChaCha20-Poly1305 and a fixed nonce gives exactly this token",
                FORMAT, sealing(ALICE, NOW, TTL, PAYLOAD, N24, ring=BOTH), {"token": T2})
+    yield case("seal-xaes-256-gcm", [],
+               "Sealing with XAES-256-GCM (C2SP: a key per message from the nonce's first 12 bytes, AES-256-GCM "
+               "under it with the last 12) and a fixed nonce gives exactly this token",
+               FORMAT, sealing(ALICE, NOW, TTL, PAYLOAD, N24, ring=XAES), {"token": T3})
     yield case("seal-empty-payload", [],
                "An empty payload seals to header, nonce, the two encrypted tags and the AEAD tag: 50 bytes before base64",
                FORMAT, sealing(ALICE, 0, 1, "", N12),
@@ -365,6 +397,16 @@ def cases():
     yield case("open-xchacha20-poly1305", ["state-unknown-key"],
                "A ring holding both keys opens a token of its current XChaCha20-Poly1305 key; its state id is the "
                "24-byte nonce in hex", FORMAT, opening(T2, ring=BOTH), opened(t2))
+    yield case("open-xaes-256-gcm", ["state-unknown-key", "state-tampered"],
+               "A ring holding an AES-256-GCM and an XAES-256-GCM key opens a token of its current XAES-256-GCM "
+               "key; its state id is the 24-byte nonce in hex", FORMAT, opening(T3, ring=XAES), opened(t3))
+    yield case("xaes-256-gcm-last-nonce-byte", ["state-tampered"],
+               "XAES-256-GCM uses all 24 nonce bytes: the last one changed (the half AES-256-GCM runs under) fails "
+               "the integrity check", FORMAT, opening(b64(flip(t3, HEADER + 23)), ring=XAES),
+               refused("state-tampered"))
+    yield case("xaes-256-gcm-first-nonce-byte", ["state-tampered"],
+               "XAES-256-GCM uses all 24 nonce bytes: the first one changed (the half its key is derived from) fails "
+               "the integrity check", FORMAT, opening(b64(flip(t3, HEADER)), ring=XAES), refused("state-tampered"))
     yield case("open-old-key-after-rotation", ["state-unknown-key"],
                "Tokens sealed under the previous key still open after the current key changed", KEYS,
                opening(T1, ring=BOTH), opened(t1))
@@ -612,8 +654,8 @@ def cases():
                opening(""), refused("state-malformed"))
     yield case("unknown-version", ["state-malformed"], "A format version other than 2 (here 3) is malformed", FORMAT,
                opening(b64(bytes([0x31]) + t1[1:])), refused("state-malformed"))
-    yield case("unknown-algorithm", ["state-malformed"], "Version 2 with algorithm code 3 is malformed", FORMAT,
-               opening(b64(bytes([0x23]) + t1[1:])), refused("state-malformed"))
+    yield case("unknown-algorithm", ["state-malformed"], "Version 2 with algorithm code 4 (none yet) is malformed", FORMAT,
+               opening(b64(bytes([0x24]) + t1[1:])), refused("state-malformed"))
     v1_binding = {"subject": "alice", "protocol": "2026-07-28", "method": "tools/call", "target": "get_weather",
                   "arguments": WEATHER["arguments"]}
     v1 = seal_v1(K1, v1_binding, NOW, TTL, PAYLOAD.encode(), nonce("version 1"))

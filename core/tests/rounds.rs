@@ -251,6 +251,28 @@ fn a_carried_answer_that_no_longer_fits_the_need_goes_back_to_missing() {
 }
 
 #[test]
+fn a_call_whose_binding_changes_seals_under_the_new_one() {
+    // A call remembers its binding's tags between its open and its seal; a
+    // host that rebinds the call (say, with the exact digest of its text)
+    // must never get the old binding's tags.
+    let ring = ring();
+    let r = rounds(&ring);
+    let need = needs(&[("github_login", "GitHub?")]);
+    let request = first();
+    let mut call = r.call(&request, ALICE, 1000).unwrap();
+    let round = r.resume(&call, &need, None).unwrap();
+    r.respond(&call, &round, &need, None, &mut SeedRng::Bytes(&seed(1))).unwrap();
+    call.binding.subject = Subject::Principal("bob");
+    let response = r.respond(&call, &round, &need, None, &mut SeedRng::Bytes(&seed(2))).unwrap();
+    let answered = answer_all(&response["result"]["inputRequests"], "octocat");
+    let again = retry(&request, &response, &answered, 2);
+    let as_bob = r.call(&again, Subject::Principal("bob"), 1001).unwrap();
+    assert!(r.resume(&as_bob, &need, None).unwrap().missing.is_empty(), "the state is bob's");
+    let as_alice = r.call(&again, ALICE, 1001).unwrap();
+    assert_eq!(r.resume(&as_alice, &need, None).unwrap_err().rule(), RuleId::StateWrongSubject);
+}
+
+#[test]
 fn a_raw_token_never_opens_as_a_round() {
     let ring = ring();
     let r = rounds(&ring);

@@ -42,7 +42,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use zeroize::Zeroizing;
 
 /// Bytes of a state id as text: 48 lowercase hex digits at most (a
-/// XChaCha20-Poly1305 nonce; 24 for AES-256-GCM), then a NUL.
+/// 24-byte XAES-256-GCM or XChaCha20-Poly1305 nonce; 24 for AES-256-GCM), then a NUL.
 pub const MRTR_STATE_ID_TEXT_BYTES: usize = 49;
 
 /// Keys by id: seals with the current one, opens with any (opaque). Safe to

@@ -146,7 +146,7 @@ pub struct TokenInfo {
     pub state_id: String,
     /// The key id it names.
     pub key_id: u8,
-    /// The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`).
+    /// The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`, `xaes-256-gcm`).
     pub algorithm: String,
     /// Its expiry, seconds since the Unix epoch.
     pub expiry: u64,
@@ -174,7 +174,7 @@ fn key(id: u8, algorithm: &str, secret: Option<Vec<u8>>, master: Option<Vec<u8>>
     Ok(facade::key(id.into(), algorithm, secret.as_deref().map(Vec::as_slice), master.as_deref().map(Vec::as_slice))?)
 }
 
-/// Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305, the algorithm for
+/// Sealing keys by id (AES-256-GCM, XChaCha20-Poly1305 or XAES-256-GCM, the algorithm for
 /// a fleet): seals with the current key and opens with any it holds, so
 /// rotation never breaks a round in flight. Key material stays in Rust and is
 /// wiped on drop. Sealing and opening take a read lock and run on many
@@ -187,7 +187,7 @@ pub struct KeyRing {
 #[uniffi::export]
 impl KeyRing {
     /// A ring whose current (sealing) key is `id`, for `algorithm`
-    /// (`aes-256-gcm`, `xchacha20-poly1305`), from 32 uniformly random secret bytes.
+    /// (`aes-256-gcm`, `xchacha20-poly1305`, `xaes-256-gcm`), from 32 uniformly random secret bytes.
     #[uniffi::constructor]
     pub fn new(id: u8, algorithm: String, secret: Vec<u8>) -> Result<Arc<KeyRing>> {
         guard(|| {
@@ -442,7 +442,7 @@ impl KeyRing {
 #[uniffi::export]
 impl KeyRing {
     /// **Test vectors only**: seals with the caller's `nonce` (12 bytes for
-    /// AES-256-GCM, 24 for XChaCha20-Poly1305). Reusing a nonce under one
+    /// AES-256-GCM, 24 for XChaCha20-Poly1305 and XAES-256-GCM). Reusing a nonce under one
     /// AES-GCM key gives away its plaintexts and its forgery power.
     #[doc(hidden)]
     pub fn test_only_seal_with_nonce(

@@ -122,6 +122,7 @@ class Algorithm(_StrEnum):
 
     AES_256_GCM = "aes-256-gcm"
     XCHACHA20_POLY1305 = "xchacha20-poly1305"
+    XAES_256_GCM = "xaes-256-gcm"
 
 DEFAULT_PROTOCOL: Protocol
 _CATALOGUE: dict[str, Any]

@@ -89,6 +89,9 @@ pub struct Call<'a> {
     pub binding: Binding<'a>,
     /// Seconds since the Unix epoch, from the caller's clock, now.
     pub now: u64,
+    /// The binding's tags, computed once for the open and the seal of this
+    /// request (see [`state::Binds`]).
+    pub(crate) tags: state::TagMemo<'a>,
 }
 
 /// The state a request carried, as the host may see it.
@@ -151,7 +154,8 @@ impl<'k> SealedRounds<'k> {
     /// The [`Call`] of `request` from `subject` at `now`, bound with
     /// [`Binding::for_request`] under this protocol.
     pub fn call<'a>(&self, request: &'a Value, subject: Subject<'a>, now: u64) -> Result<Call<'a>> {
-        Ok(Call { request, binding: Binding::for_request(request, subject, self.protocol)?, now })
+        let binding = Binding::for_request(request, subject, self.protocol)?;
+        Ok(Call { request, binding, now, tags: state::TagMemo::default() })
     }
 
     /// Reads `call`'s request against what this server `needs` (an
@@ -237,7 +241,7 @@ impl<'k> SealedRounds<'k> {
             payload["shapes"] = Value::Object(shapes);
         }
         let payload = serde_json::to_vec(&payload).map_err(|_| err!(StateMalformed, "the state does not serialize"))?;
-        let token = self.ring.seal_as(Purpose::Rounds, &call.binding, call.now, self.ttl, &payload, rng)?;
+        let token = self.ring.seal_as(Purpose::Rounds, call, call.now, self.ttl, &payload, rng)?;
         let asked = (!asked.is_empty()).then_some(Value::Object(asked));
         server::respond(call.request, asked.as_ref(), Some(&Value::String(token)), self.protocol, &self.limits)
     }
@@ -248,7 +252,7 @@ impl<'k> SealedRounds<'k> {
         if call.binding.protocol != self.protocol {
             return Err(err!(UsageInvalidArgument, "the call is bound under another protocol than these rounds"));
         }
-        let opened = self.ring.open_as(Purpose::Rounds, token.as_bytes(), &call.binding, call.now, None)?;
+        let opened = self.ring.open_as(Purpose::Rounds, token.as_bytes(), call, call.now, None)?;
         let mut sealed: Value = serde_json::from_slice(&opened.payload)
             .map_err(|_| err!(StateMalformed, "the sealed state is not JSON"))?;
         let mut object = |k: &str| match sealed.get_mut(k).map(Value::take) {

@@ -506,8 +506,10 @@ mod sealed {
     /// a 32-byte `secret` or a `master` secret to derive it from.
     pub fn key(id: i64, algorithm: &str, secret: Option<&[u8]>, master: Option<&[u8]>) -> Result<Key> {
         let id = u8::try_from(id).map_err(|_| usage("a key id is an integer from 0 to 255"))?;
-        let alg = Algorithm::from_name(algorithm)
-            .ok_or_else(|| usage_owned(format!("unknown algorithm {algorithm:?} (aes-256-gcm, xchacha20-poly1305)")))?;
+        let alg = Algorithm::from_name(algorithm).ok_or_else(|| {
+            let names: alloc::vec::Vec<&str> = Algorithm::ALL.iter().map(|a| a.name()).collect();
+            usage_owned(format!("unknown algorithm {algorithm:?} ({})", names.join(", ")))
+        })?;
         match (secret, master) {
             (Some(s), None) => {
                 let s: &[u8; 32] = s.try_into().map_err(|_| usage("a secret is exactly 32 bytes"))?;

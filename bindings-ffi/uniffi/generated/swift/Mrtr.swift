@@ -1399,7 +1399,7 @@ public func FfiConverterTypeHttpCall_lower(_ value: HttpCall) -> UInt64 {
 
 
 /**
- * Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305, the algorithm for
+ * Sealing keys by id (AES-256-GCM, XChaCha20-Poly1305 or XAES-256-GCM, the algorithm for
  * a fleet): seals with the current key and opens with any it holds, so
  * rotation never breaks a round in flight. Key material stays in Rust and is
  * wiped on drop. Sealing and opening take a read lock and run on many
@@ -1496,7 +1496,7 @@ public protocol KeyRingProtocol: AnyObject, Sendable {
     
 }
 /**
- * Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305, the algorithm for
+ * Sealing keys by id (AES-256-GCM, XChaCha20-Poly1305 or XAES-256-GCM, the algorithm for
  * a fleet): seals with the current key and opens with any it holds, so
  * rotation never breaks a round in flight. Key material stays in Rust and is
  * wiped on drop. Sealing and opening take a read lock and run on many
@@ -1543,7 +1543,7 @@ open class KeyRing: KeyRingProtocol, @unchecked Sendable {
     }
     /**
      * A ring whose current (sealing) key is `id`, for `algorithm`
-     * (`aes-256-gcm`, `xchacha20-poly1305`), from 32 uniformly random secret bytes.
+     * (`aes-256-gcm`, `xchacha20-poly1305`, `xaes-256-gcm`), from 32 uniformly random secret bytes.
      */
 public convenience init(id: UInt8, algorithm: String, secret: Data)throws  {
     let handle =
@@ -4122,7 +4122,7 @@ public struct TokenInfo: Equatable, Hashable {
      */
     public var keyId: UInt8
     /**
-     * The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`).
+     * The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`, `xaes-256-gcm`).
      */
     public var algorithm: String
     /**
@@ -4140,7 +4140,7 @@ public struct TokenInfo: Equatable, Hashable {
          * The key id it names.
          */keyId: UInt8, 
         /**
-         * The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`).
+         * The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`, `xaes-256-gcm`).
          */algorithm: String, 
         /**
          * Its expiry, seconds since the Unix epoch.
@@ -6830,7 +6830,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() != 59165) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_keyring_new() != 1288) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_keyring_new() != 32918) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_ssedecoder_new() != 11792) {

@@ -1687,7 +1687,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() and 0xFFFF) != 59165) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_new() and 0xFFFF) != 1288) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_new() and 0xFFFF) != 32918) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_ssedecoder_new() and 0xFFFF) != 11792) {
@@ -3454,7 +3454,7 @@ public object FfiConverterTypeHttpCall: FfiConverter<HttpCall, Long> {
 
 
 /**
- * Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305, the algorithm for
+ * Sealing keys by id (AES-256-GCM, XChaCha20-Poly1305 or XAES-256-GCM, the algorithm for
  * a fleet): seals with the current key and opens with any it holds, so
  * rotation never breaks a round in flight. Key material stays in Rust and is
  * wiped on drop. Sealing and opening take a read lock and run on many
@@ -3553,7 +3553,7 @@ public interface KeyRingInterface {
 }
 
 /**
- * Sealing keys by id (AES-256-GCM or XChaCha20-Poly1305, the algorithm for
+ * Sealing keys by id (AES-256-GCM, XChaCha20-Poly1305 or XAES-256-GCM, the algorithm for
  * a fleet): seals with the current key and opens with any it holds, so
  * rotation never breaks a round in flight. Key material stays in Rust and is
  * wiped on drop. Sealing and opening take a read lock and run on many
@@ -3585,7 +3585,7 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
     }
     /**
      * A ring whose current (sealing) key is `id`, for `algorithm`
-     * (`aes-256-gcm`, `xchacha20-poly1305`), from 32 uniformly random secret bytes.
+     * (`aes-256-gcm`, `xchacha20-poly1305`, `xaes-256-gcm`), from 32 uniformly random secret bytes.
      */
     constructor(`id`: kotlin.UByte, `algorithm`: kotlin.String, `secret`: kotlin.ByteArray) :
         this(UniffiWithHandle, 
@@ -7110,7 +7110,7 @@ data class TokenInfo (
     var `keyId`: kotlin.UByte
     , 
     /**
-     * The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`).
+     * The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`, `xaes-256-gcm`).
      */
     var `algorithm`: kotlin.String
     , 
