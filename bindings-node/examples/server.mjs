@@ -15,11 +15,11 @@ import { createServer } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { KeyRing, SealedRounds, MrtrError } from 'mrtr'
 
-// XChaCha20-Poly1305: 192-bit random nonces, no practical seal budget for a
+// XAES-256-GCM: 192-bit random nonces, no practical seal budget for a
 // fleet (AES-256-GCM's is 2^32 seals per key, fleet-wide). The context labels
 // this deployment: a staging server sharing the key never opens its tokens.
 const secret = process.env.MRTR_STATE_KEY ?? randomBytes(32)
-const ring = new KeyRing({ id: 1, algorithm: 'xchacha20-poly1305', secret }, { context: 'weather-example' })
+const ring = new KeyRing({ id: 1, algorithm: 'xaes-256-gcm', secret }, { context: 'weather-example' })
 const rounds = new SealedRounds({ ring, ttl: 300 })
 
 /**

@@ -89,7 +89,7 @@ def conversation() -> List[mrtr.Violation]:
 
 
 # In a deployment: 32 random bytes from the secrets manager, shared by every instance.
-RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XCHACHA20_POLY1305, secrets.token_bytes(32)), context="usage example")
+RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XAES_256_GCM, secrets.token_bytes(32)), context="usage example")
 
 
 def sealed() -> mrtr.Opened:

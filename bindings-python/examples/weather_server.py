@@ -50,10 +50,10 @@ TOOL = {
     "inputSchema": {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]},
 }
 # In a deployment: 32 random bytes from the secrets manager, shared by every instance behind the load
-# balancer (MRTR_STATE_SECRET, hex); alone, a fresh random secret. XChaCha20-Poly1305: its 192-bit random
+# balancer (MRTR_STATE_SECRET, hex); alone, a fresh random secret. XAES-256-GCM: its 192-bit random
 # nonces need no seal budget across a fleet. The context label keeps this deployment's tokens its own.
 SECRET = bytes.fromhex(os.environ["MRTR_STATE_SECRET"]) if "MRTR_STATE_SECRET" in os.environ else secrets.token_bytes(32)
-RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XCHACHA20_POLY1305, SECRET), context="weather example")
+RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XAES_256_GCM, SECRET), context="weather example")
 ROUNDS = mrtr.SealedRounds(RING, ttl=300, protocol=PROTOCOL)
 
 

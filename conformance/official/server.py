@@ -47,7 +47,7 @@ SERVER_INFO = {"name": "mrtr-official-conformance-server", "version": "0.1.0"}
 # A deployment shares this secret among its instances; here it comes from the
 # environment or is made fresh per process.
 SECRET = os.environ.get("MRTR_CONFORMANCE_SECRET", "").encode() or os.urandom(32)
-RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XCHACHA20_POLY1305, hashlib.sha256(SECRET).digest()))
+RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XAES_256_GCM, hashlib.sha256(SECRET).digest()))
 TTL_SECONDS = 300
 TASK_TTL_MS = 300_000
 POLL_INTERVAL_MS = 200

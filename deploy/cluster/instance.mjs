@@ -477,10 +477,10 @@ class Instance {
 // ------------------------------------------------------------------ helpers of the modes
 
 /** The key ring of KEYS.json as instance.py builds it: every key's 32 secret bytes as they are
- * (XChaCha20-Poly1305, no derivation, no context label), sealing with `current`, opening with any. */
+ * (XAES-256-GCM, no derivation, no context label), sealing with `current`, opening with any. */
 function ring(path, current) {
   const keys = JSON.parse(readFileSync(path, 'utf8')).keys.map((k) => ({
-    id: k.id, algorithm: 'xchacha20-poly1305', secret: Buffer.from(k.secret, 'hex'),
+    id: k.id, algorithm: 'xaes-256-gcm', secret: Buffer.from(k.secret, 'hex'),
   }))
   const sealing = keys.find((k) => k.id === current)
   if (!sealing) throw new Error(`--current ${current}: no such key in ${path}`)

@@ -96,7 +96,7 @@ def is_plan(request: Json) -> bool:
 
 class Instance:
     def __init__(self, args: argparse.Namespace) -> None:
-        keys = {k["id"]: mrtr.Key(k["id"], mrtr.Algorithm.XCHACHA20_POLY1305, bytes.fromhex(k["secret"]))
+        keys = {k["id"]: mrtr.Key(k["id"], mrtr.Algorithm.XAES_256_GCM, bytes.fromhex(k["secret"]))
                 for k in json.loads(Path(args.keys).read_text())["keys"]}
         current = keys.pop(args.current)  # seals with --current; opens what any key of the ring sealed
         self.rounds = mrtr.SealedRounds(mrtr.KeyRing(current, *keys.values()), protocol=MRTR)

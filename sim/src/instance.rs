@@ -351,7 +351,7 @@ fn answered_before(request: &Value, stored: &Value) -> mrtr::Result<Value> {
 }
 
 fn ring(secrets: &[[u8; 32]], generation: u8) -> KeyRing {
-    let key = |i: usize| Key::new(i as u8 + 1, Algorithm::XChaCha20Poly1305, &secrets[i]);
+    let key = |i: usize| Key::new(i as u8 + 1, Algorithm::Xaes256Gcm, &secrets[i]);
     let current = usize::from(generation.max(1) - 1).min(secrets.len() - 1);
     let mut ring = KeyRing::new(key(current));
     for i in (0..secrets.len()).filter(|i| *i != current) {

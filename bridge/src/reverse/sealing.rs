@@ -2,7 +2,7 @@
 //! mrtr's key ring, naming this bridge instance and the parked call.
 //!
 //! The state is not the call (the call lives here, parked on its open
-//! upstream stream): it is a claim ticket. Sealing it (XChaCha20-Poly1305,
+//! upstream stream): it is a claim ticket. Sealing it (XAES-256-GCM,
 //! bound to the request's method, target and params and to an expiry, under
 //! the deployment label [`CONTEXT`]) means a client can neither read which
 //! call it names nor forge one that names another client's call; the core
@@ -127,7 +127,7 @@ fn key_from_file(path: &Path) -> std::io::Result<Key> {
         Some(decoded) => decoded,
         None => bytes,
     };
-    Key::derive(1, Algorithm::XChaCha20Poly1305, &secret).map_err(|e| {
+    Key::derive(1, Algorithm::Xaes256Gcm, &secret).map_err(|e| {
         invalid_text(&format!("{}: a state key is at least 32 random bytes (or 64 hex digits): {e}", path.display()))
     })
 }
@@ -148,7 +148,7 @@ fn random_key() -> std::io::Result<Key> {
     getrandom::fill(&mut secret).map_err(|e| invalid_text(&format!("no randomness from the OS: {e}")))?;
     let id = secret[32] % 254 + 2;
     let key: [u8; 32] = secret[..32].try_into().unwrap_or([0; 32]);
-    Ok(Key::new(id, Algorithm::XChaCha20Poly1305, &key))
+    Ok(Key::new(id, Algorithm::Xaes256Gcm, &key))
 }
 
 #[cfg(test)]
