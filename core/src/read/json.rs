@@ -60,8 +60,10 @@ pub(crate) trait Memory {
     fn truncate(&mut self, n: usize);
     /// Whether one of an object's keys is there twice: pair by pair (at most
     /// [`FIXED_KEYS`] of them, and far smaller code than a sort), or sorted.
-    fn twice(b: &[u8], keys: &mut [Key]) -> bool {
-        twice(b, keys)
+    /// `escaped`: some key of the document so far held an escape, so keys
+    /// are compared by their unescaped bytes.
+    fn twice(b: &[u8], keys: &mut [Key], escaped: bool) -> bool {
+        twice(b, keys, escaped)
     }
     /// A container opens at `_s`.
     fn open(&mut self, _s: usize) {}
@@ -115,12 +117,15 @@ impl Memory for Grown {
     fn truncate(&mut self, n: usize) {
         self.keys.truncate(n);
     }
-    fn twice(b: &[u8], keys: &mut [Key]) -> bool {
+    fn twice(b: &[u8], keys: &mut [Key], escaped: bool) -> bool {
         if keys.len() <= 8 {
-            return twice(b, keys);
+            return twice(b, keys, escaped);
         }
-        keys.sort_unstable_by(|x, y| cmp_keys(b, *x, *y));
-        keys.windows(2).any(|w| twice(b, w))
+        match escaped {
+            true => keys.sort_unstable_by(|x, y| cmp_keys(b, *x, *y)),
+            false => keys.sort_unstable_by(|x, y| raw_key(b, *x).cmp(raw_key(b, *y))),
+        }
+        keys.windows(2).any(|w| twice(b, w, escaped))
     }
     fn open(&mut self, s: usize) {
         self.open.push(self.ends.len());
@@ -162,7 +167,8 @@ pub(crate) fn read<M: Memory>(b: &[u8], limits: &Limits, memory: &mut M) -> Resu
         false => Error::new(RuleId::LimitExceeded, "message nested deeper than Limits::max_depth"),
     };
     let kinds = Bits { bits: [0; MAX_NESTING / 8], len: 0 };
-    let mut r = Reader { b, i: 0, memory, kinds, bound, twice: false, unchecked: false };
+    let mut r =
+        Reader { b, i: 0, memory, kinds, bound, twice: false, unchecked: false, escapes: 0, escaped_keys: false };
     match r.document() {
         Ok(()) => {}
         Err(Fault::TooDeep) => return Err(too_deep()),
@@ -227,6 +233,11 @@ struct Reader<'a, 'm, M> {
     /// Some keys went unremembered (the memory was full): the check for a
     /// key twice is still to do.
     unchecked: bool,
+    /// Escapes read in strings so far.
+    escapes: usize,
+    /// Some key so far held an escape: keys are compared unescaped from
+    /// then on (most documents have none, and compare raw bytes).
+    escaped_keys: bool,
 }
 
 impl<M: Memory> Reader<'_, '_, M> {
@@ -301,8 +312,9 @@ impl<M: Memory> Reader<'_, '_, M> {
         if self.peek() != Some(b'"') {
             return Err(Fault::Parse);
         }
-        let s = self.i;
+        let (s, escapes) = (self.i, self.escapes);
         self.string()?;
+        self.escaped_keys |= self.escapes != escapes;
         self.unchecked |= !self.memory.push(Key { s, e: self.i });
         self.ws();
         self.literal(b":")
@@ -313,7 +325,7 @@ impl<M: Memory> Reader<'_, '_, M> {
         let keys = self.memory.keys();
         let Some(mark) = keys.iter().rposition(|k| k.s == OBJECT.s) else { return };
         if !self.unchecked {
-            self.twice |= M::twice(self.b, &mut keys[mark + 1..]);
+            self.twice |= M::twice(self.b, &mut keys[mark + 1..], self.escaped_keys);
         }
         self.memory.truncate(mark);
     }
@@ -341,7 +353,7 @@ impl<M: Memory> Reader<'_, '_, M> {
                     self.i = i + 1;
                     return Ok(());
                 }
-                Some(b'\\') => {}
+                Some(b'\\') => self.escapes += 1,
                 _ => return Err(Fault::Parse),
             }
             i += match self.b.get(i + 1) {
@@ -423,8 +435,11 @@ fn skip_plain(b: &[u8], mut i: usize) -> usize {
         let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
         let (quote, backslash) = (w ^ (ONES * u64::from(b'"')), w ^ (ONES * u64::from(b'\\')));
         let zero = |x: u64| x.wrapping_sub(ONES) & !x;
-        if (zero(quote) | zero(backslash) | (w.wrapping_sub(ONES * 0x20) & !w)) & HIGH != 0 {
-            break;
+        let hits = (zero(quote) | zero(backslash) | (w.wrapping_sub(ONES * 0x20) & !w)) & HIGH;
+        if hits != 0 {
+            // The lowest flagged byte is exact (a borrow only runs upward from
+            // a true hit): the first quote, backslash or control byte.
+            return i + (hits.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
@@ -469,12 +484,12 @@ fn cmp_keys(b: &[u8], x: Key, y: Key) -> Ordering {
     }
 }
 
-/// Whether one of `keys` is there twice, pair by pair (raw bytes suffice
-/// when none has an escape).
-fn twice(b: &[u8], keys: &[Key]) -> bool {
-    let escaped = keys.iter().any(|k| raw_key(b, *k).contains(&b'\\'));
+/// Whether one of `keys` is there twice, pair by pair: by raw bytes unless
+/// `escaped` (some key may hold an escape). Lengths and first bytes are
+/// compared before the bytes, which tells most pairs apart without a call.
+fn twice(b: &[u8], keys: &[Key], escaped: bool) -> bool {
     let same = |x: Key, y: Key| match escaped {
-        false => raw_key(b, x) == raw_key(b, y),
+        false => x.e - x.s == y.e - y.s && b.get(x.s + 1) == b.get(y.s + 1) && raw_key(b, x) == raw_key(b, y),
         true => cmp_keys(b, x, y) == Ordering::Equal,
     };
     (1..keys.len()).any(|j| keys[..j].iter().any(|x| same(*x, keys[j])))
@@ -567,7 +582,7 @@ impl<'a> Doc<'a> {
                             n += 1;
                         }
                         let among = |k: Key| block[..n].iter().any(|x| cmp_keys(self.b, *x, k) == Ordering::Equal);
-                        if twice(self.b, &block[..n]) || later.any(among) {
+                        if twice(self.b, &block[..n], true) || later.any(among) {
                             return true;
                         }
                         if n < block.len() {
@@ -657,7 +672,11 @@ impl<'d> Node for At<'d> {
     fn fields<const K: usize>(self, names: [&str; K]) -> [Option<Self>; K] {
         let mut out = [None; K];
         for (key, value) in self.entries() {
-            if let Some(j) = names.iter().position(|n| key.is(n)) {
+            // A key's escapes are looked for once, not once per name.
+            let (raw, escaped) = (key.raw(), key.escaped());
+            let named =
+                |n: &&str| raw == n.as_bytes() || (escaped && raw.len() > n.len() && key.unescaped().eq(n.bytes()));
+            if let Some(j) = names.iter().position(named) {
                 out[j].get_or_insert(value);
             }
         }
