@@ -19,7 +19,7 @@ use crate::{
     Id, RuleId,
 };
 use alloc::{
-    collections::{BTreeSet, VecDeque},
+    collections::{BTreeMap, BTreeSet, VecDeque},
     format,
     string::{String, ToString},
     vec::Vec,
@@ -223,9 +223,13 @@ struct Exchange {
 pub struct Audit {
     checker: Checker,
     transport: Option<Mode>,
-    flows: Vec<Flow>,
+    flows: VecDeque<Flow>,
     /// Flows dropped from the front of `flows` (so indices stay stable).
     dropped: usize,
+    /// How many of `flows` have `rel="stream"` URLs: none (plain Streamable
+    /// HTTP, most SEP-1858), and a request is matched to no link without
+    /// looking.
+    linked: usize,
     exchanges: Recent<Exchange>,
     /// Event id → flow.
     event_flows: Recent<usize>,
@@ -237,8 +241,9 @@ impl Audit {
         Audit {
             checker: Checker::new(config),
             transport: config.transport,
-            flows: Vec::new(),
+            flows: VecDeque::new(),
             dropped: 0,
+            linked: 0,
             exchanges: Recent::default(),
             event_flows: Recent::default(),
         }
@@ -275,10 +280,12 @@ impl Audit {
 
     fn new_flow(&mut self, stream: Option<String>) -> usize {
         if self.flows.len() >= TRACKED_MAX {
-            self.flows.remove(0);
+            if self.flows.pop_front().is_some_and(|f| !f.links.is_empty()) {
+                self.linked -= 1;
+            }
             self.dropped += 1;
         }
-        self.flows.push(Flow { stream, ..Flow::default() });
+        self.flows.push_back(Flow { stream, ..Flow::default() });
         self.dropped + self.flows.len() - 1
     }
 
@@ -302,7 +309,10 @@ impl Audit {
         let last_event_id = header(&h.headers, "last-event-id");
         let messages = messages(h.body.as_ref());
         // The flow this request continues: by its URL, else by Last-Event-ID.
-        let by_link = self.flows.iter().position(|f| f.links.iter().any(|(u, _)| same_url(u, &url)));
+        let by_link = match self.linked {
+            0 => None,
+            _ => self.flows.iter().position(|f| f.links.iter().any(|(u, _)| same_url(u, &url))),
+        };
         let by_link = by_link.map(|i| i + self.dropped);
         let by_id = last_event_id.and_then(|id| self.event_flows.get(id).copied());
         let flow = match by_link.or(by_id) {
@@ -336,16 +346,16 @@ impl Audit {
                 );
             }
         }
-        self.answers(flow, h, &url, &messages, by_link.is_some());
-        if let [request] = messages.as_slice() {
+        self.answers(flow, h, &url, messages, by_link.is_some());
+        if let [request] = messages {
             if request.get("method").is_some() && request.get("id").is_some() {
                 if let Err(e) = crate::server::check_headers(request, &h.headers, self.checker.protocol()) {
                     self.report(e.rule(), String::from(e.message()));
                 }
             }
         }
-        for message in &messages {
-            self.checker.handle_part(&Entry { from: Side::Client, message: message.clone(), stream: None });
+        for message in messages {
+            self.checker.handle_message(Side::Client, message, None);
         }
         let unanswered =
             messages.iter().filter(|m| m.get("method").is_some()).filter_map(|m| m.get("id").cloned()).collect();
@@ -425,6 +435,9 @@ impl Audit {
     }
 
     fn owing_flow(&self, flow: usize, owed: &[String]) -> Option<usize> {
+        if owed.is_empty() {
+            return None;
+        }
         let owes = |f: &Flow| owed.iter().any(|id| f.buffered.contains(id));
         if self.flows.get(flow.checked_sub(self.dropped)?).is_some_and(owes) {
             return Some(flow);
@@ -435,11 +448,10 @@ impl Audit {
     fn server(&mut self, h: &HttpEntry) {
         let Some(x) = self.exchanges.get(&h.exchange) else {
             // A response to no recorded request: its messages carry no stream.
-            for message in messages(h.body.as_ref())
-                .iter()
-                .chain(h.events.iter().flat_map(|b| messages(b.data.as_ref())).collect::<Vec<_>>().iter())
+            for message in
+                messages(h.body.as_ref()).iter().chain(h.events.iter().flat_map(|b| messages(b.data.as_ref())))
             {
-                self.checker.handle_part(&Entry { from: Side::Server, message: message.clone(), stream: None });
+                self.checker.handle_message(Side::Server, message, None);
             }
             return;
         };
@@ -449,8 +461,8 @@ impl Audit {
         }
         let stream = self.flow(flow).and_then(|f| f.stream.clone());
         for message in messages(h.body.as_ref()) {
-            self.answered(&h.exchange, &message);
-            self.checker.handle_part(&Entry { from: Side::Server, message, stream: stream.clone() });
+            self.answered(&h.exchange, message);
+            self.checker.handle_message(Side::Server, message, stream.as_deref());
         }
         if let Some(x) = self.exchanges.get_mut(&h.exchange) {
             // An event stream may be resumed, even one cut before its first whole event.
@@ -500,12 +512,16 @@ impl Audit {
         let limits = crate::http::StreamLimits::DEFAULT;
         let target = link::stream_url(links, url, &limits).ok().flatten();
         let Some(f) = self.flow(flow) else { return };
+        let newly_linked = target.is_some() && f.links.is_empty();
         if let Some(target) = target {
             let cross = !link::same_origin(&target, url);
             f.links.push((target, cross));
         }
         if status == 204 && method.eq_ignore_ascii_case("GET") {
             f.waiting = true;
+        }
+        if newly_linked {
+            self.linked += 1;
         }
     }
 
@@ -546,51 +562,66 @@ impl Audit {
             }
         }
         for message in messages(b.data.as_ref()) {
-            self.answered(exchange, &message);
+            self.answered(exchange, message);
             let request_id = message.get("method").and(message.get("id")).map(Id::text);
             if let (true, Some(id)) = (buffering, request_id) {
                 if let Some(f) = self.flow(flow) {
                     f.buffered.insert(id);
                 }
             }
-            self.checker.handle_part(&Entry { from: Side::Server, message, stream: stream.cloned() });
+            self.checker.handle_message(Side::Server, message, stream.map(String::as_str));
         }
     }
 }
 
-/// The latest [`TRACKED_MAX`] entries by key, the newest found first: a
-/// bounded map for exchanges and event ids, whose lookups favour what was
-/// just recorded (a plain deque: far less code than another `BTreeMap` in
-/// the wasm build).
+/// The latest [`TRACKED_MAX`] entries by key: a bounded map for exchanges
+/// and event ids. The values sit in arrival order in a deque; an ordered
+/// index (one `BTreeMap<String, u64>` type for every `V`, so the wasm build
+/// carries one) finds a key's position without a scan.
 #[derive(Debug)]
 struct Recent<V> {
     items: VecDeque<(String, V)>,
+    /// Each key's absolute position (`items[position - front]`).
+    index: BTreeMap<String, u64>,
+    /// The absolute position of `items[0]`.
+    front: u64,
 }
 
 impl<V> Default for Recent<V> {
     fn default() -> Self {
-        Recent { items: VecDeque::new() }
+        Recent { items: VecDeque::new(), index: BTreeMap::new(), front: 0 }
     }
 }
 
 impl<V> Recent<V> {
+    fn slot(&self, key: &str) -> Option<usize> {
+        let at = self.index.get(key)?;
+        usize::try_from(at - self.front).ok()
+    }
+
     fn get(&self, key: &str) -> Option<&V> {
-        self.items.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.slot(key).and_then(|i| self.items.get(i)).map(|(_, v)| v)
     }
 
     fn get_mut(&mut self, key: &str) -> Option<&mut V> {
-        self.items.iter_mut().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.slot(key).and_then(|i| self.items.get_mut(i)).map(|(_, v)| v)
     }
 
-    /// Records `value` under `key`, replacing an older one; past the bound the oldest goes.
+    /// Records `value` under `key`, replacing an older one (which keeps its
+    /// place); past the bound the oldest goes.
     fn insert(&mut self, key: &str, value: V) {
         match self.get_mut(key) {
             Some(old) => *old = value,
             None => {
                 if self.items.len() >= TRACKED_MAX {
-                    self.items.pop_front();
+                    if let Some((old, _)) = self.items.pop_front() {
+                        self.index.remove(&old);
+                    }
+                    self.front += 1;
                 }
+                let at = self.front + self.items.len() as u64;
                 self.items.push_back((String::from(key), value));
+                self.index.insert(String::from(key), at);
             }
         }
     }
@@ -599,11 +630,11 @@ impl<V> Recent<V> {
 /// The JSON-RPC messages of a body or an event's data: an object is one, an
 /// array one per element; any other value (`null` included) is one invalid
 /// message. Only an absent body or data carries none.
-fn messages(value: Option<&Value>) -> Vec<Value> {
+fn messages(value: Option<&Value>) -> &[Value] {
     match value {
-        None => Vec::new(),
-        Some(Value::Array(items)) => items.clone(),
-        Some(other) => Vec::from([other.clone()]),
+        None => &[],
+        Some(Value::Array(items)) => items,
+        Some(other) => core::slice::from_ref(other),
     }
 }
 

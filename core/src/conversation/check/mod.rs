@@ -226,6 +226,9 @@ struct Awaiting {
     id: Value,
     params: serde_json::Map<String, Value>,
     result: Value,
+    /// `result.result.requestState` when it is a string: what a retry that
+    /// echoes it is matched by, read once.
+    state: Option<String>,
     /// The index of the entry that carried `result`: where a retry's reader
     /// looks for the state it should have echoed.
     answered: usize,
@@ -285,10 +288,16 @@ impl Checker {
     /// Checks one message of a larger entry (an HTTP entry carries several):
     /// its violations take the current index, which does not move.
     pub(crate) fn handle_part(&mut self, entry: &Entry) {
-        let message = to_sep_in(&entry.message, self.config.protocol);
-        match entry.from {
+        self.handle_message(entry.from, &entry.message, entry.stream.as_deref());
+    }
+
+    /// [`Checker::handle_part`] of a borrowed message (an HTTP entry's body
+    /// or event data, not copied into an [`Entry`]).
+    pub(crate) fn handle_message(&mut self, from: Side, message: &Value, stream: Option<&str>) {
+        let message = to_sep_in(message, self.config.protocol);
+        match from {
             Side::Client => self.client_message(&message),
-            Side::Server => self.server_message(&message, entry.stream.as_deref()),
+            Side::Server => self.server_message(&message, stream),
         }
     }
 
@@ -483,15 +492,17 @@ impl Checker {
                 .as_object()
                 .is_some_and(|r| !r.is_empty() && r.keys().all(|k| params.input_responses.get(k).is_some()))
         };
-        // One pass, latest first: a state match ends it; the others are fallbacks.
-        let (mut by_params, mut by_keys, mut latest) = (None, None, None);
-        for (i, a) in self.awaiting.iter().enumerate().rev() {
-            if a.method != method || a.target.as_deref() != tgt {
-                continue;
-            }
-            if state.is_some() && a.result["result"]["requestState"].as_str() == state {
+        let candidates =
+            || self.awaiting.iter().enumerate().rev().filter(|(_, a)| a.method == method && a.target.as_deref() == tgt);
+        // Latest first: a state match is the round (compared as read once, no lookups).
+        if state.is_some() {
+            if let Some((i, _)) = candidates().find(|(_, a)| a.state.as_deref() == state) {
                 return Some((i, true));
             }
+        }
+        // The fallbacks, when no round has its state.
+        let (mut by_params, mut by_keys, mut latest) = (None, None, None);
+        for (i, a) in candidates() {
             latest = latest.or(Some(i));
             if by_params.is_none() && a.params == *salient {
                 by_params = Some(i);
@@ -759,6 +770,7 @@ impl Checker {
             id: sent["id"].clone(),
             params: salient_params(&sent),
             result: m.clone(),
+            state: m["result"]["requestState"].as_str().map(String::from),
             answered: self.index,
             spans: spans_then(&request.spans, request.index, self.index),
             rounds: request.rounds,
