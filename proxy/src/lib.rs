@@ -206,7 +206,10 @@ impl Proxy {
                         let shared = self.shared.clone();
                         tokio::spawn(async move {
                             let timeout = shared.timeout;
-                            let service = service_fn(move |req| handle(req, shared.clone()));
+                            // Boxed: the connection keeps the slot of its request's
+                            // future all its life (an open SSE stream too), and the
+                            // future (~1.6 KiB) is needed only until the response head.
+                            let service = service_fn(move |req| Box::pin(handle(req, shared.clone())));
                             let _ = hyper::server::conn::http1::Builder::new()
                                 .timer(TokioTimer::new())
                                 .header_read_timeout(timeout)
@@ -361,7 +364,9 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
     } else {
         // The head now, the blocks and the end as they go by.
         monitor.response(&exchange, status, &parts.headers, None, false, Vec::new());
-        Forward::tapped(body, monitor.clone(), exchange, media == "text/event-stream")
+        let mut body = Forward::tapped(body, monitor.clone(), exchange, media == "text/event-stream");
+        body.read_ahead().await;
+        body
     };
     Ok(Response::from_parts(parts, body))
 }

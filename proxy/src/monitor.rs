@@ -6,16 +6,17 @@
 use crate::har::HarLog;
 use crate::page::Timeline;
 use http::HeaderMap;
-use mrtr::check::{Audit, CheckConfig, Line, Side};
+use mrtr::check::{Audit, Block, CheckConfig, Entry, HttpEntry, Line, Side};
+use mrtr::http::Headers;
 use mrtr::sse::Event;
 use mrtr::{Error, Limits};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 /// How many reports [`Monitor::reports`] keeps (the oldest go first).
@@ -143,6 +144,10 @@ const STARTS_KEPT: usize = 2 * mrtr::check::TRACKED_MAX + 1;
 const KEPT: [&str; 8] =
     ["host", "content-type", "accept", "last-event-id", "link", "mcp-protocol-version", "mcp-method", "mcp-name"];
 
+/// What is checked in order: the one checker of the conversation and what
+/// follows it entry by entry (indices, counts, reports, the record file, the
+/// live page). Held only while one entry is checked: an entry is built,
+/// parsed, redacted and counted before, outside it.
 struct Inner {
     audit: Audit,
     /// The index the next entry gets.
@@ -153,16 +158,23 @@ struct Inner {
     record_error: bool,
     /// Arrival times of recent client entries, by index.
     starts: BTreeMap<usize, Instant>,
-    /// The record as a HAR, when asked for.
-    har: Option<HarLog>,
     /// What the live page shows, when there is one.
     timeline: Option<Timeline>,
+}
+
+/// The HAR, when asked for: behind its own lock, and not locked at all
+/// (one atomic load) when there is none.
+#[derive(Default)]
+struct HarSlot {
+    on: AtomicBool,
+    log: Mutex<Option<HarLog>>,
 }
 
 /// The shared checker, recorder and reporter. Cheap to clone.
 #[derive(Clone)]
 pub struct Monitor {
     inner: Arc<Mutex<Inner>>,
+    har: Arc<HarSlot>,
     output: Output,
     limits: Limits,
     recording: bool,
@@ -187,11 +199,11 @@ impl Monitor {
             record: record.map(Record::new),
             record_error: false,
             starts: BTreeMap::new(),
-            har: None,
             timeline: None,
         };
         Monitor {
             inner: Arc::new(Mutex::new(inner)),
+            har: Arc::default(),
             output,
             limits: config.limits,
             recording,
@@ -217,7 +229,8 @@ impl Monitor {
     /// `file` (truncated), each when its response ends. Call before cloning.
     pub fn with_har(self, file: File) -> std::io::Result<Monitor> {
         let har = HarLog::new(file, self.limits.max_message_bytes)?;
-        self.lock().har = Some(har);
+        *self.har.log.lock().unwrap_or_else(PoisonError::into_inner) = Some(har);
+        self.har.on.store(true, Ordering::Release);
         Ok(self)
     }
 
@@ -235,10 +248,17 @@ impl Monitor {
         self.lock().timeline.as_ref().map(Timeline::to_json)
     }
 
+    /// Whether a HAR is written (so its inputs are worth building).
+    fn har_on(&self) -> bool {
+        self.har.on.load(Ordering::Acquire)
+    }
+
     /// Runs `write` on the HAR, if there is one.
     fn har(&self, write: impl FnOnce(&mut HarLog)) {
-        if let Some(har) = self.lock().har.as_mut() {
-            write(har);
+        if self.har_on() {
+            if let Some(har) = self.har.log.lock().unwrap_or_else(PoisonError::into_inner).as_mut() {
+                write(har);
+            }
         }
     }
 
@@ -292,7 +312,7 @@ impl Monitor {
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic while holding the lock (a bug) must not stop the proxy.
-        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The counts so far.
@@ -314,7 +334,8 @@ impl Monitor {
                 eprintln!("mrtr-proxy: cannot write the record file: {e}");
             }
         }
-        if let Some(Err(e)) = inner.har.as_mut().map(HarLog::finish) {
+        drop(inner);
+        if let Some(Err(e)) = self.har.log.lock().unwrap_or_else(PoisonError::into_inner).as_mut().map(HarLog::finish) {
             eprintln!("mrtr-proxy: cannot write the HAR file: {e}");
         }
     }
@@ -371,14 +392,23 @@ impl Monitor {
     /// not JSON is reported at this entry and left out of it.
     pub fn request(&self, exchange: &str, method: &str, url: &str, headers: &HeaderMap, body: &[u8]) {
         let mut errors = Vec::new();
-        let headers = header_object(headers);
+        let headers = header_fields(headers);
         let url = redact_query(url);
-        self.har(|har| har.request(exchange, method, &url, &headers, body));
-        let mut http = json!({"exchange": exchange, "method": method, "url": url, "headers": headers});
-        if let Some(body) = self.json(body, &mut errors) {
-            http["body"] = body;
-        }
-        self.feed_http(Side::Client, http, &errors);
+        self.har(|har| har.request(exchange, method, &url, &header_object(&headers), body));
+        let body = self.json(body, &mut errors);
+        let entry = HttpEntry {
+            from: Side::Client,
+            at: None,
+            exchange: exchange.to_string(),
+            method: Some(method.to_string()),
+            url: Some(url),
+            headers,
+            status: None,
+            events: Vec::new(),
+            body,
+            end: false,
+        };
+        self.feed(Side::Client, Line::Http(entry), &errors);
     }
 
     /// Feeds the first server entry of a response: its status and headers,
@@ -394,21 +424,27 @@ impl Monitor {
         errors: Vec<Error>,
     ) {
         let mut errors = errors;
-        let headers = header_object(headers);
+        let headers = header_fields(headers);
         self.har(|har| {
-            har.response(exchange, status, &headers, body);
+            har.response(exchange, status, &header_object(&headers), body);
             if end {
                 har.end(exchange);
             }
         });
-        let mut http = json!({"exchange": exchange, "status": status, "headers": headers});
-        if let Some(body) = body.and_then(|b| self.json(b, &mut errors)) {
-            http["body"] = body;
-        }
-        if end {
-            http["end"] = Value::Bool(true);
-        }
-        self.feed_http(Side::Server, http, &errors);
+        let body = body.and_then(|b| self.json(b, &mut errors));
+        let entry = HttpEntry {
+            from: Side::Server,
+            at: None,
+            exchange: exchange.to_string(),
+            method: None,
+            url: None,
+            headers,
+            status: Some(status),
+            events: Vec::new(),
+            body,
+            end,
+        };
+        self.feed(Side::Server, Line::Http(entry), &errors);
     }
 
     /// Feeds one decoded event-stream block of a response as a server entry
@@ -421,26 +457,15 @@ impl Monitor {
             Err(e) => return self.bad_bytes_from(Side::Server, &e),
         };
         let mut errors = Vec::new();
-        let mut block = Map::new();
-        if let Some(name) = event.event {
-            block.insert("event".into(), Value::String(name));
-        }
-        if let Some(data) = event.data.and_then(|d| self.json(d.as_bytes(), &mut errors)) {
-            block.insert("data".into(), data);
-        }
-        if let Some(id) = event.id {
-            block.insert("id".into(), Value::String(id));
-        }
-        if let Some(retry) = event.retry {
-            block.insert("retry".into(), retry.into());
-        }
-        self.feed_http(Side::Server, json!({"exchange": exchange, "events": [block]}), &errors);
+        let data = event.data.and_then(|d| self.json(d.as_bytes(), &mut errors));
+        let block = Block { event: event.event, data, id: event.id, retry: event.retry };
+        self.feed(Side::Server, Line::Http(server_entry(exchange, vec![block], false)), &errors);
     }
 
     /// Feeds the end of a response: upstream finished its body.
     pub fn end(&self, exchange: &str) {
         self.har(|har| har.end(exchange));
-        self.feed_http(Side::Server, json!({"exchange": exchange, "end": true}), &[]);
+        self.feed(Side::Server, Line::Http(server_entry(exchange, Vec::new(), true)), &[]);
     }
 
     /// Feeds one message of a stdio conversation (one line, its newline
@@ -450,33 +475,17 @@ impl Monitor {
     pub fn message(&self, from: Side, line: &[u8]) {
         let mut errors = Vec::new();
         match self.json(line, &mut errors) {
-            Some(message) => self.feed(from, Payload::Message(message), &[]),
+            Some(message) => self.feed(from, Line::Message(Entry { from, message, stream: None }), &[]),
             None => errors.iter().for_each(|e| self.bad_bytes_from(from, e)),
         }
     }
 
-    /// Feeds one HTTP entry `from` that side: reports `errors` at its
-    /// index, then checks it.
-    fn feed_http(&self, from: Side, http: Value, errors: &[Error]) {
-        self.feed(from, Payload::Http(http), errors);
-    }
-
     /// Feeds one entry: reports `errors` at its index, checks it, records
-    /// it, follows its operations, reports.
-    fn feed(&self, from: Side, payload: Payload, errors: &[Error]) {
-        let from_name = side_name(from);
-        let (key, payload) = match payload {
-            Payload::Http(http) => ("http", http),
-            Payload::Message(message) => ("message", message),
-        };
-        let payload_text = self.recording.then(|| payload.to_string());
-        // The entry checked is the line recorded, read back as `mrtr check` reads it.
-        let value = json!({"from": from_name, key: payload});
-        let mut line = match Line::from_value(&value) {
-            Ok(line) => line,
-            Err(e) => return eprintln!("mrtr-proxy: bug: an entry it cannot read back ({e}): {value}"),
-        };
-        drop(value);
+    /// it, follows its operations, reports. Everything that does not depend
+    /// on the order of entries (parsing, redaction, counting) was done
+    /// before, outside the lock; the record line is written only when there
+    /// is a record.
+    fn feed(&self, from: Side, mut line: Line, errors: &[Error]) {
         let messages = match &line {
             Line::Http(h) => count(h.body.as_ref()) + h.events.iter().map(|b| count(b.data.as_ref())).sum::<u64>(),
             Line::Message(entry) => count(Some(&entry.message)),
@@ -505,23 +514,31 @@ impl Monitor {
         inner.audit.handle(&line);
         inner.entries += 1;
         inner.summary.messages += messages;
-        for v in inner.audit.checker().take_violations() {
-            // Its entry's side: a checker reports at the entry it reads.
-            let sent = (v.index == index).then_some(from);
-            if let Some(timeline) = inner.timeline.as_mut() {
-                timeline.checked(&v, sent);
-            }
-            let report =
-                Report::Violation { rule: v.rule.name().to_string(), index: v.index, from: sent, message: v.message };
-            self.report(inner, report);
-        }
-        if let (Some(text), Some(record)) = (payload_text, inner.record.as_mut()) {
-            let line = format!(r#"{{"from":"{from_name}","at":{at},"{key}":{text}}}"#);
-            if let Err(e) = record.write_line(&line) {
-                if !inner.record_error {
-                    eprintln!("mrtr-proxy: cannot write the record file: {e}");
+        let checker = inner.audit.checker();
+        if !checker.violations().is_empty() {
+            for v in checker.take_violations() {
+                // Its entry's side: a checker reports at the entry it reads.
+                let sent = (v.index == index).then_some(from);
+                if let Some(timeline) = inner.timeline.as_mut() {
+                    timeline.checked(&v, sent);
                 }
-                inner.record_error = true;
+                let report = Report::Violation {
+                    rule: v.rule.name().to_string(),
+                    index: v.index,
+                    from: sent,
+                    message: v.message,
+                };
+                self.report(inner, report);
+            }
+        }
+        if self.recording {
+            if let Some(record) = inner.record.as_mut() {
+                if let Err(e) = record.write_line(&record_line(from, at, &line)) {
+                    if !inner.record_error {
+                        eprintln!("mrtr-proxy: cannot write the record file: {e}");
+                    }
+                    inner.record_error = true;
+                }
             }
         }
         for op in inner.audit.checker().take_operations() {
@@ -533,6 +550,120 @@ impl Monitor {
             self.report(inner, report);
         }
     }
+}
+
+/// A server entry of `exchange` after its head: event blocks, or its end.
+fn server_entry(exchange: &str, events: Vec<Block>, end: bool) -> HttpEntry {
+    HttpEntry {
+        from: Side::Server,
+        at: None,
+        exchange: exchange.to_string(),
+        method: None,
+        url: None,
+        headers: Vec::new(),
+        status: None,
+        events,
+        body: None,
+        end,
+    }
+}
+
+/// The record line of an entry, as `mrtr check` reads it:
+/// `{"from","at","http":{…}}` (the fields in the order `exchange`, `method`,
+/// `url`, `status`, `headers`, `body`, `events`, `end`, each only where the
+/// entry has it; `headers` on a request and a response head) or
+/// `{"from","at","message"}`. Written straight from the entry, not through
+/// a `Value`.
+fn record_line(from: Side, at: u64, line: &Line) -> String {
+    let mut out = Vec::with_capacity(256);
+    let _ = write!(out, r#"{{"from":"{}","at":{at},"#, side_name(from));
+    match line {
+        Line::Message(entry) => {
+            out.extend_from_slice(br#""message":"#);
+            value_into(&mut out, &entry.message);
+        }
+        Line::Http(h) => {
+            out.extend_from_slice(br#""http":{"exchange":"#);
+            str_into(&mut out, &h.exchange);
+            if let Some(method) = &h.method {
+                out.extend_from_slice(br#","method":"#);
+                str_into(&mut out, method);
+            }
+            if let Some(url) = &h.url {
+                out.extend_from_slice(br#","url":"#);
+                str_into(&mut out, url);
+            }
+            if let Some(status) = h.status {
+                let _ = write!(out, r#","status":{status}"#);
+            }
+            if h.method.is_some() || h.status.is_some() {
+                out.extend_from_slice(br#","headers":{"#);
+                for (i, (name, value)) in h.headers.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    str_into(&mut out, name);
+                    out.push(b':');
+                    str_into(&mut out, value);
+                }
+                out.push(b'}');
+            }
+            if let Some(body) = &h.body {
+                out.extend_from_slice(br#","body":"#);
+                value_into(&mut out, body);
+            }
+            if !h.events.is_empty() {
+                out.extend_from_slice(br#","events":["#);
+                for (i, b) in h.events.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.push(b'{');
+                    let mut first = true;
+                    let mut field = |out: &mut Vec<u8>, name: &str| {
+                        let comma = if first { "" } else { "," };
+                        let _ = write!(out, r#"{comma}"{name}":"#);
+                        first = false;
+                    };
+                    if let Some(event) = &b.event {
+                        field(&mut out, "event");
+                        str_into(&mut out, event);
+                    }
+                    if let Some(data) = &b.data {
+                        field(&mut out, "data");
+                        value_into(&mut out, data);
+                    }
+                    if let Some(id) = &b.id {
+                        field(&mut out, "id");
+                        str_into(&mut out, id);
+                    }
+                    if let Some(retry) = b.retry {
+                        field(&mut out, "retry");
+                        let _ = write!(out, "{retry}");
+                    }
+                    out.push(b'}');
+                }
+                out.push(b']');
+            }
+            if h.end {
+                out.extend_from_slice(br#","end":true"#);
+            }
+            out.push(b'}');
+        }
+    }
+    out.push(b'}');
+    // Only JSON written by serde_json and ASCII around it: UTF-8.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// `text` as a JSON string, appended to `out`.
+fn str_into(out: &mut Vec<u8>, text: &str) {
+    let _ = serde_json::to_writer(&mut *out, text);
+}
+
+/// `value` as compact JSON, appended to `out`.
+fn value_into(out: &mut Vec<u8>, value: &Value) {
+    let _ = serde_json::to_writer(&mut *out, value);
 }
 
 /// The record file being appended to.
@@ -571,13 +702,6 @@ impl Record {
     }
 }
 
-/// What an entry carries: an HTTP entry (Streamable HTTP) or one message
-/// (stdio).
-enum Payload {
-    Http(Value),
-    Message(Value),
-}
-
 fn side_name(from: Side) -> &'static str {
     match from {
         Side::Client => "client",
@@ -595,26 +719,39 @@ fn count(value: Option<&Value>) -> u64 {
     }
 }
 
-/// Header fields as an entry's `headers`: lower-case names, repeated fields
-/// joined with `, `, every value but those of [`KEPT`] redacted.
-fn header_object(headers: &HeaderMap) -> Value {
-    let mut out = Map::new();
+/// Header fields as an entry's `headers`: lower-case names in the map's
+/// order, repeated fields joined with `, `, every value but those of
+/// [`KEPT`] redacted.
+fn header_fields(headers: &HeaderMap) -> Headers {
+    let mut out = Vec::with_capacity(headers.keys_len());
     for name in headers.keys() {
         let value = if !KEPT.contains(&name.as_str()) {
-            "[redacted]".to_string()
+            REDACTED.to_string()
         } else {
-            let values: Vec<_> =
-                headers.get_all(name).iter().map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()).collect();
-            let value = values.join(", ");
+            let mut values = headers.get_all(name).iter();
+            let mut value =
+                values.next().map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()).unwrap_or_default();
+            for more in values {
+                value.push_str(", ");
+                value.push_str(&String::from_utf8_lossy(more.as_bytes()));
+            }
             if name == http::header::LINK {
                 redact_link(&value)
             } else {
                 value
             }
         };
-        out.insert(name.as_str().to_string(), Value::String(value));
+        out.push((name.as_str().to_string(), value));
     }
-    Value::Object(out)
+    out
+}
+
+/// What a header value the entry does not keep reads.
+const REDACTED: &str = "[redacted]";
+
+/// Header fields as the HAR takes them: a JSON object.
+fn header_object(headers: &[(String, String)]) -> Value {
+    Value::Object(headers.iter().map(|(n, v)| (n.clone(), Value::String(v.clone()))).collect())
 }
 
 /// Query parameters whose values an entry keeps: SEP-1335's stream key,
@@ -668,6 +805,73 @@ fn redact_link(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The record line written straight from an entry is the very text the
+    /// proxy wrote when it built each entry as a `Value` (field order, escapes,
+    /// numbers), and `mrtr check` reads it back as the entry checked.
+    #[test]
+    fn record_lines_are_the_value_built_lines() {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "w\u{e9}\"x", "arguments": {"n": 1.5, "z": [true, null]}}});
+        let headers: Headers = vec![("host".into(), "h:1".into()), ("x-api-key".into(), REDACTED.into())];
+        let h = |pairs: &Headers| Value::Object(pairs.iter().map(|(n, v)| (n.clone(), json!(v))).collect());
+        let request = HttpEntry {
+            from: Side::Client,
+            at: None,
+            exchange: "7".into(),
+            method: Some("POST".into()),
+            url: Some("http://h:1/mcp?stream=a\"b".into()),
+            headers: headers.clone(),
+            status: None,
+            events: Vec::new(),
+            body: Some(body.clone()),
+            end: false,
+        };
+        let old_request = json!({"exchange": "7", "method": "POST", "url": "http://h:1/mcp?stream=a\"b",
+            "headers": h(&headers), "body": body});
+        let head = HttpEntry {
+            from: Side::Server,
+            status: Some(200),
+            method: None,
+            url: None,
+            body: None,
+            end: true,
+            ..request.clone()
+        };
+        let old_head = json!({"exchange": "7", "status": 200, "headers": h(&headers), "end": true});
+        let no_headers = HttpEntry { headers: Vec::new(), ..head.clone() };
+        let old_no_headers = json!({"exchange": "7", "status": 200, "headers": {}, "end": true});
+        let blocks = vec![
+            Block {
+                event: Some("message".into()),
+                data: Some(json!({"a": "\n"})),
+                id: Some("1".into()),
+                retry: Some(5),
+            },
+            Block::default(),
+            Block { id: Some("2".into()), ..Block::default() },
+        ];
+        let events = server_entry("7", blocks, false);
+        let old_events = json!({"exchange": "7", "events": [{"event": "message", "data": {"a": "\n"}, "id": "1", "retry": 5}, {}, {"id": "2"}]});
+        let end = server_entry("7", Vec::new(), true);
+        let old_end = json!({"exchange": "7", "end": true});
+        for (entry, old) in [
+            (request, old_request),
+            (head, old_head),
+            (no_headers, old_no_headers),
+            (events, old_events),
+            (end, old_end),
+        ] {
+            let from = entry.from;
+            let (key, name) = ("http", side_name(from));
+            let line = record_line(from, 42, &Line::Http(entry.clone()));
+            assert_eq!(line, format!(r#"{{"from":"{name}","at":42,"{key}":{old}}}"#));
+            let back = Line::from_value(&serde_json::from_str(&line).unwrap()).unwrap();
+            assert_eq!(back, Line::Http(HttpEntry { at: Some(42), ..entry }));
+        }
+        let message = Line::Message(Entry { from: Side::Server, message: body.clone(), stream: None });
+        assert_eq!(record_line(Side::Server, 3, &message), format!(r#"{{"from":"server","at":3,"message":{body}}}"#));
+    }
 
     #[test]
     fn query_values_are_redacted_but_the_stream_key() {

@@ -13,6 +13,9 @@ use std::io::{Error, ErrorKind};
 use std::path::Path;
 use std::sync::Arc;
 
+/// The read buffer of a connection to upstream.
+const UPSTREAM_READ_BUF: usize = 4096;
+
 /// An HTTP client for an upstream: plain `http://`, or TLS for `https://`
 /// (the system's roots and `extra_ca`); every socket `TCP_NODELAY`.
 pub type UpstreamClient = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
@@ -31,7 +34,9 @@ pub fn upstream_client(upstream: &http::Uri, extra_ca: Option<&Path>) -> std::io
     connector.enforce_http(false);
     let connector =
         HttpsConnectorBuilder::new().with_tls_config(tls).https_or_http().enable_http1().wrap_connector(connector);
-    Ok(Client::builder(TokioExecutor::new()).build(connector))
+    // Reads from upstream in 4 KiB (hyper's adaptive default starts at 8 KiB
+    // and grows): an open SSE stream holds one such buffer all its life.
+    Ok(Client::builder(TokioExecutor::new()).http1_read_buf_exact_size(UPSTREAM_READ_BUF).build(connector))
 }
 
 /// The client configuration: the system's roots when `https` (an `http://`
