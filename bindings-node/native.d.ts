@@ -109,7 +109,7 @@ export declare class HttpCall {
   isDone(): boolean
 }
 
-/** Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): seals with the current one, opens with any. */
+/** Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): the current seals, any opens. */
 export declare class KeyRing {
   /**
    * A ring holding the key `id` (0–255) of `algorithm`, with exactly one of a 32-byte `secret`

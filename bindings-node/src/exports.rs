@@ -796,7 +796,7 @@ impl ServerStream {
     }
 }
 
-/// Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): seals with the current one, opens with any.
+/// Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): the current seals, any opens.
 #[napi]
 pub struct KeyRing(pub(crate) facade::KeyRing);
 

@@ -580,7 +580,7 @@ impl ServerStream {
     }
 }
 
-/// Keys by id (AES-256-GCM, XChaCha20-Poly1305): seals with the current one, opens with any.
+/// Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): the current seals, any opens.
 #[wasm_bindgen]
 pub struct KeyRing(pub(crate) facade::KeyRing);
 

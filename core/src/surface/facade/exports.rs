@@ -440,7 +440,7 @@ pub const MACHINES: &[Machine] = &[
     Machine {
         name: "KeyRing",
         inner: "KeyRing",
-        doc: "Keys by id (AES-256-GCM, XChaCha20-Poly1305): seals with the current one, opens with any.",
+        doc: "Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): the current seals, any opens.",
         left_out: TYPED_RING,
     },
     Machine {
