@@ -1,8 +1,11 @@
 // Parse + validate the three benchmark messages (bindings-node/bench/messages.mjs and
 // schemas.mjs, one definition for both packages, built as core/benches/validate.rs
 // builds them), side by side in one run:
-//   wasm classify   this package (pkg/, wasm-opt -Oz):
-//                   mrtr.classify(text), parse + every MRTR rule, in wasm
+//   wasm-small classify  the browser package (pkg-browser/, opt-level 3,
+//                   wasm-opt -O3): mrtr.classify(text), parse + every MRTR
+//                   rule, in wasm
+//   wasm-full classify   the full package (pkg/, opt-level "z", wasm-opt -Oz),
+//                   the same call
 //   napi classify   the Node package (bindings-node), the same call natively;
 //                   the column is left out when its addon is not built
 //   zod (SDK parts) JSON.parse, then a zod schema of the MRTR shapes built from
@@ -13,7 +16,7 @@
 //                   SDK runs on every message; it has no MRTR shapes and lets
 //                   their fields through unchecked)
 //   JSON.parse      bare parsing, no validation
-// Not a test: run it by hand (`npm run bench` after `npm run build`).
+// Not a test: run it by hand (`npm run bench` after `npm run build`, which builds both packages).
 //
 //   node bench/validate.mjs [--time MS]     (MS per message, default 3000)
 import { createRequire } from 'node:module'
@@ -24,7 +27,8 @@ import { Bench } from 'tinybench'
 import * as z from 'zod/v4'
 import * as sdk from '@modelcontextprotocol/sdk/types.js'
 import { benchCases } from '../../bindings-node/bench/schemas.mjs'
-import * as wasm from '../pkg/lib/api.mjs'
+import * as wasm from '../pkg-browser/lib/api.mjs'
+import * as wasmFull from '../pkg/lib/api.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const nodePkg = join(here, '..', '..', 'bindings-node')
@@ -46,7 +50,7 @@ const rows = []
 for (const [name, message, schema, kind] of cases) {
   const text = JSON.stringify(message)
   // Outside the timed loops: every path accepts the message.
-  for (const [label, pkg] of [['wasm', wasm], ['napi', napi]]) {
+  for (const [label, pkg] of [['wasm-small', wasm], ['wasm-full', wasmFull], ['napi', napi]]) {
     if (pkg && pkg.classify(text).kind !== kind) throw new Error(`${name}: ${label} classify says ${pkg.classify(text).kind}`)
   }
   const checked = schema.safeParse(JSON.parse(text))
@@ -57,7 +61,8 @@ for (const [name, message, schema, kind] of cases) {
   // per-round means.
   let sink
   const tasks = {
-    'wasm classify': () => { sink = wasm.classify(text) },
+    'wasm-small classify': () => { sink = wasm.classify(text) },
+    'wasm-full classify': () => { sink = wasmFull.classify(text) },
     ...(napi && { 'napi classify': () => { sink = napi.classify(text) } }),
     'zod (SDK parts)': () => { sink = schema.safeParse(JSON.parse(text)) },
     'SDK message': () => { sink = sdk.JSONRPCMessageSchema.safeParse(JSON.parse(text)) },
@@ -75,9 +80,11 @@ for (const [name, message, schema, kind] of cases) {
   const us = Object.fromEntries(Object.entries(means).map(([k, xs]) => [k, median(xs)]))
   const row = { message: `${name} (${(text.length / 1024).toFixed(1)} KB)` }
   for (const k of Object.keys(tasks)) row[`${k} µs`] = us[k].toFixed(1)
-  row['zod / wasm'] = (us['zod (SDK parts)'] / us['wasm classify']).toFixed(1) + '×'
-  if (napi) row['wasm / napi'] = (us['wasm classify'] / us['napi classify']).toFixed(2) + '×'
-  row['wasm / JSON.parse'] = (us['wasm classify'] / us['JSON.parse']).toFixed(2) + '×'
+  const small = us['wasm-small classify']
+  row['zod / wasm-small'] = (us['zod (SDK parts)'] / small).toFixed(1) + '×'
+  if (napi) row['wasm-small / napi'] = (small / us['napi classify']).toFixed(2) + '×'
+  if (napi) row['wasm-full / napi'] = (us['wasm-full classify'] / us['napi classify']).toFixed(2) + '×'
+  row['wasm-small / JSON.parse'] = (small / us['JSON.parse']).toFixed(2) + '×'
   rows.push(row)
 }
 console.log(`node ${process.version}; per message: median of ${ROUNDS} interleaved rounds, ${time} ms in all`)

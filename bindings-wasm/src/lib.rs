@@ -38,8 +38,29 @@ use mrtr::state::{ReplayGuard, StateId};
 use mrtr::RuleId;
 use wasm_bindgen::prelude::*;
 
+#[cfg(not(any(feature = "full", feature = "browser")))]
+compile_error!("mrtr-wasm is built with the feature `full` (the default) or `browser` (the browser package)");
+
+#[cfg(feature = "full")]
 mod exports;
+/// The browser package's exports (`browser`, without `full`): the items of
+/// `exports.rs` that `build.rs` keeps, as they are.
+#[cfg(not(feature = "full"))]
+mod exports {
+    include!(concat!(env!("OUT_DIR"), "/browser_exports.rs"));
+}
 pub use exports::*;
+
+/// The JavaScript names of the exports this build leaves out (the browser
+/// package's; none in the full one), which `js/backend.mjs` makes throw the
+/// API's `UsageError` "this backend has no X".
+#[wasm_bindgen(js_name = __leftOut)]
+pub fn left_out() -> String {
+    #[cfg(feature = "full")]
+    return String::new();
+    #[cfg(not(feature = "full"))]
+    return exports::LEFT_OUT.into();
+}
 
 /// An error on its way to JavaScript: the core's, or a replay guard's own
 /// exception, thrown again as it was.
@@ -47,6 +68,7 @@ pub enum Failure {
     /// A core error.
     Core(mrtr::Error),
     /// What a JavaScript replay guard threw.
+    #[cfg_attr(not(feature = "full"), allow(dead_code))]
     Js(JsValue),
 }
 
@@ -88,6 +110,7 @@ pub(crate) fn bytes(text: &JsValue) -> Vec<u8> {
     }
 }
 
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 pub(crate) fn optional(text: &JsValue) -> Option<Vec<u8>> {
     (!text.is_undefined() && !text.is_null()).then(|| bytes(text))
 }
@@ -106,6 +129,7 @@ pub(crate) fn run<T>(f: impl FnOnce() -> mrtr::Result<T>) -> Result<T> {
 /// that fails closed: when the guard throws, or answers anything but a
 /// boolean, the closure answers false (not a first use) and keeps what
 /// happened; after the core returns, the guard's own exception is thrown again.
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 pub(crate) fn guarded<T>(
     guard: Option<Function>,
     f: impl FnOnce(Option<&mut dyn ReplayGuard>) -> mrtr::Result<T>,
@@ -155,6 +179,7 @@ pub fn start() {
 /// Runs `f`, a check whose refusal may carry `data` (as the napi backend,
 /// whose thrown errors cannot): `undefined` when it passes, else the core's
 /// error as JSON text (`facade::error_json`), which `lib/api.mjs` throws with its data.
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 pub(crate) fn refusal(f: impl FnOnce() -> mrtr::Result<()>) -> Option<String> {
     f().err().map(|e| facade::error_json(&e))
 }
@@ -193,6 +218,7 @@ pub fn abort_for_tests() {
 }
 
 /// A token that opened as a plain object: `{payload, stateId, expiry}`.
+#[cfg_attr(not(feature = "full"), allow(dead_code))]
 pub(crate) fn opened(o: mrtr::state::Opened) -> Object {
     let out = Object::new();
     // Setting a property on a fresh plain object cannot fail.

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { inspect, LIMIT, GLUE } from '../scripts/check-artifact.mjs'
+import { inspect, LIMIT, BROWSER_LIMIT, PACKAGES, GLUE } from '../scripts/check-artifact.mjs'
 
 const pkg = fileURLToPath(new URL('..', import.meta.url))
 
@@ -19,6 +19,17 @@ test('the build is within the size bound and imports only from the wasm-bindgen 
   assert.deepEqual(r.problems, [])
   assert.ok(r.gz <= LIMIT, `${r.gz}`)
   assert.ok(r.imports.length > 0 && r.imports.every((i) => i.module === GLUE))
+})
+
+test('the browser package is within its own bound, and leaves out what it should', () => {
+  const { lacks } = PACKAGES.find((p) => p.dir === 'pkg-browser')
+  const r = inspect(readFileSync(`${pkg}/pkg-browser/lib/mrtr_wasm_bg.wasm`), BROWSER_LIMIT, lacks)
+  assert.deepEqual(r.problems, [])
+  assert.ok(r.gz <= BROWSER_LIMIT, `${r.gz}`)
+  assert.ok(r.exports.includes('classify') && r.exports.includes('ssedecoder_feed'))
+  // The full package has what the browser one must not (so the check is no tautology).
+  const whole = inspect(readFileSync(`${pkg}/pkg/lib/mrtr_wasm_bg.wasm`), LIMIT, lacks)
+  assert.match(whole.problems.join(), /exports what this package leaves out: .*keyring_seal/)
 })
 
 test('the check refuses a module importing from "env"', () => {
@@ -51,7 +62,8 @@ test("the package's pkg/ cannot seal with a caller's nonce; only the tests' buil
   assert.deepEqual(shipped.exports.filter((e) => /nonce|TestVectors/i.test(e)), [])
   assert.doesNotMatch(readFileSync(`${pkg}/pkg/lib/mrtr_wasm.js`, 'utf8'), /TestVectors/)
   // The tests' build has it, so the checks above are no tautology.
-  const tests = inspect(readFileSync(`${pkg}/pkg-test-vectors/lib/mrtr_wasm_bg.wasm`))
+  // (The tests' build is never shipped: no size bound.)
+  const tests = inspect(readFileSync(`${pkg}/pkg-test-vectors/lib/mrtr_wasm_bg.wasm`), Infinity)
   assert.deepEqual(tests.problems, ['exports test-only functions (cargo feature test-vectors): sealWithNonceForTestVectors'])
   // Through the API: the package refuses, the tests' build seals with the nonce.
   const nonce = '000102030405060708090a0b'
@@ -66,15 +78,17 @@ test("the package's pkg/ cannot seal with a caller's nonce; only the tests' buil
   }
 })
 
-test("package.json's entry points exist, and pkg/ holds the shared API as bindings-node has it", () => {
+test("package.json's entry points exist, and pkg/ and pkg-browser/ hold the shared API as bindings-node has it", () => {
   const p = JSON.parse(readFileSync(`${pkg}/package.json`, 'utf8'))
-  const paths = JSON.stringify(p.exports).match(/\.\/pkg\/[\w/.]+/g)
-  assert.ok(paths.length >= 2)
+  const paths = JSON.stringify(p.exports).match(/\.\/pkg(?:-browser)?\/[\w/.]+/g)
+  assert.ok(paths.length >= 4)
   for (const path of paths) assert.ok(existsSync(`${pkg}/${path}`), path)
-  assert.deepEqual(p.files, ['pkg/', 'README.md'])
-  const shared = ['lib/api.mjs', 'lib/kernel.mjs', 'lib/exports.mjs', 'lib/tables.d.ts', 'lib/exports.d.ts'].map((f) => [`pkg/${f}`, f])
-  for (const [copy, source] of [...shared, ['pkg/index.d.ts', 'index.d.ts']]) {
-    assert.equal(readFileSync(`${pkg}/${copy}`, 'utf8'), readFileSync(`${pkg}/../bindings-node/${source}`, 'utf8'), copy)
+  assert.deepEqual(p.files, ['pkg/', 'pkg-browser/', 'README.md'])
+  for (const dir of ['pkg', 'pkg-browser']) {
+    const shared = ['lib/api.mjs', 'lib/kernel.mjs', 'lib/exports.mjs', 'lib/tables.d.ts', 'lib/exports.d.ts'].map((f) => [`${dir}/${f}`, f])
+    for (const [copy, source] of [...shared, [`${dir}/index.d.ts`, 'index.d.ts']]) {
+      assert.equal(readFileSync(`${pkg}/${copy}`, 'utf8'), readFileSync(`${pkg}/../bindings-node/${source}`, 'utf8'), copy)
+    }
   }
 })
 

@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
-# WebAssembly: the lint on the wasm target (with and without the test
-# vectors), the release build of the package (pkg/: wasm-bindgen --target web,
-# wasm-opt -Oz) and the tests' build (pkg-test-vectors/: the same with the
-# cargo feature test-vectors, for the corpus's sealing vectors), the artifact
-# checks (gzipped size bound, no "env" imports, no test-only export in pkg/),
-# and the node:test suite. The corpus runs in Node and in headless Chromium
-# through scripts/conformance wasm-node and wasm-browser, which scripts/test
-# runs after every suite.
+# WebAssembly: the lint on the wasm target (the full package, the browser
+# package, the test vectors), the release builds of both packages (pkg/, the
+# full one, and pkg-browser/, the browser one: wasm-bindgen --target web,
+# wasm-opt) and the tests' build (pkg-test-vectors/: pkg/ with the cargo
+# feature test-vectors, for the corpus's sealing vectors), the artifact checks
+# (each package's gzipped size bound, no "env" imports, no test-only export,
+# nothing the browser package leaves out), the corpus's classify and sse
+# cases through the browser package (judged; the judge reports the other
+# ops' cases as left out), and the node:test suite. The whole corpus runs in
+# Node (pkg-test-vectors/) and in headless Chromium (pkg-browser/ for the
+# classify and sse cases, pkg-test-vectors/ for the others) through
+# scripts/conformance wasm-node and wasm-browser, which scripts/test runs
+# after every suite.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 echo "== wasm: clippy on wasm32-unknown-unknown"
 cargo clippy --quiet -p mrtr-wasm --target wasm32-unknown-unknown -- -D warnings
 cargo clippy --quiet -p mrtr-wasm --target wasm32-unknown-unknown --features test-vectors -- -D warnings
-echo "== wasm: release build of the package, pkg/ (wasm-bindgen, wasm-opt -Oz)"
+cargo clippy --quiet -p mrtr-wasm --target wasm32-unknown-unknown --no-default-features --features browser -- -D warnings
+echo "== wasm: release builds of the packages, pkg/ and pkg-browser/ (wasm-bindgen, wasm-opt)"
 bash bindings-wasm/scripts/build.sh
 echo "== wasm: the tests' build, pkg-test-vectors/ (cargo feature test-vectors)"
 bash bindings-wasm/scripts/build.sh --test-vectors
-echo "== wasm: artifact (size bound, imports, no test-only export)"
+echo "== wasm: artifacts (size bounds, imports, no test-only export, the browser package's split)"
 node bindings-wasm/scripts/check-artifact.mjs
+echo "== wasm: the corpus's classify and sse cases through the browser package, pkg-browser/"
+cargo build --quiet -p mrtr-conformance --bin mrtr-conformance
+node bindings-wasm/test/browser-corpus.mjs | "${CARGO_TARGET_DIR:-$root/target}/debug/mrtr-conformance" judge --name wasm-browser-package
 echo "== wasm: node:test"
 cd bindings-wasm
 node --test test/*.test.mjs

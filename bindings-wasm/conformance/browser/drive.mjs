@@ -34,6 +34,8 @@ try {
   await page.waitForFunction(() => window.__mrtrLines !== undefined, null, { timeout: 300_000 })
   const lines = await page.evaluate(() => window.__mrtrLines)
   console.error(`browser: ${context.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent))}`)
+  const runs = await page.evaluate(() => window.__mrtrRuns)
+  if (runs) console.error(`cases run by package: ${Object.entries(runs).map(([p, n]) => `${p} ${n}`).join(', ')}`)
   if (Array.isArray(lines)) {
     for (const line of lines) console.log(line)
     status = 0

@@ -2,7 +2,8 @@
 // A tiny static server for the browser runner, on 127.0.0.1 and a free port
 // the system picks: the page (/), the test build of the package
 // (/pkg-test-vectors/…, scripts/build.sh --test-vectors: the corpus's sealing
-// vectors need the cargo feature `test-vectors`), the runner of
+// vectors need the cargo feature `test-vectors`), the browser package
+// (/pkg-browser/…, which the same command builds), the runner of
 // the JavaScript API (/runner.mjs, from bindings-node/test), and the corpus as
 // one JSON list (/corpus.json, read once at start from MRTR_CONFORMANCE_DIR).
 // Prints "listening http://127.0.0.1:PORT/" once it accepts connections;
@@ -24,7 +25,7 @@ const server = createServer(async (req, res) => {
     res.end(body)
   }
   if (path === 'corpus.json') return send(200, TYPES['.json'], corpus)
-  const local = Object.hasOwn(FIXED, path) ? FIXED[path] : path.startsWith('pkg-test-vectors/') && !path.includes('..') ? `../../${path}` : null
+  const local = Object.hasOwn(FIXED, path) ? FIXED[path] : /^pkg-(test-vectors|browser)\//.test(path) && !path.includes('..') ? `../../${path}` : null
   if (local === null) return send(404, 'text/plain', 'not found')
   try {
     send(200, TYPES[extname(local)] ?? 'application/octet-stream', await readFile(file(local)))
