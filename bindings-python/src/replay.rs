@@ -4,15 +4,18 @@
 //! (`Context`, `run_tool`, the suspension) are in `mrtr/_tools.py`.
 
 use crate::{
-    convert::{from_python, json_text, output},
+    convert::{from_python, json_text, output, output_value, to_python, Raw},
     errors::{guard as boundary, usage, OrRaise},
-    state::{call_json, guarded, SealedRounds},
+    options::Text,
+    state::{guarded, SealedRounds},
 };
 use mrtr::{
     facade::{self, Randomness},
+    round::replay::elicit,
     Limits,
 };
-use pyo3::prelude::*;
+use pyo3::{prelude::*, types::PyBytes};
+use serde_json::Value;
 
 /// One replay of a tool on one request: `ask` until one is missing, then
 /// `input_required`, or `complete` with the tool's result.
@@ -35,6 +38,31 @@ impl ToolReplay {
     fn limits(&self) -> Limits {
         self.rounds.as_ref().map_or(Limits::DEFAULT, |r| r.get().limits)
     }
+
+    /// The `input_required` response's JSON text, sealing `data` (or, with
+    /// `keep`, the last round's data as it came).
+    fn sealed_response(&self, py: Python<'_>, data: Option<&Bound<'_, PyAny>>, keep: bool) -> PyResult<String> {
+        let Some(rounds) = &self.rounds else {
+            return Err(usage("a bridge's replay asks through its bridge, not with input_required"));
+        };
+        let r = rounds.get();
+        let data = match keep {
+            true => self.core.data_value().cloned(),
+            false => data.filter(|d| !d.is_none()).map(|d| from_python(d, &r.limits)).transpose()?,
+        };
+        let ring = &r.ring.bind(py).try_borrow()?.0;
+        self.core.input_required_value(ring, data, Randomness::Os).or_raise()
+    }
+
+    /// The final response's JSON text: raw JSON as given, a Python value
+    /// converted within the limits.
+    fn completed(&self, result: &Bound<'_, PyAny>) -> PyResult<String> {
+        match Raw::of(result)? {
+            Some(raw) => self.core.complete(raw.as_bytes()),
+            None => self.core.complete_value(&from_python(result, &self.limits())?),
+        }
+        .or_raise()
+    }
 }
 
 #[pymethods]
@@ -55,10 +83,9 @@ impl ToolReplay {
         boundary(|| {
             let r = rounds.get();
             let request = json_text(request, &r.limits)?;
-            let call = call_json(subject, anonymous, now);
             let ring = &r.ring.bind(py).try_borrow()?.0;
             let inner = guarded(guard, |g| {
-                facade::ToolReplay::start(ring, request.as_bytes(), r.settings.as_bytes(), call.as_bytes(), g)
+                facade::ToolReplay::start_with(ring, request.as_bytes(), &r.parsed, subject, anonymous, now, g)
             })?;
             Ok(ToolReplay { core: inner, rounds: Some(rounds) })
         })
@@ -73,14 +100,62 @@ impl ToolReplay {
         question: &Bound<'py, PyAny>,
         key: Option<&str>,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        boundary(|| {
-            let question = json_text(question, &Limits::DEFAULT)?;
-            let answer = match key {
-                Some(key) => self.core.ask_as(key, question.as_bytes()),
-                None => self.core.ask(question.as_bytes()),
-            };
-            answer.or_raise()?.map(|a| output(py, &a)).transpose()
+        boundary(|| match Raw::of(question)? {
+            Some(raw) => self.core.ask_keyed(raw.as_bytes(), key).or_raise()?.map(|a| output(py, &a)).transpose(),
+            None => {
+                let question = from_python(question, &Limits::DEFAULT)?;
+                self.core.ask_value(&question, key).or_raise()?.map(|a| to_python(py, &a)).transpose()
+            }
         })
+    }
+
+    /// `ask(question_elicit(message, requested_schema), key)` in one call:
+    /// `Context.elicit`'s path.
+    #[pyo3(signature = (message, requested_schema, key=None))]
+    fn _ask_elicit<'py>(
+        &mut self,
+        py: Python<'py>,
+        message: Text,
+        requested_schema: &Bound<'py, PyAny>,
+        key: Option<&str>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        boundary(|| {
+            let question = match Raw::of(requested_schema)? {
+                Some(raw) => output_value(&facade::question_elicit(&message.0, raw.as_bytes()).or_raise()?)?,
+                None => elicit(&message.0, &from_python(requested_schema, &Limits::DEFAULT)?),
+            };
+            self.core.ask_value(&question, key).or_raise()?.map(|a| to_python(py, &a)).transpose()
+        })
+    }
+
+    /// The request's `params.arguments` when it is an object, else an empty
+    /// dict; `None` for a bridge's replay (its host holds the request).
+    fn _arguments<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        boundary(|| {
+            let Some(request) = self.core.request_value() else { return Ok(None) };
+            match request.get("params").and_then(|p| p.get("arguments")) {
+                Some(args @ Value::Object(_)) => to_python(py, args).map(Some),
+                _ => Ok(Some(pyo3::types::PyDict::new(py).into_any())),
+            }
+        })
+    }
+
+    /// [`input_required`](ToolReplay::input_required) as the JSON text's
+    /// UTF-8 bytes; with `keep`, the data of the last round is sealed again
+    /// as it came (`data` unused).
+    #[pyo3(signature = (data=None, keep=false))]
+    fn _input_required_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        data: Option<&Bound<'py, PyAny>>,
+        keep: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        boundary(|| self.sealed_response(py, data, keep).map(|text| PyBytes::new(py, text.as_bytes())))
+    }
+
+    /// [`complete`](ToolReplay::complete) as the JSON text's UTF-8 bytes.
+    fn _complete_bytes<'py>(&self, py: Python<'py>, result: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+        boundary(|| self.completed(result).map(|text| PyBytes::new(py, text.as_bytes())))
     }
 
     /// How many `input_required` rounds came before this request.
@@ -98,8 +173,8 @@ impl ToolReplay {
     /// The data the tool kept at the last round (`None` without).
     #[getter]
     fn data<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        boundary(|| match self.core.data() {
-            Some(data) => output(py, &data),
+        boundary(|| match self.core.data_value() {
+            Some(data) => to_python(py, data),
             None => Ok(py.None().into_bound(py)),
         })
     }
@@ -114,25 +189,12 @@ impl ToolReplay {
     /// answers so far and `data`.
     #[pyo3(signature = (data=None))]
     fn input_required<'py>(&self, py: Python<'py>, data: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
-        boundary(|| {
-            let Some(rounds) = &self.rounds else {
-                return Err(usage("a bridge's replay asks through its bridge, not with input_required"));
-            };
-            let r = rounds.get();
-            let data = data.filter(|d| !d.is_none()).map(|d| from_python(d, &r.limits).map(|d| d.to_string()));
-            let data = data.transpose()?;
-            let ring = &r.ring.bind(py).try_borrow()?.0;
-            let response = self.core.input_required(ring, data.as_deref().map(str::as_bytes), Randomness::Os);
-            output(py, &response.or_raise()?)
-        })
+        boundary(|| output(py, &self.sealed_response(py, data, false)?))
     }
 
     /// The final response with the tool's `result`.
     fn complete<'py>(&self, py: Python<'py>, result: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        boundary(|| {
-            let result = json_text(result, &self.limits())?;
-            output(py, &self.core.complete(result.as_bytes()).or_raise()?)
-        })
+        boundary(|| output(py, &self.completed(result)?))
     }
 
     fn __repr__(&self) -> String {

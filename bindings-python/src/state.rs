@@ -452,6 +452,8 @@ pub struct SealedRounds {
     pub(crate) limits: Limits,
     /// The protocol of the settings, for the builders a tool's context calls.
     protocol: mrtr::Protocol,
+    /// The settings as the façade read them, once: a replay reads no settings text per request.
+    pub(crate) parsed: RoundsSettings,
 }
 
 /// The façade's per-call JSON: `{"subject" | "anonymous": true, "now"}`, as the
@@ -492,8 +494,8 @@ impl SealedRounds {
             }
             let limits = limits.unwrap_or_default().0;
             let settings = Value::Object(settings).to_string();
-            let protocol = RoundsSettings::from_json(settings.as_bytes()).or_raise()?.protocol();
-            Ok(SealedRounds { ring, settings, limits, protocol })
+            let parsed = RoundsSettings::from_json(settings.as_bytes()).or_raise()?;
+            Ok(SealedRounds { ring, settings, limits, protocol: parsed.protocol(), parsed })
         })
     }
 

@@ -270,6 +270,18 @@ class ToolReplay:
         ``data``; past the round cap ``retry-rounds-exceeded``, with nothing missing ``usage-out-of-turn``."""
     def complete(self, result: _JsonIn) -> dict[str, Any]:
         """The final response with ``result`` (``resultType: "complete"``; ``ttlMs: 0`` on a retry)."""
+    def _ask_elicit(
+        self, message: str, requested_schema: Mapping[str, Any] | str | bytes, key: str | None = None
+    ) -> dict[str, Any] | None:
+        """``ask(question_elicit(message, requested_schema), key)`` in one call (``Context.elicit``)."""
+    def _arguments(self) -> dict[str, Any] | None:
+        """The request's ``params.arguments`` (an empty dict when not an object); ``None`` for a bridge's
+        replay."""
+    def _input_required_bytes(self, data: Any = None, keep: bool = False) -> bytes:
+        """``input_required`` as the UTF-8 bytes of its JSON text; with ``keep``, the last round's data sealed
+        again as it came."""
+    def _complete_bytes(self, result: _JsonIn) -> bytes:
+        """``complete`` as the UTF-8 bytes of its JSON text."""
 
 def _error_response(
     id: int | str | None,

@@ -31,6 +31,18 @@ def request(id: Any = 1, name: str = "greet", **arguments: Any) -> Dict[str, Any
     }
 
 
+#: Which runner ``run`` uses: every test of this module runs once through ``run_tool`` (a dict back) and once
+#: through ``run_tool_bytes`` (the response's JSON bytes, read back here), which must behave alike.
+RUNNER = ["run_tool"]
+
+
+@pytest.fixture(autouse=True, params=["run_tool", "run_tool_bytes"])
+def runner(request: Any) -> Any:
+    RUNNER[0] = request.param
+    yield request.param
+    RUNNER[0] = "run_tool"
+
+
 def run(
     tool: mrtr.Tool,
     message: Any,
@@ -38,6 +50,12 @@ def run(
     rounds: mrtr.SealedRounds = ROUNDS,
     guard: Optional[Callable[[str, int], bool]] = None,
 ) -> Dict[str, Any]:
+    if RUNNER[0] == "run_tool_bytes":
+        body = message if isinstance(message, (str, bytes)) else json.dumps(message).encode()
+        out = asyncio.run(mrtr.run_tool_bytes(tool, body, rounds, subject="alice", now=now, guard=guard))
+        assert isinstance(out, bytes)
+        response: Dict[str, Any] = json.loads(out)
+        return response
     return asyncio.run(mrtr.run_tool(tool, message, rounds, subject="alice", now=now, guard=guard))
 
 
@@ -519,3 +537,35 @@ def test_error_response_under_the_draft_registry() -> None:
     assert mrtr.error_response(7, "request-meta-missing", "m", error_codes="draft")[0]["error"]["code"] == -32602
     with pytest.raises(mrtr.UsageError):
         mrtr.error_response(7, late, error_codes="next")  # type: ignore[arg-type]
+
+
+# --- run_tool_bytes: the same tool, bytes in and bytes out ----------------------------------------------
+
+
+def test_run_tool_bytes_answers_as_run_tool_does() -> None:
+    tool = Greeter()
+    first = request(city="Oslo")
+    body = json.dumps(first).encode()
+    as_dict = asyncio.run(mrtr.run_tool(tool, body, ROUNDS, subject="alice", now=100))
+    as_bytes = asyncio.run(mrtr.run_tool_bytes(tool, body, ROUNDS, subject="alice", now=100))
+    assert isinstance(as_bytes, bytes)
+    read = json.loads(as_bytes)
+    # The same response but for the sealed state, whose nonce is fresh each time.
+    assert read["result"].pop("requestState") != as_dict["result"].pop("requestState")
+    assert read == as_dict
+    # A dict goes in as well, and the request parses only when the tool reads ctx.request.
+    second = retry(first, asyncio.run(mrtr.run_tool(tool, first, ROUNDS, subject="alice", now=100)), "Ada", 2)
+    second_bytes = asyncio.run(mrtr.run_tool_bytes(tool, second, ROUNDS, subject="alice", now=101))
+    assert list(asked(json.loads(second_bytes))) == ["q2"]
+
+
+def test_a_question_that_cannot_be_built_is_the_tools_to_handle_not_a_refusal() -> None:
+    async def careful(args: Dict[str, Any], ctx: Context) -> Dict[str, Any]:
+        try:
+            await ctx.elicit("Name?", {"type": "object", "properties": {1, 2}})  # type: ignore[dict-item]
+        except mrtr.UsageError:
+            pass  # a set is no JSON value: the tool's own mistake, which it may handle
+        await ctx.elicit("Name?", SCHEMA)
+        return {"content": []}
+
+    assert list(asked(run(careful, request(), 100))) == ["q1"]  # what was never asked takes no key

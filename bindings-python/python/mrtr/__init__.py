@@ -5,11 +5,11 @@ A thin façade over the native module ``mrtr._mrtr``, which converts and calls t
 server: ``respond``, ``resume``, ``complete``, ``check_request``, ``check_headers``, ``missing_capabilities``,
 ``require_capabilities``, ``require_declared``, ``task_created``, ``task_get_response``; sealed
 ``requestState``: ``Key``, ``KeyRing``, ``Binding``, ``SealedRounds``, ``inspect``; await-style tools without
-server state: ``run_tool``, ``Context``, ``Questions``, ``error_response`` (over ``ToolReplay``), and the same
-tools served to ``2025-11-25`` clients: ``BridgedCall`` (over ``ToolBridge``); the transports over HTTP
-(Streamable HTTP, SEP-1858, SEP-1335): ``Operation`` (one call to its final response, every round and mode)
-with its driver ``run_operation`` / ``call`` (asyncio, httpx2 or httpx), ``HttpCall`` (the client machine of
-one exchange sequence), ``SseDecoder`` /
+server state: ``run_tool`` (``run_tool_bytes``: bytes in, bytes out), ``Context``, ``Questions``,
+``error_response`` (over ``ToolReplay``), and the same tools served to ``2025-11-25`` clients:
+``BridgedCall`` (over ``ToolBridge``); the transports over HTTP (Streamable HTTP, SEP-1858, SEP-1335):
+``Operation`` (one call to its final response, every round and mode) with its driver ``run_operation`` /
+``call`` (asyncio, httpx2 or httpx), ``HttpCall`` (the client machine of one exchange sequence), ``SseDecoder`` /
 ``sse_encode``, ``ServerStream``, ``read_http_request``, ``stream_url``, ``unassociated_reply``, ``mirrored_fields``.
 Every failure is an ``MrtrError`` (``.rule``, ``.code``, ``.message``, ``.data``) of the class of the rule's
 area (``ProtocolError``, ``RetryError``, …, ``UsageError``, ``PanicError``). The protocol is the caller's choice.

@@ -1,8 +1,9 @@
 """Await-style tools without server state (``name = await ctx.elicit(...)``) over the core's replay
 (``mrtr::round::replay``, the native ``ToolReplay``): each request re-runs the tool from the top; an ask already
 answered returns at once, the first without an answer suspends the tool and ``run_tool`` answers
-``input_required``. The core decides the keys (the order of asking), the pins (a digest of each exact
-question), the round cap and every JSON shape.
+``input_required`` (``run_tool_bytes``: the same, the response as the JSON bytes the core wrote). The core
+decides the keys (the order of asking), the pins (a digest of each exact question), the round cap and every
+JSON shape.
 
 The suspension is a private ``BaseException`` raised at the await, so that a tool's ``except Exception`` cannot
 swallow it. **Code before an ask runs again on every round** (the stack is rebuilt by replay, not kept), so it
@@ -55,6 +56,21 @@ class Questions:
         return _mrtr.question_roots()
 
 
+class _Elicit:
+    """A form elicitation not built yet: ``Context.elicit`` asks it in one call to the core."""
+
+    __slots__ = ("message", "schema")
+
+    def __init__(self, message: str, schema: Dict[str, Any]) -> None:
+        self.message, self.schema = message, schema
+
+    def build(self) -> Question:
+        return Questions.elicit(self.message, self.schema)
+
+
+_UNSET: Any = object()
+
+
 class Context:
     """A tool's view of its request: ``request``, ``round`` (rounds before this one), ``state_id`` and
     ``expiry`` of the sealed state it carried (``None`` on a first request), ``data`` (what the last round
@@ -62,28 +78,86 @@ class Context:
 
     q = Questions
 
-    def __init__(self, replay: ToolReplay, request: Dict[str, Any], protocol: Optional[str] = None) -> None:
-        self._replay, self._suspended, self.request, self._protocol = replay, False, request, protocol
+    def __init__(
+        self, replay: ToolReplay, request: Union[Dict[str, Any], str, bytes], protocol: Optional[str] = None
+    ) -> None:
+        # `request` may be the request's JSON text (run_tool_bytes): read only if the tool reads ctx.request.
+        self._replay, self._suspended, self._request, self._protocol = replay, False, request, protocol
         self._refusal: Optional[MrtrError] = None
-        self.data: Any = replay.data
-        state = replay.state or {}
-        self.state_id: Optional[str] = state.get("stateId")
-        self.expiry: Optional[int] = state.get("expiry")
+        self._data: Any = _UNSET
+        self._state: Any = _UNSET
+
+    @property
+    def request(self) -> Dict[str, Any]:
+        """The request (a dict)."""
+        if isinstance(self._request, dict):
+            return self._request
+        request: Dict[str, Any] = loads(self._request)
+        self._request = request
+        return request
+
+    @request.setter
+    def request(self, request: Dict[str, Any]) -> None:
+        self._request = request
+
+    @property
+    def data(self) -> Any:
+        """What the last round kept (``None`` without); assign it to keep something for the next round."""
+        if self._data is _UNSET:
+            self._data = self._replay.data
+        return self._data
+
+    @data.setter
+    def data(self, data: Any) -> None:
+        self._data = data
+
+    def _state_field(self, name: str) -> Any:
+        if self._state is _UNSET:
+            self._state = self._replay.state or {}
+        return self._state.get(name)
+
+    @property
+    def state_id(self) -> Optional[str]:
+        """The id of the sealed state the request carried (``None`` on a first request)."""
+        return self._state_field("stateId")  # type: ignore[no-any-return]
+
+    @state_id.setter
+    def state_id(self, state_id: Optional[str]) -> None:
+        self._state_field("stateId")
+        self._state = dict(self._state, stateId=state_id)
+
+    @property
+    def expiry(self) -> Optional[int]:
+        """When the sealed state the request carried expires (``None`` on a first request)."""
+        return self._state_field("expiry")  # type: ignore[no-any-return]
+
+    @expiry.setter
+    def expiry(self, expiry: Optional[int]) -> None:
+        self._state_field("expiry")
+        self._state = dict(self._state, expiry=expiry)
 
     @property
     def round(self) -> int:
         """How many ``input_required`` rounds came before this request (0 on a first request)."""
         return self._replay.round
 
-    def _answers(self, questions: List[Tuple[Question, Optional[str]]]) -> List[Answer]:
+    def _answers(self, questions: List[Tuple[Union[Question, _Elicit], Optional[str]]]) -> List[Answer]:
         # Once suspended, nothing more is asked: a tool that swallowed the suspension learns nothing more.
         if self._suspended:
+            for question, _ in questions:
+                if isinstance(question, _Elicit):
+                    question.build()  # a question that cannot be built says so, as before the suspension
             raise _Suspend
         answers = []
         for question, key in questions:
             try:
-                answer = self._replay.ask(question, key)
+                if isinstance(question, _Elicit):
+                    answer = self._replay._ask_elicit(question.message, question.schema, key)
+                else:
+                    answer = self._replay.ask(question, key)
             except MrtrError as e:
+                if isinstance(question, _Elicit):
+                    question.build()  # not a refusal: a question that cannot be built (the tool's to handle)
                 # A refusal (an answer that does not fit, a question that is no input request) is not the tool's
                 # to handle: it sees it, and run_tool raises it whatever the tool does.
                 self._suspended, self._refusal = True, e
@@ -98,13 +172,13 @@ class Context:
         """Whether the request declared every client capability ``questions`` need (mode-aware:
         ``elicitation.url``, ``sampling.tools``): ask only what it allows."""
         asked = {str(i): q for i, q in enumerate(questions)}
-        return _mrtr.missing_capabilities(self.request, asked, protocol=self._protocol) is None
+        return _mrtr.missing_capabilities(self._request, asked, protocol=self._protocol) is None
 
     def require(self, *questions: Question) -> None:
         """Raises ``request-capability-missing`` (-32021, ``.data["requiredCapabilities"]`` naming them) unless
         the request declared every capability ``questions`` need: for a tool that cannot work without them."""
         asked = {str(i): q for i, q in enumerate(questions)}
-        _mrtr.require_capabilities(self.request, asked, protocol=self._protocol)
+        _mrtr.require_capabilities(self._request, asked, protocol=self._protocol)
 
     async def ask(self, question: Question, *, key: Optional[str] = None) -> Answer:
         """The answer to ``question`` (any input request), under the key of its order or ``key``."""
@@ -116,7 +190,7 @@ class Context:
 
     async def elicit(self, message: str, requested_schema: Dict[str, Any]) -> Answer:
         """A form elicitation's answer (``{"action": "accept" | "decline" | "cancel", "content"}``)."""
-        return await self.ask(Questions.elicit(message, requested_schema))
+        return self._answers([(_Elicit(message, requested_schema), None)])[0]
 
     async def sample(self, params: Dict[str, Any]) -> Answer:
         """A sampling request's answer (the client's ``CreateMessageResult``)."""
@@ -147,15 +221,44 @@ async def run_tool(
     ``state-replayed``. Refusals raise their ``MrtrError`` (``error_response`` makes the response to send), even
     when the tool caught them at an ask; the tool's own exceptions propagate."""
     replay = ToolReplay(rounds, request, subject=subject, anonymous=anonymous, now=now, guard=guard)
-    message: Dict[str, Any] = request if isinstance(request, dict) else loads(request)
-    result, ctx = await _play(tool, replay, message, rounds.protocol)
-    return replay.input_required(ctx.data) if replay.missing else replay.complete(result)
+    result, ctx = await _play(tool, replay, request, rounds.protocol)
+    if replay.missing:
+        return replay.input_required(ctx._data) if ctx._data is not _UNSET else replay.input_required(replay.data)
+    return replay.complete(result)
 
 
-async def _play(tool: Tool, replay: ToolReplay, message: Dict[str, Any], protocol: str) -> Tuple[Any, Context]:
+async def run_tool_bytes(
+    tool: Tool,
+    request: Union[Dict[str, Any], str, bytes],
+    rounds: SealedRounds,
+    *,
+    subject: Optional[str] = None,
+    anonymous: bool = False,
+    now: int,
+    guard: Optional[Callable[[str, int], bool]] = None,
+) -> bytes:
+    """``run_tool`` with the response as the UTF-8 bytes of its JSON text, written by the core: the body to
+    send, with no dict built and no ``json.dumps``. Pass the request as the body's bytes (or ``str``): it is
+    read once, by the core (``ctx.request`` parses it only if the tool reads it). Same refusals, same
+    exceptions."""
+    replay = ToolReplay(rounds, request, subject=subject, anonymous=anonymous, now=now, guard=guard)
+    result, ctx = await _play(tool, replay, request, rounds.protocol)
+    if replay.missing:
+        data = ctx._data
+        return replay._input_required_bytes(None, True) if data is _UNSET else replay._input_required_bytes(data)
+    return replay._complete_bytes(result)
+
+
+async def _play(
+    tool: Tool, replay: ToolReplay, message: Union[Dict[str, Any], str, bytes], protocol: str
+) -> Tuple[Any, Context]:
     """Runs ``tool`` once over ``replay``: its result (``None`` when it stopped at an ask without an answer) and
     its context. A refusal is raised even when the tool caught it; the tool's own exceptions propagate."""
-    arguments = (message.get("params") or {}).get("arguments")
+    arguments: Optional[Dict[str, Any]]
+    if isinstance(message, dict):
+        arguments = (message.get("params") or {}).get("arguments")
+    else:
+        arguments = replay._arguments()  # the request as the core read it: no second parse here
     ctx = Context(replay, message, protocol)
     result: Any = None
     try:
@@ -268,4 +371,14 @@ def error_response(
     return built["response"], built["status"]
 
 
-__all__ = ["Answer", "BridgedCall", "Context", "Question", "Questions", "Tool", "error_response", "run_tool"]
+__all__ = [
+    "Answer",
+    "BridgedCall",
+    "Context",
+    "Question",
+    "Questions",
+    "Tool",
+    "error_response",
+    "run_tool",
+    "run_tool_bytes",
+]

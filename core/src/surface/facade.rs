@@ -767,6 +767,13 @@ mod sealed {
     }
 
     impl CallSpec {
+        /// The call of a host that names its subject and clock as values (no
+        /// JSON text to read per request): the same checks as [`CallSpec::from_json`].
+        pub(super) fn new(principal: Option<&str>, anonymous: bool, now: u64) -> Result<CallSpec> {
+            subject(principal, anonymous)?;
+            Ok(CallSpec { principal: principal.map(String::from), now })
+        }
+
         pub(super) fn from_json(text: &[u8]) -> Result<CallSpec> {
             let v = parse_arg(text, "the call")?;
             let o = v.as_object().ok_or(usage("a call is an object: {subject | anonymous, now}"))?;
@@ -785,6 +792,21 @@ mod sealed {
             let subject = self.principal.as_deref().map_or(Subject::Anonymous, Subject::Principal);
             let mut call = rounds.call(request, subject, self.now)?;
             call.binding = call.binding.with_exact_digest(raw)?;
+            Ok(call)
+        }
+
+        /// [`CallSpec::call`] again for the same request, with the exact
+        /// digest [`CallSpec::call`] computed from its text the first time
+        /// (the text is not read twice).
+        pub(super) fn call_digested<'a>(
+            &'a self,
+            rounds: &SealedRounds<'_>,
+            request: &'a Value,
+            params_digest: [u8; 32],
+        ) -> Result<Call<'a>> {
+            let subject = self.principal.as_deref().map_or(Subject::Anonymous, Subject::Principal);
+            let mut call = rounds.call(request, subject, self.now)?;
+            call.binding.params_digest = params_digest;
             Ok(call)
         }
     }

@@ -29,7 +29,8 @@ pub struct ToolReplay {
 /// What sealing the next round needs.
 struct Sealed {
     request: Value,
-    raw: Vec<u8>,
+    /// The exact digest of the request's params, computed from its text once.
+    params_digest: [u8; 32],
     settings: RoundsSettings,
     spec: CallSpec,
 }
@@ -48,13 +49,41 @@ impl ToolReplay {
     ) -> Result<ToolReplay> {
         let settings = RoundsSettings::from_json(settings)?;
         let spec = CallSpec::from_json(call)?;
+        ToolReplay::begin(ring, request, settings, spec, guard)
+    }
+
+    /// [`ToolReplay::start`] with the settings read once ([`RoundsSettings::from_json`])
+    /// and the call as values: the subject (a principal, or `anonymous`) and
+    /// `now`. No JSON text is read but the request's: a host's hot path.
+    pub fn start_with(
+        ring: &KeyRing,
+        request: &[u8],
+        settings: &RoundsSettings,
+        principal: Option<&str>,
+        anonymous: bool,
+        now: u64,
+        guard: Option<&mut dyn ReplayGuard>,
+    ) -> Result<ToolReplay> {
+        let spec = CallSpec::new(principal, anonymous, now)?;
+        ToolReplay::begin(ring, request, settings.clone(), spec, guard)
+    }
+
+    fn begin(
+        ring: &KeyRing,
+        request: &[u8],
+        settings: RoundsSettings,
+        spec: CallSpec,
+        guard: Option<&mut dyn ReplayGuard>,
+    ) -> Result<ToolReplay> {
         let rounds = settings.rounds(ring);
         let value = parse(request, &rounds.limits)?;
-        let mut inner = Replay::start(&rounds, &spec.call(&rounds, &value, request)?, guard)?;
+        let call = spec.call(&rounds, &value, request)?;
+        let params_digest = call.binding.params_digest;
+        let mut inner = Replay::start(&rounds, &call, guard)?;
         if let Some(max) = settings.max_rounds() {
             inner.max_rounds = max;
         }
-        Ok(ToolReplay { inner, sealed: Some(Sealed { request: value, raw: request.to_vec(), settings, spec }) })
+        Ok(ToolReplay { inner, sealed: Some(Sealed { request: value, params_digest, settings, spec }) })
     }
 
     /// Asks the next question (an input request as JSON text): its answer
@@ -76,6 +105,29 @@ impl ToolReplay {
             Some(key) => self.ask_as(key, question),
             None => self.ask(question),
         }
+    }
+
+    /// [`ToolReplay::ask_keyed`] of a question already read (by a binding from
+    /// its language's values): the answer as a value, or `None`.
+    pub fn ask_value(&mut self, question: &Value, key: Option<&str>) -> Result<Option<Value>> {
+        let asked = match key {
+            Some(key) => self.inner.ask_as(key, question)?,
+            None => self.inner.ask(question)?,
+        };
+        Ok(match asked {
+            Asked::Answered(answer) => Some(answer),
+            Asked::Missing => None,
+        })
+    }
+
+    /// The request the replay read (`None` for a bridge's replay).
+    pub fn request_value(&self) -> Option<&Value> {
+        self.sealed.as_ref().map(|s| &s.request)
+    }
+
+    /// The tool's data of the last round, as the value it was sealed as.
+    pub fn data_value(&self) -> Option<&Value> {
+        self.inner.data()
     }
 
     /// How many rounds came before this request.
@@ -101,18 +153,35 @@ impl ToolReplay {
     /// The `input_required` response (JSON text) asking what is missing.
     pub fn input_required(&self, ring: &KeyRing, data: Option<&[u8]>, randomness: Randomness<'_>) -> Result<String> {
         let s = self.sealed()?;
+        let data = data.map(|d| parse(d, &s.settings.rounds(ring).limits)).transpose()?;
+        self.input_required_value(ring, data, randomness)
+    }
+
+    /// [`ToolReplay::input_required`] with `data` already read (within the
+    /// settings' limits): to keep the data of the last round as it came,
+    /// pass [`ToolReplay::data_value`].
+    pub fn input_required_value(
+        &self,
+        ring: &KeyRing,
+        data: Option<Value>,
+        randomness: Randomness<'_>,
+    ) -> Result<String> {
+        let s = self.sealed()?;
         let rounds = s.settings.rounds(ring);
-        let data = data.map(|d| parse(d, &rounds.limits)).transpose()?;
-        let call = s.spec.call(&rounds, &s.request, &s.raw)?;
+        let call = s.spec.call_digested(&rounds, &s.request, s.params_digest)?;
         let response = self.inner.input_required(&rounds, &call, data, &mut rng(randomness)?)?;
         Ok(text(&response))
     }
 
     /// The final response to the request ([`server::complete`]).
     pub fn complete(&self, result: &[u8]) -> Result<String> {
+        self.complete_value(&parse_arg(result, "a result")?)
+    }
+
+    /// [`ToolReplay::complete`] with the result already read.
+    pub fn complete_value(&self, result: &Value) -> Result<String> {
         let s = self.sealed()?;
-        let result = parse_arg(result, "a result")?;
-        Ok(text(&server::complete(&s.request, &result, s.settings.protocol())?))
+        Ok(text(&server::complete(&s.request, result, s.settings.protocol())?))
     }
 
     fn sealed(&self) -> Result<&Sealed> {
@@ -228,6 +297,35 @@ mod tests {
     const SETTINGS: &[u8] = br#"{"ttl": 60, "maxRounds": 3}"#;
     const CALL: &[u8] = br#"{"subject": "alice", "now": 1000}"#;
     const REQUEST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#;
+
+    #[test]
+    fn a_replay_over_values_answers_as_the_one_over_json() {
+        let ring = KeyRing::new(Key::new(1, Algorithm::Xaes256Gcm, &[3; 32]));
+        let settings = RoundsSettings::from_json(SETTINGS).unwrap();
+        let question = replay::elicit("Name?", &json!({"type": "object", "properties": {"v": {"type": "string"}}}));
+        let mut first = ToolReplay::start_with(&ring, REQUEST.as_bytes(), &settings, None, true, 1000, None).unwrap();
+        assert_eq!(first.ask_value(&question, None).unwrap(), None);
+        assert_eq!(first.request_value().and_then(|r| r["id"].as_u64()), Some(1));
+        let asked: Value = serde_json::from_str(
+            &first.input_required_value(&ring, Some(json!({"step": 1})), Randomness::Bytes(&[7; 32])).unwrap(),
+        )
+        .unwrap();
+        let mut retry: Value = serde_json::from_str(REQUEST).unwrap();
+        retry["params"]["requestState"] = asked["result"]["requestState"].clone();
+        retry["params"]["inputResponses"] = json!({"q1": {"action": "accept", "content": {"v": "Ada"}}});
+        let retry = retry.to_string();
+        // The JSON call of the same subject opens what the values sealed.
+        let anonymous = br#"{"anonymous": true, "now": 1001}"#;
+        let mut second = ToolReplay::start(&ring, retry.as_bytes(), SETTINGS, anonymous, None).unwrap();
+        assert_eq!(second.data_value(), Some(&json!({"step": 1})));
+        let answer = second.ask_value(&question, None).unwrap().unwrap();
+        assert_eq!(answer["content"]["v"], "Ada");
+        let done = second.complete_value(&json!({"content": []})).unwrap();
+        assert_eq!(done, second.complete(br#"{"content":[]}"#).unwrap());
+        // Neither subject, or both, is refused as from JSON.
+        let neither = ToolReplay::start_with(&ring, retry.as_bytes(), &settings, None, false, 1001, None);
+        assert_eq!(neither.err().map(|e| e.rule()), Some(crate::RuleId::UsageInvalidArgument));
+    }
 
     #[test]
     fn a_replay_over_json_asks_then_completes() {
