@@ -63,7 +63,7 @@ fn drain(decoder: &mut Decoder, monitor: &Monitor, exchange: &str) {
 /// A response body: frames already read, then the rest of upstream's body.
 ///
 /// A frame of upstream's body after the first is held back for a few turns
-/// of the scheduler ([`HELD_TURNS`]): upstream's connection runs in its own task and hands its
+/// of the scheduler (`HELD_TURNS`): upstream's connection runs in its own task and hands its
 /// body over one frame at a time, so the next frame, or the body's end, is
 /// often already read from the socket and comes meanwhile. Then the two
 /// go to the client in one write (an SSE answer: one write instead of

@@ -94,6 +94,15 @@ pub struct Call<'a> {
     pub(crate) tags: state::TagMemo<'a>,
 }
 
+impl state::BindingTags for Call<'_> {
+    fn tags(&self, key: &state::Key) -> [u8; state::TAGS] {
+        self.tags.tags(key, &self.binding)
+    }
+}
+
+/// A rounds call binds its state as its `binding` says, its tags computed once.
+impl state::Binds for Call<'_> {}
+
 /// The state a request carried, as the host may see it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StateInfo {

@@ -85,7 +85,7 @@ pub use binding::{
 };
 pub(crate) use guard::spend;
 pub use guard::{MemoryGuard, ReplayGuard, StateId};
-pub(crate) use tags::TagMemo;
+pub(crate) use tags::{sealed::Tags as BindingTags, TagMemo};
 pub use tags::{Binds, Bound};
 
 use crate::error::{err, Result};
@@ -105,7 +105,7 @@ use zeroize::Zeroizing;
 
 const VERSION: u8 = 0x20;
 const HEADER: usize = 6;
-const TAGS: usize = 16;
+pub(crate) const TAGS: usize = 16;
 const AEAD_TAG: usize = 16;
 /// The longest deployment label [`KeyRing::set_context`] takes.
 pub const CONTEXT_MAX_BYTES: usize = 64;

@@ -4,16 +4,16 @@
 //! under the same binding, nearly always under the same key, so the two tags
 //! (two HMAC-SHA-256 runs, about a sixth of a seal + open of 512 bytes each
 //! time) come out the same both times. A [`Bound`] remembers them per key; a
-//! rounds [`Call`](crate::round::Call) holds the same memo.
+//! rounds `Call` holds the same memo (and implements [`Binds`] where it is defined).
 
 use super::{Algorithm, Binding, Key, TAGS};
 use core::{cell::RefCell, fmt};
 
 /// What a [`KeyRing`](super::KeyRing) binds a token to: a [`Binding`], whose
 /// tags are computed at each seal and open, or a [`Bound`] (or a rounds
-/// [`Call`](crate::round::Call)), which computes them once per key.
+/// `Call`), which computes them once per key.
 ///
-/// Sealed: implemented only here.
+/// Sealed: implemented only inside this crate.
 pub trait Binds: sealed::Tags {}
 
 pub(super) mod sealed {
@@ -60,15 +60,6 @@ impl sealed::Tags for Bound<'_> {
 }
 
 impl Binds for Bound<'_> {}
-
-impl sealed::Tags for crate::round::Call<'_> {
-    fn tags(&self, key: &Key) -> [u8; TAGS] {
-        self.tags.tags(key, &self.binding)
-    }
-}
-
-/// A rounds call binds its state as its `binding` says, its tags computed once.
-impl Binds for crate::round::Call<'_> {}
 
 /// The last tags computed, with the key and the binding they belong to.
 ///
