@@ -19,13 +19,14 @@ that principal only.
 from __future__ import annotations
 
 import argparse
+import heapq
 import json
 import os
 import secrets
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import mrtr
 
@@ -64,14 +65,17 @@ class MemoryGuard:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._used: Dict[str, int] = {}
+        self._by_expiry: List[Tuple[int, str]] = []  # a heap, the soonest expiry first
 
     def __call__(self, state_id: str, expiry: int) -> bool:
         with self._lock:
             now = int(time.time())
-            self._used = {k: e for k, e in self._used.items() if e > now}  # forget what no longer opens
+            while self._by_expiry and self._by_expiry[0][0] <= now:  # forget what no longer opens
+                self._used.pop(heapq.heappop(self._by_expiry)[1], None)
             if state_id in self._used:
                 return False
             self._used[state_id] = expiry
+            heapq.heappush(self._by_expiry, (expiry, state_id))
             return True
 
 
