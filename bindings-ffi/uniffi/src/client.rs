@@ -1,6 +1,7 @@
 //! The client's retry machine and the incremental conversation checker, as objects.
 
 use crate::error::{guard, lock, Result};
+use crate::ints::unsigned;
 use crate::ops::{check_options, options, Side};
 use mrtr::facade;
 use std::sync::{Arc, Mutex};
@@ -20,9 +21,10 @@ pub struct Client {
 impl Client {
     /// A machine for `protocol` allowing `max_rounds` retries per request (the SDKs use 10).
     #[uniffi::constructor]
-    pub fn new(protocol: String, max_rounds: u32) -> Result<Arc<Client>> {
+    pub fn new(protocol: String, max_rounds: i32) -> Result<Arc<Client>> {
         guard(|| {
-            Ok(Arc::new(Client { inner: Mutex::new(facade::Client::new(&options(&protocol, Some(max_rounds))?)) }))
+            let o = options(&protocol, Some(unsigned(max_rounds, "max_rounds")?))?;
+            Ok(Arc::new(Client { inner: Mutex::new(facade::Client::new(&o)) }))
         })
     }
 }
@@ -40,9 +42,9 @@ impl Checker {
     /// (default 10), under the multi-turn `transport` (`sep-1858`,
     /// `sep-1335`; absent: plain Streamable HTTP).
     #[uniffi::constructor(default(transport = None))]
-    pub fn new(protocol: String, max_rounds: u32, transport: Option<String>) -> Result<Arc<Checker>> {
+    pub fn new(protocol: String, max_rounds: i32, transport: Option<String>) -> Result<Arc<Checker>> {
         guard(|| {
-            let o = check_options(&protocol, max_rounds, transport)?;
+            let o = check_options(&protocol, unsigned(max_rounds, "max_rounds")?, transport)?;
             Ok(Arc::new(Checker { inner: Mutex::new(facade::Checker::new(&o)) }))
         })
     }

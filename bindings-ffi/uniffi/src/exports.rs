@@ -21,7 +21,7 @@ pub struct Violation {
     /// The rule id.
     pub rule: String,
     /// The index of the offending entry.
-    pub index: u64,
+    pub index: i64,
     /// What is wrong, in one sentence.
     pub message: String,
 }
@@ -59,14 +59,14 @@ pub struct SseEvent {
     /// The last `retry` field made of ASCII digits (milliseconds).
     #[uniffi(default = None)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retry: Option<u64>,
+    pub retry: Option<i64>,
 }
 
 /// An HTTP request to send; quote its `exchange` with every part of its response.
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record, Deserialize)]
 pub struct HttpRequest {
     /// The machine's number for this exchange.
-    pub exchange: u64,
+    pub exchange: i64,
     /// `POST` or `GET`.
     pub method: String,
     /// The absolute URL.
@@ -124,7 +124,7 @@ pub enum OperationEvent {
     /// The server asks: answer each key of `requests` with `answer(key, result)`.
     InputRequired {
         /// The round asked for.
-        round: u32,
+        round: i32,
         /// The questions by key.
         #[serde(rename = "requests", deserialize_with = "crate::ops::json_text")]
         requests_json: String,
@@ -164,22 +164,22 @@ pub enum ClientEvent {
     /// The server needs input: fulfil `inputRequests`, then answer.
     InputRequired {
         /// The request.
-        handle: u64,
+        handle: i64,
         /// What the server asks, by key.
         #[serde(rename = "inputRequests", deserialize_with = "crate::ops::json_text")]
         input_requests_json: String,
         /// Retries made so far for this request.
-        round: u32,
+        round: i32,
     },
     /// The server shed load (`input_required` with state only): answer at once, with nothing.
     RetryNow {
         /// The request.
-        handle: u64,
+        handle: i64,
     },
     /// The request is finished: a complete result, a task, or an error.
     Done {
         /// The request.
-        handle: u64,
+        handle: i64,
         /// The final response message.
         #[serde(rename = "response", deserialize_with = "crate::ops::json_text")]
         response_json: String,
@@ -603,10 +603,10 @@ impl Checker {
 #[uniffi::export]
 impl Client {
     /// Starts a request: its handle.
-    pub fn send(&self, request_json: String) -> Result<u64> {
+    pub fn send(&self, request_json: String) -> Result<i64> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            Ok(this.send(request_json.as_bytes())?)
+            Ok(crate::ints::long(this.send(request_json.as_bytes())?))
         })
     }
 
@@ -619,18 +619,22 @@ impl Client {
     }
 
     /// Answers the input requests of `handle`; queues the retry under `id`.
-    pub fn answer(&self, handle: u64, input_responses_json: Option<String>, id_json: String) -> Result<()> {
+    pub fn answer(&self, handle: i64, input_responses_json: Option<String>, id_json: String) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            Ok(this.answer(handle, input_responses_json.as_deref().map(str::as_bytes), id_json.as_bytes())?)
+            Ok(this.answer(
+                crate::ints::unsigned(handle, "handle")?,
+                input_responses_json.as_deref().map(str::as_bytes),
+                id_json.as_bytes(),
+            )?)
         })
     }
 
     /// Gives up on `handle`.
-    pub fn abandon(&self, handle: u64) -> Result<()> {
+    pub fn abandon(&self, handle: i64) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            this.abandon(handle);
+            this.abandon(crate::ints::unsigned(handle, "handle")?);
             Ok(())
         })
     }
@@ -708,10 +712,14 @@ impl HttpCall {
     /// `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
     /// then `poll_event`, then read `poll_timeout`.
     #[uniffi::constructor]
-    pub fn new(config_json: String, request_json: String, now_ms: u64) -> Result<Arc<HttpCall>> {
+    pub fn new(config_json: String, request_json: String, now_ms: i64) -> Result<Arc<HttpCall>> {
         guard(|| {
             Ok(Arc::new(HttpCall {
-                inner: Mutex::new(facade::HttpCall::new(config_json.as_bytes(), request_json.as_bytes(), now_ms)?),
+                inner: Mutex::new(facade::HttpCall::new(
+                    config_json.as_bytes(),
+                    request_json.as_bytes(),
+                    crate::ints::unsigned(now_ms, "now_ms")?,
+                )?),
             }))
         })
     }
@@ -721,37 +729,47 @@ impl HttpCall {
     /// head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
     /// `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
     /// as an event.
-    pub fn handle_head(&self, exchange: u64, status: u16, headers: HashMap<String, String>, now_ms: u64) -> Result<()> {
+    pub fn handle_head(&self, exchange: i64, status: i32, headers: HashMap<String, String>, now_ms: i64) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            Ok(this.handle_head(exchange, status, &crate::transport::headers_json(headers), now_ms)?)
+            Ok(this.handle_head(
+                crate::ints::unsigned(exchange, "exchange")?,
+                crate::ints::unsigned(status, "status")?,
+                &crate::transport::headers_json(headers),
+                crate::ints::unsigned(now_ms, "now_ms")?,
+            )?)
         })
     }
 
     /// Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
     /// that is not UTF-8 is the server's error, reported as an event). A body before its head is
     /// `usage-out-of-turn`.
-    pub fn handle_body(&self, exchange: u64, chunk: Vec<u8>, now_ms: u64) -> Result<()> {
+    pub fn handle_body(&self, exchange: i64, chunk: Vec<u8>, now_ms: i64) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            Ok(this.handle_body(exchange, &chunk, now_ms)?)
+            Ok(this.handle_body(
+                crate::ints::unsigned(exchange, "exchange")?,
+                &chunk,
+                crate::ints::unsigned(now_ms, "now_ms")?,
+            )?)
         })
     }
 
     /// The response to `exchange` ended: the server closed it, the connection was cut, or none
     /// came.
-    pub fn handle_end(&self, exchange: u64, now_ms: u64) -> Result<()> {
+    pub fn handle_end(&self, exchange: i64, now_ms: i64) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            Ok(this.handle_end(exchange, now_ms)?)
+            Ok(this
+                .handle_end(crate::ints::unsigned(exchange, "exchange")?, crate::ints::unsigned(now_ms, "now_ms")?)?)
         })
     }
 
     /// The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
-    pub fn handle_timeout(&self, now_ms: u64) -> Result<()> {
+    pub fn handle_timeout(&self, now_ms: i64) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            this.handle_timeout(now_ms);
+            this.handle_timeout(crate::ints::unsigned(now_ms, "now_ms")?);
             Ok(())
         })
     }
@@ -759,10 +777,10 @@ impl HttpCall {
     /// The host's JSON-RPC response to a server request the call reported (a `serverRequest`
     /// event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC
     /// response `usage-invalid-argument`.
-    pub fn answer(&self, response_json: String, now_ms: u64) -> Result<()> {
+    pub fn answer(&self, response_json: String, now_ms: i64) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            Ok(this.answer(response_json.as_bytes(), now_ms)?)
+            Ok(this.answer(response_json.as_bytes(), crate::ints::unsigned(now_ms, "now_ms")?)?)
         })
     }
 
@@ -789,10 +807,10 @@ impl HttpCall {
     }
 
     /// When to call `handle_timeout` (the host's milliseconds), or none.
-    pub fn poll_timeout(&self) -> Result<Option<u64>> {
+    pub fn poll_timeout(&self) -> Result<Option<i64>> {
         guard(|| {
             let this = lock(&self.inner)?;
-            Ok(this.poll_timeout())
+            Ok(this.poll_timeout().map(crate::ints::long))
         })
     }
 
@@ -827,10 +845,14 @@ impl Operation {
     /// (an answer given there is an input: drain the transmits again), then read `poll_timeout`.
     /// Drop it once `is_drained`.
     #[uniffi::constructor]
-    pub fn new(config_json: String, request_json: String, now_ms: u64) -> Result<Arc<Operation>> {
+    pub fn new(config_json: String, request_json: String, now_ms: i64) -> Result<Arc<Operation>> {
         guard(|| {
             Ok(Arc::new(Operation {
-                inner: Mutex::new(facade::Operation::new(config_json.as_bytes(), request_json.as_bytes(), now_ms)?),
+                inner: Mutex::new(facade::Operation::new(
+                    config_json.as_bytes(),
+                    request_json.as_bytes(),
+                    crate::ints::unsigned(now_ms, "now_ms")?,
+                )?),
             }))
         })
     }
@@ -840,37 +862,47 @@ impl Operation {
     /// head for one exchange is `usage-out-of-turn`, an exchange unknown or ended
     /// `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
     /// as an event.
-    pub fn handle_head(&self, exchange: u64, status: u16, headers: HashMap<String, String>, now_ms: u64) -> Result<()> {
+    pub fn handle_head(&self, exchange: i64, status: i32, headers: HashMap<String, String>, now_ms: i64) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            Ok(this.handle_head(exchange, status, &crate::transport::headers_json(headers), now_ms)?)
+            Ok(this.handle_head(
+                crate::ints::unsigned(exchange, "exchange")?,
+                crate::ints::unsigned(status, "status")?,
+                &crate::transport::headers_json(headers),
+                crate::ints::unsigned(now_ms, "now_ms")?,
+            )?)
         })
     }
 
     /// Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
     /// that is not UTF-8 is the server's error, reported as an event). A body before its head is
     /// `usage-out-of-turn`.
-    pub fn handle_body(&self, exchange: u64, chunk: Vec<u8>, now_ms: u64) -> Result<()> {
+    pub fn handle_body(&self, exchange: i64, chunk: Vec<u8>, now_ms: i64) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            Ok(this.handle_body(exchange, &chunk, now_ms)?)
+            Ok(this.handle_body(
+                crate::ints::unsigned(exchange, "exchange")?,
+                &chunk,
+                crate::ints::unsigned(now_ms, "now_ms")?,
+            )?)
         })
     }
 
     /// The response to `exchange` ended: the server closed it, the connection was cut, or none
     /// came.
-    pub fn handle_end(&self, exchange: u64, now_ms: u64) -> Result<()> {
+    pub fn handle_end(&self, exchange: i64, now_ms: i64) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            Ok(this.handle_end(exchange, now_ms)?)
+            Ok(this
+                .handle_end(crate::ints::unsigned(exchange, "exchange")?, crate::ints::unsigned(now_ms, "now_ms")?)?)
         })
     }
 
     /// The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
-    pub fn handle_timeout(&self, now_ms: u64) -> Result<()> {
+    pub fn handle_timeout(&self, now_ms: i64) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            this.handle_timeout(now_ms);
+            this.handle_timeout(crate::ints::unsigned(now_ms, "now_ms")?);
             Ok(())
         })
     }
@@ -879,10 +911,10 @@ impl Operation {
     /// `{"action", …}`, a sampling result, a roots list). An answer that does not fit its
     /// question fails with its rule and the question stays open; a key nothing asked is
     /// `usage-unknown-handle`, one answered already `usage-out-of-turn`.
-    pub fn answer(&self, key: String, result_json: String, now_ms: u64) -> Result<()> {
+    pub fn answer(&self, key: String, result_json: String, now_ms: i64) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            Ok(this.answer(&key, result_json.as_bytes(), now_ms)?)
+            Ok(this.answer(&key, result_json.as_bytes(), crate::ints::unsigned(now_ms, "now_ms")?)?)
         })
     }
 
@@ -908,10 +940,10 @@ impl Operation {
     }
 
     /// When to call `handle_timeout` (the host's milliseconds), or none.
-    pub fn poll_timeout(&self) -> Result<Option<u64>> {
+    pub fn poll_timeout(&self) -> Result<Option<i64>> {
         guard(|| {
             let this = lock(&self.inner)?;
-            Ok(this.poll_timeout())
+            Ok(this.poll_timeout().map(crate::ints::long))
         })
     }
 
@@ -926,7 +958,7 @@ impl Operation {
     /// The open exchanges whose answer no longer matters, as a JSON array of their numbers: an
     /// earlier round's, such as a hedged round's losing copies. The host may cut them (then
     /// `handle_end` each) rather than wait for a slow server.
-    pub fn abandoned(&self) -> Result<Vec<u64>> {
+    pub fn abandoned(&self) -> Result<Vec<i64>> {
         guard(|| {
             let this = lock(&self.inner)?;
             wire(&this.abandoned())
@@ -939,10 +971,10 @@ impl Operation {
     /// host gives it again, credentials included) nor the open exchanges (the round they carried
     /// goes again). An operation that is over, or a stream mode's call that answered a server
     /// request, is `usage-out-of-turn`.
-    pub fn snapshot(&self, now_ms: u64) -> Result<String> {
+    pub fn snapshot(&self, now_ms: i64) -> Result<String> {
         guard(|| {
             let this = lock(&self.inner)?;
-            Ok(this.snapshot(now_ms)?)
+            Ok(this.snapshot(crate::ints::unsigned(now_ms, "now_ms")?)?)
         })
     }
 
@@ -951,13 +983,13 @@ impl Operation {
     /// `inputRequired` event), a followed task is polled after the wait that was left. A snapshot
     /// of another format or transport mode is `usage-invalid-argument`.
     #[uniffi::constructor]
-    pub fn restore(config_json: String, snapshot_json: String, now_ms: u64) -> Result<Arc<Operation>> {
+    pub fn restore(config_json: String, snapshot_json: String, now_ms: i64) -> Result<Arc<Operation>> {
         guard(|| {
             Ok(Arc::new(Operation {
                 inner: Mutex::new(facade::Operation::restore(
                     config_json.as_bytes(),
                     snapshot_json.as_bytes(),
-                    now_ms,
+                    crate::ints::unsigned(now_ms, "now_ms")?,
                 )?),
             }))
         })
@@ -979,8 +1011,12 @@ impl ServerStream {
     /// numbering events from `first`. An empty key, or one with a line end or NUL, is
     /// `usage-invalid-argument`.
     #[uniffi::constructor]
-    pub fn new(mode: String, key: String, first: u64) -> Result<Arc<ServerStream>> {
-        guard(|| Ok(Arc::new(ServerStream { inner: Mutex::new(facade::ServerStream::new(&mode, &key, first)?) })))
+    pub fn new(mode: String, key: String, first: i64) -> Result<Arc<ServerStream>> {
+        guard(|| {
+            Ok(Arc::new(ServerStream {
+                inner: Mutex::new(facade::ServerStream::new(&mode, &key, crate::ints::unsigned(first, "first")?)?),
+            }))
+        })
     }
 
     /// The header fields of the response head (status 200), a JSON object: `content-type:
@@ -1002,10 +1038,10 @@ impl ServerStream {
     }
 
     /// Writes a `retry: <retry_ms>` block; its event id.
-    pub fn retry(&self, retry_ms: u64) -> Result<String> {
+    pub fn retry(&self, retry_ms: i64) -> Result<String> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            Ok(this.retry(retry_ms)?)
+            Ok(this.retry(crate::ints::unsigned(retry_ms, "retry_ms")?)?)
         })
     }
 
@@ -1015,10 +1051,10 @@ impl ServerStream {
     /// the requests (a `2026-07-28` server asks inside results: `usage-invalid-argument`). After a
     /// `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written
     /// after it is `usage-out-of-turn`. The last event id written.
-    pub fn ask(&self, requests_json: String, retry_ms: u64) -> Result<String> {
+    pub fn ask(&self, requests_json: String, retry_ms: i64) -> Result<String> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            Ok(this.ask(requests_json.as_bytes(), retry_ms)?)
+            Ok(this.ask(requests_json.as_bytes(), crate::ints::unsigned(retry_ms, "retry_ms")?)?)
         })
     }
 
@@ -1051,10 +1087,10 @@ impl ToolReplay {
     }
 
     /// How many rounds came before this request.
-    pub fn round(&self) -> Result<u32> {
+    pub fn round(&self) -> Result<i32> {
         guard(|| {
             let this = lock(&self.inner)?;
-            Ok(this.round())
+            Ok(crate::ints::int(this.round()))
         })
     }
 
@@ -1125,11 +1161,11 @@ impl ToolBridge {
     }
 
     /// Sends what `replay` misses as server requests on the stream.
-    pub fn ask(&self, replay: Arc<ToolReplay>, now_ms: u64) -> Result<()> {
+    pub fn ask(&self, replay: Arc<ToolReplay>, now_ms: i64) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;
             let replay = lock(&replay.inner)?;
-            Ok(this.ask(&replay, now_ms)?)
+            Ok(this.ask(&replay, crate::ints::unsigned(now_ms, "now_ms")?)?)
         })
     }
 
@@ -1151,18 +1187,18 @@ impl ToolBridge {
     }
 
     /// A response the client POSTed; true when the round is complete.
-    pub fn handle_answer(&self, response_json: String, now_ms: u64) -> Result<bool> {
+    pub fn handle_answer(&self, response_json: String, now_ms: i64) -> Result<bool> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            Ok(this.handle_answer(response_json.as_bytes(), now_ms)?)
+            Ok(this.handle_answer(response_json.as_bytes(), crate::ints::unsigned(now_ms, "now_ms")?)?)
         })
     }
 
     /// The round's deadline may have passed.
-    pub fn handle_timeout(&self, now_ms: u64) -> Result<()> {
+    pub fn handle_timeout(&self, now_ms: i64) -> Result<()> {
         guard(|| {
             let mut this = lock(&self.inner)?;
-            this.handle_timeout(now_ms);
+            this.handle_timeout(crate::ints::unsigned(now_ms, "now_ms")?);
             Ok(())
         })
     }
@@ -1176,10 +1212,10 @@ impl ToolBridge {
     }
 
     /// When (ms) to call `handle_timeout`, or none.
-    pub fn poll_timeout(&self) -> Result<Option<u64>> {
+    pub fn poll_timeout(&self) -> Result<Option<i64>> {
         guard(|| {
             let this = lock(&self.inner)?;
-            Ok(this.poll_timeout())
+            Ok(this.poll_timeout().map(crate::ints::long))
         })
     }
 
@@ -1201,3 +1237,6 @@ impl ToolBridge {
 }
 
 // left out: KeyRing: a key ring of its own: keys and bindings as records, a guard as a callback interface
+// left out: ask_elicit: runTool's one call per ask, JavaScript's own: a host builds its questions (questionElicit), reads its request, passes its data
+// left out: arguments: runTool's one call per ask, JavaScript's own: a host builds its questions (questionElicit), reads its request, passes its data
+// left out: input_required_kept: runTool's one call per ask, JavaScript's own: a host builds its questions (questionElicit), reads its request, passes its data

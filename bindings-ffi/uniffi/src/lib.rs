@@ -30,6 +30,7 @@ mod areas;
 mod client;
 mod error;
 mod exports;
+mod ints;
 mod ops;
 mod state;
 mod transport;

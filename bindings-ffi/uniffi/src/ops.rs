@@ -4,6 +4,7 @@
 
 use crate::error::{guard, usage, wire, Result};
 use crate::exports::Violation;
+use crate::ints::unsigned;
 use crate::ErrorArea;
 pub use mrtr::{check::Side, Kind as MessageKind, ResultType};
 use mrtr::{facade, Error, Protocol, RuleId};
@@ -106,10 +107,13 @@ pub enum Side {
 pub fn check(
     transcript_json: String,
     protocol: String,
-    max_rounds: u32,
+    max_rounds: i32,
     transport: Option<String>,
 ) -> Result<Vec<Violation>> {
-    guard(|| wire(&facade::check(transcript_json.as_bytes(), &check_options(&protocol, max_rounds, transport)?)?))
+    guard(|| {
+        let o = check_options(&protocol, unsigned(max_rounds, "max_rounds")?, transport)?;
+        wire(&facade::check(transcript_json.as_bytes(), &o)?)
+    })
 }
 
 /// Builds the `tasks/update` request (Tasks extension, `2026-07-28`) that
@@ -133,7 +137,7 @@ pub fn task_update(
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
 pub struct RuleInfo {
     /// The stable number (the C ABI's error code); never reused.
-    pub number: u16,
+    pub number: i32,
     /// The kebab-case id, as in `docs/RULES.md`.
     pub name: String,
     /// The JSON-RPC error code a peer answers with, if any.
@@ -148,7 +152,7 @@ pub struct RuleInfo {
 #[uniffi::export]
 pub fn rules() -> Vec<RuleInfo> {
     let row = |r: &mrtr::rules::RuleInfo| RuleInfo {
-        number: r.id as u16,
+        number: i32::from(r.id as u16),
         name: r.name.into(),
         code: r.code,
         source: r.source.into(),

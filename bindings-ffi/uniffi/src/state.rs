@@ -3,6 +3,7 @@
 
 use crate::error::{guard, read, usage, write, MrtrError, Result};
 use crate::exports::ToolReplay;
+use crate::ints::{long, unsigned};
 use mrtr::facade::{self, BindingSpec};
 use mrtr::state::{self, Key, StateId, Subject};
 use mrtr::Protocol;
@@ -106,7 +107,7 @@ pub fn binding_from_json(json: String) -> Result<Binding> {
 #[uniffi::export(callback_interface)]
 pub trait ReplayGuard: Send + Sync {
     /// Records the use of `state_id`: true the first time, false after.
-    fn first_use(&self, state_id: String, expiry: u64) -> Result<bool>;
+    fn first_use(&self, state_id: String, expiry: i64) -> Result<bool>;
 }
 
 /// The host's guard as the core's: an exception fails closed and is kept.
@@ -117,7 +118,7 @@ struct HostGuard<'a> {
 
 impl state::ReplayGuard for HostGuard<'_> {
     fn first_use(&mut self, id: &StateId, expiry: u64) -> bool {
-        match self.host.first_use(id.to_string(), expiry) {
+        match self.host.first_use(id.to_string(), long(expiry)) {
             Ok(first) => first,
             Err(e) => {
                 self.raised = Some(e);
@@ -135,7 +136,7 @@ pub struct Opened {
     /// The state's id (its nonce) as lowercase hex: the key of a single-use store.
     pub state_id: String,
     /// When the state expires, seconds since the Unix epoch.
-    pub expiry: u64,
+    pub expiry: i64,
 }
 
 /// What anyone can read off a token without a key (nothing of it is
@@ -145,11 +146,11 @@ pub struct TokenInfo {
     /// The state's id as lowercase hex.
     pub state_id: String,
     /// The key id it names.
-    pub key_id: u8,
+    pub key_id: i32,
     /// The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`, `xaes-256-gcm`).
     pub algorithm: String,
     /// Its expiry, seconds since the Unix epoch.
-    pub expiry: u64,
+    pub expiry: i64,
 }
 
 /// Reads the public part of `token` (`state-malformed` when it is not a
@@ -161,17 +162,27 @@ pub fn inspect(token: String) -> Result<TokenInfo> {
         let info = state::inspect(&token)?;
         Ok(TokenInfo {
             state_id: info.id.to_string(),
-            key_id: info.key_id,
+            key_id: info.key_id.into(),
             algorithm: info.algorithm.name().into(),
-            expiry: info.expiry,
+            expiry: long(info.expiry),
         })
     })
 }
 
+/// A key id: one byte (0–255) in the token.
+fn key_id(id: i32) -> Result<u8> {
+    unsigned(id, "id")
+}
+
 /// The core's key: `id`, an algorithm name, exactly one of a 32-byte `secret` or a `master` to derive it from.
-fn key(id: u8, algorithm: &str, secret: Option<Vec<u8>>, master: Option<Vec<u8>>) -> Result<Key> {
+fn key(id: i32, algorithm: &str, secret: Option<Vec<u8>>, master: Option<Vec<u8>>) -> Result<Key> {
     let (secret, master) = (secret.map(Zeroizing::new), master.map(Zeroizing::new));
-    Ok(facade::key(id.into(), algorithm, secret.as_deref().map(Vec::as_slice), master.as_deref().map(Vec::as_slice))?)
+    Ok(facade::key(
+        key_id(id)?.into(),
+        algorithm,
+        secret.as_deref().map(Vec::as_slice),
+        master.as_deref().map(Vec::as_slice),
+    )?)
 }
 
 /// Sealing keys by id (AES-256-GCM, XChaCha20-Poly1305 or XAES-256-GCM, the algorithm for
@@ -189,7 +200,7 @@ impl KeyRing {
     /// A ring whose current (sealing) key is `id`, for `algorithm`
     /// (`aes-256-gcm`, `xchacha20-poly1305`, `xaes-256-gcm`), from 32 uniformly random secret bytes.
     #[uniffi::constructor]
-    pub fn new(id: u8, algorithm: String, secret: Vec<u8>) -> Result<Arc<KeyRing>> {
+    pub fn new(id: i32, algorithm: String, secret: Vec<u8>) -> Result<Arc<KeyRing>> {
         guard(|| {
             Ok(Arc::new(KeyRing { inner: RwLock::new(state::KeyRing::new(key(id, &algorithm, Some(secret), None)?)) }))
         })
@@ -198,14 +209,14 @@ impl KeyRing {
     /// A ring whose current key is derived from one master secret (at least
     /// 32 uniformly random bytes, not a password) and the id (HKDF-SHA-256).
     #[uniffi::constructor]
-    pub fn derived(id: u8, algorithm: String, master: Vec<u8>) -> Result<Arc<KeyRing>> {
+    pub fn derived(id: i32, algorithm: String, master: Vec<u8>) -> Result<Arc<KeyRing>> {
         guard(|| {
             Ok(Arc::new(KeyRing { inner: RwLock::new(state::KeyRing::new(key(id, &algorithm, None, Some(master))?)) }))
         })
     }
 
     /// Adds a key that opens tokens (replacing one with the same id).
-    pub fn add(&self, id: u8, algorithm: String, secret: Vec<u8>) -> Result<()> {
+    pub fn add(&self, id: i32, algorithm: String, secret: Vec<u8>) -> Result<()> {
         guard(|| {
             let key = key(id, &algorithm, Some(secret), None)?;
             self.writing().map(|mut r| r.add(key))
@@ -213,7 +224,7 @@ impl KeyRing {
     }
 
     /// Adds a key derived from a master secret (see [`KeyRing::derived`]).
-    pub fn add_derived(&self, id: u8, algorithm: String, master: Vec<u8>) -> Result<()> {
+    pub fn add_derived(&self, id: i32, algorithm: String, master: Vec<u8>) -> Result<()> {
         guard(|| {
             let key = key(id, &algorithm, None, Some(master))?;
             self.writing().map(|mut r| r.add(key))
@@ -221,18 +232,21 @@ impl KeyRing {
     }
 
     /// Makes the key `id` the sealing key; false if the ring lacks it.
-    pub fn set_current(&self, id: u8) -> Result<bool> {
-        guard(|| Ok(self.writing()?.set_current(id)))
+    pub fn set_current(&self, id: i32) -> Result<bool> {
+        guard(|| Ok(self.writing()?.set_current(key_id(id)?)))
     }
 
     /// Drops the key `id` (never the current one): its tokens become `state-unknown-key`.
-    pub fn remove(&self, id: u8) -> Result<bool> {
-        guard(|| Ok(self.writing()?.remove(id)))
+    pub fn remove(&self, id: i32) -> Result<bool> {
+        guard(|| Ok(self.writing()?.remove(key_id(id)?)))
     }
 
     /// The bound on a token's length (default 65536), checked before decoding.
-    pub fn set_max_token_bytes(&self, max: u64) -> Result<()> {
-        guard(|| self.writing().map(|mut r| r.set_max_token_bytes(usize::try_from(max).unwrap_or(usize::MAX))))
+    pub fn set_max_token_bytes(&self, max: i64) -> Result<()> {
+        guard(|| {
+            let max = usize::try_from(unsigned::<u64>(max, "max")?).unwrap_or(usize::MAX);
+            self.writing().map(|mut r| r.set_max_token_bytes(max))
+        })
     }
 
     /// The deployment label every token of this ring is sealed and opened
@@ -246,19 +260,25 @@ impl KeyRing {
     /// How many seals each key of this ring may make in this process (this
     /// instance's share of the fleet's budget); past it, sealing is
     /// `usage-seal-budget-spent`: make another key current.
-    pub fn set_seal_budget(&self, seals: u64) -> Result<()> {
-        guard(|| self.writing().map(|mut r| r.set_seal_budget(seals)))
+    pub fn set_seal_budget(&self, seals: i64) -> Result<()> {
+        guard(|| {
+            let seals = unsigned(seals, "seals")?;
+            self.writing().map(|mut r| r.set_seal_budget(seals))
+        })
     }
 
     /// How many seals the key `id` has made in this process (none if the ring lacks it).
-    pub fn seals(&self, id: u8) -> Result<Option<u64>> {
-        guard(|| Ok(self.ring()?.seals(id)))
+    pub fn seals(&self, id: i32) -> Result<Option<i64>> {
+        guard(|| Ok(self.ring()?.seals(key_id(id)?).map(long)))
     }
 
     /// Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
     /// (seconds since the Unix epoch), with a nonce from the OS's random numbers.
-    pub fn seal(&self, binding: Binding, now: u64, ttl: u32, payload: Vec<u8>) -> Result<String> {
-        guard(|| Ok(self.ring()?.seal_os(&binding.core()?, now, ttl, &payload)?))
+    pub fn seal(&self, binding: Binding, now: i64, ttl: i64, payload: Vec<u8>) -> Result<String> {
+        guard(|| {
+            let (now, ttl) = (unsigned(now, "now")?, unsigned(ttl, "ttl")?);
+            Ok(self.ring()?.seal_os(&binding.core()?, now, ttl, &payload)?)
+        })
     }
 
     /// Opens `token` for `binding` at `now`: the payload, its state id and
@@ -271,11 +291,11 @@ impl KeyRing {
         &self,
         token: String,
         binding: Binding,
-        now: u64,
+        now: i64,
         guard: Option<Box<dyn ReplayGuard>>,
     ) -> Result<Opened> {
         crate::error::guard(|| {
-            let (ring, b) = (self.ring()?, binding.core()?);
+            let (ring, b, now) = (self.ring()?, binding.core()?, unsigned(now, "now")?);
             let _mark = Guarding::enter(self);
             let mut host = guard.as_deref().map(|host| HostGuard { host, raised: None });
             let opened = match host.as_mut() {
@@ -286,7 +306,7 @@ impl KeyRing {
                 return Err(raised);
             }
             let opened = opened?;
-            Ok(Opened { payload: opened.payload, state_id: opened.id.to_string(), expiry: opened.expiry })
+            Ok(Opened { payload: opened.payload, state_id: opened.id.to_string(), expiry: long(opened.expiry) })
         })
     }
 
@@ -448,12 +468,15 @@ impl KeyRing {
     pub fn test_only_seal_with_nonce(
         &self,
         binding: Binding,
-        now: u64,
-        ttl: u32,
+        now: i64,
+        ttl: i64,
         payload: Vec<u8>,
         nonce: Vec<u8>,
     ) -> Result<String> {
-        guard(|| Ok(read(&self.inner)?.seal_with_nonce(&binding.core()?, now, ttl, &payload, &nonce)?))
+        guard(|| {
+            let (now, ttl) = (unsigned(now, "now")?, unsigned(ttl, "ttl")?);
+            Ok(read(&self.inner)?.seal_with_nonce(&binding.core()?, now, ttl, &payload, &nonce)?)
+        })
     }
 }
 
@@ -481,7 +504,7 @@ mod tests {
     }
 
     impl ReplayGuard for Meddling {
-        fn first_use(&self, _: String, _: u64) -> Result<bool> {
+        fn first_use(&self, _: String, _: i64) -> Result<bool> {
             let outcome = |r: Result<()>| r.err().map_or("ok".into(), |e| e.rule().to_string());
             let mut seen = self.seen.lock().unwrap();
             seen.push(outcome(self.ring.set_current(1).map(drop)));

@@ -49,10 +49,10 @@ impl SseDecoder {
     /// A decoder bounding each block by `max_block_bytes` (line bytes; absent:
     /// the core's 16 MiB bound of a message).
     #[uniffi::constructor(default(max_block_bytes = None))]
-    pub fn new(max_block_bytes: Option<u64>) -> Result<Arc<SseDecoder>> {
+    pub fn new(max_block_bytes: Option<i64>) -> Result<Arc<SseDecoder>> {
         guard(|| {
             let mut o = facade::Options::default();
-            if let Some(n) = max_block_bytes {
+            if let Some(n) = crate::ints::unsigned_opt::<u64>(max_block_bytes, "max_block_bytes")? {
                 o.limits.max_message_bytes = usize::try_from(n).unwrap_or(usize::MAX);
             }
             Ok(Arc::new(SseDecoder { inner: Mutex::new(facade::SseDecoder::new(&o)) }))

@@ -471,54 +471,6 @@ private let UNIFFI_CALLBACK_UNEXPECTED_ERROR: Int32 = 2
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterUInt8: FfiConverterPrimitive {
-    typealias FfiType = UInt8
-    typealias SwiftType = UInt8
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt8 {
-        return try lift(readInt(&buf))
-    }
-
-    public static func write(_ value: UInt8, into buf: inout [UInt8]) {
-        writeInt(&buf, lower(value))
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-fileprivate struct FfiConverterUInt16: FfiConverterPrimitive {
-    typealias FfiType = UInt16
-    typealias SwiftType = UInt16
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt16 {
-        return try lift(readInt(&buf))
-    }
-
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
-        writeInt(&buf, lower(value))
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-fileprivate struct FfiConverterUInt32: FfiConverterPrimitive {
-    typealias FfiType = UInt32
-    typealias SwiftType = UInt32
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt32 {
-        return try lift(readInt(&buf))
-    }
-
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
-        writeInt(&buf, lower(value))
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
 fileprivate struct FfiConverterInt32: FfiConverterPrimitive {
     typealias FfiType = Int32
     typealias SwiftType = Int32
@@ -535,15 +487,15 @@ fileprivate struct FfiConverterInt32: FfiConverterPrimitive {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterUInt64: FfiConverterPrimitive {
-    typealias FfiType = UInt64
-    typealias SwiftType = UInt64
+fileprivate struct FfiConverterInt64: FfiConverterPrimitive {
+    typealias FfiType = Int64
+    typealias SwiftType = Int64
 
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt64 {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Int64 {
         return try lift(readInt(&buf))
     }
 
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+    public static func write(_ value: Int64, into buf: inout [UInt8]) {
         writeInt(&buf, lower(value))
     }
 }
@@ -711,13 +663,13 @@ open class Checker: CheckerProtocol, @unchecked Sendable {
      * (default 10), under the multi-turn `transport` (`sep-1858`,
      * `sep-1335`; absent: plain Streamable HTTP).
      */
-public convenience init(`protocol`: String, maxRounds: UInt32, transport: String? = nil)throws  {
+public convenience init(`protocol`: String, maxRounds: Int32, transport: String? = nil)throws  {
     let handle =
         try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_constructor_checker_new(
         FfiConverterString.lower(`protocol`),
-        FfiConverterUInt32.lower(maxRounds),
+        FfiConverterInt32.lower(maxRounds),
         FfiConverterOptionString.lower(transport),uniffiCallStatus
     )
 }
@@ -839,12 +791,12 @@ public protocol ClientProtocol: AnyObject, Sendable {
     /**
      * Gives up on `handle`.
      */
-    func abandon(handle: UInt64) throws 
+    func abandon(handle: Int64) throws 
     
     /**
      * Answers the input requests of `handle`; queues the retry under `id`.
      */
-    func answer(handle: UInt64, inputResponsesJson: String?, idJson: String) throws 
+    func answer(handle: Int64, inputResponsesJson: String?, idJson: String) throws 
     
     /**
      * Takes a response message.
@@ -864,7 +816,7 @@ public protocol ClientProtocol: AnyObject, Sendable {
     /**
      * Starts a request: its handle.
      */
-    func send(requestJson: String) throws  -> UInt64
+    func send(requestJson: String) throws  -> Int64
     
 }
 /**
@@ -917,13 +869,13 @@ open class Client: ClientProtocol, @unchecked Sendable {
     /**
      * A machine for `protocol` allowing `max_rounds` retries per request (the SDKs use 10).
      */
-public convenience init(`protocol`: String, maxRounds: UInt32)throws  {
+public convenience init(`protocol`: String, maxRounds: Int32)throws  {
     let handle =
         try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_constructor_client_new(
         FfiConverterString.lower(`protocol`),
-        FfiConverterUInt32.lower(maxRounds),uniffiCallStatus
+        FfiConverterInt32.lower(maxRounds),uniffiCallStatus
     )
 }
     self.init(unsafeFromHandle: handle)
@@ -944,11 +896,11 @@ public convenience init(`protocol`: String, maxRounds: UInt32)throws  {
     /**
      * Gives up on `handle`.
      */
-open func abandon(handle: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func abandon(handle: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_client_abandon(
             self.uniffiCloneHandle(),
-        FfiConverterUInt64.lower(handle),uniffiCallStatus
+        FfiConverterInt64.lower(handle),uniffiCallStatus
     )
 }
 }
@@ -956,11 +908,11 @@ open func abandon(handle: UInt64)throws   {try rustCallWithError(FfiConverterTyp
     /**
      * Answers the input requests of `handle`; queues the retry under `id`.
      */
-open func answer(handle: UInt64, inputResponsesJson: String?, idJson: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func answer(handle: Int64, inputResponsesJson: String?, idJson: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_client_answer(
             self.uniffiCloneHandle(),
-        FfiConverterUInt64.lower(handle),
+        FfiConverterInt64.lower(handle),
         FfiConverterOptionString.lower(inputResponsesJson),
         FfiConverterString.lower(idJson),uniffiCallStatus
     )
@@ -1006,8 +958,8 @@ open func pollTransmit()throws  -> String?  {
     /**
      * Starts a request: its handle.
      */
-open func send(requestJson: String)throws  -> UInt64  {
-    return try  FfiConverterUInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func send(requestJson: String)throws  -> Int64  {
+    return try  FfiConverterInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_client_send(
             self.uniffiCloneHandle(),
@@ -1081,20 +1033,20 @@ public protocol HttpCallProtocol: AnyObject, Sendable {
      * event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC
      * response `usage-invalid-argument`.
      */
-    func answer(responseJson: String, nowMs: UInt64) throws 
+    func answer(responseJson: String, nowMs: Int64) throws 
     
     /**
      * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
      * that is not UTF-8 is the server's error, reported as an event). A body before its head is
      * `usage-out-of-turn`.
      */
-    func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64) throws 
+    func handleBody(exchange: Int64, chunk: Data, nowMs: Int64) throws 
     
     /**
      * The response to `exchange` ended: the server closed it, the connection was cut, or none
      * came.
      */
-    func handleEnd(exchange: UInt64, nowMs: UInt64) throws 
+    func handleEnd(exchange: Int64, nowMs: Int64) throws 
     
     /**
      * The status and header fields of the response to `exchange` (the number of a request from
@@ -1103,12 +1055,12 @@ public protocol HttpCallProtocol: AnyObject, Sendable {
      * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
      * as an event.
      */
-    func handleHead(exchange: UInt64, status: UInt16, headers: [String: String], nowMs: UInt64) throws 
+    func handleHead(exchange: Int64, status: Int32, headers: [String: String], nowMs: Int64) throws 
     
     /**
      * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
-    func handleTimeout(nowMs: UInt64) throws 
+    func handleTimeout(nowMs: Int64) throws 
     
     /**
      * Whether the call is over: its `response` or `failed` event was queued.
@@ -1127,7 +1079,7 @@ public protocol HttpCallProtocol: AnyObject, Sendable {
     /**
      * When to call `handle_timeout` (the host's milliseconds), or none.
      */
-    func pollTimeout() throws  -> UInt64?
+    func pollTimeout() throws  -> Int64?
     
     /**
      * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
@@ -1193,14 +1145,14 @@ open class HttpCall: HttpCallProtocol, @unchecked Sendable {
      * `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
      * then `poll_event`, then read `poll_timeout`.
      */
-public convenience init(configJson: String, requestJson: String, nowMs: UInt64)throws  {
+public convenience init(configJson: String, requestJson: String, nowMs: Int64)throws  {
     let handle =
         try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_constructor_httpcall_new(
         FfiConverterString.lower(configJson),
         FfiConverterString.lower(requestJson),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 }
     self.init(unsafeFromHandle: handle)
@@ -1223,12 +1175,12 @@ public convenience init(configJson: String, requestJson: String, nowMs: UInt64)t
      * event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC
      * response `usage-invalid-argument`.
      */
-open func answer(responseJson: String, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func answer(responseJson: String, nowMs: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_httpcall_answer(
             self.uniffiCloneHandle(),
         FfiConverterString.lower(responseJson),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 }
 }
@@ -1238,13 +1190,13 @@ open func answer(responseJson: String, nowMs: UInt64)throws   {try rustCallWithE
      * that is not UTF-8 is the server's error, reported as an event). A body before its head is
      * `usage-out-of-turn`.
      */
-open func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func handleBody(exchange: Int64, chunk: Data, nowMs: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_httpcall_handle_body(
             self.uniffiCloneHandle(),
-        FfiConverterUInt64.lower(exchange),
+        FfiConverterInt64.lower(exchange),
         FfiConverterData.lower(chunk),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 }
 }
@@ -1253,12 +1205,12 @@ open func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64)throws   {try 
      * The response to `exchange` ended: the server closed it, the connection was cut, or none
      * came.
      */
-open func handleEnd(exchange: UInt64, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func handleEnd(exchange: Int64, nowMs: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_httpcall_handle_end(
             self.uniffiCloneHandle(),
-        FfiConverterUInt64.lower(exchange),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(exchange),
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 }
 }
@@ -1270,14 +1222,14 @@ open func handleEnd(exchange: UInt64, nowMs: UInt64)throws   {try rustCallWithEr
      * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
      * as an event.
      */
-open func handleHead(exchange: UInt64, status: UInt16, headers: [String: String], nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func handleHead(exchange: Int64, status: Int32, headers: [String: String], nowMs: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_httpcall_handle_head(
             self.uniffiCloneHandle(),
-        FfiConverterUInt64.lower(exchange),
-        FfiConverterUInt16.lower(status),
+        FfiConverterInt64.lower(exchange),
+        FfiConverterInt32.lower(status),
         FfiConverterDictionaryStringString.lower(headers),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 }
 }
@@ -1285,11 +1237,11 @@ open func handleHead(exchange: UInt64, status: UInt16, headers: [String: String]
     /**
      * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
-open func handleTimeout(nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func handleTimeout(nowMs: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_httpcall_handle_timeout(
             self.uniffiCloneHandle(),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 }
 }
@@ -1325,8 +1277,8 @@ open func pollEvent()throws  -> HttpCallEvent?  {
     /**
      * When to call `handle_timeout` (the host's milliseconds), or none.
      */
-open func pollTimeout()throws  -> UInt64?  {
-    return try  FfiConverterOptionUInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func pollTimeout()throws  -> Int64?  {
+    return try  FfiConverterOptionInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_httpcall_poll_timeout(
             self.uniffiCloneHandle(),uniffiCallStatus
@@ -1410,12 +1362,12 @@ public protocol KeyRingProtocol: AnyObject, Sendable {
     /**
      * Adds a key that opens tokens (replacing one with the same id).
      */
-    func add(id: UInt8, algorithm: String, secret: Data) throws 
+    func add(id: Int32, algorithm: String, secret: Data) throws 
     
     /**
      * Adds a key derived from a master secret (see [`KeyRing::derived`]).
      */
-    func addDerived(id: UInt8, algorithm: String, master: Data) throws 
+    func addDerived(id: Int32, algorithm: String, master: Data) throws 
     
     /**
      * Opens `token` for `binding` at `now`: the payload, its state id and
@@ -1425,12 +1377,12 @@ public protocol KeyRingProtocol: AnyObject, Sendable {
      * `state-replayed` (the guard is asked last: a token refused for another
      * reason is not used up). Without a guard a state opens again until it expires.
      */
-    func `open`(token: String, binding: Binding, now: UInt64, `guard`: ReplayGuard?) throws  -> Opened
+    func `open`(token: String, binding: Binding, now: Int64, `guard`: ReplayGuard?) throws  -> Opened
     
     /**
      * Drops the key `id` (never the current one): its tokens become `state-unknown-key`.
      */
-    func remove(id: UInt8) throws  -> Bool
+    func remove(id: Int32) throws  -> Bool
     
     /**
      * Server, sealed rounds: the `input_required` response to `request_json`
@@ -1455,12 +1407,12 @@ public protocol KeyRingProtocol: AnyObject, Sendable {
      * Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
      * (seconds since the Unix epoch), with a nonce from the OS's random numbers.
      */
-    func seal(binding: Binding, now: UInt64, ttl: UInt32, payload: Data) throws  -> String
+    func seal(binding: Binding, now: Int64, ttl: Int64, payload: Data) throws  -> String
     
     /**
      * How many seals the key `id` has made in this process (none if the ring lacks it).
      */
-    func seals(id: UInt8) throws  -> UInt64?
+    func seals(id: Int32) throws  -> Int64?
     
     /**
      * The deployment label every token of this ring is sealed and opened
@@ -1473,19 +1425,19 @@ public protocol KeyRingProtocol: AnyObject, Sendable {
     /**
      * Makes the key `id` the sealing key; false if the ring lacks it.
      */
-    func setCurrent(id: UInt8) throws  -> Bool
+    func setCurrent(id: Int32) throws  -> Bool
     
     /**
      * The bound on a token's length (default 65536), checked before decoding.
      */
-    func setMaxTokenBytes(max: UInt64) throws 
+    func setMaxTokenBytes(max: Int64) throws 
     
     /**
      * How many seals each key of this ring may make in this process (this
      * instance's share of the fleet's budget); past it, sealing is
      * `usage-seal-budget-spent`: make another key current.
      */
-    func setSealBudget(seals: UInt64) throws 
+    func setSealBudget(seals: Int64) throws 
     
     /**
      * Server, an await-style tool: the replay of the tool on `request_json`
@@ -1545,12 +1497,12 @@ open class KeyRing: KeyRingProtocol, @unchecked Sendable {
      * A ring whose current (sealing) key is `id`, for `algorithm`
      * (`aes-256-gcm`, `xchacha20-poly1305`, `xaes-256-gcm`), from 32 uniformly random secret bytes.
      */
-public convenience init(id: UInt8, algorithm: String, secret: Data)throws  {
+public convenience init(id: Int32, algorithm: String, secret: Data)throws  {
     let handle =
         try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_constructor_keyring_new(
-        FfiConverterUInt8.lower(id),
+        FfiConverterInt32.lower(id),
         FfiConverterString.lower(algorithm),
         FfiConverterData.lower(secret),uniffiCallStatus
     )
@@ -1572,11 +1524,11 @@ public convenience init(id: UInt8, algorithm: String, secret: Data)throws  {
      * A ring whose current key is derived from one master secret (at least
      * 32 uniformly random bytes, not a password) and the id (HKDF-SHA-256).
      */
-public static func derived(id: UInt8, algorithm: String, master: Data)throws  -> KeyRing  {
+public static func derived(id: Int32, algorithm: String, master: Data)throws  -> KeyRing  {
     return try  FfiConverterTypeKeyRing_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_constructor_keyring_derived(
-        FfiConverterUInt8.lower(id),
+        FfiConverterInt32.lower(id),
         FfiConverterString.lower(algorithm),
         FfiConverterData.lower(master),uniffiCallStatus
     )
@@ -1588,11 +1540,11 @@ public static func derived(id: UInt8, algorithm: String, master: Data)throws  ->
     /**
      * Adds a key that opens tokens (replacing one with the same id).
      */
-open func add(id: UInt8, algorithm: String, secret: Data)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func add(id: Int32, algorithm: String, secret: Data)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_keyring_add(
             self.uniffiCloneHandle(),
-        FfiConverterUInt8.lower(id),
+        FfiConverterInt32.lower(id),
         FfiConverterString.lower(algorithm),
         FfiConverterData.lower(secret),uniffiCallStatus
     )
@@ -1602,11 +1554,11 @@ open func add(id: UInt8, algorithm: String, secret: Data)throws   {try rustCallW
     /**
      * Adds a key derived from a master secret (see [`KeyRing::derived`]).
      */
-open func addDerived(id: UInt8, algorithm: String, master: Data)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func addDerived(id: Int32, algorithm: String, master: Data)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_keyring_add_derived(
             self.uniffiCloneHandle(),
-        FfiConverterUInt8.lower(id),
+        FfiConverterInt32.lower(id),
         FfiConverterString.lower(algorithm),
         FfiConverterData.lower(master),uniffiCallStatus
     )
@@ -1621,14 +1573,14 @@ open func addDerived(id: UInt8, algorithm: String, master: Data)throws   {try ru
      * `state-replayed` (the guard is asked last: a token refused for another
      * reason is not used up). Without a guard a state opens again until it expires.
      */
-open func `open`(token: String, binding: Binding, now: UInt64, `guard`: ReplayGuard?)throws  -> Opened  {
+open func `open`(token: String, binding: Binding, now: Int64, `guard`: ReplayGuard?)throws  -> Opened  {
     return try  FfiConverterTypeOpened_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_keyring_open(
             self.uniffiCloneHandle(),
         FfiConverterString.lower(token),
         FfiConverterTypeBinding_lower(binding),
-        FfiConverterUInt64.lower(now),
+        FfiConverterInt64.lower(now),
         FfiConverterOptionCallbackInterfaceReplayGuard.lower(`guard`),uniffiCallStatus
     )
 })
@@ -1637,12 +1589,12 @@ open func `open`(token: String, binding: Binding, now: UInt64, `guard`: ReplayGu
     /**
      * Drops the key `id` (never the current one): its tokens become `state-unknown-key`.
      */
-open func remove(id: UInt8)throws  -> Bool  {
+open func remove(id: Int32)throws  -> Bool  {
     return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_keyring_remove(
             self.uniffiCloneHandle(),
-        FfiConverterUInt8.lower(id),uniffiCallStatus
+        FfiConverterInt32.lower(id),uniffiCallStatus
     )
 })
 }
@@ -1695,14 +1647,14 @@ open func resumeRound(requestJson: String, needsJson: String, settingsJson: Stri
      * Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
      * (seconds since the Unix epoch), with a nonce from the OS's random numbers.
      */
-open func seal(binding: Binding, now: UInt64, ttl: UInt32, payload: Data)throws  -> String  {
+open func seal(binding: Binding, now: Int64, ttl: Int64, payload: Data)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_keyring_seal(
             self.uniffiCloneHandle(),
         FfiConverterTypeBinding_lower(binding),
-        FfiConverterUInt64.lower(now),
-        FfiConverterUInt32.lower(ttl),
+        FfiConverterInt64.lower(now),
+        FfiConverterInt64.lower(ttl),
         FfiConverterData.lower(payload),uniffiCallStatus
     )
 })
@@ -1711,12 +1663,12 @@ open func seal(binding: Binding, now: UInt64, ttl: UInt32, payload: Data)throws 
     /**
      * How many seals the key `id` has made in this process (none if the ring lacks it).
      */
-open func seals(id: UInt8)throws  -> UInt64?  {
-    return try  FfiConverterOptionUInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func seals(id: Int32)throws  -> Int64?  {
+    return try  FfiConverterOptionInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_keyring_seals(
             self.uniffiCloneHandle(),
-        FfiConverterUInt8.lower(id),uniffiCallStatus
+        FfiConverterInt32.lower(id),uniffiCallStatus
     )
 })
 }
@@ -1739,12 +1691,12 @@ open func setContext(label: Data)throws   {try rustCallWithError(FfiConverterTyp
     /**
      * Makes the key `id` the sealing key; false if the ring lacks it.
      */
-open func setCurrent(id: UInt8)throws  -> Bool  {
+open func setCurrent(id: Int32)throws  -> Bool  {
     return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_keyring_set_current(
             self.uniffiCloneHandle(),
-        FfiConverterUInt8.lower(id),uniffiCallStatus
+        FfiConverterInt32.lower(id),uniffiCallStatus
     )
 })
 }
@@ -1752,11 +1704,11 @@ open func setCurrent(id: UInt8)throws  -> Bool  {
     /**
      * The bound on a token's length (default 65536), checked before decoding.
      */
-open func setMaxTokenBytes(max: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func setMaxTokenBytes(max: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_keyring_set_max_token_bytes(
             self.uniffiCloneHandle(),
-        FfiConverterUInt64.lower(max),uniffiCallStatus
+        FfiConverterInt64.lower(max),uniffiCallStatus
     )
 }
 }
@@ -1766,11 +1718,11 @@ open func setMaxTokenBytes(max: UInt64)throws   {try rustCallWithError(FfiConver
      * instance's share of the fleet's budget); past it, sealing is
      * `usage-seal-budget-spent`: make another key current.
      */
-open func setSealBudget(seals: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func setSealBudget(seals: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(
             self.uniffiCloneHandle(),
-        FfiConverterUInt64.lower(seals),uniffiCallStatus
+        FfiConverterInt64.lower(seals),uniffiCallStatus
     )
 }
 }
@@ -1858,7 +1810,7 @@ public protocol OperationProtocol: AnyObject, Sendable {
      * earlier round's, such as a hedged round's losing copies. The host may cut them (then
      * `handle_end` each) rather than wait for a slow server.
      */
-    func abandoned() throws  -> [UInt64]
+    func abandoned() throws  -> [Int64]
     
     /**
      * Answers the question `key` of an `inputRequired` event with `result` (an elicitation's
@@ -1866,20 +1818,20 @@ public protocol OperationProtocol: AnyObject, Sendable {
      * question fails with its rule and the question stays open; a key nothing asked is
      * `usage-unknown-handle`, one answered already `usage-out-of-turn`.
      */
-    func answer(key: String, resultJson: String, nowMs: UInt64) throws 
+    func answer(key: String, resultJson: String, nowMs: Int64) throws 
     
     /**
      * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
      * that is not UTF-8 is the server's error, reported as an event). A body before its head is
      * `usage-out-of-turn`.
      */
-    func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64) throws 
+    func handleBody(exchange: Int64, chunk: Data, nowMs: Int64) throws 
     
     /**
      * The response to `exchange` ended: the server closed it, the connection was cut, or none
      * came.
      */
-    func handleEnd(exchange: UInt64, nowMs: UInt64) throws 
+    func handleEnd(exchange: Int64, nowMs: Int64) throws 
     
     /**
      * The status and header fields of the response to `exchange` (the number of a request from
@@ -1888,12 +1840,12 @@ public protocol OperationProtocol: AnyObject, Sendable {
      * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
      * as an event.
      */
-    func handleHead(exchange: UInt64, status: UInt16, headers: [String: String], nowMs: UInt64) throws 
+    func handleHead(exchange: Int64, status: Int32, headers: [String: String], nowMs: Int64) throws 
     
     /**
      * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
-    func handleTimeout(nowMs: UInt64) throws 
+    func handleTimeout(nowMs: Int64) throws 
     
     /**
      * Whether the final event was taken and no exchange is open: the operation may be dropped.
@@ -1911,7 +1863,7 @@ public protocol OperationProtocol: AnyObject, Sendable {
     /**
      * When to call `handle_timeout` (the host's milliseconds), or none.
      */
-    func pollTimeout() throws  -> UInt64?
+    func pollTimeout() throws  -> Int64?
     
     /**
      * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
@@ -1928,7 +1880,7 @@ public protocol OperationProtocol: AnyObject, Sendable {
      * goes again). An operation that is over, or a stream mode's call that answered a server
      * request, is `usage-out-of-turn`.
      */
-    func snapshot(nowMs: UInt64) throws  -> String
+    func snapshot(nowMs: Int64) throws  -> String
     
 }
 /**
@@ -1988,14 +1940,14 @@ open class Operation: OperationProtocol, @unchecked Sendable {
      * (an answer given there is an input: drain the transmits again), then read `poll_timeout`.
      * Drop it once `is_drained`.
      */
-public convenience init(configJson: String, requestJson: String, nowMs: UInt64)throws  {
+public convenience init(configJson: String, requestJson: String, nowMs: Int64)throws  {
     let handle =
         try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_constructor_operation_new(
         FfiConverterString.lower(configJson),
         FfiConverterString.lower(requestJson),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 }
     self.init(unsafeFromHandle: handle)
@@ -2017,13 +1969,13 @@ public convenience init(configJson: String, requestJson: String, nowMs: UInt64)t
      * `inputRequired` event), a followed task is polled after the wait that was left. A snapshot
      * of another format or transport mode is `usage-invalid-argument`.
      */
-public static func restore(configJson: String, snapshotJson: String, nowMs: UInt64)throws  -> Operation  {
+public static func restore(configJson: String, snapshotJson: String, nowMs: Int64)throws  -> Operation  {
     return try  FfiConverterTypeOperation_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_constructor_operation_restore(
         FfiConverterString.lower(configJson),
         FfiConverterString.lower(snapshotJson),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 })
 }
@@ -2035,8 +1987,8 @@ public static func restore(configJson: String, snapshotJson: String, nowMs: UInt
      * earlier round's, such as a hedged round's losing copies. The host may cut them (then
      * `handle_end` each) rather than wait for a slow server.
      */
-open func abandoned()throws  -> [UInt64]  {
-    return try  FfiConverterSequenceUInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func abandoned()throws  -> [Int64]  {
+    return try  FfiConverterSequenceInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_operation_abandoned(
             self.uniffiCloneHandle(),uniffiCallStatus
@@ -2050,13 +2002,13 @@ open func abandoned()throws  -> [UInt64]  {
      * question fails with its rule and the question stays open; a key nothing asked is
      * `usage-unknown-handle`, one answered already `usage-out-of-turn`.
      */
-open func answer(key: String, resultJson: String, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func answer(key: String, resultJson: String, nowMs: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_operation_answer(
             self.uniffiCloneHandle(),
         FfiConverterString.lower(key),
         FfiConverterString.lower(resultJson),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 }
 }
@@ -2066,13 +2018,13 @@ open func answer(key: String, resultJson: String, nowMs: UInt64)throws   {try ru
      * that is not UTF-8 is the server's error, reported as an event). A body before its head is
      * `usage-out-of-turn`.
      */
-open func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func handleBody(exchange: Int64, chunk: Data, nowMs: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_operation_handle_body(
             self.uniffiCloneHandle(),
-        FfiConverterUInt64.lower(exchange),
+        FfiConverterInt64.lower(exchange),
         FfiConverterData.lower(chunk),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 }
 }
@@ -2081,12 +2033,12 @@ open func handleBody(exchange: UInt64, chunk: Data, nowMs: UInt64)throws   {try 
      * The response to `exchange` ended: the server closed it, the connection was cut, or none
      * came.
      */
-open func handleEnd(exchange: UInt64, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func handleEnd(exchange: Int64, nowMs: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_operation_handle_end(
             self.uniffiCloneHandle(),
-        FfiConverterUInt64.lower(exchange),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(exchange),
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 }
 }
@@ -2098,14 +2050,14 @@ open func handleEnd(exchange: UInt64, nowMs: UInt64)throws   {try rustCallWithEr
      * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
      * as an event.
      */
-open func handleHead(exchange: UInt64, status: UInt16, headers: [String: String], nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func handleHead(exchange: Int64, status: Int32, headers: [String: String], nowMs: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_operation_handle_head(
             self.uniffiCloneHandle(),
-        FfiConverterUInt64.lower(exchange),
-        FfiConverterUInt16.lower(status),
+        FfiConverterInt64.lower(exchange),
+        FfiConverterInt32.lower(status),
         FfiConverterDictionaryStringString.lower(headers),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 }
 }
@@ -2113,11 +2065,11 @@ open func handleHead(exchange: UInt64, status: UInt16, headers: [String: String]
     /**
      * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
-open func handleTimeout(nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func handleTimeout(nowMs: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_operation_handle_timeout(
             self.uniffiCloneHandle(),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 }
 }
@@ -2152,8 +2104,8 @@ open func pollEvent()throws  -> OperationEvent?  {
     /**
      * When to call `handle_timeout` (the host's milliseconds), or none.
      */
-open func pollTimeout()throws  -> UInt64?  {
-    return try  FfiConverterOptionUInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func pollTimeout()throws  -> Int64?  {
+    return try  FfiConverterOptionInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_operation_poll_timeout(
             self.uniffiCloneHandle(),uniffiCallStatus
@@ -2183,12 +2135,12 @@ open func pollTransmit()throws  -> HttpRequest?  {
      * goes again). An operation that is over, or a stream mode's call that answered a server
      * request, is `usage-out-of-turn`.
      */
-open func snapshot(nowMs: UInt64)throws  -> String  {
+open func snapshot(nowMs: Int64)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_operation_snapshot(
             self.uniffiCloneHandle(),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 })
 }
@@ -2258,7 +2210,7 @@ public protocol ServerStreamProtocol: AnyObject, Sendable {
      * `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written
      * after it is `usage-out-of-turn`. The last event id written.
      */
-    func ask(requestsJson: String, retryMs: UInt64) throws  -> String
+    func ask(requestsJson: String, retryMs: Int64) throws  -> String
     
     /**
      * The header fields of the response head (status 200), a JSON object: `content-type:
@@ -2275,7 +2227,7 @@ public protocol ServerStreamProtocol: AnyObject, Sendable {
     /**
      * Writes a `retry: <retry_ms>` block; its event id.
      */
-    func retry(retryMs: UInt64) throws  -> String
+    func retry(retryMs: Int64) throws  -> String
     
     /**
      * The event-stream text written since the last `take` (to write to the response body), and
@@ -2334,14 +2286,14 @@ open class ServerStream: ServerStreamProtocol, @unchecked Sendable {
      * numbering events from `first`. An empty key, or one with a line end or NUL, is
      * `usage-invalid-argument`.
      */
-public convenience init(mode: String, key: String, first: UInt64)throws  {
+public convenience init(mode: String, key: String, first: Int64)throws  {
     let handle =
         try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_constructor_serverstream_new(
         FfiConverterString.lower(mode),
         FfiConverterString.lower(key),
-        FfiConverterUInt64.lower(first),uniffiCallStatus
+        FfiConverterInt64.lower(first),uniffiCallStatus
     )
 }
     self.init(unsafeFromHandle: handle)
@@ -2367,13 +2319,13 @@ public convenience init(mode: String, key: String, first: UInt64)throws  {
      * `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written
      * after it is `usage-out-of-turn`. The last event id written.
      */
-open func ask(requestsJson: String, retryMs: UInt64)throws  -> String  {
+open func ask(requestsJson: String, retryMs: Int64)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_serverstream_ask(
             self.uniffiCloneHandle(),
         FfiConverterString.lower(requestsJson),
-        FfiConverterUInt64.lower(retryMs),uniffiCallStatus
+        FfiConverterInt64.lower(retryMs),uniffiCallStatus
     )
 })
 }
@@ -2409,12 +2361,12 @@ open func message(messageJson: String)throws  -> String  {
     /**
      * Writes a `retry: <retry_ms>` block; its event id.
      */
-open func retry(retryMs: UInt64)throws  -> String  {
+open func retry(retryMs: Int64)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_serverstream_retry(
             self.uniffiCloneHandle(),
-        FfiConverterUInt64.lower(retryMs),uniffiCallStatus
+        FfiConverterInt64.lower(retryMs),uniffiCallStatus
     )
 })
 }
@@ -2805,12 +2757,12 @@ open class SseDecoder: SseDecoderProtocol, @unchecked Sendable {
      * A decoder bounding each block by `max_block_bytes` (line bytes; absent:
      * the core's 16 MiB bound of a message).
      */
-public convenience init(maxBlockBytes: UInt64? = nil)throws  {
+public convenience init(maxBlockBytes: Int64? = nil)throws  {
     let handle =
         try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_constructor_ssedecoder_new(
-        FfiConverterOptionUInt64.lower(maxBlockBytes),uniffiCallStatus
+        FfiConverterOptionInt64.lower(maxBlockBytes),uniffiCallStatus
     )
 }
     self.init(unsafeFromHandle: handle)
@@ -2928,7 +2880,7 @@ public protocol ToolBridgeProtocol: AnyObject, Sendable {
     /**
      * Sends what `replay` misses as server requests on the stream.
      */
-    func ask(replay: ToolReplay, nowMs: UInt64) throws 
+    func ask(replay: ToolReplay, nowMs: Int64) throws 
     
     /**
      * The tool completed with `result`.
@@ -2938,12 +2890,12 @@ public protocol ToolBridgeProtocol: AnyObject, Sendable {
     /**
      * A response the client POSTed; true when the round is complete.
      */
-    func handleAnswer(responseJson: String, nowMs: UInt64) throws  -> Bool
+    func handleAnswer(responseJson: String, nowMs: Int64) throws  -> Bool
     
     /**
      * The round's deadline may have passed.
      */
-    func handleTimeout(nowMs: UInt64) throws 
+    func handleTimeout(nowMs: Int64) throws 
     
     /**
      * Whether the final response was written.
@@ -2958,7 +2910,7 @@ public protocol ToolBridgeProtocol: AnyObject, Sendable {
     /**
      * When (ms) to call `handle_timeout`, or none.
      */
-    func pollTimeout() throws  -> UInt64?
+    func pollTimeout() throws  -> Int64?
     
     /**
      * The next text to write on the stream, or none.
@@ -3052,12 +3004,12 @@ public convenience init(requestJson: String, key: String, configJson: String?)th
     /**
      * Sends what `replay` misses as server requests on the stream.
      */
-open func ask(replay: ToolReplay, nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func ask(replay: ToolReplay, nowMs: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_toolbridge_ask(
             self.uniffiCloneHandle(),
         FfiConverterTypeToolReplay_lower(replay),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 }
 }
@@ -3077,13 +3029,13 @@ open func complete(resultJson: String)throws   {try rustCallWithError(FfiConvert
     /**
      * A response the client POSTed; true when the round is complete.
      */
-open func handleAnswer(responseJson: String, nowMs: UInt64)throws  -> Bool  {
+open func handleAnswer(responseJson: String, nowMs: Int64)throws  -> Bool  {
     return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_toolbridge_handle_answer(
             self.uniffiCloneHandle(),
         FfiConverterString.lower(responseJson),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 })
 }
@@ -3091,11 +3043,11 @@ open func handleAnswer(responseJson: String, nowMs: UInt64)throws  -> Bool  {
     /**
      * The round's deadline may have passed.
      */
-open func handleTimeout(nowMs: UInt64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func handleTimeout(nowMs: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_toolbridge_handle_timeout(
             self.uniffiCloneHandle(),
-        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 }
 }
@@ -3127,8 +3079,8 @@ open func pending()throws  -> [String]  {
     /**
      * When (ms) to call `handle_timeout`, or none.
      */
-open func pollTimeout()throws  -> UInt64?  {
-    return try  FfiConverterOptionUInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func pollTimeout()throws  -> Int64?  {
+    return try  FfiConverterOptionInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_toolbridge_poll_timeout(
             self.uniffiCloneHandle(),uniffiCallStatus
@@ -3255,7 +3207,7 @@ public protocol ToolReplayProtocol: AnyObject, Sendable {
     /**
      * How many rounds came before this request.
      */
-    func round() throws  -> UInt32
+    func round() throws  -> Int32
     
     /**
      * `{stateId, expiry}` of the state the request carried, or none.
@@ -3377,8 +3329,8 @@ open func inputRequired(ring: KeyRing, dataJson: String?)throws  -> String  {
     /**
      * How many rounds came before this request.
      */
-open func round()throws  -> UInt32  {
-    return try  FfiConverterUInt32.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func round()throws  -> Int32  {
+    return try  FfiConverterInt32.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_toolreplay_round(
             self.uniffiCloneHandle(),uniffiCallStatus
@@ -3660,7 +3612,7 @@ public struct HttpRequest: Equatable, Hashable {
     /**
      * The machine's number for this exchange.
      */
-    public var exchange: UInt64
+    public var exchange: Int64
     /**
      * `POST` or `GET`.
      */
@@ -3683,7 +3635,7 @@ public struct HttpRequest: Equatable, Hashable {
     public init(
         /**
          * The machine's number for this exchange.
-         */exchange: UInt64, 
+         */exchange: Int64, 
         /**
          * `POST` or `GET`.
          */method: String, 
@@ -3719,7 +3671,7 @@ public struct FfiConverterTypeHttpRequest: FfiConverterRustBuffer {
     public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HttpRequest {
         return
             try HttpRequest(
-                exchange: FfiConverterUInt64.read(from: &buf), 
+                exchange: FfiConverterInt64.read(from: &buf), 
                 method: FfiConverterString.read(from: &buf), 
                 url: FfiConverterString.read(from: &buf), 
                 headers: FfiConverterDictionaryStringString.read(from: &buf), 
@@ -3728,7 +3680,7 @@ public struct FfiConverterTypeHttpRequest: FfiConverterRustBuffer {
     }
 
     public static func write(_ value: HttpRequest, into buf: inout [UInt8]) {
-        FfiConverterUInt64.write(value.exchange, into: &buf)
+        FfiConverterInt64.write(value.exchange, into: &buf)
         FfiConverterString.write(value.method, into: &buf)
         FfiConverterString.write(value.url, into: &buf)
         FfiConverterDictionaryStringString.write(value.headers, into: &buf)
@@ -3767,7 +3719,7 @@ public struct Opened: Equatable, Hashable {
     /**
      * When the state expires, seconds since the Unix epoch.
      */
-    public var expiry: UInt64
+    public var expiry: Int64
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -3780,7 +3732,7 @@ public struct Opened: Equatable, Hashable {
          */stateId: String, 
         /**
          * When the state expires, seconds since the Unix epoch.
-         */expiry: UInt64) {
+         */expiry: Int64) {
         self.payload = payload
         self.stateId = stateId
         self.expiry = expiry
@@ -3804,14 +3756,14 @@ public struct FfiConverterTypeOpened: FfiConverterRustBuffer {
             try Opened(
                 payload: FfiConverterData.read(from: &buf), 
                 stateId: FfiConverterString.read(from: &buf), 
-                expiry: FfiConverterUInt64.read(from: &buf)
+                expiry: FfiConverterInt64.read(from: &buf)
         )
     }
 
     public static func write(_ value: Opened, into buf: inout [UInt8]) {
         FfiConverterData.write(value.payload, into: &buf)
         FfiConverterString.write(value.stateId, into: &buf)
-        FfiConverterUInt64.write(value.expiry, into: &buf)
+        FfiConverterInt64.write(value.expiry, into: &buf)
     }
 }
 
@@ -3927,7 +3879,7 @@ public struct RuleInfo: Equatable, Hashable {
     /**
      * The stable number (the C ABI's error code); never reused.
      */
-    public var number: UInt16
+    public var number: Int32
     /**
      * The kebab-case id, as in `docs/RULES.md`.
      */
@@ -3950,7 +3902,7 @@ public struct RuleInfo: Equatable, Hashable {
     public init(
         /**
          * The stable number (the C ABI's error code); never reused.
-         */number: UInt16, 
+         */number: Int32, 
         /**
          * The kebab-case id, as in `docs/RULES.md`.
          */name: String, 
@@ -3986,7 +3938,7 @@ public struct FfiConverterTypeRuleInfo: FfiConverterRustBuffer {
     public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> RuleInfo {
         return
             try RuleInfo(
-                number: FfiConverterUInt16.read(from: &buf), 
+                number: FfiConverterInt32.read(from: &buf), 
                 name: FfiConverterString.read(from: &buf), 
                 code: FfiConverterOptionInt32.read(from: &buf), 
                 source: FfiConverterString.read(from: &buf), 
@@ -3995,7 +3947,7 @@ public struct FfiConverterTypeRuleInfo: FfiConverterRustBuffer {
     }
 
     public static func write(_ value: RuleInfo, into buf: inout [UInt8]) {
-        FfiConverterUInt16.write(value.number, into: &buf)
+        FfiConverterInt32.write(value.number, into: &buf)
         FfiConverterString.write(value.name, into: &buf)
         FfiConverterOptionInt32.write(value.code, into: &buf)
         FfiConverterString.write(value.source, into: &buf)
@@ -4038,7 +3990,7 @@ public struct SseEvent: Equatable, Hashable {
     /**
      * The last `retry` field made of ASCII digits (milliseconds).
      */
-    public var retry: UInt64?
+    public var retry: Int64?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -4054,7 +4006,7 @@ public struct SseEvent: Equatable, Hashable {
          */id: String? = nil, 
         /**
          * The last `retry` field made of ASCII digits (milliseconds).
-         */retry: UInt64? = nil) {
+         */retry: Int64? = nil) {
         self.event = event
         self.data = data
         self.id = id
@@ -4080,7 +4032,7 @@ public struct FfiConverterTypeSseEvent: FfiConverterRustBuffer {
                 event: FfiConverterOptionString.read(from: &buf), 
                 data: FfiConverterOptionString.read(from: &buf), 
                 id: FfiConverterOptionString.read(from: &buf), 
-                retry: FfiConverterOptionUInt64.read(from: &buf)
+                retry: FfiConverterOptionInt64.read(from: &buf)
         )
     }
 
@@ -4088,7 +4040,7 @@ public struct FfiConverterTypeSseEvent: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.event, into: &buf)
         FfiConverterOptionString.write(value.data, into: &buf)
         FfiConverterOptionString.write(value.id, into: &buf)
-        FfiConverterOptionUInt64.write(value.retry, into: &buf)
+        FfiConverterOptionInt64.write(value.retry, into: &buf)
     }
 }
 
@@ -4120,7 +4072,7 @@ public struct TokenInfo: Equatable, Hashable {
     /**
      * The key id it names.
      */
-    public var keyId: UInt8
+    public var keyId: Int32
     /**
      * The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`, `xaes-256-gcm`).
      */
@@ -4128,7 +4080,7 @@ public struct TokenInfo: Equatable, Hashable {
     /**
      * Its expiry, seconds since the Unix epoch.
      */
-    public var expiry: UInt64
+    public var expiry: Int64
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -4138,13 +4090,13 @@ public struct TokenInfo: Equatable, Hashable {
          */stateId: String, 
         /**
          * The key id it names.
-         */keyId: UInt8, 
+         */keyId: Int32, 
         /**
          * The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`, `xaes-256-gcm`).
          */algorithm: String, 
         /**
          * Its expiry, seconds since the Unix epoch.
-         */expiry: UInt64) {
+         */expiry: Int64) {
         self.stateId = stateId
         self.keyId = keyId
         self.algorithm = algorithm
@@ -4168,17 +4120,17 @@ public struct FfiConverterTypeTokenInfo: FfiConverterRustBuffer {
         return
             try TokenInfo(
                 stateId: FfiConverterString.read(from: &buf), 
-                keyId: FfiConverterUInt8.read(from: &buf), 
+                keyId: FfiConverterInt32.read(from: &buf), 
                 algorithm: FfiConverterString.read(from: &buf), 
-                expiry: FfiConverterUInt64.read(from: &buf)
+                expiry: FfiConverterInt64.read(from: &buf)
         )
     }
 
     public static func write(_ value: TokenInfo, into buf: inout [UInt8]) {
         FfiConverterString.write(value.stateId, into: &buf)
-        FfiConverterUInt8.write(value.keyId, into: &buf)
+        FfiConverterInt32.write(value.keyId, into: &buf)
         FfiConverterString.write(value.algorithm, into: &buf)
-        FfiConverterUInt64.write(value.expiry, into: &buf)
+        FfiConverterInt64.write(value.expiry, into: &buf)
     }
 }
 
@@ -4209,7 +4161,7 @@ public struct Violation: Equatable, Hashable {
     /**
      * The index of the offending entry.
      */
-    public var index: UInt64
+    public var index: Int64
     /**
      * What is wrong, in one sentence.
      */
@@ -4223,7 +4175,7 @@ public struct Violation: Equatable, Hashable {
          */rule: String, 
         /**
          * The index of the offending entry.
-         */index: UInt64, 
+         */index: Int64, 
         /**
          * What is wrong, in one sentence.
          */message: String) {
@@ -4249,14 +4201,14 @@ public struct FfiConverterTypeViolation: FfiConverterRustBuffer {
         return
             try Violation(
                 rule: FfiConverterString.read(from: &buf), 
-                index: FfiConverterUInt64.read(from: &buf), 
+                index: FfiConverterInt64.read(from: &buf), 
                 message: FfiConverterString.read(from: &buf)
         )
     }
 
     public static func write(_ value: Violation, into buf: inout [UInt8]) {
         FfiConverterString.write(value.rule, into: &buf)
-        FfiConverterUInt64.write(value.index, into: &buf)
+        FfiConverterInt64.write(value.index, into: &buf)
         FfiConverterString.write(value.message, into: &buf)
     }
 }
@@ -4289,13 +4241,13 @@ public enum ClientEvent: Equatable, Hashable {
     case inputRequired(
         /**
          * The request.
-         */handle: UInt64, 
+         */handle: Int64, 
         /**
          * What the server asks, by key.
          */inputRequestsJson: String, 
         /**
          * Retries made so far for this request.
-         */round: UInt32
+         */round: Int32
     )
     /**
      * The server shed load (`input_required` with state only): answer at once, with nothing.
@@ -4303,7 +4255,7 @@ public enum ClientEvent: Equatable, Hashable {
     case retryNow(
         /**
          * The request.
-         */handle: UInt64
+         */handle: Int64
     )
     /**
      * The request is finished: a complete result, a task, or an error.
@@ -4311,7 +4263,7 @@ public enum ClientEvent: Equatable, Hashable {
     case done(
         /**
          * The request.
-         */handle: UInt64, 
+         */handle: Int64, 
         /**
          * The final response message.
          */responseJson: String
@@ -4337,13 +4289,13 @@ public struct FfiConverterTypeClientEvent: FfiConverterRustBuffer {
         let variant: Int32 = try readInt(&buf)
         switch variant {
         
-        case 1: return .inputRequired(handle: try FfiConverterUInt64.read(from: &buf), inputRequestsJson: try FfiConverterString.read(from: &buf), round: try FfiConverterUInt32.read(from: &buf)
+        case 1: return .inputRequired(handle: try FfiConverterInt64.read(from: &buf), inputRequestsJson: try FfiConverterString.read(from: &buf), round: try FfiConverterInt32.read(from: &buf)
         )
         
-        case 2: return .retryNow(handle: try FfiConverterUInt64.read(from: &buf)
+        case 2: return .retryNow(handle: try FfiConverterInt64.read(from: &buf)
         )
         
-        case 3: return .done(handle: try FfiConverterUInt64.read(from: &buf), responseJson: try FfiConverterString.read(from: &buf)
+        case 3: return .done(handle: try FfiConverterInt64.read(from: &buf), responseJson: try FfiConverterString.read(from: &buf)
         )
         
         default: throw UniffiInternalError.unexpectedEnumCase
@@ -4356,19 +4308,19 @@ public struct FfiConverterTypeClientEvent: FfiConverterRustBuffer {
         
         case let .inputRequired(handle,inputRequestsJson,round):
             writeInt(&buf, Int32(1))
-            FfiConverterUInt64.write(handle, into: &buf)
+            FfiConverterInt64.write(handle, into: &buf)
             FfiConverterString.write(inputRequestsJson, into: &buf)
-            FfiConverterUInt32.write(round, into: &buf)
+            FfiConverterInt32.write(round, into: &buf)
             
         
         case let .retryNow(handle):
             writeInt(&buf, Int32(2))
-            FfiConverterUInt64.write(handle, into: &buf)
+            FfiConverterInt64.write(handle, into: &buf)
             
         
         case let .done(handle,responseJson):
             writeInt(&buf, Int32(3))
-            FfiConverterUInt64.write(handle, into: &buf)
+            FfiConverterInt64.write(handle, into: &buf)
             FfiConverterString.write(responseJson, into: &buf)
             
         }
@@ -5192,7 +5144,7 @@ public enum OperationEvent: Equatable, Hashable {
     case inputRequired(
         /**
          * The round asked for.
-         */round: UInt32, 
+         */round: Int32, 
         /**
          * The questions by key.
          */requestsJson: String
@@ -5256,7 +5208,7 @@ public struct FfiConverterTypeOperationEvent: FfiConverterRustBuffer {
         let variant: Int32 = try readInt(&buf)
         switch variant {
         
-        case 1: return .inputRequired(round: try FfiConverterUInt32.read(from: &buf), requestsJson: try FfiConverterString.read(from: &buf)
+        case 1: return .inputRequired(round: try FfiConverterInt32.read(from: &buf), requestsJson: try FfiConverterString.read(from: &buf)
         )
         
         case 2: return .message(messageJson: try FfiConverterString.read(from: &buf)
@@ -5281,7 +5233,7 @@ public struct FfiConverterTypeOperationEvent: FfiConverterRustBuffer {
         
         case let .inputRequired(round,requestsJson):
             writeInt(&buf, Int32(1))
-            FfiConverterUInt32.write(round, into: &buf)
+            FfiConverterInt32.write(round, into: &buf)
             FfiConverterString.write(requestsJson, into: &buf)
             
         
@@ -5507,7 +5459,7 @@ public protocol ReplayGuard: AnyObject, Sendable {
     /**
      * Records the use of `state_id`: true the first time, false after.
      */
-    func firstUse(stateId: String, expiry: UInt64) throws  -> Bool
+    func firstUse(stateId: String, expiry: Int64) throws  -> Bool
     
 }
 
@@ -5537,7 +5489,7 @@ fileprivate struct UniffiCallbackInterfaceReplayGuard {
         firstUse: { (
             uniffiHandle: UInt64,
             stateId: RustBuffer,
-            expiry: UInt64,
+            expiry: Int64,
             uniffiOutReturn: UnsafeMutablePointer<Int8>,
             uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
         ) in
@@ -5548,7 +5500,7 @@ fileprivate struct UniffiCallbackInterfaceReplayGuard {
                 }
                 return try uniffiObj.firstUse(
                      stateId: try FfiConverterString.lift(stateId),
-                     expiry: try FfiConverterUInt64.lift(expiry)
+                     expiry: try FfiConverterInt64.lift(expiry)
                 )
             }
 
@@ -5667,8 +5619,8 @@ fileprivate struct FfiConverterOptionInt32: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterOptionUInt64: FfiConverterRustBuffer {
-    typealias SwiftType = UInt64?
+fileprivate struct FfiConverterOptionInt64: FfiConverterRustBuffer {
+    typealias SwiftType = Int64?
 
     public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
         guard let value = value else {
@@ -5676,13 +5628,13 @@ fileprivate struct FfiConverterOptionUInt64: FfiConverterRustBuffer {
             return
         }
         writeInt(&buf, Int8(1))
-        FfiConverterUInt64.write(value, into: &buf)
+        FfiConverterInt64.write(value, into: &buf)
     }
 
     public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
-        case 1: return try FfiConverterUInt64.read(from: &buf)
+        case 1: return try FfiConverterInt64.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -5883,23 +5835,23 @@ fileprivate struct FfiConverterOptionCallbackInterfaceReplayGuard: FfiConverterR
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterSequenceUInt64: FfiConverterRustBuffer {
-    typealias SwiftType = [UInt64]
+fileprivate struct FfiConverterSequenceInt64: FfiConverterRustBuffer {
+    typealias SwiftType = [Int64]
 
-    public static func write(_ value: [UInt64], into buf: inout [UInt8]) {
+    public static func write(_ value: [Int64], into buf: inout [UInt8]) {
         let len = Int32(value.count)
         writeInt(&buf, len)
         for item in value {
-            FfiConverterUInt64.write(item, into: &buf)
+            FfiConverterInt64.write(item, into: &buf)
         }
     }
 
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [UInt64] {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [Int64] {
         let len: Int32 = try readInt(&buf)
-        var seq = [UInt64]()
+        var seq = [Int64]()
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
-            seq.append(try FfiConverterUInt64.read(from: &buf))
+            seq.append(try FfiConverterInt64.read(from: &buf))
         }
         return seq
     }
@@ -6331,13 +6283,13 @@ public func unassociatedReply(requestJson: String)throws  -> String?  {
  * `sep-1335`; absent: plain Streamable HTTP). Violations come in transcript
  * order, each (rule, index) once.
  */
-public func check(transcriptJson: String, `protocol`: String, maxRounds: UInt32, transport: String? = nil)throws  -> [Violation]  {
+public func check(transcriptJson: String, `protocol`: String, maxRounds: Int32, transport: String? = nil)throws  -> [Violation]  {
     return try  FfiConverterSequenceTypeViolation.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_func_check(
         FfiConverterString.lower(transcriptJson),
         FfiConverterString.lower(`protocol`),
-        FfiConverterUInt32.lower(maxRounds),
+        FfiConverterInt32.lower(maxRounds),
         FfiConverterOptionString.lower(transport),uniffiCallStatus
     )
 })
@@ -6554,7 +6506,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_unassociated_reply() != 32283) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_check() != 26762) {
+    if (uniffi_mrtr_uniffi_checksum_func_check() != 8) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_classify() != 65063) {
@@ -6596,10 +6548,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_checker_violations() != 52999) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_abandon() != 11285) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_abandon() != 58914) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_answer() != 7321) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_answer() != 46990) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_client_handle_response() != 58863) {
@@ -6611,22 +6563,22 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_client_poll_transmit() != 10469) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_client_send() != 42304) {
+    if (uniffi_mrtr_uniffi_checksum_method_client_send() != 37145) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_answer() != 42900) {
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_answer() != 34079) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body() != 45968) {
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body() != 37491) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end() != 427) {
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end() != 38110) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head() != 13689) {
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head() != 18004) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout() != 46040) {
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout() != 3659) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_httpcall_is_done() != 33823) {
@@ -6635,28 +6587,28 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event() != 8005) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout() != 33859) {
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout() != 52248) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() != 7514) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_abandoned() != 36091) {
+    if (uniffi_mrtr_uniffi_checksum_method_operation_abandoned() != 33917) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_answer() != 50366) {
+    if (uniffi_mrtr_uniffi_checksum_method_operation_answer() != 37784) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_body() != 53419) {
+    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_body() != 34981) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_end() != 37572) {
+    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_end() != 38043) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_head() != 27941) {
+    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_head() != 2287) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout() != 61661) {
+    if (uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout() != 21073) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_operation_is_drained() != 8352) {
@@ -6665,16 +6617,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_operation_poll_event() != 10051) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout() != 13757) {
+    if (uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout() != 62327) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit() != 10584) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_operation_snapshot() != 48700) {
+    if (uniffi_mrtr_uniffi_checksum_method_operation_snapshot() != 46285) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_serverstream_ask() != 11585) {
+    if (uniffi_mrtr_uniffi_checksum_method_serverstream_ask() != 43177) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_serverstream_head() != 56949) {
@@ -6683,7 +6635,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_serverstream_message() != 12987) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_serverstream_retry() != 31139) {
+    if (uniffi_mrtr_uniffi_checksum_method_serverstream_retry() != 61510) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_serverstream_take() != 24207) {
@@ -6707,16 +6659,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_session_request() != 29485) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_ask() != 40390) {
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_ask() != 63957) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_toolbridge_complete() != 40399) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_answer() != 10338) {
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_answer() != 4897) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_timeout() != 29001) {
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_timeout() != 23246) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_toolbridge_is_done() != 54160) {
@@ -6725,7 +6677,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_toolbridge_pending() != 19134) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_timeout() != 32645) {
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_timeout() != 26190) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_write() != 38877) {
@@ -6749,22 +6701,22 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_toolreplay_input_required() != 65441) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_round() != 53634) {
+    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_round() != 16833) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_toolreplay_state() != 45441) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_add() != 51509) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_add() != 4047) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_add_derived() != 56805) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_add_derived() != 60441) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_open() != 29381) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_open() != 27259) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_remove() != 26744) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_remove() != 22048) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_keyring_respond_round() != 14863) {
@@ -6773,22 +6725,22 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_keyring_resume_round() != 17187) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_seal() != 8785) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_seal() != 19041) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_seals() != 5307) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_seals() != 40156) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_keyring_set_context() != 10581) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_current() != 52432) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_current() != 13830) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes() != 55177) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes() != 64145) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget() != 50971) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget() != 14910) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay() != 26326) {
@@ -6803,22 +6755,22 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_ssedecoder_poll_event() != 17965) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_checker_new() != 36126) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_checker_new() != 47824) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_client_new() != 54127) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_client_new() != 44041) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() != 15599) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() != 22320) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_operation_new() != 31836) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_operation_new() != 24695) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_operation_restore() != 55088) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_operation_restore() != 37514) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_serverstream_new() != 5446) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_serverstream_new() != 27615) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_session_new() != 1035) {
@@ -6827,16 +6779,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() != 8524) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() != 59165) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() != 29149) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_keyring_new() != 32918) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_keyring_new() != 15951) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_ssedecoder_new() != 11792) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_ssedecoder_new() != 31975) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_replayguard_first_use() != 31036) {
+    if (uniffi_mrtr_uniffi_checksum_method_replayguard_first_use() != 6481) {
         return InitializationResult.apiChecksumMismatch
     }
 

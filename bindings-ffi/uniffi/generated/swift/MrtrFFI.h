@@ -245,7 +245,7 @@ typedef void (*UniffiForeignFutureCompleteVoid)(uint64_t, UniffiForeignFutureRes
 #endif
 #ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_REPLAY_GUARD_METHOD0
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_REPLAY_GUARD_METHOD0
-typedef void (*UniffiCallbackInterfaceReplayGuardMethod0)(uint64_t, RustBuffer, uint64_t, int8_t* _Nonnull, 
+typedef void (*UniffiCallbackInterfaceReplayGuardMethod0)(uint64_t, RustBuffer, int64_t, int8_t* _Nonnull, 
         RustCallStatus *_Nonnull uniffiCallStatus
     );
 
@@ -271,7 +271,7 @@ void uniffi_mrtr_uniffi_fn_free_checker(uint64_t handle, RustCallStatus *_Nonnul
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_CHECKER_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_CHECKER_NEW
-uint64_t uniffi_mrtr_uniffi_fn_constructor_checker_new(RustBuffer protocol, uint32_t max_rounds, RustBuffer transport, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_mrtr_uniffi_fn_constructor_checker_new(RustBuffer protocol, int32_t max_rounds, RustBuffer transport, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_CHECKER_HANDLE
@@ -301,17 +301,17 @@ void uniffi_mrtr_uniffi_fn_free_client(uint64_t handle, RustCallStatus *_Nonnull
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_CLIENT_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_CLIENT_NEW
-uint64_t uniffi_mrtr_uniffi_fn_constructor_client_new(RustBuffer protocol, uint32_t max_rounds, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_mrtr_uniffi_fn_constructor_client_new(RustBuffer protocol, int32_t max_rounds, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_CLIENT_ABANDON
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_CLIENT_ABANDON
-void uniffi_mrtr_uniffi_fn_method_client_abandon(uint64_t ptr, uint64_t handle, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_client_abandon(uint64_t ptr, int64_t handle, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_CLIENT_ANSWER
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_CLIENT_ANSWER
-void uniffi_mrtr_uniffi_fn_method_client_answer(uint64_t ptr, uint64_t handle, RustBuffer input_responses_json, RustBuffer id_json, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_client_answer(uint64_t ptr, int64_t handle, RustBuffer input_responses_json, RustBuffer id_json, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_CLIENT_HANDLE_RESPONSE
@@ -331,7 +331,7 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_client_poll_transmit(uint64_t ptr, RustC
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_CLIENT_SEND
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_CLIENT_SEND
-uint64_t uniffi_mrtr_uniffi_fn_method_client_send(uint64_t ptr, RustBuffer request_json, RustCallStatus *_Nonnull out_status
+int64_t uniffi_mrtr_uniffi_fn_method_client_send(uint64_t ptr, RustBuffer request_json, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_HTTPCALL
@@ -346,32 +346,32 @@ void uniffi_mrtr_uniffi_fn_free_httpcall(uint64_t handle, RustCallStatus *_Nonnu
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_HTTPCALL_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_HTTPCALL_NEW
-uint64_t uniffi_mrtr_uniffi_fn_constructor_httpcall_new(RustBuffer config_json, RustBuffer request_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_mrtr_uniffi_fn_constructor_httpcall_new(RustBuffer config_json, RustBuffer request_json, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_ANSWER
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_ANSWER
-void uniffi_mrtr_uniffi_fn_method_httpcall_answer(uint64_t ptr, RustBuffer response_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_httpcall_answer(uint64_t ptr, RustBuffer response_json, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_BODY
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_BODY
-void uniffi_mrtr_uniffi_fn_method_httpcall_handle_body(uint64_t ptr, uint64_t exchange, RustBuffer chunk, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_httpcall_handle_body(uint64_t ptr, int64_t exchange, RustBuffer chunk, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_END
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_END
-void uniffi_mrtr_uniffi_fn_method_httpcall_handle_end(uint64_t ptr, uint64_t exchange, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_httpcall_handle_end(uint64_t ptr, int64_t exchange, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_HEAD
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_HEAD
-void uniffi_mrtr_uniffi_fn_method_httpcall_handle_head(uint64_t ptr, uint64_t exchange, uint16_t status, RustBuffer headers, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_httpcall_handle_head(uint64_t ptr, int64_t exchange, int32_t status, RustBuffer headers, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_TIMEOUT
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_HANDLE_TIMEOUT
-void uniffi_mrtr_uniffi_fn_method_httpcall_handle_timeout(uint64_t ptr, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_httpcall_handle_timeout(uint64_t ptr, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_IS_DONE
@@ -406,12 +406,12 @@ void uniffi_mrtr_uniffi_fn_free_operation(uint64_t handle, RustCallStatus *_Nonn
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_NEW
-uint64_t uniffi_mrtr_uniffi_fn_constructor_operation_new(RustBuffer config_json, RustBuffer request_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_mrtr_uniffi_fn_constructor_operation_new(RustBuffer config_json, RustBuffer request_json, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_RESTORE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_OPERATION_RESTORE
-uint64_t uniffi_mrtr_uniffi_fn_constructor_operation_restore(RustBuffer config_json, RustBuffer snapshot_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_mrtr_uniffi_fn_constructor_operation_restore(RustBuffer config_json, RustBuffer snapshot_json, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_ABANDONED
@@ -421,27 +421,27 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_operation_abandoned(uint64_t ptr, RustCa
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_ANSWER
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_ANSWER
-void uniffi_mrtr_uniffi_fn_method_operation_answer(uint64_t ptr, RustBuffer key, RustBuffer result_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_operation_answer(uint64_t ptr, RustBuffer key, RustBuffer result_json, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_BODY
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_BODY
-void uniffi_mrtr_uniffi_fn_method_operation_handle_body(uint64_t ptr, uint64_t exchange, RustBuffer chunk, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_operation_handle_body(uint64_t ptr, int64_t exchange, RustBuffer chunk, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_END
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_END
-void uniffi_mrtr_uniffi_fn_method_operation_handle_end(uint64_t ptr, uint64_t exchange, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_operation_handle_end(uint64_t ptr, int64_t exchange, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_HEAD
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_HEAD
-void uniffi_mrtr_uniffi_fn_method_operation_handle_head(uint64_t ptr, uint64_t exchange, uint16_t status, RustBuffer headers, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_operation_handle_head(uint64_t ptr, int64_t exchange, int32_t status, RustBuffer headers, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_TIMEOUT
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_HANDLE_TIMEOUT
-void uniffi_mrtr_uniffi_fn_method_operation_handle_timeout(uint64_t ptr, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_operation_handle_timeout(uint64_t ptr, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_IS_DRAINED
@@ -466,7 +466,7 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_operation_poll_transmit(uint64_t ptr, Ru
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_SNAPSHOT
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_OPERATION_SNAPSHOT
-RustBuffer uniffi_mrtr_uniffi_fn_method_operation_snapshot(uint64_t ptr, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_mrtr_uniffi_fn_method_operation_snapshot(uint64_t ptr, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SERVERSTREAM
@@ -481,12 +481,12 @@ void uniffi_mrtr_uniffi_fn_free_serverstream(uint64_t handle, RustCallStatus *_N
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_SERVERSTREAM_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_SERVERSTREAM_NEW
-uint64_t uniffi_mrtr_uniffi_fn_constructor_serverstream_new(RustBuffer mode, RustBuffer key, uint64_t first, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_mrtr_uniffi_fn_constructor_serverstream_new(RustBuffer mode, RustBuffer key, int64_t first, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_ASK
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_ASK
-RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_ask(uint64_t ptr, RustBuffer requests_json, uint64_t retry_ms, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_ask(uint64_t ptr, RustBuffer requests_json, int64_t retry_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_HEAD
@@ -501,7 +501,7 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_message(uint64_t ptr, RustB
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_RETRY
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_RETRY
-RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_retry(uint64_t ptr, uint64_t retry_ms, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_mrtr_uniffi_fn_method_serverstream_retry(uint64_t ptr, int64_t retry_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SERVERSTREAM_TAKE
@@ -571,7 +571,7 @@ uint64_t uniffi_mrtr_uniffi_fn_constructor_toolbridge_new(RustBuffer request_jso
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_ASK
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_ASK
-void uniffi_mrtr_uniffi_fn_method_toolbridge_ask(uint64_t ptr, uint64_t replay, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_toolbridge_ask(uint64_t ptr, uint64_t replay, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_COMPLETE
@@ -581,12 +581,12 @@ void uniffi_mrtr_uniffi_fn_method_toolbridge_complete(uint64_t ptr, RustBuffer r
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_HANDLE_ANSWER
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_HANDLE_ANSWER
-int8_t uniffi_mrtr_uniffi_fn_method_toolbridge_handle_answer(uint64_t ptr, RustBuffer response_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+int8_t uniffi_mrtr_uniffi_fn_method_toolbridge_handle_answer(uint64_t ptr, RustBuffer response_json, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_HANDLE_TIMEOUT
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_HANDLE_TIMEOUT
-void uniffi_mrtr_uniffi_fn_method_toolbridge_handle_timeout(uint64_t ptr, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_toolbridge_handle_timeout(uint64_t ptr, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_IS_DONE
@@ -651,7 +651,7 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_toolreplay_input_required(uint64_t ptr, 
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_ROUND
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_ROUND
-uint32_t uniffi_mrtr_uniffi_fn_method_toolreplay_round(uint64_t ptr, RustCallStatus *_Nonnull out_status
+int32_t uniffi_mrtr_uniffi_fn_method_toolreplay_round(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_STATE
@@ -671,32 +671,32 @@ void uniffi_mrtr_uniffi_fn_free_keyring(uint64_t handle, RustCallStatus *_Nonnul
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_KEYRING_DERIVED
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_KEYRING_DERIVED
-uint64_t uniffi_mrtr_uniffi_fn_constructor_keyring_derived(uint8_t id, RustBuffer algorithm, RustBuffer master, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_mrtr_uniffi_fn_constructor_keyring_derived(int32_t id, RustBuffer algorithm, RustBuffer master, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_KEYRING_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_KEYRING_NEW
-uint64_t uniffi_mrtr_uniffi_fn_constructor_keyring_new(uint8_t id, RustBuffer algorithm, RustBuffer secret, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_mrtr_uniffi_fn_constructor_keyring_new(int32_t id, RustBuffer algorithm, RustBuffer secret, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_ADD
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_ADD
-void uniffi_mrtr_uniffi_fn_method_keyring_add(uint64_t ptr, uint8_t id, RustBuffer algorithm, RustBuffer secret, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_keyring_add(uint64_t ptr, int32_t id, RustBuffer algorithm, RustBuffer secret, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_ADD_DERIVED
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_ADD_DERIVED
-void uniffi_mrtr_uniffi_fn_method_keyring_add_derived(uint64_t ptr, uint8_t id, RustBuffer algorithm, RustBuffer master, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_keyring_add_derived(uint64_t ptr, int32_t id, RustBuffer algorithm, RustBuffer master, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_OPEN
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_OPEN
-RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_open(uint64_t ptr, RustBuffer token, RustBuffer binding, uint64_t now, RustBuffer guard, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_open(uint64_t ptr, RustBuffer token, RustBuffer binding, int64_t now, RustBuffer guard, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_REMOVE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_REMOVE
-int8_t uniffi_mrtr_uniffi_fn_method_keyring_remove(uint64_t ptr, uint8_t id, RustCallStatus *_Nonnull out_status
+int8_t uniffi_mrtr_uniffi_fn_method_keyring_remove(uint64_t ptr, int32_t id, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_RESPOND_ROUND
@@ -711,12 +711,12 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_resume_round(uint64_t ptr, RustB
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SEAL
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SEAL
-RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_seal(uint64_t ptr, RustBuffer binding, uint64_t now, uint32_t ttl, RustBuffer payload, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_seal(uint64_t ptr, RustBuffer binding, int64_t now, int64_t ttl, RustBuffer payload, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SEALS
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SEALS
-RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_seals(uint64_t ptr, uint8_t id, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_seals(uint64_t ptr, int32_t id, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_CONTEXT
@@ -726,17 +726,17 @@ void uniffi_mrtr_uniffi_fn_method_keyring_set_context(uint64_t ptr, RustBuffer l
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_CURRENT
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_CURRENT
-int8_t uniffi_mrtr_uniffi_fn_method_keyring_set_current(uint64_t ptr, uint8_t id, RustCallStatus *_Nonnull out_status
+int8_t uniffi_mrtr_uniffi_fn_method_keyring_set_current(uint64_t ptr, int32_t id, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_MAX_TOKEN_BYTES
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_MAX_TOKEN_BYTES
-void uniffi_mrtr_uniffi_fn_method_keyring_set_max_token_bytes(uint64_t ptr, uint64_t max, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_keyring_set_max_token_bytes(uint64_t ptr, int64_t max, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_SEAL_BUDGET
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_SET_SEAL_BUDGET
-void uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(uint64_t ptr, uint64_t seals, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(uint64_t ptr, int64_t seals, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_START_TOOL_REPLAY
@@ -893,7 +893,7 @@ RustBuffer uniffi_mrtr_uniffi_fn_func_unassociated_reply(RustBuffer request_json
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_CHECK
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_CHECK
-RustBuffer uniffi_mrtr_uniffi_fn_func_check(RustBuffer transcript_json, RustBuffer protocol, uint32_t max_rounds, RustBuffer transport, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_mrtr_uniffi_fn_func_check(RustBuffer transcript_json, RustBuffer protocol, int32_t max_rounds, RustBuffer transport, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_CLASSIFY

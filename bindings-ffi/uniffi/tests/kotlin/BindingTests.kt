@@ -101,8 +101,8 @@ fun test(name: String, body: () -> Unit) { tests[name] = body }
 fun json(text: String) = JsonParser.parseString(text).asJsonObject
 
 /** Answers the operation's request `sent` with the JSON `body`, whole. */
-fun respond(op: Operation, sent: HttpRequest, body: String, now: ULong) {
-    op.handleHead(sent.exchange, 200u, mapOf("content-type" to "application/json"), now)
+fun respond(op: Operation, sent: HttpRequest, body: String, now: Long) {
+    op.handleHead(sent.exchange, 200, mapOf("content-type" to "application/json"), now)
     op.handleBody(sent.exchange, body.toByteArray(), now)
     op.handleEnd(sent.exchange, now)
 }
@@ -116,13 +116,13 @@ fun binding(subject: String? = "alice", anonymous: Boolean = false) =
 
 /** A replay guard in memory (the callback interface): first use wins. */
 class MemoryGuard : ReplayGuard {
-    val used = mutableMapOf<String, ULong>()
-    override fun firstUse(stateId: String, expiry: ULong): Boolean = used.putIfAbsent(stateId, expiry) == null
+    val used = mutableMapOf<String, Long>()
+    override fun firstUse(stateId: String, expiry: Long): Boolean = used.putIfAbsent(stateId, expiry) == null
 }
 
 /** A guard whose store fails. */
 class Throwing(private val error: Throwable) : ReplayGuard {
-    override fun firstUse(stateId: String, expiry: ULong): Boolean = throw error
+    override fun firstUse(stateId: String, expiry: Long): Boolean = throw error
 }
 
 fun main() {
@@ -147,14 +147,14 @@ fun main() {
         eq(bad.rule, "retry-input-response-invalid"); eq(bad.code, -32602)
     }
     test("state errors are MrtrException.State") {
-        val ring = KeyRing(1u, "aes-256-gcm", secret())
+        val ring = KeyRing(1, "aes-256-gcm", secret())
         val b = bindingForRequest(CALL, "alice", false, P)
-        val e = raises<MrtrException.State> { ring.open("!!", b, 1000u, null) }
+        val e = raises<MrtrException.State> { ring.open("!!", b, 1000, null) }
         eq(e.rule, "state-malformed"); eq(e.code, -32602)
-        val token = ring.seal(b, 1000u, 60u, "hello".toByteArray())
-        eq(String(ring.open(token, b, 1059u, null).payload), "hello")
-        eq(raises<MrtrException.State> { ring.open(token, b, 1060u, null) }.rule, "state-expired")
-        eq(raises<MrtrException.State> { ring.open(token, b.copy(subject = "bob"), 1001u, null) }.rule, "state-wrong-subject")
+        val token = ring.seal(b, 1000, 60, "hello".toByteArray())
+        eq(String(ring.open(token, b, 1059, null).payload), "hello")
+        eq(raises<MrtrException.State> { ring.open(token, b, 1060, null) }.rule, "state-expired")
+        eq(raises<MrtrException.State> { ring.open(token, b.copy(subject = "bob"), 1001, null) }.rule, "state-wrong-subject")
         ring.close()
     }
     test("task errors are MrtrException.Task") {
@@ -173,14 +173,14 @@ fun main() {
         check(rules().size >= 40) { "rules: ${rules().size}" }
         eq(protocols().first(), "2026-07-28")
         val transcript = """[{"from":"client","message":$CALL},{"from":"server","message":{"jsonrpc":"2.0","id":9,"method":"roots/list"},"stream":"post:1"}]"""
-        eq(check(transcript, P, 10u).map { it.rule to it.index }, listOf("server-request-on-stream" to 1uL))
+        eq(check(transcript, P, 10).map { it.rule to it.index }, listOf("server-request-on-stream" to 1L))
     }
     test("a misuse of the API is MrtrException.Usage") {
-        val e = raises<MrtrException.Usage> { KeyRing(1u, "aes-256-gcm", ByteArray(31)) }
+        val e = raises<MrtrException.Usage> { KeyRing(1, "aes-256-gcm", ByteArray(31)) }
         eq(e.rule, "usage-invalid-argument"); eq(e.code, null)
-        eq(raises<MrtrException.Usage> { KeyRing(1u, "rot13", ByteArray(32)) }.rule, "usage-invalid-argument")
-        eq(raises<MrtrException.Usage> { check("""[{"from":"proxy","message":{}}]""", P, 10u) }.rule, "usage-invalid-argument")
-        eq(raises<MrtrException.Usage> { Client(P, 10u).use { it.answer(99uL, "{}", "2") } }.rule, "usage-unknown-handle")
+        eq(raises<MrtrException.Usage> { KeyRing(1, "rot13", ByteArray(32)) }.rule, "usage-invalid-argument")
+        eq(raises<MrtrException.Usage> { check("""[{"from":"proxy","message":{}}]""", P, 10) }.rule, "usage-invalid-argument")
+        eq(raises<MrtrException.Usage> { Client(P, 10).use { it.answer(99L, "{}", "2") } }.rule, "usage-unknown-handle")
     }
     test("every rule of the core's table raises the class of its area") {
         val all = rules()
@@ -229,12 +229,12 @@ fun main() {
         eq(json(got.responsesJson).getAsJsonObject("login").get("action").asString, "accept")
     }
     test("client machine") {
-        Client(P, 10u).use { client ->
+        Client(P, 10).use { client ->
             val h = client.send(CALL)
             eq(json(client.pollTransmit()!!).get("id").asInt, 1)
             client.handleResponse(respond(CALL, ASK, "\"s1\"", P))
             val event = client.pollEvent()
-            check(event is ClientEvent.InputRequired && event.handle == h && event.round == 0u) { "$event" }
+            check(event is ClientEvent.InputRequired && event.handle == h && event.round == 0) { "$event" }
             client.answer(h, ANSWER, "2")
             val sent = json(client.pollTransmit()!!)
             eq(sent.getAsJsonObject("params").get("requestState").asString, "s1")
@@ -247,34 +247,34 @@ fun main() {
     }
     test("key ring rotation and vectors") {
         val master = secret()
-        eq(raises<MrtrException.Usage> { KeyRing.derived(1u, "aes-256-gcm", "master".toByteArray()) }.rule, "usage-invalid-argument")
-        KeyRing.derived(1u, "aes-256-gcm", master).use { ring ->
+        eq(raises<MrtrException.Usage> { KeyRing.derived(1, "aes-256-gcm", "master".toByteArray()) }.rule, "usage-invalid-argument")
+        KeyRing.derived(1, "aes-256-gcm", master).use { ring ->
             val b = binding()
-            val old = ring.seal(b, 0u, 60u, "x".toByteArray())
-            ring.addDerived(2u, "xchacha20-poly1305", master)
-            eq(ring.setCurrent(2u), true); eq(ring.setCurrent(9u), false)
-            eq(String(ring.open(old, b, 1u, null).payload), "x")
-            eq(ring.remove(1u), true)
-            eq(raises<MrtrException.State> { ring.open(old, b, 1u, null) }.rule, "state-unknown-key")
+            val old = ring.seal(b, 0, 60, "x".toByteArray())
+            ring.addDerived(2, "xchacha20-poly1305", master)
+            eq(ring.setCurrent(2), true); eq(ring.setCurrent(9), false)
+            eq(String(ring.open(old, b, 1, null).payload), "x")
+            eq(ring.remove(1), true)
+            eq(raises<MrtrException.State> { ring.open(old, b, 1, null) }.rule, "state-unknown-key")
             // Test vectors only (the shipped bindings lack it: scripts/tests/60-uniffi.sh).
-            eq(raises<MrtrException.State> { ring.testOnlySealWithNonce(b, 0u, 60u, "x".toByteArray(), ByteArray(12)) }.rule, "state-malformed")
-            val vector = ring.testOnlySealWithNonce(b, 0u, 60u, "x".toByteArray(), ByteArray(24))
-            eq(vector, ring.testOnlySealWithNonce(b, 0u, 60u, "x".toByteArray(), ByteArray(24)))
-            eq(ring.open(vector, b, 1u, null).stateId, "00".repeat(24))
-            check(ring.seal(b, 0u, 60u, "x".toByteArray()) != ring.seal(b, 0u, 60u, "x".toByteArray())) { "the OS nonce repeated" }
-            eq(raises<MrtrException.Usage> { ring.open(old, b.copy(paramsDigest = ByteArray(3)), 1u, null) }.rule, "usage-invalid-argument")
+            eq(raises<MrtrException.State> { ring.testOnlySealWithNonce(b, 0, 60, "x".toByteArray(), ByteArray(12)) }.rule, "state-malformed")
+            val vector = ring.testOnlySealWithNonce(b, 0, 60, "x".toByteArray(), ByteArray(24))
+            eq(vector, ring.testOnlySealWithNonce(b, 0, 60, "x".toByteArray(), ByteArray(24)))
+            eq(ring.open(vector, b, 1, null).stateId, "00".repeat(24))
+            check(ring.seal(b, 0, 60, "x".toByteArray()) != ring.seal(b, 0, 60, "x".toByteArray())) { "the OS nonce repeated" }
+            eq(raises<MrtrException.Usage> { ring.open(old, b.copy(paramsDigest = ByteArray(3)), 1, null) }.rule, "usage-invalid-argument")
         }
         eq(paramsDigest("""{"a":1,"b":2}""").toList(), paramsDigest("""{ "b": 2, "a": 1 }""").toList())
     }
     test("no default anonymous subject") {
-        KeyRing(1u, "aes-256-gcm", secret()).use { ring ->
+        KeyRing(1, "aes-256-gcm", secret()).use { ring ->
             for (b in listOf(binding(subject = null), binding(subject = ""), binding(subject = "alice", anonymous = true))) {
-                eq(raises<MrtrException.Usage> { ring.seal(b, 1000u, 60u, "x".toByteArray()) }.rule, "usage-invalid-argument")
+                eq(raises<MrtrException.Usage> { ring.seal(b, 1000, 60, "x".toByteArray()) }.rule, "usage-invalid-argument")
             }
             val anon = binding(subject = null, anonymous = true)
-            val token = ring.seal(anon, 1000u, 60u, "x".toByteArray())
-            eq(String(ring.open(token, anon, 1001u, null).payload), "x")
-            eq(raises<MrtrException.State> { ring.open(token, binding(subject = "anonymous"), 1001u, null) }.rule, "state-wrong-subject")
+            val token = ring.seal(anon, 1000, 60, "x".toByteArray())
+            eq(String(ring.open(token, anon, 1001, null).payload), "x")
+            eq(raises<MrtrException.State> { ring.open(token, binding(subject = "anonymous"), 1001, null) }.rule, "state-wrong-subject")
             eq(raises<MrtrException.Usage> { bindingForRequest(CALL, null, false, P) }.rule, "usage-invalid-argument")
             eq(raises<MrtrException.Usage> { bindingFromJson("""{"method":"tools/call","target":"t","params":{}}""") }.rule, "usage-invalid-argument")
             eq(bindingForRequest(CALL, null, true, P).anonymous, true)
@@ -283,75 +283,75 @@ fun main() {
     test("no implicit {} params") {
         check(!paramsDigest("""{"name":"t","arguments":{"a":1}}""").contentEquals(paramsDigest("{}"))) { "params not bound" }
         check(!paramsDigest("""{"n":100000000000000000001}""").contentEquals(paramsDigest("""{"n":1e20}"""))) { "numbers rounded" }
-        KeyRing(1u, "aes-256-gcm", secret()).use { ring ->
-            eq(raises<MrtrException.Usage> { ring.seal(binding().copy(paramsDigest = ByteArray(32)), 1000u, 60u, ByteArray(0)) }.rule, "usage-invalid-argument")
+        KeyRing(1, "aes-256-gcm", secret()).use { ring ->
+            eq(raises<MrtrException.Usage> { ring.seal(binding().copy(paramsDigest = ByteArray(32)), 1000, 60, ByteArray(0)) }.rule, "usage-invalid-argument")
             eq(raises<MrtrException.Usage> { bindingFromJson("""{"subject":"a","method":"tools/call","target":"t"}""") }.rule, "usage-invalid-argument")
             val b = bindingForRequest(CALL, "alice", false, P)
-            val token = ring.seal(b, 1000u, 60u, "x".toByteArray())
+            val token = ring.seal(b, 1000, 60, "x".toByteArray())
             val la = CALL.replace("NYC", "LA")
-            eq(raises<MrtrException.State> { ring.open(token, bindingForRequest(la, "alice", false, P), 1001u, null) }.rule, "state-wrong-request")
+            eq(raises<MrtrException.State> { ring.open(token, bindingForRequest(la, "alice", false, P), 1001, null) }.rule, "state-wrong-request")
             val spec = """{"subject":"alice","protocol":"$P","method":"tools/call","target":"get_weather","params":${json(CALL).get("params")}}"""
-            eq(String(ring.open(token, bindingFromJson(spec), 1001u, null).payload), "x")
+            eq(String(ring.open(token, bindingFromJson(spec), 1001, null).payload), "x")
         }
     }
     test("a replay is refused by the guard; a guard that throws fails closed") {
-        KeyRing(1u, "aes-256-gcm", secret()).use { ring ->
+        KeyRing(1, "aes-256-gcm", secret()).use { ring ->
             val b = binding()
             val guard = MemoryGuard()
-            val token = ring.seal(b, 1000u, 60u, "x".toByteArray())
-            eq(raises<MrtrException.State> { ring.open(token, binding(subject = "bob"), 1001u, guard) }.rule, "state-wrong-subject")
+            val token = ring.seal(b, 1000, 60, "x".toByteArray())
+            eq(raises<MrtrException.State> { ring.open(token, binding(subject = "bob"), 1001, guard) }.rule, "state-wrong-subject")
             eq(guard.used.size, 0)
-            val opened = ring.open(token, b, 1001u, guard)
-            eq(opened.expiry, 1060uL); eq(guard.used, mapOf(opened.stateId to 1060uL))
+            val opened = ring.open(token, b, 1001, guard)
+            eq(opened.expiry, 1060L); eq(guard.used, mapOf(opened.stateId to 1060L))
             val info = inspect(token)
             eq(listOf(info.stateId, info.algorithm, info.expiry.toString()), listOf(opened.stateId, "aes-256-gcm", "1060"))
-            val e = raises<MrtrException.State> { ring.open(token, b, 1002u, guard) }
+            val e = raises<MrtrException.State> { ring.open(token, b, 1002, guard) }
             eq(e.rule, "state-replayed"); eq(e.code, -32602)
-            eq(String(ring.open(token, b, 1002u, null).payload), "x") // no guard: the host's choice
+            eq(String(ring.open(token, b, 1002, null).payload), "x") // no guard: the host's choice
             val own = MrtrException.Usage("usage-invalid-argument", null, "the store is down")
-            eq(raises<MrtrException.Usage> { ring.open(token, b, 1001u, Throwing(own)) }.detail, "the store is down")
-            val other = raises<MrtrException.Usage> { ring.open(token, b, 1001u, Throwing(IllegalStateException("redis timeout"))) }
+            eq(raises<MrtrException.Usage> { ring.open(token, b, 1001, Throwing(own)) }.detail, "the store is down")
+            val other = raises<MrtrException.Usage> { ring.open(token, b, 1001, Throwing(IllegalStateException("redis timeout"))) }
             check(other.detail.contains("redis timeout")) { other.detail }
         }
     }
     test("context separation and the seal budget") {
         val key = secret()
-        KeyRing(1u, "xchacha20-poly1305", key).use { staging ->
-            KeyRing(1u, "xchacha20-poly1305", key).use { production ->
+        KeyRing(1, "xchacha20-poly1305", key).use { staging ->
+            KeyRing(1, "xchacha20-poly1305", key).use { production ->
                 staging.setContext("staging".toByteArray()); production.setContext("production".toByteArray())
-                val token = staging.seal(binding(), 1000u, 60u, "x".toByteArray())
-                eq(String(staging.open(token, binding(), 1001u, null).payload), "x")
-                eq(raises<MrtrException.State> { production.open(token, binding(), 1001u, null) }.rule, "state-tampered")
+                val token = staging.seal(binding(), 1000, 60, "x".toByteArray())
+                eq(String(staging.open(token, binding(), 1001, null).payload), "x")
+                eq(raises<MrtrException.State> { production.open(token, binding(), 1001, null) }.rule, "state-tampered")
                 eq(raises<MrtrException.Usage> { production.setContext(ByteArray(65)) }.rule, "usage-invalid-argument")
             }
         }
-        KeyRing(1u, "aes-256-gcm", secret()).use { ring ->
-            ring.setSealBudget(2uL)
-            repeat(2) { ring.seal(binding(), 1000u, 60u, ByteArray(0)) }
-            eq(raises<MrtrException.Usage> { ring.seal(binding(), 1000u, 60u, ByteArray(0)) }.rule, "usage-seal-budget-spent")
-            eq(ring.seals(1u), 2uL); eq(ring.seals(9u), null)
+        KeyRing(1, "aes-256-gcm", secret()).use { ring ->
+            ring.setSealBudget(2L)
+            repeat(2) { ring.seal(binding(), 1000, 60, ByteArray(0)) }
+            eq(raises<MrtrException.Usage> { ring.seal(binding(), 1000, 60, ByteArray(0)) }.rule, "usage-seal-budget-spent")
+            eq(ring.seals(1), 2L); eq(ring.seals(9), null)
         }
     }
     test("rotation under concurrent open") {
-        KeyRing(1u, "aes-256-gcm", secret()).use { ring ->
+        KeyRing(1, "aes-256-gcm", secret()).use { ring ->
             val b = binding()
-            val fixed = ring.seal(b, 1000u, 60u, "fixed".toByteArray())
+            val fixed = ring.seal(b, 1000, 60, "fixed".toByteArray())
             val failures = java.util.concurrent.ConcurrentLinkedQueue<String>()
             val openers = (1..3).map {
                 Thread {
                     repeat(200) {
                         try {
-                            if (String(ring.open(fixed, b, 1001u, null).payload) != "fixed") failures.add("payload")
+                            if (String(ring.open(fixed, b, 1001, null).payload) != "fixed") failures.add("payload")
                         } catch (e: Throwable) { failures.add(e.toString()) }
                     }
                 }
             }
             val rotator = Thread {
                 for (i in 0 until 200) {
-                    val id = (2 + i % 2).toUByte()
+                    val id = 2 + i % 2
                     ring.add(id, "xchacha20-poly1305", ByteArray(32) { id.toByte() })
                     ring.setCurrent(id)
-                    ring.remove((5u - id.toUInt()).toUByte())
+                    ring.remove(5 - id)
                 }
             }
             (openers + rotator).forEach { it.start() }
@@ -360,7 +360,7 @@ fun main() {
         }
     }
     test("checker, one message at a time") {
-        Checker(P, 10u).use { c ->
+        Checker(P, 10).use { c ->
             c.handle(Side.CLIENT, CALL, null)
             c.handle(Side.SERVER, """{"jsonrpc":"2.0","id":1,"result":{"content":[]}}""", "post:1")
             eq(c.violations().map { it.rule }, listOf("result-type-missing"))
@@ -379,14 +379,14 @@ fun main() {
             d.finish()
             eq(d.pollEvent(), null)
         }
-        SseDecoder(16uL).use { d ->
+        SseDecoder(16L).use { d ->
             d.feed(("data: " + "x".repeat(10_000) + "\n\nretry: 250\n\n").toByteArray())
             eq(raises<MrtrException.Protocol> { d.pollEvent() }.rule, "limit-exceeded")
-            eq(d.pollEvent(), SseEvent(retry = 250uL))
+            eq(d.pollEvent(), SseEvent(retry = 250L))
         }
     }
     test("sse encode: what it writes decodes to the same block") {
-        val event = SseEvent(event = "message", data = "line 1\nline 2", id = "k.1", retry = 100uL)
+        val event = SseEvent(event = "message", data = "line 1\nline 2", id = "k.1", retry = 100L)
         val text = sseEncode(event)
         check(text.contains("data: line 1\ndata: line 2\n")) { text }
         SseDecoder().use { d -> d.feed(text.toByteArray()); eq(d.pollEvent(), event) }
@@ -395,81 +395,81 @@ fun main() {
             eq(raises<MrtrException.Usage> { sseEncode(bad) }.rule, "usage-invalid-argument")
     }
     test("operation: each round's question answered by key, the retry under a new id with the state") {
-        Operation("""{"mode":"2026-07-28","url":"https://example.com/mcp"}""", CALL, 0uL).use { op ->
+        Operation("""{"mode":"2026-07-28","url":"https://example.com/mcp"}""", CALL, 0L).use { op ->
             val units = """{"method":"elicitation/create","params":{"mode":"form","message":"Units?",""" +
                 """"requestedSchema":{"type":"object","properties":{"units":{"type":"string"}},"required":["units"]}}}"""
             respond(op, op.pollTransmit()!!,
-                """{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"r1","inputRequests":{"units":$units}}}""", 1uL)
+                """{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"r1","inputRequests":{"units":$units}}}""", 1L)
             val asked = op.pollEvent()
-            check(asked is OperationEvent.InputRequired && asked.round == 1u && json(asked.requestsJson).has("units")) { "$asked" }
-            eq(raises<MrtrException.Usage> { op.answer("nothing", "{}", 2uL) }.rule, "usage-unknown-handle")
-            eq(raises<MrtrException.Retry> { op.answer("units", """{"action":"accept","content":{"units":7}}""", 2uL) }.rule,
+            check(asked is OperationEvent.InputRequired && asked.round == 1 && json(asked.requestsJson).has("units")) { "$asked" }
+            eq(raises<MrtrException.Usage> { op.answer("nothing", "{}", 2L) }.rule, "usage-unknown-handle")
+            eq(raises<MrtrException.Retry> { op.answer("units", """{"action":"accept","content":{"units":7}}""", 2L) }.rule,
                 "retry-input-response-invalid")
-            op.answer("units", """{"action":"accept","content":{"units":"C"}}""", 2uL)
+            op.answer("units", """{"action":"accept","content":{"units":"C"}}""", 2L)
             val retry = op.pollTransmit()!!
             val body = json(retry.bodyJson!!)
             eq(body.get("id").asString, "1.1")
             eq(body.getAsJsonObject("params").get("requestState").asString, "r1")
             eq(retry.headers["mcp-name"], "get_weather")
-            respond(op, retry, """{"jsonrpc":"2.0","id":"1.1","result":{"resultType":"complete","content":[],"isError":false}}""", 3uL)
+            respond(op, retry, """{"jsonrpc":"2.0","id":"1.1","result":{"resultType":"complete","content":[],"isError":false}}""", 3L)
             val done = op.pollEvent()
             check(done is OperationEvent.Done && json(done.responseJson).get("id").asString == "1.1") { "$done" }
             eq(op.isDrained(), true)
         }
     }
     test("http call: a JSON response, out-of-turn inputs") {
-        HttpCall("""{"mode":"2026-07-28","url":"https://example.com/mcp","headers":{"Authorization":"t"}}""", CALL, 0uL).use { call ->
+        HttpCall("""{"mode":"2026-07-28","url":"https://example.com/mcp","headers":{"Authorization":"t"}}""", CALL, 0L).use { call ->
             val sent = call.pollTransmit()!!
-            eq(sent.exchange, 1uL); eq(sent.method, "POST"); eq(sent.headers["authorization"], "t")
+            eq(sent.exchange, 1L); eq(sent.method, "POST"); eq(sent.headers["authorization"], "t")
             eq(json(sent.bodyJson!!).get("id").asInt, 1)
             eq(call.pollTransmit(), null); eq(call.pollTimeout(), null)
-            eq(raises<MrtrException.Usage> { call.handleBody(1uL, "{".toByteArray(), 0uL) }.rule, "usage-out-of-turn")
-            eq(raises<MrtrException.Usage> { call.handleHead(9uL, 200u, emptyMap(), 0uL) }.rule, "usage-unknown-handle")
-            call.handleHead(1uL, 200u, mapOf("Content-Type" to "application/json"), 5uL)
+            eq(raises<MrtrException.Usage> { call.handleBody(1L, "{".toByteArray(), 0L) }.rule, "usage-out-of-turn")
+            eq(raises<MrtrException.Usage> { call.handleHead(9L, 200, emptyMap(), 0L) }.rule, "usage-unknown-handle")
+            call.handleHead(1L, 200, mapOf("Content-Type" to "application/json"), 5L)
             val result = """{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}""".toByteArray()
-            call.handleBody(1uL, result.copyOfRange(0, 10), 6uL)
-            call.handleBody(1uL, result.copyOfRange(10, result.size), 6uL)
+            call.handleBody(1L, result.copyOfRange(0, 10), 6L)
+            call.handleBody(1L, result.copyOfRange(10, result.size), 6L)
             eq(call.isDone(), false)
-            call.handleEnd(1uL, 7uL)
+            call.handleEnd(1L, 7L)
             val event = events(call).single()
             check(event is HttpCallEvent.Response && json(event.messageJson).has("result")) { "$event" }
             eq(call.isDone(), true)
         }
     }
     test("http call: SEP-1335 retry, reconnect, 204, the buffered answer to the stream URL") {
-        HttpCall(CONFIG_1335, TOOL_CALL, 1000uL).use { call ->
+        HttpCall(CONFIG_1335, TOOL_CALL, 1000L).use { call ->
             call.pollTransmit()
-            call.handleHead(1uL, 200u, mapOf("content-type" to "text/event-stream", "link" to "</mcp?stream=abc>; rel=\"stream\""), 1000uL)
-            call.handleBody(1uL, "id: a.1\ndata: $ELICIT\n\nid: a.2\nretry: 1500\n\n".toByteArray(), 1000uL)
+            call.handleHead(1L, 200, mapOf("content-type" to "text/event-stream", "link" to "</mcp?stream=abc>; rel=\"stream\""), 1000L)
+            call.handleBody(1L, "id: a.1\ndata: $ELICIT\n\nid: a.2\nretry: 1500\n\n".toByteArray(), 1000L)
             val asked = events(call).single()
             check(asked is HttpCallEvent.ServerRequest && json(asked.messageJson).get("method").asString == "elicitation/create") { "$asked" }
-            call.handleEnd(1uL, 1000uL)
-            eq(call.pollTimeout(), 2500uL)
-            call.answer("""{"jsonrpc":"2.0","id":"e1","result":{"action":"accept"}}""", 1200uL)
+            call.handleEnd(1L, 1000L)
+            eq(call.pollTimeout(), 2500L)
+            call.answer("""{"jsonrpc":"2.0","id":"e1","result":{"action":"accept"}}""", 1200L)
             eq(call.pollTransmit(), null)
-            call.handleTimeout(2500uL)
+            call.handleTimeout(2500L)
             val get = call.pollTransmit()!!
             eq(get.method, "GET"); eq(get.url, "https://example.com/mcp?stream=abc"); eq(get.headers["last-event-id"], "a.2")
-            call.handleHead(get.exchange, 204u, emptyMap(), 2500uL)
-            call.handleEnd(get.exchange, 2500uL)
+            call.handleHead(get.exchange, 204, emptyMap(), 2500L)
+            call.handleEnd(get.exchange, 2500L)
             val post = call.pollTransmit()!!
             eq(post.method, "POST"); eq(post.url, "https://example.com/mcp?stream=abc")
             eq(JsonParser.parseString(post.bodyJson!!).asJsonArray.size(), 1)
         }
     }
     test("http call: a 1000-link Link header, a stream that is not UTF-8, bad configurations") {
-        HttpCall(CONFIG_1335, TOOL_CALL, 0uL).use { call ->
+        HttpCall(CONFIG_1335, TOOL_CALL, 0L).use { call ->
             call.pollTransmit()
             val links = (0 until 1000).joinToString(", ") { "</l$it>; rel=\"next\"" }
-            call.handleHead(1uL, 200u, mapOf("content-type" to "text/event-stream", "link" to links), 0uL)
+            call.handleHead(1L, 200, mapOf("content-type" to "text/event-stream", "link" to links), 0L)
             val failed = events(call).single()
             check(failed is HttpCallEvent.Failed && failed.rule == "limit-exceeded") { "$failed" }
             eq(call.isDone(), true)
         }
-        HttpCall(CONFIG_1335, TOOL_CALL, 0uL).use { call ->
+        HttpCall(CONFIG_1335, TOOL_CALL, 0L).use { call ->
             call.pollTransmit()
-            call.handleHead(1uL, 200u, mapOf("content-type" to "text/event-stream"), 0uL)
-            call.handleBody(1uL, byteArrayOf(*"data: ".toByteArray(), 0xc3.toByte(), 0x28, 10, 10), 0uL)
+            call.handleHead(1L, 200, mapOf("content-type" to "text/event-stream"), 0L)
+            call.handleBody(1L, byteArrayOf(*"data: ".toByteArray(), 0xc3.toByte(), 0x28, 10, 10), 0L)
             val failed = events(call).single()
             check(failed is HttpCallEvent.Failed && failed.rule == "jsonrpc-parse-error") { "$failed" }
         }
@@ -479,16 +479,16 @@ fun main() {
             """{"mode":"sep-1858","url":"not a url"}""" to TOOL_CALL,
             CONFIG_1335 to """{"jsonrpc":"2.0","method":"ping"}""",
             CONFIG_1335 to """{"jsonrpc"""",
-        )) eq(raises<MrtrException.Usage> { HttpCall(config, request, 0uL) }.rule, "usage-invalid-argument")
-        HttpCall(CONFIG_1335, TOOL_CALL, 0uL).use { call ->
-            eq(raises<MrtrException.Usage> { call.answer("""{"jsonrpc":"2.0","id":"e1","result":{}}""", 0uL) }.rule, "usage-out-of-turn")
+        )) eq(raises<MrtrException.Usage> { HttpCall(config, request, 0L) }.rule, "usage-invalid-argument")
+        HttpCall(CONFIG_1335, TOOL_CALL, 0L).use { call ->
+            eq(raises<MrtrException.Usage> { call.answer("""{"jsonrpc":"2.0","id":"e1","result":{}}""", 0L) }.rule, "usage-out-of-turn")
         }
     }
     test("server side: streams, incoming requests, stream URLs, unassociated requests") {
-        ServerStream("sep-1858", "k1", 1uL).use { stream ->
+        ServerStream("sep-1858", "k1", 1L).use { stream ->
             eq(stream.head(null)["content-type"], "text/event-stream")
-            eq(stream.ask("[$ELICIT]", 0uL), "k1.3")
-            eq(raises<MrtrException.Usage> { stream.retry(10uL) }.rule, "usage-out-of-turn")
+            eq(stream.ask("[$ELICIT]", 0L), "k1.3")
+            eq(raises<MrtrException.Usage> { stream.retry(10L) }.rule, "usage-out-of-turn")
             SseDecoder().use { d ->
                 d.feed(stream.take().toByteArray())
                 val blocks = List(3) { d.pollEvent()!! }
@@ -499,9 +499,9 @@ fun main() {
         }
         val url = streamUrl("https://example.com/mcp", "k1")
         eq(url, "https://example.com/mcp?stream=k1")
-        ServerStream("sep-1335", "k1", 1uL).use { eq(it.head(url)["link"], "<$url>; rel=\"stream\"") }
+        ServerStream("sep-1335", "k1", 1L).use { eq(it.head(url)["link"], "<$url>; rel=\"stream\"") }
         for ((mode, key) in listOf("sep-1858" to "", "sep-1858" to "a\nb", "sep-9999" to "k"))
-            raises<MrtrException.Usage> { ServerStream(mode, key, 1uL) }
+            raises<MrtrException.Usage> { ServerStream(mode, key, 1L) }
         val answers = readHttpRequest("sep-1858", "POST", "https://example.com/mcp", mapOf("Last-Event-ID" to "k1.3"),
             """[{"jsonrpc":"2.0","id":"e1","result":{"action":"accept"}}]""".toByteArray(), "2025-11-25")
         check(answers is Incoming.Answers && answers.key == "k1" && answers.responsesJson.size == 1) { "$answers" }
@@ -516,24 +516,24 @@ fun main() {
     }
     test("checker with a transport: HTTP entries") {
         val transcript = HTTP_ENTRIES.joinToString(",", "[", "]")
-        val whole = check(transcript, "2025-11-25", 10u, "sep-1858").map { it.rule to it.index }
-        check(("sse-last-event-id-missing" to 2uL) in whole) { "$whole" }
-        check(("sse-last-event-id-missing" to 2uL) !in check(transcript, "2025-11-25", 10u).map { it.rule to it.index }) { "plain" }
-        Checker("2025-11-25", 10u, "sep-1858").use { c ->
+        val whole = check(transcript, "2025-11-25", 10, "sep-1858").map { it.rule to it.index }
+        check(("sse-last-event-id-missing" to 2L) in whole) { "$whole" }
+        check(("sse-last-event-id-missing" to 2L) !in check(transcript, "2025-11-25", 10).map { it.rule to it.index }) { "plain" }
+        Checker("2025-11-25", 10, "sep-1858").use { c ->
             HTTP_ENTRIES.forEach { c.handleEntry(it) }
             raises<MrtrException.Usage> { c.handleEntry("""{"from":"client","http":[]}""") }
             eq(c.violations().map { it.rule to it.index }, whole)
         }
-        raises<MrtrException.Usage> { Checker("2025-11-25", 10u, "sep-9999") }
+        raises<MrtrException.Usage> { Checker("2025-11-25", 10, "sep-9999") }
     }
 
     test("await-style tool over sealed rounds, and the 2025-11-25 bridge") {
-        KeyRing(1u, "aes-256-gcm", secret()).use { ring ->
+        KeyRing(1, "aes-256-gcm", secret()).use { ring ->
             val settings = """{"ttl":300,"protocol":"$P"}"""
             val question = questionElicit("GitHub user?", """{"type":"object","properties":{"name":{"type":"string"}}}""")
             val asked = ring.startToolReplay(CALL, settings, """{"subject":"alice","now":1000}""", null).use { replay ->
                 eq(replay.ask(question, "login"), null)
-                eq(replay.round(), 0u)
+                eq(replay.round(), 0)
                 json(replay.inputRequired(ring, null))
             }
             eq(asked.getAsJsonObject("result").get("resultType").asString, "input_required")
@@ -541,7 +541,7 @@ fun main() {
             val guard = MemoryGuard()
             ring.startToolReplay(again, settings, """{"subject":"alice","now":1010}""", guard).use { replay ->
                 eq(json(replay.ask(question, "login")!!).getAsJsonObject("content").get("name").asString, "octocat")
-                eq(replay.round(), 1u)
+                eq(replay.round(), 1)
                 eq(json(replay.complete("""{"content":[]}""")).get("id").asInt, 2)
             }
             eq(raises<MrtrException.State> { ring.resumeRound(again, ASK, settings, """{"subject":"alice","now":1010}""", guard) }.rule, "state-replayed")
@@ -553,11 +553,11 @@ fun main() {
         val legacy = """{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t","arguments":{}}}"""
         ToolBridge(legacy, "k1k1k1k1k1k1k1k1", null).use { bridge ->
             val name = questionElicit("Name?", """{"type":"object","properties":{"v":{"type":"string"}}}""")
-            bridge.replay().use { replay -> eq(replay.ask(name, null), null); bridge.ask(replay, 0uL) }
+            bridge.replay().use { replay -> eq(replay.ask(name, null), null); bridge.ask(replay, 0L) }
             val request = bridge.pollWrite()!!.lines().filter { it.startsWith("data:") && "elicitation/create" in it }
                 .map { json(it.removePrefix("data:")) }.single()
             eq(bridge.pending(), listOf(request.get("id").asString))
-            check(bridge.handleAnswer("""{"jsonrpc":"2.0","id":${request.get("id")},"result":{"action":"accept","content":{"v":"Ada"}}}""", 5uL)) { "round complete" }
+            check(bridge.handleAnswer("""{"jsonrpc":"2.0","id":${request.get("id")},"result":{"action":"accept","content":{"v":"Ada"}}}""", 5L)) { "round complete" }
             bridge.replay().use { replay -> eq(json(replay.ask(name, null)!!).getAsJsonObject("content").get("v").asString, "Ada") }
             bridge.complete("""{"content":[{"type":"text","text":"hi Ada"}]}""")
             val written = generateSequence { bridge.pollWrite() }.joinToString("")

@@ -85,8 +85,8 @@ fun classifyOp(i: JsonObject): JsonElement {
 fun checkOp(i: JsonObject): JsonElement {
     val config = i.obj("config")
     val maxRounds = config.get("maxRounds")?.let { it.long() ?: throw IllegalArgumentException("maxRounds") } ?: 10L
-    val violations = check(i.json("transcript"), config.protocol(), maxRounds.toUInt(), config.text("transport"))
-    return obj("violations" to violations.map { obj("rule" to it.rule, "index" to it.index.toLong(), "message" to it.message) })
+    val violations = check(i.json("transcript"), config.protocol(), maxRounds.toInt(), config.text("transport"))
+    return obj("violations" to violations.map { obj("rule" to it.rule, "index" to it.index, "message" to it.message) })
 }
 
 fun retryOp(i: JsonObject): JsonElement = obj(
@@ -105,31 +105,31 @@ fun respondOp(i: JsonObject): JsonElement =
 /** The replay guard of `open.used`: the ids listed were used before (hex compared as the core compares ids). */
 class UsedBefore(used: JsonArray) : ReplayGuard {
     private val used = used.mapNotNull { (it as? JsonPrimitive)?.takeIf { p -> p.isString }?.asString?.lowercase() }.toSet()
-    override fun firstUse(stateId: String, expiry: ULong): Boolean = stateId.lowercase() !in used
+    override fun firstUse(stateId: String, expiry: Long): Boolean = stateId.lowercase() !in used
 }
 
 fun stateOp(i: JsonObject): JsonElement {
     val keys = (i.get("keys") as? JsonArray)?.map { it as JsonObject }?.takeIf { it.isNotEmpty() }
         ?: throw IllegalArgumentException("no keys")
     val ring = keys.fold(null as KeyRing?) { ring, k ->
-        val id = k.get("id").long()?.toInt()?.toUByte() ?: throw IllegalArgumentException("key id")
+        val id = k.get("id").long()?.toInt() ?: throw IllegalArgumentException("key id")
         ring?.apply { add(id, k.text("alg") ?: "", hex(k.get("secret"))) } ?: KeyRing(id, k.text("alg") ?: "", hex(k.get("secret")))
     }!!
     ring.use {
-        i.get("current").long()?.let { ring.setCurrent(it.toInt().toUByte()) }
-        i.get("maxTokenBytes").long()?.let { ring.setMaxTokenBytes(it.toULong()) }
+        i.get("current").long()?.let { ring.setCurrent(it.toInt()) }
+        i.get("maxTokenBytes").long()?.let { ring.setMaxTokenBytes(it) }
         i.text("context")?.let { ring.setContext(it.toByteArray(Charsets.UTF_8)) }
         // bindingText verbatim: its numbers stay exact; a binding object as JSON text.
         val binding = bindingFromJson(i.text("bindingText") ?: i.json("binding"))
         if (i.get("seal") is JsonObject) {
             val s = i.obj("seal")
             val (now, ttl) = (s.get("now").long() ?: throw IllegalArgumentException("now")) to (s.get("ttl").long() ?: throw IllegalArgumentException("ttl"))
-            return obj("token" to ring.testOnlySealWithNonce(binding, now.toULong(), ttl.toUInt(), (s.text("payload") ?: "").toByteArray(), hex(s.get("nonce"))))
+            return obj("token" to ring.testOnlySealWithNonce(binding, now, ttl, (s.text("payload") ?: "").toByteArray(), hex(s.get("nonce"))))
         }
         val o = i.obj("open")
         val guard = (o.get("used") as? JsonArray)?.let { UsedBefore(it) }
-        val opened = ring.open(o.text("token") ?: "", binding, (o.get("now").long() ?: 0).toULong(), guard)
-        return obj("payload" to String(opened.payload, Charsets.UTF_8), "stateId" to opened.stateId, "expiry" to opened.expiry.toLong())
+        val opened = ring.open(o.text("token") ?: "", binding, o.get("now").long() ?: 0L, guard)
+        return obj("payload" to String(opened.payload, Charsets.UTF_8), "stateId" to opened.stateId, "expiry" to opened.expiry)
     }
 }
 
@@ -170,19 +170,19 @@ fun drain(call: HttpCall): JsonArray = JsonArray().apply {
     while (true) {
         val r = call.pollTransmit() ?: break
         val headers = JsonObject().apply { r.headers.forEach { (n, v) -> addProperty(n, v) } }
-        val sent = obj("exchange" to r.exchange.toLong(), "method" to r.method, "url" to r.url, "headers" to headers)
+        val sent = obj("exchange" to r.exchange, "method" to r.method, "url" to r.url, "headers" to headers)
         r.bodyJson?.let { sent.add("body", parse(it)) }
         add(obj("send" to sent))
     }
     while (true) add(obj("event" to httpEvent(call.pollEvent() ?: break)))
-    call.pollTimeout()?.let { add(obj("timeout" to it.toLong())) }
+    call.pollTimeout()?.let { add(obj("timeout" to it)) }
 }
 
 /** `http-client`: the call driven by the steps; after its creation and after each step, what it sends, its events, its timeout. */
 fun httpClientOp(i: JsonObject): JsonElement {
     var now = i.get("now").long() ?: 0L
     val call = try {
-        HttpCall(i.json("config"), i.json("request"), now.toULong())
+        HttpCall(i.json("config"), i.json("request"), now)
     } catch (e: MrtrException) {
         return obj("outputs" to listOf(JsonArray().apply { add(obj("error" to e.ruleId)) }))
     }
@@ -192,25 +192,25 @@ fun httpClientOp(i: JsonObject): JsonElement {
         for (step in i.get("steps") as? JsonArray ?: throw IllegalArgumentException("steps")) {
             val s = step as JsonObject
             s.get("at").long()?.let { now = it }
-            val exchange = { part: JsonObject -> part.get("exchange").long()?.toULong() ?: throw IllegalArgumentException("exchange") }
+            val exchange = { part: JsonObject -> part.get("exchange").long() ?: throw IllegalArgumentException("exchange") }
             try {
                 when {
                     s.has("head") -> {
                         val h = s.obj("head")
                         val headers = h.obj("headers").entrySet().associate { (n, v) -> n to v.asString }
-                        val status = h.get("status").long()?.toInt()?.toUShort() ?: throw IllegalArgumentException("status")
-                        call.handleHead(exchange(h), status, headers, now.toULong())
+                        val status = h.get("status").long()?.toInt() ?: throw IllegalArgumentException("status")
+                        call.handleHead(exchange(h), status, headers, now)
                     }
                     s.has("body") -> {
                         val b = s.obj("body")
                         val bytes = if (b.has("hex")) hex(b.get("hex")) else (b.text("text") ?: throw IllegalArgumentException("text")).toByteArray(Charsets.UTF_8)
-                        call.handleBody(exchange(b), bytes, now.toULong())
+                        call.handleBody(exchange(b), bytes, now)
                     }
-                    s.has("end") -> call.handleEnd(exchange(s.obj("end")), now.toULong())
-                    s.has("answer") -> call.answer(s.json("answer"), now.toULong())
+                    s.has("end") -> call.handleEnd(exchange(s.obj("end")), now)
+                    s.has("answer") -> call.answer(s.json("answer"), now)
                     s.get("timeout").long() != null -> {
                         now = s.get("timeout").long()!!
-                        call.handleTimeout(now.toULong())
+                        call.handleTimeout(now)
                     }
                     else -> throw IllegalArgumentException("unknown step $s")
                 }

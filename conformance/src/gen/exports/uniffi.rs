@@ -8,6 +8,11 @@
 //! The functions and machines written by hand (typed records where the
 //! language has them: `Classified`, `Violation`, `SseEvent`, `HttpRequest`,
 //! the operation's events) are listed here with their names.
+//!
+//! Integers are signed (`i64`, `i32`): the JVM has none unsigned, and Kotlin's
+//! unsigned types make a function uncallable from Java. `crate::ints`
+//! converts them to the core's unsigned types (out of range:
+//! `usage-invalid-argument`) and back.
 
 use super::{doc_lines, left_out_lines, machine_in, rustfmt, snake};
 use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, Shape, EXPORTS, MACHINES};
@@ -68,7 +73,7 @@ fn record(s: Shape) -> Option<String> {
         (Shape::Violations, Some(r)) => Some(format!("Vec<{}>", r.name)),
         (_, Some(r)) => Some(r.name.into()),
         (Shape::HeaderFields, None) => Some("HashMap<String, String>".into()),
-        (Shape::Exchanges, None) => Some("Vec<u64>".into()),
+        (Shape::Exchanges, None) => Some("Vec<i64>".into()),
         _ => None,
     }
 }
@@ -94,8 +99,8 @@ fn param_type(e: &Export, name: &str, arg: Arg) -> String {
         Arg::Text | Arg::Value | Arg::Str | Arg::Options => "String".into(),
         Arg::OptText | Arg::OptValue | Arg::OrEmpty | Arg::OptStr => "Option<String>".into(),
         Arg::Bool => "bool".into(),
-        Arg::Whole | Arg::Handle => "u64".into(),
-        Arg::Status => "u16".into(),
+        Arg::Whole | Arg::Handle => "i64".into(),
+        Arg::Status => "i32".into(),
         Arg::Bytes => "Vec<u8>".into(),
         Arg::Random => unreachable!("no parameter: the operating system's randomness"),
         Arg::Machine(m) => format!("Arc<{m}>"),
@@ -120,7 +125,8 @@ fn read(e: &Export, param: &str, name: &str, arg: Arg) -> (Option<String>, Strin
         Arg::Random => (None, "Randomness::Os".into()),
         Arg::Machine("KeyRing") => (Some(format!("let {name} = {name}.ring()?;")), format!("&{name}")),
         Arg::Machine(_) => (Some(format!("let {name} = lock(&{name}.inner)?;")), format!("&{name}")),
-        Arg::Bool | Arg::Whole | Arg::Handle | Arg::Status => (None, name.into()),
+        Arg::Whole | Arg::Handle | Arg::Status => (None, format!("crate::ints::unsigned({name}, {name:?})?")),
+        Arg::Bool => (None, name.into()),
     }
 }
 
@@ -138,9 +144,9 @@ fn ret_type(e: &Export) -> String {
         Ret::OptText | Ret::OptJson | Ret::NextOrError | Ret::Refusal => "Option<String>".into(),
         Ret::Texts => "Vec<String>".into(),
         Ret::Bool => "bool".into(),
-        Ret::Count => "u32".into(),
-        Ret::Handle => "u64".into(),
-        Ret::OptMillis => "Option<u64>".into(),
+        Ret::Count => "i32".into(),
+        Ret::Handle => "i64".into(),
+        Ret::OptMillis => "Option<i64>".into(),
         Ret::Bytes => "Vec<u8>".into(),
         Ret::Machine(m) => format!("Arc<{m}>"),
     }
@@ -168,6 +174,9 @@ fn value(e: &Export, inner: &str, uses: &[String]) -> String {
         Ret::Machine(m) => format!("Arc::new({m} {{ inner: Mutex::new({v}) }})"),
         Ret::Name => format!("{v}.into()"),
         Ret::Bytes => format!("{v}.to_vec()"),
+        Ret::Count => format!("crate::ints::int({v})"),
+        Ret::Handle => format!("crate::ints::long({v})"),
+        Ret::OptMillis => format!("{v}.map(crate::ints::long)"),
         _ => v,
     };
     match e.ret {
@@ -288,8 +297,8 @@ fn record_field(m: &records::Member, written: bool) -> (String, String, Vec<Stri
     let name = if json { format!("{snake}_json") } else { snake.clone() };
     let base = match m.holds {
         H::Text | H::Rule | H::Method | H::Mode | H::Transport | H::Protocol | H::ErrorCodes => "String",
-        H::Whole | H::Handle => "u64",
-        H::Count => "u32",
+        H::Whole | H::Handle => "i64",
+        H::Count => "i32",
         H::Headers => "HashMap<String, String>",
         H::Message | H::Questions | H::Json | H::Object | H::Limits => "String",
         H::Messages | H::Names => "Vec<String>",

@@ -994,7 +994,7 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_end(`ptr`: Long,`exchange`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_head(`ptr`: Long,`exchange`: Long,`status`: Short,`headers`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_head(`ptr`: Long,`exchange`: Long,`status`: Int,`headers`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_timeout(`ptr`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
@@ -1022,7 +1022,7 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_operation_handle_end(`ptr`: Long,`exchange`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_operation_handle_head(`ptr`: Long,`exchange`: Long,`status`: Short,`headers`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_method_operation_handle_head(`ptr`: Long,`exchange`: Long,`status`: Int,`headers`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_operation_handle_timeout(`ptr`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
@@ -1116,29 +1116,29 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mrtr_uniffi_fn_free_keyring(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
-    external fun uniffi_mrtr_uniffi_fn_constructor_keyring_derived(`id`: Byte,`algorithm`: RustBuffer.ByValue,`master`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_constructor_keyring_derived(`id`: Int,`algorithm`: RustBuffer.ByValue,`master`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
-    external fun uniffi_mrtr_uniffi_fn_constructor_keyring_new(`id`: Byte,`algorithm`: RustBuffer.ByValue,`secret`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_constructor_keyring_new(`id`: Int,`algorithm`: RustBuffer.ByValue,`secret`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
-    external fun uniffi_mrtr_uniffi_fn_method_keyring_add(`ptr`: Long,`id`: Byte,`algorithm`: RustBuffer.ByValue,`secret`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_add(`ptr`: Long,`id`: Int,`algorithm`: RustBuffer.ByValue,`secret`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_keyring_add_derived(`ptr`: Long,`id`: Byte,`algorithm`: RustBuffer.ByValue,`master`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_add_derived(`ptr`: Long,`id`: Int,`algorithm`: RustBuffer.ByValue,`master`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_keyring_open(`ptr`: Long,`token`: RustBuffer.ByValue,`binding`: RustBuffer.ByValue,`now`: Long,`guard`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_method_keyring_remove(`ptr`: Long,`id`: Byte,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_remove(`ptr`: Long,`id`: Int,uniffi_out_err: UniffiRustCallStatus, 
     ): Byte
     external fun uniffi_mrtr_uniffi_fn_method_keyring_respond_round(`ptr`: Long,`requestJson`: RustBuffer.ByValue,`roundJson`: RustBuffer.ByValue,`needsJson`: RustBuffer.ByValue,`dataJson`: RustBuffer.ByValue,`settingsJson`: RustBuffer.ByValue,`callJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_keyring_resume_round(`ptr`: Long,`requestJson`: RustBuffer.ByValue,`needsJson`: RustBuffer.ByValue,`settingsJson`: RustBuffer.ByValue,`callJson`: RustBuffer.ByValue,`guard`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_method_keyring_seal(`ptr`: Long,`binding`: RustBuffer.ByValue,`now`: Long,`ttl`: Int,`payload`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_seal(`ptr`: Long,`binding`: RustBuffer.ByValue,`now`: Long,`ttl`: Long,`payload`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
-    external fun uniffi_mrtr_uniffi_fn_method_keyring_seals(`ptr`: Long,`id`: Byte,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_seals(`ptr`: Long,`id`: Int,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_keyring_set_context(`ptr`: Long,`label`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_keyring_set_current(`ptr`: Long,`id`: Byte,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_set_current(`ptr`: Long,`id`: Int,uniffi_out_err: UniffiRustCallStatus, 
     ): Byte
     external fun uniffi_mrtr_uniffi_fn_method_keyring_set_max_token_bytes(`ptr`: Long,`max`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
@@ -1411,7 +1411,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_unassociated_reply() and 0xFFFF) != 32283) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_check() and 0xFFFF) != 26762) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_check() and 0xFFFF) != 8) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_classify() and 0xFFFF) != 65063) {
@@ -1453,10 +1453,10 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_checker_violations() and 0xFFFF) != 52999) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_abandon() and 0xFFFF) != 11285) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_abandon() and 0xFFFF) != 58914) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_answer() and 0xFFFF) != 7321) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_answer() and 0xFFFF) != 46990) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_client_handle_response() and 0xFFFF) != 58863) {
@@ -1468,22 +1468,22 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_client_poll_transmit() and 0xFFFF) != 10469) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_send() and 0xFFFF) != 42304) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_client_send() and 0xFFFF) != 37145) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_answer() and 0xFFFF) != 42900) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_answer() and 0xFFFF) != 34079) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body() and 0xFFFF) != 45968) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body() and 0xFFFF) != 37491) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end() and 0xFFFF) != 427) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_end() and 0xFFFF) != 38110) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head() and 0xFFFF) != 13689) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_head() and 0xFFFF) != 18004) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout() and 0xFFFF) != 46040) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_handle_timeout() and 0xFFFF) != 3659) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_is_done() and 0xFFFF) != 33823) {
@@ -1492,28 +1492,28 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_event() and 0xFFFF) != 8005) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout() and 0xFFFF) != 33859) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_timeout() and 0xFFFF) != 52248) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_poll_transmit() and 0xFFFF) != 7514) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_abandoned() and 0xFFFF) != 36091) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_abandoned() and 0xFFFF) != 33917) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_answer() and 0xFFFF) != 50366) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_answer() and 0xFFFF) != 37784) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_body() and 0xFFFF) != 53419) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_body() and 0xFFFF) != 34981) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_end() and 0xFFFF) != 37572) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_end() and 0xFFFF) != 38043) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_head() and 0xFFFF) != 27941) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_head() and 0xFFFF) != 2287) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout() and 0xFFFF) != 61661) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_handle_timeout() and 0xFFFF) != 21073) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_is_drained() and 0xFFFF) != 8352) {
@@ -1522,16 +1522,16 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_event() and 0xFFFF) != 10051) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout() and 0xFFFF) != 13757) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_timeout() and 0xFFFF) != 62327) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_poll_transmit() and 0xFFFF) != 10584) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_snapshot() and 0xFFFF) != 48700) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_operation_snapshot() and 0xFFFF) != 46285) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_ask() and 0xFFFF) != 11585) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_ask() and 0xFFFF) != 43177) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_head() and 0xFFFF) != 56949) {
@@ -1540,7 +1540,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_message() and 0xFFFF) != 12987) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_retry() and 0xFFFF) != 31139) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_retry() and 0xFFFF) != 61510) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_serverstream_take() and 0xFFFF) != 24207) {
@@ -1564,16 +1564,16 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_session_request() and 0xFFFF) != 29485) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_ask() and 0xFFFF) != 40390) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_ask() and 0xFFFF) != 63957) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_complete() and 0xFFFF) != 40399) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_answer() and 0xFFFF) != 10338) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_answer() and 0xFFFF) != 4897) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_timeout() and 0xFFFF) != 29001) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_timeout() and 0xFFFF) != 23246) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_is_done() and 0xFFFF) != 54160) {
@@ -1582,7 +1582,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_pending() and 0xFFFF) != 19134) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_timeout() and 0xFFFF) != 32645) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_timeout() and 0xFFFF) != 26190) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_poll_write() and 0xFFFF) != 38877) {
@@ -1606,22 +1606,22 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_input_required() and 0xFFFF) != 65441) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_round() and 0xFFFF) != 53634) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_round() and 0xFFFF) != 16833) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_state() and 0xFFFF) != 45441) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_add() and 0xFFFF) != 51509) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_add() and 0xFFFF) != 4047) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_add_derived() and 0xFFFF) != 56805) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_add_derived() and 0xFFFF) != 60441) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_open() and 0xFFFF) != 29381) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_open() and 0xFFFF) != 27259) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_remove() and 0xFFFF) != 26744) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_remove() and 0xFFFF) != 22048) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_respond_round() and 0xFFFF) != 14863) {
@@ -1630,22 +1630,22 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_resume_round() and 0xFFFF) != 17187) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seal() and 0xFFFF) != 8785) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seal() and 0xFFFF) != 19041) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seals() and 0xFFFF) != 5307) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seals() and 0xFFFF) != 40156) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_context() and 0xFFFF) != 10581) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_current() and 0xFFFF) != 52432) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_current() and 0xFFFF) != 13830) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes() and 0xFFFF) != 55177) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes() and 0xFFFF) != 64145) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget() and 0xFFFF) != 50971) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget() and 0xFFFF) != 14910) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay() and 0xFFFF) != 26326) {
@@ -1660,22 +1660,22 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_ssedecoder_poll_event() and 0xFFFF) != 17965) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_checker_new() and 0xFFFF) != 36126) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_checker_new() and 0xFFFF) != 47824) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_client_new() and 0xFFFF) != 54127) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_client_new() and 0xFFFF) != 44041) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() and 0xFFFF) != 15599) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() and 0xFFFF) != 22320) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_new() and 0xFFFF) != 31836) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_new() and 0xFFFF) != 24695) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_restore() and 0xFFFF) != 55088) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_restore() and 0xFFFF) != 37514) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_serverstream_new() and 0xFFFF) != 5446) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_serverstream_new() and 0xFFFF) != 27615) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_session_new() and 0xFFFF) != 1035) {
@@ -1684,16 +1684,16 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_toolbridge_new() and 0xFFFF) != 8524) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() and 0xFFFF) != 59165) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_derived() and 0xFFFF) != 29149) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_new() and 0xFFFF) != 32918) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_keyring_new() and 0xFFFF) != 15951) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_ssedecoder_new() and 0xFFFF) != 11792) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_ssedecoder_new() and 0xFFFF) != 31975) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_replayguard_first_use() and 0xFFFF) != 31036) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_replayguard_first_use() and 0xFFFF) != 6481) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
 }
@@ -1887,83 +1887,6 @@ private class JavaLangRefCleanable(
 /**
  * @suppress
  */
-public object FfiConverterUByte: FfiConverter<UByte, Byte> {
-    override fun lift(value: Byte): UByte {
-        return value.toUByte()
-    }
-
-    fun lift(value: Int): UByte {
-        return value.toUByte()
-    }
-
-    override fun read(buf: ByteBuffer): UByte {
-        return lift(buf.get())
-    }
-
-    override fun lower(value: UByte): Byte {
-        return value.toByte()
-    }
-
-    override fun allocationSize(value: UByte) = 1UL
-
-    override fun write(value: UByte, buf: ByteBuffer) {
-        buf.put(value.toByte())
-    }
-}
-
-/**
- * @suppress
- */
-public object FfiConverterUShort: FfiConverter<UShort, Short> {
-    override fun lift(value: Short): UShort {
-        return value.toUShort()
-    }
-
-    fun lift(value: Int): UShort {
-        return value.toUShort()
-    }
-
-    override fun read(buf: ByteBuffer): UShort {
-        return lift(buf.getShort())
-    }
-
-    override fun lower(value: UShort): Short {
-        return value.toShort()
-    }
-
-    override fun allocationSize(value: UShort) = 2UL
-
-    override fun write(value: UShort, buf: ByteBuffer) {
-        buf.putShort(value.toShort())
-    }
-}
-
-/**
- * @suppress
- */
-public object FfiConverterUInt: FfiConverter<UInt, Int> {
-    override fun lift(value: Int): UInt {
-        return value.toUInt()
-    }
-
-    override fun read(buf: ByteBuffer): UInt {
-        return lift(buf.getInt())
-    }
-
-    override fun lower(value: UInt): Int {
-        return value.toInt()
-    }
-
-    override fun allocationSize(value: UInt) = 4UL
-
-    override fun write(value: UInt, buf: ByteBuffer) {
-        buf.putInt(value.toInt())
-    }
-}
-
-/**
- * @suppress
- */
 public object FfiConverterInt: FfiConverter<Int, Int> {
     override fun lift(value: Int): Int {
         return value
@@ -1987,23 +1910,23 @@ public object FfiConverterInt: FfiConverter<Int, Int> {
 /**
  * @suppress
  */
-public object FfiConverterULong: FfiConverter<ULong, Long> {
-    override fun lift(value: Long): ULong {
-        return value.toULong()
+public object FfiConverterLong: FfiConverter<Long, Long> {
+    override fun lift(value: Long): Long {
+        return value
     }
 
-    override fun read(buf: ByteBuffer): ULong {
-        return lift(buf.getLong())
+    override fun read(buf: ByteBuffer): Long {
+        return buf.getLong()
     }
 
-    override fun lower(value: ULong): Long {
-        return value.toLong()
+    override fun lower(value: Long): Long {
+        return value
     }
 
-    override fun allocationSize(value: ULong) = 8UL
+    override fun allocationSize(value: Long) = 8UL
 
-    override fun write(value: ULong, buf: ByteBuffer) {
-        buf.putLong(value.toLong())
+    override fun write(value: Long, buf: ByteBuffer) {
+        buf.putLong(value)
     }
 }
 
@@ -2261,14 +2184,14 @@ open class Checker: Disposable, AutoCloseable, CheckerInterface
      * (default 10), under the multi-turn `transport` (`sep-1858`,
      * `sep-1335`; absent: plain Streamable HTTP).
      */
-    constructor(`protocol`: kotlin.String, `maxRounds`: kotlin.UInt, `transport`: kotlin.String? = null) :
+    constructor(`protocol`: kotlin.String, `maxRounds`: kotlin.Int, `transport`: kotlin.String? = null) :
         this(UniffiWithHandle, 
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_constructor_checker_new(
     
         
         FfiConverterString.lower(`protocol`),
-        FfiConverterUInt.lower(`maxRounds`),
+        FfiConverterInt.lower(`maxRounds`),
         FfiConverterOptionalString.lower(`transport`),_status)
 }
     )
@@ -2551,12 +2474,12 @@ public interface ClientInterface {
     /**
      * Gives up on `handle`.
      */
-    fun `abandon`(`handle`: kotlin.ULong)
+    fun `abandon`(`handle`: kotlin.Long)
     
     /**
      * Answers the input requests of `handle`; queues the retry under `id`.
      */
-    fun `answer`(`handle`: kotlin.ULong, `inputResponsesJson`: kotlin.String?, `idJson`: kotlin.String)
+    fun `answer`(`handle`: kotlin.Long, `inputResponsesJson`: kotlin.String?, `idJson`: kotlin.String)
     
     /**
      * Takes a response message.
@@ -2576,7 +2499,7 @@ public interface ClientInterface {
     /**
      * Starts a request: its handle.
      */
-    fun `send`(`requestJson`: kotlin.String): kotlin.ULong
+    fun `send`(`requestJson`: kotlin.String): kotlin.Long
     
     companion object
 }
@@ -2616,14 +2539,14 @@ open class Client: Disposable, AutoCloseable, ClientInterface
     /**
      * A machine for `protocol` allowing `max_rounds` retries per request (the SDKs use 10).
      */
-    constructor(`protocol`: kotlin.String, `maxRounds`: kotlin.UInt) :
+    constructor(`protocol`: kotlin.String, `maxRounds`: kotlin.Int) :
         this(UniffiWithHandle, 
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_constructor_client_new(
     
         
         FfiConverterString.lower(`protocol`),
-        FfiConverterUInt.lower(`maxRounds`),_status)
+        FfiConverterInt.lower(`maxRounds`),_status)
 }
     )
 
@@ -2707,14 +2630,14 @@ open class Client: Disposable, AutoCloseable, ClientInterface
     /**
      * Gives up on `handle`.
      */
-    @Throws(MrtrException::class)override fun `abandon`(`handle`: kotlin.ULong)
+    @Throws(MrtrException::class)override fun `abandon`(`handle`: kotlin.Long)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_client_abandon(
         it,
         
-        FfiConverterULong.lower(`handle`),_status)
+        FfiConverterLong.lower(`handle`),_status)
 }
     }
     
@@ -2724,14 +2647,14 @@ open class Client: Disposable, AutoCloseable, ClientInterface
     /**
      * Answers the input requests of `handle`; queues the retry under `id`.
      */
-    @Throws(MrtrException::class)override fun `answer`(`handle`: kotlin.ULong, `inputResponsesJson`: kotlin.String?, `idJson`: kotlin.String)
+    @Throws(MrtrException::class)override fun `answer`(`handle`: kotlin.Long, `inputResponsesJson`: kotlin.String?, `idJson`: kotlin.String)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_client_answer(
         it,
         
-        FfiConverterULong.lower(`handle`),
+        FfiConverterLong.lower(`handle`),
         FfiConverterOptionalString.lower(`inputResponsesJson`),
         FfiConverterString.lower(`idJson`),_status)
 }
@@ -2794,8 +2717,8 @@ open class Client: Disposable, AutoCloseable, ClientInterface
     /**
      * Starts a request: its handle.
      */
-    @Throws(MrtrException::class)override fun `send`(`requestJson`: kotlin.String): kotlin.ULong {
-            return FfiConverterULong.lift(
+    @Throws(MrtrException::class)override fun `send`(`requestJson`: kotlin.String): kotlin.Long {
+            return FfiConverterLong.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_client_send(
@@ -2957,20 +2880,20 @@ public interface HttpCallInterface {
      * event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC
      * response `usage-invalid-argument`.
      */
-    fun `answer`(`responseJson`: kotlin.String, `nowMs`: kotlin.ULong)
+    fun `answer`(`responseJson`: kotlin.String, `nowMs`: kotlin.Long)
     
     /**
      * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
      * that is not UTF-8 is the server's error, reported as an event). A body before its head is
      * `usage-out-of-turn`.
      */
-    fun `handleBody`(`exchange`: kotlin.ULong, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.ULong)
+    fun `handleBody`(`exchange`: kotlin.Long, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.Long)
     
     /**
      * The response to `exchange` ended: the server closed it, the connection was cut, or none
      * came.
      */
-    fun `handleEnd`(`exchange`: kotlin.ULong, `nowMs`: kotlin.ULong)
+    fun `handleEnd`(`exchange`: kotlin.Long, `nowMs`: kotlin.Long)
     
     /**
      * The status and header fields of the response to `exchange` (the number of a request from
@@ -2979,12 +2902,12 @@ public interface HttpCallInterface {
      * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
      * as an event.
      */
-    fun `handleHead`(`exchange`: kotlin.ULong, `status`: kotlin.UShort, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.ULong)
+    fun `handleHead`(`exchange`: kotlin.Long, `status`: kotlin.Int, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.Long)
     
     /**
      * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
-    fun `handleTimeout`(`nowMs`: kotlin.ULong)
+    fun `handleTimeout`(`nowMs`: kotlin.Long)
     
     /**
      * Whether the call is over: its `response` or `failed` event was queued.
@@ -3003,7 +2926,7 @@ public interface HttpCallInterface {
     /**
      * When to call `handle_timeout` (the host's milliseconds), or none.
      */
-    fun `pollTimeout`(): kotlin.ULong?
+    fun `pollTimeout`(): kotlin.Long?
     
     /**
      * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
@@ -3056,7 +2979,7 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
      * `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
      * then `poll_event`, then read `poll_timeout`.
      */
-    constructor(`configJson`: kotlin.String, `requestJson`: kotlin.String, `nowMs`: kotlin.ULong) :
+    constructor(`configJson`: kotlin.String, `requestJson`: kotlin.String, `nowMs`: kotlin.Long) :
         this(UniffiWithHandle, 
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_constructor_httpcall_new(
@@ -3064,7 +2987,7 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
         
         FfiConverterString.lower(`configJson`),
         FfiConverterString.lower(`requestJson`),
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     )
 
@@ -3150,7 +3073,7 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
      * event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC
      * response `usage-invalid-argument`.
      */
-    @Throws(MrtrException::class)override fun `answer`(`responseJson`: kotlin.String, `nowMs`: kotlin.ULong)
+    @Throws(MrtrException::class)override fun `answer`(`responseJson`: kotlin.String, `nowMs`: kotlin.Long)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
@@ -3158,7 +3081,7 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
         it,
         
         FfiConverterString.lower(`responseJson`),
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     }
     
@@ -3170,16 +3093,16 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
      * that is not UTF-8 is the server's error, reported as an event). A body before its head is
      * `usage-out-of-turn`.
      */
-    @Throws(MrtrException::class)override fun `handleBody`(`exchange`: kotlin.ULong, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.ULong)
+    @Throws(MrtrException::class)override fun `handleBody`(`exchange`: kotlin.Long, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.Long)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_handle_body(
         it,
         
-        FfiConverterULong.lower(`exchange`),
+        FfiConverterLong.lower(`exchange`),
         FfiConverterByteArray.lower(`chunk`),
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     }
     
@@ -3190,15 +3113,15 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
      * The response to `exchange` ended: the server closed it, the connection was cut, or none
      * came.
      */
-    @Throws(MrtrException::class)override fun `handleEnd`(`exchange`: kotlin.ULong, `nowMs`: kotlin.ULong)
+    @Throws(MrtrException::class)override fun `handleEnd`(`exchange`: kotlin.Long, `nowMs`: kotlin.Long)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_handle_end(
         it,
         
-        FfiConverterULong.lower(`exchange`),
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`exchange`),
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     }
     
@@ -3212,17 +3135,17 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
      * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
      * as an event.
      */
-    @Throws(MrtrException::class)override fun `handleHead`(`exchange`: kotlin.ULong, `status`: kotlin.UShort, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.ULong)
+    @Throws(MrtrException::class)override fun `handleHead`(`exchange`: kotlin.Long, `status`: kotlin.Int, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.Long)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_handle_head(
         it,
         
-        FfiConverterULong.lower(`exchange`),
-        FfiConverterUShort.lower(`status`),
+        FfiConverterLong.lower(`exchange`),
+        FfiConverterInt.lower(`status`),
         FfiConverterMapStringString.lower(`headers`),
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     }
     
@@ -3232,14 +3155,14 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
     /**
      * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
-    @Throws(MrtrException::class)override fun `handleTimeout`(`nowMs`: kotlin.ULong)
+    @Throws(MrtrException::class)override fun `handleTimeout`(`nowMs`: kotlin.Long)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_handle_timeout(
         it,
         
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     }
     
@@ -3287,8 +3210,8 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
     /**
      * When to call `handle_timeout` (the host's milliseconds), or none.
      */
-    @Throws(MrtrException::class)override fun `pollTimeout`(): kotlin.ULong? {
-            return FfiConverterOptionalULong.lift(
+    @Throws(MrtrException::class)override fun `pollTimeout`(): kotlin.Long? {
+            return FfiConverterOptionalLong.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_poll_timeout(
@@ -3465,12 +3388,12 @@ public interface KeyRingInterface {
     /**
      * Adds a key that opens tokens (replacing one with the same id).
      */
-    fun `add`(`id`: kotlin.UByte, `algorithm`: kotlin.String, `secret`: kotlin.ByteArray)
+    fun `add`(`id`: kotlin.Int, `algorithm`: kotlin.String, `secret`: kotlin.ByteArray)
     
     /**
      * Adds a key derived from a master secret (see [`KeyRing::derived`]).
      */
-    fun `addDerived`(`id`: kotlin.UByte, `algorithm`: kotlin.String, `master`: kotlin.ByteArray)
+    fun `addDerived`(`id`: kotlin.Int, `algorithm`: kotlin.String, `master`: kotlin.ByteArray)
     
     /**
      * Opens `token` for `binding` at `now`: the payload, its state id and
@@ -3480,12 +3403,12 @@ public interface KeyRingInterface {
      * `state-replayed` (the guard is asked last: a token refused for another
      * reason is not used up). Without a guard a state opens again until it expires.
      */
-    fun `open`(`token`: kotlin.String, `binding`: Binding, `now`: kotlin.ULong, `guard`: ReplayGuard?): Opened
+    fun `open`(`token`: kotlin.String, `binding`: Binding, `now`: kotlin.Long, `guard`: ReplayGuard?): Opened
     
     /**
      * Drops the key `id` (never the current one): its tokens become `state-unknown-key`.
      */
-    fun `remove`(`id`: kotlin.UByte): kotlin.Boolean
+    fun `remove`(`id`: kotlin.Int): kotlin.Boolean
     
     /**
      * Server, sealed rounds: the `input_required` response to `request_json`
@@ -3510,12 +3433,12 @@ public interface KeyRingInterface {
      * Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
      * (seconds since the Unix epoch), with a nonce from the OS's random numbers.
      */
-    fun `seal`(`binding`: Binding, `now`: kotlin.ULong, `ttl`: kotlin.UInt, `payload`: kotlin.ByteArray): kotlin.String
+    fun `seal`(`binding`: Binding, `now`: kotlin.Long, `ttl`: kotlin.Long, `payload`: kotlin.ByteArray): kotlin.String
     
     /**
      * How many seals the key `id` has made in this process (none if the ring lacks it).
      */
-    fun `seals`(`id`: kotlin.UByte): kotlin.ULong?
+    fun `seals`(`id`: kotlin.Int): kotlin.Long?
     
     /**
      * The deployment label every token of this ring is sealed and opened
@@ -3528,19 +3451,19 @@ public interface KeyRingInterface {
     /**
      * Makes the key `id` the sealing key; false if the ring lacks it.
      */
-    fun `setCurrent`(`id`: kotlin.UByte): kotlin.Boolean
+    fun `setCurrent`(`id`: kotlin.Int): kotlin.Boolean
     
     /**
      * The bound on a token's length (default 65536), checked before decoding.
      */
-    fun `setMaxTokenBytes`(`max`: kotlin.ULong)
+    fun `setMaxTokenBytes`(`max`: kotlin.Long)
     
     /**
      * How many seals each key of this ring may make in this process (this
      * instance's share of the fleet's budget); past it, sealing is
      * `usage-seal-budget-spent`: make another key current.
      */
-    fun `setSealBudget`(`seals`: kotlin.ULong)
+    fun `setSealBudget`(`seals`: kotlin.Long)
     
     /**
      * Server, an await-style tool: the replay of the tool on `request_json`
@@ -3587,13 +3510,13 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
      * A ring whose current (sealing) key is `id`, for `algorithm`
      * (`aes-256-gcm`, `xchacha20-poly1305`, `xaes-256-gcm`), from 32 uniformly random secret bytes.
      */
-    constructor(`id`: kotlin.UByte, `algorithm`: kotlin.String, `secret`: kotlin.ByteArray) :
+    constructor(`id`: kotlin.Int, `algorithm`: kotlin.String, `secret`: kotlin.ByteArray) :
         this(UniffiWithHandle, 
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_constructor_keyring_new(
     
         
-        FfiConverterUByte.lower(`id`),
+        FfiConverterInt.lower(`id`),
         FfiConverterString.lower(`algorithm`),
         FfiConverterByteArray.lower(`secret`),_status)
 }
@@ -3679,14 +3602,14 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
     /**
      * Adds a key that opens tokens (replacing one with the same id).
      */
-    @Throws(MrtrException::class)override fun `add`(`id`: kotlin.UByte, `algorithm`: kotlin.String, `secret`: kotlin.ByteArray)
+    @Throws(MrtrException::class)override fun `add`(`id`: kotlin.Int, `algorithm`: kotlin.String, `secret`: kotlin.ByteArray)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_add(
         it,
         
-        FfiConverterUByte.lower(`id`),
+        FfiConverterInt.lower(`id`),
         FfiConverterString.lower(`algorithm`),
         FfiConverterByteArray.lower(`secret`),_status)
 }
@@ -3698,14 +3621,14 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
     /**
      * Adds a key derived from a master secret (see [`KeyRing::derived`]).
      */
-    @Throws(MrtrException::class)override fun `addDerived`(`id`: kotlin.UByte, `algorithm`: kotlin.String, `master`: kotlin.ByteArray)
+    @Throws(MrtrException::class)override fun `addDerived`(`id`: kotlin.Int, `algorithm`: kotlin.String, `master`: kotlin.ByteArray)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_add_derived(
         it,
         
-        FfiConverterUByte.lower(`id`),
+        FfiConverterInt.lower(`id`),
         FfiConverterString.lower(`algorithm`),
         FfiConverterByteArray.lower(`master`),_status)
 }
@@ -3722,7 +3645,7 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
      * `state-replayed` (the guard is asked last: a token refused for another
      * reason is not used up). Without a guard a state opens again until it expires.
      */
-    @Throws(MrtrException::class)override fun `open`(`token`: kotlin.String, `binding`: Binding, `now`: kotlin.ULong, `guard`: ReplayGuard?): Opened {
+    @Throws(MrtrException::class)override fun `open`(`token`: kotlin.String, `binding`: Binding, `now`: kotlin.Long, `guard`: ReplayGuard?): Opened {
             return FfiConverterTypeOpened.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
@@ -3731,7 +3654,7 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
         
         FfiConverterString.lower(`token`),
         FfiConverterTypeBinding.lower(`binding`),
-        FfiConverterULong.lower(`now`),
+        FfiConverterLong.lower(`now`),
         FfiConverterOptionalTypeReplayGuard.lower(`guard`),_status)
 }
     }
@@ -3743,14 +3666,14 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
     /**
      * Drops the key `id` (never the current one): its tokens become `state-unknown-key`.
      */
-    @Throws(MrtrException::class)override fun `remove`(`id`: kotlin.UByte): kotlin.Boolean {
+    @Throws(MrtrException::class)override fun `remove`(`id`: kotlin.Int): kotlin.Boolean {
             return FfiConverterBoolean.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_remove(
         it,
         
-        FfiConverterUByte.lower(`id`),_status)
+        FfiConverterInt.lower(`id`),_status)
 }
     }
     )
@@ -3816,7 +3739,7 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
      * Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
      * (seconds since the Unix epoch), with a nonce from the OS's random numbers.
      */
-    @Throws(MrtrException::class)override fun `seal`(`binding`: Binding, `now`: kotlin.ULong, `ttl`: kotlin.UInt, `payload`: kotlin.ByteArray): kotlin.String {
+    @Throws(MrtrException::class)override fun `seal`(`binding`: Binding, `now`: kotlin.Long, `ttl`: kotlin.Long, `payload`: kotlin.ByteArray): kotlin.String {
             return FfiConverterString.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
@@ -3824,8 +3747,8 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
         it,
         
         FfiConverterTypeBinding.lower(`binding`),
-        FfiConverterULong.lower(`now`),
-        FfiConverterUInt.lower(`ttl`),
+        FfiConverterLong.lower(`now`),
+        FfiConverterLong.lower(`ttl`),
         FfiConverterByteArray.lower(`payload`),_status)
 }
     }
@@ -3837,14 +3760,14 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
     /**
      * How many seals the key `id` has made in this process (none if the ring lacks it).
      */
-    @Throws(MrtrException::class)override fun `seals`(`id`: kotlin.UByte): kotlin.ULong? {
-            return FfiConverterOptionalULong.lift(
+    @Throws(MrtrException::class)override fun `seals`(`id`: kotlin.Int): kotlin.Long? {
+            return FfiConverterOptionalLong.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_seals(
         it,
         
-        FfiConverterUByte.lower(`id`),_status)
+        FfiConverterInt.lower(`id`),_status)
 }
     }
     )
@@ -3875,14 +3798,14 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
     /**
      * Makes the key `id` the sealing key; false if the ring lacks it.
      */
-    @Throws(MrtrException::class)override fun `setCurrent`(`id`: kotlin.UByte): kotlin.Boolean {
+    @Throws(MrtrException::class)override fun `setCurrent`(`id`: kotlin.Int): kotlin.Boolean {
             return FfiConverterBoolean.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_set_current(
         it,
         
-        FfiConverterUByte.lower(`id`),_status)
+        FfiConverterInt.lower(`id`),_status)
 }
     }
     )
@@ -3893,14 +3816,14 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
     /**
      * The bound on a token's length (default 65536), checked before decoding.
      */
-    @Throws(MrtrException::class)override fun `setMaxTokenBytes`(`max`: kotlin.ULong)
+    @Throws(MrtrException::class)override fun `setMaxTokenBytes`(`max`: kotlin.Long)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_set_max_token_bytes(
         it,
         
-        FfiConverterULong.lower(`max`),_status)
+        FfiConverterLong.lower(`max`),_status)
 }
     }
     
@@ -3912,14 +3835,14 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
      * instance's share of the fleet's budget); past it, sealing is
      * `usage-seal-budget-spent`: make another key current.
      */
-    @Throws(MrtrException::class)override fun `setSealBudget`(`seals`: kotlin.ULong)
+    @Throws(MrtrException::class)override fun `setSealBudget`(`seals`: kotlin.Long)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(
         it,
         
-        FfiConverterULong.lower(`seals`),_status)
+        FfiConverterLong.lower(`seals`),_status)
 }
     }
     
@@ -3960,13 +3883,13 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
      * A ring whose current key is derived from one master secret (at least
      * 32 uniformly random bytes, not a password) and the id (HKDF-SHA-256).
      */
-    @Throws(MrtrException::class) fun `derived`(`id`: kotlin.UByte, `algorithm`: kotlin.String, `master`: kotlin.ByteArray): KeyRing {
+    @Throws(MrtrException::class) fun `derived`(`id`: kotlin.Int, `algorithm`: kotlin.String, `master`: kotlin.ByteArray): KeyRing {
             return FfiConverterTypeKeyRing.lift(
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_constructor_keyring_derived(
     
         
-        FfiConverterUByte.lower(`id`),
+        FfiConverterInt.lower(`id`),
         FfiConverterString.lower(`algorithm`),
         FfiConverterByteArray.lower(`master`),_status)
 }
@@ -4114,7 +4037,7 @@ public interface OperationInterface {
      * earlier round's, such as a hedged round's losing copies. The host may cut them (then
      * `handle_end` each) rather than wait for a slow server.
      */
-    fun `abandoned`(): List<kotlin.ULong>
+    fun `abandoned`(): List<kotlin.Long>
     
     /**
      * Answers the question `key` of an `inputRequired` event with `result` (an elicitation's
@@ -4122,20 +4045,20 @@ public interface OperationInterface {
      * question fails with its rule and the question stays open; a key nothing asked is
      * `usage-unknown-handle`, one answered already `usage-out-of-turn`.
      */
-    fun `answer`(`key`: kotlin.String, `resultJson`: kotlin.String, `nowMs`: kotlin.ULong)
+    fun `answer`(`key`: kotlin.String, `resultJson`: kotlin.String, `nowMs`: kotlin.Long)
     
     /**
      * Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream
      * that is not UTF-8 is the server's error, reported as an event). A body before its head is
      * `usage-out-of-turn`.
      */
-    fun `handleBody`(`exchange`: kotlin.ULong, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.ULong)
+    fun `handleBody`(`exchange`: kotlin.Long, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.Long)
     
     /**
      * The response to `exchange` ended: the server closed it, the connection was cut, or none
      * came.
      */
-    fun `handleEnd`(`exchange`: kotlin.ULong, `nowMs`: kotlin.ULong)
+    fun `handleEnd`(`exchange`: kotlin.Long, `nowMs`: kotlin.Long)
     
     /**
      * The status and header fields of the response to `exchange` (the number of a request from
@@ -4144,12 +4067,12 @@ public interface OperationInterface {
      * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
      * as an event.
      */
-    fun `handleHead`(`exchange`: kotlin.ULong, `status`: kotlin.UShort, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.ULong)
+    fun `handleHead`(`exchange`: kotlin.Long, `status`: kotlin.Int, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.Long)
     
     /**
      * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
-    fun `handleTimeout`(`nowMs`: kotlin.ULong)
+    fun `handleTimeout`(`nowMs`: kotlin.Long)
     
     /**
      * Whether the final event was taken and no exchange is open: the operation may be dropped.
@@ -4167,7 +4090,7 @@ public interface OperationInterface {
     /**
      * When to call `handle_timeout` (the host's milliseconds), or none.
      */
-    fun `pollTimeout`(): kotlin.ULong?
+    fun `pollTimeout`(): kotlin.Long?
     
     /**
      * The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url",
@@ -4184,7 +4107,7 @@ public interface OperationInterface {
      * goes again). An operation that is over, or a stream mode's call that answered a server
      * request, is `usage-out-of-turn`.
      */
-    fun `snapshot`(`nowMs`: kotlin.ULong): kotlin.String
+    fun `snapshot`(`nowMs`: kotlin.Long): kotlin.String
     
     companion object
 }
@@ -4231,7 +4154,7 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
      * (an answer given there is an input: drain the transmits again), then read `poll_timeout`.
      * Drop it once `is_drained`.
      */
-    constructor(`configJson`: kotlin.String, `requestJson`: kotlin.String, `nowMs`: kotlin.ULong) :
+    constructor(`configJson`: kotlin.String, `requestJson`: kotlin.String, `nowMs`: kotlin.Long) :
         this(UniffiWithHandle, 
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_constructor_operation_new(
@@ -4239,7 +4162,7 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
         
         FfiConverterString.lower(`configJson`),
         FfiConverterString.lower(`requestJson`),
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     )
 
@@ -4325,8 +4248,8 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
      * earlier round's, such as a hedged round's losing copies. The host may cut them (then
      * `handle_end` each) rather than wait for a slow server.
      */
-    @Throws(MrtrException::class)override fun `abandoned`(): List<kotlin.ULong> {
-            return FfiConverterSequenceULong.lift(
+    @Throws(MrtrException::class)override fun `abandoned`(): List<kotlin.Long> {
+            return FfiConverterSequenceLong.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_abandoned(
@@ -4345,7 +4268,7 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
      * question fails with its rule and the question stays open; a key nothing asked is
      * `usage-unknown-handle`, one answered already `usage-out-of-turn`.
      */
-    @Throws(MrtrException::class)override fun `answer`(`key`: kotlin.String, `resultJson`: kotlin.String, `nowMs`: kotlin.ULong)
+    @Throws(MrtrException::class)override fun `answer`(`key`: kotlin.String, `resultJson`: kotlin.String, `nowMs`: kotlin.Long)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
@@ -4354,7 +4277,7 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
         
         FfiConverterString.lower(`key`),
         FfiConverterString.lower(`resultJson`),
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     }
     
@@ -4366,16 +4289,16 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
      * that is not UTF-8 is the server's error, reported as an event). A body before its head is
      * `usage-out-of-turn`.
      */
-    @Throws(MrtrException::class)override fun `handleBody`(`exchange`: kotlin.ULong, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.ULong)
+    @Throws(MrtrException::class)override fun `handleBody`(`exchange`: kotlin.Long, `chunk`: kotlin.ByteArray, `nowMs`: kotlin.Long)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_handle_body(
         it,
         
-        FfiConverterULong.lower(`exchange`),
+        FfiConverterLong.lower(`exchange`),
         FfiConverterByteArray.lower(`chunk`),
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     }
     
@@ -4386,15 +4309,15 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
      * The response to `exchange` ended: the server closed it, the connection was cut, or none
      * came.
      */
-    @Throws(MrtrException::class)override fun `handleEnd`(`exchange`: kotlin.ULong, `nowMs`: kotlin.ULong)
+    @Throws(MrtrException::class)override fun `handleEnd`(`exchange`: kotlin.Long, `nowMs`: kotlin.Long)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_handle_end(
         it,
         
-        FfiConverterULong.lower(`exchange`),
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`exchange`),
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     }
     
@@ -4408,17 +4331,17 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
      * `usage-unknown-handle`. What the server did wrong is no failure of this call: it comes out
      * as an event.
      */
-    @Throws(MrtrException::class)override fun `handleHead`(`exchange`: kotlin.ULong, `status`: kotlin.UShort, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.ULong)
+    @Throws(MrtrException::class)override fun `handleHead`(`exchange`: kotlin.Long, `status`: kotlin.Int, `headers`: Map<kotlin.String, kotlin.String>, `nowMs`: kotlin.Long)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_handle_head(
         it,
         
-        FfiConverterULong.lower(`exchange`),
-        FfiConverterUShort.lower(`status`),
+        FfiConverterLong.lower(`exchange`),
+        FfiConverterInt.lower(`status`),
         FfiConverterMapStringString.lower(`headers`),
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     }
     
@@ -4428,14 +4351,14 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
     /**
      * The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
      */
-    @Throws(MrtrException::class)override fun `handleTimeout`(`nowMs`: kotlin.ULong)
+    @Throws(MrtrException::class)override fun `handleTimeout`(`nowMs`: kotlin.Long)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_handle_timeout(
         it,
         
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     }
     
@@ -4482,8 +4405,8 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
     /**
      * When to call `handle_timeout` (the host's milliseconds), or none.
      */
-    @Throws(MrtrException::class)override fun `pollTimeout`(): kotlin.ULong? {
-            return FfiConverterOptionalULong.lift(
+    @Throws(MrtrException::class)override fun `pollTimeout`(): kotlin.Long? {
+            return FfiConverterOptionalLong.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_poll_timeout(
@@ -4523,14 +4446,14 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
      * goes again). An operation that is over, or a stream mode's call that answered a server
      * request, is `usage-out-of-turn`.
      */
-    @Throws(MrtrException::class)override fun `snapshot`(`nowMs`: kotlin.ULong): kotlin.String {
+    @Throws(MrtrException::class)override fun `snapshot`(`nowMs`: kotlin.Long): kotlin.String {
             return FfiConverterString.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_operation_snapshot(
         it,
         
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     }
     )
@@ -4551,7 +4474,7 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
      * `inputRequired` event), a followed task is polled after the wait that was left. A snapshot
      * of another format or transport mode is `usage-invalid-argument`.
      */
-    @Throws(MrtrException::class) fun `restore`(`configJson`: kotlin.String, `snapshotJson`: kotlin.String, `nowMs`: kotlin.ULong): Operation {
+    @Throws(MrtrException::class) fun `restore`(`configJson`: kotlin.String, `snapshotJson`: kotlin.String, `nowMs`: kotlin.Long): Operation {
             return FfiConverterTypeOperation.lift(
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_constructor_operation_restore(
@@ -4559,7 +4482,7 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
         
         FfiConverterString.lower(`configJson`),
         FfiConverterString.lower(`snapshotJson`),
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     )
     }
@@ -4705,7 +4628,7 @@ public interface ServerStreamInterface {
      * `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written
      * after it is `usage-out-of-turn`. The last event id written.
      */
-    fun `ask`(`requestsJson`: kotlin.String, `retryMs`: kotlin.ULong): kotlin.String
+    fun `ask`(`requestsJson`: kotlin.String, `retryMs`: kotlin.Long): kotlin.String
     
     /**
      * The header fields of the response head (status 200), a JSON object: `content-type:
@@ -4722,7 +4645,7 @@ public interface ServerStreamInterface {
     /**
      * Writes a `retry: <retry_ms>` block; its event id.
      */
-    fun `retry`(`retryMs`: kotlin.ULong): kotlin.String
+    fun `retry`(`retryMs`: kotlin.Long): kotlin.String
     
     /**
      * The event-stream text written since the last `take` (to write to the response body), and
@@ -4768,7 +4691,7 @@ open class ServerStream: Disposable, AutoCloseable, ServerStreamInterface
      * numbering events from `first`. An empty key, or one with a line end or NUL, is
      * `usage-invalid-argument`.
      */
-    constructor(`mode`: kotlin.String, `key`: kotlin.String, `first`: kotlin.ULong) :
+    constructor(`mode`: kotlin.String, `key`: kotlin.String, `first`: kotlin.Long) :
         this(UniffiWithHandle, 
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_constructor_serverstream_new(
@@ -4776,7 +4699,7 @@ open class ServerStream: Disposable, AutoCloseable, ServerStreamInterface
         
         FfiConverterString.lower(`mode`),
         FfiConverterString.lower(`key`),
-        FfiConverterULong.lower(`first`),_status)
+        FfiConverterLong.lower(`first`),_status)
 }
     )
 
@@ -4865,7 +4788,7 @@ open class ServerStream: Disposable, AutoCloseable, ServerStreamInterface
      * `sep-1858` or `sep-1335` ask the host ends the response; under `sep-1858` anything written
      * after it is `usage-out-of-turn`. The last event id written.
      */
-    @Throws(MrtrException::class)override fun `ask`(`requestsJson`: kotlin.String, `retryMs`: kotlin.ULong): kotlin.String {
+    @Throws(MrtrException::class)override fun `ask`(`requestsJson`: kotlin.String, `retryMs`: kotlin.Long): kotlin.String {
             return FfiConverterString.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
@@ -4873,7 +4796,7 @@ open class ServerStream: Disposable, AutoCloseable, ServerStreamInterface
         it,
         
         FfiConverterString.lower(`requestsJson`),
-        FfiConverterULong.lower(`retryMs`),_status)
+        FfiConverterLong.lower(`retryMs`),_status)
 }
     }
     )
@@ -4922,14 +4845,14 @@ open class ServerStream: Disposable, AutoCloseable, ServerStreamInterface
     /**
      * Writes a `retry: <retry_ms>` block; its event id.
      */
-    @Throws(MrtrException::class)override fun `retry`(`retryMs`: kotlin.ULong): kotlin.String {
+    @Throws(MrtrException::class)override fun `retry`(`retryMs`: kotlin.Long): kotlin.String {
             return FfiConverterString.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_serverstream_retry(
         it,
         
-        FfiConverterULong.lower(`retryMs`),_status)
+        FfiConverterLong.lower(`retryMs`),_status)
 }
     }
     )
@@ -5562,13 +5485,13 @@ open class SseDecoder: Disposable, AutoCloseable, SseDecoderInterface
      * A decoder bounding each block by `max_block_bytes` (line bytes; absent:
      * the core's 16 MiB bound of a message).
      */
-    constructor(`maxBlockBytes`: kotlin.ULong? = null) :
+    constructor(`maxBlockBytes`: kotlin.Long? = null) :
         this(UniffiWithHandle, 
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_constructor_ssedecoder_new(
     
         
-        FfiConverterOptionalULong.lower(`maxBlockBytes`),_status)
+        FfiConverterOptionalLong.lower(`maxBlockBytes`),_status)
 }
     )
 
@@ -5847,7 +5770,7 @@ public interface ToolBridgeInterface {
     /**
      * Sends what `replay` misses as server requests on the stream.
      */
-    fun `ask`(`replay`: ToolReplay, `nowMs`: kotlin.ULong)
+    fun `ask`(`replay`: ToolReplay, `nowMs`: kotlin.Long)
     
     /**
      * The tool completed with `result`.
@@ -5857,12 +5780,12 @@ public interface ToolBridgeInterface {
     /**
      * A response the client POSTed; true when the round is complete.
      */
-    fun `handleAnswer`(`responseJson`: kotlin.String, `nowMs`: kotlin.ULong): kotlin.Boolean
+    fun `handleAnswer`(`responseJson`: kotlin.String, `nowMs`: kotlin.Long): kotlin.Boolean
     
     /**
      * The round's deadline may have passed.
      */
-    fun `handleTimeout`(`nowMs`: kotlin.ULong)
+    fun `handleTimeout`(`nowMs`: kotlin.Long)
     
     /**
      * Whether the final response was written.
@@ -5877,7 +5800,7 @@ public interface ToolBridgeInterface {
     /**
      * When (ms) to call `handle_timeout`, or none.
      */
-    fun `pollTimeout`(): kotlin.ULong?
+    fun `pollTimeout`(): kotlin.Long?
     
     /**
      * The next text to write on the stream, or none.
@@ -6022,7 +5945,7 @@ open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
     /**
      * Sends what `replay` misses as server requests on the stream.
      */
-    @Throws(MrtrException::class)override fun `ask`(`replay`: ToolReplay, `nowMs`: kotlin.ULong)
+    @Throws(MrtrException::class)override fun `ask`(`replay`: ToolReplay, `nowMs`: kotlin.Long)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
@@ -6030,7 +5953,7 @@ open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
         it,
         
         FfiConverterTypeToolReplay.lower(`replay`),
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     }
     
@@ -6057,7 +5980,7 @@ open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
     /**
      * A response the client POSTed; true when the round is complete.
      */
-    @Throws(MrtrException::class)override fun `handleAnswer`(`responseJson`: kotlin.String, `nowMs`: kotlin.ULong): kotlin.Boolean {
+    @Throws(MrtrException::class)override fun `handleAnswer`(`responseJson`: kotlin.String, `nowMs`: kotlin.Long): kotlin.Boolean {
             return FfiConverterBoolean.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
@@ -6065,7 +5988,7 @@ open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
         it,
         
         FfiConverterString.lower(`responseJson`),
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     }
     )
@@ -6076,14 +5999,14 @@ open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
     /**
      * The round's deadline may have passed.
      */
-    @Throws(MrtrException::class)override fun `handleTimeout`(`nowMs`: kotlin.ULong)
+    @Throws(MrtrException::class)override fun `handleTimeout`(`nowMs`: kotlin.Long)
         = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_toolbridge_handle_timeout(
         it,
         
-        FfiConverterULong.lower(`nowMs`),_status)
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     }
     
@@ -6127,8 +6050,8 @@ open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
     /**
      * When (ms) to call `handle_timeout`, or none.
      */
-    @Throws(MrtrException::class)override fun `pollTimeout`(): kotlin.ULong? {
-            return FfiConverterOptionalULong.lift(
+    @Throws(MrtrException::class)override fun `pollTimeout`(): kotlin.Long? {
+            return FfiConverterOptionalLong.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_toolbridge_poll_timeout(
@@ -6358,7 +6281,7 @@ public interface ToolReplayInterface {
     /**
      * How many rounds came before this request.
      */
-    fun `round`(): kotlin.UInt
+    fun `round`(): kotlin.Int
     
     /**
      * `{stateId, expiry}` of the state the request carried, or none.
@@ -6551,8 +6474,8 @@ open class ToolReplay: Disposable, AutoCloseable, ToolReplayInterface
     /**
      * How many rounds came before this request.
      */
-    @Throws(MrtrException::class)override fun `round`(): kotlin.UInt {
-            return FfiConverterUInt.lift(
+    @Throws(MrtrException::class)override fun `round`(): kotlin.Int {
+            return FfiConverterInt.lift(
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_toolreplay_round(
@@ -6778,7 +6701,7 @@ data class HttpRequest (
     /**
      * The machine's number for this exchange.
      */
-    var `exchange`: kotlin.ULong
+    var `exchange`: kotlin.Long
     , 
     /**
      * `POST` or `GET`.
@@ -6815,7 +6738,7 @@ data class HttpRequest (
 public object FfiConverterTypeHttpRequest: FfiConverterRustBuffer<HttpRequest> {
     override fun read(buf: ByteBuffer): HttpRequest {
         return HttpRequest(
-            FfiConverterULong.read(buf),
+            FfiConverterLong.read(buf),
             FfiConverterString.read(buf),
             FfiConverterString.read(buf),
             FfiConverterMapStringString.read(buf),
@@ -6824,7 +6747,7 @@ public object FfiConverterTypeHttpRequest: FfiConverterRustBuffer<HttpRequest> {
     }
 
     override fun allocationSize(value: HttpRequest) = (
-            FfiConverterULong.allocationSize(value.`exchange`) +
+            FfiConverterLong.allocationSize(value.`exchange`) +
             FfiConverterString.allocationSize(value.`method`) +
             FfiConverterString.allocationSize(value.`url`) +
             FfiConverterMapStringString.allocationSize(value.`headers`) +
@@ -6832,7 +6755,7 @@ public object FfiConverterTypeHttpRequest: FfiConverterRustBuffer<HttpRequest> {
     )
 
     override fun write(value: HttpRequest, buf: ByteBuffer) {
-            FfiConverterULong.write(value.`exchange`, buf)
+            FfiConverterLong.write(value.`exchange`, buf)
             FfiConverterString.write(value.`method`, buf)
             FfiConverterString.write(value.`url`, buf)
             FfiConverterMapStringString.write(value.`headers`, buf)
@@ -6859,7 +6782,7 @@ data class Opened (
     /**
      * When the state expires, seconds since the Unix epoch.
      */
-    var `expiry`: kotlin.ULong
+    var `expiry`: kotlin.Long
     
 ){
     
@@ -6878,20 +6801,20 @@ public object FfiConverterTypeOpened: FfiConverterRustBuffer<Opened> {
         return Opened(
             FfiConverterByteArray.read(buf),
             FfiConverterString.read(buf),
-            FfiConverterULong.read(buf),
+            FfiConverterLong.read(buf),
         )
     }
 
     override fun allocationSize(value: Opened) = (
             FfiConverterByteArray.allocationSize(value.`payload`) +
             FfiConverterString.allocationSize(value.`stateId`) +
-            FfiConverterULong.allocationSize(value.`expiry`)
+            FfiConverterLong.allocationSize(value.`expiry`)
     )
 
     override fun write(value: Opened, buf: ByteBuffer) {
             FfiConverterByteArray.write(value.`payload`, buf)
             FfiConverterString.write(value.`stateId`, buf)
-            FfiConverterULong.write(value.`expiry`, buf)
+            FfiConverterLong.write(value.`expiry`, buf)
     }
 }
 
@@ -6967,7 +6890,7 @@ data class RuleInfo (
     /**
      * The stable number (the C ABI's error code); never reused.
      */
-    var `number`: kotlin.UShort
+    var `number`: kotlin.Int
     , 
     /**
      * The kebab-case id, as in `docs/RULES.md`.
@@ -7004,7 +6927,7 @@ data class RuleInfo (
 public object FfiConverterTypeRuleInfo: FfiConverterRustBuffer<RuleInfo> {
     override fun read(buf: ByteBuffer): RuleInfo {
         return RuleInfo(
-            FfiConverterUShort.read(buf),
+            FfiConverterInt.read(buf),
             FfiConverterString.read(buf),
             FfiConverterOptionalInt.read(buf),
             FfiConverterString.read(buf),
@@ -7013,7 +6936,7 @@ public object FfiConverterTypeRuleInfo: FfiConverterRustBuffer<RuleInfo> {
     }
 
     override fun allocationSize(value: RuleInfo) = (
-            FfiConverterUShort.allocationSize(value.`number`) +
+            FfiConverterInt.allocationSize(value.`number`) +
             FfiConverterString.allocationSize(value.`name`) +
             FfiConverterOptionalInt.allocationSize(value.`code`) +
             FfiConverterString.allocationSize(value.`source`) +
@@ -7021,7 +6944,7 @@ public object FfiConverterTypeRuleInfo: FfiConverterRustBuffer<RuleInfo> {
     )
 
     override fun write(value: RuleInfo, buf: ByteBuffer) {
-            FfiConverterUShort.write(value.`number`, buf)
+            FfiConverterInt.write(value.`number`, buf)
             FfiConverterString.write(value.`name`, buf)
             FfiConverterOptionalInt.write(value.`code`, buf)
             FfiConverterString.write(value.`source`, buf)
@@ -7053,7 +6976,7 @@ data class SseEvent (
     /**
      * The last `retry` field made of ASCII digits (milliseconds).
      */
-    var `retry`: kotlin.ULong? = null 
+    var `retry`: kotlin.Long? = null 
     
 ){
     
@@ -7073,7 +6996,7 @@ public object FfiConverterTypeSseEvent: FfiConverterRustBuffer<SseEvent> {
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalString.read(buf),
-            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalLong.read(buf),
         )
     }
 
@@ -7081,14 +7004,14 @@ public object FfiConverterTypeSseEvent: FfiConverterRustBuffer<SseEvent> {
             FfiConverterOptionalString.allocationSize(value.`event`) +
             FfiConverterOptionalString.allocationSize(value.`data`) +
             FfiConverterOptionalString.allocationSize(value.`id`) +
-            FfiConverterOptionalULong.allocationSize(value.`retry`)
+            FfiConverterOptionalLong.allocationSize(value.`retry`)
     )
 
     override fun write(value: SseEvent, buf: ByteBuffer) {
             FfiConverterOptionalString.write(value.`event`, buf)
             FfiConverterOptionalString.write(value.`data`, buf)
             FfiConverterOptionalString.write(value.`id`, buf)
-            FfiConverterOptionalULong.write(value.`retry`, buf)
+            FfiConverterOptionalLong.write(value.`retry`, buf)
     }
 }
 
@@ -7107,7 +7030,7 @@ data class TokenInfo (
     /**
      * The key id it names.
      */
-    var `keyId`: kotlin.UByte
+    var `keyId`: kotlin.Int
     , 
     /**
      * The algorithm it names (`aes-256-gcm`, `xchacha20-poly1305`, `xaes-256-gcm`).
@@ -7117,7 +7040,7 @@ data class TokenInfo (
     /**
      * Its expiry, seconds since the Unix epoch.
      */
-    var `expiry`: kotlin.ULong
+    var `expiry`: kotlin.Long
     
 ){
     
@@ -7135,24 +7058,24 @@ public object FfiConverterTypeTokenInfo: FfiConverterRustBuffer<TokenInfo> {
     override fun read(buf: ByteBuffer): TokenInfo {
         return TokenInfo(
             FfiConverterString.read(buf),
-            FfiConverterUByte.read(buf),
+            FfiConverterInt.read(buf),
             FfiConverterString.read(buf),
-            FfiConverterULong.read(buf),
+            FfiConverterLong.read(buf),
         )
     }
 
     override fun allocationSize(value: TokenInfo) = (
             FfiConverterString.allocationSize(value.`stateId`) +
-            FfiConverterUByte.allocationSize(value.`keyId`) +
+            FfiConverterInt.allocationSize(value.`keyId`) +
             FfiConverterString.allocationSize(value.`algorithm`) +
-            FfiConverterULong.allocationSize(value.`expiry`)
+            FfiConverterLong.allocationSize(value.`expiry`)
     )
 
     override fun write(value: TokenInfo, buf: ByteBuffer) {
             FfiConverterString.write(value.`stateId`, buf)
-            FfiConverterUByte.write(value.`keyId`, buf)
+            FfiConverterInt.write(value.`keyId`, buf)
             FfiConverterString.write(value.`algorithm`, buf)
-            FfiConverterULong.write(value.`expiry`, buf)
+            FfiConverterLong.write(value.`expiry`, buf)
     }
 }
 
@@ -7170,7 +7093,7 @@ data class Violation (
     /**
      * The index of the offending entry.
      */
-    var `index`: kotlin.ULong
+    var `index`: kotlin.Long
     , 
     /**
      * What is wrong, in one sentence.
@@ -7193,20 +7116,20 @@ public object FfiConverterTypeViolation: FfiConverterRustBuffer<Violation> {
     override fun read(buf: ByteBuffer): Violation {
         return Violation(
             FfiConverterString.read(buf),
-            FfiConverterULong.read(buf),
+            FfiConverterLong.read(buf),
             FfiConverterString.read(buf),
         )
     }
 
     override fun allocationSize(value: Violation) = (
             FfiConverterString.allocationSize(value.`rule`) +
-            FfiConverterULong.allocationSize(value.`index`) +
+            FfiConverterLong.allocationSize(value.`index`) +
             FfiConverterString.allocationSize(value.`message`)
     )
 
     override fun write(value: Violation, buf: ByteBuffer) {
             FfiConverterString.write(value.`rule`, buf)
-            FfiConverterULong.write(value.`index`, buf)
+            FfiConverterLong.write(value.`index`, buf)
             FfiConverterString.write(value.`message`, buf)
     }
 }
@@ -7225,7 +7148,7 @@ sealed class ClientEvent {
         /**
          * The request.
          */
-        val `handle`: kotlin.ULong, 
+        val `handle`: kotlin.Long, 
         /**
          * What the server asks, by key.
          */
@@ -7233,7 +7156,7 @@ sealed class ClientEvent {
         /**
          * Retries made so far for this request.
          */
-        val `round`: kotlin.UInt) : ClientEvent()
+        val `round`: kotlin.Int) : ClientEvent()
         
     {
         
@@ -7248,7 +7171,7 @@ sealed class ClientEvent {
         /**
          * The request.
          */
-        val `handle`: kotlin.ULong) : ClientEvent()
+        val `handle`: kotlin.Long) : ClientEvent()
         
     {
         
@@ -7263,7 +7186,7 @@ sealed class ClientEvent {
         /**
          * The request.
          */
-        val `handle`: kotlin.ULong, 
+        val `handle`: kotlin.Long, 
         /**
          * The final response message.
          */
@@ -7292,15 +7215,15 @@ public object FfiConverterTypeClientEvent : FfiConverterRustBuffer<ClientEvent>{
     override fun read(buf: ByteBuffer): ClientEvent {
         return when(buf.getInt()) {
             1 -> ClientEvent.InputRequired(
-                FfiConverterULong.read(buf),
+                FfiConverterLong.read(buf),
                 FfiConverterString.read(buf),
-                FfiConverterUInt.read(buf),
+                FfiConverterInt.read(buf),
                 )
             2 -> ClientEvent.RetryNow(
-                FfiConverterULong.read(buf),
+                FfiConverterLong.read(buf),
                 )
             3 -> ClientEvent.Done(
-                FfiConverterULong.read(buf),
+                FfiConverterLong.read(buf),
                 FfiConverterString.read(buf),
                 )
             else -> throw RuntimeException("invalid enum value, something is very wrong!!")
@@ -7312,23 +7235,23 @@ public object FfiConverterTypeClientEvent : FfiConverterRustBuffer<ClientEvent>{
             // Add the size for the Int that specifies the variant plus the size needed for all fields
             (
                 4UL
-                + FfiConverterULong.allocationSize(value.`handle`)
+                + FfiConverterLong.allocationSize(value.`handle`)
                 + FfiConverterString.allocationSize(value.`inputRequestsJson`)
-                + FfiConverterUInt.allocationSize(value.`round`)
+                + FfiConverterInt.allocationSize(value.`round`)
             )
         }
         is ClientEvent.RetryNow -> {
             // Add the size for the Int that specifies the variant plus the size needed for all fields
             (
                 4UL
-                + FfiConverterULong.allocationSize(value.`handle`)
+                + FfiConverterLong.allocationSize(value.`handle`)
             )
         }
         is ClientEvent.Done -> {
             // Add the size for the Int that specifies the variant plus the size needed for all fields
             (
                 4UL
-                + FfiConverterULong.allocationSize(value.`handle`)
+                + FfiConverterLong.allocationSize(value.`handle`)
                 + FfiConverterString.allocationSize(value.`responseJson`)
             )
         }
@@ -7338,19 +7261,19 @@ public object FfiConverterTypeClientEvent : FfiConverterRustBuffer<ClientEvent>{
         when(value) {
             is ClientEvent.InputRequired -> {
                 buf.putInt(1)
-                FfiConverterULong.write(value.`handle`, buf)
+                FfiConverterLong.write(value.`handle`, buf)
                 FfiConverterString.write(value.`inputRequestsJson`, buf)
-                FfiConverterUInt.write(value.`round`, buf)
+                FfiConverterInt.write(value.`round`, buf)
                 Unit
             }
             is ClientEvent.RetryNow -> {
                 buf.putInt(2)
-                FfiConverterULong.write(value.`handle`, buf)
+                FfiConverterLong.write(value.`handle`, buf)
                 Unit
             }
             is ClientEvent.Done -> {
                 buf.putInt(3)
-                FfiConverterULong.write(value.`handle`, buf)
+                FfiConverterLong.write(value.`handle`, buf)
                 FfiConverterString.write(value.`responseJson`, buf)
                 Unit
             }
@@ -8260,7 +8183,7 @@ sealed class OperationEvent {
         /**
          * The round asked for.
          */
-        val `round`: kotlin.UInt, 
+        val `round`: kotlin.Int, 
         /**
          * The questions by key.
          */
@@ -8357,7 +8280,7 @@ public object FfiConverterTypeOperationEvent : FfiConverterRustBuffer<OperationE
     override fun read(buf: ByteBuffer): OperationEvent {
         return when(buf.getInt()) {
             1 -> OperationEvent.InputRequired(
-                FfiConverterUInt.read(buf),
+                FfiConverterInt.read(buf),
                 FfiConverterString.read(buf),
                 )
             2 -> OperationEvent.Message(
@@ -8383,7 +8306,7 @@ public object FfiConverterTypeOperationEvent : FfiConverterRustBuffer<OperationE
             // Add the size for the Int that specifies the variant plus the size needed for all fields
             (
                 4UL
-                + FfiConverterUInt.allocationSize(value.`round`)
+                + FfiConverterInt.allocationSize(value.`round`)
                 + FfiConverterString.allocationSize(value.`requestsJson`)
             )
         }
@@ -8423,7 +8346,7 @@ public object FfiConverterTypeOperationEvent : FfiConverterRustBuffer<OperationE
         when(value) {
             is OperationEvent.InputRequired -> {
                 buf.putInt(1)
-                FfiConverterUInt.write(value.`round`, buf)
+                FfiConverterInt.write(value.`round`, buf)
                 FfiConverterString.write(value.`requestsJson`, buf)
                 Unit
             }
@@ -8567,7 +8490,7 @@ public interface ReplayGuard {
     /**
      * Records the use of `state_id`: true the first time, false after.
      */
-    fun `firstUse`(`stateId`: kotlin.String, `expiry`: kotlin.ULong): kotlin.Boolean
+    fun `firstUse`(`stateId`: kotlin.String, `expiry`: kotlin.Long): kotlin.Boolean
     
     companion object
 }
@@ -8582,7 +8505,7 @@ internal object uniffiCallbackInterfaceReplayGuard {
             val makeCall = { ->
                 uniffiObj.`firstUse`(
                     FfiConverterString.lift(`stateId`),
-                    FfiConverterULong.lift(`expiry`),
+                    FfiConverterLong.lift(`expiry`),
                 )
             }
             val writeReturn = { value: kotlin.Boolean -> uniffiOutReturn.setValue(FfiConverterBoolean.lower(value)) }
@@ -8665,28 +8588,28 @@ public object FfiConverterOptionalInt: FfiConverterRustBuffer<kotlin.Int?> {
 /**
  * @suppress
  */
-public object FfiConverterOptionalULong: FfiConverterRustBuffer<kotlin.ULong?> {
-    override fun read(buf: ByteBuffer): kotlin.ULong? {
+public object FfiConverterOptionalLong: FfiConverterRustBuffer<kotlin.Long?> {
+    override fun read(buf: ByteBuffer): kotlin.Long? {
         if (buf.get().toInt() == 0) {
             return null
         }
-        return FfiConverterULong.read(buf)
+        return FfiConverterLong.read(buf)
     }
 
-    override fun allocationSize(value: kotlin.ULong?): ULong {
+    override fun allocationSize(value: kotlin.Long?): ULong {
         if (value == null) {
             return 1UL
         } else {
-            return 1UL + FfiConverterULong.allocationSize(value)
+            return 1UL + FfiConverterLong.allocationSize(value)
         }
     }
 
-    override fun write(value: kotlin.ULong?, buf: ByteBuffer) {
+    override fun write(value: kotlin.Long?, buf: ByteBuffer) {
         if (value == null) {
             buf.put(0)
         } else {
             buf.put(1)
-            FfiConverterULong.write(value, buf)
+            FfiConverterLong.write(value, buf)
         }
     }
 }
@@ -8953,24 +8876,24 @@ public object FfiConverterOptionalTypeReplayGuard: FfiConverterRustBuffer<Replay
 /**
  * @suppress
  */
-public object FfiConverterSequenceULong: FfiConverterRustBuffer<List<kotlin.ULong>> {
-    override fun read(buf: ByteBuffer): List<kotlin.ULong> {
+public object FfiConverterSequenceLong: FfiConverterRustBuffer<List<kotlin.Long>> {
+    override fun read(buf: ByteBuffer): List<kotlin.Long> {
         val len = buf.getInt()
-        return List<kotlin.ULong>(len) {
-            FfiConverterULong.read(buf)
+        return List<kotlin.Long>(len) {
+            FfiConverterLong.read(buf)
         }
     }
 
-    override fun allocationSize(value: List<kotlin.ULong>): ULong {
+    override fun allocationSize(value: List<kotlin.Long>): ULong {
         val sizeForLength = 4UL
-        val sizeForItems = value.map { FfiConverterULong.allocationSize(it) }.sum()
+        val sizeForItems = value.map { FfiConverterLong.allocationSize(it) }.sum()
         return sizeForLength + sizeForItems
     }
 
-    override fun write(value: List<kotlin.ULong>, buf: ByteBuffer) {
+    override fun write(value: List<kotlin.Long>, buf: ByteBuffer) {
         buf.putInt(value.size)
         value.iterator().forEach {
-            FfiConverterULong.write(it, buf)
+            FfiConverterLong.write(it, buf)
         }
     }
 }
@@ -9511,7 +9434,7 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
          * `sep-1335`; absent: plain Streamable HTTP). Violations come in transcript
          * order, each (rule, index) once.
          */
-    @Throws(MrtrException::class) fun `check`(`transcriptJson`: kotlin.String, `protocol`: kotlin.String, `maxRounds`: kotlin.UInt, `transport`: kotlin.String? = null): List<Violation> {
+    @Throws(MrtrException::class) fun `check`(`transcriptJson`: kotlin.String, `protocol`: kotlin.String, `maxRounds`: kotlin.Int, `transport`: kotlin.String? = null): List<Violation> {
             return FfiConverterSequenceTypeViolation.lift(
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_func_check(
@@ -9519,7 +9442,7 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         
         FfiConverterString.lower(`transcriptJson`),
         FfiConverterString.lower(`protocol`),
-        FfiConverterUInt.lower(`maxRounds`),
+        FfiConverterInt.lower(`maxRounds`),
         FfiConverterOptionalString.lower(`transport`),_status)
 }
     )
