@@ -241,18 +241,21 @@ fun outcome(op: String, i: JsonObject): JsonElement = try {
     obj("error" to e.ruleId)
 }
 
-fun main() {
-    val dir = File(System.getenv("MRTR_CONFORMANCE_DIR") ?: "conformance/cases")
-    if (!dir.isDirectory) {
-        System.err.println("cannot load the corpus: $dir is not a folder")
-        exitProcess(2)
-    }
+/** A corpus that cannot be read: the runner stops (exit 2) instead of reporting cases. */
+class CorpusUnreadable(message: String) : Exception(message)
+
+/**
+ * One outcome line per case below `dir`, in path order, each handed to `emit`: what the
+ * judge reads. Shared by `main` (scripts/conformance uniffi-kotlin) and the JVM package's
+ * JUnit runner (bindings-jvm), which pipes the same lines to the same judge.
+ */
+fun runCorpus(dir: File, emit: (String) -> Unit) {
+    if (!dir.isDirectory) throw CorpusUnreadable("$dir is not a folder")
     for (f in dir.walkTopDown().filter { it.isFile && it.name.endsWith(".json") }.sortedBy { it.path }) {
         val case = try {
             JsonParser.parseString(f.readText(Charsets.UTF_8)).asJsonObject
         } catch (e: Exception) {
-            System.err.println("cannot load the corpus: $f: $e")
-            exitProcess(2)
+            throw CorpusUnreadable("$f: $e")
         }
         val line = obj("id" to (case.text("id") ?: ""))
         try {
@@ -260,6 +263,15 @@ fun main() {
         } catch (e: Throwable) {
             line.addProperty("crash", e.toString())
         }
-        println(line)
+        emit(line.toString())
+    }
+}
+
+fun main() {
+    try {
+        runCorpus(File(System.getenv("MRTR_CONFORMANCE_DIR") ?: "conformance/cases")) { println(it) }
+    } catch (e: CorpusUnreadable) {
+        System.err.println("cannot load the corpus: ${e.message}")
+        exitProcess(2)
     }
 }

@@ -8,6 +8,8 @@
 //! - [`jsapi`]: `bindings-node/lib/exports.mjs` (the JavaScript API's rows that only convert);
 //! - [`c`]: `bindings-ffi/src/exports.rs` (the C ABI; its header is cbindgen's);
 //! - [`uniffi`]: `bindings-ffi/uniffi/src/exports.rs` (Kotlin, Swift, Python);
+//! - [`jvm`]: `bindings-jvm/src/main/java/dev/mrtr/MrtrFunctions.java` (the Java façade's
+//!   static functions over the UniFFI Kotlin, one per generated UniFFI function);
 //! - [`python`]: `bindings-python/src/exports.rs` (pyo3, in the package's idiom);
 //! - [`names`]: `docs/exports.md`, every row by its name in each binding.
 
@@ -17,6 +19,7 @@ use std::path::PathBuf;
 pub mod c;
 pub mod js;
 pub mod jsapi;
+pub mod jvm;
 pub mod names;
 pub mod python;
 pub mod uniffi;
@@ -27,6 +30,7 @@ pub fn outputs() -> Vec<(PathBuf, String)> {
     all.extend(jsapi::outputs());
     all.extend(c::outputs());
     all.extend(uniffi::outputs());
+    all.extend(jvm::outputs());
     all.extend(python::outputs());
     all.extend(names::outputs());
     all

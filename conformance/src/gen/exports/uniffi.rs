@@ -79,7 +79,7 @@ fn record(s: Shape) -> Option<String> {
 }
 
 /// A parameter's name in the binding: JSON text is `…_json`, a record or a map its own name.
-fn param_name(e: &Export, name: &str, arg: Arg) -> String {
+pub(super) fn param_name(e: &Export, name: &str, arg: Arg) -> String {
     let typed = arg == Arg::Headers || record(e.shape(name)).is_some();
     match arg {
         Arg::Text | Arg::Value | Arg::OptText | Arg::OptValue | Arg::OrEmpty if !typed => format!("{name}_json"),
@@ -89,7 +89,7 @@ fn param_name(e: &Export, name: &str, arg: Arg) -> String {
     }
 }
 
-fn param_type(e: &Export, name: &str, arg: Arg) -> String {
+pub(super) fn param_type(e: &Export, name: &str, arg: Arg) -> String {
     if let Some(r) = record(e.shape(name)).filter(|_| arg == Arg::Text) {
         return r;
     }
@@ -130,7 +130,7 @@ fn read(e: &Export, param: &str, name: &str, arg: Arg) -> (Option<String>, Strin
     }
 }
 
-fn ret_type(e: &Export) -> String {
+pub(super) fn ret_type(e: &Export) -> String {
     if let Some(r) = record(e.shape("return")) {
         return match e.ret {
             Ret::OptJson | Ret::NextOrError => format!("Option<{r}>"),
