@@ -68,7 +68,7 @@ echo "== UniFFI: the mrtr-uniffi crate's Rust unit tests"
 # With --features cli,test-vectors, as uniffi_build: one feature set, no rebuild between the two.
 cd "$root"
 if cargo nextest --version >/dev/null 2>&1; then
-  cargo nextest run --no-fail-fast -p mrtr-uniffi --features cli,test-vectors --lib
+  cargo nextest run --no-fail-fast -p mrtr-uniffi --features cli,test-vectors --lib --tests
 else
-  cargo test --no-fail-fast -p mrtr-uniffi --features cli,test-vectors --lib
+  cargo test --no-fail-fast -p mrtr-uniffi --features cli,test-vectors --lib --tests
 fi
