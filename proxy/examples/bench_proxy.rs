@@ -6,6 +6,7 @@
 //! bench_proxy upstream                     # prints "listening PORT", serves until killed
 //! bench_proxy load URL CONNS SECONDS       # one JSON line: requests, seconds, latencies
 //! bench_proxy hold URL STREAMS             # opens STREAMS SSE streams, prints "ready", holds them until stdin closes
+//! bench_proxy forward UPSTREAM_URL         # the proxy unchecked: prints "listening PORT", serves until killed
 //! ```
 //!
 //! The upstream answers `tools/call` as a real MRTR server does: a first
@@ -44,8 +45,9 @@ fn main() {
             runtime.block_on(load(url, conns, Duration::from_secs_f64(secs)));
         }
         ["hold", url, streams] => runtime.block_on(hold(url, streams.parse().expect("STREAMS"))),
+        ["forward", upstream] => runtime.block_on(forward(upstream)),
         _ => {
-            eprintln!("usage: bench_proxy upstream | load URL CONNS SECONDS | hold URL STREAMS");
+            eprintln!("usage: bench_proxy upstream | load URL CONNS SECONDS | hold URL STREAMS | forward UPSTREAM_URL");
             std::process::exit(2);
         }
     }
@@ -125,6 +127,19 @@ async fn answer(req: Request<Incoming>) -> Result<Response<Frames>, Infallible> 
     let mut response = Response::new(Frames { frames, open: hold });
     response.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static(media));
     Ok(response)
+}
+
+// ---------------------------------------------------------------- the floor
+
+/// The proxy as `mrtr proxy` runs it (the same library, runtime and
+/// defaults) but unchecked ([`mrtr_proxy::Proxy::unchecked`]): what hyper,
+/// tokio and the kernel cost without the checker.
+async fn forward(upstream: &str) {
+    let config = mrtr_proxy::Config::new("127.0.0.1:0".parse().expect("an address"), upstream.parse().expect("a URL"));
+    let proxy = mrtr_proxy::Proxy::bind(config).await.expect("bind").unchecked();
+    println!("listening {}", proxy.local_addr().expect("addr").port());
+    std::io::stdout().flush().ok();
+    proxy.serve(std::future::pending()).await;
 }
 
 // ---------------------------------------------------------------- client side

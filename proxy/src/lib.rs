@@ -121,6 +121,8 @@ impl Config {
 
 struct Shared {
     timeout: Duration,
+    /// Whether what is relayed goes through the monitor ([`Proxy::unchecked`]: not).
+    check: bool,
     monitor: Monitor,
     client: UpstreamClient,
     scheme: http::uri::Scheme,
@@ -166,9 +168,25 @@ impl Proxy {
         if let Some(path) = &config.har {
             monitor = monitor.with_har(open_private(path, false)?)?;
         }
-        let shared = Arc::new(Shared { timeout: config.timeout, monitor, client, scheme, authority });
+        let shared = Arc::new(Shared { timeout: config.timeout, check: true, monitor, client, scheme, authority });
         let connections = Arc::new(Semaphore::new(config.max_connections));
         Ok(Proxy { listener, shared, connections, ui })
+    }
+
+    /// The same proxy forwarding without checking: every request and
+    /// response relayed exactly as when checking (the same hop-by-hop
+    /// handling, upstream client, timeouts, TCP_NODELAY, event-stream frames
+    /// taken along with the head), but no entry is built, nothing is
+    /// checked, recorded or reported, and a JSON body is not read whole
+    /// before it goes. The floor under the checking proxy's cost:
+    /// `scripts/bench-proxy` measures it as the `bare` row (through
+    /// `proxy/examples/bench_proxy.rs forward`). Call before serving.
+    pub fn unchecked(mut self) -> Proxy {
+        // The only handle until it serves.
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.check = false;
+        }
+        self
     }
 
     /// The address it listens on.
@@ -327,6 +345,9 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
         parts.headers.insert(header::HOST, host);
     }
     parts.version = http::Version::HTTP_11;
+    if !shared.check {
+        return Ok(forward_unchecked(parts, bytes, &shared).await);
+    }
     // The client entry: the request as it goes upstream.
     let exchange = monitor.exchange();
     monitor.request(&exchange, parts.method.as_str(), &parts.uri.to_string(), &parts.headers, &bytes);
@@ -369,6 +390,29 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
         body
     };
     Ok(Response::from_parts(parts, body))
+}
+
+/// [`Proxy::unchecked`]: the request as [`handle`] sends it, the response
+/// back as [`handle`] relays it (hop-by-hop fields out, what upstream has
+/// already sent taken along with the head), with no monitor.
+async fn forward_unchecked(parts: http::request::Parts, bytes: Bytes, shared: &Shared) -> Response<Forward> {
+    let answered =
+        tokio::time::timeout(shared.timeout, shared.client.request(Request::from_parts(parts, Full::new(bytes))));
+    let upstream = match answered.await {
+        Err(_) => {
+            let why = format!("upstream {} did not answer in {:?}", shared.authority, shared.timeout);
+            return plain(StatusCode::GATEWAY_TIMEOUT, format!("mrtr-proxy: {why}\n"));
+        }
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => return plain(StatusCode::BAD_GATEWAY, format!("mrtr-proxy: upstream: {e}\n")),
+    };
+    let (mut parts, body) = upstream.into_parts();
+    for name in ["connection", "keep-alive"] {
+        parts.headers.remove(name);
+    }
+    let mut body = Forward::pass(body);
+    body.read_ahead().await;
+    Response::from_parts(parts, body)
 }
 
 #[cfg(test)]

@@ -160,6 +160,9 @@ struct Inner {
     starts: BTreeMap<usize, Instant>,
     /// What the live page shows, when there is one.
     timeline: Option<Timeline>,
+    /// Report lines not printed yet: printed once the entry is checked, in
+    /// order, but not under this lock ([`Monitor::unlock`]).
+    unprinted: Vec<String>,
 }
 
 /// The HAR, when asked for: behind its own lock, and not locked at all
@@ -177,6 +180,9 @@ pub struct Monitor {
     har: Arc<HarSlot>,
     output: Output,
     limits: Limits,
+    /// What the checker checks under: entries are prepared under it
+    /// ([`mrtr::check::prepare`]) before the lock is taken.
+    check: CheckConfig,
     recording: bool,
     /// The proxy's clock: an entry's `at` is the milliseconds since then.
     started: Instant,
@@ -200,12 +206,14 @@ impl Monitor {
             record_error: false,
             starts: BTreeMap::new(),
             timeline: None,
+            unprinted: Vec::new(),
         };
         Monitor {
             inner: Arc::new(Mutex::new(inner)),
             har: Arc::default(),
             output,
             limits: config.limits,
+            check: config,
             recording,
             started: Instant::now(),
             exchanges: Arc::new(AtomicU64::new(0)),
@@ -347,7 +355,7 @@ impl Monitor {
         }
         match self.output {
             Output::Quiet => {}
-            Output::Text | Output::Json => self.print(&report.to_output(self.output)),
+            Output::Text | Output::Json => inner.unprinted.push(report.to_output(self.output)),
         }
         if inner.reports.len() >= REPORTS_KEPT {
             inner.reports.pop_front();
@@ -369,6 +377,28 @@ impl Monitor {
         let mut inner = self.lock();
         let index = inner.entries;
         self.violation(&mut inner, index, None, error);
+        self.unlock(inner);
+    }
+
+    /// Releases the lock, then prints the report lines of what it checked:
+    /// the output's own lock is taken first, so that the lines of
+    /// successive entries still come out in their order, but the checker
+    /// waits for no write.
+    fn unlock(&self, mut inner: MutexGuard<'_, Inner>) {
+        if inner.unprinted.is_empty() {
+            return;
+        }
+        let lines = std::mem::take(&mut inner.unprinted);
+        // An error writing a report (a closed stdout) is ignored, where `println!` would panic.
+        if self.to_stderr {
+            let mut out = std::io::stderr().lock();
+            drop(inner);
+            lines.iter().for_each(|line| drop(writeln!(out, "{line}")));
+        } else {
+            let mut out = std::io::stdout().lock();
+            drop(inner);
+            lines.iter().for_each(|line| drop(writeln!(out, "{line}")));
+        }
     }
 
     /// [`Monitor::bad_bytes`] from a known side.
@@ -376,6 +406,7 @@ impl Monitor {
         let mut inner = self.lock();
         let index = inner.entries;
         self.violation(&mut inner, index, Some(from), error);
+        self.unlock(inner);
     }
 
     /// A body or an event's data as JSON, under the core's bad-input rules;
@@ -482,28 +513,30 @@ impl Monitor {
 
     /// Feeds one entry: reports `errors` at its index, checks it, records
     /// it, follows its operations, reports. Everything that does not depend
-    /// on the order of entries (parsing, redaction, counting) was done
-    /// before, outside the lock; the record line is written only when there
-    /// is a record.
-    fn feed(&self, from: Side, mut line: Line, errors: &[Error]) {
+    /// on the order of entries was done before, outside the lock: parsing,
+    /// redaction and counting by the caller, and here what the checker reads
+    /// of each message alone (`mrtr::check::prepare`); the entry's trees
+    /// are dropped and its report lines written after the lock; the record
+    /// line is written only when there is a record.
+    fn feed(&self, from: Side, line: Line, errors: &[Error]) {
         let messages = match &line {
             Line::Http(h) => count(h.body.as_ref()) + h.events.iter().map(|b| count(b.data.as_ref())).sum::<u64>(),
             Line::Message(entry) => count(Some(&entry.message)),
         };
-        let mut inner = self.lock();
-        let inner = &mut *inner;
+        // What the checker reads of the entry alone, before the lock (and dropped after it).
+        let mut prepared = mrtr::check::prepare(line, &self.check);
+        let mut guard = self.lock();
+        let inner = &mut *guard;
         // Taken under the lock: the entries' times grow with their indices.
         let now = Instant::now();
         let at = u64::try_from(now.duration_since(self.started).as_millis()).unwrap_or(u64::MAX);
-        if let Line::Http(h) = &mut line {
-            h.at = Some(at);
-        }
+        prepared.set_at(at);
         let index = inner.entries;
         for e in errors {
             self.violation(inner, index, Some(from), e);
         }
         if let Some(timeline) = inner.timeline.as_mut() {
-            timeline.entry(index, &line);
+            timeline.entry(index, prepared.line());
         }
         if from == Side::Client {
             inner.starts.insert(index, now);
@@ -511,7 +544,7 @@ impl Monitor {
                 inner.starts.pop_first();
             }
         }
-        inner.audit.handle(&line);
+        inner.audit.handle_prepared(&mut prepared);
         inner.entries += 1;
         inner.summary.messages += messages;
         let checker = inner.audit.checker();
@@ -533,7 +566,7 @@ impl Monitor {
         }
         if self.recording {
             if let Some(record) = inner.record.as_mut() {
-                if let Err(e) = record.write_line(&record_line(from, at, &line)) {
+                if let Err(e) = record.write_line(&record_line(from, at, prepared.line())) {
                     if !inner.record_error {
                         eprintln!("mrtr-proxy: cannot write the record file: {e}");
                     }
@@ -549,6 +582,7 @@ impl Monitor {
             let report = Report::Operation { method: op.method, target: op.target, rounds: op.rounds, latency_ms };
             self.report(inner, report);
         }
+        self.unlock(guard);
     }
 }
 

@@ -385,6 +385,29 @@ async fn compliant_flow_is_forwarded_unchanged_checked_and_recorded() {
     assert_eq!(recheck(&text, CheckConfig::default()), [], "{text}");
 }
 
+/// `Proxy::unchecked`, the floor `scripts/bench-proxy` measures: the same
+/// bytes relayed (JSON whole, SSE frame by frame while upstream holds the
+/// stream open), and nothing checked, counted or reported, a broken rule
+/// included.
+#[tokio::test]
+async fn an_unchecked_proxy_forwards_the_same_and_checks_nothing() {
+    let (up, release) = upstream().await;
+    let url = format!("http://{up}/mcp").parse().unwrap();
+    let proxy = Proxy::bind(Config::new("127.0.0.1:0".parse().unwrap(), url)).await.unwrap().unchecked();
+    let (addr, monitor) = (proxy.local_addr().unwrap(), proxy.monitor());
+    let (stop, rx) = oneshot::channel::<()>();
+    let done = tokio::spawn(proxy.serve(async move {
+        let _ = rx.await;
+    }));
+    let c = client();
+    weather_flow(&c, addr, 1, Sync2::Release(&release)).await;
+    body_bytes(post(&c, addr, "/mcp", call(3, None)).await).await;
+    body_bytes(post(&c, addr, "/mcp", call(4, Some("tampered"))).await).await;
+    assert_eq!(monitor.reports(), Vec::<Report>::new());
+    let _ = stop.send(());
+    assert_eq!(done.await.unwrap(), Summary { messages: 0, violations: 0, operations: 0 });
+}
+
 #[tokio::test]
 async fn a_changed_request_state_is_exactly_one_violation() {
     let (up, _release) = upstream().await;

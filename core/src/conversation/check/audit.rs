@@ -12,6 +12,7 @@
 //! URL it gave, or one whose `Last-Event-ID` names an event it sent). A flow's
 //! server messages are on stream `post:<id>` of its request.
 
+use super::Part;
 use crate::http::{header, link, Answering, Headers, Mode};
 use crate::{
     check::{CheckConfig, Checker, Entry, Side, Violation, TRACKED_MAX},
@@ -179,6 +180,72 @@ fn block(v: &Value) -> Result<Block, Error> {
     })
 }
 
+/// One entry with what the checker reads of it before it looks at the
+/// conversation ([`prepare`]), for [`Audit::handle_prepared`].
+pub struct Prepared {
+    line: Line,
+    /// Each JSON-RPC message's part, in the order the audit reads them (the
+    /// body's, then each block's data's).
+    parts: VecDeque<Part>,
+    /// A client request's header fields against its body
+    /// (`crate::server::check_headers`), when it is one request.
+    headers: Option<Result<(), Error>>,
+}
+
+impl Prepared {
+    /// The entry.
+    pub fn line(&self) -> &Line {
+        &self.line
+    }
+
+    /// The entry, given back.
+    pub fn into_line(self) -> Line {
+        self.line
+    }
+
+    /// Sets an HTTP entry's `at` (a host that stamps entries in the order
+    /// it checks them), which nothing prepared depends on.
+    pub fn set_at(&mut self, at: u64) {
+        if let Line::Http(h) = &mut self.line {
+            h.at = Some(at);
+        }
+    }
+}
+
+/// Works out, for `line`, everything the checker reads that depends on the
+/// entry alone: each message's kind and the faults of its content (its
+/// dialect converted first), a request's compact text and the params a
+/// retry is compared by, a request's header fields against its body. A host
+/// checking entries from several threads in one order (the proxy) prepares
+/// each before it takes its lock, and has [`Audit::handle_prepared`] do the
+/// rest under it: the same violations, in the same order, as
+/// [`Audit::handle`].
+pub fn prepare(line: Line, config: &CheckConfig) -> Prepared {
+    let (parts, headers) = parts_of(&line, config);
+    Prepared { line, parts, headers }
+}
+
+/// What [`prepare`] works out of `line`: each message's part, in the order
+/// the audit reads them, and a client request's header check.
+fn parts_of(line: &Line, config: &CheckConfig) -> (VecDeque<Part>, Option<Result<(), Error>>) {
+    let mut parts = VecDeque::new();
+    let mut headers = None;
+    match line {
+        Line::Message(entry) => parts.push_back(Part::of(entry.from, &entry.message, config)),
+        Line::Http(h) => {
+            let body = messages(h.body.as_ref());
+            let data = h.events.iter().flat_map(|b| messages(b.data.as_ref()));
+            parts.extend(body.iter().chain(data).map(|m| Part::of(h.from, m, config)));
+            if let (Side::Client, [request]) = (h.from, body) {
+                if request.get("method").is_some() && request.get("id").is_some() {
+                    headers = Some(crate::server::check_headers(request, &h.headers, config.protocol));
+                }
+            }
+        }
+    }
+    (parts, headers)
+}
+
 /// The exchanges of one call.
 #[derive(Debug, Default)]
 struct Flow {
@@ -251,11 +318,29 @@ impl Audit {
 
     /// Checks the next line.
     pub fn handle(&mut self, line: &Line) {
+        let (mut parts, headers) = parts_of(line, &self.checker.config);
+        self.handle_with(line, &mut parts, headers);
+    }
+
+    /// Checks the next line, prepared ([`prepare`]) under this audit's
+    /// configuration; what was prepared is used up, the line left.
+    pub fn handle_prepared(&mut self, prepared: &mut Prepared) {
+        let (mut parts, headers) = (core::mem::take(&mut prepared.parts), prepared.headers.take());
+        self.handle_with(&prepared.line, &mut parts, headers);
+    }
+
+    /// Checks `line` with its messages' `parts` ([`parts_of`]), each used
+    /// up by the message it was worked out for.
+    fn handle_with(&mut self, line: &Line, parts: &mut VecDeque<Part>, headers: Option<Result<(), Error>>) {
         match line {
-            Line::Message(entry) => return self.checker.handle(entry),
-            Line::Http(h) if h.from == Side::Client => self.client(h),
-            Line::Http(h) => self.server(h),
+            Line::Message(entry) => {
+                let stream = entry.stream.as_deref();
+                self.checker.handle_prepared_message(entry.from, &entry.message, stream, parts.pop_front());
+            }
+            Line::Http(h) if h.from == Side::Client => self.client(h, parts, headers),
+            Line::Http(h) => self.server(h, parts),
         }
+        debug_assert!(parts.is_empty(), "a part left over: the messages were read in another order");
         self.checker.advance();
     }
 
@@ -303,7 +388,7 @@ impl Audit {
         self.checker.report_rule(rule, message);
     }
 
-    fn client(&mut self, h: &HttpEntry) {
+    fn client(&mut self, h: &HttpEntry, parts: &mut VecDeque<Part>, headers: Option<Result<(), Error>>) {
         let method = h.method.clone().unwrap_or_default();
         let url = h.url.clone().unwrap_or_default();
         let last_event_id = header(&h.headers, "last-event-id");
@@ -349,13 +434,15 @@ impl Audit {
         self.answers(flow, h, &url, messages, by_link.is_some());
         if let [request] = messages {
             if request.get("method").is_some() && request.get("id").is_some() {
-                if let Err(e) = crate::server::check_headers(request, &h.headers, self.checker.protocol()) {
+                let checked = headers
+                    .unwrap_or_else(|| crate::server::check_headers(request, &h.headers, self.checker.protocol()));
+                if let Err(e) = checked {
                     self.report(e.rule(), String::from(e.message()));
                 }
             }
         }
         for message in messages {
-            self.checker.handle_message(Side::Client, message, None);
+            self.checker.handle_prepared_message(Side::Client, message, None, parts.pop_front());
         }
         let unanswered =
             messages.iter().filter(|m| m.get("method").is_some()).filter_map(|m| m.get("id").cloned()).collect();
@@ -445,13 +532,14 @@ impl Audit {
         self.flows.iter().rposition(owes).map(|i| i + self.dropped)
     }
 
-    fn server(&mut self, h: &HttpEntry) {
-        let Some(x) = self.exchanges.get(&h.exchange) else {
+    fn server(&mut self, h: &HttpEntry, parts: &mut VecDeque<Part>) {
+        // Found once: nothing below adds an exchange, so its slot stays.
+        let Some((slot, x)) = self.exchanges.slot(&h.exchange).and_then(|i| Some((i, self.exchanges.at(i)?))) else {
             // A response to no recorded request: its messages carry no stream.
             for message in
                 messages(h.body.as_ref()).iter().chain(h.events.iter().flat_map(|b| messages(b.data.as_ref())))
             {
-                self.checker.handle_message(Side::Server, message, None);
+                self.checker.handle_prepared_message(Side::Server, message, None, parts.pop_front());
             }
             return;
         };
@@ -461,20 +549,20 @@ impl Audit {
         }
         let stream = self.flow(flow).and_then(|f| f.stream.clone());
         for message in messages(h.body.as_ref()) {
-            self.answered(&h.exchange, message);
-            self.checker.handle_message(Side::Server, message, stream.as_deref());
+            self.answered(slot, message);
+            self.checker.handle_prepared_message(Side::Server, message, stream.as_deref(), parts.pop_front());
         }
-        if let Some(x) = self.exchanges.get_mut(&h.exchange) {
+        if let Some(x) = self.exchanges.at_mut(slot) {
             // An event stream may be resumed, even one cut before its first whole event.
             let event_stream = h.status.is_some() && crate::http::is_event_stream(&h.headers);
             x.streamed |= event_stream || !h.events.is_empty();
         }
         for b in &h.events {
-            self.block(&h.exchange, flow, b, stream.as_ref());
+            self.block(slot, flow, b, stream.as_ref(), parts);
         }
         if h.end {
-            self.forget_unanswered(&h.exchange);
-            let input_required = self.exchanges.get(&h.exchange).is_some_and(|x| x.input_required);
+            self.forget_unanswered(slot);
+            let input_required = self.exchanges.at(slot).is_some_and(|x| x.input_required);
             let at = h.at;
             if let Some(f) = self.flow(flow) {
                 f.ended_at = at.or(f.ended_at);
@@ -483,9 +571,9 @@ impl Audit {
         }
     }
 
-    /// A server message of `exchange` that answers one of its requests.
-    fn answered(&mut self, exchange: &str, message: &Value) {
-        let Some(x) = self.exchanges.get_mut(exchange) else { return };
+    /// A server message of the exchange in `slot` that answers one of its requests.
+    fn answered(&mut self, slot: usize, message: &Value) {
+        let Some(x) = self.exchanges.at_mut(slot) else { return };
         if message.get("method").is_none() {
             let id = message.get("id");
             x.unanswered.retain(|u| Some(u) != id);
@@ -497,8 +585,8 @@ impl Audit {
     /// answer it, so the checker stops holding it (security review M1). An
     /// event stream may be resumed by a later GET (even one cut before its
     /// first whole event), so its requests stay.
-    fn forget_unanswered(&mut self, exchange: &str) {
-        let Some(x) = self.exchanges.get_mut(exchange) else { return };
+    fn forget_unanswered(&mut self, slot: usize) {
+        let Some(x) = self.exchanges.at_mut(slot) else { return };
         if x.streamed {
             return;
         }
@@ -525,32 +613,33 @@ impl Audit {
         }
     }
 
-    fn block(&mut self, exchange: &str, flow: usize, b: &Block, stream: Option<&String>) {
-        let after_input_required = self.exchanges.get(exchange).is_some_and(|x| x.input_required);
+    fn block(&mut self, slot: usize, flow: usize, b: &Block, stream: Option<&String>, parts: &mut VecDeque<Part>) {
+        let after_input_required = self.exchanges.at(slot).is_some_and(|x| x.input_required);
         if self.answering() == Some(Answering::UntilInputRequired) && after_input_required {
             self.report(RuleId::MessageAfterInputRequired, "an event after input_required on the same response".into());
         }
+        let custom = self.answering() == Some(Answering::UntilInputRequired);
         if let Some(id) = &b.id {
             self.event_flows.insert(id, flow);
-            if let Some(x) = self.exchanges.get_mut(exchange) {
+            // Read only when an `input_required` event closes the exchange (SEP-1858).
+            if let Some(x) = self.exchanges.at_mut(slot).filter(|_| custom) {
                 x.ids.push(id.clone());
             }
         }
-        let custom = self.answering() == Some(Answering::UntilInputRequired);
         let (mut buffer_input, mut input_required) = (false, false);
         match b.event.as_deref() {
             Some("buffer_input") if custom => buffer_input = true,
             Some("input_required") if custom => input_required = true,
             _ => {}
         }
-        if let Some(x) = self.exchanges.get_mut(exchange) {
+        if let Some(x) = self.exchanges.at_mut(slot) {
             x.buffer_input |= buffer_input;
             x.input_required |= input_required;
         }
         let buffering = self.answering() == Some(Answering::UntilStreamEnds)
-            || self.exchanges.get(exchange).is_some_and(|x| x.buffer_input);
+            || self.exchanges.at(slot).is_some_and(|x| x.buffer_input);
         if input_required {
-            let ids = self.exchanges.get(exchange).map(|x| x.ids.clone()).unwrap_or_default();
+            let ids = self.exchanges.at(slot).map(|x| x.ids.clone()).unwrap_or_default();
             if let Some(f) = self.flow(flow) {
                 f.released = true;
                 f.closed_ids.extend(ids);
@@ -562,14 +651,14 @@ impl Audit {
             }
         }
         for message in messages(b.data.as_ref()) {
-            self.answered(exchange, message);
+            self.answered(slot, message);
             let request_id = message.get("method").and(message.get("id")).map(Id::text);
             if let (true, Some(id)) = (buffering, request_id) {
                 if let Some(f) = self.flow(flow) {
                     f.buffered.insert(id);
                 }
             }
-            self.checker.handle_message(Side::Server, message, stream.map(String::as_str));
+            self.checker.handle_prepared_message(Side::Server, message, stream.map(String::as_str), parts.pop_front());
         }
     }
 }
@@ -600,7 +689,16 @@ impl<V> Recent<V> {
     }
 
     fn get(&self, key: &str) -> Option<&V> {
-        self.slot(key).and_then(|i| self.items.get(i)).map(|(_, v)| v)
+        self.slot(key).and_then(|i| self.at(i))
+    }
+
+    /// The value in `slot` ([`Recent::slot`]; valid until the next insert).
+    fn at(&self, slot: usize) -> Option<&V> {
+        self.items.get(slot).map(|(_, v)| v)
+    }
+
+    fn at_mut(&mut self, slot: usize) -> Option<&mut V> {
+        self.items.get_mut(slot).map(|(_, v)| v)
     }
 
     fn get_mut(&mut self, key: &str) -> Option<&mut V> {
@@ -651,4 +749,68 @@ pub fn check(lines: &[Line], config: CheckConfig) -> Vec<Violation> {
     let mut audit = Audit::new(config);
     lines.iter().for_each(|l| audit.handle(l));
     audit.into_violations()
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::check::Operation;
+
+    /// Every `check` case of the conformance corpus: each line prepared
+    /// first ([`prepare`], as the proxy does outside its lock) then
+    /// checked ([`Audit::handle_prepared`]) finds the same violations and
+    /// the same operations, at the same indices, as [`Audit::handle`].
+    #[test]
+    fn prepared_lines_check_as_lines_do_over_the_corpus() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/cases");
+        let (mut dirs, mut cases) = (std::vec![root], 0);
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                let Ok(case) = serde_json::from_slice::<Value>(&std::fs::read(&path).unwrap()) else { continue };
+                if case["op"] != "check" {
+                    continue;
+                }
+                let input = &case["input"];
+                let Some(Ok(lines)) = input["transcript"]
+                    .as_array()
+                    .map(|t| t.iter().map(Line::from_value).collect::<Result<Vec<_>, _>>())
+                else {
+                    continue;
+                };
+                let c = &input["config"];
+                let Ok(protocol) = crate::Protocol::parse_or_default(c["protocol"].as_str()) else { continue };
+                let transport = match c["transport"].as_str().map(Mode::from_name) {
+                    Some(Ok(mode)) => Some(mode),
+                    Some(Err(_)) => continue,
+                    None => None,
+                };
+                let max_rounds = c["maxRounds"].as_u64().map_or(10, |n| n as u32);
+                let config = CheckConfig { protocol, max_rounds, transport, ..CheckConfig::default() };
+                let run = |prepared: bool| {
+                    let mut audit = Audit::new(config);
+                    let mut operations: Vec<Operation> = Vec::new();
+                    for line in &lines {
+                        if prepared {
+                            let mut p = prepare(line.clone(), &config);
+                            audit.handle_prepared(&mut p);
+                            assert_eq!(p.line(), line);
+                        } else {
+                            audit.handle(line);
+                        }
+                        operations.extend(audit.checker().take_operations());
+                    }
+                    (audit.into_violations(), operations)
+                };
+                assert_eq!(run(true), run(false), "{}", path.display());
+                cases += 1;
+            }
+        }
+        assert!(cases >= 400, "{cases} check cases found");
+    }
 }

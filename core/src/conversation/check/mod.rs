@@ -16,8 +16,8 @@ use crate::{
     envelope::{self, Id, Kind, ResultType},
     error::Error,
     input,
+    message::target,
     message::{check_capabilities, check_task_input, is_task_input, read_view, required_meta},
-    message::{salient_params, target},
     protocol::{Protocol, ResultTypeRule, TasksFlavor, INPUT_METHODS},
     retry::{self, Requests},
     rules::RuleId,
@@ -76,7 +76,75 @@ impl Entry {
 }
 
 mod audit;
-pub use audit::{check as check_lines, Audit, Block, HttpEntry, Line};
+pub use audit::{check as check_lines, prepare, Audit, Block, HttpEntry, Line, Prepared};
+
+/// What the checker reads of one message before it looks at the
+/// conversation: everything that depends on the message alone (its dialect
+/// converted, its kind and the faults of its content, a request's compact
+/// text and the params a retry is compared by). Worked out by [`prepare`],
+/// outside whatever serializes the conversation, and used by the checker
+/// as if computed in place: the same violations, in the same order.
+struct Part {
+    /// The message in the `sep-2322` shape, when the protocol's differs.
+    converted: Option<Value>,
+    /// Its kind, result type and whether `resultType` was present; `None`:
+    /// the envelope is at fault (the last of `faults`).
+    class: Option<(Kind, Option<ResultType>, bool)>,
+    faults: Vec<Error>,
+    /// A request's compact JSON text (as held in flight).
+    text: Option<String>,
+    /// A request carrying MRTR fields (not a task's input): its params
+    /// without them.
+    salient: Option<JsonMap<String, Value>>,
+}
+
+impl Part {
+    fn of(from: Side, message: &Value, config: &CheckConfig) -> Part {
+        let converted = match to_sep_in(message, config.protocol) {
+            alloc::borrow::Cow::Owned(v) => Some(v),
+            alloc::borrow::Cow::Borrowed(_) => None,
+        };
+        let m = converted.as_ref().unwrap_or(message);
+        let mut faults = Vec::new();
+        let class = match envelope::classify_value_into(m, config.protocol, &config.limits, &mut faults) {
+            Ok(c) => Some((c.kind, c.result_type, c.result_type_present)),
+            Err(e) => {
+                faults.push(e);
+                None
+            }
+        };
+        let (mut text, mut salient) = (None, None);
+        if from == Side::Client && matches!(class, Some((Kind::Request, ..))) {
+            if let Ok(view) = envelope::read(m) {
+                let method = view.method.as_str().unwrap_or_default();
+                let carries =
+                    view.params.get().is_some_and(|p| p.input_responses.is_present() || p.request_state.is_present());
+                if carries && !is_task_input(method, config.protocol) {
+                    salient = Some(salient_of(m));
+                }
+                text = Some(serde_json::to_string(m).unwrap_or_default());
+            }
+        }
+        Part { converted, class, faults, text, salient }
+    }
+}
+
+/// A request's params without the fields a retry adds or changes
+/// ([`crate::protocol::RETRY_FREE_PARAMS`]): what a retry must repeat. Only
+/// the kept fields are copied.
+fn salient_of(message: &Value) -> JsonMap<String, Value> {
+    let salient = match message.get("params").and_then(Value::as_object) {
+        Some(p) => p
+            .iter()
+            .filter(|(k, _)| !crate::protocol::RETRY_FREE_PARAMS.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        None => JsonMap::new(),
+    };
+    // The same map as the shared helper's, which copies the whole params first.
+    debug_assert_eq!(salient, crate::message::salient_params(message));
+    salient
+}
 
 /// Reads a transcript in JSON Lines, one entry (message or HTTP) per non-blank line, each line
 /// parsed under the core's bad-input rules ([`crate::parse`]). An error names
@@ -195,6 +263,35 @@ struct InFlight {
     index: usize,
     /// The operation's earlier rounds (request, answer), when it retries.
     spans: Vec<(usize, usize)>,
+    /// What a final result reads of the request, so that it is not parsed
+    /// again for it; `None`: read it from `text` (a target over
+    /// [`BRIEF_TARGET_MAX`] bytes, a `taskId`).
+    brief: Option<Brief>,
+}
+
+/// What a final result reads of its request ([`Checker::server_result`]).
+struct Brief {
+    /// [`target`].
+    target: Option<String>,
+    /// Whether its params carry `inputResponses` or `requestState`.
+    retrying: bool,
+}
+
+/// The longest target a [`Brief`] copies: a request held in flight is held
+/// as its text (within [`TRACKED_BYTES_MAX`]), and a copy of a long target
+/// would double it.
+const BRIEF_TARGET_MAX: usize = 256;
+
+impl Brief {
+    fn of(request: &Value) -> Option<Brief> {
+        let params = &request["params"];
+        let target = target(request);
+        if params.get("taskId").is_some() || target.is_some_and(|t| t.len() > BRIEF_TARGET_MAX) {
+            return None;
+        }
+        let retrying = params.get("inputResponses").is_some() || params.get("requestState").is_some();
+        Some(Brief { target: target.map(String::from), retrying })
+    }
 }
 
 impl InFlight {
@@ -294,10 +391,24 @@ impl Checker {
     /// [`Checker::handle_part`] of a borrowed message (an HTTP entry's body
     /// or event data, not copied into an [`Entry`]).
     pub(crate) fn handle_message(&mut self, from: Side, message: &Value, stream: Option<&str>) {
-        let message = to_sep_in(message, self.config.protocol);
+        self.handle_prepared_message(from, message, stream, None);
+    }
+
+    /// [`Checker::handle_message`] with what [`prepare`] read of the
+    /// message already, if it did.
+    fn handle_prepared_message(&mut self, from: Side, message: &Value, stream: Option<&str>, part: Option<Part>) {
+        let part = part.unwrap_or_else(|| Part::of(from, message, &self.config));
+        self.handle_part_of(from, message, stream, part);
+    }
+
+    /// [`Checker::handle_message`] with what [`Part::of`] read of it
+    /// already (outside the caller's lock).
+    fn handle_part_of(&mut self, from: Side, message: &Value, stream: Option<&str>, mut part: Part) {
+        let converted = part.converted.take();
+        let message = converted.as_ref().unwrap_or(message);
         match from {
-            Side::Client => self.client_message(&message),
-            Side::Server => self.server_message(&message, stream),
+            Side::Client => self.client_message(message, part),
+            Side::Server => self.server_message(message, stream, part),
         }
     }
 
@@ -403,12 +514,14 @@ impl Checker {
 
     /// The faults of one message, each once; a message whose kind is
     /// unknown (`Err`) has its faults reported and is followed no further.
-    fn classify(&mut self, m: &Value) -> Option<(Kind, Option<ResultType>, bool, Vec<Error>)> {
-        let mut faults = Vec::new();
-        match envelope::classify_value_into(m, self.config.protocol, &self.config.limits, &mut faults) {
-            Ok(c) => Some((c.kind, c.result_type, c.result_type_present, faults)),
-            Err(e) => {
-                faults.push(e);
+    fn classify(
+        &mut self,
+        class: Option<(Kind, Option<ResultType>, bool)>,
+        faults: Vec<Error>,
+    ) -> Option<(Kind, Option<ResultType>, bool, Vec<Error>)> {
+        match class {
+            Some((kind, result_type, present)) => Some((kind, result_type, present, faults)),
+            None => {
                 self.report_all(faults);
                 None
             }
@@ -418,8 +531,9 @@ impl Checker {
     /// A client message, followed as far as its valid parts go: a request
     /// with a bad `requestState` or `inputResponses` is still in flight and
     /// still retries its round (one fault, one report).
-    fn client_message(&mut self, m: &Value) {
-        let Some((kind, _, _, mut faults)) = self.classify(m) else { return };
+    fn client_message(&mut self, m: &Value, part: Part) {
+        let Part { class, faults, text, salient, .. } = part;
+        let Some((kind, _, _, mut faults)) = self.classify(class, faults) else { return };
         if kind == Kind::Result {
             self.client_answer(m);
         }
@@ -431,7 +545,7 @@ impl Checker {
         let carries = params.input_responses.is_present() || params.request_state.is_present();
         // Only a request carrying MRTR fields has its params read again (most requests do not).
         let paired = (carries && !is_task_input(&method, self.config.protocol)).then(|| {
-            let salient = salient_params(m);
+            let salient = salient.unwrap_or_else(|| salient_of(m));
             let round = self.pair_retry(m, &salient, &method, params);
             (salient, round)
         });
@@ -463,13 +577,14 @@ impl Checker {
             None => {}
         }
         self.seq += 1;
-        let text = serde_json::to_string(m).unwrap_or_default();
+        let text = text.unwrap_or_else(|| serde_json::to_string(m).unwrap_or_default());
         let (method, id) = (method.to_string(), Id::text(&m["id"]));
         // A POST with this id opens a new stream, even where an earlier one
         // with the same id (another client's, or a reused id) was closed.
         self.closed_streams.remove(&alloc::format!("post:{id}"));
         let index = self.index;
-        let flight = InFlight { text, method, id, rounds, started, retries, seq: self.seq, index, spans };
+        let brief = Brief::of(m);
+        let flight = InFlight { text, method, id, rounds, started, retries, seq: self.seq, index, spans, brief };
         self.hold(id_key(&m["id"]), flight);
     }
 
@@ -536,7 +651,7 @@ impl Checker {
                 let sent = f.message();
                 target(&sent) == tgt
                     && sent["params"]["requestState"].as_str() == state
-                    && salient_params(&sent) == *salient
+                    && salient_of(&sent) == *salient
             })
             .max_by_key(|(_, f)| f.seq)
             .map(|(k, _)| k.clone())?;
@@ -636,7 +751,7 @@ impl Checker {
         }
     }
 
-    fn server_message(&mut self, m: &Value, stream: Option<&str>) {
+    fn server_message(&mut self, m: &Value, stream: Option<&str>, part: Part) {
         if let Some(s) = stream.filter(|s| self.closed_streams.contains(*s)) {
             let s = s.to_string();
             self.report(
@@ -650,7 +765,7 @@ impl Checker {
         let request = m.get("id").filter(|_| is_response).and_then(|id| self.release(&id_key(id)));
         // A result with a fault in its content still does what its valid
         // parts do: an `input_required` one still opens its round.
-        let Some((kind, result_type, present, faults)) = self.classify(m) else { return };
+        let Some((kind, result_type, present, faults)) = self.classify(part.class, part.faults) else { return };
         self.report_all(faults);
         match kind {
             Kind::Request => self.server_request(m, stream),
@@ -737,12 +852,21 @@ impl Checker {
         if rules.result_type == ResultTypeRule::Required && !present {
             self.report(RuleId::ResultTypeMissing, "a server result carries resultType");
         }
-        let sent = request.message();
         let method = request.method.clone();
-        self.server_task_result(m, &method, &sent, kind, rt);
-        self.check_cache_hints(m, &sent, kind, rt);
+        // A final result reads only the request's brief (most do).
+        if let (true, Some(brief)) = (kind != Kind::InputRequired, &request.brief) {
+            // A brief is of a request without a taskId, which reads as "".
+            self.server_task_result(m, &method, "", kind, rt);
+            self.check_cache_hints(m, &method, brief.retrying, kind, rt);
+            return self.finish_operation(request, brief.target.as_deref(), method);
+        }
+        let sent = request.message();
+        let task_id = sent["params"]["taskId"].as_str().unwrap_or_default();
+        self.server_task_result(m, &method, task_id, kind, rt);
+        let retrying = sent["params"].get("inputResponses").is_some() || sent["params"].get("requestState").is_some();
+        self.check_cache_hints(m, &method, retrying, kind, rt);
         if kind != Kind::InputRequired {
-            return self.finish_operation(request, &sent, method);
+            return self.finish_operation(request, target(&sent), method);
         }
         if !self.config.protocol.allows_input_required(&method) {
             return self.report(
@@ -768,7 +892,7 @@ impl Checker {
         self.awaiting.push_back(Awaiting {
             target: target(&sent).map(String::from),
             id: sent["id"].clone(),
-            params: salient_params(&sent),
+            params: salient_of(&sent),
             result: m.clone(),
             state: m["result"]["requestState"].as_str().map(String::from),
             answered: self.index,
@@ -811,7 +935,7 @@ impl Checker {
     /// (`2026-07-28`) No caching hints on `input_required`, and none that
     /// let a retry's result be cached.
     /// A task's `ttlMs` is its lifetime, not a caching hint.
-    fn check_cache_hints(&mut self, m: &Value, request: &Value, kind: Kind, rt: Option<ResultType>) {
+    fn check_cache_hints(&mut self, m: &Value, method: &str, retrying: bool, kind: Kind, rt: Option<ResultType>) {
         if !self.config.protocol.rules().caching_hints || rt == Some(ResultType::Task) {
             return;
         }
@@ -826,17 +950,14 @@ impl Checker {
             return;
         }
         // A retry of an allow-listed method (the task methods carry answers by design).
-        let params = &request["params"];
-        let method = request["method"].as_str().unwrap_or_default();
-        let retry = self.config.protocol.allows_input_required(method)
-            && (params.get("inputResponses").is_some() || params.get("requestState").is_some());
+        let retry = self.config.protocol.allows_input_required(method) && retrying;
         if retry && result.get("ttlMs").is_some_and(|t| t.as_f64() != Some(0.0)) {
             self.report(RuleId::InputRequiredCacheHint, "a retry's result is not cacheable: its ttlMs is 0");
         }
     }
 
     /// A final answer to a retry ends a multi-round operation.
-    fn finish_operation(&mut self, request: &InFlight, sent: &Value, method: String) {
+    fn finish_operation(&mut self, request: &InFlight, target: Option<&str>, method: String) {
         if request.rounds == 0 {
             return;
         }
@@ -844,7 +965,7 @@ impl Checker {
             self.operations.pop_front();
         }
         self.operations.push_back(Operation {
-            target: target(sent).map(String::from),
+            target: target.map(String::from),
             rounds: request.rounds,
             started: request.started,
             finished: self.index,
@@ -864,21 +985,20 @@ impl Checker {
     }
 
     /// Task creation, status changes and input delivery.
-    fn server_task_result(&mut self, m: &Value, method: &str, request: &Value, kind: Kind, rt: Option<ResultType>) {
+    fn server_task_result(&mut self, m: &Value, method: &str, task_id: &str, kind: Kind, rt: Option<ResultType>) {
         let result = &m["result"];
         let extension = self.config.protocol.rules().tasks == TasksFlavor::Extension;
         let created = if extension { (rt == Some(ResultType::Task)).then_some(result) } else { result.get("task") };
         if let Some(task) = created {
             return self.create_task(task);
         }
-        let task_id = request["params"]["taskId"].as_str().unwrap_or_default().to_string();
-        if !self.tasks.contains_key(&task_id) {
+        if !self.tasks.contains_key(task_id) {
             return;
         }
         match method {
-            "tasks/get" | "tasks/cancel" => self.task_status(&task_id, result, extension),
+            "tasks/get" | "tasks/cancel" => self.task_status(task_id, result, extension),
             "tasks/result" if !extension => {
-                let waiting = self.tasks.get(&task_id).is_some_and(|t| t.status() == TaskStatus::InputRequired);
+                let waiting = self.tasks.get(task_id).is_some_and(|t| t.status() == TaskStatus::InputRequired);
                 let delivered = kind == Kind::InputRequired && result.get("inputRequests").is_some();
                 if waiting && !delivered {
                     self.report(
