@@ -1,6 +1,7 @@
-# Shared by scripts/runners/uniffi-{kotlin,python} and scripts/tests/60-uniffi.sh
-# (sourced, with $root set to the project root). Builds the cdylib and the
-# generator, generates bindings, compiles the Kotlin jar once per content.
+# Shared by scripts/runners/uniffi-python, scripts/tests/60-uniffi.sh and
+# bindings-jvm/scripts/native (sourced, with $root set to the project root).
+# Builds the cdylib and the generator, generates bindings. (Kotlin compiles in
+# the JVM package's Maven build, bindings-jvm.)
 #
 # Two builds of the library: the shipped one (no test-vector exports), which
 # the committed generated/ sources are made from, and the test one (feature
@@ -13,13 +14,10 @@ uniffi_tools="${MRTR_UNIFFI_TOOLS:-$root/target/uniffi-tools}"
 cargo_target="${CARGO_TARGET_DIR:-$root/target}"
 uniffi_lib="$cargo_target/debug/libmrtr_uniffi.so"
 uniffi_bindgen="$cargo_target/debug/uniffi-bindgen"
-kotlinc="$uniffi_tools/node_modules/kotlin-compiler/bin/kotlinc"
-kotlin_deps="/usr/share/java/jna.jar:/usr/share/java/gson.jar"
 
 # The tools of scripts/setup/60-uniffi.sh, installed if a piece is missing.
 uniffi_tools_ready() {
-  if [ ! -x "$kotlinc" ] || [ ! -f /usr/share/java/jna.jar ] || [ ! -f /usr/share/java/gson.jar ] ||
-    [ ! -x "$uniffi_tools/venv/bin/python" ]; then
+  if [ ! -x "$uniffi_tools/venv/bin/python" ]; then
     bash "$root/scripts/setup/60-uniffi.sh" >&2
   fi
 }
@@ -49,33 +47,4 @@ uniffi_generate() {
 uniffi_python() {
   uniffi_generate python "$uniffi_out/python"
   ln -sfn "$uniffi_lib" "$uniffi_out/python/libmrtr_uniffi.so"
-}
-
-# Prints the path of a jar of the Kotlin bindings of the test build (generated
-# into target/uniffi/kotlin-src), the Kotlin runner and the Kotlin tests,
-# compiled only when one of them (or kotlinc) changed.
-uniffi_kotlin_jar() {
-  local hash jar tmp sources="$uniffi_out/kotlin-src"
-  rm -rf "$sources"
-  uniffi_generate kotlin "$sources" || return 1
-  hash=$(cat "$sources"/mrtr/*.kt "$uniffi_dir"/tests/kotlin/*.kt \
-    "$uniffi_tools/.kotlin-version" | sha256sum | cut -c1-16)
-  jar="$uniffi_out/kotlin/mrtr-uniffi-$hash.jar"
-  if [ ! -f "$jar" ]; then
-    mkdir -p "$uniffi_out/kotlin"
-    tmp="$uniffi_out/kotlin/compiling-$$.jar"
-    echo "compiling Kotlin (bindings, runner, tests) into $jar" >&2
-    "$kotlinc" -nowarn -cp "$kotlin_deps" -include-runtime -d "$tmp" \
-      "$sources"/mrtr/*.kt "$uniffi_dir"/tests/kotlin/*.kt >&2 || return 1
-    find "$uniffi_out/kotlin" -name 'mrtr-uniffi-*.jar' -delete
-    mv "$tmp" "$jar" || return 1
-  fi
-  echo "$jar"
-}
-
-# uniffi_java MAIN_CLASS: runs a main class of the jar against the built library.
-uniffi_java() {
-  local jar
-  jar=$(uniffi_kotlin_jar) || return 1
-  java -Djna.library.path="$(dirname "$uniffi_lib")" -cp "$jar:$kotlin_deps" "$@"
 }

@@ -5,13 +5,12 @@
 // test-only nonce seal, replay, deployment labels, the seal budget, rotation
 // under concurrent opens), the checker, and the transports (the event-stream
 // decoder and encoder, the call over HTTP, the server side, HTTP entries under
-// a transport; bytes that are not UTF-8, a 1000-link Link header). A small
-// harness (no test framework needed offline): prints one line per failing
-// test and a closing "N passed, M failed"; exits non-zero on any failure.
+// a transport; bytes that are not UTF-8, a 1000-link Link header).
+// `registerTests()` fills `tests`, name to body; the JVM package's JUnit runs
+// each as a dynamic test (bindings-jvm, KotlinBindingTest: `scripts/test jvm`).
 package mrtr.tests
 
 import com.google.gson.JsonParser
-import kotlin.system.exitProcess
 import mrtr.Binding
 import mrtr.Checker
 import mrtr.Client
@@ -125,7 +124,8 @@ class Throwing(private val error: Throwable) : ReplayGuard {
     override fun firstUse(stateId: String, expiry: Long): Boolean = throw error
 }
 
-fun main() {
+/** Fills [tests] with every test of the binding. */
+fun registerTests() {
     test("protocol errors are MrtrException.Protocol with rule and code") {
         val e = raises<MrtrException.Protocol> { classify("{\"jsonrpc\":", P) }
         eq(e.rule, "jsonrpc-parse-error"); eq(e.code, -32700)
@@ -565,15 +565,4 @@ fun main() {
         }
     }
 
-    var failed = 0
-    for ((name, body) in tests) {
-        try {
-            body()
-        } catch (e: Throwable) {
-            failed++
-            println("FAIL $name: $e")
-        }
-    }
-    println("uniffi-kotlin: ${tests.size - failed} passed, $failed failed")
-    exitProcess(if (failed > 0) 1 else 0)
 }
