@@ -17,5 +17,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
     "${apt[@]}" install -y --no-install-recommends "${missing[@]}" >/dev/null
   fi
 fi
-java -version 2>&1 | head -1
-mvn -v 2>/dev/null | head -1
+# Whole outputs first: with pipefail, `| head -1` closing the pipe would fail the command.
+java_said=$(java -version 2>&1)
+mvn_said=$(mvn -v -B 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g')
+echo "${java_said%%$'\n'*}"
+echo "${mvn_said%%$'\n'*}"

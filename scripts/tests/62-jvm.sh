@@ -12,7 +12,7 @@ set -euo pipefail
 mvn() { command mvn -q -B "$@" 2>&1 | sed 's/\x1b\[0m//g'; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root/bindings-jvm"
-version=$(sed -n 's|^  <version>\(.*\)</version>|\1|p' pom.xml | head -1)
+version=$("$root/scripts/versions")
 jar="target/mrtr-$version.jar"
 
 echo "== JVM: mvn verify (native library, Java API, README example, corpus, jar)"
