@@ -480,6 +480,15 @@ export declare function runTool<Args extends JsonObject = JsonObject>(
   request: JsonInput,
   options: RunToolOptions,
 ): Promise<JsonObject>
+/**
+ * `runTool` with the response as the JSON text the core wrote (the body to
+ * send): pass the request as the body's bytes; `ctx.request` is parsed only if read.
+ */
+export declare function runToolText<Args extends JsonObject = JsonObject>(
+  tool: Tool<Args>,
+  request: JsonInput,
+  options: RunToolOptions,
+): Promise<string>
 /** `BridgedCall`'s options. */
 export interface BridgedCallOptions {
   /** The key of the stream's event ids (default: random). */

@@ -2140,3 +2140,6 @@ pub unsafe extern "C" fn mrtr_tool_bridge_free(handle: *mut mrtr_tool_bridge) ->
 }
 
 // left out: KeyRing: a key ring of its own: keys and bindings as C structs, a guard as a function pointer (mrtr_keyring_*)
+// left out: ask_elicit: runTool's one call per ask, JavaScript's own: a C host builds its questions (mrtr_question_elicit), reads its request, passes its data
+// left out: arguments: runTool's one call per ask, JavaScript's own: a C host builds its questions (mrtr_question_elicit), reads its request, passes its data
+// left out: input_required_kept: runTool's one call per ask, JavaScript's own: a C host builds its questions (mrtr_question_elicit), reads its request, passes its data

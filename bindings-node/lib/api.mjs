@@ -511,7 +511,7 @@ export function __sealWithNonceForTestVectors(ring, binding, now, ttl, data, non
   return call(() => native.sealWithNonceForTestVectors(r, ...args))
 }
 
-/** The backend's ring and the settings (JSON text) of each SealedRounds, for runTool. */
+/** The backend's ring, the settings (JSON text) and the protocol of each SealedRounds, for runTool. */
 const deployments = new WeakMap()
 
 /** The JSON text of a call (`{subject | anonymous: true, now}`) and its guard. */
@@ -537,7 +537,7 @@ export class SealedRounds {
     }
     this.#ring = rings.get(ring)
     this.#settings = json(rest, 'the settings')
-    deployments.set(this, [this.#ring, this.#settings])
+    deployments.set(this, [this.#ring, this.#settings, rest.protocol])
   }
   /**
    * This request's answers plus the sealed earlier ones, for `{subject | anonymous: true, now, guard}`:
@@ -615,17 +615,23 @@ const questions = Object.freeze({
  */
 class ToolContext {
   #run
+  #request
   #text
   #protocol
-  /** The request, as parsed. */
-  request
   /** The question builders: `ctx.q.elicit(message, schema)`, `ctx.q.sample(params)`, `ctx.q.roots()`. */
   q = questions
   constructor(run, request, text, protocol) {
     this.#run = run
-    this.request = request
+    this.#request = request
     this.#text = text
     this.#protocol = protocol
+  }
+  /** The request, as parsed (from its text only when a tool reads it). */
+  get request() {
+    return (this.#request = parseRequest(this.#request))
+  }
+  set request(value) {
+    this.#request = value
   }
   /**
    * Whether the request declared every client capability `questions` need (mode-aware:
@@ -676,9 +682,12 @@ class ToolContext {
   askAll(...questions) {
     return Promise.all(questions.map((q) => this.ask(q)))
   }
-  /** Asks the user through a form (`{action, content}`). */
+  /** Asks the user through a form (`{action, content}`): the core builds the question and asks it in one call. */
   elicit(message, requestedSchema) {
-    return this.#run.build(() => questions.elicit(message, requestedSchema))
+    return this.#run.answer(() => {
+      const args = [string(message, 'the message'), text(requestedSchema, 'the requested schema')]
+      return this.#run.replay.askElicit(...args)
+    })
   }
   /** Asks the client's model (`{role, content, model, stopReason}`). */
   sample(params) {
@@ -695,13 +704,27 @@ class ToolRun {
   missing = 0
   failure = null
   closed = false
+  /** Whether the tool read or set `ctx.data` (else a round keeps the last one's as the core holds it). */
+  touched = false
+  #data
+  #state
   #end
   constructor(replay) {
     this.replay = replay
-    this.state = parsed(call(() => replay.state()))
-    this.data = parsed(call(() => replay.data()))
     /** Settles when the round is over: at the first unanswered ask, or the first failure. */
     this.ended = new Promise((end) => (this.#end = end))
+  }
+  get state() {
+    if (this.#state === undefined) this.#state = parsed(call(() => this.replay.state()))
+    return this.#state
+  }
+  get data() {
+    if (!this.touched) this.data = parsed(call(() => this.replay.data()))
+    return this.#data
+  }
+  set data(value) {
+    this.touched = true
+    this.#data = value
   }
   /** Asks `question` (built by `make`): a misuse or a refusal ends the run, thrown by `runTool`, never by the tool's await. */
   build(make) {
@@ -714,12 +737,17 @@ class ToolRun {
     return this.ask(q)
   }
   ask(question, key) {
+    return this.answer(() => {
+      const t = text(question, 'the question')
+      return this.replay.ask(t, optional(key, string, 'the key'))
+    })
+  }
+  /** The answer `asked()` gave (JSON text, or none: the round ends here). */
+  answer(asked) {
     if (this.closed) return never()
     let answer
     try {
-      const t = text(question, 'the question')
-      const k = optional(key, string, 'the key')
-      answer = call(() => this.replay.ask(t, k))
+      answer = call(asked)
     } catch (e) {
       return this.fail(e)
     }
@@ -737,7 +765,7 @@ class ToolRun {
 
 const SETTINGS = ['ttl', 'protocol', 'limits', 'pinAnswers', 'maxRounds']
 
-/** runTool's options: the backend's ring, the settings and the call as JSON text, and the guard. */
+/** runTool's options: the backend's ring, the settings (JSON text) and their protocol, the call (JSON text), the guard. */
 function deployment(options) {
   const allowed = ['rounds', 'ring', ...SETTINGS, 'subject', 'anonymous', 'now', 'guard']
   const { rounds, ring, subject, anonymous, now, guard, ...settings } = fields(options, allowed, 'the runTool options')
@@ -748,7 +776,13 @@ function deployment(options) {
     return [...deployments.get(rounds), c, guard]
   }
   if (!rings.has(ring)) throw usage('runTool needs a SealedRounds as `rounds`, or a KeyRing as `ring`')
-  return [rings.get(ring), json(settings, 'the settings'), c, guard]
+  return [rings.get(ring), json(settings, 'the settings'), settings.protocol, c, guard]
+}
+
+/** A request's `params.arguments` when an object, else `{}`. */
+function argumentsOf(request) {
+  const args = request?.params?.arguments
+  return args !== null && typeof args === 'object' && !Array.isArray(args) ? args : {}
 }
 
 /**
@@ -770,38 +804,47 @@ function deployment(options) {
  * round runs once.
  */
 export async function runTool(tool, request, options) {
-  if (typeof tool !== 'function') throw usage('a tool is a function (args, ctx) => result')
-  const [r, s, c, guard] = deployment(options)
-  const t = text(request, 'the request')
-  const replay = guarded(guard, (g) => r.startToolReplay(t, s, c, g))
-  const played = await play(tool, replay, parseRequest(request), t, JSON.parse(s).protocol)
-  if (played.missing) {
-    const data = optional(played.data, json, 'data')
-    return JSON.parse(call(() => replay.inputRequired(r, data, entropy())))
-  }
-  const result = text(played.result, "the tool's result")
-  return JSON.parse(call(() => replay.complete(result)))
+  return JSON.parse(await runToolText(tool, request, options))
 }
 
 /**
- * Runs `tool` once over the backend's `replay` of `request` (`t` its JSON text, `protocol` the one
- * `ctx.allows` and `ctx.require` read it under): `{missing: true, data}` when it stopped at an ask
+ * `runTool` with the response as the JSON text the core wrote (the body to send). Given the request as the body's bytes,
+ * the core reads it once: the tool's `args` come from it, and `ctx.request` is parsed only if the tool reads it.
+ */
+export async function runToolText(tool, request, options) {
+  if (typeof tool !== 'function') throw usage('a tool is a function (args, ctx) => result')
+  const [r, s, protocol, c, guard] = deployment(options)
+  const t = text(request, 'the request')
+  const replay = guarded(guard, (g) => r.startToolReplay(t, s, c, g))
+  const raw = typeof request === 'string' || request instanceof Uint8Array || request instanceof ArrayBuffer
+  const args = raw ? JSON.parse(call(() => replay.arguments())) : argumentsOf(request)
+  const played = await play(tool, replay, args, request, t, protocol)
+  if (played.missing && !played.run.touched) return call(() => replay.inputRequiredKept(r, entropy()))
+  if (played.missing) {
+    const data = optional(played.run.data, json, 'data')
+    return call(() => replay.inputRequired(r, data, entropy()))
+  }
+  const result = text(played.result, "the tool's result")
+  return call(() => replay.complete(result))
+}
+
+/**
+ * Runs `tool` on `args` once over the backend's `replay` of `request` (`t` its JSON text, `protocol` the
+ * one `ctx.allows` and `ctx.require` read it under): `{missing: true, run}` when it stopped at an ask
  * without an answer, else `{missing: false, result}`. A refusal at an ask is thrown even when the tool
  * caught it; what the tool throws is thrown as it was. Shared by `runTool` and `BridgedCall`.
  */
-async function play(tool, replay, request, t, protocol) {
+async function play(tool, replay, args, request, t, protocol) {
   const run = new ToolRun(replay)
   const ctx = new ToolContext(run, request, t, protocol)
-  const args = request?.params?.arguments
-  const object = args !== null && typeof args === 'object' && !Array.isArray(args)
-  const finished = (async () => tool(object ? args : {}, ctx))().then(
+  const finished = (async () => tool(args, ctx))().then(
     (result) => ({ result }),
     (error) => ({ error }),
   )
   const outcome = await Promise.race([finished, run.ended])
   run.closed = true
   if (run.failure) throw run.failure.e
-  if (run.missing > 0) return { missing: true, data: run.data }
+  if (run.missing > 0) return { missing: true, run }
   if ('error' in outcome) throw outcome.error
   return { missing: false, result: outcome.result }
 }
@@ -876,7 +919,7 @@ export class BridgedCall {
     const replay = call(() => this.#bridge.replay())
     let played
     try {
-      played = await play(this.#tool, replay, this.#request, this.#text, Protocol.V2025_11_25)
+      played = await play(this.#tool, replay, argumentsOf(this.#request), this.#request, this.#text, Protocol.V2025_11_25)
     } catch (e) {
       if (!(e instanceof MrtrError)) throw e
       const data = optional(e.data, json, 'the error data')

@@ -163,8 +163,13 @@ export function bytes(value, what) {
 }
 
 export const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('')
-/** Random bytes for a seal, from the platform's CSPRNG: the backends have no random source of their own. */
-export const entropy = () => globalThis.crypto.getRandomValues(new Uint8Array(32))
+/** Random bytes for a seal, from the platform's CSPRNG (drawn 4 KiB at a time, each byte handed out once): the backends have none. */
+let pool = new Uint8Array(0)
+let drawn = 0
+export function entropy() {
+  if (drawn === pool.length) [pool, drawn] = [globalThis.crypto.getRandomValues(new Uint8Array(4096)), 0]
+  return pool.subarray(drawn, (drawn += 32))
+}
 
 // ---------------------------------------------------------------- transports
 

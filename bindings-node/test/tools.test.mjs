@@ -260,6 +260,27 @@ test('code before an ask runs once a round; ctx says the round, the state and th
   ])
 })
 
+test('runToolText answers the JSON text the core wrote; the args and the data a round keeps come from the core', async () => {
+  const log = []
+  const tool = async (args, ctx) => {
+    if (ctx.round === 0) ctx.data = { n: args.punctuation }
+    const name = await ctx.elicit('Your name?', schema)
+    await ctx.elicit('Greeting?', schema) // the second round ends here, ctx.data untouched: kept as it came
+    log.push([ctx.data, ctx.request.id])
+    return { content: [{ type: 'text', text: `${name.content.v}${args.punctuation}` }] }
+  }
+  const first = await mrtr.runToolText(tool, utf8(JSON.stringify(request)), alice)
+  assert.equal(typeof first, 'string')
+  const second = answerAll(request, JSON.parse(first), 'Ada', 2)
+  const asks = JSON.parse(await mrtr.runToolText(tool, JSON.stringify(second), { ...alice, now: 1001 }))
+  assert.deepEqual(asked(asks), ['q2'])
+  const third = answerAll(second, asks, 'Hi', 3)
+  const done = await mrtr.runToolText(tool, utf8(JSON.stringify(third)), { ...alice, now: 1002 })
+  assert.deepEqual(JSON.parse(done), await mrtr.runTool(tool, third, { ...alice, now: 1002 }))
+  assert.equal(JSON.parse(done).result.content[0].text, 'Ada!')
+  assert.deepEqual(log, [[{ n: '!' }, 3], [{ n: '!' }, 3]])
+})
+
 test('keys of the tool choosing, requests as JSON text, anonymous calls, and 2025-11-25', async () => {
   const tool = async (args, ctx) => {
     const login = await ctx.ask(ctx.q.elicit('GitHub user?', schema), { key: 'login' })

@@ -375,6 +375,11 @@ impl Export {
         self.shapes = shapes;
         self
     }
+
+    const fn leaving(mut self, left_out: &'static [(Binding, &'static str)]) -> Export {
+        self.left_out = left_out;
+        self
+    }
 }
 
 use Arg::*;
@@ -396,6 +401,22 @@ const TYPED_RING: &[(Binding, &str)] = &[
     ),
     (Binding::Uniffi, "a key ring of its own: keys and bindings as records, a guard as a callback interface"),
     (Binding::Python, "a key ring of its own: Key and Binding objects, a guard as a callable"),
+];
+
+/// Why the typed bindings leave the JavaScript API's one-call-per-ask replay rows out.
+const JS_REPLAY: &[(Binding, &str)] = &[
+    (
+        Binding::C,
+        "runTool's one call per ask, JavaScript's own: a C host builds its questions (mrtr_question_elicit), reads its request, passes its data",
+    ),
+    (
+        Binding::Uniffi,
+        "runTool's one call per ask, JavaScript's own: a host builds its questions (questionElicit), reads its request, passes its data",
+    ),
+    (
+        Binding::Python,
+        "the package's own, over Python values: ToolReplay._ask_elicit, _arguments, _input_required_bytes(keep=True)",
+    ),
 ];
 
 /// Every exported machine.
@@ -625,10 +646,13 @@ pub const EXPORTS: &[Export] = &[
     method("KeyRing", "respond_round", Ref, "The `input_required` response asking what `round` misses of `needs`, sealing what it has (and `data`) with a nonce from `random`.", &[("request", Text), ("round", Text), ("needs", Text), ("data", OptText), ("settings", Text), ("call", Text), ("random", Random)], Ret::Json),
     method("KeyRing", "start_tool_replay", Ref, "The replay of an await-style tool on `request` for the deployment's `settings` and the `call`, single-use under `guard`.", &[("request", Text), ("settings", Text), ("call", Text), ("guard", Guard)], Ret::Machine("ToolReplay")),
     method("ToolReplay", "ask", Mut, "Asks the next question, under `key` when given: its answer, or none when the tool stops here.", &[("question", Text), ("key", OptStr)], Ret::OptJson).calls("ask_keyed"),
+    method("ToolReplay", "ask_elicit", Mut, "Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none.", &[("message", Str), ("requested_schema", Text), ("key", OptStr)], Ret::OptJson).leaving(JS_REPLAY),
+    method("ToolReplay", "arguments", Ref, "The request's `params.arguments` when an object, else `{}`; none for a bridge's replay.", &[], Ret::OptJson).infallible().leaving(JS_REPLAY),
     method("ToolReplay", "round", Ref, "How many rounds came before this request.", &[], Ret::Count).infallible(),
     method("ToolReplay", "data", Ref, "The tool's data of the last round, or none.", &[], Ret::OptJson).infallible(),
     method("ToolReplay", "state", Ref, "`{stateId, expiry}` of the state the request carried, or none.", &[], Ret::OptJson).infallible(),
     method("ToolReplay", "input_required", Ref, "The `input_required` response asking what is missing, sealed with `ring`.", &[("ring", Machine("KeyRing")), ("data", OptText), ("random", Random)], Ret::Json),
+    method("ToolReplay", "input_required_kept", Ref, "`input_required` sealing again the last round's data as it came (none: none).", &[("ring", Machine("KeyRing")), ("random", Random)], Ret::Json).leaving(JS_REPLAY),
     method("ToolReplay", "complete", Ref, "The final response with `result`.", &[("result", Text)], Ret::Json),
     free("question_elicit", "A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.", &[("message", Str), ("requested_schema", Text)], Ret::Json),
     free("question_sample", "A sampling request with `params` (`messages`, `maxTokens`, …): an input request.", &[("params", Text)], Ret::Json),

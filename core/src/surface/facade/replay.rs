@@ -120,6 +120,25 @@ impl ToolReplay {
         })
     }
 
+    /// `ask_keyed(question_elicit(message, requested_schema), key)` in one
+    /// call, the question built here and never written as text: a binding's
+    /// `ctx.elicit` path. A schema that is no JSON is `usage-invalid-argument`.
+    pub fn ask_elicit(&mut self, message: &str, requested_schema: &[u8], key: Option<&str>) -> Result<Option<String>> {
+        let question = replay::elicit(message, &parse_arg(requested_schema, "a requested schema")?);
+        Ok(self.ask_value(&question, key)?.map(|answer| text(&answer)))
+    }
+
+    /// The request's `params.arguments` as JSON text when they are an object,
+    /// else `{}`; `None` for a bridge's replay (its host holds the request).
+    /// What a binding hands the tool, from the request as the core read it.
+    pub fn arguments(&self) -> Option<String> {
+        let request = self.request_value()?;
+        Some(match request.get("params").and_then(|p| p.get("arguments")) {
+            Some(args @ Value::Object(_)) => text(args),
+            _ => String::from("{}"),
+        })
+    }
+
     /// The request the replay read (`None` for a bridge's replay).
     pub fn request_value(&self) -> Option<&Value> {
         self.sealed.as_ref().map(|s| &s.request)
@@ -171,6 +190,12 @@ impl ToolReplay {
         let call = s.spec.call_digested(&rounds, &s.request, s.params_digest)?;
         let response = self.inner.input_required(&rounds, &call, data, &mut rng(randomness)?)?;
         Ok(text(&response))
+    }
+
+    /// [`ToolReplay::input_required`] sealing again the data of the last
+    /// round as it came (none: none), never written out and read back.
+    pub fn input_required_kept(&self, ring: &KeyRing, randomness: Randomness<'_>) -> Result<String> {
+        self.input_required_value(ring, self.data_value().cloned(), randomness)
     }
 
     /// The final response to the request ([`server::complete`]).
@@ -325,6 +350,42 @@ mod tests {
         // Neither subject, or both, is refused as from JSON.
         let neither = ToolReplay::start_with(&ring, retry.as_bytes(), &settings, None, false, 1001, None);
         assert_eq!(neither.err().map(|e| e.rule()), Some(crate::RuleId::UsageInvalidArgument));
+    }
+
+    #[test]
+    fn one_call_asks_read_the_arguments_and_keep_the_data() {
+        let ring = KeyRing::new(Key::new(1, Algorithm::Xaes256Gcm, &[3; 32]));
+        let schema = br#"{"type":"object","properties":{"v":{"type":"string"}}}"#;
+        let settings = RoundsSettings::from_json(SETTINGS).unwrap();
+        let start =
+            |request: &str, now| ToolReplay::start_with(&ring, request.as_bytes(), &settings, None, true, now, None);
+        let mut call: Value = serde_json::from_str(REQUEST).unwrap();
+        call["params"]["arguments"] = json!({"n": 1});
+        let retry = |asked: &str, answers: Value| {
+            let mut retry = call.clone();
+            retry["params"]["requestState"] =
+                serde_json::from_str::<Value>(asked).unwrap()["result"]["requestState"].take();
+            retry["params"]["inputResponses"] = answers;
+            retry.to_string()
+        };
+        assert_eq!(start(REQUEST, 1000).unwrap().arguments().as_deref(), Some("{}"));
+        let mut first = start(&call.to_string(), 1000).unwrap();
+        assert_eq!(first.arguments().as_deref(), Some(r#"{"n":1}"#));
+        assert!(first.ask_elicit("Name?", b"{", None).is_err()); // no question: nothing asked
+        assert_eq!(first.ask_elicit("Name?", schema, None).unwrap(), None);
+        let asked = first.input_required_value(&ring, Some(json!({"step": 1})), Randomness::Bytes(&[7; 32])).unwrap();
+        let question: Value = serde_json::from_str(&question_elicit("Name?", schema).unwrap()).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&asked).unwrap()["result"]["inputRequests"], json!({"q1": question}));
+        // The next round answers q1, asks again, and keeps the data as it came.
+        let mut second =
+            start(&retry(&asked, json!({"q1": {"action": "accept", "content": {"v": "Ada"}}})), 1001).unwrap();
+        let answer = second.ask_elicit("Name?", schema, None).unwrap().unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&answer).unwrap()["content"]["v"], "Ada");
+        assert_eq!(second.ask_elicit("Greeting?", schema, Some("g")).unwrap(), None);
+        let kept = second.input_required_kept(&ring, Randomness::Bytes(&[8; 32])).unwrap();
+        let third = start(&retry(&kept, json!({})), 1002).unwrap();
+        assert_eq!(third.data_value(), Some(&json!({"step": 1})));
+        assert_eq!(ToolBridge::new(REQUEST.as_bytes(), "0123456789abcdef", b"").unwrap().replay().arguments(), None);
     }
 
     #[test]
