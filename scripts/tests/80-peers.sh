@@ -25,6 +25,8 @@ echo "== peers: the Rust SDKs' servers and clients: rmcp, turbomcp, tower-mcp (p
 bash "$root/peers/rust/build.sh"
 echo "== peers: the official SDKs through mrtr proxy (peers/run)"
 "$venv/bin/python" peers/run
+echo "== peers: two instances of mrtr's Java server behind a round-robin, every retry on the other (bindings-jvm/examples/server/two-instances)"
+"$venv/bin/python" bindings-jvm/examples/server/two-instances
 echo "== peers: the bridge's tests against the SDKs and mrtr's server (cargo test -p mrtr-bridge)"
 cargo test --quiet -p mrtr-bridge --tests
 echo "== peers: every 2025-11-25 client through mrtr bridge to every 2026-07-28 server (peers/run --bridge)"
