@@ -7,7 +7,8 @@
 pub use mrtr::Area as ErrorArea;
 
 /// Why a call failed: the variant of the rule's area, with the rule id, the
-/// JSON-RPC code a peer answers with (if the rule has one) and one sentence.
+/// JSON-RPC code a peer answers with (if the rule has one), one sentence and
+/// the refusal's data (if any).
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Error)]
 pub enum MrtrError {
     /// A message breaks the protocol: the JSON-RPC envelope, results, input requests, limits.
@@ -18,6 +19,9 @@ pub enum MrtrError {
         code: Option<i32>,
         /// What was wrong, in one sentence.
         message: String,
+        /// What the refusal carries for the peer, as JSON text (`error.data`:
+        /// a -32021's `requiredCapabilities`, for one), if anything.
+        data: Option<String>,
     },
     /// A client's retry, or its input responses, is wrong.
     Retry {
@@ -27,6 +31,9 @@ pub enum MrtrError {
         code: Option<i32>,
         /// What was wrong, in one sentence.
         message: String,
+        /// What the refusal carries for the peer, as JSON text (`error.data`:
+        /// a -32021's `requiredCapabilities`, for one), if anything.
+        data: Option<String>,
     },
     /// A sealed `requestState` does not open.
     State {
@@ -36,6 +43,9 @@ pub enum MrtrError {
         code: Option<i32>,
         /// What was wrong, in one sentence.
         message: String,
+        /// What the refusal carries for the peer, as JSON text (`error.data`:
+        /// a -32021's `requiredCapabilities`, for one), if anything.
+        data: Option<String>,
     },
     /// A task's status or input is wrong.
     Task {
@@ -45,6 +55,9 @@ pub enum MrtrError {
         code: Option<i32>,
         /// What was wrong, in one sentence.
         message: String,
+        /// What the refusal carries for the peer, as JSON text (`error.data`:
+        /// a -32021's `requiredCapabilities`, for one), if anything.
+        data: Option<String>,
     },
     /// A server request outside what the protocol allows.
     Association {
@@ -54,6 +67,9 @@ pub enum MrtrError {
         code: Option<i32>,
         /// What was wrong, in one sentence.
         message: String,
+        /// What the refusal carries for the peer, as JSON text (`error.data`:
+        /// a -32021's `requiredCapabilities`, for one), if anything.
+        data: Option<String>,
     },
     /// The SSE multi-turn transports (SEP-1858, SEP-1335).
     Transport {
@@ -63,6 +79,9 @@ pub enum MrtrError {
         code: Option<i32>,
         /// What was wrong, in one sentence.
         message: String,
+        /// What the refusal carries for the peer, as JSON text (`error.data`:
+        /// a -32021's `requiredCapabilities`, for one), if anything.
+        data: Option<String>,
     },
     /// A misuse of mrtr's API by its caller: a local bug, never a peer's violation.
     Usage {
@@ -72,6 +91,9 @@ pub enum MrtrError {
         code: Option<i32>,
         /// What was wrong, in one sentence.
         message: String,
+        /// What the refusal carries for the peer, as JSON text (`error.data`:
+        /// a -32021's `requiredCapabilities`, for one), if anything.
+        data: Option<String>,
     },
     /// A panic inside mrtr, caught at a language boundary: a bug in mrtr.
     Panic {
@@ -81,37 +103,46 @@ pub enum MrtrError {
         code: Option<i32>,
         /// What was wrong, in one sentence.
         message: String,
+        /// What the refusal carries for the peer, as JSON text (`error.data`:
+        /// a -32021's `requiredCapabilities`, for one), if anything.
+        data: Option<String>,
     },
 }
 
 impl MrtrError {
     /// The error of a rule in `area`.
-    pub(crate) fn in_area(area: ErrorArea, rule: String, code: Option<i32>, message: String) -> MrtrError {
+    pub(crate) fn in_area(
+        area: ErrorArea,
+        rule: String,
+        code: Option<i32>,
+        message: String,
+        data: Option<String>,
+    ) -> MrtrError {
         match area {
-            ErrorArea::Protocol => MrtrError::Protocol { rule, code, message },
-            ErrorArea::Retry => MrtrError::Retry { rule, code, message },
-            ErrorArea::State => MrtrError::State { rule, code, message },
-            ErrorArea::Task => MrtrError::Task { rule, code, message },
-            ErrorArea::Association => MrtrError::Association { rule, code, message },
-            ErrorArea::Transport => MrtrError::Transport { rule, code, message },
-            ErrorArea::Usage => MrtrError::Usage { rule, code, message },
-            ErrorArea::Panic => MrtrError::Panic { rule, code, message },
+            ErrorArea::Protocol => MrtrError::Protocol { rule, code, message, data },
+            ErrorArea::Retry => MrtrError::Retry { rule, code, message, data },
+            ErrorArea::State => MrtrError::State { rule, code, message, data },
+            ErrorArea::Task => MrtrError::Task { rule, code, message, data },
+            ErrorArea::Association => MrtrError::Association { rule, code, message, data },
+            ErrorArea::Transport => MrtrError::Transport { rule, code, message, data },
+            ErrorArea::Usage => MrtrError::Usage { rule, code, message, data },
+            ErrorArea::Panic => MrtrError::Panic { rule, code, message, data },
             // An area newer than this file, which `mrtr-gen --check` then reports stale.
-            _ => MrtrError::Panic { rule, code, message },
+            _ => MrtrError::Panic { rule, code, message, data },
         }
     }
 
-    /// The rule id, the JSON-RPC code and the sentence, whatever the area.
-    pub fn parts(&self) -> (&str, Option<i32>, &str) {
+    /// The rule id, the JSON-RPC code, the sentence and the data, whatever the area.
+    pub fn parts(&self) -> (&str, Option<i32>, &str, Option<&str>) {
         match self {
-            MrtrError::Protocol { rule, code, message }
-            | MrtrError::Retry { rule, code, message }
-            | MrtrError::State { rule, code, message }
-            | MrtrError::Task { rule, code, message }
-            | MrtrError::Association { rule, code, message }
-            | MrtrError::Transport { rule, code, message }
-            | MrtrError::Usage { rule, code, message }
-            | MrtrError::Panic { rule, code, message } => (rule, *code, message),
+            MrtrError::Protocol { rule, code, message, data }
+            | MrtrError::Retry { rule, code, message, data }
+            | MrtrError::State { rule, code, message, data }
+            | MrtrError::Task { rule, code, message, data }
+            | MrtrError::Association { rule, code, message, data }
+            | MrtrError::Transport { rule, code, message, data }
+            | MrtrError::Usage { rule, code, message, data }
+            | MrtrError::Panic { rule, code, message, data } => (rule, *code, message, data.as_deref()),
         }
     }
 }

@@ -10,7 +10,8 @@ use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 impl From<Error> for MrtrError {
     fn from(e: Error) -> MrtrError {
-        MrtrError::in_area(e.area(), e.rule().name().into(), e.code(), e.message().into())
+        let data = e.data().map(|d| d.to_string());
+        MrtrError::in_area(e.area(), e.rule().name().into(), e.code(), e.message().into(), data)
     }
 }
 
@@ -28,6 +29,11 @@ impl MrtrError {
     /// The sentence.
     pub fn message(&self) -> &str {
         self.parts().2
+    }
+
+    /// The refusal's data for the peer (`error.data`), as JSON text, if any.
+    pub fn data(&self) -> Option<&str> {
+        self.parts().3
     }
 }
 

@@ -231,6 +231,9 @@ const FIELDS: &str = "        /// The rule id.
         code: Option<i32>,
         /// What was wrong, in one sentence.
         message: String,
+        /// What the refusal carries for the peer, as JSON text (`error.data`:
+        /// a -32021's `requiredCapabilities`, for one), if anything.
+        data: Option<String>,
 ";
 
 fn areas() -> String {
@@ -244,7 +247,8 @@ fn areas() -> String {
 pub use mrtr::Area as ErrorArea;
 
 /// Why a call failed: the variant of the rule's area, with the rule id, the
-/// JSON-RPC code a peer answers with (if the rule has one) and one sentence.
+/// JSON-RPC code a peer answers with (if the rule has one), one sentence and
+/// the refusal's data (if any).
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Error)]
 pub enum MrtrError {
 ",
@@ -258,28 +262,35 @@ pub enum MrtrError {
 
 impl MrtrError {
     /// The error of a rule in `area`.
-    pub(crate) fn in_area(area: ErrorArea, rule: String, code: Option<i32>, message: String) -> MrtrError {
+    pub(crate) fn in_area(
+        area: ErrorArea,
+        rule: String,
+        code: Option<i32>,
+        message: String,
+        data: Option<String>,
+    ) -> MrtrError {
         match area {
 ",
     );
     for a in Area::ALL {
-        let _ = writeln!(s, "            ErrorArea::{t} => MrtrError::{t} {{ rule, code, message }},", t = a.title());
+        let _ =
+            writeln!(s, "            ErrorArea::{t} => MrtrError::{t} {{ rule, code, message, data }},", t = a.title());
     }
     s.push_str(
         "            // An area newer than this file, which `mrtr-gen --check` then reports stale.
-            _ => MrtrError::Panic { rule, code, message },
+            _ => MrtrError::Panic { rule, code, message, data },
         }
     }
 
-    /// The rule id, the JSON-RPC code and the sentence, whatever the area.
-    pub fn parts(&self) -> (&str, Option<i32>, &str) {
+    /// The rule id, the JSON-RPC code, the sentence and the data, whatever the area.
+    pub fn parts(&self) -> (&str, Option<i32>, &str, Option<&str>) {
         match self {
 ",
     );
     for (i, a) in Area::ALL.iter().enumerate() {
         let bar = if i == 0 { "" } else { "| " };
-        let end = if i + 1 == Area::ALL.len() { " => (rule, *code, message)," } else { "" };
-        let _ = writeln!(s, "            {bar}MrtrError::{} {{ rule, code, message }}{end}", a.title());
+        let end = if i + 1 == Area::ALL.len() { " => (rule, *code, message, data.as_deref())," } else { "" };
+        let _ = writeln!(s, "            {bar}MrtrError::{} {{ rule, code, message, data }}{end}", a.title());
     }
     s.push_str(
         "        }

@@ -4857,7 +4857,8 @@ public func FfiConverterTypeMessageKind_lower(_ value: MessageKind) -> RustBuffe
 
 /**
  * Why a call failed: the variant of the rule's area, with the rule id, the
- * JSON-RPC code a peer answers with (if the rule has one) and one sentence.
+ * JSON-RPC code a peer answers with (if the rule has one), one sentence and
+ * the refusal's data (if any).
  */
 public 
 enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
@@ -4876,7 +4877,11 @@ enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */code: Int32?, 
         /**
          * What was wrong, in one sentence.
-         */message: String
+         */message: String, 
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */data: String?
     )
     /**
      * A client's retry, or its input responses, is wrong.
@@ -4890,7 +4895,11 @@ enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */code: Int32?, 
         /**
          * What was wrong, in one sentence.
-         */message: String
+         */message: String, 
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */data: String?
     )
     /**
      * A sealed `requestState` does not open.
@@ -4904,7 +4913,11 @@ enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */code: Int32?, 
         /**
          * What was wrong, in one sentence.
-         */message: String
+         */message: String, 
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */data: String?
     )
     /**
      * A task's status or input is wrong.
@@ -4918,7 +4931,11 @@ enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */code: Int32?, 
         /**
          * What was wrong, in one sentence.
-         */message: String
+         */message: String, 
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */data: String?
     )
     /**
      * A server request outside what the protocol allows.
@@ -4932,7 +4949,11 @@ enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */code: Int32?, 
         /**
          * What was wrong, in one sentence.
-         */message: String
+         */message: String, 
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */data: String?
     )
     /**
      * The SSE multi-turn transports (SEP-1858, SEP-1335).
@@ -4946,7 +4967,11 @@ enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */code: Int32?, 
         /**
          * What was wrong, in one sentence.
-         */message: String
+         */message: String, 
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */data: String?
     )
     /**
      * A misuse of mrtr's API by its caller: a local bug, never a peer's violation.
@@ -4960,7 +4985,11 @@ enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */code: Int32?, 
         /**
          * What was wrong, in one sentence.
-         */message: String
+         */message: String, 
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */data: String?
     )
     /**
      * A panic inside mrtr, caught at a language boundary: a bug in mrtr.
@@ -4974,7 +5003,11 @@ enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */code: Int32?, 
         /**
          * What was wrong, in one sentence.
-         */message: String
+         */message: String, 
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */data: String?
     )
 
     
@@ -5008,42 +5041,50 @@ public struct FfiConverterTypeMrtrError: FfiConverterRustBuffer {
         case 1: return .Protocol(
             rule: try FfiConverterString.read(from: &buf), 
             code: try FfiConverterOptionInt32.read(from: &buf), 
-            message: try FfiConverterString.read(from: &buf)
+            message: try FfiConverterString.read(from: &buf), 
+            data: try FfiConverterOptionString.read(from: &buf)
             )
         case 2: return .Retry(
             rule: try FfiConverterString.read(from: &buf), 
             code: try FfiConverterOptionInt32.read(from: &buf), 
-            message: try FfiConverterString.read(from: &buf)
+            message: try FfiConverterString.read(from: &buf), 
+            data: try FfiConverterOptionString.read(from: &buf)
             )
         case 3: return .State(
             rule: try FfiConverterString.read(from: &buf), 
             code: try FfiConverterOptionInt32.read(from: &buf), 
-            message: try FfiConverterString.read(from: &buf)
+            message: try FfiConverterString.read(from: &buf), 
+            data: try FfiConverterOptionString.read(from: &buf)
             )
         case 4: return .Task(
             rule: try FfiConverterString.read(from: &buf), 
             code: try FfiConverterOptionInt32.read(from: &buf), 
-            message: try FfiConverterString.read(from: &buf)
+            message: try FfiConverterString.read(from: &buf), 
+            data: try FfiConverterOptionString.read(from: &buf)
             )
         case 5: return .Association(
             rule: try FfiConverterString.read(from: &buf), 
             code: try FfiConverterOptionInt32.read(from: &buf), 
-            message: try FfiConverterString.read(from: &buf)
+            message: try FfiConverterString.read(from: &buf), 
+            data: try FfiConverterOptionString.read(from: &buf)
             )
         case 6: return .Transport(
             rule: try FfiConverterString.read(from: &buf), 
             code: try FfiConverterOptionInt32.read(from: &buf), 
-            message: try FfiConverterString.read(from: &buf)
+            message: try FfiConverterString.read(from: &buf), 
+            data: try FfiConverterOptionString.read(from: &buf)
             )
         case 7: return .Usage(
             rule: try FfiConverterString.read(from: &buf), 
             code: try FfiConverterOptionInt32.read(from: &buf), 
-            message: try FfiConverterString.read(from: &buf)
+            message: try FfiConverterString.read(from: &buf), 
+            data: try FfiConverterOptionString.read(from: &buf)
             )
         case 8: return .Panic(
             rule: try FfiConverterString.read(from: &buf), 
             code: try FfiConverterOptionInt32.read(from: &buf), 
-            message: try FfiConverterString.read(from: &buf)
+            message: try FfiConverterString.read(from: &buf), 
+            data: try FfiConverterOptionString.read(from: &buf)
             )
 
          default: throw UniffiInternalError.unexpectedEnumCase
@@ -5057,60 +5098,68 @@ public struct FfiConverterTypeMrtrError: FfiConverterRustBuffer {
 
         
         
-        case let .Protocol(rule,code,message):
+        case let .Protocol(rule,code,message,data):
             writeInt(&buf, Int32(1))
             FfiConverterString.write(rule, into: &buf)
             FfiConverterOptionInt32.write(code, into: &buf)
             FfiConverterString.write(message, into: &buf)
+            FfiConverterOptionString.write(data, into: &buf)
             
         
-        case let .Retry(rule,code,message):
+        case let .Retry(rule,code,message,data):
             writeInt(&buf, Int32(2))
             FfiConverterString.write(rule, into: &buf)
             FfiConverterOptionInt32.write(code, into: &buf)
             FfiConverterString.write(message, into: &buf)
+            FfiConverterOptionString.write(data, into: &buf)
             
         
-        case let .State(rule,code,message):
+        case let .State(rule,code,message,data):
             writeInt(&buf, Int32(3))
             FfiConverterString.write(rule, into: &buf)
             FfiConverterOptionInt32.write(code, into: &buf)
             FfiConverterString.write(message, into: &buf)
+            FfiConverterOptionString.write(data, into: &buf)
             
         
-        case let .Task(rule,code,message):
+        case let .Task(rule,code,message,data):
             writeInt(&buf, Int32(4))
             FfiConverterString.write(rule, into: &buf)
             FfiConverterOptionInt32.write(code, into: &buf)
             FfiConverterString.write(message, into: &buf)
+            FfiConverterOptionString.write(data, into: &buf)
             
         
-        case let .Association(rule,code,message):
+        case let .Association(rule,code,message,data):
             writeInt(&buf, Int32(5))
             FfiConverterString.write(rule, into: &buf)
             FfiConverterOptionInt32.write(code, into: &buf)
             FfiConverterString.write(message, into: &buf)
+            FfiConverterOptionString.write(data, into: &buf)
             
         
-        case let .Transport(rule,code,message):
+        case let .Transport(rule,code,message,data):
             writeInt(&buf, Int32(6))
             FfiConverterString.write(rule, into: &buf)
             FfiConverterOptionInt32.write(code, into: &buf)
             FfiConverterString.write(message, into: &buf)
+            FfiConverterOptionString.write(data, into: &buf)
             
         
-        case let .Usage(rule,code,message):
+        case let .Usage(rule,code,message,data):
             writeInt(&buf, Int32(7))
             FfiConverterString.write(rule, into: &buf)
             FfiConverterOptionInt32.write(code, into: &buf)
             FfiConverterString.write(message, into: &buf)
+            FfiConverterOptionString.write(data, into: &buf)
             
         
-        case let .Panic(rule,code,message):
+        case let .Panic(rule,code,message,data):
             writeInt(&buf, Int32(8))
             FfiConverterString.write(rule, into: &buf)
             FfiConverterOptionInt32.write(code, into: &buf)
             FfiConverterString.write(message, into: &buf)
+            FfiConverterOptionString.write(data, into: &buf)
             
         }
     }

@@ -308,7 +308,7 @@ fun registerTests() {
             val e = raises<MrtrException.State> { ring.open(token, b, 1002, guard) }
             eq(e.rule, "state-replayed"); eq(e.code, -32602)
             eq(String(ring.open(token, b, 1002, null).payload), "x") // no guard: the host's choice
-            val own = MrtrException.Usage("usage-invalid-argument", null, "the store is down")
+            val own = MrtrException.Usage("usage-invalid-argument", null, "the store is down", null)
             eq(raises<MrtrException.Usage> { ring.open(token, b, 1001, Throwing(own)) }.detail, "the store is down")
             val other = raises<MrtrException.Usage> { ring.open(token, b, 1001, Throwing(IllegalStateException("redis timeout"))) }
             check(other.detail.contains("redis timeout")) { other.detail }

@@ -245,7 +245,7 @@ class SealedState(unittest.TestCase):
             def first_use(self, state_id: str, expiry: int) -> bool:
                 raise self.error
 
-        own = m.MrtrError.Usage(rule="usage-invalid-argument", code=None, message="the store is down")
+        own = m.MrtrError.Usage(rule="usage-invalid-argument", code=None, message="the store is down", data=None)
         with self.assertRaises(m.MrtrError.Usage) as cm:
             self.ring.open(token, b, 1001, Raising(own))
         self.assertEqual(cm.exception.message, "the store is down")

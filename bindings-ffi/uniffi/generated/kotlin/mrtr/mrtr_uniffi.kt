@@ -7786,7 +7786,8 @@ public object FfiConverterTypeMessageKind: FfiConverterRustBuffer<MessageKind> {
 
 /**
  * Why a call failed: the variant of the rule's area, with the rule id, the
- * JSON-RPC code a peer answers with (if the rule has one) and one sentence.
+ * JSON-RPC code a peer answers with (if the rule has one), one sentence and
+ * the refusal's data (if any).
  */
 sealed class MrtrException: kotlin.Exception() {
     
@@ -7808,10 +7809,16 @@ sealed class MrtrException: kotlin.Exception() {
         /**
          * What was wrong, in one sentence.
          */
-        val `detail`: kotlin.String
+        val `detail`: kotlin.String, 
+        
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */
+        val `data`: kotlin.String?
         ) : MrtrException() {
         override val message
-            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }"
+            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }, data=${ `data` }"
     }
     
     /**
@@ -7832,10 +7839,16 @@ sealed class MrtrException: kotlin.Exception() {
         /**
          * What was wrong, in one sentence.
          */
-        val `detail`: kotlin.String
+        val `detail`: kotlin.String, 
+        
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */
+        val `data`: kotlin.String?
         ) : MrtrException() {
         override val message
-            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }"
+            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }, data=${ `data` }"
     }
     
     /**
@@ -7856,10 +7869,16 @@ sealed class MrtrException: kotlin.Exception() {
         /**
          * What was wrong, in one sentence.
          */
-        val `detail`: kotlin.String
+        val `detail`: kotlin.String, 
+        
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */
+        val `data`: kotlin.String?
         ) : MrtrException() {
         override val message
-            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }"
+            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }, data=${ `data` }"
     }
     
     /**
@@ -7880,10 +7899,16 @@ sealed class MrtrException: kotlin.Exception() {
         /**
          * What was wrong, in one sentence.
          */
-        val `detail`: kotlin.String
+        val `detail`: kotlin.String, 
+        
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */
+        val `data`: kotlin.String?
         ) : MrtrException() {
         override val message
-            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }"
+            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }, data=${ `data` }"
     }
     
     /**
@@ -7904,10 +7929,16 @@ sealed class MrtrException: kotlin.Exception() {
         /**
          * What was wrong, in one sentence.
          */
-        val `detail`: kotlin.String
+        val `detail`: kotlin.String, 
+        
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */
+        val `data`: kotlin.String?
         ) : MrtrException() {
         override val message
-            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }"
+            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }, data=${ `data` }"
     }
     
     /**
@@ -7928,10 +7959,16 @@ sealed class MrtrException: kotlin.Exception() {
         /**
          * What was wrong, in one sentence.
          */
-        val `detail`: kotlin.String
+        val `detail`: kotlin.String, 
+        
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */
+        val `data`: kotlin.String?
         ) : MrtrException() {
         override val message
-            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }"
+            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }, data=${ `data` }"
     }
     
     /**
@@ -7952,10 +7989,16 @@ sealed class MrtrException: kotlin.Exception() {
         /**
          * What was wrong, in one sentence.
          */
-        val `detail`: kotlin.String
+        val `detail`: kotlin.String, 
+        
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */
+        val `data`: kotlin.String?
         ) : MrtrException() {
         override val message
-            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }"
+            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }, data=${ `data` }"
     }
     
     /**
@@ -7976,10 +8019,16 @@ sealed class MrtrException: kotlin.Exception() {
         /**
          * What was wrong, in one sentence.
          */
-        val `detail`: kotlin.String
+        val `detail`: kotlin.String, 
+        
+        /**
+         * What the refusal carries for the peer, as JSON text (`error.data`:
+         * a -32021's `requiredCapabilities`, for one), if anything.
+         */
+        val `data`: kotlin.String?
         ) : MrtrException() {
         override val message
-            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }"
+            get() = "rule=${ `rule` }, code=${ `code` }, detail=${ `detail` }, data=${ `data` }"
     }
     
 
@@ -8005,41 +8054,49 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 FfiConverterString.read(buf),
                 FfiConverterOptionalInt.read(buf),
                 FfiConverterString.read(buf),
+                FfiConverterOptionalString.read(buf),
                 )
             2 -> MrtrException.Retry(
                 FfiConverterString.read(buf),
                 FfiConverterOptionalInt.read(buf),
                 FfiConverterString.read(buf),
+                FfiConverterOptionalString.read(buf),
                 )
             3 -> MrtrException.State(
                 FfiConverterString.read(buf),
                 FfiConverterOptionalInt.read(buf),
                 FfiConverterString.read(buf),
+                FfiConverterOptionalString.read(buf),
                 )
             4 -> MrtrException.Task(
                 FfiConverterString.read(buf),
                 FfiConverterOptionalInt.read(buf),
                 FfiConverterString.read(buf),
+                FfiConverterOptionalString.read(buf),
                 )
             5 -> MrtrException.Association(
                 FfiConverterString.read(buf),
                 FfiConverterOptionalInt.read(buf),
                 FfiConverterString.read(buf),
+                FfiConverterOptionalString.read(buf),
                 )
             6 -> MrtrException.Transport(
                 FfiConverterString.read(buf),
                 FfiConverterOptionalInt.read(buf),
                 FfiConverterString.read(buf),
+                FfiConverterOptionalString.read(buf),
                 )
             7 -> MrtrException.Usage(
                 FfiConverterString.read(buf),
                 FfiConverterOptionalInt.read(buf),
                 FfiConverterString.read(buf),
+                FfiConverterOptionalString.read(buf),
                 )
             8 -> MrtrException.Panic(
                 FfiConverterString.read(buf),
                 FfiConverterOptionalInt.read(buf),
                 FfiConverterString.read(buf),
+                FfiConverterOptionalString.read(buf),
                 )
             else -> throw RuntimeException("invalid error enum value, something is very wrong!!")
         }
@@ -8053,6 +8110,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 + FfiConverterString.allocationSize(value.`rule`)
                 + FfiConverterOptionalInt.allocationSize(value.`code`)
                 + FfiConverterString.allocationSize(value.`detail`)
+                + FfiConverterOptionalString.allocationSize(value.`data`)
             )
             is MrtrException.Retry -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
@@ -8060,6 +8118,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 + FfiConverterString.allocationSize(value.`rule`)
                 + FfiConverterOptionalInt.allocationSize(value.`code`)
                 + FfiConverterString.allocationSize(value.`detail`)
+                + FfiConverterOptionalString.allocationSize(value.`data`)
             )
             is MrtrException.State -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
@@ -8067,6 +8126,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 + FfiConverterString.allocationSize(value.`rule`)
                 + FfiConverterOptionalInt.allocationSize(value.`code`)
                 + FfiConverterString.allocationSize(value.`detail`)
+                + FfiConverterOptionalString.allocationSize(value.`data`)
             )
             is MrtrException.Task -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
@@ -8074,6 +8134,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 + FfiConverterString.allocationSize(value.`rule`)
                 + FfiConverterOptionalInt.allocationSize(value.`code`)
                 + FfiConverterString.allocationSize(value.`detail`)
+                + FfiConverterOptionalString.allocationSize(value.`data`)
             )
             is MrtrException.Association -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
@@ -8081,6 +8142,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 + FfiConverterString.allocationSize(value.`rule`)
                 + FfiConverterOptionalInt.allocationSize(value.`code`)
                 + FfiConverterString.allocationSize(value.`detail`)
+                + FfiConverterOptionalString.allocationSize(value.`data`)
             )
             is MrtrException.Transport -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
@@ -8088,6 +8150,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 + FfiConverterString.allocationSize(value.`rule`)
                 + FfiConverterOptionalInt.allocationSize(value.`code`)
                 + FfiConverterString.allocationSize(value.`detail`)
+                + FfiConverterOptionalString.allocationSize(value.`data`)
             )
             is MrtrException.Usage -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
@@ -8095,6 +8158,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 + FfiConverterString.allocationSize(value.`rule`)
                 + FfiConverterOptionalInt.allocationSize(value.`code`)
                 + FfiConverterString.allocationSize(value.`detail`)
+                + FfiConverterOptionalString.allocationSize(value.`data`)
             )
             is MrtrException.Panic -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
@@ -8102,6 +8166,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 + FfiConverterString.allocationSize(value.`rule`)
                 + FfiConverterOptionalInt.allocationSize(value.`code`)
                 + FfiConverterString.allocationSize(value.`detail`)
+                + FfiConverterOptionalString.allocationSize(value.`data`)
             )
         }
     }
@@ -8113,6 +8178,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 FfiConverterString.write(value.`rule`, buf)
                 FfiConverterOptionalInt.write(value.`code`, buf)
                 FfiConverterString.write(value.`detail`, buf)
+                FfiConverterOptionalString.write(value.`data`, buf)
                 Unit
             }
             is MrtrException.Retry -> {
@@ -8120,6 +8186,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 FfiConverterString.write(value.`rule`, buf)
                 FfiConverterOptionalInt.write(value.`code`, buf)
                 FfiConverterString.write(value.`detail`, buf)
+                FfiConverterOptionalString.write(value.`data`, buf)
                 Unit
             }
             is MrtrException.State -> {
@@ -8127,6 +8194,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 FfiConverterString.write(value.`rule`, buf)
                 FfiConverterOptionalInt.write(value.`code`, buf)
                 FfiConverterString.write(value.`detail`, buf)
+                FfiConverterOptionalString.write(value.`data`, buf)
                 Unit
             }
             is MrtrException.Task -> {
@@ -8134,6 +8202,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 FfiConverterString.write(value.`rule`, buf)
                 FfiConverterOptionalInt.write(value.`code`, buf)
                 FfiConverterString.write(value.`detail`, buf)
+                FfiConverterOptionalString.write(value.`data`, buf)
                 Unit
             }
             is MrtrException.Association -> {
@@ -8141,6 +8210,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 FfiConverterString.write(value.`rule`, buf)
                 FfiConverterOptionalInt.write(value.`code`, buf)
                 FfiConverterString.write(value.`detail`, buf)
+                FfiConverterOptionalString.write(value.`data`, buf)
                 Unit
             }
             is MrtrException.Transport -> {
@@ -8148,6 +8218,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 FfiConverterString.write(value.`rule`, buf)
                 FfiConverterOptionalInt.write(value.`code`, buf)
                 FfiConverterString.write(value.`detail`, buf)
+                FfiConverterOptionalString.write(value.`data`, buf)
                 Unit
             }
             is MrtrException.Usage -> {
@@ -8155,6 +8226,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 FfiConverterString.write(value.`rule`, buf)
                 FfiConverterOptionalInt.write(value.`code`, buf)
                 FfiConverterString.write(value.`detail`, buf)
+                FfiConverterOptionalString.write(value.`data`, buf)
                 Unit
             }
             is MrtrException.Panic -> {
@@ -8162,6 +8234,7 @@ public object FfiConverterTypeMrtrError : FfiConverterRustBuffer<MrtrException> 
                 FfiConverterString.write(value.`rule`, buf)
                 FfiConverterOptionalInt.write(value.`code`, buf)
                 FfiConverterString.write(value.`detail`, buf)
+                FfiConverterOptionalString.write(value.`data`, buf)
                 Unit
             }
         }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }

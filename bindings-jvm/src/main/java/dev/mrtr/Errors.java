@@ -5,7 +5,7 @@ import mrtr.MrtrException;
 
 /**
  * The rule, code and sentence of any {@link MrtrException}: UniFFI gives each area's subclass
- * {@code getRule()}, {@code getCode()} and {@code getDetail()} but the base class none, so they are
+ * {@code getRule()}, {@code getCode()}, {@code getDetail()} and {@code getData()} but the base class none, so they are
  * read by name (every area has them, so a new area needs nothing here).
  */
 final class Errors {

@@ -26,8 +26,9 @@ import mrtr.Violation;
  * <p>Every failure is a {@link MrtrException} (checked) of the subclass of its area
  * ({@code MrtrException.Protocol}, {@code .Retry}, {@code .State}, {@code .Task},
  * {@code .Association}, {@code .Transport}, {@code .Usage}, {@code .Panic}), each with
- * {@code getRule()}, {@code getCode()} (the JSON-RPC code, or null) and {@code getDetail()};
- * {@link #rule}, {@link #code} and {@link #detail} read them from any of them.
+ * {@code getRule()}, {@code getCode()} (the JSON-RPC code, or null), {@code getDetail()} and
+ * {@code getData()}; {@link #rule}, {@link #code}, {@link #detail} and {@link #data} read them from
+ * any of them.
  */
 public final class Mrtr extends MrtrFunctions {
   private Mrtr() {}
@@ -45,6 +46,14 @@ public final class Mrtr extends MrtrFunctions {
   /** The JSON-RPC error code a peer answers with for this failure, or null. */
   public static Integer code(MrtrException e) {
     return (Integer) Errors.field(e, "getCode");
+  }
+
+  /**
+   * What a refusal carries for the peer ({@code error.data}, JSON text: a -32021's {@code
+   * requiredCapabilities}, for one), or null.
+   */
+  public static String data(MrtrException e) {
+    return (String) Errors.field(e, "getData");
   }
 
   /** The one-sentence explanation of any mrtr exception. */

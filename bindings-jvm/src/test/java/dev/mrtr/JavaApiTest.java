@@ -138,6 +138,21 @@ class JavaApiTest {
   }
 
   @Test
+  void aRefusalCarriesItsDataForThePeer() throws MrtrException {
+    // The call declares elicitation only: asking for sampling is refused with what it needs.
+    String settings = ToolSettings.builder().build().toJson();
+    try (KeyRing ring = new KeyRing(1, "xaes-256-gcm", secret());
+        ToolReplay replay = ring.startToolReplay(CALL, settings, CallContext.of("alice", 1000).toJson(), null)) {
+      assertNull(replay.ask(Mrtr.questionSample("{\"messages\":[],\"maxTokens\":5}"), "s"));
+      MrtrException e = assertThrows(MrtrException.class, () -> replay.inputRequired(ring, null));
+      assertEquals("request-capability-missing", Mrtr.rule(e));
+      assertEquals(-32021, Mrtr.code(e));
+      assertTrue(Mrtr.data(e).contains("\"requiredCapabilities\""), Mrtr.data(e));
+    }
+    assertNull(Mrtr.data(assertThrows(MrtrException.Protocol.class, () -> Mrtr.classify("[]", P))));
+  }
+
+  @Test
   void theCatalogueNamesEveryRuleWithItsArea() {
     RuleInfo replayed = Mrtr.rules().stream().filter(r -> r.getName().equals("state-replayed")).findFirst().orElseThrow();
     assertEquals(ErrorArea.STATE, replayed.getArea());

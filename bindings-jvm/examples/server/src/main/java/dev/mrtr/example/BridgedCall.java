@@ -85,7 +85,7 @@ final class BridgedCall implements AutoCloseable {
       try {
         result = McpServer.play(tool, ctx);
       } catch (MrtrException e) {
-        bridge.refuse(Mrtr.rule(e), Mrtr.detail(e), null);
+        bridge.refuse(Mrtr.rule(e), Mrtr.detail(e), Mrtr.data(e));
         return;
       }
       if (!ctx.suspended()) {

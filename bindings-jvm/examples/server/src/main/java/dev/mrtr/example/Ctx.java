@@ -49,11 +49,6 @@ public final class Ctx {
     return missing != null;
   }
 
-  /** The asks without an answer, as an {@code inputRequests}-shaped object (for a capability check). */
-  String missingJson() {
-    return missing == null ? "{}" : missing.toString();
-  }
-
   /** The answer to {@code question} (any input request, as JSON text): the client's result as it sent it. */
   public JsonObject ask(String question) throws MrtrException {
     if (missing != null) throw new Suspend(); // once stopped, nothing more is asked

@@ -176,10 +176,16 @@ public final class McpServer {
       Ctx ctx = new Ctx(replay, request);
       JsonObject result = play(tool, ctx);
       if (!ctx.suspended()) return new Reply(200, replay.complete(result.toString()));
-      // Ask only what the request declared it can answer: else -32021 naming what is missing.
-      String refused = Mrtr.requireCapabilities(text, ctx.missingJson(), MRTR);
-      if (refused != null) return refusal(request.get("id"), refused, MRTR);
-      return new Reply(200, replay.inputRequired(ring, replay.data()));
+      try {
+        return new Reply(200, replay.inputRequired(ring, replay.data()));
+      } catch (MrtrException e) {
+        // An ask the request did not declare it can answer: -32021 with what it needs
+        // (data.requiredCapabilities), the core's refusal as the client acts on it.
+        if (Mrtr.data(e) == null) throw e;
+        JsonElement data = JsonParser.parseString(Mrtr.data(e));
+        if (data.isJsonObject()) data.getAsJsonObject().remove("rule"); // the core writes it itself
+        return error(request.get("id"), Mrtr.rule(e), Mrtr.detail(e), data, MRTR);
+      }
     }
   }
 
