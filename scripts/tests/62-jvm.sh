@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The JVM package (bindings-jvm): `mvn verify` builds the native library with
+# The JVM package (bindings-jvm): `mvn install` builds the native library with
 # cargo (release, as the jar ships it), compiles the UniFFI Kotlin and the
 # Java façade, runs the JUnit tests (the Java API, the README's example
 # compiled from the README, the whole corpus through the one judge) and
-# packages the jar. Then the jar alone, as a user's program sees it: a Java
+# packages the jar, into ~/.m2 where the Java server of the peers step
+# (bindings-jvm/examples/server) finds it. Then the jar alone, as a user's program sees it: a Java
 # source run with the jar and its two dependencies on the class path, no
 # library path, loads the native library the jar carries, and that library
 # is the shipped one (no test-vector exports).
@@ -15,8 +16,8 @@ cd "$root/bindings-jvm"
 version=$("$root/scripts/versions")
 jar="target/mrtr-$version.jar"
 
-echo "== JVM: mvn verify (native library, Java API, README example, corpus, jar)"
-mvn verify
+echo "== JVM: mvn install (native library, Java API, README example, corpus, jar; into ~/.m2 for the Java peers)"
+mvn install
 
 echo "== JVM: the jar on a plain class path loads the library it carries"
 tmp=$(mktemp -d)
