@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Checks the built artifacts of both packages (<pkg>/lib/mrtr_wasm_bg.wasm):
 // the gzipped size of the optimised wasm (the full package, pkg/: failure
-// above 260 KiB; the browser package, pkg-browser/: failure above 150 KiB,
+// above 264 KiB; the browser package, pkg-browser/: failure above 150 KiB,
 // the goal of issue #27), its imports:
 // none from "env" (a libc or an undefined symbol leaking in), every one from
 // the wasm-bindgen glue; and its exports: no test-only function (the cargo
@@ -16,8 +16,11 @@ export const GOAL = 150 * 1024
 // The full package (pkg/). 250 KiB until issue #26's security fixes (SEP-2243 header encoding,
 // answer shapes sealed for the replay guard, bridge keys, reconnect backoff) added about 1.5 KiB;
 // 252 KiB until XAES-256-GCM as a third algorithm with binding tags computed once (cddb04a) and the
-// checker and replay work beside it took it to 257.8 KiB (264 012 bytes, 2026-11-28; still moving).
-export const LIMIT = 260 * 1024
+// checker and replay work beside it took it to 257.8 KiB (264 012 bytes, 2026-11-28); 260 KiB until
+// the checker's per-message preparation outside the proxy's lock (check::prepare) and the replay's
+// one-call rows for the JavaScript API (ask_elicit, arguments, input_required_kept) took it to
+// 260.8 KiB (267 081 bytes). Browsers load pkg-browser/ (120.6 KiB), which has neither.
+export const LIMIT = 264 * 1024
 // The browser package (pkg-browser/, issue #27): the goal is its bound.
 export const BROWSER_LIMIT = GOAL
 /** The packages and their bounds; `lacks`: exports the browser package must not have (the split is in effect). */
