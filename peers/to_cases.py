@@ -41,6 +41,9 @@ SDK = {
     "rmcp": "Rust SDK rmcp 3.11.0 (peers/rust)",
     "turbomcp": "turbomcp 4.0.0-alpha.5 (peers/rust)",
     "tower-mcp": "tower-mcp 0.25.0 (peers/rust)",
+    "mrtr-java": "mrtr's Java server (bindings-jvm/examples/server: await-style tools on the JVM package, 2025-11-25 "
+    "through ToolBridge)",
+    "java": "Java SDK (Maven io.modelcontextprotocol.sdk:mcp 2.1.0, peers/java; 2025-11-25 only)",
 }
 SCENARIOS = {
     "2026-07-28": "get_weather (one round), book_trip (two rounds), summarize (sampling), list_roots (roots), two "
