@@ -36,19 +36,9 @@ fn screaming(name: &str) -> String {
 fn doc(out: &mut String, indent: &str, text: &str) {
     // The header is C: a `*/` inside a doc comment would end it.
     assert!(!text.contains("*/"), "a doc text holds */: {text}");
-    let width = 116 - indent.len();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        if !line.is_empty() && line.len() + 1 + word.len() > width {
-            let _ = writeln!(out, "{indent}/// {line}");
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
+    for line in super::wrap(text, 116 - indent.len()) {
+        let _ = writeln!(out, "{indent}/// {line}");
     }
-    let _ = writeln!(out, "{indent}/// {line}");
 }
 
 /// A typedef and its constants, `(suffix, number, doc)` each.

@@ -26,3 +26,20 @@ pub fn outputs() -> Vec<(PathBuf, String)> {
     all.extend(exports::outputs());
     all
 }
+
+/// `text`'s words in lines of at most `width` characters (a longer word alone).
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + word.len() > width {
+            lines.push(core::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines
+}

@@ -7,6 +7,7 @@
 //! (`classify`, `check`, …) are written by hand in `Mrtr.java` too.
 
 use super::{camel, uniffi};
+use crate::gen::wrap;
 use mrtr::facade::exports::{Arg, Binding, Export, Receiver, EXPORTS};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -60,20 +61,8 @@ fn javadoc(text: &str) -> String {
 
 /// The `/** … */` of a row at two spaces' indent, wrapped before 100 columns.
 fn doc_comment(text: &str) -> String {
-    let mut out = String::from("  /**\n");
-    let mut line = String::new();
-    for word in javadoc(text).split_whitespace() {
-        if !line.is_empty() && line.len() + 1 + word.len() > 92 {
-            let _ = writeln!(out, "   * {line}");
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    let _ = writeln!(out, "   * {line}\n   */");
-    out
+    let lines: String = wrap(&javadoc(text), 92).iter().map(|l| format!("   * {l}\n")).collect();
+    format!("  /**\n{lines}   */\n")
 }
 
 fn function(out: &mut String, e: &Export) {

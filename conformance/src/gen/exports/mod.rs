@@ -13,6 +13,7 @@
 //! - [`python`]: `bindings-python/src/exports.rs` (pyo3, in the package's idiom);
 //! - [`names`]: `docs/exports.md`, every row by its name in each binding.
 
+use crate::gen::wrap;
 use mrtr::facade::exports::{Binding, Machine, EXPORTS, MACHINES};
 use std::path::PathBuf;
 
@@ -60,21 +61,7 @@ fn left_out_lines(binding: Binding) -> String {
 /// `text` as `///` doc lines at `indent`, wrapped before 100 columns (the
 /// header and the generated types are read by people).
 fn doc_lines(indent: &str, text: &str) -> String {
-    let width = 96usize.saturating_sub(indent.len());
-    let mut out = String::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        if !line.is_empty() && line.len() + 1 + word.len() > width {
-            out.push_str(&format!("{indent}/// {line}\n"));
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    out.push_str(&format!("{indent}/// {line}\n"));
-    out
+    wrap(text, 96usize.saturating_sub(indent.len())).iter().map(|l| format!("{indent}/// {l}\n")).collect()
 }
 
 /// `snake_case` as `camelCase`.
