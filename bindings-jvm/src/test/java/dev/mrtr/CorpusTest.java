@@ -32,10 +32,11 @@ class CorpusTest {
     });
     assertTrue(lines.size() > 1000, "the corpus has over 1000 cases, the runner gave " + lines.size());
 
-    Process judge =
-        new ProcessBuilder(System.getProperty("mrtr.judge"), "judge", "--name", "jvm")
-            .redirectErrorStream(true)
-            .start();
+    // The judge reads the expectations of the same corpus the runner ran.
+    ProcessBuilder judging =
+        new ProcessBuilder(System.getProperty("mrtr.judge"), "judge", "--name", "jvm").redirectErrorStream(true);
+    judging.environment().put("MRTR_CONFORMANCE_DIR", corpus.getAbsolutePath());
+    Process judge = judging.start();
     CompletableFuture<String> verdict = CompletableFuture.supplyAsync(() -> readAll(judge.getInputStream()));
     try (OutputStream in = judge.getOutputStream()) {
       for (String line : lines) in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
