@@ -1,9 +1,12 @@
 // The npm package `mrtr` itself (the napi backend only): its entry points
 // (ESM, and CommonJS through require(esm)) give the very same objects, the
 // types check with tsc --strict, Buffers are bytes, the addon loads in
-// worker threads side by side, and the packed addon is the release build,
-// which cannot seal with a caller's nonce (the tests' build, with the cargo
-// feature test-vectors, stays in target/ and is refused by `prepack`).
+// worker threads side by side, the addon is packed in its platform package
+// (npm/linux-x64-gnu, the napi-rs layout) and never in the main one, and the
+// packaged addon is the release build, which cannot seal with a caller's
+// nonce (the tests' build, with the cargo feature test-vectors, stays in
+// target/ and tools/check-release.mjs, which scripts/release runs before
+// packing, refuses it).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -59,13 +62,15 @@ test('the packed addon is the release build: it cannot seal with a caller\'s non
   const b = { subject: 's', method: 'tools/call', target: 't', params: { name: 't' } }
   assert.throws(() => esm.__sealWithNonceForTestVectors(ring, b, 1, 9, 'x', '000102030405060708090a0b'),
     (e) => e instanceof esm.UsageError && /test-vectors/.test(e.message))
-  // What npm packs: the package's addon, nothing from the tests' build.
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: pkg, encoding: 'utf8' }))
-  const files = packed.files.map((f) => f.path)
-  const addons = files.filter((f) => f.endsWith('.node'))
-  assert.ok(addons.length >= 1 && addons.every((f) => !f.includes('/')), addons.join())
-  assert.deepEqual(files.filter((f) => /test-vectors/.test(f)), [])
-  // Its bytes do not register the test-only export; the tests' build does, and `prepack` refuses it.
+  // What npm packs: the main package carries no addon; its platform package carries this one.
+  const packs = (dir) => JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: dir, encoding: 'utf8' }))[0]
+  const files = packs(pkg).files.map((f) => f.path)
+  assert.deepEqual(files.filter((f) => f.endsWith('.node') || /test-vectors/.test(f)), [])
+  const platform = JSON.parse(readFileSync(join(pkg, 'npm', 'linux-x64-gnu', 'package.json'), 'utf8'))
+  const addons = readdirSync(pkg).filter((f) => f.endsWith('.node'))
+  assert.deepEqual(addons, [platform.main])
+  assert.deepEqual([platform.name, platform.os, platform.cpu, platform.libc], ['mrtr-linux-x64-gnu', ['linux'], ['x64'], ['glibc']])
+  // Its bytes do not register the test-only export; the tests' build does, and check-release.mjs refuses it.
   const check = join(pkg, 'tools', 'check-release.mjs')
   assert.equal(spawnSync(process.execPath, [check, pkg]).status, 0)
   for (const f of addons) assert.ok(!readFileSync(join(pkg, f)).includes('sealWithNonceForTestVectors'), f)

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Refuses to pack an addon built with the cargo feature `test-vectors`
-// (sealing with a caller's nonce, for the corpus's vectors): `npm pack` runs
-// this first (package.json `prepack`). The package's addon comes from
-// tools/build.sh, which never enables the feature; the tests' build
-// (tools/build.sh --test-vectors) stays in target/napi-node-test-vectors/.
-// This catches one copied here by hand. Checks the *.node files of the
-// folder given (default: the package), and exits non-zero naming each one
-// that registers the test-only export.
+// (sealing with a caller's nonce, for the corpus's vectors): scripts/release
+// runs this on the platform package it stages (npm/linux-x64-gnu plus the
+// addon) before `npm pack`. The package's addon comes from tools/build.sh,
+// which never enables the feature; the tests' build (tools/build.sh
+// --test-vectors) stays in target/napi-node-test-vectors/. This catches one
+// copied by hand. Checks the *.node files of the folder given (default: the
+// package), and exits non-zero naming each one that registers the test-only
+// export.
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
