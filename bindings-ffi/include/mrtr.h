@@ -48,6 +48,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/** The version of the release this header belongs to; mrtr_version() is the library's at run time. */
+#define MRTR_VERSION "0.2.0"
+
 /**
  * Retries allowed per request by default (as the official SDKs).
  */
@@ -1063,7 +1066,8 @@ mrtr_status mrtr_algorithm_from_name(const char *name,
 struct mrtr_limits mrtr_limits_default(void);
 
 /**
- * The library's version, e.g. `"0.1.0"`. Static.
+ * The library's version (`"X.Y.Z"`): a header of the same release has it as
+ * `MRTR_VERSION`. Static.
  */
 const char *mrtr_version(void);
 

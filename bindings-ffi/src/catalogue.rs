@@ -156,7 +156,8 @@ pub extern "C" fn mrtr_limits_default() -> mrtr_limits {
     Limits::DEFAULT.into()
 }
 
-/// The library's version, e.g. `"0.1.0"`. Static.
+/// The library's version (`"X.Y.Z"`): a header of the same release has it as
+/// `MRTR_VERSION`. Static.
 #[no_mangle]
 pub extern "C" fn mrtr_version() -> *const c_char {
     const VERSION: &CStr = match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
