@@ -83,7 +83,8 @@ test("package.json's entry points exist, and pkg/ and pkg-browser/ hold the shar
   const paths = JSON.stringify(p.exports).match(/\.\/pkg(?:-browser)?\/[\w/.]+/g)
   assert.ok(paths.length >= 4)
   for (const path of paths) assert.ok(existsSync(`${pkg}/${path}`), path)
-  assert.deepEqual(p.files, ['pkg/', 'pkg-browser/', 'README.md'])
+  assert.deepEqual(p.files, ['pkg/', 'pkg-browser/', 'README.md', 'LICENSE-MIT', 'LICENSE-APACHE'])
+  assert.equal(p.private, undefined) // scripts/release packs it
   for (const dir of ['pkg', 'pkg-browser']) {
     const shared = ['lib/api.mjs', 'lib/kernel.mjs', 'lib/exports.mjs', 'lib/tables.d.ts', 'lib/exports.d.ts'].map((f) => [`${dir}/${f}`, f])
     for (const [copy, source] of [...shared, [`${dir}/index.d.ts`, 'index.d.ts']]) {
