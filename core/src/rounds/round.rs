@@ -163,8 +163,26 @@ impl<'k> SealedRounds<'k> {
     /// The [`Call`] of `request` from `subject` at `now`, bound with
     /// [`Binding::for_request`] under this protocol.
     pub fn call<'a>(&self, request: &'a Value, subject: Subject<'a>, now: u64) -> Result<Call<'a>> {
-        let binding = Binding::for_request(request, subject, self.protocol)?;
-        Ok(Call { request, binding, now, tags: state::TagMemo::default() })
+        Ok(self.bound_call(request, Binding::for_request(request, subject, self.protocol)?, now))
+    }
+
+    /// [`SealedRounds::call`] bound with [`Binding::for_request_text`]: the
+    /// params digested from `request_text`, the raw JSON text `request` was
+    /// parsed from (exact for every number as written), once.
+    pub fn call_text<'a>(
+        &self,
+        request: &'a Value,
+        request_text: &[u8],
+        subject: Subject<'a>,
+        now: u64,
+    ) -> Result<Call<'a>> {
+        let binding = Binding::for_request_text(request, request_text, subject, self.protocol)?;
+        Ok(self.bound_call(request, binding, now))
+    }
+
+    /// The [`Call`] of `request` under a binding made for it.
+    pub(crate) fn bound_call<'a>(&self, request: &'a Value, binding: Binding<'a>, now: u64) -> Call<'a> {
+        Call { request, binding, now, tags: state::TagMemo::default() }
     }
 
     /// Reads `call`'s request against what this server `needs` (an

@@ -641,8 +641,8 @@ mod sealed {
         protocol: Option<&str>,
     ) -> Result<String> {
         let value = parse(request, &Limits::DEFAULT)?;
-        let b = Binding::for_request(&value, subject(principal, anonymous)?, Protocol::parse_or_default(protocol)?)?
-            .with_exact_digest(request)?;
+        let (subject, protocol) = (subject(principal, anonymous)?, Protocol::parse_or_default(protocol)?);
+        let b = Binding::for_request_text(&value, request, subject, protocol)?;
         let mut out = json!({"protocol": b.protocol, "method": b.method, "target": b.target,
                              "paramsDigest": hex(&b.params_digest)});
         match b.subject {
@@ -789,10 +789,7 @@ mod sealed {
             request: &'a Value,
             raw: &[u8],
         ) -> Result<Call<'a>> {
-            let subject = self.principal.as_deref().map_or(Subject::Anonymous, Subject::Principal);
-            let mut call = rounds.call(request, subject, self.now)?;
-            call.binding = call.binding.with_exact_digest(raw)?;
-            Ok(call)
+            rounds.call_text(request, raw, self.subject(), self.now)
         }
 
         /// [`CallSpec::call`] again for the same request, with the exact
@@ -804,10 +801,12 @@ mod sealed {
             request: &'a Value,
             params_digest: [u8; 32],
         ) -> Result<Call<'a>> {
-            let subject = self.principal.as_deref().map_or(Subject::Anonymous, Subject::Principal);
-            let mut call = rounds.call(request, subject, self.now)?;
-            call.binding.params_digest = params_digest;
-            Ok(call)
+            let binding = Binding::for_request_digested(request, self.subject(), rounds.protocol, params_digest)?;
+            Ok(rounds.bound_call(request, binding, self.now))
+        }
+
+        fn subject(&self) -> Subject<'_> {
+            self.principal.as_deref().map_or(Subject::Anonymous, Subject::Principal)
         }
     }
 

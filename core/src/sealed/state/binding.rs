@@ -88,6 +88,38 @@ impl<'a> Binding<'a> {
     /// too (`jsonrpc-invalid`): binding it to the empty string would let its
     /// state open for any other such request.
     pub fn for_request(request: &'a Value, subject: Subject<'a>, protocol: Protocol) -> Result<Binding<'a>> {
+        let params_digest = params_digest(&request["params"]);
+        Ok(Binding { params_digest, ..Self::undigested(request, subject, protocol)? })
+    }
+
+    /// [`Binding::for_request`] with the params digested from `request_text`,
+    /// the raw JSON text `request` was parsed from: exact for every number as
+    /// written, and the params digested once (the same as
+    /// `for_request(…)?.with_exact_digest(request_text)`, without the digest
+    /// of the parsed params it replaces).
+    pub fn for_request_text(
+        request: &'a Value,
+        request_text: &[u8],
+        subject: Subject<'a>,
+        protocol: Protocol,
+    ) -> Result<Binding<'a>> {
+        Self::undigested(request, subject, protocol)?.with_exact_digest(request_text)
+    }
+
+    /// [`Binding::for_request`] with the digest a caller computed for this
+    /// very request before (a replayed tool's later rounds): not read again.
+    pub(crate) fn for_request_digested(
+        request: &'a Value,
+        subject: Subject<'a>,
+        protocol: Protocol,
+        params_digest: [u8; 32],
+    ) -> Result<Binding<'a>> {
+        Ok(Binding { params_digest, ..Self::undigested(request, subject, protocol)? })
+    }
+
+    /// The binding's checks and fields but its digest (zero: every
+    /// constructor sets it).
+    fn undigested(request: &'a Value, subject: Subject<'a>, protocol: Protocol) -> Result<Binding<'a>> {
         let method =
             request["method"].as_str().ok_or_else(|| err!(JsonrpcInvalid, "a request's method is a string"))?;
         let field = target_field(method)
@@ -101,7 +133,7 @@ impl<'a> Binding<'a> {
             Subject::Principal(id) => Subject::principal(id)?,
             anonymous => anonymous,
         };
-        Ok(Binding { subject, protocol, method, target, params_digest: params_digest(params) })
+        Ok(Binding { subject, protocol, method, target, params_digest: [0; 32] })
     }
 
     /// The same binding with the params digested from `request_text`, the raw

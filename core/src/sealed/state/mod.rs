@@ -935,6 +935,11 @@ mod tests {
         let token = ring.seal(&ba, 0, 60, b"ok", &mut rng(0)).unwrap();
         assert_eq!(rule(ring.open(&token, &bb, 1)), RuleId::StateWrongRequest);
         assert!(ring.open(&token, &bind(&va, &request("1e20")).unwrap(), 1).is_ok(), "equal values bind alike");
+        // The one-step constructor digests the text as the two steps do, and only the text.
+        assert_eq!(Binding::for_request_text(&va, a.as_bytes(), ALICE, Protocol::default()).unwrap(), ba);
+        assert_eq!(Binding::for_request_text(&va, b.as_bytes(), ALICE, Protocol::default()).unwrap(), bb);
+        let not_a_request = Binding::for_request_text(&va, b"[", ALICE, Protocol::default());
+        assert_eq!(rule(not_a_request), RuleId::JsonrpcParseError);
     }
 
     #[test]
