@@ -31,8 +31,7 @@ public final class Ctx {
 
   private final ToolReplay replay;
   private final JsonObject request;
-  private JsonObject missing; // the asks without an answer, by key ("0", …): what input_required asks
-  private int asked;
+  private boolean suspended; // an ask had no answer: the replay's input_required asks it
 
   Ctx(ToolReplay replay, JsonObject request) {
     this.replay = replay;
@@ -46,19 +45,17 @@ public final class Ctx {
 
   /** Whether the tool stopped at an ask without an answer. */
   boolean suspended() {
-    return missing != null;
+    return suspended;
   }
 
   /** The answer to {@code question} (any input request, as JSON text): the client's result as it sent it. */
   public JsonObject ask(String question) throws MrtrException {
-    if (missing != null) throw new Suspend(); // once stopped, nothing more is asked
+    if (suspended) throw new Suspend(); // once stopped, nothing more is asked
     String answer = replay.ask(question, null);
     if (answer == null) {
-      missing = new JsonObject();
-      missing.add(String.valueOf(asked), JsonParser.parseString(question));
+      suspended = true;
       throw new Suspend();
     }
-    asked++;
     return JsonParser.parseString(answer).getAsJsonObject();
   }
 
