@@ -72,7 +72,8 @@ build() {
 
   local raw="$target/wasm32-unknown-unknown/release/mrtr_wasm.wasm"
   local stamp_now
-  stamp_now=$( (sha256sum "$raw" "$0"; echo "$name"; cat "${shared_files[@]}"; wasm-bindgen --version) | sha256sum | cut -d' ' -f1)
+  # Contents only, never paths: the script is run by relative and by absolute path (the tests, the release).
+  stamp_now=$( (sha256sum <"$raw"; sha256sum <"$0"; echo "$name"; cat "${shared_files[@]}"; wasm-bindgen --version) | sha256sum | cut -d' ' -f1)
   if [ -f "$pkg/.stamp" ] && [ "$(cat "$pkg/.stamp")" = "$stamp_now" ] && [ -f "$pkg/lib/mrtr_wasm_bg.wasm" ]; then
     echo "$name/ up to date"
     cat "$pkg/sizes.txt"
