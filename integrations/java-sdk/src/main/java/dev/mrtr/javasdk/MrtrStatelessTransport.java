@@ -132,13 +132,7 @@ public final class MrtrStatelessTransport implements McpStatelessServerTransport
    */
   public SyncToolSpecification tool(McpSchema.Tool tool, MrtrHandler handler) {
     tools.put(tool.name(), handler);
-    return SyncToolSpecification.builder()
-        .tool(tool)
-        .callHandler((context, request) -> McpSchema.CallToolResult.builder()
-            .addTextContent(tool.name() + " asks the client for input: it needs protocol " + PROTOCOL)
-            .isError(true)
-            .build())
-        .build();
+    return listed(tool, tool.name() + " asks the client for input: it needs protocol " + PROTOCOL);
   }
 
   /**
@@ -147,12 +141,18 @@ public final class MrtrStatelessTransport implements McpStatelessServerTransport
    */
   public SyncToolSpecification sheddingTool(McpSchema.Tool tool, MrtrShedHandler handler) {
     shedding.put(tool.name(), handler);
+    return listed(tool, tool.name() + " is served on protocol " + PROTOCOL);
+  }
+
+  /**
+   * The SDK's specification of an MRTR tool: listed by {@code tools/list}, and called by the SDK only
+   * for a client of an older protocol, which gets {@code refusal} as an error result.
+   */
+  private static SyncToolSpecification listed(McpSchema.Tool tool, String refusal) {
     return SyncToolSpecification.builder()
         .tool(tool)
-        .callHandler((context, request) -> McpSchema.CallToolResult.builder()
-            .addTextContent(tool.name() + " is served on protocol " + PROTOCOL)
-            .isError(true)
-            .build())
+        .callHandler((context, request) ->
+            McpSchema.CallToolResult.builder().addTextContent(refusal).isError(true).build())
         .build();
   }
 
