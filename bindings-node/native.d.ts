@@ -411,6 +411,12 @@ export declare class ToolReplay {
   inputRequiredKept(ring: KeyRing, random: Uint8Array): string
   /** The final response with `result`. */
   complete(result: Text): string
+  /**
+   * Frees what the replay holds now, not when its object is collected (a finalizer runs only
+   * between event-loop turns): the last call on it. After it, asking and answering are out of
+   * turn.
+   */
+  release(): void
 }
 
 /**

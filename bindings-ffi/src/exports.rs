@@ -2143,3 +2143,4 @@ pub unsafe extern "C" fn mrtr_tool_bridge_free(handle: *mut mrtr_tool_bridge) ->
 // left out: ask_elicit: runTool's one call per ask, JavaScript's own: a C host builds its questions (mrtr_question_elicit), reads its request, passes its data
 // left out: arguments: runTool's one call per ask, JavaScript's own: a C host builds its questions (mrtr_question_elicit), reads its request, passes its data
 // left out: input_required_kept: runTool's one call per ask, JavaScript's own: a C host builds its questions (mrtr_question_elicit), reads its request, passes its data
+// left out: release: the host frees the replay itself, when it chooses: mrtr_tool_replay_free

@@ -816,13 +816,23 @@ export async function runToolText(tool, request, options) {
   const [r, s, protocol, c, guard] = deployment(options)
   const t = text(request, 'the request')
   const replay = guarded(guard, (g) => r.startToolReplay(t, s, c, g))
+  try {
+    return await respond(tool, replay, r, request, t, protocol)
+  } finally {
+    // Its native memory now: a finalizer runs only between event-loop turns, never in a loop that does not yield.
+    replay.release()
+  }
+}
+
+/** runToolText's response over the backend's `replay` and `ring`: the tool played once, then sealed or completed. */
+async function respond(tool, replay, ring, request, t, protocol) {
   const raw = typeof request === 'string' || request instanceof Uint8Array || request instanceof ArrayBuffer
   const args = raw ? JSON.parse(call(() => replay.arguments())) : argumentsOf(request)
   const played = await play(tool, replay, args, request, t, protocol)
-  if (played.missing && !played.run.touched) return call(() => replay.inputRequiredKept(r, entropy()))
+  if (played.missing && !played.run.touched) return call(() => replay.inputRequiredKept(ring, entropy()))
   if (played.missing) {
     const data = optional(played.run.data, json, 'data')
-    return call(() => replay.inputRequired(r, data, entropy()))
+    return call(() => replay.inputRequired(ring, data, entropy()))
   }
   const result = text(played.result, "the tool's result")
   return call(() => replay.complete(result))
@@ -917,6 +927,14 @@ export class BridgedCall {
   }
   async #round() {
     const replay = call(() => this.#bridge.replay())
+    try {
+      await this.#roundOver(replay)
+    } finally {
+      replay.release() // as runToolText's
+    }
+  }
+  /** One round over `replay`: the tool played once, then its questions sent, or the call ended. */
+  async #roundOver(replay) {
     let played
     try {
       played = await play(this.#tool, replay, argumentsOf(this.#request), this.#request, this.#text, Protocol.V2025_11_25)

@@ -1026,6 +1026,17 @@ impl ToolReplay {
     pub fn complete(&self, result: Text) -> Result<String> {
         crate::run(|| self.0.complete(crate::bytes(&result)))
     }
+
+    /// Frees what the replay holds now, not when its object is collected (a finalizer runs only
+    /// between event-loop turns): the last call on it. After it, asking and answering are out of
+    /// turn.
+    #[napi]
+    pub fn release(&mut self) -> Result<()> {
+        crate::run(|| {
+            self.0.release();
+            Ok(())
+        })
+    }
 }
 
 /// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the

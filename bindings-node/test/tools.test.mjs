@@ -281,6 +281,21 @@ test('runToolText answers the JSON text the core wrote; the args and the data a 
   assert.deepEqual(log, [[{ n: '!' }, 3], [{ n: '!' }, 3]])
 })
 
+test('a loop of runToolText calls that never yields holds no request: each replay is released with its response', async () => {
+  // A native object's finalizer runs only between event-loop turns, and this loop takes none: without the release,
+  // every call's replay would keep the request it read (400 KB, 1,000 times: over 400 MB) until the loop ends.
+  const params = { ...request.params, arguments: { text: 'x'.repeat(400_000) } }
+  const body = JSON.stringify({ ...request, params })
+  const tool = async (args) => ({ content: [{ type: 'text', text: String(args.text.length) }] })
+  const before = process.memoryUsage().rss
+  for (let i = 0; i < 1000; i++) {
+    const done = JSON.parse(await mrtr.runToolText(tool, body, { ring, anonymous: true, now: 1000 }))
+    assert.equal(done.result.content[0].text, '400000')
+  }
+  const grown = process.memoryUsage().rss - before
+  assert.ok(grown < 150e6, `the process grew ${Math.round(grown / 1e6)} MB over 1,000 calls`)
+})
+
 test('keys of the tool choosing, requests as JSON text, anonymous calls, and 2025-11-25', async () => {
   const tool = async (args, ctx) => {
     const login = await ctx.ask(ctx.q.elicit('GitHub user?', schema), { key: 'login' })

@@ -798,6 +798,13 @@ impl ToolReplay {
     pub fn complete(&self, result: &JsValue) -> Result<String> {
         crate::run(|| self.0.complete(&crate::bytes(result)))
     }
+
+    /// Frees what the replay holds now, not when its object is collected (a finalizer runs only
+    /// between event-loop turns): the last call on it. After it, asking and answering are out of
+    /// turn.
+    pub fn release(&mut self) {
+        self.0.release();
+    }
 }
 
 /// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the

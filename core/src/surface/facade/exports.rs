@@ -419,6 +419,13 @@ const JS_REPLAY: &[(Binding, &str)] = &[
     ),
 ];
 
+/// Why the bindings whose objects are freed when their owner lets go leave `ToolReplay.release` out.
+const FREED_AT_ONCE: &[(Binding, &str)] = &[
+    (Binding::C, "the host frees the replay itself, when it chooses: mrtr_tool_replay_free"),
+    (Binding::Uniffi, "the object is freed when its last reference goes: Kotlin's `close()` or `use`, Swift's deinit"),
+    (Binding::Python, "CPython frees the replay when its last reference goes, at once"),
+];
+
 /// Every exported machine.
 pub const MACHINES: &[Machine] = &[
     Machine {
@@ -654,6 +661,7 @@ pub const EXPORTS: &[Export] = &[
     method("ToolReplay", "input_required", Ref, "The `input_required` response asking what is missing, sealed with `ring`.", &[("ring", Machine("KeyRing")), ("data", OptText), ("random", Random)], Ret::Json),
     method("ToolReplay", "input_required_kept", Ref, "`input_required` sealing again the last round's data as it came (none: none).", &[("ring", Machine("KeyRing")), ("random", Random)], Ret::Json).leaving(JS_REPLAY),
     method("ToolReplay", "complete", Ref, "The final response with `result`.", &[("result", Text)], Ret::Json),
+    method("ToolReplay", "release", Mut, "Frees what the replay holds now, not when its object is collected (a finalizer runs only between event-loop turns): the last call on it. After it, asking and answering are out of turn.", &[], Ret::Unit).infallible().leaving(FREED_AT_ONCE),
     free("question_elicit", "A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.", &[("message", Str), ("requested_schema", Text)], Ret::Json),
     free("question_sample", "A sampling request with `params` (`messages`, `maxTokens`, …): an input request.", &[("params", Text)], Ret::Json),
     free("question_roots", "A request for the client's roots: an input request.", &[], Ret::Json).infallible(),

@@ -22,7 +22,8 @@ use serde_json::{json, Value};
 /// back to seal ([`ToolReplay::input_required`]). A replay of a
 /// [`ToolBridge`] holds its answers in memory and seals nothing.
 pub struct ToolReplay {
-    inner: Replay,
+    /// `None` once released ([`ToolReplay::release`]).
+    inner: Option<Replay>,
     sealed: Option<Sealed>,
 }
 
@@ -83,20 +84,20 @@ impl ToolReplay {
         if let Some(max) = settings.max_rounds() {
             inner.max_rounds = max;
         }
-        Ok(ToolReplay { inner, sealed: Some(Sealed { request: value, params_digest, settings, spec }) })
+        Ok(ToolReplay { inner: Some(inner), sealed: Some(Sealed { request: value, params_digest, settings, spec }) })
     }
 
     /// Asks the next question (an input request as JSON text): its answer
     /// as JSON text, or `None` when the tool must stop here.
     pub fn ask(&mut self, question: &[u8]) -> Result<Option<String>> {
         let question = parse_arg(question, "a question")?;
-        answered(self.inner.ask(&question)?)
+        answered(self.replay_mut()?.ask(&question)?)
     }
 
     /// [`ToolReplay::ask`] under a key of the tool's choosing.
     pub fn ask_as(&mut self, key: &str, question: &[u8]) -> Result<Option<String>> {
         let question = parse_arg(question, "a question")?;
-        answered(self.inner.ask_as(key, &question)?)
+        answered(self.replay_mut()?.ask_as(key, &question)?)
     }
 
     /// [`ToolReplay::ask_as`] under `key` when given, else [`ToolReplay::ask`].
@@ -110,9 +111,10 @@ impl ToolReplay {
     /// [`ToolReplay::ask_keyed`] of a question already read (by a binding from
     /// its language's values): the answer as a value, or `None`.
     pub fn ask_value(&mut self, question: &Value, key: Option<&str>) -> Result<Option<Value>> {
+        let replay = self.replay_mut()?;
         let asked = match key {
-            Some(key) => self.inner.ask_as(key, question)?,
-            None => self.inner.ask(question)?,
+            Some(key) => replay.ask_as(key, question)?,
+            None => replay.ask(question)?,
         };
         Ok(match asked {
             Asked::Answered(answer) => Some(answer),
@@ -146,27 +148,28 @@ impl ToolReplay {
 
     /// The tool's data of the last round, as the value it was sealed as.
     pub fn data_value(&self) -> Option<&Value> {
-        self.inner.data()
+        self.inner.as_ref()?.data()
     }
 
-    /// How many rounds came before this request.
+    /// How many rounds came before this request (0 once released).
     pub fn round(&self) -> u32 {
-        self.inner.round()
+        self.inner.as_ref().map_or(0, Replay::round)
     }
 
     /// The keys asked and not answered.
     pub fn missing(&self) -> Vec<String> {
-        self.inner.missing().to_vec()
+        self.inner.as_ref().map_or_else(Vec::new, |r| r.missing().to_vec())
     }
 
     /// The tool's data of the last round, as JSON text.
     pub fn data(&self) -> Option<String> {
-        self.inner.data().map(text)
+        self.data_value().map(text)
     }
 
     /// The state the request carried: `{"stateId", "expiry"}`, or `None`.
     pub fn state(&self) -> Option<String> {
-        self.inner.state().map(|s| text(&json!({"stateId": s.id.to_string(), "expiry": s.expiry})))
+        let state = self.inner.as_ref()?.state()?;
+        Some(text(&json!({"stateId": state.id.to_string(), "expiry": state.expiry})))
     }
 
     /// The `input_required` response (JSON text) asking what is missing.
@@ -188,7 +191,7 @@ impl ToolReplay {
         let s = self.sealed()?;
         let rounds = s.settings.rounds(ring);
         let call = s.spec.call_digested(&rounds, &s.request, s.params_digest)?;
-        let response = self.inner.input_required(&rounds, &call, data, &mut rng(randomness)?)?;
+        let response = self.replay()?.input_required(&rounds, &call, data, &mut rng(randomness)?)?;
         Ok(text(&response))
     }
 
@@ -209,9 +212,36 @@ impl ToolReplay {
         Ok(text(&server::complete(&s.request, result, s.settings.protocol())?))
     }
 
+    /// Drops what the replay holds (the request it read, the questions and
+    /// answers) now, not when its owner is collected: a garbage-collected
+    /// host's last call on it, once the response is written. A JavaScript
+    /// object's native memory is freed only by a finalizer that runs between
+    /// event-loop turns, so a loop of calls that never yields would otherwise
+    /// hold every replay it made. After it, asking and answering are
+    /// usage errors, and the reads say nothing (no data, round 0).
+    pub fn release(&mut self) {
+        self.inner = None;
+        self.sealed = None;
+    }
+
+    fn replay(&self) -> Result<&Replay> {
+        self.inner.as_ref().ok_or_else(released)
+    }
+
+    fn replay_mut(&mut self) -> Result<&mut Replay> {
+        self.inner.as_mut().ok_or_else(released)
+    }
+
     fn sealed(&self) -> Result<&Sealed> {
+        self.replay()?;
         self.sealed.as_ref().ok_or_else(|| usage_owned("a bridge's replay answers through its bridge".into()))
     }
+}
+
+/// The error of a call on a released [`ToolReplay`]: out of turn, as a
+/// machine's input after its end.
+fn released() -> crate::Error {
+    crate::Error::with(crate::RuleId::UsageOutOfTurn, "this replay was released".into())
 }
 
 /// [`Bridge`]: one `2025-11-25` call of an await-style tool over JSON text.
@@ -239,12 +269,12 @@ impl ToolBridge {
 
     /// A replay of the tool from the answers collected so far.
     pub fn replay(&self) -> ToolReplay {
-        ToolReplay { inner: self.0.replay(), sealed: None }
+        ToolReplay { inner: Some(self.0.replay()), sealed: None }
     }
 
     /// Sends what `replay` misses as server requests on the stream.
     pub fn ask(&mut self, replay: &ToolReplay, now: u64) -> Result<()> {
-        self.0.ask(&replay.inner, now)
+        self.0.ask(replay.replay()?, now)
     }
 
     /// The tool completed with `result` (JSON text).
@@ -410,5 +440,24 @@ mod tests {
             (done["result"]["resultType"].as_str(), done["result"]["ttlMs"].as_u64()),
             (Some("complete"), Some(0))
         );
+    }
+
+    #[test]
+    fn a_released_replay_refuses_every_call_out_of_turn_and_reads_nothing() {
+        let ring = KeyRing::new(Key::new(1, Algorithm::XChaCha20Poly1305, &[3; 32]));
+        let question = question_elicit("Name?", br#"{"type":"object","properties":{}}"#).unwrap();
+        let mut replay = ToolReplay::start(&ring, REQUEST.as_bytes(), SETTINGS, CALL, None).unwrap();
+        assert_eq!(replay.ask(question.as_bytes()).unwrap(), None);
+        replay.release();
+        let out_of_turn = |r: Result<String>| r.unwrap_err().rule() == crate::RuleId::UsageOutOfTurn;
+        assert!(out_of_turn(replay.input_required(&ring, None, Randomness::Bytes(&[7; 24]))));
+        assert!(out_of_turn(replay.complete(b"{}")));
+        assert!(replay.ask(question.as_bytes()).is_err_and(|e| e.rule() == crate::RuleId::UsageOutOfTurn));
+        assert_eq!((replay.arguments(), replay.missing().len(), replay.round()), (None, 0, 0));
+        // A bridge refuses to ask from a released replay: there is nothing to ask.
+        let mut bridge = ToolBridge::new(REQUEST.as_bytes(), "0123456789abcdef", b"").unwrap();
+        let mut from_bridge = bridge.replay();
+        from_bridge.release();
+        assert!(bridge.ask(&from_bridge, 0).is_err_and(|e| e.rule() == crate::RuleId::UsageOutOfTurn));
     }
 }
