@@ -449,15 +449,15 @@ mod tests {
         let mut replay = ToolReplay::start(&ring, REQUEST.as_bytes(), SETTINGS, CALL, None).unwrap();
         assert_eq!(replay.ask(question.as_bytes()).unwrap(), None);
         replay.release();
-        let out_of_turn = |r: Result<String>| r.unwrap_err().rule() == crate::RuleId::UsageOutOfTurn;
-        assert!(out_of_turn(replay.input_required(&ring, None, Randomness::Bytes(&[7; 24]))));
-        assert!(out_of_turn(replay.complete(b"{}")));
-        assert!(replay.ask(question.as_bytes()).is_err_and(|e| e.rule() == crate::RuleId::UsageOutOfTurn));
+        let out_of_turn = |e: crate::Error| e.rule() == crate::RuleId::UsageOutOfTurn;
+        assert!(replay.input_required(&ring, None, Randomness::Bytes(&[7; 24])).is_err_and(out_of_turn));
+        assert!(replay.complete(b"{}").is_err_and(out_of_turn));
+        assert!(replay.ask(question.as_bytes()).is_err_and(out_of_turn));
         assert_eq!((replay.arguments(), replay.missing().len(), replay.round()), (None, 0, 0));
         // A bridge refuses to ask from a released replay: there is nothing to ask.
         let mut bridge = ToolBridge::new(REQUEST.as_bytes(), "0123456789abcdef", b"").unwrap();
         let mut from_bridge = bridge.replay();
         from_bridge.release();
-        assert!(bridge.ask(&from_bridge, 0).is_err_and(|e| e.rule() == crate::RuleId::UsageOutOfTurn));
+        assert!(bridge.ask(&from_bridge, 0).is_err_and(out_of_turn));
     }
 }
