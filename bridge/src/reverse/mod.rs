@@ -89,9 +89,16 @@ fn refusal(id: &Value, error: &Error) -> Reply {
 }
 
 /// Serves one HTTP request of the client.
-pub(crate) async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<Out>, Infallible> {
+pub(crate) async fn handle(
+    req: Request<Incoming>,
+    shared: Arc<Shared>,
+    _peer: std::net::IpAddr,
+) -> Result<Response<Out>, Infallible> {
     let side = &shared.downstream;
     let (parts, body) = req.into_parts();
+    if let Err(refusal) = shared.web.check(&parts.method, &parts.headers) {
+        return Ok(crate::endpoint::web_refusal(&shared, &refusal));
+    }
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let url = format!("http://{}{path}", shared.listen);
     let bytes = match read_body(&shared, body).await {
