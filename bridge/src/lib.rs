@@ -122,6 +122,13 @@ pub struct Config {
     /// (Reverse bridge) This instance's name in the states it seals; without
     /// it, a random one made at start.
     pub instance: Option<String>,
+    /// (Reverse bridge) Whether MRTR clients that present no credential
+    /// share upstream `2025-11-25` sessions when they declare the same
+    /// capabilities and `clientInfo` (for a server known to keep nothing per
+    /// session); by default each such request gets a session of its own,
+    /// ended with it, and a client presenting `Authorization` shares only
+    /// with that credential.
+    pub share_upstream_sessions: bool,
     /// Browser origins allowed besides the default ones (`--allow-origin`;
     /// `*`: any), on the client's endpoint and the live pages: see
     /// [`mrtr_proxy::web`].
@@ -151,6 +158,7 @@ impl Config {
             upstream_protocol: Protocol::V2026_07_28,
             state_key_file: None,
             instance: None,
+            share_upstream_sessions: false,
             allow_origins: Vec::new(),
             allow_hosts: Vec::new(),
         }
@@ -228,6 +236,7 @@ impl Bridge {
                 config.state_key_file.as_deref(),
                 config.instance.clone(),
                 config.max_sessions,
+                config.share_upstream_sessions,
             )?),
             other => return Err(invalid(&format!("no bridge to a {other} upstream: 2026-07-28 or 2025-11-25"))),
         };

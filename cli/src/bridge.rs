@@ -69,8 +69,9 @@ options:
 
 the other direction, --upstream-protocol 2025-11-25: MRTR clients (2026-07-28) in front of a
 server that speaks only 2025-11-25. Towards the client a stateless 2026-07-28 server
-(server/discover from upstream's initialize, _meta and header fields checked); upstream, one
-2025-11-25 session per distinct client capabilities + clientInfo. When upstream asks on a
+(server/discover from upstream's initialize, _meta and header fields checked). Upstream, a
+2025-11-25 session belongs to one client: to the credential it presents (Authorization,
+forwarded upstream), else to the one request, ended with it. When upstream asks on a
 call's stream, the client gets input_required with the questions and a sealed requestState
 naming this instance and the call, which stays parked on its open upstream stream; the retry's
 inputResponses go upstream as the answers. A retry on another instance, for a call gone, or
@@ -82,6 +83,10 @@ with a bad state is refused with its rule. Reports are tagged `client:` (2026-07
   --state-key-file FILE  (2025-11-25 upstream) the key sealing requestState: at least 32 random
                    bytes or 64 hex digits, the same file on every instance behind one load
                    balancer (default: a random key made at start, said on stderr)
+  --share-upstream-sessions
+                   (2025-11-25 upstream) clients without a credential that declare the same
+                   capabilities + clientInfo share one upstream session: only for a server that
+                   keeps nothing per session (otherwise one client reads another's state)
   --instance NAME  (2025-11-25 upstream) this instance's name in the states it seals (default:
                    random, said on stderr)
   there, --timeout also bounds how long upstream may take to ask or answer and how long a
@@ -96,6 +101,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
     let (mut json, mut timeout, mut max_sessions) = (false, 30u64, 1024usize);
     let (mut upstream_ca, mut ui) = (None, None);
     let (mut allow_origins, mut allow_hosts, mut max_sessions_per_peer) = (Vec::new(), Vec::new(), None);
+    let mut share_upstream_sessions = false;
     let (mut upstream_protocol, mut state_key_file, mut instance) = (mrtr::Protocol::V2026_07_28, None, None);
     let mut parser = lexopt::Parser::from_args(argv);
     let p = &mut parser;
@@ -118,6 +124,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
             Long("upstream-protocol") => upstream_protocol = bridged_protocol(&options::text(p)?)?,
             Long("state-key-file") => state_key_file = Some(options::path(p)?),
             Long("instance") => instance = Some(options::text(p)?),
+            Long("share-upstream-sessions") => share_upstream_sessions = true,
             Short('h') | Long("help") => return Ok(None),
             other => return Err(other.unexpected().to_string()),
         }
@@ -131,6 +138,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
         timeout: std::time::Duration::from_secs(timeout),
         max_sessions,
         max_sessions_per_peer,
+        share_upstream_sessions,
         allow_origins,
         allow_hosts,
         upstream_ca,
