@@ -483,6 +483,22 @@ typedef struct mrtr_bare_classified {
 #define MRTR_BARE_ERR_HTTP_STATUS_UNEXPECTED 67
 
 /**
+ * `http-origin-refused` (area `transport`, no JSON-RPC code): (mrtr gateways) A server MUST validate `Origin` against
+ * DNS rebinding. `mrtr proxy` and `mrtr bridge` answer 403 to a request whose `Origin` is present and not allowed (by
+ * default only loopback origins on a loopback listener; `--allow-origin` widens), or whose `Host` names none of the
+ * listener's allowed hosts (by default, on a loopback listener, only loopback names).
+ */
+#define MRTR_BARE_ERR_HTTP_ORIGIN_REFUSED 68
+
+/**
+ * `http-content-type-unsupported` (area `transport`, no JSON-RPC code): (mrtr gateways) A POST to an MCP endpoint
+ * carries a JSON-RPC message as `application/json`. `mrtr proxy` and `mrtr bridge` answer 415 to any other
+ * `Content-Type`: a cross-site `text/plain` POST, which a browser sends without a CORS preflight, never reaches the
+ * server.
+ */
+#define MRTR_BARE_ERR_HTTP_CONTENT_TYPE_UNSUPPORTED 69
+
+/**
  * `limit-exceeded` (area `protocol`, JSON-RPC -32600): A message over a configured bound: bytes, nesting depth,
  * entries of `inputRequests` or `inputResponses` (see `mrtr::Limits`). Code -32600.
  */

@@ -217,6 +217,18 @@ pub const MRTR_ERR_SSE_STREAM_ENDED: mrtr_status = 66;
 /// machine fails the call with it.
 pub const MRTR_ERR_HTTP_STATUS_UNEXPECTED: mrtr_status = 67;
 
+/// `http-origin-refused` (area `transport`, no JSON-RPC code): (mrtr gateways) A server MUST validate `Origin` against
+/// DNS rebinding. `mrtr proxy` and `mrtr bridge` answer 403 to a request whose `Origin` is present and not allowed (by
+/// default only loopback origins on a loopback listener; `--allow-origin` widens), or whose `Host` names none of the
+/// listener's allowed hosts (by default, on a loopback listener, only loopback names).
+pub const MRTR_ERR_HTTP_ORIGIN_REFUSED: mrtr_status = 68;
+
+/// `http-content-type-unsupported` (area `transport`, no JSON-RPC code): (mrtr gateways) A POST to an MCP endpoint
+/// carries a JSON-RPC message as `application/json`. `mrtr proxy` and `mrtr bridge` answer 415 to any other
+/// `Content-Type`: a cross-site `text/plain` POST, which a browser sends without a CORS preflight, never reaches the
+/// server.
+pub const MRTR_ERR_HTTP_CONTENT_TYPE_UNSUPPORTED: mrtr_status = 69;
+
 /// `limit-exceeded` (area `protocol`, JSON-RPC -32600): A message over a configured bound: bytes, nesting depth,
 /// entries of `inputRequests` or `inputResponses` (see `mrtr::Limits`). Code -32600.
 pub const MRTR_ERR_LIMIT_EXCEEDED: mrtr_status = 70;
@@ -261,7 +273,8 @@ pub const MRTR_AREA_STATE: mrtr_area = 3;
 pub const MRTR_AREA_TASK: mrtr_area = 4;
 /// `association`: A server request outside what the protocol allows.
 pub const MRTR_AREA_ASSOCIATION: mrtr_area = 5;
-/// `transport`: The SSE multi-turn transports (SEP-1858, SEP-1335).
+/// `transport`: The HTTP transports: the SSE multi-turn proposals (SEP-1858, SEP-1335), statuses, and the web's rules a
+/// gateway keeps (`Origin`, `Host`, `Content-Type`).
 pub const MRTR_AREA_TRANSPORT: mrtr_area = 6;
 /// `usage`: A misuse of mrtr's API by its caller: a local bug, never a peer's violation.
 pub const MRTR_AREA_USAGE: mrtr_area = 7;
@@ -313,7 +326,7 @@ pub const MRTR_ALG_XCHACHA20_POLY1305: mrtr_algorithm = 2;
 pub const MRTR_ALG_XAES_256_GCM: mrtr_algorithm = 3;
 
 /// Each rule's number, id and source, in catalogue order.
-pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 54] = [
+pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 56] = [
     (1, c"jsonrpc-parse-error", c"JSON-RPC 2.0"),
     (2, c"jsonrpc-invalid", c"JSON-RPC 2.0"),
     (3, c"request-meta-missing", c"2026-07-28 RequestParams"),
@@ -362,6 +375,8 @@ pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 54] = [
     (65, c"sse-buffered-post-target", c"003 SEP-1335"),
     (66, c"sse-stream-ended", c"mrtr transports"),
     (67, c"http-status-unexpected", c"mrtr transports"),
+    (68, c"http-origin-refused", c"2025-11-25 Streamable HTTP, Security Warning"),
+    (69, c"http-content-type-unsupported", c"2025-11-25 Streamable HTTP, Sending Messages to the Server"),
     (70, c"limit-exceeded", c"mrtr Limits"),
     (80, c"usage-invalid-argument", c"mrtr API"),
     (81, c"usage-unknown-handle", c"mrtr API"),

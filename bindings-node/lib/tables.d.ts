@@ -99,6 +99,10 @@ export declare const Rule: {
   readonly SseStreamEnded: 'sse-stream-ended'
   /** (mrtr) An HTTP status the transport does not expect at that point: a POST answered without the call's response (neither an event stream nor a JSON-RPC response with its id), a reconnect answered with anything but an event stream (or `204` in 1335), an answer's POST refused. The client machine fails the call with it. */
   readonly HttpStatusUnexpected: 'http-status-unexpected'
+  /** (mrtr gateways) A server MUST validate `Origin` against DNS rebinding. `mrtr proxy` and `mrtr bridge` answer 403 to a request whose `Origin` is present and not allowed (by default only loopback origins on a loopback listener; `--allow-origin` widens), or whose `Host` names none of the listener's allowed hosts (by default, on a loopback listener, only loopback names). */
+  readonly HttpOriginRefused: 'http-origin-refused'
+  /** (mrtr gateways) A POST to an MCP endpoint carries a JSON-RPC message as `application/json`. `mrtr proxy` and `mrtr bridge` answer 415 to any other `Content-Type`: a cross-site `text/plain` POST, which a browser sends without a CORS preflight, never reaches the server. */
+  readonly HttpContentTypeUnsupported: 'http-content-type-unsupported'
   /** A message over a configured bound: bytes, nesting depth, entries of `inputRequests` or `inputResponses` (see `mrtr::Limits`). Code -32600. */
   readonly LimitExceeded: 'limit-exceeded'
   /** An argument of the wrong type or shape handed to mrtr by its caller (a handle that is not an integer, a key that is not 32 bytes, options that are not an object…). A bug in the caller, never a peer's violation. */
@@ -133,7 +137,7 @@ export declare class TaskError extends MrtrError {}
 /** A server request outside what the protocol allows. Rules: server-request-unassociated, server-request-on-stream. */
 export declare class AssociationError extends MrtrError {}
 
-/** The SSE multi-turn transports (SEP-1858, SEP-1335). Rules: sse-response-not-buffered, sse-reconnected-after-input-required, sse-last-event-id-missing, sse-stream-url-cross-origin, sse-retry-ignored, sse-buffered-post-target, sse-stream-ended, http-status-unexpected. */
+/** The HTTP transports: the SSE multi-turn proposals (SEP-1858, SEP-1335), statuses, and the web's rules a gateway keeps (`Origin`, `Host`, `Content-Type`). Rules: sse-response-not-buffered, sse-reconnected-after-input-required, sse-last-event-id-missing, sse-stream-url-cross-origin, sse-retry-ignored, sse-buffered-post-target, sse-stream-ended, http-status-unexpected, http-origin-refused, http-content-type-unsupported. */
 export declare class TransportError extends MrtrError {}
 
 /** A misuse of mrtr's API by its caller: a local bug, never a peer's violation. Rules: usage-invalid-argument, usage-unknown-handle, usage-out-of-turn, usage-seal-budget-spent. */

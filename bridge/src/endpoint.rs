@@ -30,7 +30,7 @@
 
 use crate::call::{self, Streamed, Writer};
 use crate::fleet;
-use crate::sessions::{random_id, Answer, Resume, Session};
+use crate::sessions::{random_id, Answer, Full as SessionsFull, Resume, Session};
 use crate::upstream::Part;
 use crate::Shared;
 use bytes::Bytes;
@@ -45,6 +45,7 @@ use mrtr::http::Mode;
 use mrtr::{server, Error, Id, Protocol, RuleId};
 use serde_json::{json, Value};
 use std::convert::Infallible;
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -95,9 +96,16 @@ fn refusal_as(status: StatusCode, id: &Value, error: &Error) -> Reply {
 }
 
 /// Serves one HTTP request of the client.
-pub(crate) async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<Out>, Infallible> {
+pub(crate) async fn handle(
+    req: Request<Incoming>,
+    shared: Arc<Shared>,
+    peer: IpAddr,
+) -> Result<Response<Out>, Infallible> {
     let side = &shared.downstream;
     let (parts, body) = req.into_parts();
+    if let Err(refusal) = shared.web.check(&parts.method, &parts.headers) {
+        return Ok(web_refusal(&shared, &refusal));
+    }
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let url = format!("http://{}{path}", shared.listen);
     let bytes = match read_body(&shared, body).await {
@@ -110,7 +118,7 @@ pub(crate) async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Resul
     let exchange = side.exchange();
     side.request(&exchange, parts.method.as_str(), &url, &parts.headers, &bytes);
     let reply = match parts.method {
-        Method::POST => post(&shared, &exchange, &parts.headers, &url, &bytes).await,
+        Method::POST => post(&shared, &exchange, &parts.headers, &url, &bytes, peer).await,
         Method::DELETE => delete(&shared, &parts.headers),
         Method::GET if parts.headers.contains_key("last-event-id") => resume(&shared, &exchange, &parts.headers),
         Method::GET => standalone(&shared, &exchange, &parts.headers).await,
@@ -186,6 +194,17 @@ async fn read_body(shared: &Shared, body: Incoming) -> Result<Bytes, Response<Ou
     }
 }
 
+/// A request the web's rules refuse before its body is read
+/// ([`mrtr_proxy::web`]): reported on the client side, answered with its
+/// status and a JSON-RPC error without an id.
+pub(crate) fn web_refusal(shared: &Shared, refusal: &mrtr_proxy::web::Refusal) -> Response<Out> {
+    shared.downstream.bad_bytes(mrtr::check::Side::Client, &refusal.error);
+    let mut response = Response::new(Full::new(refusal.body()).boxed_unsync());
+    *response.status_mut() = refusal.status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
 fn plain(status: StatusCode, text: &'static str) -> Response<Out> {
     let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed_unsync());
     *response.status_mut() = status;
@@ -228,11 +247,18 @@ fn fields(headers: &HeaderMap) -> Vec<(String, String)> {
 }
 
 /// A POST: what it asks, read by the core, then served.
-async fn post(shared: &Arc<Shared>, exchange: &str, headers: &HeaderMap, url: &str, body: &[u8]) -> Reply {
+async fn post(
+    shared: &Arc<Shared>,
+    exchange: &str,
+    headers: &HeaderMap,
+    url: &str,
+    body: &[u8],
+    peer: IpAddr,
+) -> Reply {
     let limits = shared.downstream.limits();
     match read_request(Mode::Legacy, "POST", url, &fields(headers), body, CLIENT, &limits) {
         Err(e) => refusal(&Value::Null, &e),
-        Ok(Asks::Call(request)) => request_of(shared, exchange, headers, request).await,
+        Ok(Asks::Call(request)) => request_of(shared, exchange, headers, request, peer).await,
         Ok(Asks::Messages(messages)) => messages_of(shared, headers, messages).await,
         Ok(_) => refusal(&Value::Null, &Error::with(RuleId::JsonrpcInvalid, "not a 2025-11-25 POST".into())),
     }
@@ -251,11 +277,11 @@ fn session_of(shared: &Shared, headers: &HeaderMap) -> Result<Arc<Session>, Repl
 }
 
 /// A JSON-RPC request.
-async fn request_of(shared: &Arc<Shared>, exchange: &str, headers: &HeaderMap, request: Value) -> Reply {
+async fn request_of(shared: &Arc<Shared>, exchange: &str, headers: &HeaderMap, request: Value, peer: IpAddr) -> Reply {
     let id = request.get("id").cloned().unwrap_or(Value::Null);
     let method = request.get("method").and_then(Value::as_str).unwrap_or_default().to_string();
     if method == "initialize" {
-        return initialize(shared, &id, &request).await;
+        return initialize(shared, &id, &request, peer).await;
     }
     let session = match session_of(shared, headers) {
         Ok(s) => s,
@@ -417,11 +443,7 @@ fn delete(shared: &Shared, headers: &HeaderMap) -> Reply {
 
 /// `initialize`: what the client declares becomes its session; the answer
 /// is the upstream's `server/discover`, told in `2025-11-25`'s words.
-async fn initialize(shared: &Arc<Shared>, id: &Value, request: &Value) -> Reply {
-    let full = || {
-        let e = Error::with(RuleId::LimitExceeded, "the bridge holds as many sessions as it may".into());
-        refusal_as(StatusCode::SERVICE_UNAVAILABLE, id, &e)
-    };
+async fn initialize(shared: &Arc<Shared>, id: &Value, request: &Value, peer: IpAddr) -> Reply {
     let params = request.get("params").cloned().unwrap_or(Value::Null);
     let named = |info: &Value| ["name", "version"].iter().all(|k| info.get(k).is_some_and(Value::is_string));
     let config = SessionConfig {
@@ -444,11 +466,18 @@ async fn initialize(shared: &Arc<Shared>, id: &Value, request: &Value) -> Reply 
         Ok(result) => result,
         Err(e) => return refusal(id, &e),
     };
-    match shared.sessions.open(Session::new(declared)) {
-        Some(session) => {
+    match shared.sessions.open(Session::new(declared, peer)) {
+        Ok(session) => {
             Reply::Json(StatusCode::OK, json!({"jsonrpc": "2.0", "id": id, "result": result}), Some(session))
         }
-        None => full(),
+        Err(SessionsFull::Busy) => {
+            let why = "the bridge holds as many sessions as it may, each with a call under way";
+            refusal_as(StatusCode::SERVICE_UNAVAILABLE, id, &Error::with(RuleId::LimitExceeded, why.into()))
+        }
+        Err(SessionsFull::NoRandomness) => {
+            let e = Error::with(RuleId::InternalPanic, "no randomness from the OS for the session's id".into());
+            refusal(id, &e)
+        }
     }
 }
 

@@ -53,6 +53,7 @@ pub use http::Uri;
 pub use mrtr_proxy::{Output, Report, Summary};
 pub use side::Side;
 
+use mrtr_proxy::web::WebRules;
 use mrtr_proxy::{net, UiPage, UpstreamClient};
 
 use hyper::service::service_fn;
@@ -61,7 +62,7 @@ use mrtr::check::CheckConfig;
 use mrtr::Protocol;
 use sessions::Sessions;
 use std::future::Future;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -93,13 +94,14 @@ pub struct Config {
     /// upstream to answer with its head, and the client to answer a round's
     /// questions (past it the call ends with a JSON-RPC error, `limit-exceeded`).
     pub timeout: Duration,
-    /// Sessions held at once; an `initialize` past it is answered 503,
-    /// unless a session unused for [`session_idle`](Config::session_idle)
-    /// with no call under way makes room.
+    /// Sessions held at once. An `initialize` past it takes the place of
+    /// the least recently used session with no call under way (one that
+    /// never made a call first); when every session has a call under way it
+    /// is answered 503.
     pub max_sessions: usize,
-    /// How long a session may sit unused before a new one may take its place
-    /// when the bridge holds `max_sessions` (default 10 minutes).
-    pub session_idle: Duration,
+    /// Sessions one peer address may hold (the same eviction within that
+    /// peer's sessions); `None`: a quarter of `max_sessions`, at least 1.
+    pub max_sessions_per_peer: Option<usize>,
     /// Client connections served at once; one past it is answered 503 and closed.
     pub max_connections: usize,
     /// Where to serve the live pages, one per side (`/`: the client's,
@@ -120,11 +122,25 @@ pub struct Config {
     /// (Reverse bridge) This instance's name in the states it seals; without
     /// it, a random one made at start.
     pub instance: Option<String>,
+    /// (Reverse bridge) Whether MRTR clients that present no credential
+    /// share upstream `2025-11-25` sessions when they declare the same
+    /// capabilities and `clientInfo` (for a server known to keep nothing per
+    /// session); by default each such request gets a session of its own,
+    /// ended with it, and a client presenting `Authorization` shares only
+    /// with that credential.
+    pub share_upstream_sessions: bool,
+    /// Browser origins allowed besides the default ones (`--allow-origin`;
+    /// `*`: any), on the client's endpoint and the live pages: see
+    /// [`mrtr_proxy::web`].
+    pub allow_origins: Vec<String>,
+    /// `Host` names allowed besides the default ones (`--allow-host`; `*`:
+    /// any): see [`mrtr_proxy::web`].
+    pub allow_hosts: Vec<String>,
 }
 
 impl Config {
     /// Listens on `listen`, bridges to `upstream`; no records, quiet, 30 s,
-    /// 1024 sessions (10 minutes idle) and connections.
+    /// 1024 sessions (256 per peer) and connections.
     pub fn new(listen: SocketAddr, upstream: Uri) -> Config {
         Config {
             listen,
@@ -136,12 +152,15 @@ impl Config {
             output: Output::Quiet,
             timeout: Duration::from_secs(30),
             max_sessions: 1024,
-            session_idle: Duration::from_secs(600),
+            max_sessions_per_peer: None,
             max_connections: 1024,
             ui: None,
             upstream_protocol: Protocol::V2026_07_28,
             state_key_file: None,
             instance: None,
+            share_upstream_sessions: false,
+            allow_origins: Vec::new(),
+            allow_hosts: Vec::new(),
         }
     }
 }
@@ -161,6 +180,8 @@ pub(crate) struct Shared {
     pub(crate) reverse: Option<reverse::Reverse>,
     /// The upstreams by name, when the bridge aggregates several.
     pub(crate) fleet: Option<fleet::Fleet>,
+    /// The client endpoint's `Host`, `Origin` and `Content-Type` rules.
+    pub(crate) web: WebRules,
 }
 
 /// The fleet of an aggregating bridge (none with one upstream), and the URL
@@ -180,6 +201,11 @@ fn fleet_of(config: &Config) -> std::io::Result<(Option<fleet::Fleet>, Uri)> {
     Ok((Some(fleet), tls.cloned().unwrap_or_else(|| config.upstream.clone())))
 }
 
+/// Sessions one peer may hold: as configured, else a quarter of the bound.
+fn sessions_per_peer(config: &Config) -> usize {
+    config.max_sessions_per_peer.unwrap_or(config.max_sessions / 4).max(1)
+}
+
 /// Where requests go that nothing routes: the first of several upstreams, or the one.
 fn fleet_first_url(fleet: Option<&fleet::Fleet>, upstream: &Uri) -> String {
     fleet.map_or_else(|| upstream.to_string(), |f| f.first_url().to_string())
@@ -190,7 +216,7 @@ pub struct Bridge {
     listener: TcpListener,
     shared: Arc<Shared>,
     connections: Arc<Semaphore>,
-    ui: Option<TcpListener>,
+    ui: Option<(TcpListener, WebRules)>,
 }
 
 impl Bridge {
@@ -210,6 +236,7 @@ impl Bridge {
                 config.state_key_file.as_deref(),
                 config.instance.clone(),
                 config.max_sessions,
+                config.share_upstream_sessions,
             )?),
             other => return Err(invalid(&format!("no bridge to a {other} upstream: 2026-07-28 or 2025-11-25"))),
         };
@@ -227,16 +254,19 @@ impl Bridge {
             listen: listener.local_addr()?,
             downstream: Side::new("client", legacy, record_client, config.output),
             upstream: Side::new("upstream", upstream_check, record_upstream, config.output),
-            sessions: Sessions::new(config.max_sessions, config.session_idle),
+            sessions: Sessions::new(config.max_sessions, sessions_per_peer(&config)),
             reverse,
             fleet,
+            web: WebRules::new(listener.local_addr()?, &config.allow_origins, &config.allow_hosts),
         };
         let ui = match config.ui {
             Some(addr) => {
                 let title = |side: &str, p: Protocol| format!("mrtr bridge: the {side} side ({p})");
                 shared.downstream.keep_timeline(&title("client", client_protocol));
                 shared.upstream.keep_timeline(&title("upstream", upstream_protocol));
-                Some(TcpListener::bind(addr).await?)
+                let listener = TcpListener::bind(addr).await?;
+                let rules = WebRules::new(listener.local_addr()?, &config.allow_origins, &config.allow_hosts);
+                Some((listener, rules))
             }
             None => None,
         };
@@ -251,7 +281,7 @@ impl Bridge {
 
     /// The address of the live pages, when it has them.
     pub fn ui_addr(&self) -> Option<SocketAddr> {
-        self.ui.as_ref().and_then(|l| l.local_addr().ok())
+        self.ui.as_ref().and_then(|(l, _)| l.local_addr().ok())
     }
 
     /// The client side (`2025-11-25`): its monitor, reports and counts.
@@ -274,7 +304,7 @@ impl Bridge {
     /// returns the counts of the client side and of the upstream side.
     pub async fn serve(mut self, shutdown: impl Future<Output = ()>) -> (Summary, Summary) {
         tokio::pin!(shutdown);
-        let ui = self.ui.take().map(|listener| {
+        let ui = self.ui.take().map(|(listener, rules)| {
             let page = |path: &str, name: &str, side: &Side| UiPage {
                 path: path.into(),
                 name: name.into(),
@@ -284,13 +314,13 @@ impl Bridge {
                 page("/", "the client side", &self.shared.downstream),
                 page("/upstream/", "the upstream side", &self.shared.upstream),
             ];
-            tokio::spawn(mrtr_proxy::serve_ui(listener, pages))
+            tokio::spawn(mrtr_proxy::serve_ui(listener, rules, pages))
         });
         loop {
             tokio::select! {
                 () = &mut shutdown => break,
                 accepted = self.listener.accept() => match accepted {
-                    Ok((stream, _)) => self.accept(net::no_delay(stream, "mrtr-bridge")),
+                    Ok((stream, peer)) => self.accept(net::no_delay(stream, "mrtr-bridge"), peer.ip()),
                     Err(e) => {
                         // Out of file descriptors, say: back off, keep serving.
                         eprintln!("mrtr-bridge: accept: {e}");
@@ -309,7 +339,7 @@ impl Bridge {
     }
 
     /// Serves one connection, or refuses it past the connection bound.
-    fn accept(&self, stream: TcpStream) {
+    fn accept(&self, stream: TcpStream, peer: IpAddr) {
         let Ok(permit) = self.connections.clone().try_acquire_owned() else {
             tokio::spawn(net::refuse_busy(stream, "mrtr-bridge"));
             return;
@@ -321,8 +351,8 @@ impl Bridge {
                 let shared = shared.clone();
                 async move {
                     match shared.reverse {
-                        Some(_) => reverse::handle(req, shared).await,
-                        None => endpoint::handle(req, shared).await,
+                        Some(_) => reverse::handle(req, shared, peer).await,
+                        None => endpoint::handle(req, shared, peer).await,
                     }
                 }
             });

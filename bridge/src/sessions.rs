@@ -10,16 +10,22 @@
 //! answer a question another session was asked, since each session looks its
 //! answers up only among its own questions.
 //!
-//! Sessions are bounded ([`Sessions::open`]): past the bound, a session idle
-//! for longer than the idle limit, with no call under way, makes room; if
-//! none is, the new one is refused. A client that never sends `DELETE` thus
-//! holds a place only while it is in use or recently was.
+//! Sessions are bounded, in all and per peer address ([`Sessions::open`]),
+//! because a session costs one unauthenticated `initialize`: one peer must
+//! not hold every place (review N5). A new session past a bound takes the
+//! place of the least recently used session with no call under way (of that
+//! peer when the peer is at its own bound), those that never made a call
+//! first, whatever their age; only when every candidate has a call under way
+//! is it refused (503). A client whose session was evicted gets 404 on its
+//! next request, on which `2025-11-25` clients start a new session.
 
 use mrtr::client::Session as Declared;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 
 /// 128 bits from the OS's random source, as 32 lower-case hex digits; `None`
@@ -61,6 +67,10 @@ struct Asked {
 
 /// One client's session.
 pub(crate) struct Session {
+    /// The address of the peer that opened it (its quota's key).
+    peer: IpAddr,
+    /// Whether it ever made a call (a session that never did is evicted first).
+    called: AtomicBool,
     /// What the client declared, and the ids of the upstream requests.
     declared: Mutex<Declared>,
     /// Server request id → the call that waits for its answer.
@@ -75,9 +85,11 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// A session for what the client declared.
-    pub(crate) fn new(declared: Declared) -> Session {
+    /// A session for what the client at `peer` declared.
+    pub(crate) fn new(declared: Declared, peer: IpAddr) -> Session {
         Session {
+            peer,
+            called: AtomicBool::new(false),
             declared: Mutex::new(declared),
             asked: Mutex::new(HashMap::new()),
             used: Mutex::new(Instant::now()),
@@ -140,6 +152,7 @@ impl Session {
 
     /// The call for the client's request `id` takes its cancellation on `cancels`.
     pub(crate) fn hold_call(&self, id: &str, cancels: mpsc::UnboundedSender<Option<String>>) {
+        self.called.store(true, Ordering::Relaxed);
         self.calls().insert(id.to_string(), cancels);
     }
 
@@ -164,42 +177,65 @@ impl Session {
         *self.used.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
     }
 
-    /// How long since the client last sent anything.
-    fn idle(&self) -> Duration {
-        self.used.lock().unwrap_or_else(|p| p.into_inner()).elapsed()
+    /// When the client last sent anything.
+    fn used(&self) -> Instant {
+        *self.used.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether a call of this session is under way (running, or waiting
+    /// for an answer): such a session is never evicted.
+    fn busy(&self) -> bool {
+        !self.calls().is_empty() || self.waiting() > 0
+    }
+
+    /// The eviction order: sessions that never made a call, then the least
+    /// recently used.
+    fn eviction_rank(&self) -> (bool, Instant) {
+        (self.called.load(Ordering::Relaxed), self.used())
     }
 }
 
-/// Every session, bounded.
+/// Every session, bounded in all and per peer.
 pub(crate) struct Sessions {
     max: usize,
-    /// How long a session may sit unused before a new one may take its place.
-    idle: Duration,
+    /// Sessions one peer address may hold.
+    max_per_peer: usize,
     by_id: Mutex<HashMap<String, Arc<Session>>>,
 }
 
+/// Why a session could not be opened.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Full {
+    /// Every session that could make room has a call under way.
+    Busy,
+    /// The OS gave no randomness for the id.
+    NoRandomness,
+}
+
 impl Sessions {
-    /// At most `max` sessions at once; one unused for `idle` may be replaced.
-    pub(crate) fn new(max: usize, idle: Duration) -> Sessions {
-        Sessions { max, idle, by_id: Mutex::new(HashMap::new()) }
+    /// At most `max` sessions at once, `max_per_peer` of them per peer address.
+    pub(crate) fn new(max: usize, max_per_peer: usize) -> Sessions {
+        Sessions { max, max_per_peer: max_per_peer.clamp(1, max.max(1)), by_id: Mutex::new(HashMap::new()) }
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<Session>>> {
         self.by_id.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Opens a session under a fresh random id; `None` past the bound when
-    /// no session may make room (or without randomness).
-    pub(crate) fn open(&self, session: Session) -> Option<String> {
+    /// Opens a session under a fresh random id, evicting one to make room
+    /// past a bound (module docs); [`Full::Busy`] when none may go.
+    pub(crate) fn open(&self, session: Session) -> Result<String, Full> {
         let mut by_id = self.lock();
-        if by_id.len() >= self.max {
-            let stale = by_id.iter().find(|(_, s)| s.idle() >= self.idle && Arc::strong_count(s) == 1);
-            let stale = stale.map(|(id, _)| id.clone())?;
-            by_id.remove(&stale);
+        let peer = session.peer;
+        if by_id.values().filter(|s| s.peer == peer).count() >= self.max_per_peer {
+            evict(&mut by_id, |s| s.peer == peer)?;
         }
-        let id = random_id()?;
+        if by_id.len() >= self.max {
+            evict(&mut by_id, |_| true)?;
+        }
+        let id = random_id().ok_or(Full::NoRandomness)?;
         by_id.insert(id.clone(), Arc::new(session));
-        Some(id)
+        Ok(id)
     }
 
     /// The session `id`, marked as used now.
@@ -224,6 +260,15 @@ impl Sessions {
         let sessions: Vec<Arc<Session>> = self.lock().values().cloned().collect();
         sessions.iter().map(|s| s.waiting()).sum()
     }
+}
+
+/// Removes the first, in [`Session::eviction_rank`] order, of the sessions
+/// `among` picks that has no call under way.
+fn evict(by_id: &mut HashMap<String, Arc<Session>>, among: impl Fn(&Session) -> bool) -> Result<(), Full> {
+    let candidates = by_id.iter().filter(|(_, s)| among(s) && !s.busy());
+    let victim = candidates.min_by_key(|(_, s)| s.eviction_rank()).map(|(id, _)| id.clone());
+    by_id.remove(&victim.ok_or(Full::Busy)?);
+    Ok(())
 }
 
 /// The questions a call asked, forgotten when it ends however it ends (its
@@ -256,5 +301,56 @@ impl Asking {
 impl Drop for Asking {
     fn drop(&mut self) {
         self.session.forget(&self.ids);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mrtr::client::SessionConfig;
+
+    fn session(peer: [u8; 4]) -> Session {
+        Session::new(Declared::new(SessionConfig::default()).unwrap(), IpAddr::from(peer))
+    }
+
+    const ATTACKER: [u8; 4] = [127, 0, 0, 66];
+    const HONEST: [u8; 4] = [127, 0, 0, 1];
+
+    /// Review N5: one peer's bare `initialize`s take only its own share; its
+    /// next one evicts its own oldest session, never another peer's.
+    #[test]
+    fn one_peer_holds_only_its_share() {
+        let sessions = Sessions::new(8, 2);
+        let honest = sessions.open(session(HONEST)).unwrap();
+        let flood: Vec<String> = (0..50).map(|_| sessions.open(session(ATTACKER)).unwrap()).collect();
+        assert_eq!(sessions.len(), 3, "the honest session and the attacker's last two");
+        assert!(sessions.get(&honest).is_some());
+        assert!(sessions.get(&flood[48]).is_some() && sessions.get(&flood[49]).is_some());
+        assert!(sessions.get(&flood[0]).is_none());
+        let next = sessions.open(session(HONEST)).unwrap();
+        assert!(sessions.get(&next).is_some() && sessions.get(&honest).is_some());
+    }
+
+    /// Full from many peers: a new session evicts one that never made a call
+    /// first, then the least recently used; never one with a call under way;
+    /// when every session has one, the new one is refused.
+    #[test]
+    fn a_full_bridge_evicts_idle_sessions_and_refuses_only_when_all_are_busy() {
+        let sessions = Sessions::new(3, 3);
+        let ids: Vec<String> = (1..=3).map(|n| sessions.open(session([127, 0, 0, n])).unwrap()).collect();
+        let (calls_tx, _calls_rx) = mpsc::unbounded_channel();
+        sessions.get(&ids[0]).unwrap().hold_call("1", calls_tx.clone()); // busy, and called
+        sessions.get(&ids[1]).unwrap().hold_call("1", calls_tx.clone());
+        sessions.get(&ids[1]).unwrap().release_call("1"); // called once, now idle
+                                                          // ids[2] never called: it goes first, though it is the most recently opened.
+        let fourth = sessions.open(session([127, 0, 0, 4])).unwrap();
+        assert!(sessions.get(&ids[2]).is_none(), "never made a call: evicted first");
+        sessions.get(&fourth).unwrap().hold_call("1", calls_tx.clone());
+        let fifth = sessions.open(session([127, 0, 0, 5])).unwrap();
+        assert!(sessions.get(&ids[1]).is_none(), "the one idle session left");
+        assert!(sessions.get(&ids[0]).is_some(), "a call under way keeps its session");
+        sessions.get(&fifth).unwrap().hold_call("1", calls_tx);
+        assert_eq!(sessions.open(session([127, 0, 0, 6])), Err(Full::Busy));
+        assert_eq!(sessions.len(), 3);
     }
 }

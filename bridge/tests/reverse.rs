@@ -143,7 +143,8 @@ async fn post(url: &str, message: &Value) -> (StatusCode, Value) {
     post_with(url, message, &[]).await
 }
 
-/// The same, with header fields `instead` in place of the mirrored ones of those names.
+/// The same, with header fields `instead` in place of the mirrored ones of
+/// those names, and any other field of `instead` added.
 async fn post_with(url: &str, message: &Value, instead: &[(&str, &str)]) -> (StatusCode, Value) {
     let http: Client<HttpConnector, Full<Bytes>> = Client::builder(TokioExecutor::new()).build(HttpConnector::new());
     let mut request = Request::post(url)
@@ -154,6 +155,11 @@ async fn post_with(url: &str, message: &Value, instead: &[(&str, &str)]) -> (Sta
         if let Some(value) = given.or(value) {
             request = request.header(name, value);
         }
+    }
+    for (name, value) in
+        instead.iter().filter(|(n, _)| mrtr::protocol::mirrored_fields(message).iter().all(|(m, _)| m != n))
+    {
+        request = request.header(*name, *value);
     }
     let response = http.request(request.body(Full::new(Bytes::from(message.to_string()))).unwrap()).await.unwrap();
     let status = response.status();
@@ -420,13 +426,13 @@ impl http_body::Body for Held {
     }
 }
 
-/// Upstream restarted and forgot the bridge's session: the next request
+/// Upstream restarted and forgot the bridge's (shared) session: the next request
 /// (a relayed `tools/list`, then a call) opens a new one and goes through,
 /// rather than failing for as long as the bridge runs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_upstream_forgot_is_opened_again() {
     let server = asking_server().await;
-    let mut bridge = reverse(&server.url, |_| {}).await;
+    let mut bridge = reverse(&server.url, |c| c.share_upstream_sessions = true).await;
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
                       "params": {"_meta": call(0, "x", json!({}))["params"]["_meta"]}});
     let (status, listed) = post(&bridge.url(), &list).await;
@@ -521,4 +527,128 @@ async fn each_side_has_a_live_page() {
 async fn json_of(response: Response<Incoming>) -> Value {
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
     serde_json::from_slice(&bytes).unwrap()
+}
+
+// ---- Whose upstream session (review N4) -------------------------------------------------------
+
+/// A `2025-11-25` server that keeps a secret per session, as servers keep
+/// logins and conversations: `remember` stores its `secret` argument in the
+/// caller's session, `recall` returns what the caller's session holds.
+/// `DELETE` ends a session; it counts the sessions it holds and the
+/// credential each `initialize` carried.
+#[derive(Clone, Default)]
+struct Remembering {
+    url: String,
+    sessions: Arc<std::sync::Mutex<std::collections::HashMap<String, String>>>,
+    opened: Arc<AtomicUsize>,
+    credentials: Arc<std::sync::Mutex<Vec<Option<String>>>>,
+}
+
+async fn remembering_server() -> Remembering {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = Remembering { url: format!("http://{}/mcp", listener.local_addr().unwrap()), ..Default::default() };
+    let serving = server.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let server = serving.clone();
+            let service = hyper::service::service_fn(move |req| serve_remembering(req, server.clone()));
+            tokio::spawn(hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service));
+        }
+    });
+    server
+}
+
+async fn serve_remembering(req: Request<Incoming>, server: Remembering) -> Result<Response<Body>, Infallible> {
+    let text = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(String::from);
+    let (named, credential, method) = (text("mcp-session-id"), text("authorization"), req.method().clone());
+    let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+    let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let mut sessions = server.sessions.lock().unwrap();
+    if message["method"] == "initialize" {
+        let session = format!("r-{}", server.opened.fetch_add(1, Ordering::SeqCst));
+        sessions.insert(session.clone(), String::new());
+        server.credentials.lock().unwrap().push(credential);
+        let result = json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                            "serverInfo": {"name": "remembering", "version": "1"}});
+        return Ok(reply(200, Some(json!({"jsonrpc": "2.0", "id": message["id"], "result": result})), &session));
+    }
+    let Some(session) = named.filter(|s| sessions.contains_key(s)) else {
+        return Ok(reply(
+            404,
+            Some(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Session not found"}})),
+            "none",
+        ));
+    };
+    if method == http::Method::DELETE {
+        sessions.remove(&session);
+        return Ok(reply(200, None, &session));
+    }
+    let arguments = &message["params"]["arguments"];
+    let said = match message["params"]["name"].as_str() {
+        Some("remember") => {
+            sessions.insert(session.clone(), arguments["secret"].as_str().unwrap_or_default().to_string());
+            "remembered".to_string()
+        }
+        Some("recall") => format!("secret={}", sessions[&session]),
+        _ => return Ok(reply(202, None, &session)),
+    };
+    let result = json!({"content": [{"type": "text", "text": said}]});
+    Ok(reply(200, Some(json!({"jsonrpc": "2.0", "id": message["id"], "result": result})), &session))
+}
+
+/// What a `recall` answered.
+fn recalled(response: &Value) -> &str {
+    response["result"]["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+/// Review N4, the attack: a second MRTR client declaring the same
+/// capabilities and `clientInfo` (both public) as the first must not land
+/// in the first one's upstream session. Without a credential each request
+/// has a session of its own, ended (`DELETE`) when it is done: nothing of
+/// one client's is left for another to read, and nothing is left open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_never_reads_another_ones_upstream_session() {
+    let server = remembering_server().await;
+    let mut bridge = reverse(&server.url, |_| {}).await;
+    let (_, stored) = post(&bridge.url(), &call(1, "remember", json!({"secret": "VICTIM-TOKEN-123"}))).await;
+    assert_eq!(recalled(&stored), "remembered", "{stored}");
+    let (_, stolen) = post(&bridge.url(), &call(1, "recall", json!({}))).await;
+    assert_eq!(recalled(&stolen), "secret=", "{stolen}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(server.sessions.lock().unwrap().len(), 0, "each request's session ended with it");
+    assert_eq!((server.opened.load(Ordering::SeqCst), bridge.gauges.upstream_sessions()), (2, 0));
+    bridge.stop().await;
+}
+
+/// A client presenting a credential shares its upstream session with that
+/// credential only, which goes upstream with every request; another
+/// credential is another session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_credential_keeps_its_own_upstream_session() {
+    let server = remembering_server().await;
+    let mut bridge = reverse(&server.url, |_| {}).await;
+    let (alice, bob) = ([("authorization", "Bearer alice")], [("authorization", "Bearer bob")]);
+    let (_, stored) = post_with(&bridge.url(), &call(1, "remember", json!({"secret": "alice's"})), &alice).await;
+    assert_eq!(recalled(&stored), "remembered", "{stored}");
+    let (_, again) = post_with(&bridge.url(), &call(2, "recall", json!({})), &alice).await;
+    assert_eq!(recalled(&again), "secret=alice's", "{again}");
+    let (_, other) = post_with(&bridge.url(), &call(3, "recall", json!({})), &bob).await;
+    assert_eq!(recalled(&other), "secret=", "{other}");
+    assert_eq!(bridge.gauges.upstream_sessions(), 2);
+    let carried = server.credentials.lock().unwrap().clone();
+    assert_eq!(carried, vec![Some("Bearer alice".to_string()), Some("Bearer bob".to_string())]);
+    bridge.stop().await;
+}
+
+/// Opted in (`--share-upstream-sessions`, for a server that keeps nothing
+/// per session), clients declaring the same thing share, as documented.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shared_upstream_sessions_are_an_opt_in() {
+    let server = remembering_server().await;
+    let mut bridge = reverse(&server.url, |c| c.share_upstream_sessions = true).await;
+    post(&bridge.url(), &call(1, "remember", json!({"secret": "shared"}))).await;
+    let (_, read) = post(&bridge.url(), &call(1, "recall", json!({}))).await;
+    assert_eq!(recalled(&read), "secret=shared", "{read}");
+    assert_eq!(server.opened.load(Ordering::SeqCst), 1);
+    bridge.stop().await;
 }

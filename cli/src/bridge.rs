@@ -43,20 +43,35 @@ options:
   --timeout SECS   how long a client may take to send a request, the upstream to answer
                    with its head, and the client to answer a round's questions (past it the
                    call ends with a JSON-RPC error) (default 30)
-  --max-sessions N sessions held at once; an initialize past it is answered 503, unless a
-                   session unused for 10 minutes with no call under way makes room (default 1024)
+  --max-sessions N sessions held at once (default 1024); an initialize past it takes the place
+                   of the least recently used session with no call under way (one that never
+                   made a call first), or is answered 503 when every session has a call under way
+  --max-sessions-per-peer N
+                   sessions one client address may hold, the same eviction among its own
+                   (default: a quarter of --max-sessions)
   --upstream-ca FILE
                    PEM certificate authorities an https:// upstream may chain to, besides
                    the system's
   --ui HOST:PORT   also serve a live page per side there (/: the client's, /upstream/: the
                    upstream's): its operations' rounds on a time axis, each violation
   --json           one JSON object per report line on stdout (with \"side\") instead of text
+  --allow-origin ORIGIN
+                   a browser origin allowed to call (repeatable; `*`: any). By default a request
+                   with an Origin header is refused (403, http-origin-refused) unless the origin
+                   is on this machine (listening on loopback) or names the listen address
+  --allow-host HOST
+                   a Host name allowed (repeatable; `*`: any). By default, listening on loopback
+                   only loopback names (localhost, 127.0.0.0/8, [::1]) are answered, on a
+                   specific address that address, on 0.0.0.0 or [::] any; another Host is 403
+                   (DNS rebinding). A POST that is not application/json is 415
+                   (http-content-type-unsupported)
   -h, --help       this text
 
 the other direction, --upstream-protocol 2025-11-25: MRTR clients (2026-07-28) in front of a
 server that speaks only 2025-11-25. Towards the client a stateless 2026-07-28 server
-(server/discover from upstream's initialize, _meta and header fields checked); upstream, one
-2025-11-25 session per distinct client capabilities + clientInfo. When upstream asks on a
+(server/discover from upstream's initialize, _meta and header fields checked). Upstream, a
+2025-11-25 session belongs to one client: to the credential it presents (Authorization,
+forwarded upstream), else to the one request, ended with it. When upstream asks on a
 call's stream, the client gets input_required with the questions and a sealed requestState
 naming this instance and the call, which stays parked on its open upstream stream; the retry's
 inputResponses go upstream as the answers. A retry on another instance, for a call gone, or
@@ -68,6 +83,10 @@ with a bad state is refused with its rule. Reports are tagged `client:` (2026-07
   --state-key-file FILE  (2025-11-25 upstream) the key sealing requestState: at least 32 random
                    bytes or 64 hex digits, the same file on every instance behind one load
                    balancer (default: a random key made at start, said on stderr)
+  --share-upstream-sessions
+                   (2025-11-25 upstream) clients without a credential that declare the same
+                   capabilities + clientInfo share one upstream session: only for a server that
+                   keeps nothing per session (otherwise one client reads another's state)
   --instance NAME  (2025-11-25 upstream) this instance's name in the states it seals (default:
                    random, said on stderr)
   there, --timeout also bounds how long upstream may take to ask or answer and how long a
@@ -81,6 +100,8 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
     let mut upstream_values = Vec::new();
     let (mut json, mut timeout, mut max_sessions) = (false, 30u64, 1024usize);
     let (mut upstream_ca, mut ui) = (None, None);
+    let (mut allow_origins, mut allow_hosts, mut max_sessions_per_peer) = (Vec::new(), Vec::new(), None);
+    let mut share_upstream_sessions = false;
     let (mut upstream_protocol, mut state_key_file, mut instance) = (mrtr::Protocol::V2026_07_28, None, None);
     let mut parser = lexopt::Parser::from_args(argv);
     let p = &mut parser;
@@ -95,9 +116,15 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
             Long("ui") => ui = Some(options::parsed(p, "--ui")?),
             Long("max-sessions") => max_sessions = options::at_least_one(p, "--max-sessions", "")?,
             Long("json") => json = true,
+            Long("allow-origin") => allow_origins.push(options::text(p)?),
+            Long("allow-host") => allow_hosts.push(options::text(p)?),
+            Long("max-sessions-per-peer") => {
+                max_sessions_per_peer = Some(options::at_least_one(p, "--max-sessions-per-peer", "")?)
+            }
             Long("upstream-protocol") => upstream_protocol = bridged_protocol(&options::text(p)?)?,
             Long("state-key-file") => state_key_file = Some(options::path(p)?),
             Long("instance") => instance = Some(options::text(p)?),
+            Long("share-upstream-sessions") => share_upstream_sessions = true,
             Short('h') | Long("help") => return Ok(None),
             other => return Err(other.unexpected().to_string()),
         }
@@ -110,6 +137,10 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
         output: if json { Output::Json } else { Output::Text },
         timeout: std::time::Duration::from_secs(timeout),
         max_sessions,
+        max_sessions_per_peer,
+        share_upstream_sessions,
+        allow_origins,
+        allow_hosts,
         upstream_ca,
         ui,
         upstream_protocol,

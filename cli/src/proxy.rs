@@ -58,7 +58,18 @@ options:
                    client connections served at once; past it 503 (default 1024)
   --ui HOST:PORT   also serve a live page there: one row per multi-round operation, its
                    rounds on a time axis, each violation where it happened, a click away
-                   from the messages (no network access needed)
+                   from the messages (no network access needed); GET only, under the same
+                   Host and Origin rules
+  --allow-origin ORIGIN
+                   a browser origin allowed to call (repeatable; `*`: any). By default a request
+                   with an Origin header is refused (403, http-origin-refused) unless the origin
+                   is on this machine (listening on loopback) or names the listen address
+  --allow-host HOST
+                   a Host name allowed (repeatable; `*`: any). By default, listening on loopback
+                   only loopback names (localhost, 127.0.0.0/8, [::1]) are answered, on a
+                   specific address that address, on 0.0.0.0 or [::] any; another Host is 403
+                   (DNS rebinding). A POST that is not application/json is 415
+                   (http-content-type-unsupported)
   --json           one JSON object per report line on stdout instead of text
   -h, --help       this text";
 
@@ -91,7 +102,7 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
     let (mut listen, mut upstream, mut record, mut protocol, mut json) = (None, None, None, Protocol::default(), false);
     let (mut transport, mut timeout, mut max_connections) = (None, 30u64, 1024usize);
     let (mut upstream_ca, mut har, mut record_max_bytes) = (None, None, mrtr_proxy::RECORD_MAX_BYTES);
-    let mut ui = None;
+    let (mut ui, mut allow_origins, mut allow_hosts) = (None, Vec::new(), Vec::new());
     let mut parser = lexopt::Parser::from_args(argv);
     let p = &mut parser;
     while let Some(arg) = p.next().map_err(|e| e.to_string())? {
@@ -114,14 +125,18 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
             Long("ui") => ui = Some(options::parsed(p, "--ui")?),
             Long("max-connections") => max_connections = options::at_least_one(p, "--max-connections", "")?,
             Long("json") => json = true,
+            Long("allow-origin") => allow_origins.push(options::text(p)?),
+            Long("allow-host") => allow_hosts.push(options::text(p)?),
             Short('h') | Long("help") => return Ok(None),
             other => return Err(other.unexpected().to_string()),
         }
     }
     if stdio {
-        let http_only = [upstream_ca.is_some(), transport.is_some(), har.is_some(), ui.is_some()];
+        let web = !allow_origins.is_empty() || !allow_hosts.is_empty();
+        let http_only = [upstream_ca.is_some(), transport.is_some(), har.is_some(), ui.is_some(), web];
         if listen.is_some() || upstream.is_some() || http_only.contains(&true) {
-            let options = "--listen, --upstream, --upstream-ca, --transport, --har and --ui";
+            let options =
+                "--listen, --upstream, --upstream-ca, --transport, --har, --ui, --allow-origin and --allow-host";
             return Err(format!("{options} are for Streamable HTTP, not a stdio server"));
         }
         // Not used: a stdio server has neither.
@@ -145,6 +160,8 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
         timeout,
         max_connections,
         ui,
+        allow_origins,
+        allow_hosts,
     }))
 }
 

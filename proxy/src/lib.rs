@@ -31,6 +31,7 @@ pub mod page;
 mod stdio;
 mod tls;
 mod ui;
+pub mod web;
 
 pub use body::Forward;
 pub use monitor::{Monitor, Output, Report, Summary, REPORTS_KEPT};
@@ -57,6 +58,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
+use web::WebRules;
 
 /// The default size past which a record file is rotated: 256 MiB.
 pub const RECORD_MAX_BYTES: u64 = 256 << 20;
@@ -96,6 +98,12 @@ pub struct Config {
     pub max_connections: usize,
     /// Where to serve the live page ([`serve_ui`]), if anywhere.
     pub ui: Option<SocketAddr>,
+    /// Browser origins allowed besides the default ones (`--allow-origin`;
+    /// `*`: any): see [`web`].
+    pub allow_origins: Vec<String>,
+    /// `Host` names allowed besides the default ones (`--allow-host`; `*`:
+    /// any): see [`web`].
+    pub allow_hosts: Vec<String>,
 }
 
 impl Config {
@@ -115,6 +123,8 @@ impl Config {
             timeout: Duration::from_secs(30),
             max_connections: 1024,
             ui: None,
+            allow_origins: Vec::new(),
+            allow_hosts: Vec::new(),
         }
     }
 }
@@ -127,6 +137,8 @@ struct Shared {
     client: UpstreamClient,
     scheme: http::uri::Scheme,
     authority: http::uri::Authority,
+    /// The listener's `Host`, `Origin` and `Content-Type` rules.
+    web: WebRules,
 }
 
 /// A bound proxy, ready to [`serve`](Proxy::serve).
@@ -134,7 +146,7 @@ pub struct Proxy {
     listener: TcpListener,
     shared: Arc<Shared>,
     connections: Arc<Semaphore>,
-    ui: Option<TcpListener>,
+    ui: Option<(TcpListener, WebRules)>,
 }
 
 impl Proxy {
@@ -161,14 +173,17 @@ impl Proxy {
                 let host = config.upstream.host().unwrap_or_default();
                 let title = format!("mrtr proxy to {scheme}://{host}{port}{}", config.upstream.path());
                 monitor = monitor.with_timeline(&title);
-                Some(TcpListener::bind(addr).await?)
+                let listener = TcpListener::bind(addr).await?;
+                let rules = WebRules::new(listener.local_addr()?, &config.allow_origins, &config.allow_hosts);
+                Some((listener, rules))
             }
             None => None,
         };
         if let Some(path) = &config.har {
             monitor = monitor.with_har(open_private(path, false)?)?;
         }
-        let shared = Arc::new(Shared { timeout: config.timeout, check: true, monitor, client, scheme, authority });
+        let web = WebRules::new(listener.local_addr()?, &config.allow_origins, &config.allow_hosts);
+        let shared = Arc::new(Shared { timeout: config.timeout, check: true, monitor, client, scheme, authority, web });
         let connections = Arc::new(Semaphore::new(config.max_connections));
         Ok(Proxy { listener, shared, connections, ui })
     }
@@ -196,7 +211,7 @@ impl Proxy {
 
     /// The address of the live page, when it has one.
     pub fn ui_addr(&self) -> Option<SocketAddr> {
-        self.ui.as_ref().and_then(|l| l.local_addr().ok())
+        self.ui.as_ref().and_then(|(l, _)| l.local_addr().ok())
     }
 
     /// Its monitor: reports and counts so far.
@@ -210,7 +225,7 @@ impl Proxy {
         tokio::pin!(shutdown);
         let pages =
             vec![UiPage { path: "/".into(), name: "the conversation".into(), monitor: self.shared.monitor.clone() }];
-        let ui = self.ui.map(|listener| tokio::spawn(serve_ui(listener, pages)));
+        let ui = self.ui.map(|(listener, rules)| tokio::spawn(serve_ui(listener, rules, pages)));
         loop {
             tokio::select! {
                 () = &mut shutdown => break,
@@ -284,6 +299,14 @@ fn plain(status: StatusCode, text: String) -> Response<Forward> {
     response
 }
 
+/// A request the listener's web rules refuse: its status, a JSON-RPC error as the body.
+fn refused(refusal: web::Refusal) -> Response<Forward> {
+    let mut response = Response::new(Forward::full(refusal.body()));
+    *response.status_mut() = refusal.status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
 /// The proxy's own answer to a request it relayed (502, 504): an entry of
 /// the exchange too, so that its request is not held as awaiting an answer.
 fn own_answer(monitor: &Monitor, exchange: &str, status: StatusCode, text: String) -> Response<Forward> {
@@ -301,6 +324,12 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
     let monitor = &shared.monitor;
     let limit = monitor.limits().max_message_bytes;
     let (mut parts, body) = req.into_parts();
+    if let Err(refusal) = shared.web.check(&parts.method, &parts.headers) {
+        if shared.check {
+            monitor.bad_bytes_from(Side::Client, &refusal.error);
+        }
+        return Ok(refused(refusal));
+    }
     let collected = tokio::time::timeout(shared.timeout, Limited::new(body, limit).collect()).await;
     let Ok(collected) = collected else {
         return Ok(plain(StatusCode::REQUEST_TIMEOUT, "mrtr-proxy: the request body did not arrive in time\n".into()));

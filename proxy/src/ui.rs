@@ -6,6 +6,7 @@
 
 use crate::monitor::Monitor;
 use crate::page;
+use crate::web::WebRules;
 use bytes::Bytes;
 use http::{header, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::Full;
@@ -29,18 +30,21 @@ pub struct UiPage {
 }
 
 /// Serves `pages` on `listener` until the task is dropped; each page links
-/// to the others.
-pub async fn serve_ui(listener: TcpListener, pages: Vec<UiPage>) {
+/// to the others. Requests must pass `rules` (the recorded bodies are the
+/// operator's: no page reads them through DNS rebinding), and only `GET`
+/// is answered: the page changes nothing.
+pub async fn serve_ui(listener: TcpListener, rules: WebRules, pages: Vec<UiPage>) {
     let pages = std::sync::Arc::new(pages);
+    let rules = std::sync::Arc::new(rules);
     loop {
         let Ok((stream, _)) = listener.accept().await else {
             tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         };
         let stream = crate::net::no_delay(stream, "mrtr-proxy ui");
-        let pages = pages.clone();
+        let (pages, rules) = (pages.clone(), rules.clone());
         tokio::spawn(async move {
-            let service = service_fn(move |req| answer(req, pages.clone()));
+            let service = service_fn(move |req| answer(req, pages.clone(), rules.clone()));
             let _ = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(Duration::from_secs(10))
@@ -73,7 +77,11 @@ fn data(pages: &[UiPage], page: &UiPage) -> serde_json::Value {
 async fn answer(
     req: Request<Incoming>,
     pages: std::sync::Arc<Vec<UiPage>>,
+    rules: std::sync::Arc<WebRules>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
+    if let Err(refusal) = rules.check_host(req.headers()).and_then(|()| rules.check_origin(req.headers())) {
+        return Ok(reply(refusal.status, "text/plain; charset=utf-8", format!("{}\n", refusal.error.message())));
+    }
     let (status, kind, body) = match (req.method(), find(&pages, req.uri().path())) {
         (&Method::GET, Some((page, false))) => {
             (StatusCode::OK, "text/html; charset=utf-8", page::html(&data(&pages, page), true))
@@ -82,6 +90,11 @@ async fn answer(
         (&Method::GET, None) => (StatusCode::NOT_FOUND, "text/plain; charset=utf-8", "not found\n".into()),
         _ => (StatusCode::METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "GET only\n".into()),
     };
+    Ok(reply(status, kind, body))
+}
+
+/// A response of the UI's: `body` as `kind`, never cached, under the page's policy.
+fn reply(status: StatusCode, kind: &'static str, body: String) -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(Bytes::from(body)));
     *response.status_mut() = status;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
@@ -89,5 +102,5 @@ async fn answer(
     let policy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'";
     response.headers_mut().insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(policy));
     response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    Ok(response)
+    response
 }

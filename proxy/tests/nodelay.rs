@@ -89,7 +89,7 @@ async fn the_accepted_and_upstream_sockets_have_tcp_nodelay() {
     let mut client = TcpStream::connect(("127.0.0.1", proxy_port)).await.unwrap();
     assert!(!client.nodelay().unwrap(), "the default, for the test to mean something");
     let client_port = client.local_addr().unwrap().port();
-    let request = "GET /mcp HTTP/1.1\r\nhost: x\r\naccept: application/json\r\n\r\n";
+    let request = "GET /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: application/json\r\n\r\n";
     client.write_all(request.as_bytes()).await.unwrap();
     let mut answer = Vec::new();
     let mut buf = [0u8; 1024];
@@ -155,7 +155,7 @@ async fn an_sse_answer_sent_at_once_goes_to_the_client_in_one_write() {
         use std::io::{Read, Write};
         let mut client = std::net::TcpStream::connect(("127.0.0.1", proxy_port)).unwrap();
         client.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        let request = "GET /mcp HTTP/1.1\r\nhost: x\r\naccept: text/event-stream\r\n\r\n";
+        let request = "GET /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\n\r\n";
         client.write_all(request.as_bytes()).unwrap();
         let mut buf = vec![0u8; 65536];
         let n = client.read(&mut buf).unwrap();

@@ -840,7 +840,7 @@ async fn a_connection_stuck_in_its_head_is_closed_at_the_timeout() {
     let (up, _release) = upstream().await;
     let run = proxy_config(up, |c| c.timeout = Duration::from_millis(300)).await;
     let mut stuck = tokio::net::TcpStream::connect(run.addr).await.unwrap();
-    stuck.write_all(b"POST /mcp HTTP/1.1\r\nhost: x\r\n").await.unwrap();
+    stuck.write_all(b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\n").await.unwrap();
     let (_, closed) = read_to_close(&mut stuck, Duration::from_secs(10)).await;
     assert!(closed, "a head that never ends is not held open");
     // The proxy still serves.
@@ -853,9 +853,11 @@ async fn a_body_that_never_arrives_is_answered_408() {
     let (up, _release) = upstream().await;
     let run = proxy_config(up, |c| c.timeout = Duration::from_millis(300)).await;
     let mut slow = tokio::net::TcpStream::connect(run.addr).await.unwrap();
-    slow.write_all(b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{")
-        .await
-        .unwrap();
+    slow.write_all(
+        b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{",
+    )
+    .await
+    .unwrap();
     let (answer, _) = read_to_close(&mut slow, Duration::from_secs(10)).await;
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
 }

@@ -218,6 +218,18 @@ pub const MRTR_BARE_ERR_SSE_STREAM_ENDED: mrtr_bare_status = 66;
 /// machine fails the call with it.
 pub const MRTR_BARE_ERR_HTTP_STATUS_UNEXPECTED: mrtr_bare_status = 67;
 
+/// `http-origin-refused` (area `transport`, no JSON-RPC code): (mrtr gateways) A server MUST validate `Origin` against
+/// DNS rebinding. `mrtr proxy` and `mrtr bridge` answer 403 to a request whose `Origin` is present and not allowed (by
+/// default only loopback origins on a loopback listener; `--allow-origin` widens), or whose `Host` names none of the
+/// listener's allowed hosts (by default, on a loopback listener, only loopback names).
+pub const MRTR_BARE_ERR_HTTP_ORIGIN_REFUSED: mrtr_bare_status = 68;
+
+/// `http-content-type-unsupported` (area `transport`, no JSON-RPC code): (mrtr gateways) A POST to an MCP endpoint
+/// carries a JSON-RPC message as `application/json`. `mrtr proxy` and `mrtr bridge` answer 415 to any other
+/// `Content-Type`: a cross-site `text/plain` POST, which a browser sends without a CORS preflight, never reaches the
+/// server.
+pub const MRTR_BARE_ERR_HTTP_CONTENT_TYPE_UNSUPPORTED: mrtr_bare_status = 69;
+
 /// `limit-exceeded` (area `protocol`, JSON-RPC -32600): A message over a configured bound: bytes, nesting depth,
 /// entries of `inputRequests` or `inputResponses` (see `mrtr::Limits`). Code -32600.
 pub const MRTR_BARE_ERR_LIMIT_EXCEEDED: mrtr_bare_status = 70;
@@ -283,7 +295,7 @@ pub const MRTR_BARE_RESULT_TYPE_TASK: mrtr_bare_result_type = 3;
 pub(crate) static KINDS: [&CStr; 6] = [c"none", c"request", c"notification", c"result", c"input_required", c"error"];
 
 /// Each rule's number and id, in catalogue order.
-pub(crate) static RULES: [(mrtr_bare_status, &CStr); 54] = [
+pub(crate) static RULES: [(mrtr_bare_status, &CStr); 56] = [
     (1, c"jsonrpc-parse-error"),
     (2, c"jsonrpc-invalid"),
     (3, c"request-meta-missing"),
@@ -332,6 +344,8 @@ pub(crate) static RULES: [(mrtr_bare_status, &CStr); 54] = [
     (65, c"sse-buffered-post-target"),
     (66, c"sse-stream-ended"),
     (67, c"http-status-unexpected"),
+    (68, c"http-origin-refused"),
+    (69, c"http-content-type-unsupported"),
     (70, c"limit-exceeded"),
     (80, c"usage-invalid-argument"),
     (81, c"usage-unknown-handle"),

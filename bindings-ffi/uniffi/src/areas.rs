@@ -71,7 +71,8 @@ pub enum MrtrError {
         /// a -32021's `requiredCapabilities`, for one), if anything.
         data: Option<String>,
     },
-    /// The SSE multi-turn transports (SEP-1858, SEP-1335).
+    /// The HTTP transports: the SSE multi-turn proposals (SEP-1858, SEP-1335), statuses, and the web's rules a gateway
+    /// keeps (`Origin`, `Host`, `Content-Type`).
     Transport {
         /// The rule id.
         rule: String,
@@ -161,7 +162,8 @@ pub enum ErrorArea {
     Task,
     /// A server request outside what the protocol allows.
     Association,
-    /// The SSE multi-turn transports (SEP-1858, SEP-1335).
+    /// The HTTP transports: the SSE multi-turn proposals (SEP-1858, SEP-1335), statuses, and the web's rules a gateway
+    /// keeps (`Origin`, `Host`, `Content-Type`).
     Transport,
     /// A misuse of mrtr's API by its caller: a local bug, never a peer's violation.
     Usage,

@@ -71,6 +71,8 @@ class Rule(_StrEnum):
     SSE_BUFFERED_POST_TARGET = "sse-buffered-post-target"  # 65, transport
     SSE_STREAM_ENDED = "sse-stream-ended"  # 66, transport
     HTTP_STATUS_UNEXPECTED = "http-status-unexpected"  # 67, transport
+    HTTP_ORIGIN_REFUSED = "http-origin-refused"  # 68, transport
+    HTTP_CONTENT_TYPE_UNSUPPORTED = "http-content-type-unsupported"  # 69, transport
     LIMIT_EXCEEDED = "limit-exceeded"  # 70, protocol
     USAGE_INVALID_ARGUMENT = "usage-invalid-argument"  # 80, usage
     USAGE_UNKNOWN_HANDLE = "usage-unknown-handle"  # 81, usage

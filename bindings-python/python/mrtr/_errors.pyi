@@ -33,7 +33,7 @@ class AssociationError(MrtrError):
     """A server request outside what the protocol allows. (area ``association``)"""
 
 class TransportError(MrtrError):
-    """The SSE multi-turn transports (SEP-1858, SEP-1335). (area ``transport``)"""
+    """The HTTP transports: the SSE multi-turn proposals (SEP-1858, SEP-1335), statuses, and the web's rules a gateway keeps (`Origin`, `Host`, `Content-Type`). (area ``transport``)"""
 
 class UsageError(MrtrError, TypeError):
     """A misuse of mrtr's API by its caller: a local bug, never a peer's violation. (area ``usage``)"""

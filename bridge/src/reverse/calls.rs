@@ -12,9 +12,9 @@
 //! [`Calls`] entry goes with the task ([`Entry`]).
 
 use super::pump::{Pump, Woke};
+use super::upstreams::Upstream;
 use crate::Shared;
 use mrtr::client::operation::Event;
-use mrtr::http::Headers;
 use mrtr::{Error, RuleId};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -105,8 +105,9 @@ impl Calls {
 }
 
 /// Starts `request` (upstream's: its id, `_meta` without `2026-07-28`'s keys)
-/// in a session with `headers`: the call's key, and its first outcome.
-pub(crate) async fn start(shared: &Arc<Shared>, request: Value, headers: Headers) -> (Option<String>, Outcome) {
+/// in `session`, which the call holds until it ends: the call's key, and
+/// its first outcome.
+pub(crate) async fn start(shared: &Arc<Shared>, request: Value, session: Arc<Upstream>) -> (Option<String>, Outcome) {
     let Some(reverse) = &shared.reverse else {
         return (None, Outcome::Failed(Error::with(RuleId::InternalPanic, "not a reverse bridge".into())));
     };
@@ -116,12 +117,12 @@ pub(crate) async fn start(shared: &Arc<Shared>, request: Value, headers: Headers
         Err(e) => return (None, Outcome::Failed(e)),
     };
     let entry = Entry { shared: shared.clone(), key: key.clone() };
-    let pump = match Pump::start(shared.clone(), request, headers) {
+    let pump = match Pump::start(shared.clone(), request, session.headers()) {
         Ok(p) => p,
         Err(e) => return (None, Outcome::Failed(e)),
     };
     let (reply, outcome) = oneshot::channel();
-    let task = Task { pump, asking: Map::new(), round: 0, timeout: shared.timeout, _entry: entry };
+    let task = Task { pump, asking: Map::new(), round: 0, timeout: shared.timeout, _entry: entry, _session: session };
     tokio::spawn(task.run(reply, turns));
     let outcome = outcome.await.unwrap_or_else(|_| Outcome::Failed(gone()));
     (Some(key), outcome)
@@ -141,6 +142,9 @@ struct Task {
     round: u32,
     timeout: Duration,
     _entry: Entry,
+    /// The upstream session the call runs in: a session of one request
+    /// ends when the call does.
+    _session: Arc<Upstream>,
 }
 
 impl Task {

@@ -39,7 +39,7 @@ use std::convert::Infallible;
 use std::path::Path;
 use std::sync::Arc;
 use tokio::sync::oneshot;
-use upstreams::{Upstreams, META_2026};
+use upstreams::{Owner, Upstreams, META_2026};
 
 /// The protocol the client speaks.
 const CLIENT: Protocol = Protocol::V2026_07_28;
@@ -50,14 +50,23 @@ pub(crate) struct Reverse {
     sealer: Sealer,
     calls: Calls,
     upstreams: Upstreams,
+    /// Whether clients without a credential share upstream sessions by
+    /// declaration (`--share-upstream-sessions`), or each request has its own.
+    share_sessions: bool,
 }
 
 impl Reverse {
     /// A reverse bridge sealing with `key_file`'s key (or a random one),
     /// named `instance` (or at random), carrying at most `max` calls and
-    /// holding at most `max` upstream sessions.
-    pub(crate) fn new(key_file: Option<&Path>, instance: Option<String>, max: usize) -> std::io::Result<Reverse> {
-        Ok(Reverse { sealer: Sealer::new(key_file, instance)?, calls: Calls::new(max), upstreams: Upstreams::new(max) })
+    /// holding at most `max` upstream sessions (`share_sessions`: see [`Owner`]).
+    pub(crate) fn new(
+        key_file: Option<&Path>,
+        instance: Option<String>,
+        max: usize,
+        share_sessions: bool,
+    ) -> std::io::Result<Reverse> {
+        let sealer = Sealer::new(key_file, instance)?;
+        Ok(Reverse { sealer, calls: Calls::new(max), upstreams: Upstreams::new(max), share_sessions })
     }
 
     /// Calls under way (running or parked between rounds).
@@ -89,9 +98,16 @@ fn refusal(id: &Value, error: &Error) -> Reply {
 }
 
 /// Serves one HTTP request of the client.
-pub(crate) async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<Out>, Infallible> {
+pub(crate) async fn handle(
+    req: Request<Incoming>,
+    shared: Arc<Shared>,
+    _peer: std::net::IpAddr,
+) -> Result<Response<Out>, Infallible> {
     let side = &shared.downstream;
     let (parts, body) = req.into_parts();
+    if let Err(refusal) = shared.web.check(&parts.method, &parts.headers) {
+        return Ok(crate::endpoint::web_refusal(&shared, &refusal));
+    }
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let url = format!("http://{}{path}", shared.listen);
     let bytes = match read_body(&shared, body).await {
@@ -168,12 +184,14 @@ async fn post(shared: &Arc<Shared>, headers: &HeaderMap, url: &str, body: &[u8])
     if let Err(e) = server::check_request(&request, Some(&fields), &[CLIENT.name()], CLIENT) {
         return refusal(&id, &e);
     }
+    let Some(reverse) = &shared.reverse else { return Reply::Status(StatusCode::INTERNAL_SERVER_ERROR) };
+    let owner = Owner::of(headers, reverse.share_sessions);
     let method = request["method"].as_str().unwrap_or_default();
     match method {
         "ping" => complete(&request, &json!({})),
-        "server/discover" => discover(shared, &request).await,
-        m if CLIENT.rules().allow_list.contains(&m) => call(shared, &request).await,
-        _ => relay(shared, &request).await,
+        "server/discover" => discover(shared, &request, &owner).await,
+        m if CLIENT.rules().allow_list.contains(&m) => call(shared, &request, &owner).await,
+        _ => relay(shared, &request, &owner).await,
     }
 }
 
@@ -221,9 +239,9 @@ fn to_upstream(request: &Value) -> Value {
 }
 
 /// `server/discover`: upstream's `initialize` result, in `2026-07-28`'s words.
-async fn discover(shared: &Arc<Shared>, request: &Value) -> Reply {
+async fn discover(shared: &Arc<Shared>, request: &Value, owner: &Owner) -> Reply {
     let Some(reverse) = &shared.reverse else { return Reply::Status(StatusCode::INTERNAL_SERVER_ERROR) };
-    let upstream = match reverse.upstreams.get(shared, request).await {
+    let upstream = match reverse.upstreams.get(shared, request, owner).await {
         Ok(u) => u,
         Err(e) => return refusal(&request["id"], &e),
     };
@@ -240,11 +258,11 @@ async fn discover(shared: &Arc<Shared>, request: &Value) -> Reply {
 
 /// A request that asks nothing of the client, relayed in its session (in
 /// a new one, once, when upstream forgot it: nothing ran there).
-async fn relay(shared: &Arc<Shared>, request: &Value) -> Reply {
+async fn relay(shared: &Arc<Shared>, request: &Value, owner: &Owner) -> Reply {
     let Some(reverse) = &shared.reverse else { return Reply::Status(StatusCode::INTERNAL_SERVER_ERROR) };
     let mut tries = 0;
     loop {
-        let upstream = match reverse.upstreams.get(shared, request).await {
+        let upstream = match reverse.upstreams.get(shared, request, owner).await {
             Ok(u) => u,
             Err(e) => return refusal(&request["id"], &e),
         };
@@ -258,18 +276,18 @@ async fn relay(shared: &Arc<Shared>, request: &Value) -> Reply {
 }
 
 /// A call that may ask: a new one, or a retry of a parked one.
-async fn call(shared: &Arc<Shared>, request: &Value) -> Reply {
+async fn call(shared: &Arc<Shared>, request: &Value, owner: &Owner) -> Reply {
     let Some(reverse) = &shared.reverse else { return Reply::Status(StatusCode::INTERNAL_SERVER_ERROR) };
     if let Some(state) = request["params"].get("requestState") {
         return retry(shared, reverse, request, state).await;
     }
     let mut tries = 0;
     loop {
-        let upstream = match reverse.upstreams.get(shared, request).await {
+        let upstream = match reverse.upstreams.get(shared, request, owner).await {
             Ok(u) => u,
             Err(e) => return refusal(&request["id"], &e),
         };
-        let (key, outcome) = calls::start(shared, to_upstream(request), upstream.headers()).await;
+        let (key, outcome) = calls::start(shared, to_upstream(request), upstream.clone()).await;
         match outcome {
             // Upstream forgot the session before the call ran: once more, in a new one.
             Outcome::SessionGone(_) if tries == 0 => reverse.upstreams.forget(&upstream),

@@ -1,14 +1,24 @@
-//! The `2025-11-25` sessions the reverse bridge opens upstream: one per
-//! distinct declaration (client capabilities and clientInfo) its MRTR
-//! clients make.
+//! The `2025-11-25` sessions the reverse bridge opens upstream, and whose
+//! each is ([`Owner`]).
 //!
-//! Why per declaration: a `2026-07-28` client declares its capabilities in
-//! every request's `_meta`, while a `2025-11-25` server learns them once, at
-//! `initialize`, and holds them for the session. Requests that declare the
-//! same thing can share a session (the server sees one well-behaved client
-//! making several calls); requests that declare different things must not,
-//! or the server would ask a client for what it cannot answer (or refuse
-//! what it could). Sessions are bounded: past the bound, one no call uses
+//! A `2025-11-25` server ties what it keeps (a login, a logging level,
+//! subscriptions, a conversation) to `Mcp-Session-Id`. Two MRTR clients
+//! must therefore never share an upstream session unless the operator says
+//! the server keeps nothing per session (review N4: two clients declaring
+//! the same capabilities and `clientInfo`, both public, shared one, and the
+//! second read the first one's secret). So a session belongs to:
+//! - the credential a client presents (its `Authorization`, forwarded
+//!   upstream, its SHA-256 the key): requests with the same credential are
+//!   the same principal, and may share;
+//! - else the one request: a session opened for it and ended (`DELETE`)
+//!   with it;
+//! - or, opted in (`--share-upstream-sessions`), every client with the same
+//!   declaration.
+//!
+//! Within an owner, sessions are still per declaration (client capabilities
+//! and clientInfo): a `2026-07-28` client declares its capabilities in every
+//! request's `_meta`, while a `2025-11-25` server learns them once, at
+//! `initialize`. Kept sessions are bounded: past the bound, one no call uses
 //! makes room; if none does, the request is refused (`limit-exceeded`, 503).
 
 use super::pump::{relay, UPSTREAM};
@@ -17,6 +27,7 @@ use crate::Shared;
 use mrtr::http::Headers;
 use mrtr::{Error, RuleId};
 use serde_json::{json, Value};
+use sha2::Digest;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::{mpsc, OnceCell};
@@ -28,15 +39,62 @@ pub(crate) const META_2026: [&str; 3] = [
     "io.modelcontextprotocol/clientInfo",
 ];
 
+/// Whose an upstream session is (module docs).
+#[derive(Clone, Debug)]
+pub(crate) enum Owner {
+    /// The client that presents this `Authorization` value (forwarded).
+    Credential(String),
+    /// The one request: a session opened for it, ended with it.
+    Request,
+    /// Every client with the same declaration (`--share-upstream-sessions`).
+    Shared,
+}
+
+impl Owner {
+    /// The owner of `headers`' request: its credential when it presents one,
+    /// else the request itself, unless the operator shares sessions.
+    pub(crate) fn of(headers: &http::HeaderMap, shared_sessions: bool) -> Owner {
+        let credential = headers.get(http::header::AUTHORIZATION).and_then(|v| v.to_str().ok());
+        match credential {
+            Some(value) => Owner::Credential(value.to_string()),
+            None if shared_sessions => Owner::Shared,
+            None => Owner::Request,
+        }
+    }
+
+    /// The part of a kept session's key that names its owner: the
+    /// credential's SHA-256, never the credential itself.
+    fn key_part(&self) -> Value {
+        match self {
+            Owner::Credential(value) => {
+                let digest = sha2::Sha256::digest(value.as_bytes());
+                Value::String(digest.iter().map(|b| format!("{b:02x}")).collect())
+            }
+            Owner::Request | Owner::Shared => Value::Null,
+        }
+    }
+}
+
 /// An initialized upstream session.
-#[derive(Debug)]
 pub(crate) struct Upstream {
-    /// The declaration it serves (its key in [`Upstreams`]).
+    /// Its key in [`Upstreams`] (owner and declaration); empty for a session
+    /// of one request, which is not kept.
     key: String,
     /// The `Mcp-Session-Id` upstream gave, if any.
     session: Option<String>,
+    /// The credential its requests carry upstream, if its owner has one.
+    authorization: Option<String>,
     /// Upstream's `initialize` result (capabilities, serverInfo, instructions).
     pub(crate) init: Value,
+    /// For a session of one request: what ends it upstream when it is dropped.
+    ends_with: Option<Arc<Shared>>,
+}
+
+/// Never the credential.
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream").field("key", &self.key).field("session", &self.session).finish_non_exhaustive()
+    }
 }
 
 impl Upstream {
@@ -46,7 +104,31 @@ impl Upstream {
         if let Some(id) = &self.session {
             headers.push(("mcp-session-id".to_string(), id.clone()));
         }
+        if let Some(credential) = &self.authorization {
+            headers.push(("authorization".to_string(), credential.clone()));
+        }
         headers
+    }
+}
+
+/// A session of one request ends upstream (`DELETE`) when the request's
+/// call or relay lets it go, so that the server frees what it kept.
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        let (Some(shared), Some(_)) = (self.ends_with.take(), &self.session) else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let request = mrtr::http::Request {
+            exchange: 0,
+            method: "DELETE",
+            url: shared.upstream_url.clone(),
+            headers: self.headers(),
+            body: None,
+        };
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        runtime.spawn(async move {
+            tokio::spawn(upstream::exchange(shared.clone(), request, tx));
+            let _ = tokio::time::timeout(shared.timeout, async { while rx.recv().await.is_some() {} }).await;
+        });
     }
 }
 
@@ -82,12 +164,31 @@ impl Upstreams {
         self.lock().len()
     }
 
-    /// The session for what `request` declares, initialized on first use.
-    pub(crate) async fn get(&self, shared: &Arc<Shared>, request: &Value) -> Result<Arc<Upstream>, Error> {
+    /// The session `owner` has for what `request` declares, initialized on
+    /// first use; for [`Owner::Request`], a new one, ended when dropped.
+    pub(crate) async fn get(
+        &self,
+        shared: &Arc<Shared>,
+        request: &Value,
+        owner: &Owner,
+    ) -> Result<Arc<Upstream>, Error> {
         let (caps, info) = declared(request);
-        let key = json!([caps, info]).to_string();
+        let authorization = match owner {
+            Owner::Credential(value) => Some(value.clone()),
+            Owner::Request | Owner::Shared => None,
+        };
+        if let Owner::Request = owner {
+            let mut upstream = initialize(shared.clone(), String::new(), caps, info, None).await?;
+            upstream.ends_with = Some(shared.clone());
+            return Ok(Arc::new(upstream));
+        }
+        let key = json!([owner.key_part(), caps, info]).to_string();
         let slot = self.slot(&key)?;
-        let made = slot.get_or_try_init(|| initialize(shared.clone(), key.clone(), caps, info)).await;
+        let made = slot
+            .get_or_try_init(|| async {
+                initialize(shared.clone(), key.clone(), caps, info, authorization).await.map(Arc::new)
+            })
+            .await;
         if made.is_err() {
             self.lock().remove(&key); // the next request tries again
         }
@@ -125,26 +226,29 @@ impl Upstreams {
     }
 }
 
-/// `initialize` upstream for `caps` and `info`, then `notifications/initialized`.
+/// `initialize` upstream for `caps` and `info` (with the owner's credential,
+/// if any), then `notifications/initialized`.
 async fn initialize(
     shared: Arc<Shared>,
     key: String,
     caps: Value,
     info: Option<Value>,
-) -> Result<Arc<Upstream>, Error> {
+    authorization: Option<String>,
+) -> Result<Upstream, Error> {
     let info = info.unwrap_or_else(|| json!({"name": "mrtr-bridge", "version": env!("CARGO_PKG_VERSION")}));
     let id = crate::sessions::random_id().unwrap_or_else(|| "initialize".into());
     let params = json!({"protocolVersion": UPSTREAM.name(), "capabilities": caps, "clientInfo": info});
     let request = json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": params});
-    let (response, pump) = relay(shared.clone(), request, Vec::new()).await.map_err(|f| f.error)?;
+    let credential = authorization.iter().map(|c| ("authorization".to_string(), c.clone())).collect();
+    let (response, pump) = relay(shared.clone(), request, credential).await.map_err(|f| f.error)?;
     let Some(init) = response.get("result").filter(|r| r.is_object()).cloned() else {
         let why = format!("upstream refused initialize: {}", response.get("error").unwrap_or(&Value::Null));
         return Err(Error::with(RuleId::HttpStatusUnexpected, why));
     };
     let session = pump.first_head.as_deref().and_then(|h| mrtr::http::header(h, "mcp-session-id")).map(String::from);
-    let upstream = Upstream { key, session, init };
+    let upstream = Upstream { key, session, authorization, init, ends_with: None };
     notify(&shared, &upstream, &json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-    Ok(Arc::new(upstream))
+    Ok(upstream)
 }
 
 /// POSTs a notification in `upstream`'s session and waits (within the

@@ -109,6 +109,10 @@ pub enum RuleId {
     SseStreamEnded = 66,
     /// (mrtr) An HTTP status the transport does not expect at that point.
     HttpStatusUnexpected = 67,
+    /// (mrtr gateways) A request whose `Origin` or `Host` the listener does not allow (DNS rebinding): 403.
+    HttpOriginRefused = 68,
+    /// (mrtr gateways) A POST whose `Content-Type` is not `application/json`: 415.
+    HttpContentTypeUnsupported = 69,
     /// (mrtr) A message over a configured bound.
     LimitExceeded = 70,
     /// (mrtr, API misuse) An argument of the wrong type or shape.
@@ -156,7 +160,7 @@ pub enum Area {
     Task = 4,
     /// A server request outside what the protocol allows (SEP-2260, MRTR).
     Association = 5,
-    /// The SSE multi-turn transports (SEP-1858, SEP-1335).
+    /// The HTTP transports: the SSE multi-turn proposals (SEP-1858, SEP-1335), statuses, and the web's rules a gateway keeps.
     Transport = 6,
     /// A misuse of mrtr's API by its caller (h11's *local* error): never a peer's fault.
     Usage = 7,
@@ -214,7 +218,7 @@ impl Area {
             Area::State => "A sealed `requestState` does not open.",
             Area::Task => "A task's status or input is wrong.",
             Area::Association => "A server request outside what the protocol allows.",
-            Area::Transport => "The SSE multi-turn transports (SEP-1858, SEP-1335).",
+            Area::Transport => "The HTTP transports: the SSE multi-turn proposals (SEP-1858, SEP-1335), statuses, and the web's rules a gateway keeps (`Origin`, `Host`, `Content-Type`).",
             Area::Usage => "A misuse of mrtr's API by its caller: a local bug, never a peer's violation.",
             Area::Panic => "A panic inside mrtr, caught at a language boundary: a bug in mrtr.",
         }
@@ -418,6 +422,10 @@ catalogue! {
         "(mrtr) A response stream ended before the JSON-RPC response to its request with nothing to resume it from: no event id (and, in 1335, no `rel=\"stream\"` URL), a `204` with no answers owed, or the reconnects allowed (`StreamLimits::max_reconnects`) spent without an event. The client machine fails the call with it.";
     HttpStatusUnexpected, "http-status-unexpected", Transport, None, "mrtr transports",
         "(mrtr) An HTTP status the transport does not expect at that point: a POST answered without the call's response (neither an event stream nor a JSON-RPC response with its id), a reconnect answered with anything but an event stream (or `204` in 1335), an answer's POST refused. The client machine fails the call with it.";
+    HttpOriginRefused, "http-origin-refused", Transport, None, "2025-11-25 Streamable HTTP, Security Warning",
+        "(mrtr gateways) A server MUST validate `Origin` against DNS rebinding. `mrtr proxy` and `mrtr bridge` answer 403 to a request whose `Origin` is present and not allowed (by default only loopback origins on a loopback listener; `--allow-origin` widens), or whose `Host` names none of the listener's allowed hosts (by default, on a loopback listener, only loopback names).";
+    HttpContentTypeUnsupported, "http-content-type-unsupported", Transport, None, "2025-11-25 Streamable HTTP, Sending Messages to the Server",
+        "(mrtr gateways) A POST to an MCP endpoint carries a JSON-RPC message as `application/json`. `mrtr proxy` and `mrtr bridge` answer 415 to any other `Content-Type`: a cross-site `text/plain` POST, which a browser sends without a CORS preflight, never reaches the server.";
     LimitExceeded, "limit-exceeded", Protocol, Some(INVALID_REQUEST), "mrtr Limits",
         "A message over a configured bound: bytes, nesting depth, entries of `inputRequests` or `inputResponses` (see `mrtr::Limits`). Code -32600.";
     UsageInvalidArgument, "usage-invalid-argument", Usage, None, "mrtr API",

@@ -4371,7 +4371,8 @@ public enum ErrorArea: Equatable, Hashable {
      */
     case association
     /**
-     * The SSE multi-turn transports (SEP-1858, SEP-1335).
+     * The HTTP transports: the SSE multi-turn proposals (SEP-1858, SEP-1335), statuses, and the web's rules a gateway
+     * keeps (`Origin`, `Host`, `Content-Type`).
      */
     case transport
     /**
@@ -4956,7 +4957,8 @@ enum MrtrError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
          */data: String?
     )
     /**
-     * The SSE multi-turn transports (SEP-1858, SEP-1335).
+     * The HTTP transports: the SSE multi-turn proposals (SEP-1858, SEP-1335), statuses, and the web's rules a gateway
+     * keeps (`Origin`, `Host`, `Content-Type`).
      */
     case Transport(
         /**

@@ -7312,7 +7312,8 @@ enum class ErrorArea {
      */
     ASSOCIATION,
     /**
-     * The SSE multi-turn transports (SEP-1858, SEP-1335).
+     * The HTTP transports: the SSE multi-turn proposals (SEP-1858, SEP-1335), statuses, and the web's rules a gateway
+     * keeps (`Origin`, `Host`, `Content-Type`).
      */
     TRANSPORT,
     /**
@@ -7942,7 +7943,8 @@ sealed class MrtrException: kotlin.Exception() {
     }
     
     /**
-     * The SSE multi-turn transports (SEP-1858, SEP-1335).
+     * The HTTP transports: the SSE multi-turn proposals (SEP-1858, SEP-1335), statuses, and the web's rules a gateway
+     * keeps (`Origin`, `Host`, `Content-Type`).
      */
     class Transport(
         
