@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The soak, short: `mrtr bridge` and `mrtr proxy --ui` (debug builds) for 40 s
+# The soak, short: `mrtr bridge` and `mrtr proxy --ui` (debug builds) for 45 s
 # under honest two-round calls mixed with every abuse of the security review of
 # 2026-12-07 (slow readers, a flood of initialize, bodies over the message
 # bound, trickled bodies, half-open connections, foreign Origin/Host and
@@ -11,5 +11,5 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-echo "== soak: the bridge and the proxy under honest traffic and every abuse, 40 s (scripts/soak)"
-scripts/soak --seconds 40 --out target/soak.json
+echo "== soak: the bridge and the proxy under honest traffic and every abuse, 45 s (scripts/soak)"
+scripts/soak --seconds 45 --out target/soak.json
