@@ -100,7 +100,8 @@ pub struct Config {
     /// is answered 503.
     pub max_sessions: usize,
     /// Sessions one peer address may hold (the same eviction within that
-    /// peer's sessions); `None`: a quarter of `max_sessions`, at least 1.
+    /// peer's sessions; in the reverse bridge, the calls under way of one
+    /// peer address); `None`: a quarter of `max_sessions`, at least 1.
     pub max_sessions_per_peer: Option<usize>,
     /// Client connections served at once; one past it is answered 503 and closed.
     pub max_connections: usize,
@@ -235,7 +236,7 @@ impl Bridge {
             Protocol::V2025_11_25 => Some(reverse::Reverse::new(
                 config.state_key_file.as_deref(),
                 config.instance.clone(),
-                config.max_sessions,
+                (config.max_sessions, sessions_per_peer(&config)),
                 config.share_upstream_sessions,
             )?),
             other => return Err(invalid(&format!("no bridge to a {other} upstream: 2026-07-28 or 2025-11-25"))),
