@@ -85,9 +85,11 @@ async fn answer(
     let mut response = Response::new(Full::new(Bytes::from(body)));
     *response.status_mut() = status;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
-    // The page is the proxy's own: nothing it loads comes from elsewhere.
-    let policy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'";
-    response.headers_mut().insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(policy));
+    // The page is the proxy's own: nothing it loads comes from elsewhere,
+    // and nothing runs but its own script (the policy the page also carries).
+    if let Ok(policy) = HeaderValue::from_str(&page::content_security_policy(true)) {
+        response.headers_mut().insert(header::CONTENT_SECURITY_POLICY, policy);
+    }
     response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     Ok(response)
 }
