@@ -8,6 +8,27 @@
 //! proxy's `--ui` (the page polls `state.json`). [`Timeline`] gathers the
 //! data; [`html`] writes the page.
 //!
+//! # Memory
+//!
+//! Traffic is untrusted and a live timeline runs as long as the proxy, so
+//! it keeps text, never trees, and a bounded amount of it. Each entry is its
+//! compact JSON text, cut to [`SHOWN_BYTES`] (with a marker such as
+//! `… 15.0 MiB, cut`); operations and violations are short texts too. What
+//! a timeline holds is at most
+//!
+//! ```text
+//! fixed + ENTRY_BYTES_KEPT + 2 × ITEM_BYTES_KEPT
+//! ```
+//!
+//! where `fixed` is its title plus about 48 bytes of bookkeeping per kept
+//! item (at most [`ENTRIES_KEPT`] entries and 2000 each of operations and
+//! violations: under 300 KiB). With the defaults: about 20.3 MiB. An
+//! entry's message is written once, through a counter that keeps only its
+//! first [`SHOWN_BYTES`], so making an entry costs no more than that,
+//! whatever the message's size; the page parses nothing. A [`Snapshot`] shares
+//! the kept texts (no copy); its `state.json` is one string of about their
+//! size, made outside any lock.
+//!
 //! # The page is inert to what it shows
 //!
 //! The data sits in a `<script type="application/json">` element, every
@@ -21,24 +42,42 @@
 
 use base64::{engine::general_purpose::STANDARD, Engine};
 use mrtr::check::{HttpEntry, Line, Operation, Side, Violation};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::collections::VecDeque;
+use std::io::Write;
+use std::sync::Arc;
 
 /// Entries a live timeline keeps (the latest): operations and violations
 /// that point at older ones are still shown, without their messages.
 pub const ENTRIES_KEPT: usize = 2000;
 
+/// The bytes of text a timeline's entries keep, over all of them: the
+/// oldest go first once the latest would pass it.
+pub const ENTRY_BYTES_KEPT: usize = 16 << 20;
+
+/// How much of an entry's compact text the page shows: a longer one is
+/// cut there, with a marker saying how long it was.
+pub const SHOWN_BYTES: usize = 8 << 10;
+
 /// Operations and violations a live timeline keeps (the latest of each).
 const ITEMS_KEPT: usize = 2000;
 
-/// The data of one page: entries, operations, violations.
-#[derive(Debug, Default)]
+/// The bytes of text the operations keep, and the violations (each).
+pub const ITEM_BYTES_KEPT: usize = 2 << 20;
+
+/// How much of a short text (a label, an operation's name or target, a
+/// violation's sentence) the page shows.
+const SHORT_BYTES: usize = 1024;
+
+/// The data of one page: entries, operations, violations, each as the JSON
+/// text the page reads, within the bounds above.
+#[derive(Debug)]
 pub struct Timeline {
-    title: String,
-    entries: VecDeque<Value>,
-    operations: VecDeque<Value>,
-    violations: VecDeque<Value>,
+    title: Arc<str>,
+    entries: Kept,
+    operations: Kept,
+    violations: Kept,
     /// Whether every entry had a time (`at`): the axis is milliseconds, else entry indices.
     timed: bool,
     seen: usize,
@@ -47,35 +86,46 @@ pub struct Timeline {
 impl Timeline {
     /// An empty timeline under `title`.
     pub fn new(title: impl Into<String>) -> Timeline {
-        Timeline { title: title.into(), timed: true, ..Timeline::default() }
+        Timeline {
+            title: title.into().into(),
+            entries: Kept::new(ENTRIES_KEPT, ENTRY_BYTES_KEPT),
+            operations: Kept::new(ITEMS_KEPT, ITEM_BYTES_KEPT),
+            violations: Kept::new(ITEMS_KEPT, ITEM_BYTES_KEPT),
+            timed: true,
+            seen: 0,
+        }
     }
 
     /// The entry of index `index`.
     pub fn entry(&mut self, index: usize, line: &Line) {
-        let (from, at) = match line {
-            Line::Message(e) => (e.from, None),
-            Line::Http(h) => (h.from, h.at),
+        let at = match line {
+            Line::Message(_) => None,
+            Line::Http(h) => h.at,
         };
+        self.entry_shown(index, at, Shown::of(line));
+    }
+
+    /// The entry of index `index` at time `at`, shown as `shown` (made
+    /// beforehand, outside whatever lock orders the entries).
+    pub fn entry_shown(&mut self, index: usize, at: Option<u64>, shown: Shown) {
         self.timed &= at.is_some();
         self.seen += 1;
-        push_bounded(
-            &mut self.entries,
-            json!({"index": index, "from": side(from), "at": at, "label": label(line), "line": line_json(line)}),
-            ENTRIES_KEPT,
-        );
+        self.entries.push(shown.into_entry(index, at));
     }
 
     /// A finished multi-round operation.
     pub fn operation(&mut self, op: &Operation) {
-        let item = json!({"method": op.method, "target": op.target, "rounds": op.rounds,
+        let target = op.target.as_deref().map(|t| cut(t, SHORT_BYTES));
+        let item = json!({"method": cut(&op.method, SHORT_BYTES), "target": target, "rounds": op.rounds,
             "started": op.started, "finished": op.finished, "spans": op.spans});
-        push_bounded(&mut self.operations, item, ITEMS_KEPT);
+        self.operations.push(script_safe(&item.to_string()).into());
     }
 
     /// A violation at entry `index`, sent from `from` (when known).
     pub fn violation(&mut self, rule: &str, index: usize, from: Option<Side>, message: &str) {
-        let item = json!({"rule": rule, "index": index, "from": from.map(side), "message": message});
-        push_bounded(&mut self.violations, item, ITEMS_KEPT);
+        let item = json!({"rule": cut(rule, SHORT_BYTES), "index": index, "from": from.map(side),
+            "message": cut(message, SHORT_BYTES)});
+        self.violations.push(script_safe(&item.to_string()).into());
     }
 
     /// [`Timeline::violation`] of the checker's.
@@ -83,93 +133,276 @@ impl Timeline {
         self.violation(v.rule.name(), v.index, from, &v.message);
     }
 
+    /// What is kept now, sharing its texts: cheap to take under a lock,
+    /// to be written out after it.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            title: self.title.clone(),
+            timed: self.timed && self.seen > 0,
+            entries: self.entries.texts.iter().cloned().collect(),
+            operations: self.operations.texts.iter().cloned().collect(),
+            violations: self.violations.texts.iter().cloned().collect(),
+        }
+    }
+
     /// The page's data, as `state.json` serves it.
-    pub fn to_json(&self) -> Value {
-        let timed = self.timed && self.seen > 0;
-        json!({"title": self.title, "clock": if timed { "ms" } else { "entry" },
-            "entries": self.entries, "operations": self.operations, "violations": self.violations})
+    pub fn to_json(&self) -> String {
+        self.snapshot().to_json(None)
     }
 }
 
-fn push_bounded(queue: &mut VecDeque<Value>, item: Value, kept: usize) {
-    if queue.len() >= kept {
-        queue.pop_front();
-    }
-    queue.push_back(item);
+/// A timeline's texts at one moment (see [`Timeline::snapshot`]).
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    title: Arc<str>,
+    timed: bool,
+    entries: Vec<Arc<str>>,
+    operations: Vec<Arc<str>>,
+    violations: Vec<Arc<str>>,
 }
 
-fn side(from: Side) -> &'static str {
-    match from {
-        Side::Client => "client",
-        Side::Server => "server",
+impl Snapshot {
+    /// The page's data (`state.json`): title, clock, entries, operations,
+    /// violations, and `links` to other pages when given. Safe inside a
+    /// `<script>` as it is.
+    pub fn to_json(&self, links: Option<&Value>) -> String {
+        let mut out = String::with_capacity(self.kept_bytes() + 256);
+        let title = script_safe(&Value::from(&*self.title).to_string());
+        let clock = if self.timed { "ms" } else { "entry" };
+        out.push_str(&format!(r#"{{"title":{title},"clock":"{clock}""#));
+        for (name, texts) in
+            [("entries", &self.entries), ("operations", &self.operations), ("violations", &self.violations)]
+        {
+            out.push_str(&format!(r#","{name}":["#));
+            for (i, text) in texts.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(text);
+            }
+            out.push(']');
+        }
+        if let Some(links) = links {
+            out.push_str(&format!(r#","links":{}"#, script_safe(&links.to_string())));
+        }
+        out.push('}');
+        out
+    }
+
+    /// The bytes of the texts it shares: what the timeline keeps, within
+    /// `ENTRY_BYTES_KEPT + 2 × ITEM_BYTES_KEPT`.
+    pub fn kept_bytes(&self) -> usize {
+        [&self.entries, &self.operations, &self.violations].iter().flat_map(|t| t.iter()).map(|t| t.len()).sum()
     }
 }
 
-/// A line as the transcript format writes it.
-fn line_json(line: &Line) -> Value {
-    match line {
-        Line::Message(e) => json!({"from": side(e.from), "message": e.message, "stream": e.stream}),
-        Line::Http(h) => json!({"from": side(h.from), "at": h.at, "http": http_json(h)}),
+/// Texts kept newest last, the oldest dropped while there are more than
+/// `max_items` or they hold more than `max_bytes`.
+#[derive(Debug)]
+struct Kept {
+    texts: VecDeque<Arc<str>>,
+    bytes: usize,
+    max_items: usize,
+    max_bytes: usize,
+}
+
+impl Kept {
+    fn new(max_items: usize, max_bytes: usize) -> Kept {
+        Kept { texts: VecDeque::new(), bytes: 0, max_items, max_bytes }
+    }
+
+    fn push(&mut self, text: Arc<str>) {
+        self.bytes += text.len();
+        self.texts.push_back(text);
+        while self.texts.len() > self.max_items || self.bytes > self.max_bytes {
+            let Some(oldest) = self.texts.pop_front() else { break };
+            self.bytes -= oldest.len();
+        }
     }
 }
 
-fn http_json(h: &HttpEntry) -> Value {
-    let mut http = Map::new();
-    http.insert("exchange".into(), h.exchange.clone().into());
+/// An entry as the page shows it, before its index and time are known:
+/// who sent it, a label, and its compact text cut to [`SHOWN_BYTES`]
+/// (for an HTTP entry, the text of its `http` object: its time goes
+/// before it once known).
+#[derive(Debug)]
+pub struct Shown {
+    from: Side,
+    http: bool,
+    label: String,
+    text: Prefix,
+}
+
+impl Shown {
+    /// `line`, shown: its message text is written once, through a counter
+    /// that keeps only [`SHOWN_BYTES`] of it.
+    pub fn of(line: &Line) -> Shown {
+        let mut text = Prefix::new(SHOWN_BYTES);
+        let (from, http) = match line {
+            Line::Message(e) => {
+                text.raw(format!(r#"{{"from":"{}","message":"#, side(e.from)).as_bytes());
+                text.value(&e.message);
+                text.raw(br#","stream":"#);
+                text.value(&e.stream.as_deref().map_or(Value::Null, Value::from));
+                text.raw(b"}");
+                (e.from, false)
+            }
+            Line::Http(h) => {
+                write_http(&mut text, h);
+                (h.from, true)
+            }
+        };
+        Shown { from, http, label: cut(&label(line), SHORT_BYTES), text }
+    }
+
+    /// The entry's JSON text: `{"index","from","at","label","line"}`, its
+    /// `line` the transcript line (an object), or, when that was longer
+    /// than [`SHOWN_BYTES`], a string of its start and a marker.
+    fn into_entry(self, index: usize, at: Option<u64>) -> Arc<str> {
+        let at = at.map_or_else(|| "null".to_string(), |at| at.to_string());
+        let (head, tail) = if self.http {
+            (format!(r#"{{"from":"{}","at":{at},"http":"#, side(self.from)), "}")
+        } else {
+            (String::new(), "")
+        };
+        let line = match self.text.whole() {
+            Some(text) => format!("{head}{text}{tail}"),
+            None => {
+                let total = self.text.total + (head.len() + tail.len()) as u64;
+                let start = format!("{head}{}… {}, cut", self.text.start(), size(total));
+                Value::from(start).to_string()
+            }
+        };
+        let label = Value::from(self.label);
+        let entry =
+            format!(r#"{{"index":{index},"from":"{}","at":{at},"label":{label},"line":{line}}}"#, side(self.from));
+        script_safe(&entry).into()
+    }
+}
+
+/// The `http` object of a transcript line, as the page has always shown
+/// it (every field the entry has, `headers` always).
+fn write_http(out: &mut Prefix, h: &HttpEntry) {
+    out.raw(br#"{"exchange":"#);
+    out.string(&h.exchange);
     for (name, value) in [("method", &h.method), ("url", &h.url)] {
         if let Some(value) = value {
-            http.insert(name.into(), value.clone().into());
+            out.raw(format!(r#","{name}":"#).as_bytes());
+            out.string(value);
         }
     }
     if let Some(status) = h.status {
-        http.insert("status".into(), status.into());
+        out.raw(format!(r#","status":{status}"#).as_bytes());
     }
-    let headers: Map<String, Value> = h.headers.iter().map(|(n, v)| (n.clone(), v.clone().into())).collect();
-    http.insert("headers".into(), headers.into());
+    out.raw(br#","headers":{"#);
+    for (i, (name, value)) in h.headers.iter().enumerate() {
+        out.raw(if i > 0 { b"," } else { b"" });
+        out.string(name);
+        out.raw(b":");
+        out.string(value);
+    }
+    out.raw(b"}");
     if let Some(body) = &h.body {
-        http.insert("body".into(), body.clone());
+        out.raw(br#","body":"#);
+        out.value(body);
     }
     if !h.events.is_empty() {
-        let blocks = h.events.iter().map(|b| json!({"event": b.event, "id": b.id, "retry": b.retry, "data": b.data}));
-        http.insert("events".into(), blocks.collect());
+        out.raw(br#","events":["#);
+        for (i, b) in h.events.iter().enumerate() {
+            out.raw(if i > 0 { b"," } else { b"" });
+            let retry = b.retry.map_or(Value::Null, Value::from);
+            let fields = [("event", b.event.as_deref()), ("id", b.id.as_deref())];
+            out.raw(b"{");
+            for (name, value) in fields {
+                out.raw(format!(r#""{name}":"#).as_bytes());
+                out.value(&value.map_or(Value::Null, Value::from));
+                out.raw(b",");
+            }
+            out.raw(format!(r#""retry":{retry},"data":"#).as_bytes());
+            out.value(b.data.as_ref().unwrap_or(&Value::Null));
+            out.raw(b"}");
+        }
+        out.raw(b"]");
     }
     if h.end {
-        http.insert("end".into(), true.into());
+        out.raw(br#","end":true"#);
     }
-    http.into()
+    out.raw(b"}");
 }
 
-/// A short name for an entry: what it carries.
-fn label(line: &Line) -> String {
-    match line {
-        Line::Message(e) => message_label(&e.message),
-        Line::Http(h) => {
-            let carried: Vec<String> =
-                h.body.iter().chain(h.events.iter().filter_map(|b| b.data.as_ref())).map(message_label).collect();
-            let head = match (&h.method, h.status) {
-                (Some(method), _) => method.clone(),
-                (None, Some(status)) => status.to_string(),
-                (None, None) if carried.is_empty() && h.end => "end".into(),
-                (None, None) => "event".into(),
-            };
-            [head].into_iter().chain(carried).collect::<Vec<_>>().join(" ")
+/// Text written to it: the first `limit` bytes kept, all of them counted.
+/// A message of any size is written through it in the space of `limit`.
+#[derive(Debug)]
+struct Prefix {
+    kept: Vec<u8>,
+    limit: usize,
+    total: u64,
+}
+
+impl Prefix {
+    fn new(limit: usize) -> Prefix {
+        Prefix { kept: Vec::new(), limit, total: 0 }
+    }
+
+    fn raw(&mut self, bytes: &[u8]) {
+        let room = self.limit.saturating_sub(self.kept.len());
+        self.kept.extend_from_slice(&bytes[..room.min(bytes.len())]);
+        self.total += bytes.len() as u64;
+    }
+
+    fn value(&mut self, value: &Value) {
+        // Writing to a `Prefix` cannot fail, nor can serializing a `Value`.
+        let _ = serde_json::to_writer(&mut *self, value);
+    }
+
+    fn string(&mut self, text: &str) {
+        let _ = serde_json::to_writer(&mut *self, text);
+    }
+
+    /// All that was written, if it fit.
+    fn whole(&self) -> Option<&str> {
+        let fit = self.total <= self.kept.len() as u64;
+        fit.then(|| std::str::from_utf8(&self.kept).ok()).flatten()
+    }
+
+    /// What was kept, up to its last whole character.
+    fn start(&self) -> &str {
+        match std::str::from_utf8(&self.kept) {
+            Ok(text) => text,
+            Err(e) => std::str::from_utf8(&self.kept[..e.valid_up_to()]).unwrap_or_default(),
         }
     }
 }
 
-fn message_label(message: &Value) -> String {
-    if let Value::Array(batch) = message {
-        return format!("batch of {}", batch.len());
+impl Write for Prefix {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.raw(buf);
+        Ok(buf.len())
     }
-    let id = message.get("id").map(|id| format!(" #{id}")).unwrap_or_default();
-    match (message.get("method").and_then(Value::as_str), message.get("result"), message.get("error")) {
-        (Some(method), _, _) => format!("{method}{id}"),
-        (None, Some(result), _) => {
-            let kind = result.get("resultType").and_then(Value::as_str).unwrap_or("result");
-            format!("{kind}{id}")
-        }
-        (None, None, Some(error)) => format!("error {}{id}", error.get("code").unwrap_or(&Value::Null)),
-        _ => "message".into(),
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `text`, or its first `max` bytes (whole characters) and a marker.
+fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… {}, cut", &text[..end], size(text.len() as u64))
+}
+
+/// A size for people: `512 B`, `8.0 KiB`, `15.0 MiB`.
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b < 1 << 10 => format!("{b} B"),
+        b if b < 1 << 20 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0)),
     }
 }
 
@@ -193,11 +426,66 @@ fn script_safe(json: &str) -> String {
     out
 }
 
-/// The page: `data` inline (as [`Timeline::to_json`] gives it); with
-/// `live`, the page also fetches `state.json` beside it every second.
-pub fn html(data: &Value, live: bool) -> String {
+fn side(from: Side) -> &'static str {
+    match from {
+        Side::Client => "client",
+        Side::Server => "server",
+    }
+}
+
+/// A short name for an entry: what it carries.
+fn label(line: &Line) -> String {
+    match line {
+        Line::Message(e) => message_label(&e.message),
+        Line::Http(h) => {
+            let carried: Vec<String> =
+                h.body.iter().chain(h.events.iter().filter_map(|b| b.data.as_ref())).map(message_label).collect();
+            let head = match (&h.method, h.status) {
+                (Some(method), _) => cut(method, SHORT_BYTES),
+                (None, Some(status)) => status.to_string(),
+                (None, None) if carried.is_empty() && h.end => "end".into(),
+                (None, None) => "event".into(),
+            };
+            [head].into_iter().chain(carried).collect::<Vec<_>>().join(" ")
+        }
+    }
+}
+
+/// A message's name: its method (or result kind, or error code) and id,
+/// each cut short, whatever their size.
+fn message_label(message: &Value) -> String {
+    if let Value::Array(batch) = message {
+        return format!("batch of {}", batch.len());
+    }
+    let id = message.get("id").map(|id| format!(" #{}", short_json(id))).unwrap_or_default();
+    match (message.get("method").and_then(Value::as_str), message.get("result"), message.get("error")) {
+        (Some(method), _, _) => format!("{}{id}", cut(method, SHORT_BYTES)),
+        (None, Some(result), _) => {
+            let kind = result.get("resultType").and_then(Value::as_str).unwrap_or("result");
+            format!("{}{id}", cut(kind, SHORT_BYTES))
+        }
+        (None, None, Some(error)) => format!("error {}{id}", short_json(error.get("code").unwrap_or(&Value::Null))),
+        _ => "message".into(),
+    }
+}
+
+/// A value's compact text, cut to [`SHORT_BYTES`] (written through a
+/// [`Prefix`], so a large one costs no more).
+fn short_json(value: &Value) -> String {
+    let mut text = Prefix::new(SHORT_BYTES);
+    text.value(value);
+    match text.whole() {
+        Some(whole) => whole.to_string(),
+        None => format!("{}… {}, cut", text.start(), size(text.total)),
+    }
+}
+
+/// The page: `data` inline (the JSON text [`Timeline::to_json`] or
+/// [`Snapshot::to_json`] gives); with `live`, the page also fetches
+/// `state.json` beside it every second.
+pub fn html(data: &str, live: bool) -> String {
     let policy = content_security_policy(live);
-    fill(PAGE, &[("CSP", &policy), ("LIVE", live_value(live)), ("DATA", &script_safe(&data.to_string()))])
+    fill(PAGE, &[("CSP", &policy), ("LIVE", live_value(live)), ("DATA", &script_safe(data))])
 }
 
 /// The page's Content Security Policy: nothing but its own script and
@@ -313,7 +601,7 @@ mod tests {
     #[test]
     fn any_data_is_made_safe_for_its_script() {
         let raw = "{\"s\":\"<!--<script></script>\u{2028}&\"}";
-        let page = fill(PAGE, &[("DATA", &script_safe(raw))]);
+        let page = html(raw, false);
         assert_eq!(data_of(&page), r#"{"s":"\u003c!--\u003cscript\u003e\u003c/script\u003e\u2028\u0026"}"#);
         assert_eq!(serde_json::from_str::<Value>(data_of(&page)).unwrap(), serde_json::from_str::<Value>(raw).unwrap());
     }
@@ -358,6 +646,70 @@ mod tests {
             assert_eq!(policy.contains("connect-src 'self'"), live);
             assert!(!policy.contains("unsafe"));
         }
+    }
+
+    /// Security review N6: whatever the traffic, a timeline keeps text
+    /// within its budget, each large entry cut with a marker.
+    #[test]
+    fn a_timeline_keeps_bounded_text() {
+        let mut timeline = Timeline::new("t");
+        let big = "x".repeat(2 << 20);
+        for index in 0..20 {
+            timeline.entry(index, &call(&big));
+        }
+        let snapshot = timeline.snapshot();
+        assert_eq!(snapshot.entries.len(), 20);
+        assert!(snapshot.kept_bytes() <= 20 * (SHOWN_BYTES + 512), "{}", snapshot.kept_bytes());
+        let data: Value = serde_json::from_str(&timeline.to_json()).unwrap();
+        for entry in data["entries"].as_array().unwrap() {
+            let line = entry["line"].as_str().expect("a cut line is a string");
+            assert!(line.starts_with(r#"{"from":"client","message":{"jsonrpc":"2.0""#), "{line:.80}");
+            assert!(line.ends_with("… 2.0 MiB, cut"), "{}", &line[line.len() - 40..]);
+            assert_eq!(entry["label"], "tools/call #1");
+        }
+        // Text that grows sixfold when escaped: the budget, not the count, binds.
+        let angles = "<".repeat(SHOWN_BYTES - 100);
+        for index in 20..1000 {
+            timeline.entry(index, &call(&angles));
+        }
+        let snapshot = timeline.snapshot();
+        assert!(snapshot.kept_bytes() <= ENTRY_BYTES_KEPT, "{}", snapshot.kept_bytes());
+        assert!(snapshot.entries.len() < 980, "the oldest dropped: {}", snapshot.entries.len());
+        assert!(timeline.to_json().len() <= ENTRY_BYTES_KEPT + 4096);
+    }
+
+    /// Small entries are the transcript lines the page always showed.
+    #[test]
+    fn a_small_entry_is_its_transcript_line() {
+        let h = HttpEntry {
+            from: Side::Server,
+            at: Some(7),
+            exchange: "3".into(),
+            method: None,
+            url: None,
+            headers: vec![("content-type".into(), "text/event-stream".into())],
+            status: Some(200),
+            events: vec![mrtr::check::Block {
+                event: Some("message".into()),
+                data: Some(json!({"jsonrpc": "2.0", "id": 1, "result": {}})),
+                id: None,
+                retry: Some(5),
+            }],
+            body: None,
+            end: true,
+        };
+        let mut timeline = Timeline::new("t");
+        timeline.entry(4, &Line::Http(h));
+        let data: Value = serde_json::from_str(&timeline.to_json()).unwrap();
+        let line = json!({"from": "server", "at": 7, "http": {"exchange": "3", "status": 200,
+            "headers": {"content-type": "text/event-stream"},
+            "events": [{"event": "message", "id": null, "retry": 5, "data": {"jsonrpc": "2.0", "id": 1, "result": {}}}],
+            "end": true}});
+        assert_eq!(
+            data["entries"][0],
+            json!({"index": 4, "from": "server", "at": 7, "label": "200 result #1", "line": line})
+        );
+        assert_eq!(data["clock"], "ms");
     }
 
     #[test]

@@ -59,15 +59,15 @@ fn find<'a>(pages: &'a [UiPage], path: &str) -> Option<(&'a UiPage, bool)> {
     })
 }
 
-/// A page's data, with the links to the other pages.
-fn data(pages: &[UiPage], page: &UiPage) -> serde_json::Value {
-    let mut data = page.monitor.timeline().unwrap_or_default();
-    if pages.len() > 1 {
+/// A page's data (its `state.json`), with the links to the other pages:
+/// written from a snapshot, after the monitor's lock.
+fn data(pages: &[UiPage], page: &UiPage) -> String {
+    let links = (pages.len() > 1).then(|| {
         let links =
             pages.iter().map(|p| serde_json::json!({"href": p.path, "text": p.name, "here": p.path == page.path}));
-        data["links"] = links.collect();
-    }
-    data
+        links.collect::<serde_json::Value>()
+    });
+    page.monitor.timeline().unwrap_or_default().to_json(links.as_ref())
 }
 
 async fn answer(
