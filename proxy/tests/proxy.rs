@@ -1066,9 +1066,12 @@ async fn the_live_page_serves_the_conversation_and_its_state() {
     assert_eq!(state["violations"][0]["from"], "client");
     let page = get("/").await.unwrap();
     assert_eq!(page.headers()["content-type"], "text/html; charset=utf-8");
-    assert!(page.headers()["content-security-policy"].to_str().unwrap().starts_with("default-src 'none'"));
+    let policy = page.headers()["content-security-policy"].to_str().unwrap().to_string();
+    assert!(policy.starts_with("default-src 'none'") && !policy.contains("unsafe"), "{policy}");
     let page = String::from_utf8(body_bytes(page).await.to_vec()).unwrap();
     assert!(page.contains("const LIVE = true;") && page.contains("retry-request-state-mismatch"));
+    // The header is the policy the page carries itself (its script's hash).
+    assert!(page.contains(&format!(r#"<meta http-equiv="Content-Security-Policy" content="{policy}">"#)));
     assert_eq!(get("/elsewhere").await.unwrap().status(), StatusCode::NOT_FOUND);
     let _ = stop.send(());
     served.await.unwrap();
