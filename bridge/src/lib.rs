@@ -101,7 +101,8 @@ pub struct Config {
     pub max_sessions: usize,
     /// Sessions one peer address may hold (the same eviction within that
     /// peer's sessions; in the reverse bridge, the calls under way of one
-    /// peer address); `None`: a quarter of `max_sessions`, at least 1.
+    /// peer address); `None`: a quarter of `max_sessions`, at least 16 (or
+    /// `max_sessions` when smaller).
     pub max_sessions_per_peer: Option<usize>,
     /// Client connections served at once; one past it is answered 503 and closed.
     pub max_connections: usize,
@@ -202,9 +203,12 @@ fn fleet_of(config: &Config) -> std::io::Result<(Option<fleet::Fleet>, Uri)> {
     Ok((Some(fleet), tls.cloned().unwrap_or_else(|| config.upstream.clone())))
 }
 
-/// Sessions one peer may hold: as configured, else a quarter of the bound.
+/// Sessions one peer may hold: as configured, else a quarter of the bound,
+/// but never fewer than 16 (or the bound itself when smaller): every local
+/// client of a loopback bridge is the one peer 127.0.0.1.
 fn sessions_per_peer(config: &Config) -> usize {
-    config.max_sessions_per_peer.unwrap_or(config.max_sessions / 4).max(1)
+    let default = (config.max_sessions / 4).max(config.max_sessions.min(16));
+    config.max_sessions_per_peer.unwrap_or(default).max(1)
 }
 
 /// Where requests go that nothing routes: the first of several upstreams, or the one.

@@ -48,7 +48,7 @@ options:
                    made a call first), or is answered 503 when every session has a call under way
   --max-sessions-per-peer N
                    sessions one client address may hold, the same eviction among its own
-                   (default: a quarter of --max-sessions)
+                   (default: a quarter of --max-sessions, at least 16 or --max-sessions)
   --upstream-ca FILE
                    PEM certificate authorities an https:// upstream may chain to, besides
                    the system's

@@ -86,7 +86,7 @@ async fn answer(
         (&Method::GET, Some((page, false))) => {
             (StatusCode::OK, "text/html; charset=utf-8", page::html(&data(&pages, page), true))
         }
-        (&Method::GET, Some((page, true))) => (StatusCode::OK, "application/json", data(&pages, page).to_string()),
+        (&Method::GET, Some((page, true))) => (StatusCode::OK, "application/json", data(&pages, page)),
         (&Method::GET, None) => (StatusCode::NOT_FOUND, "text/plain; charset=utf-8", "not found\n".into()),
         _ => (StatusCode::METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "GET only\n".into()),
     };
