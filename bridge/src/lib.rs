@@ -138,6 +138,11 @@ pub struct Config {
     /// `Host` names allowed besides the default ones (`--allow-host`; `*`:
     /// any): see [`mrtr_proxy::web`].
     pub allow_hosts: Vec<String>,
+    /// Bytes of one message (a request body, a response body, an event),
+    /// the checker's bound too (`--max-message-bytes`; default 16 MiB, the
+    /// core's). Past it a request is `413`, an upstream message ends its call. The gateway's memory grows with
+    /// it: see `docs/cli.md`, "Memory".
+    pub max_message_bytes: usize,
 }
 
 impl Config {
@@ -163,6 +168,7 @@ impl Config {
             share_upstream_sessions: false,
             allow_origins: Vec::new(),
             allow_hosts: Vec::new(),
+            max_message_bytes: mrtr::Limits::DEFAULT.max_message_bytes,
         }
     }
 }
@@ -250,8 +256,9 @@ impl Bridge {
             Some(_) => (Protocol::V2026_07_28, Protocol::V2025_11_25),
             None => (Protocol::V2025_11_25, Protocol::V2026_07_28),
         };
-        let legacy = CheckConfig { protocol: client_protocol, ..CheckConfig::default() };
-        let upstream_check = CheckConfig { protocol: upstream_protocol, ..CheckConfig::default() };
+        let limits = mrtr::Limits { max_message_bytes: config.max_message_bytes, ..mrtr::Limits::DEFAULT };
+        let legacy = CheckConfig { protocol: client_protocol, limits, ..CheckConfig::default() };
+        let upstream_check = CheckConfig { protocol: upstream_protocol, limits, ..CheckConfig::default() };
         let mut shared = Shared {
             timeout: config.timeout,
             client,
