@@ -100,7 +100,9 @@ pub struct Config {
     /// is answered 503.
     pub max_sessions: usize,
     /// Sessions one peer address may hold (the same eviction within that
-    /// peer's sessions); `None`: a quarter of `max_sessions`, at least 1.
+    /// peer's sessions; in the reverse bridge, the calls under way of one
+    /// peer address); `None`: a quarter of `max_sessions`, at least 16 (or
+    /// `max_sessions` when smaller).
     pub max_sessions_per_peer: Option<usize>,
     /// Client connections served at once; one past it is answered 503 and closed.
     pub max_connections: usize,
@@ -136,6 +138,11 @@ pub struct Config {
     /// `Host` names allowed besides the default ones (`--allow-host`; `*`:
     /// any): see [`mrtr_proxy::web`].
     pub allow_hosts: Vec<String>,
+    /// Bytes of one message (a request body, a response body, an event),
+    /// the checker's bound too (`--max-message-bytes`; default 16 MiB, the
+    /// core's). Past it a request is `413`, an upstream message ends its call. The gateway's memory grows with
+    /// it: see `docs/cli.md`, "Memory".
+    pub max_message_bytes: usize,
 }
 
 impl Config {
@@ -161,6 +168,7 @@ impl Config {
             share_upstream_sessions: false,
             allow_origins: Vec::new(),
             allow_hosts: Vec::new(),
+            max_message_bytes: mrtr::Limits::DEFAULT.max_message_bytes,
         }
     }
 }
@@ -201,9 +209,12 @@ fn fleet_of(config: &Config) -> std::io::Result<(Option<fleet::Fleet>, Uri)> {
     Ok((Some(fleet), tls.cloned().unwrap_or_else(|| config.upstream.clone())))
 }
 
-/// Sessions one peer may hold: as configured, else a quarter of the bound.
+/// Sessions one peer may hold: as configured, else a quarter of the bound,
+/// but never fewer than 16 (or the bound itself when smaller): every local
+/// client of a loopback bridge is the one peer 127.0.0.1.
 fn sessions_per_peer(config: &Config) -> usize {
-    config.max_sessions_per_peer.unwrap_or(config.max_sessions / 4).max(1)
+    let default = (config.max_sessions / 4).max(config.max_sessions.min(16));
+    config.max_sessions_per_peer.unwrap_or(default).max(1)
 }
 
 /// Where requests go that nothing routes: the first of several upstreams, or the one.
@@ -235,7 +246,7 @@ impl Bridge {
             Protocol::V2025_11_25 => Some(reverse::Reverse::new(
                 config.state_key_file.as_deref(),
                 config.instance.clone(),
-                config.max_sessions,
+                (config.max_sessions, sessions_per_peer(&config)),
                 config.share_upstream_sessions,
             )?),
             other => return Err(invalid(&format!("no bridge to a {other} upstream: 2026-07-28 or 2025-11-25"))),
@@ -245,8 +256,9 @@ impl Bridge {
             Some(_) => (Protocol::V2026_07_28, Protocol::V2025_11_25),
             None => (Protocol::V2025_11_25, Protocol::V2026_07_28),
         };
-        let legacy = CheckConfig { protocol: client_protocol, ..CheckConfig::default() };
-        let upstream_check = CheckConfig { protocol: upstream_protocol, ..CheckConfig::default() };
+        let limits = mrtr::Limits { max_message_bytes: config.max_message_bytes, ..mrtr::Limits::DEFAULT };
+        let legacy = CheckConfig { protocol: client_protocol, limits, ..CheckConfig::default() };
+        let upstream_check = CheckConfig { protocol: upstream_protocol, limits, ..CheckConfig::default() };
         let mut shared = Shared {
             timeout: config.timeout,
             client,

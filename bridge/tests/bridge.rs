@@ -120,9 +120,10 @@ async fn the_declared_capabilities_travel_in_every_upstream_request() {
     }
 }
 
-/// Sessions are bounded (503 past the bound, room again after DELETE); a
-/// request names its session (400 without, 404 for an unknown one); an
-/// answer is taken only by the session that was asked.
+/// Sessions are bounded (503 past the bound while every session has a call
+/// under way, room again after DELETE); a request names its session (400
+/// without, 404 for an unknown one); an answer is taken only by the session
+/// that was asked.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_are_bounded_and_answers_stay_in_their_session() {
     let server = mrtr_server().await;
@@ -131,13 +132,17 @@ async fn sessions_are_bounded_and_answers_stay_in_their_session() {
     a.initialize(capabilities()).await;
     b.initialize(capabilities()).await;
     assert_ne!(a.session, b.session);
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}}});
-    let full = c.post(&init).await;
-    assert_eq!(full.status(), StatusCode::SERVICE_UNAVAILABLE);
-    assert_eq!(json_body(full).await["error"]["data"]["rule"], "limit-exceeded");
-
     let mut events = Events::new(a.post(&tool(1, "get_weather", json!({"location": "Lima"}))).await);
     let question = events.next().await.unwrap();
+    let mut b_events = Events::new(b.post(&tool(9, "get_weather", json!({"location": "Kyiv"}))).await);
+    let b_question = b_events.next().await.unwrap();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}}});
+    let full = c.post(&init).await;
+    assert_eq!(full.status(), StatusCode::SERVICE_UNAVAILABLE, "both sessions have a call under way");
+    assert_eq!(json_body(full).await["error"]["data"]["rule"], "limit-exceeded");
+    let b_answer = json!({"jsonrpc": "2.0", "id": b_question["id"], "result": {"action": "accept", "content": {"units": "celsius"}}});
+    assert_eq!(b.post(&b_answer).await.status(), StatusCode::ACCEPTED);
+    assert_eq!(text(&b_events.next().await.unwrap()), "Kyiv: 22 degrees celsius");
     assert_eq!(question["method"], "elicitation/create");
     let answer =
         json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"units": "kelvin"}}});

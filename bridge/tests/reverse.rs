@@ -652,3 +652,40 @@ async fn shared_upstream_sessions_are_an_opt_in() {
     assert_eq!(server.opened.load(Ordering::SeqCst), 1);
     bridge.stop().await;
 }
+
+/// POSTs `message` from the loopback address `from` (the quotas key by it).
+async fn post_from(from: [u8; 4], url: &str, message: &Value) -> (StatusCode, Value) {
+    let mut connector = HttpConnector::new();
+    connector.set_local_address(Some(from.into()));
+    let http: Client<HttpConnector, Full<Bytes>> = Client::builder(TokioExecutor::new()).build(connector);
+    let mut request = Request::post(url).header("content-type", "application/json");
+    for (name, value) in mrtr::protocol::mirrored_fields(message) {
+        if let Some(value) = value {
+            request = request.header(name, value);
+        }
+    }
+    let response = http.request(request.body(Full::new(Bytes::from(message.to_string()))).unwrap()).await.unwrap();
+    let status = response.status();
+    (status, serde_json::from_slice(&response.into_body().collect().await.unwrap().to_bytes()).unwrap_or(Value::Null))
+}
+
+/// Review N5 in this direction: one client address's parked calls take only
+/// its own share of `--max-sessions`; another address's call is still taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_peers_parked_calls_take_only_its_share() {
+    let server = asking_server().await;
+    let mut bridge = reverse(&server.url, |c| (c.max_sessions, c.max_sessions_per_peer) = (4, Some(2))).await;
+    let url = bridge.url();
+    for id in 1..=2 {
+        let (status, asked) =
+            post_from([127, 0, 0, 66], &url, &call(id, "get_weather", json!({"location": "Oslo"}))).await;
+        assert_eq!((status, &asked["result"]["resultType"]), (StatusCode::OK, &json!("input_required")), "{asked}");
+    }
+    let (status, refused) =
+        post_from([127, 0, 0, 66], &url, &call(3, "get_weather", json!({"location": "Oslo"}))).await;
+    assert_eq!((status, rule(&refused)), (StatusCode::SERVICE_UNAVAILABLE, "limit-exceeded"), "{refused}");
+    let (status, asked) = post_from([127, 0, 0, 1], &url, &call(4, "get_weather", json!({"location": "Lima"}))).await;
+    assert_eq!((status, &asked["result"]["resultType"]), (StatusCode::OK, &json!("input_required")), "{asked}");
+    assert_eq!(bridge.gauges.calls(), 3);
+    bridge.stop().await;
+}

@@ -46,9 +46,13 @@ options:
   --max-sessions N sessions held at once (default 1024); an initialize past it takes the place
                    of the least recently used session with no call under way (one that never
                    made a call first), or is answered 503 when every session has a call under way
+  --max-message-bytes N
+                   bytes of one message (request body, response body, event): past it a request
+                   is 413, an upstream message ends its call (default 16777216: 16 MiB); memory
+                   grows with it (docs/cli.md, Memory)
   --max-sessions-per-peer N
                    sessions one client address may hold, the same eviction among its own
-                   (default: a quarter of --max-sessions)
+                   (default: a quarter of --max-sessions, at least 16 or --max-sessions)
   --upstream-ca FILE
                    PEM certificate authorities an https:// upstream may chain to, besides
                    the system's
@@ -102,6 +106,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
     let (mut upstream_ca, mut ui) = (None, None);
     let (mut allow_origins, mut allow_hosts, mut max_sessions_per_peer) = (Vec::new(), Vec::new(), None);
     let mut share_upstream_sessions = false;
+    let mut max_message_bytes = mrtr::Limits::DEFAULT.max_message_bytes;
     let (mut upstream_protocol, mut state_key_file, mut instance) = (mrtr::Protocol::V2026_07_28, None, None);
     let mut parser = lexopt::Parser::from_args(argv);
     let p = &mut parser;
@@ -125,6 +130,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
             Long("state-key-file") => state_key_file = Some(options::path(p)?),
             Long("instance") => instance = Some(options::text(p)?),
             Long("share-upstream-sessions") => share_upstream_sessions = true,
+            Long("max-message-bytes") => max_message_bytes = options::at_least_one(p, "--max-message-bytes", "")?,
             Short('h') | Long("help") => return Ok(None),
             other => return Err(other.unexpected().to_string()),
         }
@@ -139,6 +145,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
         max_sessions,
         max_sessions_per_peer,
         share_upstream_sessions,
+        max_message_bytes,
         allow_origins,
         allow_hosts,
         upstream_ca,

@@ -54,6 +54,9 @@ options:
   --timeout SECS   how long a client may take to send a request's head and body, and the
                    upstream to answer with its head (default 30); under stdio, how long the
                    server may take to exit once its stdin is closed before it is killed
+  --max-message-bytes N
+                   bytes of one message (request body, response body, event): past it a request
+                   is 413 (default 16777216: 16 MiB). Memory grows with it (docs/cli.md, Memory)
   --max-connections N
                    client connections served at once; past it 503 (default 1024)
   --ui HOST:PORT   also serve a live page there: one row per multi-round operation, its
@@ -103,6 +106,7 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
     let (mut transport, mut timeout, mut max_connections) = (None, 30u64, 1024usize);
     let (mut upstream_ca, mut har, mut record_max_bytes) = (None, None, mrtr_proxy::RECORD_MAX_BYTES);
     let (mut ui, mut allow_origins, mut allow_hosts) = (None, Vec::new(), Vec::new());
+    let mut max_message_bytes = mrtr::Limits::DEFAULT.max_message_bytes;
     let mut parser = lexopt::Parser::from_args(argv);
     let p = &mut parser;
     while let Some(arg) = p.next().map_err(|e| e.to_string())? {
@@ -124,6 +128,7 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
             Long("timeout") => timeout = options::at_least_one(p, "--timeout", "whole seconds, ")?,
             Long("ui") => ui = Some(options::parsed(p, "--ui")?),
             Long("max-connections") => max_connections = options::at_least_one(p, "--max-connections", "")?,
+            Long("max-message-bytes") => max_message_bytes = options::at_least_one(p, "--max-message-bytes", "")?,
             Long("json") => json = true,
             Long("allow-origin") => allow_origins.push(options::text(p)?),
             Long("allow-host") => allow_hosts.push(options::text(p)?),
@@ -162,6 +167,7 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
         ui,
         allow_origins,
         allow_hosts,
+        max_message_bytes,
     }))
 }
 

@@ -90,3 +90,33 @@ fn a_bad_har_file_is_unreadable_input() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("not a HAR") && stderr.contains("usage-invalid-argument"), "{stderr}");
 }
+
+/// Security review L7 and L8: a recording named `rec{{DATA}}.jsonl` whose
+/// traffic carries `<img onerror>` and `<!--<script>` gives a page where
+/// that markup is only escaped JSON text inside the data element: the name
+/// fills no placeholder, and the data cannot leave its script.
+#[test]
+fn html_of_a_hostile_recording_keeps_its_traffic_inert() {
+    let argument = "<img src=x onerror=alert(document.domain)><!--<script>";
+    let line = serde_json::json!({"from": "client", "message": {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "t", "arguments": {"q": argument}}}});
+    let path = temp("rec{{DATA}}.jsonl", format!("{line}\n").as_bytes());
+    let out_path = path.with_file_name("out.html");
+    let out = mrtr(&["check", path.to_str().unwrap(), "--html", out_path.to_str().unwrap()]);
+    // Checked (a lone call breaks rules: exit 1) and written.
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = std::fs::read_to_string(&out_path).unwrap();
+    assert!(!page.contains("<img") && !page.contains("<!--"), "{page}");
+    let open = r#"<script type="application/json" id="data">"#;
+    let start = page.find(open).expect("the data element") + open.len();
+    let end = start + page[start..].find("</script>").unwrap();
+    assert!(
+        page[start..end].contains(r"\u003cimg src=x onerror=alert(document.domain)\u003e\u003c!--\u003cscript\u003e")
+    );
+    assert_eq!(page.matches("{{DATA}}").count(), 1, "the name, once, in the data");
+    assert!(page[start..end].contains("rec{{DATA}}.jsonl"));
+    assert_eq!(page.matches("<script").count(), 2, "the data and the code, nothing else");
+    assert!(
+        page.contains(r#"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-"#)
+    );
+}

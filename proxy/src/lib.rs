@@ -104,6 +104,11 @@ pub struct Config {
     /// `Host` names allowed besides the default ones (`--allow-host`; `*`:
     /// any): see [`web`].
     pub allow_hosts: Vec<String>,
+    /// Bytes of one message (a request body, a response body, an event),
+    /// the checker's bound too (`--max-message-bytes`; default 16 MiB, the
+    /// core's). Past it a request is `413`. The gateway's memory grows with
+    /// it: see `docs/cli.md`, "Memory".
+    pub max_message_bytes: usize,
 }
 
 impl Config {
@@ -125,6 +130,7 @@ impl Config {
             ui: None,
             allow_origins: Vec::new(),
             allow_hosts: Vec::new(),
+            max_message_bytes: mrtr::Limits::DEFAULT.max_message_bytes,
         }
     }
 }
@@ -161,7 +167,9 @@ impl Proxy {
             None => None,
         };
         let listener = TcpListener::bind(config.listen).await?;
-        let check = CheckConfig { protocol: config.protocol, transport: config.transport, ..CheckConfig::default() };
+        let limits = mrtr::Limits { max_message_bytes: config.max_message_bytes, ..mrtr::Limits::DEFAULT };
+        let check =
+            CheckConfig { protocol: config.protocol, transport: config.transport, limits, ..CheckConfig::default() };
         let mut monitor = Monitor::new(check, record, config.output);
         if let Some(path) = &config.record {
             monitor = monitor.rotating(path.clone(), config.record_max_bytes);

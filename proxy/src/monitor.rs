@@ -4,7 +4,7 @@
 //! checked, recorded and reported.
 
 use crate::har::HarLog;
-use crate::page::Timeline;
+use crate::page::{Shown, Snapshot, Timeline};
 use http::HeaderMap;
 use mrtr::check::{Audit, Block, CheckConfig, Entry, HttpEntry, Line, Side};
 use mrtr::http::Headers;
@@ -158,7 +158,8 @@ struct Inner {
     record_error: bool,
     /// Arrival times of recent client entries, by index.
     starts: BTreeMap<usize, Instant>,
-    /// What the live page shows, when there is one.
+    /// What the live page shows, when there is one (bounded text: see
+    /// [`crate::page`]).
     timeline: Option<Timeline>,
     /// Report lines not printed yet: printed once the entry is checked, in
     /// order, but not under this lock ([`Monitor::unlock`]).
@@ -190,6 +191,9 @@ pub struct Monitor {
     exchanges: Arc<AtomicU64>,
     /// Reports go to stderr, not stdout (which a stdio conversation uses).
     to_stderr: bool,
+    /// Whether `inner` keeps a timeline (shared by the clones, like the
+    /// HAR's): each entry is then shown ([`Shown::of`]) before the lock.
+    timeline: Arc<AtomicBool>,
 }
 
 impl Monitor {
@@ -218,6 +222,7 @@ impl Monitor {
             started: Instant::now(),
             exchanges: Arc::new(AtomicU64::new(0)),
             to_stderr: false,
+            timeline: Arc::default(),
         }
     }
 
@@ -247,13 +252,15 @@ impl Monitor {
     /// Call before cloning.
     pub fn with_timeline(self, title: &str) -> Monitor {
         self.lock().timeline = Some(Timeline::new(title));
+        self.timeline.store(true, Ordering::Release);
         self
     }
 
-    /// The live page's data ([`Timeline::to_json`]); `None` without
-    /// [`Monitor::with_timeline`].
-    pub fn timeline(&self) -> Option<Value> {
-        self.lock().timeline.as_ref().map(Timeline::to_json)
+    /// What the live page shows now ([`Timeline::snapshot`]: the lock is
+    /// held only to share the kept texts; its `state.json` is written
+    /// after); `None` without [`Monitor::with_timeline`].
+    pub fn timeline(&self) -> Option<Snapshot> {
+        self.lock().timeline.as_ref().map(Timeline::snapshot)
     }
 
     /// Whether a HAR is written (so its inputs are worth building).
@@ -523,8 +530,10 @@ impl Monitor {
             Line::Http(h) => count(h.body.as_ref()) + h.events.iter().map(|b| count(b.data.as_ref())).sum::<u64>(),
             Line::Message(entry) => count(Some(&entry.message)),
         };
-        // What the checker reads of the entry alone, before the lock (and dropped after it).
+        // What the checker reads of the entry alone, and what the page
+        // shows of it, before the lock (and dropped after it).
         let mut prepared = mrtr::check::prepare(line, &self.check);
+        let shown = self.timeline.load(Ordering::Acquire).then(|| Shown::of(prepared.line()));
         let mut guard = self.lock();
         let inner = &mut *guard;
         // Taken under the lock: the entries' times grow with their indices.
@@ -535,8 +544,12 @@ impl Monitor {
         for e in errors {
             self.violation(inner, index, Some(from), e);
         }
-        if let Some(timeline) = inner.timeline.as_mut() {
-            timeline.entry(index, prepared.line());
+        if let (Some(timeline), Some(shown)) = (inner.timeline.as_mut(), shown) {
+            let at = match prepared.line() {
+                Line::Http(h) => h.at,
+                Line::Message(_) => None,
+            };
+            timeline.entry_shown(index, at, shown);
         }
         if from == Side::Client {
             inner.starts.insert(index, now);

@@ -63,15 +63,15 @@ fn find<'a>(pages: &'a [UiPage], path: &str) -> Option<(&'a UiPage, bool)> {
     })
 }
 
-/// A page's data, with the links to the other pages.
-fn data(pages: &[UiPage], page: &UiPage) -> serde_json::Value {
-    let mut data = page.monitor.timeline().unwrap_or_default();
-    if pages.len() > 1 {
+/// A page's data (its `state.json`), with the links to the other pages:
+/// written from a snapshot, after the monitor's lock.
+fn data(pages: &[UiPage], page: &UiPage) -> String {
+    let links = (pages.len() > 1).then(|| {
         let links =
             pages.iter().map(|p| serde_json::json!({"href": p.path, "text": p.name, "here": p.path == page.path}));
-        data["links"] = links.collect();
-    }
-    data
+        links.collect::<serde_json::Value>()
+    });
+    page.monitor.timeline().unwrap_or_default().to_json(links.as_ref())
 }
 
 async fn answer(
@@ -86,7 +86,7 @@ async fn answer(
         (&Method::GET, Some((page, false))) => {
             (StatusCode::OK, "text/html; charset=utf-8", page::html(&data(&pages, page), true))
         }
-        (&Method::GET, Some((page, true))) => (StatusCode::OK, "application/json", data(&pages, page).to_string()),
+        (&Method::GET, Some((page, true))) => (StatusCode::OK, "application/json", data(&pages, page)),
         (&Method::GET, None) => (StatusCode::NOT_FOUND, "text/plain; charset=utf-8", "not found\n".into()),
         _ => (StatusCode::METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "GET only\n".into()),
     };
@@ -98,9 +98,11 @@ fn reply(status: StatusCode, kind: &'static str, body: String) -> Response<Full<
     let mut response = Response::new(Full::new(Bytes::from(body)));
     *response.status_mut() = status;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
-    // The page is the proxy's own: nothing it loads comes from elsewhere.
-    let policy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'";
-    response.headers_mut().insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(policy));
+    // The page is the proxy's own: nothing it loads comes from elsewhere,
+    // and nothing runs but its own script (the policy the page also carries).
+    if let Ok(policy) = HeaderValue::from_str(&page::content_security_policy(true)) {
+        response.headers_mut().insert(header::CONTENT_SECURITY_POLICY, policy);
+    }
     response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
 }

@@ -513,6 +513,20 @@ async fn a_request_body_over_the_bound_is_refused_with_413() {
     assert_eq!(r.status(), StatusCode::OK);
 }
 
+/// `--max-message-bytes` lowers the bound an operator's memory formula
+/// rests on: a body one byte past it is 413, one at it is relayed.
+#[tokio::test]
+async fn the_message_bound_is_the_operators_to_set() {
+    let (up, _release) = upstream().await;
+    let run = proxy_config(up, |c| c.max_message_bytes = 4096).await;
+    let c = client();
+    let r = post(&c, run.addr, "/mcp", " ".repeat(4097)).await;
+    assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let padded = format!("{}{}", ping(1), " ".repeat(4096 - ping(1).len()));
+    assert_eq!(post(&c, run.addr, "/mcp", padded).await.status(), StatusCode::OK);
+    assert_eq!(rules(&run.monitor.reports()), vec!["limit-exceeded".to_string()]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_concurrent_sse_streams_are_held_open_and_checked() {
     const N: u64 = 200;
@@ -1066,9 +1080,12 @@ async fn the_live_page_serves_the_conversation_and_its_state() {
     assert_eq!(state["violations"][0]["from"], "client");
     let page = get("/").await.unwrap();
     assert_eq!(page.headers()["content-type"], "text/html; charset=utf-8");
-    assert!(page.headers()["content-security-policy"].to_str().unwrap().starts_with("default-src 'none'"));
+    let policy = page.headers()["content-security-policy"].to_str().unwrap().to_string();
+    assert!(policy.starts_with("default-src 'none'") && !policy.contains("unsafe"), "{policy}");
     let page = String::from_utf8(body_bytes(page).await.to_vec()).unwrap();
     assert!(page.contains("const LIVE = true;") && page.contains("retry-request-state-mismatch"));
+    // The header is the policy the page carries itself (its script's hash).
+    assert!(page.contains(&format!(r#"<meta http-equiv="Content-Security-Policy" content="{policy}">"#)));
     assert_eq!(get("/elsewhere").await.unwrap().status(), StatusCode::NOT_FOUND);
     let _ = stop.send(());
     served.await.unwrap();

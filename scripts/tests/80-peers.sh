@@ -28,7 +28,7 @@ echo "== peers: the official SDKs through mrtr proxy (peers/run)"
 echo "== peers: two instances of mrtr's Java server behind a round-robin, every retry on the other (bindings-jvm/examples/server/two-instances)"
 "$venv/bin/python" bindings-jvm/examples/server/two-instances
 echo "== peers: the bridge's tests against the SDKs and mrtr's server (cargo test -p mrtr-bridge)"
-cargo test --quiet -p mrtr-bridge --tests
+cargo test --quiet -p mrtr-bridge --test bridge --test fleet --test peers --test reverse
 echo "== peers: every 2025-11-25 client through mrtr bridge to every 2026-07-28 server (peers/run --bridge)"
 "$venv/bin/python" peers/run --bridge
 echo "== peers: every 2026-07-28 client through mrtr bridge --upstream-protocol 2025-11-25 to every 2025-11-25 server (peers/run --bridge-reverse)"

@@ -18,6 +18,7 @@ use mrtr::client::operation::Event;
 use mrtr::{Error, RuleId};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
@@ -45,10 +46,13 @@ pub(crate) struct Turn {
     pub(crate) reply: oneshot::Sender<Outcome>,
 }
 
-/// The calls under way, bounded.
+/// The calls under way, bounded in all and per peer address: a call parks
+/// for `--timeout`, so without a peer's own bound one peer's cheap calls
+/// that upstream asks on would refuse everyone for that long (review N5).
 pub(crate) struct Calls {
     max: usize,
-    by_key: Mutex<HashMap<String, mpsc::Sender<Turn>>>,
+    max_per_peer: usize,
+    by_key: Mutex<HashMap<String, (IpAddr, mpsc::Sender<Turn>)>>,
 }
 
 /// A call's place in [`Calls`], given up when its task ends however it ends.
@@ -66,12 +70,12 @@ impl Drop for Entry {
 }
 
 impl Calls {
-    /// At most `max` calls at once.
-    pub(crate) fn new(max: usize) -> Calls {
-        Calls { max, by_key: Mutex::new(HashMap::new()) }
+    /// At most `max` calls at once, `max_per_peer` of them from one peer address.
+    pub(crate) fn new(max: usize, max_per_peer: usize) -> Calls {
+        Calls { max, max_per_peer: max_per_peer.clamp(1, max.max(1)), by_key: Mutex::new(HashMap::new()) }
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, mpsc::Sender<Turn>>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, (IpAddr, mpsc::Sender<Turn>)>> {
         self.by_key.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -82,7 +86,7 @@ impl Calls {
 
     /// The parked call `key`'s turn channel, if it is still there.
     pub(crate) fn get(&self, key: &str) -> Option<mpsc::Sender<Turn>> {
-        self.lock().get(key).cloned()
+        self.lock().get(key).map(|(_, turns)| turns.clone())
     }
 
     /// Ends the call `key` (its task sees no more turns and drops it).
@@ -90,16 +94,22 @@ impl Calls {
         self.lock().remove(key);
     }
 
-    /// A place for a new call under a fresh random key; `limit-exceeded` past the bound.
-    fn reserve(&self, turns: mpsc::Sender<Turn>) -> Result<String, Error> {
+    /// A place for a new call of `peer` under a fresh random key;
+    /// `limit-exceeded` past a bound.
+    fn reserve(&self, turns: mpsc::Sender<Turn>, peer: IpAddr) -> Result<String, Error> {
         let mut by_key = self.lock();
         if by_key.len() >= self.max {
             let why = format!("the bridge carries as many calls as it may ({})", self.max);
             return Err(Error::with(RuleId::LimitExceeded, why));
         }
+        if by_key.values().filter(|(p, _)| *p == peer).count() >= self.max_per_peer {
+            let why =
+                format!("the bridge carries as many calls of one client address as it may ({})", self.max_per_peer);
+            return Err(Error::with(RuleId::LimitExceeded, why));
+        }
         let key = crate::sessions::random_id()
             .ok_or_else(|| Error::with(RuleId::InternalPanic, "no randomness from the OS".into()))?;
-        by_key.insert(key.clone(), turns);
+        by_key.insert(key.clone(), (peer, turns));
         Ok(key)
     }
 }
@@ -107,12 +117,17 @@ impl Calls {
 /// Starts `request` (upstream's: its id, `_meta` without `2026-07-28`'s keys)
 /// in `session`, which the call holds until it ends: the call's key, and
 /// its first outcome.
-pub(crate) async fn start(shared: &Arc<Shared>, request: Value, session: Arc<Upstream>) -> (Option<String>, Outcome) {
+pub(crate) async fn start(
+    shared: &Arc<Shared>,
+    request: Value,
+    session: Arc<Upstream>,
+    peer: IpAddr,
+) -> (Option<String>, Outcome) {
     let Some(reverse) = &shared.reverse else {
         return (None, Outcome::Failed(Error::with(RuleId::InternalPanic, "not a reverse bridge".into())));
     };
     let (turns_tx, turns) = mpsc::channel(1);
-    let key = match reverse.calls.reserve(turns_tx) {
+    let key = match reverse.calls.reserve(turns_tx, peer) {
         Ok(key) => key,
         Err(e) => return (None, Outcome::Failed(e)),
     };

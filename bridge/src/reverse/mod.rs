@@ -36,6 +36,7 @@ use mrtr::{server, Error, Protocol, RuleId};
 use sealing::Sealer;
 use serde_json::{json, Map, Value};
 use std::convert::Infallible;
+use std::net::IpAddr;
 use std::path::Path;
 use std::sync::Arc;
 use tokio::sync::oneshot;
@@ -57,16 +58,18 @@ pub(crate) struct Reverse {
 
 impl Reverse {
     /// A reverse bridge sealing with `key_file`'s key (or a random one),
-    /// named `instance` (or at random), carrying at most `max` calls and
-    /// holding at most `max` upstream sessions (`share_sessions`: see [`Owner`]).
+    /// named `instance` (or at random), carrying at most `max` calls
+    /// (`max_per_peer` of one client address) and holding at most `max`
+    /// upstream sessions (`share_sessions`: see [`Owner`]).
     pub(crate) fn new(
         key_file: Option<&Path>,
         instance: Option<String>,
-        max: usize,
+        (max, max_per_peer): (usize, usize),
         share_sessions: bool,
     ) -> std::io::Result<Reverse> {
         let sealer = Sealer::new(key_file, instance)?;
-        Ok(Reverse { sealer, calls: Calls::new(max), upstreams: Upstreams::new(max), share_sessions })
+        let calls = Calls::new(max, max_per_peer);
+        Ok(Reverse { sealer, calls, upstreams: Upstreams::new(max), share_sessions })
     }
 
     /// Calls under way (running or parked between rounds).
@@ -101,7 +104,7 @@ fn refusal(id: &Value, error: &Error) -> Reply {
 pub(crate) async fn handle(
     req: Request<Incoming>,
     shared: Arc<Shared>,
-    _peer: std::net::IpAddr,
+    peer: IpAddr,
 ) -> Result<Response<Out>, Infallible> {
     let side = &shared.downstream;
     let (parts, body) = req.into_parts();
@@ -117,7 +120,7 @@ pub(crate) async fn handle(
     let exchange = side.exchange();
     side.request(&exchange, parts.method.as_str(), &url, &parts.headers, &bytes);
     let reply = match parts.method {
-        Method::POST => post(&shared, &parts.headers, &url, &bytes).await,
+        Method::POST => post(&shared, &parts.headers, &url, &bytes, peer).await,
         _ => Reply::Status(StatusCode::METHOD_NOT_ALLOWED),
     };
     Ok(send(&shared, &exchange, reply))
@@ -172,7 +175,7 @@ fn fields(headers: &HeaderMap) -> Vec<(String, String)> {
 }
 
 /// A POST: what it asks, read and checked by the core, then served.
-async fn post(shared: &Arc<Shared>, headers: &HeaderMap, url: &str, body: &[u8]) -> Reply {
+async fn post(shared: &Arc<Shared>, headers: &HeaderMap, url: &str, body: &[u8], peer: IpAddr) -> Reply {
     let limits = shared.downstream.limits();
     let fields = fields(headers);
     let request = match read_request(Mode::Streamable, "POST", url, &fields, body, CLIENT, &limits) {
@@ -190,7 +193,7 @@ async fn post(shared: &Arc<Shared>, headers: &HeaderMap, url: &str, body: &[u8])
     match method {
         "ping" => complete(&request, &json!({})),
         "server/discover" => discover(shared, &request, &owner).await,
-        m if CLIENT.rules().allow_list.contains(&m) => call(shared, &request, &owner).await,
+        m if CLIENT.rules().allow_list.contains(&m) => call(shared, &request, &owner, peer).await,
         _ => relay(shared, &request, &owner).await,
     }
 }
@@ -276,7 +279,7 @@ async fn relay(shared: &Arc<Shared>, request: &Value, owner: &Owner) -> Reply {
 }
 
 /// A call that may ask: a new one, or a retry of a parked one.
-async fn call(shared: &Arc<Shared>, request: &Value, owner: &Owner) -> Reply {
+async fn call(shared: &Arc<Shared>, request: &Value, owner: &Owner, peer: IpAddr) -> Reply {
     let Some(reverse) = &shared.reverse else { return Reply::Status(StatusCode::INTERNAL_SERVER_ERROR) };
     if let Some(state) = request["params"].get("requestState") {
         return retry(shared, reverse, request, state).await;
@@ -287,7 +290,7 @@ async fn call(shared: &Arc<Shared>, request: &Value, owner: &Owner) -> Reply {
             Ok(u) => u,
             Err(e) => return refusal(&request["id"], &e),
         };
-        let (key, outcome) = calls::start(shared, to_upstream(request), upstream.clone()).await;
+        let (key, outcome) = calls::start(shared, to_upstream(request), upstream.clone(), peer).await;
         match outcome {
             // Upstream forgot the session before the call ran: once more, in a new one.
             Outcome::SessionGone(_) if tries == 0 => reverse.upstreams.forget(&upstream),
