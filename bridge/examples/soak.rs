@@ -66,16 +66,14 @@ const MIB: u64 = 1 << 20;
 /// it; keep the two in step:
 ///
 /// RSS ≤ fixed + checkers × `CHECKER` + connections × `PER_CONNECTION`
-///       + bodies × `PER_BODY` + sessions × `PER_SESSION` (+ pages × `PAGE`)
+///       + bodies × `BODY_COPIES` × message bound + sessions × `PER_SESSION`
+///       (+ pages × `PAGE` with `--ui`)
 ///
 /// at the peak: connections open, request bodies being read and checked
-/// (at most one per connection), sessions held, live pages (`--ui`).
+/// (at most one per connection), sessions held, live pages.
 struct Formula;
 
 impl Formula {
-    /// The message bound (`mrtr::Limits::max_message_bytes`, 16 MiB): a
-    /// request body is read whole up to it.
-    const MESSAGE: u64 = 16 * MIB;
     /// The fixed part: the runtime, its threads and the allocator's arenas,
     /// the binary's pages, the checkers' tables when empty (measured: the
     /// soak's `rss_after_warmup`, 11 to 15 MiB for a debug build).
@@ -87,34 +85,38 @@ impl Formula {
     /// One connection: hyper's read and write buffers, and the bounded
     /// queue of its response (16 chunks).
     const PER_CONNECTION: u64 = 2 * MIB;
-    /// One request body being read and checked: up to the message bound,
-    /// its contiguous copy once gathered, and its parsed form (for JSON of
-    /// strings and objects, about its text; see the doc for arrays of small
-    /// numbers).
-    const PER_BODY: u64 = 3 * Formula::MESSAGE;
+    /// One request body being read and checked, in message bounds
+    /// (`--max-message-bytes`, 16 MiB by default): the body, its contiguous
+    /// copy once gathered, and its parsed form (for JSON of strings and
+    /// objects, about its text; see the doc for arrays of small numbers).
+    const BODY_COPIES: u64 = 3;
     /// One bridge session: what the client declared (capabilities,
     /// `clientInfo`), its questions waiting and its streams' routes.
     const PER_SESSION: u64 = 64 * 1024;
-    /// One live page (`--ui`): the timeline's byte budget.
-    const PAGE: u64 = 16 * MIB;
+    /// One live page (`--ui`): its timeline's budget (`ENTRY_BYTES_KEPT`
+    /// 16 MiB + 2 × `ITEM_BYTES_KEPT` 2 MiB + bookkeeping, about 20.3 MiB)
+    /// and one `state.json` of about that size being served.
+    const PAGE: u64 = 42 * MIB;
 
-    /// The bound for a gateway with `checkers` checkers and `pages` pages.
-    fn bound(checkers: u64, pages: u64, connections: u64, bodies: u64, sessions: u64) -> u64 {
+    /// The bound for a gateway with `checkers` checkers and `pages` pages,
+    /// and a message bound of `message` bytes.
+    fn bound(message: u64, checkers: u64, pages: u64, connections: u64, bodies: u64, sessions: u64) -> u64 {
         Formula::FIXED
             + checkers * Formula::CHECKER
             + connections * Formula::PER_CONNECTION
-            + bodies.min(connections) * Formula::PER_BODY
+            + bodies.min(connections) * Formula::BODY_COPIES * message
             + sessions * Formula::PER_SESSION
             + pages * Formula::PAGE
     }
 
-    fn to_json() -> Value {
+    fn to_json(message: u64) -> Value {
         json!({"fixed_mib": Formula::FIXED / MIB, "checker_mib": Formula::CHECKER / MIB,
-            "per_connection_mib": Formula::PER_CONNECTION / MIB, "per_body_mib": Formula::PER_BODY / MIB,
+            "per_connection_mib": Formula::PER_CONNECTION / MIB, "message_bound_mib": message / MIB,
+            "per_body_mib": Formula::BODY_COPIES * message / MIB,
             "per_session_kib": Formula::PER_SESSION / 1024, "page_mib": Formula::PAGE / MIB,
-            "message_bound_mib": Formula::MESSAGE / MIB,
-            "text": "RSS <= fixed + checkers x checker + connections x per_connection + bodies x per_body \
-                     + sessions x per_session (+ pages x page with --ui), at the peak; docs/cli.md, Memory"})
+            "text": "RSS <= fixed + checkers x checker + connections x per_connection \
+                     + bodies x 3 x message bound + sessions x per_session (+ pages x page with --ui), \
+                     at the peak; docs/cli.md, Memory"})
     }
 }
 
@@ -137,6 +139,9 @@ struct Settings {
     per_peer_sessions: usize,
     /// The size of a large request (`echo`).
     large_bytes: usize,
+    /// The message bound (`--max-message-bytes`, given explicitly when the
+    /// gateway has the flag; the core's 16 MiB otherwise).
+    message_bytes: u64,
 }
 
 impl Settings {
@@ -153,6 +158,7 @@ impl Settings {
             per_peer_connections: 4,
             per_peer_sessions: 4,
             large_bytes: 8 << 20,
+            message_bytes: 16 * MIB,
         };
         let mut mrtr = None;
         while let Some(arg) = args.next() {
@@ -365,6 +371,8 @@ struct Target {
     pages: u64,
     sessions_cap: u64,
     connections_cap: u64,
+    /// Its message bound, bytes.
+    message: u64,
     /// Large request bodies (over 64 KiB) the soak has in flight to it, and their peak.
     bodies: AtomicU64,
     peak_bodies: AtomicU64,
@@ -408,7 +416,8 @@ impl Target {
 
     fn ceiling_kib(&self) -> u64 {
         // The soak sends at most two large bodies to a gateway at once.
-        let at_caps = Formula::bound(self.checkers, self.pages, self.connections_cap, 2, self.sessions_cap);
+        let at_caps =
+            Formula::bound(self.message, self.checkers, self.pages, self.connections_cap, 2, self.sessions_cap);
         (at_caps + at_caps / 4 + 256 * MIB).min(4096 * MIB) / 1024
     }
 
@@ -1024,7 +1033,7 @@ async fn initialize_flood(target: Arc<Target>, until: Instant) {
 async fn huge_bodies(target: Arc<Target>, until: Instant) {
     let tally = target.tally("huge_bodies");
     let ip = target.abuser_ip(3);
-    let size = (Formula::MESSAGE + MIB) as usize;
+    let size = usize::try_from(target.message + MIB).unwrap_or(17 << 20);
     let piece = Bytes::from(vec![b'7'; 1 << 20]);
     let prefix = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":"#;
     for round in 0..100_000u64 {
@@ -1430,7 +1439,7 @@ fn report(target: &Target, child: &Child, flags: &[String]) -> (Value, Vec<Strin
     let peak_kib = memory.hwm_kib.max(memory.peak_rss_kib);
     let connections = memory.peak_connections.min(target.connections_cap);
     let bodies = target.peak_bodies.load(Ordering::SeqCst);
-    let bound = Formula::bound(target.checkers, target.pages, connections, bodies, target.sessions_cap);
+    let bound = Formula::bound(target.message, target.checkers, target.pages, connections, bodies, target.sessions_cap);
     let abuses: BTreeMap<&str, BTreeMap<String, u64>> = target
         .abuses
         .lock()
@@ -1459,7 +1468,7 @@ fn report(target: &Target, child: &Child, flags: &[String]) -> (Value, Vec<Strin
                 connections,
                 Formula::PER_CONNECTION / MIB,
                 bodies.min(connections),
-                Formula::PER_BODY / MIB,
+                Formula::BODY_COPIES * target.message / MIB,
                 target.sessions_cap,
                 Formula::PER_SESSION / 1024,
                 target.pages,
@@ -1660,6 +1669,7 @@ async fn soak(settings: &Settings) -> Result<(Value, Vec<String>), String> {
             ("--max-sessions", settings.max_sessions),
             ("--max-connections-per-peer", settings.per_peer_connections),
             ("--max-sessions-per-peer", settings.per_peer_sessions),
+            ("--max-message-bytes", usize::try_from(settings.message_bytes).unwrap_or(16 << 20)),
         ];
         for (flag, value) in caps {
             if has(flags, flag) {
@@ -1691,6 +1701,7 @@ async fn soak(settings: &Settings) -> Result<(Value, Vec<String>), String> {
             pages,
             sessions_cap: sessions,
             connections_cap: connections,
+            message: settings.message_bytes,
             bodies: AtomicU64::new(0),
             peak_bodies: AtomicU64::new(0),
         })
@@ -1842,10 +1853,11 @@ async fn soak(settings: &Settings) -> Result<(Value, Vec<String>), String> {
             "timeout_s": settings.timeout, "max_connections": settings.max_connections,
             "max_sessions": settings.max_sessions, "max_connections_per_peer": settings.per_peer_connections,
             "max_sessions_per_peer": settings.per_peer_sessions, "large_request_bytes": settings.large_bytes,
+            "max_message_bytes": settings.message_bytes,
             "upstream_flood_bytes": {"bridge": bridge_upstream.flood_bytes.load(Ordering::Relaxed),
                 "proxy": proxy_upstream.flood_bytes.load(Ordering::Relaxed)},
         },
-        "formula": Formula::to_json(),
+        "formula": Formula::to_json(settings.message_bytes),
         "soak_cpu_seconds": cpu_seconds("self"),
         "bridge": bridge_report,
         "proxy": proxy_report,
