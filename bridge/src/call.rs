@@ -71,8 +71,13 @@ struct Driver {
     url: String,
     op: Operation,
     clock: Instant,
-    parts_tx: mpsc::UnboundedSender<Part>,
-    parts_rx: mpsc::UnboundedReceiver<Part>,
+    /// Where every exchange of the operation sends its parts: bounded
+    /// ([`upstream::PARTS`]), so that while the driver waits on the client's
+    /// stream ([`Writer::deliver`]) its exchanges stop reading upstream
+    /// instead of piling chunks up before the operation's `StreamLimits`
+    /// could see them.
+    parts_tx: mpsc::Sender<Part>,
+    parts_rx: mpsc::Receiver<Part>,
     /// The exchanges under way, aborted with the driver: an upstream stream
     /// that goes silent must not outlive the call that read it.
     exchanges: Vec<tokio::task::JoinHandle<()>>,
@@ -94,7 +99,7 @@ impl Driver {
         // faulty round is still asked (the upstream side's checker reports it).
         config.call.lenient = true;
         let op = Operation::new(config, request, 0)?;
-        let (parts_tx, parts_rx) = mpsc::unbounded_channel();
+        let (parts_tx, parts_rx) = upstream::parts();
         Ok(Driver { shared, url, op, clock: Instant::now(), parts_tx, parts_rx, exchanges: Vec::new() })
     }
 
@@ -138,7 +143,7 @@ impl Driver {
         ];
         let url = self.url.clone();
         let request = mrtr::http::Request { exchange: 0, method: "POST", url, headers, body: Some(notice.to_string()) };
-        let (parts, _) = mpsc::unbounded_channel();
+        let (parts, _) = upstream::parts();
         tokio::spawn(upstream::exchange(self.shared.clone(), request, parts));
     }
 
@@ -212,7 +217,7 @@ pub(crate) async fn plain_to(shared: Arc<Shared>, url: String, id: &Value, reque
         Ok(d) => d,
         Err(e) => return own(&e),
     };
-    let (_keep, mut answers) = mpsc::unbounded_channel();
+    let (_keep, mut answers) = mpsc::unbounded_channel(); // never sent on: nothing is asked
     loop {
         for step in driver.drain() {
             match step {
@@ -404,15 +409,23 @@ struct Registered {
     id: String,
 }
 
+/// Resuming `GET`s a call holds while it cannot take them (it waits on its
+/// client's stream, for the timeout at most): a client resumes one stream
+/// at a time, and the call serves the latest anyway. A `GET` past them is
+/// refused `503` rather than kept.
+pub(crate) const RESUMES: usize = 4;
+
 /// What reaches a registered call.
 struct Held {
-    resumes: mpsc::UnboundedReceiver<Resume>,
+    resumes: mpsc::Receiver<Resume>,
+    /// Unbounded, yet one message at most: the session hands a call's
+    /// cancellation out once ([`Session::cancel`]).
     cancels: mpsc::UnboundedReceiver<Option<String>>,
 }
 
 impl Registered {
     fn new(session: Arc<Session>, key: String, id: &Value) -> (Registered, Held) {
-        let (resumes_tx, resumes) = mpsc::unbounded_channel();
+        let (resumes_tx, resumes) = mpsc::channel(RESUMES);
         let (cancels_tx, cancels) = mpsc::unbounded_channel();
         let id = mrtr::Id::text(id);
         session.hold_stream(&key, resumes_tx);
@@ -443,13 +456,17 @@ struct Running {
     /// The client's id for the call.
     id: Value,
     asking: Asking,
+    /// The client's answers. Unbounded, yet no more than the questions
+    /// asked: the session hands each question's sender out once
+    /// ([`Session::take`]), and each answer is one client POST's, within the
+    /// message bound.
     answers_tx: mpsc::UnboundedSender<Answer>,
     answers: mpsc::UnboundedReceiver<Answer>,
     /// When the current round's answers are due, while it waits for them.
     deadline: Option<Instant>,
     timeout: Duration,
-    /// Resuming `GET`s of the call's stream.
-    resumes: mpsc::UnboundedReceiver<Resume>,
+    /// Resuming `GET`s of the call's stream ([`RESUMES`] at most).
+    resumes: mpsc::Receiver<Resume>,
     /// While no client reads the stream: when the call ends unless one
     /// comes back.
     grace: Option<Instant>,

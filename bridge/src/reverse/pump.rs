@@ -29,8 +29,10 @@ pub(crate) struct Pump {
     shared: Arc<Shared>,
     op: Operation,
     clock: Instant,
-    parts_tx: mpsc::UnboundedSender<Part>,
-    parts_rx: mpsc::UnboundedReceiver<Part>,
+    /// Bounded ([`upstream::PARTS`]): while the call is parked (or its
+    /// client slow) upstream's stream is read no further than these slots.
+    parts_tx: mpsc::Sender<Part>,
+    parts_rx: mpsc::Receiver<Part>,
     /// The header fields of the first response head (`mcp-session-id` of `initialize`).
     pub(crate) first_head: Option<Vec<(String, String)>>,
     /// The exchanges' tasks: an exchange whose stream never sends again
@@ -68,7 +70,7 @@ impl Pump {
         config.call.headers = headers;
         let id = request.get("id").cloned().unwrap_or(Value::Null);
         let op = Operation::new(config, request, 0)?;
-        let (parts_tx, parts_rx) = mpsc::unbounded_channel();
+        let (parts_tx, parts_rx) = upstream::parts();
         let mut pump = Pump {
             shared,
             op,
