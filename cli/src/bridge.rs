@@ -42,7 +42,9 @@ options:
   --record-upstream FILE  append the upstream side's HTTP entries to FILE, for `mrtr check FILE`
   --timeout SECS   how long a client may take to send a request, the upstream to answer
                    with its head, and the client to answer a round's questions (past it the
-                   call ends with a JSON-RPC error) (default 30)
+                   call ends with a JSON-RPC error) or to take any of a response (past it
+                   the client is dropped and the upstream exchange feeding it closed); a
+                   client that stops reading stops the bridge reading upstream (default 30)
   --max-sessions N sessions held at once (default 1024); an initialize past it takes the place
                    of the least recently used session with no call under way (one that never
                    made a call first), or is answered 503 when every session has a call under way
