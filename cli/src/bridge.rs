@@ -31,9 +31,11 @@ or when it cannot listen.
                as NAME: ..., serverInfo the bridge's); tools/list and prompts/list are merged
                with names NAME__original (at most 16 pages each, one page to the client),
                tools/call and prompts/get go to NAME; resources keep their URIs and
-               resources/read goes to the upstream that listed the URI, else to the longest
-               template prefix (the first upstream wins a tie); an unknown name or URI is
-               refused (usage-unknown-handle); every other request goes to the first upstream.
+               resources/read goes to the first upstream, in the order given, that listed
+               the URI or has a template whose prefix starts it (so a later upstream cannot
+               take over an earlier one's URIs: give the most trusted first); an unknown
+               name or URI is refused (usage-unknown-handle); every other request goes to
+               the first upstream.
                An upstream down at initialize is left out (said on stderr)
 
 options:
