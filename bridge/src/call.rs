@@ -19,7 +19,7 @@
 //!
 //! A client whose stream drops may resume it (`GET` with `Last-Event-ID`,
 //! the `2025-11-25` resumability): the call goes on for the timeout
-//! without a stream, its events kept ([`REPLAY_KEPT`]), and a resuming
+//! without a stream, its latest events kept ([`REPLAY_KEPT`]), and a resuming
 //! client gets the events after the last one it had, then the rest live.
 //! A client that does not come back within the timeout leaves nothing
 //! behind: the call ends and its questions are forgotten.
@@ -254,6 +254,8 @@ fn with_id(mut response: Value, id: &Value) -> Value {
 
 /// How many of a call's events its writer keeps for a client that resumes
 /// (a call's stream carries its questions and its final response: a few).
+/// Their bytes together are bounded too: by the message bound of the
+/// client's side, the newest event always kept ([`Writer::keep`]).
 pub(crate) const REPLAY_KEPT: usize = 64;
 
 /// The client's stream of a call: events written by a [`ServerStream`] in
@@ -270,6 +272,8 @@ pub(crate) struct Writer {
     key: String,
     /// The latest events written, by number.
     sent: VecDeque<(u64, String)>,
+    /// The bytes of `sent`.
+    sent_bytes: usize,
 }
 
 impl Writer {
@@ -277,7 +281,7 @@ impl Writer {
     pub(crate) fn new(tx: mpsc::Sender<Bytes>, key: String, side: Side, exchange: String) -> Option<Writer> {
         let stream = ServerStream::new(Mode::Legacy, &key, 1).ok()?;
         let decoder = Decoder::with_limits(&side.limits());
-        Some(Writer { tx: Some(tx), stream, decoder, side, exchange, key, sent: VecDeque::new() })
+        Some(Writer { tx: Some(tx), stream, decoder, side, exchange, key, sent: VecDeque::new(), sent_bytes: 0 })
     }
 
     /// The response head of the stream (and of a resumed one).
@@ -311,11 +315,23 @@ impl Writer {
         };
         let text = self.stream.take();
         let number = id.rsplit_once('.').and_then(|(_, n)| n.parse().ok()).unwrap_or(0);
-        if self.sent.len() >= REPLAY_KEPT {
-            self.sent.pop_front();
-        }
-        self.sent.push_back((number, text.clone()));
+        self.keep(number, text.clone());
         self.deliver(text).await
+    }
+
+    /// Keeps event `number` for a client that resumes, dropping the oldest
+    /// past [`REPLAY_KEPT`] events or past one message bound of bytes (the
+    /// newest always stays). Without the byte bound an upstream's large
+    /// notifications would hold up to 64 message bounds (1 GiB by default)
+    /// per call, read or not.
+    fn keep(&mut self, number: u64, text: String) {
+        self.sent_bytes += text.len();
+        self.sent.push_back((number, text));
+        let bound = self.side.limits().max_message_bytes;
+        while self.sent.len() > REPLAY_KEPT || (self.sent.len() > 1 && self.sent_bytes > bound) {
+            let Some((_, old)) = self.sent.pop_front() else { break };
+            self.sent_bytes -= old.len();
+        }
     }
 
     /// Sends an event's text to the client reading, checked as it goes.
@@ -624,5 +640,46 @@ fn answered(driver: &mut Driver, id: &Value, answer: Answer) -> Option<Value> {
             let _ = reply.send(Err(server::error_response(&Value::Null, &e)));
             Some(error(id, &e))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mrtr::check::CheckConfig;
+    use mrtr::Limits;
+
+    /// A writer whose client left at once, on a side whose messages are
+    /// bounded at `bound` bytes.
+    fn detached_writer(bound: usize) -> Writer {
+        let limits = Limits { max_message_bytes: bound, ..Limits::DEFAULT };
+        let config = CheckConfig { protocol: Protocol::V2025_11_25, limits, ..CheckConfig::default() };
+        let side = Side::new("client", config, None, mrtr_proxy::Output::Quiet);
+        let (tx, _) = mpsc::channel(1);
+        Writer::new(tx, "k".into(), side, "0".into()).unwrap()
+    }
+
+    fn notification(bytes: usize) -> Value {
+        json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x".repeat(bytes)}})
+    }
+
+    /// The events kept for a resuming client hold at most one message bound
+    /// of bytes (the newest always kept), and at most [`REPLAY_KEPT`] events.
+    #[tokio::test]
+    async fn kept_events_are_bounded_in_bytes_and_count() {
+        let mut writer = detached_writer(10_000);
+        for _ in 0..10 {
+            assert!(!writer.write(&notification(3_000)).await, "no client reads");
+        }
+        assert_eq!(writer.sent.len(), 3, "three of about 3 KB fit in 10 KB");
+        assert!(writer.sent_bytes <= 10_000);
+        assert_eq!(writer.sent.back().map(|(n, _)| *n), Some(10), "the newest are kept");
+        writer.write(&notification(20_000)).await;
+        assert_eq!(writer.sent.len(), 1, "an event over the bound is still kept, alone");
+        for _ in 0..100 {
+            writer.write(&notification(1)).await;
+        }
+        assert_eq!(writer.sent.len(), REPLAY_KEPT);
+        assert_eq!(writer.sent_bytes, writer.sent.iter().map(|(_, t)| t.len()).sum::<usize>());
     }
 }
