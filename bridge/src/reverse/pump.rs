@@ -29,8 +29,10 @@ pub(crate) struct Pump {
     shared: Arc<Shared>,
     op: Operation,
     clock: Instant,
-    /// Bounded ([`upstream::PARTS`]): while the call is parked (or its
-    /// client slow) upstream's stream is read no further than these slots.
+    /// Bounded ([`upstream::PARTS`]): an exchange reads upstream's stream
+    /// no further ahead of the operation than these slots (a parked call's
+    /// task goes on feeding them to the operation, whose `StreamLimits`
+    /// bound the stream; a pump no one waits on stops its exchanges).
     parts_tx: mpsc::Sender<Part>,
     parts_rx: mpsc::Receiver<Part>,
     /// The header fields of the first response head (`mcp-session-id` of `initialize`).
