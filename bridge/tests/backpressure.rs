@@ -241,6 +241,21 @@ async fn a_bridged_call_stops_reading_upstream_when_the_client_stops_reading() {
     assert_bounded(&tally, "bridged").await;
 }
 
+/// (b') A `2025-11-25` client's standalone stream (`GET`), fed by the
+/// upstream's `subscriptions/listen`: the same, on that path.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standalone_stream_stops_reading_upstream_when_the_client_stops_reading() {
+    let (upstream, tally) = hostile_upstream().await;
+    let bridge = bridge(&upstream, Duration::from_secs(30)).await;
+    let session = session(bridge).await;
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nhost: {bridge}\r\naccept: text/event-stream\r\n\
+         mcp-protocol-version: 2025-11-25\r\nmcp-session-id: {session}\r\n\r\n"
+    );
+    let _client = stalled_client(bridge, get.as_bytes()).await;
+    assert_bounded(&tally, "standalone").await;
+}
+
 /// Reads `client` until the bridge closes it (end or reset), at most `within`;
 /// whether it did.
 async fn closed_by_the_bridge(client: &mut TcpStream, within: Duration) -> bool {
