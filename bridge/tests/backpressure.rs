@@ -29,12 +29,13 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::net::{TcpSocket, TcpStream};
 
 /// What the hostile upstream may have written to a client that reads
-/// nothing: the loopback sockets' buffers between the three (a few MiB at
-/// most as they are tuned here) and the bridge's bounded queues. Without
-/// backpressure it writes this much in well under a second.
+/// nothing: the sockets' buffers on the way (its own fixed send buffer, the
+/// bridge's two, the client's 4 KiB) and the bridge's bounded queues, about
+/// 4 MiB here. Without backpressure it writes this much in well under a
+/// second.
 const BOUND: u64 = 16 << 20;
 
 /// How long the client stalls before the count is read.
@@ -93,8 +94,14 @@ fn chunk() -> Bytes {
 
 /// The hostile upstream: `server/discover` answered with JSON, a
 /// notification (no id) with `202`, every other request with [`Endless`].
+/// Its sockets' send buffer is fixed (256 KiB, not tuned by the kernel up
+/// to `tcp_wmem`'s maximum), so that what it wrote measures the bridge
+/// rather than the machine.
 async fn hostile_upstream() -> (String, Arc<Tally>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.set_send_buffer_size(256 << 10).unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let listener = socket.listen(64).unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let tally = Arc::new(Tally::default());
     let chunk = chunk();
