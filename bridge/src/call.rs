@@ -19,7 +19,7 @@
 //!
 //! A client whose stream drops may resume it (`GET` with `Last-Event-ID`,
 //! the `2025-11-25` resumability): the call goes on for the timeout
-//! without a stream, its events kept ([`REPLAY_KEPT`]), and a resuming
+//! without a stream, its latest events kept ([`REPLAY_KEPT`]), and a resuming
 //! client gets the events after the last one it had, then the rest live.
 //! A client that does not come back within the timeout leaves nothing
 //! behind: the call ends and its questions are forgotten.
@@ -71,8 +71,13 @@ struct Driver {
     url: String,
     op: Operation,
     clock: Instant,
-    parts_tx: mpsc::UnboundedSender<Part>,
-    parts_rx: mpsc::UnboundedReceiver<Part>,
+    /// Where every exchange of the operation sends its parts: bounded
+    /// ([`upstream::PARTS`]), so that while the driver waits on the client's
+    /// stream ([`Writer::deliver`]) its exchanges stop reading upstream
+    /// instead of piling chunks up before the operation's `StreamLimits`
+    /// could see them.
+    parts_tx: mpsc::Sender<Part>,
+    parts_rx: mpsc::Receiver<Part>,
     /// The exchanges under way, aborted with the driver: an upstream stream
     /// that goes silent must not outlive the call that read it.
     exchanges: Vec<tokio::task::JoinHandle<()>>,
@@ -94,7 +99,7 @@ impl Driver {
         // faulty round is still asked (the upstream side's checker reports it).
         config.call.lenient = true;
         let op = Operation::new(config, request, 0)?;
-        let (parts_tx, parts_rx) = mpsc::unbounded_channel();
+        let (parts_tx, parts_rx) = upstream::parts();
         Ok(Driver { shared, url, op, clock: Instant::now(), parts_tx, parts_rx, exchanges: Vec::new() })
     }
 
@@ -138,7 +143,7 @@ impl Driver {
         ];
         let url = self.url.clone();
         let request = mrtr::http::Request { exchange: 0, method: "POST", url, headers, body: Some(notice.to_string()) };
-        let (parts, _) = mpsc::unbounded_channel();
+        let (parts, _) = upstream::parts();
         tokio::spawn(upstream::exchange(self.shared.clone(), request, parts));
     }
 
@@ -212,7 +217,7 @@ pub(crate) async fn plain_to(shared: Arc<Shared>, url: String, id: &Value, reque
         Ok(d) => d,
         Err(e) => return own(&e),
     };
-    let (_keep, mut answers) = mpsc::unbounded_channel();
+    let (_keep, mut answers) = mpsc::unbounded_channel(); // never sent on: nothing is asked
     loop {
         for step in driver.drain() {
             match step {
@@ -249,6 +254,8 @@ fn with_id(mut response: Value, id: &Value) -> Value {
 
 /// How many of a call's events its writer keeps for a client that resumes
 /// (a call's stream carries its questions and its final response: a few).
+/// Their bytes together are bounded too: by the message bound of the
+/// client's side, the newest event always kept ([`Writer::keep`]).
 pub(crate) const REPLAY_KEPT: usize = 64;
 
 /// The client's stream of a call: events written by a [`ServerStream`] in
@@ -265,6 +272,8 @@ pub(crate) struct Writer {
     key: String,
     /// The latest events written, by number.
     sent: VecDeque<(u64, String)>,
+    /// The bytes of `sent`.
+    sent_bytes: usize,
 }
 
 impl Writer {
@@ -272,7 +281,7 @@ impl Writer {
     pub(crate) fn new(tx: mpsc::Sender<Bytes>, key: String, side: Side, exchange: String) -> Option<Writer> {
         let stream = ServerStream::new(Mode::Legacy, &key, 1).ok()?;
         let decoder = Decoder::with_limits(&side.limits());
-        Some(Writer { tx: Some(tx), stream, decoder, side, exchange, key, sent: VecDeque::new() })
+        Some(Writer { tx: Some(tx), stream, decoder, side, exchange, key, sent: VecDeque::new(), sent_bytes: 0 })
     }
 
     /// The response head of the stream (and of a resumed one).
@@ -306,11 +315,23 @@ impl Writer {
         };
         let text = self.stream.take();
         let number = id.rsplit_once('.').and_then(|(_, n)| n.parse().ok()).unwrap_or(0);
-        if self.sent.len() >= REPLAY_KEPT {
-            self.sent.pop_front();
-        }
-        self.sent.push_back((number, text.clone()));
+        self.keep(number, text.clone());
         self.deliver(text).await
+    }
+
+    /// Keeps event `number` for a client that resumes, dropping the oldest
+    /// past [`REPLAY_KEPT`] events or past one message bound of bytes (the
+    /// newest always stays). Without the byte bound an upstream's large
+    /// notifications would hold up to 64 message bounds (1 GiB by default)
+    /// per call, read or not.
+    fn keep(&mut self, number: u64, text: String) {
+        self.sent_bytes += text.len();
+        self.sent.push_back((number, text));
+        let bound = self.side.limits().max_message_bytes;
+        while self.sent.len() > REPLAY_KEPT || (self.sent.len() > 1 && self.sent_bytes > bound) {
+            let Some((_, old)) = self.sent.pop_front() else { break };
+            self.sent_bytes -= old.len();
+        }
     }
 
     /// Sends an event's text to the client reading, checked as it goes.
@@ -404,15 +425,23 @@ struct Registered {
     id: String,
 }
 
+/// Resuming `GET`s a call holds while it cannot take them (it waits on its
+/// client's stream, for the timeout at most): a client resumes one stream
+/// at a time, and the call serves the latest anyway. A `GET` past them is
+/// refused `503` rather than kept.
+pub(crate) const RESUMES: usize = 4;
+
 /// What reaches a registered call.
 struct Held {
-    resumes: mpsc::UnboundedReceiver<Resume>,
+    resumes: mpsc::Receiver<Resume>,
+    /// Unbounded, yet one message at most: the session hands a call's
+    /// cancellation out once ([`Session::cancel`]).
     cancels: mpsc::UnboundedReceiver<Option<String>>,
 }
 
 impl Registered {
     fn new(session: Arc<Session>, key: String, id: &Value) -> (Registered, Held) {
-        let (resumes_tx, resumes) = mpsc::unbounded_channel();
+        let (resumes_tx, resumes) = mpsc::channel(RESUMES);
         let (cancels_tx, cancels) = mpsc::unbounded_channel();
         let id = mrtr::Id::text(id);
         session.hold_stream(&key, resumes_tx);
@@ -443,13 +472,17 @@ struct Running {
     /// The client's id for the call.
     id: Value,
     asking: Asking,
+    /// The client's answers. Unbounded, yet no more than the questions
+    /// asked: the session hands each question's sender out once
+    /// ([`Session::take`]), and each answer is one client POST's, within the
+    /// message bound.
     answers_tx: mpsc::UnboundedSender<Answer>,
     answers: mpsc::UnboundedReceiver<Answer>,
     /// When the current round's answers are due, while it waits for them.
     deadline: Option<Instant>,
     timeout: Duration,
-    /// Resuming `GET`s of the call's stream.
-    resumes: mpsc::UnboundedReceiver<Resume>,
+    /// Resuming `GET`s of the call's stream ([`RESUMES`] at most).
+    resumes: mpsc::Receiver<Resume>,
     /// While no client reads the stream: when the call ends unless one
     /// comes back.
     grace: Option<Instant>,
@@ -607,5 +640,46 @@ fn answered(driver: &mut Driver, id: &Value, answer: Answer) -> Option<Value> {
             let _ = reply.send(Err(server::error_response(&Value::Null, &e)));
             Some(error(id, &e))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mrtr::check::CheckConfig;
+    use mrtr::Limits;
+
+    /// A writer whose client left at once, on a side whose messages are
+    /// bounded at `bound` bytes.
+    fn detached_writer(bound: usize) -> Writer {
+        let limits = Limits { max_message_bytes: bound, ..Limits::DEFAULT };
+        let config = CheckConfig { protocol: Protocol::V2025_11_25, limits, ..CheckConfig::default() };
+        let side = Side::new("client", config, None, mrtr_proxy::Output::Quiet);
+        let (tx, _) = mpsc::channel(1);
+        Writer::new(tx, "k".into(), side, "0".into()).unwrap()
+    }
+
+    fn notification(bytes: usize) -> Value {
+        json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x".repeat(bytes)}})
+    }
+
+    /// The events kept for a resuming client hold at most one message bound
+    /// of bytes (the newest always kept), and at most [`REPLAY_KEPT`] events.
+    #[tokio::test]
+    async fn kept_events_are_bounded_in_bytes_and_count() {
+        let mut writer = detached_writer(10_000);
+        for _ in 0..10 {
+            assert!(!writer.write(&notification(3_000)).await, "no client reads");
+        }
+        assert_eq!(writer.sent.len(), 3, "three of about 3 KB fit in 10 KB");
+        assert!(writer.sent_bytes <= 10_000);
+        assert_eq!(writer.sent.back().map(|(n, _)| *n), Some(10), "the newest are kept");
+        writer.write(&notification(20_000)).await;
+        assert_eq!(writer.sent.len(), 1, "an event over the bound is still kept, alone");
+        for _ in 0..100 {
+            writer.write(&notification(1)).await;
+        }
+        assert_eq!(writer.sent.len(), REPLAY_KEPT);
+        assert_eq!(writer.sent_bytes, writer.sent.iter().map(|(_, t)| t.len()).sum::<usize>());
     }
 }

@@ -153,27 +153,52 @@ async fn relay(shared: &Arc<Shared>, parts: &http::request::Parts, body: Bytes) 
     };
     let body = (!body.is_empty()).then(|| String::from_utf8_lossy(&body).into_owned());
     let request = mrtr::http::Request { exchange: 0, method, url: shared.upstream_url.clone(), headers, body };
-    let (parts_tx, mut parts_rx) = mpsc::unbounded_channel();
-    tokio::spawn(crate::upstream::exchange(shared.clone(), request, parts_tx));
-    let Some(Part::Head(_, status, fields)) = parts_rx.recv().await else {
+    let (parts_tx, mut answer) = crate::upstream::parts();
+    let exchange = tokio::spawn(crate::upstream::exchange(shared.clone(), request, parts_tx)).abort_handle();
+    let Some(Part::Head(_, status, fields)) = answer.recv().await else {
         return plain(StatusCode::BAD_GATEWAY, "mrtr-bridge: the upstream did not answer\n");
     };
-    let (tx, rx) = mpsc::channel(16);
-    let mut response = Response::new(Events { rx }.boxed_unsync());
+    let mut response = Response::new(Relayed { parts: answer, exchange }.boxed_unsync());
     *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
     for (name, value) in fields.iter().filter(|(n, _)| !mrtr_proxy::net::hop_by_hop(n) && n != "content-length") {
         if let (Ok(n), Ok(v)) = (header::HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
             response.headers_mut().append(n, v);
         }
     }
-    tokio::spawn(async move {
-        while let Some(Part::Body(_, bytes)) = parts_rx.recv().await {
-            if tx.send(bytes).await.is_err() {
-                return;
+    response
+}
+
+/// A relayed response's body: the upstream exchange's body parts, taken
+/// from it only as hyper writes them to the client, so that a client that
+/// reads nothing leaves the exchange waiting on a full channel and the
+/// upstream's socket unread (the proxy's `Forward` does the same with no
+/// channel). Dropped (the client gone, or dropped for taking nothing for
+/// the timeout: [`crate::write_timeout`]), it aborts the exchange, which
+/// closes the upstream's connection even while the upstream is silent.
+struct Relayed {
+    parts: mpsc::Receiver<Part>,
+    exchange: tokio::task::AbortHandle,
+}
+
+impl http_body::Body for Relayed {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        loop {
+            match std::task::ready!(self.parts.poll_recv(cx)) {
+                Some(Part::Body(_, bytes)) => return Poll::Ready(Some(Ok(Frame::data(bytes)))),
+                Some(Part::Head(..)) => {} // one exchange, whose head was taken already
+                Some(Part::End(_)) | None => return Poll::Ready(None),
             }
         }
-    });
-    response
+    }
+}
+
+impl Drop for Relayed {
+    fn drop(&mut self) {
+        self.exchange.abort();
+    }
 }
 
 /// The request body, whole, within the time and byte bounds (the proxy's).
@@ -380,11 +405,17 @@ fn resume(shared: &Arc<Shared>, exchange: &str, headers: &HeaderMap) -> Reply {
     let (tx, rx) = mpsc::channel(16);
     let head = ServerStream::new(Mode::Legacy, "resumed", 1).map(|s| s.head(None)).unwrap_or_default();
     let response = events_response(shared, exchange, &head, rx);
-    if call.send(Resume { after, tx, exchange: exchange.to_string() }).is_err() {
-        let e = Error::with(RuleId::UsageUnknownHandle, "the call ended meanwhile".into());
-        return refusal_as(StatusCode::NOT_FOUND, &Value::Null, &e);
+    match call.try_send(Resume { after, tx, exchange: exchange.to_string() }) {
+        Ok(()) => Reply::Stream(Box::new(response)),
+        Err(mpsc::error::TrySendError::Closed(_)) => {
+            let e = Error::with(RuleId::UsageUnknownHandle, "the call ended meanwhile".into());
+            refusal_as(StatusCode::NOT_FOUND, &Value::Null, &e)
+        }
+        Err(mpsc::error::TrySendError::Full(_)) => {
+            let why = format!("{} resumptions of this stream wait already", crate::call::RESUMES);
+            refusal_as(StatusCode::SERVICE_UNAVAILABLE, &Value::Null, &Error::with(RuleId::LimitExceeded, why))
+        }
     }
-    Reply::Stream(Box::new(response))
 }
 
 /// Notifications and answers: `202` once every answer reached its call.

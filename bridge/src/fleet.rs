@@ -15,9 +15,10 @@
 //!   remembers which upstream listed each one, and each template's literal
 //!   prefix (the `uriTemplate` before its first `{`).
 //! - `tools/call`, `prompts/get`: to the upstream the prefix names, with the
-//!   original name; `resources/read`: to the upstream that listed the URI, else
-//!   the one whose template prefix is the longest match (a tie: the upstream
-//!   given first). A name or URI no upstream owns is refused with
+//!   original name; `resources/read`: to the first upstream, in the order
+//!   given, that owns the URI: it listed it, or the URI starts with one of
+//!   its templates' prefixes ([`Fleet::by_uri`] says why the order decides,
+//!   not the most specific claim). A name or URI no upstream owns is refused with
 //!   `usage-unknown-handle`: it is a handle the bridge gave out (a prefixed
 //!   name, a listed URI) and that names nothing here ([`Fleet::route`]).
 //! - Every other request goes to the first upstream (the bridge has no way to
@@ -76,6 +77,14 @@ struct Known {
     uris: Vec<String>,
     /// Its templates' literal prefixes (`resources/templates/list`).
     prefixes: Vec<String>,
+}
+
+impl Known {
+    /// Whether the upstream claims `uri`: it listed it, or one of its
+    /// templates' prefixes starts it.
+    fn owns(&self, uri: &str) -> bool {
+        self.uris.iter().any(|u| u == uri) || self.prefixes.iter().any(|p| uri.starts_with(p.as_str()))
+    }
 }
 
 /// The upstreams of an aggregating bridge and what their lists told.
@@ -137,22 +146,23 @@ impl Fleet {
         Ok((member.url.clone(), Some(params)))
     }
 
-    /// The upstream that listed `uri`, else the one with the longest
-    /// template prefix of it (the first given wins a tie).
+    /// The upstream that owns `uri`: the first, in the order the upstreams
+    /// were given, that listed it or has a template whose prefix starts it.
+    ///
+    /// Why the order, and not the most specific claim (a listed URI, then
+    /// the longest prefix, as before): resource URIs are not namespaced as
+    /// tool names are, so any upstream can claim any URI, by listing it or
+    /// by a template with a longer prefix. The most specific claim would let
+    /// a later upstream (a third-party server mixed in) take over the reads
+    /// of another's resources, and see their URIs and the client's `_meta`.
+    /// The order of `--upstream` is the one thing the operator decides and
+    /// no upstream can change: the most trusted goes first, and a later one
+    /// gets only the URIs no earlier one claims. Refusing overlaps instead
+    /// would give an upstream the power to switch another's resources off
+    /// by claiming one of them, and would refuse harmless fleets whose
+    /// templates merely share a scheme.
     fn by_uri(&self, uri: &str) -> Option<usize> {
-        let known = self.known();
-        if let Some(listed) = known.iter().position(|k| k.uris.iter().any(|u| u == uri)) {
-            return Some(listed);
-        }
-        let mut best: Option<(usize, usize)> = None;
-        for (member, k) in known.iter().enumerate() {
-            for prefix in k.prefixes.iter().filter(|p| uri.starts_with(p.as_str())) {
-                if best.is_none_or(|(_, len)| prefix.len() > len) {
-                    best = Some((member, prefix.len()));
-                }
-            }
-        }
-        best.map(|(member, _)| member)
+        self.known().iter().position(|k| k.owns(uri))
     }
 
     /// A member's page items as the client sees them (names prefixed), and
@@ -367,25 +377,44 @@ mod tests {
         assert_eq!(fleet.route("completion/complete", None).unwrap().0, "http://127.0.0.1:9000/mcp");
     }
 
-    /// A listed URI goes where it was listed; else the longest template
-    /// prefix, the first upstream winning a tie; else refused.
+    /// A URI goes to the first upstream that owns it, by listing or by
+    /// template prefix; a URI only a later upstream owns goes there; one
+    /// none owns is refused.
     #[test]
-    fn uris_route_by_listing_then_template_prefix() {
+    fn uris_route_to_the_first_upstream_that_owns_them() {
         let fleet = fleet(&["a", "b"]);
         let uri = |u: &str| fleet.route("resources/read", Some(json!({"uri": u}))).map(|(url, _)| url);
         assert_eq!(uri("notes://x").unwrap_err().rule(), RuleId::UsageUnknownHandle);
         fleet.adopt(0, "resourceTemplates", vec![json!({"uriTemplate": "notes://{day}"})]);
-        fleet.adopt(
-            1,
-            "resourceTemplates",
-            vec![json!({"uriTemplate": "notes://{day}"}), json!({"uriTemplate": "notes://b/{x}"})],
-        );
+        fleet.adopt(1, "resourceTemplates", vec![json!({"uriTemplate": "notes://{day}"})]);
         fleet.adopt(1, "resources", vec![json!({"uri": "file:///b.txt"})]);
-        assert_eq!(uri("notes://today").unwrap(), "http://127.0.0.1:9000/mcp", "a tie: the first");
-        assert_eq!(uri("notes://b/1").unwrap(), "http://127.0.0.1:9001/mcp", "the longest prefix");
-        assert_eq!(uri("file:///b.txt").unwrap(), "http://127.0.0.1:9001/mcp", "listed");
+        assert_eq!(uri("notes://today").unwrap(), "http://127.0.0.1:9000/mcp", "both own it: the first");
+        assert_eq!(uri("file:///b.txt").unwrap(), "http://127.0.0.1:9001/mcp", "only the second owns it");
+        assert_eq!(uri("mail://x").unwrap_err().rule(), RuleId::UsageUnknownHandle);
         let tools = fleet.adopt(1, "tools", vec![json!({"name": "t"})]);
         assert_eq!(tools[0]["name"], "b__t");
+    }
+
+    /// Review 2026-12-07 L10: `evil`, given after `notes`, lists one of
+    /// `notes`'s URIs and has a template with a longer prefix of them; reads
+    /// of `notes`'s URIs still go to `notes`. Given first, `evil` would win:
+    /// the operator's order decides, not the upstreams.
+    #[test]
+    fn a_later_upstream_cannot_take_over_an_earlier_ones_uris() {
+        let claims = |fleet: &Fleet, notes: usize, evil: usize| {
+            fleet.adopt(notes, "resourceTemplates", vec![json!({"uriTemplate": "notes://{day}"})]);
+            fleet.adopt(evil, "resources", vec![json!({"uri": "notes://2026-12-07"})]);
+            fleet.adopt(evil, "resourceTemplates", vec![json!({"uriTemplate": "notes://2{rest}"})]);
+        };
+        let read = |fleet: &Fleet, u: &str| fleet.route("resources/read", Some(json!({"uri": u}))).unwrap().0;
+        let (notes_first, evil_first) = (fleet(&["notes", "evil"]), fleet(&["evil", "notes"]));
+        claims(&notes_first, 0, 1);
+        for u in ["notes://2026-12-07", "notes://2027-01-01", "notes://today"] {
+            assert_eq!(read(&notes_first, u), "http://127.0.0.1:9000/mcp", "{u}: notes's, given first");
+        }
+        claims(&evil_first, 1, 0);
+        assert_eq!(read(&evil_first, "notes://2026-12-07"), "http://127.0.0.1:9000/mcp", "evil, given first");
+        assert_eq!(read(&evil_first, "notes://today"), "http://127.0.0.1:9001/mcp", "only notes owns it");
     }
 
     /// A capability any upstream has is in the union, flags within too.

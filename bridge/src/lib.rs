@@ -46,6 +46,7 @@ mod reverse;
 mod sessions;
 mod side;
 mod upstream;
+mod write_timeout;
 
 pub use fleet::check_upstreams;
 /// The URL type of [`Config`]'s upstreams, for callers that build one.
@@ -92,7 +93,9 @@ pub struct Config {
     pub output: Output,
     /// How long a client may take to send a request (head, then body), the
     /// upstream to answer with its head, and the client to answer a round's
-    /// questions (past it the call ends with a JSON-RPC error, `limit-exceeded`).
+    /// questions (past it the call ends with a JSON-RPC error, `limit-exceeded`),
+    /// and a client to take any of a response (past it the connection is
+    /// closed, and the upstream exchange feeding it ends).
     pub timeout: Duration,
     /// Sessions held at once. An `initialize` past it takes the place of
     /// the least recently used session with no call under way (one that
@@ -371,7 +374,7 @@ impl Bridge {
             let _ = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(timeout)
-                .serve_connection(TokioIo::new(stream), service)
+                .serve_connection(TokioIo::new(write_timeout::WriteTimeout::new(stream, timeout)), service)
                 .await;
             drop(permit);
         });

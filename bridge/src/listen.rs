@@ -41,7 +41,7 @@ pub(crate) async fn open(shared: &Arc<Shared>, session: &Session, url: &str) -> 
     ];
     let body = Some(request.to_string());
     let request = mrtr::http::Request { exchange: 0, method: "POST", url: url.to_string(), headers, body };
-    let (parts_tx, mut parts) = mpsc::unbounded_channel();
+    let (parts_tx, mut parts) = upstream::parts();
     let exchange = tokio::spawn(upstream::exchange(shared.clone(), request, parts_tx));
     let opened = matches!(parts.recv().await, Some(Part::Head(_, 200, ref fields))
         if fields.iter().any(|(n, v)| n == "content-type" && v.starts_with("text/event-stream")));
@@ -55,7 +55,9 @@ pub(crate) async fn open(shared: &Arc<Shared>, session: &Session, url: &str) -> 
 /// An upstream notification stream, open.
 pub(crate) struct Listening {
     exchange: tokio::task::JoinHandle<()>,
-    parts: mpsc::UnboundedReceiver<Part>,
+    /// Bounded ([`upstream::PARTS`]): while [`Listening::relay`] waits on
+    /// the client's stream, the upstream's is not read.
+    parts: mpsc::Receiver<Part>,
     /// The client stream's key (its events are `<key>.<n>`).
     pub(crate) key: String,
 }

@@ -78,7 +78,7 @@ pub(crate) struct Session {
     /// When the client last sent anything in this session.
     used: Mutex<Instant>,
     /// Stream key → the call writing that stream, for a resuming `GET`.
-    streams: Mutex<HashMap<String, mpsc::UnboundedSender<Resume>>>,
+    streams: Mutex<HashMap<String, mpsc::Sender<Resume>>>,
     /// The client's request id (as text) → its running call, for a
     /// `notifications/cancelled`.
     calls: Mutex<HashMap<String, mpsc::UnboundedSender<Option<String>>>>,
@@ -126,18 +126,18 @@ impl Session {
         }
     }
 
-    fn streams(&self) -> MutexGuard<'_, HashMap<String, mpsc::UnboundedSender<Resume>>> {
+    fn streams(&self) -> MutexGuard<'_, HashMap<String, mpsc::Sender<Resume>>> {
         self.streams.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The call writing the stream `key` takes resuming `GET`s on `resumes`.
-    pub(crate) fn hold_stream(&self, key: &str, resumes: mpsc::UnboundedSender<Resume>) {
+    pub(crate) fn hold_stream(&self, key: &str, resumes: mpsc::Sender<Resume>) {
         self.streams().insert(key.to_string(), resumes);
     }
 
     /// Where a `GET` resuming the stream `key` goes; `None`: no call of this
     /// session writes it (it ended, or never was).
-    pub(crate) fn stream(&self, key: &str) -> Option<mpsc::UnboundedSender<Resume>> {
+    pub(crate) fn stream(&self, key: &str) -> Option<mpsc::Sender<Resume>> {
         self.streams().get(key).cloned()
     }
 
@@ -162,9 +162,11 @@ impl Session {
     }
 
     /// The client cancelled its request `id` (`reason`): whether a call of
-    /// this session was running it.
+    /// this session was running it. A call is cancelled once: its entry is
+    /// taken, so that repeated cancellations cannot pile up in its channel
+    /// while it waits on its client's stream.
     pub(crate) fn cancel(&self, id: &str, reason: Option<String>) -> bool {
-        self.calls().get(id).is_some_and(|call| call.send(reason).is_ok())
+        self.calls().remove(id).is_some_and(|call| call.send(reason).is_ok())
     }
 
     /// Questions waiting for an answer.

@@ -6,7 +6,11 @@
 //!
 //! What the parts mean is the operation's business: this module only moves
 //! bytes, bounded by the message limit (a JSON body) and by the timeout (the
-//! response head).
+//! response head). Parts go through a channel of [`PARTS`] slots: an
+//! exchange reads the next chunk of the upstream's body only once the last
+//! one was taken, so a reader that stops (a client that reads nothing, a
+//! driver waiting on such a client) stops the upstream's socket too, and the
+//! bridge holds no more of a stream than those slots.
 
 use crate::side::Side;
 use crate::Shared;
@@ -17,7 +21,16 @@ use hyper::body::Incoming;
 use mrtr::sse::Decoder;
 use mrtr::{Error, RuleId};
 use std::sync::Arc;
-use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::mpsc::{self, Sender};
+
+/// The slots of a channel of [`Part`]s: what an exchange may read ahead of
+/// its reader (each part a chunk of the upstream's body as hyper read it).
+pub(crate) const PARTS: usize = 16;
+
+/// A channel for the parts of exchanges, [`PARTS`] slots.
+pub(crate) fn parts() -> (Sender<Part>, mpsc::Receiver<Part>) {
+    mpsc::channel(PARTS)
+}
 
 /// A part of the response to the operation's exchange `.0`.
 #[derive(Debug)]
@@ -30,9 +43,10 @@ pub(crate) enum Part {
     End(u64),
 }
 
-/// Makes the exchange `request` and sends its parts to `parts`; stops early
-/// when the driver is gone (its receiver dropped).
-pub(crate) async fn exchange(shared: Arc<Shared>, request: mrtr::http::Request, parts: UnboundedSender<Part>) {
+/// Makes the exchange `request` and sends its parts to `parts`, each once
+/// the channel has room; stops early when the driver is gone (its receiver
+/// dropped), which drops the response and so closes its connection.
+pub(crate) async fn exchange(shared: Arc<Shared>, request: mrtr::http::Request, parts: Sender<Part>) {
     let number = request.exchange;
     let side = &shared.upstream;
     let entry = side.exchange();
@@ -49,14 +63,14 @@ pub(crate) async fn exchange(shared: Arc<Shared>, request: mrtr::http::Request, 
     *outgoing.headers_mut() = headers;
     match request.url.parse() {
         Ok(uri) => *outgoing.uri_mut() = uri,
-        Err(_) => return fail(side, &entry, StatusCode::BAD_GATEWAY, number, &parts),
+        Err(_) => return fail(side, &entry, StatusCode::BAD_GATEWAY, number, &parts).await,
     }
     let answered = tokio::time::timeout(shared.timeout, shared.client.request(outgoing)).await;
     let response = match answered {
-        Err(_) => return fail(side, &entry, StatusCode::GATEWAY_TIMEOUT, number, &parts),
+        Err(_) => return fail(side, &entry, StatusCode::GATEWAY_TIMEOUT, number, &parts).await,
         Ok(Err(e)) => {
             eprintln!("mrtr-bridge: upstream {}: {e}", request.url);
-            return fail(side, &entry, StatusCode::BAD_GATEWAY, number, &parts);
+            return fail(side, &entry, StatusCode::BAD_GATEWAY, number, &parts).await;
         }
         Ok(Ok(response)) => response,
     };
@@ -66,7 +80,7 @@ pub(crate) async fn exchange(shared: Arc<Shared>, request: mrtr::http::Request, 
         .iter()
         .map(|(n, v)| (n.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
         .collect();
-    if parts.send(Part::Head(number, head.status.as_u16(), fields)).is_err() {
+    if parts.send(Part::Head(number, head.status.as_u16(), fields)).await.is_err() {
         return;
     }
     if media_type(&head.headers) == "text/event-stream" {
@@ -75,15 +89,15 @@ pub(crate) async fn exchange(shared: Arc<Shared>, request: mrtr::http::Request, 
     } else {
         whole(side, &entry, &head, body, number, &parts).await;
     }
-    let _ = parts.send(Part::End(number));
+    let _ = parts.send(Part::End(number)).await;
 }
 
 /// No response came: the bridge's own answer is the entry's response (so that
 /// the checker holds no request as awaiting one), and the operation hears
 /// the end without a head (a request that reached no server).
-fn fail(side: &Side, entry: &str, status: StatusCode, number: u64, parts: &UnboundedSender<Part>) {
+async fn fail(side: &Side, entry: &str, status: StatusCode, number: u64, parts: &Sender<Part>) {
     side.response(entry, status.as_u16(), &HeaderMap::new(), None, true);
-    let _ = parts.send(Part::End(number));
+    let _ = parts.send(Part::End(number)).await;
 }
 
 /// A body read whole, up to the message bound: checked as one entry, then
@@ -95,7 +109,7 @@ async fn whole(
     head: &http::response::Parts,
     mut body: Incoming,
     number: u64,
-    parts: &UnboundedSender<Part>,
+    parts: &Sender<Part>,
 ) {
     let limit = side.limits().max_message_bytes;
     let mut all = BytesMut::new();
@@ -110,24 +124,25 @@ async fn whole(
                 &Error::with(RuleId::LimitExceeded, format!("a response body over {limit} bytes")),
             );
             side.response(entry, head.status.as_u16(), &head.headers, None, true);
-            let _ = parts.send(Part::Body(number, all.freeze()));
+            let _ = parts.send(Part::Body(number, all.freeze())).await;
             return;
         }
     }
     let all = all.freeze();
     side.response(entry, head.status.as_u16(), &head.headers, Some(&all), true);
-    let _ = parts.send(Part::Body(number, all));
+    let _ = parts.send(Part::Body(number, all)).await;
 }
 
-/// An event stream: each block checked as it arrives, each chunk handed over.
-async fn stream(side: &Side, entry: &str, mut body: Incoming, number: u64, parts: &UnboundedSender<Part>) {
+/// An event stream: each block checked as it arrives, each chunk handed
+/// over once there is room for it (the next one is not read before).
+async fn stream(side: &Side, entry: &str, mut body: Incoming, number: u64, parts: &Sender<Part>) {
     let mut decoder = Decoder::with_limits(&side.limits());
     while let Some(frame) = body.frame().await {
         let Ok(frame) = frame else { break };
         let Some(data) = frame.data_ref() else { continue };
         decoder.feed(data);
         side.events(entry, &mut decoder);
-        if parts.send(Part::Body(number, data.clone())).is_err() {
+        if parts.send(Part::Body(number, data.clone())).await.is_err() {
             return;
         }
     }

@@ -58,8 +58,8 @@ fn sent_to(record: &std::path::Path, method: &str) -> Vec<String> {
 /// Two upstreams as one: initialize unites them; the tool and prompt lists
 /// are merged with every name prefixed; calls go to the upstream their
 /// prefix names and complete with their rounds; a resource read goes by its
-/// template prefix (both list `notes://{day}`: the first upstream wins the
-/// tie); an unknown prefix is refused with `usage-unknown-handle`. One
+/// template prefix (both list `notes://{day}`: the first upstream given owns
+/// it); an unknown prefix is refused with `usage-unknown-handle`. One
 /// upstream-side monitor (and live page) holds both upstreams' operations;
 /// both sides compliant, live and recorded.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -31,9 +31,11 @@ or when it cannot listen.
                as NAME: ..., serverInfo the bridge's); tools/list and prompts/list are merged
                with names NAME__original (at most 16 pages each, one page to the client),
                tools/call and prompts/get go to NAME; resources keep their URIs and
-               resources/read goes to the upstream that listed the URI, else to the longest
-               template prefix (the first upstream wins a tie); an unknown name or URI is
-               refused (usage-unknown-handle); every other request goes to the first upstream.
+               resources/read goes to the first upstream, in the order given, that listed
+               the URI or has a template whose prefix starts it (so a later upstream cannot
+               take over an earlier one's URIs: give the most trusted first); an unknown
+               name or URI is refused (usage-unknown-handle); every other request goes to
+               the first upstream.
                An upstream down at initialize is left out (said on stderr)
 
 options:
@@ -42,7 +44,9 @@ options:
   --record-upstream FILE  append the upstream side's HTTP entries to FILE, for `mrtr check FILE`
   --timeout SECS   how long a client may take to send a request, the upstream to answer
                    with its head, and the client to answer a round's questions (past it the
-                   call ends with a JSON-RPC error) (default 30)
+                   call ends with a JSON-RPC error) or to take any of a response (past it
+                   the client is dropped and the upstream exchange feeding it closed); a
+                   client that stops reading stops the bridge reading upstream (default 30)
   --max-sessions N sessions held at once (default 1024); an initialize past it takes the place
                    of the least recently used session with no call under way (one that never
                    made a call first), or is answered 503 when every session has a call under way

@@ -6,7 +6,7 @@
 #   os-rng, serde, facade), and without an allocator (--no-default-features);
 # - the conformance crate (the corpus, the official schema);
 # - the checking proxy (crate mrtr-proxy), the bridge's unit tests and the edge
-#   tests that need no peer (crate mrtr-bridge: tests/web.rs)
+#   tests that need no peer (crate mrtr-bridge: tests/web.rs, tests/backpressure.rs)
 #   and the `mrtr` command (crate mrtr-cli);
 # - the doc tests (README included) and the corpus lint;
 # - the no_std builds for two Cortex-M targets.
@@ -34,7 +34,7 @@ run_tests -p mrtr-conformance --tests
 echo "== Rust: the checking proxy (mrtr-proxy: a small upstream on 127.0.0.1)"
 run_tests -p mrtr-proxy --tests
 echo "== Rust: the bridge's unit tests and its edge tests without peers (mrtr-bridge; its tests against real peers run with scripts/tests/80-peers.sh)"
-run_tests -p mrtr-bridge --lib --test web
+run_tests -p mrtr-bridge --lib --test web --test backpressure
 echo "== Rust: the mrtr command (mrtr-cli: check, proxy, bridge, --version, help)"
 run_tests -p mrtr-cli --tests
 echo "== Rust: doc tests (README included)"

@@ -29,8 +29,12 @@ pub(crate) struct Pump {
     shared: Arc<Shared>,
     op: Operation,
     clock: Instant,
-    parts_tx: mpsc::UnboundedSender<Part>,
-    parts_rx: mpsc::UnboundedReceiver<Part>,
+    /// Bounded ([`upstream::PARTS`]): an exchange reads upstream's stream
+    /// no further ahead of the operation than these slots (a parked call's
+    /// task goes on feeding them to the operation, whose `StreamLimits`
+    /// bound the stream; a pump no one waits on stops its exchanges).
+    parts_tx: mpsc::Sender<Part>,
+    parts_rx: mpsc::Receiver<Part>,
     /// The header fields of the first response head (`mcp-session-id` of `initialize`).
     pub(crate) first_head: Option<Vec<(String, String)>>,
     /// The exchanges' tasks: an exchange whose stream never sends again
@@ -68,7 +72,7 @@ impl Pump {
         config.call.headers = headers;
         let id = request.get("id").cloned().unwrap_or(Value::Null);
         let op = Operation::new(config, request, 0)?;
-        let (parts_tx, parts_rx) = mpsc::unbounded_channel();
+        let (parts_tx, parts_rx) = upstream::parts();
         let mut pump = Pump {
             shared,
             op,

@@ -30,7 +30,7 @@ use serde_json::{json, Value};
 use sha2::Digest;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
-use tokio::sync::{mpsc, OnceCell};
+use tokio::sync::OnceCell;
 
 /// `_meta` keys of `2026-07-28` that a `2025-11-25` server never reads.
 pub(crate) const META_2026: [&str; 3] = [
@@ -124,7 +124,7 @@ impl Drop for Upstream {
             headers: self.headers(),
             body: None,
         };
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = upstream::parts();
         runtime.spawn(async move {
             tokio::spawn(upstream::exchange(shared.clone(), request, tx));
             let _ = tokio::time::timeout(shared.timeout, async { while rx.recv().await.is_some() {} }).await;
@@ -264,7 +264,7 @@ async fn notify(shared: &Arc<Shared>, upstream: &Upstream, message: &Value) {
         headers,
         body: Some(message.to_string()),
     };
-    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (tx, mut rx) = upstream::parts();
     tokio::spawn(upstream::exchange(shared.clone(), request, tx));
     let ended = async {
         while let Some(part) = rx.recv().await {
