@@ -65,9 +65,12 @@ with a bad state is refused with its rule. Reports are tagged `client:` (2026-07
 
   --upstream-protocol P  2026-07-28 (default: 2025-11-25 clients to an MRTR server) or
                    2025-11-25 (MRTR clients to a 2025-11-25 server)
-  --state-key-file FILE  (2025-11-25 upstream) the key sealing requestState: at least 32 random
-                   bytes or 64 hex digits, the same file on every instance behind one load
-                   balancer (default: a random key made at start, said on stderr)
+  --state-key-file FILE  (2025-11-25 upstream) the key sealing requestState: 64 or more hex
+                   digits (`openssl rand -hex 32`) or at least 32 random bytes (`head -c 32
+                   /dev/urandom`); text that is not hex (a passphrase) or bytes of few distinct
+                   values are refused, a file readable by group or others is warned about; the
+                   same file on every instance behind one load balancer (default: a random key
+                   made at start, said on stderr)
   --instance NAME  (2025-11-25 upstream) this instance's name in the states it seals (default:
                    random, said on stderr)
   there, --timeout also bounds how long upstream may take to ask or answer and how long a
