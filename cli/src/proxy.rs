@@ -29,7 +29,9 @@ With `-- COMMAND ARGS`, a stdio server: the client starts `mrtr proxy ... --
 COMMAND ARGS` in the server's place; the proxy starts the server and relays
 each newline-delimited JSON-RPC message both ways, checked, the server's
 stderr passed through. Reports and the summary go to stderr (stdout is the
-conversation); the exit status is the server's.
+conversation). When the server exits the proxy does too, with the server's
+exit status, its stdout closed (even while the client keeps stdin open). On
+Ctrl-C or SIGTERM the server's stdin is closed and it is sent SIGTERM.
 
   --listen     where the proxy listens; point the client at it, with the upstream's path
   --upstream   the MCP server's endpoint (http:// or https://); requests keep their own path
@@ -53,7 +55,7 @@ options:
                    (default: plain Streamable HTTP)
   --timeout SECS   how long a client may take to send a request's head and body, and the
                    upstream to answer with its head (default 30); under stdio, how long the
-                   server may take to exit once its stdin is closed before it is killed
+                   server may take to exit once asked to stop before it is killed
   --max-connections N
                    client connections served at once; past it 503 (default 1024)
   --ui HOST:PORT   also serve a live page there: one row per multi-round operation, its
@@ -230,7 +232,15 @@ pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
     match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => match run {
             Run::Http(config) => runtime.block_on(serve_http(config)),
-            Run::Stdio(server, config) => runtime.block_on(run_stdio(server, config)),
+            Run::Stdio(server, config) => {
+                let code = runtime.block_on(run_stdio(server, config));
+                // Not waiting for the blocking read of stdin: the client keeps
+                // its end open until the proxy exits, which it would wait for
+                // (review L11). What the server wrote is flushed by now; the
+                // exit closes stdout.
+                runtime.shutdown_background();
+                code
+            }
         },
         Err(e) => {
             eprintln!("mrtr proxy: cannot start the runtime: {e}");
