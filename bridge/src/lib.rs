@@ -66,7 +66,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
 
 /// What the bridge does.
 #[derive(Clone, Debug)]
@@ -100,8 +99,15 @@ pub struct Config {
     /// How long a session may sit unused before a new one may take its place
     /// when the bridge holds `max_sessions` (default 10 minutes).
     pub session_idle: Duration,
-    /// Client connections served at once; one past it is answered 503 and closed.
+    /// Client connections served at once; one past it is answered 503 and
+    /// closed. The default is what the descriptor limit allows
+    /// ([`net::default_max_connections`]); a cap above that is lowered to it
+    /// at [`Bridge::bind`], said on stderr.
     pub max_connections: usize,
+    /// Client connections served at once from one IP address; one past it
+    /// is answered 503 and closed. `None`: a quarter of `max_connections`,
+    /// at least 8 ([`net::default_per_peer`]).
+    pub max_connections_per_peer: Option<usize>,
     /// Where to serve the live pages, one per side (`/`: the client's,
     /// `/upstream/`: the upstream's), if anywhere.
     pub ui: Option<SocketAddr>,
@@ -124,7 +130,8 @@ pub struct Config {
 
 impl Config {
     /// Listens on `listen`, bridges to `upstream`; no records, quiet, 30 s,
-    /// 1024 sessions (10 minutes idle) and connections.
+    /// 1024 sessions (10 minutes idle), the connections the descriptor
+    /// limit allows (a quarter of them per address).
     pub fn new(listen: SocketAddr, upstream: Uri) -> Config {
         Config {
             listen,
@@ -137,7 +144,8 @@ impl Config {
             timeout: Duration::from_secs(30),
             max_sessions: 1024,
             session_idle: Duration::from_secs(600),
-            max_connections: 1024,
+            max_connections: net::default_max_connections(),
+            max_connections_per_peer: None,
             ui: None,
             upstream_protocol: Protocol::V2026_07_28,
             state_key_file: None,
@@ -189,7 +197,7 @@ fn fleet_first_url(fleet: Option<&fleet::Fleet>, upstream: &Uri) -> String {
 pub struct Bridge {
     listener: TcpListener,
     shared: Arc<Shared>,
-    connections: Arc<Semaphore>,
+    admission: Arc<net::Admission>,
     ui: Option<TcpListener>,
 }
 
@@ -240,13 +248,19 @@ impl Bridge {
             }
             None => None,
         };
-        let connections = Arc::new(Semaphore::new(config.max_connections));
-        Ok(Bridge { listener, shared: Arc::new(shared), connections, ui })
+        let caps = net::Caps::for_this_process(config.max_connections, config.max_connections_per_peer, "mrtr-bridge");
+        Ok(Bridge { listener, shared: Arc::new(shared), admission: net::Admission::new(caps), ui })
     }
 
     /// The address it listens on.
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
+    }
+
+    /// The connection caps it serves under (the configured ones, fitted to
+    /// the descriptor limit).
+    pub fn caps(&self) -> net::Caps {
+        self.admission.caps()
     }
 
     /// The address of the live pages, when it has them.
@@ -290,7 +304,7 @@ impl Bridge {
             tokio::select! {
                 () = &mut shutdown => break,
                 accepted = self.listener.accept() => match accepted {
-                    Ok((stream, _)) => self.accept(net::no_delay(stream, "mrtr-bridge")),
+                    Ok((stream, peer)) => self.accept(net::no_delay(stream, "mrtr-bridge"), peer),
                     Err(e) => {
                         // Out of file descriptors, say: back off, keep serving.
                         eprintln!("mrtr-bridge: accept: {e}");
@@ -308,11 +322,15 @@ impl Bridge {
         (client.summary(), upstream.summary())
     }
 
-    /// Serves one connection, or refuses it past the connection bound.
-    fn accept(&self, stream: TcpStream) {
-        let Ok(permit) = self.connections.clone().try_acquire_owned() else {
-            tokio::spawn(net::refuse_busy(stream, "mrtr-bridge"));
-            return;
+    /// Serves one connection from `peer`, or refuses it past the connection
+    /// caps (all, or its address's).
+    fn accept(&self, stream: TcpStream, peer: SocketAddr) {
+        let permit = match self.admission.admit(peer.ip()) {
+            Ok(permit) => permit,
+            Err(why) => {
+                tokio::spawn(net::refuse(stream, "mrtr-bridge", why));
+                return;
+            }
         };
         let shared = self.shared.clone();
         tokio::spawn(async move {

@@ -45,6 +45,14 @@ options:
                    call ends with a JSON-RPC error) (default 30)
   --max-sessions N sessions held at once; an initialize past it is answered 503, unless a
                    session unused for 10 minutes with no call under way makes room (default 1024)
+  --max-connections N
+                   client connections served at once; past it 503 (default: what the
+                   descriptor limit allows, raised to the hard limit at start: half of it
+                   less 32, at most 16384; a higher N is lowered to that, with a warning)
+  --max-connections-per-peer N
+                   client connections served at once from one IP address; past it 503
+                   (default: a quarter of --max-connections, at least 8; behind a load
+                   balancer, where all clients share its address, give --max-connections)
   --upstream-ca FILE
                    PEM certificate authorities an https:// upstream may chain to, besides
                    the system's
@@ -83,7 +91,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
     let (mut listen, mut record_client, mut record_upstream) = (None, None, None);
     let mut upstream_values = Vec::new();
     let (mut json, mut timeout, mut max_sessions) = (false, 30u64, 1024usize);
-    let (mut upstream_ca, mut ui) = (None, None);
+    let (mut upstream_ca, mut ui, mut max_connections, mut per_peer) = (None, None, None, None);
     let (mut upstream_protocol, mut state_key_file, mut instance) = (mrtr::Protocol::V2026_07_28, None, None);
     let mut parser = lexopt::Parser::from_args(argv);
     let p = &mut parser;
@@ -97,6 +105,10 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
             Long("upstream-ca") => upstream_ca = Some(options::path(p)?),
             Long("ui") => ui = Some(options::parsed(p, "--ui")?),
             Long("max-sessions") => max_sessions = options::at_least_one(p, "--max-sessions", "")?,
+            Long("max-connections") => max_connections = Some(options::at_least_one(p, "--max-connections", "")?),
+            Long("max-connections-per-peer") => {
+                per_peer = Some(options::at_least_one(p, "--max-connections-per-peer", "")?);
+            }
             Long("json") => json = true,
             Long("upstream-protocol") => upstream_protocol = bridged_protocol(&options::text(p)?)?,
             Long("state-key-file") => state_key_file = Some(options::path(p)?),
@@ -107,7 +119,10 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
     }
     let listen = listen.ok_or("--listen is required")?;
     let (upstream, upstreams) = upstreams_of(&upstream_values)?;
+    let defaults = Config::new(listen, upstream);
     let config = Config {
+        max_connections: max_connections.unwrap_or(defaults.max_connections),
+        max_connections_per_peer: per_peer,
         record_client,
         record_upstream,
         output: if json { Output::Json } else { Output::Text },
@@ -119,7 +134,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
         state_key_file,
         instance,
         upstreams,
-        ..Config::new(listen, upstream)
+        ..defaults
     };
     Ok(Some(config))
 }
@@ -210,6 +225,10 @@ pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
 mod tests {
     use super::*;
 
+    fn mrtr_proxy_default() -> usize {
+        mrtr_bridge::Config::new(([127, 0, 0, 1], 0).into(), "http://h/".parse().unwrap()).max_connections
+    }
+
     fn args(list: &[&str]) -> Result<Option<Config>, String> {
         parse_args(list.iter().map(OsString::from))
     }
@@ -230,10 +249,20 @@ mod tests {
             "5",
             "--max-sessions",
             "3",
+            "--max-connections",
+            "40",
+            "--max-connections-per-peer",
+            "5",
             "--json",
         ])
         .unwrap()
         .unwrap();
+        assert_eq!((config.max_connections, config.max_connections_per_peer), (40, Some(5)));
+        let plain = args(&["--listen", "127.0.0.1:9000", "--upstream", "http://h/mcp"]).unwrap().unwrap();
+        assert_eq!(plain.max_connections, mrtr_proxy_default(), "the default follows the descriptor limit");
+        assert_eq!(plain.max_connections_per_peer, None);
+        let zero = args(&["--listen", "127.0.0.1:1", "--upstream", "http://h/", "--max-connections-per-peer", "0"]);
+        assert!(zero.unwrap_err().contains("--max-connections-per-peer"));
         assert_eq!(config.listen.port(), 9000);
         assert_eq!(config.upstream.path(), "/mcp");
         assert_eq!(config.record_client.as_deref(), Some(std::path::Path::new("c.jsonl")));

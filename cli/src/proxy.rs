@@ -57,7 +57,13 @@ options:
                    upstream to answer with its head (default 30); under stdio, how long the
                    server may take to exit once asked to stop before it is killed
   --max-connections N
-                   client connections served at once; past it 503 (default 1024)
+                   client connections served at once; past it 503 (default: what the
+                   descriptor limit allows, raised to the hard limit at start: half of it
+                   less 32, at most 16384; a higher N is lowered to that, with a warning)
+  --max-connections-per-peer N
+                   client connections served at once from one IP address; past it 503
+                   (default: a quarter of --max-connections, at least 8; behind a load
+                   balancer, where all clients share its address, give --max-connections)
   --ui HOST:PORT   also serve a live page there: one row per multi-round operation, its
                    rounds on a time axis, each violation where it happened, a click away
                    from the messages (no network access needed)
@@ -91,7 +97,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Run>, Strin
 fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Option<Config>, String> {
     use lexopt::prelude::*;
     let (mut listen, mut upstream, mut record, mut protocol, mut json) = (None, None, None, Protocol::default(), false);
-    let (mut transport, mut timeout, mut max_connections) = (None, 30u64, 1024usize);
+    let (mut transport, mut timeout, mut max_connections, mut per_peer) = (None, 30u64, None, None);
     let (mut upstream_ca, mut har, mut record_max_bytes) = (None, None, mrtr_proxy::RECORD_MAX_BYTES);
     let mut ui = None;
     let mut parser = lexopt::Parser::from_args(argv);
@@ -114,7 +120,10 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
             }
             Long("timeout") => timeout = options::at_least_one(p, "--timeout", "whole seconds, ")?,
             Long("ui") => ui = Some(options::parsed(p, "--ui")?),
-            Long("max-connections") => max_connections = options::at_least_one(p, "--max-connections", "")?,
+            Long("max-connections") => max_connections = Some(options::at_least_one(p, "--max-connections", "")?),
+            Long("max-connections-per-peer") => {
+                per_peer = Some(options::at_least_one(p, "--max-connections-per-peer", "")?);
+            }
             Long("json") => json = true,
             Short('h') | Long("help") => return Ok(None),
             other => return Err(other.unexpected().to_string()),
@@ -145,7 +154,8 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
         transport,
         output,
         timeout,
-        max_connections,
+        max_connections: max_connections.unwrap_or_else(mrtr_proxy::net::default_max_connections),
+        max_connections_per_peer: per_peer,
         ui,
     }))
 }
@@ -246,5 +256,32 @@ pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
             eprintln!("mrtr proxy: cannot start the runtime: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(list: &[&str]) -> Result<Config, String> {
+        match parse_args(list.iter().map(OsString::from))? {
+            Some(Run::Http(config) | Run::Stdio(_, config)) => Ok(config),
+            None => Err("help".into()),
+        }
+    }
+
+    /// The connection caps: given, or the default that follows the
+    /// descriptor limit (the per-peer one left to the proxy); 0 refused.
+    #[test]
+    fn connection_caps_are_read() {
+        let base = ["--listen", "127.0.0.1:9000", "--upstream", "http://127.0.0.1:8000/mcp"];
+        let given = config(&[&base[..], &["--max-connections", "40", "--max-connections-per-peer", "5"]].concat());
+        let given = given.unwrap();
+        assert_eq!((given.max_connections, given.max_connections_per_peer), (40, Some(5)));
+        let plain = config(&base).unwrap();
+        assert_eq!(plain.max_connections, mrtr_proxy::net::default_max_connections());
+        assert_eq!(plain.max_connections_per_peer, None);
+        let zero = config(&[&base[..], &["--max-connections-per-peer", "0"]].concat());
+        assert!(zero.unwrap_err().contains("--max-connections-per-peer 0"));
     }
 }
