@@ -68,7 +68,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
 
 /// What the bridge does.
 #[derive(Clone, Debug)]
@@ -107,8 +106,15 @@ pub struct Config {
     /// peer address); `None`: a quarter of `max_sessions`, at least 16 (or
     /// `max_sessions` when smaller).
     pub max_sessions_per_peer: Option<usize>,
-    /// Client connections served at once; one past it is answered 503 and closed.
+    /// Client connections served at once; one past it is answered 503 and
+    /// closed. The default is what the descriptor limit allows
+    /// ([`net::default_max_connections`]); a cap above that is lowered to it
+    /// at [`Bridge::bind`], said on stderr.
     pub max_connections: usize,
+    /// Client connections served at once from one IP address; one past it
+    /// is answered 503 and closed. `None`: a quarter of `max_connections`,
+    /// at least 8 ([`net::default_per_peer`]).
+    pub max_connections_per_peer: Option<usize>,
     /// Where to serve the live pages, one per side (`/`: the client's,
     /// `/upstream/`: the upstream's), if anywhere.
     pub ui: Option<SocketAddr>,
@@ -150,7 +156,8 @@ pub struct Config {
 
 impl Config {
     /// Listens on `listen`, bridges to `upstream`; no records, quiet, 30 s,
-    /// 1024 sessions (256 per peer) and connections.
+    /// 1024 sessions (256 per peer), the connections the descriptor
+    /// limit allows (a quarter of them per address).
     pub fn new(listen: SocketAddr, upstream: Uri) -> Config {
         Config {
             listen,
@@ -163,7 +170,8 @@ impl Config {
             timeout: Duration::from_secs(30),
             max_sessions: 1024,
             max_sessions_per_peer: None,
-            max_connections: 1024,
+            max_connections: net::default_max_connections(),
+            max_connections_per_peer: None,
             ui: None,
             upstream_protocol: Protocol::V2026_07_28,
             state_key_file: None,
@@ -229,7 +237,7 @@ fn fleet_first_url(fleet: Option<&fleet::Fleet>, upstream: &Uri) -> String {
 pub struct Bridge {
     listener: TcpListener,
     shared: Arc<Shared>,
-    connections: Arc<Semaphore>,
+    admission: Arc<net::Admission>,
     ui: Option<(TcpListener, WebRules)>,
 }
 
@@ -285,13 +293,19 @@ impl Bridge {
             }
             None => None,
         };
-        let connections = Arc::new(Semaphore::new(config.max_connections));
-        Ok(Bridge { listener, shared: Arc::new(shared), connections, ui })
+        let caps = net::Caps::for_this_process(config.max_connections, config.max_connections_per_peer, "mrtr-bridge");
+        Ok(Bridge { listener, shared: Arc::new(shared), admission: net::Admission::new(caps), ui })
     }
 
     /// The address it listens on.
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
+    }
+
+    /// The connection caps it serves under (the configured ones, fitted to
+    /// the descriptor limit).
+    pub fn caps(&self) -> net::Caps {
+        self.admission.caps()
     }
 
     /// The address of the live pages, when it has them.
@@ -353,11 +367,15 @@ impl Bridge {
         (client.summary(), upstream.summary())
     }
 
-    /// Serves one connection, or refuses it past the connection bound.
+    /// Serves one connection from `peer`, or refuses it past the connection
+    /// caps (all, or its address's).
     fn accept(&self, stream: TcpStream, peer: IpAddr) {
-        let Ok(permit) = self.connections.clone().try_acquire_owned() else {
-            tokio::spawn(net::refuse_busy(stream, "mrtr-bridge"));
-            return;
+        let permit = match self.admission.admit(peer) {
+            Ok(permit) => permit,
+            Err(why) => {
+                tokio::spawn(net::refuse(stream, "mrtr-bridge", why));
+                return;
+            }
         };
         let shared = self.shared.clone();
         tokio::spawn(async move {

@@ -196,7 +196,7 @@ fn rule(response: &Value) -> &str {
 /// A key file both instances read.
 fn key_file() -> PathBuf {
     let path = std::env::temp_dir().join(format!("mrtr-reverse-key-{}-{}", std::process::id(), free_port()));
-    std::fs::write(&path, "5eed".repeat(16)).unwrap();
+    std::fs::write(&path, "8f3a61c2d94e07b5a1f6e8239c4d70b2e5196a3fc8d24b0e7f5a91c36e2d48b7").unwrap();
     path
 }
 

@@ -57,6 +57,14 @@ options:
   --max-sessions-per-peer N
                    sessions one client address may hold, the same eviction among its own
                    (default: a quarter of --max-sessions, at least 16 or --max-sessions)
+  --max-connections N
+                   client connections served at once; past it 503 (default: what the
+                   descriptor limit allows, raised to the hard limit at start: half of it
+                   less 32, at most 16384; a higher N is lowered to that, with a warning)
+  --max-connections-per-peer N
+                   client connections served at once from one IP address; past it 503
+                   (default: a quarter of --max-connections, at least 8; behind a load
+                   balancer, where all clients share its address, give --max-connections)
   --upstream-ca FILE
                    PEM certificate authorities an https:// upstream may chain to, besides
                    the system's
@@ -88,9 +96,12 @@ with a bad state is refused with its rule. Reports are tagged `client:` (2026-07
 
   --upstream-protocol P  2026-07-28 (default: 2025-11-25 clients to an MRTR server) or
                    2025-11-25 (MRTR clients to a 2025-11-25 server)
-  --state-key-file FILE  (2025-11-25 upstream) the key sealing requestState: at least 32 random
-                   bytes or 64 hex digits, the same file on every instance behind one load
-                   balancer (default: a random key made at start, said on stderr)
+  --state-key-file FILE  (2025-11-25 upstream) the key sealing requestState: 64 or more hex
+                   digits (`openssl rand -hex 32`) or at least 32 random bytes (`head -c 32
+                   /dev/urandom`); text that is not hex (a passphrase) or bytes of few distinct
+                   values are refused, a file readable by group or others is warned about; the
+                   same file on every instance behind one load balancer (default: a random key
+                   made at start, said on stderr)
   --share-upstream-sessions
                    (2025-11-25 upstream) clients without a credential that declare the same
                    capabilities + clientInfo share one upstream session: only for a server that
@@ -107,7 +118,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
     let (mut listen, mut record_client, mut record_upstream) = (None, None, None);
     let mut upstream_values = Vec::new();
     let (mut json, mut timeout, mut max_sessions) = (false, 30u64, 1024usize);
-    let (mut upstream_ca, mut ui) = (None, None);
+    let (mut upstream_ca, mut ui, mut max_connections, mut per_peer) = (None, None, None, None);
     let (mut allow_origins, mut allow_hosts, mut max_sessions_per_peer) = (Vec::new(), Vec::new(), None);
     let mut share_upstream_sessions = false;
     let mut max_message_bytes = mrtr::Limits::DEFAULT.max_message_bytes;
@@ -124,6 +135,10 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
             Long("upstream-ca") => upstream_ca = Some(options::path(p)?),
             Long("ui") => ui = Some(options::parsed(p, "--ui")?),
             Long("max-sessions") => max_sessions = options::at_least_one(p, "--max-sessions", "")?,
+            Long("max-connections") => max_connections = Some(options::at_least_one(p, "--max-connections", "")?),
+            Long("max-connections-per-peer") => {
+                per_peer = Some(options::at_least_one(p, "--max-connections-per-peer", "")?);
+            }
             Long("json") => json = true,
             Long("allow-origin") => allow_origins.push(options::text(p)?),
             Long("allow-host") => allow_hosts.push(options::text(p)?),
@@ -141,7 +156,10 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
     }
     let listen = listen.ok_or("--listen is required")?;
     let (upstream, upstreams) = upstreams_of(&upstream_values)?;
+    let defaults = Config::new(listen, upstream);
     let config = Config {
+        max_connections: max_connections.unwrap_or(defaults.max_connections),
+        max_connections_per_peer: per_peer,
         record_client,
         record_upstream,
         output: if json { Output::Json } else { Output::Text },
@@ -158,7 +176,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, St
         state_key_file,
         instance,
         upstreams,
-        ..Config::new(listen, upstream)
+        ..defaults
     };
     Ok(Some(config))
 }
@@ -249,6 +267,10 @@ pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
 mod tests {
     use super::*;
 
+    fn mrtr_proxy_default() -> usize {
+        mrtr_bridge::Config::new(([127, 0, 0, 1], 0).into(), "http://h/".parse().unwrap()).max_connections
+    }
+
     fn args(list: &[&str]) -> Result<Option<Config>, String> {
         parse_args(list.iter().map(OsString::from))
     }
@@ -269,10 +291,20 @@ mod tests {
             "5",
             "--max-sessions",
             "3",
+            "--max-connections",
+            "40",
+            "--max-connections-per-peer",
+            "5",
             "--json",
         ])
         .unwrap()
         .unwrap();
+        assert_eq!((config.max_connections, config.max_connections_per_peer), (40, Some(5)));
+        let plain = args(&["--listen", "127.0.0.1:9000", "--upstream", "http://h/mcp"]).unwrap().unwrap();
+        assert_eq!(plain.max_connections, mrtr_proxy_default(), "the default follows the descriptor limit");
+        assert_eq!(plain.max_connections_per_peer, None);
+        let zero = args(&["--listen", "127.0.0.1:1", "--upstream", "http://h/", "--max-connections-per-peer", "0"]);
+        assert!(zero.unwrap_err().contains("--max-connections-per-peer"));
         assert_eq!(config.listen.port(), 9000);
         assert_eq!(config.upstream.path(), "/mcp");
         assert_eq!(config.record_client.as_deref(), Some(std::path::Path::new("c.jsonl")));

@@ -35,20 +35,34 @@ pub(crate) fn at_least_one<T: FromStr + PartialOrd + From<u8>>(
     v.parse().ok().filter(|n| *n >= T::from(1)).ok_or(format!("{flag} {v}: {what}at least 1"))
 }
 
-/// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
-pub(crate) async fn shutdown_signal() {
+/// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM. The handlers are in
+/// place when this returns (inside the runtime), not at the first poll: a
+/// signal that comes before the future is first polled is not lost, and
+/// does not end the process by its default action (which would leave a
+/// stdio server behind).
+pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
+        let handlers = signal(SignalKind::interrupt()).and_then(|int| Ok((int, signal(SignalKind::terminate())?)));
+        async move {
+            match handlers {
+                Ok((mut int, mut term)) => {
+                    tokio::select! {
+                        _ = int.recv() => {}
+                        _ = term.recv() => {}
+                    }
+                }
+                Err(_) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
-            return;
         }
     }
-    let _ = tokio::signal::ctrl_c().await;
+    #[cfg(not(unix))]
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 /// Splits off what follows `--` (a command line of its own).

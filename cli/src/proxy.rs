@@ -29,7 +29,9 @@ With `-- COMMAND ARGS`, a stdio server: the client starts `mrtr proxy ... --
 COMMAND ARGS` in the server's place; the proxy starts the server and relays
 each newline-delimited JSON-RPC message both ways, checked, the server's
 stderr passed through. Reports and the summary go to stderr (stdout is the
-conversation); the exit status is the server's.
+conversation). When the server exits the proxy does too, with the server's
+exit status, its stdout closed (even while the client keeps stdin open). On
+Ctrl-C or SIGTERM the server's stdin is closed and it is sent SIGTERM.
 
   --listen     where the proxy listens; point the client at it, with the upstream's path
   --upstream   the MCP server's endpoint (http:// or https://); requests keep their own path
@@ -53,12 +55,18 @@ options:
                    (default: plain Streamable HTTP)
   --timeout SECS   how long a client may take to send a request's head and body, and the
                    upstream to answer with its head (default 30); under stdio, how long the
-                   server may take to exit once its stdin is closed before it is killed
+                   server may take to exit once asked to stop before it is killed
   --max-message-bytes N
                    bytes of one message (request body, response body, event): past it a request
                    is 413 (default 16777216: 16 MiB). Memory grows with it (docs/cli.md, Memory)
   --max-connections N
-                   client connections served at once; past it 503 (default 1024)
+                   client connections served at once; past it 503 (default: what the
+                   descriptor limit allows, raised to the hard limit at start: half of it
+                   less 32, at most 16384; a higher N is lowered to that, with a warning)
+  --max-connections-per-peer N
+                   client connections served at once from one IP address; past it 503
+                   (default: a quarter of --max-connections, at least 8; behind a load
+                   balancer, where all clients share its address, give --max-connections)
   --ui HOST:PORT   also serve a live page there: one row per multi-round operation, its
                    rounds on a time axis, each violation where it happened, a click away
                    from the messages (no network access needed); GET only, under the same
@@ -103,7 +111,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Run>, Strin
 fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Option<Config>, String> {
     use lexopt::prelude::*;
     let (mut listen, mut upstream, mut record, mut protocol, mut json) = (None, None, None, Protocol::default(), false);
-    let (mut transport, mut timeout, mut max_connections) = (None, 30u64, 1024usize);
+    let (mut transport, mut timeout, mut max_connections, mut per_peer) = (None, 30u64, None, None);
     let (mut upstream_ca, mut har, mut record_max_bytes) = (None, None, mrtr_proxy::RECORD_MAX_BYTES);
     let (mut ui, mut allow_origins, mut allow_hosts) = (None, Vec::new(), Vec::new());
     let mut max_message_bytes = mrtr::Limits::DEFAULT.max_message_bytes;
@@ -127,7 +135,10 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
             }
             Long("timeout") => timeout = options::at_least_one(p, "--timeout", "whole seconds, ")?,
             Long("ui") => ui = Some(options::parsed(p, "--ui")?),
-            Long("max-connections") => max_connections = options::at_least_one(p, "--max-connections", "")?,
+            Long("max-connections") => max_connections = Some(options::at_least_one(p, "--max-connections", "")?),
+            Long("max-connections-per-peer") => {
+                per_peer = Some(options::at_least_one(p, "--max-connections-per-peer", "")?);
+            }
             Long("max-message-bytes") => max_message_bytes = options::at_least_one(p, "--max-message-bytes", "")?,
             Long("json") => json = true,
             Long("allow-origin") => allow_origins.push(options::text(p)?),
@@ -163,7 +174,8 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
         transport,
         output,
         timeout,
-        max_connections,
+        max_connections: max_connections.unwrap_or_else(mrtr_proxy::net::default_max_connections),
+        max_connections_per_peer: per_peer,
         ui,
         allow_origins,
         allow_hosts,
@@ -253,11 +265,46 @@ pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
     match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => match run {
             Run::Http(config) => runtime.block_on(serve_http(config)),
-            Run::Stdio(server, config) => runtime.block_on(run_stdio(server, config)),
+            Run::Stdio(server, config) => {
+                let code = runtime.block_on(run_stdio(server, config));
+                // Not waiting for the blocking read of stdin: the client keeps
+                // its end open until the proxy exits, which it would wait for
+                // (review L11). What the server wrote is flushed by now; the
+                // exit closes stdout.
+                runtime.shutdown_background();
+                code
+            }
         },
         Err(e) => {
             eprintln!("mrtr proxy: cannot start the runtime: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(list: &[&str]) -> Result<Config, String> {
+        match parse_args(list.iter().map(OsString::from))? {
+            Some(Run::Http(config) | Run::Stdio(_, config)) => Ok(config),
+            None => Err("help".into()),
+        }
+    }
+
+    /// The connection caps: given, or the default that follows the
+    /// descriptor limit (the per-peer one left to the proxy); 0 refused.
+    #[test]
+    fn connection_caps_are_read() {
+        let base = ["--listen", "127.0.0.1:9000", "--upstream", "http://127.0.0.1:8000/mcp"];
+        let given = config(&[&base[..], &["--max-connections", "40", "--max-connections-per-peer", "5"]].concat());
+        let given = given.unwrap();
+        assert_eq!((given.max_connections, given.max_connections_per_peer), (40, Some(5)));
+        let plain = config(&base).unwrap();
+        assert_eq!(plain.max_connections, mrtr_proxy::net::default_max_connections());
+        assert_eq!(plain.max_connections_per_peer, None);
+        let zero = config(&[&base[..], &["--max-connections-per-peer", "0"]].concat());
+        assert!(zero.unwrap_err().contains("--max-connections-per-peer 0"));
     }
 }

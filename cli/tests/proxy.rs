@@ -248,3 +248,79 @@ fn proxy_refuses_listen_with_a_stdio_server() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("not a stdio server"), "{err}");
 }
+
+/// Whether process `pid` exists (`kill -0`).
+fn alive(pid: &str) -> bool {
+    std::process::Command::new("kill").args(["-0", pid]).stderr(Stdio::null()).status().unwrap().success()
+}
+
+/// Review L11: a stdio server that exits while the client keeps the proxy's
+/// stdin open (as MCP clients do) ended nothing: the proxy stayed, its
+/// stdout open, waiting on its own stdin. Now it relays what the server
+/// wrote, closes stdout and exits with the server's status at once.
+#[tokio::test]
+async fn proxy_exits_with_its_stdio_server_while_the_client_keeps_stdin_open() {
+    use tokio::io::AsyncReadExt;
+    let mut child = tokio::process::Command::new(MRTR)
+        .args(["proxy", "--", "sh", "-c", "echo '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/bye\"}'; exit 3"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    // Held open, never written to, until the end of the test.
+    let _stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut said = String::new();
+    let read = timeout(Duration::from_secs(5), stdout.read_to_string(&mut said)).await;
+    assert!(read.is_ok(), "the proxy's stdout still open 5 s after its server exited");
+    assert_eq!(
+        said, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/bye\"}\n",
+        "the server's last line reaches the client"
+    );
+    let status = timeout(Duration::from_secs(5), child.wait()).await.expect("the proxy outlives its server").unwrap();
+    assert_eq!(status.code(), Some(3), "the server's exit status: {status:?}");
+}
+
+/// Review L11: SIGTERM did not end `mrtr proxy -- CMD`. Now the server gets
+/// its stdin closed and SIGTERM, and the proxy exits promptly with it gone;
+/// a server that ignores both is killed after `--timeout`.
+#[tokio::test]
+async fn sigterm_ends_the_proxy_and_its_stdio_server() {
+    let cases = [("exec sleep 1000", vec![]), ("trap '' TERM; while :; do sleep 0.2; done", vec!["--timeout", "1"])];
+    for (i, (script, options)) in cases.into_iter().enumerate() {
+        let pid_file = temp_file(&format!("server-pid-{i}"));
+        let _ = std::fs::remove_file(&pid_file);
+        let script = format!("echo $$ > '{}'; {script}", pid_file.display());
+        let mut child = tokio::process::Command::new(MRTR)
+            .arg("proxy")
+            .args(&options)
+            .args(["--", "sh", "-c", &script])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let _stdin = child.stdin.take().unwrap();
+        let server = timeout(Duration::from_secs(10), async {
+            loop {
+                match std::fs::read_to_string(&pid_file) {
+                    Ok(pid) if pid.ends_with('\n') => return pid.trim().to_string(),
+                    _ => tokio::time::sleep(Duration::from_millis(20)).await,
+                }
+            }
+        })
+        .await
+        .expect("the server started");
+        assert!(alive(&server));
+        let pid = child.id().unwrap().to_string();
+        assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+        let status = timeout(Duration::from_secs(5), child.wait()).await;
+        let status = status.unwrap_or_else(|_| panic!("{script}: the proxy still runs 5 s after SIGTERM")).unwrap();
+        assert!(status.code().is_some(), "{script}: the proxy ended by its own exit, not by the signal: {status:?}");
+        assert!(!alive(&server), "{script}: the server outlives the proxy");
+        let _ = std::fs::remove_file(&pid_file);
+    }
+}

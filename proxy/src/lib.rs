@@ -57,7 +57,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 use web::WebRules;
 
 /// The default size past which a record file is rotated: 256 MiB.
@@ -94,8 +93,17 @@ pub struct Config {
     /// it the connection is closed (head) or answered 408 / 504.
     pub timeout: Duration,
     /// Client connections served at once; one past it is answered 503 and
-    /// closed at once.
+    /// closed at once. The default is what the descriptor limit allows
+    /// ([`net::default_max_connections`]: half of it past a reserve, at most
+    /// 16384); a cap above that is lowered to it at [`Proxy::bind`], said on
+    /// stderr, so that descriptors never run out before the cap answers.
     pub max_connections: usize,
+    /// Client connections served at once from one IP address; one past it
+    /// is answered 503 and closed at once. `None`: a quarter of
+    /// `max_connections`, at least 8 ([`net::default_per_peer`]). Behind a
+    /// load balancer every client comes from the balancer's address: set it
+    /// to `max_connections` there.
+    pub max_connections_per_peer: Option<usize>,
     /// Where to serve the live page ([`serve_ui`]), if anywhere.
     pub ui: Option<SocketAddr>,
     /// Browser origins allowed besides the default ones (`--allow-origin`;
@@ -126,7 +134,8 @@ impl Config {
             transport: None,
             output: Output::Quiet,
             timeout: Duration::from_secs(30),
-            max_connections: 1024,
+            max_connections: net::default_max_connections(),
+            max_connections_per_peer: None,
             ui: None,
             allow_origins: Vec::new(),
             allow_hosts: Vec::new(),
@@ -151,7 +160,7 @@ struct Shared {
 pub struct Proxy {
     listener: TcpListener,
     shared: Arc<Shared>,
-    connections: Arc<Semaphore>,
+    admission: Arc<net::Admission>,
     ui: Option<(TcpListener, WebRules)>,
 }
 
@@ -191,9 +200,10 @@ impl Proxy {
             monitor = monitor.with_har(open_private(path, false)?)?;
         }
         let web = WebRules::new(listener.local_addr()?, &config.allow_origins, &config.allow_hosts);
-        let shared = Arc::new(Shared { timeout: config.timeout, check: true, monitor, client, scheme, authority, web });
-        let connections = Arc::new(Semaphore::new(config.max_connections));
-        Ok(Proxy { listener, shared, connections, ui })
+        let shared =
+            Arc::new(Shared { timeout: config.timeout, check: true, monitor, client, scheme, authority, web });
+        let caps = net::Caps::for_this_process(config.max_connections, config.max_connections_per_peer, "mrtr-proxy");
+        Ok(Proxy { listener, shared, admission: net::Admission::new(caps), ui })
     }
 
     /// The same proxy forwarding without checking: every request and
@@ -217,6 +227,12 @@ impl Proxy {
         self.listener.local_addr()
     }
 
+    /// The connection caps it serves under (the configured ones, fitted to
+    /// the descriptor limit).
+    pub fn caps(&self) -> net::Caps {
+        self.admission.caps()
+    }
+
     /// The address of the live page, when it has one.
     pub fn ui_addr(&self) -> Option<SocketAddr> {
         self.ui.as_ref().and_then(|(l, _)| l.local_addr().ok())
@@ -238,11 +254,14 @@ impl Proxy {
             tokio::select! {
                 () = &mut shutdown => break,
                 accepted = self.listener.accept() => match accepted {
-                    Ok((stream, _)) => {
+                    Ok((stream, peer)) => {
                         let stream = net::no_delay(stream, "mrtr-proxy");
-                        let Ok(permit) = self.connections.clone().try_acquire_owned() else {
-                            tokio::spawn(net::refuse_busy(stream, "mrtr-proxy"));
-                            continue;
+                        let permit = match self.admission.admit(peer.ip()) {
+                            Ok(permit) => permit,
+                            Err(why) => {
+                                tokio::spawn(net::refuse(stream, "mrtr-proxy", why));
+                                continue;
+                            }
                         };
                         let shared = self.shared.clone();
                         tokio::spawn(async move {

@@ -28,16 +28,22 @@ pub struct StdioServer {
     pub command: OsString,
     /// Its arguments.
     pub args: Vec<OsString>,
-    /// After the client closes the proxy's stdin (or a shutdown signal), how
-    /// long the server may take to exit once its stdin is closed before it
-    /// is killed.
+    /// After a shutdown signal (its stdin closed and SIGTERM sent), how long
+    /// the server may take to exit before it is killed; and once it has
+    /// exited, how long what it wrote may take to reach its stdout's end (a
+    /// process it left behind may hold it open).
     pub grace: Duration,
 }
 
 /// Starts the server and relays between it and `client_in` / `client_out`
 /// (the proxy's stdin and stdout) until the server exits (or `shutdown`
-/// completes: its stdin is closed, then it is given [`StdioServer::grace`]).
-/// Returns the server's exit status.
+/// completes: its stdin is closed and it is sent SIGTERM, then it is given
+/// [`StdioServer::grace`] before it is killed). Returns the server's exit
+/// status once its output has reached `client_out`, without waiting for
+/// `client_in` to end: a caller that reads its own stdin on a blocking
+/// thread (tokio's `stdin`) must not wait for that thread either (exit, or
+/// shut the runtime down in the background), or a client that keeps its end
+/// open keeps the proxy alive after the server is gone.
 pub async fn serve_stdio<R, W>(
     server: &StdioServer,
     monitor: &Monitor,
@@ -64,6 +70,7 @@ where
     let to_server = tokio::spawn(relay_checked(Side::Client, client_in, server_in, monitor.clone()));
     let from_server = tokio::spawn(relay_checked(Side::Server, server_out, client_out, monitor.clone()));
     tokio::pin!(shutdown);
+    let mut from_server = from_server;
     let status = tokio::select! {
         status = child.wait() => status?,
         () = &mut shutdown => {
@@ -71,16 +78,26 @@ where
             end(&mut child, server.grace).await?
         }
     };
-    // The server's last lines, up to its stdout's end, reach the client.
-    let _ = from_server.await;
+    // The server's last lines, up to its stdout's end, reach the client; a
+    // process it left behind holding its stdout open keeps the proxy `grace`
+    // at most.
+    if tokio::time::timeout(server.grace, &mut from_server).await.is_err() {
+        from_server.abort();
+    }
+    // The client's side is not waited for: it ends when the client closes
+    // the proxy's stdin, which a client waiting for the server's exit never
+    // does (the caller exits without waiting for that read: `mrtr proxy`
+    // shuts its runtime down in the background).
     to_server.abort();
     Ok(status)
 }
 
-/// The server's stdin is closed (the relay task was aborted); it has `grace`
-/// to exit before it is killed.
+/// A shutdown: the server's stdin is closed (the relay task was aborted) and
+/// it is sent SIGTERM, as a supervisor ends a service; it has `grace` to
+/// exit before it is killed.
 async fn end(child: &mut Child, grace: Duration) -> std::io::Result<ExitStatus> {
     drop(child.stdin.take());
+    terminate(child);
     match tokio::time::timeout(grace, child.wait()).await {
         Ok(status) => status,
         Err(_) => {
@@ -89,6 +106,21 @@ async fn end(child: &mut Child, grace: Duration) -> std::io::Result<ExitStatus> 
         }
     }
 }
+
+/// Sends SIGTERM to `child`, if it has not been reaped.
+#[cfg(unix)]
+#[allow(unsafe_code, reason = "kill(2) has no safe wrapper in std or tokio; one call, checked below")]
+fn terminate(child: &Child) {
+    let Some(pid) = child.id().and_then(|id| libc::pid_t::try_from(id).ok()) else { return };
+    // SAFETY: kill(2) takes plain integers and touches no memory of ours;
+    // `pid` is our own child's, not yet reaped (`Child::id` is `None` once
+    // it is), so it cannot name another process.
+    let _ = unsafe { libc::kill(pid, libc::SIGTERM) };
+}
+
+/// Elsewhere, closing its stdin is the only polite word.
+#[cfg(not(unix))]
+fn terminate(_child: &Child) {}
 
 /// Relays the lines `from` one side to the other, each checked as that
 /// side's message; an I/O error ends it, said on stderr.

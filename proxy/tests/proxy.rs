@@ -14,6 +14,7 @@ use mrtr::http::serve::{read_request, Incoming as Asked, ServerStream};
 use mrtr::http::Mode;
 use mrtr::sse::{Decoder, Event};
 use mrtr::{Limits, Protocol};
+use mrtr_proxy::net::Caps;
 use mrtr_proxy::{Config, Proxy, Report, Summary};
 use serde_json::{json, Value};
 use std::convert::Infallible;
@@ -890,6 +891,55 @@ async fn connections_past_the_cap_are_refused_with_503_and_the_rest_served() {
     drop((_a, _b));
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(post(&client(), run.addr, "/mcp", ping(2)).await.status(), StatusCode::OK);
+}
+
+/// Review M2′: one address holds at most its per-peer cap of connections;
+/// past it, 503 (while the cap has room), and a client from another
+/// address is served; a place given back is free again.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn connections_past_the_per_peer_cap_are_refused_and_other_peers_served() {
+    let (up, _release) = upstream().await;
+    let run = proxy_config(up, |c| (c.max_connections, c.max_connections_per_peer) = (10, Some(2))).await;
+    let from_other_address = || async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+        socket.connect(run.addr).await.unwrap()
+    };
+    let (a, b) = (from_other_address().await, from_other_address().await);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut third = from_other_address().await;
+    let (answer, closed) = read_to_close(&mut third, Duration::from_secs(10)).await;
+    assert!(answer.starts_with("HTTP/1.1 503") && closed, "{answer}");
+    assert!(answer.contains("too many connections from your address"), "{answer}");
+    assert_eq!(post(&client(), run.addr, "/mcp", ping(2)).await.status(), StatusCode::OK);
+    drop((a, b));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut again = from_other_address().await;
+    let (answer, _) = read_to_close(&mut again, Duration::from_millis(300)).await;
+    assert!(answer.is_empty(), "a place given back is free: {answer}");
+}
+
+/// The caps a proxy serves under: the per-peer default a quarter of the
+/// cap (at least 8); a cap above what the descriptor limit allows lowered.
+#[tokio::test]
+async fn the_caps_follow_the_config_and_the_descriptor_limit() {
+    let (up, _release) = upstream().await;
+    let url: http::Uri = format!("http://{up}/mcp").parse().unwrap();
+    let caps = |edit: fn(&mut Config)| {
+        let mut config = Config::new("127.0.0.1:0".parse().unwrap(), url.clone());
+        edit(&mut config);
+        async move { Proxy::bind(config).await.unwrap().caps() }
+    };
+    let defaults = caps(|_| {}).await;
+    assert_eq!(defaults.connections, mrtr_proxy::net::default_max_connections());
+    assert_eq!(defaults.per_peer, (defaults.connections / 4).max(8).min(defaults.connections));
+    assert_eq!(caps(|c| c.max_connections = 100).await, Caps { connections: 100, per_peer: 25 });
+    assert_eq!(caps(|c| c.max_connections = 20).await, Caps { connections: 20, per_peer: 8 });
+    if let Some(limit) = mrtr_proxy::net::descriptor_limit() {
+        let allowed = mrtr_proxy::net::cap_for_limit(limit);
+        assert_eq!(caps(|c| c.max_connections = usize::MAX).await.connections, allowed);
+    }
 }
 
 #[cfg(unix)]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The JVM package (bindings-jvm): `mvn install` builds the native library with
-# cargo (release, as the jar ships it), compiles the UniFFI Kotlin and the
+# cargo (profile dist, as the jar ships it), compiles the UniFFI Kotlin and the
 # Java façade, runs the JUnit tests (the Java API, the README's example
 # compiled from the README, the whole corpus through the one judge) and
 # packages the jar, into ~/.m2 where the Java server of the peers step

@@ -38,9 +38,14 @@ uniffi_build_shipped() {
 }
 
 # uniffi_generate LANGUAGE OUT_DIR [LIBRARY]: the bindings of a built library
-# (default: the test build).
+# (default: the test build). The Kotlin is patched (scripts/patch-kotlin.py: a
+# string that is not valid UTF-16 is MrtrException.Usage, not an undeclared
+# CharacterCodingException).
 uniffi_generate() {
   "$uniffi_bindgen" generate "${3:-$uniffi_lib}" --language "$1" --out-dir "$2" --no-format --metadata-no-deps >/dev/null
+  if [ "$1" = kotlin ]; then
+    python3 "$uniffi_dir/scripts/patch-kotlin.py" "$2/mrtr/mrtr_uniffi.kt"
+  fi
 }
 
 # The Python module with the library beside it (a link: always the latest build).

@@ -117,19 +117,90 @@ fn invalid_text(what: &str) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_string())
 }
 
-/// The key of `path`: at least 32 secret bytes (64 hex digits, or raw
-/// bytes), from which the key of id 1 is derived.
+/// How to make a key file, said with every refusal of one.
+const MAKE_A_KEY: &str = "make one with `openssl rand -hex 32 > FILE` or `head -c 32 /dev/urandom > FILE`, \
+                          readable by its owner alone (chmod 600)";
+
+/// The fewest distinct byte values a secret of 32 bytes or more may hold:
+/// 32 random bytes hold about 30, and fewer than 16 has odds below 2^-60.
+const MIN_DISTINCT_BYTES: usize = 16;
+
+/// The key of `path`, from which the key of id 1 is derived: 64 or more hex
+/// digits, or at least 32 random bytes. Refused: a file that reads as text
+/// but not as hex (a passphrase), and a secret of few distinct byte values
+/// (`changeme`, repeated bytes). A file readable by group or others is
+/// said on stderr.
 fn key_from_file(path: &Path) -> std::io::Result<Key> {
     let bytes = std::fs::read(path)
         .map_err(|e| std::io::Error::new(e.kind(), format!("the state key file {}: {e}", path.display())))?;
-    let text = std::str::from_utf8(&bytes).map(str::trim).unwrap_or("");
-    let secret = match hex(text) {
-        Some(decoded) => decoded,
-        None => bytes,
+    let secret =
+        key_secret(&bytes).map_err(|why| invalid_text(&format!("the state key file {}: {why}", path.display())))?;
+    warn_if_shared(path);
+    Key::derive(1, Algorithm::Xaes256Gcm, &secret)
+        .map_err(|e| invalid_text(&format!("the state key file {}: {e}; {MAKE_A_KEY}", path.display())))
+}
+
+/// The secret a key file's `bytes` hold, or why they are no key.
+fn key_secret(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let text = std::str::from_utf8(bytes).ok().map(str::trim);
+    let secret = match text {
+        Some(digits) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            hex(digits).ok_or_else(|| {
+                format!("{} hex digits: a key in hex is an even number of 64 or more digits (32 bytes or more); {MAKE_A_KEY}", digits.len())
+            })?
+        }
+        _ if bytes.iter().all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace()) => {
+            return Err(format!(
+                "it reads as text, not as hex digits (a passphrase is no key: a key is 32 random bytes or \
+                 64 hex digits); {MAKE_A_KEY}"
+            ));
+        }
+        _ => bytes.to_vec(),
     };
-    Key::derive(1, Algorithm::Xaes256Gcm, &secret).map_err(|e| {
-        invalid_text(&format!("{}: a state key is at least 32 random bytes (or 64 hex digits): {e}", path.display()))
-    })
+    if secret.len() < mrtr::state::MASTER_MIN_BYTES {
+        return Err(format!(
+            "{} bytes: a key is at least 32 random bytes or 64 hex digits; {MAKE_A_KEY}",
+            secret.len()
+        ));
+    }
+    let mut seen = [false; 256];
+    secret.iter().for_each(|&b| seen[usize::from(b)] = true);
+    let distinct = seen.iter().filter(|&&s| s).count();
+    if distinct < MIN_DISTINCT_BYTES {
+        return Err(format!(
+            "its {} bytes hold only {distinct} distinct values: not random (random bytes hold about 30); {MAKE_A_KEY}",
+            secret.len()
+        ));
+    }
+    Ok(secret)
+}
+
+/// Says on stderr when the key file at `path` is readable by its group or
+/// by others: anyone who reads it can forge every state.
+fn warn_if_shared(path: &Path) {
+    if let Some(warning) = exposure(path) {
+        eprintln!("mrtr bridge: warning: {warning}");
+    }
+}
+
+/// Why the key file at `path` is exposed, if it is readable by its group or others.
+fn exposure(path: &Path) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o777;
+        if mode & 0o044 != 0 {
+            let whom = if mode & 0o004 != 0 { "others" } else { "its group" };
+            return Some(format!(
+                "the state key file {} is readable by {whom} (mode {mode:03o}): whoever reads it can forge \
+                 states; chmod 600 it",
+                path.display()
+            ));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    None
 }
 
 /// `text` as hex digits, when it is only that (and at least 64 of them).
@@ -184,13 +255,95 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("mrtr-sealing-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let (good, short) = (dir.join("good"), dir.join("short"));
-        std::fs::write(&good, "ab".repeat(32)).unwrap();
+        std::fs::write(&good, TEST_HEX).unwrap();
         std::fs::write(&short, "abcd").unwrap();
         let (a, b) = (Sealer::new(Some(&good), Some("a".into())).unwrap(), Sealer::new(Some(&good), None).unwrap());
         let token = a.seal(&request(json!({})), "k", 1, 60).unwrap();
         assert_eq!(b.open(&request(json!({})), &token).unwrap().instance, "a");
         assert!(Sealer::new(Some(&short), None).is_err());
         assert!(Sealer::new(None, Some(String::new())).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// 64 hex digits of 32 distinct bytes (a test key, not a secret).
+    const TEST_HEX: &str = "8f3a61c2d94e07b5a1f6e8239c4d70b2e5196a3fc8d24b0e7f5a91c36e2d48b7";
+
+    /// The key file's text as the bridge reads it: the secret, or the refusal.
+    fn secret_of(bytes: &[u8]) -> Result<Vec<u8>, String> {
+        key_secret(bytes)
+    }
+
+    /// 64 hex digits (a newline after them too) and 32 random bytes are keys;
+    /// the refusals name the fix.
+    #[test]
+    fn hex_digits_and_random_bytes_are_keys() {
+        assert_eq!(secret_of(TEST_HEX.as_bytes()).unwrap().len(), 32);
+        assert_eq!(secret_of(format!("{TEST_HEX}\n").as_bytes()).unwrap().len(), 32);
+        assert_eq!(secret_of(TEST_HEX.to_uppercase().as_bytes()).unwrap().len(), 32);
+        let mut random = [0u8; 32];
+        getrandom::fill(&mut random).unwrap();
+        // Random bytes that happen to be all text are 1 in 2^40: make them not.
+        random[0] = 0;
+        assert_eq!(secret_of(&random).unwrap(), random);
+    }
+
+    /// Review I7: a passphrase of 32 characters (`changeme` × 4) was taken as
+    /// the raw secret. Text that is not hex is refused, whatever its length.
+    #[test]
+    fn a_passphrase_is_no_key() {
+        for text in
+            ["changeme".repeat(4), "correct horse battery staple, 2026!".into(), format!("{}\n", "x7".repeat(40))]
+        {
+            let why = secret_of(text.as_bytes()).unwrap_err();
+            assert!(why.contains("reads as text") && why.contains("openssl rand -hex 32"), "{text}: {why}");
+            assert!(why.contains("head -c 32 /dev/urandom"), "{why}");
+        }
+    }
+
+    /// Too few hex digits, too few bytes, and bytes of few distinct values
+    /// (hex or raw) are refused.
+    #[test]
+    fn short_and_low_entropy_keys_are_refused() {
+        assert!(secret_of(&TEST_HEX.as_bytes()[..62]).unwrap_err().contains("62 hex digits"));
+        assert!(secret_of(&TEST_HEX.as_bytes()[..63]).unwrap_err().contains("63 hex digits"));
+        assert!(secret_of(&[0x80, 1, 2, 3]).unwrap_err().contains("4 bytes"));
+        assert!(secret_of(b"").is_err());
+        for low in ["00".repeat(32), "5eed".repeat(16), "0123456789abcd".repeat(5)] {
+            let why = secret_of(low.as_bytes()).unwrap_err();
+            assert!(why.contains("distinct values"), "{low}: {why}");
+        }
+        let raw: Vec<u8> = (0..64u8).map(|i| 0x80 | (i % 15)).collect();
+        assert!(secret_of(&raw).unwrap_err().contains("only 15 distinct values"));
+    }
+
+    /// A key file readable by others still starts the bridge (a warning on
+    /// stderr: its group, others, or neither); a bad one is refused at
+    /// start with the file's name.
+    #[test]
+    fn key_files_are_read_and_refused_by_name() {
+        let dir = std::env::temp_dir().join(format!("mrtr-sealing-files-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (open, pass) = (dir.join("open.key"), dir.join("pass.key"));
+        std::fs::write(&open, TEST_HEX).unwrap();
+        std::fs::write(&pass, "changeme".repeat(4)).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        assert!(key_from_file(&open).is_ok());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let warning = exposure(&open).unwrap();
+            assert!(warning.contains("readable by others (mode 644)") && warning.contains("chmod 600"), "{warning}");
+            std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o640)).unwrap();
+            assert!(exposure(&open).unwrap().contains("readable by its group (mode 640)"));
+            std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o600)).unwrap();
+            assert_eq!(exposure(&open), None);
+        }
+        let why = Sealer::new(Some(&pass), None).err().unwrap().to_string();
+        assert!(why.contains("pass.key") && why.contains("reads as text"), "{why}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -200,8 +200,11 @@ fun registerTests() {
         eq(raises<MrtrException.Protocol> { mrtr.classifyBytes(byteArrayOf(0x7b, 0xff.toByte(), 0x7d), P) }.rule, "jsonrpc-parse-error")
         eq(raises<MrtrException.Protocol> { classify("[" .repeat(500), P) }.rule, "limit-exceeded")
         eq(raises<MrtrException.Protocol> { respond(CALL, "{\"a\":", null, P) }.rule, "jsonrpc-parse-error")
-        // A lone surrogate is not text: UniFFI's string lowering refuses it before the call.
-        raises<java.nio.charset.CharacterCodingException> { classify("\uD800", P) }
+        // A lone surrogate is not text: the string lowering refuses it before the call, as the
+        // caller's error (scripts/patch-kotlin.py; UniFFI's own threw an undeclared CharacterCodingException).
+        val lone = raises<MrtrException.Usage> { classify("\uD800", P) }
+        eq(lone.rule, "usage-invalid-argument"); eq(lone.code, null)
+        eq(lone.detail, "a string argument is not valid UTF-16 (an unpaired surrogate at index 0)")
     }
     test("every failure is an MrtrException") {
         val e = raises<MrtrException> { classify("[]", P) }

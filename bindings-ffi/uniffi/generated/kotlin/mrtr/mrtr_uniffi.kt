@@ -1979,9 +1979,21 @@ public object FfiConverterString: FfiConverter<String, RustBuffer.ByValue> {
 
     fun toUtf8(value: String): ByteBuffer {
         // Make sure we don't have invalid UTF-16, check for lone surrogates.
-        return Charsets.UTF_8.newEncoder().run {
-            onMalformedInput(CodingErrorAction.REPORT)
-            encode(CharBuffer.wrap(value))
+        // mrtr (bindings-ffi/uniffi/scripts/patch-kotlin.py): one is the caller's error, refused
+        // as MrtrException.Usage (usage-invalid-argument), not an undeclared CharacterCodingException.
+        try {
+            return Charsets.UTF_8.newEncoder().run {
+                onMalformedInput(CodingErrorAction.REPORT)
+                encode(CharBuffer.wrap(value))
+            }
+        } catch (e: java.nio.charset.CharacterCodingException) {
+            val at = value.indices.firstOrNull { i ->
+                val c = value[i]
+                (c.isHighSurrogate() && (i + 1 >= value.length || !value[i + 1].isLowSurrogate())) ||
+                    (c.isLowSurrogate() && (i == 0 || !value[i - 1].isHighSurrogate()))
+            }
+            val where = if (at == null) "" else " (an unpaired surrogate at index $at)"
+            throw MrtrException.Usage("usage-invalid-argument", null, "a string argument is not valid UTF-16$where", null)
         }
     }
 

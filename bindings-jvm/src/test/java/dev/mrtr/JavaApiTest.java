@@ -61,6 +61,31 @@ class JavaApiTest {
     assertEquals("max_rounds is out of range: -1", usage.getDetail());
   }
 
+  /**
+   * Security review I11: a String that is not valid UTF-16 (an unpaired surrogate) threw an
+   * untyped java.nio.charset.MalformedInputException out of UniFFI's string lowering. It is the
+   * caller's error: MrtrException.Usage, usage-invalid-argument, through the façade and the objects.
+   */
+  @Test
+  void aStringThatIsNotUtf16IsAUsageError() throws MrtrException {
+    for (String bad : List.of("\ud800", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\ud800\"}", "\udc00x", "x\ud800")) {
+      MrtrException.Usage usage = assertThrows(MrtrException.Usage.class, () -> Mrtr.classify(bad, P));
+      assertEquals("usage-invalid-argument", usage.getRule());
+      assertNull(usage.getCode());
+      assertTrue(usage.getDetail().startsWith("a string argument is not valid UTF-16 (an unpaired surrogate at index "), usage.getDetail());
+      assertEquals("usage-invalid-argument", Mrtr.rule(assertThrows(MrtrException.class, () -> Mrtr.inspect(bad))));
+    }
+    assertTrue(Mrtr.detail(assertThrows(MrtrException.class, () -> Mrtr.classify("ab\ud800", P))).endsWith("at index 2)"));
+    // A pair is a character, not an error.
+    assertEquals(MessageKind.REQUEST, Mrtr.classify("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\ud83d\ude00\"}", P).getKind());
+    String settings = ToolSettings.builder().ttlSeconds(300).protocol(P).build().toJson();
+    try (KeyRing ring = new KeyRing(1, "xaes-256-gcm", secret())) {
+      MrtrException.Usage usage = assertThrows(MrtrException.Usage.class,
+          () -> ring.startToolReplay(CALL, settings, CallContext.of("al\ud800ice", 1000).toJson(), null));
+      assertEquals("usage-invalid-argument", usage.getRule());
+    }
+  }
+
   @Test
   void classifyReadsStringsAndBytesAlike() throws MrtrException {
     String message = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}";
