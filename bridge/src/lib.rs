@@ -46,7 +46,6 @@ mod reverse;
 mod sessions;
 mod side;
 mod upstream;
-mod write_timeout;
 
 pub use fleet::check_upstreams;
 /// The URL type of [`Config`]'s upstreams, for callers that build one.
@@ -55,6 +54,7 @@ pub use mrtr_proxy::{Output, Report, Summary};
 pub use side::Side;
 
 use mrtr_proxy::web::WebRules;
+use mrtr_proxy::write_timeout::WriteTimeout;
 use mrtr_proxy::{net, UiPage, UpstreamClient};
 
 use hyper::service::service_fn;
@@ -392,7 +392,7 @@ impl Bridge {
             let _ = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(timeout)
-                .serve_connection(TokioIo::new(write_timeout::WriteTimeout::new(stream, timeout)), service)
+                .serve_connection(TokioIo::new(WriteTimeout::new(stream, timeout)), service)
                 .await;
             drop(permit);
         });

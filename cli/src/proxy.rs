@@ -53,8 +53,9 @@ options:
                    sep-2322, sep-2322-draft or 2025-11-25
   --transport T    also check the rules of a multi-turn SSE transport: sep-1858 or sep-1335
                    (default: plain Streamable HTTP)
-  --timeout SECS   how long a client may take to send a request's head and body, and the
-                   upstream to answer with its head (default 30); under stdio, how long the
+  --timeout SECS   how long a client may take to send a request's head and body, the
+                   upstream to answer with its head, and a client to take any of a response
+                   (past it the connection is closed, and upstream's response with it) (default 30); under stdio, how long the
                    server may take to exit once asked to stop before it is killed
   --max-message-bytes N
                    bytes of one message (request body, response body, event): past it a request

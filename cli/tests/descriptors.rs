@@ -103,7 +103,7 @@ async fn flood(addr: SocketAddr) -> (Vec<TcpStream>, String) {
         let socket = TcpSocket::new_v4().unwrap();
         socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
         let mut stream = socket.connect(addr).await.unwrap();
-        let _ = stream.write_all(b"POST /mcp HTTP/1.1\r\nhost: x\r\n").await;
+        let _ = stream.write_all(b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\n").await;
         held.push(stream);
     }
     let last = held.last_mut().unwrap();
@@ -119,7 +119,7 @@ async fn request(addr: SocketAddr, method: &str) -> String {
         let mut stream = TcpStream::connect(addr).await.unwrap();
         let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
         let head = format!(
-            "{method} /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            "{method} /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
             body.len()
         );
         stream.write_all(format!("{head}{body}").as_bytes()).await.unwrap();

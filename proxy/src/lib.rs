@@ -32,6 +32,7 @@ mod stdio;
 mod tls;
 mod ui;
 pub mod web;
+pub mod write_timeout;
 
 pub use body::Forward;
 pub use monitor::{Monitor, Output, Report, Summary, REPORTS_KEPT};
@@ -89,8 +90,10 @@ pub struct Config {
     /// Where reports go.
     pub output: Output,
     /// How long a client may take to send a request's head, and then its
-    /// body; how long the upstream may take to answer with its head. Past
-    /// it the connection is closed (head) or answered 408 / 504.
+    /// body; how long the upstream may take to answer with its head; how
+    /// long a write to the client may wait without progress (a client that
+    /// takes nothing: [`write_timeout`]). Past it the connection is closed
+    /// (head, write) or answered 408 / 504.
     pub timeout: Duration,
     /// Client connections served at once; one past it is answered 503 and
     /// closed at once. The default is what the descriptor limit allows
@@ -200,8 +203,7 @@ impl Proxy {
             monitor = monitor.with_har(open_private(path, false)?)?;
         }
         let web = WebRules::new(listener.local_addr()?, &config.allow_origins, &config.allow_hosts);
-        let shared =
-            Arc::new(Shared { timeout: config.timeout, check: true, monitor, client, scheme, authority, web });
+        let shared = Arc::new(Shared { timeout: config.timeout, check: true, monitor, client, scheme, authority, web });
         let caps = net::Caps::for_this_process(config.max_connections, config.max_connections_per_peer, "mrtr-proxy");
         Ok(Proxy { listener, shared, admission: net::Admission::new(caps), ui })
     }
@@ -273,7 +275,7 @@ impl Proxy {
                             let _ = hyper::server::conn::http1::Builder::new()
                                 .timer(TokioTimer::new())
                                 .header_read_timeout(timeout)
-                                .serve_connection(TokioIo::new(stream), service)
+                                .serve_connection(TokioIo::new(write_timeout::WriteTimeout::new(stream, timeout)), service)
                                 .await;
                             drop(permit);
                         });

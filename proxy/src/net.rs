@@ -20,11 +20,6 @@ pub fn no_delay(stream: TcpStream, who: &str) -> TcpStream {
     stream
 }
 
-/// A connection past the connection cap: a clear 503 from `who`, then closed.
-pub async fn refuse_busy(stream: TcpStream, who: &str) {
-    refuse(stream, who, Refused::Busy).await;
-}
-
 /// A 503 saying `text`, then closed.
 async fn refuse_with(mut stream: TcpStream, text: &str) {
     let head = format!(

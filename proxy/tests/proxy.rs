@@ -862,6 +862,48 @@ async fn a_connection_stuck_in_its_head_is_closed_at_the_timeout() {
     assert_eq!(post(&client(), run.addr, "/mcp", ping(1)).await.status(), StatusCode::OK);
 }
 
+/// A client that takes nothing of an endless stream is dropped after the
+/// timeout, and the upstream's response with it: it holds neither memory
+/// (the proxy reads upstream only as the client takes) nor, for ever, a
+/// connection and an upstream exchange.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_takes_nothing_is_dropped_with_its_upstream_response() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let up = listener.local_addr().unwrap();
+    let upstream_closed = Arc::new(AtomicBool::new(false));
+    let closed = upstream_closed.clone();
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut head = [0; 4096];
+        let _ = socket.read(&mut head).await;
+        let start = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+        socket.write_all(start.as_bytes()).await.unwrap();
+        let event = format!(
+            "data: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"data\":\"{}\"}}}}\n\n",
+            "x".repeat(16 << 10)
+        );
+        let chunk = format!("{:x}\r\n{event}\r\n", event.len());
+        while socket.write_all(chunk.as_bytes()).await.is_ok() {}
+        closed.store(true, Ordering::SeqCst);
+    });
+    let run = proxy_config(up, |c| c.timeout = Duration::from_secs(1)).await;
+    let mut stalled = tokio::net::TcpStream::connect(run.addr).await.unwrap();
+    let body = ping(1);
+    let head = format!("POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: text/event-stream\r\ncontent-length: {}\r\n\r\n", body.len());
+    stalled.write_all(format!("{head}{body}").as_bytes()).await.unwrap();
+    for _ in 0..100 {
+        if upstream_closed.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(upstream_closed.load(Ordering::SeqCst), "the upstream's response ends with the stalled client");
+    let (_, closed) = read_to_close(&mut stalled, Duration::from_secs(10)).await;
+    assert!(closed, "the stalled client's connection is closed");
+}
+
 #[tokio::test]
 async fn a_body_that_never_arrives_is_answered_408() {
     use tokio::io::AsyncWriteExt;

@@ -1,18 +1,20 @@
-//! A client connection whose writes may wait at most the bridge's timeout.
+//! A client connection whose writes may wait at most the gateway's timeout
+//! (`mrtr proxy` and `mrtr bridge` wrap every accepted socket in one).
 //!
-//! Every response body the bridge streams is read from upstream only as
-//! hyper writes it to the client (bounded channels, end to end), so a
-//! client that reads nothing holds little memory, but it would hold its
-//! connection, its call and the upstream's exchange for ever: hyper has no
-//! write timeout. [`WriteTimeout`] gives the client's socket one: a write
-//! that cannot go on for `timeout` (the client took nothing: its receive
-//! window stayed shut) fails with `TimedOut`. hyper then closes the
-//! connection and drops the response body, which ends what fed it: a
-//! relayed exchange is aborted (its upstream connection closed), a call's
-//! stream is detached (the call goes on for the timeout, resumable, then
-//! ends), a standalone stream's upstream is closed.
+//! Every response body the proxy and the bridge stream is read from
+//! upstream only as hyper writes it to the client (backpressure, end to
+//! end), so a client that reads nothing holds little memory, but it would
+//! hold its connection, and the upstream's exchange behind it, for ever:
+//! hyper has no write timeout. [`WriteTimeout`] gives the client's socket
+//! one: a write that cannot go on for `timeout` (the client took nothing:
+//! its receive window stayed shut) fails with `TimedOut`. hyper then closes
+//! the connection and drops the response body, which ends what fed it: the
+//! proxy's upstream response, the bridge's relayed exchange (its upstream
+//! connection closed), a bridged call's stream (detached: the call goes on
+//! for the timeout, resumable, then ends), a standalone stream's upstream.
 //!
-//! A slow client is not dropped: any progress starts the time again.
+//! A slow client is not dropped: any progress starts the time again. An
+//! idle stream is not either: the time runs only while a write waits.
 
 use std::future::Future;
 use std::io::{self, IoSlice};
@@ -23,7 +25,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::Sleep;
 
 /// A connection whose writes fail once they waited `timeout` without progress.
-pub(crate) struct WriteTimeout<S> {
+pub struct WriteTimeout<S> {
     inner: S,
     timeout: Duration,
     /// Running since the first write of a stall was refused (`Pending`);
@@ -32,7 +34,8 @@ pub(crate) struct WriteTimeout<S> {
 }
 
 impl<S> WriteTimeout<S> {
-    pub(crate) fn new(inner: S, timeout: Duration) -> WriteTimeout<S> {
+    /// `inner`, whose writes may wait at most `timeout` without progress.
+    pub fn new(inner: S, timeout: Duration) -> WriteTimeout<S> {
         WriteTimeout { inner, timeout, stalled: None }
     }
 
@@ -48,7 +51,7 @@ impl<S> WriteTimeout<S> {
         let stalled = self.stalled.get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
         match stalled.as_mut().poll(cx) {
             Poll::Ready(()) => {
-                let why = format!("mrtr-bridge: the client took nothing for {timeout:?}");
+                let why = format!("the client took nothing for {timeout:?}");
                 Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, why)))
             }
             Poll::Pending => Poll::Pending,
