@@ -11,7 +11,7 @@
 //!   and a `requestState`, the retry completes); `echo` (a large request,
 //!   answered small); `flood` (an event stream of notifications written as
 //!   fast as the gateway takes it, never ending: for the slow readers);
-//! - `MRTR bridge` and `MRTR proxy --ui` in front of them, with small explicit
+//! - `mrtr bridge` and `mrtr proxy --ui` in front of them, with small explicit
 //!   caps (the per-peer flags too when their `--help` lists them);
 //! - for `--seconds`: honest clients (a `2025-11-25` client doing two-round
 //!   calls through the bridge, an MRTR client doing them through the proxy,
