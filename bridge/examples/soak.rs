@@ -1038,19 +1038,25 @@ async fn initialize_flood(target: Arc<Target>, until: Instant) {
     }
 }
 
-/// Bodies over the message bound (16 MiB + 1 MiB), sized and chunked, one
-/// every 2 s: expected `413`.
+/// Bodies over the message bound (16 MiB + 1 MiB), sized and chunked, and
+/// bodies within it that would parse to many times their text (one-digit
+/// numbers: review N6's shape), one every 2 s: expected `413`.
 async fn huge_bodies(target: Arc<Target>, until: Instant) {
     let tally = target.tally("huge_bodies");
     let ip = target.abuser_ip(3);
-    let size = usize::try_from(target.message + MIB).unwrap_or(17 << 20);
-    let piece = Bytes::from(vec![b'7'; 1 << 20]);
+    let over = usize::try_from(target.message + MIB).unwrap_or(17 << 20);
+    let within = usize::try_from(target.message.saturating_sub(MIB)).unwrap_or(15 << 20);
     let prefix = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":"#;
     for round in 0..100_000u64 {
         if Instant::now() >= until {
             break;
         }
-        let chunked = round % 2 == 1;
+        let (kind, chunked, pieces) = match round % 3 {
+            0 => ("sized", false, body_pieces(prefix, b"7", b"7", over)),
+            1 => ("chunked", true, body_pieces(prefix, b"7", b"7", over)),
+            _ => ("numbers", false, body_pieces(&format!("{prefix}["), b"1,", b"1]}}}", within)),
+        };
+        let size = pieces.iter().map(Bytes::len).sum();
         let go = async {
             let _in_flight = InFlight::new(&target);
             let stream = connect_from(ip, target.listen, None).await?;
@@ -1058,14 +1064,6 @@ async fn huge_bodies(target: Arc<Target>, until: Instant) {
             let headers = mrtr_headers("echo");
             conn.stream.write_all(head(target.listen, &headers, (!chunked).then_some(size)).as_bytes()).await?;
             let send = async {
-                let mut sent = 0;
-                let first = Bytes::from(prefix);
-                let mut pieces = vec![first];
-                while prefix.len() + sent + piece.len() < size {
-                    pieces.push(piece.clone());
-                    sent += piece.len();
-                }
-                pieces.push(Bytes::from(vec![b'7'; size - sent - prefix.len()]));
                 for p in pieces {
                     if chunked {
                         conn.stream.write_all(format!("{:x}\r\n", p.len()).as_bytes()).await?;
@@ -1090,9 +1088,28 @@ async fn huge_bodies(target: Arc<Target>, until: Instant) {
             Ok(Err(e)) => io_outcome(&e),
             Err(_) => "timeout".into(),
         };
-        tally.add(format!("{} {outcome}", if chunked { "chunked" } else { "sized" }));
+        tally.add(format!("{kind} {outcome}"));
         tokio::time::sleep(Duration::from_secs(2)).await;
     }
+}
+
+/// A body of `size` bytes, sent in 1 MiB pieces: `prefix`, `unit` repeated,
+/// then `end` (the last piece padded with `unit`'s first byte where `unit`
+/// does not fit whole: `unit` of one byte, or a number list's `1,`).
+fn body_pieces(prefix: &str, unit: &[u8], end: &[u8], size: usize) -> Vec<Bytes> {
+    let piece: Bytes =
+        unit.iter().copied().cycle().take((1 << 20) / unit.len() * unit.len()).collect::<Vec<u8>>().into();
+    let mut pieces = vec![Bytes::from(prefix.to_string())];
+    let mut sent = prefix.len();
+    while sent + piece.len() + end.len() < size {
+        pieces.push(piece.clone());
+        sent += piece.len();
+    }
+    let rest = size.saturating_sub(sent + end.len()) / unit.len() * unit.len();
+    let mut last: Vec<u8> = unit.iter().copied().cycle().take(rest).collect();
+    last.extend_from_slice(end);
+    pieces.push(Bytes::from(last));
+    pieces
 }
 
 /// Trickled bodies: 64 KiB announced, 16 bytes sent every 500 ms: expected

@@ -60,6 +60,13 @@ const CLIENT: Protocol = Protocol::V2025_11_25;
 /// The session header.
 const SESSION: &str = "mcp-session-id";
 
+/// The most a client may declare at `initialize` (its `capabilities` and
+/// `clientInfo`, as JSON text), which its session keeps for its life and
+/// writes into every upstream request: real clients declare a few hundred
+/// bytes, and sessions are many (`--max-sessions`), so each one's share of
+/// memory is bounded by this rather than by the message bound.
+pub(crate) const DECLARED_MAX: usize = 64 << 10;
+
 /// Event-stream bytes a call writes, as the response body.
 struct Events {
     rx: mpsc::Receiver<Bytes>,
@@ -209,7 +216,17 @@ async fn read_body(shared: &Shared, body: Incoming) -> Result<Bytes, Response<Ou
         return Err(plain(StatusCode::REQUEST_TIMEOUT, "mrtr-bridge: the request body did not arrive in time\n"));
     };
     match collected {
-        Ok(collected) => Ok(collected.to_bytes()),
+        Ok(collected) => {
+            let bytes = collected.to_bytes();
+            match mrtr_proxy::parsed::check_client_body(&bytes, limit) {
+                Ok(()) => Ok(bytes),
+                Err(e) => {
+                    shared.downstream.bad_bytes(mrtr::check::Side::Client, &e);
+                    let text = "mrtr-bridge: a request body that would parse past the message bound\n";
+                    Err(plain(StatusCode::PAYLOAD_TOO_LARGE, text))
+                }
+            }
+        }
         Err(e) if e.is::<http_body_util::LengthLimitError>() => {
             let why = format!("a request body over the bound of {limit} bytes");
             shared.downstream.bad_bytes(mrtr::check::Side::Client, &Error::with(RuleId::LimitExceeded, why));
@@ -476,6 +493,12 @@ fn delete(shared: &Shared, headers: &HeaderMap) -> Reply {
 /// is the upstream's `server/discover`, told in `2025-11-25`'s words.
 async fn initialize(shared: &Arc<Shared>, id: &Value, request: &Value, peer: IpAddr) -> Reply {
     let params = request.get("params").cloned().unwrap_or(Value::Null);
+    let declared_bytes =
+        ["capabilities", "clientInfo"].iter().filter_map(|k| params.get(k)).map(|v| v.to_string().len());
+    if declared_bytes.sum::<usize>() > DECLARED_MAX {
+        let why = format!("capabilities and clientInfo of more than {DECLARED_MAX} bytes: a session keeps them");
+        return refusal(id, &Error::with(RuleId::LimitExceeded, why));
+    }
     let named = |info: &Value| ["name", "version"].iter().all(|k| info.get(k).is_some_and(Value::is_string));
     let config = SessionConfig {
         capabilities: params.get("capabilities").cloned().unwrap_or_else(|| json!({})),

@@ -91,3 +91,23 @@ async fn the_reverse_bridge_keeps_the_same_rules() {
     assert_eq!(status, StatusCode::OK, "{answer}");
     bridge.stop().await;
 }
+
+/// What a session keeps is bounded apart from the message bound: an
+/// `initialize` declaring more than 64 KiB opens no session; a body that
+/// would parse to many times its text (one-digit numbers, review N6's
+/// shape) is refused before anything parses it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_client_sends_is_bounded_parsed_and_kept() {
+    let mut bridge = bridge(&nowhere(), |_| ()).await;
+    let mut declares = initialize();
+    declares["params"]["capabilities"] = json!({"experimental": {"pad": "x".repeat(65 << 10)}});
+    let (status, refused) = send("POST", &bridge.url(), &[JSON], &declares).await;
+    assert_eq!((status, refused["error"]["data"]["rule"].as_str()), (StatusCode::BAD_REQUEST, Some("limit-exceeded")));
+    let numbers: Vec<u8> = (0..600_000).map(|_| 1).collect();
+    let mut heavy = initialize();
+    heavy["params"]["capabilities"] = json!({"experimental": {"n": numbers}});
+    assert_eq!(send("POST", &bridge.url(), &[JSON], &heavy).await.0, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(bridge.gauges.sessions(), 0);
+    assert_eq!(send("POST", &bridge.url(), &[JSON], &initialize()).await.0, StatusCode::OK);
+    bridge.stop().await;
+}

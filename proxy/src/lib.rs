@@ -28,6 +28,7 @@ mod har;
 mod monitor;
 pub mod net;
 pub mod page;
+pub mod parsed;
 mod stdio;
 mod tls;
 mod ui;
@@ -372,6 +373,10 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
         }
         Err(e) => return Ok(plain(StatusCode::BAD_REQUEST, format!("mrtr-proxy: reading the request: {e}\n"))),
     };
+    if let Err(e) = parsed::check_client_body(&bytes, limit) {
+        monitor.bad_bytes_from(Side::Client, &e);
+        return Ok(plain(StatusCode::PAYLOAD_TOO_LARGE, format!("mrtr-proxy: {}\n", e.message())));
+    }
 
     let path = parts.uri.path_and_query().cloned().unwrap_or_else(|| http::uri::PathAndQuery::from_static("/"));
     let uri =

@@ -528,6 +528,24 @@ async fn the_message_bound_is_the_operators_to_set() {
     assert_eq!(rules(&run.monitor.reports()), vec!["limit-exceeded".to_string()]);
 }
 
+/// Review N6's shape within the bound: a body of one-digit numbers would
+/// parse to some 40 times its text, so it is refused (413,
+/// `limit-exceeded`) before the checker builds its tree; a body as long
+/// made of one string is relayed.
+#[tokio::test]
+async fn a_body_that_would_parse_past_the_bound_is_refused() {
+    let (up, _release) = upstream().await;
+    let run = proxy_config(up, |c| c.max_message_bytes = 4 << 20).await;
+    let c = client();
+    let numbers =
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"n":[{}1]}}}}"#, "1,".repeat(1_500_000));
+    let r = post(&c, run.addr, "/mcp", numbers.clone()).await;
+    assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(rules(&run.monitor.reports()), vec!["limit-exceeded".to_string()]);
+    let string = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"s":"{}"}}}}"#, "1".repeat(3_000_000));
+    assert_eq!(post(&c, run.addr, "/mcp", string).await.status(), StatusCode::OK);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_concurrent_sse_streams_are_held_open_and_checked() {
     const N: u64 = 200;

@@ -132,7 +132,16 @@ async fn read_body(shared: &Shared, body: Incoming) -> Result<Bytes, StatusCode>
     let collected = tokio::time::timeout(shared.timeout, Limited::new(body, limit).collect()).await;
     match collected {
         Err(_) => Err(StatusCode::REQUEST_TIMEOUT),
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Ok(collected)) => {
+            let bytes = collected.to_bytes();
+            match mrtr_proxy::parsed::check_client_body(&bytes, limit) {
+                Ok(()) => Ok(bytes),
+                Err(e) => {
+                    shared.downstream.bad_bytes(mrtr::check::Side::Client, &e);
+                    Err(StatusCode::PAYLOAD_TOO_LARGE)
+                }
+            }
+        }
         Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
             let why = format!("a request body over the bound of {limit} bytes");
             shared.downstream.bad_bytes(mrtr::check::Side::Client, &Error::with(RuleId::LimitExceeded, why));
