@@ -11,7 +11,8 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 /// `mrtr bridge --help`.
-pub(crate) const USAGE: &str = "usage: mrtr bridge --listen HOST:PORT --upstream http://HOST:PORT/PATH [options]
+pub(crate) const USAGE: &str = concat!(
+    "usage: mrtr bridge --listen HOST:PORT --upstream http://HOST:PORT/PATH [options]
        mrtr bridge --listen HOST:PORT --upstream NAME=URL --upstream NAME=URL... [options]
 
 Serves MCP 2025-11-25 clients (Streamable HTTP: initialize, Mcp-Session-Id, server
@@ -71,17 +72,9 @@ options:
   --ui HOST:PORT   also serve a live page per side there (/: the client's, /upstream/: the
                    upstream's): its operations' rounds on a time axis, each violation
   --json           one JSON object per report line on stdout (with \"side\") instead of text
-  --allow-origin ORIGIN
-                   a browser origin allowed to call (repeatable; `*`: any). By default a request
-                   with an Origin header is refused (403, http-origin-refused) unless the origin
-                   is on this machine (listening on loopback) or names the listen address
-  --allow-host HOST
-                   a Host name allowed (repeatable; `*`: any). By default, listening on loopback
-                   only loopback names (localhost, 127.0.0.0/8, [::1]) are answered, on a
-                   specific address that address, on 0.0.0.0 or [::] any; another Host is 403
-                   (DNS rebinding). A POST that is not application/json is 415
-                   (http-content-type-unsupported)
-  -h, --help       this text
+",
+    options::web_usage!(),
+    "  -h, --help       this text
 
 the other direction, --upstream-protocol 2025-11-25: MRTR clients (2026-07-28) in front of a
 server that speaks only 2025-11-25. Towards the client a stateless 2026-07-28 server
@@ -110,7 +103,8 @@ with a bad state is refused with its rule. Reports are tagged `client:` (2026-07
                    random, said on stderr)
   there, --timeout also bounds how long upstream may take to ask or answer and how long a
   parked call waits for its retry (then it is dropped and its upstream stream closed), and
-  --max-sessions bounds the calls under way and the upstream sessions (past it: 503)";
+  --max-sessions bounds the calls under way and the upstream sessions (past it: 503)"
+);
 
 /// The arguments after `bridge`; `Ok(None)`: `--help`.
 fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Config>, String> {

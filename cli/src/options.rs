@@ -5,6 +5,26 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::str::FromStr;
 
+/// The web rules' options (`--allow-origin`, `--allow-host`), as the
+/// usage texts of both gateways list them: one text for the flags both
+/// parse alike.
+macro_rules! web_usage {
+    () => {
+        "  --allow-origin ORIGIN
+                   a browser origin allowed to call (repeatable; `*`: any). By default a request
+                   with an Origin header is refused (403, http-origin-refused) unless the origin
+                   is on this machine (listening on loopback) or names the listen address
+  --allow-host HOST
+                   a Host name allowed (repeatable; `*`: any). By default, listening on loopback
+                   only loopback names (localhost, 127.0.0.0/8, [::1]) are answered, on a
+                   specific address that address, on 0.0.0.0 or [::] any; another Host is 403
+                   (DNS rebinding). A POST that is not application/json is 415
+                   (http-content-type-unsupported)
+"
+    };
+}
+pub(crate) use web_usage;
+
 /// The next value as text (`--flag VALUE`).
 pub(crate) fn text(parser: &mut lexopt::Parser) -> Result<String, String> {
     let value = parser.value().map_err(|e| e.to_string())?;

@@ -16,7 +16,8 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 /// `mrtr proxy --help`.
-pub(crate) const USAGE: &str = "usage: mrtr proxy --listen HOST:PORT --upstream http://HOST:PORT/PATH [options]
+pub(crate) const USAGE: &str = concat!(
+    "usage: mrtr proxy --listen HOST:PORT --upstream http://HOST:PORT/PATH [options]
        mrtr proxy [options] -- COMMAND [ARGS...]
 
 Forwards every request to the upstream MCP server and every response back,
@@ -72,18 +73,11 @@ options:
                    rounds on a time axis, each violation where it happened, a click away
                    from the messages (no network access needed); GET only, under the same
                    Host and Origin rules
-  --allow-origin ORIGIN
-                   a browser origin allowed to call (repeatable; `*`: any). By default a request
-                   with an Origin header is refused (403, http-origin-refused) unless the origin
-                   is on this machine (listening on loopback) or names the listen address
-  --allow-host HOST
-                   a Host name allowed (repeatable; `*`: any). By default, listening on loopback
-                   only loopback names (localhost, 127.0.0.0/8, [::1]) are answered, on a
-                   specific address that address, on 0.0.0.0 or [::] any; another Host is 403
-                   (DNS rebinding). A POST that is not application/json is 415
-                   (http-content-type-unsupported)
-  --json           one JSON object per report line on stdout instead of text
-  -h, --help       this text";
+",
+    options::web_usage!(),
+    "  --json           one JSON object per report line on stdout instead of text
+  -h, --help       this text"
+);
 
 /// What `mrtr proxy` runs.
 enum Run {
