@@ -24,7 +24,8 @@ fn value_bytes() -> usize {
 }
 
 /// An upper estimate of the bytes `text` takes parsed: its own length (the
-/// strings' characters, at most) and [`value_bytes`] for every value. Values
+/// strings' characters, at most) and a few hundred bytes for every value (a
+/// slot, a member's entry, spare capacity: the private `value_bytes`). Values
 /// are counted by the characters that open or separate them (`[`, `{`, `,`,
 /// `:`) outside strings, plus one.
 pub fn estimate(text: &[u8]) -> usize {
