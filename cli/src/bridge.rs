@@ -58,15 +58,9 @@ options:
   --max-sessions-per-peer N
                    sessions one client address may hold, the same eviction among its own
                    (default: a quarter of --max-sessions, at least 16 or --max-sessions)
-  --max-connections N
-                   client connections served at once; past it 503 (default: what the
-                   descriptor limit allows, raised to the hard limit at start: half of it
-                   less 32, at most 16384; a higher N is lowered to that, with a warning)
-  --max-connections-per-peer N
-                   client connections served at once from one IP address; past it 503
-                   (default: a quarter of --max-connections, at least 8; behind a load
-                   balancer, where all clients share its address, give --max-connections)
-  --upstream-ca FILE
+",
+    options::connections_usage!(),
+    "  --upstream-ca FILE
                    PEM certificate authorities an https:// upstream may chain to, besides
                    the system's
   --ui HOST:PORT   also serve a live page per side there (/: the client's, /upstream/: the

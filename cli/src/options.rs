@@ -25,6 +25,23 @@ macro_rules! web_usage {
 }
 pub(crate) use web_usage;
 
+/// The connection caps' options (`--max-connections`,
+/// `--max-connections-per-peer`), which both gateways take alike.
+macro_rules! connections_usage {
+    () => {
+        "  --max-connections N
+                   client connections served at once; past it 503 (default: what the
+                   descriptor limit allows, raised to the hard limit at start: half of it
+                   less 32, at most 16384; a higher N is lowered to that, with a warning)
+  --max-connections-per-peer N
+                   client connections served at once from one IP address; past it 503
+                   (default: a quarter of --max-connections, at least 8; behind a load
+                   balancer, where all clients share its address, give --max-connections)
+"
+    };
+}
+pub(crate) use connections_usage;
+
 /// The next value as text (`--flag VALUE`).
 pub(crate) fn text(parser: &mut lexopt::Parser) -> Result<String, String> {
     let value = parser.value().map_err(|e| e.to_string())?;

@@ -61,15 +61,9 @@ options:
   --max-message-bytes N
                    bytes of one message (request body, response body, event): past it a request
                    is 413 (default 16777216: 16 MiB). Memory grows with it (docs/cli.md, Memory)
-  --max-connections N
-                   client connections served at once; past it 503 (default: what the
-                   descriptor limit allows, raised to the hard limit at start: half of it
-                   less 32, at most 16384; a higher N is lowered to that, with a warning)
-  --max-connections-per-peer N
-                   client connections served at once from one IP address; past it 503
-                   (default: a quarter of --max-connections, at least 8; behind a load
-                   balancer, where all clients share its address, give --max-connections)
-  --ui HOST:PORT   also serve a live page there: one row per multi-round operation, its
+",
+    options::connections_usage!(),
+    "  --ui HOST:PORT   also serve a live page there: one row per multi-round operation, its
                    rounds on a time axis, each violation where it happened, a click away
                    from the messages (no network access needed); GET only, under the same
                    Host and Origin rules
