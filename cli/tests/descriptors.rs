@@ -65,10 +65,12 @@ async fn read_request(stream: &mut TcpStream) -> std::io::Result<Vec<u8>> {
     }
 }
 
-/// `mrtr ARGS…` under a descriptor limit set by `ulimit` (`soft` and
-/// `hard`), and the address it says it listens on.
-async fn start(limits: &str, args: &[&str]) -> (Child, SocketAddr) {
-    let script = format!("ulimit {limits} && exec \"$0\" \"$@\"");
+/// `mrtr ARGS…` under the descriptor limits `ulimit LIMIT` sets (each of
+/// `limits`, in order), the address it says it listens on, and the lines it
+/// said on stderr up to that one.
+async fn start(limits: &[&str], args: &[&str]) -> (Child, SocketAddr, Vec<String>) {
+    let ulimits: String = limits.iter().map(|l| format!("ulimit {l} && ")).collect();
+    let script = format!("{ulimits}exec \"$0\" \"$@\"");
     let mut child = Command::new("sh")
         .args(["-c", &script, MRTR])
         .args(args)
@@ -79,11 +81,14 @@ async fn start(limits: &str, args: &[&str]) -> (Child, SocketAddr) {
         .spawn()
         .unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut said = Vec::new();
     let addr = timeout(Duration::from_secs(10), async {
         loop {
             let line = stderr.next_line().await.unwrap().expect("it says where it listens");
-            if let Some(rest) = line.split("listening on ").nth(1) {
-                let addr = rest.split([',', ' ']).next().unwrap();
+            let listening =
+                line.split("listening on ").nth(1).map(|rest| rest.split([',', ' ']).next().unwrap().to_string());
+            said.push(line);
+            if let Some(addr) = listening {
                 return addr.parse::<SocketAddr>().unwrap();
             }
         }
@@ -92,7 +97,7 @@ async fn start(limits: &str, args: &[&str]) -> (Child, SocketAddr) {
     .unwrap();
     // The rest of stderr, drained (a full pipe would stall it).
     tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
-    (child, addr)
+    (child, addr, said)
 }
 
 /// `FLOOD` connections from 127.0.0.2, each with half a request head sent;
@@ -137,7 +142,7 @@ async fn request(addr: SocketAddr, method: &str) -> String {
 async fn a_flood_from_one_address_leaves_the_proxy_serving_others() {
     let up = upstream().await;
     let upstream_url = format!("http://{up}/mcp");
-    let (_proxy, addr) = start("-n 64", &["proxy", "--listen", "127.0.0.1:0", "--upstream", &upstream_url]).await;
+    let (_proxy, addr, _) = start(&["-n 64"], &["proxy", "--listen", "127.0.0.1:0", "--upstream", &upstream_url]).await;
     let (_held, answer) = flood(addr).await;
     assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
     assert!(answer.contains("too many connections from your address"), "{answer}");
@@ -150,7 +155,7 @@ async fn a_flood_from_one_address_leaves_the_proxy_serving_others() {
 #[tokio::test]
 async fn a_flood_from_one_address_leaves_the_bridge_serving_others() {
     let args = ["bridge", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:9/mcp"];
-    let (_bridge, addr) = start("-n 64", &args).await;
+    let (_bridge, addr, _) = start(&["-n 64"], &args).await;
     let (_held, answer) = flood(addr).await;
     assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
     let status = request(addr, "POST").await;
@@ -163,28 +168,8 @@ async fn a_flood_from_one_address_leaves_the_bridge_serving_others() {
 async fn the_soft_descriptor_limit_is_raised_and_a_cap_above_it_lowered() {
     let up = upstream().await;
     let upstream_url = format!("http://{up}/mcp");
-    let mut child = Command::new("sh")
-        .args(["-c", "ulimit -Sn 64 && ulimit -Hn 512 && exec \"$0\" \"$@\"", MRTR])
-        .args(["proxy", "--listen", "127.0.0.1:0", "--upstream", &upstream_url, "--max-connections", "5000"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut said = Vec::new();
-    timeout(Duration::from_secs(10), async {
-        while let Some(line) = stderr.next_line().await.unwrap() {
-            let listening = line.contains("listening on");
-            said.push(line);
-            if listening {
-                break;
-            }
-        }
-    })
-    .await
-    .unwrap();
+    let args = ["proxy", "--listen", "127.0.0.1:0", "--upstream", &upstream_url, "--max-connections", "5000"];
+    let (child, _, said) = start(&["-Sn 64", "-Hn 512"], &args).await;
     let warning = said.iter().find(|l| l.contains("--max-connections 5000")).unwrap_or_else(|| panic!("{said:?}"));
     assert!(warning.contains("512 open descriptors allow: 240"), "{warning}");
     let limits = std::fs::read_to_string(format!("/proc/{}/limits", child.id().unwrap())).unwrap();

@@ -254,6 +254,21 @@ fn alive(pid: &str) -> bool {
     std::process::Command::new("kill").args(["-0", pid]).stderr(Stdio::null()).status().unwrap().success()
 }
 
+/// `mrtr proxy OPTIONS -- sh -c SCRIPT`, its stdin and stdout piped (the
+/// client's ends), its stderr left out.
+fn stdio_proxy(options: &[&str], script: &str) -> tokio::process::Child {
+    tokio::process::Command::new(MRTR)
+        .arg("proxy")
+        .args(options)
+        .args(["--", "sh", "-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap()
+}
+
 /// Review L11: a stdio server that exits while the client keeps the proxy's
 /// stdin open (as MCP clients do) ended nothing: the proxy stayed, its
 /// stdout open, waiting on its own stdin. Now it relays what the server
@@ -261,14 +276,8 @@ fn alive(pid: &str) -> bool {
 #[tokio::test]
 async fn proxy_exits_with_its_stdio_server_while_the_client_keeps_stdin_open() {
     use tokio::io::AsyncReadExt;
-    let mut child = tokio::process::Command::new(MRTR)
-        .args(["proxy", "--", "sh", "-c", "echo '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/bye\"}'; exit 3"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let script = "echo '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/bye\"}'; exit 3";
+    let mut child = stdio_proxy(&[], script);
     // Held open, never written to, until the end of the test.
     let _stdin = child.stdin.take().unwrap();
     let mut stdout = child.stdout.take().unwrap();
@@ -293,16 +302,7 @@ async fn sigterm_ends_the_proxy_and_its_stdio_server() {
         let pid_file = temp_file(&format!("server-pid-{i}"));
         let _ = std::fs::remove_file(&pid_file);
         let script = format!("echo $$ > '{}'; {script}", pid_file.display());
-        let mut child = tokio::process::Command::new(MRTR)
-            .arg("proxy")
-            .args(&options)
-            .args(["--", "sh", "-c", &script])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
+        let mut child = stdio_proxy(&options, &script);
         let _stdin = child.stdin.take().unwrap();
         let server = timeout(Duration::from_secs(10), async {
             loop {
