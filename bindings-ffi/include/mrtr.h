@@ -1824,10 +1824,10 @@ mrtr_status mrtr_sse_decoder_free(struct mrtr_sse_decoder *handle);
  * Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
  * milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" | "sep-1335",
  * "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents", "maxLinks",
- * "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and `url` required). A
- * bad configuration, or a request that is no JSON-RPC request, is `usage-invalid-argument`. After
- * creating it and after every input, drain `poll_transmit`, then `poll_event`, then read
- * `poll_timeout`. `*out` is the new handle; free it with its `_free`.
+ * "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs", "stallMs"}` (`mode` and `url`
+ * required). A bad configuration, or a request that is no JSON-RPC request, is
+ * `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`, then
+ * `poll_event`, then read `poll_timeout`. `*out` is the new handle; free it with its `_free`.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
@@ -1958,6 +1958,18 @@ mrtr_status mrtr_http_call_is_done(const struct mrtr_http_call *http_call,
                                    bool *out);
 
 /**
+ * The open exchanges given up as stalled (`stallMs`), as a JSON array of their numbers: each went
+ * again or its stream was resumed. The host may cut them (then `handle_end` each) rather than wait
+ * for a hung server. `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_http_call_abandoned(const struct mrtr_http_call *http_call,
+                                     struct mrtr_buf *out);
+
+/**
  * Frees a `mrtr_http_call`. NULL is a no-op.
  *
  * # Safety
@@ -1969,11 +1981,13 @@ mrtr_status mrtr_http_call_free(struct mrtr_http_call *handle);
  * Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
  * milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus `"maxRounds"`
  * (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`, `"taskPollMs"`
- * (default 1000), `"versions"`, and `"hedgeAfterMs"` with `"maxHedges"` (default 1) for hedged
- * rounds. The drain order, after creating it and after every input (`handle_*`, `answer`):
- * `poll_transmit` until none (send each), then `poll_event` until none (an answer given there is
- * an input: drain the transmits again), then read `poll_timeout`. Drop it once `is_drained`.
- * `*out` is the new handle; free it with its `_free`.
+ * (default 1000), `"versions"`, `"hedgeAfterMs"` with `"maxHedges"` (default 1) for hedged rounds,
+ * and `"idempotent"` (default false: a first request is hedged, or sent again once a server may
+ * have taken it, only when the host says it is harmless twice). The drain order, after creating it
+ * and after every input (`handle_*`, `answer`): `poll_transmit` until none (send each), then
+ * `poll_event` until none (an answer given there is an input: drain the transmits again), then
+ * read `poll_timeout`. Drop it once `is_drained`. `*out` is the new handle; free it with its
+ * `_free`.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be

@@ -112,6 +112,12 @@ export interface HttpCallConfig {
    * The wait before a reconnect when the server sent no `retry` (ms, default 1000).
    */
   defaultRetryMs?: number
+  /**
+   * How long (ms) a resume or a POST of answers may go without a response head or a byte before it
+   * is given up and sent again (a stream with an event id is resumed from it); `abandoned` names
+   * what to cut (default none: wait).
+   */
+  stallMs?: number
 }
 
 /**
@@ -154,6 +160,12 @@ export interface OperationConfig extends HttpCallConfig {
    * Copies of one round sent on top of the first, with `hedgeAfterMs` (default 1).
    */
   maxHedges?: number
+  /**
+   * The host knows the first request is harmless twice (a read-only or idempotent tool, one that
+   * asks before any effect): only then is it hedged, or sent again once a server may have taken it
+   * (default false).
+   */
+  idempotent?: boolean
 }
 
 /**
@@ -641,10 +653,10 @@ export declare class HttpCall {
    * Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
    * milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" | "sep-1335",
    * "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents", "maxLinks",
-   * "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and `url` required). A
-   * bad configuration, or a request that is no JSON-RPC request, is `usage-invalid-argument`. After
-   * creating it and after every input, drain `pollTransmit`, then `pollEvent`, then read
-   * `pollTimeout`.
+   * "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs", "stallMs"}` (`mode` and `url`
+   * required). A bad configuration, or a request that is no JSON-RPC request, is
+   * `usage-invalid-argument`. After creating it and after every input, drain `pollTransmit`, then
+   * `pollEvent`, then read `pollTimeout`.
    */
   constructor(config: HttpCallConfig, request: JsonInput, now: number)
   /**
@@ -702,6 +714,12 @@ export declare class HttpCall {
   isDone(): boolean
   /** `isDone()`. */
   readonly done: boolean
+  /**
+   * The open exchanges given up as stalled (`stallMs`), as a JSON array of their numbers: each went
+   * again or its stream was resumed. The host may cut them (then `handleEnd` each) rather than wait
+   * for a hung server.
+   */
+  abandoned(): number[]
 }
 
 /**
@@ -717,10 +735,12 @@ export declare class Operation {
    * Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
    * milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus `"maxRounds"`
    * (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`, `"taskPollMs"`
-   * (default 1000), `"versions"`, and `"hedgeAfterMs"` with `"maxHedges"` (default 1) for hedged
-   * rounds. The drain order, after creating it and after every input (`handle_*`, `answer`):
-   * `pollTransmit` until none (send each), then `pollEvent` until none (an answer given there is an
-   * input: drain the transmits again), then read `pollTimeout`. Drop it once `isDrained`.
+   * (default 1000), `"versions"`, `"hedgeAfterMs"` with `"maxHedges"` (default 1) for hedged rounds,
+   * and `"idempotent"` (default false: a first request is hedged, or sent again once a server may
+   * have taken it, only when the host says it is harmless twice). The drain order, after creating it
+   * and after every input (`handle_*`, `answer`): `pollTransmit` until none (send each), then
+   * `pollEvent` until none (an answer given there is an input: drain the transmits again), then read
+   * `pollTimeout`. Drop it once `isDrained`.
    */
   constructor(config: OperationConfig, request: JsonInput, now: number)
   /**

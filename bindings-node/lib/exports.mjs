@@ -411,10 +411,10 @@ export class HttpCall {
    * Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
    * milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" | "sep-1335",
    * "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents", "maxLinks",
-   * "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and `url` required). A
-   * bad configuration, or a request that is no JSON-RPC request, is `usage-invalid-argument`. After
-   * creating it and after every input, drain `pollTransmit`, then `pollEvent`, then read
-   * `pollTimeout`.
+   * "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs", "stallMs"}` (`mode` and `url`
+   * required). A bad configuration, or a request that is no JSON-RPC request, is
+   * `usage-invalid-argument`. After creating it and after every input, drain `pollTransmit`, then
+   * `pollEvent`, then read `pollTimeout`.
    */
   constructor(config, request, now) {
     const input = [k.text(config, 'config'), k.text(request, 'request'), k.whole(now, 'now')]
@@ -513,6 +513,15 @@ export class HttpCall {
   get done() {
     return this.isDone()
   }
+
+  /**
+   * The open exchanges given up as stalled (`stallMs`), as a JSON array of their numbers: each went
+   * again or its stream was resumed. The host may cut them (then `handleEnd` each) rather than wait
+   * for a hung server.
+   */
+  abandoned() {
+    return JSON.parse(k.call(() => k.NATIVE.get(this).abandoned()))
+  }
 }
 
 /**
@@ -529,10 +538,12 @@ export class Operation {
    * Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
    * milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus `"maxRounds"`
    * (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`, `"taskPollMs"`
-   * (default 1000), `"versions"`, and `"hedgeAfterMs"` with `"maxHedges"` (default 1) for hedged
-   * rounds. The drain order, after creating it and after every input (`handle_*`, `answer`):
-   * `pollTransmit` until none (send each), then `pollEvent` until none (an answer given there is an
-   * input: drain the transmits again), then read `pollTimeout`. Drop it once `isDrained`.
+   * (default 1000), `"versions"`, `"hedgeAfterMs"` with `"maxHedges"` (default 1) for hedged rounds,
+   * and `"idempotent"` (default false: a first request is hedged, or sent again once a server may
+   * have taken it, only when the host says it is harmless twice). The drain order, after creating it
+   * and after every input (`handle_*`, `answer`): `pollTransmit` until none (send each), then
+   * `pollEvent` until none (an answer given there is an input: drain the transmits again), then read
+   * `pollTimeout`. Drop it once `isDrained`.
    */
   constructor(config, request, now) {
     k.lacks(native.Operation, 'Operation')

@@ -506,9 +506,9 @@ impl HttpCall {
     /// Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
     /// milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" |
     /// "sep-1335", "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents",
-    /// "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and
-    /// `url` required). A bad configuration, or a request that is no JSON-RPC request, is
-    /// `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
+    /// "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs", "stallMs"}`
+    /// (`mode` and `url` required). A bad configuration, or a request that is no JSON-RPC request,
+    /// is `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
     /// then `poll_event`, then read `poll_timeout`.
     #[napi(constructor)]
     pub fn new(config: Text, request: Text, now: f64) -> Result<HttpCall> {
@@ -598,6 +598,14 @@ impl HttpCall {
     pub fn is_done(&self) -> Result<bool> {
         crate::run(|| Ok(self.0.is_done()))
     }
+
+    /// The open exchanges given up as stalled (`stallMs`), as a JSON array of their numbers: each
+    /// went again or its stream was resumed. The host may cut them (then `handle_end` each) rather
+    /// than wait for a hung server.
+    #[napi]
+    pub fn abandoned(&self) -> Result<String> {
+        crate::run(|| Ok(self.0.abandoned()))
+    }
 }
 
 /// One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each
@@ -614,11 +622,12 @@ impl Operation {
     /// Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
     /// clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus
     /// `"maxRounds"` (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`,
-    /// `"taskPollMs"` (default 1000), `"versions"`, and `"hedgeAfterMs"` with `"maxHedges"`
-    /// (default 1) for hedged rounds. The drain order, after creating it and after every input
-    /// (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none
-    /// (an answer given there is an input: drain the transmits again), then read `poll_timeout`.
-    /// Drop it once `is_drained`.
+    /// `"taskPollMs"` (default 1000), `"versions"`, `"hedgeAfterMs"` with `"maxHedges"` (default 1)
+    /// for hedged rounds, and `"idempotent"` (default false: a first request is hedged, or sent
+    /// again once a server may have taken it, only when the host says it is harmless twice). The
+    /// drain order, after creating it and after every input (`handle_*`, `answer`): `poll_transmit`
+    /// until none (send each), then `poll_event` until none (an answer given there is an input:
+    /// drain the transmits again), then read `poll_timeout`. Drop it once `is_drained`.
     #[napi(constructor)]
     pub fn new(config: Text, request: Text, now: f64) -> Result<Operation> {
         crate::run(|| {

@@ -84,8 +84,8 @@ test('two rounds over fetch: each retry under a new id, with the header fields a
   for (const s of seen) assert.deepEqual([s.method, s.name, s.version], ['tools/call', 'weather', '2026-07-28'])
 })
 
-test('a round with no response is sent again, then fails with its rule', async (t) => {
-  const { url, seen } = await serve(t, () => [502, 'bad gateway'])
+test('a round no server took (503) is sent again, then fails with its rule', async (t) => {
+  const { url, seen } = await serve(t, () => [503, 'unavailable'])
   const operation = new Operation({ mode: '2026-07-28', url, maxResends: 1 }, call(), 0)
   await assert.rejects(runOperation(operation, { onInput: () => assert.fail('nothing is asked') }), (e) => {
     assert.ok(e instanceof TransportError)
@@ -94,6 +94,19 @@ test('a round with no response is sent again, then fails with its rule', async (
   })
   assert.deepEqual(seen.map((s) => s.message.id), [7, '7.1'])
   assert.ok(operation.drained)
+})
+
+test('a first request that may have run (502) is not sent again unless the host calls it idempotent', async (t) => {
+  // Issue 43: a 502 gateway may have reached a server that acted on the request; nothing on a first
+  // request tells a copy apart.
+  const { url, seen } = await serve(t, () => [502, 'bad gateway'])
+  await assert.rejects(runOperation(new Operation({ mode: '2026-07-28', url }, call(), 0), { onInput: () => assert.fail('nothing is asked') }), TransportError)
+  assert.deepEqual(seen.map((s) => s.message.id), [7])
+  await assert.rejects(
+    runOperation(new Operation({ mode: '2026-07-28', url, idempotent: true, maxResends: 1 }, call(), 0), { onInput: () => assert.fail('nothing is asked') }),
+    TransportError
+  )
+  assert.deepEqual(seen.map((s) => s.message.id), [7, 7, '7.1'])
 })
 
 test('an answer that does not fit its question rejects with the rule, and nothing is sent', async (t) => {

@@ -508,12 +508,12 @@ impl HttpCall {
     /// Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
     /// milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" |
     /// "sep-1335", "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents",
-    /// "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and
-    /// `url` required). A bad configuration, or a request that is no JSON-RPC request, is
-    /// `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
+    /// "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs", "stallMs"}`
+    /// (`mode` and `url` required). A bad configuration, or a request that is no JSON-RPC request,
+    /// is `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
     /// then `poll_event`, then read `poll_timeout`.
     #[new]
-    #[pyo3(signature = (request, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None, max_events=None, max_links=None, max_link_bytes=None, max_retry_ms=None, max_reconnects=None, default_retry_ms=None))]
+    #[pyo3(signature = (request, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None, max_events=None, max_links=None, max_link_bytes=None, max_retry_ms=None, max_reconnects=None, default_retry_ms=None, stall_ms=None))]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new<'py>(
         request: &Bound<'py, PyAny>,
@@ -530,6 +530,7 @@ impl HttpCall {
         max_retry_ms: Option<&Bound<'py, PyAny>>,
         max_reconnects: Option<&Bound<'py, PyAny>>,
         default_retry_ms: Option<&Bound<'py, PyAny>>,
+        stall_ms: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Self> {
         guard(|| {
             let walk = limits.map_or(Limits::DEFAULT, |l| l.0);
@@ -547,6 +548,7 @@ impl HttpCall {
                     ("maxRetryMs", opt_value(max_retry_ms)?),
                     ("maxReconnects", opt_value(max_reconnects)?),
                     ("defaultRetryMs", opt_value(default_retry_ms)?),
+                    ("stallMs", opt_value(stall_ms)?),
                 ],
             )?;
             let request = json_text(request, &walk)?;
@@ -669,6 +671,16 @@ impl HttpCall {
             Ok(v)
         })
     }
+
+    /// The open exchanges given up as stalled (`stallMs`), as a JSON array of their numbers: each
+    /// went again or its stream was resumed. The host may cut them (then `handle_end` each) rather
+    /// than wait for a hung server.
+    pub(crate) fn abandoned<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| {
+            let v = self.core.abandoned();
+            output(py, &v)
+        })
+    }
 }
 
 /// One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each
@@ -688,13 +700,14 @@ impl Operation {
     /// Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
     /// clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus
     /// `"maxRounds"` (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`,
-    /// `"taskPollMs"` (default 1000), `"versions"`, and `"hedgeAfterMs"` with `"maxHedges"`
-    /// (default 1) for hedged rounds. The drain order, after creating it and after every input
-    /// (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none
-    /// (an answer given there is an input: drain the transmits again), then read `poll_timeout`.
-    /// Drop it once `is_drained`.
+    /// `"taskPollMs"` (default 1000), `"versions"`, `"hedgeAfterMs"` with `"maxHedges"` (default 1)
+    /// for hedged rounds, and `"idempotent"` (default false: a first request is hedged, or sent
+    /// again once a server may have taken it, only when the host says it is harmless twice). The
+    /// drain order, after creating it and after every input (`handle_*`, `answer`): `poll_transmit`
+    /// until none (send each), then `poll_event` until none (an answer given there is an input:
+    /// drain the transmits again), then read `poll_timeout`. Drop it once `is_drained`.
     #[new]
-    #[pyo3(signature = (request, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None, max_events=None, max_links=None, max_link_bytes=None, max_retry_ms=None, max_reconnects=None, default_retry_ms=None, max_rounds=None, max_resends=None, backoff_ms=None, backoff_max_ms=None, task_poll_ms=None, versions=None, hedge_after_ms=None, max_hedges=None))]
+    #[pyo3(signature = (request, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None, max_events=None, max_links=None, max_link_bytes=None, max_retry_ms=None, max_reconnects=None, default_retry_ms=None, stall_ms=None, max_rounds=None, max_resends=None, backoff_ms=None, backoff_max_ms=None, task_poll_ms=None, versions=None, hedge_after_ms=None, max_hedges=None, idempotent=None))]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new<'py>(
         request: &Bound<'py, PyAny>,
@@ -711,6 +724,7 @@ impl Operation {
         max_retry_ms: Option<&Bound<'py, PyAny>>,
         max_reconnects: Option<&Bound<'py, PyAny>>,
         default_retry_ms: Option<&Bound<'py, PyAny>>,
+        stall_ms: Option<&Bound<'py, PyAny>>,
         max_rounds: Option<&Bound<'py, PyAny>>,
         max_resends: Option<&Bound<'py, PyAny>>,
         backoff_ms: Option<&Bound<'py, PyAny>>,
@@ -719,6 +733,7 @@ impl Operation {
         versions: Option<&Bound<'py, PyAny>>,
         hedge_after_ms: Option<&Bound<'py, PyAny>>,
         max_hedges: Option<&Bound<'py, PyAny>>,
+        idempotent: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Self> {
         guard(|| {
             let walk = limits.map_or(Limits::DEFAULT, |l| l.0);
@@ -736,6 +751,7 @@ impl Operation {
                     ("maxRetryMs", opt_value(max_retry_ms)?),
                     ("maxReconnects", opt_value(max_reconnects)?),
                     ("defaultRetryMs", opt_value(default_retry_ms)?),
+                    ("stallMs", opt_value(stall_ms)?),
                     ("maxRounds", opt_value(max_rounds)?),
                     ("maxResends", opt_value(max_resends)?),
                     ("backoffMs", opt_value(backoff_ms)?),
@@ -744,6 +760,7 @@ impl Operation {
                     ("versions", opt_value(versions)?),
                     ("hedgeAfterMs", opt_value(hedge_after_ms)?),
                     ("maxHedges", opt_value(max_hedges)?),
+                    ("idempotent", opt_value(idempotent)?),
                 ],
             )?;
             let request = json_text(request, &walk)?;
@@ -896,7 +913,7 @@ impl Operation {
     /// `inputRequired` event), a followed task is polled after the wait that was left. A snapshot
     /// of another format or transport mode is `usage-invalid-argument`.
     #[staticmethod]
-    #[pyo3(signature = (snapshot, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None, max_events=None, max_links=None, max_link_bytes=None, max_retry_ms=None, max_reconnects=None, default_retry_ms=None, max_rounds=None, max_resends=None, backoff_ms=None, backoff_max_ms=None, task_poll_ms=None, versions=None, hedge_after_ms=None, max_hedges=None))]
+    #[pyo3(signature = (snapshot, now, config=None, *, mode=None, url=None, headers=None, protocol=None, limits=None, max_events=None, max_links=None, max_link_bytes=None, max_retry_ms=None, max_reconnects=None, default_retry_ms=None, stall_ms=None, max_rounds=None, max_resends=None, backoff_ms=None, backoff_max_ms=None, task_poll_ms=None, versions=None, hedge_after_ms=None, max_hedges=None, idempotent=None))]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn restore<'py>(
         snapshot: &Bound<'py, PyAny>,
@@ -913,6 +930,7 @@ impl Operation {
         max_retry_ms: Option<&Bound<'py, PyAny>>,
         max_reconnects: Option<&Bound<'py, PyAny>>,
         default_retry_ms: Option<&Bound<'py, PyAny>>,
+        stall_ms: Option<&Bound<'py, PyAny>>,
         max_rounds: Option<&Bound<'py, PyAny>>,
         max_resends: Option<&Bound<'py, PyAny>>,
         backoff_ms: Option<&Bound<'py, PyAny>>,
@@ -921,6 +939,7 @@ impl Operation {
         versions: Option<&Bound<'py, PyAny>>,
         hedge_after_ms: Option<&Bound<'py, PyAny>>,
         max_hedges: Option<&Bound<'py, PyAny>>,
+        idempotent: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Self> {
         guard(|| {
             let walk = limits.map_or(Limits::DEFAULT, |l| l.0);
@@ -938,6 +957,7 @@ impl Operation {
                     ("maxRetryMs", opt_value(max_retry_ms)?),
                     ("maxReconnects", opt_value(max_reconnects)?),
                     ("defaultRetryMs", opt_value(default_retry_ms)?),
+                    ("stallMs", opt_value(stall_ms)?),
                     ("maxRounds", opt_value(max_rounds)?),
                     ("maxResends", opt_value(max_resends)?),
                     ("backoffMs", opt_value(backoff_ms)?),
@@ -946,6 +966,7 @@ impl Operation {
                     ("versions", opt_value(versions)?),
                     ("hedgeAfterMs", opt_value(hedge_after_ms)?),
                     ("maxHedges", opt_value(max_hedges)?),
+                    ("idempotent", opt_value(idempotent)?),
                 ],
             )?;
             let snapshot = json_text(snapshot, &walk)?;

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, Iterator, List, Tuple
 
@@ -136,12 +137,35 @@ def test_a_round_a_hung_server_holds_is_hedged_and_the_hung_copy_is_cut(serve: C
     assert [s["message"]["id"] for s in server.seen] == [7, "7.1", "7.2", "7.3"]
 
 
-def test_a_round_with_no_response_is_sent_again_then_fails_with_its_rule(serve: Callable[[Reply], Server]) -> None:
-    server = serve(lambda message: (502, "bad gateway"))
+def test_a_round_no_server_took_is_sent_again_then_fails_with_its_rule(serve: Callable[[Reply], Server]) -> None:
+    server = serve(lambda message: (503, "unavailable"))
     with pytest.raises(mrtr.TransportError) as failed:
         asyncio.run(mrtr.call(server.url, call(), on_input=lambda q, k: pytest.fail("nothing is asked"), max_resends=1))
     assert (failed.value.rule, failed.value.code) == (mrtr.Rule.HTTP_STATUS_UNEXPECTED, None)
     assert [s["message"]["id"] for s in server.seen] == [7, "7.1"]
+
+
+def test_a_hedged_one_round_payment_runs_once(serve: Callable[[Reply], Server]) -> None:
+    # Issue 43 (security review N1): a one-round tool behind a slow server (300 ms), called with
+    # hedge_after_ms=100, ran the payment twice while the client saw one result. A first request
+    # carries nothing a server could tell a copy by: it is not hedged unless the host says it is
+    # harmless twice.
+    payments = []
+
+    def pay(message: Json) -> Tuple[int, Any]:
+        time.sleep(0.3)
+        payments.append(message["id"])
+        result = {"resultType": "complete", "content": [{"type": "text", "text": f"paid #{len(payments)}"}]}
+        return 200, {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+    server = serve(pay)
+    request = call()
+    request["params"]["name"], request["params"]["arguments"] = "pay", {"to": "bob", "amount": 5000}
+    response = asyncio.run(mrtr.call(server.url, request, on_input=lambda q, k: pytest.fail("nothing is asked"),
+                                     hedge_after_ms=100))
+    assert response["result"]["content"][0]["text"] == "paid #1"
+    assert payments == [7], "the payment ran once"
+    assert [s["message"]["id"] for s in server.seen] == [7]
 
 
 def test_an_answer_that_does_not_fit_raises_its_rule_and_nothing_is_sent(serve: Callable[[Reply], Server]) -> None:

@@ -436,9 +436,9 @@ impl HttpCall {
     /// Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
     /// milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" |
     /// "sep-1335", "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents",
-    /// "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and
-    /// `url` required). A bad configuration, or a request that is no JSON-RPC request, is
-    /// `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
+    /// "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs", "stallMs"}`
+    /// (`mode` and `url` required). A bad configuration, or a request that is no JSON-RPC request,
+    /// is `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
     /// then `poll_event`, then read `poll_timeout`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: &JsValue, request: &JsValue, now: f64) -> Result<HttpCall> {
@@ -526,6 +526,13 @@ impl HttpCall {
     #[wasm_bindgen(js_name = isDone)]
     pub fn is_done(&self) -> bool {
         self.0.is_done()
+    }
+
+    /// The open exchanges given up as stalled (`stallMs`), as a JSON array of their numbers: each
+    /// went again or its stream was resumed. The host may cut them (then `handle_end` each) rather
+    /// than wait for a hung server.
+    pub fn abandoned(&self) -> String {
+        self.0.abandoned()
     }
 }
 

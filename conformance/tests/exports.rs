@@ -126,6 +126,7 @@ fn sample(holds: mrtr::facade::records::Holds) -> serde_json::Value {
         Holds::Headers => json!({"x-trace": "1"}),
         Holds::Limits => json!({"maxDepth": 64}),
         Holds::Whole | Holds::Count | Holds::Handle => json!(3),
+        Holds::Flag => json!(true),
         Holds::Names => json!(["2026-07-28"]),
         Holds::Object | Holds::Message | Holds::Questions => json!({"name": "t", "version": "1"}),
         Holds::Rule => json!("jsonrpc-invalid"),

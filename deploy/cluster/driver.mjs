@@ -260,6 +260,12 @@ function hedgeAfterMs() {
   return Math.max(hedgeFloor, sorted[Math.floor(HEDGE_QUANTILE * (sorted.length - 1))])
 }
 
+/** The hedging of an operation starting now (none with --hedge-ms 0). `plan` asks before any effect, so its
+ * first request is harmless twice (`idempotent`): without it the first round would not be hedged. */
+function hedged() {
+  return hedgeFloor > 0 ? { hedgeAfterMs: hedgeAfterMs(), maxHedges, idempotent: true } : {}
+}
+
 function roundTime(ms) {
   roundTimes.push(ms)
   if (roundTimes.length > HEDGE_WINDOW) roundTimes.shift()
@@ -353,8 +359,7 @@ const refused = (what, response) => new Error(`${what}: error ${response.error.c
  * `handleEnd`ed.
  */
 function mrtrOp(op) {
-  const hedge = hedgeFloor > 0 ? { hedgeAfterMs: hedgeAfterMs(), maxHedges } : {}
-  const operation = new Operation({ ...mrtrConfig(op), ...RESENDS, ...hedge }, plan(op, op.fresh(), meta()), now())
+  const operation = new Operation({ ...mrtrConfig(op), ...RESENDS, ...hedged() }, plan(op, op.fresh(), meta()), now())
   return new Promise((resolve, reject) => {
     const open = new Map() // exchange number -> {req, round (its request without the id), sent (ms)}
     const seen = new Set() // rounds sent before
@@ -457,10 +462,12 @@ function mrtrOp(op) {
   })
 }
 
-/** Tasks: the call creates a task; the operation polls it and answers each input_required with tasks/update. */
+/** Tasks: the call creates a task; the operation polls it and answers each input_required with tasks/update.
+ * Hedged as MRTR rounds are: the call (a second task would ask and wait, with no effect), each `tasks/get`
+ * (a read) and each `tasks/update` (the open round's keys only). */
 function tasksOp(op) {
   const declared = meta({ ...CAPABILITIES, extensions: { [TASKS]: {} } })
-  return operate(op, { ...mrtrConfig(op), taskPollMs: 100 }, plan(op, op.fresh(), declared))
+  return operate(op, { ...mrtrConfig(op), taskPollMs: 100, ...hedged() }, plan(op, op.fresh(), declared))
 }
 
 /** SEP-1858, SEP-1335, 2025-11-25: initialize, then the call as one operation in the mode. */
@@ -472,22 +479,33 @@ async function streamOp(op) {
     method: 'initialize',
     params: { protocolVersion: LEGACY, capabilities: CAPABILITIES, clientInfo: CLIENT_INFO },
   }
+  // The SEP modes give a stalled exchange up (stallMs: a resume or a POST of answers goes again, a stream
+  // resumes from its last event, the call's POST begins again): a hung instance holds nothing of the call.
+  // Not the legacy mode: its call lives on the instance that holds its stream.
+  const stall = op.mode === 'legacy' || hedgeFloor === 0 ? {} : { stallMs: hedgeAfterMs(), idempotent: true }
   // No MCP-Protocol-Version before one is agreed (as peers/mrtr_client.mjs).
-  const ready = await operate(op, { mode, url: op.url, headers: {} }, init)
+  const ready = await operate(op, { mode, url: op.url, headers: {}, ...stall }, init)
   if (ready.error) throw refused('initialize', ready)
   const headers = { 'mcp-protocol-version': LEGACY, ...(op.session ? { 'mcp-session-id': op.session } : {}) }
-  await notify(op, headers, 'notifications/initialized')
-  return operate(op, { mode, url: op.url, headers, defaultRetryMs: 100 }, plan(op, op.fresh()))
+  await notify(op, headers, 'notifications/initialized', stall.stallMs ?? 0)
+  return operate(op, { mode, url: op.url, headers, defaultRetryMs: 100, ...stall }, plan(op, op.fresh()))
 }
 
-/** A notification: one POST (202 expected), sent again while it reaches no instance. */
-async function notify(op, headers, method) {
+/** A notification: one POST (202 expected), sent again while it reaches no instance, or (stallMs > 0)
+ * once it had no answer for stallMs (cut: a hung instance; a notification is harmless twice). */
+async function notify(op, headers, method, stallMs = 0) {
   const body = { jsonrpc: '2.0', method }
   const all = { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
   for (let attempt = 0; ; attempt++) {
-    const status = await new Promise((resolve) =>
-      exchange(op, { method: 'POST', url: op.url, headers: all, body }, { head() {}, body() {}, end: (r) => resolve(r.status) }),
-    )
+    const status = await new Promise((resolve) => {
+      let timer = null
+      const done = (r) => {
+        clearTimeout(timer)
+        resolve(r.status)
+      }
+      const req = exchange(op, { method: 'POST', url: op.url, headers: all, body }, { head: () => clearTimeout(timer), body() {}, end: done })
+      if (req && stallMs > 0) timer = setTimeout(() => req.destroy(), stallMs)
+    })
     if (status !== null && !UNREACHED.has(status)) {
       if (status !== 202) throw new Error(`${method}: HTTP ${status}, expected 202`)
       return

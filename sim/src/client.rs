@@ -41,8 +41,12 @@ pub const HTTP_TIMEOUT_MS: u64 = 3000;
 pub struct OpSpec {
     /// `c<client>o<n>`.
     pub name: String,
-    /// 1 to 3.
+    /// 0 (the tool completes, with its effect, at the first request) to 3.
     pub rounds: u64,
+    /// Whether its host says the first request is harmless twice
+    /// (`Config::idempotent`): true of `plan` with a round or more (it asks
+    /// before any effect), false of the one-round tool.
+    pub idempotent: bool,
     /// The operation's `max_resends` (the default 2 most of the time).
     pub resends: u32,
     /// Whether its host hands a JSON body over whole (most HTTP libraries),
@@ -50,8 +54,10 @@ pub struct OpSpec {
     pub buffered: bool,
     /// How it calls the tool.
     pub way: Way,
-    /// (MRTR) Hedged rounds: a round without a response head after `.0` ms
-    /// goes again, at most `.1` more copies.
+    /// Hedged rounds (MRTR, tasks): a request without a response head after
+    /// `.0` ms goes again, at most `.1` more copies; in the SEP ways, `.0` is
+    /// the stall (`CallConfig::stall_ms`) after which a silent exchange is
+    /// given up.
     pub hedge: Option<(u64, u32)>,
 }
 
@@ -126,7 +132,12 @@ fn config(client: &str, spec: &OpSpec) -> Config {
     }
     config.max_resends = spec.resends;
     config.task_poll_ms = 100;
-    config.hedge = spec.hedge.map(|(after_ms, max)| Hedge { after_ms, max });
+    config.idempotent = spec.idempotent;
+    match spec.way {
+        Way::Mrtr | Way::Tasks => config.hedge = spec.hedge.map(|(after_ms, max)| Hedge { after_ms, max }),
+        Way::Sep1858 | Way::Sep1335 => config.call.stall_ms = spec.hedge.map(|(after_ms, _)| after_ms),
+        Way::Legacy => {}
+    }
     config
 }
 

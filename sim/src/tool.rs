@@ -3,7 +3,9 @@
 //! rounds: a name (elicitation); a sampling request and the client's roots
 //! together; a confirmation. Each question depends only on earlier answers,
 //! so any instance replays it alike. Its side effect is the caller's, after
-//! the last ask.
+//! the last ask. With `rounds: 0` it asks nothing: it completes, with its
+//! effect, on the first request (a one-round `pay`), which carries nothing
+//! a server could tell a copy of it by.
 
 use mrtr::round::replay::{elicit, roots, sample, Asked, Replay};
 use serde_json::{json, Value};
@@ -25,6 +27,9 @@ fn form(field: &str, kind: &str) -> Value {
 pub fn plan(replay: &mut Replay, args: &Value) -> mrtr::Result<Step> {
     let rounds = args["rounds"].as_u64().unwrap_or(1);
     let op = args["op"].as_str().unwrap_or("?");
+    if rounds == 0 {
+        return Ok(Step::Done(json!({"content": [{"type": "text", "text": expected_text(op, 0)}], "isError": false})));
+    }
     let Asked::Answered(who) = replay.ask(&elicit("Who is travelling?", &form("name", "string")))? else {
         return Ok(Step::Ask);
     };
@@ -53,6 +58,9 @@ pub fn plan(replay: &mut Replay, args: &Value) -> mrtr::Result<Step> {
 /// The text the tool completes with for `op` when the user answers as
 /// [`crate::client::answer`] does.
 pub fn expected_text(op: &str, rounds: u64) -> String {
+    if rounds == 0 {
+        return format!("planned {op} at once");
+    }
     let (said, held) = if rounds >= 2 { ("sunny", 1) } else { ("", 0) };
     format!("planned {op} for Ada: {said} ({held} roots)")
 }

@@ -38,8 +38,13 @@ pub struct Setup {
     pub allowed: Option<BTreeSet<u64>>,
     /// How long sealed states live, in seconds.
     pub ttl: u32,
-    /// Whether some MRTR operations hedge their rounds (`Config::hedge`).
+    /// Whether some operations hedge their rounds (`Config::hedge`; in the
+    /// SEP ways, give up stalled exchanges: `CallConfig::stall_ms`).
     pub hedging: bool,
+    /// Every host says its first request is harmless twice, the one-round
+    /// tool's too (wrong: what shows that "no side effect twice" catches a
+    /// host, or a client, that repeats a first request).
+    pub vouch_all: bool,
     /// Whether some operations call over SEP-1858 and SEP-1335 (else those are MRTR).
     pub sep: bool,
     /// Whether some operations call in the legacy `2025-11-25` design (else those are MRTR).
@@ -63,6 +68,7 @@ impl Setup {
             flavor: Flavor::Correct,
             allowed: None,
             hedging: false,
+            vouch_all: false,
             sep: false,
             legacy: false,
             trace: false,
@@ -623,10 +629,13 @@ impl World {
 /// so that a run with fewer clients keeps the others' operations).
 fn client(setup: &Setup, c: usize) -> Client {
     let mut rng = fastrand::Rng::with_seed(setup.seed.wrapping_mul(31).wrapping_add(c as u64 + 1));
+    // The one-round tool, from a stream of its own: the other draws stay those of earlier seeds.
+    let mut once = fastrand::Rng::with_seed(setup.seed.wrapping_mul(37).wrapping_add(c as u64 + 0x0ace));
     let specs = (0..setup.ops_per_client)
         .map(|o| OpSpec {
             name: format!("c{c}o{o}"),
-            rounds: rng.u64(1..=3),
+            rounds: rng.u64(1..=3) * u64::from(once.u8(..4) != 0),
+            idempotent: false,
             resends: [2, 2, 1, 3][rng.usize(..4)],
             buffered: rng.u8(..4) != 0,
             way: match [Way::Mrtr, Way::Mrtr, Way::Legacy, Way::Tasks, Way::Sep1858, Way::Sep1335][rng.usize(..6)] {
@@ -635,6 +644,11 @@ fn client(setup: &Setup, c: usize) -> Client {
                 way => way,
             },
             hedge: (rng.u8(..3) == 0).then(|| (rng.u64(200..=1500), rng.u32(1..=2))).filter(|_| setup.hedging),
+        })
+        .map(|mut spec| {
+            // `plan` asks before any effect: its hosts vouch for its first request. Not the one-round tool's.
+            spec.idempotent = spec.rounds > 0 || setup.vouch_all;
+            spec
         })
         .collect();
     Client { name: format!("c{c}"), specs, next: 0, current: None, timers: BTreeSet::new() }

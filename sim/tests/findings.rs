@@ -14,6 +14,8 @@ use serde_json::{json, Value};
 fn hedged() -> Config {
     let mut config = Config::new(Mode::Streamable, "http://h.sim/mcp");
     config.hedge = Some(Hedge { after_ms: 100, max: 1 });
+    // `plan` asks before any effect: its first request is harmless twice, and hedged.
+    config.idempotent = true;
     config
 }
 

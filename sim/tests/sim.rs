@@ -103,6 +103,29 @@ fn hedged_rounds_pass_every_invariant() {
     assert!(failed.is_empty(), "failing seeds (replay with `--seed N --hedge`): {failed:?}");
 }
 
+/// Issue 43: a quarter of the operations call the one-round tool (its effect
+/// at the first request); with hedging on, a client that sent that request
+/// twice (hedged, or again after a cut or a 502) ran the effect twice. The
+/// check that would see it: a host that vouches for every first request is
+/// caught by "no side effect twice".
+#[test]
+fn a_host_that_calls_a_one_round_effect_harmless_twice_is_caught() {
+    let seeds = if cfg!(debug_assertions) { 400 } else { 2_000 };
+    let caught = (0..seeds)
+        .map(|seed| run_judged(Setup { hedging: true, vouch_all: true, ..Setup::new(seed) }))
+        .find(|j| j.verdict.violations.iter().any(|v| v.contains("side effect ran")));
+    assert!(caught.is_some(), "{seeds} seeds never caught a one-round effect sent twice");
+}
+
+/// SEP-1858 and SEP-1335 with stalled exchanges given up
+/// (`CallConfig::stall_ms` on a third of them) and hedged task requests:
+/// every invariant holds.
+#[test]
+fn sep_continuations_with_stalls_pass_every_invariant() {
+    let failed = failing_seeds(|s| Setup { sep: true, hedging: true, ..s });
+    assert!(failed.is_empty(), "failing seeds (replay with `--seed N --sep --hedge`): {failed:?}");
+}
+
 /// SEP-1858 and SEP-1335 continuations (`--sep`, a third of the operations):
 /// every invariant holds, the HTTP-level checker's included
 /// (`docs/simulation.md`, "Findings": where it and the client disagreed).

@@ -519,13 +519,14 @@ class HttpCall:
         max_retry_ms: int | None = None,
         max_reconnects: int | None = None,
         default_retry_ms: int | None = None,
+        stall_ms: int | None = None,
     ) -> HttpCall:
         """Starts the call of ``request`` (a JSON-RPC request with an id) at ``now`` (the host's clock,
         milliseconds) under ``config``: ``{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" |
         "sep-1335", "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents",
-        "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}`` (``mode``
-        and ``url`` required). A bad configuration, or a request that is no JSON-RPC request, is
-        ``usage-invalid-argument``. After creating it and after every input, drain
+        "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs", "stallMs"}``
+        (``mode`` and ``url`` required). A bad configuration, or a request that is no JSON-RPC
+        request, is ``usage-invalid-argument``. After creating it and after every input, drain
         ``poll_transmit``, then ``poll_event``, then read ``poll_timeout``."""
     def handle_head(self, exchange: int, status: int, headers: _Headers, now: int) -> None:
         """The status and header fields of the response to ``exchange`` (the number of a request from
@@ -563,6 +564,10 @@ class HttpCall:
     @property
     def done(self) -> bool:
         """Whether the call is over: its ``response`` or ``failed`` event was queued."""
+    def abandoned(self) -> list[int]:
+        """The open exchanges given up as stalled (``stallMs``), as a JSON array of their numbers:
+        each went again or its stream was resumed. The host may cut them (then ``handle_end``
+        each) rather than wait for a hung server."""
 
 @final
 class Operation:
@@ -591,6 +596,7 @@ class Operation:
         max_retry_ms: int | None = None,
         max_reconnects: int | None = None,
         default_retry_ms: int | None = None,
+        stall_ms: int | None = None,
         max_rounds: int | None = None,
         max_resends: int | None = None,
         backoff_ms: int | None = None,
@@ -599,15 +605,18 @@ class Operation:
         versions: list[str] | None = None,
         hedge_after_ms: int | None = None,
         max_hedges: int | None = None,
+        idempotent: bool | None = None,
     ) -> Operation:
         """Starts the operation of ``request`` (a JSON-RPC request with an id) at ``now`` (the host's
         clock, milliseconds) under ``config``: a call's configuration (as ``HttpCall``'s) plus
         ``"maxRounds"`` (default 10), ``"maxResends"`` (default 2), ``"backoffMs"``, ``"backoffMaxMs"``,
-        ``"taskPollMs"`` (default 1000), ``"versions"``, and ``"hedgeAfterMs"`` with ``"maxHedges"``
-        (default 1) for hedged rounds. The drain order, after creating it and after every input
-        (``handle_*``, ``answer``): ``poll_transmit`` until none (send each), then ``poll_event`` until
-        none (an answer given there is an input: drain the transmits again), then read
-        ``poll_timeout``. Drop it once ``is_drained``."""
+        ``"taskPollMs"`` (default 1000), ``"versions"``, ``"hedgeAfterMs"`` with ``"maxHedges"``
+        (default 1) for hedged rounds, and ``"idempotent"`` (default false: a first request is
+        hedged, or sent again once a server may have taken it, only when the host says it is
+        harmless twice). The drain order, after creating it and after every input (``handle_*``,
+        ``answer``): ``poll_transmit`` until none (send each), then ``poll_event`` until none (an
+        answer given there is an input: drain the transmits again), then read ``poll_timeout``.
+        Drop it once ``is_drained``."""
     def handle_head(self, exchange: int, status: int, headers: _Headers, now: int) -> None:
         """The status and header fields of the response to ``exchange`` (the number of a request from
         ``poll_transmit``); ``headers`` a JSON object of names (any case) to strings, or none. A
@@ -673,6 +682,7 @@ class Operation:
         max_retry_ms: int | None = None,
         max_reconnects: int | None = None,
         default_retry_ms: int | None = None,
+        stall_ms: int | None = None,
         max_rounds: int | None = None,
         max_resends: int | None = None,
         backoff_ms: int | None = None,
@@ -681,6 +691,7 @@ class Operation:
         versions: list[str] | None = None,
         hedge_after_ms: int | None = None,
         max_hedges: int | None = None,
+        idempotent: bool | None = None,
     ) -> Operation:
         """The operation of ``snapshot`` under ``config`` (as the constructor reads it) at ``now``: the
         round in flight goes again under a new id, an open round asks its unanswered questions

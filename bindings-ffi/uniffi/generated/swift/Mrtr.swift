@@ -1029,6 +1029,13 @@ public func FfiConverterTypeClient_lower(_ value: Client) -> UInt64 {
 public protocol HttpCallProtocol: AnyObject, Sendable {
     
     /**
+     * The open exchanges given up as stalled (`stallMs`), as a JSON array of their numbers: each
+     * went again or its stream was resumed. The host may cut them (then `handle_end` each) rather
+     * than wait for a hung server.
+     */
+    func abandoned() throws  -> [Int64]
+    
+    /**
      * The host's JSON-RPC response to a server request the call reported (a `serverRequest`
      * event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC
      * response `usage-invalid-argument`.
@@ -1140,9 +1147,9 @@ open class HttpCall: HttpCallProtocol, @unchecked Sendable {
      * Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
      * milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" |
      * "sep-1335", "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents",
-     * "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and
-     * `url` required). A bad configuration, or a request that is no JSON-RPC request, is
-     * `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
+     * "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs", "stallMs"}`
+     * (`mode` and `url` required). A bad configuration, or a request that is no JSON-RPC request,
+     * is `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
      * then `poll_event`, then read `poll_timeout`.
      */
 public convenience init(configJson: String, requestJson: String, nowMs: Int64)throws  {
@@ -1169,6 +1176,20 @@ public convenience init(configJson: String, requestJson: String, nowMs: Int64)th
 
     
 
+    
+    /**
+     * The open exchanges given up as stalled (`stallMs`), as a JSON array of their numbers: each
+     * went again or its stream was resumed. The host may cut them (then `handle_end` each) rather
+     * than wait for a hung server.
+     */
+open func abandoned()throws  -> [Int64]  {
+    return try  FfiConverterSequenceInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_httpcall_abandoned(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
     
     /**
      * The host's JSON-RPC response to a server request the call reported (a `serverRequest`
@@ -1934,11 +1955,12 @@ open class Operation: OperationProtocol, @unchecked Sendable {
      * Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
      * clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus
      * `"maxRounds"` (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`,
-     * `"taskPollMs"` (default 1000), `"versions"`, and `"hedgeAfterMs"` with `"maxHedges"`
-     * (default 1) for hedged rounds. The drain order, after creating it and after every input
-     * (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none
-     * (an answer given there is an input: drain the transmits again), then read `poll_timeout`.
-     * Drop it once `is_drained`.
+     * `"taskPollMs"` (default 1000), `"versions"`, `"hedgeAfterMs"` with `"maxHedges"` (default 1)
+     * for hedged rounds, and `"idempotent"` (default false: a first request is hedged, or sent
+     * again once a server may have taken it, only when the host says it is harmless twice). The
+     * drain order, after creating it and after every input (`handle_*`, `answer`): `poll_transmit`
+     * until none (send each), then `poll_event` until none (an answer given there is an input:
+     * drain the transmits again), then read `poll_timeout`. Drop it once `is_drained`.
      */
 public convenience init(configJson: String, requestJson: String, nowMs: Int64)throws  {
     let handle =
@@ -6617,6 +6639,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_client_send() != 37145) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mrtr_uniffi_checksum_method_httpcall_abandoned() != 49644) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mrtr_uniffi_checksum_method_httpcall_answer() != 34079) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -6812,10 +6837,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_constructor_client_new() != 44041) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() != 22320) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() != 54297) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_constructor_operation_new() != 24695) {
+    if (uniffi_mrtr_uniffi_checksum_constructor_operation_new() != 61882) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_constructor_operation_restore() != 37514) {

@@ -349,6 +349,11 @@ void uniffi_mrtr_uniffi_fn_free_httpcall(uint64_t handle, RustCallStatus *_Nonnu
 uint64_t uniffi_mrtr_uniffi_fn_constructor_httpcall_new(RustBuffer config_json, RustBuffer request_json, int64_t now_ms, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_ABANDONED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_ABANDONED
+RustBuffer uniffi_mrtr_uniffi_fn_method_httpcall_abandoned(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_ANSWER
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_HTTPCALL_ANSWER
 void uniffi_mrtr_uniffi_fn_method_httpcall_answer(uint64_t ptr, RustBuffer response_json, int64_t now_ms, RustCallStatus *_Nonnull out_status
@@ -1457,6 +1462,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_client_poll_transmit(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_CLIENT_SEND
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_CLIENT_SEND
 uint16_t uniffi_mrtr_uniffi_checksum_method_client_send(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_ABANDONED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_HTTPCALL_ABANDONED
+uint16_t uniffi_mrtr_uniffi_checksum_method_httpcall_abandoned(void
     
 );
 #endif

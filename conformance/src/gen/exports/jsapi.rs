@@ -388,6 +388,7 @@ fn ts_holds(holds: Holds) -> &'static str {
         H::Limits => "Limits",
         H::Object => "JsonObject",
         H::Whole | H::Count => "number",
+        H::Flag => "boolean",
         H::Handle => "Handle",
         H::Rule => "RuleId",
         H::Method => "'POST' | 'GET'",

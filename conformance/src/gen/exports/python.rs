@@ -490,6 +490,7 @@ fn stub_field(holds: Holds) -> &'static str {
         Holds::Headers => "_Headers",
         Holds::Limits => "Limits | None",
         Holds::Whole | Holds::Count | Holds::Handle => "int | None",
+        Holds::Flag => "bool | None",
         Holds::Names => "list[str] | None",
         Holds::Object | Holds::Message | Holds::Questions => "_JsonIn | None",
         Holds::Messages | Holds::Json => "Any",

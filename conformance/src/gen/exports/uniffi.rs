@@ -299,6 +299,7 @@ fn record_field(m: &records::Member, written: bool) -> (String, String, Vec<Stri
         H::Text | H::Rule | H::Method | H::Mode | H::Transport | H::Protocol | H::ErrorCodes => "String",
         H::Whole | H::Handle => "i64",
         H::Count => "i32",
+        H::Flag => "bool",
         H::Headers => "HashMap<String, String>",
         H::Message | H::Questions | H::Json | H::Object | H::Limits => "String",
         H::Messages | H::Names => "Vec<String>",

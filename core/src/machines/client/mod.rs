@@ -3,6 +3,7 @@
 //! [`Operation`] carry one whole call over HTTP in any transport mode.
 
 pub mod operation;
+pub mod repeat;
 pub mod session;
 
 pub use operation::Operation;

@@ -13,8 +13,10 @@
 //!   with state only is retried at once. A round whose response was cut
 //!   before it came (the stream ended with no event id to resume from, or a
 //!   status without the response) is sent again under a new id, at most
-//!   [`Config::max_resends`] times in a row: the server's single-use state
-//!   ([`crate::state::ReplayGuard`]) keeps a round done once.
+//!   [`Config::max_resends`] times in a row, when it is harmless twice
+//!   ([`super::repeat`]): a retry, whose single-use state
+//!   ([`crate::state::ReplayGuard`]) keeps a round done once, or a first
+//!   request the host calls [`Config::idempotent`].
 //! - The Tasks extension (`2026-07-28`): a result that is a task is followed
 //!   to its end: `tasks/get` every `pollIntervalMs` (or
 //!   [`Config::task_poll_ms`]), each `input_required` status raised as
@@ -27,17 +29,21 @@
 //!   [`Event::InputRequired`] keyed by its id's text ([`Id::text`]), and the
 //!   answer goes back as that mode sends answers (a POST each, or buffered).
 //!   A call cut before its response and before any answer is begun again
-//!   under a new id (within [`Config::max_resends`]); after an answer, the
-//!   cut is the failure (the server may have moved on).
+//!   under a new id (within [`Config::max_resends`]) when its request is
+//!   [`Config::idempotent`]; after an answer, the cut is the failure (the
+//!   server may have moved on).
 //!
 //! A first request refused for its protocol version (-32022) is sent again
 //! under a version both sides speak ([`Config::versions`]).
 //!
-//! An HTTP request that reached no server (the connection failed before a
-//! response, or a gateway answered 502, 503 or 504) is sent again after a
-//! growing wait ([`Config::backoff_ms`], never before its `Retry-After`): in
-//! MRTR as the round under a new id (the server may have seen it), in the
-//! stream modes as the same HTTP request, which its call is waiting on.
+//! An HTTP request that got no server's response (the connection failed
+//! before a response, or a gateway answered 502, 503 or 504) is sent again
+//! after a growing wait ([`Config::backoff_ms`], never before its
+//! `Retry-After`): in MRTR as the round under a new id (the server may have
+//! seen it), in the stream modes as the same HTTP request, which its call is
+//! waiting on. A first request that is not harmless twice goes again only
+//! after a `503`, the one answer that says no server took it
+//! ([`super::repeat`]).
 //!
 //! In every mode a `ping` on the stream is answered `{}` and any other server
 //! request the operation does not know is answered -32601, without the host.
@@ -58,7 +64,7 @@
 //!
 //! Times are the host's milliseconds, from any monotonic clock.
 
-use super::{build_retry, check_answer, task_update, Answers};
+use super::{build_retry, check_answer, repeat, task_update, Answers};
 use crate::{
     dialect::to_sep_in,
     envelope::{self, Id, Kind},
@@ -110,6 +116,13 @@ pub struct Config {
     pub versions: Vec<String>,
     /// (MRTR) Hedged rounds (default none): see [`Hedge`].
     pub hedge: Option<Hedge>,
+    /// Whether the host knows that running the first request twice is
+    /// harmless (default no): a read-only or idempotent tool (the server's
+    /// own annotations, [`super::repeat::Tools`]), or a tool that asks before
+    /// any effect. Only then is a first request hedged, or sent again once a
+    /// server may have taken it: it carries nothing a server could recognise
+    /// a copy by ([`super::repeat`]).
+    pub idempotent: bool,
 }
 
 /// (MRTR) When a round is sent again while its first copy has no answer yet.
@@ -121,12 +134,17 @@ pub struct Config {
 /// goes again, as it was, under a new id, to the same endpoint (the balancer
 /// picks an instance). The first response wins; the other copies' events are
 /// dropped ([`Operation::abandoned`] names their exchanges, for the host to
-/// cut). A round sent twice is still done once: the server's replay guard
-/// refuses the second copy of a state (`state-replayed`, which this client
-/// does not take for the answer while another copy may still give it), and a
-/// server that keeps its final responses answers a repeated final round from
-/// them. A host sets `after_ms` from its own round times: a fixed time, or a
+/// cut). A host sets `after_ms` from its own round times: a fixed time, or a
 /// high percentile of recent rounds.
+///
+/// Only a request that is harmless twice is hedged ([`super::repeat`]): a
+/// retry, whose `requestState` the server's replay guard makes single-use
+/// (`state-replayed` for the second copy, which this client does not take for
+/// the answer while another copy may still give it; a server that keeps its
+/// final responses answers a repeated final round from them); a `tasks/get`
+/// or `tasks/update`; and a first request only when [`Config::idempotent`]
+/// says so. A first request carries no state: two copies of a one-round
+/// `pay` would pay twice, and no server could tell them apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hedge {
     /// How long a round's copies may all be without a response head before
@@ -148,6 +166,7 @@ impl Config {
             task_poll_ms: 1000,
             versions: Vec::new(),
             hedge: None,
+            idempotent: false,
         }
     }
 }
@@ -222,6 +241,8 @@ struct Open {
     request: Option<Request>,
     /// Whether a server answered it.
     reached: Reached,
+    /// When it was handed to the host.
+    sent_at: u64,
 }
 
 /// Whether an exchange reached a server.
@@ -408,6 +429,12 @@ impl Operation {
         if self.hedge_at.is_some_and(|at| at <= now) {
             return self.hedge(now);
         }
+        if self.stall_at().is_some_and(|at| at <= now) {
+            // The old call's exchange is an earlier round's now: the host's to cut.
+            self.resends += 1;
+            self.pending.clear();
+            return self.send_round_again(now);
+        }
         if self.waiting.iter().any(|(at, _)| *at <= now) {
             let (due, later): (Vec<_>, Vec<_>) =
                 core::mem::take(&mut self.waiting).into_iter().partition(|(at, _)| *at <= now);
@@ -499,7 +526,7 @@ impl Operation {
             Phase::Polling { at } => Some(at),
             _ => self.calls.last().and_then(|slot| slot.call.poll_timeout()),
         };
-        waiting.into_iter().chain(phase).chain(self.hedge_at).min()
+        waiting.into_iter().chain(phase).chain(self.hedge_at).chain(self.stall_at()).min()
     }
 
     /// Whether the final event was taken and no exchange is open: the host
@@ -515,8 +542,31 @@ impl Operation {
     pub fn abandoned(&self) -> Vec<u64> {
         let current =
             |serial: u32| self.calls.iter().any(|s| s.serial == serial && s.round == self.round_tag && !s.over);
+        let given_up = |o: &Open| {
+            let slot = self.calls.iter().find(|s| s.serial == o.serial);
+            slot.is_some_and(|s| s.call.abandoned().contains(&o.local))
+        };
         let live = !matches!(self.phase, Phase::Over);
-        self.exchanges.iter().filter(|(_, o)| !(live && current(o.serial))).map(|(n, _)| *n).collect()
+        let stale = |o: &Open| !(live && current(o.serial)) || given_up(o);
+        self.exchanges.iter().filter(|(_, o)| stale(o)).map(|(n, _)| *n).collect()
+    }
+
+    /// (Stream modes) When the call's request, with no response head after
+    /// [`CallConfig::stall_ms`], is given up and the call begun again under
+    /// a new id: only while nothing was answered on it, it is harmless twice
+    /// ([`super::repeat`]), and re-sends are left. (MRTR rounds are hedged
+    /// instead: [`Hedge`].)
+    fn stall_at(&self) -> Option<u64> {
+        let ms = self.config.call.stall_ms?;
+        let fresh = self.config.call.mode.server_requests() && !self.answered_on_call;
+        if !(fresh && matches!(self.phase, Phase::Sending) && self.is_repeatable())
+            || self.resends >= self.config.max_resends
+        {
+            return None;
+        }
+        let serial = self.calls.last()?.serial;
+        let request = self.exchanges.values().find(|o| o.serial == serial && o.local == 1)?;
+        (request.reached == Reached::NotYet).then(|| request.sent_at.saturating_add(ms))
     }
 
     /// The id of the request in flight: the current round's, while its
@@ -542,8 +592,11 @@ impl Operation {
         self.round_tag += 1;
         self.hedges = 0;
         self.held = None;
+        self.hedge_at = None;
+        self.carry(request, now)?;
+        // Read once the round's request is the one sent: whether it may be hedged depends on it.
         self.hedge_at = self.hedge_delay().map(|ms| now.saturating_add(ms));
-        self.carry(request, now)
+        Ok(())
     }
 
     /// Sends `request` in a new [`Call`] of the current round.
@@ -561,12 +614,17 @@ impl Operation {
     }
 
     /// (Hedged rounds) The wait before the next copy of the round, while
-    /// copies are left: MRTR rounds only (a stream mode's call holds the
-    /// server's requests; a task is followed by polls).
+    /// copies are left: MRTR rounds (a stream mode's call holds the server's
+    /// requests) and task requests that are harmless twice.
     fn hedge_delay(&self) -> Option<u64> {
         let hedge = self.config.hedge?;
         let mrtr = self.config.call.protocol.rules().mrtr && !self.config.call.mode.server_requests();
-        (mrtr && self.task.is_none() && self.hedges < hedge.max).then_some(hedge.after_ms)
+        (mrtr && self.is_repeatable() && self.hedges < hedge.max).then_some(hedge.after_ms)
+    }
+
+    /// Whether the current round's request may run twice ([`super::repeat`]).
+    fn is_repeatable(&self) -> bool {
+        repeat::is_repeatable(&self.sent, self.config.idempotent)
     }
 
     /// (Hedged rounds) No copy of the round has a response head after the
@@ -630,7 +688,7 @@ impl Operation {
             for i in 0..self.calls.len() {
                 while let Some(request) = self.calls[i].call.poll_transmit() {
                     let (serial, local) = (self.calls[i].serial, request.exchange);
-                    self.transmit(serial, local, request);
+                    self.transmit(serial, local, request, now);
                 }
             }
             let mut events = Vec::new();
@@ -831,7 +889,14 @@ impl Operation {
     fn task_status(&mut self, task: &Value, now: u64) {
         let Some(status) = self.seen_status(task) else { return };
         let id = self.origin.clone();
+        // A task created already over (a tool that asked nothing) shows no outcome in its
+        // CreateTaskResult: `tasks/get` does (found by the simulation's one-round tool).
+        let outcome = task.get("result").is_some() || task.get("error").is_some();
+        let created = self.sent["method"] != "tasks/get";
         match status {
+            TaskStatus::Completed | TaskStatus::Failed if created && !outcome => {
+                self.phase = Phase::Polling { at: now };
+            }
             TaskStatus::Working | TaskStatus::InputRequired => self.poll(now),
             TaskStatus::Completed => {
                 let result = task.get("result").cloned().unwrap_or_else(|| json!({}));
@@ -910,7 +975,8 @@ impl Operation {
         // A stream mode's call is begun again only while nothing was answered on it: an
         // answer may have moved the server on, and the new call could not carry it.
         let fresh = !self.config.call.mode.server_requests() || !self.answered_on_call;
-        if !(cut && fresh && self.resends < self.config.max_resends) {
+        // A request a server may have taken goes again only if it is harmless twice.
+        if !(cut && fresh && self.is_repeatable() && self.resends < self.config.max_resends) {
             return self.finish(Event::Failed(error));
         }
         self.resends += 1;
@@ -950,12 +1016,12 @@ impl Operation {
 
     /// Hands `request` (the call `serial`'s exchange `local`) to the host
     /// under a number of the operation's.
-    fn transmit(&mut self, serial: u32, local: u64, mut request: Request) {
+    fn transmit(&mut self, serial: u32, local: u64, mut request: Request, now: u64) {
         let number = self.next_exchange;
         self.next_exchange += 1;
         request.exchange = number;
         let kept = self.config.call.mode.server_requests().then(|| request.clone());
-        self.exchanges.insert(number, Open { serial, local, request: kept, reached: Reached::NotYet });
+        self.exchanges.insert(number, Open { serial, local, request: kept, reached: Reached::NotYet, sent_at: now });
         self.transmits.push_back(request);
     }
 
@@ -971,6 +1037,7 @@ impl Operation {
         if matches!(self.phase, Phase::Over)
             || !self.is_sole_copy(exchange)
             || self.unreached >= self.config.max_resends
+            || !self.may_have_run_twice_safely(exchange)
         {
             return false;
         }
@@ -989,13 +1056,27 @@ impl Operation {
         true
     }
 
+    /// Whether `exchange`, which got no server's response, may go again: it
+    /// is harmless twice, or a `503` says no server took it. Only a call's
+    /// first exchange carries its request ([`Call::new`] POSTs it first); a
+    /// stream mode's resumes only read, and its answers are keyed by their ids.
+    fn may_have_run_twice_safely(&self, exchange: u64) -> bool {
+        let Some(open) = self.exchanges.get(&exchange) else { return false };
+        let carries_request = open.local == 1;
+        let untaken = matches!(open.reached, Reached::No { status, .. } if repeat::proves_untaken(status));
+        !carries_request || untaken || self.is_repeatable()
+    }
+
     /// Sends again what waited.
     fn again(&mut self, again: Again, now: u64) {
         if matches!(self.phase, Phase::Over) {
             return;
         }
         match again {
-            Again::Request { serial, local, request } => self.transmit(serial, local, request),
+            Again::Request { serial, local, request } => {
+                // Its stall is counted from now: it waited its backoff, not a server.
+                self.transmit(serial, local, request, now)
+            }
             Again::Round => self.send_round_again(now),
         }
     }

@@ -76,6 +76,17 @@ pub struct CallConfig {
     /// The wait before a reconnect when the server sent no `retry`, in
     /// milliseconds. Default 1000.
     pub default_retry_ms: u64,
+    /// How long an exchange that may go again may be silent (no response
+    /// head, or no bytes on its stream) before it is given up, in
+    /// milliseconds (default none: wait for the server). A stream that
+    /// stalls with an event id to resume from is resumed from it; a resume
+    /// or a POST of answers (keyed by their request ids) goes again as it
+    /// was; the host cuts what was given up ([`Call::abandoned`]). A hung
+    /// server keeps its connections open, and a balancer keeps sending it
+    /// requests: this is what moves the call to another instance. The
+    /// call's own request is not given up here (whether it may go twice is
+    /// the [`crate::client::Operation`]'s to decide).
+    pub stall_ms: Option<u64>,
     /// Whether a message with faults in its content still does what its
     /// valid parts do (the checker's reading: one fault, one report): each
     /// fault is an [`Event::Violation`] and the call goes on, where by
@@ -102,6 +113,7 @@ impl CallConfig {
             protocol: mode.rules().protocol,
             limits: StreamLimits::DEFAULT,
             default_retry_ms: 1000,
+            stall_ms: None,
             #[cfg(feature = "std")]
             lenient: false,
         }
@@ -160,6 +172,12 @@ struct Exchange {
     events: usize,
     /// Whether the machine still reads it (1858 stops at `input_required`).
     reading: bool,
+    /// When it last made progress: sent, its head, bytes of its body.
+    since: u64,
+    /// The request, kept while it may go again as it was (a resume, a POST of answers).
+    sent: Option<Request>,
+    /// It stalled past [`CallConfig::stall_ms`] and is the host's to cut.
+    given_up: bool,
 }
 
 /// The client side of one JSON-RPC request. See the [module](self) for the
@@ -184,6 +202,8 @@ pub struct Call {
     input_required: Option<Option<String>>,
     /// SEP-1335: a reconnect was answered `204 No Content`.
     ended: bool,
+    /// The host's time at its latest input (what a request sent now is stamped with).
+    now: u64,
     /// Server requests reported and not answered yet (their ids).
     pending: Vec<Value>,
     /// Answers kept for the buffered POST.
@@ -203,7 +223,7 @@ pub struct Call {
 impl Call {
     /// Starts `request` (a JSON-RPC request with an id): the first output is
     /// its POST.
-    pub fn new(config: CallConfig, request: &Value, _now: u64) -> Result<Call, Error> {
+    pub fn new(config: CallConfig, request: &Value, now: u64) -> Result<Call, Error> {
         if link::normal(&config.url).is_none() {
             return Err(err!(UsageInvalidArgument, "the endpoint {:?} is no absolute URL with a host", config.url));
         }
@@ -225,6 +245,7 @@ impl Call {
             buffering: false,
             input_required: None,
             ended: false,
+            now,
             pending: Vec::new(),
             buffered: Vec::new(),
             reconnect_at: None,
@@ -257,14 +278,16 @@ impl Call {
         exchange: u64,
         status: u16,
         headers: &[(String, String)],
-        _now: u64,
+        now: u64,
     ) -> Result<(), Error> {
+        self.now = now;
         let mode = self.config.mode;
         let x = self.exchange(exchange)?;
         if x.status.is_some() {
             return Err(err!(UsageOutOfTurn, "exchange {exchange} already has its response head"));
         }
         x.status = Some(status);
+        x.since = now;
         let purpose = x.purpose;
         if (200..300).contains(&status) && status != 204 && is_event_stream(headers) {
             let limits = self.config.limits.message;
@@ -280,12 +303,14 @@ impl Call {
     }
 
     /// Bytes of the body of the response to `exchange`, in any chunking.
-    pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], _now: u64) -> Result<(), Error> {
+    pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], now: u64) -> Result<(), Error> {
+        self.now = now;
         let max = self.config.limits.message.max_message_bytes;
         let x = self.exchange(exchange)?;
         if x.status.is_none() {
             return Err(err!(UsageOutOfTurn, "a body for exchange {exchange} before its head"));
         }
+        x.since = now;
         if !x.reading {
             return Ok(());
         }
@@ -306,6 +331,7 @@ impl Call {
     /// The response to `exchange` ended: the server closed it, or the
     /// connection was cut (a host often cannot tell which; nor need it).
     pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<(), Error> {
+        self.now = now;
         let x = self.exchange(exchange)?;
         let (purpose, status, streamed) = (x.purpose, x.status, x.stream.is_some());
         if let Some(decoder) = x.stream.as_mut() {
@@ -329,9 +355,19 @@ impl Call {
 
     /// The time came that [`poll_timeout`](Call::poll_timeout) named.
     pub fn handle_timeout(&mut self, now: u64) {
+        self.now = now;
+        if self.done {
+            return;
+        }
+        self.give_up_stalled(now);
         if self.done || self.reconnect_at.is_none_or(|at| at > now) {
             return;
         }
+        self.resume();
+    }
+
+    /// A GET that resumes the call's stream, from the last event id.
+    fn resume(&mut self) {
         self.reconnect_at = None;
         self.reconnects += 1;
         let url = self.stream_url.clone().unwrap_or_else(|| self.config.url.clone());
@@ -344,7 +380,8 @@ impl Call {
     }
 
     /// The host's JSON-RPC response to a server request this machine reported.
-    pub fn answer(&mut self, response: &Value, _now: u64) -> Result<(), Error> {
+    pub fn answer(&mut self, response: &Value, now: u64) -> Result<(), Error> {
+        self.now = now;
         let id = response.get("id").filter(|_| response.get("method").is_none());
         let Some(i) = id.and_then(|id| self.pending.iter().position(|p| p == id)) else {
             return Err(err!(UsageOutOfTurn, "an answer to no server request this call reported"));
@@ -381,7 +418,69 @@ impl Call {
     /// milliseconds, if anything waits.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<u64> {
-        self.reconnect_at.filter(|_| !self.done)
+        if self.done {
+            return None;
+        }
+        self.reconnect_at.into_iter().chain(self.stall_deadline()).min()
+    }
+
+    /// The exchanges given up as stalled ([`CallConfig::stall_ms`]) and
+    /// still open: the host may cut them (then [`handle_end`](Call::handle_end)
+    /// each) rather than wait for a hung server.
+    pub fn abandoned(&self) -> Vec<u64> {
+        self.exchanges.iter().filter(|x| x.given_up).map(|x| x.number).collect()
+    }
+
+    /// When the earliest watched exchange stalls ([`CallConfig::stall_ms`]).
+    fn stall_deadline(&self) -> Option<u64> {
+        let ms = self.config.stall_ms?;
+        self.exchanges.iter().filter(|x| self.watched(x)).map(|x| x.since.saturating_add(ms)).min()
+    }
+
+    /// Whether `x` is given up once it stalls: a resume or a POST of
+    /// answers (they may go again as they were), or the request's own
+    /// stream once it has something to resume from. Never the request's
+    /// POST before its head: that is the operation's to send again.
+    fn watched(&self, x: &Exchange) -> bool {
+        if !x.reading || x.given_up {
+            return false;
+        }
+        x.sent.is_some() || (x.stream.is_some() && self.is_resumable())
+    }
+
+    /// Gives up every watched exchange silent for `stall_ms` at `now`: a
+    /// stream with something to resume from is resumed, any other goes
+    /// again as it was.
+    fn give_up_stalled(&mut self, now: u64) {
+        let Some(ms) = self.config.stall_ms else { return };
+        let stalled: Vec<u64> = self
+            .exchanges
+            .iter()
+            .filter(|x| self.watched(x) && x.since.saturating_add(ms) <= now)
+            .map(|x| x.number)
+            .collect();
+        for number in stalled {
+            let Ok(x) = self.exchange(number) else { continue };
+            x.reading = false;
+            x.given_up = true;
+            let (purpose, streamed, again) = (x.purpose, x.stream.is_some(), x.sent.clone());
+            // Bounded as reconnects are: a server hung for good does not get a request every stall_ms.
+            if self.reconnects >= self.config.limits.max_reconnects {
+                return self.fail(err!(SseStreamEnded, "{} reconnects in a row brought no event", self.reconnects));
+            }
+            match again {
+                Some(request) if !(streamed && self.is_resumable()) => {
+                    self.reconnects += 1;
+                    self.send(purpose, request.method, request.url, request.headers, request.body);
+                }
+                _ => self.resume(),
+            }
+        }
+    }
+
+    /// Whether the call's stream can be resumed: an event id, or (SEP-1335) its stream URL.
+    fn is_resumable(&self) -> bool {
+        (self.config.mode.rules().stream_url && self.stream_url.is_some()) || self.last_event_id.is_some()
     }
 
     fn exchange(&mut self, number: u64) -> Result<&mut Exchange, Error> {
@@ -418,18 +517,24 @@ impl Call {
         }
         let number = self.next_exchange;
         self.next_exchange += 1;
+        let request = Request { exchange: number, method, url: url.clone(), headers, body };
+        // Only what may go again as it was is kept: not the call's own request.
+        let sent = (self.config.stall_ms.is_some() && number > 1).then(|| request.clone());
         let exchange = Exchange {
             number,
             purpose,
-            url: url.clone(),
+            url,
             status: None,
             stream: None,
             body: Vec::new(),
             events: 0,
             reading: true,
+            since: self.now,
+            sent,
+            given_up: false,
         };
         self.exchanges.push(exchange);
-        self.transmits.push_back(Request { exchange: number, method, url, headers, body });
+        self.transmits.push_back(request);
     }
 
     fn fail(&mut self, error: Error) {
@@ -614,9 +719,7 @@ impl Call {
     /// A response stream ended before the call's response: reconnect after
     /// `retry` where the mode allows, else fail.
     fn stream_ended(&mut self, now: u64) {
-        let by_url = self.config.mode.rules().stream_url && self.stream_url.is_some();
-        let resumable = by_url || self.last_event_id.is_some();
-        if !resumable {
+        if !self.is_resumable() {
             return self
                 .fail(err!(SseStreamEnded, "the stream ended before the response, with no event id to resume from"));
         }

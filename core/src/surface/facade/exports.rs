@@ -573,7 +573,7 @@ pub const EXPORTS: &[Export] = &[
     free("sse_encode", "One block, `{\"event\", \"data\", \"id\", \"retry\"}` (each optional), as event-stream text: what a decoder reads back as the same block. An event that sets no field writes an empty text. An `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong type is `usage-invalid-argument`.", &[("event", Text)], Ret::Text).shaped(&[("event", Shape::SseEvent)]),
     new(
         "HttpCall",
-        "Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock, milliseconds) under `config`: `{\"mode\": \"2026-07-28\" | \"2025-11-25\" | \"sep-1858\" | \"sep-1335\", \"url\", \"headers\": {<name>: <value>}, \"protocol\", \"limits\", \"maxEvents\", \"maxLinks\", \"maxLinkBytes\", \"maxRetryMs\", \"maxReconnects\", \"defaultRetryMs\"}` (`mode` and `url` required). A bad configuration, or a request that is no JSON-RPC request, is `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`, then `poll_event`, then read `poll_timeout`.",
+        "Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock, milliseconds) under `config`: `{\"mode\": \"2026-07-28\" | \"2025-11-25\" | \"sep-1858\" | \"sep-1335\", \"url\", \"headers\": {<name>: <value>}, \"protocol\", \"limits\", \"maxEvents\", \"maxLinks\", \"maxLinkBytes\", \"maxRetryMs\", \"maxReconnects\", \"defaultRetryMs\", \"stallMs\"}` (`mode` and `url` required). A bad configuration, or a request that is no JSON-RPC request, is `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`, then `poll_event`, then read `poll_timeout`.",
         &[("config", Text), ("request", Text), NOW],
     )
     .shaped(&[("config", Shape::CallConfig)]),
@@ -592,9 +592,10 @@ pub const EXPORTS: &[Export] = &[
     .shaped(&[("return", Shape::HttpCallEvent)]),
     HTTP_CALL_OUT[1],
     method("HttpCall", "is_done", Ref, "Whether the call is over: its `response` or `failed` event was queued.", &[], Ret::Bool).infallible(),
+    method("HttpCall", "abandoned", Ref, "The open exchanges given up as stalled (`stallMs`), as a JSON array of their numbers: each went again or its stream was resumed. The host may cut them (then `handle_end` each) rather than wait for a hung server.", &[], Ret::Json).infallible().shaped(&[("return", Shape::Exchanges)]),
     new(
         "Operation",
-        "Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus `\"maxRounds\"` (default 10), `\"maxResends\"` (default 2), `\"backoffMs\"`, `\"backoffMaxMs\"`, `\"taskPollMs\"` (default 1000), `\"versions\"`, and `\"hedgeAfterMs\"` with `\"maxHedges\"` (default 1) for hedged rounds. The drain order, after creating it and after every input (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none (an answer given there is an input: drain the transmits again), then read `poll_timeout`. Drop it once `is_drained`.",
+        "Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus `\"maxRounds\"` (default 10), `\"maxResends\"` (default 2), `\"backoffMs\"`, `\"backoffMaxMs\"`, `\"taskPollMs\"` (default 1000), `\"versions\"`, `\"hedgeAfterMs\"` with `\"maxHedges\"` (default 1) for hedged rounds, and `\"idempotent\"` (default false: a first request is hedged, or sent again once a server may have taken it, only when the host says it is harmless twice). The drain order, after creating it and after every input (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none (an answer given there is an input: drain the transmits again), then read `poll_timeout`. Drop it once `is_drained`.",
         &[("config", Text), ("request", Text), NOW],
     )
     .shaped(&[("config", Shape::OperationConfig)]),

@@ -33,6 +33,8 @@ pub enum Holds {
     Object,
     /// A whole number: an exchange, a time in milliseconds.
     Whole,
+    /// Yes or no.
+    Flag,
     /// A small count: a round.
     Count,
     /// A request's handle, given out by the `Client` machine.

@@ -101,6 +101,7 @@ pub const SETTINGS: &[Settings] = &[
             field("maxRetryMs", Holds::Whole, "The longest `retry` (ms) the call waits (default 300 000)."),
             field("maxReconnects", Holds::Whole, "Reconnects in a row that bring no event (default 5)."),
             field("defaultRetryMs", Holds::Whole, "The wait before a reconnect when the server sent no `retry` (ms, default 1000)."),
+            field("stallMs", Holds::Whole, "How long (ms) a resume or a POST of answers may go without a response head or a byte before it is given up and sent again (a stream with an event id is resumed from it); `abandoned` names what to cut (default none: wait)."),
         ],
     },
     Settings {
@@ -117,6 +118,7 @@ pub const SETTINGS: &[Settings] = &[
             field("versions", Holds::Names, "The protocol versions the client speaks, preferred first: the first request refused for its version (-32022) goes again under one the server lists."),
             field("hedgeAfterMs", Holds::Whole, "(MRTR) Hedged rounds: a round whose copies have no response head this long (ms) after it went is sent again under a new id; the first response wins (default none)."),
             field("maxHedges", Holds::Whole, "Copies of one round sent on top of the first, with `hedgeAfterMs` (default 1)."),
+            field("idempotent", Holds::Flag, "The host knows the first request is harmless twice (a read-only or idempotent tool, one that asks before any effect): only then is it hedged, or sent again once a server may have taken it (default false)."),
         ],
     },
     Settings {

@@ -61,7 +61,7 @@ pub fn sse_encode(event: &[u8]) -> Result<String> {
 
 /// The configuration of a call as JSON: `{"mode", "url", "headers": {…},
 /// "protocol", "limits": {…}, "maxEvents", "maxLinks", "maxLinkBytes",
-/// "maxRetryMs", "maxReconnects", "defaultRetryMs"}`; `mode` and `url`
+/// "maxRetryMs", "maxReconnects", "defaultRetryMs", "stallMs"}`; `mode` and `url`
 /// required, the rest defaulting as [`call::CallConfig::new`] and
 /// [`StreamLimits::DEFAULT`].
 pub fn call_config(text: &[u8]) -> Result<call::CallConfig> {
@@ -93,6 +93,7 @@ fn call_config_of(v: &Value) -> Result<call::CallConfig> {
             "maxRetryMs" => limits.max_retry_ms = n()?,
             "maxReconnects" => limits.max_reconnects = u32::try_from(n()?).unwrap_or(u32::MAX),
             "defaultRetryMs" => c.default_retry_ms = n()?,
+            "stallMs" => c.stall_ms = Some(n()?),
             _ => return Err(usage_owned(format!("a call's configuration has no field {k:?}"))),
         }
     }
@@ -179,11 +180,26 @@ impl HttpCall {
     pub fn is_done(&self) -> bool {
         self.inner.is_done()
     }
+
+    /// The open exchanges given up as stalled, as a JSON array
+    /// ([`call::Call::abandoned`]).
+    pub fn abandoned(&self) -> String {
+        text(&self.inner.abandoned())
+    }
 }
 
 /// The fields of an operation's configuration that are not a call's.
-const OPERATION_FIELDS: [&str; 8] =
-    ["maxRounds", "maxResends", "backoffMs", "backoffMaxMs", "taskPollMs", "versions", "hedgeAfterMs", "maxHedges"];
+const OPERATION_FIELDS: [&str; 9] = [
+    "maxRounds",
+    "maxResends",
+    "backoffMs",
+    "backoffMaxMs",
+    "taskPollMs",
+    "versions",
+    "hedgeAfterMs",
+    "maxHedges",
+    "idempotent",
+];
 
 /// The configuration of an operation as JSON: a call's ([`call_config`])
 /// plus [`OPERATION_FIELDS`], each defaulting as [`operation::Config::new`].
@@ -206,6 +222,7 @@ fn operation_config(text: &[u8]) -> Result<operation::Config> {
             "taskPollMs" => c.task_poll_ms = n()?,
             "hedgeAfterMs" => c.hedge.get_or_insert(operation::Hedge { after_ms: 0, max: 1 }).after_ms = n()?,
             "maxHedges" => hedges = Some(u32::try_from(n()?).unwrap_or(u32::MAX)),
+            "idempotent" => c.idempotent = value.as_bool().ok_or(usage("idempotent is true or false"))?,
             _ => {
                 let strings =
                     value.as_array().and_then(|items| items.iter().map(|v| v.as_str().map(String::from)).collect());
@@ -232,8 +249,8 @@ impl Operation {
     /// Starts `request` under the configuration: a call's ([`call_config`])
     /// plus `"maxRounds"`, `"maxResends"`, `"backoffMs"`, `"backoffMaxMs"`,
     /// `"taskPollMs"`, `"versions"` (the protocol versions the client
-    /// speaks, preferred first) and the hedge (`"hedgeAfterMs"`,
-    /// `"maxHedges"`, default 1): [`operation::Config`].
+    /// speaks, preferred first), the hedge (`"hedgeAfterMs"`,
+    /// `"maxHedges"`, default 1) and `"idempotent"`: [`operation::Config`].
     pub fn new(config: &[u8], request: &[u8], now: u64) -> Result<Operation> {
         let config = operation_config(config)?;
         let limits = config.call.limits.message;

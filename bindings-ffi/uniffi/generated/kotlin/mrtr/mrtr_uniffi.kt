@@ -781,6 +781,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_client_send(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_httpcall_abandoned(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_httpcall_answer(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_httpcall_handle_body(
@@ -988,6 +990,8 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_constructor_httpcall_new(`configJson`: RustBuffer.ByValue,`requestJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
+    external fun uniffi_mrtr_uniffi_fn_method_httpcall_abandoned(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_httpcall_answer(`ptr`: Long,`responseJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_httpcall_handle_body(`ptr`: Long,`exchange`: Long,`chunk`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1471,6 +1475,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_client_send() and 0xFFFF) != 37145) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_abandoned() and 0xFFFF) != 49644) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_httpcall_answer() and 0xFFFF) != 34079) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1666,10 +1673,10 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_client_new() and 0xFFFF) != 44041) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() and 0xFFFF) != 22320) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_httpcall_new() and 0xFFFF) != 54297) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_new() and 0xFFFF) != 24695) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_new() and 0xFFFF) != 61882) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_constructor_operation_restore() and 0xFFFF) != 37514) {
@@ -2888,6 +2895,13 @@ public object FfiConverterTypeClient: FfiConverter<Client, Long> {
 public interface HttpCallInterface {
     
     /**
+     * The open exchanges given up as stalled (`stallMs`), as a JSON array of their numbers: each
+     * went again or its stream was resumed. The host may cut them (then `handle_end` each) rather
+     * than wait for a hung server.
+     */
+    fun `abandoned`(): List<kotlin.Long>
+    
+    /**
      * The host's JSON-RPC response to a server request the call reported (a `serverRequest`
      * event). An answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC
      * response `usage-invalid-argument`.
@@ -2986,9 +3000,9 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
      * Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
      * milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" |
      * "sep-1335", "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents",
-     * "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and
-     * `url` required). A bad configuration, or a request that is no JSON-RPC request, is
-     * `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
+     * "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs", "stallMs"}`
+     * (`mode` and `url` required). A bad configuration, or a request that is no JSON-RPC request,
+     * is `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
      * then `poll_event`, then read `poll_timeout`.
      */
     constructor(`configJson`: kotlin.String, `requestJson`: kotlin.String, `nowMs`: kotlin.Long) :
@@ -3078,6 +3092,25 @@ open class HttpCall: Disposable, AutoCloseable, HttpCallInterface
             UniffiLib.uniffi_mrtr_uniffi_fn_clone_httpcall(handle, status)
         }
     }
+
+    
+    /**
+     * The open exchanges given up as stalled (`stallMs`), as a JSON array of their numbers: each
+     * went again or its stream was resumed. The host may cut them (then `handle_end` each) rather
+     * than wait for a hung server.
+     */
+    @Throws(MrtrException::class)override fun `abandoned`(): List<kotlin.Long> {
+            return FfiConverterSequenceLong.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_httpcall_abandoned(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
 
     
     /**
@@ -4160,11 +4193,12 @@ open class Operation: Disposable, AutoCloseable, OperationInterface
      * Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
      * clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus
      * `"maxRounds"` (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`,
-     * `"taskPollMs"` (default 1000), `"versions"`, and `"hedgeAfterMs"` with `"maxHedges"`
-     * (default 1) for hedged rounds. The drain order, after creating it and after every input
-     * (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none
-     * (an answer given there is an input: drain the transmits again), then read `poll_timeout`.
-     * Drop it once `is_drained`.
+     * `"taskPollMs"` (default 1000), `"versions"`, `"hedgeAfterMs"` with `"maxHedges"` (default 1)
+     * for hedged rounds, and `"idempotent"` (default false: a first request is hedged, or sent
+     * again once a server may have taken it, only when the host says it is harmless twice). The
+     * drain order, after creating it and after every input (`handle_*`, `answer`): `poll_transmit`
+     * until none (send each), then `poll_event` until none (an answer given there is an input:
+     * drain the transmits again), then read `poll_timeout`. Drop it once `is_drained`.
      */
     constructor(`configJson`: kotlin.String, `requestJson`: kotlin.String, `nowMs`: kotlin.Long) :
         this(UniffiWithHandle, 

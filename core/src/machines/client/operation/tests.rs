@@ -269,6 +269,64 @@ fn hedged() -> Config {
     Config { hedge: Some(Hedge { after_ms: 100, max: 1 }), ..config() }
 }
 
+/// [`hedged`], the host vouching that the first request is harmless twice.
+fn hedged_idempotent() -> Config {
+    Config { idempotent: true, ..hedged() }
+}
+
+#[test]
+fn a_first_request_not_known_harmless_twice_is_never_hedged_and_runs_once() {
+    // Security review N1: a hedged one-round `pay` paid twice, the client seeing one result.
+    let pay = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "pay",
+        "arguments": {"to": "bob", "amount": 5000}, "_meta": {META_PROTOCOL_VERSION: "2026-07-28"}}});
+    let mut op = Operation::new(hedged(), pay.clone(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    assert_eq!(op.poll_timeout(), None, "no copy is due: nothing on a first request tells a copy apart");
+    op.handle_timeout(10_000);
+    assert!(op.poll_transmit().is_none());
+    let paid = complete(&json!(7), "paid");
+    respond(&mut op, post.exchange, 200, &json_head(), &paid.to_string(), 10_300);
+    assert_eq!(events(&mut op), [Event::Done(paid)]);
+    assert!(op.is_drained());
+
+    // The host vouches (a read-only tool, one that asks before any effect): then it is hedged.
+    let mut op = Operation::new(hedged_idempotent(), pay, 0).unwrap();
+    let _ = op.poll_transmit().unwrap();
+    assert_eq!(op.poll_timeout(), Some(100));
+    op.handle_timeout(100);
+    assert_eq!(body_of(&op.poll_transmit().expect("a copy"))["id"], json!("7.1"));
+}
+
+#[test]
+fn a_first_request_that_may_have_run_goes_again_only_after_a_503() {
+    // A 502 or 504 gateway, a stream cut after a server took it, a connection that failed after the
+    // request was written: a server may have acted on it. Only a 503 says none did.
+    let mut failed = Vec::new();
+    for (status, body) in [(Some(502), ""), (Some(504), ""), (None, "")] {
+        let mut op = Operation::new(config(), call_request(), 0).unwrap();
+        let post = op.poll_transmit().unwrap();
+        match status {
+            Some(status) => respond(&mut op, post.exchange, status, &Headers::new(), body, 1),
+            None => op.handle_end(post.exchange, 1).unwrap(),
+        }
+        assert!(op.poll_transmit().is_none() && op.poll_timeout().is_none(), "{status:?}: not sent again");
+        let Some(Event::Failed(e)) = events(&mut op).pop() else { panic!("{status:?}: no failure") };
+        failed.push(e.rule());
+    }
+    assert_eq!(failed, [RuleId::HttpStatusUnexpected; 3]);
+    let mut op = Operation::new(config(), call_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    cut(&mut op, post.exchange, 1);
+    assert!(op.poll_transmit().is_none(), "cut after a server took it: not sent again");
+    let Some(Event::Failed(e)) = events(&mut op).pop() else { panic!("no failure") };
+    assert_eq!(e.rule(), RuleId::SseStreamEnded);
+    let mut op = Operation::new(config(), call_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    respond(&mut op, post.exchange, 503, &Headers::new(), "", 1);
+    op.handle_timeout(51);
+    assert_eq!(body_of(&op.poll_transmit().expect("a 503: no server took it"))["id"], json!("1.1"));
+}
+
 fn json_head() -> Headers {
     headers([("content-type", "application/json")])
 }
@@ -343,7 +401,7 @@ fn a_hedged_conversation_whose_first_copy_answers_first_is_compliant() {
 fn when_the_first_copy_answers_first_the_next_round_retries_it() {
     // Found by the Node binding's runOperation: the retry was built against the last copy's id, and
     // the answer to the first copy "does not answer this request".
-    let mut op = Operation::new(hedged(), call_request(), 0).unwrap();
+    let mut op = Operation::new(hedged_idempotent(), call_request(), 0).unwrap();
     let first = op.poll_transmit().unwrap();
     op.handle_timeout(100);
     let copy = op.poll_transmit().expect("a copy of the first round");
@@ -666,9 +724,41 @@ fn a_task_polls_at_its_interval_and_a_cancelled_one_ends_with_the_task() {
 }
 
 #[test]
+fn a_task_request_with_no_response_head_is_hedged_the_task_creating_one_is_not() {
+    // Issue 43: a tasks/get that reached a hung instance waited until it woke.
+    let mut op = Operation::new(hedged(), task_call(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    assert_eq!(op.poll_timeout(), None, "tools/call makes a task each time it runs: not hedged");
+    let server = TaskServer { gets: 0, answered: false, log: Vec::new() };
+    let created = crate::server::tasks::created(&task_call(), &server.record("working")).unwrap();
+    respond(&mut op, post.exchange, 200, &json_head(), &created.to_string(), 10);
+    op.handle_timeout(60);
+    let get = op.poll_transmit().expect("tasks/get at its time");
+    assert_eq!(op.poll_timeout(), Some(160), "a read: hedged after after_ms");
+    op.handle_timeout(160);
+    let copy = op.poll_transmit().expect("a copy of tasks/get");
+    let (first, second) = (body_of(&get), body_of(&copy));
+    assert_eq!((&first["method"], &second["method"]), (&json!("tasks/get"), &json!("tasks/get")));
+    assert_eq!(first["params"], second["params"]);
+    assert_ne!(first["id"], second["id"]);
+    let shown = crate::server::tasks::get_response(&second, &server.record("cancelled"), Protocol::default()).unwrap();
+    respond(&mut op, copy.exchange, 200, &json_head(), &shown.to_string(), 161);
+    let [Event::Done(done)] = &events(&mut op)[..] else { panic!() };
+    assert_eq!(done["result"]["status"], "cancelled");
+    assert_eq!(op.abandoned(), [get.exchange], "the hung tasks/get is the host's to cut");
+}
+
+#[test]
 fn a_stream_mode_call_is_begun_again_only_while_nothing_was_answered() {
     let mode = Mode::Legacy;
+    // Not known to be harmless twice: the cut is the failure.
     let mut op = Operation::new(Config::new(mode, ENDPOINT), legacy_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    cut(&mut op, post.exchange, 1);
+    assert!(op.poll_transmit().is_none());
+    assert!(matches!(events(&mut op).pop(), Some(Event::Failed(_))));
+    let mut op =
+        Operation::new(Config { idempotent: true, ..Config::new(mode, ENDPOINT) }, legacy_request(), 0).unwrap();
     let post = op.poll_transmit().unwrap();
     // A stream that ends with no event and no id to resume from: the call is begun again.
     cut(&mut op, post.exchange, 1);
@@ -771,8 +861,9 @@ fn a_version_the_server_refused_but_lists_is_tried_once_more_then_the_refusal_st
 #[test]
 fn a_request_that_reached_no_server_waits_then_goes_again() {
     // MRTR: a gateway's 503 with Retry-After, then a connection that failed before any head: each
-    // waits (the Retry-After, then the doubled backoff) and the round goes again under a new id.
-    let mut op = Operation::new(config(), call_request(), 0).unwrap();
+    // waits (the Retry-After, then the doubled backoff) and the round goes again under a new id
+    // (the host vouches that the first request is harmless twice).
+    let mut op = Operation::new(Config { idempotent: true, ..config() }, call_request(), 0).unwrap();
     let post = op.poll_transmit().unwrap();
     respond(
         &mut op,
@@ -1019,4 +1110,55 @@ fn a_lenient_operation_asks_what_a_faulty_round_asks_and_says_so() {
     let retry: Value = serde_json::from_str(op.poll_transmit().unwrap().body.as_deref().unwrap()).unwrap();
     assert_eq!(retry["params"]["inputResponses"]["sign_in"], json!({"action": "accept"}));
     assert_eq!(retry["params"]["requestState"], "s1");
+}
+
+#[test]
+fn a_stream_mode_request_with_no_head_past_the_stall_is_begun_again_only_if_harmless_twice() {
+    // Issue 43: SEP-1858 and SEP-1335 waited out a hung instance.
+    let mode = Mode::Sep1858;
+    let stalling = |idempotent: bool| {
+        let mut c = Config::new(mode, ENDPOINT);
+        c.call.stall_ms = Some(100);
+        c.idempotent = idempotent;
+        c
+    };
+    let mut op = Operation::new(stalling(false), legacy_request(), 0).unwrap();
+    let _post = op.poll_transmit().unwrap();
+    assert_eq!(op.poll_timeout(), None, "not known harmless twice: the server's time is its own");
+
+    let mut op = Operation::new(stalling(true), legacy_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    assert_eq!(op.poll_timeout(), Some(100));
+    op.handle_timeout(100);
+    let again = op.poll_transmit().expect("begun again");
+    let Incoming::Call(request) = incoming(mode, &again) else { panic!("not a call") };
+    assert_eq!(request["id"], "7.1");
+    assert_eq!(op.abandoned(), [post.exchange], "the hung POST is the host's to cut");
+    let mut stream = ServerStream::new(mode, "k", 1).unwrap();
+    stream.message(&complete(&json!("7.1"), "Hello")).unwrap();
+    respond(&mut op, again.exchange, 200, &stream.head(None), &stream.take(), 120);
+    assert_eq!(events(&mut op), [Event::Done(complete(&json!("7.1"), "Hello"))]);
+    op.handle_end(post.exchange, 130).unwrap();
+    assert!(op.is_drained() && events(&mut op).is_empty());
+}
+
+#[test]
+fn a_task_created_already_complete_is_read_with_tasks_get_not_reported_empty() {
+    // Found by the simulation's one-round tool: a task that asked nothing is completed in its
+    // CreateTaskResult, which carries no result; the operation reported `{}`.
+    let server = TaskServer { gets: 0, answered: false, log: Vec::new() };
+    let mut op = Operation::new(config(), task_call(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    let created = crate::server::tasks::created(&task_call(), &server.record("completed")).unwrap();
+    assert!(created["result"].get("result").is_none(), "{created}");
+    respond(&mut op, post.exchange, 200, &json_head(), &created.to_string(), 10);
+    assert!(events(&mut op).is_empty(), "no outcome yet");
+    assert_eq!(op.poll_timeout(), Some(10), "tasks/get at once");
+    op.handle_timeout(10);
+    let get = op.poll_transmit().expect("tasks/get");
+    let shown =
+        crate::server::tasks::get_response(&body_of(&get), &server.record("completed"), Protocol::default()).unwrap();
+    respond(&mut op, get.exchange, 200, &json_head(), &shown.to_string(), 11);
+    let [Event::Done(done)] = &events(&mut op)[..] else { panic!() };
+    assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada");
 }

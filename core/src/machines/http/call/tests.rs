@@ -262,3 +262,79 @@ fn misuse_is_a_usage_error() {
         RuleId::UsageInvalidArgument
     );
 }
+
+fn stalling(mode: Mode) -> CallConfig {
+    CallConfig { stall_ms: Some(100), ..CallConfig::new(mode, ENDPOINT) }
+}
+
+#[test]
+fn a_post_of_answers_with_no_head_goes_again_as_it_was_once_it_stalls() {
+    // Issue 43: the answers reached a hung instance; the same POST goes again (the balancer picks
+    // another), and the hung one is the host's to cut.
+    let mode = Mode::Sep1858;
+    let mut call = Call::new(stalling(mode), &request(), 0).unwrap();
+    let _post = call.poll_transmit().unwrap();
+    assert_eq!(call.poll_timeout(), None, "the call's own request is not given up here");
+    let mut a = ServerStream::new(mode, "c42", 1).unwrap();
+    a.ask(&[elicit(1)], 0).unwrap();
+    respond(&mut call, 1, 200, &a.head(None), &a.take(), 10);
+    let asked = server_requests(&mut call);
+    call.answer(&accept(&asked[0]), 12).unwrap();
+    let answers = call.poll_transmit().unwrap();
+    assert_eq!(call.poll_timeout(), Some(112));
+    call.handle_timeout(111);
+    assert!(call.poll_transmit().is_none());
+    call.handle_timeout(112);
+    let again = call.poll_transmit().expect("the answers again");
+    assert_eq!(
+        (again.method, &again.url, &again.headers, &again.body),
+        (answers.method, &answers.url, &answers.headers, &answers.body)
+    );
+    assert_eq!(call.abandoned(), [answers.exchange]);
+    let mut b = ServerStream::new(mode, "c42", 5).unwrap();
+    b.message(&result()).unwrap();
+    respond(&mut call, again.exchange, 200, &b.head(None), &b.take(), 130);
+    assert_eq!(events(&mut call), [Event::Response(result())]);
+    // The hung instance answers at last, or the host cuts it: nothing more happens.
+    call.handle_end(answers.exchange, 9000).unwrap();
+    assert!(events(&mut call).is_empty() && call.poll_transmit().is_none());
+}
+
+#[test]
+fn a_stream_silent_past_the_stall_resumes_from_its_last_event_and_a_hung_resume_goes_again() {
+    let mode = Mode::Legacy;
+    let mut call = Call::new(stalling(mode), &request(), 0).unwrap();
+    let _post = call.poll_transmit().unwrap();
+    call.handle_head(1, 200, &sse_head(), 5).unwrap();
+    call.handle_body(1, b"id: e1\ndata: \n\n", 6).unwrap();
+    assert_eq!(call.poll_timeout(), Some(106), "silent since its last bytes");
+    call.handle_timeout(106);
+    let get = call.poll_transmit().expect("a resume");
+    assert_eq!((get.method, header(&get.headers, "last-event-id")), ("GET", Some("e1")));
+    assert_eq!(call.abandoned(), [1]);
+    // The resume reached the hung instance too: it goes again as it was.
+    call.handle_timeout(206);
+    let again = call.poll_transmit().expect("the resume again");
+    assert_eq!((again.method, header(&again.headers, "last-event-id")), ("GET", Some("e1")));
+    assert_eq!(call.abandoned(), [1, get.exchange]);
+    respond(&mut call, again.exchange, 200, &sse_head(), &format!("id: e2\ndata: {}\n\n", result()), 210);
+    assert_eq!(events(&mut call), [Event::Response(result())]);
+}
+
+#[test]
+fn stalls_are_bounded_as_reconnects_are() {
+    let mode = Mode::Legacy;
+    let config = CallConfig { limits: StreamLimits { max_reconnects: 2, ..StreamLimits::DEFAULT }, ..stalling(mode) };
+    let mut call = Call::new(config, &request(), 0).unwrap();
+    let _post = call.poll_transmit().unwrap();
+    call.handle_head(1, 200, &sse_head(), 0).unwrap();
+    call.handle_body(1, b"id: e1\n\n", 0).unwrap();
+    let mut now = 0;
+    while let Some(at) = call.poll_timeout() {
+        now = at;
+        call.handle_timeout(at);
+        while call.poll_transmit().is_some() {}
+    }
+    let [Event::Failed(e)] = &events(&mut call)[..] else { panic!("no failure") };
+    assert_eq!((e.rule(), now), (RuleId::SseStreamEnded, 300), "two resumes, then the failure");
+}
