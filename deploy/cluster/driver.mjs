@@ -234,41 +234,52 @@ function exchange(op, request, on) {
   return req
 }
 
-// ------------------------------------------------------------------ hedged rounds (mrtr mode): the core's
+// ------------------------------------------------------------------ hedged rounds, stalled exchanges: the core's
 
 // Hedging is the operation's (mrtr::client::Operation, `hedgeAfterMs`, `maxHedges`): a round whose copies
-// have no response head `hedgeAfterMs` after it went is sent again under a new id, the first response wins.
-// This driver only picks `hedgeAfterMs` for each new operation, from the round times of this run.
+// have no response head `hedgeAfterMs` after it went is sent again under a new id, the first response wins
+// (mrtr rounds; tasks: the call, tasks/get, tasks/update). The SEP modes give a stalled exchange up after
+// `stallMs` instead (resumed, or sent again; the wait doubles with each give-up in a row). This driver only
+// picks the wait for each new operation, from the exchange times of its own mode in this run.
 const hedgeFloor = Number(args['hedge-ms']) // 0: no hedging
 const maxHedges = Number(args['max-hedges'])
 const HEDGE_QUANTILE = 0.95
 const HEDGE_WINDOW = 200 // the last round times kept
-const HEDGE_WARMUP = 50 // round times seen before the quantile is used
+const HEDGE_WARMUP = 20 // exchange times of the mode seen before the quantile is used
 // hedgeAfterMs until then (at least --hedge-ms): cautious, as the first rounds to answer are the fastest, and
 // a copy of a round in a burst of first requests only adds to the queue it waits in.
 const HEDGE_START_MS = 1000
-// How long (ms) the last mrtr rounds took from their request to their response head: every copy that got a
-// head from an instance (not a balancer's 502/504 nor a 503), whether or not it won. A copy that never got a
-// head (it hung, and was cut when its operation went on) is not in it, so a hang does not raise the wait.
-const roundTimes = []
+// Per mode, how long (ms) its last exchanges took from their request to their response head: every copy
+// that got a head from an instance (not a balancer's 502/504 nor a 503), whether or not it won. One that
+// never got a head (it hung, and was cut) is not in it, so a hang does not raise the wait.
+const roundTimes = new Map()
 
-/** The hedgeAfterMs of an operation starting now: the 95th percentile of the last HEDGE_WINDOW round
- * times, at least --hedge-ms (HEDGE_START_MS, at least --hedge-ms, until HEDGE_WARMUP were seen). */
-function hedgeAfterMs() {
-  if (roundTimes.length < HEDGE_WARMUP) return Math.max(hedgeFloor, HEDGE_START_MS)
-  const sorted = [...roundTimes].sort((a, b) => a - b)
-  return Math.max(hedgeFloor, sorted[Math.floor(HEDGE_QUANTILE * (sorted.length - 1))])
+/** The wait of an operation of `mode` starting now: the 95th percentile of the mode's last HEDGE_WINDOW
+ * exchange times, at least --hedge-ms (HEDGE_START_MS, at least --hedge-ms, until HEDGE_WARMUP were seen). */
+function hedgeAfterMs(mode) {
+  const times = roundTimes.get(mode) ?? []
+  if (times.length < HEDGE_WARMUP) return jittered(Math.max(hedgeFloor, HEDGE_START_MS))
+  const sorted = [...times].sort((a, b) => a - b)
+  return jittered(Math.max(hedgeFloor, sorted[Math.floor(HEDGE_QUANTILE * (sorted.length - 1))]))
 }
 
-/** The hedging of an operation starting now (none with --hedge-ms 0). `plan` asks before any effect, so its
- * first request is harmless twice (`idempotent`): without it the first round would not be hedged. */
-function hedged() {
-  return hedgeFloor > 0 ? { hedgeAfterMs: hedgeAfterMs(), maxHedges, idempotent: true } : {}
+/** `ms` give or take a quarter. Operations that waited the same time would send their copies in step: behind
+ * a plain round robin the same operations' copies would then reach the same (hung) instance every time. */
+function jittered(ms) {
+  return Math.round(ms * (0.75 + 0.5 * Math.random()))
 }
 
-function roundTime(ms) {
-  roundTimes.push(ms)
-  if (roundTimes.length > HEDGE_WINDOW) roundTimes.shift()
+/** The hedging of an operation of `mode` starting now (none with --hedge-ms 0). `plan` asks before any
+ * effect, so its first request is harmless twice (`idempotent`): without it that request is not hedged. */
+function hedged(mode) {
+  return hedgeFloor > 0 ? { hedgeAfterMs: hedgeAfterMs(mode), maxHedges, idempotent: true } : {}
+}
+
+function roundTime(mode, ms) {
+  if (!roundTimes.has(mode)) roundTimes.set(mode, [])
+  const times = roundTimes.get(mode)
+  times.push(ms)
+  if (times.length > HEDGE_WINDOW) times.shift()
 }
 
 // ------------------------------------------------------------------ the user's answers
@@ -323,7 +334,13 @@ function operate(op, config, message) {
     const key = `${request.method} ${request.url} ${JSON.stringify(rest)}`
     if (seen.has(key) && rest.method !== 'tasks/get') op.resent++
     seen.add(key)
-    exchange(op, request, on)
+    const sent = now()
+    const head = (status, headers) => {
+      if (!UNREACHED.has(status)) roundTime(op.mode, now() - sent)
+      on.head(status, headers)
+    }
+    const req = exchange(op, request, { ...on, head })
+    return () => req?.destroy() // what runOperation calls to cut an exchange the operation abandoned
   }
   const onInput = (question) => {
     const result = answer(op, question)
@@ -359,7 +376,7 @@ const refused = (what, response) => new Error(`${what}: error ${response.error.c
  * `handleEnd`ed.
  */
 function mrtrOp(op) {
-  const operation = new Operation({ ...mrtrConfig(op), ...RESENDS, ...hedged() }, plan(op, op.fresh(), meta()), now())
+  const operation = new Operation({ ...mrtrConfig(op), ...RESENDS, ...hedged(op.mode) }, plan(op, op.fresh(), meta()), now())
   return new Promise((resolve, reject) => {
     const open = new Map() // exchange number -> {req, round (its request without the id), sent (ms)}
     const seen = new Set() // rounds sent before
@@ -409,7 +426,7 @@ function mrtrOp(op) {
         head: (status, headers) =>
           guarded(() => {
             if (!open.has(request.exchange)) return
-            if (!UNREACHED.has(status)) roundTime(now() - x.sent)
+            if (!UNREACHED.has(status)) roundTime(op.mode, now() - x.sent)
             operation.handleHead(request.exchange, status, headers, now())
           }),
         body: (chunk) => guarded(() => open.has(request.exchange) && operation.handleBody(request.exchange, chunk, now())),
@@ -467,7 +484,7 @@ function mrtrOp(op) {
  * (a read) and each `tasks/update` (the open round's keys only). */
 function tasksOp(op) {
   const declared = meta({ ...CAPABILITIES, extensions: { [TASKS]: {} } })
-  return operate(op, { ...mrtrConfig(op), taskPollMs: 100, ...hedged() }, plan(op, op.fresh(), declared))
+  return operate(op, { ...mrtrConfig(op), taskPollMs: 100, ...hedged(op.mode) }, plan(op, op.fresh(), declared))
 }
 
 /** SEP-1858, SEP-1335, 2025-11-25: initialize, then the call as one operation in the mode. */
@@ -482,7 +499,7 @@ async function streamOp(op) {
   // The SEP modes give a stalled exchange up (stallMs: a resume or a POST of answers goes again, a stream
   // resumes from its last event, the call's POST begins again): a hung instance holds nothing of the call.
   // Not the legacy mode: its call lives on the instance that holds its stream.
-  const stall = op.mode === 'legacy' || hedgeFloor === 0 ? {} : { stallMs: hedgeAfterMs(), idempotent: true }
+  const stall = op.mode === 'legacy' || hedgeFloor === 0 ? {} : { stallMs: hedgeAfterMs(op.mode), idempotent: true }
   // No MCP-Protocol-Version before one is agreed (as peers/mrtr_client.mjs).
   const ready = await operate(op, { mode, url: op.url, headers: {}, ...stall }, init)
   if (ready.error) throw refused('initialize', ready)

@@ -406,10 +406,12 @@ impl Operation {
     /// none came (the connection failed).
     pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<()> {
         let reached = self.open(exchange)?.reached;
-        if reached != Reached::Yes && self.send_again(exchange, now) {
+        // An exchange its call gave up as stalled went again already: its end (the host's cut) is no news.
+        let unanswered = reached != Reached::Yes && !self.is_given_up(exchange);
+        if unanswered && self.send_again(exchange, now) {
             return Ok(());
         }
-        if reached != Reached::Yes && self.is_sole_copy(exchange) {
+        if unanswered && self.is_sole_copy(exchange) {
             // No tries left: the call judges what came (or that nothing did), and its failure is final.
             self.resends = self.config.max_resends;
         }
@@ -542,13 +544,16 @@ impl Operation {
     pub fn abandoned(&self) -> Vec<u64> {
         let current =
             |serial: u32| self.calls.iter().any(|s| s.serial == serial && s.round == self.round_tag && !s.over);
-        let given_up = |o: &Open| {
-            let slot = self.calls.iter().find(|s| s.serial == o.serial);
-            slot.is_some_and(|s| s.call.abandoned().contains(&o.local))
-        };
         let live = !matches!(self.phase, Phase::Over);
-        let stale = |o: &Open| !(live && current(o.serial)) || given_up(o);
-        self.exchanges.iter().filter(|(_, o)| stale(o)).map(|(n, _)| *n).collect()
+        let stale = |n: u64, o: &Open| !(live && current(o.serial)) || self.is_given_up(n);
+        self.exchanges.iter().filter(|(n, o)| stale(**n, o)).map(|(n, _)| *n).collect()
+    }
+
+    /// Whether the call of `exchange` gave it up as stalled ([`CallConfig::stall_ms`]).
+    fn is_given_up(&self, exchange: u64) -> bool {
+        let Some(open) = self.exchanges.get(&exchange) else { return false };
+        let slot = self.calls.iter().find(|s| s.serial == open.serial);
+        slot.is_some_and(|s| s.call.abandoned().contains(&open.local))
     }
 
     /// (Stream modes) When the call's request, with no response head after

@@ -212,6 +212,10 @@ pub struct Call {
     reconnect_at: Option<u64>,
     /// Reconnects in a row that brought no event.
     reconnects: u32,
+    /// Exchanges given up as stalled in a row, with no server's answer
+    /// since: each waits twice as long as the one before
+    /// ([`CallConfig::stall_ms`]).
+    stalls: u32,
     done: bool,
     /// (`2026-07-28`) The header fields that mirror the request's body
     /// ([`super::mirrored_fields`]): all of them on the POST of the request,
@@ -250,6 +254,7 @@ impl Call {
             buffered: Vec::new(),
             reconnect_at: None,
             reconnects: 0,
+            stalls: 0,
             done: false,
             mirrored: Vec::new(),
         };
@@ -289,6 +294,10 @@ impl Call {
         x.status = Some(status);
         x.since = now;
         let purpose = x.purpose;
+        if !matches!(status, 502..=504) {
+            // A server answered: the give-ups in a row start again (a gateway's page says nothing of one).
+            self.stalls = 0;
+        }
         if (200..300).contains(&status) && status != 204 && is_event_stream(headers) {
             let limits = self.config.limits.message;
             self.exchange(exchange)?.stream = Some(sse::Decoder::with_limits(&limits));
@@ -363,13 +372,13 @@ impl Call {
         if self.done || self.reconnect_at.is_none_or(|at| at > now) {
             return;
         }
+        self.reconnects += 1;
         self.resume();
     }
 
     /// A GET that resumes the call's stream, from the last event id.
     fn resume(&mut self) {
         self.reconnect_at = None;
-        self.reconnects += 1;
         let url = self.stream_url.clone().unwrap_or_else(|| self.config.url.clone());
         let mut headers = self.config.headers.clone();
         headers.push(("accept".into(), "text/event-stream".into()));
@@ -433,8 +442,19 @@ impl Call {
 
     /// When the earliest watched exchange stalls ([`CallConfig::stall_ms`]).
     fn stall_deadline(&self) -> Option<u64> {
-        let ms = self.config.stall_ms?;
+        let ms = self.stall_wait()?;
         self.exchanges.iter().filter(|x| self.watched(x)).map(|x| x.since.saturating_add(ms)).min()
+    }
+
+    /// How long a watched exchange may be silent now: [`CallConfig::stall_ms`],
+    /// doubled for each give-up in a row (a server slow under load, not hung,
+    /// is not sent its requests again and again), up to
+    /// [`StreamLimits::max_retry_ms`]; after [`StreamLimits::max_reconnects`]
+    /// give-ups in a row, none: the call waits for the server, as it does
+    /// without `stall_ms` (a silence is no failure).
+    fn stall_wait(&self) -> Option<u64> {
+        let ms = self.config.stall_ms.filter(|_| self.stalls < self.config.limits.max_reconnects)?;
+        Some(ms.saturating_mul(1 << self.stalls.min(20)).min(self.config.limits.max_retry_ms.max(ms)))
     }
 
     /// Whether `x` is given up once it stalls: a resume or a POST of
@@ -452,7 +472,7 @@ impl Call {
     /// stream with something to resume from is resumed, any other goes
     /// again as it was.
     fn give_up_stalled(&mut self, now: u64) {
-        let Some(ms) = self.config.stall_ms else { return };
+        let Some(ms) = self.stall_wait() else { return };
         let stalled: Vec<u64> = self
             .exchanges
             .iter()
@@ -464,13 +484,9 @@ impl Call {
             x.reading = false;
             x.given_up = true;
             let (purpose, streamed, again) = (x.purpose, x.stream.is_some(), x.sent.clone());
-            // Bounded as reconnects are: a server hung for good does not get a request every stall_ms.
-            if self.reconnects >= self.config.limits.max_reconnects {
-                return self.fail(err!(SseStreamEnded, "{} reconnects in a row brought no event", self.reconnects));
-            }
+            self.stalls += 1;
             match again {
                 Some(request) if !(streamed && self.is_resumable()) => {
-                    self.reconnects += 1;
                     self.send(purpose, request.method, request.url, request.headers, request.body);
                 }
                 _ => self.resume(),
@@ -594,6 +610,7 @@ impl Call {
         if event.data.is_some() {
             // Only a message is progress: an id or a retry alone is not.
             self.reconnects = 0;
+            self.stalls = 0;
         }
         if let Some(id) = &event.id {
             self.last_event_id = Some(id.clone()).filter(|id| !id.is_empty());

@@ -1162,3 +1162,35 @@ fn a_task_created_already_complete_is_read_with_tasks_get_not_reported_empty() {
     let [Event::Done(done)] = &events(&mut op)[..] else { panic!() };
     assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada");
 }
+
+#[test]
+fn cutting_an_exchange_its_call_gave_up_sends_nothing_more() {
+    // Found by the cluster: the host cut a stalled resume as `abandoned()` invites it to, and the
+    // operation took the cut for a request that reached no server and sent it again, each copy
+    // stalling in turn.
+    let mode = Mode::Legacy;
+    let mut config = Config { idempotent: true, ..Config::new(mode, ENDPOINT) };
+    config.call.stall_ms = Some(100);
+    let mut op = Operation::new(config, legacy_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    op.handle_head(post.exchange, 200, &headers([("content-type", "text/event-stream")]), 1).unwrap();
+    op.handle_body(post.exchange, b"id: e1\n\n", 1).unwrap();
+    op.handle_timeout(101);
+    let get = op.poll_transmit().expect("the stalled stream resumed");
+    assert_eq!((get.method, header(&get.headers, "last-event-id")), ("GET", Some("e1")));
+    assert_eq!(op.abandoned(), [post.exchange]);
+    op.handle_end(post.exchange, 102).unwrap();
+    assert!(op.poll_transmit().is_none() && events(&mut op).is_empty(), "the cut is no news");
+    assert_eq!(op.poll_timeout(), Some(301), "only the resume's own stall is awaited");
+    // The resume stalls too: it goes again as it was; cutting it sends nothing more either.
+    op.handle_timeout(301);
+    let again = op.poll_transmit().expect("the resume again");
+    assert_eq!(op.abandoned(), [get.exchange]);
+    op.handle_end(get.exchange, 302).unwrap();
+    assert!(op.poll_transmit().is_none());
+    let mut stream = ServerStream::new(mode, "k", 2).unwrap();
+    stream.message(&complete(&json!(7), "Hello")).unwrap();
+    respond(&mut op, again.exchange, 200, &stream.head(None), &stream.take(), 310);
+    assert_eq!(events(&mut op), [Event::Done(complete(&json!(7), "Hello"))]);
+    assert!(op.is_drained());
+}
