@@ -868,6 +868,52 @@ pub unsafe extern "C" fn mrtr_session_read_resource(
     })
 }
 
+/// Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+/// `idempotentHint`, which `is_idempotent` then names (a later page or listing replaces what it
+/// says of a tool).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_session_handle_tools_list(
+    session: *mut mrtr_session,
+    result: *const c_char,
+    result_len: usize,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (session, result) =
+            unsafe { (get_mut(session, "session")?, args::required(result, result_len, "result")?) };
+        session.0.handle_tools_list(result)?;
+        Ok(())
+    })
+}
+
+/// Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called read-only
+/// or idempotent: what to set an `Operation`'s `idempotent` from (only then is a first request
+/// hedged, or sent again once a server may have taken it). `*out` is the answer.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_session_is_idempotent(
+    session: *const mrtr_session,
+    request: *const c_char,
+    request_len: usize,
+    out: *mut bool,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (session, request) =
+            unsafe { (get(session, "session")?, args::required(request, request_len, "request")?) };
+        let value = session.0.is_idempotent(request)?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { write(out, value, "out") }
+    })
+}
+
 /// Frees a `mrtr_session`. NULL is a no-op.
 ///
 /// # Safety

@@ -269,7 +269,10 @@ export class McpClient {
     await this.#ready
     return this.#carry(build(this.#session), options)
   }
-  /** Every tool the server lists, following `nextCursor` page by page. */
+  /** Every tool the server lists, following `nextCursor` page by page. The session remembers which the
+   * server annotates `readOnlyHint` or `idempotentHint`: a later `callTool` of one may be hedged
+   * (`hedgeAfterMs`) or sent again once a server may have taken it; any other tool's call is not, unless
+   * the client was made with `idempotent: true`. */
   listTools(options) {
     return this.#list('tools/list', 'tools', options)
   }
@@ -287,6 +290,7 @@ export class McpClient {
     do {
       const params = cursor === undefined ? undefined : { cursor }
       const page = await this.#result((session) => session.request(method, params), options)
+      if (method === 'tools/list') this.#session.handleToolsList(page)
       all.push(...(page[field] ?? []))
       cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined
     } while (cursor !== undefined)
@@ -299,7 +303,9 @@ export class McpClient {
   }
   #carry(request, { onInput = refuseInput, onEvent, now } = {}, exchange = this.#exchange) {
     const clock = now ?? (() => Math.floor(performance.now()))
-    const operation = new Operation(this.#config, request, clock())
+    // A tool the server's tools/list called read-only or idempotent: its first request is harmless twice.
+    const vouched = !('idempotent' in this.#config) && this.#session.isIdempotent(request)
+    const operation = new Operation(vouched ? { ...this.#config, idempotent: true } : this.#config, request, clock())
     return runOperation(operation, { exchange, onInput, onEvent, now: clock })
   }
   /**

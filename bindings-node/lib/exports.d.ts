@@ -548,6 +548,18 @@ export declare class Session {
    * The `resources/read` request of `uri`.
    */
   readResource(uri: string): JsonObject
+  /**
+   * Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+   * `idempotentHint`, which `isIdempotent` then names (a later page or listing replaces what it says
+   * of a tool).
+   */
+  handleToolsList(result: JsonInput): void
+  /**
+   * Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called read-only
+   * or idempotent: what to set an `Operation`'s `idempotent` from (only then is a first request
+   * hedged, or sent again once a server may have taken it).
+   */
+  isIdempotent(request: JsonInput): boolean
 }
 
 /**

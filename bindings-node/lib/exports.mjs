@@ -248,6 +248,26 @@ export class Session {
     const input = [k.string(uri, 'uri')]
     return JSON.parse(k.call(() => k.NATIVE.get(this).readResource(...input)))
   }
+
+  /**
+   * Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+   * `idempotentHint`, which `isIdempotent` then names (a later page or listing replaces what it says
+   * of a tool).
+   */
+  handleToolsList(result) {
+    const input = [k.text(result, 'result')]
+    k.call(() => k.NATIVE.get(this).handleToolsList(...input))
+  }
+
+  /**
+   * Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called read-only
+   * or idempotent: what to set an `Operation`'s `idempotent` from (only then is a first request
+   * hedged, or sent again once a server may have taken it).
+   */
+  isIdempotent(request) {
+    const input = [k.text(request, 'request')]
+    return k.call(() => k.NATIVE.get(this).isIdempotent(...input))
+  }
 }
 
 /**

@@ -363,6 +363,22 @@ impl Session {
     pub fn read_resource(&mut self, uri: String) -> Result<String> {
         crate::run(|| self.0.read_resource(&uri))
     }
+
+    /// Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+    /// `idempotentHint`, which `is_idempotent` then names (a later page or listing replaces what it
+    /// says of a tool).
+    #[napi]
+    pub fn handle_tools_list(&mut self, result: Text) -> Result<()> {
+        crate::run(|| self.0.handle_tools_list(crate::bytes(&result)))
+    }
+
+    /// Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called
+    /// read-only or idempotent: what to set an `Operation`'s `idempotent` from (only then is a
+    /// first request hedged, or sent again once a server may have taken it).
+    #[napi]
+    pub fn is_idempotent(&self, request: Text) -> Result<bool> {
+        crate::run(|| self.0.is_idempotent(crate::bytes(&request)))
+    }
 }
 
 /// The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP

@@ -427,6 +427,29 @@ impl Session {
             output(py, &v)
         })
     }
+
+    /// Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+    /// `idempotentHint`, which `is_idempotent` then names (a later page or listing replaces what it
+    /// says of a tool).
+    #[pyo3(signature = (result))]
+    pub(crate) fn handle_tools_list<'py>(&mut self, result: &Bound<'py, PyAny>) -> PyResult<()> {
+        guard(|| {
+            let result = json_text(result, &self.limits)?;
+            self.core.handle_tools_list(result.as_bytes()).or_raise()
+        })
+    }
+
+    /// Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called
+    /// read-only or idempotent: what to set an `Operation`'s `idempotent` from (only then is a
+    /// first request hedged, or sent again once a server may have taken it).
+    #[pyo3(signature = (request))]
+    pub(crate) fn is_idempotent<'py>(&self, request: &Bound<'py, PyAny>) -> PyResult<bool> {
+        guard(|| {
+            let request = json_text(request, &self.limits)?;
+            let v = self.core.is_idempotent(request.as_bytes()).or_raise()?;
+            Ok(v)
+        })
+    }
 }
 
 /// The incremental event-stream (`text/event-stream`) decoder: `feed` bytes in any chunking,

@@ -269,10 +269,9 @@ function jittered(ms) {
   return Math.round(ms * (0.75 + 0.5 * Math.random()))
 }
 
-/** The hedging of an operation of `mode` starting now (none with --hedge-ms 0). `plan` asks before any
- * effect, so its first request is harmless twice (`idempotent`): without it that request is not hedged. */
+/** The hedging of an operation of `mode` starting now (none with --hedge-ms 0). */
 function hedged(mode) {
-  return hedgeFloor > 0 ? { hedgeAfterMs: hedgeAfterMs(mode), maxHedges, idempotent: true } : {}
+  return hedgeFloor > 0 ? { hedgeAfterMs: hedgeAfterMs(mode), maxHedges } : {}
 }
 
 function roundTime(mode, ms) {
@@ -319,7 +318,10 @@ const answers = (op, inputRequests) => Object.fromEntries(Object.entries(inputRe
 
 // What the operation does after a fault: up to this many tries of a request in a row, waiting 50 ms
 // doubling to 1 s (never sooner than a Retry-After) when a request reached no instance.
-const RESENDS = { maxResends: 20, backoffMs: 50, backoffMaxMs: 1000 }
+// `plan` asks before any effect (and `initialize` has none), so every first request here is harmless
+// twice (`idempotent`): without it the operation would neither hedge it nor send it again once an
+// instance may have taken it (a 502 from the killed one, a cut), and those calls would fail.
+const RESENDS = { maxResends: 20, backoffMs: 50, backoffMaxMs: 1000, idempotent: true }
 
 /**
  * Runs `message` as one Operation to its final JSON-RPC response, over this driver's recorded exchange.
@@ -499,7 +501,7 @@ async function streamOp(op) {
   // The SEP modes give a stalled exchange up (stallMs: a resume or a POST of answers goes again, a stream
   // resumes from its last event, the call's POST begins again): a hung instance holds nothing of the call.
   // Not the legacy mode: its call lives on the instance that holds its stream.
-  const stall = op.mode === 'legacy' || hedgeFloor === 0 ? {} : { stallMs: hedgeAfterMs(op.mode), idempotent: true }
+  const stall = op.mode === 'legacy' || hedgeFloor === 0 ? {} : { stallMs: hedgeAfterMs(op.mode) }
   // No MCP-Protocol-Version before one is agreed (as peers/mrtr_client.mjs).
   const ready = await operate(op, { mode, url: op.url, headers: {}, ...stall }, init)
   if (ready.error) throw refused('initialize', ready)

@@ -579,6 +579,26 @@ impl Session {
             Ok(this.read_resource(&uri)?)
         })
     }
+
+    /// Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+    /// `idempotentHint`, which `is_idempotent` then names (a later page or listing replaces what it
+    /// says of a tool).
+    pub fn handle_tools_list(&self, result_json: String) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.handle_tools_list(result_json.as_bytes())?)
+        })
+    }
+
+    /// Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called
+    /// read-only or idempotent: what to set an `Operation`'s `idempotent` from (only then is a
+    /// first request hedged, or sent again once a server may have taken it).
+    pub fn is_idempotent(&self, request_json: String) -> Result<bool> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.is_idempotent(request_json.as_bytes())?)
+        })
+    }
 }
 
 #[uniffi::export]

@@ -237,7 +237,12 @@ class McpClient:
         return await self._carry(build(self.session), on_input, on_event, self._client)
 
     async def _carry(self, request: Json, on_input: Optional[OnInput], on_event: Optional[Callable[[Json], None]], client: Any) -> Json:
-        operation = Operation(request, _now(), mode=self._mode, url=self._url, **self._config)
+        config = self._config
+        if "idempotent" not in config and self.session.is_idempotent(request):
+            # The server's tools/list called this tool read-only or idempotent: its first request may be
+            # hedged, or sent again once a server may have taken it.
+            config = {**config, "idempotent": True}
+        operation = Operation(request, _now(), mode=self._mode, url=self._url, **config)
         return await run_operation(operation, on_input=on_input or _refuse_input, on_event=on_event, client=client)
 
     async def _handshake(self) -> None:
@@ -283,7 +288,10 @@ class McpClient:
         return await self._result(lambda session: session.read_resource(uri), on_input)
 
     async def list_tools(self) -> list[Json]:
-        """Every tool the server lists, following ``nextCursor`` page by page."""
+        """Every tool the server lists, following ``nextCursor`` page by page. The session remembers which
+        the server annotates ``readOnlyHint`` or ``idempotentHint``: a later ``call_tool`` of one may be hedged
+        (``hedge_after_ms``) or sent again once a server may have taken it; any other tool's call is not,
+        unless ``idempotent=True`` was given."""
         return await self._list("tools/list", "tools")
 
     async def list_prompts(self) -> list[Json]:
@@ -300,6 +308,8 @@ class McpClient:
         while True:
             params = None if cursor is None else {"cursor": cursor}
             page = await self._result(lambda session: session.request(method, params), None)
+            if method == "tools/list":
+                self.session.handle_tools_list(page)
             found.extend(page.get(field) or [])
             cursor = page.get("nextCursor") if isinstance(page.get("nextCursor"), str) else None
             if cursor is None:

@@ -247,6 +247,14 @@ class Session:
         """The ``prompts/get`` request of the prompt ``name`` with ``arguments`` (an object, or none)."""
     def read_resource(self, uri: str) -> dict[str, Any]:
         """The ``resources/read`` request of ``uri``."""
+    def handle_tools_list(self, result: _JsonIn) -> None:
+        """Reads a page of the server's ``tools/list`` result: the tools it annotates ``readOnlyHint``
+        or ``idempotentHint``, which ``is_idempotent`` then names (a later page or listing replaces
+        what it says of a tool)."""
+    def is_idempotent(self, request: _JsonIn) -> bool:
+        """Whether ``request`` is a ``tools/call`` of a tool the server's latest ``tools/list`` called
+        read-only or idempotent: what to set an ``Operation``'s ``idempotent`` from (only then is a
+        first request hedged, or sent again once a server may have taken it)."""
 
 def resume(request: _JsonIn, needs: _JsonIn, protocol: str | None = None, limits: Limits | None = None) -> Resumed:
     """Reads the MRTR fields of ``request`` against what this server ``needs``."""

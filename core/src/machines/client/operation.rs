@@ -406,8 +406,9 @@ impl Operation {
     /// none came (the connection failed).
     pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<()> {
         let reached = self.open(exchange)?.reached;
-        // An exchange its call gave up as stalled went again already: its end (the host's cut) is no news.
-        let unanswered = reached != Reached::Yes && !self.is_given_up(exchange);
+        // An exchange its call gave up as stalled went again already, and one with a copy still open may
+        // yet be answered by the copy: the end of either (the host's cut, say) is no news.
+        let unanswered = reached != Reached::Yes && !self.is_given_up(exchange) && !self.has_open_copy(exchange);
         if unanswered && self.send_again(exchange, now) {
             return Ok(());
         }
@@ -551,9 +552,19 @@ impl Operation {
 
     /// Whether the call of `exchange` gave it up as stalled ([`CallConfig::stall_ms`]).
     fn is_given_up(&self, exchange: u64) -> bool {
-        let Some(open) = self.exchanges.get(&exchange) else { return false };
-        let slot = self.calls.iter().find(|s| s.serial == open.serial);
-        slot.is_some_and(|s| s.call.abandoned().contains(&open.local))
+        self.call_of(exchange).is_some_and(|(call, local)| call.abandoned().contains(&local))
+    }
+
+    /// Whether the call of `exchange` has another copy of it open ([`CallConfig::stall_ms`]).
+    fn has_open_copy(&self, exchange: u64) -> bool {
+        self.call_of(exchange).is_some_and(|(call, local)| call.has_open_copy(local))
+    }
+
+    /// The call that sent `exchange`, and its own number for it.
+    fn call_of(&self, exchange: u64) -> Option<(&Call, u64)> {
+        let open = self.exchanges.get(&exchange)?;
+        let slot = self.calls.iter().find(|s| s.serial == open.serial)?;
+        Some((&slot.call, open.local))
     }
 
     /// (Stream modes) When the call's request, with no response head after

@@ -47,12 +47,15 @@ impl Default for SessionConfig {
     }
 }
 
-/// A client's session: requests with fresh ids and the declared `_meta`.
+/// A client's session: requests with fresh ids and the declared `_meta`,
+/// and what the server said of its tools.
 #[derive(Clone, Debug)]
 pub struct Session {
     config: SessionConfig,
     /// The next request's id; none once 2^64 ids were given out.
     next_id: Option<u64>,
+    /// The tools the server's `tools/list` called harmless twice.
+    tools: super::repeat::Tools,
 }
 
 impl Session {
@@ -68,7 +71,19 @@ impl Session {
                 return Err(err!(UsageInvalidArgument, "clientInfo is an Implementation: a string name and version"));
             }
         }
-        Ok(Session { next_id: Some(config.first_id), config })
+        Ok(Session { next_id: Some(config.first_id), config, tools: super::repeat::Tools::new() })
+    }
+
+    /// Reads a page of the server's `tools/list` result: which tools it
+    /// annotates `readOnlyHint` or `idempotentHint` ([`super::repeat::Tools`]).
+    pub fn handle_tools_list(&mut self, result: &Value) {
+        self.tools.handle_tools_list(result);
+    }
+
+    /// Whether `request` may run twice by what the server said of its tool:
+    /// what to set [`super::operation::Config::idempotent`] from.
+    pub fn is_idempotent(&self, request: &Value) -> bool {
+        self.tools.is_idempotent(request)
     }
 
     /// What the session declares.

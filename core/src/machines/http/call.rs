@@ -178,6 +178,11 @@ struct Exchange {
     sent: Option<Request>,
     /// It stalled past [`CallConfig::stall_ms`] and is the host's to cut.
     given_up: bool,
+    /// It stalled before its head and a copy of it went: it stays open (the
+    /// first copy with a head wins), no longer watched itself.
+    copied: bool,
+    /// The number of the first exchange of its copies, when it has any.
+    copies_of: Option<u64>,
 }
 
 /// The client side of one JSON-RPC request. See the [module](self) for the
@@ -212,9 +217,7 @@ pub struct Call {
     reconnect_at: Option<u64>,
     /// Reconnects in a row that brought no event.
     reconnects: u32,
-    /// Exchanges given up as stalled in a row, with no server's answer
-    /// since: each waits twice as long as the one before
-    /// ([`CallConfig::stall_ms`]).
+    /// Stalls in a row, with no server's answer since ([`CallConfig::stall_ms`]).
     stalls: u32,
     done: bool,
     /// (`2026-07-28`) The header fields that mirror the request's body
@@ -293,10 +296,14 @@ impl Call {
         }
         x.status = Some(status);
         x.since = now;
-        let purpose = x.purpose;
+        let (purpose, copies_of) = (x.purpose, x.copies_of);
         if !matches!(status, 502..=504) {
-            // A server answered: the give-ups in a row start again (a gateway's page says nothing of one).
+            // A server answered: the give-ups in a row start again (a gateway's page says nothing of one),
+            // and this copy won: the others are the host's to cut.
             self.stalls = 0;
+            if let Some(first) = copies_of {
+                self.give_up_copies(first, exchange);
+            }
         }
         if (200..300).contains(&status) && status != 204 && is_event_stream(headers) {
             let limits = self.config.limits.message;
@@ -341,6 +348,11 @@ impl Call {
     /// connection was cut (a host often cannot tell which; nor need it).
     pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<(), Error> {
         self.now = now;
+        if self.has_open_copy(exchange) && !self.exchange(exchange)?.status.is_some_and(|s| !matches!(s, 502..=504)) {
+            // A copy that no server answered, while another copy may: nothing of the call's.
+            self.exchanges.retain(|x| x.number != exchange);
+            return Ok(());
+        }
         let x = self.exchange(exchange)?;
         let (purpose, status, streamed) = (x.purpose, x.status, x.stream.is_some());
         if let Some(decoder) = x.stream.as_mut() {
@@ -443,18 +455,29 @@ impl Call {
     /// When the earliest watched exchange stalls ([`CallConfig::stall_ms`]).
     fn stall_deadline(&self) -> Option<u64> {
         let ms = self.stall_wait()?;
-        self.exchanges.iter().filter(|x| self.watched(x)).map(|x| x.since.saturating_add(ms)).min()
+        self.exchanges.iter().filter(|x| self.watched(x)).map(|x| self.stalls_at(x, ms)).min()
     }
 
-    /// How long a watched exchange may be silent now: [`CallConfig::stall_ms`],
-    /// doubled for each give-up in a row (a server slow under load, not hung,
-    /// is not sent its requests again and again), up to
-    /// [`StreamLimits::max_retry_ms`]; after [`StreamLimits::max_reconnects`]
-    /// give-ups in a row, none: the call waits for the server, as it does
-    /// without `stall_ms` (a silence is no failure).
+    /// When `x` stalls, given the wait `ms`: between half of it and all of
+    /// it, the point drawn from the call's id and the exchange's number.
+    /// Calls that waited alike would otherwise send their requests again in
+    /// step, and behind a plain round robin the same call's requests would
+    /// reach the same (hung) instance every time ("equal jitter"; no
+    /// randomness taken from the host: the same call is the same in a replay).
+    fn stalls_at(&self, x: &Exchange, ms: u64) -> u64 {
+        let half = ms / 2;
+        x.since.saturating_add(ms - half).saturating_add(spread(&self.id, x.number) % (half + 1))
+    }
+
+    /// How long a watched exchange may be silent now: [`CallConfig::stall_ms`]
+    /// (each time alike, as hedged requests are spaced: a copy leaves what
+    /// it copies open, so a slow server loses nothing by it, and a wait that
+    /// grew would leave a call on a hung instance for most of its hang); after
+    /// [`StreamLimits::max_reconnects`] stalls in a row with no server's
+    /// answer, none: the call waits for the server, as it does without
+    /// `stall_ms` (a silence is no failure).
     fn stall_wait(&self) -> Option<u64> {
-        let ms = self.config.stall_ms.filter(|_| self.stalls < self.config.limits.max_reconnects)?;
-        Some(ms.saturating_mul(1 << self.stalls.min(20)).min(self.config.limits.max_retry_ms.max(ms)))
+        self.config.stall_ms.filter(|_| self.stalls < self.config.limits.max_reconnects)
     }
 
     /// Whether `x` is given up once it stalls: a resume or a POST of
@@ -462,36 +485,70 @@ impl Call {
     /// stream once it has something to resume from. Never the request's
     /// POST before its head: that is the operation's to send again.
     fn watched(&self, x: &Exchange) -> bool {
-        if !x.reading || x.given_up {
+        if !x.reading || x.given_up || x.copied {
             return false;
         }
         x.sent.is_some() || (x.stream.is_some() && self.is_resumable())
     }
 
-    /// Gives up every watched exchange silent for `stall_ms` at `now`: a
-    /// stream with something to resume from is resumed, any other goes
-    /// again as it was.
+    /// Acts on every watched exchange silent for the stall at `now`: one
+    /// with no head yet gets a copy (and stays open: the first copy with a
+    /// head wins, as a hedged request's; a server slow to take it, say behind
+    /// a lock a hung instance holds, is not cut off); a stream with something
+    /// to resume from is given up and resumed; any other is given up and
+    /// goes again as it was.
     fn give_up_stalled(&mut self, now: u64) {
         let Some(ms) = self.stall_wait() else { return };
         let stalled: Vec<u64> = self
             .exchanges
             .iter()
-            .filter(|x| self.watched(x) && x.since.saturating_add(ms) <= now)
+            .filter(|x| self.watched(x) && self.stalls_at(x, ms) <= now)
             .map(|x| x.number)
             .collect();
         for number in stalled {
-            let Ok(x) = self.exchange(number) else { continue };
-            x.reading = false;
-            x.given_up = true;
-            let (purpose, streamed, again) = (x.purpose, x.stream.is_some(), x.sent.clone());
+            let resumable = self.is_resumable();
             self.stalls += 1;
+            let Ok(x) = self.exchange(number) else { continue };
+            let (purpose, streamed, headed, again) =
+                (x.purpose, x.stream.is_some(), x.status.is_some(), x.sent.clone());
             match again {
-                Some(request) if !(streamed && self.is_resumable()) => {
+                Some(request) if !headed => {
+                    x.copied = true;
+                    let first = *x.copies_of.get_or_insert(number);
+                    let copy = self.send(purpose, request.method, request.url, request.headers, request.body);
+                    if let Ok(c) = self.exchange(copy) {
+                        c.copies_of = Some(first);
+                    }
+                }
+                Some(request) if !(streamed && resumable) => {
+                    x.reading = false;
+                    x.given_up = true;
                     self.send(purpose, request.method, request.url, request.headers, request.body);
                 }
-                _ => self.resume(),
+                _ => {
+                    x.reading = false;
+                    x.given_up = true;
+                    self.resume();
+                }
             }
         }
+    }
+
+    /// A copy of `first` (other than `winner`) got its head: every other
+    /// copy is given up, the host's to cut.
+    fn give_up_copies(&mut self, first: u64, winner: u64) {
+        for x in self.exchanges.iter_mut().filter(|x| x.copies_of == Some(first) && x.number != winner) {
+            x.reading = false;
+            x.given_up = true;
+        }
+    }
+
+    /// Whether another copy of `exchange` is open and may still answer.
+    pub fn has_open_copy(&self, exchange: u64) -> bool {
+        let Some(first) = self.exchanges.iter().find(|x| x.number == exchange).and_then(|x| x.copies_of) else {
+            return false;
+        };
+        self.exchanges.iter().any(|x| x.copies_of == Some(first) && x.number != exchange && !x.given_up)
     }
 
     /// Whether the call's stream can be resumed: an event id, or (SEP-1335) its stream URL.
@@ -523,7 +580,7 @@ impl Call {
         url: String,
         mut headers: Headers,
         body: Option<String>,
-    ) {
+    ) -> u64 {
         let carrier = purpose == Purpose::Carrier && method == "POST";
         for (name, value) in &self.mirrored {
             if carrier || name == "mcp-protocol-version" {
@@ -548,9 +605,12 @@ impl Call {
             since: self.now,
             sent,
             given_up: false,
+            copied: false,
+            copies_of: None,
         };
         self.exchanges.push(exchange);
         self.transmits.push_back(request);
+        number
     }
 
     fn fail(&mut self, error: Error) {
@@ -780,6 +840,16 @@ impl Call {
         self.reconnects = 0;
         self.post(Purpose::Carrier, url, body, last_event_id);
     }
+}
+
+/// A number spread over `u64` from a call's id and one of its exchanges
+/// (FNV-1a): the same inputs, the same number; neighbouring ones, far apart.
+fn spread(id: &Value, exchange: u64) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in Id::text(id).bytes().chain(exchange.to_le_bytes()) {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
 }
 
 /// The shortest wait before a reconnect, in milliseconds, whatever `retry`

@@ -556,6 +556,8 @@ pub const EXPORTS: &[Export] = &[
     method("Session", "call_tool", Mut, "The `tools/call` request of the tool `name` with `arguments` (an object, or none).", &[("name", Str), ("arguments", OptText)], Ret::Json),
     method("Session", "get_prompt", Mut, "The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).", &[("name", Str), ("arguments", OptText)], Ret::Json),
     method("Session", "read_resource", Mut, "The `resources/read` request of `uri`.", &[("uri", Str)], Ret::Json),
+    method("Session", "handle_tools_list", Mut, "Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or `idempotentHint`, which `is_idempotent` then names (a later page or listing replaces what it says of a tool).", &[("result", Text)], Ret::Unit),
+    method("Session", "is_idempotent", Ref, "Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called read-only or idempotent: what to set an `Operation`'s `idempotent` from (only then is a first request hedged, or sent again once a server may have taken it).", &[("request", Text)], Ret::Bool),
     new("Checker", "A checker with the options.", &[OPTIONS]).infallible().shaped(&[("options", Shape::CheckConfig)]),
     method("Checker", "handle", Mut, "Checks one entry.", &[("entry", Text)], Ret::Unit).shaped(&[("entry", Shape::TranscriptEntry)]),
     method("Checker", "violations", Ref, "The violations so far, in transcript order.", &[], Ret::Json).infallible().shaped(&[("return", Shape::Violations)]),

@@ -83,4 +83,17 @@ impl Session {
     pub fn read_resource(&mut self, uri: &str) -> Result<String> {
         Ok(text(&self.0.read_resource(uri)?))
     }
+
+    /// Reads a page of a `tools/list` result (JSON text): the tools annotated
+    /// read-only or idempotent ([`client::Session::handle_tools_list`]).
+    pub fn handle_tools_list(&mut self, result: &[u8]) -> Result<()> {
+        self.0.handle_tools_list(&parse_arg(result, "the tools/list result")?);
+        Ok(())
+    }
+
+    /// Whether `request` (JSON text) may run twice by what the server said
+    /// of its tool ([`client::Session::is_idempotent`]).
+    pub fn is_idempotent(&self, request: &[u8]) -> Result<bool> {
+        Ok(self.0.is_idempotent(&parse_arg(request, "the request")?))
+    }
 }
