@@ -1769,6 +1769,33 @@ mrtr_status mrtr_session_read_resource(struct mrtr_session *session,
                                        struct mrtr_buf *out);
 
 /**
+ * Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+ * `idempotentHint`, which `is_idempotent` then names (a later page or listing replaces what it
+ * says of a tool).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_session_handle_tools_list(struct mrtr_session *session,
+                                           const char *result,
+                                           size_t result_len);
+
+/**
+ * Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called read-only
+ * or idempotent: what to set an `Operation`'s `idempotent` from (only then is a first request
+ * hedged, or sent again once a server may have taken it). `*out` is the answer.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_session_is_idempotent(const struct mrtr_session *session,
+                                       const char *request,
+                                       size_t request_len,
+                                       bool *out);
+
+/**
  * Frees a `mrtr_session`. NULL is a no-op.
  *
  * # Safety

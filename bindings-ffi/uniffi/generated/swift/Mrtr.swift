@@ -2475,6 +2475,13 @@ public protocol SessionProtocol: AnyObject, Sendable {
     func getPrompt(name: String, argumentsJson: String?) throws  -> String
     
     /**
+     * Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+     * `idempotentHint`, which `is_idempotent` then names (a later page or listing replaces what it
+     * says of a tool).
+     */
+    func handleToolsList(resultJson: String) throws 
+    
+    /**
      * The `initialize` request under the next id where the protocol settles version and
      * capabilities once at the start (`2025-11-25`), or none where every request declares them.
      */
@@ -2484,6 +2491,13 @@ public protocol SessionProtocol: AnyObject, Sendable {
      * The `notifications/initialized` notification, sent once the server answered `initialize`.
      */
     func initialized() throws  -> String
+    
+    /**
+     * Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called
+     * read-only or idempotent: what to set an `Operation`'s `idempotent` from (only then is a
+     * first request hedged, or sent again once a server may have taken it).
+     */
+    func isIdempotent(requestJson: String) throws  -> Bool
     
     /**
      * The `resources/read` request of `uri`.
@@ -2599,6 +2613,20 @@ open func getPrompt(name: String, argumentsJson: String?)throws  -> String  {
 }
     
     /**
+     * Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+     * `idempotentHint`, which `is_idempotent` then names (a later page or listing replaces what it
+     * says of a tool).
+     */
+open func handleToolsList(resultJson: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_session_handle_tools_list(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(resultJson),uniffiCallStatus
+    )
+}
+}
+    
+    /**
      * The `initialize` request under the next id where the protocol settles version and
      * capabilities once at the start (`2025-11-25`), or none where every request declares them.
      */
@@ -2619,6 +2647,21 @@ open func initialized()throws  -> String  {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_session_initialized(
             self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called
+     * read-only or idempotent: what to set an `Operation`'s `idempotent` from (only then is a
+     * first request hedged, or sent again once a server may have taken it).
+     */
+open func isIdempotent(requestJson: String)throws  -> Bool  {
+    return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_session_is_idempotent(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(requestJson),uniffiCallStatus
     )
 })
 }
@@ -6723,10 +6766,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_session_get_prompt() != 64955) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mrtr_uniffi_checksum_method_session_handle_tools_list() != 4699) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mrtr_uniffi_checksum_method_session_initialize() != 63715) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_session_initialized() != 14659) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_session_is_idempotent() != 56707) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_session_read_resource() != 36170) {

@@ -539,6 +539,11 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_session_call_tool(uint64_t ptr, RustBuff
 RustBuffer uniffi_mrtr_uniffi_fn_method_session_get_prompt(uint64_t ptr, RustBuffer name, RustBuffer arguments_json, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_HANDLE_TOOLS_LIST
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_HANDLE_TOOLS_LIST
+void uniffi_mrtr_uniffi_fn_method_session_handle_tools_list(uint64_t ptr, RustBuffer result_json, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_INITIALIZE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_INITIALIZE
 RustBuffer uniffi_mrtr_uniffi_fn_method_session_initialize(uint64_t ptr, RustCallStatus *_Nonnull out_status
@@ -547,6 +552,11 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_session_initialize(uint64_t ptr, RustCal
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_INITIALIZED
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_INITIALIZED
 RustBuffer uniffi_mrtr_uniffi_fn_method_session_initialized(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_IS_IDEMPOTENT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_IS_IDEMPOTENT
+int8_t uniffi_mrtr_uniffi_fn_method_session_is_idempotent(uint64_t ptr, RustBuffer request_json, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_SESSION_READ_RESOURCE
@@ -1633,6 +1643,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_session_get_prompt(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_HANDLE_TOOLS_LIST
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_HANDLE_TOOLS_LIST
+uint16_t uniffi_mrtr_uniffi_checksum_method_session_handle_tools_list(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_INITIALIZE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_INITIALIZE
 uint16_t uniffi_mrtr_uniffi_checksum_method_session_initialize(void
@@ -1642,6 +1658,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_session_initialize(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_INITIALIZED
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_INITIALIZED
 uint16_t uniffi_mrtr_uniffi_checksum_method_session_initialized(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_IS_IDEMPOTENT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_SESSION_IS_IDEMPOTENT
+uint16_t uniffi_mrtr_uniffi_checksum_method_session_is_idempotent(void
     
 );
 #endif

@@ -837,9 +837,13 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_session_get_prompt(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_session_handle_tools_list(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_session_initialize(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_session_initialized(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_session_is_idempotent(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_session_read_resource(
     ): Int
@@ -1066,10 +1070,14 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_session_get_prompt(`ptr`: Long,`name`: RustBuffer.ByValue,`argumentsJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_session_handle_tools_list(`ptr`: Long,`resultJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_session_initialize(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_session_initialized(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_session_is_idempotent(`ptr`: Long,`requestJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
     external fun uniffi_mrtr_uniffi_fn_method_session_read_resource(`ptr`: Long,`uri`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_session_request(`ptr`: Long,`method`: RustBuffer.ByValue,`paramsJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1559,10 +1567,16 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_session_get_prompt() and 0xFFFF) != 64955) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_session_handle_tools_list() and 0xFFFF) != 4699) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_session_initialize() and 0xFFFF) != 63715) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_session_initialized() and 0xFFFF) != 14659) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_session_is_idempotent() and 0xFFFF) != 56707) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_session_read_resource() and 0xFFFF) != 36170) {
@@ -5076,6 +5090,13 @@ public interface SessionInterface {
     fun `getPrompt`(`name`: kotlin.String, `argumentsJson`: kotlin.String?): kotlin.String
     
     /**
+     * Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+     * `idempotentHint`, which `is_idempotent` then names (a later page or listing replaces what it
+     * says of a tool).
+     */
+    fun `handleToolsList`(`resultJson`: kotlin.String)
+    
+    /**
      * The `initialize` request under the next id where the protocol settles version and
      * capabilities once at the start (`2025-11-25`), or none where every request declares them.
      */
@@ -5085,6 +5106,13 @@ public interface SessionInterface {
      * The `notifications/initialized` notification, sent once the server answered `initialize`.
      */
     fun `initialized`(): kotlin.String
+    
+    /**
+     * Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called
+     * read-only or idempotent: what to set an `Operation`'s `idempotent` from (only then is a
+     * first request hedged, or sent again once a server may have taken it).
+     */
+    fun `isIdempotent`(`requestJson`: kotlin.String): kotlin.Boolean
     
     /**
      * The `resources/read` request of `uri`.
@@ -5261,6 +5289,25 @@ open class Session: Disposable, AutoCloseable, SessionInterface
 
     
     /**
+     * Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+     * `idempotentHint`, which `is_idempotent` then names (a later page or listing replaces what it
+     * says of a tool).
+     */
+    @Throws(MrtrException::class)override fun `handleToolsList`(`resultJson`: kotlin.String)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_session_handle_tools_list(
+        it,
+        
+        FfiConverterString.lower(`resultJson`),_status)
+}
+    }
+    
+    
+
+    
+    /**
      * The `initialize` request under the next id where the protocol settles version and
      * capabilities once at the start (`2025-11-25`), or none where every request declares them.
      */
@@ -5288,6 +5335,26 @@ open class Session: Disposable, AutoCloseable, SessionInterface
     UniffiLib.uniffi_mrtr_uniffi_fn_method_session_initialized(
         it,
         _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called
+     * read-only or idempotent: what to set an `Operation`'s `idempotent` from (only then is a
+     * first request hedged, or sent again once a server may have taken it).
+     */
+    @Throws(MrtrException::class)override fun `isIdempotent`(`requestJson`: kotlin.String): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_session_is_idempotent(
+        it,
+        
+        FfiConverterString.lower(`requestJson`),_status)
 }
     }
     )
