@@ -225,3 +225,24 @@ test('McpClient.listTools follows nextCursor page by page, each page a request o
   assert.deepEqual(seen.map((s) => [s.message.id, s.message.method, s.message.params.cursor]), [[1, 'tools/list', undefined], [2, 'tools/list', 'p2']])
   assert.equal(seen[0].message.params._meta['io.modelcontextprotocol/protocolVersion'], '2026-07-28')
 })
+
+test('McpClient hedges a first call only of a tool the server calls read-only in tools/list', async (t) => {
+  // Issue 43: a first request is hedged only where it is harmless twice; the session remembers the
+  // server's readOnlyHint/idempotentHint annotations.
+  const ran = []
+  const { url } = await serve(t, async (m) => {
+    if (m.method === 'tools/list') {
+      const tools = [{ name: 'weather', annotations: { readOnlyHint: true } }, { name: 'pay' }]
+      return [200, { jsonrpc: '2.0', id: m.id, result: { tools, resultType: 'complete' } }]
+    }
+    ran.push(m.params.name)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    return [200, { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', content: [{ type: 'text', text: m.params.name }] } }]
+  })
+  const client = new McpClient(url, { capabilities: {}, hedgeAfterMs: 100 })
+  await client.listTools()
+  await client.callTool('pay', { to: 'bob' })
+  await client.callTool('weather', { city: 'Oslo' })
+  assert.equal(ran.filter((n) => n === 'pay').length, 1, ran.join())
+  assert.ok(ran.filter((n) => n === 'weather').length >= 2, `the read-only tool's first request was hedged: ${ran}`)
+})

@@ -326,3 +326,33 @@ def test_mcp_client_lists_every_page(serve: Callable[[Reply], Server]) -> None:
     tools = asyncio.run(mrtr.McpClient(server.url, capabilities={}).list_tools())
     assert [tool["name"] for tool in tools] == ["a", "b", "c"]
     assert [(s["message"]["id"], s["message"]["params"].get("cursor")) for s in server.seen] == [(1, None), (2, "p2")]
+
+
+def test_mcp_client_hedges_a_first_call_only_of_a_tool_the_server_calls_read_only(
+    serve: Callable[[Reply], Server],
+) -> None:
+    # Issue 43: a tool's first request is hedged only when it is harmless twice; the server's
+    # tools/list annotations say so of its own tools, and the client's session remembers them.
+    ran: List[str] = []
+
+    def server(message: Json) -> Tuple[int, Any]:
+        if message["method"] == "tools/list":
+            tools = [{"name": "weather", "annotations": {"readOnlyHint": True}}, {"name": "pay"}]
+            return 200, {"jsonrpc": "2.0", "id": message["id"], "result": {"tools": tools, "resultType": "complete"}}
+        name = message["params"]["name"]
+        ran.append(name)
+        time.sleep(0.3)  # slow: a copy goes after hedge_after_ms where the request may run twice
+        result = {"resultType": "complete", "content": [{"type": "text", "text": name}]}
+        return 200, {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+    served = serve(server)
+    client = mrtr.McpClient(served.url, capabilities={}, hedge_after_ms=100)
+
+    async def main() -> None:
+        await client.list_tools()
+        await client.call_tool("pay", {"to": "bob"})
+        await client.call_tool("weather", {"city": "Oslo"})
+
+    asyncio.run(main())
+    assert ran.count("pay") == 1, ran
+    assert ran.count("weather") >= 2, f"the read-only tool's first request was hedged: {ran}"

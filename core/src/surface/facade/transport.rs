@@ -442,8 +442,16 @@ mod tests {
         let lone = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "maxHedges": 2}"#;
         assert_eq!(refused(lone), crate::RuleId::UsageInvalidArgument);
 
-        // Hedged: the round goes again once nothing answered it for hedgeAfterMs.
-        let hedged = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "hedgeAfterMs": 40, "maxHedges": 2}"#;
+        // Hedged: a first request only where the host says it is harmless twice.
+        let unsafe_first = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "hedgeAfterMs": 40, "maxHedges": 2}"#;
+        let mut op = Operation::new(unsafe_first, request.to_string().as_bytes(), 0).unwrap();
+        let _ = op.poll_transmit();
+        assert_eq!(op.poll_timeout(), None, "a first request carries nothing a copy is told apart by");
+        let refusing = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "idempotent": 1}"#;
+        assert_eq!(refused(refusing), crate::RuleId::UsageInvalidArgument);
+        // The round goes again once nothing answered it for hedgeAfterMs.
+        let hedged =
+            br#"{"mode": "2026-07-28", "url": "http://h/mcp", "hedgeAfterMs": 40, "maxHedges": 2, "idempotent": true}"#;
         let mut op = Operation::new(hedged, request.to_string().as_bytes(), 0).unwrap();
         let _ = op.poll_transmit();
         assert_eq!(op.poll_timeout(), Some(40));
