@@ -56,9 +56,9 @@ export declare class HttpCall {
    * Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
    * milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" |
    * "sep-1335", "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents",
-   * "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs"}` (`mode` and
-   * `url` required). A bad configuration, or a request that is no JSON-RPC request, is
-   * `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
+   * "maxLinks", "maxLinkBytes", "maxRetryMs", "maxReconnects", "defaultRetryMs", "stallMs"}`
+   * (`mode` and `url` required). A bad configuration, or a request that is no JSON-RPC request,
+   * is `usage-invalid-argument`. After creating it and after every input, drain `poll_transmit`,
    * then `poll_event`, then read `poll_timeout`.
    */
   constructor(config: Text, request: Text, now: number)
@@ -107,6 +107,12 @@ export declare class HttpCall {
   pollTimeout(): number | null
   /** Whether the call is over: its `response` or `failed` event was queued. */
   isDone(): boolean
+  /**
+   * The open exchanges given up as stalled (`stallMs`), as a JSON array of their numbers: each
+   * went again or its stream was resumed. The host may cut them (then `handle_end` each) rather
+   * than wait for a hung server.
+   */
+  abandoned(): string
 }
 
 /** Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): the current seals, any opens. */
@@ -173,11 +179,12 @@ export declare class Operation {
    * Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's
    * clock, milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus
    * `"maxRounds"` (default 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`,
-   * `"taskPollMs"` (default 1000), `"versions"`, and `"hedgeAfterMs"` with `"maxHedges"`
-   * (default 1) for hedged rounds. The drain order, after creating it and after every input
-   * (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none
-   * (an answer given there is an input: drain the transmits again), then read `poll_timeout`.
-   * Drop it once `is_drained`.
+   * `"taskPollMs"` (default 1000), `"versions"`, `"hedgeAfterMs"` with `"maxHedges"` (default 1)
+   * for hedged rounds, and `"idempotent"` (default false: a first request is hedged, or sent
+   * again once a server may have taken it, only when the host says it is harmless twice). The
+   * drain order, after creating it and after every input (`handle_*`, `answer`): `poll_transmit`
+   * until none (send each), then `poll_event` until none (an answer given there is an input:
+   * drain the transmits again), then read `poll_timeout`. Drop it once `is_drained`.
    */
   constructor(config: Text, request: Text, now: number)
   /**
@@ -319,6 +326,18 @@ export declare class Session {
   getPrompt(name: string, arguments?: Text | undefined | null): string
   /** The `resources/read` request of `uri`. */
   readResource(uri: string): string
+  /**
+   * Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+   * `idempotentHint`, which `is_idempotent` then names (a later page or listing replaces what it
+   * says of a tool).
+   */
+  handleToolsList(result: Text): void
+  /**
+   * Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called
+   * read-only or idempotent: what to set an `Operation`'s `idempotent` from (only then is a
+   * first request hedged, or sent again once a server may have taken it).
+   */
+  isIdempotent(request: Text): boolean
 }
 
 /**
