@@ -333,7 +333,11 @@ impl World {
             delay += net::long_delay(&mut self.rng);
         }
         self.at(delay, Ev::Arrive { conn: Some(conn), req: req.clone() });
-        if self.faults.roll(FaultKind::DuplicateRequest, now, || target.clone()) {
+        // A retrying proxy repeats only what may run twice: never a request that carries nothing a server
+        // could tell a copy of it by (a first request), which HTTP forbids it to repeat (RFC 9110 §9.2.2)
+        // and MRTR gives no guard against (docs/transports.md, "Sending a request twice").
+        let repeatable = || !is_first_request(req.body.as_deref());
+        if self.faults.roll_if(FaultKind::DuplicateRequest, now, || target.clone(), repeatable) {
             let again = net::latency(&mut self.rng) + self.rng.u64(0..=1000);
             self.at(again, Ev::Arrive { conn: None, req });
         }
@@ -623,6 +627,15 @@ impl World {
             setup: self.setup,
         }
     }
+}
+
+/// Whether `body` is a JSON-RPC request that is not harmless twice
+/// ([`mrtr::client::repeat::is_repeatable`]): what no proxy may repeat.
+fn is_first_request(body: Option<&str>) -> bool {
+    let Some(Ok(message)) = body.map(serde_json::from_str::<serde_json::Value>) else { return false };
+    message.get("method").is_some()
+        && message.get("id").is_some()
+        && !mrtr::client::repeat::is_repeatable(&message, false)
 }
 
 /// Client `c` of the run and its operations (drawn from their own stream,

@@ -1065,7 +1065,12 @@ impl Operation {
             wait = wait.max(ms);
         }
         let again = match open.request {
-            Some(request) => Again::Request { serial: open.serial, local: open.local, request },
+            Some(request) => {
+                if let Some(slot) = self.calls.iter_mut().find(|s| s.serial == open.serial) {
+                    let _ = slot.call.handle_unreached(open.local);
+                }
+                Again::Request { serial: open.serial, local: open.local, request }
+            }
             None => Again::Round,
         };
         self.waiting.push((now.saturating_add(wait), again));
@@ -1090,7 +1095,14 @@ impl Operation {
         }
         match again {
             Again::Request { serial, local, request } => {
+                let Some(slot) = self.calls.iter_mut().find(|s| s.serial == serial) else { return };
+                if slot.call.abandoned().contains(&local) || slot.call.has_open_copy(local) {
+                    // While it waited, its call gave it up or sent a copy: the copy carries it.
+                    let _ = slot.call.handle_end(local, now);
+                    return self.pump(now);
+                }
                 // Its stall is counted from now: it waited its backoff, not a server.
+                let _ = slot.call.handle_resent(local, now);
                 self.transmit(serial, local, request, now)
             }
             Again::Round => self.send_round_again(now),

@@ -183,6 +183,9 @@ struct Exchange {
     copied: bool,
     /// The number of the first exchange of its copies, when it has any.
     copies_of: Option<u64>,
+    /// No server took it and the host holds it to send again as it was
+    /// ([`Call::handle_unreached`]): not watched for a stall meanwhile.
+    held: bool,
 }
 
 /// The client side of one JSON-RPC request. See the [module](self) for the
@@ -400,6 +403,24 @@ impl Call {
         self.send(Purpose::Resume, "GET", url, headers, None);
     }
 
+    /// No server took `exchange` (a gateway's 502-504, a failed connection),
+    /// and the host holds it to send again as it was, after a wait: it is not
+    /// watched for a stall ([`CallConfig::stall_ms`]) until
+    /// [`handle_resent`](Call::handle_resent). (A copy made meanwhile would go
+    /// sooner than the wait, and than the server's `retry`.)
+    pub fn handle_unreached(&mut self, exchange: u64) -> Result<(), Error> {
+        self.exchange(exchange)?.held = true;
+        Ok(())
+    }
+
+    /// The host sent `exchange` again at `now`, as it was.
+    pub fn handle_resent(&mut self, exchange: u64, now: u64) -> Result<(), Error> {
+        self.now = now;
+        let x = self.exchange(exchange)?;
+        (x.held, x.since) = (false, now);
+        Ok(())
+    }
+
     /// The host's JSON-RPC response to a server request this machine reported.
     pub fn answer(&mut self, response: &Value, now: u64) -> Result<(), Error> {
         self.now = now;
@@ -485,7 +506,7 @@ impl Call {
     /// stream once it has something to resume from. Never the request's
     /// POST before its head: that is the operation's to send again.
     fn watched(&self, x: &Exchange) -> bool {
-        if !x.reading || x.given_up || x.copied {
+        if !x.reading || x.given_up || x.copied || x.held {
             return false;
         }
         x.sent.is_some() || (x.stream.is_some() && self.is_resumable())
@@ -495,8 +516,8 @@ impl Call {
     /// with no head yet gets a copy (and stays open: the first copy with a
     /// head wins, as a hedged request's; a server slow to take it, say behind
     /// a lock a hung instance holds, is not cut off); a stream with something
-    /// to resume from is given up and resumed; any other is given up and
-    /// goes again as it was.
+    /// to resume from is given up and resumed (after the server's `retry`,
+    /// if it sent one); any other is given up and goes again as it was.
     fn give_up_stalled(&mut self, now: u64) {
         let Some(ms) = self.stall_wait() else { return };
         let stalled: Vec<u64> = self
@@ -528,7 +549,9 @@ impl Call {
                 _ => {
                     x.reading = false;
                     x.given_up = true;
-                    self.resume();
+                    // Resumed from its last event, no sooner than the server's last `retry` after the cut
+                    // (`sse-retry-ignored`, which the simulation's checker found).
+                    self.reconnect_at = Some(now.saturating_add(self.retry_ms.unwrap_or(0)));
                 }
             }
         }
@@ -607,6 +630,7 @@ impl Call {
             given_up: false,
             copied: false,
             copies_of: None,
+            held: false,
         };
         self.exchanges.push(exchange);
         self.transmits.push_back(request);

@@ -66,7 +66,17 @@ impl Operation {
         (op.tried, op.origin, op.sent, op.sends, op.rounds, op.task) =
             (s.tried, s.origin, s.sent, s.sends, s.rounds, s.task);
         match s.phase {
-            Resumed::Sending => op.send_round_again(now),
+            Resumed::Sending if op.is_repeatable() => op.send_round_again(now),
+            Resumed::Sending => {
+                // Its response was lost with the host: it may have run, and nothing on it would tell a server
+                // that a copy is one (`repeat`). Not sent again: the host learns it, as after a cut.
+                let lost = err!(
+                    HttpStatusUnexpected,
+                    "the request was in flight when the operation was written out, and may have run: it is \
+                     not harmless twice (Config::idempotent), so it is not sent again"
+                );
+                op.finish(super::Event::Failed(lost));
+            }
             Resumed::Polling { in_ms } => op.phase = Phase::Polling { at: now.saturating_add(in_ms) },
             Resumed::Asking(asking) => {
                 let open: Map<String, Value> = asking

@@ -1199,3 +1199,49 @@ fn cutting_an_exchange_its_call_gave_up_sends_nothing_more() {
     assert_eq!(events(&mut op), [Event::Done(complete(&json!(7), "Hello"))]);
     assert!(op.is_drained());
 }
+
+#[test]
+fn a_first_request_in_flight_at_the_snapshot_is_not_sent_again_unless_harmless_twice() {
+    // Found by the simulation's one-round tool: a host restarted from a snapshot taken while the
+    // first request was in flight, sent it again, and the effect ran twice.
+    let op = Operation::new(config(), call_request(), 0).unwrap();
+    let mut again = carried(&op, 1, 500, config());
+    assert!(again.poll_transmit().is_none(), "not sent again");
+    let Some(Event::Failed(e)) = events(&mut again).pop() else { panic!("no failure") };
+    assert_eq!(e.rule(), RuleId::HttpStatusUnexpected);
+    assert!(again.is_drained());
+    let vouched = Config { idempotent: true, ..config() };
+    let mut again = carried(&op, 1, 500, vouched);
+    assert!(again.poll_transmit().is_some(), "harmless twice: sent again");
+}
+
+#[test]
+fn a_request_waiting_to_go_again_after_a_gateway_is_not_copied_meanwhile() {
+    // Found by the simulation: a resume answered 503 waited its backoff, and the call, not knowing,
+    // copied it as stalled: a reconnect sooner than the server's `retry`.
+    let mode = Mode::Legacy;
+    let mut config = Config::new(mode, ENDPOINT);
+    config.call.stall_ms = Some(100);
+    config.backoff_ms = 300;
+    let mut op = Operation::new(config, legacy_request(), 0).unwrap();
+    let post = op.poll_transmit().unwrap();
+    let mut stream = ServerStream::new(mode, "k", 1).unwrap();
+    stream.message(&server_request("s1", "elicitation/create")).unwrap();
+    op.handle_head(post.exchange, 200, &stream.head(None), 1).unwrap();
+    op.handle_body(post.exchange, stream.take().as_bytes(), 1).unwrap();
+    let _ = events(&mut op);
+    op.answer("s1", accept("name", json!("Ada")), 2).unwrap();
+    let answer = op.poll_transmit().unwrap();
+    respond(&mut op, answer.exchange, 502, &Headers::new(), "", 3);
+    // Until its backoff is over, the answer is not sent (the silent stream may be resumed meanwhile).
+    let mut posts = Vec::new();
+    while let Some(at) = op.poll_timeout().filter(|at| *at <= 303) {
+        op.handle_timeout(at);
+        while let Some(sent) = op.poll_transmit() {
+            if sent.method == "POST" {
+                posts.push((at, sent.body));
+            }
+        }
+    }
+    assert_eq!(posts, [(303, answer.body)], "the answer again, once, after its backoff");
+}

@@ -267,11 +267,9 @@ fn stalling(mode: Mode) -> CallConfig {
     CallConfig { stall_ms: Some(100), ..CallConfig::new(mode, ENDPOINT) }
 }
 
-#[test]
-fn a_post_of_answers_with_no_head_is_copied_once_it_stalls_and_the_first_head_wins() {
-    // Issue 43: the answers reached a hung instance; the same POST goes again (the balancer picks
-    // another) while the first stays open (a server slow to take it, behind a lock, may yet answer);
-    // once one has its head, the other is the host's to cut.
+/// A SEP-1858 call with `stall_ms` 100 whose first round was asked at 10 and
+/// answered at 12: the call, and the POST of the answers.
+fn answered_sep_1858() -> (Call, Request) {
     let mode = Mode::Sep1858;
     let mut call = Call::new(stalling(mode), &request(), 0).unwrap();
     let _post = call.poll_transmit().unwrap();
@@ -282,6 +280,16 @@ fn a_post_of_answers_with_no_head_is_copied_once_it_stalls_and_the_first_head_wi
     let asked = server_requests(&mut call);
     call.answer(&accept(&asked[0]), 12).unwrap();
     let answers = call.poll_transmit().unwrap();
+    (call, answers)
+}
+
+#[test]
+fn a_post_of_answers_with_no_head_is_copied_once_it_stalls_and_the_first_head_wins() {
+    // Issue 43: the answers reached a hung instance; the same POST goes again (the balancer picks
+    // another) while the first stays open (a server slow to take it, behind a lock, may yet answer);
+    // once one has its head, the other is the host's to cut.
+    let mode = Mode::Sep1858;
+    let (mut call, answers) = answered_sep_1858();
     let due = call.poll_timeout().expect("a stall to wait for");
     assert!((62..=112).contains(&due), "between half the stall and all of it after it went: {due}");
     call.handle_timeout(due - 1);
@@ -308,14 +316,7 @@ fn a_post_of_answers_with_no_head_is_copied_once_it_stalls_and_the_first_head_wi
 #[test]
 fn a_copy_that_no_server_answered_is_no_news_while_another_may_answer() {
     let mode = Mode::Sep1858;
-    let mut call = Call::new(stalling(mode), &request(), 0).unwrap();
-    let _post = call.poll_transmit().unwrap();
-    let mut a = ServerStream::new(mode, "c42", 1).unwrap();
-    a.ask(&[elicit(1)], 0).unwrap();
-    respond(&mut call, 1, 200, &a.head(None), &a.take(), 10);
-    let asked = server_requests(&mut call);
-    call.answer(&accept(&asked[0]), 12).unwrap();
-    let first = call.poll_transmit().unwrap();
+    let (mut call, first) = answered_sep_1858();
     let due = call.poll_timeout().unwrap();
     call.handle_timeout(due);
     let copy = call.poll_transmit().unwrap();
