@@ -300,7 +300,7 @@ impl Call {
         x.status = Some(status);
         x.since = now;
         let (purpose, copies_of) = (x.purpose, x.copies_of);
-        if !matches!(status, 502..=504) {
+        if is_servers_answer(status) {
             // A server answered: the give-ups in a row start again (a gateway's page says nothing of one),
             // and this copy won: the others are the host's to cut.
             self.stalls = 0;
@@ -351,7 +351,7 @@ impl Call {
     /// connection was cut (a host often cannot tell which; nor need it).
     pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<(), Error> {
         self.now = now;
-        if self.has_open_copy(exchange) && !self.exchange(exchange)?.status.is_some_and(|s| !matches!(s, 502..=504)) {
+        if self.has_open_copy(exchange) && !self.exchange(exchange)?.status.is_some_and(is_servers_answer) {
             // A copy that no server answered, while another copy may: nothing of the call's.
             self.exchanges.retain(|x| x.number != exchange);
             return Ok(());
@@ -864,6 +864,12 @@ impl Call {
         self.reconnects = 0;
         self.post(Purpose::Carrier, url, body, last_event_id);
     }
+}
+
+/// Whether a response head of `status` is a server's answer: not a
+/// gateway's 502, 503 or 504, which say that no server took the request.
+fn is_servers_answer(status: u16) -> bool {
+    !matches!(status, 502..=504)
 }
 
 /// A number spread over `u64` from a call's id and one of its exchanges

@@ -896,19 +896,27 @@ fn a_request_that_reached_no_server_waits_then_goes_again() {
     assert_eq!(e.rule(), RuleId::HttpStatusUnexpected);
 }
 
-#[test]
-fn in_a_stream_mode_the_same_http_request_goes_again() {
-    // Legacy: the answer's POST reached no server; the same POST goes again, and the call goes on.
-    let mode = Mode::Legacy;
-    let mut op = Operation::new(Config::new(mode, ENDPOINT), legacy_request(), 0).unwrap();
+/// A legacy (`2025-11-25`) operation under `config` whose POST's stream asked
+/// `s1` at 1 and whose answer went at 2: the operation, the POST, the server's
+/// stream (to write more on it), and the answer's POST.
+fn legacy_answered(config: Config) -> (Operation, Request, ServerStream, Request) {
+    let mut op = Operation::new(config, legacy_request(), 0).unwrap();
     let post = op.poll_transmit().unwrap();
-    let mut stream = ServerStream::new(mode, "k", 1).unwrap();
+    let mut stream = ServerStream::new(Mode::Legacy, "k", 1).unwrap();
     stream.message(&server_request("s1", "elicitation/create")).unwrap();
     op.handle_head(post.exchange, 200, &stream.head(None), 1).unwrap();
     op.handle_body(post.exchange, stream.take().as_bytes(), 1).unwrap();
     let _ = events(&mut op);
     op.answer("s1", accept("name", json!("Ada")), 2).unwrap();
     let answer = op.poll_transmit().unwrap();
+    (op, post, stream, answer)
+}
+
+#[test]
+fn in_a_stream_mode_the_same_http_request_goes_again() {
+    // Legacy: the answer's POST reached no server; the same POST goes again, and the call goes on.
+    let mode = Mode::Legacy;
+    let (mut op, post, mut stream, answer) = legacy_answered(Config::new(mode, ENDPOINT));
     respond(&mut op, answer.exchange, 502, &Headers::new(), "", 3);
     assert_eq!(op.poll_timeout(), Some(53));
     op.handle_timeout(53);
@@ -1223,15 +1231,7 @@ fn a_request_waiting_to_go_again_after_a_gateway_is_not_copied_meanwhile() {
     let mut config = Config::new(mode, ENDPOINT);
     config.call.stall_ms = Some(100);
     config.backoff_ms = 300;
-    let mut op = Operation::new(config, legacy_request(), 0).unwrap();
-    let post = op.poll_transmit().unwrap();
-    let mut stream = ServerStream::new(mode, "k", 1).unwrap();
-    stream.message(&server_request("s1", "elicitation/create")).unwrap();
-    op.handle_head(post.exchange, 200, &stream.head(None), 1).unwrap();
-    op.handle_body(post.exchange, stream.take().as_bytes(), 1).unwrap();
-    let _ = events(&mut op);
-    op.answer("s1", accept("name", json!("Ada")), 2).unwrap();
-    let answer = op.poll_transmit().unwrap();
+    let (mut op, _post, _stream, answer) = legacy_answered(config);
     respond(&mut op, answer.exchange, 502, &Headers::new(), "", 3);
     // Until its backoff is over, the answer is not sent (the silent stream may be resumed meanwhile).
     let mut posts = Vec::new();
