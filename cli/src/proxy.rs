@@ -35,7 +35,8 @@ exit status, its stdout closed (even while the client keeps stdin open). On
 Ctrl-C or SIGTERM the server's stdin is closed and it is sent SIGTERM.
 
   --listen     where the proxy listens; point the client at it, with the upstream's path
-  --upstream   the MCP server's endpoint (http:// or https://); requests keep their own path
+  --upstream   the MCP server's endpoint (http:// or https://); the proxy serves its path
+               (and the paths beneath it, and /.well-known/): another path is answered 404
                and query
 
 options:
@@ -184,7 +185,12 @@ async fn serve_http(config: Config) -> ExitCode {
         }
     };
     match proxy.local_addr() {
-        Ok(addr) => eprintln!("mrtr proxy: listening on {addr}, forwarding to {upstream}"),
+        Ok(addr) => {
+            let path = mrtr_proxy::Endpoint::of(&upstream).path().to_string();
+            eprintln!(
+                "mrtr proxy: listening on {addr}, forwarding to {upstream} (point the client at http://{addr}{path})"
+            )
+        }
         Err(e) => eprintln!("mrtr proxy: {e}"),
     }
     if let Some(ui) = proxy.ui_addr() {

@@ -69,8 +69,11 @@ pub const RECORD_MAX_BYTES: u64 = 256 << 20;
 pub struct Config {
     /// Where it listens.
     pub listen: SocketAddr,
-    /// The upstream MCP endpoint (`http://` or `https://`); requests go to
-    /// its scheme, host and port with the incoming path and query.
+    /// The upstream MCP endpoint (`http://` or `https://`). The proxy serves
+    /// its path ([`Endpoint`]): a request for that path, for one beneath it,
+    /// or for `/.well-known/…` goes to the upstream's scheme, host and port
+    /// with its own path and query; any other path is answered `404` naming
+    /// the one served. A URL without a path (or `/`) serves every path.
     pub upstream: Uri,
     /// A PEM file of certificate authorities an `https://` upstream's
     /// certificate may chain to, besides the system's.
@@ -156,6 +159,8 @@ struct Shared {
     client: UpstreamClient,
     scheme: http::uri::Scheme,
     authority: http::uri::Authority,
+    /// The paths it forwards.
+    endpoint: Endpoint,
     /// The listener's `Host`, `Origin` and `Content-Type` rules.
     web: WebRules,
 }
@@ -204,7 +209,17 @@ impl Proxy {
             monitor = monitor.with_har(open_private(path, false)?)?;
         }
         let web = WebRules::new(listener.local_addr()?, &config.allow_origins, &config.allow_hosts);
-        let shared = Arc::new(Shared { timeout: config.timeout, check: true, monitor, client, scheme, authority, web });
+        let endpoint = Endpoint::of(&config.upstream);
+        let shared = Arc::new(Shared {
+            timeout: config.timeout,
+            check: true,
+            monitor,
+            client,
+            scheme,
+            authority,
+            endpoint,
+            web,
+        });
         let caps = net::Caps::for_this_process(config.max_connections, config.max_connections_per_peer, "mrtr-proxy");
         Ok(Proxy { listener, shared, admission: net::Admission::new(caps), ui })
     }
@@ -329,6 +344,51 @@ fn plain(status: StatusCode, text: String) -> Response<Forward> {
     response
 }
 
+/// The paths the proxy forwards: the `--upstream` URL's path, the paths
+/// beneath it (its trailing-slash form, a server's sub-resources) and
+/// `/.well-known/…` (the authorization metadata a client reads from the MCP
+/// server's origin). A client pointed at another path would otherwise reach
+/// an upstream path the operator never named, while the banner said the
+/// proxy forwards to the one named.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    /// The path, without a trailing `/`; empty: every path.
+    path: String,
+}
+
+impl Endpoint {
+    /// The endpoint `upstream` names.
+    pub fn of(upstream: &Uri) -> Endpoint {
+        Endpoint { path: upstream.path().trim_end_matches('/').to_string() }
+    }
+
+    /// The path every forwarded request is for, or beneath (`/`: any).
+    pub fn path(&self) -> &str {
+        if self.path.is_empty() {
+            "/"
+        } else {
+            &self.path
+        }
+    }
+
+    /// Whether a request for `path` is forwarded.
+    pub fn serves(&self, path: &str) -> bool {
+        let beneath =
+            path.strip_prefix(self.path.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+        beneath || path.starts_with("/.well-known/")
+    }
+
+    /// The answer to a request for a path it does not serve: `404`, naming
+    /// the path it serves.
+    fn not_found(&self, path: &str) -> Response<Forward> {
+        // A URI's path is ASCII: cut at a byte, to bound what is echoed.
+        let shown = if path.len() > 200 { format!("{}…", &path[..200]) } else { path.to_string() };
+        let why =
+            format!("mrtr-proxy: this proxy forwards {} (the path of its --upstream URL), not {shown}\n", self.path());
+        plain(StatusCode::NOT_FOUND, why)
+    }
+}
+
 /// A request the listener's web rules refuse: its status, a JSON-RPC error as the body.
 fn refused(refusal: web::Refusal) -> Response<Forward> {
     let mut response = Response::new(Forward::full(refusal.body()));
@@ -354,6 +414,9 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
     let monitor = &shared.monitor;
     let limit = monitor.limits().max_message_bytes;
     let (mut parts, body) = req.into_parts();
+    if !shared.endpoint.serves(parts.uri.path()) {
+        return Ok(shared.endpoint.not_found(parts.uri.path()));
+    }
     if let Err(refusal) = shared.web.check(&parts.method, &parts.headers) {
         if shared.check {
             monitor.bad_bytes_from(Side::Client, &refusal.error);

@@ -97,11 +97,11 @@ async fn upstream_handle(
         return Ok(reply("text/event-stream", Full::new(Bytes::from_static(GET_SSE.as_bytes())).boxed()));
     }
     let bytes = req.into_body().collect().await.unwrap().to_bytes();
-    if path == "/unauthorized" {
+    if path == "/mcp/unauthorized" {
         let r = Response::builder().status(StatusCode::UNAUTHORIZED).header("content-type", "text/plain");
         return Ok(r.body(Full::new(Bytes::from_static(b"log in first\n")).boxed()).unwrap());
     }
-    if path == "/bad" {
+    if path == "/mcp/bad" {
         return Ok(reply("application/json", Full::new(Bytes::from_static(BAD_UTF8)).boxed()));
     }
     let m: Value = serde_json::from_slice(&bytes).unwrap();
@@ -430,12 +430,12 @@ async fn bad_utf8_from_upstream_is_reported_and_forwarded() {
     let (up, release) = upstream().await;
     let run = proxy(up, None).await;
     let c = client();
-    let r = post(&c, run.addr, "/bad", ping(7)).await;
+    let r = post(&c, run.addr, "/mcp/bad", ping(7)).await;
     assert_eq!(body_bytes(r).await, BAD_UTF8, "bad bytes forwarded unchanged");
     let reports = run.monitor.reports();
     assert_eq!(rules(&reports), vec!["jsonrpc-parse-error".to_string()], "{reports:?}");
     // Bad bytes from the client too: reported, forwarded, the proxy lives on.
-    let r = post(&c, run.addr, "/bad", "{not json".to_string()).await;
+    let r = post(&c, run.addr, "/mcp/bad", "{not json".to_string()).await;
     assert_eq!(body_bytes(r).await, BAD_UTF8);
     assert_eq!(rules(&run.monitor.reports())[1], "jsonrpc-parse-error");
     // Still alive: a whole flow goes through.
@@ -604,6 +604,27 @@ async fn headers_path_and_query_are_forwarded() {
     assert_eq!(h["content-type"], "application/json");
 }
 
+#[tokio::test]
+async fn a_path_the_upstream_url_does_not_name_is_answered_404_naming_the_one_served() {
+    let (up, _release) = upstream().await;
+    let run = proxy(up, None).await;
+    let c = client();
+    let r = post(&c, run.addr, "/wrong-path", ping(1)).await;
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    let text = String::from_utf8(body_bytes(r).await.to_vec()).unwrap();
+    assert!(text.contains("forwards /mcp (the path of its --upstream URL), not /wrong-path"), "{text}");
+    // Nothing went upstream, so nothing was checked.
+    assert_eq!(run.monitor.summary().messages, 0);
+    // Its trailing-slash form, a path beneath it, and the origin's metadata go.
+    for path in ["/mcp", "/mcp/", "/mcp/x", "/.well-known/oauth-protected-resource/mcp"] {
+        let r = post(&c, run.addr, path, ping(2)).await;
+        assert_eq!(r.status(), StatusCode::OK, "{path}");
+        assert_eq!(r.headers()["x-seen-path"], path);
+    }
+    // `/mcpx` only begins like it.
+    assert_eq!(post(&c, run.addr, "/mcpx", ping(3)).await.status(), StatusCode::NOT_FOUND);
+}
+
 // SEP-1858 through the proxy: an upstream that asks with `buffer_input`, the
 // request and `input_required`, then closes, and takes the buffered answers
 // as a JSON array with `Last-Event-ID` (its bytes written by the core's
@@ -661,12 +682,12 @@ fn block(event: Option<&str>, data: Option<&Value>, id: String) -> String {
 }
 
 /// The SEP-1858 upstream. `POST /mcp` with a call: the ask, in two chunks
-/// split mid-event, then the end. `POST /eager` with a call: `buffer_input`
+/// split mid-event, then the end. `POST /mcp/eager` with a call: `buffer_input`
 /// and the elicitation, then the stream stays open until an answer comes as
 /// a POST of its own (`202`), then the result. Buffered answers (a JSON array
 /// with `Last-Event-ID`): a new stream with the result.
 async fn upstream_1858_handle(req: Request<Incoming>, answered: Arc<Notify>) -> Result<Response<UpBody>, Infallible> {
-    let eager = req.uri().path() == "/eager";
+    let eager = req.uri().path() == "/mcp/eager";
     let method = req.method().to_string();
     let headers: Vec<(String, String)> =
         req.headers().iter().map(|(n, v)| (n.as_str().to_string(), v.to_str().unwrap().to_string())).collect();
@@ -800,7 +821,7 @@ async fn a_single_answer_posted_after_buffer_input_is_exactly_sse_response_not_b
     let run = proxy_with(up, Some(record.clone()), protocol_2025(), Some(Mode::Sep1858)).await;
     let c = client();
 
-    let r = post(&c, run.addr, "/eager", weather_call(1)).await;
+    let r = post(&c, run.addr, "/mcp/eager", weather_call(1)).await;
     let mut body = r.into_body();
     // Upstream holds its stream open: the request comes through as it is sent.
     let mut got = Vec::new();
@@ -1045,7 +1066,7 @@ async fn requests_answered_without_a_response_are_not_held() {
     let run = proxy(up, None).await;
     let c = client();
     for id in 0..20 {
-        let r = post(&c, run.addr, "/unauthorized", call(100 + id, None)).await;
+        let r = post(&c, run.addr, "/mcp/unauthorized", call(100 + id, None)).await;
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
         let _ = body_bytes(r).await;
     }
