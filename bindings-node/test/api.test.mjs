@@ -56,7 +56,12 @@ test('classify: every kind, ids and result types', () => {
 })
 
 test('an unknown protocol is jsonrpc-invalid, as the corpus says', () => {
-  assert.throws(() => mrtr.classify(call, { protocol: '2024-11-05' }), { name: 'ProtocolError', rule: 'jsonrpc-invalid' })
+  assert.throws(() => mrtr.classify(call, { protocol: '2024-11-05' }), {
+    name: 'ProtocolError',
+    rule: 'jsonrpc-invalid',
+    // The name given and the known ones, so that the reader can correct it.
+    message: 'unknown protocol "2024-11-05": the known ones are 2026-07-28, sep-2322, sep-2322-draft, 2025-11-25',
+  })
   assert.throws(() => new mrtr.Client({ protocol: 'nope' }), { rule: 'jsonrpc-invalid' })
 })
 

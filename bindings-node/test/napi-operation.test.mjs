@@ -5,6 +5,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import http from 'node:http'
 import { once } from 'node:events'
+import net from 'node:net'
 import { McpClient, Operation, ResponseError, RetryError, Session, TransportError, UsageError, runOperation } from '../index.mjs'
 
 const META = {
@@ -151,6 +152,18 @@ test('McpClient: an error response rejects with ResponseError; a question with n
   await assert.rejects(client.callTool('broken'), (e) => e instanceof ResponseError && e.code === -32602 && e.data.name === 'broken')
   await assert.rejects(client.callTool('weather'), (e) => e instanceof UsageError && /no onInput/.test(e.message))
   assert.deepEqual(seen.map((s) => s.message.id), [1, 2])
+})
+
+test('McpClient: a refused connection says the connection failed, not a status', async () => {
+  const free = net.createServer()
+  await new Promise((resolve) => free.listen(0, '127.0.0.1', resolve))
+  const { port } = free.address()
+  await new Promise((resolve) => free.close(resolve)) // nothing listens there now
+  const client = new McpClient(`http://127.0.0.1:${port}/mcp`, { capabilities: {} })
+  await assert.rejects(
+    client.callTool('weather'),
+    (e) => e instanceof TransportError && e.rule === 'http-status-unexpected' && /the connection failed or was closed/.test(e.message),
+  )
 })
 
 test('Session: requests without a transport, and its misuse', () => {

@@ -44,7 +44,9 @@ def test_protocol_is_a_str_enum_and_the_callers_choice() -> None:
     assert not Protocol.V2026_07_28.allows_input_required("tasks/result")
     with pytest.raises(mrtr.ProtocolError) as e:
         mrtr.classify(msg, protocol="2024-11-05")
-    assert e.value.rule is Rule.JSONRPC_INVALID and e.value.message == "unknown protocol"
+    assert e.value.rule is Rule.JSONRPC_INVALID and e.value.message == (
+        'unknown protocol "2024-11-05": the known ones are 2026-07-28, sep-2322, sep-2322-draft, 2025-11-25'
+    )
     with pytest.raises(mrtr.UsageError):
         mrtr.classify(msg, protocol=2026)  # type: ignore[arg-type]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -214,6 +215,17 @@ def test_mcp_client_one_line_a_call_with_the_declared_meta(serve: Callable[[Repl
         assert meta["io.modelcontextprotocol/clientCapabilities"] == {"elicitation": {}}
         assert meta["io.modelcontextprotocol/clientInfo"]["name"] == "weather-app"
     assert server.seen[0]["message"]["params"]["arguments"] == {"city": "Paris"}
+
+
+def test_a_refused_connection_says_the_connection_failed() -> None:
+    with socket.socket() as free:  # a port nothing listens on once closed
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    client = mrtr.McpClient(f"http://127.0.0.1:{port}/mcp", capabilities={})
+    with pytest.raises(mrtr.TransportError) as failed:
+        asyncio.run(client.call_tool("weather"))
+    assert failed.value.rule is mrtr.Rule.HTTP_STATUS_UNEXPECTED
+    assert "the connection failed or was closed" in failed.value.message, failed.value.message
 
 
 def test_mcp_client_error_response_and_unanswerable_question(serve: Callable[[Reply], Server]) -> None:

@@ -67,7 +67,7 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Stri
         match arg {
             Long("protocol") | Short('p') => {
                 let name = parser.value().map_err(|e| e.to_string())?.string().map_err(|_| "bad protocol")?;
-                args.protocol = Protocol::from_name(&name).ok_or(format!("unknown protocol {name:?}"))?;
+                args.protocol = Protocol::parse(&name).map_err(|e| e.message().to_string())?;
             }
             Long("transport") => {
                 let name = parser.value().map_err(|e| e.to_string())?.string().map_err(|_| "bad transport")?;

@@ -37,7 +37,6 @@ Ctrl-C or SIGTERM the server's stdin is closed and it is sent SIGTERM.
   --listen     where the proxy listens; point the client at it, with the upstream's path
   --upstream   the MCP server's endpoint (http:// or https://); the proxy serves its path
                (and the paths beneath it, and /.well-known/): another path is answered 404
-               and query
 
 options:
   --record FILE    append every HTTP entry (request; response head, JSON body, each SSE
@@ -117,11 +116,11 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
             Long("upstream-ca") => upstream_ca = Some(options::path(p)?),
             Long("protocol") | Short('p') => {
                 let v = options::text(p)?;
-                protocol = Protocol::from_name(&v).ok_or(format!("unknown protocol {v}"))?;
+                protocol = Protocol::parse(&v).map_err(|e| e.message().to_string())?;
             }
             Long("transport") => {
                 let v = options::text(p)?;
-                transport = Some(Mode::from_name(&v).map_err(|_| format!("unknown transport {v}"))?);
+                transport = Some(Mode::from_name(&v).map_err(|e| e.message().to_string())?);
             }
             Long("timeout") => timeout = options::at_least_one(p, "--timeout", "whole seconds, ")?,
             Long("ui") => ui = Some(options::parsed(p, "--ui")?),

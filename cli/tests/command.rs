@@ -51,7 +51,10 @@ fn bad_usage_exits_2_with_the_usage_on_stderr() {
         (&[][..], "mrtr: no command"),
         (&["lint"][..], "mrtr: unknown command \"lint\""),
         (&["help", "lint"][..], "unknown command \"lint\""),
-        (&["check", "--protocol", "2099-01-01"][..], "mrtr check: unknown protocol"),
+        (
+            &["check", "--protocol", "2099-01-01"][..],
+            r#"mrtr check: unknown protocol "2099-01-01": the known ones are 2026-07-28, sep-2322, sep-2322-draft, 2025-11-25"#,
+        ),
         (&["check", "--frobnicate"][..], "mrtr check: invalid option '--frobnicate'"),
     ] {
         let out = mrtr(args);

@@ -164,7 +164,9 @@ fn proxy_refuses_an_unknown_transport() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("unknown transport sep-9999"), "{err}");
+    // The value given and the known ones, so that the reader can correct it.
+    let said = r#"unknown transport mode "sep-9999": the known ones are 2026-07-28, 2025-11-25, sep-1858, sep-1335"#;
+    assert!(err.contains(said), "{err}");
 }
 
 /// A stdio MCP server for the stdio tests (Python's standard library only):

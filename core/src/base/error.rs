@@ -105,5 +105,17 @@ macro_rules! err {
 #[cfg(feature = "alloc")]
 pub(crate) use err;
 
+/// A value the caller gave, for an error message that names it: quoted as
+/// Rust debug-quotes a string (control characters escaped), cut to 64
+/// characters so that a hostile value cannot grow the message.
+#[cfg(feature = "alloc")]
+pub(crate) fn quoted(value: &str) -> alloc::string::String {
+    const SHOWN: usize = 64;
+    match value.char_indices().nth(SHOWN) {
+        Some((cut, _)) => alloc::format!("{:?}…", &value[..cut]),
+        None => alloc::format!("{value:?}"),
+    }
+}
+
 /// `Result` with the core's [`Error`].
 pub type Result<T, E = Error> = core::result::Result<T, E>;

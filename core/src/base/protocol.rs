@@ -198,9 +198,23 @@ impl Protocol {
     /// The protocol with this name, or the error for an unknown one:
     /// `jsonrpc-invalid` "unknown protocol", as `conformance/README.md`
     /// decides (a protocol name usually comes from the peer's negotiated
-    /// version). Every binding reads protocol names through this.
+    /// version), followed by the name given and the known ones, so that the
+    /// reader can correct it. Every binding reads protocol names through this.
     pub fn parse(name: &str) -> crate::Result<Protocol> {
-        Protocol::from_name(name).ok_or(crate::Error::new(crate::RuleId::JsonrpcInvalid, "unknown protocol"))
+        Protocol::from_name(name).ok_or_else(|| Protocol::unknown(name))
+    }
+
+    #[cfg(feature = "alloc")]
+    fn unknown(name: &str) -> crate::Error {
+        let known: alloc::vec::Vec<&str> = PROTOCOLS.iter().map(|(_, r)| r.name).collect();
+        let message =
+            alloc::format!("unknown protocol {}: the known ones are {}", crate::error::quoted(name), known.join(", "));
+        crate::Error::with(crate::RuleId::JsonrpcInvalid, message)
+    }
+
+    #[cfg(not(feature = "alloc"))]
+    fn unknown(_: &str) -> crate::Error {
+        crate::Error::new(crate::RuleId::JsonrpcInvalid, "unknown protocol")
     }
 
     /// [`Protocol::parse`] of an optional name: absent is the default.

@@ -107,7 +107,7 @@ pub enum RuleId {
     SseBufferedPostTarget = 65,
     /// (mrtr) A response stream ended before the response, with nothing to resume from.
     SseStreamEnded = 66,
-    /// (mrtr) An HTTP status the transport does not expect at that point.
+    /// (mrtr) An HTTP status the transport does not expect at that point, or none (the connection failed).
     HttpStatusUnexpected = 67,
     /// (mrtr gateways) A request whose `Origin` or `Host` the listener does not allow (DNS rebinding): 403.
     HttpOriginRefused = 68,
@@ -421,7 +421,7 @@ catalogue! {
     SseStreamEnded, "sse-stream-ended", Transport, None, "mrtr transports",
         "(mrtr) A response stream ended before the JSON-RPC response to its request with nothing to resume it from: no event id (and, in 1335, no `rel=\"stream\"` URL), a `204` with no answers owed, or the reconnects allowed (`StreamLimits::max_reconnects`) spent without an event. The client machine fails the call with it.";
     HttpStatusUnexpected, "http-status-unexpected", Transport, None, "mrtr transports",
-        "(mrtr) An HTTP status the transport does not expect at that point: a POST answered without the call's response (neither an event stream nor a JSON-RPC response with its id), a reconnect answered with anything but an event stream (or `204` in 1335), an answer's POST refused. The client machine fails the call with it.";
+        "(mrtr) An HTTP status the transport does not expect at that point: a POST answered without the call's response (neither an event stream nor a JSON-RPC response with its id), a reconnect answered with anything but an event stream (or `204` in 1335), an answer's POST refused; or no status at all, the connection failed or closed before one (its message says so). The client machine fails the call with it.";
     HttpOriginRefused, "http-origin-refused", Transport, None, "2025-11-25 Streamable HTTP, Security Warning",
         "(mrtr gateways) A server MUST validate `Origin` against DNS rebinding. `mrtr proxy` and `mrtr bridge` answer 403 to a request whose `Origin` is present and not allowed (by default only loopback origins on a loopback listener; `--allow-origin` widens), or whose `Host` names none of the listener's allowed hosts (by default, on a loopback listener, only loopback names).";
     HttpContentTypeUnsupported, "http-content-type-unsupported", Transport, None, "2025-11-25 Streamable HTTP, Sending Messages to the Server",

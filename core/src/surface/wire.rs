@@ -50,7 +50,7 @@ as_name!(RuleId, Area, Protocol, Kind, ResultType);
 impl<'de> Deserialize<'de> for Protocol {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let name = <alloc::borrow::Cow<'de, str>>::deserialize(d)?;
-        Protocol::from_name(&name).ok_or_else(|| de::Error::custom("unknown protocol"))
+        Protocol::parse(&name).map_err(|e| de::Error::custom(e.message()))
     }
 }
 

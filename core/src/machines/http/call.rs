@@ -369,10 +369,13 @@ impl Call {
         if self.done || !reading {
             return Ok(());
         }
-        if streamed {
-            self.stream_ended(now);
-        } else {
-            self.read_whole(purpose, status.unwrap_or(0), &body);
+        match status {
+            _ if streamed => self.stream_ended(now),
+            Some(status) => self.read_whole(purpose, status, &body),
+            None => self.fail(err!(
+                HttpStatusUnexpected,
+                "no response from the server: the connection failed or was closed before any status ({purpose:?} exchange)"
+            )),
         }
         Ok(())
     }

@@ -153,10 +153,11 @@ impl Mode {
 
     /// The mode of that name; another name is `usage-invalid-argument`.
     pub fn from_name(name: &str) -> Result<Mode, Error> {
-        Mode::ALL
-            .into_iter()
-            .find(|m| m.name() == name)
-            .ok_or_else(|| err!(UsageInvalidArgument, "unknown transport mode {name:?}"))
+        Mode::ALL.into_iter().find(|m| m.name() == name).ok_or_else(|| {
+            let known: alloc::vec::Vec<&str> = Mode::ALL.iter().map(|m| m.name()).collect();
+            let name = crate::error::quoted(name);
+            err!(UsageInvalidArgument, "unknown transport mode {name}: the known ones are {}", known.join(", "))
+        })
     }
 
     /// Whether server requests may arrive on a response stream.

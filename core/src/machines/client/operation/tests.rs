@@ -311,6 +311,9 @@ fn a_first_request_that_may_have_run_goes_again_only_after_a_503() {
         }
         assert!(op.poll_transmit().is_none() && op.poll_timeout().is_none(), "{status:?}: not sent again");
         let Some(Event::Failed(e)) = events(&mut op).pop() else { panic!("{status:?}: no failure") };
+        // No status at all is a failed connection, and the message says so (not "answered 0").
+        let said = if status.is_some() { "the server answered" } else { "the connection failed or was closed" };
+        assert!(e.message().contains(said), "{status:?}: {}", e.message());
         failed.push(e.rule());
     }
     assert_eq!(failed, [RuleId::HttpStatusUnexpected; 3]);
