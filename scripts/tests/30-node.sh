@@ -17,5 +17,7 @@ bash "$pkg/tools/build.sh" --check
 echo "== Node: build the tests' addon (--features test-vectors); it generates the same native.cjs / native.d.ts"
 bash "$pkg/tools/build.sh" --test-vectors --check
 
+echo "== Node: the quickstart's page quotes its files (docs/quickstart/node.md; test/quickstart.test.mjs runs them)"
+python3 "$root/scripts/quickstart-docs" node
 echo "== Node: node:test"
 (cd "$pkg" && node --test test/*.test.mjs test/*.test.cjs)

@@ -166,4 +166,19 @@ for example in "$out/example_shared" "$out/example_static"; do
   grep -q '^jsonrpc-parse-error' "$out/example.out"
 done
 "${valgrind[@]}" "$out/example_static" >/dev/null
+
+echo "== C: the quickstart (docs/quickstart/c.md): its server and client built through pkg-config, the client answering the ask"
+python3 "$root/scripts/quickstart-docs" c
+quick="$ffi/examples/quickstart"
+for program in server client; do
+  "$CC" "${warn[@]}" "${pc_cflags[@]}" "${cjson_cflags[@]}" "$quick/$program.c" -o "$out/quickstart_$program" "${pc_libs[@]}" \
+    "${cjson_libs[@]}" -Wl,-rpath,"$out/prefix/lib"
+done
+"$out/quickstart_server" 0 >"$out/quickstart_server.out" &
+quick_pid=$!
+for _ in $(seq 100); do grep -q '^listening on ' "$out/quickstart_server.out" && break; sleep 0.05; done
+quick_url=$(sed -n 's/^listening on //p' "$out/quickstart_server.out")
+quick_said=$(echo Ada | timeout 30 "${valgrind[@]}" "$out/quickstart_client" "$quick_url") || { kill "$quick_pid"; exit 1; }
+kill "$quick_pid"
+[ "$quick_said" = "What is your name? Hello, Ada!" ] || { echo "the C quickstart's client said: $quick_said" >&2; exit 1; }
 echo "C: all checks passed"
