@@ -97,7 +97,7 @@ export declare const Rule: {
   readonly SseBufferedPostTarget: 'sse-buffered-post-target'
   /** (mrtr) A response stream ended before the JSON-RPC response to its request with nothing to resume it from: no event id (and, in 1335, no `rel="stream"` URL), a `204` with no answers owed, or the reconnects allowed (`StreamLimits::max_reconnects`) spent without an event. The client machine fails the call with it. */
   readonly SseStreamEnded: 'sse-stream-ended'
-  /** (mrtr) An HTTP status the transport does not expect at that point: a POST answered without the call's response (neither an event stream nor a JSON-RPC response with its id), a reconnect answered with anything but an event stream (or `204` in 1335), an answer's POST refused. The client machine fails the call with it. */
+  /** (mrtr) An HTTP status the transport does not expect at that point: a POST answered without the call's response (neither an event stream nor a JSON-RPC response with its id), a reconnect answered with anything but an event stream (or `204` in 1335), an answer's POST refused; or no status at all, the connection failed or closed before one (its message says so). The client machine fails the call with it. */
   readonly HttpStatusUnexpected: 'http-status-unexpected'
   /** (mrtr gateways) A server MUST validate `Origin` against DNS rebinding. `mrtr proxy` and `mrtr bridge` answer 403 to a request whose `Origin` is present and not allowed (by default only loopback origins on a loopback listener; `--allow-origin` widens), or whose `Host` names none of the listener's allowed hosts (by default, on a loopback listener, only loopback names). */
   readonly HttpOriginRefused: 'http-origin-refused'

@@ -214,8 +214,9 @@ pub const MRTR_BARE_ERR_SSE_STREAM_ENDED: mrtr_bare_status = 66;
 
 /// `http-status-unexpected` (area `transport`, no JSON-RPC code): (mrtr) An HTTP status the transport does not expect
 /// at that point: a POST answered without the call's response (neither an event stream nor a JSON-RPC response with its
-/// id), a reconnect answered with anything but an event stream (or `204` in 1335), an answer's POST refused. The client
-/// machine fails the call with it.
+/// id), a reconnect answered with anything but an event stream (or `204` in 1335), an answer's POST refused; or no
+/// status at all, the connection failed or closed before one (its message says so). The client machine fails the call
+/// with it.
 pub const MRTR_BARE_ERR_HTTP_STATUS_UNEXPECTED: mrtr_bare_status = 67;
 
 /// `http-origin-refused` (area `transport`, no JSON-RPC code): (mrtr gateways) A server MUST validate `Origin` against
