@@ -28,6 +28,8 @@ node bindings-wasm/scripts/check-artifact.mjs
 echo "== wasm: the corpus's classify and sse cases through the browser package, pkg-browser/"
 cargo build --quiet -p mrtr-conformance --bin mrtr-conformance
 node bindings-wasm/test/browser-corpus.mjs | "${CARGO_TARGET_DIR:-$root/target}/debug/mrtr-conformance" judge --name wasm-browser-package
+echo "== wasm: the quickstart's page quotes its files (docs/quickstart/browser.md; test/quickstart.test.mjs runs them in Chromium)"
+python3 scripts/quickstart-docs browser
 echo "== wasm: node:test"
 cd bindings-wasm
 node --test test/*.test.mjs
