@@ -617,6 +617,41 @@ pub unsafe extern "C" fn mrtr_complete(
     })
 }
 
+/// The answer to the `server/discover` `request` from what the server declares: `server` is
+/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+/// (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+/// member of the wrong shape, or one not named here, is `usage-invalid-argument`. `*out` is the
+/// text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_discover(
+    request: *const c_char,
+    request_len: usize,
+    server: *const c_char,
+    server_len: usize,
+    protocol: mrtr_protocol,
+    limits: *const mrtr_limits,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, request, server, options) = unsafe {
+            (
+                Out::new(out)?,
+                args::required(request, request_len, "request")?,
+                args::required(server, server_len, "server")?,
+                options(protocol, limits, None)?,
+            )
+        };
+        let value = facade::discover(request, server, &options)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
 /// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
 /// `createdAt`, `lastUpdatedAt`, `ttlMs`, …). `*out` is the text (free it with `mrtr_buf_free`).
 ///

@@ -498,6 +498,14 @@ export declare function requireDeclared(request: JsonInput, required: JsonInput,
 export declare function complete(request: JsonInput, result: JsonInput, options?: Options): JsonObject
 
 /**
+ * The answer to the `server/discover` `request` from what the server declares: `server` is
+ * `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+ * (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+ * member of the wrong shape, or one not named here, is `usage-invalid-argument`.
+ */
+export declare function discover(request: JsonInput, server: JsonInput, options?: Options): JsonObject
+
+/**
  * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
  * `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
  */

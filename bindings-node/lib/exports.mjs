@@ -165,6 +165,17 @@ export function complete(request, result, options) {
 }
 
 /**
+ * The answer to the `server/discover` `request` from what the server declares: `server` is
+ * `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+ * (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+ * member of the wrong shape, or one not named here, is `usage-invalid-argument`.
+ */
+export function discover(request, server, options) {
+  const input = [k.text(request, 'request'), k.text(server, 'server'), k.settings(options)]
+  return JSON.parse(k.call(() => native.discover(...input)))
+}
+
+/**
  * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
  * `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
  */

@@ -295,6 +295,15 @@ pub fn complete(request: Text, result: Text, options: Option<String>) -> Result<
     crate::run(|| facade::complete(crate::bytes(&request), crate::bytes(&result), &crate::options(options)?))
 }
 
+/// The answer to the `server/discover` `request` from what the server declares: `server` is
+/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+/// (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+/// member of the wrong shape, or one not named here, is `usage-invalid-argument`.
+#[napi]
+pub fn discover(request: Text, server: Text, options: Option<String>) -> Result<String> {
+    crate::run(|| facade::discover(crate::bytes(&request), crate::bytes(&server), &crate::options(options)?))
+}
+
 /// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
 /// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
 #[napi]

@@ -276,6 +276,28 @@ pub(crate) fn complete<'py>(
     })
 }
 
+/// The answer to the `server/discover` `request` from what the server declares: `server` is
+/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+/// (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+/// member of the wrong shape, or one not named here, is `usage-invalid-argument`.
+#[pyfunction]
+#[pyo3(signature = (request, server, protocol=None, limits=None))]
+pub(crate) fn discover<'py>(
+    py: Python<'py>,
+    request: &Bound<'py, PyAny>,
+    server: &Bound<'py, PyAny>,
+    protocol: Option<Proto>,
+    limits: Option<Lim>,
+) -> PyResult<Bound<'py, PyAny>> {
+    guard(|| {
+        let o = options(protocol, limits);
+        let request = json_text(request, &o.limits)?;
+        let server = json_text(server, &o.limits)?;
+        let v = facade::discover(request.as_bytes(), server.as_bytes(), &o).or_raise()?;
+        output(py, &v)
+    })
+}
+
 /// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
 /// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
 #[pyfunction]
@@ -1224,6 +1246,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(require_capabilities, m)?)?;
     m.add_function(wrap_pyfunction!(require_declared, m)?)?;
     m.add_function(wrap_pyfunction!(complete, m)?)?;
+    m.add_function(wrap_pyfunction!(discover, m)?)?;
     m.add_function(wrap_pyfunction!(task_created, m)?)?;
     m.add_function(wrap_pyfunction!(task_get_response, m)?)?;
     Ok(())

@@ -294,6 +294,15 @@ pub fn complete(request: &JsValue, result: &JsValue, options: Option<String>) ->
     crate::run(|| facade::complete(&crate::bytes(request), &crate::bytes(result), &crate::options(options)?))
 }
 
+/// The answer to the `server/discover` `request` from what the server declares: `server` is
+/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+/// (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+/// member of the wrong shape, or one not named here, is `usage-invalid-argument`.
+#[wasm_bindgen]
+pub fn discover(request: &JsValue, server: &JsValue, options: Option<String>) -> Result<String> {
+    crate::run(|| facade::discover(&crate::bytes(request), &crate::bytes(server), &crate::options(options)?))
+}
+
 /// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
 /// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
 #[wasm_bindgen(js_name = taskCreated)]

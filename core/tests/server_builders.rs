@@ -218,3 +218,52 @@ fn a_mirrored_field_sent_twice_is_refused_whichever_occurrence_matches() {
         assert_eq!(e.rule(), RuleId::RequestHeaderMismatch, "{extra}");
     }
 }
+
+#[test]
+fn server_discover_is_built_from_what_the_server_declares_with_the_hints_its_schema_requires() {
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}});
+    let server = json!({"capabilities": {"tools": {}}, "serverInfo": {"name": "weather", "version": "1.0.0"}});
+    let answer = server::discover(&request, &server, V).unwrap();
+    assert_eq!(
+        answer,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"capabilities": {"tools": {}},
+            "serverInfo": {"name": "weather", "version": "1.0.0"}, "supportedVersions": ["2026-07-28"],
+            "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}})
+    );
+    // What the server names stays: its versions, its instructions, its own caching hints.
+    let mut more = server.clone();
+    more["supportedVersions"] = json!(["2026-07-28", "2025-11-25"]);
+    more["instructions"] = json!("Ask for a city.");
+    let answer = server::discover(&request, &more, V).unwrap();
+    assert_eq!(answer["result"]["supportedVersions"], json!(["2026-07-28", "2025-11-25"]));
+    assert_eq!(answer["result"]["instructions"], "Ask for a city.");
+    // A message the core reads as valid.
+    assert!(mrtr::classify_value(&answer, V, &mrtr::Limits::default()).is_ok(), "a valid message");
+}
+
+#[test]
+fn a_server_discover_answer_of_the_wrong_shape_is_the_callers_misuse_and_says_what_fits() {
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}});
+    let wrong = [
+        (
+            json!({"capabilities": {"tools": {}}, "serverinfo": {}}),
+            "no member \"serverinfo\": the known ones are capabilities, serverInfo, instructions, supportedVersions",
+        ),
+        (json!({"serverInfo": {"name": "w", "version": "1"}}), "capabilities is an object"),
+        (
+            json!({"capabilities": {}, "serverInfo": {"name": "w"}}),
+            "serverInfo is an object with a string name and version",
+        ),
+        (json!({"capabilities": {}, "supportedVersions": []}), "supportedVersions is a non-empty array of strings"),
+        (json!({"capabilities": {}, "instructions": 7}), "instructions is a string"),
+        (json!([]), "is an object"),
+    ];
+    for (server, said) in wrong {
+        let e = server::discover(&request, &server, V).unwrap_err();
+        assert_eq!(e.rule(), RuleId::UsageInvalidArgument, "{server}");
+        assert!(e.message().contains(said), "{server}: {}", e.message());
+    }
+    let call = call("2026-07-28", json!({}));
+    let e = server::discover(&call, &json!({"capabilities": {}}), V).unwrap_err();
+    assert_eq!(e.rule(), RuleId::UsageInvalidArgument);
+}

@@ -481,6 +481,17 @@ pub fn complete(request_json: String, result_json: String, protocol: String) -> 
     })
 }
 
+/// The answer to the `server/discover` `request` from what the server declares: `server` is
+/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+/// (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+/// member of the wrong shape, or one not named here, is `usage-invalid-argument`.
+#[uniffi::export]
+pub fn discover(request_json: String, server_json: String, protocol: String) -> Result<String> {
+    guard(|| {
+        Ok(facade::discover(request_json.as_bytes(), server_json.as_bytes(), &crate::ops::options(&protocol, None)?)?)
+    })
+}
+
 /// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
 /// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
 #[uniffi::export]

@@ -2,7 +2,7 @@
 
 A thin façade over the native module ``mrtr._mrtr``, which converts and calls the core; the core decides.
 ``classify`` one message, ``check`` a conversation; client: ``retry``, ``task_update``, the ``Client`` machine;
-server: ``respond``, ``resume``, ``complete``, ``check_request``, ``check_headers``, ``missing_capabilities``,
+server: ``respond``, ``resume``, ``complete``, ``discover``, ``check_request``, ``check_headers``, ``missing_capabilities``,
 ``require_capabilities``, ``require_declared``, ``task_created``, ``task_get_response``; sealed
 ``requestState``: ``Key``, ``KeyRing``, ``Binding``, ``SealedRounds``, ``inspect``; await-style tools without
 server state: ``run_tool`` (``run_tool_bytes``: bytes in, bytes out), ``Context``, ``Questions``,
@@ -42,6 +42,7 @@ from ._mrtr import (
     check_request,
     classify,
     complete,
+    discover,
     inspect,
     mirrored_fields,
     missing_capabilities,
@@ -90,6 +91,7 @@ __all__ = [
     "check_request",
     "classify",
     "complete",
+    "discover",
     "inspect",
     "mirrored_fields",
     "missing_capabilities",

@@ -179,6 +179,17 @@ def complete(
     ``request`` is a retry (its result must not be cached), and for a cacheable result that names
     no caching hints the safe ones its schema requires."""
 
+def discover(
+    request: _JsonIn,
+    server: _JsonIn,
+    protocol: str | None = None,
+    limits: Limits | None = None,
+) -> dict[str, Any]:
+    """The answer to the ``server/discover`` ``request`` from what the server declares: ``server`` is
+    ``{capabilities, serverInfo, instructions, supportedVersions}``, only ``capabilities`` required
+    (absent versions: the protocol's name), completed with the caching hints its schema
+    requires. A member of the wrong shape, or one not named here, is ``usage-invalid-argument``."""
+
 def task_created(
     request: _JsonIn,
     record: _JsonIn,

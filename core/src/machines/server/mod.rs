@@ -186,6 +186,62 @@ pub fn complete(request: &Value, result: &Value, protocol: Protocol) -> Result<V
     Ok(json!({"jsonrpc": "2.0", "id": request.get("id").cloned().unwrap_or(Value::Null), "result": result}))
 }
 
+/// The members `server/discover`'s answer is built from ([`discover`]), and
+/// whether each must be there.
+const DISCOVER_MEMBERS: [(&str, bool); 4] =
+    [("capabilities", true), ("serverInfo", false), ("instructions", false), ("supportedVersions", false)];
+
+/// Builds the answer to a `server/discover` `request` (`2026-07-28`'s way for
+/// a client to learn a server without a handshake) from `server`, an object:
+/// `capabilities` (a `ServerCapabilities` object, required), `serverInfo`
+/// (`{name, version, …}`; the schema's `DiscoverResult` has no such member,
+/// but clients and the bridge read it where it is), `instructions` (a string)
+/// and `supportedVersions` (strings; absent: `protocol`'s name). The result
+/// is [`complete`]d: `resultType`, and the caching hints its schema requires
+/// (`ttlMs: 0`, `cacheScope: "private"`) unless `server` names them. Fails
+/// with `usage-invalid-argument` when `request` is not `server/discover` or
+/// `server` has a member of the wrong shape or one not above (the message
+/// lists the known ones).
+pub fn discover(request: &Value, server: &Value, protocol: Protocol) -> Result<Value> {
+    if request.get("method").and_then(Value::as_str) != Some("server/discover") {
+        return Err(err!(UsageInvalidArgument, "discover answers a server/discover request"));
+    }
+    let Some(members) = server.as_object() else {
+        return Err(err!(UsageInvalidArgument, "what a server tells at server/discover is an object"));
+    };
+    let known = || DISCOVER_MEMBERS.map(|(name, _)| name).join(", ");
+    if let Some(other) = members.keys().find(|k| !DISCOVER_MEMBERS.iter().any(|(name, _)| name == k)) {
+        let other = crate::error::quoted(other);
+        return Err(err!(
+            UsageInvalidArgument,
+            "server/discover has no member {other}: the known ones are {}",
+            known()
+        ));
+    }
+    for (name, required) in DISCOVER_MEMBERS {
+        let value = members.get(name);
+        let fits = match (name, value) {
+            (_, None) => !required,
+            ("capabilities", Some(v)) => v.is_object(),
+            ("serverInfo", Some(v)) => ["name", "version"].iter().all(|k| v.get(k).is_some_and(Value::is_string)),
+            ("instructions", Some(v)) => v.is_string(),
+            (_, Some(v)) => v.as_array().is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_string)),
+        };
+        if !fits {
+            let shape = match name {
+                "capabilities" => "an object (ServerCapabilities)",
+                "serverInfo" => "an object with a string name and version",
+                "instructions" => "a string",
+                _ => "a non-empty array of strings",
+            };
+            return Err(err!(UsageInvalidArgument, "server/discover's {name} is {shape}"));
+        }
+    }
+    let mut result = members.clone();
+    result.entry("supportedVersions").or_insert_with(|| json!([protocol.name()]));
+    complete(request, &Value::Object(result), protocol)
+}
+
 /// The JSON-RPC error response a server sends for `error` in answer to the
 /// request with `id`, and the HTTP status a transport sends it with, under
 /// the released codes ([`error_response_in`]).

@@ -13,6 +13,14 @@ pub fn complete(request: &[u8], result: &[u8], o: &Options) -> Result<String> {
     Ok(text(&server::complete(&request, &result, o.protocol)?))
 }
 
+/// [`server::discover`]: the answer to a `server/discover` request from
+/// what the server declares (`{capabilities, serverInfo, instructions,
+/// supportedVersions}`).
+pub fn discover(request: &[u8], declared: &[u8], o: &Options) -> Result<String> {
+    let (request, declared) = (parse(request, &o.limits)?, parse_arg(declared, "what the server declares")?);
+    Ok(text(&server::discover(&request, &declared, o.protocol)?))
+}
+
 /// [`server::check_headers`]: a request's header fields (`{name: value}` or
 /// `[[name, value], …]`) against its body.
 pub fn check_headers(request: &[u8], headers: &[u8], o: &Options) -> Result<()> {
