@@ -1644,6 +1644,25 @@ mrtr_status mrtr_complete(const char *request,
                           struct mrtr_buf *out);
 
 /**
+ * The answer to the `server/discover` `request` from what the server declares: `server` is
+ * `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+ * (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+ * member of the wrong shape, or one not named here, is `usage-invalid-argument`. `*out` is the
+ * text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_discover(const char *request,
+                          size_t request_len,
+                          const char *server,
+                          size_t server_len,
+                          mrtr_protocol protocol,
+                          const struct mrtr_limits *limits,
+                          struct mrtr_buf *out);
+
+/**
  * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
  * `createdAt`, `lastUpdatedAt`, `ttlMs`, …). `*out` is the text (free it with `mrtr_buf_free`).
  *
