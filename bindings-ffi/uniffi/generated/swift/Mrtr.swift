@@ -6116,6 +6116,22 @@ public func complete(requestJson: String, resultJson: String, `protocol`: String
 })
 }
 /**
+ * The answer to the `server/discover` `request` from what the server declares: `server` is
+ * `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+ * (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+ * member of the wrong shape, or one not named here, is `usage-invalid-argument`.
+ */
+public func discover(requestJson: String, serverJson: String, `protocol`: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_func_discover(
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(serverJson),
+        FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+/**
  * The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
  * members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
  * sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
@@ -6563,6 +6579,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_complete() != 44812) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_func_discover() != 50372) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_error_response() != 7496) {

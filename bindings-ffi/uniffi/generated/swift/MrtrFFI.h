@@ -810,6 +810,11 @@ RustBuffer uniffi_mrtr_uniffi_fn_func_check_request(RustBuffer request_json, Rus
 RustBuffer uniffi_mrtr_uniffi_fn_func_complete(RustBuffer request_json, RustBuffer result_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_DISCOVER
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_DISCOVER
+RustBuffer uniffi_mrtr_uniffi_fn_func_discover(RustBuffer request_json, RustBuffer server_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_ERROR_RESPONSE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_ERROR_RESPONSE
 RustBuffer uniffi_mrtr_uniffi_fn_func_error_response(RustBuffer id_json, RustBuffer rule, RustBuffer message, RustBuffer data_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
@@ -1238,6 +1243,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_func_check_request(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_COMPLETE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_COMPLETE
 uint16_t uniffi_mrtr_uniffi_checksum_func_complete(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_DISCOVER
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_FUNC_DISCOVER
+uint16_t uniffi_mrtr_uniffi_checksum_func_discover(void
     
 );
 #endif

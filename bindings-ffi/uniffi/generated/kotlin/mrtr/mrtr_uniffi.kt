@@ -703,6 +703,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_complete(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_func_discover(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_error_response(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_func_mirrored_fields(
@@ -1178,6 +1180,8 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_complete(`requestJson`: RustBuffer.ByValue,`resultJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_func_discover(`requestJson`: RustBuffer.ByValue,`serverJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_error_response(`idJson`: RustBuffer.ByValue,`rule`: RustBuffer.ByValue,`message`: RustBuffer.ByValue,`dataJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_mirrored_fields(`requestJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1364,6 +1368,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_complete() and 0xFFFF) != 44812) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_discover() and 0xFFFF) != 50372) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_error_response() and 0xFFFF) != 7496) {
@@ -9256,6 +9263,26 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         
         FfiConverterString.lower(`requestJson`),
         FfiConverterString.lower(`resultJson`),
+        FfiConverterString.lower(`protocol`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * The answer to the `server/discover` `request` from what the server declares: `server` is
+         * `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+         * (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+         * member of the wrong shape, or one not named here, is `usage-invalid-argument`.
+         */
+    @Throws(MrtrException::class) fun `discover`(`requestJson`: kotlin.String, `serverJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_func_discover(
+    
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterString.lower(`serverJson`),
         FfiConverterString.lower(`protocol`),_status)
 }
     )
