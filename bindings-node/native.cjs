@@ -852,6 +852,7 @@ module.exports.check = nativeBinding.check
 module.exports.checkRequest = nativeBinding.checkRequest
 module.exports.classify = nativeBinding.classify
 module.exports.complete = nativeBinding.complete
+module.exports.discover = nativeBinding.discover
 module.exports.errorResponse = nativeBinding.errorResponse
 module.exports.inspect = nativeBinding.inspect
 module.exports.mirroredFields = nativeBinding.mirroredFields

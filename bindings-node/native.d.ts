@@ -478,6 +478,14 @@ export declare function classify(text: Text, options?: string | undefined | null
 export declare function complete(request: Text, result: Text, options?: string | undefined | null): string
 
 /**
+ * The answer to the `server/discover` `request` from what the server declares: `server` is
+ * `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+ * (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+ * member of the wrong shape, or one not named here, is `usage-invalid-argument`.
+ */
+export declare function discover(request: Text, server: Text, options?: string | undefined | null): string
+
+/**
  * The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
  * members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
  * sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
