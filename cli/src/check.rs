@@ -5,8 +5,9 @@
 //!   or an HTTP entry `{"from","at","http":{…}}` (recorded exchanges; `--transport sep-1858|sep-1335`
 //!   checks the multi-turn SSE rules on them);
 //! - or an HTTP Archive (HAR 1.2, as browsers and proxies export it: a JSON object
-//!   with a `log` key, or a file named `*.har`), read by the core's [`mrtr::har::read_har`]:
-//!   request bodies are client messages, JSON and event-stream responses server ones.
+//!   with a `log` key, or a file named `*.har`), read by the core's [`mrtr::har::read_har_lines`]:
+//!   request bodies are client messages, JSON and event-stream responses server ones; a body
+//!   that is no JSON is an entry carrying it, reported where it is (as the proxy did live).
 //!
 //! The input is read as bytes, so that a file that is not UTF-8 gets the core's
 //! error (`jsonrpc-parse-error`, with its line) rather than an I/O error.
@@ -14,7 +15,7 @@
 
 use lexopt::prelude::*;
 use mrtr::check::{read_jsonl_bytes, Audit, CheckConfig, Line, Side, Violation};
-use mrtr::har::read_har;
+use mrtr::har::read_har_lines;
 use mrtr::http::Mode;
 use mrtr::{Limits, Protocol};
 use mrtr_proxy::page::{self, Timeline};
@@ -105,8 +106,7 @@ type Numbered = Vec<(usize, Line)>;
 fn read_entries(name: &str, bytes: &[u8]) -> Result<(&'static str, Numbered), String> {
     let limits = Limits::default();
     if name.to_ascii_lowercase().ends_with(".har") || mrtr::har::is_har(bytes) {
-        let har = read_har(bytes, &limits).map(|e| e.into_iter().map(|(n, e)| (n, Line::Message(e))).collect());
-        return har.map(|e| ("HAR entry", e)).map_err(|(entry, why)| match entry {
+        return read_har_lines(bytes, &limits).map(|e| ("HAR entry", e)).map_err(|(entry, why)| match entry {
             0 => format!("{name}: not a HAR: {why}"),
             n => format!("{name}, HAR entry {n}: not a conversation: {why}"),
         });

@@ -120,3 +120,33 @@ fn html_of_a_hostile_recording_keeps_its_traffic_inert() {
         page.contains(r#"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-"#)
     );
 }
+
+/// Issue #46: a HAR whose body is no JSON (what a proxy flagged live) is
+/// checked, not refused: the body is reported where it is, with its rule,
+/// and the rest of the conversation is checked; a JSON Lines record keeps
+/// such a body as its `text`, and gives the same.
+#[test]
+fn a_body_that_is_no_json_is_a_violation_where_it_is_not_unreadable_input() {
+    let har = std::fs::read_to_string(EXAMPLE).unwrap();
+    let mut log: serde_json::Value = serde_json::from_str(&har).unwrap();
+    log["log"]["entries"][0]["response"]["content"]["text"] = "{\"jsonrpc\": \"2.0\", \"id\": ".into();
+    let path = temp("cut-body.har", log.to_string().as_bytes());
+    let out = mrtr(&["check", path.to_str().unwrap(), "--json"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let violations = report["violations"].as_array().unwrap();
+    let found: Vec<_> =
+        violations.iter().map(|v| (v["rule"].as_str().unwrap(), v["harEntry"].as_u64().unwrap())).collect();
+    // The input_required was in the cut body: the retry after it retries
+    // nothing the checker saw (as the live proxy found too).
+    assert_eq!(found, [("jsonrpc-parse-error", 1), ("input-responses-unsolicited", 2)], "{report}");
+    assert_eq!(violations[0]["from"], "server", "{report}");
+
+    let line = r#"{"from":"client","at":3,"http":{"exchange":"1","method":"POST","url":"http://h/mcp","headers":{},"text":"{\"jsonrpc\": \"2.0\", \"id\": 1,"}}"#;
+    let path = temp("cut-body.jsonl", format!("{line}\n").as_bytes());
+    let out = mrtr(&["check", path.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("entry 0 (line 1, from the client): jsonrpc-parse-error"), "{stdout}");
+}

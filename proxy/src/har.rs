@@ -64,7 +64,8 @@ impl HarLog {
             "headers": har_headers(headers), "queryString": [], "headersSize": -1, "bodySize": body.len()});
         if !body.is_empty() {
             let mime = header(headers, "content-type").unwrap_or("application/octet-stream");
-            request["postData"] = json!({"mimeType": mime, "text": String::from_utf8_lossy(body)});
+            request["postData"] = json!({"mimeType": mime});
+            put_text(&mut request["postData"], body);
         }
         let pending = Pending {
             started: SystemTime::now(),
@@ -159,7 +160,6 @@ fn entry(pending: Pending, why: Option<&'static str>) -> Value {
     let now = Instant::now();
     let ms = |from: Instant, to: Instant| to.saturating_duration_since(from).as_secs_f64() * 1000.0;
     let (status, headers, mime, head_at) = pending.response.unwrap_or((0, json!([]), String::new(), now));
-    let text = String::from_utf8_lossy(&pending.content);
     let (wait, receive) = (ms(pending.start, head_at), ms(head_at, now));
     let started = time::OffsetDateTime::from(pending.started)
         .format(&time::format_description::well_known::Rfc3339)
@@ -169,16 +169,31 @@ fn entry(pending: Pending, why: Option<&'static str>) -> Value {
         "time": wait + receive,
         "request": pending.request,
         "response": {"status": status, "statusText": "", "httpVersion": "HTTP/1.1", "cookies": [], "headers": headers,
-            "content": {"size": pending.content.len(), "mimeType": mime, "text": text},
+            "content": {"size": pending.content.len(), "mimeType": mime},
             "redirectURL": "", "headersSize": -1, "bodySize": -1},
         "cache": {},
         "timings": {"send": 0, "wait": wait, "receive": receive},
     });
+    put_text(&mut entry["response"]["content"], &pending.content);
     let comments: Vec<&str> = [why, pending.left_out].into_iter().flatten().collect();
     if !comments.is_empty() {
         entry["comment"] = Value::String(comments.join("; "));
     }
     entry
+}
+
+/// A body's bytes into a HAR `postData` or `content`: its `text`, or when
+/// they are not UTF-8, their base64 with `"encoding": "base64"`, so that
+/// bytes the proxy found are no message read back as the same bytes.
+fn put_text(object: &mut Value, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => object["text"] = Value::from(text),
+        Err(_) => {
+            use base64::{engine::general_purpose::STANDARD, Engine};
+            object["text"] = Value::from(STANDARD.encode(bytes));
+            object["encoding"] = Value::from("base64");
+        }
+    }
 }
 
 /// An entry's header object (name → value) as HAR's list of name/value pairs.

@@ -6,7 +6,7 @@
 use crate::har::HarLog;
 use crate::page::{Shown, Snapshot, Timeline};
 use http::HeaderMap;
-use mrtr::check::{Audit, Block, CheckConfig, Entry, HttpEntry, Line, Side};
+use mrtr::check::{Audit, Block, CheckConfig, Entry, HttpEntry, Line, Side, Unparsed};
 use mrtr::http::Headers;
 use mrtr::sse::Event;
 use mrtr::{Error, Limits};
@@ -425,15 +425,25 @@ impl Monitor {
         mrtr::parse(bytes, &self.limits).map_err(|e| errors.push(e)).ok()
     }
 
+    /// A body or an event's data as JSON, under the core's bad-input rules;
+    /// bytes that are no JSON value are kept as they came, with why
+    /// ([`Unparsed`]): the checker reports them at their entry, and the
+    /// record keeps them, so that a recording re-checks the same.
+    fn body(&self, bytes: &[u8]) -> (Option<Value>, Option<Unparsed>) {
+        match Unparsed::parse(bytes, &self.limits) {
+            Ok(value) => (value, None),
+            Err(unparsed) => (None, Some(unparsed)),
+        }
+    }
+
     /// Feeds the client entry of a request the proxy forwards: `url` is the
     /// upstream URL it goes to, `headers` those forwarded. A body that is
-    /// not JSON is reported at this entry and left out of it.
+    /// not JSON is reported at this entry, which keeps its bytes.
     pub fn request(&self, exchange: &str, method: &str, url: &str, headers: &HeaderMap, body: &[u8]) {
-        let mut errors = Vec::new();
         let headers = header_fields(headers);
         let url = redact_query(url);
         self.har(|har| har.request(exchange, method, &url, &header_object(&headers), body));
-        let body = self.json(body, &mut errors);
+        let (body, unparsed) = self.body(body);
         let entry = HttpEntry {
             from: Side::Client,
             at: None,
@@ -444,9 +454,10 @@ impl Monitor {
             status: None,
             events: Vec::new(),
             body,
+            unparsed,
             end: false,
         };
-        self.feed(Side::Client, Line::Http(entry), &errors);
+        self.feed(Side::Client, Line::Http(entry), &[]);
     }
 
     /// Feeds the first server entry of a response: its status and headers,
@@ -461,7 +472,6 @@ impl Monitor {
         end: bool,
         errors: Vec<Error>,
     ) {
-        let mut errors = errors;
         let headers = header_fields(headers);
         self.har(|har| {
             har.response(exchange, status, &header_object(&headers), body);
@@ -469,7 +479,7 @@ impl Monitor {
                 har.end(exchange);
             }
         });
-        let body = body.and_then(|b| self.json(b, &mut errors));
+        let (body, unparsed) = body.map_or((None, None), |b| self.body(b));
         let entry = HttpEntry {
             from: Side::Server,
             at: None,
@@ -480,24 +490,24 @@ impl Monitor {
             status: Some(status),
             events: Vec::new(),
             body,
+            unparsed,
             end,
         };
         self.feed(Side::Server, Line::Http(entry), &errors);
     }
 
     /// Feeds one decoded event-stream block of a response as a server entry
-    /// (its `data` as JSON; data that is not JSON is reported at this entry
-    /// and left out, empty data is no message). A block the decoder refused
-    /// is reported at the index the next entry gets.
+    /// (its `data` as JSON; data that is not JSON is reported at this entry,
+    /// which keeps it; empty data is no message). A block the decoder
+    /// refused is reported at the index the next entry gets.
     pub fn event(&self, exchange: &str, event: Result<Event, Error>) {
         let event = match event {
             Ok(event) => event,
             Err(e) => return self.bad_bytes_from(Side::Server, &e),
         };
-        let mut errors = Vec::new();
-        let data = event.data.and_then(|d| self.json(d.as_bytes(), &mut errors));
-        let block = Block { event: event.event, data, id: event.id, retry: event.retry };
-        self.feed(Side::Server, Line::Http(server_entry(exchange, vec![block], false)), &errors);
+        let (data, unparsed) = event.data.map_or((None, None), |d| self.body(d.as_bytes()));
+        let block = Block { event: event.event, data, unparsed, id: event.id, retry: event.retry };
+        self.feed(Side::Server, Line::Http(server_entry(exchange, vec![block], false)), &[]);
     }
 
     /// Feeds the end of a response: upstream finished its body.
@@ -611,14 +621,17 @@ fn server_entry(exchange: &str, events: Vec<Block>, end: bool) -> HttpEntry {
         status: None,
         events,
         body: None,
+        unparsed: None,
         end,
     }
 }
 
 /// The record line of an entry, as `mrtr check` reads it:
 /// `{"from","at","http":{…}}` (the fields in the order `exchange`, `method`,
-/// `url`, `status`, `headers`, `body`, `events`, `end`, each only where the
-/// entry has it; `headers` on a request and a response head) or
+/// `url`, `status`, `headers`, `body` or `text` (bytes that are no JSON
+/// value, `encoding` after it when base64), `events` (each `data` or
+/// `text`), `end`, each only where the entry has it; `headers` on a
+/// request and a response head) or
 /// `{"from","at","message"}`. Written straight from the entry, not through
 /// a `Value`.
 fn record_line(from: Side, at: u64, line: &Line) -> String {
@@ -659,6 +672,10 @@ fn record_line(from: Side, at: u64, line: &Line) -> String {
                 out.extend_from_slice(br#","body":"#);
                 value_into(&mut out, body);
             }
+            if let Some(unparsed) = &h.unparsed {
+                out.extend_from_slice(br#","text":"#);
+                raw_into(&mut out, &unparsed.bytes);
+            }
             if !h.events.is_empty() {
                 out.extend_from_slice(br#","events":["#);
                 for (i, b) in h.events.iter().enumerate() {
@@ -679,6 +696,10 @@ fn record_line(from: Side, at: u64, line: &Line) -> String {
                     if let Some(data) = &b.data {
                         field(&mut out, "data");
                         value_into(&mut out, data);
+                    }
+                    if let Some(unparsed) = &b.unparsed {
+                        field(&mut out, "text");
+                        raw_into(&mut out, &unparsed.bytes);
                     }
                     if let Some(id) = &b.id {
                         field(&mut out, "id");
@@ -706,6 +727,19 @@ fn record_line(from: Side, at: u64, line: &Line) -> String {
 /// `text` as a JSON string, appended to `out`.
 fn str_into(out: &mut Vec<u8>, text: &str) {
     let _ = serde_json::to_writer(&mut *out, text);
+}
+
+/// Bytes that are no JSON value, as a record keeps them (the value of its
+/// `text`): a JSON string, or when they are not UTF-8, their base64 then
+/// `,"encoding":"base64"` (as a HAR keeps a body), appended to `out`.
+fn raw_into(out: &mut Vec<u8>, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => str_into(out, text),
+        Err(_) => {
+            use base64::{engine::general_purpose::STANDARD, Engine};
+            let _ = write!(out, r#""{}","encoding":"base64""#, STANDARD.encode(bytes));
+        }
+    }
 }
 
 /// `value` as compact JSON, appended to `out`.
@@ -872,6 +906,7 @@ mod tests {
             status: None,
             events: Vec::new(),
             body: Some(body.clone()),
+            unparsed: None,
             end: false,
         };
         let old_request = json!({"exchange": "7", "method": "POST", "url": "http://h:1/mcp?stream=a\"b",
@@ -894,6 +929,7 @@ mod tests {
                 data: Some(json!({"a": "\n"})),
                 id: Some("1".into()),
                 retry: Some(5),
+                unparsed: None,
             },
             Block::default(),
             Block { id: Some("2".into()), ..Block::default() },
@@ -918,6 +954,49 @@ mod tests {
         }
         let message = Line::Message(Entry { from: Side::Server, message: body.clone(), stream: None });
         assert_eq!(record_line(Side::Server, 3, &message), format!(r#"{{"from":"server","at":3,"message":{body}}}"#));
+    }
+
+    /// Bytes that are no JSON value are recorded as they came: `text`, in
+    /// base64 with `"encoding": "base64"` when they are not UTF-8, in a body
+    /// and in an event's data; read back, they are the same bytes with the
+    /// same error, which the checker reports where the proxy did.
+    #[test]
+    fn bytes_that_are_no_message_are_recorded_as_they_came() {
+        let limits = Limits::default();
+        let unparsed = |bytes: &[u8]| Unparsed::parse(bytes, &limits).unwrap_err();
+        let request = |bytes: &[u8]| HttpEntry {
+            from: Side::Client,
+            at: Some(5),
+            exchange: "1".into(),
+            method: Some("POST".into()),
+            url: Some("http://h/mcp".into()),
+            headers: Vec::new(),
+            status: None,
+            events: Vec::new(),
+            body: None,
+            unparsed: Some(unparsed(bytes)),
+            end: false,
+        };
+        let cut = request(b"{\"jsonrpc\": \"2.0\", \"id\": \"\n");
+        let line = record_line(Side::Client, 5, &Line::Http(cut.clone()));
+        assert_eq!(
+            line,
+            r#"{"from":"client","at":5,"http":{"exchange":"1","method":"POST","url":"http://h/mcp","headers":{},"text":"{\"jsonrpc\": \"2.0\", \"id\": \"\n"}}"#
+        );
+        let not_utf8 = request(b"{\"id\":\"\xff\"}");
+        let line_8 = record_line(Side::Client, 5, &Line::Http(not_utf8.clone()));
+        assert!(line_8.ends_with(r#""text":"eyJpZCI6Iv8ifQ==","encoding":"base64"}}"#), "{line_8}");
+        let block = Block { id: Some("4".into()), unparsed: Some(unparsed(b"hello")), ..Block::default() };
+        let event = server_entry("1", vec![block], false);
+        let line_event = record_line(Side::Server, 6, &Line::Http(event.clone()));
+        assert_eq!(
+            line_event,
+            r#"{"from":"server","at":6,"http":{"exchange":"1","events":[{"text":"hello","id":"4"}]}}"#
+        );
+        for (line, entry) in [(line, cut), (line_8, not_utf8), (line_event, event)] {
+            let back = Line::from_value(&serde_json::from_str(&line).unwrap()).unwrap();
+            assert_eq!(back, Line::Http(HttpEntry { at: Some(entry.at.unwrap_or(6)), ..entry }));
+        }
     }
 
     #[test]

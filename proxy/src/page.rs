@@ -306,6 +306,11 @@ fn write_http(out: &mut Prefix, h: &HttpEntry) {
         out.raw(br#","body":"#);
         out.value(body);
     }
+    // Bytes that are no JSON value: shown as text (what is not UTF-8 replaced).
+    if let Some(unparsed) = &h.unparsed {
+        out.raw(br#","text":"#);
+        out.string(&String::from_utf8_lossy(&unparsed.bytes));
+    }
     if !h.events.is_empty() {
         out.raw(br#","events":["#);
         for (i, b) in h.events.iter().enumerate() {
@@ -320,6 +325,10 @@ fn write_http(out: &mut Prefix, h: &HttpEntry) {
             }
             out.raw(format!(r#""retry":{retry},"data":"#).as_bytes());
             out.value(b.data.as_ref().unwrap_or(&Value::Null));
+            if let Some(unparsed) = &b.unparsed {
+                out.raw(br#","text":"#);
+                out.string(&String::from_utf8_lossy(&unparsed.bytes));
+            }
             out.raw(b"}");
         }
         out.raw(b"]");
@@ -438,8 +447,14 @@ fn label(line: &Line) -> String {
     match line {
         Line::Message(e) => message_label(&e.message),
         Line::Http(h) => {
-            let carried: Vec<String> =
-                h.body.iter().chain(h.events.iter().filter_map(|b| b.data.as_ref())).map(message_label).collect();
+            let unparsed = h.unparsed.iter().chain(h.events.iter().filter_map(|b| b.unparsed.as_ref()));
+            let carried: Vec<String> = h
+                .body
+                .iter()
+                .chain(h.events.iter().filter_map(|b| b.data.as_ref()))
+                .map(message_label)
+                .chain(unparsed.map(|_| "not JSON".to_string()))
+                .collect();
             let head = match (&h.method, h.status) {
                 (Some(method), _) => cut(method, SHORT_BYTES),
                 (None, Some(status)) => status.to_string(),
@@ -694,8 +709,10 @@ mod tests {
                 data: Some(json!({"jsonrpc": "2.0", "id": 1, "result": {}})),
                 id: None,
                 retry: Some(5),
+                unparsed: None,
             }],
             body: None,
+            unparsed: None,
             end: true,
         };
         let mut timeline = Timeline::new("t");

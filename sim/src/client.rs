@@ -289,7 +289,7 @@ impl OpRun {
             decoder.feed(&bytes);
             while let Some(Ok(event)) = decoder.poll_event() {
                 let data = event.data.and_then(|d| serde_json::from_str::<Value>(&d).ok());
-                received.push(Block { event: event.event, data, id: event.id, retry: event.retry });
+                received.push(Block { event: event.event, data, id: event.id, retry: event.retry, unparsed: None });
             }
         }
         for block in received {
@@ -399,6 +399,7 @@ impl OpRun {
                     status: None,
                     events: Vec::new(),
                     body: request.body.as_deref().and_then(|b| serde_json::from_str(b).ok()),
+                    unparsed: None,
                     end: false,
                 }));
                 self.open.insert(exchange, Open { name, ..Open::default() });
@@ -459,6 +460,7 @@ fn server_entry(name: &str, now: u64, status: Option<u16>, headers: mrtr::http::
         status,
         events: Vec::new(),
         body: None,
+        unparsed: None,
         end: false,
     })
 }

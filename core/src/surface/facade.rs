@@ -243,7 +243,7 @@ pub fn check(transcript: &[u8], o: &Options) -> Result<String> {
     let whole = Limits { max_message_bytes: usize::MAX, ..o.limits };
     let v = parse(transcript, &whole)?;
     let entries = v.as_array().ok_or(usage("a transcript is a JSON array of entries"))?;
-    let lines = entries.iter().map(Line::from_value).collect::<Result<Vec<_>>>()?;
+    let lines = entries.iter().map(|e| Line::from_value_with(e, &o.limits)).collect::<Result<Vec<_>>>()?;
     Ok(text(&check::check_lines(&lines, o.check_config())))
 }
 
@@ -279,7 +279,7 @@ impl Checker {
     /// `{"from", "at", "http"}`).
     pub fn handle(&mut self, entry: &[u8]) -> Result<()> {
         let v = parse(entry, &Limits { max_message_bytes: usize::MAX, ..self.limits })?;
-        self.inner.handle(&Line::from_value(&v)?);
+        self.inner.handle(&Line::from_value_with(&v, &self.limits)?);
         Ok(())
     }
 

@@ -27,6 +27,31 @@ use alloc::{
 };
 use serde_json::Value;
 
+/// Bytes where a JSON-RPC message was due that are no JSON value (not
+/// UTF-8, malformed, past a bound): kept as they came, with why they are
+/// not one. The checker reports `error` at the entry that carries them, as
+/// the proxy did live; a recording writes `bytes` as the entry's `text`
+/// (base64 with `"encoding": "base64"` when they are not UTF-8), which
+/// reads back as the same.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unparsed {
+    /// The bytes, as they came.
+    pub bytes: Vec<u8>,
+    /// Why they are not a message (`jsonrpc-parse-error`, `limit-exceeded`, …).
+    pub error: Error,
+}
+
+impl Unparsed {
+    /// `bytes` read under `limits`: `Ok(None)` when blank (no message),
+    /// `Ok(Some(value))` when they are JSON, else the bytes with the error.
+    pub fn parse(bytes: &[u8], limits: &crate::Limits) -> Result<Option<Value>, Unparsed> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        crate::parse(bytes, limits).map(Some).map_err(|error| Unparsed { bytes: bytes.to_vec(), error })
+    }
+}
+
 /// One block of a recorded event stream; `data` holds the JSON value it carried.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Block {
@@ -34,6 +59,8 @@ pub struct Block {
     pub event: Option<String>,
     /// The JSON value of the `data` field.
     pub data: Option<Value>,
+    /// The `data` field when it is no JSON value (then `data` is `None`).
+    pub unparsed: Option<Unparsed>,
     /// The `id` field.
     pub id: Option<String>,
     /// The `retry` field.
@@ -61,6 +88,8 @@ pub struct HttpEntry {
     pub events: Vec<Block>,
     /// The JSON body, if any.
     pub body: Option<Value>,
+    /// The body when its bytes are no JSON value (then `body` is `None`).
+    pub unparsed: Option<Unparsed>,
     /// Server: the response ends here.
     pub end: bool,
 }
@@ -93,11 +122,20 @@ impl Line {
         }
     }
 
-    /// Reads one transcript entry of either form.
+    /// Reads one transcript entry of either form; a body or an event's
+    /// data given as its `text` is read under the default [`Limits`](crate::Limits).
     pub fn from_value(value: &Value) -> Result<Line, Error> {
+        Line::from_value_with(value, &crate::Limits::DEFAULT)
+    }
+
+    /// [`Line::from_value`], a body or an event's data given as its raw
+    /// `text` (what a recording writes for bytes that are no JSON value)
+    /// read under `limits`: JSON text is the body (or the data), other
+    /// bytes are [`Unparsed`], with why.
+    pub fn from_value_with(value: &Value, limits: &crate::Limits) -> Result<Line, Error> {
         match value.get("http") {
             None => Entry::from_value(value).map(Line::Message),
-            Some(http) => http_entry(value, http).map(Line::Http),
+            Some(http) => http_entry(value, http, limits).map(Line::Http),
         }
     }
 }
@@ -111,7 +149,42 @@ fn message_version(message: &Value) -> Option<&str> {
     meta.or_else(|| initialize.or(agreed)?.get("protocolVersion")).and_then(Value::as_str)
 }
 
-fn http_entry(value: &Value, http: &Value) -> Result<HttpEntry, Error> {
+/// The raw text of a body or of an event's data, `field` of `object`, if
+/// given: its bytes, decoded when `encoding` is `base64`.
+fn raw_text(object: &Value, field: &str) -> Result<Option<Vec<u8>>, Error> {
+    let invalid = |what: &'static str| Error::new(RuleId::UsageInvalidArgument, what);
+    let Some(text) = object.get(field) else { return Ok(None) };
+    let text = text.as_str().ok_or(invalid("a body's \"text\" is a string"))?;
+    match object.get("encoding") {
+        None | Some(Value::Null) => Ok(Some(text.as_bytes().to_vec())),
+        Some(Value::String(e)) if e.eq_ignore_ascii_case("base64") => {
+            use base64::{engine::general_purpose::STANDARD, Engine};
+            STANDARD.decode(text).map(Some).map_err(|_| invalid("a \"text\" with \"encoding\": \"base64\" is base64"))
+        }
+        Some(_) => Err(invalid("a body's \"encoding\" is \"base64\" or absent")),
+    }
+}
+
+/// A JSON value `json` or raw bytes `raw` (not both): the value, or the bytes read under `limits`.
+fn value_or_raw(
+    json: Option<&Value>,
+    raw: Option<Vec<u8>>,
+    limits: &crate::Limits,
+) -> Result<(Option<Value>, Option<Unparsed>), Error> {
+    match (json, raw) {
+        (Some(_), Some(_)) => Err(Error::new(
+            RuleId::UsageInvalidArgument,
+            "a body (or data) is its JSON value or its \"text\", not both",
+        )),
+        (json, None) => Ok((json.cloned(), None)),
+        (None, Some(bytes)) => match Unparsed::parse(&bytes, limits) {
+            Ok(value) => Ok((value, None)),
+            Err(unparsed) => Ok((None, Some(unparsed))),
+        },
+    }
+}
+
+fn http_entry(value: &Value, http: &Value, limits: &crate::Limits) -> Result<HttpEntry, Error> {
     let invalid = |what: &'static str| Error::new(RuleId::UsageInvalidArgument, what);
     let from = match value.get("from").and_then(Value::as_str) {
         Some("client") => Side::Client,
@@ -142,12 +215,13 @@ fn http_entry(value: &Value, http: &Value) -> Result<HttpEntry, Error> {
     };
     let events = match http.get("events") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(blocks)) => blocks.iter().map(block).collect::<Result<_, Error>>()?,
+        Some(Value::Array(blocks)) => blocks.iter().map(|b| block(b, limits)).collect::<Result<_, Error>>()?,
         Some(_) => return Err(invalid("an HTTP entry's \"events\" is an array")),
     };
     if from == Side::Client && (text("method").is_none() || text("url").is_none()) {
         return Err(invalid("a client HTTP entry has a \"method\" and a \"url\""));
     }
+    let (body, unparsed) = value_or_raw(http.get("body"), raw_text(http, "text")?, limits)?;
     Ok(HttpEntry {
         from,
         at,
@@ -157,22 +231,25 @@ fn http_entry(value: &Value, http: &Value) -> Result<HttpEntry, Error> {
         headers,
         status,
         events,
-        body: http.get("body").cloned(),
+        body,
+        unparsed,
         end: http.get("end").and_then(Value::as_bool).unwrap_or(false),
     })
 }
 
-fn block(v: &Value) -> Result<Block, Error> {
+fn block(v: &Value, limits: &crate::Limits) -> Result<Block, Error> {
     let invalid = || Error::new(RuleId::UsageInvalidArgument, "an event block is {event, data, id, retry}");
     let text = |name: &str| match v.get(name) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(_) => Err(invalid()),
     };
+    let (data, unparsed) = value_or_raw(v.get("data"), raw_text(v, "text")?, limits)?;
     Ok(Block {
         event: text("event")?,
         id: text("id")?,
-        data: v.get("data").cloned(),
+        data,
+        unparsed,
         retry: match v.get("retry") {
             None => None,
             Some(r) => Some(r.as_u64().ok_or_else(invalid)?),
@@ -332,6 +409,12 @@ impl Audit {
     /// Checks `line` with its messages' `parts` ([`parts_of`]), each used
     /// up by the message it was worked out for.
     fn handle_with(&mut self, line: &Line, parts: &mut VecDeque<Part>, headers: Option<Result<(), Error>>) {
+        if let Line::Http(h) = line {
+            // Bytes that are no message first, as the proxy reports them live.
+            for unparsed in h.unparsed.iter().chain(h.events.iter().filter_map(|b| b.unparsed.as_ref())) {
+                self.checker.report_error(unparsed.error.clone());
+            }
+        }
         match line {
             Line::Message(entry) => {
                 let stream = entry.stream.as_deref();

@@ -76,7 +76,7 @@ impl Entry {
 }
 
 mod audit;
-pub use audit::{check as check_lines, prepare, Audit, Block, HttpEntry, Line, Prepared};
+pub use audit::{check as check_lines, prepare, Audit, Block, HttpEntry, Line, Prepared, Unparsed};
 
 /// What the checker reads of one message before it looks at the
 /// conversation: everything that depends on the message alone (its dialect
@@ -164,7 +164,7 @@ pub fn read_jsonl_bytes(bytes: &[u8], limits: &Limits) -> Result<Vec<(usize, Lin
         .filter(|(_, l)| !blank(l))
         .map(|(i, line)| {
             let value = crate::parse(line, limits).map_err(|e| (i + 1, e))?;
-            Line::from_value(&value).map(|e| (i + 1, e)).map_err(|e| (i + 1, e))
+            Line::from_value_with(&value, limits).map(|e| (i + 1, e)).map_err(|e| (i + 1, e))
         })
         .collect()
 }
