@@ -160,8 +160,9 @@ def listing(request: Json, protocol: str) -> Json:
     """The answer to a request that is no multi-round call."""
     method = request["method"]
     if method == "server/discover":
-        result: Json = {"supportedVersions": [MRTR], "capabilities": CAPABILITIES, "serverInfo": INFO}
-    elif method == "ping":
+        return mrtr.discover(request, {"capabilities": CAPABILITIES, "serverInfo": INFO}, protocol=protocol)
+    result: Json
+    if method == "ping":
         result = {}
     elif method in LISTS:
         result = LISTS[method]

@@ -44,11 +44,7 @@ pub fn handle(request: &Value, headers: &[(String, String)]) -> (u16, Value) {
             }
             (Some("server/discover"), _) => {
                 let info = json!({"name": "quickstart", "version": "1.0.0"}); // what `mrtr bridge` asks first
-                server::complete(
-                    request,
-                    &json!({"supportedVersions": [PROTOCOL], "capabilities": {"tools": {}}, "serverInfo": info}),
-                    p,
-                )
+                server::discover(request, &json!({"capabilities": {"tools": {}}, "serverInfo": info}), p)
             }
             _ => Ok(
                 json!({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": "no such method or tool here"}}),

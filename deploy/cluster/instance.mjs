@@ -37,7 +37,7 @@ import { parseArgs } from 'node:util'
 import Redis from 'ioredis'
 import {
   BridgedCall, KeyRing, Kind, MrtrError, SealedRounds, ServerStream, SseDecoder, TaskStatus, checkRequest,
-  classify, complete, errorClassFor, errorResponse, inspect, readHttpRequest, requireDeclared, respond, resume, retry,
+  classify, complete, discover, errorClassFor, errorResponse, inspect, readHttpRequest, requireDeclared, respond, resume, retry,
   runTool, sseEncode, streamUrl, taskCreated, taskGetResponse, taskTransition,
 } from '../../bindings-node/index.mjs'
 
@@ -263,9 +263,9 @@ class Instance {
     return json(committed === response ? response : { ...response, result: committed.result })
   }
 
-  /** server/discover's answer, completed by mrtr (a cacheable result: it adds the caching hints). */
+  /** server/discover's answer, built by mrtr (a cacheable result: it adds the caching hints). */
   discovered(request, capabilities) {
-    return json(complete(request, { supportedVersions: [MRTR], capabilities, serverInfo: INFO }, { protocol: MRTR }))
+    return json(discover(request, { capabilities, serverInfo: INFO }, { protocol: MRTR }))
   }
 
   // -------------------------------------------------------------- tasks: records in Redis, rounds by replay

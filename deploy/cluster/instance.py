@@ -451,8 +451,7 @@ def refusal(rule: str, message: str) -> mrtr.MrtrError:
 
 
 def discovered(request: Json, capabilities: Json) -> Response:
-    result = {"supportedVersions": [MRTR], "capabilities": capabilities, "serverInfo": INFO}
-    return JSONResponse(mrtr.complete(request, result, protocol=MRTR))
+    return JSONResponse(mrtr.discover(request, {"capabilities": capabilities, "serverInfo": INFO}, protocol=MRTR))
 
 
 def initialized(request: Json, session: Optional[str] = None) -> Response:

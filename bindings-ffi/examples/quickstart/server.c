@@ -22,8 +22,7 @@
 static const char *QUESTION =
     "{\"name\":{\"method\":\"elicitation/create\",\"params\":{\"message\":\"What is your name?\","
     "\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}}}}";
-static const char *DISCOVER = "{\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":{\"tools\":{}},"
-                              "\"serverInfo\":{\"name\":\"quickstart\",\"version\":\"1.0.0\"}}";
+static const char *DISCOVER = "{\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"quickstart\",\"version\":\"1.0.0\"}}";
 static const char *TOOLS = "{\"tools\":[{\"name\":\"greet\",\"inputSchema\":{\"type\":\"object\"}}]}";
 
 /* The error response to `id` for `rule` (its `message`, its `data` or NULL), and its HTTP status. */
@@ -91,7 +90,7 @@ static char *handle(const char *request, size_t len, const char *headers, int *s
     else if (method && strcmp(method, "tools/list") == 0)
       s = mrtr_complete(request, len, TOOLS, strlen(TOOLS), P, NULL, &out);
     else if (method && strcmp(method, "server/discover") == 0) /* what `mrtr bridge` asks first */
-      s = mrtr_complete(request, len, DISCOVER, strlen(DISCOVER), P, NULL, &out);
+      s = mrtr_discover(request, len, DISCOVER, strlen(DISCOVER), P, NULL, &out);
     else
       s = MRTR_ERR_USAGE_UNKNOWN_HANDLE, *status = 404;
   }

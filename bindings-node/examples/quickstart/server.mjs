@@ -10,7 +10,7 @@
 //   node server.mjs 3000          (POST JSON-RPC to http://127.0.0.1:3000/mcp)
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
-import { KeyRing, SealedRounds, MrtrError, runTool, checkRequest, complete, errorResponse } from 'mrtr'
+import { KeyRing, SealedRounds, MrtrError, runTool, checkRequest, complete, discover, errorResponse } from 'mrtr'
 
 const PROTOCOL = '2026-07-28'
 // The sealing key: 32 random bytes, the same on every instance (from your secrets store).
@@ -37,7 +37,7 @@ async function handle(request, headers) {
     if (method === 'tools/list') return [200, complete(request, { tools: TOOLS })]
     if (method === 'server/discover') { // what `mrtr bridge` asks first
       const info = { name: 'quickstart', version: '1.0.0' }
-      return [200, complete(request, { supportedVersions: [PROTOCOL], capabilities: { tools: {} }, serverInfo: info })]
+      return [200, discover(request, { capabilities: { tools: {} }, serverInfo: info })]
     }
     return [404, { jsonrpc: '2.0', id: request.id, error: { code: -32601, message: `no ${method} ${params.name ?? ''} here` } }]
   } catch (e) {

@@ -51,7 +51,7 @@ async def mcp(http: Request) -> Response:
             return JSONResponse(mrtr.complete(request, {"tools": TOOLS}))
         if method == "server/discover":  # what `mrtr bridge` asks first
             info = {"name": "quickstart", "version": "1.0.0"}
-            return JSONResponse(mrtr.complete(request, {"supportedVersions": [PROTOCOL], "capabilities": {"tools": {}}, "serverInfo": info}))
+            return JSONResponse(mrtr.discover(request, {"capabilities": {"tools": {}}, "serverInfo": info}))
         error = {"code": -32601, "message": f"no {method} {params.get('name', '')} here"}
         return JSONResponse({"jsonrpc": "2.0", "id": request["id"], "error": error}, status_code=404)
     except mrtr.MrtrError as e:  # a refusal: the error response and its HTTP status
