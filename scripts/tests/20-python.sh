@@ -27,3 +27,17 @@ mypy --strict examples python/mrtr
 
 echo "== Python: stubtest (_mrtr.pyi against the native module as built: every name, signature and default)"
 python -m mypy.stubtest mrtr._mrtr --allowlist stubtest-allowlist.txt
+
+echo "== scripts/release on a machine without the Python setup: it names what is missing and the setup that installs it"
+# (issue #46: a fresh clone's `scripts/release --dry-run --only python` died with a traceback)
+empty=$(mktemp -d)
+said=$(cd "$root" && MRTR_SKIP_SETUP=1 MRTR_PYTHON_VENV="$empty" python3 scripts/release --dry-run --only python 2>&1) && {
+  echo "scripts/release ran without maturin" >&2
+  exit 1
+}
+rmdir "$empty"
+grep -q "python: maturin in $empty/bin (bash scripts/setup/20-python.sh)" <<<"$said" || {
+  echo "scripts/release said instead: $said" >&2
+  exit 1
+}
+! grep -q Traceback <<<"$said" || { echo "scripts/release: a traceback: $said" >&2; exit 1; }
