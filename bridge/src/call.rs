@@ -23,6 +23,10 @@
 //! client gets the events after the last one it had, then the rest live.
 //! A client that does not come back within the timeout leaves nothing
 //! behind: the call ends and its questions are forgotten.
+//!
+//! A streamed call that asked is shown on the client side's live page as a
+//! multi-round operation ([`Shown`]): in `2025-11-25` the questions go on
+//! the call's stream, so the checker of that side sees no round of its own.
 
 use crate::sessions::{random_id, Answer, Asking, Resume, Session};
 use crate::side::Side;
@@ -270,6 +274,8 @@ pub(crate) struct Writer {
     exchange: String,
     /// The stream's key (its events are `<key>.<n>`).
     key: String,
+    /// The index of the last event entry fed to the side's checker.
+    fed: Option<usize>,
     /// The latest events written, by number.
     sent: VecDeque<(u64, String)>,
     /// The bytes of `sent`.
@@ -281,7 +287,8 @@ impl Writer {
     pub(crate) fn new(tx: mpsc::Sender<Bytes>, key: String, side: Side, exchange: String) -> Option<Writer> {
         let stream = ServerStream::new(Mode::Legacy, &key, 1).ok()?;
         let decoder = Decoder::with_limits(&side.limits());
-        Some(Writer { tx: Some(tx), stream, decoder, side, exchange, key, sent: VecDeque::new(), sent_bytes: 0 })
+        let sent = VecDeque::new();
+        Some(Writer { tx: Some(tx), stream, decoder, side, exchange, key, fed: None, sent, sent_bytes: 0 })
     }
 
     /// The response head of the stream (and of a resumed one).
@@ -338,7 +345,7 @@ impl Writer {
     async fn deliver(&mut self, text: String) -> bool {
         let Some(tx) = &self.tx else { return false };
         self.decoder.feed(text.as_bytes());
-        self.side.events(&self.exchange, &mut self.decoder);
+        self.fed = self.side.events(&self.exchange, &mut self.decoder).or(self.fed);
         if tx.send(Bytes::from(text)).await.is_ok() {
             return true;
         }
@@ -350,7 +357,7 @@ impl Writer {
     fn detach(&mut self) {
         if self.tx.take().is_some() {
             self.decoder.finish();
-            self.side.events(&self.exchange, &mut self.decoder);
+            self.fed = self.side.events(&self.exchange, &mut self.decoder).or(self.fed);
             self.side.end(&self.exchange);
             self.decoder = Decoder::with_limits(&self.side.limits());
         }
@@ -381,6 +388,8 @@ impl Writer {
 /// What a streamed call is: the client's id, its session, the upstream
 /// request and the endpoint of the upstream it goes to.
 pub(crate) struct Streamed {
+    /// The index of the client side's entry of the request.
+    pub(crate) entry: usize,
     pub(crate) id: Value,
     pub(crate) session: Arc<Session>,
     pub(crate) request: Value,
@@ -401,8 +410,9 @@ pub(crate) fn start_streamed(shared: Arc<Shared>, call: Streamed, writer: Writer
 async fn streamed(shared: Arc<Shared>, call: Streamed, mut writer: Writer, registered: (Registered, Held)) {
     let timeout = shared.timeout;
     let (_registered, held) = registered;
+    let shown = Shown::new(&call.request, call.entry);
     let mut running = match Driver::start(shared, call.url, call.request) {
-        Ok(driver) => Running::new(driver, call.id, call.session, timeout, held),
+        Ok(driver) => Running::new(driver, call.id, call.session, timeout, held, shown),
         Err(e) => {
             writer.write(&error(&call.id, &e)).await;
             return writer.end();
@@ -412,8 +422,77 @@ async fn streamed(shared: Arc<Shared>, call: Streamed, mut writer: Writer, regis
         if !writer.write(&last).await {
             running.deliver_to_a_returning_client(&mut writer).await;
         }
+        if let Some(op) = running.shown.finished(writer.fed) {
+            writer.side.show_operation(&op);
+        }
     }
     writer.end();
+}
+
+/// A streamed call as the client side's live page shows it: a multi-round
+/// operation on that side's entries, each round from the entry that opened
+/// it (the request, then the client's latest answer) to the last entry of
+/// what answered it (the round's questions, then the final response). In
+/// `2025-11-25` the questions go on the call's stream: the side's checker
+/// sees no `input_required` round, and without this its page had entries
+/// but an empty timeline.
+#[derive(Debug)]
+struct Shown {
+    method: String,
+    target: Option<String>,
+    started: usize,
+    /// The entry that opened the current round.
+    opened: usize,
+    /// The latest [`mrtr::check::SPANS_KEPT`] rounds' spans.
+    spans: VecDeque<(usize, usize)>,
+    rounds: u32,
+}
+
+impl Shown {
+    /// The call `request` (its method and target), whose entry is `entry`.
+    fn new(request: &Value, entry: usize) -> Shown {
+        let method = request.get("method").and_then(Value::as_str).unwrap_or_default().to_string();
+        let field = mrtr::protocol::name_field(&method);
+        let target = field.and_then(|f| request["params"].get(f)).and_then(Value::as_str).map(String::from);
+        Shown { method, target, started: entry, opened: entry, spans: VecDeque::new(), rounds: 0 }
+    }
+
+    /// A round closed by the entry `at` (none fed: no client read the stream).
+    fn close(&mut self, at: Option<usize>) {
+        if let Some(at) = at.filter(|at| *at >= self.opened) {
+            if self.spans.len() >= mrtr::check::SPANS_KEPT {
+                self.spans.pop_front();
+            }
+            self.spans.push_back((self.opened, at));
+        }
+    }
+
+    /// A round's questions went out, the last at entry `at`.
+    fn asked(&mut self, at: Option<usize>) {
+        self.close(at);
+        self.rounds = self.rounds.saturating_add(1);
+    }
+
+    /// The client answered, in the POST of entry `entry`: the next round opens there.
+    fn answered(&mut self, entry: usize) {
+        self.opened = self.opened.max(entry);
+    }
+
+    /// The call ended at entry `at`: the operation, when it asked.
+    fn finished(&mut self, at: Option<usize>) -> Option<mrtr::check::Operation> {
+        if self.rounds == 0 {
+            return None;
+        }
+        self.close(at);
+        Some(mrtr::check::Operation {
+            method: self.method.clone(),
+            target: self.target.clone(),
+            rounds: self.rounds,
+            started: self.started,
+            finished: at.unwrap_or(self.opened),
+            spans: self.spans.iter().copied().collect(),
+        })
+    }
 }
 
 /// A running call, found in its session by its stream's key (a resuming
@@ -488,14 +567,28 @@ struct Running {
     grace: Option<Instant>,
     /// The client's `notifications/cancelled` for the call (its reason).
     cancels: mpsc::UnboundedReceiver<Option<String>>,
+    /// The call as the client side's live page shows it.
+    shown: Shown,
 }
 
 impl Running {
-    fn new(driver: Driver, id: Value, session: Arc<Session>, timeout: Duration, held: Held) -> Running {
+    fn new(driver: Driver, id: Value, session: Arc<Session>, timeout: Duration, held: Held, shown: Shown) -> Running {
         let (answers_tx, answers) = mpsc::unbounded_channel();
         let asking = Asking::new(session);
         let Held { resumes, cancels } = held;
-        Running { driver, id, asking, answers_tx, answers, deadline: None, timeout, resumes, grace: None, cancels }
+        Running {
+            driver,
+            id,
+            asking,
+            answers_tx,
+            answers,
+            deadline: None,
+            timeout,
+            resumes,
+            grace: None,
+            cancels,
+            shown,
+        }
     }
 
     /// No client reads the stream: the call goes on for the timeout.
@@ -581,6 +674,7 @@ impl Running {
                 self.detached();
             }
         }
+        self.shown.asked(writer.fed);
         self.deadline = Some(Instant::now() + self.timeout);
         Flow::Go
     }
@@ -592,10 +686,13 @@ impl Running {
                 Ok(()) => Flow::Go,
                 Err(e) => Flow::End(Some(error(&self.id, &e))),
             },
-            Wake::Answer(answer) => match answered(&mut self.driver, &self.id, answer) {
-                Some(last) => Flow::End(Some(last)),
-                None => Flow::Go,
-            },
+            Wake::Answer(answer) => {
+                self.shown.answered(answer.entry);
+                match answered(&mut self.driver, &self.id, answer) {
+                    Some(last) => Flow::End(Some(last)),
+                    None => Flow::Go,
+                }
+            }
             Wake::Timer => {
                 let now = self.driver.now();
                 self.driver.op.handle_timeout(now);
@@ -661,6 +758,33 @@ mod tests {
 
     fn notification(bytes: usize) -> Value {
         json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x".repeat(bytes)}})
+    }
+
+    /// A call as the client side's page shows it: a round per batch of
+    /// questions, each span from the entry that opened it to the one that
+    /// closed it; a round asked while no client read the stream (no entry
+    /// fed) is counted, without a span; the spans kept are bounded; a call
+    /// that asked nothing is no operation.
+    #[test]
+    fn a_shown_call_is_an_operation_of_the_sides_entries() {
+        let request = json!({"method": "resources/read", "params": {"uri": "file:///a"}});
+        assert_eq!(Shown::new(&request, 3).finished(Some(5)), None, "asked nothing");
+        let mut shown = Shown::new(&request, 3);
+        shown.asked(Some(5));
+        shown.answered(6);
+        shown.asked(Some(4)); // fed before the answer: the writer was detached
+        shown.answered(9);
+        let op = shown.finished(Some(11)).unwrap();
+        assert_eq!((op.method.as_str(), op.target.as_deref()), ("resources/read", Some("file:///a")));
+        assert_eq!((op.rounds, op.started, op.finished, op.spans), (2, 3, 11, vec![(3, 5), (9, 11)]));
+        let mut long = Shown::new(&request, 0);
+        for round in 0..100 {
+            long.asked(Some(2 * round + 1));
+            long.answered(2 * round + 2);
+        }
+        let op = long.finished(Some(500)).unwrap();
+        assert_eq!((op.rounds, op.spans.len()), (100, mrtr::check::SPANS_KEPT));
+        assert_eq!(op.spans.last(), Some(&(200, 500)));
     }
 
     /// The events kept for a resuming client hold at most one message bound

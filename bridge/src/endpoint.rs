@@ -123,9 +123,9 @@ pub(crate) async fn handle(
         return Ok(relay(&shared, &parts, bytes).await);
     }
     let exchange = side.exchange();
-    side.request(&exchange, parts.method.as_str(), &url, &parts.headers, &bytes);
+    let entry = side.request(&exchange, parts.method.as_str(), &url, &parts.headers, &bytes);
     let reply = match parts.method {
-        Method::POST => post(&shared, &exchange, &parts.headers, &url, &bytes, peer).await,
+        Method::POST => post(&shared, (&exchange, entry), &parts.headers, &url, &bytes, peer).await,
         Method::DELETE => delete(&shared, &parts.headers),
         Method::GET if parts.headers.contains_key("last-event-id") => resume(&shared, &exchange, &parts.headers),
         Method::GET => standalone(&shared, &exchange, &parts.headers).await,
@@ -289,9 +289,10 @@ fn fields(headers: &HeaderMap) -> Vec<(String, String)> {
 }
 
 /// A POST: what it asks, read by the core, then served.
+/// `exchange`: the POST's exchange and the index of its client side's entry.
 async fn post(
     shared: &Arc<Shared>,
-    exchange: &str,
+    exchange: (&str, usize),
     headers: &HeaderMap,
     url: &str,
     body: &[u8],
@@ -301,7 +302,7 @@ async fn post(
     match read_request(Mode::Legacy, "POST", url, &fields(headers), body, CLIENT, &limits) {
         Err(e) => refusal(&Value::Null, &e),
         Ok(Asks::Call(request)) => request_of(shared, exchange, headers, request, peer).await,
-        Ok(Asks::Messages(messages)) => messages_of(shared, headers, messages).await,
+        Ok(Asks::Messages(messages)) => messages_of(shared, headers, messages, exchange.1).await,
         Ok(_) => refusal(&Value::Null, &Error::with(RuleId::JsonrpcInvalid, "not a 2025-11-25 POST".into())),
     }
 }
@@ -319,7 +320,13 @@ fn session_of(shared: &Shared, headers: &HeaderMap) -> Result<Arc<Session>, Repl
 }
 
 /// A JSON-RPC request.
-async fn request_of(shared: &Arc<Shared>, exchange: &str, headers: &HeaderMap, request: Value, peer: IpAddr) -> Reply {
+async fn request_of(
+    shared: &Arc<Shared>,
+    (exchange, entry): (&str, usize),
+    headers: &HeaderMap,
+    request: Value,
+    peer: IpAddr,
+) -> Reply {
     let id = request.get("id").cloned().unwrap_or(Value::Null);
     let method = request.get("method").and_then(Value::as_str).unwrap_or_default().to_string();
     if method == "initialize" {
@@ -345,7 +352,7 @@ async fn request_of(shared: &Arc<Shared>, exchange: &str, headers: &HeaderMap, r
         Err(e) => return refusal(&id, &e),
     };
     if Protocol::default().rules().allow_list.contains(&method.as_str()) {
-        return stream(shared, exchange, Streamed { id, session, request: upstream, url });
+        return stream(shared, exchange, Streamed { entry, id, session, request: upstream, url });
     }
     let (response, status) = call::plain_to(shared.clone(), url, &id, upstream).await;
     Reply::Json(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY), response, None)
@@ -435,8 +442,9 @@ fn resume(shared: &Arc<Shared>, exchange: &str, headers: &HeaderMap) -> Reply {
     }
 }
 
-/// Notifications and answers: `202` once every answer reached its call.
-async fn messages_of(shared: &Shared, headers: &HeaderMap, messages: Vec<Value>) -> Reply {
+/// Notifications and answers (in the POST of the client side's entry
+/// `entry`): `202` once every answer reached its call.
+async fn messages_of(shared: &Shared, headers: &HeaderMap, messages: Vec<Value>, entry: usize) -> Reply {
     let session = match session_of(shared, headers) {
         Ok(s) => s,
         Err(reply) => return reply,
@@ -452,7 +460,7 @@ async fn messages_of(shared: &Shared, headers: &HeaderMap, messages: Vec<Value>)
         if message.get("method").is_some() {
             continue; // another notification: nothing the bridge acts on
         }
-        if let Err(reply) = route(&session, message).await {
+        if let Err(reply) = route(&session, message, entry).await {
             return reply;
         }
     }
@@ -460,7 +468,7 @@ async fn messages_of(shared: &Shared, headers: &HeaderMap, messages: Vec<Value>)
 }
 
 /// An answer to the call that asked it, in this session only.
-async fn route(session: &Session, response: Value) -> Result<(), Reply> {
+async fn route(session: &Session, response: Value, entry: usize) -> Result<(), Reply> {
     let id = response.get("id").cloned().unwrap_or(Value::Null);
     let asked = Id::text(&id);
     let Some((key, call)) = session.take(&asked) else {
@@ -468,7 +476,7 @@ async fn route(session: &Session, response: Value) -> Result<(), Reply> {
         return Err(refusal(&id, &e));
     };
     let (reply, taken) = oneshot::channel();
-    if call.send(Answer { key, response, reply }).is_err() {
+    if call.send(Answer { key, response, entry, reply }).is_err() {
         return Ok(()); // the call ended meanwhile: nothing waits for it
     }
     match taken.await {

@@ -44,6 +44,8 @@ pub(crate) struct Answer {
     pub key: String,
     /// The JSON-RPC response the client POSTed (a `result` or an `error`).
     pub response: Value,
+    /// The index of the client side's entry of the POST that carried it.
+    pub entry: usize,
     /// Whether the call took it (`Err`: the JSON-RPC error to answer the POST with, and its status).
     pub reply: oneshot::Sender<Result<(), (Value, u16)>>,
 }

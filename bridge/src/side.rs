@@ -61,10 +61,11 @@ impl Side {
         self.monitor.exchange()
     }
 
-    /// A request entry (see [`Monitor::request`]).
-    pub(crate) fn request(&self, exchange: &str, method: &str, url: &str, headers: &HeaderMap, body: &[u8]) {
-        self.monitor.request(exchange, method, url, headers, body);
+    /// A request entry (see [`Monitor::request`]): its index.
+    pub(crate) fn request(&self, exchange: &str, method: &str, url: &str, headers: &HeaderMap, body: &[u8]) -> usize {
+        let index = self.monitor.request(exchange, method, url, headers, body);
         self.print_new();
+        index
     }
 
     /// A response head entry, with its whole body when read (see [`Monitor::response`]).
@@ -73,12 +74,21 @@ impl Side {
         self.print_new();
     }
 
-    /// Each block `decoder` has ready, as an event entry.
-    pub(crate) fn events(&self, exchange: &str, decoder: &mut Decoder) {
+    /// Each block `decoder` has ready, as an event entry: the index of the
+    /// last one, if any.
+    pub(crate) fn events(&self, exchange: &str, decoder: &mut Decoder) -> Option<usize> {
+        let mut last = None;
         while let Some(event) = decoder.poll_event() {
-            self.monitor.event(exchange, event);
+            last = self.monitor.event(exchange, event).or(last);
         }
         self.print_new();
+        last
+    }
+
+    /// Shows a call the bridge carried as an operation on this side's live
+    /// page (see [`Monitor::show_operation`]).
+    pub(crate) fn show_operation(&self, op: &mrtr::check::Operation) {
+        self.monitor.show_operation(op);
     }
 
     /// The end of a response.

@@ -328,8 +328,9 @@ async fn a_new_session_evicts_an_idle_one_but_never_one_in_use() {
 }
 
 /// `--ui`: a live page per side, each linking to the other: the client's
-/// conversation (2025-11-25: server requests on the call's stream) and the
-/// upstream's (its multi-round operation, with each round's span).
+/// conversation (2025-11-25: server requests on the call's stream, the call
+/// drawn as an operation of its entries) and the upstream's (its
+/// multi-round operation, with each round's span).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_side_has_a_live_page() {
     let server = mrtr_server().await;
@@ -353,6 +354,11 @@ async fn each_side_has_a_live_page() {
         .iter()
         .any(|e| e["label"].as_str().unwrap().contains("elicitation/create")));
     assert_eq!(client_side["links"][0], json!({"href": "/", "text": "the client side", "here": true}));
+    // The call's timeline on the client side too (issue #46): its question
+    // went on its stream, and the page draws the call as an operation.
+    let operations = client_side["operations"].as_array().unwrap();
+    assert_eq!(operations.len(), 1, "{client_side}");
+    assert_eq!(operations[0]["spans"].as_array().unwrap().len(), 2, "the call's round and the answered one");
     let (_, body) = get("/upstream/state.json").await;
     let upstream_side: Value = serde_json::from_str(&body).unwrap();
     let operations = upstream_side["operations"].as_array().unwrap();

@@ -6,7 +6,7 @@
 use crate::har::HarLog;
 use crate::page::{Shown, Snapshot, Timeline};
 use http::HeaderMap;
-use mrtr::check::{Audit, Block, CheckConfig, Entry, HttpEntry, Line, Side, Unparsed};
+use mrtr::check::{Audit, Block, CheckConfig, Entry, HttpEntry, Line, Operation, Side, Unparsed};
 use mrtr::http::Headers;
 use mrtr::sse::Event;
 use mrtr::{Error, Limits};
@@ -438,8 +438,9 @@ impl Monitor {
 
     /// Feeds the client entry of a request the proxy forwards: `url` is the
     /// upstream URL it goes to, `headers` those forwarded. A body that is
-    /// not JSON is reported at this entry, which keeps its bytes.
-    pub fn request(&self, exchange: &str, method: &str, url: &str, headers: &HeaderMap, body: &[u8]) {
+    /// not JSON is reported at this entry, which keeps its bytes. Returns
+    /// the entry's index.
+    pub fn request(&self, exchange: &str, method: &str, url: &str, headers: &HeaderMap, body: &[u8]) -> usize {
         let headers = header_fields(headers);
         let url = redact_query(url);
         self.har(|har| har.request(exchange, method, &url, &header_object(&headers), body));
@@ -457,12 +458,13 @@ impl Monitor {
             unparsed,
             end: false,
         };
-        self.feed(Side::Client, Line::Http(entry), &[]);
+        self.feed(Side::Client, Line::Http(entry), &[])
     }
 
     /// Feeds the first server entry of a response: its status and headers,
     /// with its whole JSON body when it was read (`body`), `end` when the
     /// response ends there. `errors`: what is wrong with bytes it carries.
+    /// Returns the entry's index.
     pub fn response(
         &self,
         exchange: &str,
@@ -471,7 +473,7 @@ impl Monitor {
         body: Option<&[u8]>,
         end: bool,
         errors: Vec<Error>,
-    ) {
+    ) -> usize {
         let headers = header_fields(headers);
         self.har(|har| {
             har.response(exchange, status, &header_object(&headers), body);
@@ -493,27 +495,45 @@ impl Monitor {
             unparsed,
             end,
         };
-        self.feed(Side::Server, Line::Http(entry), &errors);
+        self.feed(Side::Server, Line::Http(entry), &errors)
     }
 
     /// Feeds one decoded event-stream block of a response as a server entry
     /// (its `data` as JSON; data that is not JSON is reported at this entry,
     /// which keeps it; empty data is no message). A block the decoder
-    /// refused is reported at the index the next entry gets.
-    pub fn event(&self, exchange: &str, event: Result<Event, Error>) {
+    /// refused is reported at the index the next entry gets. Returns the
+    /// entry's index (none for a refused block).
+    pub fn event(&self, exchange: &str, event: Result<Event, Error>) -> Option<usize> {
         let event = match event {
             Ok(event) => event,
-            Err(e) => return self.bad_bytes_from(Side::Server, &e),
+            Err(e) => {
+                self.bad_bytes_from(Side::Server, &e);
+                return None;
+            }
         };
         let (data, unparsed) = event.data.map_or((None, None), |d| self.body(d.as_bytes()));
         let block = Block { event: event.event, data, unparsed, id: event.id, retry: event.retry };
-        self.feed(Side::Server, Line::Http(server_entry(exchange, vec![block], false)), &[]);
+        Some(self.feed(Side::Server, Line::Http(server_entry(exchange, vec![block], false)), &[]))
     }
 
-    /// Feeds the end of a response: upstream finished its body.
-    pub fn end(&self, exchange: &str) {
+    /// Feeds the end of a response: upstream finished its body. Returns
+    /// the entry's index.
+    pub fn end(&self, exchange: &str) -> usize {
         self.har(|har| har.end(exchange));
-        self.feed(Side::Server, Line::Http(server_entry(exchange, Vec::new(), true)), &[]);
+        self.feed(Side::Server, Line::Http(server_entry(exchange, Vec::new(), true)), &[])
+    }
+
+    /// Shows on the live page (when there is one) a multi-round operation
+    /// its host followed itself, its spans indices of this monitor's
+    /// entries: the bridge's `2025-11-25` side, whose calls ask on their
+    /// stream, where the checker sees no `input_required` round. Not
+    /// reported: reports are the checker's.
+    pub fn show_operation(&self, op: &Operation) {
+        if self.timeline.load(Ordering::Acquire) {
+            if let Some(timeline) = self.lock().timeline.as_mut() {
+                timeline.operation(op);
+            }
+        }
     }
 
     /// Feeds one message of a stdio conversation (one line, its newline
@@ -523,7 +543,9 @@ impl Monitor {
     pub fn message(&self, from: Side, line: &[u8]) {
         let mut errors = Vec::new();
         match self.json(line, &mut errors) {
-            Some(message) => self.feed(from, Line::Message(Entry { from, message, stream: None }), &[]),
+            Some(message) => {
+                self.feed(from, Line::Message(Entry { from, message, stream: None }), &[]);
+            }
             None => errors.iter().for_each(|e| self.bad_bytes_from(from, e)),
         }
     }
@@ -534,8 +556,8 @@ impl Monitor {
     /// redaction and counting by the caller, and here what the checker reads
     /// of each message alone (`mrtr::check::prepare`); the entry's trees
     /// are dropped and its report lines written after the lock; the record
-    /// line is written only when there is a record.
-    fn feed(&self, from: Side, line: Line, errors: &[Error]) {
+    /// line is written only when there is a record. Returns the entry's index.
+    fn feed(&self, from: Side, line: Line, errors: &[Error]) -> usize {
         let messages = match &line {
             Line::Http(h) => count(h.body.as_ref()) + h.events.iter().map(|b| count(b.data.as_ref())).sum::<u64>(),
             Line::Message(entry) => count(Some(&entry.message)),
@@ -606,6 +628,7 @@ impl Monitor {
             self.report(inner, report);
         }
         self.unlock(guard);
+        index
     }
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The pages in a real browser (e2e/ui/run): `mrtr check --html` of a
-# recording and `mrtr proxy --ui` live, each rendered by headless Chromium
+# recording, `mrtr proxy --ui` and `mrtr bridge --ui` live, each rendered by headless Chromium
 # and read back (a row per operation, a bar per round, a marker per
 # violation), a screenshot of each kept in target/ui-artifacts.
 set -euo pipefail
