@@ -306,10 +306,9 @@ fn write_http(out: &mut Prefix, h: &HttpEntry) {
         out.raw(br#","body":"#);
         out.value(body);
     }
-    // Bytes that are no JSON value: shown as text (what is not UTF-8 replaced).
     if let Some(unparsed) = &h.unparsed {
         out.raw(br#","text":"#);
-        out.string(&String::from_utf8_lossy(&unparsed.bytes));
+        raw_string(out, &unparsed.bytes);
     }
     if !h.events.is_empty() {
         out.raw(br#","events":["#);
@@ -327,7 +326,7 @@ fn write_http(out: &mut Prefix, h: &HttpEntry) {
             out.value(b.data.as_ref().unwrap_or(&Value::Null));
             if let Some(unparsed) = &b.unparsed {
                 out.raw(br#","text":"#);
-                out.string(&String::from_utf8_lossy(&unparsed.bytes));
+                raw_string(out, &unparsed.bytes);
             }
             out.raw(b"}");
         }
@@ -337,6 +336,24 @@ fn write_http(out: &mut Prefix, h: &HttpEntry) {
         out.raw(br#","end":true"#);
     }
     out.raw(b"}");
+}
+
+/// Bytes that are no JSON value, as the page shows them: a JSON string of
+/// their text. UTF-8 goes through `out` as it is (no copy); other bytes are
+/// shown replaced (U+FFFD), only their first [`SHOWN_BYTES`] and their size
+/// past it, so that showing them costs no more than that either.
+fn raw_string(out: &mut Prefix, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => out.string(text),
+        Err(_) => {
+            let start = &bytes[..bytes.len().min(SHOWN_BYTES)];
+            let mut text = String::from_utf8_lossy(start).into_owned();
+            if start.len() < bytes.len() {
+                text.push_str(&format!("… {}, cut", size(bytes.len() as u64)));
+            }
+            out.string(&text);
+        }
+    }
 }
 
 /// Text written to it: the first `limit` bytes kept, all of them counted.
@@ -727,6 +744,41 @@ mod tests {
             json!({"index": 4, "from": "server", "at": 7, "label": "200 result #1", "line": line})
         );
         assert_eq!(data["clock"], "ms");
+    }
+
+    /// Bytes that are no JSON value (what the checker flagged) are shown as
+    /// their text: UTF-8 as it is, other bytes replaced, their start only
+    /// past the shown bound, with their size.
+    #[test]
+    fn bytes_that_are_no_message_are_shown_as_text() {
+        let limits = mrtr::Limits::default();
+        let entry = |bytes: &[u8]| {
+            Line::Http(HttpEntry {
+                from: Side::Client,
+                at: Some(1),
+                exchange: "1".into(),
+                method: Some("POST".into()),
+                url: Some("http://h/mcp".into()),
+                headers: Vec::new(),
+                status: None,
+                events: Vec::new(),
+                body: None,
+                unparsed: mrtr::check::Unparsed::parse(bytes, &limits).err(),
+                end: false,
+            })
+        };
+        let mut timeline = Timeline::new("t");
+        timeline.entry(0, &entry(b"{\"id\": 1,"));
+        let mut big = vec![0xff_u8];
+        big.extend(std::iter::repeat_n(b'a', 3 * SHOWN_BYTES));
+        timeline.entry(1, &entry(&big));
+        let data: Value = serde_json::from_str(&timeline.to_json()).unwrap();
+        assert_eq!(data["entries"][0]["label"], "POST not JSON");
+        assert_eq!(data["entries"][0]["line"]["http"]["text"], "{\"id\": 1,");
+        assert_eq!(data["entries"][1]["label"], "POST not JSON");
+        let line = data["entries"][1]["line"].as_str().expect("cut");
+        assert!(line.contains("\"text\":\"\u{fffd}aaa"), "{line:.200}");
+        assert!(line.len() < 2 * SHOWN_BYTES, "{}", line.len());
     }
 
     #[test]
