@@ -5,16 +5,59 @@
 //! arguments. Java sees the UniFFI types as they are (signed integers since
 //! issue #28); the free functions UniFFI's binding writes by hand
 //! (`classify`, `check`, …) are written by hand in `Mrtr.java` too.
+//!
+//! In Java's idiom (issue #46) a check ([`Ret::Refusal`]: `checkRequest`,
+//! `requireCapabilities`, …) returns nothing and throws its refusal, the
+//! `MrtrException` subclass of the rule's area with its rule, code, detail and
+//! data, as every other failure (UniFFI's Kotlin returns the refusal's JSON,
+//! or null); `Areas.java`, also written here, makes that exception from the
+//! area's name. The rows listed in [`BY_HAND`] are written in `Mrtr.java`.
+//!
+//! The README's block of signatures ends with one line per row here, after its
+//! line [`README_MARK`] (the functions written by hand stand before it); the
+//! JVM package's `DocsTest` holds the whole block to the compiled class.
 
 use super::{camel, uniffi};
 use crate::gen::wrap;
-use mrtr::facade::exports::{Arg, Binding, Export, Receiver, EXPORTS};
+use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS};
+use mrtr::rules::Area;
 use std::fmt::Write;
 use std::path::PathBuf;
 
-/// `(path, contents)` of the generated file.
+/// `(path, contents)` of the generated files.
 pub fn outputs() -> Vec<(PathBuf, String)> {
-    vec![(PathBuf::from("bindings-jvm/src/main/java/dev/mrtr/MrtrFunctions.java"), file())]
+    vec![
+        (PathBuf::from("bindings-jvm/src/main/java/dev/mrtr/MrtrFunctions.java"), file()),
+        (PathBuf::from("bindings-jvm/src/main/java/dev/mrtr/Areas.java"), areas()),
+        (PathBuf::from(README), readme()),
+    ]
+}
+
+/// The JVM package's README, whose block of signatures ends with those of these rows.
+const README: &str = "bindings-jvm/README.md";
+
+/// The line after which the README's block of signatures holds this file's rows, to the block's end.
+const README_MARK: &str = "// mrtr-gen: the rows of the core's export table, in its order (MrtrFunctions.java)";
+
+/// The README with the signatures of [`rows`] after [`README_MARK`], one line each (those written
+/// in `Mrtr.java` stand before it; `DocsTest` holds the whole block to the compiled class).
+fn readme() -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace root");
+    let text = std::fs::read_to_string(root.join(README)).unwrap_or_else(|e| panic!("{README}: {e}"));
+    let start = text.find(README_MARK).unwrap_or_else(|| panic!("{README} has no line {README_MARK:?}"));
+    let from = start + README_MARK.len() + 1;
+    let end = from + text[from..].find("```").unwrap_or_else(|| panic!("{README}: the block never ends"));
+    let lines: String = rows().map(|e| format!("{};\n", Signature::of(e).declaration())).collect();
+    format!("{}{lines}{}", &text[..from], &text[end..])
+}
+
+/// The rows of the UniFFI binding that `Mrtr.java` writes by hand, and why.
+const BY_HAND: &[(&str, &str)] =
+    &[("error_response", "an `ErrorResponse` (`response()`, `status()`), not the JSON of `{response, status}`")];
+
+/// Whether `Mrtr.java` writes the row by hand.
+fn by_hand(e: &Export) -> bool {
+    BY_HAND.iter().any(|(n, _)| *n == e.name)
 }
 
 /// The Java type of a UniFFI Rust type (as `uniffi::param_type`/`ret_type` spell it).
@@ -59,36 +102,75 @@ fn javadoc(text: &str) -> String {
     out
 }
 
-/// The `/** … */` of a row at two spaces' indent, wrapped before 100 columns.
-fn doc_comment(text: &str) -> String {
-    let lines: String = wrap(&javadoc(text), 92).iter().map(|l| format!("   * {l}\n")).collect();
+/// The `/** … */` of a row at two spaces' indent, wrapped before 100 columns,
+/// with its `@throws` clause when it has one (a tag starts its own line).
+fn doc_comment(text: &str, throws: Option<&str>) -> String {
+    let mut lines: String = wrap(&javadoc(text), 92).iter().map(|l| format!("   * {l}\n")).collect();
+    if let Some(why) = throws {
+        lines.push_str("   *\n");
+        let tag = wrap(&format!("@throws MrtrException {}", javadoc(why)), 88);
+        for (i, l) in tag.iter().enumerate() {
+            let _ = writeln!(lines, "   * {}{l}", if i == 0 { "" } else { "    " });
+        }
+    }
     format!("  /**\n{lines}   */\n")
 }
 
+/// A row as Java declares it: its return type, name and parameters (type, name).
+struct Signature {
+    ret: String,
+    name: String,
+    params: Vec<(String, String)>,
+}
+
+impl Signature {
+    fn of(e: &Export) -> Signature {
+        let params = e
+            .params
+            .iter()
+            .filter(|(_, a)| *a != Arg::Random)
+            .map(|(p, a)| (java_type(&uniffi::param_type(e, p, *a)), camel(&uniffi::param_name(e, p, *a))))
+            .collect();
+        // A check returns nothing: it throws its refusal (UniFFI answers it as JSON).
+        let ret = if e.ret == Ret::Refusal { "void".into() } else { java_type(&uniffi::ret_type(e)) };
+        Signature { ret, name: camel(&uniffi::name(e)), params }
+    }
+
+    /// `Ret name(Type param, …) throws MrtrException`.
+    fn declaration(&self) -> String {
+        let params = self.params.iter().map(|(t, n)| format!("{t} {n}")).collect::<Vec<_>>().join(", ");
+        format!("{} {}({params}) throws MrtrException", self.ret, self.name)
+    }
+}
+
 fn function(out: &mut String, e: &Export) {
-    let name = camel(&uniffi::name(e));
-    let params: Vec<(String, String)> = e
-        .params
-        .iter()
-        .filter(|(_, a)| *a != Arg::Random)
-        .map(|(p, a)| (camel(&uniffi::param_name(e, p, *a)), java_type(&uniffi::param_type(e, p, *a))))
-        .collect();
-    let ret = java_type(&uniffi::ret_type(e));
-    let sig = params.iter().map(|(n, t)| format!("{t} {n}")).collect::<Vec<_>>().join(", ");
-    let args = params.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ");
-    let call = format!("Mrtr_uniffiKt.{name}({args});");
+    let sig = Signature::of(e);
+    let args = sig.params.iter().map(|(_, n)| n.as_str()).collect::<Vec<_>>().join(", ");
+    let call = format!("Mrtr_uniffiKt.{}({args})", sig.name);
     out.push('\n');
-    out.push_str(&doc_comment(e.doc));
-    let _ = writeln!(out, "  public static {ret} {name}({sig}) throws MrtrException {{");
-    let _ = writeln!(out, "    {}{call}\n  }}", if ret == "void" { "" } else { "return " });
+    if e.ret == Ret::Refusal {
+        let throws = "the refusal (the subclass of its rule's area, with its rule, code, detail and data)";
+        out.push_str(&doc_comment(&format!("{} Returns normally when it passes.", e.doc), Some(throws)));
+        let _ = writeln!(out, "  public static {} {{", sig.declaration());
+        let _ = writeln!(out, "    Errors.raise({call});\n  }}");
+        return;
+    }
+    out.push_str(&doc_comment(e.doc, None));
+    let _ = writeln!(out, "  public static {} {{", sig.declaration());
+    let _ = writeln!(out, "    {}{call};\n  }}", if sig.ret == "void" { "" } else { "return " });
+}
+
+/// The rows `MrtrFunctions.java` declares, in the table's order.
+fn rows() -> impl Iterator<Item = &'static Export> {
+    EXPORTS
+        .iter()
+        .filter(|e| e.receiver == Receiver::Free && e.in_binding(Binding::Uniffi) && !uniffi::hand_written(e))
+        .filter(|e| !by_hand(e))
 }
 
 fn file() -> String {
     let mut body = String::new();
-    let rows = EXPORTS
-        .iter()
-        .filter(|e| e.receiver == Receiver::Free && e.in_binding(Binding::Uniffi) && !uniffi::hand_written(e));
-    for e in rows {
+    for e in rows() {
         function(&mut body, e);
     }
     let mut out = format!("// {}\n", crate::gen::MARK);
@@ -113,4 +195,39 @@ fn file() -> String {
     out.push_str(&body);
     out.push_str("}\n");
     out
+}
+
+/// `Areas.java`: the exception of each area of the catalogue (`Area::ALL`),
+/// by the name a refusal's JSON gives it.
+fn areas() -> String {
+    let mut cases = String::new();
+    for a in Area::ALL {
+        let _ = writeln!(
+            cases,
+            "      case \"{}\" -> new MrtrException.{}(rule, code, detail, data);",
+            a.name(),
+            a.title()
+        );
+    }
+    format!(
+        "// {mark}\n\
+         package dev.mrtr;\n\n\
+         import mrtr.MrtrException;\n\n\
+         /** The areas of the rule catalogue, each with its {{@link MrtrException}} subclass. */\n\
+         final class Areas {{\n  \
+         private Areas() {{}}\n\n  \
+         /**\n   \
+         * The exception of the area named {{@code area}} ({{@code \"protocol\"}}, …) carrying {{@code rule}},\n   \
+         * {{@code code}}, {{@code detail}} and {{@code data}}: a refusal the core answered as JSON, thrown as any\n   \
+         * other failure of that area is.\n   \
+         */\n  \
+         static MrtrException exception(String area, String rule, Integer code, String detail, String data) {{\n    \
+         return switch (area) {{\n\
+         {cases}      \
+         default -> throw new IllegalStateException(\"no area \" + area + \" (rule \" + rule + \")\");\n    \
+         }};\n  \
+         }}\n\
+         }}\n",
+        mark = crate::gen::MARK
+    )
 }

@@ -28,6 +28,9 @@ import mrtr.Violation;
  * {@code .Association}, {@code .Transport}, {@code .Usage}, {@code .Panic}), each with
  * {@code getRule()}, {@code getCode()} (the JSON-RPC code, or null), {@code getDetail()} and
  * {@code getData()}; {@link #rule}, {@link #code}, {@link #detail} and {@link #data} read them from
+ * any of them. A check ({@link #checkRequest}, {@link #requireCapabilities}, {@link
+ * #requireDeclared}) returns nothing when the request passes, and throws its refusal as such an
+ * exception; {@link #errorResponse(String, MrtrException, String)} makes the response to send for
  * any of them.
  */
 public final class Mrtr extends MrtrFunctions {
@@ -59,6 +62,33 @@ public final class Mrtr extends MrtrFunctions {
   /** The one-sentence explanation of any mrtr exception. */
   public static String detail(MrtrException e) {
     return (String) Errors.field(e, "getDetail");
+  }
+
+  /**
+   * The JSON-RPC error response to the request {@code idJson} (JSON text: {@code 1}, {@code "a"},
+   * {@code null}) for the failure {@code error}, with its rule, detail and data, and the HTTP status
+   * to send it with: what a server answers when a call fails.
+   *
+   * @throws MrtrException {@code usage-invalid-argument} for an id that is not JSON; {@code
+   *     jsonrpc-invalid} for an unknown protocol
+   */
+  public static ErrorResponse errorResponse(String idJson, MrtrException error, String protocol)
+      throws MrtrException {
+    return errorResponse(idJson, rule(error), detail(error), data(error), protocol);
+  }
+
+  /**
+   * The JSON-RPC error response to the request {@code idJson} for {@code rule} (a rule id), with
+   * {@code message} and {@code dataJson} (the members of the error's {@code data}, a JSON object,
+   * or null), and the HTTP status a transport sends it with.
+   *
+   * @throws MrtrException {@code usage-invalid-argument} for no such rule, an id that is not JSON
+   *     or data that is no object; {@code jsonrpc-invalid} for an unknown protocol
+   */
+  public static ErrorResponse errorResponse(
+      String idJson, String rule, String message, String dataJson, String protocol)
+      throws MrtrException {
+    return ErrorResponse.fromJson(Mrtr_uniffiKt.errorResponse(idJson, rule, message, dataJson, protocol));
   }
 
   // --- messages -----------------------------------------------------------------------------

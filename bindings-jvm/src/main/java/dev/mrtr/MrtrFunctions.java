@@ -148,24 +148,17 @@ abstract class MrtrFunctions {
   }
 
   /**
-   * The JSON-RPC error response to the request {@code id} for {@code rule}, with {@code message}
-   * and {@code data} (the members of the error's {@code data}, an object): {@code {response,
-   * status}}, the HTTP status a transport sends it with. The options' {@code errorCodes} picks
-   * the codes: {@code released} (default) or {@code draft} (a refused state is -32026 {@code
-   * StaleState}).
-   */
-  public static String errorResponse(String idJson, String rule, String message, String dataJson, String protocol) throws MrtrException {
-    return Mrtr_uniffiKt.errorResponse(idJson, rule, message, dataJson, protocol);
-  }
-
-  /**
    * What every request must pass before a server acts on it: its {@code _meta} ({@code
    * request-meta-missing}), its HTTP header fields when given (none: it did not come over HTTP;
    * {@code request-header-mismatch}), then a protocol version among {@code supported} ({@code
-   * protocol-version-unsupported}, -32022, whose data lists them).
+   * protocol-version-unsupported}, -32022, whose data lists them). Returns normally when it
+   * passes.
+   *
+   * @throws MrtrException the refusal (the subclass of its rule's area, with its rule, code,
+   *     detail and data)
    */
-  public static String checkRequest(String requestJson, String headersJson, String supportedJson, String protocol) throws MrtrException {
-    return Mrtr_uniffiKt.checkRequest(requestJson, headersJson, supportedJson, protocol);
+  public static void checkRequest(String requestJson, String headersJson, String supportedJson, String protocol) throws MrtrException {
+    Errors.raise(Mrtr_uniffiKt.checkRequest(requestJson, headersJson, supportedJson, protocol));
   }
 
   /**
@@ -178,19 +171,25 @@ abstract class MrtrFunctions {
 
   /**
    * Refuses with {@code request-capability-missing} (-32021, its data naming them) unless {@code
-   * request} declared every capability {@code questions} need.
+   * request} declared every capability {@code questions} need. Returns normally when it passes.
+   *
+   * @throws MrtrException the refusal (the subclass of its rule's area, with its rule, code,
+   *     detail and data)
    */
-  public static String requireCapabilities(String requestJson, String questionsJson, String protocol) throws MrtrException {
-    return Mrtr_uniffiKt.requireCapabilities(requestJson, questionsJson, protocol);
+  public static void requireCapabilities(String requestJson, String questionsJson, String protocol) throws MrtrException {
+    Errors.raise(Mrtr_uniffiKt.requireCapabilities(requestJson, questionsJson, protocol));
   }
 
   /**
    * Refuses with {@code request-capability-missing} (-32021) unless {@code request} declared
    * every capability of {@code required} (a {@code ClientCapabilities} object, such as an
-   * extension).
+   * extension). Returns normally when it passes.
+   *
+   * @throws MrtrException the refusal (the subclass of its rule's area, with its rule, code,
+   *     detail and data)
    */
-  public static String requireDeclared(String requestJson, String requiredJson, String protocol) throws MrtrException {
-    return Mrtr_uniffiKt.requireDeclared(requestJson, requiredJson, protocol);
+  public static void requireDeclared(String requestJson, String requiredJson, String protocol) throws MrtrException {
+    Errors.raise(Mrtr_uniffiKt.requireDeclared(requestJson, requiredJson, protocol));
   }
 
   /**
@@ -200,6 +199,17 @@ abstract class MrtrFunctions {
    */
   public static String complete(String requestJson, String resultJson, String protocol) throws MrtrException {
     return Mrtr_uniffiKt.complete(requestJson, resultJson, protocol);
+  }
+
+  /**
+   * The answer to the {@code server/discover} {@code request} from what the server declares:
+   * {@code server} is {@code {capabilities, serverInfo, instructions, supportedVersions}}, only
+   * {@code capabilities} required (absent versions: the protocol's name), completed with the
+   * caching hints its schema requires. A member of the wrong shape, or one not named here, is
+   * {@code usage-invalid-argument}.
+   */
+  public static String discover(String requestJson, String serverJson, String protocol) throws MrtrException {
+    return Mrtr_uniffiKt.discover(requestJson, serverJson, protocol);
   }
 
   /**

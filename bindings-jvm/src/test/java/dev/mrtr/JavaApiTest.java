@@ -177,6 +177,91 @@ class JavaApiTest {
     assertNull(Mrtr.data(assertThrows(MrtrException.Protocol.class, () -> Mrtr.classify("[]", P))));
   }
 
+  /**
+   * Issue #46: a check returns normally when the request passes and throws its refusal, the
+   * exception of the rule's area with rule, code and data (Python's check_request raises, Node's
+   * checkRequest throws), where it used to return the refusal's JSON or null.
+   */
+  @Test
+  void aCheckReturnsWhenItPassesAndThrowsItsRefusal() throws MrtrException {
+    String fields = "{\"mcp-protocol-version\":\"2026-07-28\",\"mcp-method\":\"tools/call\",\"mcp-name\":\"t\"}";
+    Mrtr.checkRequest(CALL, fields, "[\"2026-07-28\"]", P); // admitted: nothing to answer
+    Mrtr.checkRequest(CALL, null, "[\"2026-07-28\"]", P); // not over HTTP: no fields to compare
+
+    MrtrException.Protocol version = assertThrows(MrtrException.Protocol.class,
+        () -> Mrtr.checkRequest(CALL, fields, "[\"2099-01-01\"]", P));
+    assertEquals("protocol-version-unsupported", version.getRule());
+    assertEquals(-32022, version.getCode());
+    assertEquals(version.getRule(), Mrtr.rule(version));
+    assertEquals(-32022, Mrtr.code(version));
+    assertEquals(version.getDetail(), Mrtr.detail(version));
+    assertTrue(version.getData().contains("\"supported\":[\"2099-01-01\"]"), version.getData());
+    assertTrue(version.getData().contains("\"requested\":\"2026-07-28\""), version.getData());
+
+    String wrongName = fields.replace("\"t\"}", "\"u\\\"\"}"); // a name that needs escaping: u"
+    MrtrException mismatch = assertThrows(MrtrException.class, () -> Mrtr.checkRequest(CALL, wrongName, "[\"2026-07-28\"]", P));
+    assertEquals("request-header-mismatch", Mrtr.rule(mismatch));
+    assertEquals(-32020, Mrtr.code(mismatch));
+    assertEquals("the mcp-name header \"u\\\"\" differs from the body's \"t\"", Mrtr.detail(mismatch));
+
+    String noMeta = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}";
+    assertEquals("request-meta-missing",
+        assertThrows(MrtrException.Protocol.class, () -> Mrtr.checkRequest(noMeta, null, "[\"2026-07-28\"]", P)).getRule());
+
+    Mrtr.requireCapabilities(CALL, ASK, P); // elicitation was declared
+    String sample = "{\"s\":" + Mrtr.questionSample("{\"messages\":[],\"maxTokens\":5}") + "}";
+    MrtrException.Protocol missing = assertThrows(MrtrException.Protocol.class, () -> Mrtr.requireCapabilities(CALL, sample, P));
+    assertEquals("request-capability-missing", missing.getRule());
+    assertEquals(-32021, missing.getCode());
+    assertTrue(missing.getData().contains("\"requiredCapabilities\":{\"sampling\":"), missing.getData());
+    Mrtr.requireDeclared(CALL, "{\"elicitation\":{}}", P);
+    assertEquals("request-capability-missing",
+        assertThrows(MrtrException.Protocol.class, () -> Mrtr.requireDeclared(CALL, "{\"roots\":{}}", P)).getRule());
+    // A bad argument fails as any call does: an unknown protocol is the core's jsonrpc-invalid.
+    assertEquals("jsonrpc-invalid",
+        Mrtr.rule(assertThrows(MrtrException.class, () -> Mrtr.checkRequest(CALL, null, "[\"2026-07-28\"]", "no-such-protocol"))));
+  }
+
+  /** Issue #46: errorResponse gives the response and its HTTP status as Java values, not their JSON. */
+  @Test
+  void anErrorResponseIsTheResponseAndItsStatus() throws MrtrException {
+    ErrorResponse built = Mrtr.errorResponse("7", "state-expired", "the state expired", null, P);
+    assertEquals(400, built.status());
+    assertTrue(built.response().startsWith("{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32602,"), built.response());
+    assertTrue(built.response().contains("\"message\":\"the state expired\""), built.response());
+    assertTrue(built.response().contains("\"rule\":\"state-expired\""), built.response());
+    assertEquals(500, Mrtr.errorResponse("\"a\"", "internal-panic", "a bug", null, P).status());
+
+    // The refusal of a check, answered with its data: what a server sends for it.
+    MrtrException refused = assertThrows(MrtrException.class,
+        () -> Mrtr.checkRequest(CALL, null, "[\"2099-01-01\"]", P));
+    ErrorResponse answer = Mrtr.errorResponse("1", refused, P);
+    assertEquals(400, answer.status());
+    assertTrue(answer.response().contains("\"code\":-32022"), answer.response());
+    assertTrue(answer.response().contains("\"supported\":[\"2099-01-01\"]"), answer.response());
+    assertEquals(new ErrorResponse(answer.response(), 400), answer);
+    assertEquals("usage-invalid-argument",
+        assertThrows(MrtrException.Usage.class, () -> Mrtr.errorResponse("1", "no-such-rule", "", null, P)).getRule());
+  }
+
+  /** The refusal a check throws is read from the core's JSON: escapes, nested data, a null code. */
+  @Test
+  void aRefusalIsReadFromTheCoresJson() {
+    MrtrException e = assertThrows(MrtrException.Retry.class, () -> Errors.raise(
+        "{\"rule\":\"retry-id-reused\",\"area\":\"retry\",\"code\":-32602,\"message\":\"a \\\"b\\\"\\\\ \\u00e9\\n\","
+            + "\"data\":{\"a\":[1,{\"b\":\"}]\\\",\"}],\"c\":null}}"));
+    assertEquals("retry-id-reused", Mrtr.rule(e));
+    assertEquals(-32602, Mrtr.code(e));
+    assertEquals("a \"b\"\\ \u00e9\n", Mrtr.detail(e));
+    assertEquals("{\"a\":[1,{\"b\":\"}]\\\",\"}],\"c\":null}", Mrtr.data(e));
+    MrtrException usage = assertThrows(MrtrException.Usage.class,
+        () -> Errors.raise("{\"rule\":\"usage-invalid-argument\",\"area\":\"usage\",\"code\":null,\"message\":\"\"}"));
+    assertNull(Mrtr.code(usage));
+    assertNull(Mrtr.data(usage));
+    assertEquals("", Mrtr.detail(usage));
+    assertThrows(IllegalStateException.class, () -> Errors.raise("{\"rule\":\"x\",\"area\":\"nowhere\",\"code\":null,\"message\":\"\"}"));
+  }
+
   @Test
   void theCatalogueNamesEveryRuleWithItsArea() {
     RuleInfo replayed = Mrtr.rules().stream().filter(r -> r.getName().equals("state-replayed")).findFirst().orElseThrow();

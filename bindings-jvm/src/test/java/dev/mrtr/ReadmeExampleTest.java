@@ -25,8 +25,9 @@ class ReadmeExampleTest {
   @Test
   void theReadmeExampleRuns(@TempDir Path dir) throws Exception {
     String readme = Files.readString(Path.of("README.md"), StandardCharsets.UTF_8);
-    Matcher block = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL).matcher(readme);
-    assertTrue(block.find(), "README.md has a java block");
+    // The example is the java block declaring class Example (another lists the signatures: DocsTest).
+    Matcher block = Pattern.compile("```java\n([^`]*?public class Example\\b.*?)```", Pattern.DOTALL).matcher(readme);
+    assertTrue(block.find(), "README.md has a java block declaring `public class Example`");
     Path source = dir.resolve("Example.java");
     Files.writeString(source, block.group(1), StandardCharsets.UTF_8);
 
@@ -48,10 +49,12 @@ class ReadmeExampleTest {
     }
     String[] lines = printed.toString(StandardCharsets.UTF_8).split("\n");
     out.println(String.join("\n", lines));
-    assertEquals(3, lines.length);
+    assertEquals(4, lines.length);
     assertEquals("server: INPUT_REQUIRED", lines[0]);
     assertTrue(lines[1].startsWith("server: {\"jsonrpc\":\"2.0\",\"id\":\"2\"") || lines[1].startsWith("server: {\"jsonrpc\":\"2.0\",\"id\":2"), lines[1]);
     assertTrue(lines[1].contains("Hello, octocat"), lines[1]);
-    assertEquals("refused: state-wrong-subject (-32602)", lines[2]);
+    assertEquals("refused: state-wrong-subject (-32602), HTTP 400", lines[2]);
+    assertTrue(lines[3].startsWith("refused: protocol-version-unsupported (-32022) {"), lines[3]);
+    assertTrue(lines[3].contains("\"requested\":\"2027-01-01\"") && lines[3].contains("\"supported\":[\"2026-07-28\"]"), lines[3]);
   }
 }

@@ -1,6 +1,7 @@
 package dev.mrtr.javasdk;
 
 import dev.mrtr.CallContext;
+import dev.mrtr.ErrorResponse;
 import dev.mrtr.Mrtr;
 import dev.mrtr.ToolSettings;
 import io.modelcontextprotocol.common.McpTransportContext;
@@ -285,10 +286,10 @@ public final class MrtrStatelessTransport implements McpStatelessServerTransport
   /** mrtr's answer to a 2026-07-28 request, or null: the SDK answers it. */
   private Reply answer(JSONRPCRequest request, String text, Exchange exchange) throws IOException, MrtrException {
     if (exchange != null) {
-      String refused = Mrtr.checkRequest(text, json.writeValueAsString(exchange.headers), "[\"" + PROTOCOL + "\"]", PROTOCOL);
-      if (refused != null) {
-        Map<String, Object> refusal = json.readValue(refused, MrtrContext.MAP);
-        return error(request.id(), (String) refusal.get("rule"), (String) refusal.get("message"), dataOf(refusal.get("data")));
+      try {
+        Mrtr.checkRequest(text, json.writeValueAsString(exchange.headers), "[\"" + PROTOCOL + "\"]", PROTOCOL);
+      } catch (MrtrException refused) {
+        return error(request.id(), refused); // -32020, -32022 with data.supported, …
       }
     }
     Map<String, Object> params = request.params() instanceof Map<?, ?> ? json.convertValue(request.params(), MrtrContext.MAP) : Map.of();
@@ -351,16 +352,11 @@ public final class MrtrStatelessTransport implements McpStatelessServerTransport
         return error(request.id(), "internal-panic", "the handler failed: " + e, null);
       }
       if (!ctx.suspended()) return parse(200, replay.complete(json.writeValueAsString(result)));
-      try {
-        return parse(200, replay.inputRequired(ring, replay.data()));
-      } catch (MrtrException e) {
-        // A question the request did not declare it can answer: -32021 with what it needs
-        // (data.requiredCapabilities), as the core words it.
-        if (Mrtr.data(e) == null) throw e;
-        return error(request.id(), Mrtr.rule(e), Mrtr.detail(e), dataOf(json.readValue(Mrtr.data(e), Object.class)));
-      }
+      // A question the request did not declare it can answer fails here: -32021 with what it
+      // needs (data.requiredCapabilities), as the core words it.
+      return parse(200, replay.inputRequired(ring, replay.data()));
     } catch (MrtrException e) {
-      return error(request.id(), Mrtr.rule(e), Mrtr.detail(e), null);
+      return error(request.id(), e);
     }
   }
 
@@ -388,29 +384,25 @@ public final class MrtrStatelessTransport implements McpStatelessServerTransport
       }
       return complete(text, result);
     } catch (MrtrException e) {
-      return error(request.id(), Mrtr.rule(e), Mrtr.detail(e), null);
+      return error(request.id(), e);
     }
-  }
-
-  /** A refusal's data without its {@code rule} (the core writes that itself), as JSON text, or null. */
-  private String dataOf(Object data) throws IOException {
-    if (data == null) return null;
-    if (data instanceof Map<?, ?> map) {
-      Map<Object, Object> copy = new LinkedHashMap<>(map);
-      copy.remove("rule");
-      data = copy;
-    }
-    return json.writeValueAsString(data);
   }
 
   private Reply complete(String text, Map<String, Object> result) throws IOException, MrtrException {
     return parse(200, Mrtr.complete(text, json.writeValueAsString(result), PROTOCOL));
   }
 
+  /** The core's error response to {@code id} for the failure {@code e}, with its data, and its HTTP status. */
+  private Reply error(Object id, MrtrException e) throws IOException, MrtrException {
+    return reply(Mrtr.errorResponse(json.writeValueAsString(id), e, PROTOCOL));
+  }
+
   private Reply error(Object id, String rule, String message, String data) throws IOException, MrtrException {
-    Map<String, Object> built = json.readValue(
-        Mrtr.errorResponse(json.writeValueAsString(id), rule, message, data, PROTOCOL), MrtrContext.MAP);
-    return new Reply(((Number) built.get("status")).intValue(), json.convertValue(built.get("response"), MrtrContext.MAP));
+    return reply(Mrtr.errorResponse(json.writeValueAsString(id), rule, message, data, PROTOCOL));
+  }
+
+  private Reply reply(ErrorResponse built) throws IOException {
+    return parse(built.status(), built.response());
   }
 
   private Reply parse(int status, String response) throws IOException {
@@ -436,8 +428,8 @@ public final class MrtrStatelessTransport implements McpStatelessServerTransport
       return respond(request, complete(text, result), exchange);
     } catch (IOException | MrtrException e) {
       try {
-        return respond(request, error(request.id(), e instanceof MrtrException m ? Mrtr.rule(m) : "internal-panic",
-            e instanceof MrtrException m ? Mrtr.detail(m) : e.toString(), null), exchange);
+        return respond(request, e instanceof MrtrException m ? error(request.id(), m)
+            : error(request.id(), "internal-panic", e.toString(), null), exchange);
       } catch (IOException | MrtrException again) {
         return JSONRPCResponse.error(request.id(), new JSONRPCError(-32603, again.toString()));
       }

@@ -8,6 +8,7 @@ import com.google.gson.JsonParser;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.mrtr.CallContext;
+import dev.mrtr.ErrorResponse;
 import dev.mrtr.Mrtr;
 import dev.mrtr.ToolSettings;
 import java.io.IOException;
@@ -103,24 +104,13 @@ public final class McpServer {
     }
   }
 
-  /** The core's error response to {@code id} for rule {@code rule}, with its HTTP status. */
-  static Reply error(JsonElement id, String rule, String message, JsonElement data, String protocol) throws MrtrException {
-    String built = Mrtr.errorResponse(id == null ? "null" : id.toString(), rule, message,
-        data == null || data.isJsonNull() ? null : data.toString(), protocol);
-    JsonObject o = JsonParser.parseString(built).getAsJsonObject();
-    return new Reply(o.get("status").getAsInt(), o.get("response").toString());
-  }
-
+  /**
+   * The core's error response to {@code id} for the failure {@code e} (its rule, detail and data:
+   * -32021's {@code requiredCapabilities}, -32022's {@code supported}), with its HTTP status.
+   */
   static Reply error(JsonElement id, MrtrException e, String protocol) throws MrtrException {
-    return error(id, Mrtr.rule(e), Mrtr.detail(e), null, protocol);
-  }
-
-  /** The error response of a refusal the core returned as JSON ({@code {rule, message, data}}). */
-  static Reply refusal(JsonElement id, String refusal, String protocol) throws MrtrException {
-    JsonObject r = JsonParser.parseString(refusal).getAsJsonObject();
-    JsonElement data = r.get("data");
-    if (data != null && data.isJsonObject()) data.getAsJsonObject().remove("rule"); // the core writes it itself
-    return error(id, r.get("rule").getAsString(), r.get("message").getAsString(), data, protocol);
+    ErrorResponse built = Mrtr.errorResponse(id == null ? "null" : id.toString(), e, protocol);
+    return new Reply(built.status(), built.response());
   }
 
   static Reply jsonRpcError(JsonElement id, int code, String message, int status) {
@@ -176,16 +166,9 @@ public final class McpServer {
       Ctx ctx = new Ctx(replay, request);
       JsonObject result = play(tool, ctx);
       if (!ctx.suspended()) return new Reply(200, replay.complete(result.toString()));
-      try {
-        return new Reply(200, replay.inputRequired(ring, replay.data()));
-      } catch (MrtrException e) {
-        // An ask the request did not declare it can answer: -32021 with what it needs
-        // (data.requiredCapabilities), the core's refusal as the client acts on it.
-        if (Mrtr.data(e) == null) throw e;
-        JsonElement data = JsonParser.parseString(Mrtr.data(e));
-        if (data.isJsonObject()) data.getAsJsonObject().remove("rule"); // the core writes it itself
-        return error(request.get("id"), Mrtr.rule(e), Mrtr.detail(e), data, MRTR);
-      }
+      // An ask the request did not declare it can answer fails here with -32021 and what it
+      // needs (data.requiredCapabilities), which the error response carries to the client.
+      return new Reply(200, replay.inputRequired(ring, replay.data()));
     }
   }
 
@@ -212,8 +195,7 @@ public final class McpServer {
     try {
       JsonObject fields = new JsonObject();
       headers.forEach(fields::addProperty);
-      String refused = Mrtr.checkRequest(text, fields.toString(), "[\"" + MRTR + "\"]", MRTR);
-      if (refused != null) return refusal(id, refused, MRTR);
+      Mrtr.checkRequest(text, fields.toString(), "[\"" + MRTR + "\"]", MRTR); // throws its refusal
       String method = request.get("method").getAsString();
       long now = System.currentTimeMillis() / 1000;
       JsonObject params = Tools.member(request, "params");
