@@ -9,8 +9,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 venv="${MRTR_PYTHON_VENV:-$root/target/venv-python}"
 [ -x "$venv/bin/maturin" ] || bash "$root/scripts/setup/20-python.sh"
 
-echo "== official: the Python extension into $venv (maturin develop --release)"
-(cd "$root/bindings-python" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --release --quiet)
+echo "== official: the Python extension into $venv (maturin develop --release --features test-vectors: the python suite's build, made once)"
+(cd "$root/bindings-python" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --release --features test-vectors --quiet)
 echo "== official: the Node addon (bindings-node/tools/build.sh)"
 bash "$root/bindings-node/tools/build.sh"
 

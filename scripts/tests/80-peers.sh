@@ -14,8 +14,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 venv="${MRTR_PYTHON_VENV:-$root/target/venv-python}"
 [ -x "$venv/bin/maturin" ] || bash "$root/scripts/setup/20-python.sh"
-echo "== peers: the Python extension into $venv (maturin develop --release), for peers/mrtr_server.py"
-(cd "$root/bindings-python" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --release --quiet)
+echo "== peers: the Python extension into $venv (maturin develop --release --features test-vectors: the python suite's build, made once), for peers/mrtr_server.py"
+(cd "$root/bindings-python" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --release --features test-vectors --quiet)
 echo "== peers: the mrtr command (cargo build -p mrtr-cli)"
 cargo build --quiet -p mrtr-cli
 command -v go >/dev/null || { echo "80-peers.sh: the Go toolchain (go) is missing: this machine kind ships it" >&2; exit 1; }

@@ -14,14 +14,15 @@ venv="${MRTR_PYTHON_VENV:-$root/target/venv-python}"
 [ -x "$venv/bin/maturin" ] || bash "$root/scripts/setup/20-python.sh"
 cd "$root"
 
-# The released build, as the official and peers suites before it and the cluster after it use:
-# one build of the extension serves them all (a feature set that changed between suites would
-# rebuild it each time).
-echo "== transports: the Python binding into $venv (maturin develop --release)"
+# The python suite's build (release, with the test-only seal of the corpus' vectors, which nothing
+# here calls), as the official and peers suites before it and the cluster after it use: one build
+# of the extension serves them all (a feature set that changed between suites would rebuild the
+# core with it). What ships is built and checked by scripts/release.
+echo "== transports: the Python binding into $venv (maturin develop --release --features test-vectors: the python suite's build, made once)"
 (
   cd bindings-python
   export VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH"
-  maturin develop --release --quiet
+  maturin develop --release --features test-vectors --quiet
 )
 echo "== transports: the Node addon of the package (bindings-node/tools/build.sh)"
 bash bindings-node/tools/build.sh

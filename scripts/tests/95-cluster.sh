@@ -24,8 +24,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 venv="${MRTR_PYTHON_VENV:-$root/target/venv-python}"
-echo "== cluster: the Python extension into $venv (maturin develop --release)"
-(cd "$root/bindings-python" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --release --quiet)
+echo "== cluster: the Python extension into $venv (maturin develop --release --features test-vectors: the python suite's build, made once)"
+(cd "$root/bindings-python" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --release --features test-vectors --quiet)
 echo "== cluster: the Node addon (bindings-node/tools/build.sh)"
 bash "$root/bindings-node/tools/build.sh"
 echo "== cluster: mrtr (cargo build)"
