@@ -1,6 +1,5 @@
 package dev.mrtr.example;
 
-import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonNull;
 import com.google.gson.JsonObject;
@@ -128,12 +127,10 @@ public final class McpServer {
     String method = request.get("method").getAsString();
     JsonObject result;
     if (method.equals("server/discover")) {
-      result = new JsonObject();
-      JsonArray versions = new JsonArray();
-      versions.add(MRTR);
-      result.add("supportedVersions", versions);
-      result.add("capabilities", capabilities());
-      result.add("serverInfo", info());
+      JsonObject declared = new JsonObject();
+      declared.add("capabilities", capabilities());
+      declared.add("serverInfo", info());
+      return new Reply(200, Mrtr.discover(text, declared.toString(), protocol));
     } else if (method.equals("ping")) {
       result = new JsonObject();
     } else {
