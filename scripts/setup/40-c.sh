@@ -11,5 +11,6 @@ CBINDGEN_VERSION=0.29.4
 # has a prebuilt cbindgen at this version (Debian 12's `cbindgen` is 0.24.3; npm
 # and PyPI have none), and the header must be exactly what this version makes.
 if [ "$(cbindgen --version 2>/dev/null)" != "cbindgen $CBINDGEN_VERSION" ]; then
-  cargo install --locked cbindgen --version "$CBINDGEN_VERSION"
+  # --debug: it compiles in ~25 s, runs in 0.4 s instead of 0.25, and writes the same header.
+  cargo install --locked cbindgen --version "$CBINDGEN_VERSION" --debug
 fi
