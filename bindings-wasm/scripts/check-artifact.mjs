@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Checks the built artifacts of both packages (<pkg>/lib/mrtr_wasm_bg.wasm):
 // the gzipped size of the optimised wasm (the full package, pkg/: failure
-// above 264 KiB; the browser package, pkg-browser/: failure above 150 KiB,
+// above 268 KiB; the browser package, pkg-browser/: failure above 150 KiB,
 // the goal of issue #27), its imports:
 // none from "env" (a libc or an undefined symbol leaking in), every one from
 // the wasm-bindgen glue; and its exports: no test-only function (the cargo
@@ -19,8 +19,11 @@ export const GOAL = 150 * 1024
 // checker and replay work beside it took it to 257.8 KiB (264 012 bytes, 2026-11-28); 260 KiB until
 // the checker's per-message preparation outside the proxy's lock (check::prepare) and the replay's
 // one-call rows for the JavaScript API (ask_elicit, arguments, input_required_kept) took it to
-// 260.8 KiB (267 081 bytes). Browsers load pkg-browser/ (120.6 KiB), which has neither.
-export const LIMIT = 264 * 1024
+// 260.8 KiB (267 081 bytes); 264 KiB until issue #43's hedging rule and stall copies (262.8 KiB)
+// and issue #46's server/discover builder, the checker's unparsed recorded bodies and the error
+// messages that list the known names took it to 265.5 KiB (271 824 bytes, 2026-12-07). Browsers
+// load pkg-browser/ (121.3 KiB), which has none of these.
+export const LIMIT = 268 * 1024
 // The browser package (pkg-browser/, issue #27): the goal is its bound.
 export const BROWSER_LIMIT = GOAL
 /** The packages and their bounds; `lacks`: exports the browser package must not have (the split is in effect). */
