@@ -234,7 +234,8 @@ async fn spawn(mrtr: &Path, args: Vec<String>, want_ui: bool) -> Result<Child, S
             if let Some(rest) = line.split("listening on ").nth(1) {
                 listen = rest.split([' ', ',']).next().and_then(|a| a.parse::<SocketAddr>().ok());
             }
-            if let Some(rest) = line.split("at http://").nth(1) {
+            // Only the line that names the page (or pages): another line may name a URL too.
+            if let Some(rest) = line.split("at http://").nth(1).filter(|_| line.contains("live page")) {
                 ui = rest.split('/').next().and_then(|a| a.parse::<SocketAddr>().ok());
             }
             if listen.is_some() && (ui.is_some() || !want_ui) {

@@ -187,7 +187,7 @@ async fn serve_http(config: Config) -> ExitCode {
         Ok(addr) => {
             let path = mrtr_proxy::Endpoint::of(&upstream).path().to_string();
             eprintln!(
-                "mrtr proxy: listening on {addr}, forwarding to {upstream} (point the client at http://{addr}{path})"
+                "mrtr proxy: listening on {addr}, forwarding to {upstream} (the client's URL: http://{addr}{path})"
             )
         }
         Err(e) => eprintln!("mrtr proxy: {e}"),

@@ -125,7 +125,7 @@ async fn proxy_reports_live_sums_up_on_sigterm_and_its_record_checks_the_same() 
     let addr: SocketAddr =
         line.split("listening on ").nth(1).and_then(|s| s.split(',').next()).unwrap().parse().unwrap();
     // The start-up line names the URL to give the client: the upstream's path.
-    assert!(line.ends_with(&format!("(point the client at http://{addr}/mcp)")), "{line}");
+    assert!(line.ends_with(&format!("(the client's URL: http://{addr}/mcp)")), "{line}");
 
     assert_eq!(post(addr, call(1, None)).await["result"]["requestState"], "s1");
     assert_eq!(post(addr, call(2, Some("s1"))).await["result"]["resultType"], "complete");
