@@ -68,22 +68,12 @@ pub use machines::server;
 pub use one_message::bare;
 #[cfg(feature = "alloc")]
 use one_message::envelope;
-use read::json;
 #[cfg(feature = "alloc")]
 pub use read::sse;
-use read::validate;
-#[cfg(feature = "alloc")]
-use read::view;
 #[cfg(feature = "alloc")]
 pub use request::dialect;
 #[cfg(feature = "alloc")]
-use request::form;
-#[cfg(feature = "alloc")]
 use request::input;
-#[cfg(feature = "alloc")]
-use request::message;
-#[cfg(feature = "alloc")]
-use request::retry;
 #[cfg(feature = "state")]
 pub use rounds::round;
 #[cfg(feature = "state")]

@@ -1,6 +1,6 @@
 //! The one error type: a rule id, a sentence, and the JSON-RPC code.
 
-use crate::rules::RuleId;
+use crate::base::rules::RuleId;
 use core::fmt;
 
 #[cfg(feature = "alloc")]
@@ -62,14 +62,14 @@ impl Error {
     }
 
     /// The area of the rule: the error class in every language.
-    pub fn area(&self) -> crate::rules::Area {
+    pub fn area(&self) -> crate::base::rules::Area {
         self.rule.area()
     }
 
     /// Whether the caller misused mrtr's API (a local error, h11's sense),
     /// rather than a message breaking the protocol (a remote one).
     pub fn is_usage(&self) -> bool {
-        self.area() == crate::rules::Area::Usage
+        self.area() == crate::base::rules::Area::Usage
     }
 
     /// The JSON-RPC error code a peer answers with, where the rule has one.
@@ -98,7 +98,7 @@ impl std::error::Error for Error {}
 #[cfg(feature = "alloc")]
 macro_rules! err {
     ($rule:ident, $($fmt:tt)+) => {
-        $crate::error::Error::with($crate::rules::RuleId::$rule, alloc::format!($($fmt)+))
+        $crate::base::error::Error::with($crate::base::rules::RuleId::$rule, alloc::format!($($fmt)+))
     };
 }
 

@@ -200,25 +200,28 @@ impl Protocol {
     /// decides (a protocol name usually comes from the peer's negotiated
     /// version), followed by the name given and the known ones, so that the
     /// reader can correct it. Every binding reads protocol names through this.
-    pub fn parse(name: &str) -> crate::Result<Protocol> {
+    pub fn parse(name: &str) -> crate::base::error::Result<Protocol> {
         Protocol::from_name(name).ok_or_else(|| Protocol::unknown(name))
     }
 
     #[cfg(feature = "alloc")]
-    fn unknown(name: &str) -> crate::Error {
+    fn unknown(name: &str) -> crate::base::error::Error {
         let known: alloc::vec::Vec<&str> = PROTOCOLS.iter().map(|(_, r)| r.name).collect();
-        let message =
-            alloc::format!("unknown protocol {}: the known ones are {}", crate::error::quoted(name), known.join(", "));
-        crate::Error::with(crate::RuleId::JsonrpcInvalid, message)
+        let message = alloc::format!(
+            "unknown protocol {}: the known ones are {}",
+            crate::base::error::quoted(name),
+            known.join(", ")
+        );
+        crate::base::error::Error::with(crate::base::rules::RuleId::JsonrpcInvalid, message)
     }
 
     #[cfg(not(feature = "alloc"))]
-    fn unknown(_: &str) -> crate::Error {
-        crate::Error::new(crate::RuleId::JsonrpcInvalid, "unknown protocol")
+    fn unknown(_: &str) -> crate::base::error::Error {
+        crate::base::error::Error::new(crate::base::rules::RuleId::JsonrpcInvalid, "unknown protocol")
     }
 
     /// [`Protocol::parse`] of an optional name: absent is the default.
-    pub fn parse_or_default(name: Option<&str>) -> crate::Result<Protocol> {
+    pub fn parse_or_default(name: Option<&str>) -> crate::base::error::Result<Protocol> {
         name.map_or(Ok(Protocol::default()), Protocol::parse)
     }
 
@@ -299,7 +302,7 @@ mod tests {
         }
         assert_eq!(Protocol::default().name(), "2026-07-28");
         assert_eq!(Protocol::from_name("2024-11-05"), None);
-        assert_eq!(Protocol::parse("2024-11-05").unwrap_err().rule(), crate::RuleId::JsonrpcInvalid);
+        assert_eq!(Protocol::parse("2024-11-05").unwrap_err().rule(), crate::base::rules::RuleId::JsonrpcInvalid);
         assert_eq!(Protocol::parse_or_default(None), Ok(Protocol::V2026_07_28));
         assert_eq!(Protocol::parse_or_default(Some("sep-2322")), Ok(Protocol::Sep2322));
     }

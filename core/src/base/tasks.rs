@@ -5,8 +5,8 @@
 //! statuses and the rule that nothing leaves a terminal status. The checker
 //! and [`Task`] read [`TRANSITIONS`]; so do the docs and tests.
 
-use crate::error::{Error, Result};
-use crate::rules::RuleId;
+use crate::base::error::{Error, Result};
+use crate::base::rules::RuleId;
 
 /// A task's status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -84,7 +84,7 @@ pub use tracked::Task;
 #[cfg(feature = "alloc")]
 mod tracked {
     use super::TaskStatus;
-    use crate::error::{err, Result};
+    use crate::base::error::{err, Result};
     use alloc::{collections::BTreeSet, string::String};
 
     /// What a server (or the checker) knows of one task: its status and the

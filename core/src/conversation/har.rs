@@ -5,10 +5,12 @@
 //! HAR bodies may be base64 (`content.encoding`).
 
 use crate::{
-    check::{Block, Entry, HttpEntry, Line, Side, Unparsed},
-    error::{err, Error},
-    rules::RuleId,
-    sse, Id, Limits,
+    base::error::{err, Error},
+    base::limits::Limits,
+    base::rules::RuleId,
+    conversation::check::{Block, Entry, HttpEntry, Line, Side, Unparsed},
+    one_message::envelope::Id,
+    read::sse,
 };
 use alloc::{format, string::String, vec, vec::Vec};
 use base64::{engine::general_purpose::STANDARD, Engine};
@@ -226,7 +228,7 @@ fn messages(body: &[u8], limits: &Limits) -> Result<Vec<Value>, Error> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Vec::new());
     }
-    match crate::parse(body, limits)? {
+    match crate::one_message::envelope::parse(body, limits)? {
         Value::Array(batch) => Ok(batch),
         message => Ok(vec![message]),
     }

@@ -38,16 +38,16 @@
 //! ```
 
 use crate::{
-    error::Error,
-    json::{self, At, Doc, Fixed},
-    limits::Limits,
-    protocol::Protocol,
-    rules::RuleId,
-    validate::{self, Ident},
+    base::error::Error,
+    base::limits::Limits,
+    base::protocol::Protocol,
+    base::rules::RuleId,
+    read::json::{self, At, Doc, Fixed},
+    read::validate::{self, Ident},
 };
 
-pub use crate::json::MAX_NESTING;
-pub use crate::kind::{Kind, ResultType};
+pub use crate::base::kind::{Kind, ResultType};
+pub use crate::read::json::MAX_NESTING;
 
 /// Bytes of a string `id` (after unescaping) that [`Classified`] can hold.
 pub const MAX_ID_BYTES: usize = 64;

@@ -9,16 +9,16 @@
 //! server helpers and the checker.
 
 use crate::{
-    error::{err, Error, Result},
-    json::{self, At, Doc, Grown},
-    limits::Limits,
-    protocol::Protocol,
-    validate::{self, Ident, Node, Type, Verdict},
-    view::{EnvelopeView, InputRequestView, Map, Obj, ParamsView, Prim, Read, J},
+    base::error::{err, Error, Result},
+    base::limits::Limits,
+    base::protocol::Protocol,
+    read::json::{self, At, Doc, Grown},
+    read::validate::{self, Ident, Node, Type, Verdict},
+    read::view::{EnvelopeView, InputRequestView, Map, Obj, ParamsView, Prim, Read, J},
 };
 use alloc::borrow::Cow;
 
-pub use crate::kind::{Kind, ResultType};
+pub use crate::base::kind::{Kind, ResultType};
 
 /// A JSON-RPC id: a string or an integer (`null` only on error responses).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -201,7 +201,7 @@ fn classified<'a, N>(v: Verdict<N>, text: impl Fn(N, &str) -> Cow<'a, str>) -> C
 pub(crate) fn read(message: &serde_json::Value) -> Result<EnvelopeView<'_>> {
     match message.is_object() {
         true => Ok(EnvelopeView::read(Some(message))),
-        false => Err(Error::new(crate::RuleId::JsonrpcInvalid, "a JSON-RPC message is an object")),
+        false => Err(Error::new(crate::base::rules::RuleId::JsonrpcInvalid, "a JSON-RPC message is an object")),
     }
 }
 

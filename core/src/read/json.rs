@@ -28,7 +28,10 @@
 //! one, it also notes where each large container ends, so that reading a field
 //! skips a large sibling in one step instead of a scan.
 
-use crate::{error::Error, limits::Limits, rules::RuleId, validate::Node, validate::Num, validate::Type};
+use crate::{
+    base::error::Error, base::limits::Limits, base::rules::RuleId, read::validate::Node, read::validate::Num,
+    read::validate::Type,
+};
 use core::cmp::Ordering;
 
 /// Nesting of arrays and objects the reader can follow (its bit stack); a

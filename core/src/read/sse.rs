@@ -39,7 +39,7 @@
 //! [`encode`] writes a block back, so that what it writes decodes to the same
 //! [`Event`] (a property test holds them together).
 
-use crate::{error::err, Error, Limits};
+use crate::{base::error::err, base::error::Error, base::limits::Limits};
 use alloc::{collections::VecDeque, string::String, vec::Vec};
 use core::fmt::Write;
 

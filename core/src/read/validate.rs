@@ -25,11 +25,11 @@
 //! (which says what kind of message it is) always ends the reading.
 
 use crate::{
-    error::{Error, Result},
-    kind::{Kind, ResultType},
-    limits::Limits,
-    protocol::{ElicitationIdRule, Protocol, ResultTypeRule},
-    rules::RuleId,
+    base::error::{Error, Result},
+    base::kind::{Kind, ResultType},
+    base::limits::Limits,
+    base::protocol::{ElicitationIdRule, Protocol, ResultTypeRule},
+    base::rules::RuleId,
 };
 
 /// What kind of JSON value a node is.

@@ -8,7 +8,7 @@
 //! rules (`validate`) read the `Value` itself, through [`J`], their `Node`
 //! here: the same rules the strict reader's spans go through for `classify`.
 
-use crate::validate::{Node, Num, Type};
+use crate::read::validate::{Node, Num, Type};
 use alloc::{borrow::Cow, boxed::Box, vec::Vec};
 use serde_json::Value;
 

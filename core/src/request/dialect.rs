@@ -6,7 +6,7 @@
 //! translating to the `sep-2322` shape and writes it by translating back, so
 //! every rule is implemented once, on one shape.
 
-use crate::protocol::Protocol;
+use crate::base::protocol::Protocol;
 use alloc::{borrow::Cow, string::String};
 use serde_json::{Map, Value};
 

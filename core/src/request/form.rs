@@ -3,8 +3,8 @@
 //! single-message rules, in `validate`).
 
 use crate::{
-    error::{err, Result},
-    view::{Arr, ConstView, Map, Obj, Prim, PropertyView, SchemaView},
+    base::error::{err, Result},
+    read::view::{Arr, ConstView, Map, Obj, Prim, PropertyView, SchemaView},
 };
 use alloc::vec::Vec;
 

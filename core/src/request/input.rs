@@ -2,12 +2,12 @@
 //! their shapes, and whether a response fits the request it answers.
 
 use crate::{
-    error::{err, Result},
-    form,
-    limits::Limits,
-    protocol::Protocol,
-    validate,
-    view::{CapabilitiesView, InputParamsView, InputRequestView, Map, Obj, Prim, ResponseView},
+    base::error::{err, Result},
+    base::limits::Limits,
+    base::protocol::Protocol,
+    read::validate,
+    read::view::{CapabilitiesView, InputParamsView, InputRequestView, Map, Obj, Prim, ResponseView},
+    request::form,
 };
 
 /// The kind of an input request, by its `method`.
@@ -142,7 +142,7 @@ fn validate_roots_result(key: &str, r: &ResponseView<'_>) -> Result<()> {
     let Some(roots) = r.roots.get() else {
         return Err(err!(RetryInputResponseInvalid, "inputResponses[{key:?}]: a roots answer needs a roots array"));
     };
-    let root_ok = |root: &Obj<crate::view::RootView<'_>>| {
+    let root_ok = |root: &Obj<crate::read::view::RootView<'_>>| {
         root.get().and_then(|r| r.uri.as_str()).is_some_and(|u| u.starts_with("file://"))
     };
     if roots.iter().all(root_ok) {

@@ -3,15 +3,15 @@
 //! rules they share (`_meta`, capabilities, task input). Not on the hot path.
 
 use crate::{
-    envelope,
-    error::{err, Result},
-    input::InputKind,
-    protocol::Protocol,
-    validate,
-    view::{
+    base::error::{err, Result},
+    base::limits::Limits,
+    base::protocol::Protocol,
+    one_message::envelope,
+    read::validate,
+    read::view::{
         CapabilitiesView, EnvelopeView, InputRequestView, Map as ViewMap, Obj, ParamsView, Prim, Read, ResponseView, J,
     },
-    Limits,
+    request::input::InputKind,
 };
 use alloc::string::String;
 use serde_json::{Map, Value};
@@ -24,7 +24,7 @@ pub(crate) fn params(message: &Value) -> Option<&Map<String, Value>> {
 /// `params` without the MRTR fields.
 pub(crate) fn salient_params(message: &Value) -> Map<String, Value> {
     let mut p = params(message).cloned().unwrap_or_default();
-    for field in crate::protocol::RETRY_FREE_PARAMS {
+    for field in crate::base::protocol::RETRY_FREE_PARAMS {
         p.shift_remove(field);
     }
     p
@@ -58,7 +58,7 @@ pub(crate) fn read_request(message: &Value) -> Result<EnvelopeView<'_>> {
 
 /// `tasks/input_response` (Tasks in core) or `tasks/update` (extension).
 pub(crate) fn is_task_input(method: &str, protocol: Protocol) -> bool {
-    use crate::protocol::TasksFlavor;
+    use crate::base::protocol::TasksFlavor;
     match protocol.rules().tasks {
         TasksFlavor::Core => method == "tasks/input_response",
         TasksFlavor::Extension => method == "tasks/update",

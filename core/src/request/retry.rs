@@ -19,8 +19,8 @@
 //! [`Checker`]: crate::check::Checker
 
 use crate::{
-    error::{err, Result},
-    view::{InputRequestView, Map, Obj, ResponseView},
+    base::error::{err, Result},
+    read::view::{InputRequestView, Map, Obj, ResponseView},
 };
 use alloc::string::String;
 use serde_json::{Map as JsonMap, Value};
@@ -121,7 +121,7 @@ fn retry_state(request: &Value) -> Option<&Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{message::read_view, rules::RuleId};
+    use crate::{base::rules::RuleId, request::message::read_view};
     use serde_json::json;
 
     /// The rule a check failed with (`None`: it passed).

@@ -55,10 +55,11 @@ pub mod bridge;
 pub mod replay;
 
 use crate::{
-    error::{err, Result},
-    server,
-    state::{self, Binding, KeyRing, Purpose, ReplayGuard, StateId, Subject},
-    Limits, Protocol,
+    base::error::{err, Result},
+    base::limits::Limits,
+    base::protocol::Protocol,
+    machines::server,
+    sealed::state::{self, Binding, KeyRing, Purpose, ReplayGuard, StateId, Subject},
 };
 use alloc::{string::String, vec::Vec};
 use serde_json::{json, Map, Value};

@@ -24,11 +24,18 @@
 //! their stable strings; a [`Handle`] is its number.
 
 use crate::{
-    check::Violation,
-    client::{Event, Handle},
-    rules::Area,
-    server::Resumed,
-    Classified, Error, Id, Kind, Limits, Protocol, ResultType, RuleId,
+    base::error::Error,
+    base::kind::Kind,
+    base::kind::ResultType,
+    base::limits::Limits,
+    base::protocol::Protocol,
+    base::rules::Area,
+    base::rules::RuleId,
+    conversation::check::Violation,
+    machines::client::{Event, Handle},
+    machines::server::Resumed,
+    one_message::envelope::Classified,
+    one_message::envelope::Id,
 };
 use serde::{
     de::{self, Deserializer},
@@ -190,8 +197,8 @@ impl<'de> Deserialize<'de> for Limits {
 
 #[cfg(feature = "state")]
 mod round {
-    use crate::round::{Round, StateInfo};
-    use crate::state::StateId;
+    use crate::rounds::round::{Round, StateInfo};
+    use crate::sealed::state::StateId;
     use alloc::{string::String, string::ToString, vec::Vec};
     use serde::{de::Error as _, Deserialize, Deserializer, Serialize, Serializer};
     use serde_json::{Map, Value};
@@ -255,7 +262,7 @@ mod round {
 }
 
 /// An event-stream block: only the fields it set.
-impl Serialize for crate::sse::Event {
+impl Serialize for crate::read::sse::Event {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         if let Some(e) = &self.event {
@@ -300,7 +307,7 @@ impl Serialize for HeaderMap<'_> {
 
 /// A request to send: `{"exchange", "method", "url", "headers", "body"}`, the
 /// body as the JSON it is (the client form of an HTTP entry, plus `exchange`).
-impl Serialize for crate::http::Request {
+impl Serialize for crate::machines::http::Request {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("exchange", &self.exchange)?;
@@ -318,9 +325,9 @@ impl Serialize for crate::http::Request {
 
 /// `{"type": "serverRequest" | "message" | "response", "message"}` or
 /// `{"type": "violation" | "failed", "rule", "message"}`.
-impl Serialize for crate::http::call::Event {
+impl Serialize for crate::machines::http::call::Event {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use crate::http::call::Event as E;
+        use crate::machines::http::call::Event as E;
         let mut m = s.serialize_map(None)?;
         let (kind, message, error) = match self {
             E::ServerRequest(v) => ("serverRequest", Some(v), None),
@@ -344,9 +351,9 @@ impl Serialize for crate::http::call::Event {
 /// `{"type": "inputRequired", "round", "requests"}`, `{"type": "message",
 /// "message"}`, `{"type": "done", "response"}`, or `{"type": "violation" |
 /// "failed", "rule", "message"}`.
-impl Serialize for crate::client::operation::Event {
+impl Serialize for crate::machines::client::operation::Event {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use crate::client::operation::Event as E;
+        use crate::machines::client::operation::Event as E;
         let mut m = s.serialize_map(None)?;
         match self {
             E::InputRequired { round, requests } => {
@@ -374,9 +381,9 @@ impl Serialize for crate::client::operation::Event {
 
 /// `{"type": "call", "message"}`, `{"type": "messages", "messages"}`,
 /// `{"type": "answers", "key", "responses"}`, `{"type": "resume", "key", "lastEventId"}`.
-impl Serialize for crate::http::serve::Incoming {
+impl Serialize for crate::machines::http::serve::Incoming {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use crate::http::serve::Incoming as I;
+        use crate::machines::http::serve::Incoming as I;
         let mut m = s.serialize_map(None)?;
         match self {
             I::Call(v) => {
@@ -406,7 +413,7 @@ impl Serialize for crate::http::serve::Incoming {
 /// `[name, value]` pairs (for a field sent several times, such as `Link`);
 /// names lower-cased.
 #[cfg(feature = "facade")]
-pub(crate) fn headers_from(v: &serde_json::Value) -> Option<crate::http::Headers> {
+pub(crate) fn headers_from(v: &serde_json::Value) -> Option<crate::machines::http::Headers> {
     use alloc::string::String;
     use serde_json::Value;
     match v {
@@ -425,7 +432,7 @@ pub(crate) fn headers_from(v: &serde_json::Value) -> Option<crate::http::Headers
 
 #[cfg(test)]
 mod tests {
-    use crate::{client, Limits, Protocol};
+    use crate::{base::limits::Limits, base::protocol::Protocol, machines::client};
     use serde_json::{json, Value};
 
     #[test]
@@ -452,12 +459,12 @@ mod tests {
     #[test]
     fn classifications_and_errors_name_their_parts() {
         let msg = br#"{"jsonrpc":"2.0","id":"a","result":{"resultType":"input_required","requestState":"s"}}"#;
-        let c = crate::classify(msg, Protocol::default(), &Limits::DEFAULT).unwrap();
+        let c = crate::one_message::envelope::classify(msg, Protocol::default(), &Limits::DEFAULT).unwrap();
         assert_eq!(
             serde_json::to_value(&c).unwrap(),
             json!({"kind": "input_required", "id": "a", "method": null, "resultType": "input_required", "resultTypePresent": true})
         );
-        let e = crate::classify(b"{", Protocol::default(), &Limits::DEFAULT).unwrap_err();
+        let e = crate::one_message::envelope::classify(b"{", Protocol::default(), &Limits::DEFAULT).unwrap_err();
         let v: Value = serde_json::to_value(&e).unwrap();
         assert_eq!(
             (v["rule"].as_str(), v["area"].as_str(), v["code"].as_i64()),

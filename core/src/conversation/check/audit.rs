@@ -13,11 +13,12 @@
 //! server messages are on stream `post:<id>` of its request.
 
 use super::Part;
-use crate::http::{header, link, Answering, Headers, Mode};
+use crate::machines::http::{header, link, Answering, Headers, Mode};
 use crate::{
-    check::{CheckConfig, Checker, Entry, Side, Violation, TRACKED_MAX},
-    error::Error,
-    Id, RuleId,
+    base::error::Error,
+    base::rules::RuleId,
+    conversation::check::{CheckConfig, Checker, Entry, Side, Violation, TRACKED_MAX},
+    one_message::envelope::Id,
 };
 use alloc::{
     collections::{BTreeMap, BTreeSet, VecDeque},
@@ -44,11 +45,13 @@ pub struct Unparsed {
 impl Unparsed {
     /// `bytes` read under `limits`: `Ok(None)` when blank (no message),
     /// `Ok(Some(value))` when they are JSON, else the bytes with the error.
-    pub fn parse(bytes: &[u8], limits: &crate::Limits) -> Result<Option<Value>, Unparsed> {
+    pub fn parse(bytes: &[u8], limits: &crate::base::limits::Limits) -> Result<Option<Value>, Unparsed> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(None);
         }
-        crate::parse(bytes, limits).map(Some).map_err(|error| Unparsed { bytes: bytes.to_vec(), error })
+        crate::one_message::envelope::parse(bytes, limits)
+            .map(Some)
+            .map_err(|error| Unparsed { bytes: bytes.to_vec(), error })
     }
 }
 
@@ -125,14 +128,14 @@ impl Line {
     /// Reads one transcript entry of either form; a body or an event's
     /// data given as its `text` is read under the default [`Limits`](crate::Limits).
     pub fn from_value(value: &Value) -> Result<Line, Error> {
-        Line::from_value_with(value, &crate::Limits::DEFAULT)
+        Line::from_value_with(value, &crate::base::limits::Limits::DEFAULT)
     }
 
     /// [`Line::from_value`], a body or an event's data given as its raw
     /// `text` (what a recording writes for bytes that are no JSON value)
     /// read under `limits`: JSON text is the body (or the data), other
     /// bytes are [`Unparsed`], with why.
-    pub fn from_value_with(value: &Value, limits: &crate::Limits) -> Result<Line, Error> {
+    pub fn from_value_with(value: &Value, limits: &crate::base::limits::Limits) -> Result<Line, Error> {
         match value.get("http") {
             None => Entry::from_value(value).map(Line::Message),
             Some(http) => http_entry(value, http, limits).map(Line::Http),
@@ -143,7 +146,7 @@ impl Line {
 /// The version a message declares: its `_meta` version, or `initialize`'s.
 fn message_version(message: &Value) -> Option<&str> {
     let params = message.get("params");
-    let meta = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION));
+    let meta = params.and_then(|p| p.get("_meta")).and_then(|m| m.get(crate::base::protocol::META_PROTOCOL_VERSION));
     let initialize = params.filter(|_| message.get("method").and_then(Value::as_str) == Some("initialize"));
     let agreed = message.get("result").filter(|r| r.get("serverInfo").is_some());
     meta.or_else(|| initialize.or(agreed)?.get("protocolVersion")).and_then(Value::as_str)
@@ -169,7 +172,7 @@ fn raw_text(object: &Value, field: &str) -> Result<Option<Vec<u8>>, Error> {
 fn value_or_raw(
     json: Option<&Value>,
     raw: Option<Vec<u8>>,
-    limits: &crate::Limits,
+    limits: &crate::base::limits::Limits,
 ) -> Result<(Option<Value>, Option<Unparsed>), Error> {
     match (json, raw) {
         (Some(_), Some(_)) => Err(Error::new(
@@ -184,7 +187,7 @@ fn value_or_raw(
     }
 }
 
-fn http_entry(value: &Value, http: &Value, limits: &crate::Limits) -> Result<HttpEntry, Error> {
+fn http_entry(value: &Value, http: &Value, limits: &crate::base::limits::Limits) -> Result<HttpEntry, Error> {
     let invalid = |what: &'static str| Error::new(RuleId::UsageInvalidArgument, what);
     let from = match value.get("from").and_then(Value::as_str) {
         Some("client") => Side::Client,
@@ -237,7 +240,7 @@ fn http_entry(value: &Value, http: &Value, limits: &crate::Limits) -> Result<Htt
     })
 }
 
-fn block(v: &Value, limits: &crate::Limits) -> Result<Block, Error> {
+fn block(v: &Value, limits: &crate::base::limits::Limits) -> Result<Block, Error> {
     let invalid = || Error::new(RuleId::UsageInvalidArgument, "an event block is {event, data, id, retry}");
     let text = |name: &str| match v.get(name) {
         None => Ok(None),
@@ -315,7 +318,7 @@ fn parts_of(line: &Line, config: &CheckConfig) -> (VecDeque<Part>, Option<Result
             parts.extend(body.iter().chain(data).map(|m| Part::of(h.from, m, config)));
             if let (Side::Client, [request]) = (h.from, body) {
                 if request.get("method").is_some() && request.get("id").is_some() {
-                    headers = Some(crate::server::check_headers(request, &h.headers, config.protocol));
+                    headers = Some(crate::machines::server::check_headers(request, &h.headers, config.protocol));
                 }
             }
         }
@@ -517,8 +520,9 @@ impl Audit {
         self.answers(flow, h, &url, messages, by_link.is_some());
         if let [request] = messages {
             if request.get("method").is_some() && request.get("id").is_some() {
-                let checked = headers
-                    .unwrap_or_else(|| crate::server::check_headers(request, &h.headers, self.checker.protocol()));
+                let checked = headers.unwrap_or_else(|| {
+                    crate::machines::server::check_headers(request, &h.headers, self.checker.protocol())
+                });
                 if let Err(e) = checked {
                     self.report(e.rule(), String::from(e.message()));
                 }
@@ -637,7 +641,7 @@ impl Audit {
         }
         if let Some(x) = self.exchanges.at_mut(slot) {
             // An event stream may be resumed, even one cut before its first whole event.
-            let event_stream = h.status.is_some() && crate::http::is_event_stream(&h.headers);
+            let event_stream = h.status.is_some() && crate::machines::http::is_event_stream(&h.headers);
             x.streamed |= event_stream || !h.events.is_empty();
         }
         for b in &h.events {
@@ -680,7 +684,7 @@ impl Audit {
 
     fn head(&mut self, flow: usize, url: &str, method: &str, status: u16, headers: &[(String, String)]) {
         let links = headers.iter().filter(|(n, _)| n == "link").map(|(_, v)| v.as_str());
-        let limits = crate::http::StreamLimits::DEFAULT;
+        let limits = crate::machines::http::StreamLimits::DEFAULT;
         let target = link::stream_url(links, url, &limits).ok().flatten();
         let Some(f) = self.flow(flow) else { return };
         let newly_linked = target.is_some() && f.links.is_empty();
@@ -838,7 +842,7 @@ pub fn check(lines: &[Line], config: CheckConfig) -> Vec<Violation> {
 mod tests {
     extern crate std;
     use super::*;
-    use crate::check::Operation;
+    use crate::conversation::check::Operation;
 
     /// Every `check` case of the conformance corpus: each line prepared
     /// first ([`prepare`], as the proxy does outside its lock) then
@@ -867,7 +871,9 @@ mod tests {
                     continue;
                 };
                 let c = &input["config"];
-                let Ok(protocol) = crate::Protocol::parse_or_default(c["protocol"].as_str()) else { continue };
+                let Ok(protocol) = crate::base::protocol::Protocol::parse_or_default(c["protocol"].as_str()) else {
+                    continue;
+                };
                 let transport = match c["transport"].as_str().map(Mode::from_name) {
                     Some(Ok(mode)) => Some(mode),
                     Some(Err(_)) => continue,

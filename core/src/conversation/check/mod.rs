@@ -12,19 +12,20 @@
 //! `conformance/README.md` ("One fault, one report") lists the readings.
 
 use crate::{
-    dialect::to_sep_in,
-    envelope::{self, Id, Kind, ResultType},
-    error::Error,
-    input,
-    message::target,
-    message::{check_capabilities, check_task_input, is_task_input, read_view, required_meta},
-    protocol::{Protocol, ResultTypeRule, TasksFlavor, INPUT_METHODS},
-    retry::{self, Requests},
-    rules::RuleId,
-    tasks::{Task, TaskStatus},
-    validate,
-    view::{InputRequestView, Obj, ParamsView, ResponseView, J},
-    Limits, Result,
+    base::error::Error,
+    base::error::Result,
+    base::limits::Limits,
+    base::protocol::{Protocol, ResultTypeRule, TasksFlavor, INPUT_METHODS},
+    base::rules::RuleId,
+    base::tasks::{Task, TaskStatus},
+    one_message::envelope::{self, Id, Kind, ResultType},
+    read::validate,
+    read::view::{InputRequestView, Obj, ParamsView, ResponseView, J},
+    request::dialect::to_sep_in,
+    request::input,
+    request::message::target,
+    request::message::{check_capabilities, check_task_input, is_task_input, read_view, required_meta},
+    request::retry::{self, Requests},
 };
 use alloc::{
     collections::{BTreeMap, BTreeSet, VecDeque},
@@ -136,13 +137,13 @@ fn salient_of(message: &Value) -> JsonMap<String, Value> {
     let salient = match message.get("params").and_then(Value::as_object) {
         Some(p) => p
             .iter()
-            .filter(|(k, _)| !crate::protocol::RETRY_FREE_PARAMS.contains(&k.as_str()))
+            .filter(|(k, _)| !crate::base::protocol::RETRY_FREE_PARAMS.contains(&k.as_str()))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
         None => JsonMap::new(),
     };
     // The same map as the shared helper's, which copies the whole params first.
-    debug_assert_eq!(salient, crate::message::salient_params(message));
+    debug_assert_eq!(salient, crate::request::message::salient_params(message));
     salient
 }
 
@@ -163,7 +164,7 @@ pub fn read_jsonl_bytes(bytes: &[u8], limits: &Limits) -> Result<Vec<(usize, Lin
     lines
         .filter(|(_, l)| !blank(l))
         .map(|(i, line)| {
-            let value = crate::parse(line, limits).map_err(|e| (i + 1, e))?;
+            let value = crate::one_message::envelope::parse(line, limits).map_err(|e| (i + 1, e))?;
             Line::from_value_with(&value, limits).map(|e| (i + 1, e)).map_err(|e| (i + 1, e))
         })
         .collect()
@@ -180,7 +181,7 @@ pub struct CheckConfig {
     pub limits: Limits,
     /// The multi-turn transport of HTTP entries (`sep-1858`, `sep-1335`), whose
     /// `sse-*` rules are checked; `None`: plain Streamable HTTP.
-    pub transport: Option<crate::http::Mode>,
+    pub transport: Option<crate::machines::http::Mode>,
 }
 
 impl Default for CheckConfig {
@@ -920,7 +921,7 @@ impl Checker {
             ),
             _ if is(RuleId::ProtocolVersionUnsupported) => {
                 let supported = data["supported"].as_array().is_some_and(|v| v.iter().all(Value::is_string));
-                let asked = &request["params"]["_meta"][crate::protocol::META_PROTOCOL_VERSION];
+                let asked = &request["params"]["_meta"][crate::base::protocol::META_PROTOCOL_VERSION];
                 if !supported || data["requested"].as_str().is_none() || &data["requested"] != asked {
                     self.report(
                         RuleId::ProtocolVersionUnsupported,

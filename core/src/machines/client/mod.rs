@@ -10,15 +10,17 @@ pub use operation::Operation;
 pub use session::{Session, SessionConfig};
 
 use crate::{
-    dialect::{from_sep_in, to_sep_in},
-    envelope::{self, Kind},
-    error::{err, Result},
-    input, message,
-    message::{read_responses, read_view},
-    protocol::{Protocol, TasksFlavor, META_RELATED_TASK},
-    retry::{self, Requests, Responses},
-    view::{Obj, J},
-    Error, Limits,
+    base::error::Error,
+    base::error::{err, Result},
+    base::limits::Limits,
+    base::protocol::{Protocol, TasksFlavor, META_RELATED_TASK},
+    one_message::envelope::{self, Kind},
+    read::view::{Obj, J},
+    request::dialect::{from_sep_in, to_sep_in},
+    request::input,
+    request::message,
+    request::message::{read_responses, read_view},
+    request::retry::{self, Requests, Responses},
 };
 use alloc::{collections::VecDeque, vec::Vec};
 use serde_json::{json, Value};
@@ -133,7 +135,7 @@ fn check_answers(requests: &Requests<'_>, responses: &Responses<'_>) -> Result<(
 /// an answer to one that is not cannot be judged against it (the checker's
 /// reading: its fault is the server's, reported with its result).
 pub(crate) fn sound_question(key: &str, question: &Value, protocol: Protocol) -> bool {
-    crate::validate::input_request(J::Key(key), J::Value(question), protocol).is_ok()
+    crate::read::validate::input_request(J::Key(key), J::Value(question), protocol).is_ok()
 }
 
 /// One answer checked against the question it answers (`{"method",

@@ -66,18 +66,18 @@
 
 use super::{build_retry, check_answer, repeat, task_update, Answers};
 use crate::{
-    dialect::to_sep_in,
-    envelope::{self, Id, Kind},
-    error::{err, Error, Result},
-    http::{
+    base::error::{err, Error, Result},
+    base::kind::ResultType,
+    base::protocol::{TasksFlavor, INPUT_METHODS, META_PROTOCOL_VERSION},
+    base::rules::RuleId,
+    base::tasks::TaskStatus,
+    machines::http::{
         call::{Call, CallConfig, Event as CallEvent},
         Mode, Request,
     },
-    protocol::{TasksFlavor, INPUT_METHODS, META_PROTOCOL_VERSION},
-    retry as rules,
-    rules::RuleId,
-    tasks::TaskStatus,
-    ResultType,
+    one_message::envelope::{self, Id, Kind},
+    request::dialect::to_sep_in,
+    request::retry as rules,
 };
 use alloc::{boxed::Box, collections::BTreeMap, collections::VecDeque, format, string::String, vec::Vec};
 use serde_json::{json, Map, Value};
@@ -371,7 +371,7 @@ impl Operation {
             return Err(err!(UsageOutOfTurn, "exchange {exchange} already has its response head"));
         }
         if matches!(status, 502..=504) {
-            let retry_after_ms = crate::http::header(headers, "retry-after")
+            let retry_after_ms = crate::machines::http::header(headers, "retry-after")
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .map(|s| s.saturating_mul(1000));
             open.reached = Reached::No { status, retry_after_ms };

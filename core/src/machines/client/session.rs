@@ -18,9 +18,9 @@
 //! (`"7.1"`, strings), so the two never meet.
 
 use crate::{
-    error::{err, Result},
-    protocol::{Protocol, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION},
-    RuleId,
+    base::error::{err, Result},
+    base::protocol::{Protocol, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION},
+    base::rules::RuleId,
 };
 use alloc::string::String;
 use serde_json::{json, Map, Value};
@@ -114,7 +114,10 @@ impl Session {
             self.declare(meta)?;
         }
         let id = self.next_id.ok_or_else(|| {
-            crate::Error::new(RuleId::UsageInvalidArgument, "the session's ids are used up (2^64 requests)")
+            crate::base::error::Error::new(
+                RuleId::UsageInvalidArgument,
+                "the session's ids are used up (2^64 requests)",
+            )
         })?;
         self.next_id = id.checked_add(1);
         let mut request = json!({"jsonrpc": "2.0", "id": id, "method": method});

@@ -47,10 +47,12 @@
 
 use super::{is_event_stream, link, over, Answering, Headers, Mode, Request, StreamLimits};
 use crate::{
-    envelope::{self, Id, Kind},
-    error::{err, Error},
-    protocol::INPUT_METHODS,
-    sse, Protocol, RuleId,
+    base::error::{err, Error},
+    base::protocol::Protocol,
+    base::protocol::INPUT_METHODS,
+    base::rules::RuleId,
+    one_message::envelope::{self, Id, Kind},
+    read::sse,
 };
 use alloc::{
     collections::VecDeque,
@@ -743,7 +745,7 @@ impl Call {
     /// One JSON-RPC message from the server.
     fn message(&mut self, bytes: &[u8]) {
         let limits = self.config.limits.message;
-        let message = match crate::parse(bytes, &limits) {
+        let message = match crate::one_message::envelope::parse(bytes, &limits) {
             Ok(m) => m,
             Err(e) => return self.fail(e),
         };
@@ -803,7 +805,7 @@ impl Call {
     fn read_body(&mut self, status: u16, body: &[u8]) {
         let limits = self.config.limits.message;
         let ok = (200..300).contains(&status);
-        let message = match crate::parse(body, &limits) {
+        let message = match crate::one_message::envelope::parse(body, &limits) {
             Ok(m) => Some(m).filter(|m| m.get("id") == Some(&self.id)),
             Err(e) if ok && !body.is_empty() => return self.fail(e),
             Err(_) => None,

@@ -10,7 +10,7 @@
 //! it compares header and body. A plain value that merely looks like the
 //! encoded form is encoded too, so that decoding gives it back.
 
-use crate::error::{err, Result};
+use crate::base::error::{err, Result};
 use alloc::{borrow::Cow, format, string::String};
 use base64::{
     alphabet,
@@ -61,7 +61,7 @@ fn encoded_inner(field: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::RuleId;
+    use crate::base::rules::RuleId;
 
     #[test]
     fn plain_names_go_as_they_are_and_anything_else_is_encoded() {

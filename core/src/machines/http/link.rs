@@ -9,7 +9,7 @@
 //! left out, dot segments removed), so two URLs are the same when their texts are.
 
 use super::{over, StreamLimits};
-use crate::error::{err, Error};
+use crate::base::error::{err, Error};
 use alloc::{string::String, vec::Vec};
 use fluent_uri::{Uri, UriRef};
 
@@ -258,7 +258,10 @@ mod tests {
     fn a_thousand_links_are_refused() {
         let field = alloc::vec!["<a>; rel=x"; 1000].join(", ");
         let limits = StreamLimits { max_link_bytes: 1 << 20, ..StreamLimits::DEFAULT };
-        assert_eq!(parse([field.as_str()], &limits).unwrap_err().rule(), crate::RuleId::LimitExceeded);
-        assert_eq!(parse([field.as_str()], &StreamLimits::DEFAULT).unwrap_err().rule(), crate::RuleId::LimitExceeded);
+        assert_eq!(parse([field.as_str()], &limits).unwrap_err().rule(), crate::base::rules::RuleId::LimitExceeded);
+        assert_eq!(
+            parse([field.as_str()], &StreamLimits::DEFAULT).unwrap_err().rule(),
+            crate::base::rules::RuleId::LimitExceeded
+        );
     }
 }

@@ -24,7 +24,7 @@ pub mod serve;
 
 pub use mode::{Answering, Asking, Continuation, Mode, ModeRules, MODES};
 
-use crate::{error::Error, Limits, RuleId};
+use crate::{base::error::Error, base::limits::Limits, base::rules::RuleId};
 use alloc::{string::String, vec::Vec};
 
 /// HTTP header fields: lower-case names, in order. Several fields of one
@@ -39,7 +39,7 @@ pub fn header<'h>(headers: &'h [(String, String)], name: &str) -> Option<&'h str
 /// The header fields that mirror a request's body: defined with the protocol
 /// ([`crate::protocol::mirrored_fields`]), since a server checks them
 /// whatever carries the request.
-pub use crate::protocol::mirrored_fields;
+pub use crate::base::protocol::mirrored_fields;
 
 /// The header fields a client sends to mirror `request`'s body: each of
 /// [`mirrored_fields`] the body has, its value [`field::encode`]d.

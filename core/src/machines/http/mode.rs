@@ -6,8 +6,8 @@
 //! change?" (`docs/RULES.md` prints it, from this table).
 
 use crate::{
-    error::{err, Error},
-    Protocol,
+    base::error::{err, Error},
+    base::protocol::Protocol,
 };
 
 /// How JSON-RPC travels over HTTP: the transport a client and a server agreed on.
@@ -155,7 +155,7 @@ impl Mode {
     pub fn from_name(name: &str) -> Result<Mode, Error> {
         Mode::ALL.into_iter().find(|m| m.name() == name).ok_or_else(|| {
             let known: alloc::vec::Vec<&str> = Mode::ALL.iter().map(|m| m.name()).collect();
-            let name = crate::error::quoted(name);
+            let name = crate::base::error::quoted(name);
             err!(UsageInvalidArgument, "unknown transport mode {name}: the known ones are {}", known.join(", "))
         })
     }

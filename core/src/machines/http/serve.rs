@@ -18,9 +18,11 @@
 
 use super::{header, Answering, Asking, Continuation, Headers, Mode};
 use crate::{
-    envelope::{self, Kind},
-    error::{err, Error},
-    sse, Limits, Protocol,
+    base::error::{err, Error},
+    base::limits::Limits,
+    base::protocol::Protocol,
+    one_message::envelope::{self, Kind},
+    read::sse,
 };
 use alloc::{
     format,
@@ -225,7 +227,7 @@ pub fn read_request(
         let key = url_key.or_else(|| last_event_id.as_deref().and_then(event_key).map(String::from));
         return Ok(Incoming::Resume { key, last_event_id });
     }
-    let value = crate::parse(body, limits)?;
+    let value = crate::one_message::envelope::parse(body, limits)?;
     let mut messages = match value {
         Value::Array(items) => items,
         one => Vec::from([one]),
@@ -253,7 +255,7 @@ pub fn read_request(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{http::call::unassociated_reply, RuleId};
+    use crate::{base::rules::RuleId, machines::http::call::unassociated_reply};
     use serde_json::json;
 
     fn read(mode: Mode, method: &str, url: &str, headers: &[(&str, &str)], body: &str) -> Result<Incoming, Error> {

@@ -11,14 +11,14 @@
 pub mod tasks;
 
 use crate::{
-    dialect::{from_sep_in, to_sep_in},
-    error::{err, Result},
-    input,
-    message::{self, check_task_input, is_task_input, read_view, required_meta},
-    protocol::{Protocol, META_RELATED_TASK},
-    rules::ErrorCodes,
-    view::{EnvelopeView, InputRequestView, Map, Obj, ParamsView, Prim},
-    Limits,
+    base::error::{err, Result},
+    base::limits::Limits,
+    base::protocol::{Protocol, META_RELATED_TASK},
+    base::rules::ErrorCodes,
+    read::view::{EnvelopeView, InputRequestView, Map, Obj, ParamsView, Prim},
+    request::dialect::{from_sep_in, to_sep_in},
+    request::input,
+    request::message::{self, check_task_input, is_task_input, read_view, required_meta},
 };
 use alloc::{
     string::{String, ToString},
@@ -55,7 +55,12 @@ pub fn respond(
         Some(v) => read_view::<Prim<'_>>(v)?,
         None => Prim::Absent,
     };
-    crate::envelope::validate_input_required(requests.as_ref().unwrap_or(&Map::Absent), &state, protocol, limits)?;
+    crate::one_message::envelope::validate_input_required(
+        requests.as_ref().unwrap_or(&Map::Absent),
+        &state,
+        protocol,
+        limits,
+    )?;
     if protocol.rules().draft_envelope && input_requests.is_none() && request_state.is_none() {
         // The draft marks input_required by its envelope fields alone: without them there is no message.
         return Err(err!(InputRequiredEmpty, "the draft dialect cannot carry an input_required with neither field"));
@@ -104,7 +109,7 @@ pub fn resume(request: &Value, needs: &Value, protocol: Protocol, limits: &Limit
     required_meta(params, protocol)?;
     let empty = ParamsView::default();
     let params = params.unwrap_or(&empty);
-    crate::envelope::validate_call_params(params, limits)?;
+    crate::one_message::envelope::validate_call_params(params, limits)?;
     check_carrier(&view, params, protocol)?;
     let needs: Map<'_, Obj<InputRequestView<'_>>> = read_view(needs)?;
     input::validate_requests(&needs, protocol, limits)?;
@@ -130,7 +135,7 @@ pub fn resume(request: &Value, needs: &Value, protocol: Protocol, limits: &Limit
 /// passes in [`resume`], for answers that come from elsewhere (sealed state).
 #[cfg(feature = "state")]
 pub(crate) fn fits(key: &str, answer: &Value, need: &Value) -> bool {
-    use crate::view::ResponseView;
+    use crate::read::view::ResponseView;
     let (Ok(answer), Ok(need)) = (read_view::<ResponseView<'_>>(answer), read_view::<InputRequestView<'_>>(need))
     else {
         return false;
@@ -168,7 +173,7 @@ pub fn complete(request: &Value, result: &Value, protocol: Protocol) -> Result<V
         return Err(err!(UsageInvalidArgument, "a result is an object"));
     };
     let rules = protocol.rules();
-    if rules.result_type != crate::protocol::ResultTypeRule::Ignored {
+    if rules.result_type != crate::base::protocol::ResultTypeRule::Ignored {
         result.insert("resultType".into(), "complete".into());
     }
     let params = to_sep_in(request, protocol).get("params").cloned().unwrap_or(Value::Null);
@@ -178,7 +183,7 @@ pub fn complete(request: &Value, result: &Value, protocol: Protocol) -> Result<V
             result.insert("ttlMs".into(), 0.into());
         }
         let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
-        if crate::protocol::CACHEABLE_METHODS.contains(&method) {
+        if crate::base::protocol::CACHEABLE_METHODS.contains(&method) {
             result.entry("ttlMs").or_insert_with(|| 0.into());
             result.entry("cacheScope").or_insert_with(|| "private".into());
         }
@@ -211,7 +216,7 @@ pub fn discover(request: &Value, server: &Value, protocol: Protocol) -> Result<V
     };
     let known = || DISCOVER_MEMBERS.map(|(name, _)| name).join(", ");
     if let Some(other) = members.keys().find(|k| !DISCOVER_MEMBERS.iter().any(|(name, _)| name == k)) {
-        let other = crate::error::quoted(other);
+        let other = crate::base::error::quoted(other);
         return Err(err!(
             UsageInvalidArgument,
             "server/discover has no member {other}: the known ones are {}",
@@ -245,7 +250,7 @@ pub fn discover(request: &Value, server: &Value, protocol: Protocol) -> Result<V
 /// The JSON-RPC error response a server sends for `error` in answer to the
 /// request with `id`, and the HTTP status a transport sends it with, under
 /// the released codes ([`error_response_in`]).
-pub fn error_response(id: &Value, error: &crate::Error) -> (Value, u16) {
+pub fn error_response(id: &Value, error: &crate::base::error::Error) -> (Value, u16) {
     error_response_in(id, error, ErrorCodes::Released)
 }
 
@@ -258,7 +263,7 @@ pub fn error_response(id: &Value, error: &crate::Error) -> (Value, u16) {
 /// for every other refusal, a refused state included. A JSON-RPC error never
 /// goes with a 2xx status (the draft registry says so; `docs/status-policy.md`
 /// says why 400 and not 200 for a refused state).
-pub fn error_response_in(id: &Value, error: &crate::Error, codes: ErrorCodes) -> (Value, u16) {
+pub fn error_response_in(id: &Value, error: &crate::base::error::Error, codes: ErrorCodes) -> (Value, u16) {
     let rule = error.rule();
     let code = rule.code_under(codes).unwrap_or(-32600);
     let status = match code {
@@ -267,7 +272,7 @@ pub fn error_response_in(id: &Value, error: &crate::Error, codes: ErrorCodes) ->
         _ => 400,
     };
     let mut data = error.data().and_then(Value::as_object).cloned().unwrap_or_default();
-    if code == crate::rules::STALE_STATE {
+    if code == crate::base::rules::STALE_STATE {
         let reason = rule.name().strip_prefix("state-").unwrap_or(rule.name());
         data.insert("kind".into(), "request_state".into());
         data.insert("reason".into(), reason.into());
@@ -307,7 +312,8 @@ pub fn check_version(request: &Value, supported: &[&str], protocol: Protocol) ->
         return Ok(());
     }
     let meta = request.get("params").and_then(|p| p.get("_meta"));
-    let Some(requested) = meta.and_then(|m| m.get(crate::protocol::META_PROTOCOL_VERSION)).and_then(Value::as_str)
+    let Some(requested) =
+        meta.and_then(|m| m.get(crate::base::protocol::META_PROTOCOL_VERSION)).and_then(Value::as_str)
     else {
         return Err(err!(RequestMetaMissing, "a {protocol} request names its protocol version in _meta"));
     };
@@ -367,7 +373,7 @@ pub fn require_declared(request: &Value, required: &Value, protocol: Protocol) -
     if required_meta(view.params.get(), protocol)?.is_none() {
         return Ok(());
     }
-    let declared = &sep["params"]["_meta"][crate::protocol::META_CLIENT_CAPABILITIES];
+    let declared = &sep["params"]["_meta"][crate::base::protocol::META_CLIENT_CAPABILITIES];
     if covers(declared, required) {
         return Ok(());
     }
@@ -375,7 +381,7 @@ pub fn require_declared(request: &Value, required: &Value, protocol: Protocol) -
 }
 
 /// `request-capability-missing` naming `required` in its `data`.
-fn capability_refusal(required: Value) -> crate::Error {
+fn capability_refusal(required: Value) -> crate::base::error::Error {
     let names: Vec<&str> = required.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
     err!(RequestCapabilityMissing, "the request needs the client capabilities {}", names.join(", "))
         .with_data(json!({"requiredCapabilities": required}))
@@ -411,7 +417,7 @@ pub fn check_headers(request: &Value, headers: &[(String, String)], protocol: Pr
     if !protocol.rules().header_mirroring {
         return Ok(());
     }
-    for (header, want) in crate::protocol::mirrored_fields(request) {
+    for (header, want) in crate::base::protocol::mirrored_fields(request) {
         let got = mirrored_field(headers, header)?;
         match (got.as_deref(), want) {
             (Some(got), Some(want)) if got == want => {}
@@ -437,7 +443,7 @@ fn mirrored_field<'h>(headers: &'h [(String, String)], name: &str) -> Result<Opt
     let mut fields = headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name));
     match (fields.next(), fields.next()) {
         (Some(_), Some(_)) => Err(err!(RequestHeaderMismatch, "the {name} header is sent more than once")),
-        (Some((_, value)), None) => crate::http::field::decode(value).map(Some),
+        (Some((_, value)), None) => crate::machines::http::field::decode(value).map(Some),
         (None, _) => Ok(None),
     }
 }
@@ -459,10 +465,10 @@ pub fn stream_request(id: &Value, question: &Value, protocol: Protocol, elicitat
         && params.get("mode").and_then(Value::as_str) == Some("url");
     if let (true, Some(fields)) = (url_mode, params.as_object_mut()) {
         match protocol.rules().elicitation_id {
-            crate::protocol::ElicitationIdRule::Required => {
+            crate::base::protocol::ElicitationIdRule::Required => {
                 fields.entry("elicitationId").or_insert_with(|| elicitation_id.into());
             }
-            crate::protocol::ElicitationIdRule::Forbidden => {
+            crate::base::protocol::ElicitationIdRule::Forbidden => {
                 fields.remove("elicitationId");
             }
         }

@@ -12,9 +12,9 @@
 //! keys of those already answered by `tasks/update`).
 
 use crate::{
-    error::{err, Result},
-    protocol::Protocol,
-    tasks::TaskStatus,
+    base::error::{err, Result},
+    base::protocol::Protocol,
+    base::tasks::TaskStatus,
 };
 use alloc::string::String;
 use serde_json::{json, Map, Value};
@@ -105,7 +105,7 @@ fn unanswered(record: &Value, asked: Value) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::RuleId;
+    use crate::base::rules::RuleId;
 
     fn record(status: &str) -> Value {
         json!({"taskId": "t1", "status": status, "createdAt": "2026-11-25T09:00:00Z",

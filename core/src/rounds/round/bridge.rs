@@ -28,9 +28,12 @@
 
 use super::{question_digest, replay::Replay, Carried};
 use crate::{
-    error::{err, Error, Result},
-    http::{serve::ServerStream, Mode},
-    server, Id, Limits, Protocol,
+    base::error::{err, Error, Result},
+    base::limits::Limits,
+    base::protocol::Protocol,
+    machines::http::{serve::ServerStream, Mode},
+    machines::server,
+    one_message::envelope::Id,
 };
 use alloc::{collections::VecDeque, format, string::String, vec::Vec};
 use serde_json::{json, Map, Value};
@@ -68,8 +71,8 @@ impl Bridge {
     /// `key`: at least 64 random bits, fresh per call (16 hex digits or more;
     /// a shorter key is `usage-invalid-argument`).
     pub fn new(request: &Value, key: &str, limits: Limits) -> Result<Bridge> {
-        let c = crate::envelope::classify_value(request, Protocol::V2025_11_25, &limits)?;
-        if c.kind != crate::Kind::Request {
+        let c = crate::one_message::envelope::classify_value(request, Protocol::V2025_11_25, &limits)?;
+        if c.kind != crate::base::kind::Kind::Request {
             return Err(err!(UsageInvalidArgument, "a bridge serves a JSON-RPC request"));
         }
         if key.chars().count() < Self::MIN_KEY_CHARS {

@@ -29,15 +29,15 @@
 
 use super::{question_digest, Call, Carried, SealedRounds, StateInfo};
 use crate::{
-    dialect::to_sep_in,
-    error::{err, Result},
-    input,
-    message::read_view,
-    server,
-    state::ReplayGuard,
-    view::{InputRequestView, Map as ViewMap, Obj, ResponseView},
+    base::error::{err, Result},
+    machines::server,
+    read::view::{InputRequestView, Map as ViewMap, Obj, ResponseView},
+    request::dialect::to_sep_in,
+    request::input,
+    request::message::read_view,
+    sealed::state::ReplayGuard,
 };
-use crate::{Limits, Protocol};
+use crate::{base::limits::Limits, base::protocol::Protocol};
 use alloc::{format, string::String, vec::Vec};
 use serde_json::{json, Map, Value};
 

@@ -23,8 +23,8 @@
 
 use super::canonical;
 use crate::{
-    error::{err, Result},
-    protocol::Protocol,
+    base::error::{err, Result},
+    base::protocol::Protocol,
 };
 use alloc::{collections::BTreeMap, string::String};
 use serde_json::{value::RawValue, Value};
@@ -33,7 +33,7 @@ use sha2::{Digest, Sha256};
 /// The params a retry changes by design, so the binding leaves them out
 /// ([`crate::protocol::RETRY_FREE_PARAMS`]: the same list as the retry
 /// comparison, so that a retry the checker accepts opens its state).
-pub const UNBOUND_PARAMS: [&str; 3] = crate::protocol::RETRY_FREE_PARAMS;
+pub const UNBOUND_PARAMS: [&str; 3] = crate::base::protocol::RETRY_FREE_PARAMS;
 
 /// Who a token belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,22 +187,22 @@ pub fn params_digest_text(request_text: &[u8]) -> Result<[u8; 32]> {
 /// binding's), every number exact as written; read as
 /// [`params_digest_text`] reads a request.
 pub fn params_digest_json(params_text: &[u8]) -> Result<[u8; 32]> {
-    crate::parse(params_text, &UNBOUNDED)?;
+    crate::one_message::envelope::parse(params_text, &UNBOUNDED)?;
     let text = core::str::from_utf8(params_text).map_err(|_| err!(JsonrpcParseError, "JSON text is UTF-8"))?;
     digest_raw_params(Some(text))
 }
 
 /// The checks of [`crate::parse`] without its size bounds, which the caller
 /// applied when it parsed the same text.
-const UNBOUNDED: crate::Limits = crate::Limits {
+const UNBOUNDED: crate::base::limits::Limits = crate::base::limits::Limits {
     max_message_bytes: usize::MAX,
     max_input_requests: usize::MAX,
     max_request_state_bytes: usize::MAX,
-    ..crate::Limits::DEFAULT
+    ..crate::base::limits::Limits::DEFAULT
 };
 
 fn raw_object(text: &[u8]) -> Result<BTreeMap<String, &RawValue>> {
-    crate::parse(text, &UNBOUNDED)?;
+    crate::one_message::envelope::parse(text, &UNBOUNDED)?;
     let text = core::str::from_utf8(text).map_err(|_| err!(JsonrpcParseError, "a message is UTF-8"))?;
     serde_json::from_str(text).map_err(|_| err!(JsonrpcInvalid, "a request is a JSON object"))
 }

@@ -16,7 +16,7 @@
 //! number as written). They agree wherever the `Value` holds the number
 //! exactly; the facade, and so every binding, digests raw text.
 
-use crate::error::{err, Result};
+use crate::base::error::{err, Result};
 use alloc::{collections::BTreeMap, string::String, vec::Vec};
 use serde_json::{value::RawValue, Value};
 

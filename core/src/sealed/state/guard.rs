@@ -83,11 +83,11 @@ impl<F: FnMut(&StateId, u64) -> bool> ReplayGuard for F {
 }
 
 /// Spends `id` with `guard`: `state-replayed` when it was used before.
-pub(crate) fn spend(guard: &mut dyn ReplayGuard, id: &StateId, expiry: u64) -> crate::error::Result<()> {
+pub(crate) fn spend(guard: &mut dyn ReplayGuard, id: &StateId, expiry: u64) -> crate::base::error::Result<()> {
     if guard.first_use(id, expiry) {
         Ok(())
     } else {
-        Err(crate::error::err!(StateReplayed, "requestState was used before: a sealed state is single-use here"))
+        Err(crate::base::error::err!(StateReplayed, "requestState was used before: a sealed state is single-use here"))
     }
 }
 

@@ -88,7 +88,7 @@ pub use guard::{MemoryGuard, ReplayGuard, StateId};
 pub(crate) use tags::{sealed::Tags as BindingTags, TagMemo};
 pub use tags::{Binds, Bound};
 
-use crate::error::{err, Result};
+use crate::base::error::{err, Result};
 use aes_gcm::{
     aead::{AeadInOut, KeyInit},
     Aes256Gcm,
@@ -396,11 +396,11 @@ impl Key {
     }
 }
 
-fn bad_nonce() -> crate::Error {
+fn bad_nonce() -> crate::base::error::Error {
     err!(StateMalformed, "the nonce has the wrong length for the key's algorithm")
 }
 
-fn tampered() -> crate::Error {
+fn tampered() -> crate::base::error::Error {
     // The likeliest cause on a fleet is no attacker at all: say so.
     err!(
         StateTampered,
@@ -817,7 +817,7 @@ pub mod unsealed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Protocol, RuleId};
+    use crate::{base::protocol::Protocol, base::rules::RuleId};
     use serde_json::json;
 
     const ALICE: Subject<'static> = Subject::Principal("alice");

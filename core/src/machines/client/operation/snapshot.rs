@@ -20,8 +20,8 @@
 
 use super::{Asking, Followed, Operation, Phase};
 use crate::{
-    error::{err, Result},
-    http::Mode,
+    base::error::{err, Result},
+    machines::http::Mode,
 };
 use alloc::{boxed::Box, string::String, vec::Vec};
 use serde_json::{json, Map, Value};

@@ -4,12 +4,12 @@
 //! conversation checker.
 
 use super::*;
-use crate::check::{check, CheckConfig, Entry, Side};
-use crate::http::call::headers;
-use crate::http::serve::{read_request, Incoming, ServerStream};
-use crate::http::{header, Headers};
-use crate::protocol::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
-use crate::{sse, Limits, Protocol};
+use crate::base::protocol::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
+use crate::conversation::check::{check, CheckConfig, Entry, Side};
+use crate::machines::http::call::headers;
+use crate::machines::http::serve::{read_request, Incoming, ServerStream};
+use crate::machines::http::{header, Headers};
+use crate::{base::limits::Limits, base::protocol::Protocol, read::sse};
 use alloc::{string::ToString, vec};
 
 const ENDPOINT: &str = "http://127.0.0.1:8000/mcp";
@@ -125,7 +125,7 @@ impl<F: FnMut(&Value) -> Value> Mrtr<F> {
         .unwrap() else {
             panic!("not a call: {body}")
         };
-        crate::server::check_headers(&request, &sent.headers, Protocol::default()).unwrap();
+        crate::machines::server::check_headers(&request, &sent.headers, Protocol::default()).unwrap();
         self.log.push(Entry { from: Side::Client, message: request.clone(), stream: None });
         let response = (self.tool)(&request);
         self.log.push(Entry { from: Side::Server, message: response.clone(), stream: Some(post_stream(&request)) });
@@ -149,7 +149,7 @@ impl<F: FnMut(&Value) -> Value> Mrtr<F> {
 }
 
 fn post_stream(request: &Value) -> String {
-    crate::http::call::post_stream(&request["id"])
+    crate::machines::http::call::post_stream(&request["id"])
 }
 
 fn config() -> Config {
@@ -374,11 +374,12 @@ fn a_hedged_conversation_whose_first_copy_answers_first_is_compliant() {
     let asked = input_required(&json!(1), "name", ask("name", "string"), "s1");
     let answers = json!({"name": accept("name", json!("Ada"))});
     let copy = |id: &str| {
-        crate::client::retry(&first, &asked, &answers, &json!(id), Protocol::default(), &Limits::DEFAULT).unwrap()
+        crate::machines::client::retry(&first, &asked, &answers, &json!(id), Protocol::default(), &Limits::DEFAULT)
+            .unwrap()
     };
     let (one, two) = (copy("1.1"), copy("1.2"));
     let next = input_required(&json!("1.1"), "age", ask("age", "integer"), "s2");
-    let third = crate::client::retry(
+    let third = crate::machines::client::retry(
         &one,
         &next,
         &json!({"age": accept("age", json!(36))}),
@@ -475,7 +476,7 @@ fn misuse_is_refused_and_leaves_the_question_open() {
     let _ = events(&mut op);
     assert_eq!(rule(op.answer("nom", accept("nom", json!("Ada")), 2)), RuleId::UsageUnknownHandle);
     let wrong = op.answer("name", accept("name", json!(7)), 2).unwrap_err();
-    assert_eq!(wrong.area(), crate::rules::Area::Retry, "{wrong}");
+    assert_eq!(wrong.area(), crate::base::rules::Area::Retry, "{wrong}");
     assert!(op.poll_transmit().is_none(), "a refused answer sends nothing");
     op.answer("name", accept("name", json!("Ada")), 3).unwrap();
     assert!(op.poll_transmit().is_some());
@@ -606,7 +607,7 @@ impl TaskServer {
     fn answer(&mut self, request: &Value) -> Value {
         let protocol = Protocol::default();
         match request["method"].as_str().unwrap() {
-            "tools/call" => crate::server::tasks::created(request, &self.record("working")).unwrap(),
+            "tools/call" => crate::machines::server::tasks::created(request, &self.record("working")).unwrap(),
             "tasks/get" => {
                 self.gets += 1;
                 let status = match (self.gets, self.answered) {
@@ -614,12 +615,12 @@ impl TaskServer {
                     (_, false) => "input_required",
                     (_, true) => "completed",
                 };
-                crate::server::tasks::get_response(request, &self.record(status), protocol).unwrap()
+                crate::machines::server::tasks::get_response(request, &self.record(status), protocol).unwrap()
             }
             "tasks/update" => {
                 assert_eq!(request["params"]["inputResponses"]["name"], accept("name", json!("Ada")));
                 self.answered = true;
-                crate::server::complete(request, &json!({}), protocol).unwrap()
+                crate::machines::server::complete(request, &json!({}), protocol).unwrap()
             }
             other => panic!("unexpected {other}"),
         }
@@ -633,7 +634,7 @@ impl TaskServer {
         for _ in 0..100 {
             while let Some(sent) = op.poll_transmit() {
                 let request: Value = serde_json::from_str(sent.body.as_deref().unwrap()).unwrap();
-                crate::server::check_headers(&request, &sent.headers, Protocol::default()).unwrap();
+                crate::machines::server::check_headers(&request, &sent.headers, Protocol::default()).unwrap();
                 let response = self.answer(&request);
                 self.log.push(Entry { from: Side::Client, message: request.clone(), stream: None });
                 self.log.push(Entry {
@@ -711,7 +712,7 @@ fn a_task_polls_at_its_interval_and_a_cancelled_one_ends_with_the_task() {
     let mut op = Operation::new(config(), task_call(), 0).unwrap();
     let post = op.poll_transmit().unwrap();
     let server = TaskServer { gets: 0, answered: false, log: Vec::new() };
-    let created = crate::server::tasks::created(&task_call(), &server.record("working")).unwrap();
+    let created = crate::machines::server::tasks::created(&task_call(), &server.record("working")).unwrap();
     respond(&mut op, post.exchange, 200, &headers([("content-type", "application/json")]), &created.to_string(), 10);
     assert_eq!(op.poll_timeout(), Some(60), "pollIntervalMs after the answer");
     op.handle_timeout(59);
@@ -720,7 +721,8 @@ fn a_task_polls_at_its_interval_and_a_cancelled_one_ends_with_the_task() {
     let get = op.poll_transmit().expect("tasks/get at its time");
     let get_request: Value = serde_json::from_str(get.body.as_deref().unwrap()).unwrap();
     let shown =
-        crate::server::tasks::get_response(&get_request, &server.record("cancelled"), Protocol::default()).unwrap();
+        crate::machines::server::tasks::get_response(&get_request, &server.record("cancelled"), Protocol::default())
+            .unwrap();
     respond(&mut op, get.exchange, 200, &headers([("content-type", "application/json")]), &shown.to_string(), 61);
     let [Event::Done(done)] = &events(&mut op)[..] else { panic!() };
     assert_eq!((&done["id"], &done["result"]["status"]), (&json!(1), &json!("cancelled")));
@@ -733,7 +735,7 @@ fn a_task_request_with_no_response_head_is_hedged_the_task_creating_one_is_not()
     let post = op.poll_transmit().unwrap();
     assert_eq!(op.poll_timeout(), None, "tools/call makes a task each time it runs: not hedged");
     let server = TaskServer { gets: 0, answered: false, log: Vec::new() };
-    let created = crate::server::tasks::created(&task_call(), &server.record("working")).unwrap();
+    let created = crate::machines::server::tasks::created(&task_call(), &server.record("working")).unwrap();
     respond(&mut op, post.exchange, 200, &json_head(), &created.to_string(), 10);
     op.handle_timeout(60);
     let get = op.poll_transmit().expect("tasks/get at its time");
@@ -744,7 +746,8 @@ fn a_task_request_with_no_response_head_is_hedged_the_task_creating_one_is_not()
     assert_eq!((&first["method"], &second["method"]), (&json!("tasks/get"), &json!("tasks/get")));
     assert_eq!(first["params"], second["params"]);
     assert_ne!(first["id"], second["id"]);
-    let shown = crate::server::tasks::get_response(&second, &server.record("cancelled"), Protocol::default()).unwrap();
+    let shown = crate::machines::server::tasks::get_response(&second, &server.record("cancelled"), Protocol::default())
+        .unwrap();
     respond(&mut op, copy.exchange, 200, &json_head(), &shown.to_string(), 161);
     let [Event::Done(done)] = &events(&mut op)[..] else { panic!() };
     assert_eq!(done["result"]["status"], "cancelled");
@@ -787,8 +790,8 @@ fn a_stream_mode_call_is_begun_again_only_while_nothing_was_answered() {
 /// A server that serves `2026-07-28` only: any other `_meta` version is
 /// refused -32022 with the versions it serves; else the greeting completes.
 fn versioned(request: &Value) -> Value {
-    match crate::server::check_version(request, &["2026-07-28"], Protocol::default()) {
-        Err(e) => crate::server::error_response(&request["id"], &e).0,
+    match crate::machines::server::check_version(request, &["2026-07-28"], Protocol::default()) {
+        Err(e) => crate::machines::server::error_response(&request["id"], &e).0,
         Ok(()) => complete(&request["id"], "Hello"),
     }
 }
@@ -838,11 +841,11 @@ fn a_version_the_server_refused_but_lists_is_tried_once_more_then_the_refusal_st
         let tool = move |request: &Value| {
             refused += 1;
             if refused <= refusals {
-                let e = crate::server::check_version(request, &["2026-07-28"], Protocol::default())
-                    .and_then(|()| crate::server::check_version(request, &[], Protocol::default()))
+                let e = crate::machines::server::check_version(request, &["2026-07-28"], Protocol::default())
+                    .and_then(|()| crate::machines::server::check_version(request, &[], Protocol::default()))
                     .unwrap_err()
                     .with_data(json!({"supported": ["2026-07-28"], "requested": "2026-07-28"}));
-                crate::server::error_response(&request["id"], &e).0
+                crate::machines::server::error_response(&request["id"], &e).0
             } else {
                 complete(&request["id"], "Hello")
             }
@@ -1018,7 +1021,7 @@ fn a_task_is_polled_after_the_wait_that_was_left() {
     let mut op = Operation::new(config(), task_call(), 0).unwrap();
     let post = op.poll_transmit().unwrap();
     let server = TaskServer { gets: 0, answered: false, log: Vec::new() };
-    let created = crate::server::tasks::created(&task_call(), &server.record("working")).unwrap();
+    let created = crate::machines::server::tasks::created(&task_call(), &server.record("working")).unwrap();
     respond(&mut op, post.exchange, 200, &headers([("content-type", "application/json")]), &created.to_string(), 10);
     assert_eq!(op.poll_timeout(), Some(60));
     // 20 ms in, the host stops; the next one's clock reads 1000.
@@ -1070,7 +1073,7 @@ fn what_cannot_be_carried_is_refused() {
 fn the_request_to_cancel_is_the_one_in_flight() {
     let mut op = Operation::new(config(), call_request(), 0).unwrap();
     assert_eq!(op.request_id(), Some(&json!(1)));
-    let cancel = crate::client::cancelled(op.request_id().unwrap(), Some("the user left"));
+    let cancel = crate::machines::client::cancelled(op.request_id().unwrap(), Some("the user left"));
     assert_eq!(
         cancel,
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -1160,7 +1163,7 @@ fn a_task_created_already_complete_is_read_with_tasks_get_not_reported_empty() {
     let server = TaskServer { gets: 0, answered: false, log: Vec::new() };
     let mut op = Operation::new(config(), task_call(), 0).unwrap();
     let post = op.poll_transmit().unwrap();
-    let created = crate::server::tasks::created(&task_call(), &server.record("completed")).unwrap();
+    let created = crate::machines::server::tasks::created(&task_call(), &server.record("completed")).unwrap();
     assert!(created["result"].get("result").is_none(), "{created}");
     respond(&mut op, post.exchange, 200, &json_head(), &created.to_string(), 10);
     assert!(events(&mut op).is_empty(), "no outcome yet");
@@ -1168,7 +1171,8 @@ fn a_task_created_already_complete_is_read_with_tasks_get_not_reported_empty() {
     op.handle_timeout(10);
     let get = op.poll_transmit().expect("tasks/get");
     let shown =
-        crate::server::tasks::get_response(&body_of(&get), &server.record("completed"), Protocol::default()).unwrap();
+        crate::machines::server::tasks::get_response(&body_of(&get), &server.record("completed"), Protocol::default())
+            .unwrap();
     respond(&mut op, get.exchange, 200, &json_head(), &shown.to_string(), 11);
     let [Event::Done(done)] = &events(&mut op)[..] else { panic!() };
     assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada");

@@ -3,7 +3,7 @@
 //! header fields that mirror the body; none of it under `2025-11-25`.
 
 use super::*;
-use crate::{protocol::mirrored_fields, server, Limits};
+use crate::{base::limits::Limits, base::protocol::mirrored_fields, machines::server};
 use alloc::vec::Vec;
 
 fn session(protocol: Protocol, capabilities: Value) -> Session {

@@ -3,9 +3,9 @@
 //! [`read_request`]), every body delivered in small chunks, per mode.
 
 use super::*;
-use crate::http::header;
-use crate::http::serve::{read_request, stream_url, Incoming, ServerStream, WAITING};
-use crate::Limits;
+use crate::base::limits::Limits;
+use crate::machines::http::header;
+use crate::machines::http::serve::{read_request, stream_url, Incoming, ServerStream, WAITING};
 use alloc::{format, string::ToString};
 
 const ENDPOINT: &str = "http://127.0.0.1:8000/mcp";
