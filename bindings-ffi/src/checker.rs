@@ -9,7 +9,7 @@ use crate::handles::{self, Handle, Kind};
 use crate::status::{guard, mrtr_status};
 use crate::tables::mrtr_protocol;
 use crate::types::{limits as limits_at, mrtr_limits, mrtr_side, options, side};
-use mrtr::facade;
+use mrtr_facade as facade;
 use std::ffi::c_char;
 
 /// Checks a whole conversation. `transcript` is a JSON array of entries

@@ -1,4 +1,4 @@
-//! The client's retry machine (`mrtr::facade::Client`) behind an opaque handle.
+//! The client's retry machine (`mrtr_facade::Client`) behind an opaque handle.
 
 use crate::args::{optional, required, write};
 use crate::buf::{mrtr_buf, Out};
@@ -6,7 +6,7 @@ use crate::handles::{self, get_mut, Handle, Kind};
 use crate::status::{guard, mrtr_status, null};
 use crate::tables::mrtr_protocol;
 use crate::types::{mrtr_limits, options};
-use mrtr::facade::Client;
+use mrtr_facade::Client;
 use std::ffi::c_char;
 
 /// A request started with `mrtr_client_send`, as the machine names it.

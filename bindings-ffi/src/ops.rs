@@ -7,7 +7,7 @@ use crate::buf::{mrtr_buf, Out};
 use crate::status::{guard, mrtr_status, null};
 use crate::tables::mrtr_protocol;
 use crate::types::{mrtr_classified, mrtr_limits, options};
-use mrtr::facade;
+use mrtr_facade as facade;
 use std::ffi::c_char;
 
 /// Classifies and validates one raw message (the hot path; no allocation on

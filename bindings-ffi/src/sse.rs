@@ -6,7 +6,7 @@ use crate::exports::mrtr_sse_decoder;
 use crate::handles;
 use crate::status::{guard, mrtr_status};
 use crate::types::{limits as limits_at, mrtr_limits};
-use mrtr::facade::{Options, SseDecoder};
+use mrtr_facade::{Options, SseDecoder};
 
 /// A decoder bounding each block by `limits->max_message_bytes` (line bytes;
 /// NULL: the defaults). Free with `mrtr_sse_decoder_free`.

@@ -8,7 +8,8 @@
 //! caller's buffer (rustls-ffi's `rustls_error`): a status already says which
 //! rule, so the sentence needs no buffer sizing and no second call.
 
-use mrtr::{facade, Error, RuleId};
+use mrtr::{Error, RuleId};
+use mrtr_facade as facade;
 use std::cell::RefCell;
 use std::ffi::{c_char, CString};
 use std::panic::{self, AssertUnwindSafe};

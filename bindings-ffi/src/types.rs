@@ -5,9 +5,9 @@
 use crate::status::usage;
 use crate::tables::{mrtr_algorithm, mrtr_kind, mrtr_protocol, mrtr_result_type};
 use mrtr::check::Side;
-use mrtr::facade::Options;
 use mrtr::state::Algorithm;
 use mrtr::{Error, Limits, Protocol};
+use mrtr_facade::Options;
 
 /// Bounds on what the core reads (see `mrtr::Limits`). Over a bound:
 /// `MRTR_ERR_LIMIT_EXCEEDED` (or `MRTR_ERR_STATE_TOO_LARGE`). Every function

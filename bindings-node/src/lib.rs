@@ -1,6 +1,6 @@
 //! `mrtr_node`: the native half of the npm package `mrtr`, a line or two per
-//! export over [`mrtr::facade`]. The exports of the core's table
-//! (`mrtr::facade::exports`) are written by `mrtr-gen` into `exports.rs`;
+//! export over [`mrtr_facade`]. The exports of the core's table
+//! (`mrtr_facade::exports`) are written by `mrtr-gen` into `exports.rs`;
 //! this file is the kernel they call (how text, options and errors cross,
 //! the panic boundary) and what is this backend's own: the key ring with its
 //! replay guard called back, and the test hooks.
@@ -12,7 +12,7 @@
 //!   in place); options as the JSON text of `{protocol, limits, maxRounds,
 //!   transport}`; times, exchange numbers and counts as JS numbers (whole,
 //!   below 2^53, checked here); JSON text out (`classify` alone answers a
-//!   packed string, see `mrtr::facade::classify_packed`);
+//!   packed string, see `mrtr_facade::classify_packed`);
 //! - randomness for sealing comes from the caller (bytes from
 //!   `crypto.getRandomValues`), as in a page; no export takes a nonce, but
 //!   for the corpus's test vectors `sealWithNonceForTestVectors`, which
@@ -30,9 +30,9 @@
 //!   and the refusal as JSON text otherwise ([`facade::error_json`]), for
 //!   `lib/api.mjs` to throw with its `data`.
 
-use mrtr::facade::{self, Options};
 use mrtr::state::{ReplayGuard, StateId};
 use mrtr::RuleId;
+use mrtr_facade::{self as facade, Options};
 use napi::bindgen_prelude::{Buffer, Either, FnArgs, Function, Unknown};
 use napi::{Env, Status};
 use napi_derive::napi;

@@ -14,7 +14,8 @@ use crate::{
     errors::{guard, usage, OrRaise},
     options::{Lim, Proto, Transport},
 };
-use mrtr::{facade, Limits};
+use mrtr::Limits;
+use mrtr_facade as facade;
 use pyo3::prelude::*;
 use serde_json::Value;
 

@@ -5,7 +5,8 @@
 //! façade's factory what the core's error says (rule, area, JSON-RPC code,
 //! message) and picks no class itself.
 
-use mrtr::{facade, Error, RuleId};
+use mrtr::{Error, RuleId};
+use mrtr_facade as facade;
 use pyo3::{prelude::*, sync::PyOnceLock};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

@@ -1,7 +1,7 @@
 //! `mrtr._mrtr`: the native half of the Python package `mrtr`.
 //!
 //! Thin by design: every export converts its arguments, calls the `mrtr` core
-//! (or its façade, `mrtr::facade`) and converts back, under [`errors::guard`]
+//! (or its façade, `mrtr_facade`) and converts back, under [`errors::guard`]
 //! (a panic is `mrtr.PanicError`). The core decides: protocol names, partial
 //! limits, every output's shape (`mrtr::wire`), every rule's area, whose
 //! exception class the Python façade (`python/mrtr/`) makes from the core's

@@ -9,11 +9,8 @@ use crate::{
     options::Text,
     state::{guarded, SealedRounds},
 };
-use mrtr::{
-    facade::{self, Randomness},
-    round::replay::elicit,
-    Limits,
-};
+use mrtr::{round::replay::elicit, Limits};
+use mrtr_facade::{self as facade, Randomness};
 use pyo3::{prelude::*, types::PyBytes};
 use serde_json::Value;
 

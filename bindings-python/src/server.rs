@@ -10,7 +10,8 @@ use crate::{
     options::{Lim, Proto},
     transport::{headers_text, options},
 };
-use mrtr::{facade, server};
+use mrtr::server;
+use mrtr_facade as facade;
 use pyo3::prelude::*;
 
 /// Reads the MRTR fields of `request` against what this server `needs`.

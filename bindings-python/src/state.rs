@@ -1,5 +1,5 @@
 //! Sealed `requestState` (`mrtr::state`) and server rounds over it
-//! (`mrtr::round`), through the façade (`mrtr::facade`), which decides: a
+//! (`mrtr::round`), through the façade (`mrtr_facade`), which decides: a
 //! key's id, algorithm and secret (`facade::key`), a binding's subject and
 //! params (`BindingSpec`), round settings and calls (`resume_round`,
 //! `respond_round`), every default. Key material stays in Rust, zeroized on
@@ -16,10 +16,10 @@ use crate::{
     options::{title, Lim},
 };
 use mrtr::{
-    facade::{self, BindingSpec, Randomness, RoundsSettings},
     state::{Key as CoreKey, KeyRing as CoreRing, ReplayGuard, SeedRng, StateId, Subject},
     Limits, RuleId,
 };
+use mrtr_facade::{self as facade, BindingSpec, Randomness, RoundsSettings};
 use pyo3::{
     prelude::*,
     types::{PyBool, PyBytes, PyDict},

@@ -1,11 +1,12 @@
-//! The core's catalogue (`mrtr::facade::catalogue`), which the façade builds
+//! The core's catalogue (`mrtr_facade::catalogue`), which the façade builds
 //! its enums and exception classes from, and the predicates those enums call.
 
 use crate::{
     errors::{guard, OrRaise},
     options::Proto,
 };
-use mrtr::{facade, tasks::TaskStatus, Kind, Protocol};
+use mrtr::{tasks::TaskStatus, Kind, Protocol};
+use mrtr_facade as facade;
 use pyo3::{prelude::*, sync::PyOnceLock, types::PyTuple};
 
 /// The core's tables as JSON text: rules (with area, number, code, source),

@@ -16,7 +16,8 @@ use crate::{
     errors::{guard, usage, OrRaise},
     options::{title, Lim, Proto, Text},
 };
-use mrtr::{facade, Limits};
+use mrtr::Limits;
+use mrtr_facade as facade;
 use pyo3::{prelude::*, types::PyDict};
 use serde_json::{Map, Value};
 

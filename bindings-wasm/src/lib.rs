@@ -1,6 +1,6 @@
 //! `mrtr_wasm`: the WebAssembly backend of the `mrtr` JavaScript API, a line
-//! or two per export over [`mrtr::facade`]. The exports of the core's table
-//! (`mrtr::facade::exports`) are written by `mrtr-gen` into `exports.rs`;
+//! or two per export over [`mrtr_facade`]. The exports of the core's table
+//! (`mrtr_facade::exports`) are written by `mrtr-gen` into `exports.rs`;
 //! this file is the kernel they call (how text, options and failures cross,
 //! the panic hook) and what is this backend's own: the key ring with its
 //! replay guard called back, and the test hooks.
@@ -12,7 +12,7 @@
 //!   the JSON text of `{protocol, limits, maxRounds, transport}`; times,
 //!   exchange numbers and counts as JS numbers (whole, below 2^53, checked
 //!   here); JSON text out (`classify` alone answers a packed string, see
-//!   `mrtr::facade::classify_packed`);
+//!   `mrtr_facade::classify_packed`);
 //! - randomness for sealing comes from the caller (bytes from
 //!   `crypto.getRandomValues`): the module has no random source and imports
 //!   nothing from `"env"`; no export takes a nonce, but for the corpus's test
@@ -33,9 +33,9 @@
 //!   ([`facade::error_json`]), for `lib/api.mjs` to throw with its `data`.
 
 use js_sys::{Function, Object, Reflect, Uint8Array};
-use mrtr::facade::{self, Options};
 use mrtr::state::{ReplayGuard, StateId};
 use mrtr::RuleId;
+use mrtr_facade::{self as facade, Options};
 use wasm_bindgen::prelude::*;
 
 #[cfg(not(any(feature = "full", feature = "browser")))]

@@ -146,7 +146,7 @@ fn sse_op(input: &Value) -> Result<Value, String> {
 /// creation and after each step, what it sends, its events and its timeout.
 fn http_client_op(input: &Value) -> Result<Value, String> {
     use mrtr::http::{call::Call, Headers};
-    let config = mrtr::facade::call_config(input["config"].to_string().as_bytes()).map_err(|e| e.to_string())?;
+    let config = mrtr_facade::call_config(input["config"].to_string().as_bytes()).map_err(|e| e.to_string())?;
     let mut now = input.get("now").and_then(Value::as_u64).unwrap_or(0);
     let mut call = match Call::new(config, &input["request"], now) {
         Ok(call) => call,
@@ -232,8 +232,8 @@ fn compare_outputs(expect: &Value, actual: &Value) -> Result<(), String> {
 /// the expiry) under `binding` (or its raw JSON text, `bindingText`); `used`
 /// ids are already in the replay guard.
 fn sealed_state(input: &Value) -> Result<Value, Error> {
-    use mrtr::facade::BindingSpec;
     use mrtr::state::{Algorithm, Key, KeyRing, StateId};
+    use mrtr_facade::BindingSpec;
     let bad = |what: &'static str| Error::new(RuleId::JsonrpcInvalid, what);
     let mut keys = Vec::new();
     for k in input["keys"].as_array().ok_or(bad("keys"))? {

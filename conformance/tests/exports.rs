@@ -5,8 +5,8 @@
 //! generates, the Python stubs (`_mrtr.pyi`). The wasm backend is generated
 //! from the table whole (and held to the napi one by `scripts/export-gaps`).
 
-use mrtr::facade::exports::{Binding, Export, Receiver, EXPORTS};
 use mrtr_conformance::gen::exports::names::{left_out, name_in};
+use mrtr_facade::exports::{Binding, Export, Receiver, EXPORTS};
 use std::path::Path;
 
 fn read(path: &str) -> String {
@@ -94,7 +94,7 @@ fn a_missing_name_is_found_missing() {
 
 #[test]
 fn every_shape_names_a_json_parameter_of_its_row_or_its_answer() {
-    use mrtr::facade::exports::{Arg, Ret};
+    use mrtr_facade::exports::{Arg, Ret};
     let mut faults = Vec::new();
     for e in EXPORTS {
         for (i, (name, _)) in e.shapes.iter().enumerate() {
@@ -115,8 +115,8 @@ fn every_shape_names_a_json_parameter_of_its_row_or_its_answer() {
 }
 
 /// A value of what a settings field holds, that its reader accepts.
-fn sample(holds: mrtr::facade::records::Holds) -> serde_json::Value {
-    use mrtr::facade::records::Holds;
+fn sample(holds: mrtr_facade::records::Holds) -> serde_json::Value {
+    use mrtr_facade::records::Holds;
     use serde_json::json;
     match holds {
         Holds::Mode | Holds::Protocol => json!("2026-07-28"),
@@ -136,8 +136,8 @@ fn sample(holds: mrtr::facade::records::Holds) -> serde_json::Value {
 }
 
 /// Reads `config` (JSON text) as the façade reads the settings of `shape`.
-fn read_settings(shape: mrtr::facade::exports::Shape, config: &[u8]) -> mrtr::Result<()> {
-    use mrtr::facade::{self, exports::Shape};
+fn read_settings(shape: mrtr_facade::exports::Shape, config: &[u8]) -> mrtr::Result<()> {
+    use mrtr_facade::{self as facade, exports::Shape};
     const REQUEST: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}"#;
     match shape {
         Shape::CallConfig => facade::HttpCall::new(config, REQUEST, 0).map(drop),
@@ -152,7 +152,7 @@ fn read_settings(shape: mrtr::facade::exports::Shape, config: &[u8]) -> mrtr::Re
 
 #[test]
 fn every_settings_reader_takes_exactly_the_fields_of_its_row() {
-    use mrtr::facade::settings::SETTINGS;
+    use mrtr_facade::settings::SETTINGS;
     for s in SETTINGS {
         let mut all = serde_json::Map::new();
         for f in s.all_fields() {

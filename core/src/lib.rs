@@ -16,8 +16,9 @@
 //!   client machine [`http::call::Call`], and the server side [`http::serve`]; recorded exchanges are checked by [`check::Audit`].
 //! - [`state`]: sealed `requestState` (AEAD, key ring, binding, expiry); [`round`]: server rounds that carry answers in it.
 //! - [`bare`]: classification without an allocator (the same strict reader and rules, `heapless` outputs).
-//! - [`wire`] (feature `serde`): the one JSON shape of every output; [`facade`] (feature `facade`): JSON
-//!   text in and out, the surface every binding calls, so that bindings convert and decide nothing.
+//! - [`wire`] (feature `serde`): the one JSON shape of every output. The bindings' surface (JSON text
+//!   in and out, so that bindings convert and decide nothing) is the crate `mrtr-facade`, built on
+//!   this crate's public API only.
 //!
 //! Every failure is an [`Error`] carrying a [`RuleId`] from the catalogue
 //! ([`rules::RULES`]). The protocol (`2026-07-28` by default, `sep-2322`,
@@ -78,8 +79,6 @@ use request::input;
 pub use rounds::round;
 #[cfg(feature = "state")]
 pub use sealed::state;
-#[cfg(feature = "facade")]
-pub use surface::facade;
 #[cfg(feature = "serde")]
 pub use surface::wire;
 

@@ -3,7 +3,7 @@
 # Rust unit tests run with their language: scripts/tests/40-c.sh, 60-uniffi.sh).
 # - the core `mrtr` under its default features, with every feature of
 #   core/Cargo.toml at once (--all-features: whatever it defines, e.g. std,
-#   os-rng, serde, facade), and without an allocator (--no-default-features);
+#   os-rng, serde), and without an allocator (--no-default-features);
 # - the conformance crate (the corpus, the official schema);
 # - the checking proxy (crate mrtr-proxy), the bridge's unit tests and the edge
 #   tests that need no peer (crate mrtr-bridge: tests/web.rs, tests/backpressure.rs)
@@ -29,6 +29,8 @@ echo "== Rust: the core with every feature ($(sed -n '/^\[features\]/,/^\[/s/^\(
 run_tests -p mrtr --all-features --tests
 echo "== Rust: the core without an allocator (--no-default-features)"
 run_tests -p mrtr --no-default-features --lib
+echo "== Rust: the bindings' facade (mrtr-facade: JSON text in and out, the export table)"
+run_tests -p mrtr-facade --all-features --tests
 echo "== Rust: the conformance crate (the corpus, the official schema)"
 run_tests -p mrtr-conformance --tests
 echo "== Rust: the checking proxy (mrtr-proxy: a small upstream on 127.0.0.1)"

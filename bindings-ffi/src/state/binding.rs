@@ -12,9 +12,9 @@ use crate::buf::{mrtr_buf, Out};
 use crate::status::{guard, mrtr_status, usage};
 use crate::tables::mrtr_protocol;
 use crate::types::protocol;
-use mrtr::facade::{self, BindingSpec};
 use mrtr::state::{Binding, Subject};
 use mrtr::{Error, Protocol};
+use mrtr_facade::{self as facade, BindingSpec};
 use std::ffi::c_char;
 
 /// What a token is bound to (`mrtr::state::Binding`), checked when it is
@@ -148,7 +148,7 @@ unsafe fn outputs(out: *mut mrtr_binding, strings: *mut mrtr_buf) -> Result<Out,
     unsafe { Out::new(strings) }
 }
 
-/// A binding from its JSON text, read by the core (`mrtr::facade::BindingSpec`):
+/// A binding from its JSON text, read by the core (`mrtr_facade::BindingSpec`):
 /// `{"subject": "<principal>" | "anonymous": true, "protocol", "method",
 /// "target", "params": {…} | "paramsDigest": "<64 hex digits>"}`, the digest
 /// of `params` computed from its exact text (numbers as written). `*out`

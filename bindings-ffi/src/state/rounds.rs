@@ -10,9 +10,9 @@ use crate::handles::new_handle;
 use crate::status::{guard, mrtr_status};
 use crate::tables::mrtr_protocol;
 use crate::types::{limits, mrtr_limits, protocol};
-use mrtr::facade::{self, Randomness};
 use mrtr::state::ReplayGuard;
 use mrtr::Error;
+use mrtr_facade::{self as facade, Randomness};
 use serde_json::json;
 use std::ffi::{c_char, c_void};
 

@@ -3,7 +3,7 @@
 use crate::error::{guard, lock, Result};
 use crate::ints::unsigned;
 use crate::ops::{check_options, options, Side};
-use mrtr::facade;
+use mrtr_facade as facade;
 use std::sync::{Arc, Mutex};
 
 /// The client's retry machine (sans-IO). Inputs: [`send`](Client::send),

@@ -4,7 +4,8 @@
 //! (`MrtrError.Retry`), per area; the core's table says which rule is where.
 
 pub use crate::areas::MrtrError;
-use mrtr::{facade, Error, RuleId};
+use mrtr::{Error, RuleId};
+use mrtr_facade as facade;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 

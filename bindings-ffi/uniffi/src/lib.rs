@@ -2,7 +2,7 @@
 //!
 //! One cdylib (`libmrtr_uniffi.so`) and the Kotlin, Swift and Python sources
 //! UniFFI generates from it (`generated/`). The binding converts and calls the
-//! core's façade (`mrtr::facade`); every decision lives in the core.
+//! core's façade (`mrtr_facade`); every decision lives in the core.
 //!
 //! - Messages cross as JSON text: `classify`, `check`, `retry`, `respond`,
 //!   `resume`, `task_update` take and return JSON strings.

@@ -1,4 +1,4 @@
-//! The stateless functions over the façade (`mrtr::facade`): `classify`,
+//! The stateless functions over the façade (`mrtr_facade`): `classify`,
 //! `check`, `retry`, `respond`, `resume`, `task_update`, task transitions, and
 //! the tables.
 
@@ -7,7 +7,8 @@ use crate::exports::Violation;
 use crate::ints::unsigned;
 use crate::ErrorArea;
 pub use mrtr::{check::Side, Kind as MessageKind, ResultType};
-use mrtr::{facade, Error, Protocol, RuleId};
+use mrtr::{Error, Protocol, RuleId};
+use mrtr_facade as facade;
 use serde::{Deserialize, Deserializer};
 
 /// What a message is (`InputRequired`'s corpus name is `input_required`).

@@ -4,9 +4,9 @@
 use crate::error::{guard, read, usage, write, MrtrError, Result};
 use crate::exports::ToolReplay;
 use crate::ints::{long, unsigned};
-use mrtr::facade::{self, BindingSpec};
 use mrtr::state::{self, Key, StateId, Subject};
 use mrtr::Protocol;
+use mrtr_facade::{self as facade, BindingSpec};
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 use zeroize::Zeroizing;

@@ -1,4 +1,4 @@
-//! The transports over the façade (`mrtr::facade`): the event-stream decoder
+//! The transports over the façade (`mrtr_facade`): the event-stream decoder
 //! and encoder, the client machine of one call over HTTP, the server's
 //! response stream and what an incoming HTTP request asks.
 //!
@@ -8,7 +8,7 @@
 //! `sep-1858`, `sep-1335`.
 
 use crate::error::{guard, Result};
-use mrtr::facade;
+use mrtr_facade as facade;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};

@@ -1,5 +1,5 @@
 """The ``str`` enums of the package, made at import from the core's catalogue
-(``mrtr._mrtr.catalogue()``, the tables of ``mrtr::facade::catalogue``):
+(``mrtr._mrtr.catalogue()``, the tables of ``mrtr_facade::catalogue``):
 ``Rule`` (with its area, number, JSON-RPC code and source), ``Area``,
 ``Protocol``, ``TaskStatus``, ``Kind`` and ``Algorithm``. Nothing here lists a
 member: a new rule of the core is a new ``Rule`` at once. The type stub

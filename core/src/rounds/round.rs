@@ -181,8 +181,10 @@ impl<'k> SealedRounds<'k> {
         Ok(self.bound_call(request, binding, now))
     }
 
-    /// The [`Call`] of `request` under a binding made for it.
-    pub(crate) fn bound_call<'a>(&self, request: &'a Value, binding: Binding<'a>, now: u64) -> Call<'a> {
+    /// The [`Call`] of `request` under a binding made for it (with
+    /// [`Binding::for_request_digested`], by a host that digested the
+    /// request's parameters before: a replayed tool's later rounds).
+    pub fn bound_call<'a>(&self, request: &'a Value, binding: Binding<'a>, now: u64) -> Call<'a> {
         Call { request, binding, now, tags: state::TagMemo::default() }
     }
 

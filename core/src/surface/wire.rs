@@ -409,27 +409,6 @@ impl Serialize for crate::machines::http::serve::Incoming {
     }
 }
 
-/// Header fields given as an object of names to strings, or as an array of
-/// `[name, value]` pairs (for a field sent several times, such as `Link`);
-/// names lower-cased.
-#[cfg(feature = "facade")]
-pub(crate) fn headers_from(v: &serde_json::Value) -> Option<crate::machines::http::Headers> {
-    use alloc::string::String;
-    use serde_json::Value;
-    match v {
-        Value::Null => Some(alloc::vec::Vec::new()),
-        Value::Object(o) => o.iter().map(|(n, v)| Some((n.to_ascii_lowercase(), String::from(v.as_str()?)))).collect(),
-        Value::Array(pairs) => pairs
-            .iter()
-            .map(|pair| match pair.as_array().map(alloc::vec::Vec::as_slice) {
-                Some([Value::String(n), Value::String(v)]) => Some((n.to_ascii_lowercase(), v.clone())),
-                _ => None,
-            })
-            .collect(),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::{base::limits::Limits, base::protocol::Protocol, machines::client};
@@ -470,16 +449,5 @@ mod tests {
             (v["rule"].as_str(), v["area"].as_str(), v["code"].as_i64()),
             (Some("jsonrpc-parse-error"), Some("protocol"), Some(-32700))
         );
-    }
-
-    #[test]
-    #[cfg(feature = "facade")]
-    fn header_fields_read_as_an_object_or_as_pairs() {
-        let pairs = super::headers_from(&json!([["Link", "<a>; rel=x"], ["link", "<b>; rel=stream"]])).unwrap();
-        assert_eq!(pairs.len(), 2);
-        assert_eq!(pairs[0].0, "link");
-        assert_eq!(super::headers_from(&json!({"Content-Type": "text/event-stream"})).unwrap()[0].0, "content-type");
-        assert_eq!(super::headers_from(&json!([["a"]])), None);
-        assert_eq!(super::headers_from(&json!({"a": 1})), None);
     }
 }

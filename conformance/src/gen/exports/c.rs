@@ -12,7 +12,7 @@
 //! their C names, so that every row has exactly one C export.
 
 use super::{doc_lines, left_out_lines, machine_in, rustfmt, snake};
-use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS, MACHINES};
+use mrtr_facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS, MACHINES};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -272,15 +272,15 @@ use crate::state::{mrtr_keyring, reading};
 use crate::status::{guard, mrtr_status};
 use crate::tables::{mrtr_protocol};
 use crate::types::{mrtr_limits, options};
-use mrtr::facade::{self, Randomness};
+use mrtr_facade::{self as facade, Randomness};
 use std::ffi::{c_char};
 ";
 
 fn file() -> String {
     let mut out = format!("// {}\n", crate::gen::MARK);
     out.push_str(
-        "//! The C exports of the façade's table (`mrtr::facade::exports`) that the\n\
-         //! binding does not write by hand: each a line over `mrtr::facade` under\n\
+        "//! The C exports of the façade's table (`mrtr_facade::exports`) that the\n\
+         //! binding does not write by hand: each a line over `mrtr_facade` under\n\
          //! the panic boundary of `crate::status::guard`.\n\n\
          #![allow(clippy::too_many_arguments)]\n\n",
     );
@@ -318,7 +318,14 @@ fn kept_uses(uses: &str, body: &str) -> String {
             .trim_end_matches("};")
             .split(',')
             .map(str::trim)
-            .filter(|n| if *n == "self" { body.contains(&format!("{module}::")) } else { words.contains(n) })
+            .filter(|n| match n.strip_prefix("self") {
+                // `self`, or `self as alias`: kept when the body names the module by that name.
+                Some(alias) => {
+                    let name = alias.strip_prefix(" as ").unwrap_or(module);
+                    body.contains(&format!("{name}::"))
+                }
+                None => words.contains(n),
+            })
             .collect();
         if !names.is_empty() {
             let _ = writeln!(kept, "{path}{{{}}};", names.join(", "));

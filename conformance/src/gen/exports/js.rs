@@ -1,5 +1,5 @@
 //! The export code of the two JavaScript backends, written from the one
-//! table of what the bindings export (`mrtr::facade::exports`):
+//! table of what the bindings export (`mrtr_facade::exports`):
 //! `bindings-node/src/exports.rs` (napi) and `bindings-wasm/src/exports.rs`
 //! (wasm-bindgen). Each backend keeps by hand only its kernel (how text,
 //! options and errors cross; the panic boundary) and the idiom of its own
@@ -10,7 +10,7 @@
 //! `crate::refusal`, and `crate::optional` (wasm) or `crate::or_empty` (napi).
 
 use super::{camel, doc_lines, left_out_lines, machine_in, rustfmt};
-use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS, MACHINES};
+use mrtr_facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS, MACHINES};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -126,9 +126,9 @@ impl Backend for Napi {
         Binding::Napi
     }
     fn head(&self) -> &'static str {
-        "//! The napi exports of the façade's table (`mrtr::facade::exports`), each a\n\
-         //! line over `mrtr::facade` under the panic boundary of `crate::run`.\n\n\
-         use mrtr::facade::{self, Randomness};\n\
+        "//! The napi exports of the façade's table (`mrtr_facade::exports`), each a\n\
+         //! line over `mrtr_facade` under the panic boundary of `crate::run`.\n\n\
+         use mrtr_facade::{self as facade, Randomness};\n\
          use napi::bindgen_prelude::Buffer;\n\
          use napi_derive::napi;\n\
          use crate::{Result, Text};\n"
@@ -188,9 +188,9 @@ impl Backend for Wasm {
         Binding::Wasm
     }
     fn head(&self) -> &'static str {
-        "//! The wasm-bindgen exports of the façade's table (`mrtr::facade::exports`),\n\
-         //! each a line over `mrtr::facade`; a failure crosses as `crate::Failure`.\n\n\
-         use mrtr::facade::{self, Randomness};\n\
+        "//! The wasm-bindgen exports of the façade's table (`mrtr_facade::exports`),\n\
+         //! each a line over `mrtr_facade`; a failure crosses as `crate::Failure`.\n\n\
+         use mrtr_facade::{self as facade, Randomness};\n\
          use wasm_bindgen::prelude::*;\n\
          use crate::Result;\n"
     }

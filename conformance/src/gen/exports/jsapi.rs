@@ -1,6 +1,6 @@
 //! `bindings-node/lib/exports.mjs`: the rows of the JavaScript API that only
 //! convert, written from the one table of what the bindings export
-//! (`mrtr::facade::exports`). Each function or method turns its arguments
+//! (`mrtr_facade::exports`). Each function or method turns its arguments
 //! into what the backend takes (the conversions of `lib/kernel.mjs`), calls
 //! the backend (napi or wasm-bindgen, whichever `lib/backend.mjs` loads) and
 //! turns the answer into a value: JSON parsed, none as `null`, a refusal
@@ -13,9 +13,9 @@
 //! await-style tools, the drivers) stays written by hand in `lib/api.mjs`.
 
 use super::{camel, machine_in};
-use mrtr::facade::exports::{Arg, Binding, Export, Machine, Receiver, Ret, Shape, EXPORTS, MACHINES};
-use mrtr::facade::records::{Body, Holds, Member, Presence, RECORDS};
-use mrtr::facade::settings::{settings, SETTINGS};
+use mrtr_facade::exports::{Arg, Binding, Export, Machine, Receiver, Ret, Shape, EXPORTS, MACHINES};
+use mrtr_facade::records::{Body, Holds, Member, Presence, RECORDS};
+use mrtr_facade::settings::{settings, SETTINGS};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -361,7 +361,7 @@ fn ts_member(out: &mut String, m: &Machine, e: &Export) {
     }
 }
 
-/// The interfaces of the settings objects (`mrtr::facade::settings`).
+/// The interfaces of the settings objects (`mrtr_facade::settings`).
 fn settings_interfaces(out: &mut String) {
     for s in SETTINGS {
         out.push('\n');
@@ -412,7 +412,7 @@ fn ts_members(members: &[Member]) -> Vec<String> {
         .collect()
 }
 
-/// The types of the records the façade writes (`mrtr::facade::records`).
+/// The types of the records the façade writes (`mrtr_facade::records`).
 fn record_types(out: &mut String) {
     for r in RECORDS {
         out.push('\n');

@@ -19,8 +19,8 @@
 
 use super::{camel, uniffi};
 use crate::gen::wrap;
-use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS};
 use mrtr::rules::Area;
+use mrtr_facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS};
 use std::fmt::Write;
 use std::path::PathBuf;
 

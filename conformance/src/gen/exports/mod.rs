@@ -1,5 +1,5 @@
 //! The export code of the bindings, written from the one table of what they
-//! export (`mrtr::facade::exports`): a backend per binding turns each row
+//! export (`mrtr_facade::exports`): a backend per binding turns each row
 //! into that binding's export, calling the façade through the same few
 //! conversions its hand-written kernel provides.
 //!
@@ -16,7 +16,7 @@
 //! - [`names`]: `docs/exports.md`, every row by its name in each binding.
 
 use crate::gen::wrap;
-use mrtr::facade::exports::{Binding, Machine, EXPORTS, MACHINES};
+use mrtr_facade::exports::{Binding, Machine, EXPORTS, MACHINES};
 use std::path::PathBuf;
 
 pub mod c;

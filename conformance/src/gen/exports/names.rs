@@ -6,7 +6,7 @@
 //! fails CI.
 
 use super::{c, camel, uniffi};
-use mrtr::facade::exports::{Binding, Export, Receiver, EXPORTS, MACHINES};
+use mrtr_facade::exports::{Binding, Export, Receiver, EXPORTS, MACHINES};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -28,7 +28,7 @@ const PYTHON_FREE: &[(&str, &str)] = &[("binding_for", "Binding.for_request"), (
 
 /// Why a row is not in `binding`, if it is not.
 pub fn left_out(binding: Binding, e: &Export) -> Option<&'static str> {
-    let machine = e.machine.and_then(mrtr::facade::exports::machine);
+    let machine = e.machine.and_then(mrtr_facade::exports::machine);
     let rows = e.left_out.iter().chain(machine.map_or(&[][..], |m| m.left_out));
     rows.into_iter().find(|(b, _)| *b == binding).map(|(_, why)| *why)
 }
@@ -72,7 +72,7 @@ fn document() -> String {
     let mut out = format!("<!-- {} -->\n", crate::gen::MARK);
     out.push_str(
         "# Exports\n\nEvery function and machine the bindings export, declared once in the core's\n\
-         table (`core/src/surface/facade/exports.rs`), by its name in each binding. A binding\n\
+         table (`facade/src/exports.rs`), by its name in each binding. A binding\n\
          that leaves a row out says why here. The export code of each row is generated\n\
          from the table by `mrtr-gen` (napi, wasm, C, UniFFI, pyo3, and the JavaScript\n\
          API's converting layer), but where a binding writes it in its own idiom (typed\n\

@@ -19,9 +19,9 @@
 //! under as `limits`, both `pub(crate)`.
 
 use super::{doc_lines, machine_in, rustfmt, snake};
-use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, Shape, EXPORTS, MACHINES};
-use mrtr::facade::records::Holds;
-use mrtr::facade::settings::{settings, Settings};
+use mrtr_facade::exports::{Arg, Binding, Export, Receiver, Ret, Shape, EXPORTS, MACHINES};
+use mrtr_facade::records::Holds;
+use mrtr_facade::settings::{settings, Settings};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -350,14 +350,15 @@ fn drain(out: &mut String, e: &Export) {
 fn file() -> String {
     let mut out = format!(
         "// {}\n\
-         //! The pyo3 exports of the façade's table (`mrtr::facade::exports`) that only\n\
+         //! The pyo3 exports of the façade's table (`mrtr_facade::exports`) that only\n\
          //! convert (conformance/src/gen/exports/python.rs); the package's idiom is in the\n\
          //! other modules.\n\n\
          use crate::convert::{{from_python, json_text, maybe_detached, output}};\n\
          use crate::errors::{{guard, usage, OrRaise}};\n\
          use crate::options::{{Lim, Nat, Proto, Text}};\n\
          use crate::transport::{{bytes_of, call_config, headers_text, headers_value, limits_value, opt_value, options}};\n\
-         use mrtr::{{facade, Limits}};\n\
+         use mrtr::Limits;\n\
+         use mrtr_facade as facade;\n\
          use pyo3::prelude::*;\n",
         crate::gen::MARK
     );

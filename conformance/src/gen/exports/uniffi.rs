@@ -15,8 +15,8 @@
 //! `usage-invalid-argument`) and back.
 
 use super::{doc_lines, left_out_lines, machine_in, rustfmt, snake};
-use mrtr::facade::exports::{Arg, Binding, Export, Receiver, Ret, Shape, EXPORTS, MACHINES};
-use mrtr::facade::records::{self, Body, RECORDS};
+use mrtr_facade::exports::{Arg, Binding, Export, Receiver, Ret, Shape, EXPORTS, MACHINES};
+use mrtr_facade::records::{self, Body, RECORDS};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -231,16 +231,16 @@ fn function(out: &mut String, e: &Export, inner: &str, indent: &str) {
 fn file() -> String {
     let mut out = format!("// {}\n", crate::gen::MARK);
     out.push_str(
-        "//! The UniFFI exports of the façade's table (`mrtr::facade::exports`) that\n\
-         //! the binding does not write by hand: each a line over `mrtr::facade`\n\
+        "//! The UniFFI exports of the façade's table (`mrtr_facade::exports`) that\n\
+         //! the binding does not write by hand: each a line over `mrtr_facade`\n\
          //! under the panic boundary of `crate::error::guard`; and the records and\n\
-         //! enums of the façade's records (`mrtr::facade::records`) they return.\n\n\
+         //! enums of the façade's records (`mrtr_facade::records`) they return.\n\n\
          #![allow(clippy::too_many_arguments)]\n\n\
          use crate::error::{guard, lock, wire, Result};\n\
          use crate::state::KeyRing;\n\
          use crate::client::{Checker, Client};\n\
          use crate::transport::SseDecoder;\n\
-         use mrtr::facade::{self, Randomness};\n\
+         use mrtr_facade::{self as facade, Randomness};\n\
          use serde::{Deserialize, Serialize};\n\
          use std::collections::HashMap;\n\
          use std::sync::{Arc, Mutex};\n",
@@ -270,7 +270,7 @@ fn file() -> String {
         body.push_str("}\n");
     }
     if !body.contains("Randomness::") {
-        out = out.replace("use mrtr::facade::{self, Randomness};", "use mrtr::facade;");
+        out = out.replace("use mrtr_facade::{self as facade, Randomness};", "use mrtr_facade as facade;");
     }
     // Import what the body names.
     for (name, import) in [
@@ -345,7 +345,7 @@ fn record_fields(out: &mut String, members: &[records::Member], written: bool, p
     }
 }
 
-/// UniFFI's records and enums of the façade's records (`mrtr::facade::records`).
+/// UniFFI's records and enums of the façade's records (`mrtr_facade::records`).
 fn records() -> String {
     let mut out = String::new();
     for r in RECORDS {

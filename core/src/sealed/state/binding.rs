@@ -108,8 +108,7 @@ impl<'a> Binding<'a> {
 
     /// [`Binding::for_request`] with the digest a caller computed for this
     /// very request before (a replayed tool's later rounds): not read again.
-    #[cfg(feature = "facade")]
-    pub(crate) fn for_request_digested(
+    pub fn for_request_digested(
         request: &'a Value,
         subject: Subject<'a>,
         protocol: Protocol,

@@ -6,10 +6,10 @@
 //! `state::KeyRing` itself, with keys and bindings as their own records.
 
 use super::{key, open, respond_round, resume_round, seal, Randomness, ToolReplay};
-use crate::error::Result;
-use crate::state::{self, Opened, ReplayGuard};
 use alloc::string::String;
 use core::ops::Deref;
+use mrtr::error::Result;
+use mrtr::state::{self, Opened, ReplayGuard};
 
 /// A ring of sealing keys: seals with the current key, opens with any.
 pub struct KeyRing(state::KeyRing);

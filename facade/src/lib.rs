@@ -1,4 +1,4 @@
-//! JSON text in, JSON text out: the one surface every binding calls (feature `facade`).
+//! JSON text in, JSON text out: the one surface every binding calls.
 //!
 //! A binding converts its language's values to JSON text (or hands over the
 //! bytes it was given), calls one function here, and converts the text that
@@ -8,7 +8,7 @@
 //! - options: `{"protocol", "limits", "maxRounds"}` ([`Options::from_json`]);
 //!   an unknown protocol name is `jsonrpc-invalid` ([`Protocol::parse`]),
 //!   anything else malformed is `usage-invalid-argument`;
-//! - the JSON shape of every output ([`crate::wire`]);
+//! - the JSON shape of every output ([`mrtr::wire`]);
 //! - a transcript as a whole is not bound by `maxMessageBytes` (each message
 //!   in it is);
 //! - handles arriving as host numbers ([`handle`]);
@@ -18,7 +18,20 @@
 //! Every failure is an [`Error`] with a rule id; the binding raises the class
 //! of [`Error::area`].
 
-use crate::{
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+use alloc::{
+    format,
+    string::{String, ToString},
+    vec::Vec,
+};
+use mrtr::{
     check::{self, Entry, Line},
     client,
     error::{Error, Result},
@@ -26,11 +39,6 @@ use crate::{
     server,
     tasks::TaskStatus,
     Classified, Id, Kind, Limits, Protocol, ResultType, RuleId,
-};
-use alloc::{
-    format,
-    string::{String, ToString},
-    vec::Vec,
 };
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -46,10 +54,10 @@ pub struct Options {
     pub max_rounds: Option<u32>,
     /// The checker's multi-turn transport (`sep-1858`, `sep-1335`); `None`:
     /// plain Streamable HTTP.
-    pub transport: Option<crate::http::Mode>,
+    pub transport: Option<mrtr::http::Mode>,
     /// The codes of the refusals a server builds (`errorCodes`: `released`,
     /// the default, or `draft`, the next revision's draft registry).
-    pub error_codes: crate::ErrorCodes,
+    pub error_codes: mrtr::ErrorCodes,
 }
 
 impl Options {
@@ -75,10 +83,10 @@ impl Options {
             match (k.as_str(), v) {
                 (_, Value::Null) => {}
                 ("protocol", Value::String(p)) => out.protocol = Protocol::parse(p)?,
-                ("transport", Value::String(t)) => out.transport = Some(crate::http::Mode::from_name(t)?),
+                ("transport", Value::String(t)) => out.transport = Some(mrtr::http::Mode::from_name(t)?),
                 ("errorCodes", Value::String(c)) => {
                     out.error_codes =
-                        crate::ErrorCodes::from_name(c).ok_or(usage("errorCodes is \"released\" or \"draft\""))?
+                        mrtr::ErrorCodes::from_name(c).ok_or(usage("errorCodes is \"released\" or \"draft\""))?
                 }
                 ("limits", l) => out.limits = limits_of(l)?,
                 ("maxRounds", n) => {
@@ -127,12 +135,12 @@ fn usage_owned(what: String) -> Error {
 
 /// A value the caller built (options, a key spec): bad JSON is the caller's bug.
 fn parse_arg(text: &[u8], what: &str) -> Result<Value> {
-    crate::parse(text, &Limits::DEFAULT).map_err(|e| usage_owned(format!("{what} is not JSON: {}", e.message())))
+    mrtr::parse(text, &Limits::DEFAULT).map_err(|e| usage_owned(format!("{what} is not JSON: {}", e.message())))
 }
 
 /// A message or message part, read under the core's bad-input rules.
 fn parse(text: &[u8], limits: &Limits) -> Result<Value> {
-    crate::parse(text, limits)
+    mrtr::parse(text, limits)
 }
 
 fn text<T: Serialize + ?Sized>(value: &T) -> String {
@@ -166,12 +174,12 @@ pub fn status(n: f64) -> Result<u16> {
     u16::try_from(whole(n, "a status")?).map_err(|_| usage("a status is below 65536"))
 }
 
-/// [`crate::classify`] with the options: the hot path, typed.
-pub fn classify<'m>(message: &'m [u8], o: &Options) -> Result<crate::Classified<'m>> {
-    crate::classify(message, o.protocol, &o.limits)
+/// [`mrtr::classify`] with the options: the hot path, typed.
+pub fn classify<'m>(message: &'m [u8], o: &Options) -> Result<mrtr::Classified<'m>> {
+    mrtr::classify(message, o.protocol, &o.limits)
 }
 
-/// [`classify`] as JSON text (see [`crate::wire`]).
+/// [`classify`] as JSON text (see [`mrtr::wire`]).
 pub fn classify_json(message: &[u8], o: &Options) -> Result<String> {
     classify(message, o).map(|c| text(&c))
 }
@@ -396,7 +404,7 @@ impl Client {
         self.inner.poll_transmit().map(|m| text(&m))
     }
 
-    /// The next event, as JSON text (see [`crate::wire`]).
+    /// The next event, as JSON text (see [`mrtr::wire`]).
     #[must_use]
     pub fn poll_event(&mut self) -> Option<String> {
         self.inner.poll_event().map(|e| text(&e))
@@ -436,10 +444,7 @@ pub fn catalogue() -> String {
             json!({"key": format!("{s:?}"), "value": s.name(), "terminal": s.is_terminal(), "next": next})
         })
         .collect();
-    #[cfg(feature = "state")]
-    let algorithms = pairs(&mut crate::state::Algorithm::ALL.iter().map(|a| (format!("{a:?}"), a.name())));
-    #[cfg(not(feature = "state"))]
-    let algorithms: Vec<Value> = Vec::new();
+    let algorithms = pairs(&mut mrtr::state::Algorithm::ALL.iter().map(|a| (format!("{a:?}"), a.name())));
     text(&json!({
         "rules": rules, "areas": areas, "protocols": protocols, "kinds": kinds, "resultTypes": result_types,
         "taskStatuses": statuses, "algorithms": algorithms, "defaultLimits": Limits::DEFAULT,
@@ -464,7 +469,6 @@ pub fn panic_error(payload: &(dyn core::any::Any + Send)) -> Error {
     Error::with(RuleId::InternalPanic, format!("mrtr panicked (a bug in mrtr): {what}"))
 }
 
-#[cfg(feature = "state")]
 pub use self::sealed::*;
 
 pub mod exports;
@@ -480,26 +484,21 @@ pub use transport::*;
 mod serve;
 pub use serve::*;
 
-#[cfg(feature = "state")]
 mod replay;
-#[cfg(feature = "state")]
 pub use replay::*;
 
-#[cfg(feature = "state")]
 mod ring;
-#[cfg(feature = "state")]
 pub use ring::KeyRing;
 
-#[cfg(feature = "state")]
 mod sealed {
     use super::{parse, parse_arg, text, usage, usage_owned, Options};
-    use crate::{
+    use alloc::{format, string::String, string::ToString};
+    use mrtr::{
         error::{Error, Result},
         round::{Call, Round, SealedRounds},
         state::{self, Algorithm, Binding, Key, KeyRing, Opened, ReplayGuard, Subject},
         Limits, Protocol,
     };
-    use alloc::{format, string::String, string::ToString};
     use serde_json::{json, value::RawValue, Map, Value};
 
     /// A key from the host: `id` 0–255, an algorithm name, and exactly one of
@@ -958,10 +957,9 @@ mod tests {
         assert_eq!(check(b"{}", &o).unwrap_err().rule(), RuleId::UsageInvalidArgument);
     }
 
-    #[cfg(feature = "state")]
     #[test]
     fn sealed_state_round_trips_through_text() {
-        let ring = crate::state::KeyRing::new(key(1, "aes-256-gcm", Some(&[7; 32]), None).unwrap());
+        let ring = mrtr::state::KeyRing::new(key(1, "aes-256-gcm", Some(&[7; 32]), None).unwrap());
         let b = br#"{"subject":"alice","method":"tools/call","target":"t","params":{"name":"t","arguments":{"a":1}}}"#;
         let token = seal(&ring, b, 1000, 60, b"hi", Randomness::Bytes(&[9; 32])).unwrap();
         assert_eq!(open(&ring, token.as_bytes(), b, 1001, None).unwrap().payload, b"hi");
@@ -976,10 +974,9 @@ mod tests {
         assert_eq!(short.unwrap_err().rule(), RuleId::UsageInvalidArgument);
     }
 
-    #[cfg(feature = "state")]
     #[test]
     fn a_binding_names_its_subject_and_its_params() {
-        let ring = crate::state::KeyRing::new(key(1, "aes-256-gcm", Some(&[7; 32]), None).unwrap());
+        let ring = mrtr::state::KeyRing::new(key(1, "aes-256-gcm", Some(&[7; 32]), None).unwrap());
         let seal_for =
             |b: &[u8]| seal(&ring, b, 0, 60, b"x", Randomness::Bytes(&[9; 32])).map(|_| ()).unwrap_err().rule();
         // No subject is not anonymous: the host says which it means.

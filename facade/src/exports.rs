@@ -92,7 +92,7 @@ pub enum Ret {
     OptMillis,
     /// A whole number, or none (a count of seals).
     OptWhole,
-    /// A token that opened: its payload bytes, its state id and its expiry ([`crate::state::Opened`]).
+    /// A token that opened: its payload bytes, its state id and its expiry ([`mrtr::state::Opened`]).
     Opened,
     /// Raw bytes (a digest).
     Bytes,

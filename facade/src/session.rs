@@ -1,14 +1,14 @@
-//! [`Session`]: the client's session ([`crate::client::Session`]) over JSON
+//! [`Session`]: the client's session ([`mrtr::client::Session`]) over JSON
 //! text: its configuration `{"protocol", "capabilities", "clientInfo",
 //! "firstId"}` (every field optional) in, each request out as JSON text.
 
 use super::{parse_arg, text, usage_owned};
-use crate::{
+use alloc::{format, string::String};
+use mrtr::{
     client::{self, SessionConfig},
     error::Result,
     Protocol,
 };
-use alloc::{format, string::String};
 use serde_json::Value;
 
 /// A client's session: requests with fresh ids and the declared `_meta`.
@@ -24,7 +24,7 @@ impl From<client::Session> for Session {
 impl Session {
     /// The protocol the session speaks.
     #[must_use]
-    pub fn protocol(&self) -> crate::Protocol {
+    pub fn protocol(&self) -> mrtr::Protocol {
         self.0.config().protocol
     }
 

@@ -1,10 +1,10 @@
-//! The server's builders over JSON text ([`crate::server`], [`crate::server::tasks`]):
+//! The server's builders over JSON text ([`mrtr::server`], [`mrtr::server::tasks`]):
 //! the request check, the capability filter, the final answer, the task
 //! results, and the error response of every refusal.
 
 use super::{parse, parse_arg, text, transport::headers_arg, usage, usage_owned, Options};
-use crate::{server, server::tasks, Error, Result, RuleId};
 use alloc::{string::String, vec::Vec};
+use mrtr::{server, server::tasks, Error, Result, RuleId};
 use serde_json::{json, Value};
 
 /// [`server::complete`]: the final response to `request`.
@@ -63,7 +63,7 @@ pub fn require_declared(request: &[u8], required: &[u8], o: &Options) -> Result<
 }
 
 /// [`tasks::created`]: the response to `request` that starts the task of
-/// `record` (a task record, see [`crate::server::tasks`]).
+/// `record` (a task record, see [`mrtr::server::tasks`]).
 pub fn task_created(request: &[u8], record: &[u8], o: &Options) -> Result<String> {
     let (request, record) = (parse(request, &o.limits)?, parse_arg(record, "a task record")?);
     Ok(text(&tasks::created(&request, &record)?))

@@ -1,14 +1,14 @@
 //! The transports over JSON text: the event-stream decoder and encoder, the
 //! client machine of one call over HTTP, and the server side (see
-//! [`crate::http`]). Shapes are [`crate::wire`]'s.
+//! [`mrtr::http`]). Shapes are [`mrtr::wire`]'s.
 
 use super::{parse, parse_arg, text, usage, usage_owned, Options};
-use crate::{
+use alloc::{format, string::String, vec::Vec};
+use mrtr::{
     client::operation,
     http::{self, call, serve, Mode, StreamLimits},
-    sse, wire, Limits, Result,
+    sse, Limits, Result,
 };
-use alloc::{format, string::String, vec::Vec};
 use serde_json::Value;
 
 /// The incremental event-stream decoder ([`sse::Decoder`]); each block as
@@ -79,10 +79,9 @@ fn call_config_of(v: &Value) -> Result<call::CallConfig> {
         match k.as_str() {
             "mode" | "url" => {}
             "headers" => {
-                c.headers =
-                    wire::headers_from(v).ok_or(usage("headers is an object of strings or [name, value] pairs"))?
+                c.headers = headers_from(v).ok_or(usage("headers is an object of strings or [name, value] pairs"))?
             }
-            "protocol" => c.protocol = crate::Protocol::parse(v.as_str().ok_or(usage("protocol is a string"))?)?,
+            "protocol" => c.protocol = mrtr::Protocol::parse(v.as_str().ok_or(usage("protocol is a string"))?)?,
             "limits" => {
                 limits.message =
                     serde_json::from_value::<Limits>(v.clone()).map_err(|e| usage_owned(format!("limits: {e}")))?
@@ -103,7 +102,7 @@ fn call_config_of(v: &Value) -> Result<call::CallConfig> {
 
 pub(super) fn headers_arg(text: &[u8]) -> Result<http::Headers> {
     let v = if text.is_empty() { Value::Null } else { parse_arg(text, "header fields")? };
-    wire::headers_from(&v).ok_or(usage("header fields are an object of strings or an array of [name, value] pairs"))
+    headers_from(&v).ok_or(usage("header fields are an object of strings or an array of [name, value] pairs"))
 }
 
 /// The inputs of an HTTP exchange, alike in both client machines over JSON
@@ -393,6 +392,26 @@ pub fn unassociated_reply(request: &[u8]) -> Result<Option<String>> {
     Ok(call::unassociated_reply(&v).map(|r| text(&r)))
 }
 
+/// Header fields given as an object of names to strings, or as an array of
+/// `[name, value]` pairs (for a field sent several times, such as `Link`);
+/// names lower-cased.
+fn headers_from(v: &serde_json::Value) -> Option<mrtr::http::Headers> {
+    use alloc::string::String;
+    use serde_json::Value;
+    match v {
+        Value::Null => Some(alloc::vec::Vec::new()),
+        Value::Object(o) => o.iter().map(|(n, v)| Some((n.to_ascii_lowercase(), String::from(v.as_str()?)))).collect(),
+        Value::Array(pairs) => pairs
+            .iter()
+            .map(|pair| match pair.as_array().map(alloc::vec::Vec::as_slice) {
+                Some([Value::String(n), Value::String(v)]) => Some((n.to_ascii_lowercase(), v.clone())),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -427,20 +446,20 @@ mod tests {
         let refused = |config: &[u8]| Operation::new(config, request.to_string().as_bytes(), 0).err().unwrap().rule();
         assert_eq!(
             refused(br#"{"mode": "2026-07-28", "url": "http://h/mcp", "maxRounds": "3"}"#),
-            crate::RuleId::UsageInvalidArgument
+            mrtr::RuleId::UsageInvalidArgument
         );
         assert_eq!(
             refused(br#"{"mode": "2026-07-28", "url": "http://h/mcp", "rounds": 3}"#),
-            crate::RuleId::UsageInvalidArgument
+            mrtr::RuleId::UsageInvalidArgument
         );
         let negative = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "taskPollMs": -1}"#;
-        assert_eq!(refused(negative), crate::RuleId::UsageInvalidArgument);
+        assert_eq!(refused(negative), mrtr::RuleId::UsageInvalidArgument);
         let numbers = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "versions": [2026]}"#;
-        assert_eq!(refused(numbers), crate::RuleId::UsageInvalidArgument);
+        assert_eq!(refused(numbers), mrtr::RuleId::UsageInvalidArgument);
         let listed = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "versions": ["2026-07-28"]}"#;
         assert!(Operation::new(listed, request.to_string().as_bytes(), 0).is_ok());
         let lone = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "maxHedges": 2}"#;
-        assert_eq!(refused(lone), crate::RuleId::UsageInvalidArgument);
+        assert_eq!(refused(lone), mrtr::RuleId::UsageInvalidArgument);
 
         // Hedged: a first request only where the host says it is harmless twice.
         let unsafe_first = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "hedgeAfterMs": 40, "maxHedges": 2}"#;
@@ -448,7 +467,7 @@ mod tests {
         let _ = op.poll_transmit();
         assert_eq!(op.poll_timeout(), None, "a first request carries nothing a copy is told apart by");
         let refusing = br#"{"mode": "2026-07-28", "url": "http://h/mcp", "idempotent": 1}"#;
-        assert_eq!(refused(refusing), crate::RuleId::UsageInvalidArgument);
+        assert_eq!(refused(refusing), mrtr::RuleId::UsageInvalidArgument);
         // The round goes again once nothing answered it for hedgeAfterMs.
         let hedged =
             br#"{"mode": "2026-07-28", "url": "http://h/mcp", "hedgeAfterMs": 40, "maxHedges": 2, "idempotent": true}"#;
@@ -474,5 +493,15 @@ mod tests {
                 .unwrap();
         assert_eq!(list, serde_json::json!({"mcp-method": "tools/list"}));
         assert!(mirrored_fields(b"{").is_err());
+    }
+
+    #[test]
+    fn header_fields_read_as_an_object_or_as_pairs() {
+        let pairs = super::headers_from(&json!([["Link", "<a>; rel=x"], ["link", "<b>; rel=stream"]])).unwrap();
+        assert_eq!(pairs.len(), 2);
+        assert_eq!(pairs[0].0, "link");
+        assert_eq!(super::headers_from(&json!({"Content-Type": "text/event-stream"})).unwrap()[0].0, "content-type");
+        assert_eq!(super::headers_from(&json!([["a"]])), None);
+        assert_eq!(super::headers_from(&json!({"a": 1})), None);
     }
 }

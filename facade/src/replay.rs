@@ -1,9 +1,13 @@
-//! Await-style tools over JSON text ([`crate::round::replay`]): the replay of
+//! Await-style tools over JSON text ([`mrtr::round::replay`]): the replay of
 //! one request, the questions a tool asks, and the answers a server builds.
 
 use super::sealed::{rng, CallSpec, Randomness, RoundsSettings};
 use super::{parse, parse_arg, text, usage_owned};
-use crate::{
+use alloc::{
+    string::{String, ToString},
+    vec::Vec,
+};
+use mrtr::{
     round::{
         bridge::Bridge,
         replay::{self, Asked, Replay},
@@ -11,10 +15,6 @@ use crate::{
     server,
     state::{KeyRing, ReplayGuard},
     Result,
-};
-use alloc::{
-    string::{String, ToString},
-    vec::Vec,
 };
 use serde_json::{json, Value};
 
@@ -240,8 +240,8 @@ impl ToolReplay {
 
 /// The error of a call on a released [`ToolReplay`]: out of turn, as a
 /// machine's input after its end.
-fn released() -> crate::Error {
-    crate::Error::with(crate::RuleId::UsageOutOfTurn, "this replay was released".into())
+fn released() -> mrtr::Error {
+    mrtr::Error::with(mrtr::RuleId::UsageOutOfTurn, "this replay was released".into())
 }
 
 /// [`Bridge`]: one `2025-11-25` call of an await-style tool over JSON text.
@@ -347,7 +347,7 @@ pub fn question_roots() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::{Algorithm, Key};
+    use mrtr::state::{Algorithm, Key};
 
     const SETTINGS: &[u8] = br#"{"ttl": 60, "maxRounds": 3}"#;
     const CALL: &[u8] = br#"{"subject": "alice", "now": 1000}"#;
@@ -379,7 +379,7 @@ mod tests {
         assert_eq!(done, second.complete(br#"{"content":[]}"#).unwrap());
         // Neither subject, or both, is refused as from JSON.
         let neither = ToolReplay::start_with(&ring, retry.as_bytes(), &settings, None, false, 1001, None);
-        assert_eq!(neither.err().map(|e| e.rule()), Some(crate::RuleId::UsageInvalidArgument));
+        assert_eq!(neither.err().map(|e| e.rule()), Some(mrtr::RuleId::UsageInvalidArgument));
     }
 
     #[test]
@@ -449,7 +449,7 @@ mod tests {
         let mut replay = ToolReplay::start(&ring, REQUEST.as_bytes(), SETTINGS, CALL, None).unwrap();
         assert_eq!(replay.ask(question.as_bytes()).unwrap(), None);
         replay.release();
-        let out_of_turn = |e: crate::Error| e.rule() == crate::RuleId::UsageOutOfTurn;
+        let out_of_turn = |e: mrtr::Error| e.rule() == mrtr::RuleId::UsageOutOfTurn;
         assert!(replay.input_required(&ring, None, Randomness::Bytes(&[7; 24])).is_err_and(out_of_turn));
         assert!(replay.complete(b"{}").is_err_and(out_of_turn));
         assert!(replay.ask(question.as_bytes()).is_err_and(out_of_turn));
