@@ -44,6 +44,10 @@
 //!   is where the machine reconnects, no sooner than the last `retry`;
 //!   answers are always kept; after `204 No Content` they go as a JSON array
 //!   to that URL, whose response is a new stream.
+//!
+//! Whether the call reads, keeps answers, waits to reconnect, waits for the
+//! host's answers or is over is one state, moved only through the table
+//! `CALL_TRANSITIONS` (in `call/state.rs`, printed in `docs/machines.md`).
 
 use super::{is_event_stream, link, over, Answering, Headers, Mode, Request, StreamLimits};
 use crate::{
@@ -60,6 +64,9 @@ use alloc::{
     vec::Vec,
 };
 use serde_json::{json, Value};
+#[cfg(test)]
+pub(crate) use state::CALL_TRANSITIONS;
+use state::{CallInput, CallState};
 
 /// How a [`Call`] reaches its server.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -206,30 +213,32 @@ pub struct Call {
     retry_ms: Option<u64>,
     /// SEP-1335: where to reconnect (normalised).
     stream_url: Option<String>,
-    /// Answers are kept for one POST (1858 after `buffer_input`; 1335 always).
-    buffering: bool,
-    /// SEP-1858: `input_required` came, with the event id to quote.
-    input_required: Option<Option<String>>,
-    /// SEP-1335: a reconnect was answered `204 No Content`.
-    ended: bool,
+    /// What the call is doing: moved only through [`state::CALL_TRANSITIONS`]
+    /// ([`Call::step`]).
+    state: CallState,
+    /// (SEP-1858, [`CallState::AwaitingAnswers`]) The event id the POST of
+    /// the answers quotes as `Last-Event-ID`.
+    quote: Option<String>,
     /// The host's time at its latest input (what a request sent now is stamped with).
     now: u64,
     /// Server requests reported and not answered yet (their ids).
     pending: Vec<Value>,
     /// Answers kept for the buffered POST.
     buffered: Vec<Value>,
-    /// When to reconnect.
-    reconnect_at: Option<u64>,
+    /// ([`CallState::awaits_reconnect`]) When the GET that resumes goes.
+    reconnect_at: u64,
     /// Reconnects in a row that brought no event.
     reconnects: u32,
     /// Stalls in a row, with no server's answer since ([`CallConfig::stall_ms`]).
     stalls: u32,
-    done: bool,
     /// (`2026-07-28`) The header fields that mirror the request's body
     /// ([`super::mirrored_fields`]): all of them on the POST of the request,
     /// `mcp-protocol-version` on every other request of the call, each in
     /// place of a field of that name the host configured.
     mirrored: Headers,
+    /// Every move the call made, for the tests that walk [`state::CALL_TRANSITIONS`].
+    #[cfg(test)]
+    trail: Vec<(CallState, CallInput, CallState)>,
 }
 
 impl Call {
@@ -244,6 +253,7 @@ impl Call {
         if c.kind != Kind::Request {
             return Err(Error::new(RuleId::UsageInvalidArgument, "a call starts with a JSON-RPC request with an id"));
         }
+        let mode = config.mode;
         let mut call = Call {
             id: request["id"].clone(),
             config,
@@ -254,19 +264,18 @@ impl Call {
             last_event_id: None,
             retry_ms: None,
             stream_url: None,
-            buffering: false,
-            input_required: None,
-            ended: false,
+            state: CallState::start(mode),
+            quote: None,
             now,
             pending: Vec::new(),
             buffered: Vec::new(),
-            reconnect_at: None,
+            reconnect_at: 0,
             reconnects: 0,
             stalls: 0,
-            done: false,
             mirrored: Vec::new(),
+            #[cfg(test)]
+            trail: Vec::new(),
         };
-        call.buffering = call.config.mode.rules().answering == Answering::UntilStreamEnds;
         if call.config.mode.rules().mirrors_body {
             call.mirrored = super::mirror_headers(request);
         }
@@ -282,7 +291,26 @@ impl Call {
 
     /// Whether the call is over (its response or its failure was reported).
     pub fn is_done(&self) -> bool {
-        self.done
+        self.state.is_over()
+    }
+
+    /// Moves the call by `input` where [`state::CALL_TRANSITIONS`] lists it from
+    /// the current state; else `usage-out-of-turn`, and the state stays.
+    fn step(&mut self, input: CallInput) -> Result<CallState, Error> {
+        let Some(next) = self.state.next(input) else {
+            return Err(err!(UsageOutOfTurn, "{input:?} is out of turn for a call that is {:?}", self.state));
+        };
+        #[cfg(test)]
+        self.trail.push((self.state, input, next));
+        self.state = next;
+        Ok(next)
+    }
+
+    /// A move the machine itself decided on: the table must list it (a
+    /// path that does not is a bug of this file, caught by the tests).
+    fn go(&mut self, input: CallInput) {
+        let moved = self.step(input);
+        debug_assert!(moved.is_ok(), "{moved:?}");
     }
 
     /// The status and header fields of the response to `exchange`.
@@ -314,7 +342,7 @@ impl Call {
             let limits = self.config.limits.message;
             self.exchange(exchange)?.stream = Some(sse::Decoder::with_limits(&limits));
         }
-        if self.done {
+        if self.is_done() {
             return Ok(());
         }
         if mode.rules().stream_url && purpose != Purpose::Answer {
@@ -368,7 +396,7 @@ impl Call {
         let reading = self.exchange(exchange)?.reading;
         let body = core::mem::take(&mut self.exchange(exchange)?.body);
         self.exchanges.retain(|x| x.number != exchange);
-        if self.done || !reading {
+        if self.is_done() || !reading {
             return Ok(());
         }
         match status {
@@ -385,11 +413,11 @@ impl Call {
     /// The time came that [`poll_timeout`](Call::poll_timeout) named.
     pub fn handle_timeout(&mut self, now: u64) {
         self.now = now;
-        if self.done {
+        if self.is_done() {
             return;
         }
         self.give_up_stalled(now);
-        if self.done || self.reconnect_at.is_none_or(|at| at > now) {
+        if !self.state.awaits_reconnect() || self.reconnect_at > now {
             return;
         }
         self.reconnects += 1;
@@ -398,7 +426,7 @@ impl Call {
 
     /// A GET that resumes the call's stream, from the last event id.
     fn resume(&mut self) {
-        self.reconnect_at = None;
+        self.go(CallInput::Reconnect);
         let url = self.stream_url.clone().unwrap_or_else(|| self.config.url.clone());
         let mut headers = self.config.headers.clone();
         headers.push(("accept".into(), "text/event-stream".into()));
@@ -412,7 +440,9 @@ impl Call {
     /// and the host holds it to send again as it was, after a wait: it is not
     /// watched for a stall ([`CallConfig::stall_ms`]) until
     /// [`handle_resent`](Call::handle_resent). (A copy made meanwhile would go
-    /// sooner than the wait, and than the server's `retry`.)
+    /// sooner than the wait, and than the server's `retry`.) It takes no
+    /// time: nothing of the exchange is timed while it is held, and
+    /// `handle_resent` stamps it when it goes again.
     pub fn handle_unreached(&mut self, exchange: u64) -> Result<(), Error> {
         self.exchange(exchange)?.held = true;
         Ok(())
@@ -436,10 +466,10 @@ impl Call {
         envelope::classify_value(response, self.config.protocol, &self.config.limits.message)
             .map_err(|e| err!(UsageInvalidArgument, "the answer is no JSON-RPC response: {e}"))?;
         self.pending.remove(i);
-        if self.done {
+        if self.is_done() {
             return Ok(());
         }
-        if self.buffering {
+        if self.state.keeps_answers() {
             self.buffered.push(response.clone());
             self.flush();
         } else {
@@ -465,10 +495,11 @@ impl Call {
     /// milliseconds, if anything waits.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<u64> {
-        if self.done {
+        if self.is_done() {
             return None;
         }
-        self.reconnect_at.into_iter().chain(self.stall_deadline()).min()
+        let reconnect = self.state.awaits_reconnect().then_some(self.reconnect_at);
+        reconnect.into_iter().chain(self.stall_deadline()).min()
     }
 
     /// The exchanges given up as stalled ([`CallConfig::stall_ms`]) and
@@ -556,7 +587,7 @@ impl Call {
                     x.given_up = true;
                     // Resumed from its last event, no sooner than the server's last `retry` after the cut
                     // (`sse-retry-ignored`, which the simulation's checker found).
-                    self.reconnect_at = Some(now.saturating_add(self.retry_ms.unwrap_or(0)));
+                    self.cut(now.saturating_add(self.retry_ms.unwrap_or(0)));
                 }
             }
         }
@@ -643,10 +674,24 @@ impl Call {
     }
 
     fn fail(&mut self, error: Error) {
-        if !self.done {
-            self.done = true;
-            self.reconnect_at = None;
+        if !self.is_done() {
+            self.go(CallInput::Fail);
             self.events.push_back(Event::Failed(error));
+        }
+    }
+
+    /// The call's response came: the last event.
+    fn respond(&mut self, message: Value) {
+        self.go(CallInput::Response);
+        self.events.push_back(Event::Response(message));
+    }
+
+    /// A stream with something to resume from ended or stalled: the GET
+    /// that resumes goes `at`, where the state allows (not after
+    /// `input_required` or a `204`, which wait for the host's answers).
+    fn cut(&mut self, at: u64) {
+        if self.step(CallInput::Cut).is_ok() {
+            self.reconnect_at = at;
         }
     }
 
@@ -688,7 +733,7 @@ impl Call {
                     return self.fail(e);
                 }
             }
-            if self.done {
+            if self.is_done() {
                 return;
             }
         }
@@ -712,9 +757,13 @@ impl Call {
         }
         let custom = self.config.mode.rules().answering == Answering::UntilInputRequired;
         match event.event.as_deref() {
-            Some("buffer_input") if custom => self.buffering = true,
-            Some("input_required") if custom => {
-                self.input_required = Some(event.id.clone().or_else(|| self.last_event_id.clone()));
+            // Out of turn (a second one), it changes nothing: answers are kept already.
+            Some("buffer_input") if custom => {
+                let _ = self.step(CallInput::BufferInput);
+            }
+            // Out of turn (the call waits for answers already), it changes nothing.
+            Some("input_required") if custom && self.step(CallInput::InputRequired).is_ok() => {
+                self.quote = event.id.clone().or_else(|| self.last_event_id.clone());
                 if let Ok(x) = self.exchange(exchange) {
                     x.reading = false;
                 }
@@ -756,11 +805,7 @@ impl Call {
         match kind {
             Kind::Request => self.server_request(message),
             Kind::Notification => self.events.push_back(Event::Message(message)),
-            _ if message["id"] == self.id => {
-                self.done = true;
-                self.reconnect_at = None;
-                self.events.push_back(Event::Response(message));
-            }
+            _ if message["id"] == self.id => self.respond(message),
             _ => self.events.push_back(Event::Message(message)),
         }
     }
@@ -787,7 +832,7 @@ impl Call {
         match (purpose, status) {
             (Purpose::Answer, 200..=299) => {}
             (Purpose::Resume, 204) if self.config.mode.rules().stream_url => {
-                self.ended = true;
+                self.go(CallInput::NoContent);
                 self.flush();
             }
             (Purpose::Resume, 204) => {
@@ -815,8 +860,7 @@ impl Call {
                 if let Err(e) = self.classify(&m) {
                     return self.fail(e);
                 }
-                self.done = true;
-                self.events.push_back(Event::Response(m));
+                self.respond(m);
             }
             _ => self.fail(err!(HttpStatusUnexpected, "the server answered {status} without the call's response")),
         }
@@ -825,6 +869,10 @@ impl Call {
     /// A response stream ended before the call's response: reconnect after
     /// `retry` where the mode allows, else fail.
     fn stream_ended(&mut self, now: u64) {
+        if self.state.next(CallInput::Cut).is_none() {
+            // After `input_required` or a `204` the call waits for the host's answers, not for a stream.
+            return;
+        }
         if !self.is_resumable() {
             return self
                 .fail(err!(SseStreamEnded, "the stream ended before the response, with no event id to resume from"));
@@ -834,21 +882,18 @@ impl Call {
         }
         let base = self.retry_ms.unwrap_or(self.config.default_retry_ms).max(MIN_RETRY_MS);
         let backoff = base.saturating_mul(1 << self.reconnects.min(20));
-        self.reconnect_at = Some(now.saturating_add(backoff.min(self.config.limits.max_retry_ms.max(base))));
+        self.cut(now.saturating_add(backoff.min(self.config.limits.max_retry_ms.max(base))));
     }
 
     /// Sends the buffered answers once every reported request is answered:
     /// 1858 after `input_required`, 1335 after `204`.
     fn flush(&mut self) {
-        if self.done || !self.pending.is_empty() {
+        if !self.pending.is_empty() {
             return;
         }
-        let (url, last_event_id) = match self.config.mode.rules().answering {
-            Answering::UntilInputRequired => match &self.input_required {
-                Some(id) => (self.config.url.clone(), id.clone()),
-                None => return,
-            },
-            Answering::UntilStreamEnds if self.ended => {
+        let (url, last_event_id) = match self.state {
+            CallState::AwaitingAnswers => (self.config.url.clone(), self.quote.take()),
+            CallState::Ended => {
                 if self.buffered.is_empty() {
                     return self
                         .fail(err!(SseStreamEnded, "the stream ended (204) with no answer owed and no response"));
@@ -863,9 +908,7 @@ impl Call {
             _ => return,
         };
         let body = Value::Array(core::mem::take(&mut self.buffered)).to_string();
-        self.input_required = None;
-        self.ended = false;
-        self.buffering = self.config.mode.rules().answering == Answering::UntilStreamEnds;
+        self.go(CallInput::Flush);
         self.reconnects = 0;
         self.post(Purpose::Carrier, url, body, last_event_id);
     }
@@ -920,8 +963,13 @@ pub fn post_stream(id: &Value) -> String {
     s
 }
 
+mod state;
+
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod walk;
 
 /// Builds `[("name", "value"), …]` header lists for tests and hosts.
 pub fn headers<const N: usize>(fields: [(&str, &str); N]) -> Headers {
