@@ -63,6 +63,10 @@
 //!   can still be open after the response).
 //!
 //! Times are the host's milliseconds, from any monotonic clock.
+//!
+//! What the operation waits for is one phase, moved only through the table
+//! `OPERATION_TRANSITIONS` (in `operation/state.rs`, printed in
+//! `docs/machines.md`).
 
 use super::{build_retry, check_answer, repeat, task_update, Answers};
 use crate::{
@@ -81,6 +85,7 @@ use crate::{
 };
 use alloc::{boxed::Box, collections::BTreeMap, collections::VecDeque, format, string::String, vec::Vec};
 use serde_json::{json, Map, Value};
+use state::{OperationInput, OperationState};
 
 /// How an [`Operation`] reaches its server and how far it goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -208,17 +213,34 @@ struct Slot {
     call: Call,
 }
 
-/// What the operation waits for.
+/// What the operation waits for, with the data of each state
+/// ([`OperationState`]); it changes only through
+/// [`state::OPERATION_TRANSITIONS`] ([`Operation::step`]).
 #[derive(Debug)]
 enum Phase {
     /// The current round's response.
     Sending,
+    /// (Stream modes) The call's response, after the host answered on it.
+    Answered,
     /// (MRTR) Answers to an `input_required` result or task.
     Asking(Box<Asking>),
     /// (Tasks) Nothing in flight until `at`, when `tasks/get` goes out.
     Polling { at: u64 },
     /// The final event was queued.
     Over,
+}
+
+impl Phase {
+    /// The state, without its data.
+    fn state(&self) -> OperationState {
+        match self {
+            Phase::Sending => OperationState::Sending,
+            Phase::Answered => OperationState::Answered,
+            Phase::Asking(_) => OperationState::Asking,
+            Phase::Polling { .. } => OperationState::Polling,
+            Phase::Over => OperationState::Over,
+        }
+    }
 }
 
 /// (MRTR) A round the server asked in, and the answers so far.
@@ -298,8 +320,6 @@ pub struct Operation {
     phase: Phase,
     /// (Tasks) The task the first request started.
     task: Option<Followed>,
-    /// (Stream modes) Whether the current call carried an answer.
-    answered_on_call: bool,
     /// (Stream modes) Server requests asked and not answered: key → (id, question).
     pending: BTreeMap<String, (Value, Value)>,
     asked: u32,
@@ -319,6 +339,9 @@ pub struct Operation {
     next_exchange: u64,
     transmits: VecDeque<Request>,
     events: VecDeque<Event>,
+    /// Every move the operation made, for the tests that walk [`state::OPERATION_TRANSITIONS`].
+    #[cfg(test)]
+    trail: Vec<(OperationState, OperationInput, OperationState)>,
 }
 
 impl Operation {
@@ -346,7 +369,6 @@ impl Operation {
             unreached: 0,
             phase: Phase::Sending,
             task: None,
-            answered_on_call: false,
             pending: BTreeMap::new(),
             asked: 0,
             calls: Vec::new(),
@@ -360,8 +382,35 @@ impl Operation {
             next_exchange: 1,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
+            #[cfg(test)]
+            trail: Vec::new(),
             config,
         }
+    }
+
+    /// `usage-out-of-turn` unless [`state::OPERATION_TRANSITIONS`] lists
+    /// `input` from the current state; else the state it moves to.
+    fn may(&self, input: OperationInput) -> Result<OperationState> {
+        let from = self.phase.state();
+        from.next(input).ok_or_else(|| err!(UsageOutOfTurn, "{input:?} is out of turn for an operation {from:?}"))
+    }
+
+    /// Moves the operation by `input` to `phase`, where the table lists the
+    /// move (the phase left is returned, with its data); else
+    /// `usage-out-of-turn`, and the phase stays.
+    fn step(&mut self, input: OperationInput, phase: Phase) -> Result<Phase> {
+        let next = self.may(input)?;
+        debug_assert_eq!(next, phase.state(), "{input:?} leads to {next:?}");
+        #[cfg(test)]
+        self.trail.push((self.phase.state(), input, next));
+        Ok(core::mem::replace(&mut self.phase, phase))
+    }
+
+    /// A move the machine itself decided on: the table must list it (a path
+    /// that does not is a bug of this file, caught by the tests).
+    fn go(&mut self, input: OperationInput, phase: Phase) {
+        let moved = self.step(input, phase);
+        debug_assert!(moved.is_ok(), "{moved:?}");
     }
 
     /// The response head of `exchange`.
@@ -467,10 +516,11 @@ impl Operation {
         if let Some((id, question)) = self.pending.get(key).cloned() {
             self.check(key, &question, &result)?;
             let response = json!({"jsonrpc": "2.0", "id": id, "result": result});
+            self.may(OperationInput::Answer)?;
             let call = self.current().ok_or_else(|| err!(UsageOutOfTurn, "the operation is over"))?;
             call.call.answer(&response, now)?;
             self.pending.remove(key);
-            self.answered_on_call = true;
+            self.go(OperationInput::Answer, Phase::Answered);
             self.pump(now);
             return Ok(());
         }
@@ -574,8 +624,9 @@ impl Operation {
     /// instead: [`Hedge`].)
     fn stall_at(&self) -> Option<u64> {
         let ms = self.config.call.stall_ms?;
-        let fresh = self.config.call.mode.server_requests() && !self.answered_on_call;
-        if !(fresh && matches!(self.phase, Phase::Sending) && self.is_repeatable())
+        // `Sending`, not `Answered`: only while nothing was answered on the call.
+        let stream = self.config.call.mode.server_requests();
+        if !(stream && matches!(self.phase, Phase::Sending) && self.is_repeatable())
             || self.resends >= self.config.max_resends
         {
             return None;
@@ -593,7 +644,7 @@ impl Operation {
     /// `tasks/cancel`'s business), or is over.
     pub fn request_id(&self) -> Option<&Value> {
         match self.phase {
-            Phase::Sending => self.sent.get("id"),
+            Phase::Sending | Phase::Answered => self.sent.get("id"),
             Phase::Asking(_) | Phase::Polling { .. } | Phase::Over => None,
         }
     }
@@ -620,8 +671,7 @@ impl Operation {
         let call = Call::new(self.config.call.clone(), &request, now)?;
         self.sends += 1;
         self.sent = request;
-        self.phase = Phase::Sending;
-        self.answered_on_call = false;
+        self.go(OperationInput::Send, Phase::Sending);
         let id = self.sent.get("id").cloned().unwrap_or(Value::Null);
         self.calls.push(Slot { serial: self.next_serial, round: self.round_tag, over: false, id, call });
         self.next_serial += 1;
@@ -673,9 +723,11 @@ impl Operation {
 
     /// Every key answered: the retry goes out as the next round.
     fn send_retry(&mut self, now: u64) -> Result<()> {
-        let Phase::Asking(asking) = core::mem::replace(&mut self.phase, Phase::Sending) else {
+        if !matches!(self.phase, Phase::Asking(_)) {
             return Ok(());
-        };
+        }
+        // The retry goes (one that cannot be built then fails the operation).
+        let Ok(Phase::Asking(asking)) = self.step(OperationInput::Send, Phase::Sending) else { return Ok(()) };
         let Asking { asked, answers, .. } = *asking;
         let id = self.next_id();
         let (protocol, limits) = (self.config.call.protocol, self.config.call.limits.message);
@@ -836,8 +888,8 @@ impl Operation {
             _ => Map::new(),
         };
         let empty = questions.is_empty();
-        self.phase =
-            Phase::Asking(Box::new(Asking { asked: response, questions: questions.clone(), answers: Map::new() }));
+        let asking = Asking { asked: response, questions: questions.clone(), answers: Map::new() };
+        self.go(OperationInput::Ask, Phase::Asking(Box::new(asking)));
         if empty {
             // State only (the server shed load): retry at once.
             if let Err(e) = self.send_retry(now) {
@@ -911,7 +963,7 @@ impl Operation {
         let created = self.sent["method"] != "tasks/get";
         match status {
             TaskStatus::Completed | TaskStatus::Failed if created && !outcome => {
-                self.phase = Phase::Polling { at: now };
+                self.go(OperationInput::Wait, Phase::Polling { at: now });
             }
             TaskStatus::Working | TaskStatus::InputRequired => self.poll(now),
             TaskStatus::Completed => {
@@ -961,15 +1013,15 @@ impl Operation {
         if let Err(e) = rules::rounds_exceeded(self.rounds.saturating_add(1), self.config.max_rounds) {
             return self.finish(Event::Failed(e));
         }
-        self.phase =
-            Phase::Asking(Box::new(Asking { asked: response, questions: questions.clone(), answers: Map::new() }));
+        let asking = Asking { asked: response, questions: questions.clone(), answers: Map::new() };
+        self.go(OperationInput::Ask, Phase::Asking(Box::new(asking)));
         self.events.push_back(Event::InputRequired { round: self.rounds + 1, requests: questions });
     }
 
     /// (Tasks) Waits the poll interval, then asks how the task is.
     fn poll(&mut self, now: u64) {
         let wait = self.task.as_ref().map_or(self.config.task_poll_ms, |t| t.poll_ms);
-        self.phase = Phase::Polling { at: now.saturating_add(wait) };
+        self.go(OperationInput::Wait, Phase::Polling { at: now.saturating_add(wait) });
     }
 
     /// (Tasks) `tasks/get` of the followed task, carrying the first request's `_meta`.
@@ -990,7 +1042,7 @@ impl Operation {
         let cut = matches!(error.rule(), RuleId::SseStreamEnded | RuleId::HttpStatusUnexpected);
         // A stream mode's call is begun again only while nothing was answered on it: an
         // answer may have moved the server on, and the new call could not carry it.
-        let fresh = !self.config.call.mode.server_requests() || !self.answered_on_call;
+        let fresh = !matches!(self.phase, Phase::Answered);
         // A request a server may have taken goes again only if it is harmless twice.
         if !(cut && fresh && self.is_repeatable() && self.resends < self.config.max_resends) {
             return self.finish(Event::Failed(error));
@@ -1016,7 +1068,7 @@ impl Operation {
     }
 
     fn finish(&mut self, event: Event) {
-        self.phase = Phase::Over;
+        self.go(OperationInput::Finish, Phase::Over);
         self.pending.clear();
         self.waiting.clear();
         self.events.push_back(event);
@@ -1133,6 +1185,13 @@ fn is_state_replayed(response: &Value) -> bool {
 }
 
 mod snapshot;
+mod state;
+
+#[cfg(test)]
+mod walk;
+
+#[cfg(test)]
+mod page;
 
 #[cfg(test)]
 mod tests;

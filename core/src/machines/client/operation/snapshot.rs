@@ -18,7 +18,7 @@
 //! is begun again, and its server asks again what it asked. Version 1 of the format is `{"v": 1, "mode", "origin",
 //! "sent", "sends", "tried", "rounds", "phase", "task"}`.
 
-use super::{Asking, Followed, Operation, Phase};
+use super::{state::OperationInput, Asking, Followed, Operation, Phase};
 use crate::{
     base::error::{err, Result},
     machines::http::Mode,
@@ -37,17 +37,17 @@ impl Operation {
         let phase = match &self.phase {
             Phase::Over => return Err(err!(UsageOutOfTurn, "the operation is over: nothing to carry")),
             Phase::Sending => json!({"type": "sending"}),
+            Phase::Answered => {
+                return Err(err!(
+                    UsageOutOfTurn,
+                    "a call on a stream that asked the client cannot be carried: the answers lived on that stream"
+                ))
+            }
             Phase::Asking(a) => {
                 json!({"type": "asking", "asked": a.asked, "questions": a.questions, "answers": a.answers})
             }
             Phase::Polling { at } => json!({"type": "polling", "inMs": at.saturating_sub(now)}),
         };
-        if self.config.call.mode.server_requests() && self.answered_on_call {
-            return Err(err!(
-                UsageOutOfTurn,
-                "a call on a stream that asked the client cannot be carried: the answers lived on that stream"
-            ));
-        }
         let task = self.task.as_ref().map(|t| json!({"id": t.id, "meta": t.meta, "pollMs": t.poll_ms}));
         Ok(json!({
             "v": VERSION, "mode": self.config.call.mode.name(), "origin": self.origin, "sent": self.sent,
@@ -77,7 +77,7 @@ impl Operation {
                 );
                 op.finish(super::Event::Failed(lost));
             }
-            Resumed::Polling { in_ms } => op.phase = Phase::Polling { at: now.saturating_add(in_ms) },
+            Resumed::Polling { in_ms } => op.go(OperationInput::Wait, Phase::Polling { at: now.saturating_add(in_ms) }),
             Resumed::Asking(asking) => {
                 let open: Map<String, Value> = asking
                     .questions
@@ -85,7 +85,7 @@ impl Operation {
                     .filter(|(k, _)| !asking.answers.contains_key(*k))
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
-                op.phase = Phase::Asking(asking);
+                op.go(OperationInput::Ask, Phase::Asking(asking));
                 if open.is_empty() {
                     op.send_retry(now)?;
                 } else {
