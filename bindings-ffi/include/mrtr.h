@@ -148,6 +148,17 @@ typedef struct mrtr_tool_bridge mrtr_tool_bridge;
 typedef struct mrtr_tool_replay mrtr_tool_replay;
 
 /**
+ * One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+ * forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+ * input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+ * `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
+ * whatever the tool does next, even when it caught it.
+ *
+ * An opaque handle.
+ */
+typedef struct mrtr_tool_run mrtr_tool_run;
+
+/**
  * What a call did: `MRTR_OK` (0), or the number of the rule it failed (`MRTR_ERR_*`, > 0).
  */
 typedef int32_t mrtr_status;
@@ -2389,12 +2400,172 @@ mrtr_status mrtr_tool_replay_complete(const struct mrtr_tool_replay *tool_replay
                                       struct mrtr_buf *out);
 
 /**
+ * The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this one is
+ * released. `*out` is the new handle; free it with its `_free`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_replay_run(struct mrtr_tool_replay *tool_replay,
+                                 struct mrtr_tool_run **out);
+
+/**
  * Frees a `mrtr_tool_replay`. NULL is a no-op.
  *
  * # Safety
  * `handle` is NULL or a live handle, not used afterwards.
  */
 mrtr_status mrtr_tool_replay_free(struct mrtr_tool_replay *handle);
+
+/**
+ * Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+ * refusal fails the ask and is recorded: the run ends with it. `*out` is the text, or `{NULL, 0}`
+ * when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_ask(struct mrtr_tool_run *tool_run,
+                              const char *question,
+                              size_t question_len,
+                              const char *key,
+                              size_t key_len,
+                              struct mrtr_buf *out);
+
+/**
+ * Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+ * schema that is no JSON fails, unrecorded: nothing was asked. `*out` is the text, or `{NULL, 0}`
+ * when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_ask_elicit(struct mrtr_tool_run *tool_run,
+                                     const char *message,
+                                     size_t message_len,
+                                     const char *requested_schema,
+                                     size_t requested_schema_len,
+                                     const char *key,
+                                     size_t key_len,
+                                     struct mrtr_buf *out);
+
+/**
+ * The request's `params.arguments` when an object, else `{}`; none for a bridge's run. `*out` is
+ * the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_arguments(const struct mrtr_tool_run *tool_run,
+                                    struct mrtr_buf *out);
+
+/**
+ * How many rounds came before this request. `*out` is the answer.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_round(const struct mrtr_tool_run *tool_run,
+                                uint32_t *out);
+
+/**
+ * `{stateId, expiry}` of the state the request carried, or none. `*out` is the text, or `{NULL,
+ * 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_state(const struct mrtr_tool_run *tool_run,
+                                struct mrtr_buf *out);
+
+/**
+ * The data the next round gets: what the tool set, else the last round's, or none. `*out` is the
+ * text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_data(const struct mrtr_tool_run *tool_run,
+                               struct mrtr_buf *out);
+
+/**
+ * The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_set_data(struct mrtr_tool_run *tool_run,
+                                   const char *data,
+                                   size_t data_len);
+
+/**
+ * The host stopped the tool (at its first unanswered ask): every later ask asks nothing and gives
+ * none.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_stop(struct mrtr_tool_run *tool_run);
+
+/**
+ * Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The response
+ * to send, sealed with `ring`: `input_required` when an ask went unanswered (with the data set,
+ * else the last round's as it came), else the `complete` response; fails with the refusal recorded
+ * (or met here: the round cap). `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_respond(struct mrtr_tool_run *tool_run,
+                                  const struct mrtr_keyring *ring,
+                                  const char *result,
+                                  size_t result_len,
+                                  struct mrtr_buf *out);
+
+/**
+ * Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins over
+ * it; none: the tool's error is the host's to raise. `*out` is `{NULL, 0}` when the check passes,
+ * else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either
+ * way.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_refused(const struct mrtr_tool_run *tool_run,
+                                  struct mrtr_buf *out);
+
+/**
+ * The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+ * status (`{response, status}`, the options' `errorCodes`), or none. `*out` is the text, or
+ * `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_refusal_response(const struct mrtr_tool_run *tool_run,
+                                           mrtr_protocol protocol,
+                                           const struct mrtr_limits *limits,
+                                           struct mrtr_buf *out);
+
+/**
+ * Frees a `mrtr_tool_run`. NULL is a no-op.
+ *
+ * # Safety
+ * `handle` is NULL or a live handle, not used afterwards.
+ */
+mrtr_status mrtr_tool_run_free(struct mrtr_tool_run *handle);
 
 /**
  * A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds, roundTimeoutMs,
@@ -2460,6 +2631,21 @@ mrtr_status mrtr_tool_bridge_refuse(struct mrtr_tool_bridge *tool_bridge,
                                     size_t message_len,
                                     const char *data,
                                     size_t data_len);
+
+/**
+ * Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+ * goes on the stream (past the round cap the call ends with that error); else `result` completes
+ * the call.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_finish(struct mrtr_tool_bridge *tool_bridge,
+                                    const struct mrtr_tool_run *run,
+                                    const char *result,
+                                    size_t result_len,
+                                    uint64_t now_ms);
 
 /**
  * A response the client POSTed; true when the round is complete. `*out` is the answer.
@@ -2792,7 +2978,7 @@ mrtr_status mrtr_inspect(const char *token,
 mrtr_status mrtr_keyring_free(struct mrtr_keyring *ring);
 
 /**
- * A binding from its JSON text, read by the core (`mrtr::facade::BindingSpec`):
+ * A binding from its JSON text, read by the core (`mrtr_facade::BindingSpec`):
  * `{"subject": "<principal>" | "anonymous": true, "protocol", "method",
  * "target", "params": {…} | "paramsDigest": "<64 hex digits>"}`, the digest
  * of `params` computed from its exact text (numbers as written). `*out`

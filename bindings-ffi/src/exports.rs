@@ -1966,12 +1966,313 @@ pub unsafe extern "C" fn mrtr_tool_replay_complete(
     })
 }
 
+/// The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this one is
+/// released. `*out` is the new handle; free it with its `_free`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_replay_run(
+    tool_replay: *mut mrtr_tool_replay,
+    out: *mut *mut mrtr_tool_run,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let tool_replay = unsafe { get_mut(tool_replay, "tool_replay")? };
+        let value = tool_replay.0.run();
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { handles::new_handle(out, mrtr_tool_run(value)) }
+    })
+}
+
 /// Frees a `mrtr_tool_replay`. NULL is a no-op.
 ///
 /// # Safety
 /// `handle` is NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_tool_replay_free(handle: *mut mrtr_tool_replay) -> mrtr_status {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { handles::free(handle) })
+}
+
+/// One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+/// forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+/// input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+/// `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
+/// whatever the tool does next, even when it caught it.
+///
+/// An opaque handle.
+pub struct mrtr_tool_run(pub(crate) facade::ToolRun);
+
+impl Handle for mrtr_tool_run {
+    const KIND: Kind = Kind::ToolRun;
+}
+
+/// Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+/// refusal fails the ask and is recorded: the run ends with it. `*out` is the text, or `{NULL, 0}`
+/// when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_ask(
+    tool_run: *mut mrtr_tool_run,
+    question: *const c_char,
+    question_len: usize,
+    key: *const c_char,
+    key_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run, question, key) = unsafe {
+            (
+                Out::new(out)?,
+                get_mut(tool_run, "tool_run")?,
+                args::required(question, question_len, "question")?,
+                args::optional_text(key, key_len, "key")?,
+            )
+        };
+        let value = tool_run.0.ask(question, key)?;
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+/// schema that is no JSON fails, unrecorded: nothing was asked. `*out` is the text, or `{NULL, 0}`
+/// when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_ask_elicit(
+    tool_run: *mut mrtr_tool_run,
+    message: *const c_char,
+    message_len: usize,
+    requested_schema: *const c_char,
+    requested_schema_len: usize,
+    key: *const c_char,
+    key_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run, message, requested_schema, key) = unsafe {
+            (
+                Out::new(out)?,
+                get_mut(tool_run, "tool_run")?,
+                args::text(message, message_len, "message")?,
+                args::required(requested_schema, requested_schema_len, "requested_schema")?,
+                args::optional_text(key, key_len, "key")?,
+            )
+        };
+        let value = tool_run.0.ask_elicit(message, requested_schema, key)?;
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// The request's `params.arguments` when an object, else `{}`; none for a bridge's run. `*out` is
+/// the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_arguments(tool_run: *const mrtr_tool_run, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run) = unsafe { (Out::new(out)?, get(tool_run, "tool_run")?) };
+        let value = tool_run.0.arguments();
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// How many rounds came before this request. `*out` is the answer.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_round(tool_run: *const mrtr_tool_run, out: *mut u32) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let tool_run = unsafe { get(tool_run, "tool_run")? };
+        let value = tool_run.0.round();
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { write(out, value, "out") }
+    })
+}
+
+/// `{stateId, expiry}` of the state the request carried, or none. `*out` is the text, or `{NULL,
+/// 0}` when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_state(tool_run: *const mrtr_tool_run, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run) = unsafe { (Out::new(out)?, get(tool_run, "tool_run")?) };
+        let value = tool_run.0.state();
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// The data the next round gets: what the tool set, else the last round's, or none. `*out` is the
+/// text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_data(tool_run: *const mrtr_tool_run, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run) = unsafe { (Out::new(out)?, get(tool_run, "tool_run")?) };
+        let value = tool_run.0.data();
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_set_data(
+    tool_run: *mut mrtr_tool_run,
+    data: *const c_char,
+    data_len: usize,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (tool_run, data) = unsafe { (get_mut(tool_run, "tool_run")?, args::optional(data, data_len, "data")?) };
+        tool_run.0.set_data(data);
+        Ok(())
+    })
+}
+
+/// The host stopped the tool (at its first unanswered ask): every later ask asks nothing and gives
+/// none.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_stop(tool_run: *mut mrtr_tool_run) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let tool_run = unsafe { get_mut(tool_run, "tool_run")? };
+        tool_run.0.stop();
+        Ok(())
+    })
+}
+
+/// Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The response
+/// to send, sealed with `ring`: `input_required` when an ask went unanswered (with the data set,
+/// else the last round's as it came), else the `complete` response; fails with the refusal recorded
+/// (or met here: the round cap). `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_respond(
+    tool_run: *mut mrtr_tool_run,
+    ring: *const mrtr_keyring,
+    result: *const c_char,
+    result_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run, ring, result) = unsafe {
+            (
+                Out::new(out)?,
+                get_mut(tool_run, "tool_run")?,
+                reading(ring)?,
+                args::optional(result, result_len, "result")?,
+            )
+        };
+        let value = tool_run.0.respond(&ring, result, Randomness::Os)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins over
+/// it; none: the tool's error is the host's to raise. `*out` is `{NULL, 0}` when the check passes,
+/// else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either
+/// way.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_refused(tool_run: *const mrtr_tool_run, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run) = unsafe { (Out::new(out)?, get(tool_run, "tool_run")?) };
+        let value = tool_run.0.refused().err().map(|e| facade::error_json(&e));
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+/// status (`{response, status}`, the options' `errorCodes`), or none. `*out` is the text, or
+/// `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_refusal_response(
+    tool_run: *const mrtr_tool_run,
+    protocol: mrtr_protocol,
+    limits: *const mrtr_limits,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run, options) =
+            unsafe { (Out::new(out)?, get(tool_run, "tool_run")?, options(protocol, limits, None)?) };
+        let value = tool_run.0.refusal_response(&options);
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// Frees a `mrtr_tool_run`. NULL is a no-op.
+///
+/// # Safety
+/// `handle` is NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_free(handle: *mut mrtr_tool_run) -> mrtr_status {
     // SAFETY: the caller's contract.
     guard(|| unsafe { handles::free(handle) })
 }
@@ -2103,6 +2404,31 @@ pub unsafe extern "C" fn mrtr_tool_bridge_refuse(
             )
         };
         tool_bridge.0.refuse(rule, message, data)?;
+        Ok(())
+    })
+}
+
+/// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+/// goes on the stream (past the round cap the call ends with that error); else `result` completes
+/// the call.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_bridge_finish(
+    tool_bridge: *mut mrtr_tool_bridge,
+    run: *const mrtr_tool_run,
+    result: *const c_char,
+    result_len: usize,
+    now_ms: u64,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (tool_bridge, run, result) = unsafe {
+            (get_mut(tool_bridge, "tool_bridge")?, get(run, "run")?, args::optional(result, result_len, "result")?)
+        };
+        tool_bridge.0.finish(&run.0, result, now_ms)?;
         Ok(())
     })
 }
@@ -2245,3 +2571,4 @@ pub unsafe extern "C" fn mrtr_tool_bridge_free(handle: *mut mrtr_tool_bridge) ->
 // left out: arguments: runTool's one call per ask, JavaScript's own: a C host builds its questions (mrtr_question_elicit), reads its request, passes its data
 // left out: input_required_kept: runTool's one call per ask, JavaScript's own: a C host builds its questions (mrtr_question_elicit), reads its request, passes its data
 // left out: release: the host frees the replay itself, when it chooses: mrtr_tool_replay_free
+// left out: release: the host frees the run itself, when it chooses: mrtr_tool_run_free

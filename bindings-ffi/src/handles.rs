@@ -21,6 +21,7 @@ pub(crate) enum Kind {
     Operation,
     ServerStream,
     ToolReplay,
+    ToolRun,
     ToolBridge,
     Session,
     Buf,

@@ -1071,6 +1071,118 @@ impl ToolReplay {
             Ok(())
         })
     }
+
+    /// The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this
+    /// one is released.
+    #[napi]
+    pub fn run(&mut self) -> Result<ToolRun> {
+        crate::run(|| Ok(ToolRun(self.0.run())))
+    }
+}
+
+/// One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+/// forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+/// input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+/// `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
+/// whatever the tool does next, even when it caught it.
+#[napi]
+pub struct ToolRun(pub(crate) facade::ToolRun);
+
+#[napi]
+impl ToolRun {
+    /// Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+    /// refusal fails the ask and is recorded: the run ends with it.
+    #[napi]
+    pub fn ask(&mut self, question: Text, key: Option<String>) -> Result<Option<String>> {
+        crate::run(|| self.0.ask(crate::bytes(&question), key.as_deref()))
+    }
+
+    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+    /// schema that is no JSON fails, unrecorded: nothing was asked.
+    #[napi]
+    pub fn ask_elicit(
+        &mut self,
+        message: String,
+        requested_schema: Text,
+        key: Option<String>,
+    ) -> Result<Option<String>> {
+        crate::run(|| self.0.ask_elicit(&message, crate::bytes(&requested_schema), key.as_deref()))
+    }
+
+    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's run.
+    #[napi]
+    pub fn arguments(&self) -> Result<Option<String>> {
+        crate::run(|| Ok(self.0.arguments()))
+    }
+
+    /// How many rounds came before this request.
+    #[napi]
+    pub fn round(&self) -> Result<u32> {
+        crate::run(|| Ok(self.0.round()))
+    }
+
+    /// `{stateId, expiry}` of the state the request carried, or none.
+    #[napi]
+    pub fn state(&self) -> Result<Option<String>> {
+        crate::run(|| Ok(self.0.state()))
+    }
+
+    /// The data the next round gets: what the tool set, else the last round's, or none.
+    #[napi]
+    pub fn data(&self) -> Result<Option<String>> {
+        crate::run(|| Ok(self.0.data()))
+    }
+
+    /// The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+    #[napi]
+    pub fn set_data(&mut self, data: Option<Text>) -> Result<()> {
+        crate::run(|| {
+            self.0.set_data(data.as_ref().map(crate::bytes));
+            Ok(())
+        })
+    }
+
+    /// The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
+    /// gives none.
+    #[napi]
+    pub fn stop(&mut self) -> Result<()> {
+        crate::run(|| {
+            self.0.stop();
+            Ok(())
+        })
+    }
+
+    /// Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
+    /// response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
+    /// data set, else the last round's as it came), else the `complete` response; fails with the
+    /// refusal recorded (or met here: the round cap).
+    #[napi]
+    pub fn respond(&mut self, ring: &KeyRing, result: Option<Text>, random: &[u8]) -> Result<String> {
+        crate::run(|| self.0.respond(&ring.0, result.as_ref().map(crate::bytes), Randomness::Bytes(random)))
+    }
+
+    /// Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
+    /// over it; none: the tool's error is the host's to raise.
+    #[napi]
+    pub fn refused(&self) -> Result<Option<String>> {
+        crate::refusal(|| self.0.refused())
+    }
+
+    /// The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+    /// status (`{response, status}`, the options' `errorCodes`), or none.
+    #[napi]
+    pub fn refusal_response(&self, options: Option<String>) -> Result<Option<String>> {
+        crate::run(|| Ok(self.0.refusal_response(&crate::options(options)?)))
+    }
+
+    /// Frees what the run holds now, not when its object is collected: the last call on it.
+    #[napi]
+    pub fn release(&mut self) -> Result<()> {
+        crate::run(|| {
+            self.0.release();
+            Ok(())
+        })
+    }
 }
 
 /// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
@@ -1110,6 +1222,14 @@ impl ToolBridge {
     #[napi]
     pub fn refuse(&mut self, rule: String, message: String, data: Option<Text>) -> Result<()> {
         crate::run(|| self.0.refuse(&rule, &message, data.as_ref().map(crate::bytes)))
+    }
+
+    /// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+    /// goes on the stream (past the round cap the call ends with that error); else `result`
+    /// completes the call.
+    #[napi]
+    pub fn finish(&mut self, run: &ToolRun, result: Option<Text>, now: f64) -> Result<()> {
+        crate::run(|| self.0.finish(&run.0, result.as_ref().map(crate::bytes), facade::whole(now, "now")?))
     }
 
     /// A response the client POSTed; true when the round is complete.

@@ -7,6 +7,7 @@ use crate::convert::{from_python, json_text, maybe_detached, output};
 use crate::errors::{guard, usage, OrRaise};
 use crate::options::{Lim, Nat, Proto, Text};
 use crate::replay::ToolReplay;
+use crate::replay::ToolRun;
 use crate::transport::{bytes_of, call_config, headers_text, headers_value, limits_value, opt_value, options};
 use mrtr::Limits;
 use mrtr_facade as facade;
@@ -1169,6 +1170,22 @@ impl ToolBridge {
         guard(|| {
             let data = data.map(|v| json_text(v, &self.limits)).transpose()?;
             self.core.refuse(&rule.0, &message.0, data.as_ref().map(|t| t.as_bytes())).or_raise()
+        })
+    }
+
+    /// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+    /// goes on the stream (past the round cap the call ends with that error); else `result`
+    /// completes the call.
+    #[pyo3(signature = (run, result, now))]
+    pub(crate) fn finish<'py>(
+        &mut self,
+        run: PyRef<'py, ToolRun>,
+        result: Option<&Bound<'py, PyAny>>,
+        now: Nat,
+    ) -> PyResult<()> {
+        guard(|| {
+            let result = result.map(|v| json_text(v, &self.limits)).transpose()?;
+            self.core.finish(&run.core, result.as_ref().map(|t| t.as_bytes()), now.0).or_raise()
         })
     }
 

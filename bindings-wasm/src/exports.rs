@@ -821,6 +821,99 @@ impl ToolReplay {
     pub fn release(&mut self) {
         self.0.release();
     }
+
+    /// The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this
+    /// one is released.
+    pub fn run(&mut self) -> ToolRun {
+        ToolRun(self.0.run())
+    }
+}
+
+/// One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+/// forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+/// input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+/// `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
+/// whatever the tool does next, even when it caught it.
+#[wasm_bindgen]
+pub struct ToolRun(pub(crate) facade::ToolRun);
+
+#[wasm_bindgen]
+impl ToolRun {
+    /// Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+    /// refusal fails the ask and is recorded: the run ends with it.
+    pub fn ask(&mut self, question: &JsValue, key: Option<String>) -> Result<Option<String>> {
+        crate::run(|| self.0.ask(&crate::bytes(question), key.as_deref()))
+    }
+
+    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+    /// schema that is no JSON fails, unrecorded: nothing was asked.
+    #[wasm_bindgen(js_name = askElicit)]
+    pub fn ask_elicit(
+        &mut self,
+        message: &str,
+        requested_schema: &JsValue,
+        key: Option<String>,
+    ) -> Result<Option<String>> {
+        crate::run(|| self.0.ask_elicit(message, &crate::bytes(requested_schema), key.as_deref()))
+    }
+
+    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's run.
+    pub fn arguments(&self) -> Option<String> {
+        self.0.arguments()
+    }
+
+    /// How many rounds came before this request.
+    pub fn round(&self) -> u32 {
+        self.0.round()
+    }
+
+    /// `{stateId, expiry}` of the state the request carried, or none.
+    pub fn state(&self) -> Option<String> {
+        self.0.state()
+    }
+
+    /// The data the next round gets: what the tool set, else the last round's, or none.
+    pub fn data(&self) -> Option<String> {
+        self.0.data()
+    }
+
+    /// The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+    #[wasm_bindgen(js_name = setData)]
+    pub fn set_data(&mut self, data: &JsValue) {
+        self.0.set_data(crate::optional(data).as_deref());
+    }
+
+    /// The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
+    /// gives none.
+    pub fn stop(&mut self) {
+        self.0.stop();
+    }
+
+    /// Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
+    /// response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
+    /// data set, else the last round's as it came), else the `complete` response; fails with the
+    /// refusal recorded (or met here: the round cap).
+    pub fn respond(&mut self, ring: &KeyRing, result: &JsValue, random: &[u8]) -> Result<String> {
+        crate::run(|| self.0.respond(&ring.0, crate::optional(result).as_deref(), Randomness::Bytes(random)))
+    }
+
+    /// Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
+    /// over it; none: the tool's error is the host's to raise.
+    pub fn refused(&self) -> Option<String> {
+        crate::refusal(|| self.0.refused())
+    }
+
+    /// The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+    /// status (`{response, status}`, the options' `errorCodes`), or none.
+    #[wasm_bindgen(js_name = refusalResponse)]
+    pub fn refusal_response(&self, options: Option<String>) -> Result<Option<String>> {
+        crate::run(|| Ok(self.0.refusal_response(&crate::options(options)?)))
+    }
+
+    /// Frees what the run holds now, not when its object is collected: the last call on it.
+    pub fn release(&mut self) {
+        self.0.release();
+    }
 }
 
 /// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
@@ -859,6 +952,13 @@ impl ToolBridge {
     /// object).
     pub fn refuse(&mut self, rule: &str, message: &str, data: &JsValue) -> Result<()> {
         crate::run(|| self.0.refuse(rule, message, crate::optional(data).as_deref()))
+    }
+
+    /// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+    /// goes on the stream (past the round cap the call ends with that error); else `result`
+    /// completes the call.
+    pub fn finish(&mut self, run: &ToolRun, result: &JsValue, now: f64) -> Result<()> {
+        crate::run(|| self.0.finish(&run.0, crate::optional(result).as_deref(), facade::whole(now, "now")?))
     }
 
     /// A response the client POSTed; true when the round is complete.

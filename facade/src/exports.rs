@@ -415,7 +415,7 @@ const JS_REPLAY: &[(Binding, &str)] = &[
     ),
     (
         Binding::Python,
-        "the package's own, over Python values: ToolReplay._ask_elicit, _arguments, _input_required_bytes(keep=True)",
+        "the package's await-style tools run over ToolRun, which has them (ask_elicit, arguments, the kept data)",
     ),
 ];
 
@@ -436,6 +436,13 @@ pub const MACHINES: &[Machine] = &[
     },
     Machine {
         name: "Checker",
+/// Why the bindings whose objects are freed when their owner lets go leave `ToolRun.release` out.
+const RUN_FREED_AT_ONCE: &[(Binding, &str)] = &[
+    (Binding::C, "the host frees the run itself, when it chooses: mrtr_tool_run_free"),
+    (Binding::Uniffi, "the object is freed when its last reference goes: Kotlin's `close()` or `use`, Swift's deinit"),
+    (Binding::Python, "CPython frees the run when its last reference goes, at once"),
+];
+
         inner: "Checker",
         doc: "The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP exchange), read the violations so far.",
         left_out: &[],
@@ -487,6 +494,12 @@ pub const MACHINES: &[Machine] = &[
 
 /// The machines' methods of an HTTP client exchange, shared by `HttpCall` and `Operation`.
 macro_rules! exchange_inputs {
+    Machine {
+        name: "ToolRun",
+        inner: "ToolRun",
+        doc: "One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once, forwarding its asks (each answered, or none: the tool stops there), then ends the run with one input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over whatever the tool does next, even when it caught it.",
+        left_out: &[],
+    },
     ($m:literal) => {
         [
             method(
@@ -675,6 +688,19 @@ pub const EXPORTS: &[Export] = &[
     free("require_declared", "Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of `required` (a `ClientCapabilities` object, such as an extension).", &[("request", Text), ("required", Text), OPTIONS], Ret::Refusal),
     free("complete", "The final response to `request` with `result`: `resultType: \"complete\"`, `ttlMs: 0` when `request` is a retry (its result must not be cached), and for a cacheable result that names no caching hints the safe ones its schema requires.", &[("request", Text), ("result", Text), OPTIONS], Ret::Json),
     free("discover", "The answer to the `server/discover` `request` from what the server declares: `server` is `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required (absent versions: the protocol's name), completed with the caching hints its schema requires. A member of the wrong shape, or one not named here, is `usage-invalid-argument`.", &[("request", Text), ("server", Text), OPTIONS], Ret::Json),
+    method("ToolReplay", "run", Mut, "The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this one is released.", &[], Ret::Machine("ToolRun")).infallible(),
+    method("ToolRun", "ask", Mut, "Asks the next question, under `key` when given: its answer, or none (the tool stops here). A refusal fails the ask and is recorded: the run ends with it.", &[("question", Text), ("key", OptStr)], Ret::OptJson),
+    method("ToolRun", "ask_elicit", Mut, "Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A schema that is no JSON fails, unrecorded: nothing was asked.", &[("message", Str), ("requested_schema", Text), ("key", OptStr)], Ret::OptJson),
+    method("ToolRun", "arguments", Ref, "The request's `params.arguments` when an object, else `{}`; none for a bridge's run.", &[], Ret::OptJson).infallible(),
+    method("ToolRun", "round", Ref, "How many rounds came before this request.", &[], Ret::Count).infallible(),
+    method("ToolRun", "state", Ref, "`{stateId, expiry}` of the state the request carried, or none.", &[], Ret::OptJson).infallible(),
+    method("ToolRun", "data", Ref, "The data the next round gets: what the tool set, else the last round's, or none.", &[], Ret::OptJson).infallible(),
+    method("ToolRun", "set_data", Mut, "The tool keeps `data` (none: nothing) for the next round, in place of the last round's.", &[("data", OptText)], Ret::Unit).infallible(),
+    method("ToolRun", "stop", Mut, "The host stopped the tool (at its first unanswered ask): every later ask asks nothing and gives none.", &[], Ret::Unit).infallible(),
+    method("ToolRun", "respond", Mut, "Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the data set, else the last round's as it came), else the `complete` response; fails with the refusal recorded (or met here: the round cap).", &[("ring", Machine("KeyRing")), ("result", OptText), ("random", Random)], Ret::Json),
+    method("ToolRun", "refused", Ref, "Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins over it; none: the tool's error is the host's to raise.", &[], Ret::Refusal),
+    method("ToolRun", "refusal_response", Ref, "The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP status (`{response, status}`, the options' `errorCodes`), or none.", &[OPTIONS], Ret::OptJson).infallible(),
+    method("ToolRun", "release", Mut, "Frees what the run holds now, not when its object is collected: the last call on it.", &[], Ret::Unit).infallible().leaving(RUN_FREED_AT_ONCE),
     free("task_created", "The response to `request` that starts the task of `record` (a task record: `taskId`, `status`, `createdAt`, `lastUpdatedAt`, `ttlMs`, …).", &[("request", Text), ("record", Text), OPTIONS], Ret::Json).shaped(&[("record", Shape::TaskRecord)]),
     free("task_get_response", "The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status carries.", &[("request", Text), ("record", Text), OPTIONS], Ret::Json).shaped(&[("record", Shape::TaskRecord)]),
     new("ToolBridge", "A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds, roundTimeoutMs, limits}`; none: the defaults).", &[("request", Text), ("key", Str), ("config", OrEmpty)]).shaped(&[("config", Shape::BridgeConfig)]),
@@ -692,6 +718,7 @@ pub const EXPORTS: &[Export] = &[
 
 /// The machine named `name`.
 pub fn machine(name: &str) -> Option<&'static Machine> {
+    method("ToolBridge", "finish", Mut, "Ends the round as `run` ended: its refusal ends the call with the error; else what it misses goes on the stream (past the round cap the call ends with that error); else `result` completes the call.", &[("run", Machine("ToolRun")), ("result", OptText), NOW], Ret::Unit),
     MACHINES.iter().find(|m| m.name == name)
 }
 

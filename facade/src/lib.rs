@@ -487,6 +487,9 @@ pub use serve::*;
 mod replay;
 pub use replay::*;
 
+mod tool_run;
+pub use tool_run::ToolRun;
+
 mod ring;
 pub use ring::KeyRing;
 

@@ -2,7 +2,7 @@
 //! one request, the questions a tool asks, and the answers a server builds.
 
 use super::sealed::{rng, CallSpec, Randomness, RoundsSettings};
-use super::{parse, parse_arg, text, usage_owned};
+use super::{parse, parse_arg, text, usage_owned, ToolRun};
 use alloc::{
     string::{String, ToString},
     vec::Vec,
@@ -224,6 +224,12 @@ impl ToolReplay {
         self.sealed = None;
     }
 
+    /// The run of the tool over this replay ([`ToolRun`]), which takes what
+    /// the replay holds: this one is released.
+    pub fn run(&mut self) -> ToolRun {
+        ToolRun::from(ToolReplay { inner: self.inner.take(), sealed: self.sealed.take() })
+    }
+
     fn replay(&self) -> Result<&Replay> {
         self.inner.as_ref().ok_or_else(released)
     }
@@ -287,6 +293,11 @@ impl ToolBridge {
     pub fn refuse(&mut self, rule: &str, message: &str, data: Option<&[u8]>) -> Result<()> {
         let error = super::serve::error_of(rule, message, data)?;
         self.0.refuse(&error)
+    }
+
+    /// [`ToolBridge::refuse`] with the core's error itself.
+    pub(super) fn refuse_error(&mut self, error: &mrtr::Error) -> Result<()> {
+        self.0.refuse(error)
     }
 
     /// A response the client POSTed; `true` when the round is complete.

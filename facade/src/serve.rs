@@ -80,8 +80,13 @@ pub fn task_get_response(request: &[u8], record: &[u8], o: &Options) -> Result<S
 /// in answer to the request id `id` (JSON text): `{"response", "status"}`.
 pub fn error_response(id: &[u8], rule: &str, message: &str, data: Option<&[u8]>, o: &Options) -> Result<String> {
     let id = parse_arg(id, "an id")?;
-    let (response, status) = server::error_response_in(&id, &error_of(rule, message, data)?, o.error_codes);
-    Ok(text(&json!({"response": response, "status": status})))
+    Ok(error_response_of(&id, &error_of(rule, message, data)?, o))
+}
+
+/// [`error_response`] of the core's `error` itself, to the request id `id`.
+pub(super) fn error_response_of(id: &Value, error: &Error, o: &Options) -> String {
+    let (response, status) = server::error_response_in(id, error, o.error_codes);
+    text(&json!({"response": response, "status": status}))
 }
 
 /// The core's error for the rule named `rule`, `message` and `data` (JSON

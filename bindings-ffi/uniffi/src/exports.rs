@@ -9,6 +9,7 @@
 use crate::client::{Checker, Client};
 use crate::error::{guard, lock, wire, Result};
 use crate::state::KeyRing;
+use crate::state::ReplayGuard;
 use crate::transport::SseDecoder;
 use mrtr_facade::{self as facade, Randomness};
 use serde::{Deserialize, Serialize};
@@ -219,6 +220,31 @@ pub enum Incoming {
         #[serde(default, rename = "lastEventId")]
         last_event_id: Option<String>,
     },
+}
+
+/// What a token is bound to, checked when it is opened: the subject (`subject`, the authenticated
+/// principal, or `anonymous` and no subject: neither, both or an empty subject is
+/// `usage-invalid-argument`, so a missing auth context never binds as anonymous by accident), the
+/// protocol, the method, its target and the digest of the request's params (32 zero bytes, a
+/// placeholder, are refused).
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record, Deserialize, Serialize, Default)]
+pub struct Binding {
+    /// The authenticated principal; none only when `anonymous`.
+    #[uniffi(default = None)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    /// No principal, by explicit choice: such a token opens for any anonymous caller, so it must carry
+    /// nothing user-specific.
+    pub anonymous: bool,
+    /// The protocol of the conversation (`2026-07-28`, …).
+    pub protocol: String,
+    /// The request's method.
+    pub method: String,
+    /// What the method acts on: the tool or prompt name, the resource URI, the task id.
+    pub target: String,
+    /// SHA-256 of the request's params (`params_digest`): 32 bytes.
+    #[serde(rename = "paramsDigest", with = "crate::transport::hex")]
+    pub params_digest: Vec<u8>,
 }
 
 /// The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
@@ -1110,6 +1136,148 @@ impl ServerStream {
     }
 }
 
+#[uniffi::export]
+impl KeyRing {
+    /// Makes the key `id` the sealing key; false when the ring lacks it.
+    pub fn set_current(&self, id: i32) -> Result<bool> {
+        guard(|| {
+            let mut this = self.writing()?;
+            Ok(this.set_current(u64::from(crate::ints::unsigned::<u8>(id, "id")?)))
+        })
+    }
+
+    /// Drops the key `id` (not the current one); false when it could not.
+    pub fn remove(&self, id: i32) -> Result<bool> {
+        guard(|| {
+            let mut this = self.writing()?;
+            Ok(this.remove(u64::from(crate::ints::unsigned::<u8>(id, "id")?)))
+        })
+    }
+
+    /// The bound on a token's length, checked before any decoding.
+    pub fn set_max_token_bytes(&self, max: i64) -> Result<()> {
+        guard(|| {
+            let mut this = self.writing()?;
+            this.set_max_token_bytes(crate::ints::unsigned(max, "max")?);
+            Ok(())
+        })
+    }
+
+    /// The deployment label every token is sealed and opened under (at most 64 bytes).
+    pub fn set_context(&self, label: Vec<u8>) -> Result<()> {
+        guard(|| {
+            let mut this = self.writing()?;
+            Ok(this.set_context(&label)?)
+        })
+    }
+
+    /// How many seals each key may make in this process.
+    pub fn set_seal_budget(&self, seals: i64) -> Result<()> {
+        guard(|| {
+            let mut this = self.writing()?;
+            this.set_seal_budget(crate::ints::unsigned(seals, "seals")?);
+            Ok(())
+        })
+    }
+
+    /// How many seals the key `id` has made in this process, or none when the ring lacks it.
+    pub fn seals(&self, id: i32) -> Result<Option<i64>> {
+        guard(|| {
+            let this = self.ring()?;
+            Ok(this.seals(u64::from(crate::ints::unsigned::<u8>(id, "id")?)).map(crate::ints::long))
+        })
+    }
+
+    /// Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params
+    /// | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a
+    /// nonce from `random`: the token.
+    pub fn seal(&self, binding: Binding, now: i64, ttl: i64, payload: Vec<u8>) -> Result<String> {
+        guard(|| {
+            let this = self.ring()?;
+            Ok(this.seal(
+                &crate::transport::json_of(&binding),
+                crate::ints::unsigned(now, "now")?,
+                crate::ints::unsigned(ttl, "ttl")?,
+                &payload,
+                Randomness::Os,
+            )?)
+        })
+    }
+
+    /// A server's round with sealed state: this request's answers plus the sealed earlier ones for
+    /// the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the
+    /// `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing,
+    /// ignored, data, round, stateId, expiry}`.
+    pub fn resume_round(
+        &self,
+        request_json: String,
+        needs_json: String,
+        settings_json: String,
+        call_json: String,
+        guard: Option<Box<dyn ReplayGuard>>,
+    ) -> Result<String> {
+        crate::error::guard(|| {
+            self.guarded(guard, |this, guard| {
+                this.resume_round(
+                    request_json.as_bytes(),
+                    needs_json.as_bytes(),
+                    settings_json.as_bytes(),
+                    call_json.as_bytes(),
+                    guard,
+                )
+            })
+        })
+    }
+
+    /// The `input_required` response asking what `round` misses of `needs`, sealing what it has
+    /// (and `data`) with a nonce from `random`.
+    pub fn respond_round(
+        &self,
+        request_json: String,
+        round_json: String,
+        needs_json: String,
+        data_json: Option<String>,
+        settings_json: String,
+        call_json: String,
+    ) -> Result<String> {
+        guard(|| {
+            let this = self.ring()?;
+            Ok(this.respond_round(
+                request_json.as_bytes(),
+                round_json.as_bytes(),
+                needs_json.as_bytes(),
+                data_json.as_deref().map(str::as_bytes),
+                settings_json.as_bytes(),
+                call_json.as_bytes(),
+                Randomness::Os,
+            )?)
+        })
+    }
+
+    /// The replay of an await-style tool on `request` for the deployment's `settings` and the
+    /// `call`, single-use under `guard`.
+    pub fn start_tool_replay(
+        &self,
+        request_json: String,
+        settings_json: String,
+        call_json: String,
+        guard: Option<Box<dyn ReplayGuard>>,
+    ) -> Result<Arc<ToolReplay>> {
+        crate::error::guard(|| {
+            Ok(Arc::new(ToolReplay {
+                inner: Mutex::new(self.guarded(guard, |this, guard| {
+                    this.start_tool_replay(
+                        request_json.as_bytes(),
+                        settings_json.as_bytes(),
+                        call_json.as_bytes(),
+                        guard,
+                    )
+                })?),
+            }))
+        })
+    }
+}
+
 /// One replay of an await-style tool on one request: each `ask` answered from what the conversation
 /// holds, or the round ends there.
 #[derive(uniffi::Object)]
@@ -1166,6 +1334,132 @@ impl ToolReplay {
         guard(|| {
             let this = lock(&self.inner)?;
             Ok(this.complete(result_json.as_bytes())?)
+        })
+    }
+
+    /// The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this
+    /// one is released.
+    pub fn run(&self) -> Result<Arc<ToolRun>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(Arc::new(ToolRun { inner: Mutex::new(this.run()) }))
+        })
+    }
+}
+
+/// One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+/// forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+/// input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+/// `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
+/// whatever the tool does next, even when it caught it.
+#[derive(uniffi::Object)]
+pub struct ToolRun {
+    pub(crate) inner: Mutex<facade::ToolRun>,
+}
+
+#[uniffi::export]
+impl ToolRun {
+    /// Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+    /// refusal fails the ask and is recorded: the run ends with it.
+    pub fn ask(&self, question_json: String, key: Option<String>) -> Result<Option<String>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.ask(question_json.as_bytes(), key.as_deref())?)
+        })
+    }
+
+    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+    /// schema that is no JSON fails, unrecorded: nothing was asked.
+    pub fn ask_elicit(
+        &self,
+        message: String,
+        requested_schema_json: String,
+        key: Option<String>,
+    ) -> Result<Option<String>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.ask_elicit(&message, requested_schema_json.as_bytes(), key.as_deref())?)
+        })
+    }
+
+    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's run.
+    pub fn arguments(&self) -> Result<Option<String>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.arguments())
+        })
+    }
+
+    /// How many rounds came before this request.
+    pub fn round(&self) -> Result<i32> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(crate::ints::int(this.round()))
+        })
+    }
+
+    /// `{stateId, expiry}` of the state the request carried, or none.
+    pub fn state(&self) -> Result<Option<String>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.state())
+        })
+    }
+
+    /// The data the next round gets: what the tool set, else the last round's, or none.
+    pub fn data(&self) -> Result<Option<String>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.data())
+        })
+    }
+
+    /// The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+    pub fn set_data(&self, data_json: Option<String>) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.set_data(data_json.as_deref().map(str::as_bytes));
+            Ok(())
+        })
+    }
+
+    /// The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
+    /// gives none.
+    pub fn stop(&self) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.stop();
+            Ok(())
+        })
+    }
+
+    /// Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
+    /// response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
+    /// data set, else the last round's as it came), else the `complete` response; fails with the
+    /// refusal recorded (or met here: the round cap).
+    pub fn respond(&self, ring: Arc<KeyRing>, result_json: Option<String>) -> Result<String> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            let ring = ring.ring()?;
+            Ok(this.respond(&ring, result_json.as_deref().map(str::as_bytes), Randomness::Os)?)
+        })
+    }
+
+    /// Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
+    /// over it; none: the tool's error is the host's to raise.
+    pub fn refused(&self) -> Result<Option<String>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.refused().err().map(|e| facade::error_json(&e)))
+        })
+    }
+
+    /// The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+    /// status (`{response, status}`, the options' `errorCodes`), or none.
+    pub fn refusal_response(&self, protocol: String) -> Result<Option<String>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.refusal_response(&crate::ops::options(&protocol, None)?))
         })
     }
 }
@@ -1228,6 +1522,21 @@ impl ToolBridge {
         })
     }
 
+    /// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+    /// goes on the stream (past the round cap the call ends with that error); else `result`
+    /// completes the call.
+    pub fn finish(&self, run: Arc<ToolRun>, result_json: Option<String>, now_ms: i64) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            let run = lock(&run.inner)?;
+            Ok(this.finish(
+                &run,
+                result_json.as_deref().map(str::as_bytes),
+                crate::ints::unsigned(now_ms, "now_ms")?,
+            )?)
+        })
+    }
+
     /// A response the client POSTed; true when the round is complete.
     pub fn handle_answer(&self, response_json: String, now_ms: i64) -> Result<bool> {
         guard(|| {
@@ -1278,8 +1587,8 @@ impl ToolBridge {
     }
 }
 
-// left out: KeyRing: a key ring of its own: keys and bindings as records, a guard as a callback interface
 // left out: ask_elicit: runTool's one call per ask, JavaScript's own: a host builds its questions (questionElicit), reads its request, passes its data
 // left out: arguments: runTool's one call per ask, JavaScript's own: a host builds its questions (questionElicit), reads its request, passes its data
 // left out: input_required_kept: runTool's one call per ask, JavaScript's own: a host builds its questions (questionElicit), reads its request, passes its data
+// left out: release: the object is freed when its last reference goes: Kotlin's `close()` or `use`, Swift's deinit
 // left out: release: the object is freed when its last reference goes: Kotlin's `close()` or `use`, Swift's deinit

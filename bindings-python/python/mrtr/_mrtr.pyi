@@ -446,18 +446,61 @@ class ToolReplay:
         ``data``; past the round cap ``retry-rounds-exceeded``, with nothing missing ``usage-out-of-turn``."""
     def complete(self, result: _JsonIn) -> dict[str, Any]:
         """The final response with ``result`` (``resultType: "complete"``; ``ttlMs: 0`` on a retry)."""
-    def _ask_elicit(
+    def run(self) -> ToolRun:
+        """The run of the tool over this replay (``ToolRun``), which takes what the replay holds: this one is
+        released."""
+
+@final
+class ToolRun:
+    """One run of an await-style tool on one request (``run_tool`` and ``Context`` drive it): the tool's asks,
+    each answered or ``None`` (the tool stops there); then ``respond`` (the tool returned, or stopped at an
+    unanswered ask) or ``refused`` (it raised its own exception). A refusal at an ask raises there and is
+    recorded: the run ends with it, whatever the tool does next."""
+
+    def __new__(
+        cls,
+        rounds: SealedRounds,
+        request: _JsonIn,
+        *,
+        subject: str | None = None,
+        anonymous: bool = False,
+        now: int,
+        guard: _Guard | None = None,
+    ) -> ToolRun: ...
+    def ask(self, question: _JsonIn, key: str | None = None) -> dict[str, Any] | None:
+        """The answer to ``question`` (an input request), under the key of its order or ``key``; ``None``: the
+        tool stops here. A refusal raises, and the run ends with it."""
+    def ask_elicit(
         self, message: str, requested_schema: Mapping[str, Any] | str | bytes, key: str | None = None
     ) -> dict[str, Any] | None:
-        """``ask(question_elicit(message, requested_schema), key)`` in one call (``Context.elicit``)."""
-    def _arguments(self) -> dict[str, Any] | None:
-        """The request's ``params.arguments`` (an empty dict when not an object); ``None`` for a bridge's
-        replay."""
-    def _input_required_bytes(self, data: Any = None, keep: bool = False) -> bytes:
-        """``input_required`` as the UTF-8 bytes of its JSON text; with ``keep``, the last round's data sealed
-        again as it came."""
-    def _complete_bytes(self, result: _JsonIn) -> bytes:
-        """``complete`` as the UTF-8 bytes of its JSON text."""
+        """The form elicitation's answer, or ``None``, in one call; a schema that is no JSON raises, unrecorded."""
+    def arguments(self) -> dict[str, Any] | None:
+        """The request's ``params.arguments`` (an empty dict when not an object); ``None`` for a bridge's run."""
+    @property
+    def round(self) -> int:
+        """How many ``input_required`` rounds came before this request."""
+    @property
+    def state(self) -> dict[str, Any] | None:
+        """The state the request carried: ``{"stateId", "expiry"}``, or ``None``."""
+    @property
+    def data(self) -> Any:
+        """The data the next round gets: what the tool set, else the last round's (``None`` without)."""
+    def set_data(self, data: Any) -> None:
+        """The tool keeps ``data`` (``None``: nothing) for the next round, in place of the last round's."""
+    def stop(self) -> None:
+        """The tool was stopped at an unanswered ask: every later ask asks nothing and gives ``None``."""
+    def respond(self, result: Any = None, *, stopped: bool = False) -> dict[str, Any]:
+        """Ends the run: the tool returned ``result`` (or, ``stopped``, stopped at an unanswered ask). The
+        ``input_required`` response when an ask went unanswered, else the ``complete`` one; raises the refusal."""
+    def _respond_bytes(self, result: Any = None, *, stopped: bool = False) -> bytes:
+        """``respond`` as the UTF-8 bytes of its JSON text."""
+    def refused(self) -> None:
+        """Ends the run when the tool raised its own exception: raises the refusal recorded at an ask, which wins
+        over it; returns when there is none."""
+    def refusal_response(
+        self, *, error_codes: Literal["released", "draft"] | None = None
+    ) -> tuple[dict[str, Any], int] | None:
+        """The refusal the run ended with, as the JSON-RPC error response and its HTTP status, or ``None``."""
 
 def _error_response(
     id: int | str | None,
@@ -774,6 +817,10 @@ class ToolBridge:
     def refuse(self, rule: str, message: str, data: _JsonIn | None = None) -> None:
         """The tool's run was refused: ``rule``, ``message``, ``data`` (the members of the error's
         ``data``, an object)."""
+    def finish(self, run: ToolRun, result: _JsonIn | None, now: int) -> None:
+        """Ends the round as ``run`` ended: its refusal ends the call with the error; else what it
+        misses goes on the stream (past the round cap the call ends with that error); else
+        ``result`` completes the call."""
     def handle_answer(self, response: _JsonIn, now: int) -> bool:
         """A response the client POSTed; true when the round is complete."""
     def handle_timeout(self, now: int) -> None:

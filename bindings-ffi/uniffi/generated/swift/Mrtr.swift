@@ -1377,8 +1377,67 @@ public func FfiConverterTypeHttpCall_lower(_ value: HttpCall) -> UInt64 {
  * rotation never breaks a round in flight. Key material stays in Rust and is
  * wiped on drop. Sealing and opening take a read lock and run on many
  * threads at once; adding, rotating and the settings take the write lock.
+ * Its methods but these, which take a key as a secret or a master, are the
+ * table's rows (`crate::exports`).
  */
 public protocol KeyRingProtocol: AnyObject, Sendable {
+    
+    /**
+     * Drops the key `id` (not the current one); false when it could not.
+     */
+    func remove(id: Int32) throws  -> Bool
+    
+    /**
+     * The `input_required` response asking what `round` misses of `needs`, sealing what it has
+     * (and `data`) with a nonce from `random`.
+     */
+    func respondRound(requestJson: String, roundJson: String, needsJson: String, dataJson: String?, settingsJson: String, callJson: String) throws  -> String
+    
+    /**
+     * A server's round with sealed state: this request's answers plus the sealed earlier ones for
+     * the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the
+     * `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing,
+     * ignored, data, round, stateId, expiry}`.
+     */
+    func resumeRound(requestJson: String, needsJson: String, settingsJson: String, callJson: String, `guard`: ReplayGuard?) throws  -> String
+    
+    /**
+     * Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params
+     * | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a
+     * nonce from `random`: the token.
+     */
+    func seal(binding: Binding, now: Int64, ttl: Int64, payload: Data) throws  -> String
+    
+    /**
+     * How many seals the key `id` has made in this process, or none when the ring lacks it.
+     */
+    func seals(id: Int32) throws  -> Int64?
+    
+    /**
+     * The deployment label every token is sealed and opened under (at most 64 bytes).
+     */
+    func setContext(label: Data) throws 
+    
+    /**
+     * Makes the key `id` the sealing key; false when the ring lacks it.
+     */
+    func setCurrent(id: Int32) throws  -> Bool
+    
+    /**
+     * The bound on a token's length, checked before any decoding.
+     */
+    func setMaxTokenBytes(max: Int64) throws 
+    
+    /**
+     * How many seals each key may make in this process.
+     */
+    func setSealBudget(seals: Int64) throws 
+    
+    /**
+     * The replay of an await-style tool on `request` for the deployment's `settings` and the
+     * `call`, single-use under `guard`.
+     */
+    func startToolReplay(requestJson: String, settingsJson: String, callJson: String, `guard`: ReplayGuard?) throws  -> ToolReplay
     
     /**
      * Adds a key that opens tokens (replacing one with the same id).
@@ -1400,73 +1459,6 @@ public protocol KeyRingProtocol: AnyObject, Sendable {
      */
     func `open`(token: String, binding: Binding, now: Int64, `guard`: ReplayGuard?) throws  -> Opened
     
-    /**
-     * Drops the key `id` (never the current one): its tokens become `state-unknown-key`.
-     */
-    func remove(id: Int32) throws  -> Bool
-    
-    /**
-     * Server, sealed rounds: the `input_required` response to `request_json`
-     * asking what `round_json` (as `resume_round` wrote it) still misses of
-     * `needs_json`, sealing the round with `data_json` (any JSON, or none)
-     * under a nonce from the operating system.
-     */
-    func respondRound(requestJson: String, roundJson: String, needsJson: String, dataJson: String?, settingsJson: String, callJson: String) throws  -> String
-    
-    /**
-     * Server, sealed rounds: reads `request_json` against `needs_json` (an
-     * `inputRequests` object): the answers it carries plus those earlier
-     * rounds sealed in its `requestState`, as the round's JSON (`{"answers",
-     * "missing", "ignored", "data", "round", "stateId", "expiry"}`).
-     * `settings_json` is the deployment's `{"ttl", "protocol", "limits",
-     * "pinAnswers"}`, `call_json` the request's `{"subject" | "anonymous",
-     * "now"}` (seconds); with a `guard`, a state used before is `state-replayed`.
-     */
-    func resumeRound(requestJson: String, needsJson: String, settingsJson: String, callJson: String, `guard`: ReplayGuard?) throws  -> String
-    
-    /**
-     * Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
-     * (seconds since the Unix epoch), with a nonce from the OS's random numbers.
-     */
-    func seal(binding: Binding, now: Int64, ttl: Int64, payload: Data) throws  -> String
-    
-    /**
-     * How many seals the key `id` has made in this process (none if the ring lacks it).
-     */
-    func seals(id: Int32) throws  -> Int64?
-    
-    /**
-     * The deployment label every token of this ring is sealed and opened
-     * under (at most 64 bytes; empty by default): staging and production,
-     * or two tenants, that share a secret never open each other's tokens
-     * (`state-tampered`).
-     */
-    func setContext(label: Data) throws 
-    
-    /**
-     * Makes the key `id` the sealing key; false if the ring lacks it.
-     */
-    func setCurrent(id: Int32) throws  -> Bool
-    
-    /**
-     * The bound on a token's length (default 65536), checked before decoding.
-     */
-    func setMaxTokenBytes(max: Int64) throws 
-    
-    /**
-     * How many seals each key of this ring may make in this process (this
-     * instance's share of the fleet's budget); past it, sealing is
-     * `usage-seal-budget-spent`: make another key current.
-     */
-    func setSealBudget(seals: Int64) throws 
-    
-    /**
-     * Server, an await-style tool: the replay of the tool on `request_json`
-     * (settings and call as in `resume_round`), its questions asked again in
-     * the tool's order with `ToolReplay.ask`.
-     */
-    func startToolReplay(requestJson: String, settingsJson: String, callJson: String, `guard`: ReplayGuard?) throws  -> ToolReplay
-    
 }
 /**
  * Sealing keys by id (AES-256-GCM, XChaCha20-Poly1305 or XAES-256-GCM, the algorithm for
@@ -1474,6 +1466,8 @@ public protocol KeyRingProtocol: AnyObject, Sendable {
  * rotation never breaks a round in flight. Key material stays in Rust and is
  * wiped on drop. Sealing and opening take a read lock and run on many
  * threads at once; adding, rotating and the settings take the write lock.
+ * Its methods but these, which take a key as a secret or a master, are the
+ * table's rows (`crate::exports`).
  */
 open class KeyRing: KeyRingProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -1559,6 +1553,155 @@ public static func derived(id: Int32, algorithm: String, master: Data)throws  ->
 
     
     /**
+     * Drops the key `id` (not the current one); false when it could not.
+     */
+open func remove(id: Int32)throws  -> Bool  {
+    return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_keyring_remove(
+            self.uniffiCloneHandle(),
+        FfiConverterInt32.lower(id),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The `input_required` response asking what `round` misses of `needs`, sealing what it has
+     * (and `data`) with a nonce from `random`.
+     */
+open func respondRound(requestJson: String, roundJson: String, needsJson: String, dataJson: String?, settingsJson: String, callJson: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_keyring_respond_round(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(roundJson),
+        FfiConverterString.lower(needsJson),
+        FfiConverterOptionString.lower(dataJson),
+        FfiConverterString.lower(settingsJson),
+        FfiConverterString.lower(callJson),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * A server's round with sealed state: this request's answers plus the sealed earlier ones for
+     * the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the
+     * `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing,
+     * ignored, data, round, stateId, expiry}`.
+     */
+open func resumeRound(requestJson: String, needsJson: String, settingsJson: String, callJson: String, `guard`: ReplayGuard?)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_keyring_resume_round(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(needsJson),
+        FfiConverterString.lower(settingsJson),
+        FfiConverterString.lower(callJson),
+        FfiConverterOptionCallbackInterfaceReplayGuard.lower(`guard`),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params
+     * | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a
+     * nonce from `random`: the token.
+     */
+open func seal(binding: Binding, now: Int64, ttl: Int64, payload: Data)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_keyring_seal(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeBinding_lower(binding),
+        FfiConverterInt64.lower(now),
+        FfiConverterInt64.lower(ttl),
+        FfiConverterData.lower(payload),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * How many seals the key `id` has made in this process, or none when the ring lacks it.
+     */
+open func seals(id: Int32)throws  -> Int64?  {
+    return try  FfiConverterOptionInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_keyring_seals(
+            self.uniffiCloneHandle(),
+        FfiConverterInt32.lower(id),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The deployment label every token is sealed and opened under (at most 64 bytes).
+     */
+open func setContext(label: Data)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_keyring_set_context(
+            self.uniffiCloneHandle(),
+        FfiConverterData.lower(label),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Makes the key `id` the sealing key; false when the ring lacks it.
+     */
+open func setCurrent(id: Int32)throws  -> Bool  {
+    return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_keyring_set_current(
+            self.uniffiCloneHandle(),
+        FfiConverterInt32.lower(id),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The bound on a token's length, checked before any decoding.
+     */
+open func setMaxTokenBytes(max: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_keyring_set_max_token_bytes(
+            self.uniffiCloneHandle(),
+        FfiConverterInt64.lower(max),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * How many seals each key may make in this process.
+     */
+open func setSealBudget(seals: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(
+            self.uniffiCloneHandle(),
+        FfiConverterInt64.lower(seals),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * The replay of an await-style tool on `request` for the deployment's `settings` and the
+     * `call`, single-use under `guard`.
+     */
+open func startToolReplay(requestJson: String, settingsJson: String, callJson: String, `guard`: ReplayGuard?)throws  -> ToolReplay  {
+    return try  FfiConverterTypeToolReplay_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_keyring_start_tool_replay(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(settingsJson),
+        FfiConverterString.lower(callJson),
+        FfiConverterOptionCallbackInterfaceReplayGuard.lower(`guard`),uniffiCallStatus
+    )
+})
+}
+    
+    /**
      * Adds a key that opens tokens (replacing one with the same id).
      */
 open func add(id: Int32, algorithm: String, secret: Data)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
@@ -1602,165 +1745,6 @@ open func `open`(token: String, binding: Binding, now: Int64, `guard`: ReplayGua
         FfiConverterString.lower(token),
         FfiConverterTypeBinding_lower(binding),
         FfiConverterInt64.lower(now),
-        FfiConverterOptionCallbackInterfaceReplayGuard.lower(`guard`),uniffiCallStatus
-    )
-})
-}
-    
-    /**
-     * Drops the key `id` (never the current one): its tokens become `state-unknown-key`.
-     */
-open func remove(id: Int32)throws  -> Bool  {
-    return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_method_keyring_remove(
-            self.uniffiCloneHandle(),
-        FfiConverterInt32.lower(id),uniffiCallStatus
-    )
-})
-}
-    
-    /**
-     * Server, sealed rounds: the `input_required` response to `request_json`
-     * asking what `round_json` (as `resume_round` wrote it) still misses of
-     * `needs_json`, sealing the round with `data_json` (any JSON, or none)
-     * under a nonce from the operating system.
-     */
-open func respondRound(requestJson: String, roundJson: String, needsJson: String, dataJson: String?, settingsJson: String, callJson: String)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_method_keyring_respond_round(
-            self.uniffiCloneHandle(),
-        FfiConverterString.lower(requestJson),
-        FfiConverterString.lower(roundJson),
-        FfiConverterString.lower(needsJson),
-        FfiConverterOptionString.lower(dataJson),
-        FfiConverterString.lower(settingsJson),
-        FfiConverterString.lower(callJson),uniffiCallStatus
-    )
-})
-}
-    
-    /**
-     * Server, sealed rounds: reads `request_json` against `needs_json` (an
-     * `inputRequests` object): the answers it carries plus those earlier
-     * rounds sealed in its `requestState`, as the round's JSON (`{"answers",
-     * "missing", "ignored", "data", "round", "stateId", "expiry"}`).
-     * `settings_json` is the deployment's `{"ttl", "protocol", "limits",
-     * "pinAnswers"}`, `call_json` the request's `{"subject" | "anonymous",
-     * "now"}` (seconds); with a `guard`, a state used before is `state-replayed`.
-     */
-open func resumeRound(requestJson: String, needsJson: String, settingsJson: String, callJson: String, `guard`: ReplayGuard?)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_method_keyring_resume_round(
-            self.uniffiCloneHandle(),
-        FfiConverterString.lower(requestJson),
-        FfiConverterString.lower(needsJson),
-        FfiConverterString.lower(settingsJson),
-        FfiConverterString.lower(callJson),
-        FfiConverterOptionCallbackInterfaceReplayGuard.lower(`guard`),uniffiCallStatus
-    )
-})
-}
-    
-    /**
-     * Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
-     * (seconds since the Unix epoch), with a nonce from the OS's random numbers.
-     */
-open func seal(binding: Binding, now: Int64, ttl: Int64, payload: Data)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_method_keyring_seal(
-            self.uniffiCloneHandle(),
-        FfiConverterTypeBinding_lower(binding),
-        FfiConverterInt64.lower(now),
-        FfiConverterInt64.lower(ttl),
-        FfiConverterData.lower(payload),uniffiCallStatus
-    )
-})
-}
-    
-    /**
-     * How many seals the key `id` has made in this process (none if the ring lacks it).
-     */
-open func seals(id: Int32)throws  -> Int64?  {
-    return try  FfiConverterOptionInt64.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_method_keyring_seals(
-            self.uniffiCloneHandle(),
-        FfiConverterInt32.lower(id),uniffiCallStatus
-    )
-})
-}
-    
-    /**
-     * The deployment label every token of this ring is sealed and opened
-     * under (at most 64 bytes; empty by default): staging and production,
-     * or two tenants, that share a secret never open each other's tokens
-     * (`state-tampered`).
-     */
-open func setContext(label: Data)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_method_keyring_set_context(
-            self.uniffiCloneHandle(),
-        FfiConverterData.lower(label),uniffiCallStatus
-    )
-}
-}
-    
-    /**
-     * Makes the key `id` the sealing key; false if the ring lacks it.
-     */
-open func setCurrent(id: Int32)throws  -> Bool  {
-    return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_method_keyring_set_current(
-            self.uniffiCloneHandle(),
-        FfiConverterInt32.lower(id),uniffiCallStatus
-    )
-})
-}
-    
-    /**
-     * The bound on a token's length (default 65536), checked before decoding.
-     */
-open func setMaxTokenBytes(max: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_method_keyring_set_max_token_bytes(
-            self.uniffiCloneHandle(),
-        FfiConverterInt64.lower(max),uniffiCallStatus
-    )
-}
-}
-    
-    /**
-     * How many seals each key of this ring may make in this process (this
-     * instance's share of the fleet's budget); past it, sealing is
-     * `usage-seal-budget-spent`: make another key current.
-     */
-open func setSealBudget(seals: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(
-            self.uniffiCloneHandle(),
-        FfiConverterInt64.lower(seals),uniffiCallStatus
-    )
-}
-}
-    
-    /**
-     * Server, an await-style tool: the replay of the tool on `request_json`
-     * (settings and call as in `resume_round`), its questions asked again in
-     * the tool's order with `ToolReplay.ask`.
-     */
-open func startToolReplay(requestJson: String, settingsJson: String, callJson: String, `guard`: ReplayGuard?)throws  -> ToolReplay  {
-    return try  FfiConverterTypeToolReplay_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
-        uniffiCallStatus in
-    uniffi_mrtr_uniffi_fn_method_keyring_start_tool_replay(
-            self.uniffiCloneHandle(),
-        FfiConverterString.lower(requestJson),
-        FfiConverterString.lower(settingsJson),
-        FfiConverterString.lower(callJson),
         FfiConverterOptionCallbackInterfaceReplayGuard.lower(`guard`),uniffiCallStatus
     )
 })
@@ -2953,6 +2937,13 @@ public protocol ToolBridgeProtocol: AnyObject, Sendable {
     func complete(resultJson: String) throws 
     
     /**
+     * Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+     * goes on the stream (past the round cap the call ends with that error); else `result`
+     * completes the call.
+     */
+    func finish(run: ToolRun, resultJson: String?, nowMs: Int64) throws 
+    
+    /**
      * A response the client POSTed; true when the round is complete.
      */
     func handleAnswer(responseJson: String, nowMs: Int64) throws  -> Bool
@@ -3087,6 +3078,22 @@ open func complete(resultJson: String)throws   {try rustCallWithError(FfiConvert
     uniffi_mrtr_uniffi_fn_method_toolbridge_complete(
             self.uniffiCloneHandle(),
         FfiConverterString.lower(resultJson),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+     * goes on the stream (past the round cap the call ends with that error); else `result`
+     * completes the call.
+     */
+open func finish(run: ToolRun, resultJson: String?, nowMs: Int64)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolbridge_finish(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeToolRun_lower(run),
+        FfiConverterOptionString.lower(resultJson),
+        FfiConverterInt64.lower(nowMs),uniffiCallStatus
     )
 }
 }
@@ -3275,6 +3282,12 @@ public protocol ToolReplayProtocol: AnyObject, Sendable {
     func round() throws  -> Int32
     
     /**
+     * The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this
+     * one is released.
+     */
+    func run() throws  -> ToolRun
+    
+    /**
      * `{stateId, expiry}` of the state the request carried, or none.
      */
     func state() throws  -> String?
@@ -3404,6 +3417,19 @@ open func round()throws  -> Int32  {
 }
     
     /**
+     * The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this
+     * one is released.
+     */
+open func run()throws  -> ToolRun  {
+    return try  FfiConverterTypeToolRun_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolreplay_run(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
      * `{stateId, expiry}` of the state the request carried, or none.
      */
 open func state()throws  -> String?  {
@@ -3463,15 +3489,342 @@ public func FfiConverterTypeToolReplay_lower(_ value: ToolReplay) -> UInt64 {
 
 
 
+
+
 /**
- * What a token is bound to, checked when it is opened.
- *
- * The subject is explicit: `subject`, the authenticated principal
- * (non-empty), or `anonymous` true and no subject. Neither, both, or an
- * empty subject is `usage-invalid-argument`, so a missing auth context never
- * binds as anonymous by accident. `params_digest` is [`params_digest`] of
- * the request's params (or comes with [`binding_for_request`],
- * [`binding_from_json`]); 32 zero bytes (a placeholder) are refused.
+ * One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+ * forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+ * input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+ * `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
+ * whatever the tool does next, even when it caught it.
+ */
+public protocol ToolRunProtocol: AnyObject, Sendable {
+    
+    /**
+     * The request's `params.arguments` when an object, else `{}`; none for a bridge's run.
+     */
+    func arguments() throws  -> String?
+    
+    /**
+     * Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+     * refusal fails the ask and is recorded: the run ends with it.
+     */
+    func ask(questionJson: String, key: String?) throws  -> String?
+    
+    /**
+     * Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+     * schema that is no JSON fails, unrecorded: nothing was asked.
+     */
+    func askElicit(message: String, requestedSchemaJson: String, key: String?) throws  -> String?
+    
+    /**
+     * The data the next round gets: what the tool set, else the last round's, or none.
+     */
+    func data() throws  -> String?
+    
+    /**
+     * The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+     * status (`{response, status}`, the options' `errorCodes`), or none.
+     */
+    func refusalResponse(`protocol`: String) throws  -> String?
+    
+    /**
+     * Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
+     * over it; none: the tool's error is the host's to raise.
+     */
+    func refused() throws  -> String?
+    
+    /**
+     * Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
+     * response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
+     * data set, else the last round's as it came), else the `complete` response; fails with the
+     * refusal recorded (or met here: the round cap).
+     */
+    func respond(ring: KeyRing, resultJson: String?) throws  -> String
+    
+    /**
+     * How many rounds came before this request.
+     */
+    func round() throws  -> Int32
+    
+    /**
+     * The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+     */
+    func setData(dataJson: String?) throws 
+    
+    /**
+     * `{stateId, expiry}` of the state the request carried, or none.
+     */
+    func state() throws  -> String?
+    
+    /**
+     * The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
+     * gives none.
+     */
+    func stop() throws 
+    
+}
+/**
+ * One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+ * forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+ * input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+ * `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
+ * whatever the tool does next, even when it caught it.
+ */
+open class ToolRun: ToolRunProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_mrtr_uniffi_fn_clone_toolrun(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_mrtr_uniffi_fn_free_toolrun(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The request's `params.arguments` when an object, else `{}`; none for a bridge's run.
+     */
+open func arguments()throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolrun_arguments(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+     * refusal fails the ask and is recorded: the run ends with it.
+     */
+open func ask(questionJson: String, key: String?)throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolrun_ask(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(questionJson),
+        FfiConverterOptionString.lower(key),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+     * schema that is no JSON fails, unrecorded: nothing was asked.
+     */
+open func askElicit(message: String, requestedSchemaJson: String, key: String?)throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolrun_ask_elicit(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(message),
+        FfiConverterString.lower(requestedSchemaJson),
+        FfiConverterOptionString.lower(key),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The data the next round gets: what the tool set, else the last round's, or none.
+     */
+open func data()throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolrun_data(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+     * status (`{response, status}`, the options' `errorCodes`), or none.
+     */
+open func refusalResponse(`protocol`: String)throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolrun_refusal_response(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(`protocol`),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
+     * over it; none: the tool's error is the host's to raise.
+     */
+open func refused()throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolrun_refused(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
+     * response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
+     * data set, else the last round's as it came), else the `complete` response; fails with the
+     * refusal recorded (or met here: the round cap).
+     */
+open func respond(ring: KeyRing, resultJson: String?)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolrun_respond(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeKeyRing_lower(ring),
+        FfiConverterOptionString.lower(resultJson),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * How many rounds came before this request.
+     */
+open func round()throws  -> Int32  {
+    return try  FfiConverterInt32.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolrun_round(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+     */
+open func setData(dataJson: String?)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolrun_set_data(
+            self.uniffiCloneHandle(),
+        FfiConverterOptionString.lower(dataJson),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * `{stateId, expiry}` of the state the request carried, or none.
+     */
+open func state()throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolrun_state(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
+     * gives none.
+     */
+open func stop()throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+        uniffiCallStatus in
+    uniffi_mrtr_uniffi_fn_method_toolrun_stop(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+}
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeToolRun: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = ToolRun
+
+    public static func lift(_ handle: UInt64) throws -> ToolRun {
+        return ToolRun(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: ToolRun) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ToolRun {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: ToolRun, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeToolRun_lift(_ handle: UInt64) throws -> ToolRun {
+    return try FfiConverterTypeToolRun.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeToolRun_lower(_ value: ToolRun) -> UInt64 {
+    return FfiConverterTypeToolRun.lower(value)
+}
+
+
+
+
+/**
+ * What a token is bound to, checked when it is opened: the subject (`subject`, the authenticated
+ * principal, or `anonymous` and no subject: neither, both or an empty subject is
+ * `usage-invalid-argument`, so a missing auth context never binds as anonymous by accident), the
+ * protocol, the method, its target and the digest of the request's params (32 zero bytes, a
+ * placeholder, are refused).
  */
 public struct Binding: Equatable, Hashable {
     /**
@@ -3479,8 +3832,8 @@ public struct Binding: Equatable, Hashable {
      */
     public var subject: String?
     /**
-     * No principal, by explicit choice: such a token opens for any anonymous
-     * caller, so it must carry nothing user-specific.
+     * No principal, by explicit choice: such a token opens for any anonymous caller, so it must carry
+     * nothing user-specific.
      */
     public var anonymous: Bool
     /**
@@ -3496,7 +3849,7 @@ public struct Binding: Equatable, Hashable {
      */
     public var target: String
     /**
-     * SHA-256 of the request's params: 32 bytes from [`params_digest`].
+     * SHA-256 of the request's params (`params_digest`): 32 bytes.
      */
     public var paramsDigest: Data
 
@@ -3505,10 +3858,10 @@ public struct Binding: Equatable, Hashable {
     public init(
         /**
          * The authenticated principal; none only when `anonymous`.
-         */subject: String?, 
+         */subject: String? = nil, 
         /**
-         * No principal, by explicit choice: such a token opens for any anonymous
-         * caller, so it must carry nothing user-specific.
+         * No principal, by explicit choice: such a token opens for any anonymous caller, so it must carry
+         * nothing user-specific.
          */anonymous: Bool, 
         /**
          * The protocol of the conversation (`2026-07-28`, …).
@@ -3520,7 +3873,7 @@ public struct Binding: Equatable, Hashable {
          * What the method acts on: the tool or prompt name, the resource URI, the task id.
          */target: String, 
         /**
-         * SHA-256 of the request's params: 32 bytes from [`params_digest`].
+         * SHA-256 of the request's params (`params_digest`): 32 bytes.
          */paramsDigest: Data) {
         self.subject = subject
         self.anonymous = anonymous
@@ -6665,10 +7018,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_test_only_panic() != 15452) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_binding_for_request() != 7141) {
+    if (uniffi_mrtr_uniffi_checksum_func_binding_for_request() != 24737) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_binding_from_json() != 22953) {
+    if (uniffi_mrtr_uniffi_checksum_func_binding_from_json() != 24562) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_inspect() != 40701) {
@@ -6809,6 +7162,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_toolbridge_complete() != 40399) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mrtr_uniffi_checksum_method_toolbridge_finish() != 31917) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_answer() != 4897) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -6848,7 +7204,73 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_toolreplay_round() != 16833) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_mrtr_uniffi_checksum_method_toolreplay_run() != 65373) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_mrtr_uniffi_checksum_method_toolreplay_state() != 45441) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolrun_arguments() != 45290) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolrun_ask() != 62803) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolrun_ask_elicit() != 535) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolrun_data() != 33578) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolrun_refusal_response() != 6945) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolrun_refused() != 57961) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolrun_respond() != 29697) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolrun_round() != 30206) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolrun_set_data() != 14090) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolrun_state() != 42098) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_toolrun_stop() != 8327) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_remove() != 3275) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_respond_round() != 64982) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_resume_round() != 24469) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_seal() != 42960) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_seals() != 63317) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_context() != 17609) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_current() != 56396) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes() != 1058) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget() != 3392) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay() != 39623) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_keyring_add() != 4047) {
@@ -6857,37 +7279,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_keyring_add_derived() != 60441) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_open() != 27259) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_remove() != 22048) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_respond_round() != 14863) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_resume_round() != 17187) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_seal() != 19041) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_seals() != 40156) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_context() != 10581) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_current() != 13830) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes() != 64145) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget() != 14910) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay() != 26326) {
+    if (uniffi_mrtr_uniffi_checksum_method_keyring_open() != 28233) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_ssedecoder_feed() != 33084) {

@@ -594,6 +594,11 @@ void uniffi_mrtr_uniffi_fn_method_toolbridge_ask(uint64_t ptr, uint64_t replay, 
 void uniffi_mrtr_uniffi_fn_method_toolbridge_complete(uint64_t ptr, RustBuffer result_json, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_FINISH
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_FINISH
+void uniffi_mrtr_uniffi_fn_method_toolbridge_finish(uint64_t ptr, uint64_t run, RustBuffer result_json, int64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_HANDLE_ANSWER
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLBRIDGE_HANDLE_ANSWER
 int8_t uniffi_mrtr_uniffi_fn_method_toolbridge_handle_answer(uint64_t ptr, RustBuffer response_json, int64_t now_ms, RustCallStatus *_Nonnull out_status
@@ -669,9 +674,79 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_toolreplay_input_required(uint64_t ptr, 
 int32_t uniffi_mrtr_uniffi_fn_method_toolreplay_round(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_RUN
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_RUN
+uint64_t uniffi_mrtr_uniffi_fn_method_toolreplay_run(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_STATE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLREPLAY_STATE
 RustBuffer uniffi_mrtr_uniffi_fn_method_toolreplay_state(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_TOOLRUN
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_TOOLRUN
+uint64_t uniffi_mrtr_uniffi_fn_clone_toolrun(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_TOOLRUN
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FREE_TOOLRUN
+void uniffi_mrtr_uniffi_fn_free_toolrun(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_ARGUMENTS
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_ARGUMENTS
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolrun_arguments(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_ASK
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_ASK
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolrun_ask(uint64_t ptr, RustBuffer question_json, RustBuffer key, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_ASK_ELICIT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_ASK_ELICIT
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolrun_ask_elicit(uint64_t ptr, RustBuffer message, RustBuffer requested_schema_json, RustBuffer key, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_DATA
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_DATA
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolrun_data(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_REFUSAL_RESPONSE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_REFUSAL_RESPONSE
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolrun_refusal_response(uint64_t ptr, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_REFUSED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_REFUSED
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolrun_refused(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_RESPOND
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_RESPOND
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolrun_respond(uint64_t ptr, uint64_t ring, RustBuffer result_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_ROUND
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_ROUND
+int32_t uniffi_mrtr_uniffi_fn_method_toolrun_round(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_SET_DATA
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_SET_DATA
+void uniffi_mrtr_uniffi_fn_method_toolrun_set_data(uint64_t ptr, RustBuffer data_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_STATE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_STATE
+RustBuffer uniffi_mrtr_uniffi_fn_method_toolrun_state(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_STOP
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_STOP
+void uniffi_mrtr_uniffi_fn_method_toolrun_stop(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_KEYRING
@@ -692,21 +767,6 @@ uint64_t uniffi_mrtr_uniffi_fn_constructor_keyring_derived(int32_t id, RustBuffe
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_KEYRING_NEW
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CONSTRUCTOR_KEYRING_NEW
 uint64_t uniffi_mrtr_uniffi_fn_constructor_keyring_new(int32_t id, RustBuffer algorithm, RustBuffer secret, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_ADD
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_ADD
-void uniffi_mrtr_uniffi_fn_method_keyring_add(uint64_t ptr, int32_t id, RustBuffer algorithm, RustBuffer secret, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_ADD_DERIVED
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_ADD_DERIVED
-void uniffi_mrtr_uniffi_fn_method_keyring_add_derived(uint64_t ptr, int32_t id, RustBuffer algorithm, RustBuffer master, RustCallStatus *_Nonnull out_status
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_OPEN
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_OPEN
-RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_open(uint64_t ptr, RustBuffer token, RustBuffer binding, int64_t now, RustBuffer guard, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_REMOVE
@@ -757,6 +817,21 @@ void uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(uint64_t ptr, int64_t 
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_START_TOOL_REPLAY
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_START_TOOL_REPLAY
 uint64_t uniffi_mrtr_uniffi_fn_method_keyring_start_tool_replay(uint64_t ptr, RustBuffer request_json, RustBuffer settings_json, RustBuffer call_json, RustBuffer guard, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_ADD
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_ADD
+void uniffi_mrtr_uniffi_fn_method_keyring_add(uint64_t ptr, int32_t id, RustBuffer algorithm, RustBuffer secret, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_ADD_DERIVED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_ADD_DERIVED
+void uniffi_mrtr_uniffi_fn_method_keyring_add_derived(uint64_t ptr, int32_t id, RustBuffer algorithm, RustBuffer master, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_OPEN
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_KEYRING_OPEN
+RustBuffer uniffi_mrtr_uniffi_fn_method_keyring_open(uint64_t ptr, RustBuffer token, RustBuffer binding, int64_t now, RustBuffer guard, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_CLONE_SSEDECODER
@@ -1702,6 +1777,12 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_toolbridge_complete(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_FINISH
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_FINISH
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolbridge_finish(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_HANDLE_ANSWER
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLBRIDGE_HANDLE_ANSWER
 uint16_t uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_answer(void
@@ -1780,27 +1861,81 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_toolreplay_round(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_RUN
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_RUN
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolreplay_run(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_STATE
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLREPLAY_STATE
 uint16_t uniffi_mrtr_uniffi_checksum_method_toolreplay_state(void
     
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_ADD
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_ADD
-uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_add(void
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_ARGUMENTS
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_ARGUMENTS
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolrun_arguments(void
     
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_ADD_DERIVED
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_ADD_DERIVED
-uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_add_derived(void
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_ASK
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_ASK
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolrun_ask(void
     
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_OPEN
-#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_OPEN
-uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_open(void
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_ASK_ELICIT
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_ASK_ELICIT
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolrun_ask_elicit(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_DATA
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_DATA
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolrun_data(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_REFUSAL_RESPONSE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_REFUSAL_RESPONSE
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolrun_refusal_response(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_REFUSED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_REFUSED
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolrun_refused(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_RESPOND
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_RESPOND
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolrun_respond(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_ROUND
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_ROUND
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolrun_round(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_SET_DATA
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_SET_DATA
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolrun_set_data(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_STATE
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_STATE
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolrun_state(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_STOP
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_TOOLRUN_STOP
+uint16_t uniffi_mrtr_uniffi_checksum_method_toolrun_stop(void
     
 );
 #endif
@@ -1861,6 +1996,24 @@ uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_START_TOOL_REPLAY
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_START_TOOL_REPLAY
 uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_ADD
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_ADD
+uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_add(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_ADD_DERIVED
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_ADD_DERIVED
+uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_add_derived(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_OPEN
+#define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_CHECKSUM_METHOD_KEYRING_OPEN
+uint16_t uniffi_mrtr_uniffi_checksum_method_keyring_open(void
     
 );
 #endif

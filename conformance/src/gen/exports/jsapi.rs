@@ -41,8 +41,8 @@ const HAND_FREE: &[(&str, &str)] = &[
 ];
 
 /// The machines `lib/api.mjs` drives itself: the key ring (its guard, its keys as objects) and,
-/// under its await-style tools, the replay and the bridge.
-const HAND_MACHINES: &[&str] = &["KeyRing", "ToolReplay", "ToolBridge"];
+/// under its await-style tools, the replay, the run and the bridge.
+const HAND_MACHINES: &[&str] = &["KeyRing", "ToolReplay", "ToolRun", "ToolBridge"];
 
 /// Whether `lib/api.mjs` writes the row (or its machine) by hand.
 pub fn hand_written(e: &Export) -> bool {

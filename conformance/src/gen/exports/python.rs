@@ -49,7 +49,7 @@ const HAND_FREE: &[&str] = &[
 ];
 
 /// The machines the package writes whole by hand (typed handles, records, the replay guard).
-const HAND_MACHINES: &[&str] = &["Checker", "Client", "ToolReplay"];
+const HAND_MACHINES: &[&str] = &["Checker", "Client", "ToolReplay", "ToolRun"];
 
 /// Whether the package writes the row by hand.
 pub fn hand_written(e: &Export) -> bool {
@@ -94,6 +94,7 @@ fn param_type(arg: Arg) -> (&'static str, bool) {
         Arg::Whole | Arg::Status | Arg::Handle => ("Nat", false),
         // The one machine a generated row reads is the hand-written replay (its module imported).
         Arg::Machine("ToolReplay") => ("PyRef<'py, ToolReplay>", false),
+        Arg::Machine("ToolRun") => ("PyRef<'py, ToolRun>", false),
         Arg::Options | Arg::Random | Arg::Machine(_) => unreachable!("not one parameter"),
     }
 }
@@ -365,6 +366,10 @@ fn file() -> String {
     if EXPORTS.iter().any(|e| e.ret == Ret::Machine("ToolReplay") && !hand_written(e)) {
         out.push_str("use crate::replay::ToolReplay;\n");
     }
+    let reads_run = |e: &Export| e.params.iter().any(|(_, a)| *a == Arg::Machine("ToolRun"));
+    if EXPORTS.iter().any(|e| reads_run(e) && !hand_written(e)) {
+        out.push_str("use crate::replay::ToolRun;\n");
+    }
     if EXPORTS.iter().any(|e| e.ret == Ret::Bytes && !hand_written(e)) {
         out.push_str("use pyo3::types::PyBytes;\n");
     }
@@ -429,6 +434,7 @@ fn stub_param(e: &Export, name: &str, arg: Arg) -> (&'static str, bool) {
         Arg::Bool => ("bool", false),
         Arg::Whole | Arg::Status | Arg::Handle => ("int", false),
         Arg::Machine("ToolReplay") => ("ToolReplay", false),
+        Arg::Machine("ToolRun") => ("ToolRun", false),
         Arg::Options | Arg::Random | Arg::Machine(_) => unreachable!("not one parameter"),
     }
 }

@@ -855,6 +855,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_toolbridge_complete(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolbridge_finish(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_answer(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_timeout(
@@ -881,13 +883,31 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_toolreplay_round(
     ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolreplay_run(
+    ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_toolreplay_state(
     ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_keyring_add(
+    external fun uniffi_mrtr_uniffi_checksum_method_toolrun_arguments(
     ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_keyring_add_derived(
+    external fun uniffi_mrtr_uniffi_checksum_method_toolrun_ask(
     ): Int
-    external fun uniffi_mrtr_uniffi_checksum_method_keyring_open(
+    external fun uniffi_mrtr_uniffi_checksum_method_toolrun_ask_elicit(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolrun_data(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolrun_refusal_response(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolrun_refused(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolrun_respond(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolrun_round(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolrun_set_data(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolrun_state(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_toolrun_stop(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_keyring_remove(
     ): Int
@@ -908,6 +928,12 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_keyring_add(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_keyring_add_derived(
+    ): Int
+    external fun uniffi_mrtr_uniffi_checksum_method_keyring_open(
     ): Int
     external fun uniffi_mrtr_uniffi_checksum_method_ssedecoder_feed(
     ): Int
@@ -1094,6 +1120,8 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_toolbridge_complete(`ptr`: Long,`resultJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_toolbridge_finish(`ptr`: Long,`run`: Long,`resultJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_toolbridge_handle_answer(`ptr`: Long,`responseJson`: RustBuffer.ByValue,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Byte
     external fun uniffi_mrtr_uniffi_fn_method_toolbridge_handle_timeout(`ptr`: Long,`nowMs`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1124,8 +1152,36 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_toolreplay_round(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Int
+    external fun uniffi_mrtr_uniffi_fn_method_toolreplay_run(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
     external fun uniffi_mrtr_uniffi_fn_method_toolreplay_state(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_clone_toolrun(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_mrtr_uniffi_fn_free_toolrun(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_toolrun_arguments(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_toolrun_ask(`ptr`: Long,`questionJson`: RustBuffer.ByValue,`key`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_toolrun_ask_elicit(`ptr`: Long,`message`: RustBuffer.ByValue,`requestedSchemaJson`: RustBuffer.ByValue,`key`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_toolrun_data(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_toolrun_refusal_response(`ptr`: Long,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_toolrun_refused(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_toolrun_respond(`ptr`: Long,`ring`: Long,`resultJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_toolrun_round(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Int
+    external fun uniffi_mrtr_uniffi_fn_method_toolrun_set_data(`ptr`: Long,`dataJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_toolrun_state(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_mrtr_uniffi_fn_method_toolrun_stop(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
     external fun uniffi_mrtr_uniffi_fn_clone_keyring(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mrtr_uniffi_fn_free_keyring(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1134,12 +1190,6 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_mrtr_uniffi_fn_constructor_keyring_new(`id`: Int,`algorithm`: RustBuffer.ByValue,`secret`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
-    external fun uniffi_mrtr_uniffi_fn_method_keyring_add(`ptr`: Long,`id`: Int,`algorithm`: RustBuffer.ByValue,`secret`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_keyring_add_derived(`ptr`: Long,`id`: Int,`algorithm`: RustBuffer.ByValue,`master`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): Unit
-    external fun uniffi_mrtr_uniffi_fn_method_keyring_open(`ptr`: Long,`token`: RustBuffer.ByValue,`binding`: RustBuffer.ByValue,`now`: Long,`guard`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_keyring_remove(`ptr`: Long,`id`: Int,uniffi_out_err: UniffiRustCallStatus, 
     ): Byte
     external fun uniffi_mrtr_uniffi_fn_method_keyring_respond_round(`ptr`: Long,`requestJson`: RustBuffer.ByValue,`roundJson`: RustBuffer.ByValue,`needsJson`: RustBuffer.ByValue,`dataJson`: RustBuffer.ByValue,`settingsJson`: RustBuffer.ByValue,`callJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1160,6 +1210,12 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_keyring_start_tool_replay(`ptr`: Long,`requestJson`: RustBuffer.ByValue,`settingsJson`: RustBuffer.ByValue,`callJson`: RustBuffer.ByValue,`guard`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_add(`ptr`: Long,`id`: Int,`algorithm`: RustBuffer.ByValue,`secret`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_add_derived(`ptr`: Long,`id`: Int,`algorithm`: RustBuffer.ByValue,`master`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_mrtr_uniffi_fn_method_keyring_open(`ptr`: Long,`token`: RustBuffer.ByValue,`binding`: RustBuffer.ByValue,`now`: Long,`guard`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_clone_ssedecoder(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_mrtr_uniffi_fn_free_ssedecoder(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1454,10 +1510,10 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_test_only_panic() and 0xFFFF) != 15452) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_binding_for_request() and 0xFFFF) != 7141) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_binding_for_request() and 0xFFFF) != 24737) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_binding_from_json() and 0xFFFF) != 22953) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_binding_from_json() and 0xFFFF) != 24562) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_inspect() and 0xFFFF) != 40701) {
@@ -1598,6 +1654,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_complete() and 0xFFFF) != 40399) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_finish() and 0xFFFF) != 31917) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolbridge_handle_answer() and 0xFFFF) != 4897) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1637,7 +1696,73 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_round() and 0xFFFF) != 16833) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_run() and 0xFFFF) != 65373) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolreplay_state() and 0xFFFF) != 45441) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolrun_arguments() and 0xFFFF) != 45290) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolrun_ask() and 0xFFFF) != 62803) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolrun_ask_elicit() and 0xFFFF) != 535) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolrun_data() and 0xFFFF) != 33578) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolrun_refusal_response() and 0xFFFF) != 6945) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolrun_refused() and 0xFFFF) != 57961) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolrun_respond() and 0xFFFF) != 29697) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolrun_round() and 0xFFFF) != 30206) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolrun_set_data() and 0xFFFF) != 14090) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolrun_state() and 0xFFFF) != 42098) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolrun_stop() and 0xFFFF) != 8327) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_remove() and 0xFFFF) != 3275) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_respond_round() and 0xFFFF) != 64982) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_resume_round() and 0xFFFF) != 24469) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seal() and 0xFFFF) != 42960) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seals() and 0xFFFF) != 63317) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_context() and 0xFFFF) != 17609) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_current() and 0xFFFF) != 56396) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes() and 0xFFFF) != 1058) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget() and 0xFFFF) != 3392) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay() and 0xFFFF) != 39623) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_add() and 0xFFFF) != 4047) {
@@ -1646,37 +1771,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_add_derived() and 0xFFFF) != 60441) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_open() and 0xFFFF) != 27259) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_remove() and 0xFFFF) != 22048) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_respond_round() and 0xFFFF) != 14863) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_resume_round() and 0xFFFF) != 17187) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seal() and 0xFFFF) != 19041) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_seals() and 0xFFFF) != 40156) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_context() and 0xFFFF) != 10581) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_current() and 0xFFFF) != 13830) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_max_token_bytes() and 0xFFFF) != 64145) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_set_seal_budget() and 0xFFFF) != 14910) {
-        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
-    }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_start_tool_replay() and 0xFFFF) != 26326) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_keyring_open() and 0xFFFF) != 28233) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_ssedecoder_feed() and 0xFFFF) != 33084) {
@@ -3448,8 +3543,67 @@ public object FfiConverterTypeHttpCall: FfiConverter<HttpCall, Long> {
  * rotation never breaks a round in flight. Key material stays in Rust and is
  * wiped on drop. Sealing and opening take a read lock and run on many
  * threads at once; adding, rotating and the settings take the write lock.
+ * Its methods but these, which take a key as a secret or a master, are the
+ * table's rows (`crate::exports`).
  */
 public interface KeyRingInterface {
+    
+    /**
+     * Drops the key `id` (not the current one); false when it could not.
+     */
+    fun `remove`(`id`: kotlin.Int): kotlin.Boolean
+    
+    /**
+     * The `input_required` response asking what `round` misses of `needs`, sealing what it has
+     * (and `data`) with a nonce from `random`.
+     */
+    fun `respondRound`(`requestJson`: kotlin.String, `roundJson`: kotlin.String, `needsJson`: kotlin.String, `dataJson`: kotlin.String?, `settingsJson`: kotlin.String, `callJson`: kotlin.String): kotlin.String
+    
+    /**
+     * A server's round with sealed state: this request's answers plus the sealed earlier ones for
+     * the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the
+     * `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing,
+     * ignored, data, round, stateId, expiry}`.
+     */
+    fun `resumeRound`(`requestJson`: kotlin.String, `needsJson`: kotlin.String, `settingsJson`: kotlin.String, `callJson`: kotlin.String, `guard`: ReplayGuard?): kotlin.String
+    
+    /**
+     * Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params
+     * | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a
+     * nonce from `random`: the token.
+     */
+    fun `seal`(`binding`: Binding, `now`: kotlin.Long, `ttl`: kotlin.Long, `payload`: kotlin.ByteArray): kotlin.String
+    
+    /**
+     * How many seals the key `id` has made in this process, or none when the ring lacks it.
+     */
+    fun `seals`(`id`: kotlin.Int): kotlin.Long?
+    
+    /**
+     * The deployment label every token is sealed and opened under (at most 64 bytes).
+     */
+    fun `setContext`(`label`: kotlin.ByteArray)
+    
+    /**
+     * Makes the key `id` the sealing key; false when the ring lacks it.
+     */
+    fun `setCurrent`(`id`: kotlin.Int): kotlin.Boolean
+    
+    /**
+     * The bound on a token's length, checked before any decoding.
+     */
+    fun `setMaxTokenBytes`(`max`: kotlin.Long)
+    
+    /**
+     * How many seals each key may make in this process.
+     */
+    fun `setSealBudget`(`seals`: kotlin.Long)
+    
+    /**
+     * The replay of an await-style tool on `request` for the deployment's `settings` and the
+     * `call`, single-use under `guard`.
+     */
+    fun `startToolReplay`(`requestJson`: kotlin.String, `settingsJson`: kotlin.String, `callJson`: kotlin.String, `guard`: ReplayGuard?): ToolReplay
     
     /**
      * Adds a key that opens tokens (replacing one with the same id).
@@ -3471,73 +3625,6 @@ public interface KeyRingInterface {
      */
     fun `open`(`token`: kotlin.String, `binding`: Binding, `now`: kotlin.Long, `guard`: ReplayGuard?): Opened
     
-    /**
-     * Drops the key `id` (never the current one): its tokens become `state-unknown-key`.
-     */
-    fun `remove`(`id`: kotlin.Int): kotlin.Boolean
-    
-    /**
-     * Server, sealed rounds: the `input_required` response to `request_json`
-     * asking what `round_json` (as `resume_round` wrote it) still misses of
-     * `needs_json`, sealing the round with `data_json` (any JSON, or none)
-     * under a nonce from the operating system.
-     */
-    fun `respondRound`(`requestJson`: kotlin.String, `roundJson`: kotlin.String, `needsJson`: kotlin.String, `dataJson`: kotlin.String?, `settingsJson`: kotlin.String, `callJson`: kotlin.String): kotlin.String
-    
-    /**
-     * Server, sealed rounds: reads `request_json` against `needs_json` (an
-     * `inputRequests` object): the answers it carries plus those earlier
-     * rounds sealed in its `requestState`, as the round's JSON (`{"answers",
-     * "missing", "ignored", "data", "round", "stateId", "expiry"}`).
-     * `settings_json` is the deployment's `{"ttl", "protocol", "limits",
-     * "pinAnswers"}`, `call_json` the request's `{"subject" | "anonymous",
-     * "now"}` (seconds); with a `guard`, a state used before is `state-replayed`.
-     */
-    fun `resumeRound`(`requestJson`: kotlin.String, `needsJson`: kotlin.String, `settingsJson`: kotlin.String, `callJson`: kotlin.String, `guard`: ReplayGuard?): kotlin.String
-    
-    /**
-     * Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
-     * (seconds since the Unix epoch), with a nonce from the OS's random numbers.
-     */
-    fun `seal`(`binding`: Binding, `now`: kotlin.Long, `ttl`: kotlin.Long, `payload`: kotlin.ByteArray): kotlin.String
-    
-    /**
-     * How many seals the key `id` has made in this process (none if the ring lacks it).
-     */
-    fun `seals`(`id`: kotlin.Int): kotlin.Long?
-    
-    /**
-     * The deployment label every token of this ring is sealed and opened
-     * under (at most 64 bytes; empty by default): staging and production,
-     * or two tenants, that share a secret never open each other's tokens
-     * (`state-tampered`).
-     */
-    fun `setContext`(`label`: kotlin.ByteArray)
-    
-    /**
-     * Makes the key `id` the sealing key; false if the ring lacks it.
-     */
-    fun `setCurrent`(`id`: kotlin.Int): kotlin.Boolean
-    
-    /**
-     * The bound on a token's length (default 65536), checked before decoding.
-     */
-    fun `setMaxTokenBytes`(`max`: kotlin.Long)
-    
-    /**
-     * How many seals each key of this ring may make in this process (this
-     * instance's share of the fleet's budget); past it, sealing is
-     * `usage-seal-budget-spent`: make another key current.
-     */
-    fun `setSealBudget`(`seals`: kotlin.Long)
-    
-    /**
-     * Server, an await-style tool: the replay of the tool on `request_json`
-     * (settings and call as in `resume_round`), its questions asked again in
-     * the tool's order with `ToolReplay.ask`.
-     */
-    fun `startToolReplay`(`requestJson`: kotlin.String, `settingsJson`: kotlin.String, `callJson`: kotlin.String, `guard`: ReplayGuard?): ToolReplay
-    
     companion object
 }
 
@@ -3547,6 +3634,8 @@ public interface KeyRingInterface {
  * rotation never breaks a round in flight. Key material stays in Rust and is
  * wiped on drop. Sealing and opening take a read lock and run on many
  * threads at once; adding, rotating and the settings take the write lock.
+ * Its methods but these, which take a key as a secret or a master, are the
+ * table's rows (`crate::exports`).
  */
 open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
 {
@@ -3666,6 +3755,205 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
 
     
     /**
+     * Drops the key `id` (not the current one); false when it could not.
+     */
+    @Throws(MrtrException::class)override fun `remove`(`id`: kotlin.Int): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_remove(
+        it,
+        
+        FfiConverterInt.lower(`id`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The `input_required` response asking what `round` misses of `needs`, sealing what it has
+     * (and `data`) with a nonce from `random`.
+     */
+    @Throws(MrtrException::class)override fun `respondRound`(`requestJson`: kotlin.String, `roundJson`: kotlin.String, `needsJson`: kotlin.String, `dataJson`: kotlin.String?, `settingsJson`: kotlin.String, `callJson`: kotlin.String): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_respond_round(
+        it,
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterString.lower(`roundJson`),
+        FfiConverterString.lower(`needsJson`),
+        FfiConverterOptionalString.lower(`dataJson`),
+        FfiConverterString.lower(`settingsJson`),
+        FfiConverterString.lower(`callJson`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * A server's round with sealed state: this request's answers plus the sealed earlier ones for
+     * the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the
+     * `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing,
+     * ignored, data, round, stateId, expiry}`.
+     */
+    @Throws(MrtrException::class)override fun `resumeRound`(`requestJson`: kotlin.String, `needsJson`: kotlin.String, `settingsJson`: kotlin.String, `callJson`: kotlin.String, `guard`: ReplayGuard?): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_resume_round(
+        it,
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterString.lower(`needsJson`),
+        FfiConverterString.lower(`settingsJson`),
+        FfiConverterString.lower(`callJson`),
+        FfiConverterOptionalTypeReplayGuard.lower(`guard`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params
+     * | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a
+     * nonce from `random`: the token.
+     */
+    @Throws(MrtrException::class)override fun `seal`(`binding`: Binding, `now`: kotlin.Long, `ttl`: kotlin.Long, `payload`: kotlin.ByteArray): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_seal(
+        it,
+        
+        FfiConverterTypeBinding.lower(`binding`),
+        FfiConverterLong.lower(`now`),
+        FfiConverterLong.lower(`ttl`),
+        FfiConverterByteArray.lower(`payload`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * How many seals the key `id` has made in this process, or none when the ring lacks it.
+     */
+    @Throws(MrtrException::class)override fun `seals`(`id`: kotlin.Int): kotlin.Long? {
+            return FfiConverterOptionalLong.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_seals(
+        it,
+        
+        FfiConverterInt.lower(`id`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The deployment label every token is sealed and opened under (at most 64 bytes).
+     */
+    @Throws(MrtrException::class)override fun `setContext`(`label`: kotlin.ByteArray)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_set_context(
+        it,
+        
+        FfiConverterByteArray.lower(`label`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Makes the key `id` the sealing key; false when the ring lacks it.
+     */
+    @Throws(MrtrException::class)override fun `setCurrent`(`id`: kotlin.Int): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_set_current(
+        it,
+        
+        FfiConverterInt.lower(`id`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The bound on a token's length, checked before any decoding.
+     */
+    @Throws(MrtrException::class)override fun `setMaxTokenBytes`(`max`: kotlin.Long)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_set_max_token_bytes(
+        it,
+        
+        FfiConverterLong.lower(`max`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * How many seals each key may make in this process.
+     */
+    @Throws(MrtrException::class)override fun `setSealBudget`(`seals`: kotlin.Long)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(
+        it,
+        
+        FfiConverterLong.lower(`seals`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * The replay of an await-style tool on `request` for the deployment's `settings` and the
+     * `call`, single-use under `guard`.
+     */
+    @Throws(MrtrException::class)override fun `startToolReplay`(`requestJson`: kotlin.String, `settingsJson`: kotlin.String, `callJson`: kotlin.String, `guard`: ReplayGuard?): ToolReplay {
+            return FfiConverterTypeToolReplay.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_start_tool_replay(
+        it,
+        
+        FfiConverterString.lower(`requestJson`),
+        FfiConverterString.lower(`settingsJson`),
+        FfiConverterString.lower(`callJson`),
+        FfiConverterOptionalTypeReplayGuard.lower(`guard`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
      * Adds a key that opens tokens (replacing one with the same id).
      */
     @Throws(MrtrException::class)override fun `add`(`id`: kotlin.Int, `algorithm`: kotlin.String, `secret`: kotlin.ByteArray)
@@ -3721,215 +4009,6 @@ open class KeyRing: Disposable, AutoCloseable, KeyRingInterface
         FfiConverterString.lower(`token`),
         FfiConverterTypeBinding.lower(`binding`),
         FfiConverterLong.lower(`now`),
-        FfiConverterOptionalTypeReplayGuard.lower(`guard`),_status)
-}
-    }
-    )
-    }
-    
-
-    
-    /**
-     * Drops the key `id` (never the current one): its tokens become `state-unknown-key`.
-     */
-    @Throws(MrtrException::class)override fun `remove`(`id`: kotlin.Int): kotlin.Boolean {
-            return FfiConverterBoolean.lift(
-    callWithHandle {
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_remove(
-        it,
-        
-        FfiConverterInt.lower(`id`),_status)
-}
-    }
-    )
-    }
-    
-
-    
-    /**
-     * Server, sealed rounds: the `input_required` response to `request_json`
-     * asking what `round_json` (as `resume_round` wrote it) still misses of
-     * `needs_json`, sealing the round with `data_json` (any JSON, or none)
-     * under a nonce from the operating system.
-     */
-    @Throws(MrtrException::class)override fun `respondRound`(`requestJson`: kotlin.String, `roundJson`: kotlin.String, `needsJson`: kotlin.String, `dataJson`: kotlin.String?, `settingsJson`: kotlin.String, `callJson`: kotlin.String): kotlin.String {
-            return FfiConverterString.lift(
-    callWithHandle {
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_respond_round(
-        it,
-        
-        FfiConverterString.lower(`requestJson`),
-        FfiConverterString.lower(`roundJson`),
-        FfiConverterString.lower(`needsJson`),
-        FfiConverterOptionalString.lower(`dataJson`),
-        FfiConverterString.lower(`settingsJson`),
-        FfiConverterString.lower(`callJson`),_status)
-}
-    }
-    )
-    }
-    
-
-    
-    /**
-     * Server, sealed rounds: reads `request_json` against `needs_json` (an
-     * `inputRequests` object): the answers it carries plus those earlier
-     * rounds sealed in its `requestState`, as the round's JSON (`{"answers",
-     * "missing", "ignored", "data", "round", "stateId", "expiry"}`).
-     * `settings_json` is the deployment's `{"ttl", "protocol", "limits",
-     * "pinAnswers"}`, `call_json` the request's `{"subject" | "anonymous",
-     * "now"}` (seconds); with a `guard`, a state used before is `state-replayed`.
-     */
-    @Throws(MrtrException::class)override fun `resumeRound`(`requestJson`: kotlin.String, `needsJson`: kotlin.String, `settingsJson`: kotlin.String, `callJson`: kotlin.String, `guard`: ReplayGuard?): kotlin.String {
-            return FfiConverterString.lift(
-    callWithHandle {
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_resume_round(
-        it,
-        
-        FfiConverterString.lower(`requestJson`),
-        FfiConverterString.lower(`needsJson`),
-        FfiConverterString.lower(`settingsJson`),
-        FfiConverterString.lower(`callJson`),
-        FfiConverterOptionalTypeReplayGuard.lower(`guard`),_status)
-}
-    }
-    )
-    }
-    
-
-    
-    /**
-     * Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
-     * (seconds since the Unix epoch), with a nonce from the OS's random numbers.
-     */
-    @Throws(MrtrException::class)override fun `seal`(`binding`: Binding, `now`: kotlin.Long, `ttl`: kotlin.Long, `payload`: kotlin.ByteArray): kotlin.String {
-            return FfiConverterString.lift(
-    callWithHandle {
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_seal(
-        it,
-        
-        FfiConverterTypeBinding.lower(`binding`),
-        FfiConverterLong.lower(`now`),
-        FfiConverterLong.lower(`ttl`),
-        FfiConverterByteArray.lower(`payload`),_status)
-}
-    }
-    )
-    }
-    
-
-    
-    /**
-     * How many seals the key `id` has made in this process (none if the ring lacks it).
-     */
-    @Throws(MrtrException::class)override fun `seals`(`id`: kotlin.Int): kotlin.Long? {
-            return FfiConverterOptionalLong.lift(
-    callWithHandle {
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_seals(
-        it,
-        
-        FfiConverterInt.lower(`id`),_status)
-}
-    }
-    )
-    }
-    
-
-    
-    /**
-     * The deployment label every token of this ring is sealed and opened
-     * under (at most 64 bytes; empty by default): staging and production,
-     * or two tenants, that share a secret never open each other's tokens
-     * (`state-tampered`).
-     */
-    @Throws(MrtrException::class)override fun `setContext`(`label`: kotlin.ByteArray)
-        = 
-    callWithHandle {
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_set_context(
-        it,
-        
-        FfiConverterByteArray.lower(`label`),_status)
-}
-    }
-    
-    
-
-    
-    /**
-     * Makes the key `id` the sealing key; false if the ring lacks it.
-     */
-    @Throws(MrtrException::class)override fun `setCurrent`(`id`: kotlin.Int): kotlin.Boolean {
-            return FfiConverterBoolean.lift(
-    callWithHandle {
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_set_current(
-        it,
-        
-        FfiConverterInt.lower(`id`),_status)
-}
-    }
-    )
-    }
-    
-
-    
-    /**
-     * The bound on a token's length (default 65536), checked before decoding.
-     */
-    @Throws(MrtrException::class)override fun `setMaxTokenBytes`(`max`: kotlin.Long)
-        = 
-    callWithHandle {
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_set_max_token_bytes(
-        it,
-        
-        FfiConverterLong.lower(`max`),_status)
-}
-    }
-    
-    
-
-    
-    /**
-     * How many seals each key of this ring may make in this process (this
-     * instance's share of the fleet's budget); past it, sealing is
-     * `usage-seal-budget-spent`: make another key current.
-     */
-    @Throws(MrtrException::class)override fun `setSealBudget`(`seals`: kotlin.Long)
-        = 
-    callWithHandle {
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_set_seal_budget(
-        it,
-        
-        FfiConverterLong.lower(`seals`),_status)
-}
-    }
-    
-    
-
-    
-    /**
-     * Server, an await-style tool: the replay of the tool on `request_json`
-     * (settings and call as in `resume_round`), its questions asked again in
-     * the tool's order with `ToolReplay.ask`.
-     */
-    @Throws(MrtrException::class)override fun `startToolReplay`(`requestJson`: kotlin.String, `settingsJson`: kotlin.String, `callJson`: kotlin.String, `guard`: ReplayGuard?): ToolReplay {
-            return FfiConverterTypeToolReplay.lift(
-    callWithHandle {
-    uniffiRustCallWithError(MrtrException) { _status ->
-    UniffiLib.uniffi_mrtr_uniffi_fn_method_keyring_start_tool_replay(
-        it,
-        
-        FfiConverterString.lower(`requestJson`),
-        FfiConverterString.lower(`settingsJson`),
-        FfiConverterString.lower(`callJson`),
         FfiConverterOptionalTypeReplayGuard.lower(`guard`),_status)
 }
     }
@@ -5898,6 +5977,13 @@ public interface ToolBridgeInterface {
     fun `complete`(`resultJson`: kotlin.String)
     
     /**
+     * Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+     * goes on the stream (past the round cap the call ends with that error); else `result`
+     * completes the call.
+     */
+    fun `finish`(`run`: ToolRun, `resultJson`: kotlin.String?, `nowMs`: kotlin.Long)
+    
+    /**
      * A response the client POSTed; true when the round is complete.
      */
     fun `handleAnswer`(`responseJson`: kotlin.String, `nowMs`: kotlin.Long): kotlin.Boolean
@@ -6091,6 +6177,27 @@ open class ToolBridge: Disposable, AutoCloseable, ToolBridgeInterface
         it,
         
         FfiConverterString.lower(`resultJson`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+     * goes on the stream (past the round cap the call ends with that error); else `result`
+     * completes the call.
+     */
+    @Throws(MrtrException::class)override fun `finish`(`run`: ToolRun, `resultJson`: kotlin.String?, `nowMs`: kotlin.Long)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolbridge_finish(
+        it,
+        
+        FfiConverterTypeToolRun.lower(`run`),
+        FfiConverterOptionalString.lower(`resultJson`),
+        FfiConverterLong.lower(`nowMs`),_status)
 }
     }
     
@@ -6404,6 +6511,12 @@ public interface ToolReplayInterface {
     fun `round`(): kotlin.Int
     
     /**
+     * The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this
+     * one is released.
+     */
+    fun `run`(): ToolRun
+    
+    /**
      * `{stateId, expiry}` of the state the request carried, or none.
      */
     fun `state`(): kotlin.String?
@@ -6609,6 +6722,24 @@ open class ToolReplay: Disposable, AutoCloseable, ToolReplayInterface
 
     
     /**
+     * The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this
+     * one is released.
+     */
+    @Throws(MrtrException::class)override fun `run`(): ToolRun {
+            return FfiConverterTypeToolRun.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolreplay_run(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
      * `{stateId, expiry}` of the state the request carried, or none.
      */
     @Throws(MrtrException::class)override fun `state`(): kotlin.String? {
@@ -6663,26 +6794,542 @@ public object FfiConverterTypeToolReplay: FfiConverter<ToolReplay, Long> {
 }
 
 
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
 
 /**
- * What a token is bound to, checked when it is opened.
- *
- * The subject is explicit: `subject`, the authenticated principal
- * (non-empty), or `anonymous` true and no subject. Neither, both, or an
- * empty subject is `usage-invalid-argument`, so a missing auth context never
- * binds as anonymous by accident. `params_digest` is [`params_digest`] of
- * the request's params (or comes with [`binding_for_request`],
- * [`binding_from_json`]); 32 zero bytes (a placeholder) are refused.
+ * One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+ * forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+ * input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+ * `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
+ * whatever the tool does next, even when it caught it.
+ */
+public interface ToolRunInterface {
+    
+    /**
+     * The request's `params.arguments` when an object, else `{}`; none for a bridge's run.
+     */
+    fun `arguments`(): kotlin.String?
+    
+    /**
+     * Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+     * refusal fails the ask and is recorded: the run ends with it.
+     */
+    fun `ask`(`questionJson`: kotlin.String, `key`: kotlin.String?): kotlin.String?
+    
+    /**
+     * Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+     * schema that is no JSON fails, unrecorded: nothing was asked.
+     */
+    fun `askElicit`(`message`: kotlin.String, `requestedSchemaJson`: kotlin.String, `key`: kotlin.String?): kotlin.String?
+    
+    /**
+     * The data the next round gets: what the tool set, else the last round's, or none.
+     */
+    fun `data`(): kotlin.String?
+    
+    /**
+     * The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+     * status (`{response, status}`, the options' `errorCodes`), or none.
+     */
+    fun `refusalResponse`(`protocol`: kotlin.String): kotlin.String?
+    
+    /**
+     * Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
+     * over it; none: the tool's error is the host's to raise.
+     */
+    fun `refused`(): kotlin.String?
+    
+    /**
+     * Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
+     * response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
+     * data set, else the last round's as it came), else the `complete` response; fails with the
+     * refusal recorded (or met here: the round cap).
+     */
+    fun `respond`(`ring`: KeyRing, `resultJson`: kotlin.String?): kotlin.String
+    
+    /**
+     * How many rounds came before this request.
+     */
+    fun `round`(): kotlin.Int
+    
+    /**
+     * The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+     */
+    fun `setData`(`dataJson`: kotlin.String?)
+    
+    /**
+     * `{stateId, expiry}` of the state the request carried, or none.
+     */
+    fun `state`(): kotlin.String?
+    
+    /**
+     * The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
+     * gives none.
+     */
+    fun `stop`()
+    
+    companion object
+}
+
+/**
+ * One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+ * forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+ * input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+ * `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
+ * whatever the tool does next, even when it caught it.
+ */
+open class ToolRun: Disposable, AutoCloseable, ToolRunInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_mrtr_uniffi_fn_free_toolrun(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_mrtr_uniffi_fn_clone_toolrun(handle, status)
+        }
+    }
+
+    
+    /**
+     * The request's `params.arguments` when an object, else `{}`; none for a bridge's run.
+     */
+    @Throws(MrtrException::class)override fun `arguments`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolrun_arguments(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+     * refusal fails the ask and is recorded: the run ends with it.
+     */
+    @Throws(MrtrException::class)override fun `ask`(`questionJson`: kotlin.String, `key`: kotlin.String?): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolrun_ask(
+        it,
+        
+        FfiConverterString.lower(`questionJson`),
+        FfiConverterOptionalString.lower(`key`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+     * schema that is no JSON fails, unrecorded: nothing was asked.
+     */
+    @Throws(MrtrException::class)override fun `askElicit`(`message`: kotlin.String, `requestedSchemaJson`: kotlin.String, `key`: kotlin.String?): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolrun_ask_elicit(
+        it,
+        
+        FfiConverterString.lower(`message`),
+        FfiConverterString.lower(`requestedSchemaJson`),
+        FfiConverterOptionalString.lower(`key`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The data the next round gets: what the tool set, else the last round's, or none.
+     */
+    @Throws(MrtrException::class)override fun `data`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolrun_data(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+     * status (`{response, status}`, the options' `errorCodes`), or none.
+     */
+    @Throws(MrtrException::class)override fun `refusalResponse`(`protocol`: kotlin.String): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolrun_refusal_response(
+        it,
+        
+        FfiConverterString.lower(`protocol`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
+     * over it; none: the tool's error is the host's to raise.
+     */
+    @Throws(MrtrException::class)override fun `refused`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolrun_refused(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
+     * response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
+     * data set, else the last round's as it came), else the `complete` response; fails with the
+     * refusal recorded (or met here: the round cap).
+     */
+    @Throws(MrtrException::class)override fun `respond`(`ring`: KeyRing, `resultJson`: kotlin.String?): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolrun_respond(
+        it,
+        
+        FfiConverterTypeKeyRing.lower(`ring`),
+        FfiConverterOptionalString.lower(`resultJson`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * How many rounds came before this request.
+     */
+    @Throws(MrtrException::class)override fun `round`(): kotlin.Int {
+            return FfiConverterInt.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolrun_round(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+     */
+    @Throws(MrtrException::class)override fun `setData`(`dataJson`: kotlin.String?)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolrun_set_data(
+        it,
+        
+        FfiConverterOptionalString.lower(`dataJson`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * `{stateId, expiry}` of the state the request carried, or none.
+     */
+    @Throws(MrtrException::class)override fun `state`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolrun_state(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
+     * gives none.
+     */
+    @Throws(MrtrException::class)override fun `stop`()
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(MrtrException) { _status ->
+    UniffiLib.uniffi_mrtr_uniffi_fn_method_toolrun_stop(
+        it,
+        _status)
+}
+    }
+    
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeToolRun: FfiConverter<ToolRun, Long> {
+    override fun lower(value: ToolRun): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): ToolRun {
+        return ToolRun(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): ToolRun {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: ToolRun) = 8UL
+
+    override fun write(value: ToolRun, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+
+/**
+ * What a token is bound to, checked when it is opened: the subject (`subject`, the authenticated
+ * principal, or `anonymous` and no subject: neither, both or an empty subject is
+ * `usage-invalid-argument`, so a missing auth context never binds as anonymous by accident), the
+ * protocol, the method, its target and the digest of the request's params (32 zero bytes, a
+ * placeholder, are refused).
  */
 data class Binding (
     /**
      * The authenticated principal; none only when `anonymous`.
      */
-    var `subject`: kotlin.String?
+    var `subject`: kotlin.String? = null 
     , 
     /**
-     * No principal, by explicit choice: such a token opens for any anonymous
-     * caller, so it must carry nothing user-specific.
+     * No principal, by explicit choice: such a token opens for any anonymous caller, so it must carry
+     * nothing user-specific.
      */
     var `anonymous`: kotlin.Boolean
     , 
@@ -6702,7 +7349,7 @@ data class Binding (
     var `target`: kotlin.String
     , 
     /**
-     * SHA-256 of the request's params: 32 bytes from [`params_digest`].
+     * SHA-256 of the request's params (`params_digest`): 32 bytes.
      */
     var `paramsDigest`: kotlin.ByteArray
     
