@@ -442,6 +442,27 @@ def test_an_answer_that_does_not_fit_is_refused_even_when_the_tool_catches_it() 
     assert text(run(tolerant, answered({"action": "decline"}), 101)) == "decline"  # the tool's to handle
 
 
+def test_a_refusal_the_tool_caught_wins_over_the_exception_it_raised_instead() -> None:
+    async def rethrowing(args: Dict[str, Any], ctx: Context) -> Dict[str, Any]:
+        try:
+            await ctx.ask({"method": "elicitation/create"})  # no params: no input request
+        except mrtr.MrtrError:
+            raise ValueError("the tool's own") from None
+        return {"content": []}
+
+    with pytest.raises(mrtr.ProtocolError) as e:
+        run(rethrowing, request(), 100)
+    assert e.value.rule is Rule.INPUT_REQUEST_INVALID
+    # The run gives the refusal's response itself, the bytes error_response builds for it.
+    tool_run = mrtr.ToolRun(ROUNDS, request(id=5), subject="alice", now=100)
+    with pytest.raises(mrtr.ProtocolError):
+        tool_run.ask({"method": "elicitation/create"})
+    assert tool_run.ask(mrtr.Questions.roots()) is None  # refused: nothing more is asked
+    with pytest.raises(mrtr.ProtocolError):
+        tool_run.refused()
+    assert tool_run.refusal_response() == mrtr.error_response(5, e.value)
+
+
 def test_the_tools_own_exceptions_propagate() -> None:
     async def failing(args: Dict[str, Any], ctx: Context) -> Dict[str, Any]:
         raise ValueError("no such city")

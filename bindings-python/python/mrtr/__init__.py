@@ -6,7 +6,7 @@ server: ``respond``, ``resume``, ``complete``, ``discover``, ``check_request``, 
 ``require_capabilities``, ``require_declared``, ``task_created``, ``task_get_response``; sealed
 ``requestState``: ``Key``, ``KeyRing``, ``Binding``, ``SealedRounds``, ``inspect``; await-style tools without
 server state: ``run_tool`` (``run_tool_bytes``: bytes in, bytes out), ``Context``, ``Questions``,
-``error_response`` (over ``ToolReplay``), and the same tools served to ``2025-11-25`` clients:
+``error_response`` (over ``ToolRun``, one run, and ``ToolReplay``), and the same tools served to ``2025-11-25`` clients:
 ``BridgedCall`` (over ``ToolBridge``); the transports over HTTP (Streamable HTTP, SEP-1858, SEP-1335):
 ``Operation`` (one call to its final response, every round and mode) with its driver ``run_operation`` /
 ``call`` (asyncio, httpx2 or httpx), ``HttpCall`` (the client machine of one exchange sequence), ``SseDecoder`` /
@@ -36,6 +36,7 @@ from ._mrtr import (
     SseDecoder,
     ToolBridge,
     ToolReplay,
+    ToolRun,
     __version__,
     check,
     check_headers,
@@ -85,6 +86,7 @@ __all__ = [
     "SseDecoder",
     "ToolBridge",
     "ToolReplay",
+    "ToolRun",
     "__version__",
     "check",
     "check_headers",

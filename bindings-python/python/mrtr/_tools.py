@@ -1,9 +1,10 @@
 """Await-style tools without server state (``name = await ctx.elicit(...)``) over the core's replay
-(``mrtr::round::replay``, the native ``ToolReplay``): each request re-runs the tool from the top; an ask already
-answered returns at once, the first without an answer suspends the tool and ``run_tool`` answers
-``input_required`` (``run_tool_bytes``: the same, the response as the JSON bytes the core wrote). The core
-decides the keys (the order of asking), the pins (a digest of each exact question), the round cap and every
-JSON shape.
+(``mrtr::round::replay``) and the native ``ToolRun``, which owns the round sequence and the refusal policy:
+each request re-runs the tool from the top; an ask already answered returns at once, the first without an
+answer suspends the tool and ``run_tool`` answers ``input_required`` (``run_tool_bytes``: the same, the
+response as the JSON bytes the core wrote). The core decides the keys (the order of asking), the pins (a
+digest of each exact question), the round cap, every JSON shape, and that a refusal at an ask ends the run
+even when the tool caught it.
 
 The suspension is a private ``BaseException`` raised at the await, so that a tool's ``except Exception`` cannot
 swallow it. **Code before an ask runs again on every round** (the stack is rebuilt by replay, not kept), so it
@@ -25,7 +26,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Literal,
 from . import _mrtr
 from ._enums import Rule
 from ._errors import MrtrError
-from ._mrtr import SealedRounds, ToolBridge, ToolReplay
+from ._mrtr import SealedRounds, ToolBridge, ToolRun
 
 #: An input request (``{"method", "params"}``), as ``ctx.q`` builds it.
 Question = Dict[str, Any]
@@ -79,11 +80,10 @@ class Context:
     q = Questions
 
     def __init__(
-        self, replay: ToolReplay, request: Union[Dict[str, Any], str, bytes], protocol: Optional[str] = None
+        self, run: ToolRun, request: Union[Dict[str, Any], str, bytes], protocol: Optional[str] = None
     ) -> None:
         # `request` may be the request's JSON text (run_tool_bytes): read only if the tool reads ctx.request.
-        self._replay, self._suspended, self._request, self._protocol = replay, False, request, protocol
-        self._refusal: Optional[MrtrError] = None
+        self._run, self._suspended, self._request, self._protocol = run, False, request, protocol
         self._data: Any = _UNSET
         self._state: Any = _UNSET
 
@@ -104,7 +104,7 @@ class Context:
     def data(self) -> Any:
         """What the last round kept (``None`` without); assign it to keep something for the next round."""
         if self._data is _UNSET:
-            self._data = self._replay.data
+            self._data = self._run.data
         return self._data
 
     @data.setter
@@ -113,7 +113,7 @@ class Context:
 
     def _state_field(self, name: str) -> Any:
         if self._state is _UNSET:
-            self._state = self._replay.state or {}
+            self._state = self._run.state or {}
         return self._state.get(name)
 
     @property
@@ -139,32 +139,20 @@ class Context:
     @property
     def round(self) -> int:
         """How many ``input_required`` rounds came before this request (0 on a first request)."""
-        return self._replay.round
+        return self._run.round
 
     def _answers(self, questions: List[Tuple[Union[Question, _Elicit], Optional[str]]]) -> List[Answer]:
-        # Once suspended, nothing more is asked: a tool that swallowed the suspension learns nothing more.
-        if self._suspended:
-            for question, _ in questions:
-                if isinstance(question, _Elicit):
-                    question.build()  # a question that cannot be built says so, as before the suspension
-            raise _Suspend
+        # The run asks nothing once the tool was stopped or refused (its asks give None): the tool stops again.
         answers = []
         for question, key in questions:
-            try:
-                if isinstance(question, _Elicit):
-                    answer = self._replay._ask_elicit(question.message, question.schema, key)
-                else:
-                    answer = self._replay.ask(question, key)
-            except MrtrError as e:
-                if isinstance(question, _Elicit):
-                    question.build()  # not a refusal: a question that cannot be built (the tool's to handle)
-                # A refusal (an answer that does not fit, a question that is no input request) is not the tool's
-                # to handle: it sees it, and run_tool raises it whatever the tool does.
-                self._suspended, self._refusal = True, e
-                raise
+            if isinstance(question, _Elicit):
+                answer = self._run.ask_elicit(question.message, question.schema, key)
+            else:
+                answer = self._run.ask(question, key)
             self._suspended |= answer is None
             answers += [answer] if answer is not None else []
         if self._suspended:
+            self._run.stop()
             raise _Suspend
         return answers
 
@@ -220,11 +208,9 @@ async def run_tool(
     what the tool still misses, or its result completed. With a ``guard``, a state used before is
     ``state-replayed``. Refusals raise their ``MrtrError`` (``error_response`` makes the response to send), even
     when the tool caught them at an ask; the tool's own exceptions propagate."""
-    replay = ToolReplay(rounds, request, subject=subject, anonymous=anonymous, now=now, guard=guard)
-    result, ctx = await _play(tool, replay, request, rounds.protocol)
-    if replay.missing:
-        return replay.input_required(ctx._data) if ctx._data is not _UNSET else replay.input_required(replay.data)
-    return replay.complete(result)
+    run = ToolRun(rounds, request, subject=subject, anonymous=anonymous, now=now, guard=guard)
+    result, stopped = await _play(tool, run, request, rounds.protocol)
+    return run.respond(result, stopped=stopped)
 
 
 async def run_tool_bytes(
@@ -241,36 +227,35 @@ async def run_tool_bytes(
     send, with no dict built and no ``json.dumps``. Pass the request as the body's bytes (or ``str``): it is
     read once, by the core (``ctx.request`` parses it only if the tool reads it). Same refusals, same
     exceptions."""
-    replay = ToolReplay(rounds, request, subject=subject, anonymous=anonymous, now=now, guard=guard)
-    result, ctx = await _play(tool, replay, request, rounds.protocol)
-    if replay.missing:
-        data = ctx._data
-        return replay._input_required_bytes(None, True) if data is _UNSET else replay._input_required_bytes(data)
-    return replay._complete_bytes(result)
+    run = ToolRun(rounds, request, subject=subject, anonymous=anonymous, now=now, guard=guard)
+    result, stopped = await _play(tool, run, request, rounds.protocol)
+    return run._respond_bytes(result, stopped=stopped)
 
 
 async def _play(
-    tool: Tool, replay: ToolReplay, message: Union[Dict[str, Any], str, bytes], protocol: str
-) -> Tuple[Any, Context]:
-    """Runs ``tool`` once over ``replay``: its result (``None`` when it stopped at an ask without an answer) and
-    its context. A refusal is raised even when the tool caught it; the tool's own exceptions propagate."""
+    tool: Tool, run: ToolRun, message: Union[Dict[str, Any], str, bytes], protocol: str
+) -> Tuple[Any, bool]:
+    """Plays ``tool`` once over ``run``: its result, and whether it stopped at an ask without an answer (the
+    data it set handed to the run). The run's refusal policy decides the rest: a refusal recorded at an ask
+    is raised in place of the tool's own exception, and ``respond`` raises it in place of the result."""
     arguments: Optional[Dict[str, Any]]
     if isinstance(message, dict):
         arguments = (message.get("params") or {}).get("arguments")
     else:
-        arguments = replay._arguments()  # the request as the core read it: no second parse here
-    ctx = Context(replay, message, protocol)
+        arguments = run.arguments()  # the request as the core read it: no second parse here
+    ctx = Context(run, message, protocol)
     result: Any = None
+    stopped = False
     try:
         result = await tool(arguments if isinstance(arguments, dict) else {}, ctx)
     except _Suspend:
-        pass
+        stopped = True
     except Exception:
-        if ctx._refusal is None:
-            raise
-    if ctx._refusal is not None:
-        raise ctx._refusal
-    return result, ctx
+        run.refused()
+        raise
+    if ctx._data is not _UNSET:
+        run.set_data(ctx._data)
+    return result, stopped
 
 
 class BridgedCall:
@@ -328,19 +313,12 @@ class BridgedCall:
                 yield text
 
     async def _round(self) -> None:
-        replay = self._bridge.replay()
+        run = self._bridge.replay().run()
         try:
-            result, _ = await _play(self._tool, replay, self._message, "2025-11-25")
+            result, stopped = await _play(self._tool, run, self._message, "2025-11-25")
         except MrtrError as e:
             return self._bridge.refuse(e.rule.value, e.message, e.data)
-        if not replay.missing:
-            return self._bridge.complete(result)
-        try:
-            self._bridge.ask(replay, self._clock())
-        except MrtrError:
-            if not self._bridge.done:
-                raise
-            # Past the round cap: the bridge ended the call with that error's response.
+        self._bridge.finish(run, None if stopped else result, self._clock())
 
     async def _wait(self) -> None:
         deadline = self._bridge.poll_timeout()
