@@ -356,6 +356,7 @@ impl KeyRing {
     /// Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
     /// (seconds since the Unix epoch), with a nonce from the OS.
     fn seal(&self, binding: &Bound<'_, Binding>, now: u64, ttl: u32, payload: &[u8]) -> PyResult<String> {
+        let now = mrtr::Millis::from_secs(now);
         boundary(|| self.0.seal(&binding.get().0.binding(), now, ttl, payload, &mut SeedRng::Os).or_raise())
     }
 
@@ -390,8 +391,8 @@ impl KeyRing {
             let token = Raw::of(token)?.ok_or_else(|| usage("a token is str or bytes"))?;
             let b = binding.get().0.binding();
             let opened = guarded(guard, |g| match g {
-                Some(g) => self.0.open_once(token.as_bytes(), &b, now, g),
-                None => self.0.open(token.as_bytes(), &b, now),
+                Some(g) => self.0.open_once(token.as_bytes(), &b, mrtr::Millis::from_secs(now), g),
+                None => self.0.open(token.as_bytes(), &b, mrtr::Millis::from_secs(now)),
             })?;
             let payload = PyBytes::new(py, &opened.payload);
             class(py, "Opened")?.call1((payload, opened.id.to_string(), opened.expiry))

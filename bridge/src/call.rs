@@ -38,7 +38,7 @@ use mrtr::client::Operation;
 use mrtr::http::serve::ServerStream;
 use mrtr::http::Mode;
 use mrtr::sse::Decoder;
-use mrtr::{server, Error, Protocol, RuleId};
+use mrtr::{server, Error, Millis, Protocol, RuleId};
 use serde_json::{json, Map, Value};
 use std::collections::VecDeque;
 use std::future::Future;
@@ -102,14 +102,14 @@ impl Driver {
         // A gateway gets the call through while saying what is wrong: a
         // faulty round is still asked (the upstream side's checker reports it).
         config.call.lenient = true;
-        let op = Operation::new(config, request, 0)?;
+        let op = Operation::new(config, request, Millis(0))?;
         let (parts_tx, parts_rx) = upstream::parts();
         Ok(Driver { shared, url, op, clock: Instant::now(), parts_tx, parts_rx, exchanges: Vec::new() })
     }
 
     /// The operation's clock: milliseconds since it started.
-    fn now(&self) -> u64 {
-        u64::try_from(self.clock.elapsed().as_millis()).unwrap_or(u64::MAX)
+    fn now(&self) -> Millis {
+        Millis(u64::try_from(self.clock.elapsed().as_millis()).unwrap_or(u64::MAX))
     }
 
     /// Sends what the operation transmits, then takes its events.
@@ -180,7 +180,7 @@ impl Driver {
         answers: &mut mpsc::UnboundedReceiver<Answer>,
         closed: impl Future<Output = ()>,
     ) -> Wake {
-        let timer = self.op.poll_timeout().map(|ms| self.clock + Duration::from_millis(ms));
+        let timer = self.op.poll_timeout().map(|at| self.clock + Duration::from_millis(at.0));
         tokio::select! {
             Some(part) = self.parts_rx.recv() => Wake::Part(part),
             Some(answer) = answers.recv() => Wake::Answer(answer),

@@ -2,7 +2,7 @@
 
 use crate::corpus::{json_eq, set_eq, Case};
 use crate::transcript;
-use mrtr::{bare::BareId, check, client, server, Error, Limits, Protocol, RuleId};
+use mrtr::{bare::BareId, check, client, server, Error, Limits, Millis, Protocol, RuleId};
 use serde_json::{json, Value};
 
 /// The ops this runner knows.
@@ -147,14 +147,14 @@ fn sse_op(input: &Value) -> Result<Value, String> {
 fn http_client_op(input: &Value) -> Result<Value, String> {
     use mrtr::http::{call::Call, Headers};
     let config = mrtr_facade::call_config(input["config"].to_string().as_bytes()).map_err(|e| e.to_string())?;
-    let mut now = input.get("now").and_then(Value::as_u64).unwrap_or(0);
+    let mut now = Millis(input.get("now").and_then(Value::as_u64).unwrap_or(0));
     let mut call = match Call::new(config, &input["request"], now) {
         Ok(call) => call,
         Err(e) => return Ok(json!({ "outputs": [[{ "error": e.rule().name() }]] })),
     };
     let mut outputs = vec![drain(&mut call)];
     for step in input["steps"].as_array().ok_or("steps must be an array")? {
-        now = step.get("at").and_then(Value::as_u64).unwrap_or(now);
+        now = step.get("at").and_then(Value::as_u64).map_or(now, Millis);
         let exchange = |part: &Value| part["exchange"].as_u64().ok_or("a step names its exchange");
         let done = if let Some(head) = step.get("head") {
             let headers: Headers = head["headers"]
@@ -176,7 +176,7 @@ fn http_client_op(input: &Value) -> Result<Value, String> {
         } else if let Some(answer) = step.get("answer") {
             call.answer(answer, now)
         } else if let Some(at) = step.get("timeout").and_then(Value::as_u64) {
-            now = at;
+            now = Millis(at);
             call.handle_timeout(now);
             Ok(())
         } else {
@@ -260,14 +260,15 @@ fn sealed_state(input: &Value) -> Result<Value, Error> {
     let spec = BindingSpec::from_json(text.as_bytes())?;
     let binding = spec.binding();
     if let Some(seal) = input.get("seal") {
-        let now = seal["now"].as_u64().ok_or(bad("now"))?;
+        let now = Millis::from_secs(seal["now"].as_u64().ok_or(bad("now"))?);
         let ttl = seal["ttl"].as_u64().ok_or(bad("ttl"))? as u32;
         let payload = seal["payload"].as_str().unwrap_or_default().as_bytes();
         let token = ring.seal_with_nonce(&binding, now, ttl, payload, &hex(&seal["nonce"])?)?;
         return Ok(json!({ "token": token }));
     }
     let open = &input["open"];
-    let (token, now) = (open["token"].as_str().unwrap_or_default(), open["now"].as_u64().unwrap_or(0));
+    let (token, now) =
+        (open["token"].as_str().unwrap_or_default(), Millis::from_secs(open["now"].as_u64().unwrap_or(0)));
     let opened = match open.get("used").and_then(Value::as_array) {
         Some(used) => {
             let used: Vec<StateId> = used.iter().filter_map(|id| StateId::from_hex(id.as_str()?)).collect();

@@ -6,7 +6,7 @@
 
 use mrtr::round::SealedRounds;
 use mrtr::state::{Algorithm, Key, KeyRing, Subject};
-use mrtr::{server, Error, ErrorCodes, Limits, Protocol};
+use mrtr::{server, Error, ErrorCodes, Limits, Millis, Protocol};
 use mrtr_conformance::corpus;
 use serde_json::{json, Value};
 
@@ -37,7 +37,7 @@ fn rebuilt(name: &str, request: &Value) -> Error {
             let needs = json!({"github_login": {"method": "elicitation/create", "params": {"message": "Who?",
                 "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}}});
             rounds
-                .call(request, Subject::Principal("alice"), 1_000)
+                .call(request, Subject::Principal("alice"), Millis::from_secs(1_000))
                 .and_then(|c| rounds.resume(&c, &needs, None))
                 .map(drop)
         }

@@ -14,6 +14,7 @@ use mrtr::client::operation::{Config, Event as OpEvent, Operation};
 use mrtr::client::{Client, ClientConfig, Event as ClientEvent};
 use mrtr::http::call::{headers, Call, CallConfig, Event as CallEvent};
 use mrtr::http::{Headers, Mode};
+use mrtr::Millis;
 use serde_json::{json, Value};
 use std::hint::black_box;
 
@@ -55,13 +56,13 @@ fn glue() -> Value {
     let mut next_id = 2u64;
     for round in 0.. {
         let sent = client.poll_transmit().unwrap();
-        let mut call = Call::new(CallConfig::new(Mode::Streamable, ENDPOINT), &sent, 0).unwrap();
+        let mut call = Call::new(CallConfig::new(Mode::Streamable, ENDPOINT), &sent, Millis(0)).unwrap();
         let post = call.poll_transmit().unwrap();
         // The server reads the POST's body, as on the other side.
         let received: Value = serde_json::from_str(post.body.as_deref().unwrap()).unwrap();
-        call.handle_head(post.exchange, 200, &json_head(), 0).unwrap();
-        call.handle_body(post.exchange, answer(&received["id"], round).as_bytes(), 0).unwrap();
-        call.handle_end(post.exchange, 0).unwrap();
+        call.handle_head(post.exchange, 200, &json_head(), Millis(0)).unwrap();
+        call.handle_body(post.exchange, answer(&received["id"], round).as_bytes(), Millis(0)).unwrap();
+        call.handle_end(post.exchange, Millis(0)).unwrap();
         let Some(CallEvent::Response(response)) = call.poll_event() else { panic!("no response") };
         client.handle_response_value(response).unwrap();
         match client.poll_event().unwrap() {
@@ -80,17 +81,17 @@ fn glue() -> Value {
 
 /// The operation: the host only carries bytes and answers keys.
 fn operation() -> Value {
-    let mut op = Operation::new(Config::new(Mode::Streamable, ENDPOINT), request(), 0).unwrap();
+    let mut op = Operation::new(Config::new(Mode::Streamable, ENDPOINT), request(), Millis(0)).unwrap();
     for round in 0.. {
         let post = op.poll_transmit().unwrap();
         let received: Value = serde_json::from_str(post.body.as_deref().unwrap()).unwrap();
-        op.handle_head(post.exchange, 200, &json_head(), 0).unwrap();
-        op.handle_body(post.exchange, answer(&received["id"], round).as_bytes(), 0).unwrap();
-        op.handle_end(post.exchange, 0).unwrap();
+        op.handle_head(post.exchange, 200, &json_head(), Millis(0)).unwrap();
+        op.handle_body(post.exchange, answer(&received["id"], round).as_bytes(), Millis(0)).unwrap();
+        op.handle_end(post.exchange, Millis(0)).unwrap();
         match op.poll_event().unwrap() {
             OpEvent::InputRequired { requests, .. } => {
                 for key in requests.keys() {
-                    op.answer(key, user(key), 0).unwrap();
+                    op.answer(key, user(key), Millis(0)).unwrap();
                 }
             }
             OpEvent::Done(response) => return response,

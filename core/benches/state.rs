@@ -13,6 +13,7 @@ use aes_gcm::{
 use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use mrtr::state::{params_digest, Algorithm, Binding, Bound, Key, KeyRing, SeedRng, Subject};
+use mrtr::Millis;
 use mrtr::Protocol;
 use serde_json::json;
 use std::hint::black_box;
@@ -35,8 +36,10 @@ fn bench(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(size as u64));
         group.bench_function(BenchmarkId::new("mrtr KeyRing", size), |b| {
             b.iter(|| {
-                let token = ring.seal(&binding, 1000, 60, black_box(&payload), &mut SeedRng::Bytes(&[3; 24])).unwrap();
-                black_box(ring.open(&token, &binding, 1001).unwrap())
+                let token = ring
+                    .seal(&binding, Millis::from_secs(1000), 60, black_box(&payload), &mut SeedRng::Bytes(&[3; 24]))
+                    .unwrap();
+                black_box(ring.open(&token, &binding, Millis::from_secs(1001)).unwrap())
             })
         });
         for alg in Algorithm::ALL {
@@ -45,8 +48,8 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| {
                     let bound = Bound::new(binding.clone());
                     let rng = &mut SeedRng::Bytes(&[3; 24]);
-                    let token = ring.seal(&bound, 1000, 60, black_box(&payload), rng).unwrap();
-                    black_box(ring.open(&token, &bound, 1001).unwrap())
+                    let token = ring.seal(&bound, Millis::from_secs(1000), 60, black_box(&payload), rng).unwrap();
+                    black_box(ring.open(&token, &bound, Millis::from_secs(1001)).unwrap())
                 })
             });
         }

@@ -12,13 +12,14 @@
 use mrtr::client::operation::{Config, Event};
 use mrtr::client::{Operation, Session, SessionConfig};
 use mrtr::http::{Mode, Request};
+use mrtr::Millis;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-fn now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |t| t.as_millis() as u64)
+fn now() -> Millis {
+    Millis(SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |t| t.as_millis() as u64))
 }
 
 /// An HTTP response: its status, its header fields (lower-case names), its body.
@@ -80,7 +81,7 @@ pub fn call(url: &str, mut answer: impl FnMut(&Value) -> Value) -> Result<Value,
             Some(_) => {} // a notification, or a rule the server broke (the operation goes on)
             None => {
                 let at = operation.poll_timeout().ok_or("the operation stalled")?; // a wait before a resend
-                std::thread::sleep(Duration::from_millis(at.saturating_sub(now())));
+                std::thread::sleep(Duration::from_millis(at.since(now())));
                 operation.handle_timeout(now());
             }
         }

@@ -56,6 +56,7 @@ pub use base::limits;
 pub use base::protocol;
 pub use base::rules;
 pub use base::tasks;
+pub use base::time::Millis;
 #[cfg(feature = "alloc")]
 pub use conversation::check;
 #[cfg(feature = "state")]

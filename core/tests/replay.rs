@@ -7,6 +7,7 @@
 use mrtr::round::replay::{Asked, Replay};
 use mrtr::round::SealedRounds;
 use mrtr::state::{Algorithm, Key, KeyRing, MemoryGuard, SeedRng, Subject};
+use mrtr::Millis;
 use mrtr::{client, Limits, Protocol, RuleId};
 use serde_json::{json, Value};
 
@@ -44,7 +45,7 @@ fn greet(
     guard: Option<&mut MemoryGuard>,
     side_effects: &mut u32,
 ) -> Result<Run, mrtr::Error> {
-    let call = r.call(request, ALICE, now)?;
+    let call = r.call(request, ALICE, Millis::from_secs(now))?;
     let mut replay = Replay::start(r, &call, guard.map(|g| g as &mut dyn mrtr::state::ReplayGuard))?;
     let name = match replay.ask(&question("Your name?"))? {
         Asked::Answered(a) => a["content"]["v"].as_str().unwrap_or_default().to_string(),
@@ -141,7 +142,7 @@ fn a_final_round_runs_once_under_a_guard_and_the_cap_holds() {
     let replayed = greet(&r, &third, 103, "Greeting?", Some(&mut guard), &mut effects).unwrap_err();
     assert_eq!((replayed.rule(), effects), (RuleId::StateReplayed, 1));
 
-    let call = r.call(&second_request, ALICE, 101).unwrap();
+    let call = r.call(&second_request, ALICE, Millis::from_secs(101)).unwrap();
     let mut replay = Replay::start(&r, &call, None).unwrap();
     replay.max_rounds = 1;
     assert!(matches!(replay.ask(&question("Your name?")), Ok(Asked::Answered(_))));
@@ -209,7 +210,7 @@ fn misuse_and_bad_questions_have_their_rules() {
     let ring = ring();
     let r = SealedRounds::new(&ring, 300, Protocol::default(), Limits::default());
     let req = request();
-    let call = r.call(&req, ALICE, 1).unwrap();
+    let call = r.call(&req, ALICE, Millis::from_secs(1)).unwrap();
     let mut replay = Replay::start(&r, &call, None).unwrap();
     assert_eq!(replay.ask(&json!({"method": "elicitation/create"})).unwrap_err().rule(), RuleId::InputRequestInvalid);
     replay.ask_as("k", &question("?")).unwrap();
@@ -246,7 +247,7 @@ mod bridge {
     use super::question;
     use mrtr::round::bridge::Bridge;
     use mrtr::round::replay::{Asked, Replay};
-    use mrtr::{sse, Limits, RuleId};
+    use mrtr::{sse, Limits, Millis, RuleId};
     use serde_json::{json, Value};
 
     fn legacy_request() -> Value {
@@ -283,7 +284,7 @@ mod bridge {
         let mut replay = bridge.replay();
         match run(&mut replay) {
             Some(done) => bridge.complete(&json!({"content": [{"type": "text", "text": done}]})).unwrap(),
-            None => bridge.ask(&replay, now).unwrap(),
+            None => bridge.ask(&replay, Millis(now)).unwrap(),
         }
         written(bridge)
     }
@@ -293,20 +294,20 @@ mod bridge {
         let mut b = Bridge::new(&legacy_request(), "c1c1c1c1c1c1c1c1", Limits::default()).unwrap();
         let asked = step(&mut b, 0);
         assert_eq!((asked.len(), asked[0]["method"].as_str()), (1, Some("elicitation/create")));
-        assert_eq!(b.poll_timeout(), Some(300_000));
-        assert!(b.handle_answer(&accept(&asked[0], "Ada"), 5).unwrap());
+        assert_eq!(b.poll_timeout(), Some(Millis(300_000)));
+        assert!(b.handle_answer(&accept(&asked[0], "Ada"), Millis(5)).unwrap());
         let asked = step(&mut b, 10);
         assert_eq!(asked[0]["params"]["message"], "Greeting?");
         assert_eq!(asked[0]["id"], json!("c1c1c1c1c1c1c1c1-2-q2"), "each round's requests have ids of their own");
         let wrong =
             json!({"jsonrpc": "2.0", "id": asked[0]["id"], "result": {"action": "accept", "content": {"x": 1}}});
-        assert_eq!(b.handle_answer(&wrong, 11).unwrap_err().rule(), RuleId::RetryInputResponseInvalid);
-        assert!(b.handle_answer(&accept(&asked[0], "Hello"), 12).unwrap());
+        assert_eq!(b.handle_answer(&wrong, Millis(11)).unwrap_err().rule(), RuleId::RetryInputResponseInvalid);
+        assert!(b.handle_answer(&accept(&asked[0], "Hello"), Millis(12)).unwrap());
         let done = step(&mut b, 13);
         assert_eq!(done[0]["id"], 7);
         assert_eq!(done[0]["result"]["content"][0]["text"], "Hello, Ada");
         assert!(b.is_done() && b.poll_timeout().is_none());
-        assert_eq!(b.handle_answer(&accept(&asked[0], "x"), 14).unwrap_err().rule(), RuleId::UsageOutOfTurn);
+        assert_eq!(b.handle_answer(&accept(&asked[0], "x"), Millis(14)).unwrap_err().rule(), RuleId::UsageOutOfTurn);
     }
 
     #[test]
@@ -332,9 +333,9 @@ mod bridge {
         let mut b = Bridge::new(&legacy_request(), "c2c2c2c2c2c2c2c2", Limits::default()).unwrap();
         b.round_timeout_ms = 1000;
         let _ = step(&mut b, 0);
-        b.handle_timeout(999);
+        b.handle_timeout(Millis(999));
         assert!(!b.is_done());
-        b.handle_timeout(1000);
+        b.handle_timeout(Millis(1000));
         let last = written(&mut b);
         assert_eq!(last[0]["error"]["data"]["rule"], "limit-exceeded");
         assert!(b.is_done());
@@ -343,7 +344,7 @@ mod bridge {
         capped.max_rounds = 0;
         let mut replay = capped.replay();
         assert!(run(&mut replay).is_none());
-        assert_eq!(capped.ask(&replay, 0).unwrap_err().rule(), RuleId::RetryRoundsExceeded);
+        assert_eq!(capped.ask(&replay, Millis(0)).unwrap_err().rule(), RuleId::RetryRoundsExceeded);
         assert_eq!(written(&mut capped)[0]["error"]["data"]["rule"], "retry-rounds-exceeded");
     }
 }

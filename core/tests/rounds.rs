@@ -6,6 +6,7 @@
 
 use mrtr::round::{Round, SealedRounds};
 use mrtr::state::{Algorithm, Key, KeyRing, MemoryGuard, SeedRng, Subject};
+use mrtr::Millis;
 use mrtr::{client, Limits, Protocol, RuleId};
 use serde_json::{json, Value};
 
@@ -58,7 +59,7 @@ fn retry(request: &Value, response: &Value, answers: &Value, id: u64) -> Value {
 
 /// Resumes `request` at `now` for alice, and asks what is missing.
 fn round_trip(r: &SealedRounds<'_>, request: &Value, need: &Value, now: u64, n: u8) -> (Round, Value) {
-    let call = r.call(request, ALICE, now).unwrap();
+    let call = r.call(request, ALICE, Millis::from_secs(now)).unwrap();
     let round = r.resume(&call, need, None).unwrap();
     let response = r.respond(&call, &round, need, Some(json!({"n": n})), &mut SeedRng::Bytes(&seed(n))).unwrap();
     (round, response)
@@ -82,7 +83,7 @@ fn answers_carry_across_a_rolling_upgrade_and_the_state_binds_principal_time_and
     assert!(!token.contains("octocat"), "answers travel encrypted");
     assert_eq!(round.state.unwrap().expiry, 1300);
     let third = retry(&second, &answer, &answer_all(&answer["result"]["inputRequests"], "octocat"), 3);
-    let call = r.call(&third, ALICE, 1020).unwrap();
+    let call = r.call(&third, ALICE, Millis::from_secs(1020)).unwrap();
     let done = r.resume(&call, &v2, None).unwrap();
     assert!(done.is_complete());
     assert_eq!(done.answers.keys().collect::<Vec<_>>(), ["github_login", "microsoft_login"]);
@@ -92,18 +93,22 @@ fn answers_carry_across_a_rolling_upgrade_and_the_state_binds_principal_time_and
         let call = r.call(request, subject, now).unwrap();
         r.resume(&call, &v2, None).unwrap_err().rule()
     };
-    assert_eq!(refused(&third, Subject::Principal("mallory"), 1020), RuleId::StateWrongSubject);
-    assert_eq!(refused(&third, ALICE, 1010 + 300), RuleId::StateExpired);
+    assert_eq!(refused(&third, Subject::Principal("mallory"), Millis::from_secs(1020)), RuleId::StateWrongSubject);
+    assert_eq!(refused(&third, ALICE, Millis::from_secs(1010 + 300)), RuleId::StateExpired);
     let mut elsewhere = third.clone();
     elsewhere["params"]["arguments"]["location"] = json!("Paris");
-    assert_eq!(refused(&elsewhere, ALICE, 1020), RuleId::StateWrongRequest);
+    assert_eq!(refused(&elsewhere, ALICE, Millis::from_secs(1020)), RuleId::StateWrongRequest);
     let mut with_task = third.clone();
     with_task["params"]["task"] = json!({"ttl": 60000});
-    assert_eq!(refused(&with_task, ALICE, 1020), RuleId::StateWrongRequest, "every param is bound");
+    assert_eq!(refused(&with_task, ALICE, Millis::from_secs(1020)), RuleId::StateWrongRequest, "every param is bound");
     // SEP-3221: a client re-sends the host's secureArguments unchanged, so they are bound as well.
     let mut with_secure = third.clone();
     with_secure["params"]["secureArguments"] = json!({"tenant": "t-2"});
-    assert_eq!(refused(&with_secure, ALICE, 1020), RuleId::StateWrongRequest, "secureArguments are bound");
+    assert_eq!(
+        refused(&with_secure, ALICE, Millis::from_secs(1020)),
+        RuleId::StateWrongRequest,
+        "secureArguments are bound"
+    );
 }
 
 #[test]
@@ -115,7 +120,7 @@ fn the_clock_is_per_call_so_one_long_lived_settings_value_expires_tokens() {
     let (_, answer) = round_trip(&r, &first(), &need, 1000, 1);
     let second = retry(&first(), &answer, &answer_all(&answer["result"]["inputRequests"], "octocat"), 2);
     for (now, ok) in [(1299, true), (1300, false), (5000, false)] {
-        let call = r.call(&second, ALICE, now).unwrap();
+        let call = r.call(&second, ALICE, Millis::from_secs(now)).unwrap();
         assert_eq!(r.resume(&call, &need, None).is_ok(), ok, "at {now}");
     }
 }
@@ -128,7 +133,7 @@ fn under_a_guard_a_state_is_single_use_so_rounds_never_roll_back_and_a_final_rou
     let mut guard = MemoryGuard::new();
     let need = needs(&[("confirm", "Pay 10 EUR?"), ("otp", "The code?")]);
     let request = first();
-    let call1 = r.call(&request, ALICE, 1000).unwrap();
+    let call1 = r.call(&request, ALICE, Millis::from_secs(1000)).unwrap();
     let round1 = r.resume(&call1, &need, Some(&mut guard)).unwrap();
     let ask1 = needs(&[("confirm", "Pay 10 EUR?")]);
     let mut partial = round1.clone();
@@ -137,7 +142,7 @@ fn under_a_guard_a_state_is_single_use_so_rounds_never_roll_back_and_a_final_rou
         r.respond(&call1, &partial, &ask1, Some(json!({"attempts": 0})), &mut SeedRng::Bytes(&seed(1))).unwrap();
     let second = retry(&first(), &answer1, &answer_all(&answer1["result"]["inputRequests"], "yes"), 2);
     // Round 2 uses round 1's state.
-    let call2 = r.call(&second, ALICE, 1010).unwrap();
+    let call2 = r.call(&second, ALICE, Millis::from_secs(1010)).unwrap();
     let round2 = r.resume(&call2, &ask1, Some(&mut guard)).unwrap();
     assert!(round2.is_complete());
     let answer2 = r
@@ -150,11 +155,11 @@ fn under_a_guard_a_state_is_single_use_so_rounds_never_roll_back_and_a_final_rou
         )
         .unwrap();
     // Round 1's state presented again: refused, nothing rolls back.
-    let call2_again = r.call(&second, ALICE, 1020).unwrap();
+    let call2_again = r.call(&second, ALICE, Millis::from_secs(1020)).unwrap();
     assert_eq!(r.resume(&call2_again, &ask1, Some(&mut guard)).unwrap_err().rule(), RuleId::StateReplayed);
     // The final round runs once; its replay is refused, and the host finds its stored answer by the state id.
     let third = retry(&second, &answer2, &answer_all(&answer2["result"]["inputRequests"], "123456"), 3);
-    let call3 = r.call(&third, ALICE, 1030).unwrap();
+    let call3 = r.call(&third, ALICE, Millis::from_secs(1030)).unwrap();
     let done = r.resume(&call3, &need, Some(&mut guard)).unwrap();
     assert!(done.is_complete());
     assert_eq!(done.data, Some(json!({"attempts": 1})));
@@ -175,7 +180,7 @@ fn a_request_refused_for_another_reason_does_not_use_up_its_state() {
     let mut bad = retry(&first(), &answer, &answer_all(&answer["result"]["inputRequests"], "octocat"), 2);
     bad["params"]["inputResponses"]["github_login"] = json!({"action": "accept", "content": {"name": 7}});
     let mut guard = MemoryGuard::new();
-    let call = r.call(&bad, ALICE, 1001).unwrap();
+    let call = r.call(&bad, ALICE, Millis::from_secs(1001)).unwrap();
     assert_eq!(r.resume(&call, &need, Some(&mut guard)).unwrap_err().rule(), RuleId::RetryInputResponseInvalid);
     assert!(guard.is_empty());
 }
@@ -187,13 +192,13 @@ fn an_answer_counts_only_for_the_question_it_answered() {
     let r = rounds(&ring);
     let three = needs(&[("confirm", "Delete 3 files?"), ("reason", "Why?")]);
     let request = first();
-    let call = r.call(&request, ALICE, 1000).unwrap();
+    let call = r.call(&request, ALICE, Millis::from_secs(1000)).unwrap();
     let round = r.resume(&call, &three, None).unwrap();
     let only_confirm = Round { missing: vec!["confirm".into()], ..round };
     let answer = r.respond(&call, &only_confirm, &three, None, &mut SeedRng::Bytes(&seed(1))).unwrap();
     let second = retry(&first(), &answer, &answer_all(&answer["result"]["inputRequests"], "yes"), 2);
     // The same question: the fresh answer counts.
-    let call2 = r.call(&second, ALICE, 1001).unwrap();
+    let call2 = r.call(&second, ALICE, Millis::from_secs(1001)).unwrap();
     assert_eq!(r.resume(&call2, &three, None).unwrap().missing, ["reason"]);
     // The question changed between the ask and the answer: asked again.
     let three_hundred = needs(&[("confirm", "Delete 300 files?"), ("reason", "Why?")]);
@@ -202,19 +207,19 @@ fn an_answer_counts_only_for_the_question_it_answered() {
     let round2 = r.resume(&call2, &three, None).unwrap();
     let answer2 = r.respond(&call2, &round2, &three, None, &mut SeedRng::Bytes(&seed(2))).unwrap();
     let third = retry(&second, &answer2, &answer_all(&answer2["result"]["inputRequests"], "cleanup"), 3);
-    let call3 = r.call(&third, ALICE, 1002).unwrap();
+    let call3 = r.call(&third, ALICE, Millis::from_secs(1002)).unwrap();
     assert!(r.resume(&call3, &three, None).unwrap().is_complete());
     assert_eq!(r.resume(&call3, &three_hundred, None).unwrap().missing, ["confirm"]);
     // A fresh answer to a question never asked does not count, nor does one changing an earlier answer.
     let mut sneaky = third.clone();
     sneaky["params"]["inputResponses"]["confirm"] = json!({"action": "decline"});
-    let call4 = r.call(&sneaky, ALICE, 1003).unwrap();
+    let call4 = r.call(&sneaky, ALICE, Millis::from_secs(1003)).unwrap();
     let round4 = r.resume(&call4, &three, None).unwrap();
     assert_eq!(round4.answers["confirm"], json!({"action": "accept", "content": {"name": "yes"}}));
     // A first request (no state) that answers by key was asked by no state: ignored, and every question asked.
     let mut upfront = first();
     upfront["params"]["inputResponses"] = answer_all(&three, "yes");
-    let call6 = r.call(&upfront, ALICE, 1004).unwrap();
+    let call6 = r.call(&upfront, ALICE, Millis::from_secs(1004)).unwrap();
     let round6 = r.resume(&call6, &three, None).unwrap();
     assert_eq!(
         (&round6.missing, &round6.ignored),
@@ -222,10 +227,13 @@ fn an_answer_counts_only_for_the_question_it_answered() {
     );
     // Unpinned, the keys name the questions: a first request's answers are taken by key.
     let by_key = SealedRounds { pin_answers: false, ..rounds(&ring) };
-    assert!(by_key.resume(&by_key.call(&upfront, ALICE, 1004).unwrap(), &three, None).unwrap().is_complete());
+    assert!(by_key
+        .resume(&by_key.call(&upfront, ALICE, Millis::from_secs(1004)).unwrap(), &three, None)
+        .unwrap()
+        .is_complete());
     // Unpinned, the fresh answer overrides (the v1 behaviour, for hosts that opt out).
     let loose = SealedRounds { pin_answers: false, ..rounds(&ring) };
-    let call5 = loose.call(&sneaky, ALICE, 1003).unwrap();
+    let call5 = loose.call(&sneaky, ALICE, Millis::from_secs(1003)).unwrap();
     assert_eq!(loose.resume(&call5, &three, None).unwrap().answers["confirm"], json!({"action": "decline"}));
 }
 
@@ -237,7 +245,7 @@ fn a_carried_answer_that_no_longer_fits_the_need_goes_back_to_missing() {
     let text = needs(&[("code", "The code?")]);
     let (_, answer) = round_trip(&r, &first(), &text, 1000, 1);
     let second = retry(&first(), &answer, &answer_all(&answer["result"]["inputRequests"], "abc"), 2);
-    let call = r.call(&second, ALICE, 1001).unwrap();
+    let call = r.call(&second, ALICE, Millis::from_secs(1001)).unwrap();
     let round = r.resume(&call, &text, None).unwrap();
     let answer2 =
         r.respond(&call, &Round { missing: vec![], ..round }, &text, None, &mut SeedRng::Bytes(&seed(2))).unwrap();
@@ -245,7 +253,7 @@ fn a_carried_answer_that_no_longer_fits_the_need_goes_back_to_missing() {
     // Version 2 wants a number: the carried "abc" no longer fits.
     let numeric = json!({"code": {"method": "elicitation/create", "params": {"message": "The code?",
         "requestedSchema": {"type": "object", "properties": {"name": {"type": "number"}}, "required": ["name"]}}}});
-    let call3 = r.call(&third, ALICE, 1002).unwrap();
+    let call3 = r.call(&third, ALICE, Millis::from_secs(1002)).unwrap();
     assert!(r.resume(&call3, &text, None).unwrap().is_complete());
     assert_eq!(r.resume(&call3, &numeric, None).unwrap().missing, ["code"]);
 }
@@ -259,16 +267,16 @@ fn a_call_whose_binding_changes_seals_under_the_new_one() {
     let r = rounds(&ring);
     let need = needs(&[("github_login", "GitHub?")]);
     let request = first();
-    let mut call = r.call(&request, ALICE, 1000).unwrap();
+    let mut call = r.call(&request, ALICE, Millis::from_secs(1000)).unwrap();
     let round = r.resume(&call, &need, None).unwrap();
     r.respond(&call, &round, &need, None, &mut SeedRng::Bytes(&seed(1))).unwrap();
     call.binding.subject = Subject::Principal("bob");
     let response = r.respond(&call, &round, &need, None, &mut SeedRng::Bytes(&seed(2))).unwrap();
     let answered = answer_all(&response["result"]["inputRequests"], "octocat");
     let again = retry(&request, &response, &answered, 2);
-    let as_bob = r.call(&again, Subject::Principal("bob"), 1001).unwrap();
+    let as_bob = r.call(&again, Subject::Principal("bob"), Millis::from_secs(1001)).unwrap();
     assert!(r.resume(&as_bob, &need, None).unwrap().missing.is_empty(), "the state is bob's");
-    let as_alice = r.call(&again, ALICE, 1001).unwrap();
+    let as_alice = r.call(&again, ALICE, Millis::from_secs(1001)).unwrap();
     assert_eq!(r.resume(&as_alice, &need, None).unwrap_err().rule(), RuleId::StateWrongSubject);
 }
 
@@ -278,11 +286,11 @@ fn a_raw_token_never_opens_as_a_round() {
     let r = rounds(&ring);
     let need = needs(&[("github_login", "GitHub?")]);
     let original = first();
-    let call = r.call(&original, ALICE, 1000).unwrap();
+    let call = r.call(&original, ALICE, Millis::from_secs(1000)).unwrap();
     let forged = ring
         .seal(
             &call.binding,
-            1000,
+            Millis::from_secs(1000),
             300,
             br#"{"round":1,"answers":{},"answered":{},"asked":{},"data":{"admin":true}}"#,
             &mut SeedRng::Bytes(&seed(3)),
@@ -291,7 +299,7 @@ fn a_raw_token_never_opens_as_a_round() {
     let mut request = first();
     request["id"] = json!(2);
     request["params"]["requestState"] = json!(forged);
-    let call = r.call(&request, ALICE, 1001).unwrap();
+    let call = r.call(&request, ALICE, Millis::from_secs(1001)).unwrap();
     assert_eq!(r.resume(&call, &need, None).unwrap_err().rule(), RuleId::StateTampered);
 }
 
@@ -305,7 +313,7 @@ fn a_host_with_larger_limits_binds_a_request_over_the_default_bound() {
     let text = request.to_string();
     let limits = Limits { max_message_bytes: 64 << 20, ..Limits::DEFAULT };
     let r = SealedRounds::new(&ring, 300, Protocol::default(), limits);
-    let mut call = r.call(&request, ALICE, 1000).unwrap();
+    let mut call = r.call(&request, ALICE, Millis::from_secs(1000)).unwrap();
     call.binding = call.binding.with_exact_digest(text.as_bytes()).unwrap();
     assert_eq!(call.binding.params_digest, mrtr::state::params_digest(&request["params"]));
 }

@@ -5,6 +5,7 @@
 
 use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
 use mrtr::state::{overhead, params_digest, Algorithm, Binding, Key, KeyRing, SeedRng, Subject};
+use mrtr::Millis;
 use mrtr::{Protocol, RuleId};
 use proptest::prelude::*;
 use serde_json::json;
@@ -29,7 +30,7 @@ fn binding<'a>(subject: &'a str, target: &'a str, args: &serde_json::Value) -> B
 }
 
 fn seal(ring: &KeyRing, _alg: Algorithm, b: &Binding<'_>, payload: &[u8], nonce_seed: u8) -> Vec<u8> {
-    let token = ring.seal(b, NOW, TTL, payload, &mut SeedRng::Bytes(&[nonce_seed; 24])).unwrap();
+    let token = ring.seal(b, Millis::from_secs(NOW), TTL, payload, &mut SeedRng::Bytes(&[nonce_seed; 24])).unwrap();
     URL_SAFE_NO_PAD.decode(token).unwrap()
 }
 
@@ -46,7 +47,7 @@ proptest! {
         let b = binding("alice", "t", &json!({"a": 1}));
         let raw = seal(&r, alg, &b, &payload, seed);
         prop_assert_eq!(raw.len(), payload.len() + overhead(alg));
-        prop_assert_eq!(r.open(URL_SAFE_NO_PAD.encode(&raw), &b, NOW).unwrap().payload, payload);
+        prop_assert_eq!(r.open(URL_SAFE_NO_PAD.encode(&raw), &b, Millis::from_secs(NOW)).unwrap().payload, payload);
     }
 
     #[test]
@@ -56,7 +57,7 @@ proptest! {
         let mut raw = seal(&r, alg, &b, &payload, 7);
         let bit = bit.index(raw.len() * 8);
         raw[bit / 8] ^= 1 << (bit % 8);
-        let rule = r.open(URL_SAFE_NO_PAD.encode(&raw), &b, NOW).unwrap_err().rule();
+        let rule = r.open(URL_SAFE_NO_PAD.encode(&raw), &b, Millis::from_secs(NOW)).unwrap_err().rule();
         let want = match bit / 8 {
             0 if bit % 8 >= 4 => vec![RuleId::StateMalformed],           // the format version
             0 => vec![RuleId::StateMalformed, RuleId::StateTampered],     // the algorithm: unknown, or not the key's
@@ -72,12 +73,12 @@ proptest! {
         let b = binding("alice", "t", &json!({}));
         let raw = seal(&r, alg, &b, b"payload", 3);
         let short = &raw[..cut.min(raw.len() - 1)];
-        let rule = r.open(URL_SAFE_NO_PAD.encode(short), &b, NOW).unwrap_err().rule();
+        let rule = r.open(URL_SAFE_NO_PAD.encode(short), &b, Millis::from_secs(NOW)).unwrap_err().rule();
         prop_assert!(matches!(rule, RuleId::StateMalformed | RuleId::StateTampered), "{:?}", rule);
         let mut long = raw.clone();
         long.extend(&extra);
-        prop_assert_eq!(r.open(URL_SAFE_NO_PAD.encode(&long), &b, NOW).unwrap_err().rule(), RuleId::StateTampered);
-        let err = r.open(&garbage, &b, NOW).unwrap_err();
+        prop_assert_eq!(r.open(URL_SAFE_NO_PAD.encode(&long), &b, Millis::from_secs(NOW)).unwrap_err().rule(), RuleId::StateTampered);
+        let err = r.open(&garbage, &b, Millis::from_secs(NOW)).unwrap_err();
         prop_assert!(err.rule().name().starts_with("state-"));
         prop_assert_eq!(err.code(), Some(-32602));
     }
@@ -90,7 +91,7 @@ proptest! {
         let standard = base64::engine::general_purpose::STANDARD.encode(&raw);
         let padded = base64::engine::general_purpose::URL_SAFE.encode(&raw);
         for other in [standard, padded] {
-            let opened = r.open(&other, &b, NOW);
+            let opened = r.open(&other, &b, Millis::from_secs(NOW));
             prop_assert!(opened.is_ok() == (other == URL_SAFE_NO_PAD.encode(&raw)));
         }
     }
@@ -101,17 +102,17 @@ proptest! {
         let (args_a, args_b) = (json!({"n": x}), json!({"n": y}));
         let sealed = URL_SAFE_NO_PAD.encode(seal(&r, alg, &binding(&a, "tool-x", &args_a), b"p", 1));
         let rule = |b: Binding<'_>, now| r.open(&sealed, &b, now).map(|_| ()).map_err(|e| e.rule());
-        prop_assert_eq!(rule(binding(&a, "tool-x", &args_a), NOW), Ok(()));
+        prop_assert_eq!(rule(binding(&a, "tool-x", &args_a), Millis::from_secs(NOW)), Ok(()));
         if a != b_ {
-            prop_assert_eq!(rule(binding(&b_, "tool-x", &args_a), NOW), Err(RuleId::StateWrongSubject));
+            prop_assert_eq!(rule(binding(&b_, "tool-x", &args_a), Millis::from_secs(NOW)), Err(RuleId::StateWrongSubject));
         }
-        prop_assert_eq!(rule(binding(&a, "tool-y", &args_a), NOW), Err(RuleId::StateWrongRequest));
+        prop_assert_eq!(rule(binding(&a, "tool-y", &args_a), Millis::from_secs(NOW)), Err(RuleId::StateWrongRequest));
         if x != y {
-            prop_assert_eq!(rule(binding(&a, "tool-x", &args_b), NOW), Err(RuleId::StateWrongRequest));
+            prop_assert_eq!(rule(binding(&a, "tool-x", &args_b), Millis::from_secs(NOW)), Err(RuleId::StateWrongRequest));
         }
         let at = NOW + u64::from(TTL);
-        prop_assert_eq!(rule(binding(&a, "tool-x", &args_a), at - 1), Ok(()));
-        prop_assert_eq!(rule(binding(&a, "tool-x", &args_a), at + late), Err(RuleId::StateExpired));
+        prop_assert_eq!(rule(binding(&a, "tool-x", &args_a), Millis::from_secs(at - 1)), Ok(()));
+        prop_assert_eq!(rule(binding(&a, "tool-x", &args_a), Millis::from_secs(at + late)), Err(RuleId::StateExpired));
     }
 }
 

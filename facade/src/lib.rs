@@ -592,6 +592,10 @@ mod sealed {
                 (None, Some(_)) => state::params_digest_json(raw_member(text, "params")?.as_bytes())?,
                 _ => return Err(usage("a binding has exactly one of params and paramsDigest (64 hex digits)")),
             };
+            if params_digest == [0; 32] {
+                // A placeholder a host forgot to fill would bind every request alike.
+                return Err(usage("paramsDigest is unset (32 zero bytes): the digest of the request's params"));
+            }
             let (principal, _) = subject_of(o)?;
             Ok(BindingSpec { principal, protocol, method: string("method")?, target: string("target")?, params_digest })
         }
@@ -680,7 +684,7 @@ mod sealed {
         randomness: Randomness<'_>,
     ) -> Result<String> {
         let spec = BindingSpec::from_json(binding)?;
-        ring.seal(&spec.binding(), now, ttl, payload, &mut rng(randomness)?)
+        ring.seal(&spec.binding(), mrtr::Millis::from_secs(now), ttl, payload, &mut rng(randomness)?)
     }
 
     /// Seals with a caller's nonce: test vectors only (feature `test-vectors`).
@@ -693,6 +697,7 @@ mod sealed {
         payload: &[u8],
         nonce: &[u8],
     ) -> Result<String> {
+        let now = mrtr::Millis::from_secs(now);
         ring.seal_with_nonce(&BindingSpec::from_json(binding)?.binding(), now, ttl, payload, nonce)
     }
 
@@ -705,7 +710,7 @@ mod sealed {
         now: u64,
         guard: Option<&mut dyn ReplayGuard>,
     ) -> Result<Opened> {
-        let spec = BindingSpec::from_json(binding)?;
+        let (spec, now) = (BindingSpec::from_json(binding)?, mrtr::Millis::from_secs(now));
         match guard {
             Some(guard) => ring.open_once(token, &spec.binding(), now, guard),
             None => ring.open(token, &spec.binding(), now),
@@ -791,7 +796,7 @@ mod sealed {
             request: &'a Value,
             raw: &[u8],
         ) -> Result<Call<'a>> {
-            rounds.call_text(request, raw, self.subject(), self.now)
+            rounds.call_text(request, raw, self.subject(), mrtr::Millis::from_secs(self.now))
         }
 
         /// [`CallSpec::call`] again for the same request, with the exact
@@ -804,7 +809,7 @@ mod sealed {
             params_digest: [u8; 32],
         ) -> Result<Call<'a>> {
             let binding = Binding::for_request_digested(request, self.subject(), rounds.protocol, params_digest)?;
-            Ok(rounds.bound_call(request, binding, self.now))
+            Ok(rounds.bound_call(request, binding, mrtr::Millis::from_secs(self.now)))
         }
 
         fn subject(&self) -> Subject<'_> {

@@ -280,7 +280,7 @@ impl ToolBridge {
 
     /// Sends what `replay` misses as server requests on the stream.
     pub fn ask(&mut self, replay: &ToolReplay, now: u64) -> Result<()> {
-        self.0.ask(replay.replay()?, now)
+        self.0.ask(replay.replay()?, mrtr::Millis(now))
     }
 
     /// The tool completed with `result` (JSON text).
@@ -302,12 +302,12 @@ impl ToolBridge {
 
     /// A response the client POSTed; `true` when the round is complete.
     pub fn handle_answer(&mut self, response: &[u8], now: u64) -> Result<bool> {
-        self.0.handle_answer(&parse_arg(response, "a response")?, now)
+        self.0.handle_answer(&parse_arg(response, "a response")?, mrtr::Millis(now))
     }
 
     /// The round's deadline may have passed.
     pub fn handle_timeout(&mut self, now: u64) {
-        self.0.handle_timeout(now);
+        self.0.handle_timeout(mrtr::Millis(now));
     }
 
     /// The next text to write on the stream.
@@ -319,7 +319,7 @@ impl ToolBridge {
     /// When to call `handle_timeout`.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<u64> {
-        self.0.poll_timeout()
+        self.0.poll_timeout().map(|at| at.0)
     }
 
     /// Whether the final response was written.

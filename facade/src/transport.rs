@@ -7,7 +7,7 @@ use alloc::{format, string::String, vec::Vec};
 use mrtr::{
     client::operation,
     http::{self, call, serve, Mode, StreamLimits},
-    sse, Limits, Result,
+    sse, Limits, Millis, Result,
 };
 use serde_json::Value;
 
@@ -111,22 +111,22 @@ macro_rules! exchange_inputs {
     () => {
         /// The status and header fields (`{name: value}`) of the response to `exchange`.
         pub fn handle_head(&mut self, exchange: u64, status: u16, headers: &[u8], now: u64) -> Result<()> {
-            self.inner.handle_head(exchange, status, &headers_arg(headers)?, now)
+            self.inner.handle_head(exchange, status, &headers_arg(headers)?, Millis(now))
         }
 
         /// Bytes of the body of the response to `exchange`.
         pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], now: u64) -> Result<()> {
-            self.inner.handle_body(exchange, chunk, now)
+            self.inner.handle_body(exchange, chunk, Millis(now))
         }
 
         /// The response to `exchange` ended.
         pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<()> {
-            self.inner.handle_end(exchange, now)
+            self.inner.handle_end(exchange, Millis(now))
         }
 
         /// The time `poll_timeout` named came.
         pub fn handle_timeout(&mut self, now: u64) {
-            self.inner.handle_timeout(now);
+            self.inner.handle_timeout(Millis(now));
         }
     };
 }
@@ -145,7 +145,7 @@ impl HttpCall {
         let limits = config.limits.message;
         let request =
             parse(request, &limits).map_err(|e| usage_owned(format!("the call's request: {}", e.message())))?;
-        Ok(HttpCall { inner: call::Call::new(config, &request, now)?, limits })
+        Ok(HttpCall { inner: call::Call::new(config, &request, Millis(now))?, limits })
     }
 
     exchange_inputs!();
@@ -154,7 +154,7 @@ impl HttpCall {
     pub fn answer(&mut self, response: &[u8], now: u64) -> Result<()> {
         let response =
             parse(response, &self.limits).map_err(|e| usage_owned(format!("the answer: {}", e.message())))?;
-        self.inner.answer(&response, now)
+        self.inner.answer(&response, Millis(now))
     }
 
     /// The next HTTP request to send, as JSON text.
@@ -172,7 +172,7 @@ impl HttpCall {
     /// When to call `handle_timeout`, if anything waits.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<u64> {
-        self.inner.poll_timeout()
+        self.inner.poll_timeout().map(|at| at.0)
     }
 
     /// Whether the call is over.
@@ -255,7 +255,7 @@ impl Operation {
         let limits = config.call.limits.message;
         let request =
             parse(request, &limits).map_err(|e| usage_owned(format!("the operation's request: {}", e.message())))?;
-        Ok(Operation { inner: operation::Operation::new(config, request, now)?, limits })
+        Ok(Operation { inner: operation::Operation::new(config, request, Millis(now))?, limits })
     }
 
     exchange_inputs!();
@@ -263,7 +263,7 @@ impl Operation {
     /// Answers the question `key` with `result` (JSON text).
     pub fn answer(&mut self, key: &str, result: &[u8], now: u64) -> Result<()> {
         let result = parse(result, &self.limits).map_err(|e| usage_owned(format!("the answer: {}", e.message())))?;
-        self.inner.answer(key, result, now)
+        self.inner.answer(key, result, Millis(now))
     }
 
     /// The next HTTP request to send, as JSON text.
@@ -281,7 +281,7 @@ impl Operation {
     /// When to call `handle_timeout`, if anything waits.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<u64> {
-        self.inner.poll_timeout()
+        self.inner.poll_timeout().map(|at| at.0)
     }
 
     /// Whether the final event was taken and no exchange is open.
@@ -298,7 +298,7 @@ impl Operation {
     /// What the operation knows, as JSON text, to go on from after a restart
     /// ([`operation::Operation::snapshot`]).
     pub fn snapshot(&self, now: u64) -> Result<String> {
-        Ok(text(&self.inner.snapshot(now)?))
+        Ok(text(&self.inner.snapshot(Millis(now))?))
     }
 
     /// The operation of `snapshot` (JSON text) under the configuration, as
@@ -307,7 +307,7 @@ impl Operation {
         let config = operation_config(config)?;
         let limits = config.call.limits.message;
         let snapshot = parse(snapshot, &limits).map_err(|e| usage_owned(format!("the snapshot: {}", e.message())))?;
-        Ok(Operation { inner: operation::Operation::restore(config, &snapshot, now)?, limits })
+        Ok(Operation { inner: operation::Operation::restore(config, &snapshot, Millis(now))?, limits })
     }
 }
 

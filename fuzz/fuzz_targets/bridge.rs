@@ -8,7 +8,7 @@
 use libfuzzer_sys::fuzz_target;
 use mrtr::round::bridge::Bridge;
 use mrtr::round::replay::{elicit, Asked, Replay};
-use mrtr::Limits;
+use mrtr::{Limits, Millis};
 use serde_json::{json, Value};
 
 const KEY: &str = "0123456789abcdef";
@@ -26,8 +26,8 @@ fuzz_target!(|data: &[u8]| {
     let request = json!({"jsonrpc": "2.0", "id": pick, "method": "tools/call", "params": {"name": "greet"}});
     let mut bridge = Bridge::new(&request, KEY, Limits::default()).expect("a legacy call");
     bridge.round_timeout_ms = u64::from(pick) * 10;
-    let mut now = 0u64;
-    let step = |bridge: &mut Bridge, now: u64| {
+    let mut now = Millis(0);
+    let step = |bridge: &mut Bridge, now: Millis| {
         let mut replay = bridge.replay();
         match run(&mut replay) {
             Some(done) => {
@@ -44,7 +44,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(id.starts_with(KEY), "a server request id without the bridge's key: {id}");
         }
         while bridge.poll_write().is_some() {}
-        now += u64::from(answer.first().copied().unwrap_or(0));
+        now = now.saturating_add(u64::from(answer.first().copied().unwrap_or(0)));
         let Ok(mut message) = serde_json::from_slice::<Value>(answer) else {
             bridge.handle_timeout(now);
             continue;

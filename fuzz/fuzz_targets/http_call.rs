@@ -6,6 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use mrtr::http::{call::{Call, CallConfig, Event}, Mode};
+use mrtr::Millis;
 use serde_json::json;
 
 fuzz_target!(|data: &[u8]| {
@@ -17,10 +18,10 @@ fuzz_target!(|data: &[u8]| {
         None => (&rest[..0], rest),
     };
     let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}});
-    let Ok(mut call) = Call::new(CallConfig::new(mode, "http://127.0.0.1:8000/mcp"), &request, 0) else { return };
+    let Ok(mut call) = Call::new(CallConfig::new(mode, "http://127.0.0.1:8000/mcp"), &request, Millis(0)) else { return };
     let mut headers = vec![("content-type".to_string(), if pick & 0x20 == 0 { "text/event-stream" } else { "application/json" }.to_string())];
     headers.push(("link".into(), String::from_utf8_lossy(link).into_owned()));
-    let mut now = 0;
+    let mut now = Millis(0);
     let mut exchange = 1;
     for _ in 0..4 {
         while call.poll_transmit().is_some() {}

@@ -9,6 +9,7 @@
 use libfuzzer_sys::fuzz_target;
 use mrtr::client::operation::{Config, Event, Hedge, Operation};
 use mrtr::http::Mode;
+use mrtr::Millis;
 use serde_json::json;
 
 fuzz_target!(|data: &[u8]| {
@@ -23,10 +24,10 @@ fuzz_target!(|data: &[u8]| {
     let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {},
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                   "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}, "roots": {}}}}});
-    let Ok(mut op) = Operation::new(config, request, 0) else { return };
+    let Ok(mut op) = Operation::new(config, request, Millis(0)) else { return };
     let mut bodies = rest.split(|&b| b == 0xff);
     let head = vec![("content-type".to_string(), if json { "application/json" } else { "text/event-stream" }.to_string())];
-    let (mut now, mut finals) = (0u64, 0);
+    let (mut now, mut finals) = (Millis(0), 0);
     for _ in 0..32 {
         let mut sent = Vec::new();
         while let Some(request) = op.poll_transmit() {

@@ -5,7 +5,7 @@
 use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
 use libfuzzer_sys::fuzz_target;
 use mrtr::state::{params_digest, Algorithm, Binding, Key, KeyRing, MemoryGuard, SeedRng, Subject};
-use mrtr::Protocol;
+use mrtr::{Millis, Protocol};
 
 fuzz_target!(|data: &[u8]| {
     let mut ring = KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[1; 32]));
@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
     };
     // The bytes as a token.
     if let Ok(text) = core::str::from_utf8(data) {
-        if let Err(e) = ring.open(text, &binding, 10) {
+        if let Err(e) = ring.open(text, &binding, Millis::from_secs(10)) {
             assert!(e.rule().name().starts_with("state-"));
         }
     }
@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
     if nonce_len == 24 {
         ring.set_current(2);
     }
-    let Ok(token) = ring.seal(&binding, 0, 100, b"payload", &mut SeedRng::Bytes(&[7; 24])) else { return };
+    let Ok(token) = ring.seal(&binding, Millis(0), 100, b"payload", &mut SeedRng::Bytes(&[7; 24])) else { return };
     let Ok(mut raw) = URL_SAFE_NO_PAD.decode(&token) else { return };
     let len = raw.len().max(1);
     for (i, b) in data.iter().enumerate().skip(1) {
@@ -41,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
     // Under a replay guard: a damaged token never reaches the guard, the intact one once.
     let mut guard = MemoryGuard::new();
     for _ in 0..2 {
-        match ring.open_once(&damaged, &binding, 10, &mut guard) {
+        match ring.open_once(&damaged, &binding, Millis::from_secs(10), &mut guard) {
             Ok(opened) => assert!(damaged == token && opened.payload == b"payload" && guard.len() == 1),
             Err(e) => assert!(e.rule().name().starts_with("state-")),
         }

@@ -22,7 +22,7 @@ use mrtr::client::operation::{Config, Event, Hedge};
 use mrtr::client::Operation;
 use mrtr::http::{header, is_event_stream, Mode};
 use mrtr::protocol::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
-use mrtr::{sse, Limits, Protocol, RuleId};
+use mrtr::{sse, Limits, Millis, Protocol, RuleId};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -223,7 +223,7 @@ impl OpRun {
             // `2025-11-25`: the capabilities were given at `initialize`, no `_meta`.
             request["params"].as_object_mut().map(|p| p.remove("_meta"));
         }
-        let op = Operation::new(config, request, now)?;
+        let op = Operation::new(config, request, Millis(now))?;
         let mut run = OpRun {
             spec,
             op,
@@ -266,7 +266,7 @@ impl OpRun {
                     let length = header(&headers, "content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
                     open.json = Some((Vec::new(), length));
                 }
-                self.op.handle_head(exchange, status, &headers, now)
+                self.op.handle_head(exchange, status, &headers, Millis(now))
             }
             Part::Body(bytes) => self.body(exchange, bytes, now),
             Part::End => return self.end(exchange, now, actions),
@@ -280,7 +280,7 @@ impl OpRun {
         if let Some((held, _)) = open.json.as_mut() {
             held.extend_from_slice(&bytes);
             if !self.spec.buffered {
-                return self.op.handle_body(exchange, &bytes, now);
+                return self.op.handle_body(exchange, &bytes, Millis(now));
             }
             return Ok(());
         }
@@ -299,7 +299,7 @@ impl OpRun {
             }
             self.http.push(entry);
         }
-        self.op.handle_body(exchange, &bytes, now)
+        self.op.handle_body(exchange, &bytes, Millis(now))
     }
 
     /// The exchange ended: closed by its server, cut, or given up by the host.
@@ -312,7 +312,7 @@ impl OpRun {
                 h.body = serde_json::from_slice::<Value>(&body).ok();
             }
             if whole && self.spec.buffered {
-                let fed = self.op.handle_body(exchange, &body, now);
+                let fed = self.op.handle_body(exchange, &body, Millis(now));
                 self.note(fed, "handle_body");
             }
         }
@@ -322,7 +322,7 @@ impl OpRun {
             }
             self.http.push(last);
         }
-        let ended = self.op.handle_end(exchange, now);
+        let ended = self.op.handle_end(exchange, Millis(now));
         self.note(ended, "handle_end");
         self.drain(now, actions);
     }
@@ -331,7 +331,7 @@ impl OpRun {
     /// operation that is over cannot, nor a stream mode's call that answered
     /// on its stream: its answers lived on that stream).
     pub fn can_restart(&self, now: u64) -> bool {
-        self.outcomes.is_empty() && self.op.snapshot(now).is_ok()
+        self.outcomes.is_empty() && self.op.snapshot(Millis(now)).is_ok()
     }
 
     /// The host dies and comes back at once: the operation is carried across
@@ -340,7 +340,7 @@ impl OpRun {
     /// asked again by the restored operation. Whether it restarted (an
     /// operation that is over has nothing to carry).
     pub fn restart(&mut self, now: u64, actions: &mut Actions) -> bool {
-        let Ok(snapshot) = self.op.snapshot(now) else { return false };
+        let Ok(snapshot) = self.op.snapshot(Millis(now)) else { return false };
         let carried: Value = match serde_json::from_str(&snapshot.to_string()) {
             Ok(v) => v,
             Err(e) => {
@@ -348,7 +348,7 @@ impl OpRun {
                 return false;
             }
         };
-        match Operation::restore(config(&self.client, &self.spec), &carried, now) {
+        match Operation::restore(config(&self.client, &self.spec), &carried, Millis(now)) {
             Ok(op) => self.op = op,
             Err(e) => {
                 self.problems.push(format!("the snapshot did not restore: {e}"));
@@ -364,8 +364,8 @@ impl OpRun {
 
     /// The time the operation named came.
     pub fn on_timer(&mut self, now: u64, actions: &mut Actions) {
-        if self.op.poll_timeout().is_some_and(|at| at <= now) {
-            self.op.handle_timeout(now);
+        if self.op.poll_timeout().is_some_and(|at| at <= Millis(now)) {
+            self.op.handle_timeout(Millis(now));
         }
         self.drain(now, actions);
     }
@@ -376,7 +376,7 @@ impl OpRun {
         if !self.outcomes.is_empty() {
             return;
         }
-        if let Err(e) = self.op.answer(key, answer(&question), now) {
+        if let Err(e) = self.op.answer(key, answer(&question), Millis(now)) {
             self.problems.push(format!("the answer to {key} was refused: {e}"));
         }
         self.drain(now, actions);
@@ -408,7 +408,7 @@ impl OpRun {
             let Some(event) = self.op.poll_event() else { break };
             self.event(event, actions);
         }
-        actions.timer = self.op.poll_timeout();
+        actions.timer = self.op.poll_timeout().map(|t| t.0);
         actions.cut = self.op.abandoned().into_iter().filter(|x| self.open.contains_key(x)).collect();
     }
 

@@ -21,7 +21,7 @@ use mrtr::round::replay::Replay;
 use mrtr::round::SealedRounds;
 use mrtr::server::{check_request, complete, error_response};
 use mrtr::state::{self, Algorithm, Key, KeyRing, ReplayGuard, SeedRng, StateId, Subject};
-use mrtr::{Error, Limits, Protocol};
+use mrtr::{Error, Limits, Millis, Protocol};
 use serde_json::Value;
 
 /// The protocol every instance serves.
@@ -295,7 +295,7 @@ impl Instance {
         env: &mut Env<'_>,
     ) -> mrtr::Result<Ran> {
         let rounds = SealedRounds::new(&self.ring, self.ttl, PROTOCOL, Limits::DEFAULT);
-        let call = rounds.call(request, Subject::principal(principal)?, self.unix(env.now))?;
+        let call = rounds.call(request, Subject::principal(principal)?, Millis::from_secs(self.unix(env.now)))?;
         let mut replay = {
             let store = &mut *env.store;
             let mut guard = |id: &StateId, expiry: u64| store.first_use(id, expiry);

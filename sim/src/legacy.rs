@@ -19,7 +19,7 @@ use mrtr::http::serve::{read_request, Incoming, ServerStream};
 use mrtr::http::{header, Mode};
 use mrtr::round::bridge::Bridge;
 use mrtr::server::error_response;
-use mrtr::{sse, Error, Limits, Protocol, RuleId};
+use mrtr::{sse, Error, Limits, Millis, Protocol, RuleId};
 use serde_json::Value;
 
 /// How long a round may wait for its answers (the cluster's 5 s is longer
@@ -88,7 +88,7 @@ impl Instance {
                 return Served::Reply(refusal(&Value::Null, &e));
             };
             let stream = &mut self.streams[i];
-            match stream.bridge.handle_answer(message, env.now) {
+            match stream.bridge.handle_answer(message, Millis(env.now)) {
                 Ok(true) => {
                     let (request, conn) = (stream.request.clone(), stream.conn);
                     let text = turn(&mut self.streams[i].bridge, &request, env);
@@ -107,7 +107,7 @@ impl Instance {
     pub fn legacy_tick(&mut self, now: u64) -> Vec<Push> {
         let mut pushes = Vec::new();
         for stream in &mut self.streams {
-            stream.bridge.handle_timeout(now);
+            stream.bridge.handle_timeout(Millis(now));
             let text = writes(&mut stream.bridge);
             if let (false, Some(conn)) = (text.is_empty(), stream.conn) {
                 pushes.push(Push { conn, text, end: stream.bridge.is_done() });
@@ -119,7 +119,7 @@ impl Instance {
 
     /// When the next round's wait ends, if a round waits.
     pub fn legacy_next_tick(&self) -> Option<u64> {
-        self.streams.iter().filter_map(|s| s.bridge.poll_timeout()).min()
+        self.streams.iter().filter_map(|s| s.bridge.poll_timeout()).min().map(|t| t.0)
     }
 
     /// The instance died: every call it held is lost; their connections.
@@ -140,7 +140,7 @@ fn turn(bridge: &mut Bridge, request: &Value, env: &mut Env<'_>) -> String {
             }
         }
         // Past the round cap the bridge writes its refusal itself.
-        Ok(Step::Ask) => drop(bridge.ask(&replay, env.now)),
+        Ok(Step::Ask) => drop(bridge.ask(&replay, Millis(env.now))),
         Err(e) => drop(bridge.refuse(&e)),
     }
     let text = writes(bridge);

@@ -29,7 +29,7 @@ use mrtr::http::serve::{read_request, stream_url, Incoming, ServerStream, WAITIN
 use mrtr::http::Mode;
 use mrtr::round::bridge::Bridge;
 use mrtr::server::error_response;
-use mrtr::{sse, Error, Limits, Protocol, RuleId};
+use mrtr::{sse, Error, Limits, Millis, Protocol, RuleId};
 use serde_json::{json, Value};
 
 /// The `retry` a SEP-1335 stream names before the client POSTs its answers.
@@ -163,7 +163,7 @@ fn replay_bridge(request: &Value, rounds: &[Vec<Value>], key: &str, now: u64) ->
             Ok(Step::Done(result)) => bridge.complete(&result)?,
             Ok(Step::Ask) => {
                 // Past the round cap the bridge writes its refusal and says so: the refusal is the answer.
-                let _ = bridge.ask(&replay, now);
+                let _ = bridge.ask(&replay, Millis(now));
             }
             Err(e) => bridge.refuse(&e)?,
         }
@@ -176,7 +176,7 @@ fn replay_bridge(request: &Value, rounds: &[Vec<Value>], key: &str, now: u64) ->
         }
         let Some(answers) = rounds.next() else { return Ok((messages(&text), false)) };
         for answer in answers {
-            bridge.handle_answer(answer, now)?;
+            bridge.handle_answer(answer, Millis(now))?;
         }
         if bridge.pending().next().is_some() {
             return Err(Error::new(RuleId::UsageOutOfTurn, "these are not all the answers the round awaits"));

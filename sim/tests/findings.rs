@@ -9,6 +9,7 @@
 use mrtr::client::operation::{Config, Event, Hedge};
 use mrtr::client::Operation;
 use mrtr::http::{Mode, Request};
+use mrtr::Millis;
 use serde_json::{json, Value};
 
 fn hedged() -> Config {
@@ -44,9 +45,9 @@ fn id_of(request: &Request) -> Value {
 
 fn respond(op: &mut Operation, exchange: u64, status: u16, body: &str, now: u64) {
     let head = vec![("content-type".to_string(), "application/json".to_string())];
-    op.handle_head(exchange, status, &head, now).unwrap();
-    op.handle_body(exchange, body.as_bytes(), now).unwrap();
-    op.handle_end(exchange, now).unwrap();
+    op.handle_head(exchange, status, &head, Millis(now)).unwrap();
+    op.handle_body(exchange, body.as_bytes(), Millis(now)).unwrap();
+    op.handle_end(exchange, Millis(now)).unwrap();
 }
 
 fn events(op: &mut Operation) -> Vec<Event> {
@@ -63,19 +64,19 @@ fn answer() -> Value {
 /// copies of a round queued).
 #[test]
 fn the_retry_follows_the_copy_that_won() {
-    let mut op = Operation::new(hedged(), call(), 0).unwrap();
+    let mut op = Operation::new(hedged(), call(), Millis(0)).unwrap();
     let first = op.poll_transmit().unwrap();
     respond(&mut op, first.exchange, 200, &ask(&json!(1), "s1"), 1);
     let _ = events(&mut op);
-    op.answer("q1", answer(), 2).unwrap();
+    op.answer("q1", answer(), Millis(2)).unwrap();
     let retry = op.poll_transmit().unwrap();
-    op.handle_timeout(102);
+    op.handle_timeout(Millis(102));
     let copy = op.poll_transmit().expect("the hedge copy");
     respond(&mut op, copy.exchange, 400, &replayed(&id_of(&copy)), 103);
     respond(&mut op, retry.exchange, 200, &ask(&id_of(&retry), "s2"), 104);
     let seen = events(&mut op);
     assert!(matches!(seen[..], [Event::InputRequired { .. }]), "{seen:?}");
-    op.answer("q1", answer(), 105).unwrap();
+    op.answer("q1", answer(), Millis(105)).unwrap();
     let failed: Vec<Event> = events(&mut op).into_iter().filter(|e| matches!(e, Event::Failed(_))).collect();
     assert_eq!(failed, [], "the retry of round 2 could not be built");
     assert!(op.poll_transmit().is_some(), "round 2's retry goes out");
@@ -86,12 +87,12 @@ fn the_retry_follows_the_copy_that_won() {
 /// simulation's seed 1018 with `--hedge --faults 29`: one store restart).
 #[test]
 fn a_settled_round_is_not_sent_again() {
-    let mut op = Operation::new(hedged(), call(), 0).unwrap();
+    let mut op = Operation::new(hedged(), call(), Millis(0)).unwrap();
     let first = op.poll_transmit().unwrap();
     let away = vec![("retry-after".to_string(), "1".to_string())];
-    op.handle_head(first.exchange, 503, &away, 5).unwrap();
-    op.handle_end(first.exchange, 5).unwrap();
-    op.handle_timeout(100);
+    op.handle_head(first.exchange, 503, &away, Millis(5)).unwrap();
+    op.handle_end(first.exchange, Millis(5)).unwrap();
+    op.handle_timeout(Millis(100));
     let copy = op.poll_transmit().expect("the hedge copy");
     respond(&mut op, copy.exchange, 200, &ask(&id_of(&copy), "s1"), 110);
     assert!(matches!(events(&mut op)[..], [Event::InputRequired { .. }]));
@@ -99,24 +100,24 @@ fn a_settled_round_is_not_sent_again() {
         op.handle_timeout(at);
     }
     assert!(op.poll_transmit().is_none(), "the round answered by the copy is sent again");
-    op.answer("q1", answer(), 1200).expect("the question asked is still open");
+    op.answer("q1", answer(), Millis(1200)).expect("the question asked is still open");
 }
 
 /// The host closes a losing copy that has no response head yet, as
 /// `abandoned()` invites it to: that is no reason to send the round again.
 #[test]
 fn closing_an_abandoned_copy_sends_nothing_again() {
-    let mut op = Operation::new(hedged(), call(), 0).unwrap();
+    let mut op = Operation::new(hedged(), call(), Millis(0)).unwrap();
     let first = op.poll_transmit().unwrap();
-    op.handle_timeout(100);
+    op.handle_timeout(Millis(100));
     let copy = op.poll_transmit().expect("the hedge copy");
     respond(&mut op, first.exchange, 200, &ask(&json!(1), "s1"), 110);
     assert!(matches!(events(&mut op)[..], [Event::InputRequired { .. }]));
     assert_eq!(op.abandoned(), [copy.exchange]);
-    op.handle_end(copy.exchange, 111).unwrap();
+    op.handle_end(copy.exchange, Millis(111)).unwrap();
     if let Some(at) = op.poll_timeout() {
         op.handle_timeout(at);
     }
     assert!(op.poll_transmit().is_none(), "closing the losing copy sent the round again");
-    op.answer("q1", answer(), 2000).expect("the question asked is still open");
+    op.answer("q1", answer(), Millis(2000)).expect("the question asked is still open");
 }

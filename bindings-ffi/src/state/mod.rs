@@ -333,7 +333,7 @@ pub unsafe extern "C" fn mrtr_keyring_seal(
         let (out, b, payload) =
             unsafe { (Out::new(out)?, read_binding(binding)?, bytes(payload, payload_len, "payload")?) };
         // SAFETY: the caller's contract.
-        out.set(unsafe { reading(ring) }?.seal_os(&b, now, ttl, payload)?);
+        out.set(unsafe { reading(ring) }?.seal_os(&b, mrtr::Millis::from_secs(now), ttl, payload)?);
         Ok(())
     })
 }
@@ -471,8 +471,8 @@ pub unsafe extern "C" fn mrtr_keyring_open(
         // SAFETY: the caller's contract.
         let ring = unsafe { reading(ring) }?;
         let opened = match guard.as_mut() {
-            Some(guard) => ring.open_once(token, &b, now, guard)?,
-            None => ring.open(token, &b, now)?,
+            Some(guard) => ring.open_once(token, &b, mrtr::Millis::from_secs(now), guard)?,
+            None => ring.open(token, &b, mrtr::Millis::from_secs(now))?,
         };
         let done = mrtr_opened {
             payload: mrtr_buf::from_vec(opened.payload),

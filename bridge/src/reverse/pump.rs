@@ -15,7 +15,7 @@ use crate::Shared;
 use mrtr::client::operation::{Config, Event};
 use mrtr::client::Operation;
 use mrtr::http::{Headers, Mode};
-use mrtr::{Error, Protocol};
+use mrtr::{Error, Millis, Protocol};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -71,7 +71,7 @@ impl Pump {
         config.call.limits.message = shared.upstream.limits();
         config.call.headers = headers;
         let id = request.get("id").cloned().unwrap_or(Value::Null);
-        let op = Operation::new(config, request, 0)?;
+        let op = Operation::new(config, request, Millis(0))?;
         let (parts_tx, parts_rx) = upstream::parts();
         let mut pump = Pump {
             shared,
@@ -89,8 +89,8 @@ impl Pump {
     }
 
     /// The operation's clock: milliseconds since it started.
-    fn now(&self) -> u64 {
-        u64::try_from(self.clock.elapsed().as_millis()).unwrap_or(u64::MAX)
+    fn now(&self) -> Millis {
+        Millis(u64::try_from(self.clock.elapsed().as_millis()).unwrap_or(u64::MAX))
     }
 
     /// Sends every HTTP request the operation has queued.
@@ -152,7 +152,7 @@ impl Pump {
     /// Waits for a part of a response (fed into the operation), the
     /// operation's timer, or `deadline`.
     pub(crate) async fn wait(&mut self, deadline: Instant) -> Woke {
-        let timer = self.op.poll_timeout().map(|ms| self.clock + Duration::from_millis(ms));
+        let timer = self.op.poll_timeout().map(|at| self.clock + Duration::from_millis(at.0));
         let timer = async move {
             match timer {
                 Some(at) => tokio::time::sleep_until(at.into()).await,

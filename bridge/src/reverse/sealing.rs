@@ -17,7 +17,7 @@
 //! waits on is taken.
 
 use mrtr::state::{Algorithm, Binding, Key, KeyRing, MemoryGuard, Subject};
-use mrtr::{Error, Protocol, RuleId};
+use mrtr::{Error, Millis, Protocol, RuleId};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::Mutex;
@@ -45,9 +45,9 @@ pub(crate) struct Sealer {
     pub(crate) instance: String,
 }
 
-/// Seconds since the Unix epoch.
-fn now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+/// The clock since the Unix epoch (the sealed state takes its whole seconds).
+fn now() -> Millis {
+    Millis(SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)))
 }
 
 /// The binding of a request's state: no principal (the bridge authenticates

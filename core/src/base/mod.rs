@@ -9,3 +9,4 @@ pub mod limits;
 pub mod protocol;
 pub mod rules;
 pub mod tasks;
+pub mod time;

@@ -58,6 +58,7 @@ use crate::{
     base::error::{err, Result},
     base::limits::Limits,
     base::protocol::Protocol,
+    base::time::Millis,
     machines::server,
     sealed::state::{self, Binding, KeyRing, Purpose, ReplayGuard, StateId, Subject},
 };
@@ -88,8 +89,9 @@ pub struct Call<'a> {
     pub request: &'a Value,
     /// What its state is bound to.
     pub binding: Binding<'a>,
-    /// Seconds since the Unix epoch, from the caller's clock, now.
-    pub now: u64,
+    /// The caller's clock, now, since the Unix epoch (the state's expiry
+    /// is compared with its whole seconds).
+    pub now: Millis,
     /// The binding's tags, computed once for the open and the seal of this
     /// request (see [`state::Binds`]).
     pub(crate) tags: state::TagMemo<'a>,
@@ -163,7 +165,7 @@ impl<'k> SealedRounds<'k> {
 
     /// The [`Call`] of `request` from `subject` at `now`, bound with
     /// [`Binding::for_request`] under this protocol.
-    pub fn call<'a>(&self, request: &'a Value, subject: Subject<'a>, now: u64) -> Result<Call<'a>> {
+    pub fn call<'a>(&self, request: &'a Value, subject: Subject<'a>, now: Millis) -> Result<Call<'a>> {
         Ok(self.bound_call(request, Binding::for_request(request, subject, self.protocol)?, now))
     }
 
@@ -175,7 +177,7 @@ impl<'k> SealedRounds<'k> {
         request: &'a Value,
         request_text: &[u8],
         subject: Subject<'a>,
-        now: u64,
+        now: Millis,
     ) -> Result<Call<'a>> {
         let binding = Binding::for_request_text(request, request_text, subject, self.protocol)?;
         Ok(self.bound_call(request, binding, now))
@@ -184,7 +186,7 @@ impl<'k> SealedRounds<'k> {
     /// The [`Call`] of `request` under a binding made for it (with
     /// [`Binding::for_request_digested`], by a host that digested the
     /// request's parameters before: a replayed tool's later rounds).
-    pub fn bound_call<'a>(&self, request: &'a Value, binding: Binding<'a>, now: u64) -> Call<'a> {
+    pub fn bound_call<'a>(&self, request: &'a Value, binding: Binding<'a>, now: Millis) -> Call<'a> {
         Call { request, binding, now, tags: state::TagMemo::default() }
     }
 

@@ -75,6 +75,7 @@ use crate::{
     base::protocol::{TasksFlavor, INPUT_METHODS, META_PROTOCOL_VERSION},
     base::rules::RuleId,
     base::tasks::TaskStatus,
+    base::time::Millis,
     machines::http::{
         call::{Call, CallConfig, Event as CallEvent},
         Mode, Request,
@@ -225,7 +226,7 @@ enum Phase {
     /// (MRTR) Answers to an `input_required` result or task.
     Asking(Box<Asking>),
     /// (Tasks) Nothing in flight until `at`, when `tasks/get` goes out.
-    Polling { at: u64 },
+    Polling { at: Millis },
     /// The final event was queued.
     Over,
 }
@@ -264,7 +265,7 @@ struct Open {
     /// Whether a server answered it.
     reached: Reached,
     /// When it was handed to the host.
-    sent_at: u64,
+    sent_at: Millis,
 }
 
 /// Whether an exchange reached a server.
@@ -328,14 +329,14 @@ pub struct Operation {
     /// The round the current calls carry (see [`Slot::round`]).
     round_tag: u32,
     /// (Hedged rounds) When the next copy of the round goes, and copies sent so far.
-    hedge_at: Option<u64>,
+    hedge_at: Option<Millis>,
     hedges: u32,
     /// (Hedged rounds) A copy's `state-replayed` refusal, kept while another copy may answer.
     held: Option<Value>,
     /// The host's exchange numbers → the open exchange.
     exchanges: BTreeMap<u64, Open>,
     /// What waits to be sent again, and when.
-    waiting: Vec<(u64, Again)>,
+    waiting: Vec<(Millis, Again)>,
     next_exchange: u64,
     transmits: VecDeque<Request>,
     events: VecDeque<Event>,
@@ -347,7 +348,7 @@ pub struct Operation {
 impl Operation {
     /// Starts `request` (a JSON-RPC request with an id, the host's own): the
     /// first output is its POST.
-    pub fn new(config: Config, request: Value, now: u64) -> Result<Operation> {
+    pub fn new(config: Config, request: Value, now: Millis) -> Result<Operation> {
         let offered = request["params"]["_meta"][META_PROTOCOL_VERSION].as_str().map(String::from);
         let mut op = Operation::fresh(config);
         op.tried = offered.into_iter().collect();
@@ -414,7 +415,7 @@ impl Operation {
     }
 
     /// The response head of `exchange`.
-    pub fn handle_head(&mut self, exchange: u64, status: u16, headers: &[(String, String)], now: u64) -> Result<()> {
+    pub fn handle_head(&mut self, exchange: u64, status: u16, headers: &[(String, String)], now: Millis) -> Result<()> {
         let open = self.open(exchange)?;
         if open.reached != Reached::NotYet {
             return Err(err!(UsageOutOfTurn, "exchange {exchange} already has its response head"));
@@ -439,7 +440,7 @@ impl Operation {
     }
 
     /// Bytes of the body of `exchange`, in any chunking.
-    pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], now: u64) -> Result<()> {
+    pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], now: Millis) -> Result<()> {
         match self.open(exchange)?.reached {
             Reached::Yes => {}
             Reached::No { .. } => return Ok(()), // a gateway's page: nothing of the call's
@@ -453,7 +454,7 @@ impl Operation {
 
     /// The response to `exchange` ended (closed by the server or cut), or
     /// none came (the connection failed).
-    pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<()> {
+    pub fn handle_end(&mut self, exchange: u64, now: Millis) -> Result<()> {
         let reached = self.open(exchange)?.reached;
         // An exchange its call gave up as stalled went again already, and one with a copy still open may
         // yet be answered by the copy: the end of either (the host's cut, say) is no news.
@@ -477,7 +478,7 @@ impl Operation {
     }
 
     /// The time came that [`poll_timeout`](Operation::poll_timeout) named.
-    pub fn handle_timeout(&mut self, now: u64) {
+    pub fn handle_timeout(&mut self, now: Millis) {
         if self.hedge_at.is_some_and(|at| at <= now) {
             return self.hedge(now);
         }
@@ -512,7 +513,7 @@ impl Operation {
     /// `result` (an elicitation's `{"action", …}`, a sampling result, a roots
     /// list). An answer that does not fit its question is refused with its
     /// rule, and the question stays open.
-    pub fn answer(&mut self, key: &str, result: Value, now: u64) -> Result<()> {
+    pub fn answer(&mut self, key: &str, result: Value, now: Millis) -> Result<()> {
         if let Some((id, question)) = self.pending.get(key).cloned() {
             self.check(key, &question, &result)?;
             let response = json!({"jsonrpc": "2.0", "id": id, "result": result});
@@ -572,7 +573,7 @@ impl Operation {
 
     /// When to call [`handle_timeout`](Operation::handle_timeout), if anything waits.
     #[must_use]
-    pub fn poll_timeout(&self) -> Option<u64> {
+    pub fn poll_timeout(&self) -> Option<Millis> {
         let waiting = self.waiting.iter().map(|(at, _)| *at).min();
         let phase = match self.phase {
             Phase::Over => return None,
@@ -622,7 +623,7 @@ impl Operation {
     /// a new id: only while nothing was answered on it, it is harmless twice
     /// ([`super::repeat`]), and re-sends are left. (MRTR rounds are hedged
     /// instead: [`Hedge`].)
-    fn stall_at(&self) -> Option<u64> {
+    fn stall_at(&self) -> Option<Millis> {
         let ms = self.config.call.stall_ms?;
         // `Sending`, not `Answered`: only while nothing was answered on the call.
         let stream = self.config.call.mode.server_requests();
@@ -655,7 +656,7 @@ impl Operation {
     }
 
     /// Sends `request` as the current round, in a new [`Call`].
-    fn start(&mut self, request: Value, now: u64) -> Result<()> {
+    fn start(&mut self, request: Value, now: Millis) -> Result<()> {
         self.round_tag += 1;
         self.hedges = 0;
         self.held = None;
@@ -667,7 +668,7 @@ impl Operation {
     }
 
     /// Sends `request` in a new [`Call`] of the current round.
-    fn carry(&mut self, request: Value, now: u64) -> Result<()> {
+    fn carry(&mut self, request: Value, now: Millis) -> Result<()> {
         let call = Call::new(self.config.call.clone(), &request, now)?;
         self.sends += 1;
         self.sent = request;
@@ -695,7 +696,7 @@ impl Operation {
 
     /// (Hedged rounds) No copy of the round has a response head after the
     /// wait: one more copy goes, under a new id.
-    fn hedge(&mut self, now: u64) {
+    fn hedge(&mut self, now: Millis) {
         self.hedge_at = None;
         if !matches!(self.phase, Phase::Sending) {
             return;
@@ -722,7 +723,7 @@ impl Operation {
     }
 
     /// Every key answered: the retry goes out as the next round.
-    fn send_retry(&mut self, now: u64) -> Result<()> {
+    fn send_retry(&mut self, now: Millis) -> Result<()> {
         if !matches!(self.phase, Phase::Asking(_)) {
             return Ok(());
         }
@@ -751,7 +752,7 @@ impl Operation {
 
     /// Moves every call's transmits out, then handles the current call's
     /// events until none is left (handling one may answer, which transmits).
-    fn pump(&mut self, now: u64) {
+    fn pump(&mut self, now: Millis) {
         loop {
             for i in 0..self.calls.len() {
                 while let Some(request) = self.calls[i].call.poll_transmit() {
@@ -778,7 +779,7 @@ impl Operation {
         }
     }
 
-    fn on_call_event(&mut self, serial: u32, event: CallEvent, now: u64) {
+    fn on_call_event(&mut self, serial: u32, event: CallEvent, now: Millis) {
         // A copy of a round that another copy settled (or an earlier round) says nothing more.
         if matches!(self.phase, Phase::Over) || !self.is_current_round(Some(serial)) {
             return;
@@ -834,7 +835,7 @@ impl Operation {
     }
 
     /// A server request on the current call's stream.
-    fn server_request(&mut self, request: Value, now: u64) {
+    fn server_request(&mut self, request: Value, now: Millis) {
         let method = request["method"].as_str().unwrap_or_default();
         let id = request["id"].clone();
         let reply = match method {
@@ -857,7 +858,7 @@ impl Operation {
     }
 
     /// The current round's response.
-    fn response(&mut self, response: Value, now: u64) {
+    fn response(&mut self, response: Value, now: Millis) {
         let (protocol, limits) = (self.config.call.protocol, self.config.call.limits.message);
         if !protocol.rules().mrtr || self.config.call.mode.server_requests() {
             return self.finish(Event::Done(response));
@@ -903,7 +904,7 @@ impl Operation {
     /// A refusal of the first request's version (-32022) that names a version
     /// of [`Config::versions`]: the request goes again under it
     /// (only the first round: sealed state binds the version). Whether it did.
-    fn renegotiate(&mut self, response: &Value, now: u64) -> bool {
+    fn renegotiate(&mut self, response: &Value, now: Millis) -> bool {
         let refused = RuleId::ProtocolVersionUnsupported.code().map(i64::from);
         if response["error"]["code"].as_i64() != refused {
             return false;
@@ -928,7 +929,7 @@ impl Operation {
     }
 
     /// (Tasks) The first request started a task: follow it.
-    fn task_created(&mut self, response: &Value, now: u64) {
+    fn task_created(&mut self, response: &Value, now: Millis) {
         let task = &response["result"];
         let Some(id) = task["taskId"].as_str() else {
             return self.finish(Event::Failed(err!(TaskInputResponseWithoutTask, "a task result names its taskId")));
@@ -939,7 +940,7 @@ impl Operation {
     }
 
     /// (Tasks) The answer to `tasks/get` or `tasks/update`.
-    fn task_response(&mut self, response: Value, now: u64) {
+    fn task_response(&mut self, response: Value, now: Millis) {
         if response.get("error").is_some() {
             return self.finish(Event::Done(response));
         }
@@ -954,7 +955,7 @@ impl Operation {
     }
 
     /// (Tasks) A task as the server shows it: poll again, or the end.
-    fn task_status(&mut self, task: &Value, now: u64) {
+    fn task_status(&mut self, task: &Value, now: Millis) {
         let Some(status) = self.seen_status(task) else { return };
         let id = self.origin.clone();
         // A task created already over (a tool that asked nothing) shows no outcome in its
@@ -998,7 +999,7 @@ impl Operation {
     }
 
     /// (Tasks) An `input_required` task: its unanswered requests are the questions.
-    fn task_asks(&mut self, response: Value, now: u64) {
+    fn task_asks(&mut self, response: Value, now: Millis) {
         if self.seen_status(&response["result"]).is_none() {
             return;
         }
@@ -1019,13 +1020,13 @@ impl Operation {
     }
 
     /// (Tasks) Waits the poll interval, then asks how the task is.
-    fn poll(&mut self, now: u64) {
+    fn poll(&mut self, now: Millis) {
         let wait = self.task.as_ref().map_or(self.config.task_poll_ms, |t| t.poll_ms);
         self.go(OperationInput::Wait, Phase::Polling { at: now.saturating_add(wait) });
     }
 
     /// (Tasks) `tasks/get` of the followed task, carrying the first request's `_meta`.
-    fn get_task(&mut self, now: u64) {
+    fn get_task(&mut self, now: Millis) {
         let Some(task) = &self.task else { return };
         let mut params = json!({"taskId": task.id});
         if let Some(meta) = &task.meta {
@@ -1038,7 +1039,7 @@ impl Operation {
 
     /// The current call failed: a round cut before its response is sent
     /// again (MRTR, within the bound); anything else ends the operation.
-    fn call_failed(&mut self, error: Error, now: u64) {
+    fn call_failed(&mut self, error: Error, now: Millis) {
         let cut = matches!(error.rule(), RuleId::SseStreamEnded | RuleId::HttpStatusUnexpected);
         // A stream mode's call is begun again only while nothing was answered on it: an
         // answer may have moved the server on, and the new call could not carry it.
@@ -1054,14 +1055,14 @@ impl Operation {
 
     /// The current round's request again, under a new id (the server may
     /// have seen the first).
-    fn send_round_again(&mut self, now: u64) {
+    fn send_round_again(&mut self, now: Millis) {
         let mut request = self.sent.clone();
         request["id"] = self.next_id();
         self.send(request, now);
     }
 
     /// [`start`](Operation::start), its refusal the operation's failure.
-    fn send(&mut self, request: Value, now: u64) {
+    fn send(&mut self, request: Value, now: Millis) {
         if let Err(e) = self.start(request, now) {
             self.finish(Event::Failed(e));
         }
@@ -1084,7 +1085,7 @@ impl Operation {
 
     /// Hands `request` (the call `serial`'s exchange `local`) to the host
     /// under a number of the operation's.
-    fn transmit(&mut self, serial: u32, local: u64, mut request: Request, now: u64) {
+    fn transmit(&mut self, serial: u32, local: u64, mut request: Request, now: Millis) {
         let number = self.next_exchange;
         self.next_exchange += 1;
         request.exchange = number;
@@ -1100,7 +1101,7 @@ impl Operation {
 
     /// `exchange` reached no server: it waits to be sent again, if tries are
     /// left and its call is the current one. Whether it does.
-    fn send_again(&mut self, exchange: u64, now: u64) -> bool {
+    fn send_again(&mut self, exchange: u64, now: Millis) -> bool {
         // A settled round's exchange, or a hedged copy while another may still answer, just ends.
         if matches!(self.phase, Phase::Over)
             || !self.is_sole_copy(exchange)
@@ -1141,7 +1142,7 @@ impl Operation {
     }
 
     /// Sends again what waited.
-    fn again(&mut self, again: Again, now: u64) {
+    fn again(&mut self, again: Again, now: Millis) {
         if matches!(self.phase, Phase::Over) {
             return;
         }

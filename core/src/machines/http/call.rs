@@ -55,6 +55,7 @@ use crate::{
     base::protocol::Protocol,
     base::protocol::INPUT_METHODS,
     base::rules::RuleId,
+    base::time::Millis,
     one_message::envelope::{self, Id, Kind},
     read::sse,
 };
@@ -182,7 +183,7 @@ struct Exchange {
     /// Whether the machine still reads it (1858 stops at `input_required`).
     reading: bool,
     /// When it last made progress: sent, its head, bytes of its body.
-    since: u64,
+    since: Millis,
     /// The request, kept while it may go again as it was (a resume, a POST of answers).
     sent: Option<Request>,
     /// It stalled past [`CallConfig::stall_ms`] and is the host's to cut.
@@ -220,13 +221,13 @@ pub struct Call {
     /// the answers quotes as `Last-Event-ID`.
     quote: Option<String>,
     /// The host's time at its latest input (what a request sent now is stamped with).
-    now: u64,
+    now: Millis,
     /// Server requests reported and not answered yet (their ids).
     pending: Vec<Value>,
     /// Answers kept for the buffered POST.
     buffered: Vec<Value>,
     /// ([`CallState::awaits_reconnect`]) When the GET that resumes goes.
-    reconnect_at: u64,
+    reconnect_at: Millis,
     /// Reconnects in a row that brought no event.
     reconnects: u32,
     /// Stalls in a row, with no server's answer since ([`CallConfig::stall_ms`]).
@@ -244,7 +245,7 @@ pub struct Call {
 impl Call {
     /// Starts `request` (a JSON-RPC request with an id): the first output is
     /// its POST.
-    pub fn new(config: CallConfig, request: &Value, now: u64) -> Result<Call, Error> {
+    pub fn new(config: CallConfig, request: &Value, now: Millis) -> Result<Call, Error> {
         if link::normal(&config.url).is_none() {
             return Err(err!(UsageInvalidArgument, "the endpoint {:?} is no absolute URL with a host", config.url));
         }
@@ -269,7 +270,7 @@ impl Call {
             now,
             pending: Vec::new(),
             buffered: Vec::new(),
-            reconnect_at: 0,
+            reconnect_at: Millis(0),
             reconnects: 0,
             stalls: 0,
             mirrored: Vec::new(),
@@ -319,7 +320,7 @@ impl Call {
         exchange: u64,
         status: u16,
         headers: &[(String, String)],
-        now: u64,
+        now: Millis,
     ) -> Result<(), Error> {
         self.now = now;
         let mode = self.config.mode;
@@ -352,7 +353,7 @@ impl Call {
     }
 
     /// Bytes of the body of the response to `exchange`, in any chunking.
-    pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], now: u64) -> Result<(), Error> {
+    pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], now: Millis) -> Result<(), Error> {
         self.now = now;
         let max = self.config.limits.message.max_message_bytes;
         let x = self.exchange(exchange)?;
@@ -379,7 +380,7 @@ impl Call {
 
     /// The response to `exchange` ended: the server closed it, or the
     /// connection was cut (a host often cannot tell which; nor need it).
-    pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<(), Error> {
+    pub fn handle_end(&mut self, exchange: u64, now: Millis) -> Result<(), Error> {
         self.now = now;
         if self.has_open_copy(exchange) && !self.exchange(exchange)?.status.is_some_and(is_servers_answer) {
             // A copy that no server answered, while another copy may: nothing of the call's.
@@ -411,7 +412,7 @@ impl Call {
     }
 
     /// The time came that [`poll_timeout`](Call::poll_timeout) named.
-    pub fn handle_timeout(&mut self, now: u64) {
+    pub fn handle_timeout(&mut self, now: Millis) {
         self.now = now;
         if self.is_done() {
             return;
@@ -449,7 +450,7 @@ impl Call {
     }
 
     /// The host sent `exchange` again at `now`, as it was.
-    pub fn handle_resent(&mut self, exchange: u64, now: u64) -> Result<(), Error> {
+    pub fn handle_resent(&mut self, exchange: u64, now: Millis) -> Result<(), Error> {
         self.now = now;
         let x = self.exchange(exchange)?;
         (x.held, x.since) = (false, now);
@@ -457,7 +458,7 @@ impl Call {
     }
 
     /// The host's JSON-RPC response to a server request this machine reported.
-    pub fn answer(&mut self, response: &Value, now: u64) -> Result<(), Error> {
+    pub fn answer(&mut self, response: &Value, now: Millis) -> Result<(), Error> {
         self.now = now;
         let id = response.get("id").filter(|_| response.get("method").is_none());
         let Some(i) = id.and_then(|id| self.pending.iter().position(|p| p == id)) else {
@@ -494,7 +495,7 @@ impl Call {
     /// When to call [`handle_timeout`](Call::handle_timeout), in the host's
     /// milliseconds, if anything waits.
     #[must_use]
-    pub fn poll_timeout(&self) -> Option<u64> {
+    pub fn poll_timeout(&self) -> Option<Millis> {
         if self.is_done() {
             return None;
         }
@@ -510,7 +511,7 @@ impl Call {
     }
 
     /// When the earliest watched exchange stalls ([`CallConfig::stall_ms`]).
-    fn stall_deadline(&self) -> Option<u64> {
+    fn stall_deadline(&self) -> Option<Millis> {
         let ms = self.stall_wait()?;
         self.exchanges.iter().filter(|x| self.watched(x)).map(|x| self.stalls_at(x, ms)).min()
     }
@@ -521,7 +522,7 @@ impl Call {
     /// step, and behind a plain round robin the same call's requests would
     /// reach the same (hung) instance every time ("equal jitter"; no
     /// randomness taken from the host: the same call is the same in a replay).
-    fn stalls_at(&self, x: &Exchange, ms: u64) -> u64 {
+    fn stalls_at(&self, x: &Exchange, ms: u64) -> Millis {
         let half = ms / 2;
         x.since.saturating_add(ms - half).saturating_add(spread(&self.id, x.number) % (half + 1))
     }
@@ -554,7 +555,7 @@ impl Call {
     /// a lock a hung instance holds, is not cut off); a stream with something
     /// to resume from is given up and resumed (after the server's `retry`,
     /// if it sent one); any other is given up and goes again as it was.
-    fn give_up_stalled(&mut self, now: u64) {
+    fn give_up_stalled(&mut self, now: Millis) {
         let Some(ms) = self.stall_wait() else { return };
         let stalled: Vec<u64> = self
             .exchanges
@@ -689,7 +690,7 @@ impl Call {
     /// A stream with something to resume from ended or stalled: the GET
     /// that resumes goes `at`, where the state allows (not after
     /// `input_required` or a `204`, which wait for the host's answers).
-    fn cut(&mut self, at: u64) {
+    fn cut(&mut self, at: Millis) {
         if self.step(CallInput::Cut).is_ok() {
             self.reconnect_at = at;
         }
@@ -868,7 +869,7 @@ impl Call {
 
     /// A response stream ended before the call's response: reconnect after
     /// `retry` where the mode allows, else fail.
-    fn stream_ended(&mut self, now: u64) {
+    fn stream_ended(&mut self, now: Millis) {
         if self.state.next(CallInput::Cut).is_none() {
             // After `input_required` or a `204` the call waits for the host's answers, not for a stream.
             return;

@@ -31,6 +31,7 @@ use crate::{
     base::error::{err, Error, Result},
     base::limits::Limits,
     base::protocol::Protocol,
+    base::time::Millis,
     machines::http::{serve::ServerStream, Mode},
     machines::server,
     one_message::envelope::Id,
@@ -53,7 +54,7 @@ pub struct Bridge {
     /// The server requests of the current round: their id (as text) → (key, question).
     pending: Vec<(String, String, Value)>,
     rounds: u32,
-    deadline: Option<u64>,
+    deadline: Option<Millis>,
     writes: VecDeque<String>,
     done: bool,
     /// Rounds a call may take. Default 10.
@@ -114,7 +115,7 @@ impl Bridge {
     /// The tool asked what `replay` misses: each question goes on the stream
     /// as a server request (ids `<key>-<round>-<question key>`), and the round
     /// waits for the answers until `now + round_timeout_ms`.
-    pub fn ask(&mut self, replay: &Replay, now: u64) -> Result<()> {
+    pub fn ask(&mut self, replay: &Replay, now: Millis) -> Result<()> {
         self.live()?;
         if replay.is_complete() {
             return Err(err!(UsageOutOfTurn, "every question has its answer: the tool completes"));
@@ -159,7 +160,7 @@ impl Bridge {
     /// question is refused with `retry-input-response-invalid` (the host
     /// answers that POST with the error; the round still waits for a fitting
     /// answer). A response to no pending request is `usage-out-of-turn`.
-    pub fn handle_answer(&mut self, response: &Value, _now: u64) -> Result<bool> {
+    pub fn handle_answer(&mut self, response: &Value, _now: Millis) -> Result<bool> {
         self.live()?;
         let id = response.get("id").map(Id::text).unwrap_or_default();
         let Some(i) = self.pending.iter().position(|(pending, _, _)| *pending == id) else {
@@ -185,7 +186,7 @@ impl Bridge {
 
     /// The time [`poll_timeout`](Bridge::poll_timeout) named came: a round
     /// still unanswered ends the call (`limit-exceeded`).
-    pub fn handle_timeout(&mut self, now: u64) {
+    pub fn handle_timeout(&mut self, now: Millis) {
         if self.deadline.is_some_and(|d| d <= now) && !self.done {
             let e = err!(LimitExceeded, "the round was not answered within {} ms", self.round_timeout_ms);
             let _ = self.fail(&e);
@@ -200,7 +201,7 @@ impl Bridge {
 
     /// When to call [`handle_timeout`](Bridge::handle_timeout), if a round waits.
     #[must_use]
-    pub fn poll_timeout(&self) -> Option<u64> {
+    pub fn poll_timeout(&self) -> Option<Millis> {
         self.deadline.filter(|_| !self.done)
     }
 

@@ -7,6 +7,7 @@
 //! host whose rounds count attempts, take payment or change anything keeps
 //! such counters on the server and passes a guard (`SECURITY.md`, "Replay").
 
+use crate::base::time::Millis;
 use alloc::collections::BTreeMap;
 use core::fmt;
 
@@ -103,9 +104,10 @@ impl MemoryGuard {
         MemoryGuard::default()
     }
 
-    /// Forgets the ids whose states have expired at `now`.
-    pub fn prune(&mut self, now: u64) {
-        self.used.retain(|_, expiry| *expiry > now);
+    /// Forgets the ids whose states have expired at `now` (the host's clock
+    /// since the Unix epoch; expiries are whole seconds).
+    pub fn prune(&mut self, now: Millis) {
+        self.used.retain(|_, expiry| *expiry > now.as_secs());
     }
 
     /// How many ids it holds.

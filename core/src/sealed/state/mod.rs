@@ -17,7 +17,7 @@
 //! |---|---|
 //! | 1 | `0x20 \| alg`: format version 2, algorithm (1 AES-256-GCM, 2 XChaCha20-Poly1305, 3 XAES-256-GCM) |
 //! | 1 | key id |
-//! | 4 | expiry, seconds since the Unix epoch, big-endian (`now + ttl` at sealing) |
+//! | 4 | expiry, seconds since the Unix epoch, big-endian (`now`'s whole seconds `+ ttl` at sealing) |
 //! | 12 / 24 | nonce, from the caller's random source: also the state's [`StateId`] |
 //! | 8 | *encrypted* subject tag: HMAC-SHA-256(tag key, `"subject"`, principal) or (`"anonymous"`, ``), first 8 bytes |
 //! | 8 | *encrypted* request tag: HMAC-SHA-256(tag key, `"request"`, protocol, method, target, params digest), first 8 bytes |
@@ -89,6 +89,7 @@ pub(crate) use tags::{sealed::Tags as BindingTags, TagMemo};
 pub use tags::{Binds, Bound};
 
 use crate::base::error::{err, Result};
+use crate::base::time::Millis;
 use aes_gcm::{
     aead::{AeadInOut, KeyInit},
     Aes256Gcm,
@@ -552,11 +553,12 @@ impl KeyRing {
     }
 
     /// Seals `payload`, bound to `binding`, expiring `ttl` seconds after `now`
-    /// (seconds since the Unix epoch), with a nonce from `rng`.
+    /// (the host's clock since the Unix epoch; the token holds its whole
+    /// seconds), with a nonce from `rng`.
     pub fn seal<R: rand_core::CryptoRng + ?Sized>(
         &self,
         binding: &impl Binds,
-        now: u64,
+        now: Millis,
         ttl: u32,
         payload: &[u8],
         rng: &mut R,
@@ -568,7 +570,7 @@ impl KeyRing {
         &self,
         purpose: Purpose,
         binding: &impl Binds,
-        now: u64,
+        now: Millis,
         ttl: u32,
         payload: &[u8],
         rng: &mut R,
@@ -581,7 +583,7 @@ impl KeyRing {
 
     /// Seals with the operating system's random numbers.
     #[cfg(feature = "os-rng")]
-    pub fn seal_os(&self, binding: &impl Binds, now: u64, ttl: u32, payload: &[u8]) -> Result<String> {
+    pub fn seal_os(&self, binding: &impl Binds, now: Millis, ttl: u32, payload: &[u8]) -> Result<String> {
         self.seal(binding, now, ttl, payload, &mut SeedRng::Os)
     }
 
@@ -592,7 +594,7 @@ impl KeyRing {
     pub fn seal_with_nonce(
         &self,
         binding: &impl Binds,
-        now: u64,
+        now: Millis,
         ttl: u32,
         payload: &[u8],
         nonce: &[u8],
@@ -604,7 +606,7 @@ impl KeyRing {
         &self,
         purpose: Purpose,
         binding: &impl Binds,
-        now: u64,
+        now: Millis,
         ttl: u32,
         payload: &[u8],
         nonce: &[u8],
@@ -613,7 +615,7 @@ impl KeyRing {
         if nonce.len() != key.alg.nonce_len() {
             return Err(bad_nonce());
         }
-        let expiry = now.saturating_add(u64::from(ttl));
+        let expiry = now.as_secs().saturating_add(u64::from(ttl));
         let Ok(expiry) = u32::try_from(expiry) else {
             return Err(err!(UsageInvalidArgument, "the expiry does not fit the token format (after 2106)"));
         };
@@ -669,7 +671,7 @@ impl KeyRing {
     /// `state-malformed`, decided here once for every binding. Without a
     /// guard the same token opens again until it expires: see
     /// [`open_once`](KeyRing::open_once).
-    pub fn open(&self, token: impl AsRef<[u8]>, binding: &impl Binds, now: u64) -> Result<Opened> {
+    pub fn open(&self, token: impl AsRef<[u8]>, binding: &impl Binds, now: Millis) -> Result<Opened> {
         self.open_as(Purpose::Raw, token.as_ref(), binding, now, None)
     }
 
@@ -679,7 +681,7 @@ impl KeyRing {
         &self,
         token: impl AsRef<[u8]>,
         binding: &impl Binds,
-        now: u64,
+        now: Millis,
         guard: &mut dyn ReplayGuard,
     ) -> Result<Opened> {
         self.open_as(Purpose::Raw, token.as_ref(), binding, now, Some(guard))
@@ -690,7 +692,7 @@ impl KeyRing {
         purpose: Purpose,
         token: &[u8],
         binding: &impl Binds,
-        now: u64,
+        now: Millis,
         guard: Option<&mut dyn ReplayGuard>,
     ) -> Result<Opened> {
         if token.len() > self.max_token_bytes {
@@ -712,7 +714,7 @@ impl KeyRing {
         let (body, tag) = rest.split_at_mut(end - start);
         let header: [u8; HEADER] = head[..HEADER].try_into().unwrap_or([0; HEADER]);
         key.decrypt(&head[HEADER..], &self.aad(&header, purpose), body, tag)?;
-        if now >= info.expiry {
+        if now.as_secs() >= info.expiry {
             return Err(err!(StateExpired, "requestState has expired"));
         }
         let expected = binding.tags(key);
@@ -847,28 +849,28 @@ mod tests {
         let ring = ring();
         let req = call(json!({"city": "Paris"}));
         let alice = Binding::for_request(&req, ALICE, Protocol::default()).unwrap();
-        let token = ring.seal(&alice, 1000, 60, b"hello", &mut rng(0)).unwrap();
+        let token = ring.seal(&alice, Millis::from_secs(1000), 60, b"hello", &mut rng(0)).unwrap();
         assert_eq!(URL_SAFE_NO_PAD.decode(&token).unwrap().len(), 5 + overhead(Algorithm::Aes256Gcm));
-        let opened = ring.open(&token, &alice, 1059).unwrap();
+        let opened = ring.open(&token, &alice, Millis::from_secs(1059)).unwrap();
         assert_eq!((opened.payload.as_slice(), opened.expiry), (&b"hello"[..], 1060));
         assert_eq!(alloc::format!("{}", opened.id), "00".repeat(12), "the state id is the nonce");
-        assert_eq!(ring.open(token.as_bytes(), &alice, 1059).unwrap().payload, b"hello");
-        assert_eq!(rule(ring.open(b"\xff\xfe", &alice, 1001)), RuleId::StateMalformed);
-        assert_eq!(rule(ring.open(&token, &alice, 1060)), RuleId::StateExpired);
+        assert_eq!(ring.open(token.as_bytes(), &alice, Millis::from_secs(1059)).unwrap().payload, b"hello");
+        assert_eq!(rule(ring.open(b"\xff\xfe", &alice, Millis::from_secs(1001))), RuleId::StateMalformed);
+        assert_eq!(rule(ring.open(&token, &alice, Millis::from_secs(1060))), RuleId::StateExpired);
         let bob = Binding { subject: Subject::Principal("bob"), ..alice.clone() };
-        assert_eq!(rule(ring.open(&token, &bob, 1001)), RuleId::StateWrongSubject);
+        assert_eq!(rule(ring.open(&token, &bob, Millis::from_secs(1001))), RuleId::StateWrongSubject);
         let other_req = call(json!({"city": "Rome"}));
         let other = Binding::for_request(&other_req, ALICE, Protocol::default()).unwrap();
-        assert_eq!(rule(ring.open(&token, &other, 1001)), RuleId::StateWrongRequest);
-        assert_eq!(rule(ring.open("!!", &alice, 1001)), RuleId::StateMalformed);
+        assert_eq!(rule(ring.open(&token, &other, Millis::from_secs(1001))), RuleId::StateWrongRequest);
+        assert_eq!(rule(ring.open("!!", &alice, Millis::from_secs(1001))), RuleId::StateMalformed);
         let mut flipped = URL_SAFE_NO_PAD.decode(&token).unwrap();
         *flipped.last_mut().unwrap() ^= 1;
-        assert_eq!(rule(ring.open(URL_SAFE_NO_PAD.encode(&flipped), &alice, 1001)), RuleId::StateTampered);
+        assert_eq!(rule(ring.open(URL_SAFE_NO_PAD.encode(&flipped), &alice, Millis::from_secs(1001))), RuleId::StateTampered);
         let other_ring = KeyRing::new(Key::new(2, Algorithm::XChaCha20Poly1305, &[7; 32]));
-        assert_eq!(rule(other_ring.open(&token, &alice, 1001)), RuleId::StateUnknownKey);
+        assert_eq!(rule(other_ring.open(&token, &alice, Millis::from_secs(1001))), RuleId::StateUnknownKey);
         let mut small = self::ring();
         small.set_max_token_bytes(10);
-        assert_eq!(rule(small.open(&token, &alice, 1001)), RuleId::StateTooLarge);
+        assert_eq!(rule(small.open(&token, &alice, Millis::from_secs(1001))), RuleId::StateTooLarge);
         let info = inspect(&token).unwrap();
         assert_eq!((info.id, info.key_id, info.algorithm, info.expiry), (opened.id, 1, Algorithm::Aes256Gcm, 1060));
     }
@@ -880,17 +882,17 @@ mod tests {
         let (public, private) = (read("file:///public"), read("file:///private"));
         let b = Binding::for_request(&public, ALICE, Protocol::default()).unwrap();
         assert_eq!(b.target, "file:///public", "a resources/read is bound to its uri, not to a name beside it");
-        let token = ring.seal(&b, 0, 60, b"consent", &mut rng(0)).unwrap();
+        let token = ring.seal(&b, Millis::from_secs(0), 60, b"consent", &mut rng(0)).unwrap();
         let moved = Binding::for_request(&private, ALICE, Protocol::default()).unwrap();
-        assert_eq!(rule(ring.open(&token, &moved, 1)), RuleId::StateWrongRequest);
+        assert_eq!(rule(ring.open(&token, &moved, Millis::from_secs(1))), RuleId::StateWrongRequest);
 
         let result =
             |task: &str| json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/result", "params": {"taskId": task}});
         let (a, b) = (result("task-a"), result("task-b"));
         let bound = Binding::for_request(&a, ALICE, Protocol::Sep2322).unwrap();
-        let token = ring.seal(&bound, 0, 60, b"a", &mut rng(1)).unwrap();
+        let token = ring.seal(&bound, Millis::from_secs(0), 60, b"a", &mut rng(1)).unwrap();
         let other = Binding::for_request(&b, ALICE, Protocol::Sep2322).unwrap();
-        assert_eq!(rule(ring.open(&token, &other, 1)), RuleId::StateWrongRequest);
+        assert_eq!(rule(ring.open(&token, &other, Millis::from_secs(1))), RuleId::StateWrongRequest);
 
         let refused = |request: serde_json::Value| rule(Binding::for_request(&request, ALICE, Protocol::default()));
         assert_eq!(refused(json!({"method": "tools/call", "params": {"uri": "x"}})), RuleId::JsonrpcInvalid);
@@ -932,9 +934,9 @@ mod tests {
         };
         let (ba, bb) = (bind(&va, &a).unwrap(), bind(&vb, &b).unwrap());
         let ring = ring();
-        let token = ring.seal(&ba, 0, 60, b"ok", &mut rng(0)).unwrap();
-        assert_eq!(rule(ring.open(&token, &bb, 1)), RuleId::StateWrongRequest);
-        assert!(ring.open(&token, &bind(&va, &request("1e20")).unwrap(), 1).is_ok(), "equal values bind alike");
+        let token = ring.seal(&ba, Millis::from_secs(0), 60, b"ok", &mut rng(0)).unwrap();
+        assert_eq!(rule(ring.open(&token, &bb, Millis::from_secs(1))), RuleId::StateWrongRequest);
+        assert!(ring.open(&token, &bind(&va, &request("1e20")).unwrap(), Millis::from_secs(1)).is_ok(), "equal values bind alike");
         // The one-step constructor digests the text as the two steps do, and only the text.
         assert_eq!(Binding::for_request_text(&va, a.as_bytes(), ALICE, Protocol::default()).unwrap(), ba);
         assert_eq!(Binding::for_request_text(&va, b.as_bytes(), ALICE, Protocol::default()).unwrap(), bb);
@@ -950,9 +952,9 @@ mod tests {
         let alice = Binding::for_request(&ra, ALICE, Protocol::default()).unwrap();
         let bob = Binding::for_request(&rb, Subject::Principal("bob"), Protocol::default()).unwrap();
         let tokens = [
-            ring.seal(&alice, 0, 60, b"p", &mut rng(0)).unwrap(),
-            ring.seal(&alice, 0, 60, b"p", &mut rng(1)).unwrap(),
-            ring.seal(&bob, 0, 60, b"p", &mut rng(2)).unwrap(),
+            ring.seal(&alice, Millis::from_secs(0), 60, b"p", &mut rng(0)).unwrap(),
+            ring.seal(&alice, Millis::from_secs(0), 60, b"p", &mut rng(1)).unwrap(),
+            ring.seal(&bob, Millis::from_secs(0), 60, b"p", &mut rng(2)).unwrap(),
         ];
         let raw: Vec<Vec<u8>> = tokens.iter().map(|t| URL_SAFE_NO_PAD.decode(t).unwrap()).collect();
         let after_nonce = HEADER + 12;
@@ -971,10 +973,10 @@ mod tests {
         );
         let anon = Binding::for_request(&req, Subject::Anonymous, Protocol::default()).unwrap();
         let ring = ring();
-        let token = ring.seal(&anon, 0, 60, b"p", &mut rng(0)).unwrap();
-        assert!(ring.open(&token, &anon, 1).is_ok());
+        let token = ring.seal(&anon, Millis::from_secs(0), 60, b"p", &mut rng(0)).unwrap();
+        assert!(ring.open(&token, &anon, Millis::from_secs(1)).is_ok());
         let named = Binding { subject: Subject::Principal("anonymous"), ..anon.clone() };
-        assert_eq!(rule(ring.open(&token, &named, 1)), RuleId::StateWrongSubject);
+        assert_eq!(rule(ring.open(&token, &named, Millis::from_secs(1))), RuleId::StateWrongSubject);
     }
 
     #[test]
@@ -986,17 +988,17 @@ mod tests {
         prod.set_context(b"prod").unwrap();
         let mut staging = ring();
         staging.set_context(b"staging").unwrap();
-        let token = prod.seal(&b, 0, 60, br#"{"admin":true}"#, &mut rng(0)).unwrap();
-        assert!(prod.open(&token, &b, 1).is_ok());
-        assert_eq!(rule(staging.open(&token, &b, 1)), RuleId::StateTampered);
+        let token = prod.seal(&b, Millis::from_secs(0), 60, br#"{"admin":true}"#, &mut rng(0)).unwrap();
+        assert!(prod.open(&token, &b, Millis::from_secs(1)).is_ok());
+        assert_eq!(rule(staging.open(&token, &b, Millis::from_secs(1))), RuleId::StateTampered);
         // An operator reading the refusal learns the fleet's usual cause.
-        let refused = staging.open(&token, &b, 1).unwrap_err();
+        let refused = staging.open(&token, &b, Millis::from_secs(1)).unwrap_err();
         assert!(refused.message().contains("another key or deployment label"), "{}", refused.message());
-        assert_eq!(rule(ring().open(&token, &b, 1)), RuleId::StateTampered);
-        let raw = prod.seal_as(Purpose::Raw, &b, 0, 60, b"x", &mut rng(1)).unwrap();
-        let rounds = prod.seal_as(Purpose::Rounds, &b, 0, 60, b"x", &mut rng(2)).unwrap();
-        assert_eq!(rule(prod.open_as(Purpose::Rounds, raw.as_bytes(), &b, 1, None)), RuleId::StateTampered);
-        assert_eq!(rule(prod.open(&rounds, &b, 1)), RuleId::StateTampered);
+        assert_eq!(rule(ring().open(&token, &b, Millis::from_secs(1))), RuleId::StateTampered);
+        let raw = prod.seal_as(Purpose::Raw, &b, Millis::from_secs(0), 60, b"x", &mut rng(1)).unwrap();
+        let rounds = prod.seal_as(Purpose::Rounds, &b, Millis::from_secs(0), 60, b"x", &mut rng(2)).unwrap();
+        assert_eq!(rule(prod.open_as(Purpose::Rounds, raw.as_bytes(), &b, Millis::from_secs(1), None)), RuleId::StateTampered);
+        assert_eq!(rule(prod.open(&rounds, &b, Millis::from_secs(1))), RuleId::StateTampered);
         assert_eq!(rule(prod.set_context(&[0; CONTEXT_MAX_BYTES + 1])), RuleId::UsageInvalidArgument);
     }
 
@@ -1006,26 +1008,26 @@ mod tests {
         let ring = ring();
         let req = call(json!({}));
         let b = Binding::for_request(&req, ALICE, Protocol::default()).unwrap();
-        let token = ring.seal(&b, 0, 60, b"p", &mut rng(0)).unwrap();
+        let token = ring.seal(&b, Millis::from_secs(0), 60, b"p", &mut rng(0)).unwrap();
         let mut guard = MemoryGuard::new();
         let mut flipped = URL_SAFE_NO_PAD.decode(&token).unwrap();
         flipped[HEADER + 12] ^= 1;
-        assert_eq!(rule(ring.open_once(URL_SAFE_NO_PAD.encode(&flipped), &b, 1, &mut guard)), RuleId::StateTampered);
+        assert_eq!(rule(ring.open_once(URL_SAFE_NO_PAD.encode(&flipped), &b, Millis::from_secs(1), &mut guard)), RuleId::StateTampered);
         let bob = Binding { subject: Subject::Principal("bob"), ..b.clone() };
-        assert_eq!(rule(ring.open_once(&token, &bob, 1, &mut guard)), RuleId::StateWrongSubject);
+        assert_eq!(rule(ring.open_once(&token, &bob, Millis::from_secs(1), &mut guard)), RuleId::StateWrongSubject);
         assert!(guard.is_empty(), "a refused token does not use up its state");
-        assert!(ring.open_once(&token, &b, 1, &mut guard).is_ok());
-        assert_eq!(rule(ring.open_once(&token, &b, 2, &mut guard)), RuleId::StateReplayed);
-        guard.prune(59);
+        assert!(ring.open_once(&token, &b, Millis::from_secs(1), &mut guard).is_ok());
+        assert_eq!(rule(ring.open_once(&token, &b, Millis::from_secs(2), &mut guard)), RuleId::StateReplayed);
+        guard.prune(Millis::from_secs(59));
         assert_eq!(guard.len(), 1);
-        guard.prune(60);
+        guard.prune(Millis::from_secs(60));
         assert!(guard.is_empty(), "forgotten once the state has expired");
         let mut seen = alloc::vec::Vec::new();
         let mut closure = |id: &StateId, expiry: u64| {
             seen.push((*id, expiry));
             false
         };
-        assert_eq!(rule(ring.open_once(&token, &b, 1, &mut closure)), RuleId::StateReplayed);
+        assert_eq!(rule(ring.open_once(&token, &b, Millis::from_secs(1), &mut closure)), RuleId::StateReplayed);
         assert_eq!(seen, [(inspect(&token).unwrap().id, 60)]);
     }
 
@@ -1039,13 +1041,13 @@ mod tests {
         let req = call(json!({}));
         let b = Binding::for_request(&req, ALICE, Protocol::default()).unwrap();
         for seed in 0..2 {
-            ring.seal(&b, 0, 60, b"p", &mut rng(seed)).unwrap();
+            ring.seal(&b, Millis::from_secs(0), 60, b"p", &mut rng(seed)).unwrap();
         }
-        assert_eq!(rule(ring.seal(&b, 0, 60, b"p", &mut rng(2))), RuleId::UsageSealBudgetSpent);
+        assert_eq!(rule(ring.seal(&b, Millis::from_secs(0), 60, b"p", &mut rng(2))), RuleId::UsageSealBudgetSpent);
         assert_eq!(ring.seals(1), Some(2));
         ring.add(Key::new(2, Algorithm::XChaCha20Poly1305, &[8; 32]));
         assert!(ring.set_current(2));
-        assert!(ring.seal(&b, 0, 60, b"p", &mut rng(0)).is_ok(), "rotation restores sealing");
+        assert!(ring.seal(&b, Millis::from_secs(0), 60, b"p", &mut rng(0)).is_ok(), "rotation restores sealing");
     }
 
     /// Seals with `ring` until it refuses: how many it made.
@@ -1053,7 +1055,7 @@ mod tests {
         let req = call(json!({}));
         let b = Binding::for_request(&req, ALICE, Protocol::default()).unwrap();
         let mut made = 0;
-        while ring.seal(&b, 0, 60, b"p", &mut rng(0)).is_ok() {
+        while ring.seal(&b, Millis::from_secs(0), 60, b"p", &mut rng(0)).is_ok() {
             made += 1;
             assert!(made < 100, "no budget");
         }
@@ -1134,14 +1136,14 @@ mod tests {
         let mut ring = KeyRing::new(Key::derive(1, Algorithm::Aes256Gcm, &master).unwrap());
         let req = call(json!({}));
         let b = Binding::for_request(&req, ALICE, Protocol::default()).unwrap();
-        let old = ring.seal(&b, 0, 60, b"x", &mut rng(0)).unwrap();
+        let old = ring.seal(&b, Millis::from_secs(0), 60, b"x", &mut rng(0)).unwrap();
         ring.add(Key::derive(2, Algorithm::XChaCha20Poly1305, &master).unwrap());
         assert!(ring.set_current(2));
-        let new = ring.seal(&b, 0, 60, b"y", &mut rng(1)).unwrap();
-        assert_eq!(ring.open(&old, &b, 1).unwrap().payload, b"x");
-        assert_eq!(ring.open(&new, &b, 1).unwrap().payload, b"y");
+        let new = ring.seal(&b, Millis::from_secs(0), 60, b"y", &mut rng(1)).unwrap();
+        assert_eq!(ring.open(&old, &b, Millis::from_secs(1)).unwrap().payload, b"x");
+        assert_eq!(ring.open(&new, &b, Millis::from_secs(1)).unwrap().payload, b"y");
         assert!(ring.remove(1));
-        assert_eq!(rule(ring.open(&old, &b, 1)), RuleId::StateUnknownKey);
+        assert_eq!(rule(ring.open(&old, &b, Millis::from_secs(1))), RuleId::StateUnknownKey);
     }
 
     #[test]
@@ -1150,12 +1152,12 @@ mod tests {
         let req = call(json!({}));
         let b = Binding::for_request(&req, ALICE, Protocol::default()).unwrap();
         let token =
-            KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[7; 32])).seal(&b, 0, 60, b"x", &mut rng(0)).unwrap();
+            KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[7; 32])).seal(&b, Millis::from_secs(0), 60, b"x", &mut rng(0)).unwrap();
         let mut raw = URL_SAFE_NO_PAD.decode(&token).unwrap();
         raw[1] = 3;
         let moved = URL_SAFE_NO_PAD.encode(&raw);
         let same_secret = KeyRing::new(Key::new(3, Algorithm::Aes256Gcm, &[7; 32]));
-        assert_eq!(rule(same_secret.open(&moved, &b, 1)), RuleId::StateTampered);
+        assert_eq!(rule(same_secret.open(&moved, &b, Millis::from_secs(1))), RuleId::StateTampered);
     }
 
     #[test]
@@ -1164,16 +1166,16 @@ mod tests {
         let alice = Binding::for_request(&req, ALICE, Protocol::default()).unwrap();
         for alg in Algorithm::ALL {
             let ring = KeyRing::new(Key::new(4, alg, &[5; 32]));
-            let token = ring.seal(&alice, 0, 60, b"payload", &mut rng(1)).unwrap();
+            let token = ring.seal(&alice, Millis::from_secs(0), 60, b"payload", &mut rng(1)).unwrap();
             let raw = URL_SAFE_NO_PAD.decode(&token).unwrap();
             assert_eq!(raw.len(), 7 + overhead(alg), "{alg:?}");
             assert_eq!(inspect(&token).unwrap().algorithm, alg);
-            assert_eq!(ring.open(&token, &alice, 1).unwrap().payload, b"payload", "{alg:?}");
+            assert_eq!(ring.open(&token, &alice, Millis::from_secs(1)).unwrap().payload, b"payload", "{alg:?}");
             // XAES-256-GCM derives its key from the nonce's first half and runs under the second.
             for at in [HEADER, HEADER + alg.nonce_len() - 1] {
                 let mut changed = raw.clone();
                 changed[at] ^= 1;
-                assert_eq!(rule(ring.open(URL_SAFE_NO_PAD.encode(&changed), &alice, 1)), RuleId::StateTampered);
+                assert_eq!(rule(ring.open(URL_SAFE_NO_PAD.encode(&changed), &alice, Millis::from_secs(1))), RuleId::StateTampered);
             }
             assert_eq!(Algorithm::from_name(alg.name()), Some(alg));
         }
@@ -1186,15 +1188,15 @@ mod tests {
         let bound = Bound::new(alice.clone());
         let mut ring = KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[7; 32]));
         ring.add(Key::new(2, Algorithm::Xaes256Gcm, &[8; 32]));
-        let first = ring.seal(&alice, 0, 60, b"one", &mut rng(0)).unwrap();
-        assert_eq!(ring.open(&first, &bound, 1).unwrap().payload, b"one");
+        let first = ring.seal(&alice, Millis::from_secs(0), 60, b"one", &mut rng(0)).unwrap();
+        assert_eq!(ring.open(&first, &bound, Millis::from_secs(1)).unwrap().payload, b"one");
         assert!(ring.set_current(2));
         // The memo holds key 1's tags now: key 2 computes its own.
-        let second = ring.seal(&bound, 0, 60, b"two", &mut rng(1)).unwrap();
-        assert_eq!(ring.open(&second, &alice, 1).unwrap().payload, b"two");
-        assert_eq!(ring.open(&first, &bound, 1).unwrap().payload, b"one");
+        let second = ring.seal(&bound, Millis::from_secs(0), 60, b"two", &mut rng(1)).unwrap();
+        assert_eq!(ring.open(&second, &alice, Millis::from_secs(1)).unwrap().payload, b"two");
+        assert_eq!(ring.open(&first, &bound, Millis::from_secs(1)).unwrap().payload, b"one");
         let bob = Binding { subject: Subject::Principal("bob"), ..alice.clone() };
-        assert_eq!(rule(ring.open(&second, &Bound::new(bob), 1)), RuleId::StateWrongSubject);
+        assert_eq!(rule(ring.open(&second, &Bound::new(bob), Millis::from_secs(1))), RuleId::StateWrongSubject);
         assert_eq!(bound.binding(), &alice);
     }
 

@@ -21,6 +21,7 @@
 use super::{state::OperationInput, Asking, Followed, Operation, Phase};
 use crate::{
     base::error::{err, Result},
+    base::time::Millis,
     machines::http::Mode,
 };
 use alloc::{boxed::Box, string::String, vec::Vec};
@@ -33,7 +34,7 @@ impl Operation {
     /// What the operation knows, as JSON, for [`Operation::restore`]. An
     /// operation that is over, or a stream mode's call that answered a server
     /// request, is `usage-out-of-turn`.
-    pub fn snapshot(&self, now: u64) -> Result<Value> {
+    pub fn snapshot(&self, now: Millis) -> Result<Value> {
         let phase = match &self.phase {
             Phase::Over => return Err(err!(UsageOutOfTurn, "the operation is over: nothing to carry")),
             Phase::Sending => json!({"type": "sending"}),
@@ -46,7 +47,7 @@ impl Operation {
             Phase::Asking(a) => {
                 json!({"type": "asking", "asked": a.asked, "questions": a.questions, "answers": a.answers})
             }
-            Phase::Polling { at } => json!({"type": "polling", "inMs": at.saturating_sub(now)}),
+            Phase::Polling { at } => json!({"type": "polling", "inMs": at.since(now)}),
         };
         let task = self.task.as_ref().map(|t| json!({"id": t.id, "meta": t.meta, "pollMs": t.poll_ms}));
         Ok(json!({
@@ -60,7 +61,7 @@ impl Operation {
     /// questions again (one [`super::Event::InputRequired`]), a followed task
     /// is polled after the wait that was left. A snapshot of another format,
     /// or of another transport mode than `config`'s, is `usage-invalid-argument`.
-    pub fn restore(config: super::Config, snapshot: &Value, now: u64) -> Result<Operation> {
+    pub fn restore(config: super::Config, snapshot: &Value, now: Millis) -> Result<Operation> {
         let s = Snapshot::read(snapshot, config.call.mode)?;
         let mut op = Operation::fresh(config);
         (op.tried, op.origin, op.sent, op.sends, op.rounds, op.task) =

@@ -45,7 +45,7 @@ fn sse_head() -> Headers {
 }
 
 /// Answers the next request the operation sends with `body` under `head`, whole.
-fn respond(op: &mut Operation, head: &Headers, body: impl FnOnce(&Value) -> String, now: u64) {
+fn respond(op: &mut Operation, head: &Headers, body: impl FnOnce(&Value) -> String, now: Millis) {
     let sent = op.poll_transmit().expect("a request to answer");
     let request: Value = serde_json::from_str(sent.body.as_deref().unwrap_or("null")).unwrap();
     op.handle_head(sent.exchange, 200, head, now).unwrap();
@@ -55,39 +55,39 @@ fn respond(op: &mut Operation, head: &Headers, body: impl FnOnce(&Value) -> Stri
 
 /// An MRTR operation whose first round the server answered `input_required`.
 fn asking() -> Operation {
-    let mut op = Operation::new(Config::new(Mode::Streamable, ENDPOINT), mrtr_request(false), 0).unwrap();
+    let mut op = Operation::new(Config::new(Mode::Streamable, ENDPOINT), mrtr_request(false), Millis(0)).unwrap();
     let asked = |r: &Value| {
         json!({"jsonrpc": "2.0", "id": r["id"], "result": {"resultType": "input_required",
             "inputRequests": {"name": question()}, "requestState": "s1"}})
         .to_string()
     };
-    respond(&mut op, &json_head(), asked, 1);
+    respond(&mut op, &json_head(), asked, Millis(1));
     op
 }
 
 /// A `2025-11-25` operation whose call's stream asked twice; the host answered `answered` of them.
 fn answered(answered: usize) -> Operation {
     let request = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "greet"}});
-    let mut op = Operation::new(Config::new(Mode::Legacy, ENDPOINT), request, 0).unwrap();
+    let mut op = Operation::new(Config::new(Mode::Legacy, ENDPOINT), request, Millis(0)).unwrap();
     let post = op.poll_transmit().unwrap();
-    op.handle_head(post.exchange, 200, &sse_head(), 1).unwrap();
+    op.handle_head(post.exchange, 200, &sse_head(), Millis(1)).unwrap();
     for id in ["s1", "s2"] {
         let asked = json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": question()["params"]});
-        op.handle_body(post.exchange, alloc::format!("data: {asked}\n\n").as_bytes(), 1).unwrap();
+        op.handle_body(post.exchange, alloc::format!("data: {asked}\n\n").as_bytes(), Millis(1)).unwrap();
     }
     for key in ["s1", "s2"].into_iter().take(answered) {
-        op.answer(key, accept(), 2).unwrap();
+        op.answer(key, accept(), Millis(2)).unwrap();
     }
     op
 }
 
 /// A Tasks operation whose task is working: it polls.
 fn polling() -> Operation {
-    let mut op = Operation::new(Config::new(Mode::Streamable, ENDPOINT), mrtr_request(true), 0).unwrap();
+    let mut op = Operation::new(Config::new(Mode::Streamable, ENDPOINT), mrtr_request(true), Millis(0)).unwrap();
     let record = json!({"taskId": "t1", "status": "working", "createdAt": "2026-11-27T09:00:00Z",
         "lastUpdatedAt": "2026-11-27T09:00:01Z", "ttlMs": 60000, "pollIntervalMs": 50});
     let created = |r: &Value| crate::machines::server::tasks::created(r, &record).unwrap().to_string();
-    respond(&mut op, &json_head(), created, 1);
+    respond(&mut op, &json_head(), created, Millis(1));
     op
 }
 
@@ -96,25 +96,25 @@ fn scenarios() -> Vec<Operation> {
     let mut ops = Vec::new();
     // MRTR: asked, answered, the retry, its response.
     let mut op = asking();
-    op.answer("name", accept(), 2).unwrap();
-    respond(&mut op, &json_head(), |r| complete(&r["id"]).to_string(), 3);
+    op.answer("name", accept(), Millis(2)).unwrap();
+    respond(&mut op, &json_head(), |r| complete(&r["id"]).to_string(), Millis(3));
     ops.push(op);
     // A round cut before its response goes again.
     let config = Config { idempotent: true, ..Config::new(Mode::Streamable, ENDPOINT) };
-    let mut op = Operation::new(config, mrtr_request(false), 0).unwrap();
-    respond(&mut op, &sse_head(), |_| ": started\n\n".into(), 1);
+    let mut op = Operation::new(config, mrtr_request(false), Millis(0)).unwrap();
+    respond(&mut op, &sse_head(), |_| ": started\n\n".into(), Millis(1));
     ops.push(op);
     // A stream mode's call answered twice, then its response.
     let mut op = answered(2);
-    op.handle_body(1, alloc::format!("data: {}\n\n", complete(&json!(7))).as_bytes(), 3).unwrap();
+    op.handle_body(1, alloc::format!("data: {}\n\n", complete(&json!(7))).as_bytes(), Millis(3)).unwrap();
     ops.push(op);
     // A task polled: `tasks/get` goes at its time.
     let mut op = polling();
     op.handle_timeout(op.poll_timeout().unwrap());
     ops.push(op);
     // A task restored under an endpoint that is no URL: its `tasks/get` cannot go, the failure is final.
-    let snapshot = polling().snapshot(1).unwrap();
-    let mut op = Operation::restore(Config::new(Mode::Streamable, "no url"), &snapshot, 1).unwrap();
+    let snapshot = polling().snapshot(Millis(1)).unwrap();
+    let mut op = Operation::restore(Config::new(Mode::Streamable, "no url"), &snapshot, Millis(1)).unwrap();
     op.handle_timeout(op.poll_timeout().unwrap());
     ops.push(op);
     ops
@@ -124,7 +124,7 @@ fn scenarios() -> Vec<Operation> {
 fn reach(state: OperationState) -> Operation {
     let mut op = match state {
         OperationState::Sending => {
-            Operation::new(Config::new(Mode::Streamable, ENDPOINT), mrtr_request(false), 0).unwrap()
+            Operation::new(Config::new(Mode::Streamable, ENDPOINT), mrtr_request(false), Millis(0)).unwrap()
         }
         OperationState::Answered => answered(1),
         OperationState::Asking => asking(),

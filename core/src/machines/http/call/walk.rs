@@ -12,7 +12,7 @@ const ENDPOINT: &str = "http://127.0.0.1:8000/mcp";
 
 fn start(mode: Mode) -> Call {
     let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet"}});
-    let mut call = Call::new(CallConfig::new(mode, ENDPOINT), &request, 0).unwrap();
+    let mut call = Call::new(CallConfig::new(mode, ENDPOINT), &request, Millis(0)).unwrap();
     let _post = call.poll_transmit().unwrap();
     call
 }
@@ -41,21 +41,21 @@ fn sse(link: Option<&str>) -> Headers {
 
 /// Opens `exchange` with `status` and `head`, feeds `body`, and ends it when `end`.
 fn feed(call: &mut Call, exchange: u64, status: u16, head: &Headers, body: &str, end: bool) {
-    call.handle_head(exchange, status, head, 1).unwrap();
+    call.handle_head(exchange, status, head, Millis(1)).unwrap();
     more(call, exchange, body, end);
 }
 
 /// Feeds more of `exchange`'s body, and ends it when `end`.
 fn more(call: &mut Call, exchange: u64, body: &str, end: bool) {
-    call.handle_body(exchange, body.as_bytes(), 1).unwrap();
+    call.handle_body(exchange, body.as_bytes(), Millis(1)).unwrap();
     if end {
-        call.handle_end(exchange, 1).unwrap();
+        call.handle_end(exchange, Millis(1)).unwrap();
     }
 }
 
 /// Answers the server request `id`, which the call reported.
 fn answer(call: &mut Call, id: &str) {
-    call.answer(&accept(id), 2).unwrap();
+    call.answer(&accept(id), Millis(2)).unwrap();
 }
 
 /// The reconnect time came.
