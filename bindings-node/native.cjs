@@ -845,6 +845,7 @@ module.exports.Session = nativeBinding.Session
 module.exports.SseDecoder = nativeBinding.SseDecoder
 module.exports.ToolBridge = nativeBinding.ToolBridge
 module.exports.ToolReplay = nativeBinding.ToolReplay
+module.exports.ToolRun = nativeBinding.ToolRun
 module.exports.__panicForTests = nativeBinding.__panicForTests
 module.exports.bindingFor = nativeBinding.bindingFor
 module.exports.catalogue = nativeBinding.catalogue

@@ -390,6 +390,12 @@ export declare class ToolBridge {
    * object).
    */
   refuse(rule: string, message: string, data?: Text | undefined | null): void
+  /**
+   * Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+   * goes on the stream (past the round cap the call ends with that error); else `result`
+   * completes the call.
+   */
+  finish(run: ToolRun, result: Text | undefined | null, now: number): void
   /** A response the client POSTed; true when the round is complete. */
   handleAnswer(response: Text, now: number): boolean
   /** The round's deadline may have passed. */
@@ -435,6 +441,65 @@ export declare class ToolReplay {
    * between event-loop turns): the last call on it. After it, asking and answering are out of
    * turn.
    */
+  release(): void
+  /**
+   * The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this
+   * one is released.
+   */
+  run(): ToolRun
+}
+
+/**
+ * One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+ * forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+ * input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+ * `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
+ * whatever the tool does next, even when it caught it.
+ */
+export declare class ToolRun {
+  /**
+   * Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+   * refusal fails the ask and is recorded: the run ends with it.
+   */
+  ask(question: Text, key?: string | undefined | null): string | null
+  /**
+   * Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+   * schema that is no JSON fails, unrecorded: nothing was asked.
+   */
+  askElicit(message: string, requestedSchema: Text, key?: string | undefined | null): string | null
+  /** The request's `params.arguments` when an object, else `{}`; none for a bridge's run. */
+  arguments(): string | null
+  /** How many rounds came before this request. */
+  round(): number
+  /** `{stateId, expiry}` of the state the request carried, or none. */
+  state(): string | null
+  /** The data the next round gets: what the tool set, else the last round's, or none. */
+  data(): string | null
+  /** The tool keeps `data` (none: nothing) for the next round, in place of the last round's. */
+  setData(data?: Text | undefined | null): void
+  /**
+   * The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
+   * gives none.
+   */
+  stop(): void
+  /**
+   * Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
+   * response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
+   * data set, else the last round's as it came), else the `complete` response; fails with the
+   * refusal recorded (or met here: the round cap).
+   */
+  respond(ring: KeyRing, result: Text | undefined | null, random: Uint8Array): string
+  /**
+   * Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
+   * over it; none: the tool's error is the host's to raise.
+   */
+  refused(): string | null
+  /**
+   * The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+   * status (`{response, status}`, the options' `errorCodes`), or none.
+   */
+  refusalResponse(options?: string | undefined | null): string | null
+  /** Frees what the run holds now, not when its object is collected: the last call on it. */
   release(): void
 }
 

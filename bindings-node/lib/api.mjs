@@ -657,7 +657,7 @@ class ToolContext {
   }
   /** How many rounds came before this request (0 on a first request). */
   get round() {
-    return this.#run.replay.round()
+    return this.#run.run.round()
   }
   /** The id of the sealed state this request carried (lower-case hex: the key of a single-use store), or null. */
   get stateId() {
@@ -692,7 +692,7 @@ class ToolContext {
   elicit(message, requestedSchema) {
     return this.#run.answer(() => {
       const args = [string(message, 'the message'), text(requestedSchema, 'the requested schema')]
-      return this.#run.replay.askElicit(...args)
+      return this.#run.run.askElicit(...args)
     })
   }
   /** Asks the client's model (`{role, content, model, stopReason}`). */
@@ -705,27 +705,29 @@ class ToolContext {
   }
 }
 
-/** One run of a tool: the backend's replay, what is missing, and how the round ended. */
-class ToolRun {
-  missing = 0
+/**
+ * One play of a tool over the backend's `run` (the core's ToolRun, which owns the round sequence and the
+ * refusal policy): the tool's asks forwarded to it, the data the tool read or set, and when the round ended.
+ */
+class Play {
+  /** The first ask that failed (a refusal the run recorded, or an ask this glue could not make). */
   failure = null
-  closed = false
   /** Whether the tool read or set `ctx.data` (else a round keeps the last one's as the core holds it). */
   touched = false
   #data
   #state
   #end
-  constructor(replay) {
-    this.replay = replay
+  constructor(run) {
+    this.run = run
     /** Settles when the round is over: at the first unanswered ask, or the first failure. */
     this.ended = new Promise((end) => (this.#end = end))
   }
   get state() {
-    if (this.#state === undefined) this.#state = parsed(call(() => this.replay.state()))
+    if (this.#state === undefined) this.#state = parsed(call(() => this.run.state()))
     return this.#state
   }
   get data() {
-    if (!this.touched) this.data = parsed(call(() => this.replay.data()))
+    if (!this.touched) this.data = parsed(call(() => this.run.data()))
     return this.#data
   }
   set data(value) {
@@ -745,12 +747,11 @@ class ToolRun {
   ask(question, key) {
     return this.answer(() => {
       const t = text(question, 'the question')
-      return this.replay.ask(t, optional(key, string, 'the key'))
+      return this.run.ask(t, optional(key, string, 'the key'))
     })
   }
-  /** The answer `asked()` gave (JSON text, or none: the round ends here). */
+  /** The answer `asked()` gave (JSON text, or none: the round ends here; once stopped, every ask gives none). */
   answer(asked) {
-    if (this.closed) return never()
     let answer
     try {
       answer = call(asked)
@@ -758,7 +759,6 @@ class ToolRun {
       return this.fail(e)
     }
     if (answer != null) return Promise.resolve(JSON.parse(answer))
-    this.missing += 1
     this.#end()
     return never()
   }
@@ -822,47 +822,50 @@ export async function runToolText(tool, request, options) {
   const [r, s, protocol, c, guard] = deployment(options)
   const t = text(request, 'the request')
   const replay = guarded(guard, (g) => r.startToolReplay(t, s, c, g))
+  const run = call(() => replay.run())
+  replay.release()
   try {
-    return await respond(tool, replay, r, request, t, protocol)
+    return await respond(tool, run, r, request, t, protocol)
   } finally {
     // Its native memory now: a finalizer runs only between event-loop turns, never in a loop that does not yield.
-    replay.release()
+    run.release()
   }
 }
 
-/** runToolText's response over the backend's `replay` and `ring`: the tool played once, then sealed or completed. */
-async function respond(tool, replay, ring, request, t, protocol) {
+/** runToolText's response over the backend's `run` and `ring`: the tool played once, then the run's response. */
+async function respond(tool, run, ring, request, t, protocol) {
   const raw = typeof request === 'string' || request instanceof Uint8Array || request instanceof ArrayBuffer
-  const args = raw ? JSON.parse(call(() => replay.arguments())) : argumentsOf(request)
-  const played = await play(tool, replay, args, request, t, protocol)
-  if (played.missing && !played.run.touched) return call(() => replay.inputRequiredKept(ring, entropy()))
-  if (played.missing) {
-    const data = optional(played.run.data, json, 'data')
-    return call(() => replay.inputRequired(ring, data, entropy()))
+  const args = raw ? JSON.parse(call(() => run.arguments())) : argumentsOf(request)
+  const played = await play(tool, run, args, request, t, protocol)
+  if (played.stopped && played.touched) {
+    const data = optional(played.data, json, 'data')
+    call(() => run.setData(data))
   }
-  const result = text(played.result, "the tool's result")
-  return call(() => replay.complete(result))
+  const result = played.stopped ? null : text(played.result, "the tool's result")
+  return call(() => run.respond(ring, result, entropy()))
 }
 
 /**
- * Runs `tool` on `args` once over the backend's `replay` of `request` (`t` its JSON text, `protocol` the
- * one `ctx.allows` and `ctx.require` read it under): `{missing: true, run}` when it stopped at an ask
- * without an answer, else `{missing: false, result}`. A refusal at an ask is thrown even when the tool
- * caught it; what the tool throws is thrown as it was. Shared by `runTool` and `BridgedCall`.
+ * Runs `tool` on `args` once over the backend's `run` of `request` (`t` its JSON text, `protocol` the
+ * one `ctx.allows` and `ctx.require` read it under): `{stopped: true, touched, data}` when it stopped at an
+ * ask without an answer, else `{stopped: false, result}`. The run's refusal (recorded at an ask) is thrown
+ * whatever the tool did after it; then an ask this glue could not make; then what the tool threw, as it
+ * was. Shared by `runTool` and `BridgedCall`.
  */
-async function play(tool, replay, args, request, t, protocol) {
-  const run = new ToolRun(replay)
-  const ctx = new ToolContext(run, request, t, protocol)
+async function play(tool, run, args, request, t, protocol) {
+  const p = new Play(run)
+  const ctx = new ToolContext(p, request, t, protocol)
   const finished = (async () => tool(args, ctx))().then(
     (result) => ({ result }),
     (error) => ({ error }),
   )
-  const outcome = await Promise.race([finished, run.ended])
-  run.closed = true
-  if (run.failure) throw run.failure.e
-  if (run.missing > 0) return { missing: true, run }
+  const outcome = await Promise.race([finished, p.ended])
+  call(() => run.stop())
+  refused(call(() => run.refused()))
+  if (p.failure) throw p.failure.e
+  if (outcome === undefined) return { stopped: true, touched: p.touched, data: p.touched ? p.data : undefined }
   if ('error' in outcome) throw outcome.error
-  return { missing: false, result: outcome.result }
+  return { stopped: false, result: outcome.result }
 }
 
 /** The clock of a BridgedCall without one: milliseconds, monotonic. */
@@ -933,32 +936,27 @@ export class BridgedCall {
   }
   async #round() {
     const replay = call(() => this.#bridge.replay())
+    const run = call(() => replay.run())
+    replay.release()
     try {
-      await this.#roundOver(replay)
+      await this.#roundOver(run)
     } finally {
-      replay.release() // as runToolText's
+      run.release() // as runToolText's
     }
   }
-  /** One round over `replay`: the tool played once, then its questions sent, or the call ended. */
-  async #roundOver(replay) {
+  /** One round over `run`: the tool played once, then the bridge ends the round as the run ended. */
+  async #roundOver(run) {
     let played
     try {
-      played = await play(this.#tool, replay, argumentsOf(this.#request), this.#request, this.#text, Protocol.V2025_11_25)
+      played = await play(this.#tool, run, argumentsOf(this.#request), this.#request, this.#text, Protocol.V2025_11_25)
     } catch (e) {
       if (!(e instanceof MrtrError)) throw e
       const data = optional(e.data, json, 'the error data')
       return call(() => this.#bridge.refuse(e.rule, e.message, data))
     }
-    if (!played.missing) {
-      const result = text(played.result, "the tool's result")
-      return call(() => this.#bridge.complete(result))
-    }
-    try {
-      const now = this.#now()
-      call(() => this.#bridge.ask(replay, now))
-    } catch (e) {
-      if (!this.done) throw e // past the round cap, the bridge ended the call with that error's response
-    }
+    const result = played.stopped ? null : text(played.result, "the tool's result")
+    const now = this.#now()
+    call(() => this.#bridge.finish(run, result, now))
   }
   /** Waits for the round's answers (`deliver`) until its deadline, then lets the bridge end an unanswered round. */
   async #wait() {

@@ -358,6 +358,24 @@ test("a tool's misuse ends the run with its error, and the tool's own errors arr
   await assert.rejects(mrtr.runTool(async () => 'hi', request, alice), is(mrtr.UsageError, 'usage-invalid-argument'))
 })
 
+test('a refusal at an ask wins over what the tool does after it: its result, or an error of its own', async () => {
+  const oops = new TypeError('the tool broke')
+  const refusal = is(mrtr.ProtocolError, 'input-request-invalid')
+  const throwing = async (args, ctx) => {
+    ctx.ask({ method: 'elicitation/create' }).catch(() => {}) // no params: no input request, refused
+    throw oops
+  }
+  await assert.rejects(mrtr.runTool(throwing, request, alice), refusal)
+  const returning = async (args, ctx) => {
+    ctx.ask({ method: 'elicitation/create' }).catch(() => {})
+    return { content: [] }
+  }
+  await assert.rejects(mrtr.runToolText(returning, JSON.stringify(request), alice), refusal)
+  // The refusal's response is the one errorResponse builds for it.
+  const e = await mrtr.runTool(returning, request, alice).catch((e) => e)
+  assert.equal(mrtr.errorResponse(request.id, e).response.error.data.rule, 'input-request-invalid')
+})
+
 test('runTool and errorResponse refuse a misuse', async () => {
   const { tool } = greeter()
   const misuse = is(mrtr.UsageError, 'usage-invalid-argument')

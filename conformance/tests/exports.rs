@@ -132,6 +132,7 @@ fn sample(holds: mrtr_facade::records::Holds) -> serde_json::Value {
         Holds::Rule => json!("jsonrpc-invalid"),
         Holds::Method => json!("POST"),
         Holds::Messages | Holds::Json => json!([]),
+        Holds::Digest => json!("ab".repeat(32)),
     }
 }
 

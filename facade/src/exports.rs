@@ -42,6 +42,11 @@ pub enum Arg {
     Str,
     /// A name that may be absent: `Option<&str>`.
     OptStr,
+    /// A key's id (0–255): [`Arg::Whole`] where every number is one kind
+    /// (JavaScript, Python), the smallest integer that holds it in a typed
+    /// binding; an id above 255 is `usage-invalid-argument` there, and names
+    /// no key in the façade.
+    KeyId,
     /// A yes or no.
     Bool,
     /// A time (milliseconds), an exchange number or a count: a whole number
@@ -199,6 +204,9 @@ pub enum Shape {
     Digest,
     /// Exchange numbers of a machine's HTTP requests: a list of integers.
     Exchanges,
+    /// What a sealed state is bound to: `{subject | anonymous: true, protocol, method, target, params | paramsDigest}`
+    /// ([`super::records::TYPED_RECORDS`]: a record in the typed bindings).
+    Binding,
 }
 
 /// Where a row's function lives.
@@ -393,15 +401,17 @@ const WASM_SIZE: &[(Binding, &str)] = &[(
     "the wasm artifact is at its size bound (bindings-wasm/README.md, \"What this package leaves out\"); issue #27 works on the size",
 )];
 
-/// Why the typed bindings leave the JavaScript backends' key ring out.
+/// Why C and Python leave the table's key ring out (UniFFI's is generated from its rows).
 const TYPED_RING: &[(Binding, &str)] = &[
     (
         Binding::C,
         "a key ring of its own: keys and bindings as C structs, a guard as a function pointer (mrtr_keyring_*)",
     ),
-    (Binding::Uniffi, "a key ring of its own: keys and bindings as records, a guard as a callback interface"),
     (Binding::Python, "a key ring of its own: Key and Binding objects, a guard as a callable"),
 ];
+
+/// The shape of a sealing call's `binding`: a record in the typed bindings.
+const BINDING: &[(&str, Shape)] = &[("binding", Shape::Binding)];
 
 /// Why the typed bindings leave the JavaScript API's one-call-per-ask replay rows out.
 const JS_REPLAY: &[(Binding, &str)] = &[
@@ -426,6 +436,13 @@ const FREED_AT_ONCE: &[(Binding, &str)] = &[
     (Binding::Python, "CPython frees the replay when its last reference goes, at once"),
 ];
 
+/// Why the bindings whose objects are freed when their owner lets go leave `ToolRun.release` out.
+const RUN_FREED_AT_ONCE: &[(Binding, &str)] = &[
+    (Binding::C, "the host frees the run itself, when it chooses: mrtr_tool_run_free"),
+    (Binding::Uniffi, "the object is freed when its last reference goes: Kotlin's `close()` or `use`, Swift's deinit"),
+    (Binding::Python, "CPython frees the run when its last reference goes, at once"),
+];
+
 /// Every exported machine.
 pub const MACHINES: &[Machine] = &[
     Machine {
@@ -436,13 +453,6 @@ pub const MACHINES: &[Machine] = &[
     },
     Machine {
         name: "Checker",
-/// Why the bindings whose objects are freed when their owner lets go leave `ToolRun.release` out.
-const RUN_FREED_AT_ONCE: &[(Binding, &str)] = &[
-    (Binding::C, "the host frees the run itself, when it chooses: mrtr_tool_run_free"),
-    (Binding::Uniffi, "the object is freed when its last reference goes: Kotlin's `close()` or `use`, Swift's deinit"),
-    (Binding::Python, "CPython frees the run when its last reference goes, at once"),
-];
-
         inner: "Checker",
         doc: "The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP exchange), read the violations so far.",
         left_out: &[],
@@ -485,6 +495,12 @@ const RUN_FREED_AT_ONCE: &[(Binding, &str)] = &[
         left_out: &[],
     },
     Machine {
+        name: "ToolRun",
+        inner: "ToolRun",
+        doc: "One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once, forwarding its asks (each answered, or none: the tool stops there), then ends the run with one input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over whatever the tool does next, even when it caught it.",
+        left_out: &[],
+    },
+    Machine {
         name: "ToolBridge",
         inner: "ToolBridge",
         doc: "One `2025-11-25` call of an await-style tool, its questions sent as server requests on the call's stream (each associated with the call, SEP-2260).",
@@ -494,12 +510,6 @@ const RUN_FREED_AT_ONCE: &[(Binding, &str)] = &[
 
 /// The machines' methods of an HTTP client exchange, shared by `HttpCall` and `Operation`.
 macro_rules! exchange_inputs {
-    Machine {
-        name: "ToolRun",
-        inner: "ToolRun",
-        doc: "One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once, forwarding its asks (each answered, or none: the tool stops there), then ends the run with one input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over whatever the tool does next, even when it caught it.",
-        left_out: &[],
-    },
     ($m:literal) => {
         [
             method(
@@ -655,16 +665,16 @@ pub const EXPORTS: &[Export] = &[
     free("stream_url", "The `rel=\"stream\"` URL of the continuation `key` at `endpoint` (SEP-1335).", &[("endpoint", Str), ("key", Str)], Ret::Text),
     free("mirrored_fields", "(2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself: `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`: `params.name`, `params.uri` or `params.taskId`, by method), a value that is not plain visible ASCII written `=?base64?…?=` (SEP-2243).", &[("request", Text)], Ret::Json).shaped(&[("return", Shape::HeaderFields)]),
     free("unassociated_reply", "A client's answer to a server request that arrived outside any request of its own in flight (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other message (`ping` is exempt).", &[("request", Text)], Ret::OptJson),
-    new("KeyRing", "A ring holding the key `id` (0–255) of `algorithm`, with exactly one of a 32-byte `secret` or a `master` secret (at least 32 uniformly random bytes) to derive it from; the key seals.", &[("id", Whole), ("algorithm", Str), ("secret", OptBytes), ("master", OptBytes)]),
-    method("KeyRing", "add", Mut, "Adds a key that opens tokens (replacing one with the same id).", &[("id", Whole), ("algorithm", Str), ("secret", OptBytes), ("master", OptBytes)], Ret::Unit),
-    method("KeyRing", "set_current", Mut, "Makes the key `id` the sealing key; false when the ring lacks it.", &[("id", Whole)], Ret::Bool).infallible(),
-    method("KeyRing", "remove", Mut, "Drops the key `id` (not the current one); false when it could not.", &[("id", Whole)], Ret::Bool).infallible(),
+    new("KeyRing", "A ring holding the key `id` (0–255) of `algorithm`, with exactly one of a 32-byte `secret` or a `master` secret (at least 32 uniformly random bytes) to derive it from; the key seals.", &[("id", KeyId), ("algorithm", Str), ("secret", OptBytes), ("master", OptBytes)]),
+    method("KeyRing", "add", Mut, "Adds a key that opens tokens (replacing one with the same id).", &[("id", KeyId), ("algorithm", Str), ("secret", OptBytes), ("master", OptBytes)], Ret::Unit),
+    method("KeyRing", "set_current", Mut, "Makes the key `id` the sealing key; false when the ring lacks it.", &[("id", KeyId)], Ret::Bool).infallible(),
+    method("KeyRing", "remove", Mut, "Drops the key `id` (not the current one); false when it could not.", &[("id", KeyId)], Ret::Bool).infallible(),
     method("KeyRing", "set_max_token_bytes", Mut, "The bound on a token's length, checked before any decoding.", &[("max", Whole)], Ret::Unit).infallible(),
     method("KeyRing", "set_context", Mut, "The deployment label every token is sealed and opened under (at most 64 bytes).", &[("label", Bytes)], Ret::Unit),
     method("KeyRing", "set_seal_budget", Mut, "How many seals each key may make in this process.", &[("seals", Whole)], Ret::Unit).infallible(),
-    method("KeyRing", "seals", Ref, "How many seals the key `id` has made in this process, or none when the ring lacks it.", &[("id", Whole)], Ret::OptWhole).infallible(),
-    method("KeyRing", "seal", Ref, "Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a nonce from `random`: the token.", &[("binding", Text), ("now", Whole), ("ttl", Whole), ("payload", Bytes), ("random", Random)], Ret::Text),
-    method("KeyRing", "open", Ref, "Opens `token` for `binding` at `now`, single-use under `guard` when there is one (a second use is `state-replayed`): its payload, state id and expiry.", &[("token", Bytes), ("binding", Text), ("now", Whole), ("guard", Guard)], Ret::Opened),
+    method("KeyRing", "seals", Ref, "How many seals the key `id` has made in this process, or none when the ring lacks it.", &[("id", KeyId)], Ret::OptWhole).infallible(),
+    method("KeyRing", "seal", Ref, "Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a nonce from `random`: the token.", &[("binding", Text), ("now", Whole), ("ttl", Whole), ("payload", Bytes), ("random", Random)], Ret::Text).shaped(BINDING),
+    method("KeyRing", "open", Ref, "Opens `token` for `binding` at `now`, single-use under `guard` when there is one (a second use is `state-replayed`): its payload, state id and expiry.", &[("token", Bytes), ("binding", Text), ("now", Whole), ("guard", Guard)], Ret::Opened).shaped(BINDING),
     method("KeyRing", "resume_round", Ref, "A server's round with sealed state: this request's answers plus the sealed earlier ones for the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing, ignored, data, round, stateId, expiry}`.", &[("request", Text), ("needs", Text), ("settings", Text), ("call", Text), ("guard", Guard)], Ret::Json),
     method("KeyRing", "respond_round", Ref, "The `input_required` response asking what `round` misses of `needs`, sealing what it has (and `data`) with a nonce from `random`.", &[("request", Text), ("round", Text), ("needs", Text), ("data", OptText), ("settings", Text), ("call", Text), ("random", Random)], Ret::Json),
     method("KeyRing", "start_tool_replay", Ref, "The replay of an await-style tool on `request` for the deployment's `settings` and the `call`, single-use under `guard`.", &[("request", Text), ("settings", Text), ("call", Text), ("guard", Guard)], Ret::Machine("ToolReplay")),
@@ -708,6 +718,7 @@ pub const EXPORTS: &[Export] = &[
     method("ToolBridge", "ask", Mut, "Sends what `replay` misses as server requests on the stream.", &[("replay", Machine("ToolReplay")), NOW], Ret::Unit),
     method("ToolBridge", "complete", Mut, "The tool completed with `result`.", &[("result", Text)], Ret::Unit),
     method("ToolBridge", "refuse", Mut, "The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an object).", &[("rule", Str), ("message", Str), ("data", OptText)], Ret::Unit),
+    method("ToolBridge", "finish", Mut, "Ends the round as `run` ended: its refusal ends the call with the error; else what it misses goes on the stream (past the round cap the call ends with that error); else `result` completes the call.", &[("run", Machine("ToolRun")), ("result", OptText), NOW], Ret::Unit),
     method("ToolBridge", "handle_answer", Mut, "A response the client POSTed; true when the round is complete.", &[("response", Text), NOW], Ret::Bool),
     method("ToolBridge", "handle_timeout", Mut, "The round's deadline may have passed.", &[NOW], Ret::Unit).infallible(),
     method("ToolBridge", "poll_write", Mut, "The next text to write on the stream, or none.", &[], Ret::OptText).infallible(),
@@ -718,7 +729,6 @@ pub const EXPORTS: &[Export] = &[
 
 /// The machine named `name`.
 pub fn machine(name: &str) -> Option<&'static Machine> {
-    method("ToolBridge", "finish", Mut, "Ends the round as `run` ended: its refusal ends the call with the error; else what it misses goes on the stream (past the round cap the call ends with that error); else `result` completes the call.", &[("run", Machine("ToolRun")), ("result", OptText), NOW], Ret::Unit),
     MACHINES.iter().find(|m| m.name == name)
 }
 

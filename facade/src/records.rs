@@ -55,6 +55,8 @@ pub enum Holds {
     Names,
     /// Any JSON value.
     Json,
+    /// A SHA-256 digest: 32 bytes, 64 hex digits in JSON.
+    Digest,
 }
 
 /// Whether a member may be left out.
@@ -304,7 +306,30 @@ pub const RECORDS: &[Record] = &[
     },
 ];
 
+/// The records only the bindings with types of their own declare: the
+/// JavaScript API takes and gives them as plain objects (`mrtr-gen` writes no
+/// TypeScript of them), a typed binding as a record it writes for the façade
+/// to read.
+pub const TYPED_RECORDS: &[Record] = &[Record {
+    shape: Shape::Binding,
+    name: "Binding",
+    doc: "What a token is bound to, checked when it is opened: the subject (`subject`, the authenticated principal, or `anonymous` and no subject: neither, both or an empty subject is `usage-invalid-argument`, so a missing auth context never binds as anonymous by accident), the protocol, the method, its target and the digest of the request's params (32 zero bytes, a placeholder, are refused).",
+    written: true,
+    body: Body::Object(&[
+        optional("subject", Holds::Text, "The authenticated principal; none only when `anonymous`."),
+        member(
+            "anonymous",
+            Holds::Flag,
+            "No principal, by explicit choice: such a token opens for any anonymous caller, so it must carry nothing user-specific.",
+        ),
+        member("protocol", Holds::Protocol, "The protocol of the conversation (`2026-07-28`, …)."),
+        member("method", Holds::Text, "The request's method."),
+        member("target", Holds::Text, "What the method acts on: the tool or prompt name, the resource URI, the task id."),
+        member("paramsDigest", Holds::Digest, "SHA-256 of the request's params (`params_digest`): 32 bytes."),
+    ]),
+}];
+
 /// The record of `shape`, if it is one (a list of them, for [`Shape::Violations`]).
 pub fn record(shape: Shape) -> Option<&'static Record> {
-    RECORDS.iter().find(|r| r.shape == shape)
+    RECORDS.iter().chain(TYPED_RECORDS).find(|r| r.shape == shape)
 }

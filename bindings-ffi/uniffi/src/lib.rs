@@ -43,7 +43,7 @@ pub use ops::{
     check, classify, classify_bytes, protocols, rules, task_update, test_only_error, test_only_panic, Classified,
     MessageKind, ResultType, RuleInfo, Side,
 };
-pub use state::{binding_for_request, binding_from_json, inspect, Binding, KeyRing, Opened, ReplayGuard, TokenInfo};
+pub use state::{binding_for_request, binding_from_json, inspect, KeyRing, Opened, ReplayGuard, TokenInfo};
 pub use transport::SseDecoder;
 
 uniffi::setup_scaffolding!();

@@ -1,71 +1,31 @@
-//! Sealed `requestState`: the key ring as an object, the binding as a record,
-//! the replay guard as a callback interface.
+//! Sealed `requestState`: what is the binding's own around the table's key
+//! ring (`crate::exports` has its rows and the `Binding` record): a key as a
+//! secret or a master, the replay guard as a callback interface, the ring
+//! under a read-write lock that the guard may call back into.
 
-use crate::error::{guard, read, usage, write, MrtrError, Result};
-use crate::exports::ToolReplay;
+use crate::error::{guard, read, write, MrtrError, Result};
+use crate::exports::Binding;
 use crate::ints::{long, unsigned};
-use mrtr::state::{self, Key, StateId, Subject};
-use mrtr::Protocol;
+use crate::transport::json_of;
+use mrtr::state::{self, StateId, Subject};
 use mrtr_facade::{self as facade, BindingSpec};
 use std::cell::RefCell;
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 use zeroize::Zeroizing;
 
-/// What a token is bound to, checked when it is opened.
-///
-/// The subject is explicit: `subject`, the authenticated principal
-/// (non-empty), or `anonymous` true and no subject. Neither, both, or an
-/// empty subject is `usage-invalid-argument`, so a missing auth context never
-/// binds as anonymous by accident. `params_digest` is [`params_digest`] of
-/// the request's params (or comes with [`binding_for_request`],
-/// [`binding_from_json`]); 32 zero bytes (a placeholder) are refused.
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct Binding {
-    /// The authenticated principal; none only when `anonymous`.
-    pub subject: Option<String>,
-    /// No principal, by explicit choice: such a token opens for any anonymous
-    /// caller, so it must carry nothing user-specific.
-    pub anonymous: bool,
-    /// The protocol of the conversation (`2026-07-28`, …).
-    pub protocol: String,
-    /// The request's method.
-    pub method: String,
-    /// What the method acts on: the tool or prompt name, the resource URI, the task id.
-    pub target: String,
-    /// SHA-256 of the request's params: 32 bytes from [`params_digest`].
-    pub params_digest: Vec<u8>,
-}
-
-impl Binding {
-    fn core(&self) -> Result<state::Binding<'_>> {
-        let digest: [u8; 32] =
-            self.params_digest.as_slice().try_into().map_err(|_| usage("params_digest is 32 bytes"))?;
-        if digest == [0; 32] {
-            return Err(usage("params_digest is unset (32 zero bytes): use params_digest() of the request's params"));
-        }
-        Ok(state::Binding {
-            subject: facade::subject(self.subject.as_deref(), self.anonymous)?,
-            protocol: Protocol::parse(&self.protocol)?,
-            method: &self.method,
-            target: &self.target,
-            params_digest: digest,
-        })
-    }
-
-    /// The record of a binding the core made.
-    fn of(b: &state::Binding<'_>) -> Binding {
-        let (subject, anonymous) = match b.subject {
-            Subject::Principal(p) => (Some(p.to_string()), false),
-            Subject::Anonymous => (None, true),
-        };
-        Binding {
-            subject,
-            anonymous,
-            protocol: b.protocol.name().into(),
-            method: b.method.into(),
-            target: b.target.into(),
-            params_digest: b.params_digest.to_vec(),
-        }
+/// The record of a binding the core made.
+fn binding_of(b: &state::Binding<'_>) -> Binding {
+    let (subject, anonymous) = match b.subject {
+        Subject::Principal(p) => (Some(p.to_string()), false),
+        Subject::Anonymous => (None, true),
+    };
+    Binding {
+        subject,
+        anonymous,
+        protocol: b.protocol.name().into(),
+        method: b.method.into(),
+        target: b.target.into(),
+        params_digest: b.params_digest.to_vec(),
     }
 }
 
@@ -81,7 +41,7 @@ pub fn binding_for_request(
 ) -> Result<Binding> {
     guard(|| {
         let json = facade::binding_for(request_json.as_bytes(), subject.as_deref(), anonymous, Some(&protocol))?;
-        Ok(Binding::of(&BindingSpec::from_json(json.as_bytes())?.binding()))
+        Ok(binding_of(&BindingSpec::from_json(json.as_bytes())?.binding()))
     })
 }
 
@@ -90,7 +50,7 @@ pub fn binding_for_request(
 /// "<64 hex digits>"}`, the digest of `params` computed from its exact text.
 #[uniffi::export]
 pub fn binding_from_json(json: String) -> Result<Binding> {
-    guard(|| Ok(Binding::of(&BindingSpec::from_json(json.as_bytes())?.binding())))
+    guard(|| Ok(binding_of(&BindingSpec::from_json(json.as_bytes())?.binding())))
 }
 
 /// A single-use store: makes each sealed state open once.
@@ -170,19 +130,8 @@ pub fn inspect(token: String) -> Result<TokenInfo> {
 }
 
 /// A key id: one byte (0–255) in the token.
-fn key_id(id: i32) -> Result<u8> {
-    unsigned(id, "id")
-}
-
-/// The core's key: `id`, an algorithm name, exactly one of a 32-byte `secret` or a `master` to derive it from.
-fn key(id: i32, algorithm: &str, secret: Option<Vec<u8>>, master: Option<Vec<u8>>) -> Result<Key> {
-    let (secret, master) = (secret.map(Zeroizing::new), master.map(Zeroizing::new));
-    Ok(facade::key(
-        key_id(id)?.into(),
-        algorithm,
-        secret.as_deref().map(Vec::as_slice),
-        master.as_deref().map(Vec::as_slice),
-    )?)
+fn key_id(id: i32) -> Result<u64> {
+    unsigned::<u8>(id, "id").map(u64::from)
 }
 
 /// Sealing keys by id (AES-256-GCM, XChaCha20-Poly1305 or XAES-256-GCM, the algorithm for
@@ -190,9 +139,28 @@ fn key(id: i32, algorithm: &str, secret: Option<Vec<u8>>, master: Option<Vec<u8>
 /// rotation never breaks a round in flight. Key material stays in Rust and is
 /// wiped on drop. Sealing and opening take a read lock and run on many
 /// threads at once; adding, rotating and the settings take the write lock.
+/// Its methods but these, which take a key as a secret or a master, are the
+/// table's rows (`crate::exports`).
 #[derive(uniffi::Object)]
 pub struct KeyRing {
-    inner: RwLock<state::KeyRing>,
+    inner: RwLock<facade::KeyRing>,
+}
+
+/// A key's bytes as the façade takes them: its `(secret, master)`, one of them.
+fn split(bytes: &[u8], derived: bool) -> (Option<&[u8]>, Option<&[u8]>) {
+    if derived {
+        (None, Some(bytes))
+    } else {
+        (Some(bytes), None)
+    }
+}
+
+/// A ring of one key, from its secret or (`derived`) its master.
+fn ring(id: i32, algorithm: &str, bytes: Vec<u8>, derived: bool) -> Result<Arc<KeyRing>> {
+    let bytes = Zeroizing::new(bytes);
+    let (secret, master) = split(&bytes, derived);
+    let ring = facade::KeyRing::new(key_id(id)?, algorithm, secret, master)?;
+    Ok(Arc::new(KeyRing { inner: RwLock::new(ring) }))
 }
 
 #[uniffi::export]
@@ -201,84 +169,24 @@ impl KeyRing {
     /// (`aes-256-gcm`, `xchacha20-poly1305`, `xaes-256-gcm`), from 32 uniformly random secret bytes.
     #[uniffi::constructor]
     pub fn new(id: i32, algorithm: String, secret: Vec<u8>) -> Result<Arc<KeyRing>> {
-        guard(|| {
-            Ok(Arc::new(KeyRing { inner: RwLock::new(state::KeyRing::new(key(id, &algorithm, Some(secret), None)?)) }))
-        })
+        guard(|| ring(id, &algorithm, secret, false))
     }
 
     /// A ring whose current key is derived from one master secret (at least
     /// 32 uniformly random bytes, not a password) and the id (HKDF-SHA-256).
     #[uniffi::constructor]
     pub fn derived(id: i32, algorithm: String, master: Vec<u8>) -> Result<Arc<KeyRing>> {
-        guard(|| {
-            Ok(Arc::new(KeyRing { inner: RwLock::new(state::KeyRing::new(key(id, &algorithm, None, Some(master))?)) }))
-        })
+        guard(|| ring(id, &algorithm, master, true))
     }
 
     /// Adds a key that opens tokens (replacing one with the same id).
     pub fn add(&self, id: i32, algorithm: String, secret: Vec<u8>) -> Result<()> {
-        guard(|| {
-            let key = key(id, &algorithm, Some(secret), None)?;
-            self.writing().map(|mut r| r.add(key))
-        })
+        guard(|| self.add_key(id, &algorithm, secret, false))
     }
 
     /// Adds a key derived from a master secret (see [`KeyRing::derived`]).
     pub fn add_derived(&self, id: i32, algorithm: String, master: Vec<u8>) -> Result<()> {
-        guard(|| {
-            let key = key(id, &algorithm, None, Some(master))?;
-            self.writing().map(|mut r| r.add(key))
-        })
-    }
-
-    /// Makes the key `id` the sealing key; false if the ring lacks it.
-    pub fn set_current(&self, id: i32) -> Result<bool> {
-        guard(|| Ok(self.writing()?.set_current(key_id(id)?)))
-    }
-
-    /// Drops the key `id` (never the current one): its tokens become `state-unknown-key`.
-    pub fn remove(&self, id: i32) -> Result<bool> {
-        guard(|| Ok(self.writing()?.remove(key_id(id)?)))
-    }
-
-    /// The bound on a token's length (default 65536), checked before decoding.
-    pub fn set_max_token_bytes(&self, max: i64) -> Result<()> {
-        guard(|| {
-            let max = usize::try_from(unsigned::<u64>(max, "max")?).unwrap_or(usize::MAX);
-            self.writing().map(|mut r| r.set_max_token_bytes(max))
-        })
-    }
-
-    /// The deployment label every token of this ring is sealed and opened
-    /// under (at most 64 bytes; empty by default): staging and production,
-    /// or two tenants, that share a secret never open each other's tokens
-    /// (`state-tampered`).
-    pub fn set_context(&self, label: Vec<u8>) -> Result<()> {
-        guard(|| Ok(self.writing()?.set_context(&label)?))
-    }
-
-    /// How many seals each key of this ring may make in this process (this
-    /// instance's share of the fleet's budget); past it, sealing is
-    /// `usage-seal-budget-spent`: make another key current.
-    pub fn set_seal_budget(&self, seals: i64) -> Result<()> {
-        guard(|| {
-            let seals = unsigned(seals, "seals")?;
-            self.writing().map(|mut r| r.set_seal_budget(seals))
-        })
-    }
-
-    /// How many seals the key `id` has made in this process (none if the ring lacks it).
-    pub fn seals(&self, id: i32) -> Result<Option<i64>> {
-        guard(|| Ok(self.ring()?.seals(key_id(id)?).map(long)))
-    }
-
-    /// Seals `payload` bound to `binding`, expiring `ttl` seconds after `now`
-    /// (seconds since the Unix epoch), with a nonce from the OS's random numbers.
-    pub fn seal(&self, binding: Binding, now: i64, ttl: i64, payload: Vec<u8>) -> Result<String> {
-        guard(|| {
-            let (now, ttl) = (unsigned(now, "now")?, unsigned(ttl, "ttl")?);
-            Ok(self.ring()?.seal_os(&binding.core()?, now, ttl, &payload)?)
-        })
+        guard(|| self.add_key(id, &algorithm, master, true))
     }
 
     /// Opens `token` for `binding` at `now`: the payload, its state id and
@@ -294,77 +202,9 @@ impl KeyRing {
         now: i64,
         guard: Option<Box<dyn ReplayGuard>>,
     ) -> Result<Opened> {
-        crate::error::guard(|| {
-            let (ring, b, now) = (self.ring()?, binding.core()?, unsigned(now, "now")?);
-            let _mark = Guarding::enter(self);
-            let mut host = guard.as_deref().map(|host| HostGuard { host, raised: None });
-            let opened = match host.as_mut() {
-                Some(g) => ring.open_once(&token, &b, now, g),
-                None => ring.open(&token, &b, now),
-            };
-            if let Some(raised) = host.and_then(|g| g.raised) {
-                return Err(raised);
-            }
-            let opened = opened?;
-            Ok(Opened { payload: opened.payload, state_id: opened.id.to_string(), expiry: long(opened.expiry) })
-        })
-    }
-
-    /// Server, sealed rounds: reads `request_json` against `needs_json` (an
-    /// `inputRequests` object): the answers it carries plus those earlier
-    /// rounds sealed in its `requestState`, as the round's JSON (`{"answers",
-    /// "missing", "ignored", "data", "round", "stateId", "expiry"}`).
-    /// `settings_json` is the deployment's `{"ttl", "protocol", "limits",
-    /// "pinAnswers"}`, `call_json` the request's `{"subject" | "anonymous",
-    /// "now"}` (seconds); with a `guard`, a state used before is `state-replayed`.
-    pub fn resume_round(
-        &self,
-        request_json: String,
-        needs_json: String,
-        settings_json: String,
-        call_json: String,
-        guard: Option<Box<dyn ReplayGuard>>,
-    ) -> Result<String> {
-        let (request, needs) = (request_json.as_bytes(), needs_json.as_bytes());
-        let (settings, call) = (settings_json.as_bytes(), call_json.as_bytes());
-        self.guarded(guard, |ring, g| facade::resume_round(ring, request, needs, settings, call, g))
-    }
-
-    /// Server, sealed rounds: the `input_required` response to `request_json`
-    /// asking what `round_json` (as `resume_round` wrote it) still misses of
-    /// `needs_json`, sealing the round with `data_json` (any JSON, or none)
-    /// under a nonce from the operating system.
-    pub fn respond_round(
-        &self,
-        request_json: String,
-        round_json: String,
-        needs_json: String,
-        data_json: Option<String>,
-        settings_json: String,
-        call_json: String,
-    ) -> Result<String> {
-        guard(|| {
-            let (request, round, needs) = (request_json.as_bytes(), round_json.as_bytes(), needs_json.as_bytes());
-            let (data, settings, call) =
-                (data_json.as_deref().map(str::as_bytes), settings_json.as_bytes(), call_json.as_bytes());
-            let ring = self.ring()?;
-            Ok(facade::respond_round(&ring, request, round, needs, data, settings, call, facade::Randomness::Os)?)
-        })
-    }
-
-    /// Server, an await-style tool: the replay of the tool on `request_json`
-    /// (settings and call as in `resume_round`), its questions asked again in
-    /// the tool's order with `ToolReplay.ask`.
-    pub fn start_tool_replay(
-        &self,
-        request_json: String,
-        settings_json: String,
-        call_json: String,
-        guard: Option<Box<dyn ReplayGuard>>,
-    ) -> Result<Arc<ToolReplay>> {
-        let (request, settings, call) = (request_json.as_bytes(), settings_json.as_bytes(), call_json.as_bytes());
-        let replay = self.guarded(guard, |ring, g| facade::ToolReplay::start(ring, request, settings, call, g))?;
-        Ok(Arc::new(ToolReplay { inner: Mutex::new(replay) }))
+        let (binding, now) = (json_of(&binding), unsigned(now, "now")?);
+        let opened = self.guarded(guard, |ring, g| ring.open(token.as_bytes(), &binding, now, g))?;
+        Ok(Opened { payload: opened.payload, state_id: opened.id.to_string(), expiry: long(opened.expiry) })
     }
 }
 
@@ -414,7 +254,7 @@ impl KeyRing {
     /// ring's replay guard the lock is this thread's already: taken again
     /// only if no writer waits for it (std's lock lets a waiting writer go
     /// first, which would wait for this thread), else `usage-out-of-turn`.
-    pub(crate) fn ring(&self) -> Result<RwLockReadGuard<'_, state::KeyRing>> {
+    pub(crate) fn ring(&self) -> Result<RwLockReadGuard<'_, facade::KeyRing>> {
         if !Guarding::holds(self) {
             return read(&self.inner);
         }
@@ -427,7 +267,7 @@ impl KeyRing {
 
     /// The ring, for changing it (the write lock); `usage-out-of-turn` from
     /// inside its own replay guard.
-    fn writing(&self) -> Result<RwLockWriteGuard<'_, state::KeyRing>> {
+    pub(crate) fn writing(&self) -> Result<RwLockWriteGuard<'_, facade::KeyRing>> {
         if Guarding::holds(self) {
             return Err(out_of_turn(
                 "the ring's replay guard runs on this thread: change the ring after the call returns",
@@ -436,12 +276,19 @@ impl KeyRing {
         write(&self.inner)
     }
 
+    /// Adds the key `id` from its secret or (`derived`) its master.
+    fn add_key(&self, id: i32, algorithm: &str, bytes: Vec<u8>, derived: bool) -> Result<()> {
+        let bytes = Zeroizing::new(bytes);
+        let (secret, master) = split(&bytes, derived);
+        Ok(self.writing()?.add(key_id(id)?, algorithm, secret, master)?)
+    }
+
     /// Runs `f` on the ring under the host's replay guard, if any, under the
     /// panic boundary; an `MrtrError` the guard raised comes back as it was.
-    fn guarded<T>(
+    pub(crate) fn guarded<T>(
         &self,
         host: Option<Box<dyn ReplayGuard>>,
-        f: impl FnOnce(&state::KeyRing, Option<&mut dyn state::ReplayGuard>) -> mrtr::Result<T>,
+        f: impl FnOnce(&facade::KeyRing, Option<&mut dyn state::ReplayGuard>) -> mrtr::Result<T>,
     ) -> Result<T> {
         guard(|| {
             let ring = self.ring()?;
@@ -475,7 +322,8 @@ impl KeyRing {
     ) -> Result<String> {
         guard(|| {
             let (now, ttl) = (unsigned(now, "now")?, unsigned(ttl, "ttl")?);
-            Ok(read(&self.inner)?.seal_with_nonce(&binding.core()?, now, ttl, &payload, &nonce)?)
+            let spec = BindingSpec::from_json(&json_of(&binding))?;
+            Ok(read(&self.inner)?.seal_with_nonce(&spec.binding(), now, ttl, &payload, &nonce)?)
         })
     }
 }

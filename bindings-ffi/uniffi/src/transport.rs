@@ -21,6 +21,22 @@ pub(crate) fn headers_json(headers: HashMap<String, String>) -> Vec<u8> {
     serde_json::to_vec(&sorted).unwrap_or_default()
 }
 
+/// A digest as the façade's JSON spells it, 64 hex digits (`#[serde(with)]` of
+/// a record's bytes): written as lowercase hex, read back from any hex.
+pub(crate) mod hex {
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub(crate) fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&bytes.iter().map(|b| format!("{b:02x}")).collect::<String>())
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        let digit = |c: u8| (c as char).to_digit(16).map(|v| v as u8).ok_or_else(|| D::Error::custom("not hex"));
+        text.as_bytes().chunks(2).map(|p| Ok(digit(p[0])? << 4 | digit(*p.get(1).unwrap_or(&b'x'))?)).collect()
+    }
+}
+
 /// A record as the JSON text the façade reads (its fields are strings and numbers: it always serializes).
 pub(crate) fn json_of<T: Serialize>(record: &T) -> Vec<u8> {
     serde_json::to_vec(record).unwrap_or_default()

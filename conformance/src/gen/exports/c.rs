@@ -87,7 +87,7 @@ fn params(name: &str, arg: Arg) -> Vec<String> {
         Arg::Random => vec![],
         Arg::Options => vec!["protocol: mrtr_protocol".into(), "limits: *const mrtr_limits".into()],
         Arg::Bool => vec![format!("{name}: bool")],
-        Arg::Whole | Arg::Handle => vec![format!("{name}: u64")],
+        Arg::Whole | Arg::KeyId | Arg::Handle => vec![format!("{name}: u64")],
         Arg::Status => vec![format!("{name}: u16")],
         Arg::Machine(m) => vec![format!("{name}: *const mrtr_{}", handle_type(m))],
     }
@@ -119,7 +119,7 @@ fn read(name: &str, arg: Arg) -> (Option<String>, String) {
         Arg::Options => (Some("options(protocol, limits, None)?".into()), "&options".into()),
         Arg::Machine("KeyRing") => (Some(format!("reading({name})?")), format!("&{name}")),
         Arg::Machine(_) => (Some(format!("get({name}, {q})?")), format!("&{name}.0")),
-        Arg::Bool | Arg::Whole | Arg::Handle | Arg::Status => (None, name.into()),
+        Arg::Bool | Arg::Whole | Arg::KeyId | Arg::Handle | Arg::Status => (None, name.into()),
     }
 }
 

@@ -57,7 +57,7 @@ fn common_arg(name: &str, arg: Arg) -> Option<String> {
         Arg::Options => format!("&crate::options({name})?"),
         Arg::OptStr => format!("{name}.as_deref()"),
         Arg::Bool => name.to_string(),
-        Arg::Whole => format!("facade::whole({name}, \"{}\")?", camel(name)),
+        Arg::Whole | Arg::KeyId => format!("facade::whole({name}, \"{}\")?", camel(name)),
         Arg::Status => format!("facade::status({name})?"),
         Arg::Handle => format!("facade::handle({name})?"),
         Arg::Random => format!("Randomness::Bytes({name})"),
@@ -80,7 +80,7 @@ fn common_type(arg: Arg) -> Option<String> {
     Some(match arg {
         Arg::Options | Arg::OptStr => "Option<String>".into(),
         Arg::Bool => "bool".into(),
-        Arg::Whole | Arg::Status | Arg::Handle => "f64".into(),
+        Arg::Whole | Arg::KeyId | Arg::Status | Arg::Handle => "f64".into(),
         Arg::Random => "&[u8]".into(),
         Arg::Machine(m) => format!("&{m}"),
         Arg::Text
@@ -277,7 +277,8 @@ fn body(b: &dyn Backend, e: &Export, inner: &str) -> (String, bool) {
         (Convert::Expr(t), false) => t.replace("{}", &call),
     };
     // A conversion of an argument may fail even where the façade cannot.
-    let checked = e.params.iter().any(|(_, a)| matches!(a, Arg::Options | Arg::Whole | Arg::Status | Arg::Handle));
+    let checked =
+        e.params.iter().any(|(_, a)| matches!(a, Arg::Options | Arg::Whole | Arg::KeyId | Arg::Status | Arg::Handle));
     if e.params.iter().any(|(_, a)| *a == Arg::Guard) {
         // Run with the host's replay guard made a Rust one (`g`); the kernel's boundary is around it.
         return (b.guarded().0.replace("{}", &value), true);

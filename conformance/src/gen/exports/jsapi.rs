@@ -80,7 +80,7 @@ fn arg(name: &str, arg: Arg) -> String {
         Arg::Str => format!("k.string({js}, '{what}')"),
         Arg::OptStr => format!("k.optional({js}, k.string, '{what}')"),
         Arg::Bool => format!("k.boolean({js}, '{what}')"),
-        Arg::Whole | Arg::Status | Arg::Handle => format!("k.whole({js}, '{what}')"),
+        Arg::Whole | Arg::KeyId | Arg::Status | Arg::Handle => format!("k.whole({js}, '{what}')"),
         Arg::Random => "k.entropy()".into(),
         Arg::Machine(m) => panic!("{name}: a row reading a {m} is written by hand in lib/api.mjs"),
     }
@@ -294,7 +294,7 @@ fn ts_param(e: &Export, i: usize) -> Option<String> {
         Arg::Str => (if shape == Shape::Object { "string" } else { ts_input(shape, false) }.to_string(), false),
         Arg::OptStr => ("string | null".into(), true),
         Arg::Bool => ("boolean".into(), false),
-        Arg::Whole | Arg::Status => ("number".into(), false),
+        Arg::Whole | Arg::KeyId | Arg::Status => ("number".into(), false),
         Arg::Handle => ("Handle".into(), false),
         Arg::Machine(m) => (m.to_string(), false),
     };
@@ -398,6 +398,7 @@ fn ts_holds(holds: Holds) -> &'static str {
         H::Questions => "Record<string, Question>",
         H::Names => "string[]",
         H::Json => "Json",
+        H::Digest => "string",
     }
 }
 

@@ -79,8 +79,8 @@ fn document() -> String {
          records, C structs, Python's keyword constructors). `conformance/tests/exports.rs` finds every\n\
          name below in its binding's artifact (`bindings-node/native.d.ts`,\n\
          `bindings-ffi/include/mrtr.h`, the generated Kotlin, `_mrtr.pyi`).\n\n\
-         Not in the table, each binding's own idiom: the key ring with its replay\n\
-         guard, the drivers (`runOperation`, `mrtr.call`), the await-style tool\n\
+         Not in the table, each binding's own idiom: C's and Python's key rings with\n\
+         their replay guards, the drivers (`runOperation`, `mrtr.call`), the await-style tool\n\
          runners and the error classes.\n",
     );
     let head: Vec<&str> = BINDINGS.iter().map(|(_, title)| *title).collect();

@@ -91,7 +91,7 @@ fn param_type(arg: Arg) -> (&'static str, bool) {
         Arg::Str => ("Text", false),
         Arg::OptStr => ("Option<Text>", true),
         Arg::Bool => ("bool", false),
-        Arg::Whole | Arg::Status | Arg::Handle => ("Nat", false),
+        Arg::Whole | Arg::KeyId | Arg::Status | Arg::Handle => ("Nat", false),
         // The one machine a generated row reads is the hand-written replay (its module imported).
         Arg::Machine("ToolReplay") => ("PyRef<'py, ToolReplay>", false),
         Arg::Machine("ToolRun") => ("PyRef<'py, ToolRun>", false),
@@ -128,7 +128,7 @@ fn pass(name: &str, arg: Arg) -> String {
         Arg::OptValue => format!("{name}.as_deref().map(str::as_bytes)"),
         Arg::Str => format!("&{name}.0"),
         Arg::OptStr => format!("{name}.as_ref().map(|t| t.0.as_str())"),
-        Arg::Whole | Arg::Handle => format!("{name}.0"),
+        Arg::Whole | Arg::KeyId | Arg::Handle => format!("{name}.0"),
         Arg::Bool | Arg::Status => name.into(),
         Arg::Options => "&o".into(),
         Arg::Random => "Randomness::Os".into(),
@@ -432,7 +432,7 @@ fn stub_param(e: &Export, name: &str, arg: Arg) -> (&'static str, bool) {
         Arg::Str => ("str", false),
         Arg::OptStr => ("str | None", true),
         Arg::Bool => ("bool", false),
-        Arg::Whole | Arg::Status | Arg::Handle => ("int", false),
+        Arg::Whole | Arg::KeyId | Arg::Status | Arg::Handle => ("int", false),
         Arg::Machine("ToolReplay") => ("ToolReplay", false),
         Arg::Machine("ToolRun") => ("ToolRun", false),
         Arg::Options | Arg::Random | Arg::Machine(_) => unreachable!("not one parameter"),
@@ -501,6 +501,7 @@ fn stub_field(holds: Holds) -> &'static str {
         Holds::Names => "list[str] | None",
         Holds::Object | Holds::Message | Holds::Questions => "_JsonIn | None",
         Holds::Messages | Holds::Json => "Any",
+        Holds::Digest => "bytes | None",
     }
 }
 

@@ -16,7 +16,7 @@
 
 use super::{doc_lines, left_out_lines, machine_in, rustfmt, snake};
 use mrtr_facade::exports::{Arg, Binding, Export, Receiver, Ret, Shape, EXPORTS, MACHINES};
-use mrtr_facade::records::{self, Body, RECORDS};
+use mrtr_facade::records::{self, Body, RECORDS, TYPED_RECORDS};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -31,7 +31,16 @@ const HAND_MACHINES: &[&str] = &[];
 /// The machines whose constructor the binding writes (a decoder bounded by a byte count alone; the
 /// client and the checker with their round bound and transport as arguments); their other rows are
 /// generated, in a second exported `impl` block.
-const HAND_CONSTRUCTORS: &[&str] = &["SseDecoder", "Client", "Checker"];
+const HAND_CONSTRUCTORS: &[&str] = &["SseDecoder", "Client", "Checker", "KeyRing"];
+
+/// Methods the binding writes by hand: the key ring's keys come as a secret or a master, each its
+/// own method (`add`, `add_derived`, as the constructors `new` and `derived`), and a token opens as
+/// text into the `Opened` record.
+const HAND_METHODS: &[(&str, &str)] = &[("KeyRing", "add"), ("KeyRing", "open")];
+
+/// The machine read and changed under a read-write lock, whose calls run the host's replay guard
+/// (`crate::state`: `ring()`, `writing()`, `guarded()`), not a `Mutex`.
+const RING: &str = "KeyRing";
 
 /// The free functions the binding writes by hand, with their names.
 const HAND_FREE: &[(&str, &str)] = &[
@@ -62,6 +71,7 @@ pub fn hand_written(e: &Export) -> bool {
         None => HAND_FREE.iter().any(|(n, _)| *n == e.name),
         Some(m) => {
             HAND_MACHINES.contains(&m)
+                || HAND_METHODS.contains(&(m, e.name))
                 || HAND_CONSTRUCTORS.contains(&m) && matches!(e.receiver, Receiver::New | Receiver::Static)
         }
     }
@@ -83,7 +93,8 @@ pub(super) fn param_name(e: &Export, name: &str, arg: Arg) -> String {
     let typed = arg == Arg::Headers || record(e.shape(name)).is_some();
     match arg {
         Arg::Text | Arg::Value | Arg::OptText | Arg::OptValue | Arg::OrEmpty if !typed => format!("{name}_json"),
-        Arg::Whole if name == "now" => "now_ms".into(),
+        // The ring counts seconds; every other machine, milliseconds.
+        Arg::Whole if name == "now" && e.machine != Some(RING) => "now_ms".into(),
         Arg::Options => "protocol".into(),
         _ => name.into(),
     }
@@ -94,7 +105,9 @@ pub(super) fn param_type(e: &Export, name: &str, arg: Arg) -> String {
         return r;
     }
     match arg {
-        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
+        Arg::OptBytes => unreachable!("a key's secret or master: this binding writes its own"),
+        Arg::Guard => "Option<Box<dyn ReplayGuard>>".into(),
+        Arg::KeyId => "i32".into(),
         Arg::Headers => "HashMap<String, String>".into(),
         Arg::Text | Arg::Value | Arg::Str | Arg::Options => "String".into(),
         Arg::OptText | Arg::OptValue | Arg::OrEmpty | Arg::OptStr => "Option<String>".into(),
@@ -114,7 +127,9 @@ fn read(e: &Export, param: &str, name: &str, arg: Arg) -> (Option<String>, Strin
         return (None, format!("&crate::transport::json_of(&{name})"));
     }
     match arg {
-        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
+        Arg::OptBytes => unreachable!("a key's secret or master: this binding writes its own"),
+        Arg::Guard => (None, name.into()),
+        Arg::KeyId => (None, format!("u64::from(crate::ints::unsigned::<u8>({name}, {name:?})?)")),
         Arg::Headers => (None, format!("&crate::transport::headers_json({name})")),
         Arg::Text | Arg::Value => (None, format!("{name}.as_bytes()")),
         Arg::OptText | Arg::OptValue => (None, format!("{name}.as_deref().map(str::as_bytes)")),
@@ -138,7 +153,8 @@ pub(super) fn ret_type(e: &Export) -> String {
         };
     }
     match e.ret {
-        Ret::OptWhole | Ret::Opened => unreachable!("the key ring's rows: this binding writes its own"),
+        Ret::Opened => unreachable!("a token that opened: this binding writes its own"),
+        Ret::OptWhole => "Option<i64>".into(),
         Ret::Unit => "()".into(),
         Ret::Text | Ret::Json | Ret::Name => "String".into(),
         Ret::OptText | Ret::OptJson | Ret::NextOrError | Ret::Refusal => "Option<String>".into(),
@@ -159,6 +175,10 @@ fn value(e: &Export, inner: &str, uses: &[String]) -> String {
         Receiver::Free => format!("facade::{}({args})", e.callee()),
         Receiver::New => format!("facade::{inner}::new({args})"),
         Receiver::Static => format!("facade::{inner}::{}({args})", e.callee()),
+        // The host's replay guard, called back under the ring's read lock (`KeyRing::guarded`).
+        Receiver::Ref | Receiver::Mut if guarded(e) => {
+            format!("self.guarded(guard, |this, guard| this.{}({args}))", e.callee())
+        }
         Receiver::Ref | Receiver::Mut => format!("this.{}({args})", e.callee()),
     };
     if record(e.shape("return")).is_some() {
@@ -176,10 +196,12 @@ fn value(e: &Export, inner: &str, uses: &[String]) -> String {
         Ret::Bytes => format!("{v}.to_vec()"),
         Ret::Count => format!("crate::ints::int({v})"),
         Ret::Handle => format!("crate::ints::long({v})"),
-        Ret::OptMillis => format!("{v}.map(crate::ints::long)"),
+        Ret::OptMillis | Ret::OptWhole => format!("{v}.map(crate::ints::long)"),
         _ => v,
     };
     match e.ret {
+        // `guarded` answers the binding's `Result` already.
+        _ if guarded(e) && !matches!(e.ret, Ret::Machine(_)) => call,
         Ret::Refusal => format!("Ok({call}.err().map(|e| facade::error_json(&e)))"),
         Ret::NextOrError => format!("Ok({call}.transpose()?)"),
         _ if e.fallible => format!("Ok({})", wrap(format!("{call}?"))),
@@ -188,11 +210,28 @@ fn value(e: &Export, inner: &str, uses: &[String]) -> String {
     }
 }
 
+/// Whether a row runs the host's replay guard.
+fn guarded(e: &Export) -> bool {
+    e.params.iter().any(|(_, a)| *a == Arg::Guard)
+}
+
 fn function(out: &mut String, e: &Export, inner: &str, indent: &str) {
     let mut sig = Vec::new();
     let mut binds = Vec::new();
     let mut uses = Vec::new();
     match e.receiver {
+        Receiver::Ref | Receiver::Mut if guarded(e) => sig.push("&self".to_string()),
+        Receiver::Ref | Receiver::Mut if e.machine == Some(RING) => {
+            sig.push("&self".to_string());
+            binds.push(
+                if e.receiver == Receiver::Mut {
+                    "let mut this = self.writing()?;"
+                } else {
+                    "let this = self.ring()?;"
+                }
+                .into(),
+            );
+        }
         Receiver::Ref | Receiver::Mut => {
             sig.push("&self".to_string());
             binds.push(format!(
@@ -221,7 +260,9 @@ fn function(out: &mut String, e: &Export, inner: &str, indent: &str) {
         let _ = writeln!(out, "{indent}#[uniffi::export]");
     }
     let _ = writeln!(out, "{indent}pub fn {}({}) -> Result<{ret}> {{", name(e), sig.join(", "));
-    let _ = writeln!(out, "{indent}guard(|| {{");
+    // A parameter named `guard` (the host's replay guard) hides the panic boundary's name.
+    let boundary = if guarded(e) { "crate::error::guard" } else { "guard" };
+    let _ = writeln!(out, "{indent}{boundary}(|| {{");
     for b in binds {
         let _ = writeln!(out, "{indent}{b}");
     }
@@ -238,6 +279,7 @@ fn file() -> String {
          #![allow(clippy::too_many_arguments)]\n\n\
          use crate::error::{guard, lock, wire, Result};\n\
          use crate::state::KeyRing;\n\
+         use crate::state::ReplayGuard;\n\
          use crate::client::{Checker, Client};\n\
          use crate::transport::SseDecoder;\n\
          use mrtr_facade::{self as facade, Randomness};\n\
@@ -275,6 +317,7 @@ fn file() -> String {
     // Import what the body names.
     for (name, import) in [
         ("KeyRing", "use crate::state::KeyRing;\n"),
+        ("dyn ReplayGuard", "use crate::state::ReplayGuard;\n"),
         ("HashMap", "use std::collections::HashMap;\n"),
         ("wire(", "use crate::error::{guard, lock, wire, Result};\n"),
     ] {
@@ -303,6 +346,7 @@ fn record_field(m: &records::Member, written: bool) -> (String, String, Vec<Stri
         H::Headers => "HashMap<String, String>",
         H::Message | H::Questions | H::Json | H::Object | H::Limits => "String",
         H::Messages | H::Names => "Vec<String>",
+        H::Digest => "Vec<u8>",
     };
     let optional = m.presence != Presence::Required;
     let ty = if optional { format!("Option<{base}>") } else { base.to_string() };
@@ -315,6 +359,9 @@ fn record_field(m: &records::Member, written: bool) -> (String, String, Vec<Stri
     }
     if name != m.name {
         serde.push(format!("rename = \"{}\"", m.name));
+    }
+    if m.holds == H::Digest {
+        serde.push("with = \"crate::transport::hex\"".into());
     }
     if json {
         let with = match (m.holds, optional) {
@@ -348,7 +395,7 @@ fn record_fields(out: &mut String, members: &[records::Member], written: bool, p
 /// UniFFI's records and enums of the façade's records (`mrtr_facade::records`).
 fn records() -> String {
     let mut out = String::new();
-    for r in RECORDS {
+    for r in RECORDS.iter().chain(TYPED_RECORDS) {
         out.push('\n');
         out.push_str(&doc_lines("", r.doc));
         let serialize = if r.written { ", Serialize, Default" } else { "" };
