@@ -321,7 +321,7 @@ impl KeyRing {
         nonce: Vec<u8>,
     ) -> Result<String> {
         guard(|| {
-            let (now, ttl) = (unsigned(now, "now")?, unsigned(ttl, "ttl")?);
+            let (now, ttl) = (mrtr::Millis::from_secs(unsigned(now, "now")?), unsigned(ttl, "ttl")?);
             let spec = BindingSpec::from_json(&json_of(&binding))?;
             Ok(read(&self.inner)?.seal_with_nonce(&spec.binding(), now, ttl, &payload, &nonce)?)
         })
