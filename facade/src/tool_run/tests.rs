@@ -3,9 +3,9 @@
 
 use super::*;
 use crate::question_elicit;
+use alloc::string::ToString;
 use mrtr::state::{Algorithm, Key};
 use mrtr::RuleId;
-use alloc::string::ToString;
 use serde_json::json;
 
 const SETTINGS: &[u8] = br#"{"ttl": 60, "maxRounds": 2}"#;
