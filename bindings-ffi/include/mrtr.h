@@ -140,6 +140,14 @@ typedef struct mrtr_sse_decoder mrtr_sse_decoder;
 typedef struct mrtr_tool_bridge mrtr_tool_bridge;
 
 /**
+ * A tool's view of one request (`mrtr_tool_ask`, `mrtr_tool_result`, …):
+ * valid only while `mrtr_run_tool` calls the tool.
+ *
+ * An opaque handle.
+ */
+typedef struct mrtr_tool_ctx mrtr_tool_ctx;
+
+/**
  * One replay of an await-style tool on one request: each `ask` answered from what the conversation
  * holds, or the round ends there.
  *
@@ -462,6 +470,21 @@ typedef struct mrtr_call {
    */
   uint64_t now;
 } mrtr_call;
+
+/**
+ * An await-style tool: called with `user` (the pointer given beside it),
+ * its context and the request's `params.arguments` (JSON text, `{}` when
+ * absent; NUL-terminated, `arguments_len` not counting it). It asks through
+ * `ctx` and returns `MRTR_OK` once it set its result (`mrtr_tool_result`),
+ * `MRTR_TOOL_STOP` (or any status an ask gave it) as an ask returned it, or
+ * a status of its own for its own failure. It runs again, from the top, on
+ * every request of its call: code before its last ask must be free of side
+ * effects. It must not unwind or longjmp.
+ */
+typedef mrtr_status (*mrtr_tool)(void *user,
+                                 struct mrtr_tool_ctx *ctx,
+                                 const char *arguments,
+                                 size_t arguments_len);
 
 /**
  * Success.
@@ -986,6 +1009,13 @@ typedef struct mrtr_call {
  * The MCP server.
  */
 #define MRTR_SIDE_SERVER 2
+
+/**
+ * What an ask returns when the request holds no answer: the tool stops
+ * here and returns it (the run answers `input_required`). Not a rule and
+ * not a failure: the ordinary end of a round.
+ */
+#define MRTR_TOOL_STOP -1
 
 #ifdef __cplusplus
 extern "C" {
@@ -3088,6 +3118,121 @@ mrtr_status mrtr_keyring_start_tool_replay(const struct mrtr_keyring *ring,
                                            mrtr_first_use first_use,
                                            void *user,
                                            struct mrtr_tool_replay **out);
+
+/**
+ * Runs `tool` (called with `user`) on `request` over sealed rounds: starts
+ * the run as `mrtr_keyring_start_tool_replay` does (`ring`, `rounds`,
+ * `call`, the replay guard `first_use` with `guard_user`), calls the tool
+ * once, and ends the run as the core's `ToolRun` decides. `MRTR_OK` gives
+ * the response to send in `*response` (free it with `mrtr_buf_free`) with
+ * `*http_status`, and `*refusal`:
+ *
+ * - `MRTR_OK` and 200: `input_required` asking every question still
+ *   unanswered (sealing the data the tool set, else the last round's), or
+ *   the tool's result as the `complete` response;
+ * - a rule number: the run was refused (an answer that does not fit, an ask
+ *   the request did not declare, the round cap), and `*response` is its
+ *   JSON-RPC error response with its HTTP status. A refusal at an ask ends
+ *   the run even when the tool went on after it: it wins over the tool's
+ *   result and over its own failure.
+ *
+ * A failure of the start (a bad or replayed state, a request that does not
+ * parse: answer it with `mrtr_error_response`) is the status, as is the
+ * tool's own status when it failed without a refusal (returned as it was),
+ * with `*response` `{NULL, 0}`.
+ *
+ * # Safety
+ * `ring` is a live ring; `rounds` and `call` are readable with valid
+ * strings; `(request, request_len)` is valid; `first_use` is NULL or
+ * callable with `guard_user`; `tool` is callable with `user`; the out
+ * pointers are writable.
+ */
+mrtr_status mrtr_run_tool(const struct mrtr_keyring *ring,
+                          const struct mrtr_rounds *rounds,
+                          const struct mrtr_call *call,
+                          const char *request,
+                          size_t request_len,
+                          mrtr_first_use first_use,
+                          void *guard_user,
+                          mrtr_tool tool,
+                          void *user,
+                          struct mrtr_buf *response,
+                          uint16_t *http_status,
+                          mrtr_status *refusal);
+
+/**
+ * Asks `question` (an input request, JSON text), under `key` when given
+ * (NULL: the key of its order): `MRTR_OK` with the client's answer in
+ * `*answer` (free it with `mrtr_buf_free`); `MRTR_TOOL_STOP` when the
+ * request holds none (return it: the round ends here); or the refusal's rule,
+ * which ends the run whatever the tool does next.
+ *
+ * # Safety
+ * `ctx` is the context `mrtr_run_tool` gave the running tool; each
+ * `(pointer, length)` is valid; `answer` is writable.
+ */
+mrtr_status mrtr_tool_ask(struct mrtr_tool_ctx *ctx,
+                          const char *question,
+                          size_t question_len,
+                          const char *key,
+                          size_t key_len,
+                          struct mrtr_buf *answer);
+
+/**
+ * Asks the form elicitation `message`, its answer shaped by
+ * `requested_schema` (JSON text), as `mrtr_tool_ask` does.
+ *
+ * # Safety
+ * As `mrtr_tool_ask`.
+ */
+mrtr_status mrtr_tool_ask_elicit(struct mrtr_tool_ctx *ctx,
+                                 const char *message,
+                                 size_t message_len,
+                                 const char *requested_schema,
+                                 size_t requested_schema_len,
+                                 struct mrtr_buf *answer);
+
+/**
+ * The tool's result (JSON text, copied): set it, then return `MRTR_OK`.
+ * Read when the run ends (a result that is no JSON fails `mrtr_run_tool`).
+ *
+ * # Safety
+ * `ctx` is the context `mrtr_run_tool` gave the running tool; `(result,
+ * result_len)` is valid.
+ */
+mrtr_status mrtr_tool_result(struct mrtr_tool_ctx *ctx,
+                             const char *result,
+                             size_t result_len);
+
+/**
+ * How many `input_required` rounds came before this request (0 on a first one).
+ *
+ * # Safety
+ * `ctx` is the context `mrtr_run_tool` gave the running tool; `out` is writable.
+ */
+mrtr_status mrtr_tool_round(const struct mrtr_tool_ctx *ctx,
+                            uint32_t *out);
+
+/**
+ * The data the next round gets: what the tool set, else what the last
+ * round kept; `{NULL, 0}` for none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * `ctx` is the context `mrtr_run_tool` gave the running tool; `out` is writable.
+ */
+mrtr_status mrtr_tool_data(const struct mrtr_tool_ctx *ctx,
+                           struct mrtr_buf *out);
+
+/**
+ * Keeps `data` (JSON text; NULL: nothing) for the next round, sealed with
+ * it, in place of the last round's.
+ *
+ * # Safety
+ * `ctx` is the context `mrtr_run_tool` gave the running tool; `(data, data_len)` is valid.
+ */
+mrtr_status mrtr_tool_set_data(struct mrtr_tool_ctx *ctx,
+                               const char *data,
+                               size_t data_len);
 
 #ifdef __cplusplus
 }  // extern "C"

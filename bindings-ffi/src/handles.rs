@@ -22,6 +22,7 @@ pub(crate) enum Kind {
     ServerStream,
     ToolReplay,
     ToolRun,
+    ToolCtx,
     ToolBridge,
     Session,
     Buf,

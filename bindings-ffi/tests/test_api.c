@@ -1435,6 +1435,139 @@ static void test_await_style_tool(void) {
   EXPECT(mrtr_keyring_free(ring), MRTR_OK);
 }
 
+/* mrtr_run_tool: the same tool as a function pointer. What it asks and how it behaves come from `user`;
+ * the run (the core's ToolRun) decides the rounds and the refusals. */
+struct greeter {
+  const char *question; /* NULL: a form elicitation of the name (mrtr_tool_ask_elicit) */
+  bool catches;         /* goes on with a result after a refusal at its ask, as if it caught it */
+  mrtr_status own;      /* not MRTR_OK: fails with this status of its own, asking nothing */
+  int calls;
+  mrtr_status asked;    /* what its ask returned */
+  uint32_t round;
+  mrtr_buf data;        /* what the run said the last round kept */
+  mrtr_tool_ctx *ctx;   /* the context it was given (stale after the run) */
+};
+
+static mrtr_status greet(void *user, mrtr_tool_ctx *ctx, const char *arguments, size_t arguments_len) {
+  struct greeter *g = user;
+  mrtr_buf answer = {NULL, 0};
+  g->calls++;
+  g->ctx = ctx;
+  CHECK(arguments[arguments_len] == 0 && strcmp(arguments, "{\"location\":\"NYC\"}") == 0);
+  if (g->own != MRTR_OK) return g->own;
+  EXPECT(mrtr_tool_round(ctx, &g->round), MRTR_OK);
+  EXPECT(mrtr_tool_data(ctx, &g->data), MRTR_OK);
+  EXPECT(mrtr_tool_set_data(ctx, S("{\"step\":1}")), MRTR_OK);
+  g->asked = g->question ? mrtr_tool_ask(ctx, S(g->question), NULL, 0, &answer)
+                         : mrtr_tool_ask_elicit(ctx, S("GitHub user?"), S("{\"type\":\"object\",\"properties\":"
+                                                                          "{\"name\":{\"type\":\"string\"}}}"), &answer);
+  if (g->asked != MRTR_OK && !(g->catches && g->asked != MRTR_TOOL_STOP)) return g->asked;
+  cJSON *a = take(&answer);
+  const cJSON *name = at(at(a, "content"), "name");
+  char result[128];
+  snprintf(result, sizeof result, "{\"content\":[{\"type\":\"text\",\"text\":\"Hello, %s\"}]}",
+           cJSON_IsString(name) ? name->valuestring : "nobody");
+  cJSON_Delete(a);
+  return mrtr_tool_result(ctx, S(result));
+}
+
+/* One run of `g` on `request`: the call's status, the response (parsed), its HTTP status and refusal. */
+static mrtr_status run_greeter(mrtr_keyring *ring, struct greeter *g, const char *request, cJSON **response,
+                               uint16_t *status, mrtr_status *refusal) {
+  mrtr_rounds rounds = {300, MRTR_PROTOCOL_2026_07_28, NULL, false};
+  mrtr_call alice = {S("alice"), false, 1000};
+  mrtr_buf out = {NULL, 0};
+  *status = 0;
+  *refusal = 12345;
+  mrtr_status s = mrtr_run_tool(ring, &rounds, &alice, S(request), NULL, NULL, greet, g, &out, status, refusal);
+  if (s != MRTR_OK) CHECK(is_empty(&out));
+  *response = take(&out);
+  return s;
+}
+
+static const char *result_type(const cJSON *response) {
+  const cJSON *t = at(at(response, "result"), "resultType");
+  return cJSON_IsString(t) ? t->valuestring : "";
+}
+
+static const char *error_rule(const cJSON *response) {
+  const cJSON *rule = at(at(at(response, "error"), "data"), "rule");
+  return cJSON_IsString(rule) ? rule->valuestring : "";
+}
+
+static void test_run_tool(void) {
+  unsigned char secret[32] = {22};
+  mrtr_keyring *ring;
+  EXPECT(mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, secret, 32, &ring), MRTR_OK);
+  char *call = format_call(1, "");
+  cJSON *response;
+  uint16_t status;
+  mrtr_status refusal;
+
+  /* Suspended: the ask has no answer, the tool returns MRTR_TOOL_STOP, the run answers input_required. */
+  struct greeter first = {0};
+  EXPECT(run_greeter(ring, &first, call, &response, &status, &refusal), MRTR_OK);
+  CHECK(first.calls == 1 && first.asked == MRTR_TOOL_STOP && first.round == 0 && is_empty(&first.data));
+  CHECK(status == 200 && refusal == MRTR_OK && strcmp(result_type(response), "input_required") == 0);
+  CHECK(cJSON_IsObject(at(at(at(response, "result"), "inputRequests"), "q1")));
+  char *asked = cJSON_PrintUnformatted(response);
+  cJSON_Delete(response);
+  /* The context lived only while the tool ran (debug builds refuse it after; release leaves it undefined). */
+  uint32_t round = 99;
+  if (mrtr_debug_checks()) EXPECT(mrtr_tool_round(first.ctx, &round), MRTR_ERR_USAGE_UNKNOWN_HANDLE);
+
+  /* Answered and complete: the retry carries the answer and the state; the data set in round one comes back. */
+  mrtr_buf out = {NULL, 0};
+  EXPECT(mrtr_retry(S(call), S(asked), S("{\"q1\":{\"action\":\"accept\",\"content\":{\"name\":\"octocat\"}}}"), S("2"),
+                    MRTR_PROTOCOL_2026_07_28, NULL, &out),
+         MRTR_OK);
+  char *retry = buf_string(&out);
+  struct greeter second = {0};
+  EXPECT(run_greeter(ring, &second, retry, &response, &status, &refusal), MRTR_OK);
+  CHECK(second.asked == MRTR_OK && second.round == 1 && status == 200 && refusal == MRTR_OK);
+  cJSON *kept = take(&second.data);
+  CHECK(cJSON_IsNumber(at(kept, "step")) && at(kept, "step")->valueint == 1);
+  const cJSON *content = cJSON_GetArrayItem(at(at(response, "result"), "content"), 0);
+  CHECK(cJSON_IsString(at(content, "text")) && strcmp(at(content, "text")->valuestring, "Hello, octocat") == 0);
+  cJSON_Delete(kept);
+  cJSON_Delete(response);
+
+  /* A refusal at the ask, caught by the tool, which goes on with a result: the refusal wins, as its error
+   * response with its HTTP status. */
+  struct greeter catches = {.question = "{\"method\":\"tools/list\",\"params\":{}}", .catches = true};
+  EXPECT(run_greeter(ring, &catches, call, &response, &status, &refusal), MRTR_OK);
+  CHECK(catches.asked == MRTR_ERR_INPUT_REQUEST_INVALID && refusal == MRTR_ERR_INPUT_REQUEST_INVALID);
+  CHECK(status == 400 && strcmp(error_rule(response), "input-request-invalid") == 0);
+  CHECK(cJSON_IsNumber(at(response, "id")) && at(response, "id")->valueint == 1);
+  cJSON_Delete(response);
+
+  /* An ask the request did not declare (sampling; it declares elicitation and roots): -32021 with what it needs. */
+  struct greeter samples = {.question = "{\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[],\"maxTokens\":5}}"};
+  EXPECT(run_greeter(ring, &samples, call, &response, &status, &refusal), MRTR_OK);
+  CHECK(samples.asked == MRTR_TOOL_STOP && refusal == MRTR_ERR_REQUEST_CAPABILITY_MISSING && status == 400);
+  CHECK(cJSON_IsArray(at(at(at(response, "error"), "data"), "requiredCapabilities")) ||
+        cJSON_IsObject(at(at(at(response, "error"), "data"), "requiredCapabilities")));
+  cJSON_Delete(response);
+
+  /* The tool's own failure, with no refusal: its status as it was, nothing to send. */
+  struct greeter fails = {.own = 4242};
+  EXPECT(run_greeter(ring, &fails, call, &response, &status, &refusal), 4242);
+  CHECK(response == NULL);
+  /* No tool, and another principal's state: failures of the call, nothing to send. */
+  mrtr_rounds rounds = {300, MRTR_PROTOCOL_2026_07_28, NULL, false};
+  mrtr_call mallory = {S("mallory"), false, 1010};
+  EXPECT(mrtr_run_tool(ring, &rounds, &mallory, S(call), NULL, NULL, NULL, NULL, &out, &status, &refusal),
+         MRTR_ERR_USAGE_INVALID_ARGUMENT);
+  CHECK(is_empty(&out));
+  EXPECT(mrtr_run_tool(ring, &rounds, &mallory, S(retry), NULL, NULL, greet, &fails, &out, &status, &refusal),
+         MRTR_ERR_STATE_WRONG_SUBJECT);
+  CHECK(is_empty(&out) && fails.calls == 1);
+  free(retry);
+  free(asked);
+  free(call);
+  EXPECT(mrtr_keyring_free(ring), MRTR_OK);
+}
+
 /* The server's builders the table declares, in C: a final response, a task's status change, and the refusals
  * whose data a status code cannot carry, given as JSON. */
 static void test_server_builders(void) {
@@ -2082,6 +2215,7 @@ int main(void) {
   test_http_call();
   test_operation();
   test_await_style_tool();
+  test_run_tool();
   test_server_builders();
   test_session();
   test_tool_bridge();

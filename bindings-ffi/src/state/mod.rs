@@ -24,7 +24,7 @@ mod rounds;
 mod tests;
 
 pub use binding::{mrtr_binding, mrtr_binding_for_request, mrtr_binding_from_json};
-pub use rounds::{mrtr_call, mrtr_rounds, mrtr_rounds_respond, mrtr_rounds_resume};
+pub use rounds::{mrtr_call, mrtr_keyring_start_tool_replay, mrtr_rounds, mrtr_rounds_respond, mrtr_rounds_resume};
 
 use crate::args::{bytes, required, write};
 use crate::buf::{mrtr_buf, Out};
