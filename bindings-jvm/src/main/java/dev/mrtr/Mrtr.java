@@ -3,10 +3,15 @@ package dev.mrtr;
 import java.util.List;
 import mrtr.Binding;
 import mrtr.Classified;
+import mrtr.KeyRing;
 import mrtr.MrtrException;
 import mrtr.Mrtr_uniffiKt;
+import mrtr.ReplayGuard;
 import mrtr.RuleInfo;
 import mrtr.TokenInfo;
+import mrtr.ToolBridge;
+import mrtr.ToolReplay;
+import mrtr.ToolRun;
 import mrtr.Violation;
 
 /**
@@ -89,6 +94,63 @@ public final class Mrtr extends MrtrFunctions {
       String idJson, String rule, String message, String dataJson, String protocol)
       throws MrtrException {
     return ErrorResponse.fromJson(Mrtr_uniffiKt.errorResponse(idJson, rule, message, dataJson, protocol));
+  }
+
+  // --- await-style tools --------------------------------------------------------------------
+
+  /**
+   * Runs {@code tool} on {@code requestJson} (a {@code tools/call}, {@code prompts/get} or {@code
+   * resources/read} request, JSON text) over sealed rounds: the JSON-RPC response to send with HTTP
+   * 200, {@code input_required} asking every question the tool still misses (its round sealed with
+   * {@code ring} into {@code requestState}, with the data the tool set, else the last round's), or
+   * the tool's result as the {@code complete} response. Each request replays the tool from the top;
+   * nothing is kept on the server between requests.
+   *
+   * <p>The core's {@link mrtr.ToolRun} decides the round sequence and the refusal policy, the same
+   * in every language: a refusal (a bad or replayed state, an answer that does not fit, a
+   * capability the request did not declare, the round cap) is thrown as the {@link MrtrException}
+   * of its area, even when the tool caught it at its ask; {@link #errorResponse(String,
+   * MrtrException, String)} makes the response to send for it. Without a refusal, the tool's own
+   * exception is thrown as it was.
+   *
+   * @param settings the deployment's rounds ({@code ttl}, {@code protocol}, …)
+   * @param call who makes this request, and when
+   * @param guard the replay guard (single use of each state), or null
+   */
+  public static <X extends Exception> String runTool(
+      Tool<X> tool, String requestJson, KeyRing ring, ToolSettings settings, CallContext call, ReplayGuard guard)
+      throws MrtrException, X {
+    try (ToolReplay replay = ring.startToolReplay(requestJson, settings.toJson(), call.toJson(), guard);
+        ToolRun run = replay.run()) {
+      String arguments = run.arguments();
+      String result = ToolContext.play(tool, run, requestJson, arguments == null ? "{}" : arguments);
+      return run.respond(ring, result);
+    }
+  }
+
+  /**
+   * One round of a {@code 2025-11-25} call of {@code tool} over the legacy {@code bridge}: plays the
+   * tool on {@code argumentsJson} (the request's {@code params.arguments}, JSON text; null: {@code
+   * {}}) from the answers the bridge collected so far, then ends the round as {@link mrtr.ToolRun}
+   * decides ({@link ToolBridge#finish}): its questions go on the call's stream as server requests,
+   * or its result completes the call, or a refusal recorded at an ask ends the call with its error
+   * (even when the tool caught it). The tool's own exception is thrown as it was: a host ends the
+   * call with {@link ToolBridge#refuse} for an {@link MrtrException} of its own.
+   */
+  public static <X extends Exception> void runToolRound(
+      Tool<X> tool, ToolBridge bridge, String requestJson, String argumentsJson, long nowMs)
+      throws MrtrException, X {
+    try (ToolReplay replay = bridge.replay();
+        ToolRun run = replay.run()) {
+      String result;
+      try {
+        result = ToolContext.play(tool, run, requestJson, argumentsJson == null ? "{}" : argumentsJson);
+      } catch (Exception e) {
+        if (run.refused() == null) throw e;
+        result = null; // the refusal recorded at an ask: the bridge ends the call with it
+      }
+      bridge.finish(run, result, nowMs);
+    }
   }
 
   // --- messages -----------------------------------------------------------------------------

@@ -70,7 +70,10 @@ class DocsTest {
             + "\nIn README.md, not in Mrtr:\n  " + String.join("\n  ", stale));
   }
 
-  /** {@code Ret name(Type param, …) throws E;}: how the README writes a function of {@link Mrtr}. */
+  /**
+   * {@code Ret name(Type param, …) throws E;}, after {@code <X extends Bound> } for a generic one:
+   * how the README writes a function of {@link Mrtr}.
+   */
   static String signature(Method m) {
     String params = Arrays.stream(m.getParameters())
         .map(p -> {
@@ -78,9 +81,13 @@ class DocsTest {
           return type(p.getParameterizedType()) + " " + p.getName();
         })
         .collect(Collectors.joining(", "));
-    String throwsClause = m.getExceptionTypes().length == 0 ? ""
-        : " throws " + Arrays.stream(m.getExceptionTypes()).map(DocsTest::type).collect(Collectors.joining(", "));
-    return type(m.getGenericReturnType()) + " " + m.getName() + "(" + params + ")" + throwsClause + ";";
+    String throwsClause = m.getGenericExceptionTypes().length == 0 ? ""
+        : " throws " + Arrays.stream(m.getGenericExceptionTypes()).map(DocsTest::type).collect(Collectors.joining(", "));
+    String generic = m.getTypeParameters().length == 0 ? ""
+        : "<" + Arrays.stream(m.getTypeParameters())
+            .map(v -> v.getName() + " extends " + Arrays.stream(v.getBounds()).map(DocsTest::type).collect(Collectors.joining(" & ")))
+            .collect(Collectors.joining(", ")) + "> ";
+    return generic + type(m.getGenericReturnType()) + " " + m.getName() + "(" + params + ")" + throwsClause + ";";
   }
 
   /** A type as Java source names it, with the imports of package {@code mrtr}, java.util and dev.mrtr. */
