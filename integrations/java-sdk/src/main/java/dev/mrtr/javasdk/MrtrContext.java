@@ -1,40 +1,31 @@
 package dev.mrtr.javasdk;
 
-import dev.mrtr.Mrtr;
+import dev.mrtr.ToolContext;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Map;
 import mrtr.MrtrException;
-import mrtr.ToolReplay;
 
 /**
- * What an {@link MrtrHandler} asks the client through: each question returns the client's answer
- * when the request carries it (the core matches it to the question, in the order asked), and
- * otherwise stops the handler, so the adapter answers {@code input_required} with the question and a
- * sealed {@code requestState}. Code before a question runs again on every round (the handler is
- * replayed, not resumed): keep side effects after the last question.
+ * What an {@link MrtrHandler} asks the client through, in plain maps: each question returns the
+ * client's answer when the request carries it (the core matches it to the question, in the order
+ * asked), and otherwise stops the handler, so the adapter answers {@code input_required} with the
+ * question and a sealed {@code requestState}. A thin layer over the JVM package's {@link
+ * ToolContext}, whose run ({@code Mrtr.runTool}) decides the rounds and the refusals. Code before a
+ * question runs again on every round (the handler is replayed, not resumed): keep side effects
+ * after the last question.
  */
 public final class MrtrContext {
   static final TypeRef<Map<String, Object>> MAP = new TypeRef<>() {};
 
-  /** The handler stops at a question without an answer: an {@link Error}, so a {@code catch (Exception e)} lets it by. */
-  static final class Suspend extends Error {
-    private static final long serialVersionUID = 1L;
-
-    Suspend() {
-      super("the handler stops at a question without an answer", null, false, false);
-    }
-  }
-
-  private final ToolReplay replay;
+  private final ToolContext ctx;
   private final Map<String, Object> request;
   private final McpJsonMapper json;
-  private boolean suspended;
 
-  MrtrContext(ToolReplay replay, Map<String, Object> request, McpJsonMapper json) {
-    this.replay = replay;
+  MrtrContext(ToolContext ctx, Map<String, Object> request, McpJsonMapper json) {
+    this.ctx = ctx;
     this.request = request;
     this.json = json;
   }
@@ -51,19 +42,12 @@ public final class MrtrContext {
     return params instanceof Map ? (Map<String, Object>) params : Map.of();
   }
 
-  boolean suspended() {
-    return suspended;
-  }
-
-  /** The answer to any input request, given as JSON text ({@code {"method": …, "params": …}}). */
+  /**
+   * The answer to any input request, given as JSON text ({@code {"method": …, "params": …}}). A
+   * refusal of the ask is thrown here and ends the call with its error, even if the handler catches it.
+   */
   public Map<String, Object> ask(String inputRequest) throws MrtrException {
-    if (suspended) throw new Suspend(); // once stopped, nothing more is asked
-    String answer = replay.ask(inputRequest, null);
-    if (answer == null) {
-      suspended = true;
-      throw new Suspend();
-    }
-    return read(answer);
+    return read(ctx.ask(inputRequest));
   }
 
   /** The answer to any input request, given as a map ({@code {"method": …, "params": …}}). */
@@ -73,17 +57,17 @@ public final class MrtrContext {
 
   /** A form elicitation's answer ({@code {"action", "content"}}). */
   public Map<String, Object> elicit(String message, Map<String, Object> requestedSchema) throws MrtrException {
-    return ask(Mrtr.questionElicit(message, write(requestedSchema)));
+    return read(ctx.elicit(message, write(requestedSchema)));
   }
 
   /** A sampling request's answer (the client's {@code CreateMessageResult}); {@code params} as {@code sampling/createMessage} takes them. */
   public Map<String, Object> sample(Map<String, Object> params) throws MrtrException {
-    return ask(Mrtr.questionSample(write(params)));
+    return read(ctx.sample(write(params)));
   }
 
   /** The client's roots ({@code {"roots": […]}}). */
   public Map<String, Object> roots() throws MrtrException {
-    return ask(Mrtr.questionRoots());
+    return read(ctx.roots());
   }
 
   private Map<String, Object> read(String text) {

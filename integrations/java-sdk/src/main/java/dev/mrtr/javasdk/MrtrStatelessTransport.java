@@ -3,6 +3,7 @@ package dev.mrtr.javasdk;
 import dev.mrtr.CallContext;
 import dev.mrtr.ErrorResponse;
 import dev.mrtr.Mrtr;
+import dev.mrtr.Tool;
 import dev.mrtr.ToolSettings;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.McpJsonMapper;
@@ -34,7 +35,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import mrtr.KeyRing;
 import mrtr.MrtrException;
 import mrtr.ReplayGuard;
-import mrtr.ToolReplay;
 import reactor.core.publisher.Mono;
 
 /**
@@ -74,7 +74,7 @@ public final class MrtrStatelessTransport implements McpStatelessServerTransport
   private final List<Map.Entry<String, MrtrHandler>> resources = new CopyOnWriteArrayList<>();
   private volatile McpStatelessServerHandler sdk;
   private volatile ReplayGuard guard;
-  private volatile String settings = ToolSettings.builder().ttlSeconds(300).protocol(PROTOCOL).build().toJson();
+  private volatile ToolSettings settings = ToolSettings.builder().ttlSeconds(300).protocol(PROTOCOL).build();
   private volatile Map<String, Object> serverInfo = Map.of("name", "mrtr-java-sdk", "version", "0.1.0");
   private volatile Map<String, Object> capabilities;
 
@@ -110,7 +110,7 @@ public final class MrtrStatelessTransport implements McpStatelessServerTransport
 
   /** How long a sealed round stays valid (300 s by default). */
   public MrtrStatelessTransport ttlSeconds(long seconds) {
-    this.settings = ToolSettings.builder().ttlSeconds(seconds).protocol(PROTOCOL).build().toJson();
+    this.settings = ToolSettings.builder().ttlSeconds(seconds).protocol(PROTOCOL).build();
     return this;
   }
 
@@ -305,16 +305,16 @@ public final class MrtrStatelessTransport implements McpStatelessServerTransport
         MrtrShedHandler shedder = params.get("name") instanceof String name ? shedding.get(name) : null;
         if (shedder != null) return shed(shedder, request, text, params);
         MrtrHandler handler = params.get("name") instanceof String name ? tools.get(name) : null;
-        return handler == null ? null : run(handler, request, text, params);
+        return handler == null ? null : run(handler, request, text);
       }
       case "prompts/get": {
         MrtrHandler handler = params.get("name") instanceof String name ? prompts.get(name) : null;
-        return handler == null ? null : run(handler, request, text, params);
+        return handler == null ? null : run(handler, request, text);
       }
       case "resources/read": {
         if (!(params.get("uri") instanceof String uri)) return null;
         for (Map.Entry<String, MrtrHandler> resource : resources) {
-          if (uri.startsWith(resource.getKey())) return run(resource.getValue(), request, text, Map.of());
+          if (uri.startsWith(resource.getKey())) return run(resource.getValue(), request, text);
         }
         return null;
       }
@@ -331,32 +331,25 @@ public final class MrtrStatelessTransport implements McpStatelessServerTransport
     return caps;
   }
 
-  /** The handler replayed on one request: {@code input_required} sealing a round, its result, or the core's error. */
-  @SuppressWarnings("unchecked")
-  private Reply run(MrtrHandler handler, JSONRPCRequest request, String text, Map<String, Object> params) throws IOException, MrtrException {
-    long now = System.currentTimeMillis() / 1000;
-    try (ToolReplay replay = ring.startToolReplay(text, settings, CallContext.anonymous(now).toJson(), guard)) {
-      MrtrContext ctx = new MrtrContext(replay, json.readValue(text, MrtrContext.MAP), json);
-      Map<String, Object> arguments = params.get("arguments") instanceof Map<?, ?> a ? (Map<String, Object>) a : Map.of();
-      Map<String, Object> result = null;
-      try {
-        result = handler.handle(arguments, ctx);
-      } catch (MrtrContext.Suspend stopped) {
-        // a question without an answer: input_required below
-      } catch (McpError e) {
-        JSONRPCError error = e.getJsonRpcError();
-        return new Reply(200, Map.of("jsonrpc", "2.0", "id", request.id(), "error", error));
-      } catch (MrtrException e) {
-        throw e;
-      } catch (Exception e) {
-        return error(request.id(), "internal-panic", "the handler failed: " + e, null);
-      }
-      if (!ctx.suspended()) return parse(200, replay.complete(json.writeValueAsString(result)));
-      // A question the request did not declare it can answer fails here: -32021 with what it
-      // needs (data.requiredCapabilities), as the core words it.
-      return parse(200, replay.inputRequired(ring, replay.data()));
+  /**
+   * The handler run on one request by the JVM package ({@code Mrtr.runTool}, whose run decides the
+   * rounds and the refusals): {@code input_required} sealing a round, its result, or the core's
+   * error, for a refusal even when the handler caught it at its question (a question the request
+   * did not declare it can answer is -32021 with what it needs, data.requiredCapabilities).
+   */
+  private Reply run(MrtrHandler handler, JSONRPCRequest request, String text) throws IOException, MrtrException {
+    Map<String, Object> message = json.readValue(text, MrtrContext.MAP);
+    Tool<Exception> tool = (arguments, ctx) -> json.writeValueAsString(
+        handler.handle(json.readValue(arguments, MrtrContext.MAP), new MrtrContext(ctx, message, json)));
+    CallContext call = CallContext.anonymous(System.currentTimeMillis() / 1000);
+    try {
+      return parse(200, Mrtr.runTool(tool, text, ring, settings, call, guard));
+    } catch (McpError e) {
+      return new Reply(200, Map.of("jsonrpc", "2.0", "id", request.id(), "error", e.getJsonRpcError()));
     } catch (MrtrException e) {
       return error(request.id(), e);
+    } catch (Exception e) {
+      return error(request.id(), "internal-panic", "the handler failed: " + e, null);
     }
   }
 
@@ -365,7 +358,7 @@ public final class MrtrStatelessTransport implements McpStatelessServerTransport
   private Reply shed(MrtrShedHandler handler, JSONRPCRequest request, String text, Map<String, Object> params) throws IOException, MrtrException {
     String call = CallContext.anonymous(System.currentTimeMillis() / 1000).toJson();
     try {
-      String resumed = ring.resumeRound(text, "{}", settings, call, guard);
+      String resumed = ring.resumeRound(text, "{}", settings.toJson(), call, guard);
       Map<String, Object> round = json.readValue(resumed, MrtrContext.MAP);
       int number = ((Number) round.get("round")).intValue();
       Map<String, Object> held = number > 0 && round.get("data") instanceof Map<?, ?> d ? (Map<String, Object>) d : null;
@@ -374,7 +367,7 @@ public final class MrtrStatelessTransport implements McpStatelessServerTransport
       try {
         result = handler.handle(arguments, new MrtrShed(held, number));
       } catch (MrtrShed.Later later) {
-        return parse(200, ring.respondRound(text, resumed, "{}", json.writeValueAsString(later.data), settings, call));
+        return parse(200, ring.respondRound(text, resumed, "{}", json.writeValueAsString(later.data), settings.toJson(), call));
       } catch (McpError e) {
         return new Reply(200, Map.of("jsonrpc", "2.0", "id", request.id(), "error", e.getJsonRpcError()));
       } catch (MrtrException e) {

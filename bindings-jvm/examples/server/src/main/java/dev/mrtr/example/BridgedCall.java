@@ -10,7 +10,6 @@ import java.util.HexFormat;
 import java.util.List;
 import mrtr.MrtrException;
 import mrtr.ToolBridge;
-import mrtr.ToolReplay;
 
 /**
  * The legacy bridge: one {@code 2025-11-25} call of an await-style tool over the core's
@@ -79,24 +78,13 @@ final class BridgedCall implements AutoCloseable {
     synchronized (lock) {
       answered = false; // the last round's completion: the next one's answers come after its asks
     }
-    try (ToolReplay replay = bridge.replay()) {
-      Ctx ctx = new Ctx(replay, request);
-      JsonObject result;
-      try {
-        result = McpServer.play(tool, ctx);
-      } catch (MrtrException e) {
-        bridge.refuse(Mrtr.rule(e), Mrtr.detail(e), Mrtr.data(e));
-        return;
-      }
-      if (!ctx.suspended()) {
-        bridge.complete(result.toString());
-        return;
-      }
-      try {
-        bridge.ask(replay, clock());
-      } catch (MrtrException e) {
-        if (!bridge.isDone()) throw e; // past the round cap, the bridge ended the call with that error
-      }
+    JsonObject args = Tools.member(Tools.member(request, "params"), "arguments");
+    try {
+      // Its questions go on the stream, or its result (or a refusal, even one it caught) ends the call.
+      Mrtr.runToolRound(McpServer.packaged(tool, request), bridge, request.toString(),
+          args == null ? null : args.toString(), clock());
+    } catch (MrtrException e) {
+      bridge.refuse(Mrtr.rule(e), Mrtr.detail(e), Mrtr.data(e)); // the tool's own refusal
     }
   }
 

@@ -24,7 +24,6 @@ import java.util.concurrent.Executors;
 import mrtr.KeyRing;
 import mrtr.MrtrException;
 import mrtr.ReplayGuard;
-import mrtr.ToolReplay;
 
 /**
  * A stateless MRTR server in Java: the peers' scenario tools ({@link Tools}), written await-style,
@@ -32,7 +31,7 @@ import mrtr.ToolReplay;
  *
  * <ul>
  *   <li>{@code 2026-07-28}: every POST stands alone. {@code checkRequest} checks it, the tool is
- *       replayed over sealed rounds ({@link KeyRing#startToolReplay}, under the replay guard), and
+ *       run over sealed rounds ({@link Mrtr#runTool}, under the replay guard), and
  *       the answer is {@code input_required} with a sealed {@code requestState}, the result
  *       completed, or the core's error response. No call is held in memory: any instance holding
  *       the same key finishes a call another began.
@@ -66,7 +65,7 @@ public final class McpServer {
   private final KeyRing ring;
   private final ReplayGuard guard;
   private final Guards.Memory served;
-  private final String settings = ToolSettings.builder().ttlSeconds(300).protocol(MRTR).build().toJson();
+  private final ToolSettings settings = ToolSettings.builder().ttlSeconds(300).protocol(MRTR).build();
   private final List<BridgedCall> calls = new CopyOnWriteArrayList<>(); // the open 2025-11-25 calls
   private boolean log; // --log: one line per 2026-07-28 request on stderr
 
@@ -143,30 +142,21 @@ public final class McpServer {
   // ---- 2026-07-28: every request stands alone ------------------------------------------------
 
   /**
-   * Runs {@code tool} once over {@code ctx}: its result, or null when it stopped at an ask without
-   * an answer. A refusal at an ask is raised even when the tool caught it; its own exceptions
-   * propagate.
+   * {@code tool} as the package runs it: the arguments and the context in JSON text, read into Gson's
+   * values for the scenario tools, and the result written back.
    */
-  static JsonObject play(Tools.Tool tool, Ctx ctx) throws MrtrException {
-    JsonObject params = Tools.member(ctx.request(), "params");
-    JsonObject args = Tools.member(params, "arguments");
-    try {
-      return tool.run(args == null ? new JsonObject() : args, ctx);
-    } catch (Ctx.Suspend stopped) {
-      return null;
-    }
+  static dev.mrtr.Tool<RuntimeException> packaged(Tools.Tool tool, JsonObject request) {
+    return (args, ctx) -> tool.run(JsonParser.parseString(args).getAsJsonObject(), new Ctx(ctx, request)).toString();
   }
 
-  /** The tool replayed on one request: {@code input_required} sealing a round, or its final result. */
+  /**
+   * The tool run on one request ({@code Mrtr.runTool}): {@code input_required} sealing a round, or
+   * its final result. A refusal is thrown (even one the tool caught at its ask): an ask the request
+   * did not declare it can answer is -32021 with what it needs (data.requiredCapabilities), which
+   * the error response carries to the client.
+   */
   Reply runTool(Tools.Tool tool, JsonObject request, String text, long now) throws MrtrException {
-    try (ToolReplay replay = ring.startToolReplay(text, settings, CallContext.anonymous(now).toJson(), guard)) {
-      Ctx ctx = new Ctx(replay, request);
-      JsonObject result = play(tool, ctx);
-      if (!ctx.suspended()) return new Reply(200, replay.complete(result.toString()));
-      // An ask the request did not declare it can answer fails here with -32021 and what it
-      // needs (data.requiredCapabilities), which the error response carries to the client.
-      return new Reply(200, replay.inputRequired(ring, replay.data()));
-    }
+    return new Reply(200, Mrtr.runTool(packaged(tool, request), text, ring, settings, CallContext.anonymous(now), guard));
   }
 
   /**
@@ -177,11 +167,11 @@ public final class McpServer {
   Reply shed(JsonObject request, String text, long now) throws MrtrException {
     String call = CallContext.anonymous(now).toJson();
     String table = Tools.str(Tools.member(Tools.member(request, "params"), "arguments"), "table");
-    JsonObject round = JsonParser.parseString(ring.resumeRound(text, "{}", settings, call, guard)).getAsJsonObject();
+    JsonObject round = JsonParser.parseString(ring.resumeRound(text, "{}", settings.toJson(), call, guard)).getAsJsonObject();
     if (round.get("round").getAsInt() == 0) {
       JsonObject data = Tools.obj("table", table);
       data.addProperty("held", true);
-      return new Reply(200, ring.respondRound(text, round.toString(), "{}", data.toString(), settings, call));
+      return new Reply(200, ring.respondRound(text, round.toString(), "{}", data.toString(), settings.toJson(), call));
     }
     String held = Tools.str(Tools.member(round, "data"), "table");
     return new Reply(200, Mrtr.complete(text, Tools.text("table " + held + " reserved").toString(), MRTR));
