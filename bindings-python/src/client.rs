@@ -34,9 +34,11 @@ impl Client {
     #[pyo3(signature = (protocol=None, max_rounds=None, limits=None))]
     fn new(protocol: Option<Proto>, max_rounds: Option<u32>, limits: Option<Lim>) -> PyResult<Client> {
         guard(|| {
-            let (d, limits) = (ClientConfig::default(), limits.unwrap_or_default().0);
-            let max_rounds = max_rounds.unwrap_or(d.max_rounds);
-            let config = ClientConfig { protocol: protocol.unwrap_or_default().0, max_rounds, limits };
+            let limits = limits.unwrap_or_default().0;
+            let config = ClientConfig::DEFAULT
+                .with_protocol(protocol.unwrap_or_default().0)
+                .with_limits(limits)
+                .with_max_rounds(max_rounds.unwrap_or(mrtr::DEFAULT_MAX_ROUNDS));
             Ok(Client { core: client::Client::new(config), limits })
         })
     }

@@ -98,7 +98,7 @@ impl Driver {
     /// id) against the upstream at `url`.
     fn start(shared: Arc<Shared>, url: String, request: Value) -> Result<Driver, Error> {
         let mut config = Config::new(Mode::Streamable, url.clone());
-        config.call.limits.message = shared.upstream.limits();
+        config.call.settings.limits = shared.upstream.limits();
         // A gateway gets the call through while saying what is wrong: a
         // faulty round is still asked (the upstream side's checker reports it).
         config.call.lenient = true;
@@ -750,7 +750,7 @@ mod tests {
     /// bounded at `bound` bytes.
     fn detached_writer(bound: usize) -> Writer {
         let limits = Limits { max_message_bytes: bound, ..Limits::DEFAULT };
-        let config = CheckConfig { protocol: Protocol::V2025_11_25, limits, ..CheckConfig::default() };
+        let config = CheckConfig::default().with_protocol(Protocol::V2025_11_25).with_limits(limits);
         let side = Side::new("client", config, None, mrtr_proxy::Output::Quiet);
         let (tx, _) = mpsc::channel(1);
         Writer::new(tx, "k".into(), side, "0".into()).unwrap()

@@ -268,8 +268,8 @@ impl Bridge {
             None => (Protocol::V2025_11_25, Protocol::V2026_07_28),
         };
         let limits = mrtr::Limits { max_message_bytes: config.max_message_bytes, ..mrtr::Limits::DEFAULT };
-        let legacy = CheckConfig { protocol: client_protocol, limits, ..CheckConfig::default() };
-        let upstream_check = CheckConfig { protocol: upstream_protocol, limits, ..CheckConfig::default() };
+        let legacy = CheckConfig::default().with_protocol(client_protocol).with_limits(limits);
+        let upstream_check = CheckConfig::default().with_protocol(upstream_protocol).with_limits(limits);
         let mut shared = Shared {
             timeout: config.timeout,
             client,

@@ -62,8 +62,14 @@ struct Args {
 /// The arguments after `check`; `Ok(None)`: `--help`.
 fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, String> {
     let mut parser = lexopt::Parser::from_args(argv);
-    let mut args =
-        Args { input: None, protocol: Protocol::default(), max_rounds: 10, transport: None, json: false, html: None };
+    let mut args = Args {
+        input: None,
+        protocol: Protocol::default(),
+        max_rounds: mrtr::DEFAULT_MAX_ROUNDS,
+        transport: None,
+        json: false,
+        html: None,
+    };
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
             Long("protocol") | Short('p') => {
@@ -189,12 +195,10 @@ pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let config = CheckConfig {
-        protocol: args.protocol,
-        max_rounds: args.max_rounds,
-        transport: args.transport,
-        ..Default::default()
-    };
+    let config = CheckConfig::default()
+        .with_protocol(args.protocol)
+        .with_max_rounds(args.max_rounds)
+        .with_transport(args.transport);
     let (violations, timeline) = check_entries(&entries, config, &name);
     if let Some(out) = &args.html {
         if let Err(e) = std::fs::write(out, page::html(&timeline.to_json(), false)) {

@@ -214,7 +214,7 @@ async fn run_stdio(server: StdioServer, config: Config) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let check = CheckConfig { protocol: config.protocol, ..CheckConfig::default() };
+    let check = CheckConfig::default().with_protocol(config.protocol);
     let mut monitor = Monitor::new(check, record, config.output).reporting_on_stderr();
     if let Some(path) = &config.record {
         monitor = monitor.rotating(path.clone(), config.record_max_bytes);

@@ -91,14 +91,15 @@ fn hex(v: &Value) -> Result<Vec<u8>, Error> {
 fn check_op(input: &Value) -> Result<Value, String> {
     let config = input.get("config").cloned().unwrap_or(json!({}));
     let protocol = protocol(config.get("protocol")).map_err(|e| e.to_string())?;
-    let max_rounds = config.get("maxRounds").and_then(Value::as_u64).map_or(10, |n| n as u32);
+    let max_rounds = config.get("maxRounds").and_then(Value::as_u64).map_or(mrtr::DEFAULT_MAX_ROUNDS, |n| n as u32);
     let transport = match config.get("transport").and_then(Value::as_str) {
         Some(name) => Some(mrtr::http::Mode::from_name(name).map_err(|e| e.to_string())?),
         None => None,
     };
     let lines = input["transcript"].as_array().ok_or("transcript must be an array")?;
     let lines = lines.iter().map(transcript::line).collect::<Result<Vec<_>, _>>()?;
-    let config = check::CheckConfig { protocol, max_rounds, transport, ..Default::default() };
+    let config =
+        check::CheckConfig::default().with_protocol(protocol).with_max_rounds(max_rounds).with_transport(transport);
     let violations: Vec<Value> =
         check::check_lines(&lines, config).iter().map(|v| json!({"rule": v.rule.name(), "index": v.index})).collect();
     Ok(json!({ "violations": violations }))

@@ -55,6 +55,7 @@ use base::kind;
 pub use base::limits;
 pub use base::protocol;
 pub use base::rules;
+pub use base::settings::{Settings, DEFAULT_MAX_ROUNDS};
 pub use base::tasks;
 pub use base::time::Millis;
 #[cfg(feature = "alloc")]

@@ -45,7 +45,7 @@ fn done(id: u64) -> Value {
 }
 
 fn rules(entries: &[Entry], protocol: Protocol) -> Vec<(RuleId, usize)> {
-    let config = CheckConfig { protocol, ..CheckConfig::default() };
+    let config = CheckConfig::default().with_protocol(protocol);
     check(entries, config).into_iter().map(|v| (v.rule, v.index)).collect()
 }
 
@@ -225,7 +225,7 @@ fn large_unanswered_requests_are_held_within_a_byte_budget() {
 #[test]
 fn a_bound_broken_by_a_result_is_one_report_and_its_round_still_pairs() {
     let limits = mrtr::Limits { max_request_state_bytes: 8, max_input_requests: 1, ..mrtr::Limits::DEFAULT };
-    let config = CheckConfig { limits, ..CheckConfig::default() };
+    let config = CheckConfig::default().with_limits(limits);
     let long = json!("a state over eight bytes");
     let mut two_asks = ask(2, "s1");
     two_asks["result"]["inputRequests"]["more"] = two_asks["result"]["inputRequests"]["units"].clone();

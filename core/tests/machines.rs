@@ -122,7 +122,7 @@ fn load_shedding_retries_at_once_and_echoes_state() {
 
 #[test]
 fn rounds_are_bounded() {
-    let mut client = Client::new(ClientConfig { max_rounds: 2, ..ClientConfig::default() });
+    let mut client = Client::new(ClientConfig::DEFAULT.with_max_rounds(2));
     let h = client.send(call()).unwrap();
     let state = json!("again");
     for (round, id) in (0..=2).zip(10..) {

@@ -872,7 +872,11 @@ fn check_all(entries: &[Entry]) {
     for protocol in Protocol::ALL {
         for max_rounds in [0, 1, 10] {
             for limits in LIMITS {
-                let config = CheckConfig { protocol, max_rounds, limits, transport: None };
+                let config = CheckConfig::default()
+                    .with_protocol(protocol)
+                    .with_max_rounds(max_rounds)
+                    .with_limits(limits)
+                    .with_transport(None);
                 let v = check::check(entries, config);
                 assert_violations(&v, entries.len());
             }
@@ -1181,7 +1185,7 @@ proptest! {
             .into_iter()
             .map(|(from, message)| Entry { from, message, stream: None })
             .collect();
-        let v = check::check(&entries, CheckConfig { protocol: p, ..CheckConfig::default() });
+        let v = check::check(&entries, CheckConfig::default().with_protocol(p));
         prop_assert!(v.is_empty(), "{}: {:?}\n{:#?}", p, v, entries);
     }
 }
@@ -1214,7 +1218,7 @@ fn nesting_at_the_bound_does_not_overflow() {
                         let entry = |from| Entry { from, message: v.clone(), stream: None };
                         check::check(
                             &[entry(Side::Client), entry(Side::Server)],
-                            CheckConfig { protocol, ..CheckConfig::default() },
+                            CheckConfig::default().with_protocol(protocol),
                         );
                         let _ = server::resume(v, v, protocol, &Limits::DEFAULT);
                         let _ = server::respond(v, Some(v), Some(v), protocol, &Limits::DEFAULT);

@@ -38,7 +38,7 @@ use mrtr::{
     rules::{Area, RULES},
     server,
     tasks::TaskStatus,
-    Classified, Id, Kind, Limits, Protocol, ResultType, RuleId,
+    Classified, Id, Kind, Limits, Protocol, ResultType, RuleId, Settings, DEFAULT_MAX_ROUNDS,
 };
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -101,23 +101,18 @@ impl Options {
 
     /// The client machine's settings (the round bound defaulting as the core's).
     pub fn client_config(&self) -> client::ClientConfig {
-        let d = client::ClientConfig::default();
-        client::ClientConfig {
-            protocol: self.protocol,
-            max_rounds: self.max_rounds.unwrap_or(d.max_rounds),
-            limits: self.limits,
-        }
+        self.settings()
+    }
+
+    /// The settings these options name, the round bound defaulting as the core's.
+    pub fn settings(&self) -> Settings {
+        let max_rounds = self.max_rounds.unwrap_or(DEFAULT_MAX_ROUNDS);
+        Settings::DEFAULT.with_protocol(self.protocol).with_limits(self.limits).with_max_rounds(max_rounds)
     }
 
     /// The checker's settings (the round bound defaulting as the core's).
     pub fn check_config(&self) -> check::CheckConfig {
-        let d = check::CheckConfig::default();
-        check::CheckConfig {
-            protocol: self.protocol,
-            max_rounds: self.max_rounds.unwrap_or(d.max_rounds),
-            limits: self.limits,
-            transport: self.transport,
-        }
+        check::CheckConfig::new(self.settings()).with_transport(self.transport)
     }
 }
 
@@ -448,7 +443,7 @@ pub fn catalogue() -> String {
     text(&json!({
         "rules": rules, "areas": areas, "protocols": protocols, "kinds": kinds, "resultTypes": result_types,
         "taskStatuses": statuses, "algorithms": algorithms, "defaultLimits": Limits::DEFAULT,
-        "defaultProtocol": Protocol::default(), "defaultMaxRounds": client::ClientConfig::default().max_rounds,
+        "defaultProtocol": Protocol::default(), "defaultMaxRounds": DEFAULT_MAX_ROUNDS,
         "version": env!("CARGO_PKG_VERSION"),
     }))
 }

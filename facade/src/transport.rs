@@ -81,9 +81,11 @@ fn call_config_of(v: &Value) -> Result<call::CallConfig> {
             "headers" => {
                 c.headers = headers_from(v).ok_or(usage("headers is an object of strings or [name, value] pairs"))?
             }
-            "protocol" => c.protocol = mrtr::Protocol::parse(v.as_str().ok_or(usage("protocol is a string"))?)?,
+            "protocol" => {
+                c.settings.protocol = mrtr::Protocol::parse(v.as_str().ok_or(usage("protocol is a string"))?)?
+            }
             "limits" => {
-                limits.message =
+                c.settings.limits =
                     serde_json::from_value::<Limits>(v.clone()).map_err(|e| usage_owned(format!("limits: {e}")))?
             }
             "maxEvents" => limits.max_events = usize::try_from(n()?).unwrap_or(usize::MAX),
@@ -142,7 +144,7 @@ impl HttpCall {
     /// Starts `request` under the configuration ([`call_config`]).
     pub fn new(config: &[u8], request: &[u8], now: u64) -> Result<HttpCall> {
         let config = call_config(config)?;
-        let limits = config.limits.message;
+        let limits = config.settings.limits;
         let request =
             parse(request, &limits).map_err(|e| usage_owned(format!("the call's request: {}", e.message())))?;
         Ok(HttpCall { inner: call::Call::new(config, &request, Millis(now))?, limits })
@@ -214,7 +216,7 @@ fn operation_config(text: &[u8]) -> Result<operation::Config> {
     for (name, value) in own {
         let n = || value.as_u64().ok_or_else(|| usage_owned(format!("{name} is a non-negative integer")));
         match name {
-            "maxRounds" => c.max_rounds = u32::try_from(n()?).unwrap_or(u32::MAX),
+            "maxRounds" => c.call.settings.max_rounds = u32::try_from(n()?).unwrap_or(u32::MAX),
             "maxResends" => c.max_resends = u32::try_from(n()?).unwrap_or(u32::MAX),
             "backoffMs" => c.backoff_ms = n()?,
             "backoffMaxMs" => c.backoff_max_ms = n()?,
@@ -252,7 +254,7 @@ impl Operation {
     /// `"maxHedges"`, default 1) and `"idempotent"`: [`operation::Config`].
     pub fn new(config: &[u8], request: &[u8], now: u64) -> Result<Operation> {
         let config = operation_config(config)?;
-        let limits = config.call.limits.message;
+        let limits = config.call.settings.limits;
         let request =
             parse(request, &limits).map_err(|e| usage_owned(format!("the operation's request: {}", e.message())))?;
         Ok(Operation { inner: operation::Operation::new(config, request, Millis(now))?, limits })
@@ -305,7 +307,7 @@ impl Operation {
     /// [`Operation::new`] reads it, at `now` ([`operation::Operation::restore`]).
     pub fn restore(config: &[u8], snapshot: &[u8], now: u64) -> Result<Operation> {
         let config = operation_config(config)?;
-        let limits = config.call.limits.message;
+        let limits = config.call.settings.limits;
         let snapshot = parse(snapshot, &limits).map_err(|e| usage_owned(format!("the snapshot: {}", e.message())))?;
         Ok(Operation { inner: operation::Operation::restore(config, &snapshot, Millis(now))?, limits })
     }

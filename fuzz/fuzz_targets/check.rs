@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
     }
     for protocol in Protocol::ALL {
         for max_rounds in [1, 10] {
-            let config = CheckConfig { protocol, max_rounds, ..CheckConfig::default() };
+            let config = CheckConfig::default().with_protocol(protocol).with_max_rounds(max_rounds);
             for v in check(&entries, config) {
                 assert!(v.index < entries.len());
             }

@@ -187,7 +187,7 @@ impl Proxy {
         let listener = TcpListener::bind(config.listen).await?;
         let limits = mrtr::Limits { max_message_bytes: config.max_message_bytes, ..mrtr::Limits::DEFAULT };
         let check =
-            CheckConfig { protocol: config.protocol, transport: config.transport, limits, ..CheckConfig::default() };
+            CheckConfig::default().with_protocol(config.protocol).with_transport(config.transport).with_limits(limits);
         let mut monitor = Monitor::new(check, record, config.output);
         if let Some(path) = &config.record {
             monitor = monitor.rotating(path.clone(), config.record_max_bytes);

@@ -216,7 +216,7 @@ impl Monitor {
             inner: Arc::new(Mutex::new(inner)),
             har: Arc::default(),
             output,
-            limits: config.limits,
+            limits: config.settings.limits,
             check: config,
             recording,
             started: Instant::now(),

@@ -635,7 +635,7 @@ fn protocol_2025() -> Protocol {
 }
 
 fn check_1858() -> CheckConfig {
-    CheckConfig { protocol: protocol_2025(), transport: Some(Mode::Sep1858), ..CheckConfig::default() }
+    CheckConfig::default().with_protocol(protocol_2025()).with_transport(Some(Mode::Sep1858))
 }
 
 fn weather_call(id: u64) -> String {
@@ -852,7 +852,7 @@ async fn a_single_answer_posted_after_buffer_input_is_exactly_sse_response_not_b
     assert_eq!(entries[4].body, Some(answer()));
     assert_eq!(recheck(&text, check_1858()), [("sse-response-not-buffered", 4)], "{text}");
     // Without the transport, the same record is clean (only message rules).
-    let plain = CheckConfig { protocol: protocol_2025(), ..CheckConfig::default() };
+    let plain = CheckConfig::default().with_protocol(protocol_2025());
     assert_eq!(recheck(&text, plain), [], "{text}");
 }
 

@@ -104,9 +104,9 @@ impl Way {
         match self {
             Way::Mrtr | Way::Tasks => CheckConfig::default(),
             Way::Sep1858 | Way::Sep1335 => {
-                CheckConfig { protocol: Protocol::V2025_11_25, transport: Some(self.mode()), ..CheckConfig::default() }
+                CheckConfig::default().with_protocol(Protocol::V2025_11_25).with_transport(Some(self.mode()))
             }
-            Way::Legacy => CheckConfig { protocol: Protocol::V2025_11_25, ..CheckConfig::default() },
+            Way::Legacy => CheckConfig::default().with_protocol(Protocol::V2025_11_25),
         }
     }
 

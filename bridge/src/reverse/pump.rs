@@ -68,7 +68,7 @@ impl Pump {
     /// Starts `request` (an upstream request with its id) with `headers` on every exchange.
     pub(crate) fn start(shared: Arc<Shared>, request: Value, headers: Headers) -> Result<Pump, Error> {
         let mut config = Config::new(Mode::Legacy, shared.upstream_url.clone());
-        config.call.limits.message = shared.upstream.limits();
+        config.call.settings.limits = shared.upstream.limits();
         config.call.headers = headers;
         let id = request.get("id").cloned().unwrap_or(Value::Null);
         let op = Operation::new(config, request, Millis(0))?;

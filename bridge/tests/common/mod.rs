@@ -141,7 +141,7 @@ pub fn recheck(path: &Path, protocol: Protocol) -> Vec<String> {
     let text = std::fs::read_to_string(path).unwrap();
     let lines: Vec<Line> = read_jsonl(&text, &Limits::default()).unwrap().into_iter().map(|(_, l)| l).collect();
     assert!(!lines.is_empty(), "{} is empty", path.display());
-    let config = CheckConfig { protocol, ..CheckConfig::default() };
+    let config = CheckConfig::default().with_protocol(protocol);
     check_lines(&lines, config)
         .into_iter()
         .map(|v| format!("{} at {}: {}", v.rule.name(), v.index, v.message))

@@ -97,8 +97,7 @@ use std::ffi::CStr;
         doc(&mut s, "", &format!("`{}` (area `{}`, {code}): {}", r.name, r.area.name(), r.id.text()));
         let _ = writeln!(s, "pub const MRTR_ERR_{}: mrtr_status = {};", screaming(r.name), r.id as u16);
     }
-    let rounds = mrtr::check::CheckConfig::default().max_rounds;
-    assert_eq!(rounds, mrtr::client::ClientConfig::default().max_rounds, "one default for the client and the checker");
+    let rounds = mrtr::DEFAULT_MAX_ROUNDS;
     s.push('\n');
     doc(&mut s, "", "Retries allowed per request by default (as the official SDKs).");
     let _ = writeln!(s, "pub const MRTR_DEFAULT_MAX_ROUNDS: u32 = {rounds};");

@@ -8,5 +8,6 @@ pub mod kind;
 pub mod limits;
 pub mod protocol;
 pub mod rules;
+pub mod settings;
 pub mod tasks;
 pub mod time;

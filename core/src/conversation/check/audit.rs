@@ -318,7 +318,8 @@ fn parts_of(line: &Line, config: &CheckConfig) -> (VecDeque<Part>, Option<Result
             parts.extend(body.iter().chain(data).map(|m| Part::of(h.from, m, config)));
             if let (Side::Client, [request]) = (h.from, body) {
                 if request.get("method").is_some() && request.get("id").is_some() {
-                    headers = Some(crate::machines::server::check_headers(request, &h.headers, config.protocol));
+                    headers =
+                        Some(crate::machines::server::check_headers(request, &h.headers, config.settings.protocol));
                 }
             }
         }
@@ -879,8 +880,12 @@ mod tests {
                     Some(Err(_)) => continue,
                     None => None,
                 };
-                let max_rounds = c["maxRounds"].as_u64().map_or(10, |n| n as u32);
-                let config = CheckConfig { protocol, max_rounds, transport, ..CheckConfig::default() };
+                let max_rounds =
+                    c["maxRounds"].as_u64().map_or(crate::base::settings::DEFAULT_MAX_ROUNDS, |n| n as u32);
+                let config = CheckConfig::default()
+                    .with_protocol(protocol)
+                    .with_max_rounds(max_rounds)
+                    .with_transport(transport);
                 let run = |prepared: bool| {
                     let mut audit = Audit::new(config);
                     let mut operations: Vec<Operation> = Vec::new();

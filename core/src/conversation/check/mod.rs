@@ -17,6 +17,7 @@ use crate::{
     base::limits::Limits,
     base::protocol::{Protocol, ResultTypeRule, TasksFlavor, INPUT_METHODS},
     base::rules::RuleId,
+    base::settings::Settings,
     base::tasks::{Task, TaskStatus},
     one_message::envelope::{self, Id, Kind, ResultType},
     read::validate,
@@ -101,26 +102,27 @@ struct Part {
 
 impl Part {
     fn of(from: Side, message: &Value, config: &CheckConfig) -> Part {
-        let converted = match to_sep_in(message, config.protocol) {
+        let converted = match to_sep_in(message, config.settings.protocol) {
             alloc::borrow::Cow::Owned(v) => Some(v),
             alloc::borrow::Cow::Borrowed(_) => None,
         };
         let m = converted.as_ref().unwrap_or(message);
         let mut faults = Vec::new();
-        let class = match envelope::classify_value_into(m, config.protocol, &config.limits, &mut faults) {
-            Ok(c) => Some((c.kind, c.result_type, c.result_type_present)),
-            Err(e) => {
-                faults.push(e);
-                None
-            }
-        };
+        let class =
+            match envelope::classify_value_into(m, config.settings.protocol, &config.settings.limits, &mut faults) {
+                Ok(c) => Some((c.kind, c.result_type, c.result_type_present)),
+                Err(e) => {
+                    faults.push(e);
+                    None
+                }
+            };
         let (mut text, mut salient) = (None, None);
         if from == Side::Client && matches!(class, Some((Kind::Request, ..))) {
             if let Ok(view) = envelope::read(m) {
                 let method = view.method.as_str().unwrap_or_default();
                 let carries =
                     view.params.get().is_some_and(|p| p.input_responses.is_present() || p.request_state.is_present());
-                if carries && !is_task_input(method, config.protocol) {
+                if carries && !is_task_input(method, config.settings.protocol) {
                     salient = Some(salient_of(m));
                 }
                 text = Some(serde_json::to_string(m).unwrap_or_default());
@@ -170,23 +172,48 @@ pub fn read_jsonl_bytes(bytes: &[u8], limits: &Limits) -> Result<Vec<(usize, Lin
         .collect()
 }
 
-/// Settings of a check.
-#[derive(Clone, Copy, Debug)]
+/// Settings of a check: the conversation's protocol, the bounds on each
+/// message and the retries allowed per request, and the transport of its
+/// HTTP entries. Build one from [`CheckConfig::default`] (or
+/// [`CheckConfig::new`]) with the `with_*` methods.
+#[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
 pub struct CheckConfig {
-    /// The protocol of the conversation.
-    pub protocol: Protocol,
-    /// Retries allowed per request (default 10).
-    pub max_rounds: u32,
-    /// Bounds on each message.
-    pub limits: Limits,
+    /// The protocol, the limits, the round bound.
+    pub settings: Settings,
     /// The multi-turn transport of HTTP entries (`sep-1858`, `sep-1335`), whose
     /// `sse-*` rules are checked; `None`: plain Streamable HTTP.
     pub transport: Option<crate::machines::http::Mode>,
 }
 
-impl Default for CheckConfig {
-    fn default() -> Self {
-        CheckConfig { protocol: Protocol::default(), max_rounds: 10, limits: Limits::DEFAULT, transport: None }
+impl CheckConfig {
+    /// A check under `settings`, of plain Streamable HTTP.
+    pub const fn new(settings: Settings) -> CheckConfig {
+        CheckConfig { settings, transport: None }
+    }
+
+    /// This check of a conversation in `protocol`.
+    #[must_use]
+    pub const fn with_protocol(self, protocol: Protocol) -> CheckConfig {
+        CheckConfig { settings: self.settings.with_protocol(protocol), ..self }
+    }
+
+    /// This check with `limits` on each message.
+    #[must_use]
+    pub const fn with_limits(self, limits: Limits) -> CheckConfig {
+        CheckConfig { settings: self.settings.with_limits(limits), ..self }
+    }
+
+    /// This check allowing `max_rounds` retries per request.
+    #[must_use]
+    pub const fn with_max_rounds(self, max_rounds: u32) -> CheckConfig {
+        CheckConfig { settings: self.settings.with_max_rounds(max_rounds), ..self }
+    }
+
+    /// This check of HTTP entries in the multi-turn `transport` (none: plain Streamable HTTP).
+    #[must_use]
+    pub const fn with_transport(self, transport: Option<crate::machines::http::Mode>) -> CheckConfig {
+        CheckConfig { transport, ..self }
     }
 }
 
@@ -415,7 +442,7 @@ impl Checker {
 
     /// The protocol checked.
     pub(crate) fn protocol(&self) -> Protocol {
-        self.config.protocol
+        self.config.settings.protocol
     }
 
     /// Moves on to the next entry.
@@ -545,7 +572,7 @@ impl Checker {
         let params = view.params.get().unwrap_or(&empty);
         let carries = params.input_responses.is_present() || params.request_state.is_present();
         // Only a request carrying MRTR fields has its params read again (most requests do not).
-        let paired = (carries && !is_task_input(&method, self.config.protocol)).then(|| {
+        let paired = (carries && !is_task_input(&method, self.config.settings.protocol)).then(|| {
             let salient = salient.unwrap_or_else(|| salient_of(m));
             let round = self.pair_retry(m, &salient, &method, params);
             (salient, round)
@@ -558,7 +585,7 @@ impl Checker {
             faults.retain(|e| !STATE_FAULTS.contains(&e.rule()));
         }
         self.report_all(faults);
-        if let Err(e) = required_meta(view.params.get(), self.config.protocol) {
+        if let Err(e) = required_meta(view.params.get(), self.config.settings.protocol) {
             self.report_error(e);
         }
         self.client_task_request(&method, params);
@@ -709,7 +736,7 @@ impl Checker {
             self.report_failed(retry::request_state_unexpected(&round.result, m).map_err(from));
         }
         if !round.reported {
-            self.report_failed(retry::rounds_exceeded(round.rounds.saturating_add(1), self.config.max_rounds));
+            self.report_failed(retry::rounds_exceeded(round.rounds.saturating_add(1), self.config.settings.max_rounds));
         }
     }
 
@@ -719,7 +746,7 @@ impl Checker {
     /// invalid: the server's fault, reported with its result.
     fn check_answers(&mut self, result: &Value, params: &ParamsView<'_>) {
         let Some(Value::Object(asked)) = result["result"].get("inputRequests") else { return };
-        let protocol = self.config.protocol;
+        let protocol = self.config.settings.protocol;
         let sound = |key: &str| {
             asked.get(key).is_some_and(|r| validate::input_request(J::Key(key), J::Value(r), protocol).is_ok())
         };
@@ -737,7 +764,7 @@ impl Checker {
         if !matches!(method, "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/update" | "tasks/input_response") {
             return;
         }
-        if is_task_input(method, self.config.protocol) {
+        if is_task_input(method, self.config.settings.protocol) {
             if let Err(e) = check_task_input(method, params) {
                 return self.report_error(e);
             }
@@ -747,7 +774,7 @@ impl Checker {
         let Some(task) = self.tasks.get_mut(task_id) else {
             return self.report(RuleId::TaskUnknown, "a task id the server never returned");
         };
-        if is_task_input(method, self.config.protocol) {
+        if is_task_input(method, self.config.settings.protocol) {
             task.answer(params.input_responses.entries().unwrap_or_default().iter().map(|(k, _)| k.as_ref()));
         }
     }
@@ -793,7 +820,7 @@ impl Checker {
         if !INPUT_METHODS.contains(&method) {
             return;
         }
-        if self.config.protocol.rules().mrtr {
+        if self.config.settings.protocol.rules().mrtr {
             return self.report(
                 RuleId::ServerRequestOnStream,
                 alloc::format!("{method} reaches the client only as inputRequests"),
@@ -829,7 +856,7 @@ impl Checker {
             fields.shift_remove("id");
         }
         let name = Id::text(&m["id"]);
-        if validate::input_request(J::Key(&name), J::Value(&asked), self.config.protocol).is_err() {
+        if validate::input_request(J::Key(&name), J::Value(&asked), self.config.settings.protocol).is_err() {
             return;
         }
         let (Ok(request), Some(Ok(response))) =
@@ -849,7 +876,7 @@ impl Checker {
         present: bool,
         stream: Option<&str>,
     ) {
-        let rules = self.config.protocol.rules();
+        let rules = self.config.settings.protocol.rules();
         if rules.result_type == ResultTypeRule::Required && !present {
             self.report(RuleId::ResultTypeMissing, "a server result carries resultType");
         }
@@ -869,7 +896,7 @@ impl Checker {
         if kind != Kind::InputRequired {
             return self.finish_operation(request, target(&sent), method);
         }
-        if !self.config.protocol.allows_input_required(&method) {
+        if !self.config.settings.protocol.allows_input_required(&method) {
             return self.report(
                 RuleId::InputRequiredMethodNotAllowed,
                 alloc::format!("{method} is not answered with input_required"),
@@ -900,7 +927,7 @@ impl Checker {
             spans: spans_then(&request.spans, request.index, self.index),
             rounds: request.rounds,
             started: request.started,
-            reported: retry::rounds_exceeded(request.rounds, self.config.max_rounds).is_err(),
+            reported: retry::rounds_exceeded(request.rounds, self.config.settings.max_rounds).is_err(),
             method,
         });
     }
@@ -908,7 +935,7 @@ impl Checker {
     /// (`2026-07-28`) The refusals whose `data` a client acts on carry it:
     /// -32021 names the capabilities, -32022 the versions.
     fn check_refusal(&mut self, m: &Value, request: &Value) {
-        if !self.config.protocol.rules().refusal_data {
+        if !self.config.settings.protocol.rules().refusal_data {
             return;
         }
         let data = &m["error"]["data"];
@@ -937,7 +964,7 @@ impl Checker {
     /// let a retry's result be cached.
     /// A task's `ttlMs` is its lifetime, not a caching hint.
     fn check_cache_hints(&mut self, m: &Value, method: &str, retrying: bool, kind: Kind, rt: Option<ResultType>) {
-        if !self.config.protocol.rules().caching_hints || rt == Some(ResultType::Task) {
+        if !self.config.settings.protocol.rules().caching_hints || rt == Some(ResultType::Task) {
             return;
         }
         let result = &m["result"];
@@ -951,7 +978,7 @@ impl Checker {
             return;
         }
         // A retry of an allow-listed method (the task methods carry answers by design).
-        let retry = self.config.protocol.allows_input_required(method) && retrying;
+        let retry = self.config.settings.protocol.allows_input_required(method) && retrying;
         if retry && result.get("ttlMs").is_some_and(|t| t.as_f64() != Some(0.0)) {
             self.report(RuleId::InputRequiredCacheHint, "a retry's result is not cacheable: its ttlMs is 0");
         }
@@ -977,7 +1004,7 @@ impl Checker {
 
     fn check_result_capabilities(&mut self, m: &Value, request: &Value) {
         let Ok(view) = envelope::read(request) else { return };
-        let Ok(Some(caps)) = required_meta(view.params.get(), self.config.protocol) else { return };
+        let Ok(Some(caps)) = required_meta(view.params.get(), self.config.settings.protocol) else { return };
         let Some(requests) = m["result"].get("inputRequests") else { return };
         let Ok(requests) = read_view::<Requests<'_>>(requests) else { return };
         if let Err(e) = check_capabilities(&requests, caps) {
@@ -988,7 +1015,7 @@ impl Checker {
     /// Task creation, status changes and input delivery.
     fn server_task_result(&mut self, m: &Value, method: &str, task_id: &str, kind: Kind, rt: Option<ResultType>) {
         let result = &m["result"];
-        let extension = self.config.protocol.rules().tasks == TasksFlavor::Extension;
+        let extension = self.config.settings.protocol.rules().tasks == TasksFlavor::Extension;
         let created = if extension { (rt == Some(ResultType::Task)).then_some(result) } else { result.get("task") };
         if let Some(task) = created {
             return self.create_task(task);

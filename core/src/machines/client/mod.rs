@@ -215,23 +215,11 @@ pub fn task_update(
     Ok(json!({ "jsonrpc": "2.0", "id": id, "method": "tasks/update", "params": params }))
 }
 
-/// Settings of the [`Client`] machine.
-#[derive(Clone, Copy, Debug)]
-pub struct ClientConfig {
-    /// The protocol negotiated with the server.
-    pub protocol: Protocol,
-    /// Retries allowed per request before `retry-rounds-exceeded` (default 10,
-    /// as the official SDKs).
-    pub max_rounds: u32,
-    /// Bounds on what the machine reads.
-    pub limits: Limits,
-}
-
-impl Default for ClientConfig {
-    fn default() -> Self {
-        ClientConfig { protocol: Protocol::default(), max_rounds: 10, limits: Limits::DEFAULT }
-    }
-}
+/// Settings of the [`Client`] machine: the protocol negotiated with the
+/// server, the bounds on what it reads, and the retries allowed per request
+/// before `retry-rounds-exceeded` ([`DEFAULT_MAX_ROUNDS`](crate::base::settings::DEFAULT_MAX_ROUNDS),
+/// as the official SDKs). The machine reads no other setting.
+pub type ClientConfig = crate::base::settings::Settings;
 
 /// A request the host started, named by the machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -92,11 +92,10 @@ use state::{OperationInput, OperationState};
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Config {
-    /// The transport: mode, endpoint, header fields, protocol, bounds.
+    /// The transport: mode, endpoint, header fields, and the settings
+    /// (protocol, bounds, and the retries allowed before
+    /// `retry-rounds-exceeded`, `call.settings.max_rounds`).
     pub call: CallConfig,
-    /// Retries allowed before `retry-rounds-exceeded` (default 10, as the
-    /// official SDKs).
-    pub max_rounds: u32,
     /// Times in a row one round is sent again after it was cut before its
     /// response, and times in a row a request is sent again after it reached
     /// no server (any server's answer starts that count again) (default 2;
@@ -165,7 +164,6 @@ impl Config {
     pub fn new(mode: Mode, url: impl Into<String>) -> Config {
         Config {
             call: CallConfig::new(mode, url),
-            max_rounds: 10,
             max_resends: 2,
             backoff_ms: 50,
             backoff_max_ms: 1000,
@@ -553,10 +551,10 @@ impl Operation {
     /// a question that is itself faulty is not judged against it.
     fn check(&self, key: &str, question: &Value, answer: &Value) -> Result<()> {
         let call = &self.config.call;
-        if call.is_lenient() && !super::sound_question(key, question, call.protocol) {
+        if call.is_lenient() && !super::sound_question(key, question, call.settings.protocol) {
             return Ok(());
         }
-        check_answer(key, question, answer, &call.limits.message)
+        check_answer(key, question, answer, &call.settings.limits)
     }
 
     /// The next HTTP request to send.
@@ -685,7 +683,7 @@ impl Operation {
     /// requests) and task requests that are harmless twice.
     fn hedge_delay(&self) -> Option<u64> {
         let hedge = self.config.hedge?;
-        let mrtr = self.config.call.protocol.rules().mrtr && !self.config.call.mode.server_requests();
+        let mrtr = self.config.call.settings.protocol.rules().mrtr && !self.config.call.mode.server_requests();
         (mrtr && self.is_repeatable() && self.hedges < hedge.max).then_some(hedge.after_ms)
     }
 
@@ -731,7 +729,7 @@ impl Operation {
         let Ok(Phase::Asking(asking)) = self.step(OperationInput::Send, Phase::Sending) else { return Ok(()) };
         let Asking { asked, answers, .. } = *asking;
         let id = self.next_id();
-        let (protocol, limits) = (self.config.call.protocol, self.config.call.limits.message);
+        let (protocol, limits) = (self.config.call.settings.protocol, self.config.call.settings.limits);
         let answers = Value::Object(answers);
         let built = match self.task {
             Some(_) => task_update(&self.sent, &asked, &answers, &id, &limits),
@@ -859,7 +857,7 @@ impl Operation {
 
     /// The current round's response.
     fn response(&mut self, response: Value, now: Millis) {
-        let (protocol, limits) = (self.config.call.protocol, self.config.call.limits.message);
+        let (protocol, limits) = (self.config.call.settings.protocol, self.config.call.settings.limits);
         if !protocol.rules().mrtr || self.config.call.mode.server_requests() {
             return self.finish(Event::Done(response));
         }
@@ -881,7 +879,7 @@ impl Operation {
             Ok(c) if c.result_type == Some(ResultType::Task) && extension => return self.task_created(&response, now),
             _ => return self.finish(Event::Done(response)),
         }
-        if let Err(e) = rules::rounds_exceeded(self.rounds.saturating_add(1), self.config.max_rounds) {
+        if let Err(e) = rules::rounds_exceeded(self.rounds.saturating_add(1), self.config.call.settings.max_rounds) {
             return self.finish(Event::Failed(e));
         }
         let questions = match to_sep_in(&response, protocol)["result"].get("inputRequests") {
@@ -1011,7 +1009,7 @@ impl Operation {
                 return self.poll(now);
             }
         };
-        if let Err(e) = rules::rounds_exceeded(self.rounds.saturating_add(1), self.config.max_rounds) {
+        if let Err(e) = rules::rounds_exceeded(self.rounds.saturating_add(1), self.config.call.settings.max_rounds) {
             return self.finish(Event::Failed(e));
         }
         let asking = Asking { asked: response, questions: questions.clone(), answers: Map::new() };

@@ -52,9 +52,9 @@
 use super::{is_event_stream, link, over, Answering, Headers, Mode, Request, StreamLimits};
 use crate::{
     base::error::{err, Error},
-    base::protocol::Protocol,
     base::protocol::INPUT_METHODS,
     base::rules::RuleId,
+    base::settings::Settings,
     base::time::Millis,
     one_message::envelope::{self, Id, Kind},
     read::sse,
@@ -79,9 +79,12 @@ pub struct CallConfig {
     /// Header fields sent with every request (`mcp-session-id`,
     /// `mcp-protocol-version`, `authorization`…), lower-case names.
     pub headers: Headers,
-    /// The protocol the messages are read under.
-    pub protocol: Protocol,
-    /// Bounds on what the server sends.
+    /// The protocol the messages are read under and the bounds on each
+    /// message (an event-stream block is bounded by `max_message_bytes`,
+    /// line bytes, so a line that never ends is cut there); its round bound
+    /// is the [`Operation`](crate::client::Operation)'s, a call makes one.
+    pub settings: Settings,
+    /// Bounds on the streams, links and reconnects of what the server sends.
     pub limits: StreamLimits,
     /// The wait before a reconnect when the server sent no `retry`, in
     /// milliseconds. Default 1000.
@@ -120,7 +123,7 @@ impl CallConfig {
             mode,
             url: url.into(),
             headers: Vec::new(),
-            protocol: mode.rules().protocol,
+            settings: Settings::DEFAULT.with_protocol(mode.rules().protocol),
             limits: StreamLimits::DEFAULT,
             default_retry_ms: 1000,
             stall_ms: None,
@@ -249,7 +252,7 @@ impl Call {
         if link::normal(&config.url).is_none() {
             return Err(err!(UsageInvalidArgument, "the endpoint {:?} is no absolute URL with a host", config.url));
         }
-        let c = envelope::classify_value(request, config.protocol, &config.limits.message)
+        let c = envelope::classify_value(request, config.settings.protocol, &config.settings.limits)
             .map_err(|e| err!(UsageInvalidArgument, "the call's request is no JSON-RPC request: {e}"))?;
         if c.kind != Kind::Request {
             return Err(Error::new(RuleId::UsageInvalidArgument, "a call starts with a JSON-RPC request with an id"));
@@ -340,7 +343,7 @@ impl Call {
             }
         }
         if (200..300).contains(&status) && status != 204 && is_event_stream(headers) {
-            let limits = self.config.limits.message;
+            let limits = self.config.settings.limits;
             self.exchange(exchange)?.stream = Some(sse::Decoder::with_limits(&limits));
         }
         if self.is_done() {
@@ -355,7 +358,7 @@ impl Call {
     /// Bytes of the body of the response to `exchange`, in any chunking.
     pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], now: Millis) -> Result<(), Error> {
         self.now = now;
-        let max = self.config.limits.message.max_message_bytes;
+        let max = self.config.settings.limits.max_message_bytes;
         let x = self.exchange(exchange)?;
         if x.status.is_none() {
             return Err(err!(UsageOutOfTurn, "a body for exchange {exchange} before its head"));
@@ -464,7 +467,7 @@ impl Call {
         let Some(i) = id.and_then(|id| self.pending.iter().position(|p| p == id)) else {
             return Err(err!(UsageOutOfTurn, "an answer to no server request this call reported"));
         };
-        envelope::classify_value(response, self.config.protocol, &self.config.limits.message)
+        envelope::classify_value(response, self.config.settings.protocol, &self.config.settings.limits)
             .map_err(|e| err!(UsageInvalidArgument, "the answer is no JSON-RPC response: {e}"))?;
         self.pending.remove(i);
         if self.is_done() {
@@ -782,7 +785,7 @@ impl Call {
     /// the call (any, by default; lenient, only a fault of the envelope,
     /// the content's faults reported as [`Event::Violation`]s).
     fn classify(&mut self, message: &Value) -> Result<Kind, Error> {
-        let (protocol, limits) = (self.config.protocol, self.config.limits.message);
+        let (protocol, limits) = (self.config.settings.protocol, self.config.settings.limits);
         if !self.config.is_lenient() {
             return envelope::classify_value(message, protocol, &limits).map(|c| c.kind);
         }
@@ -794,7 +797,7 @@ impl Call {
 
     /// One JSON-RPC message from the server.
     fn message(&mut self, bytes: &[u8]) {
-        let limits = self.config.limits.message;
+        let limits = self.config.settings.limits;
         let message = match crate::one_message::envelope::parse(bytes, &limits) {
             Ok(m) => m,
             Err(e) => return self.fail(e),
@@ -849,7 +852,7 @@ impl Call {
     /// JSON is `jsonrpc-parse-error`, not a bad status); any other status
     /// without the call's response is `http-status-unexpected`.
     fn read_body(&mut self, status: u16, body: &[u8]) {
-        let limits = self.config.limits.message;
+        let limits = self.config.settings.limits;
         let ok = (200..300).contains(&status);
         let message = match crate::one_message::envelope::parse(body, &limits) {
             Ok(m) => Some(m).filter(|m| m.get("id") == Some(&self.id)),

@@ -24,7 +24,7 @@ pub mod serve;
 
 pub use mode::{Answering, Asking, Continuation, Mode, ModeRules, MODES};
 
-use crate::{base::error::Error, base::limits::Limits, base::rules::RuleId};
+use crate::{base::error::Error, base::rules::RuleId};
 use alloc::{string::String, vec::Vec};
 
 /// HTTP header fields: lower-case names, in order. Several fields of one
@@ -71,9 +71,6 @@ pub struct Request {
 /// [`RuleId::LimitExceeded`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StreamLimits {
-    /// Bounds on each message (an event-stream block is bounded by
-    /// `max_message_bytes`, line bytes, so a line that never ends is cut there).
-    pub message: Limits,
     /// Event-stream blocks on one response. Default 4096.
     pub max_events: usize,
     /// Links in the `Link` fields of one response. Default 64.
@@ -90,7 +87,6 @@ pub struct StreamLimits {
 impl StreamLimits {
     /// The defaults documented on each field.
     pub const DEFAULT: StreamLimits = StreamLimits {
-        message: Limits::DEFAULT,
         max_events: 4096,
         max_links: 64,
         max_link_bytes: 16 << 10,

@@ -27,6 +27,7 @@
 //! [`Bridge::max_rounds`] rounds (`retry-rounds-exceeded`).
 
 use super::{question_digest, replay::Replay, Carried};
+use crate::base::settings::DEFAULT_MAX_ROUNDS;
 use crate::{
     base::error::{err, Error, Result},
     base::limits::Limits,
@@ -95,7 +96,7 @@ impl Bridge {
             deadline: None,
             writes: VecDeque::new(),
             done: false,
-            max_rounds: 10,
+            max_rounds: DEFAULT_MAX_ROUNDS,
             round_timeout_ms: 300_000,
         })
     }

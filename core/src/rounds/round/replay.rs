@@ -28,6 +28,7 @@
 //! `retry-rounds-exceeded`.
 
 use super::{question_digest, Call, Carried, SealedRounds, StateInfo};
+use crate::base::settings::DEFAULT_MAX_ROUNDS;
 use crate::{
     base::error::{err, Result},
     machines::server,
@@ -99,7 +100,17 @@ impl Replay {
         };
         let (asked, answers, missing) = (Map::new(), Map::new(), Vec::new());
         let (protocol, limits, pin_answers) = (rounds.protocol, rounds.limits, rounds.pin_answers);
-        Ok(Replay { protocol, limits, pin_answers, carried, fresh, asked, answers, missing, max_rounds: 10 })
+        Ok(Replay {
+            protocol,
+            limits,
+            pin_answers,
+            carried,
+            fresh,
+            asked,
+            answers,
+            missing,
+            max_rounds: DEFAULT_MAX_ROUNDS,
+        })
     }
 
     /// A replay over answers held in memory (the [`Bridge`](super::bridge::Bridge)
@@ -107,7 +118,17 @@ impl Replay {
     /// no fresh answers.
     pub(super) fn from_carried(carried: Carried, protocol: Protocol, limits: Limits) -> Replay {
         let (fresh, asked, answers, missing) = (Map::new(), Map::new(), Map::new(), Vec::new());
-        Replay { protocol, limits, pin_answers: true, carried, fresh, asked, answers, missing, max_rounds: 10 }
+        Replay {
+            protocol,
+            limits,
+            pin_answers: true,
+            carried,
+            fresh,
+            asked,
+            answers,
+            missing,
+            max_rounds: DEFAULT_MAX_ROUNDS,
+        }
     }
 
     /// The question asked under `key` in this replay.

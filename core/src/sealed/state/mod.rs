@@ -865,7 +865,10 @@ mod tests {
         assert_eq!(rule(ring.open("!!", &alice, Millis::from_secs(1001))), RuleId::StateMalformed);
         let mut flipped = URL_SAFE_NO_PAD.decode(&token).unwrap();
         *flipped.last_mut().unwrap() ^= 1;
-        assert_eq!(rule(ring.open(URL_SAFE_NO_PAD.encode(&flipped), &alice, Millis::from_secs(1001))), RuleId::StateTampered);
+        assert_eq!(
+            rule(ring.open(URL_SAFE_NO_PAD.encode(&flipped), &alice, Millis::from_secs(1001))),
+            RuleId::StateTampered
+        );
         let other_ring = KeyRing::new(Key::new(2, Algorithm::XChaCha20Poly1305, &[7; 32]));
         assert_eq!(rule(other_ring.open(&token, &alice, Millis::from_secs(1001))), RuleId::StateUnknownKey);
         let mut small = self::ring();
@@ -936,7 +939,10 @@ mod tests {
         let ring = ring();
         let token = ring.seal(&ba, Millis::from_secs(0), 60, b"ok", &mut rng(0)).unwrap();
         assert_eq!(rule(ring.open(&token, &bb, Millis::from_secs(1))), RuleId::StateWrongRequest);
-        assert!(ring.open(&token, &bind(&va, &request("1e20")).unwrap(), Millis::from_secs(1)).is_ok(), "equal values bind alike");
+        assert!(
+            ring.open(&token, &bind(&va, &request("1e20")).unwrap(), Millis::from_secs(1)).is_ok(),
+            "equal values bind alike"
+        );
         // The one-step constructor digests the text as the two steps do, and only the text.
         assert_eq!(Binding::for_request_text(&va, a.as_bytes(), ALICE, Protocol::default()).unwrap(), ba);
         assert_eq!(Binding::for_request_text(&va, b.as_bytes(), ALICE, Protocol::default()).unwrap(), bb);
@@ -997,7 +1003,10 @@ mod tests {
         assert_eq!(rule(ring().open(&token, &b, Millis::from_secs(1))), RuleId::StateTampered);
         let raw = prod.seal_as(Purpose::Raw, &b, Millis::from_secs(0), 60, b"x", &mut rng(1)).unwrap();
         let rounds = prod.seal_as(Purpose::Rounds, &b, Millis::from_secs(0), 60, b"x", &mut rng(2)).unwrap();
-        assert_eq!(rule(prod.open_as(Purpose::Rounds, raw.as_bytes(), &b, Millis::from_secs(1), None)), RuleId::StateTampered);
+        assert_eq!(
+            rule(prod.open_as(Purpose::Rounds, raw.as_bytes(), &b, Millis::from_secs(1), None)),
+            RuleId::StateTampered
+        );
         assert_eq!(rule(prod.open(&rounds, &b, Millis::from_secs(1))), RuleId::StateTampered);
         assert_eq!(rule(prod.set_context(&[0; CONTEXT_MAX_BYTES + 1])), RuleId::UsageInvalidArgument);
     }
@@ -1012,7 +1021,10 @@ mod tests {
         let mut guard = MemoryGuard::new();
         let mut flipped = URL_SAFE_NO_PAD.decode(&token).unwrap();
         flipped[HEADER + 12] ^= 1;
-        assert_eq!(rule(ring.open_once(URL_SAFE_NO_PAD.encode(&flipped), &b, Millis::from_secs(1), &mut guard)), RuleId::StateTampered);
+        assert_eq!(
+            rule(ring.open_once(URL_SAFE_NO_PAD.encode(&flipped), &b, Millis::from_secs(1), &mut guard)),
+            RuleId::StateTampered
+        );
         let bob = Binding { subject: Subject::Principal("bob"), ..b.clone() };
         assert_eq!(rule(ring.open_once(&token, &bob, Millis::from_secs(1), &mut guard)), RuleId::StateWrongSubject);
         assert!(guard.is_empty(), "a refused token does not use up its state");
@@ -1151,8 +1163,9 @@ mod tests {
         // Security review I2: the HKDF info names the algorithm and the id.
         let req = call(json!({}));
         let b = Binding::for_request(&req, ALICE, Protocol::default()).unwrap();
-        let token =
-            KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[7; 32])).seal(&b, Millis::from_secs(0), 60, b"x", &mut rng(0)).unwrap();
+        let token = KeyRing::new(Key::new(1, Algorithm::Aes256Gcm, &[7; 32]))
+            .seal(&b, Millis::from_secs(0), 60, b"x", &mut rng(0))
+            .unwrap();
         let mut raw = URL_SAFE_NO_PAD.decode(&token).unwrap();
         raw[1] = 3;
         let moved = URL_SAFE_NO_PAD.encode(&raw);
@@ -1175,7 +1188,10 @@ mod tests {
             for at in [HEADER, HEADER + alg.nonce_len() - 1] {
                 let mut changed = raw.clone();
                 changed[at] ^= 1;
-                assert_eq!(rule(ring.open(URL_SAFE_NO_PAD.encode(&changed), &alice, Millis::from_secs(1))), RuleId::StateTampered);
+                assert_eq!(
+                    rule(ring.open(URL_SAFE_NO_PAD.encode(&changed), &alice, Millis::from_secs(1))),
+                    RuleId::StateTampered
+                );
             }
             assert_eq!(Algorithm::from_name(alg.name()), Some(alg));
         }

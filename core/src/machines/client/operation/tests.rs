@@ -209,7 +209,9 @@ fn a_result_with_state_only_is_retried_at_once_without_answers() {
 fn the_round_bound_ends_an_operation_the_server_never_finishes() {
     let tool = |request: &Value| input_required(&request["id"], "name", ask("name", "string"), "again");
     let mut server = Mrtr::new(tool, |_| Body::Json);
-    let mut op = Operation::new(Config { max_rounds: 2, ..config() }, call_request(), Millis(0)).unwrap();
+    let mut two = config();
+    two.call.settings = two.call.settings.with_max_rounds(2);
+    let mut op = Operation::new(two, call_request(), Millis(0)).unwrap();
     let seen = server.drive(&mut op, |_, _| accept("name", json!("Ada")));
     let Some(Event::Failed(e)) = seen.last() else { panic!("{seen:?}") };
     assert_eq!((e.rule(), op.rounds()), (RuleId::RetryRoundsExceeded, 2));

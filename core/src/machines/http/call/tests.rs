@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::base::limits::Limits;
+use crate::base::protocol::Protocol;
 use crate::machines::http::header;
 use crate::machines::http::serve::{read_request, stream_url, Incoming, ServerStream, WAITING};
 use alloc::{format, string::ToString};
@@ -230,7 +231,7 @@ fn hostile_streams_are_bounded_with_rule_ids() {
     let small = CallConfig { limits: StreamLimits { max_events: 100, ..StreamLimits::DEFAULT }, ..legacy() };
     assert_eq!(failed(small, sse_head(), &"id: x\n\n".repeat(10_000)), RuleId::LimitExceeded);
     let tiny = Limits { max_message_bytes: 1000, ..Limits::DEFAULT };
-    let tiny = CallConfig { limits: StreamLimits { message: tiny, ..StreamLimits::DEFAULT }, ..legacy() };
+    let tiny = CallConfig { settings: legacy().settings.with_limits(tiny), ..legacy() };
     assert_eq!(failed(tiny, sse_head(), &"x".repeat(100_000)), RuleId::LimitExceeded);
     let links = alloc::vec!["<s>; rel=next"; 1000].join(", ");
     let head = headers([("content-type", "text/event-stream"), ("link", links.as_str())]);
