@@ -75,6 +75,22 @@ class ToolRunTest {
   }
 
   @Test
+  void askAllAsksEveryUnansweredQuestionInOneRound() throws MrtrException {
+    String name = Mrtr.questionElicit("Name?", SCHEMA);
+    Tool<RuntimeException> tool = (args, ctx) -> {
+      List<String> answers = ctx.askAll(name, Mrtr.questionElicit("City?", SCHEMA));
+      return "{\"content\":[{\"type\":\"text\",\"text\":" + Json.quote(answers.get(1)) + "}]}";
+    };
+    try (KeyRing ring = ring()) {
+      String asked = run(ring, tool, JavaApiTest.CALL);
+      assertTrue(asked.contains("\"q1\"") && asked.contains("\"q2\""), asked);
+      String both = "{\"q1\":{\"action\":\"accept\",\"content\":{\"name\":\"octocat\"}},\"q2\":{\"action\":\"accept\",\"content\":{\"name\":\"Paris\"}}}";
+      String done = run(ring, tool, Mrtr.retry(JavaApiTest.CALL, asked, both, "2", P));
+      assertTrue(done.contains("Paris") && !done.contains("octocat"), done); // the second answer, in order
+    }
+  }
+
+  @Test
   void aToolsCatchOfExceptionLetsTheSuspensionBy() throws MrtrException {
     Tool<RuntimeException> tool = (args, ctx) -> {
       try {
