@@ -370,7 +370,7 @@ pub unsafe extern "C" fn mrtr_keyring_seal_with_nonce(
             )
         };
         // SAFETY: the caller's contract.
-        out.set(unsafe { reading(ring) }?.seal_with_nonce(&b, now, ttl, payload, nonce)?);
+        out.set(unsafe { reading(ring) }?.seal_with_nonce(&b, mrtr::Millis::from_secs(now), ttl, payload, nonce)?);
         Ok(())
     })
 }
