@@ -372,7 +372,10 @@ impl KeyRing {
         payload: &[u8],
         nonce: &[u8],
     ) -> PyResult<String> {
-        boundary(|| self.0.seal_with_nonce(&binding.get().0.binding(), now, ttl, payload, nonce).or_raise())
+        boundary(|| {
+            let now = mrtr::Millis::from_secs(now);
+            self.0.seal_with_nonce(&binding.get().0.binding(), now, ttl, payload, nonce).or_raise()
+        })
     }
 
     /// Opens `token` (`str` or `bytes`) for `binding` at `now`: an `Opened`
