@@ -313,6 +313,10 @@ export declare class Session {
    * member naming one of those is `usage-invalid-argument`.
    */
   request(method: string, params?: Text | undefined | null): string
+  /** The `tools/call` request of the tool `name` with `arguments` (an object, or none). */
+  callTool(name: string, arguments?: Text | undefined | null): string
+  /** The `prompts/get` request of the prompt `name` with `arguments` (an object, or none). */
+  getPrompt(name: string, arguments?: Text | undefined | null): string
   /**
    * The `initialize` request under the next id where the protocol settles version and
    * capabilities once at the start (`2025-11-25`), or none where every request declares them.
@@ -320,10 +324,6 @@ export declare class Session {
   initialize(): string | null
   /** The `notifications/initialized` notification, sent once the server answered `initialize`. */
   initialized(): string
-  /** The `tools/call` request of the tool `name` with `arguments` (an object, or none). */
-  callTool(name: string, arguments?: Text | undefined | null): string
-  /** The `prompts/get` request of the prompt `name` with `arguments` (an object, or none). */
-  getPrompt(name: string, arguments?: Text | undefined | null): string
   /** The `resources/read` request of `uri`. */
   readResource(uri: string): string
   /**
@@ -390,12 +390,6 @@ export declare class ToolBridge {
    * object).
    */
   refuse(rule: string, message: string, data?: Text | undefined | null): void
-  /**
-   * Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
-   * goes on the stream (past the round cap the call ends with that error); else `result`
-   * completes the call.
-   */
-  finish(run: ToolRun, result: Text | undefined | null, now: number): void
   /** A response the client POSTed; true when the round is complete. */
   handleAnswer(response: Text, now: number): boolean
   /** The round's deadline may have passed. */
@@ -408,6 +402,12 @@ export declare class ToolBridge {
   isDone(): boolean
   /** The ids of the server requests waiting for an answer. */
   pending(): Array<string>
+  /**
+   * Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+   * goes on the stream (past the round cap the call ends with that error); else `result`
+   * completes the call.
+   */
+  finish(run: ToolRun, result: Text | undefined | null, now: number): void
 }
 
 /**
@@ -467,6 +467,11 @@ export declare class ToolRun {
    * schema that is no JSON fails, unrecorded: nothing was asked.
    */
   askElicit(message: string, requestedSchema: Text, key?: string | undefined | null): string | null
+  /**
+   * The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
+   * gives none.
+   */
+  stop(): void
   /** The request's `params.arguments` when an object, else `{}`; none for a bridge's run. */
   arguments(): string | null
   /** How many rounds came before this request. */
@@ -478,10 +483,10 @@ export declare class ToolRun {
   /** The tool keeps `data` (none: nothing) for the next round, in place of the last round's. */
   setData(data?: Text | undefined | null): void
   /**
-   * The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
-   * gives none.
+   * Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
+   * over it; none: the tool's error is the host's to raise.
    */
-  stop(): void
+  refused(): string | null
   /**
    * Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
    * response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
@@ -489,11 +494,6 @@ export declare class ToolRun {
    * refusal recorded (or met here: the round cap).
    */
   respond(ring: KeyRing, result: Text | undefined | null, random: Uint8Array): string
-  /**
-   * Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
-   * over it; none: the tool's error is the host's to raise.
-   */
-  refused(): string | null
   /**
    * The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
    * status (`{response, status}`, the options' `errorCodes`), or none.

@@ -1350,16 +1350,6 @@ mrtr_status mrtr_client_poll_event(struct mrtr_client *client,
 mrtr_status mrtr_client_free(struct mrtr_client *client);
 
 /**
- * The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, …. `*out` is the
- * text (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_catalogue(struct mrtr_buf *out);
-
-/**
  * Client: the retry of `request` (the request last sent) answering `result` (the response carrying
  * `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under
  * the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a
@@ -1439,6 +1429,16 @@ mrtr_status mrtr_task_transition(const char *current,
                                  struct mrtr_buf *out);
 
 /**
+ * The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, …. `*out` is the
+ * text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_catalogue(struct mrtr_buf *out);
+
+/**
  * The SHA-256 digest a sealed state binds a request's `params` by: every param but
  * `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and
  * spelling not. `out` receives the 32 bytes.
@@ -1450,6 +1450,206 @@ mrtr_status mrtr_task_transition(const char *current,
 mrtr_status mrtr_params_digest(const char *params,
                                size_t params_len,
                                uint8_t *out);
+
+/**
+ * A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
+ * `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_question_elicit(const char *message,
+                                 size_t message_len,
+                                 const char *requested_schema,
+                                 size_t requested_schema_len,
+                                 struct mrtr_buf *out);
+
+/**
+ * A sampling request with `params` (`messages`, `maxTokens`, …): an input request. `*out` is the
+ * text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_question_sample(const char *params,
+                                 size_t params_len,
+                                 struct mrtr_buf *out);
+
+/**
+ * A request for the client's roots: an input request. `*out` is the text (free it with
+ * `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_question_roots(struct mrtr_buf *out);
+
+/**
+ * The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+ * `request` is a retry (its result must not be cached), and for a cacheable result that names no
+ * caching hints the safe ones its schema requires. `*out` is the text (free it with
+ * `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_complete(const char *request,
+                          size_t request_len,
+                          const char *result,
+                          size_t result_len,
+                          mrtr_protocol protocol,
+                          const struct mrtr_limits *limits,
+                          struct mrtr_buf *out);
+
+/**
+ * The answer to the `server/discover` `request` from what the server declares: `server` is
+ * `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+ * (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+ * member of the wrong shape, or one not named here, is `usage-invalid-argument`. `*out` is the
+ * text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_discover(const char *request,
+                          size_t request_len,
+                          const char *server,
+                          size_t server_len,
+                          mrtr_protocol protocol,
+                          const struct mrtr_limits *limits,
+                          struct mrtr_buf *out);
+
+/**
+ * What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
+ * its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
+ * then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
+ * lists them). `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule",
+ * "code", "message", "data"}`): the status is `MRTR_OK` either way.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_check_request(const char *request,
+                               size_t request_len,
+                               const char *headers,
+                               size_t headers_len,
+                               const char *supported,
+                               size_t supported_len,
+                               mrtr_protocol protocol,
+                               const struct mrtr_limits *limits,
+                               struct mrtr_buf *out);
+
+/**
+ * The client capabilities `questions` (input requests by key) need that `request` did not declare,
+ * as one `ClientCapabilities` object, or none. `*out` is the text, or `{NULL, 0}` when there is
+ * none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_missing_capabilities(const char *request,
+                                      size_t request_len,
+                                      const char *questions,
+                                      size_t questions_len,
+                                      mrtr_protocol protocol,
+                                      const struct mrtr_limits *limits,
+                                      struct mrtr_buf *out);
+
+/**
+ * Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+ * declared every capability `questions` need. `*out` is `{NULL, 0}` when the check passes, else
+ * the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either way.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_require_capabilities(const char *request,
+                                      size_t request_len,
+                                      const char *questions,
+                                      size_t questions_len,
+                                      mrtr_protocol protocol,
+                                      const struct mrtr_limits *limits,
+                                      struct mrtr_buf *out);
+
+/**
+ * Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+ * `required` (a `ClientCapabilities` object, such as an extension). `*out` is `{NULL, 0}` when the
+ * check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is
+ * `MRTR_OK` either way.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_require_declared(const char *request,
+                                  size_t request_len,
+                                  const char *required,
+                                  size_t required_len,
+                                  mrtr_protocol protocol,
+                                  const struct mrtr_limits *limits,
+                                  struct mrtr_buf *out);
+
+/**
+ * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+ * `createdAt`, `lastUpdatedAt`, `ttlMs`, …). `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_task_created(const char *request,
+                              size_t request_len,
+                              const char *record,
+                              size_t record_len,
+                              mrtr_protocol protocol,
+                              const struct mrtr_limits *limits,
+                              struct mrtr_buf *out);
+
+/**
+ * The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+ * carries. `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_task_get_response(const char *request,
+                                   size_t request_len,
+                                   const char *record,
+                                   size_t record_len,
+                                   mrtr_protocol protocol,
+                                   const struct mrtr_limits *limits,
+                                   struct mrtr_buf *out);
+
+/**
+ * The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
+ * members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
+ * sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
+ * refused state is -32026 `StaleState`). `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_error_response(const char *id,
+                                size_t id_len,
+                                const char *rule,
+                                size_t rule_len,
+                                const char *message,
+                                size_t message_len,
+                                const char *data,
+                                size_t data_len,
+                                mrtr_protocol protocol,
+                                const struct mrtr_limits *limits,
+                                struct mrtr_buf *out);
 
 /**
  * One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
@@ -1536,204 +1736,251 @@ mrtr_status mrtr_unassociated_reply(const char *request,
                                     struct mrtr_buf *out);
 
 /**
- * A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
- * `*out` is the text (free it with `mrtr_buf_free`).
+ * Asks the next question, under `key` when given: its answer, or none when the tool stops here.
+ * `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
  * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
  */
-mrtr_status mrtr_question_elicit(const char *message,
-                                 size_t message_len,
-                                 const char *requested_schema,
-                                 size_t requested_schema_len,
+mrtr_status mrtr_tool_replay_ask(struct mrtr_tool_replay *tool_replay,
+                                 const char *question,
+                                 size_t question_len,
+                                 const char *key,
+                                 size_t key_len,
                                  struct mrtr_buf *out);
 
 /**
- * A sampling request with `params` (`messages`, `maxTokens`, …): an input request. `*out` is the
- * text (free it with `mrtr_buf_free`).
+ * How many rounds came before this request. `*out` is the answer.
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
  * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
  */
-mrtr_status mrtr_question_sample(const char *params,
-                                 size_t params_len,
-                                 struct mrtr_buf *out);
+mrtr_status mrtr_tool_replay_round(const struct mrtr_tool_replay *tool_replay,
+                                   uint32_t *out);
 
 /**
- * A request for the client's roots: an input request. `*out` is the text (free it with
- * `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_question_roots(struct mrtr_buf *out);
-
-/**
- * The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
- * members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
- * sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
- * refused state is -32026 `StaleState`). `*out` is the text (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_error_response(const char *id,
-                                size_t id_len,
-                                const char *rule,
-                                size_t rule_len,
-                                const char *message,
-                                size_t message_len,
-                                const char *data,
-                                size_t data_len,
-                                mrtr_protocol protocol,
-                                const struct mrtr_limits *limits,
-                                struct mrtr_buf *out);
-
-/**
- * What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
- * its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
- * then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
- * lists them). `*out` is `{NULL, 0}` when the check passes, else the refusal as JSON (`{"rule",
- * "code", "message", "data"}`): the status is `MRTR_OK` either way.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_check_request(const char *request,
-                               size_t request_len,
-                               const char *headers,
-                               size_t headers_len,
-                               const char *supported,
-                               size_t supported_len,
-                               mrtr_protocol protocol,
-                               const struct mrtr_limits *limits,
-                               struct mrtr_buf *out);
-
-/**
- * The client capabilities `questions` (input requests by key) need that `request` did not declare,
- * as one `ClientCapabilities` object, or none. `*out` is the text, or `{NULL, 0}` when there is
+ * The tool's data of the last round, or none. `*out` is the text, or `{NULL, 0}` when there is
  * none (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
  * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
  */
-mrtr_status mrtr_missing_capabilities(const char *request,
-                                      size_t request_len,
-                                      const char *questions,
-                                      size_t questions_len,
-                                      mrtr_protocol protocol,
-                                      const struct mrtr_limits *limits,
-                                      struct mrtr_buf *out);
-
-/**
- * Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
- * declared every capability `questions` need. `*out` is `{NULL, 0}` when the check passes, else
- * the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either way.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_require_capabilities(const char *request,
-                                      size_t request_len,
-                                      const char *questions,
-                                      size_t questions_len,
-                                      mrtr_protocol protocol,
-                                      const struct mrtr_limits *limits,
-                                      struct mrtr_buf *out);
-
-/**
- * Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
- * `required` (a `ClientCapabilities` object, such as an extension). `*out` is `{NULL, 0}` when the
- * check passes, else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is
- * `MRTR_OK` either way.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_require_declared(const char *request,
-                                  size_t request_len,
-                                  const char *required,
-                                  size_t required_len,
-                                  mrtr_protocol protocol,
-                                  const struct mrtr_limits *limits,
+mrtr_status mrtr_tool_replay_data(const struct mrtr_tool_replay *tool_replay,
                                   struct mrtr_buf *out);
 
 /**
- * The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
- * `request` is a retry (its result must not be cached), and for a cacheable result that names no
- * caching hints the safe ones its schema requires. `*out` is the text (free it with
- * `mrtr_buf_free`).
+ * `{stateId, expiry}` of the state the request carried, or none. `*out` is the text, or `{NULL,
+ * 0}` when there is none (free it with `mrtr_buf_free`).
  *
  * # Safety
  * Each `(pointer, length)` is valid for its length (NULL only where the value may be
  * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
  */
-mrtr_status mrtr_complete(const char *request,
-                          size_t request_len,
-                          const char *result,
-                          size_t result_len,
-                          mrtr_protocol protocol,
-                          const struct mrtr_limits *limits,
-                          struct mrtr_buf *out);
-
-/**
- * The answer to the `server/discover` `request` from what the server declares: `server` is
- * `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
- * (absent versions: the protocol's name), completed with the caching hints its schema requires. A
- * member of the wrong shape, or one not named here, is `usage-invalid-argument`. `*out` is the
- * text (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_discover(const char *request,
-                          size_t request_len,
-                          const char *server,
-                          size_t server_len,
-                          mrtr_protocol protocol,
-                          const struct mrtr_limits *limits,
-                          struct mrtr_buf *out);
-
-/**
- * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
- * `createdAt`, `lastUpdatedAt`, `ttlMs`, …). `*out` is the text (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_task_created(const char *request,
-                              size_t request_len,
-                              const char *record,
-                              size_t record_len,
-                              mrtr_protocol protocol,
-                              const struct mrtr_limits *limits,
-                              struct mrtr_buf *out);
-
-/**
- * The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
- * carries. `*out` is the text (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_task_get_response(const char *request,
-                                   size_t request_len,
-                                   const char *record,
-                                   size_t record_len,
-                                   mrtr_protocol protocol,
-                                   const struct mrtr_limits *limits,
+mrtr_status mrtr_tool_replay_state(const struct mrtr_tool_replay *tool_replay,
                                    struct mrtr_buf *out);
+
+/**
+ * The `input_required` response asking what is missing, sealed with `ring`. `*out` is the text
+ * (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_replay_input_required(const struct mrtr_tool_replay *tool_replay,
+                                            const struct mrtr_keyring *ring,
+                                            const char *data,
+                                            size_t data_len,
+                                            struct mrtr_buf *out);
+
+/**
+ * The final response with `result`. `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_replay_complete(const struct mrtr_tool_replay *tool_replay,
+                                      const char *result,
+                                      size_t result_len,
+                                      struct mrtr_buf *out);
+
+/**
+ * The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this one is
+ * released. `*out` is the new handle; free it with its `_free`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_replay_run(struct mrtr_tool_replay *tool_replay,
+                                 struct mrtr_tool_run **out);
+
+/**
+ * Frees a `mrtr_tool_replay`. NULL is a no-op.
+ *
+ * # Safety
+ * `handle` is NULL or a live handle, not used afterwards.
+ */
+mrtr_status mrtr_tool_replay_free(struct mrtr_tool_replay *handle);
+
+/**
+ * A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds, roundTimeoutMs,
+ * limits}`; none: the defaults). `*out` is the new handle; free it with its `_free`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_new(const char *request,
+                                 size_t request_len,
+                                 const char *key,
+                                 size_t key_len,
+                                 const char *config,
+                                 size_t config_len,
+                                 struct mrtr_tool_bridge **out);
+
+/**
+ * A replay of the tool from the answers collected so far. `*out` is the new handle; free it with
+ * its `_free`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_replay(const struct mrtr_tool_bridge *tool_bridge,
+                                    struct mrtr_tool_replay **out);
+
+/**
+ * Sends what `replay` misses as server requests on the stream.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_ask(struct mrtr_tool_bridge *tool_bridge,
+                                 const struct mrtr_tool_replay *replay,
+                                 uint64_t now_ms);
+
+/**
+ * The tool completed with `result`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_complete(struct mrtr_tool_bridge *tool_bridge,
+                                      const char *result,
+                                      size_t result_len);
+
+/**
+ * The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+ * object).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_refuse(struct mrtr_tool_bridge *tool_bridge,
+                                    const char *rule,
+                                    size_t rule_len,
+                                    const char *message,
+                                    size_t message_len,
+                                    const char *data,
+                                    size_t data_len);
+
+/**
+ * A response the client POSTed; true when the round is complete. `*out` is the answer.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_handle_answer(struct mrtr_tool_bridge *tool_bridge,
+                                           const char *response,
+                                           size_t response_len,
+                                           uint64_t now_ms,
+                                           bool *out);
+
+/**
+ * The round's deadline may have passed.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_handle_timeout(struct mrtr_tool_bridge *tool_bridge,
+                                            uint64_t now_ms);
+
+/**
+ * The next text to write on the stream, or none. `*out` is the text, or `{NULL, 0}` when there is
+ * none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_poll_write(struct mrtr_tool_bridge *tool_bridge,
+                                        struct mrtr_buf *out);
+
+/**
+ * When (ms) to call `handle_timeout`, or none. `*out_set` is true and `*out_at_ms` the time (ms)
+ * when there is one, else false and 0.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_poll_timeout(const struct mrtr_tool_bridge *tool_bridge,
+                                          bool *out_set,
+                                          uint64_t *out_at_ms);
+
+/**
+ * Whether the final response was written. `*out` is the answer.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_is_done(const struct mrtr_tool_bridge *tool_bridge,
+                                     bool *out);
+
+/**
+ * The ids of the server requests waiting for an answer. `*out` is a JSON array of the texts (free
+ * it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_pending(const struct mrtr_tool_bridge *tool_bridge,
+                                     struct mrtr_buf *out);
+
+/**
+ * Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+ * goes on the stream (past the round cap the call ends with that error); else `result` completes
+ * the call.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_bridge_finish(struct mrtr_tool_bridge *tool_bridge,
+                                    const struct mrtr_tool_run *run,
+                                    const char *result,
+                                    size_t result_len,
+                                    uint64_t now_ms);
+
+/**
+ * Frees a `mrtr_tool_bridge`. NULL is a no-op.
+ *
+ * # Safety
+ * `handle` is NULL or a live handle, not used afterwards.
+ */
+mrtr_status mrtr_tool_bridge_free(struct mrtr_tool_bridge *handle);
 
 /**
  * A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the default
@@ -1765,29 +2012,6 @@ mrtr_status mrtr_session_request(struct mrtr_session *session,
                                  struct mrtr_buf *out);
 
 /**
- * The `initialize` request under the next id where the protocol settles version and capabilities
- * once at the start (`2025-11-25`), or none where every request declares them. `*out` is the text,
- * or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_session_initialize(struct mrtr_session *session,
-                                    struct mrtr_buf *out);
-
-/**
- * The `notifications/initialized` notification, sent once the server answered `initialize`. `*out`
- * is the text (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_session_initialized(const struct mrtr_session *session,
-                                     struct mrtr_buf *out);
-
-/**
  * The `tools/call` request of the tool `name` with `arguments` (an object, or none). `*out` is the
  * text (free it with `mrtr_buf_free`).
  *
@@ -1816,6 +2040,29 @@ mrtr_status mrtr_session_get_prompt(struct mrtr_session *session,
                                     const char *arguments,
                                     size_t arguments_len,
                                     struct mrtr_buf *out);
+
+/**
+ * The `initialize` request under the next id where the protocol settles version and capabilities
+ * once at the start (`2025-11-25`), or none where every request declares them. `*out` is the text,
+ * or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_session_initialize(struct mrtr_session *session,
+                                    struct mrtr_buf *out);
+
+/**
+ * The `notifications/initialized` notification, sent once the server answered `initialize`. `*out`
+ * is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_session_initialized(const struct mrtr_session *session,
+                                     struct mrtr_buf *out);
 
 /**
  * The `resources/read` request of `uri`. `*out` is the text (free it with `mrtr_buf_free`).
@@ -1863,6 +2110,155 @@ mrtr_status mrtr_session_is_idempotent(const struct mrtr_session *session,
  * `handle` is NULL or a live handle, not used afterwards.
  */
 mrtr_status mrtr_session_free(struct mrtr_session *handle);
+
+/**
+ * Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+ * refusal fails the ask and is recorded: the run ends with it. `*out` is the text, or `{NULL, 0}`
+ * when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_ask(struct mrtr_tool_run *tool_run,
+                              const char *question,
+                              size_t question_len,
+                              const char *key,
+                              size_t key_len,
+                              struct mrtr_buf *out);
+
+/**
+ * Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+ * schema that is no JSON fails, unrecorded: nothing was asked. `*out` is the text, or `{NULL, 0}`
+ * when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_ask_elicit(struct mrtr_tool_run *tool_run,
+                                     const char *message,
+                                     size_t message_len,
+                                     const char *requested_schema,
+                                     size_t requested_schema_len,
+                                     const char *key,
+                                     size_t key_len,
+                                     struct mrtr_buf *out);
+
+/**
+ * The host stopped the tool (at its first unanswered ask): every later ask asks nothing and gives
+ * none.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_stop(struct mrtr_tool_run *tool_run);
+
+/**
+ * The request's `params.arguments` when an object, else `{}`; none for a bridge's run. `*out` is
+ * the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_arguments(const struct mrtr_tool_run *tool_run,
+                                    struct mrtr_buf *out);
+
+/**
+ * How many rounds came before this request. `*out` is the answer.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_round(const struct mrtr_tool_run *tool_run,
+                                uint32_t *out);
+
+/**
+ * `{stateId, expiry}` of the state the request carried, or none. `*out` is the text, or `{NULL,
+ * 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_state(const struct mrtr_tool_run *tool_run,
+                                struct mrtr_buf *out);
+
+/**
+ * The data the next round gets: what the tool set, else the last round's, or none. `*out` is the
+ * text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_data(const struct mrtr_tool_run *tool_run,
+                               struct mrtr_buf *out);
+
+/**
+ * The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_set_data(struct mrtr_tool_run *tool_run,
+                                   const char *data,
+                                   size_t data_len);
+
+/**
+ * Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins over
+ * it; none: the tool's error is the host's to raise. `*out` is `{NULL, 0}` when the check passes,
+ * else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either
+ * way.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_refused(const struct mrtr_tool_run *tool_run,
+                                  struct mrtr_buf *out);
+
+/**
+ * Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The response
+ * to send, sealed with `ring`: `input_required` when an ask went unanswered (with the data set,
+ * else the last round's as it came), else the `complete` response; fails with the refusal recorded
+ * (or met here: the round cap). `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_respond(struct mrtr_tool_run *tool_run,
+                                  const struct mrtr_keyring *ring,
+                                  const char *result,
+                                  size_t result_len,
+                                  struct mrtr_buf *out);
+
+/**
+ * The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+ * status (`{response, status}`, the options' `errorCodes`), or none. `*out` is the text, or
+ * `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_tool_run_refusal_response(const struct mrtr_tool_run *tool_run,
+                                           mrtr_protocol protocol,
+                                           const struct mrtr_limits *limits,
+                                           struct mrtr_buf *out);
+
+/**
+ * Frees a `mrtr_tool_run`. NULL is a no-op.
+ *
+ * # Safety
+ * `handle` is NULL or a live handle, not used afterwards.
+ */
+mrtr_status mrtr_tool_run_free(struct mrtr_tool_run *handle);
 
 /**
  * Decodes the next bytes of the stream, split anywhere (any split gives the same blocks). Bytes
@@ -2355,402 +2751,6 @@ mrtr_status mrtr_server_stream_take(struct mrtr_server_stream *server_stream,
  * `handle` is NULL or a live handle, not used afterwards.
  */
 mrtr_status mrtr_server_stream_free(struct mrtr_server_stream *handle);
-
-/**
- * Asks the next question, under `key` when given: its answer, or none when the tool stops here.
- * `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_replay_ask(struct mrtr_tool_replay *tool_replay,
-                                 const char *question,
-                                 size_t question_len,
-                                 const char *key,
-                                 size_t key_len,
-                                 struct mrtr_buf *out);
-
-/**
- * How many rounds came before this request. `*out` is the answer.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_replay_round(const struct mrtr_tool_replay *tool_replay,
-                                   uint32_t *out);
-
-/**
- * The tool's data of the last round, or none. `*out` is the text, or `{NULL, 0}` when there is
- * none (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_replay_data(const struct mrtr_tool_replay *tool_replay,
-                                  struct mrtr_buf *out);
-
-/**
- * `{stateId, expiry}` of the state the request carried, or none. `*out` is the text, or `{NULL,
- * 0}` when there is none (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_replay_state(const struct mrtr_tool_replay *tool_replay,
-                                   struct mrtr_buf *out);
-
-/**
- * The `input_required` response asking what is missing, sealed with `ring`. `*out` is the text
- * (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_replay_input_required(const struct mrtr_tool_replay *tool_replay,
-                                            const struct mrtr_keyring *ring,
-                                            const char *data,
-                                            size_t data_len,
-                                            struct mrtr_buf *out);
-
-/**
- * The final response with `result`. `*out` is the text (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_replay_complete(const struct mrtr_tool_replay *tool_replay,
-                                      const char *result,
-                                      size_t result_len,
-                                      struct mrtr_buf *out);
-
-/**
- * The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this one is
- * released. `*out` is the new handle; free it with its `_free`.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_replay_run(struct mrtr_tool_replay *tool_replay,
-                                 struct mrtr_tool_run **out);
-
-/**
- * Frees a `mrtr_tool_replay`. NULL is a no-op.
- *
- * # Safety
- * `handle` is NULL or a live handle, not used afterwards.
- */
-mrtr_status mrtr_tool_replay_free(struct mrtr_tool_replay *handle);
-
-/**
- * Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
- * refusal fails the ask and is recorded: the run ends with it. `*out` is the text, or `{NULL, 0}`
- * when there is none (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_run_ask(struct mrtr_tool_run *tool_run,
-                              const char *question,
-                              size_t question_len,
-                              const char *key,
-                              size_t key_len,
-                              struct mrtr_buf *out);
-
-/**
- * Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
- * schema that is no JSON fails, unrecorded: nothing was asked. `*out` is the text, or `{NULL, 0}`
- * when there is none (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_run_ask_elicit(struct mrtr_tool_run *tool_run,
-                                     const char *message,
-                                     size_t message_len,
-                                     const char *requested_schema,
-                                     size_t requested_schema_len,
-                                     const char *key,
-                                     size_t key_len,
-                                     struct mrtr_buf *out);
-
-/**
- * The request's `params.arguments` when an object, else `{}`; none for a bridge's run. `*out` is
- * the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_run_arguments(const struct mrtr_tool_run *tool_run,
-                                    struct mrtr_buf *out);
-
-/**
- * How many rounds came before this request. `*out` is the answer.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_run_round(const struct mrtr_tool_run *tool_run,
-                                uint32_t *out);
-
-/**
- * `{stateId, expiry}` of the state the request carried, or none. `*out` is the text, or `{NULL,
- * 0}` when there is none (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_run_state(const struct mrtr_tool_run *tool_run,
-                                struct mrtr_buf *out);
-
-/**
- * The data the next round gets: what the tool set, else the last round's, or none. `*out` is the
- * text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_run_data(const struct mrtr_tool_run *tool_run,
-                               struct mrtr_buf *out);
-
-/**
- * The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_run_set_data(struct mrtr_tool_run *tool_run,
-                                   const char *data,
-                                   size_t data_len);
-
-/**
- * The host stopped the tool (at its first unanswered ask): every later ask asks nothing and gives
- * none.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_run_stop(struct mrtr_tool_run *tool_run);
-
-/**
- * Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The response
- * to send, sealed with `ring`: `input_required` when an ask went unanswered (with the data set,
- * else the last round's as it came), else the `complete` response; fails with the refusal recorded
- * (or met here: the round cap). `*out` is the text (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_run_respond(struct mrtr_tool_run *tool_run,
-                                  const struct mrtr_keyring *ring,
-                                  const char *result,
-                                  size_t result_len,
-                                  struct mrtr_buf *out);
-
-/**
- * Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins over
- * it; none: the tool's error is the host's to raise. `*out` is `{NULL, 0}` when the check passes,
- * else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either
- * way.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_run_refused(const struct mrtr_tool_run *tool_run,
-                                  struct mrtr_buf *out);
-
-/**
- * The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
- * status (`{response, status}`, the options' `errorCodes`), or none. `*out` is the text, or
- * `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_run_refusal_response(const struct mrtr_tool_run *tool_run,
-                                           mrtr_protocol protocol,
-                                           const struct mrtr_limits *limits,
-                                           struct mrtr_buf *out);
-
-/**
- * Frees a `mrtr_tool_run`. NULL is a no-op.
- *
- * # Safety
- * `handle` is NULL or a live handle, not used afterwards.
- */
-mrtr_status mrtr_tool_run_free(struct mrtr_tool_run *handle);
-
-/**
- * A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds, roundTimeoutMs,
- * limits}`; none: the defaults). `*out` is the new handle; free it with its `_free`.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_bridge_new(const char *request,
-                                 size_t request_len,
-                                 const char *key,
-                                 size_t key_len,
-                                 const char *config,
-                                 size_t config_len,
-                                 struct mrtr_tool_bridge **out);
-
-/**
- * A replay of the tool from the answers collected so far. `*out` is the new handle; free it with
- * its `_free`.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_bridge_replay(const struct mrtr_tool_bridge *tool_bridge,
-                                    struct mrtr_tool_replay **out);
-
-/**
- * Sends what `replay` misses as server requests on the stream.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_bridge_ask(struct mrtr_tool_bridge *tool_bridge,
-                                 const struct mrtr_tool_replay *replay,
-                                 uint64_t now_ms);
-
-/**
- * The tool completed with `result`.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_bridge_complete(struct mrtr_tool_bridge *tool_bridge,
-                                      const char *result,
-                                      size_t result_len);
-
-/**
- * The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
- * object).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_bridge_refuse(struct mrtr_tool_bridge *tool_bridge,
-                                    const char *rule,
-                                    size_t rule_len,
-                                    const char *message,
-                                    size_t message_len,
-                                    const char *data,
-                                    size_t data_len);
-
-/**
- * Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
- * goes on the stream (past the round cap the call ends with that error); else `result` completes
- * the call.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_bridge_finish(struct mrtr_tool_bridge *tool_bridge,
-                                    const struct mrtr_tool_run *run,
-                                    const char *result,
-                                    size_t result_len,
-                                    uint64_t now_ms);
-
-/**
- * A response the client POSTed; true when the round is complete. `*out` is the answer.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_bridge_handle_answer(struct mrtr_tool_bridge *tool_bridge,
-                                           const char *response,
-                                           size_t response_len,
-                                           uint64_t now_ms,
-                                           bool *out);
-
-/**
- * The round's deadline may have passed.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_bridge_handle_timeout(struct mrtr_tool_bridge *tool_bridge,
-                                            uint64_t now_ms);
-
-/**
- * The next text to write on the stream, or none. `*out` is the text, or `{NULL, 0}` when there is
- * none (free it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_bridge_poll_write(struct mrtr_tool_bridge *tool_bridge,
-                                        struct mrtr_buf *out);
-
-/**
- * When (ms) to call `handle_timeout`, or none. `*out_set` is true and `*out_at_ms` the time (ms)
- * when there is one, else false and 0.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_bridge_poll_timeout(const struct mrtr_tool_bridge *tool_bridge,
-                                          bool *out_set,
-                                          uint64_t *out_at_ms);
-
-/**
- * Whether the final response was written. `*out` is the answer.
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_bridge_is_done(const struct mrtr_tool_bridge *tool_bridge,
-                                     bool *out);
-
-/**
- * The ids of the server requests waiting for an answer. `*out` is a JSON array of the texts (free
- * it with `mrtr_buf_free`).
- *
- * # Safety
- * Each `(pointer, length)` is valid for its length (NULL only where the value may be
- * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
- */
-mrtr_status mrtr_tool_bridge_pending(const struct mrtr_tool_bridge *tool_bridge,
-                                     struct mrtr_buf *out);
-
-/**
- * Frees a `mrtr_tool_bridge`. NULL is a no-op.
- *
- * # Safety
- * `handle` is NULL or a live handle, not used afterwards.
- */
-mrtr_status mrtr_tool_bridge_free(struct mrtr_tool_bridge *handle);
 
 /**
  * Classifies and validates one raw message (the hot path; no allocation on

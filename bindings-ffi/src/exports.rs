@@ -15,23 +15,6 @@ use crate::types::{mrtr_limits, options};
 use mrtr_facade::{self as facade, Randomness};
 use std::ffi::c_char;
 
-/// The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, …. `*out` is the
-/// text (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_catalogue(out: *mut mrtr_buf) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let out = unsafe { Out::new(out)? };
-        let value = facade::catalogue();
-        out.set(value);
-        Ok(())
-    })
-}
-
 /// Client: the retry of `request` (the request last sent) answering `result` (the response carrying
 /// `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under
 /// the new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a
@@ -173,6 +156,23 @@ pub unsafe extern "C" fn mrtr_task_transition(
     })
 }
 
+/// The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, …. `*out` is the
+/// text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_catalogue(out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let out = unsafe { Out::new(out)? };
+        let value = facade::catalogue();
+        out.set(value);
+        Ok(())
+    })
+}
+
 /// The SHA-256 digest a sealed state binds a request's `params` by: every param but
 /// `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and
 /// spelling not. `out` receives the 32 bytes.
@@ -188,145 +188,6 @@ pub unsafe extern "C" fn mrtr_params_digest(params: *const c_char, params_len: u
         let value = facade::params_digest(params)?;
         // SAFETY: the caller promises the out pointers are writable.
         unsafe { write(out.cast::<[u8; 32]>(), value, "out") }
-    })
-}
-
-/// One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
-/// decoder reads back as the same block. An event that sets no field writes an empty text. An
-/// `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong
-/// type is `usage-invalid-argument`. `*out` is the text (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_sse_encode(event: *const c_char, event_len: usize, out: *mut mrtr_buf) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, event) = unsafe { (Out::new(out)?, args::required(event, event_len, "event")?) };
-        let value = facade::sse_encode(event)?;
-        out.set(value);
-        Ok(())
-    })
-}
-
-/// What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its
-/// `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes,
-/// empty for none): `{"type": "call", "message"}` (a new call), `{"type": "messages", "messages":
-/// […]}` (answer `202`), `{"type": "answers", "key", "responses": […]}` (buffered answers of
-/// the continuation `key`), `{"type": "resume", "key", "lastEventId"}` (a GET resuming a stream). A
-/// body that is no JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`,
-/// `limit-exceeded`): answer it with HTTP 400. `*out` is the text (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_read_http_request(
-    mode: *const c_char,
-    mode_len: usize,
-    method: *const c_char,
-    method_len: usize,
-    url: *const c_char,
-    url_len: usize,
-    headers: *const c_char,
-    headers_len: usize,
-    body: *const u8,
-    body_len: usize,
-    protocol: mrtr_protocol,
-    limits: *const mrtr_limits,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, mode, method, url, headers, body, options) = unsafe {
-            (
-                Out::new(out)?,
-                args::text(mode, mode_len, "mode")?,
-                args::text(method, method_len, "method")?,
-                args::text(url, url_len, "url")?,
-                args::bytes(headers, headers_len, "headers")?,
-                args::bytes(body, body_len, "body")?,
-                options(protocol, limits, None)?,
-            )
-        };
-        let value = facade::read_http_request(mode, method, url, headers, body, &options)?;
-        out.set(value);
-        Ok(())
-    })
-}
-
-/// The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335). `*out` is the text
-/// (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_stream_url(
-    endpoint: *const c_char,
-    endpoint_len: usize,
-    key: *const c_char,
-    key_len: usize,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, endpoint, key) = unsafe {
-            (Out::new(out)?, args::text(endpoint, endpoint_len, "endpoint")?, args::text(key, key_len, "key")?)
-        };
-        let value = facade::stream_url(endpoint, key)?;
-        out.set(value);
-        Ok(())
-    })
-}
-
-/// (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
-/// `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
-/// `params.name`, `params.uri` or `params.taskId`, by method), a value that is not plain visible
-/// ASCII written `=?base64?…?=` (SEP-2243). `*out` is the text (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_mirrored_fields(
-    request: *const c_char,
-    request_len: usize,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, request) = unsafe { (Out::new(out)?, args::required(request, request_len, "request")?) };
-        let value = facade::mirrored_fields(request)?;
-        out.set(value);
-        Ok(())
-    })
-}
-
-/// A client's answer to a server request that arrived outside any request of its own in flight
-/// (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back
-/// for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other
-/// message (`ping` is exempt). `*out` is the text, or `{NULL, 0}` when there is none (free it with
-/// `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_unassociated_reply(
-    request: *const c_char,
-    request_len: usize,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, request) = unsafe { (Out::new(out)?, args::required(request, request_len, "request")?) };
-        let value = facade::unassociated_reply(request)?;
-        if let Some(text) = value {
-            out.set(text);
-        }
-        Ok(())
     })
 }
 
@@ -397,41 +258,70 @@ pub unsafe extern "C" fn mrtr_question_roots(out: *mut mrtr_buf) -> mrtr_status 
     })
 }
 
-/// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
-/// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
-/// sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
-/// refused state is -32026 `StaleState`). `*out` is the text (free it with `mrtr_buf_free`).
+/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+/// `request` is a retry (its result must not be cached), and for a cacheable result that names no
+/// caching hints the safe ones its schema requires. `*out` is the text (free it with
+/// `mrtr_buf_free`).
 ///
 /// # Safety
 /// Each `(pointer, length)` is valid for its length (NULL only where the value may be
 /// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
 #[no_mangle]
-pub unsafe extern "C" fn mrtr_error_response(
-    id: *const c_char,
-    id_len: usize,
-    rule: *const c_char,
-    rule_len: usize,
-    message: *const c_char,
-    message_len: usize,
-    data: *const c_char,
-    data_len: usize,
+pub unsafe extern "C" fn mrtr_complete(
+    request: *const c_char,
+    request_len: usize,
+    result: *const c_char,
+    result_len: usize,
     protocol: mrtr_protocol,
     limits: *const mrtr_limits,
     out: *mut mrtr_buf,
 ) -> mrtr_status {
     guard(|| {
         // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, id, rule, message, data, options) = unsafe {
+        let (out, request, result, options) = unsafe {
             (
                 Out::new(out)?,
-                args::required(id, id_len, "id")?,
-                args::text(rule, rule_len, "rule")?,
-                args::text(message, message_len, "message")?,
-                args::optional(data, data_len, "data")?,
+                args::required(request, request_len, "request")?,
+                args::required(result, result_len, "result")?,
                 options(protocol, limits, None)?,
             )
         };
-        let value = facade::error_response(id, rule, message, data, &options)?;
+        let value = facade::complete(request, result, &options)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// The answer to the `server/discover` `request` from what the server declares: `server` is
+/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+/// (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+/// member of the wrong shape, or one not named here, is `usage-invalid-argument`. `*out` is the
+/// text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_discover(
+    request: *const c_char,
+    request_len: usize,
+    server: *const c_char,
+    server_len: usize,
+    protocol: mrtr_protocol,
+    limits: *const mrtr_limits,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, request, server, options) = unsafe {
+            (
+                Out::new(out)?,
+                args::required(request, request_len, "request")?,
+                args::required(server, server_len, "server")?,
+                options(protocol, limits, None)?,
+            )
+        };
+        let value = facade::discover(request, server, &options)?;
         out.set(value);
         Ok(())
     })
@@ -583,75 +473,6 @@ pub unsafe extern "C" fn mrtr_require_declared(
     })
 }
 
-/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
-/// `request` is a retry (its result must not be cached), and for a cacheable result that names no
-/// caching hints the safe ones its schema requires. `*out` is the text (free it with
-/// `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_complete(
-    request: *const c_char,
-    request_len: usize,
-    result: *const c_char,
-    result_len: usize,
-    protocol: mrtr_protocol,
-    limits: *const mrtr_limits,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, request, result, options) = unsafe {
-            (
-                Out::new(out)?,
-                args::required(request, request_len, "request")?,
-                args::required(result, result_len, "result")?,
-                options(protocol, limits, None)?,
-            )
-        };
-        let value = facade::complete(request, result, &options)?;
-        out.set(value);
-        Ok(())
-    })
-}
-
-/// The answer to the `server/discover` `request` from what the server declares: `server` is
-/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
-/// (absent versions: the protocol's name), completed with the caching hints its schema requires. A
-/// member of the wrong shape, or one not named here, is `usage-invalid-argument`. `*out` is the
-/// text (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_discover(
-    request: *const c_char,
-    request_len: usize,
-    server: *const c_char,
-    server_len: usize,
-    protocol: mrtr_protocol,
-    limits: *const mrtr_limits,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, request, server, options) = unsafe {
-            (
-                Out::new(out)?,
-                args::required(request, request_len, "request")?,
-                args::required(server, server_len, "server")?,
-                options(protocol, limits, None)?,
-            )
-        };
-        let value = facade::discover(request, server, &options)?;
-        out.set(value);
-        Ok(())
-    })
-}
-
 /// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
 /// `createdAt`, `lastUpdatedAt`, `ttlMs`, …). `*out` is the text (free it with `mrtr_buf_free`).
 ///
@@ -714,6 +535,655 @@ pub unsafe extern "C" fn mrtr_task_get_response(
         out.set(value);
         Ok(())
     })
+}
+
+/// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
+/// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
+/// sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
+/// refused state is -32026 `StaleState`). `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_error_response(
+    id: *const c_char,
+    id_len: usize,
+    rule: *const c_char,
+    rule_len: usize,
+    message: *const c_char,
+    message_len: usize,
+    data: *const c_char,
+    data_len: usize,
+    protocol: mrtr_protocol,
+    limits: *const mrtr_limits,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, id, rule, message, data, options) = unsafe {
+            (
+                Out::new(out)?,
+                args::required(id, id_len, "id")?,
+                args::text(rule, rule_len, "rule")?,
+                args::text(message, message_len, "message")?,
+                args::optional(data, data_len, "data")?,
+                options(protocol, limits, None)?,
+            )
+        };
+        let value = facade::error_response(id, rule, message, data, &options)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
+/// decoder reads back as the same block. An event that sets no field writes an empty text. An
+/// `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong
+/// type is `usage-invalid-argument`. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_sse_encode(event: *const c_char, event_len: usize, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, event) = unsafe { (Out::new(out)?, args::required(event, event_len, "event")?) };
+        let value = facade::sse_encode(event)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its
+/// `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes,
+/// empty for none): `{"type": "call", "message"}` (a new call), `{"type": "messages", "messages":
+/// […]}` (answer `202`), `{"type": "answers", "key", "responses": […]}` (buffered answers of
+/// the continuation `key`), `{"type": "resume", "key", "lastEventId"}` (a GET resuming a stream). A
+/// body that is no JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`,
+/// `limit-exceeded`): answer it with HTTP 400. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_read_http_request(
+    mode: *const c_char,
+    mode_len: usize,
+    method: *const c_char,
+    method_len: usize,
+    url: *const c_char,
+    url_len: usize,
+    headers: *const c_char,
+    headers_len: usize,
+    body: *const u8,
+    body_len: usize,
+    protocol: mrtr_protocol,
+    limits: *const mrtr_limits,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, mode, method, url, headers, body, options) = unsafe {
+            (
+                Out::new(out)?,
+                args::text(mode, mode_len, "mode")?,
+                args::text(method, method_len, "method")?,
+                args::text(url, url_len, "url")?,
+                args::bytes(headers, headers_len, "headers")?,
+                args::bytes(body, body_len, "body")?,
+                options(protocol, limits, None)?,
+            )
+        };
+        let value = facade::read_http_request(mode, method, url, headers, body, &options)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335). `*out` is the text
+/// (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_stream_url(
+    endpoint: *const c_char,
+    endpoint_len: usize,
+    key: *const c_char,
+    key_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, endpoint, key) = unsafe {
+            (Out::new(out)?, args::text(endpoint, endpoint_len, "endpoint")?, args::text(key, key_len, "key")?)
+        };
+        let value = facade::stream_url(endpoint, key)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
+/// `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
+/// `params.name`, `params.uri` or `params.taskId`, by method), a value that is not plain visible
+/// ASCII written `=?base64?…?=` (SEP-2243). `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_mirrored_fields(
+    request: *const c_char,
+    request_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, request) = unsafe { (Out::new(out)?, args::required(request, request_len, "request")?) };
+        let value = facade::mirrored_fields(request)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// A client's answer to a server request that arrived outside any request of its own in flight
+/// (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back
+/// for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other
+/// message (`ping` is exempt). `*out` is the text, or `{NULL, 0}` when there is none (free it with
+/// `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_unassociated_reply(
+    request: *const c_char,
+    request_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, request) = unsafe { (Out::new(out)?, args::required(request, request_len, "request")?) };
+        let value = facade::unassociated_reply(request)?;
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// One replay of an await-style tool on one request: each `ask` answered from what the conversation
+/// holds, or the round ends there.
+///
+/// An opaque handle.
+pub struct mrtr_tool_replay(pub(crate) facade::ToolReplay);
+
+impl Handle for mrtr_tool_replay {
+    const KIND: Kind = Kind::ToolReplay;
+}
+
+/// Asks the next question, under `key` when given: its answer, or none when the tool stops here.
+/// `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_replay_ask(
+    tool_replay: *mut mrtr_tool_replay,
+    question: *const c_char,
+    question_len: usize,
+    key: *const c_char,
+    key_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_replay, question, key) = unsafe {
+            (
+                Out::new(out)?,
+                get_mut(tool_replay, "tool_replay")?,
+                args::required(question, question_len, "question")?,
+                args::optional_text(key, key_len, "key")?,
+            )
+        };
+        let value = tool_replay.0.ask_keyed(question, key)?;
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// How many rounds came before this request. `*out` is the answer.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_replay_round(tool_replay: *const mrtr_tool_replay, out: *mut u32) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let tool_replay = unsafe { get(tool_replay, "tool_replay")? };
+        let value = tool_replay.0.round();
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { write(out, value, "out") }
+    })
+}
+
+/// The tool's data of the last round, or none. `*out` is the text, or `{NULL, 0}` when there is
+/// none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_replay_data(
+    tool_replay: *const mrtr_tool_replay,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_replay) = unsafe { (Out::new(out)?, get(tool_replay, "tool_replay")?) };
+        let value = tool_replay.0.data();
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// `{stateId, expiry}` of the state the request carried, or none. `*out` is the text, or `{NULL,
+/// 0}` when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_replay_state(
+    tool_replay: *const mrtr_tool_replay,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_replay) = unsafe { (Out::new(out)?, get(tool_replay, "tool_replay")?) };
+        let value = tool_replay.0.state();
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// The `input_required` response asking what is missing, sealed with `ring`. `*out` is the text
+/// (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_replay_input_required(
+    tool_replay: *const mrtr_tool_replay,
+    ring: *const mrtr_keyring,
+    data: *const c_char,
+    data_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_replay, ring, data) = unsafe {
+            (Out::new(out)?, get(tool_replay, "tool_replay")?, reading(ring)?, args::optional(data, data_len, "data")?)
+        };
+        let value = tool_replay.0.input_required(&ring, data, Randomness::Os)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// The final response with `result`. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_replay_complete(
+    tool_replay: *const mrtr_tool_replay,
+    result: *const c_char,
+    result_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_replay, result) = unsafe {
+            (Out::new(out)?, get(tool_replay, "tool_replay")?, args::required(result, result_len, "result")?)
+        };
+        let value = tool_replay.0.complete(result)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this one is
+/// released. `*out` is the new handle; free it with its `_free`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_replay_run(
+    tool_replay: *mut mrtr_tool_replay,
+    out: *mut *mut mrtr_tool_run,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let tool_replay = unsafe { get_mut(tool_replay, "tool_replay")? };
+        let value = tool_replay.0.run();
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { handles::new_handle(out, mrtr_tool_run(value)) }
+    })
+}
+
+/// Frees a `mrtr_tool_replay`. NULL is a no-op.
+///
+/// # Safety
+/// `handle` is NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_replay_free(handle: *mut mrtr_tool_replay) -> mrtr_status {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { handles::free(handle) })
+}
+
+/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+/// call's stream (each associated with the call, SEP-2260).
+///
+/// An opaque handle.
+pub struct mrtr_tool_bridge(pub(crate) facade::ToolBridge);
+
+impl Handle for mrtr_tool_bridge {
+    const KIND: Kind = Kind::ToolBridge;
+}
+
+/// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds, roundTimeoutMs,
+/// limits}`; none: the defaults). `*out` is the new handle; free it with its `_free`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_bridge_new(
+    request: *const c_char,
+    request_len: usize,
+    key: *const c_char,
+    key_len: usize,
+    config: *const c_char,
+    config_len: usize,
+    out: *mut *mut mrtr_tool_bridge,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (request, key, config) = unsafe {
+            (
+                args::required(request, request_len, "request")?,
+                args::text(key, key_len, "key")?,
+                args::bytes(config, config_len, "config")?,
+            )
+        };
+        let value = facade::ToolBridge::new(request, key, config)?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { handles::new_handle(out, mrtr_tool_bridge(value)) }
+    })
+}
+
+/// A replay of the tool from the answers collected so far. `*out` is the new handle; free it with
+/// its `_free`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_bridge_replay(
+    tool_bridge: *const mrtr_tool_bridge,
+    out: *mut *mut mrtr_tool_replay,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let tool_bridge = unsafe { get(tool_bridge, "tool_bridge")? };
+        let value = tool_bridge.0.replay();
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { handles::new_handle(out, mrtr_tool_replay(value)) }
+    })
+}
+
+/// Sends what `replay` misses as server requests on the stream.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_bridge_ask(
+    tool_bridge: *mut mrtr_tool_bridge,
+    replay: *const mrtr_tool_replay,
+    now_ms: u64,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (tool_bridge, replay) = unsafe { (get_mut(tool_bridge, "tool_bridge")?, get(replay, "replay")?) };
+        tool_bridge.0.ask(&replay.0, now_ms)?;
+        Ok(())
+    })
+}
+
+/// The tool completed with `result`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_bridge_complete(
+    tool_bridge: *mut mrtr_tool_bridge,
+    result: *const c_char,
+    result_len: usize,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (tool_bridge, result) =
+            unsafe { (get_mut(tool_bridge, "tool_bridge")?, args::required(result, result_len, "result")?) };
+        tool_bridge.0.complete(result)?;
+        Ok(())
+    })
+}
+
+/// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+/// object).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_bridge_refuse(
+    tool_bridge: *mut mrtr_tool_bridge,
+    rule: *const c_char,
+    rule_len: usize,
+    message: *const c_char,
+    message_len: usize,
+    data: *const c_char,
+    data_len: usize,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (tool_bridge, rule, message, data) = unsafe {
+            (
+                get_mut(tool_bridge, "tool_bridge")?,
+                args::text(rule, rule_len, "rule")?,
+                args::text(message, message_len, "message")?,
+                args::optional(data, data_len, "data")?,
+            )
+        };
+        tool_bridge.0.refuse(rule, message, data)?;
+        Ok(())
+    })
+}
+
+/// A response the client POSTed; true when the round is complete. `*out` is the answer.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_bridge_handle_answer(
+    tool_bridge: *mut mrtr_tool_bridge,
+    response: *const c_char,
+    response_len: usize,
+    now_ms: u64,
+    out: *mut bool,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (tool_bridge, response) =
+            unsafe { (get_mut(tool_bridge, "tool_bridge")?, args::required(response, response_len, "response")?) };
+        let value = tool_bridge.0.handle_answer(response, now_ms)?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { write(out, value, "out") }
+    })
+}
+
+/// The round's deadline may have passed.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_bridge_handle_timeout(
+    tool_bridge: *mut mrtr_tool_bridge,
+    now_ms: u64,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let tool_bridge = unsafe { get_mut(tool_bridge, "tool_bridge")? };
+        tool_bridge.0.handle_timeout(now_ms);
+        Ok(())
+    })
+}
+
+/// The next text to write on the stream, or none. `*out` is the text, or `{NULL, 0}` when there is
+/// none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_bridge_poll_write(
+    tool_bridge: *mut mrtr_tool_bridge,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_bridge) = unsafe { (Out::new(out)?, get_mut(tool_bridge, "tool_bridge")?) };
+        let value = tool_bridge.0.poll_write();
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// When (ms) to call `handle_timeout`, or none. `*out_set` is true and `*out_at_ms` the time (ms)
+/// when there is one, else false and 0.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_bridge_poll_timeout(
+    tool_bridge: *const mrtr_tool_bridge,
+    out_set: *mut bool,
+    out_at_ms: *mut u64,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let tool_bridge = unsafe { get(tool_bridge, "tool_bridge")? };
+        let value = tool_bridge.0.poll_timeout();
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe {
+            write(out_set, value.is_some(), "out_set")?;
+            write(out_at_ms, value.unwrap_or(0), "out_at_ms")
+        }
+    })
+}
+
+/// Whether the final response was written. `*out` is the answer.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_bridge_is_done(tool_bridge: *const mrtr_tool_bridge, out: *mut bool) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let tool_bridge = unsafe { get(tool_bridge, "tool_bridge")? };
+        let value = tool_bridge.0.is_done();
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { write(out, value, "out") }
+    })
+}
+
+/// The ids of the server requests waiting for an answer. `*out` is a JSON array of the texts (free
+/// it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_bridge_pending(
+    tool_bridge: *const mrtr_tool_bridge,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_bridge) = unsafe { (Out::new(out)?, get(tool_bridge, "tool_bridge")?) };
+        let value = tool_bridge.0.pending();
+        out.set(serde_json::Value::from(value).to_string());
+        Ok(())
+    })
+}
+
+/// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+/// goes on the stream (past the round cap the call ends with that error); else `result` completes
+/// the call.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_bridge_finish(
+    tool_bridge: *mut mrtr_tool_bridge,
+    run: *const mrtr_tool_run,
+    result: *const c_char,
+    result_len: usize,
+    now_ms: u64,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (tool_bridge, run, result) = unsafe {
+            (get_mut(tool_bridge, "tool_bridge")?, get(run, "run")?, args::optional(result, result_len, "result")?)
+        };
+        tool_bridge.0.finish(&run.0, result, now_ms)?;
+        Ok(())
+    })
+}
+
+/// Frees a `mrtr_tool_bridge`. NULL is a no-op.
+///
+/// # Safety
+/// `handle` is NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_bridge_free(handle: *mut mrtr_tool_bridge) -> mrtr_status {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { handles::free(handle) })
 }
 
 /// A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
@@ -782,43 +1252,6 @@ pub unsafe extern "C" fn mrtr_session_request(
     })
 }
 
-/// The `initialize` request under the next id where the protocol settles version and capabilities
-/// once at the start (`2025-11-25`), or none where every request declares them. `*out` is the text,
-/// or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_session_initialize(session: *mut mrtr_session, out: *mut mrtr_buf) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, session) = unsafe { (Out::new(out)?, get_mut(session, "session")?) };
-        let value = session.0.initialize()?;
-        if let Some(text) = value {
-            out.set(text);
-        }
-        Ok(())
-    })
-}
-
-/// The `notifications/initialized` notification, sent once the server answered `initialize`. `*out`
-/// is the text (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_session_initialized(session: *const mrtr_session, out: *mut mrtr_buf) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, session) = unsafe { (Out::new(out)?, get(session, "session")?) };
-        let value = session.0.initialized();
-        out.set(value);
-        Ok(())
-    })
-}
-
 /// The `tools/call` request of the tool `name` with `arguments` (an object, or none). `*out` is the
 /// text (free it with `mrtr_buf_free`).
 ///
@@ -876,6 +1309,43 @@ pub unsafe extern "C" fn mrtr_session_get_prompt(
             )
         };
         let value = session.0.get_prompt(name, arguments)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// The `initialize` request under the next id where the protocol settles version and capabilities
+/// once at the start (`2025-11-25`), or none where every request declares them. `*out` is the text,
+/// or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_session_initialize(session: *mut mrtr_session, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, session) = unsafe { (Out::new(out)?, get_mut(session, "session")?) };
+        let value = session.0.initialize()?;
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// The `notifications/initialized` notification, sent once the server answered `initialize`. `*out`
+/// is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_session_initialized(session: *const mrtr_session, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, session) = unsafe { (Out::new(out)?, get(session, "session")?) };
+        let value = session.0.initialized();
         out.set(value);
         Ok(())
     })
@@ -955,6 +1425,287 @@ pub unsafe extern "C" fn mrtr_session_is_idempotent(
 /// `handle` is NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_session_free(handle: *mut mrtr_session) -> mrtr_status {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { handles::free(handle) })
+}
+
+/// One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+/// forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+/// input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+/// `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
+/// whatever the tool does next, even when it caught it.
+///
+/// An opaque handle.
+pub struct mrtr_tool_run(pub(crate) facade::ToolRun);
+
+impl Handle for mrtr_tool_run {
+    const KIND: Kind = Kind::ToolRun;
+}
+
+/// Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+/// refusal fails the ask and is recorded: the run ends with it. `*out` is the text, or `{NULL, 0}`
+/// when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_ask(
+    tool_run: *mut mrtr_tool_run,
+    question: *const c_char,
+    question_len: usize,
+    key: *const c_char,
+    key_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run, question, key) = unsafe {
+            (
+                Out::new(out)?,
+                get_mut(tool_run, "tool_run")?,
+                args::required(question, question_len, "question")?,
+                args::optional_text(key, key_len, "key")?,
+            )
+        };
+        let value = tool_run.0.ask(question, key)?;
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+/// schema that is no JSON fails, unrecorded: nothing was asked. `*out` is the text, or `{NULL, 0}`
+/// when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_ask_elicit(
+    tool_run: *mut mrtr_tool_run,
+    message: *const c_char,
+    message_len: usize,
+    requested_schema: *const c_char,
+    requested_schema_len: usize,
+    key: *const c_char,
+    key_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run, message, requested_schema, key) = unsafe {
+            (
+                Out::new(out)?,
+                get_mut(tool_run, "tool_run")?,
+                args::text(message, message_len, "message")?,
+                args::required(requested_schema, requested_schema_len, "requested_schema")?,
+                args::optional_text(key, key_len, "key")?,
+            )
+        };
+        let value = tool_run.0.ask_elicit(message, requested_schema, key)?;
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// The host stopped the tool (at its first unanswered ask): every later ask asks nothing and gives
+/// none.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_stop(tool_run: *mut mrtr_tool_run) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let tool_run = unsafe { get_mut(tool_run, "tool_run")? };
+        tool_run.0.stop();
+        Ok(())
+    })
+}
+
+/// The request's `params.arguments` when an object, else `{}`; none for a bridge's run. `*out` is
+/// the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_arguments(tool_run: *const mrtr_tool_run, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run) = unsafe { (Out::new(out)?, get(tool_run, "tool_run")?) };
+        let value = tool_run.0.arguments();
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// How many rounds came before this request. `*out` is the answer.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_round(tool_run: *const mrtr_tool_run, out: *mut u32) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let tool_run = unsafe { get(tool_run, "tool_run")? };
+        let value = tool_run.0.round();
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { write(out, value, "out") }
+    })
+}
+
+/// `{stateId, expiry}` of the state the request carried, or none. `*out` is the text, or `{NULL,
+/// 0}` when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_state(tool_run: *const mrtr_tool_run, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run) = unsafe { (Out::new(out)?, get(tool_run, "tool_run")?) };
+        let value = tool_run.0.state();
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// The data the next round gets: what the tool set, else the last round's, or none. `*out` is the
+/// text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_data(tool_run: *const mrtr_tool_run, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run) = unsafe { (Out::new(out)?, get(tool_run, "tool_run")?) };
+        let value = tool_run.0.data();
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_set_data(
+    tool_run: *mut mrtr_tool_run,
+    data: *const c_char,
+    data_len: usize,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (tool_run, data) = unsafe { (get_mut(tool_run, "tool_run")?, args::optional(data, data_len, "data")?) };
+        tool_run.0.set_data(data);
+        Ok(())
+    })
+}
+
+/// Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins over
+/// it; none: the tool's error is the host's to raise. `*out` is `{NULL, 0}` when the check passes,
+/// else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either
+/// way.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_refused(tool_run: *const mrtr_tool_run, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run) = unsafe { (Out::new(out)?, get(tool_run, "tool_run")?) };
+        let value = tool_run.0.refused().err().map(|e| facade::error_json(&e));
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The response
+/// to send, sealed with `ring`: `input_required` when an ask went unanswered (with the data set,
+/// else the last round's as it came), else the `complete` response; fails with the refusal recorded
+/// (or met here: the round cap). `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_respond(
+    tool_run: *mut mrtr_tool_run,
+    ring: *const mrtr_keyring,
+    result: *const c_char,
+    result_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run, ring, result) = unsafe {
+            (
+                Out::new(out)?,
+                get_mut(tool_run, "tool_run")?,
+                reading(ring)?,
+                args::optional(result, result_len, "result")?,
+            )
+        };
+        let value = tool_run.0.respond(&ring, result, Randomness::Os)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+/// status (`{response, status}`, the options' `errorCodes`), or none. `*out` is the text, or
+/// `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_refusal_response(
+    tool_run: *const mrtr_tool_run,
+    protocol: mrtr_protocol,
+    limits: *const mrtr_limits,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, tool_run, options) =
+            unsafe { (Out::new(out)?, get(tool_run, "tool_run")?, options(protocol, limits, None)?) };
+        let value = tool_run.0.refusal_response(&options);
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// Frees a `mrtr_tool_run`. NULL is a no-op.
+///
+/// # Safety
+/// `handle` is NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_tool_run_free(handle: *mut mrtr_tool_run) -> mrtr_status {
     // SAFETY: the caller's contract.
     guard(|| unsafe { handles::free(handle) })
 }
@@ -1811,757 +2562,6 @@ pub unsafe extern "C" fn mrtr_server_stream_take(
 /// `handle` is NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_server_stream_free(handle: *mut mrtr_server_stream) -> mrtr_status {
-    // SAFETY: the caller's contract.
-    guard(|| unsafe { handles::free(handle) })
-}
-
-/// One replay of an await-style tool on one request: each `ask` answered from what the conversation
-/// holds, or the round ends there.
-///
-/// An opaque handle.
-pub struct mrtr_tool_replay(pub(crate) facade::ToolReplay);
-
-impl Handle for mrtr_tool_replay {
-    const KIND: Kind = Kind::ToolReplay;
-}
-
-/// Asks the next question, under `key` when given: its answer, or none when the tool stops here.
-/// `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_replay_ask(
-    tool_replay: *mut mrtr_tool_replay,
-    question: *const c_char,
-    question_len: usize,
-    key: *const c_char,
-    key_len: usize,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, tool_replay, question, key) = unsafe {
-            (
-                Out::new(out)?,
-                get_mut(tool_replay, "tool_replay")?,
-                args::required(question, question_len, "question")?,
-                args::optional_text(key, key_len, "key")?,
-            )
-        };
-        let value = tool_replay.0.ask_keyed(question, key)?;
-        if let Some(text) = value {
-            out.set(text);
-        }
-        Ok(())
-    })
-}
-
-/// How many rounds came before this request. `*out` is the answer.
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_replay_round(tool_replay: *const mrtr_tool_replay, out: *mut u32) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let tool_replay = unsafe { get(tool_replay, "tool_replay")? };
-        let value = tool_replay.0.round();
-        // SAFETY: the caller promises the out pointers are writable.
-        unsafe { write(out, value, "out") }
-    })
-}
-
-/// The tool's data of the last round, or none. `*out` is the text, or `{NULL, 0}` when there is
-/// none (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_replay_data(
-    tool_replay: *const mrtr_tool_replay,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, tool_replay) = unsafe { (Out::new(out)?, get(tool_replay, "tool_replay")?) };
-        let value = tool_replay.0.data();
-        if let Some(text) = value {
-            out.set(text);
-        }
-        Ok(())
-    })
-}
-
-/// `{stateId, expiry}` of the state the request carried, or none. `*out` is the text, or `{NULL,
-/// 0}` when there is none (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_replay_state(
-    tool_replay: *const mrtr_tool_replay,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, tool_replay) = unsafe { (Out::new(out)?, get(tool_replay, "tool_replay")?) };
-        let value = tool_replay.0.state();
-        if let Some(text) = value {
-            out.set(text);
-        }
-        Ok(())
-    })
-}
-
-/// The `input_required` response asking what is missing, sealed with `ring`. `*out` is the text
-/// (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_replay_input_required(
-    tool_replay: *const mrtr_tool_replay,
-    ring: *const mrtr_keyring,
-    data: *const c_char,
-    data_len: usize,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, tool_replay, ring, data) = unsafe {
-            (Out::new(out)?, get(tool_replay, "tool_replay")?, reading(ring)?, args::optional(data, data_len, "data")?)
-        };
-        let value = tool_replay.0.input_required(&ring, data, Randomness::Os)?;
-        out.set(value);
-        Ok(())
-    })
-}
-
-/// The final response with `result`. `*out` is the text (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_replay_complete(
-    tool_replay: *const mrtr_tool_replay,
-    result: *const c_char,
-    result_len: usize,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, tool_replay, result) = unsafe {
-            (Out::new(out)?, get(tool_replay, "tool_replay")?, args::required(result, result_len, "result")?)
-        };
-        let value = tool_replay.0.complete(result)?;
-        out.set(value);
-        Ok(())
-    })
-}
-
-/// The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this one is
-/// released. `*out` is the new handle; free it with its `_free`.
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_replay_run(
-    tool_replay: *mut mrtr_tool_replay,
-    out: *mut *mut mrtr_tool_run,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let tool_replay = unsafe { get_mut(tool_replay, "tool_replay")? };
-        let value = tool_replay.0.run();
-        // SAFETY: the caller promises the out pointers are writable.
-        unsafe { handles::new_handle(out, mrtr_tool_run(value)) }
-    })
-}
-
-/// Frees a `mrtr_tool_replay`. NULL is a no-op.
-///
-/// # Safety
-/// `handle` is NULL or a live handle, not used afterwards.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_replay_free(handle: *mut mrtr_tool_replay) -> mrtr_status {
-    // SAFETY: the caller's contract.
-    guard(|| unsafe { handles::free(handle) })
-}
-
-/// One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
-/// forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
-/// input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
-/// `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
-/// whatever the tool does next, even when it caught it.
-///
-/// An opaque handle.
-pub struct mrtr_tool_run(pub(crate) facade::ToolRun);
-
-impl Handle for mrtr_tool_run {
-    const KIND: Kind = Kind::ToolRun;
-}
-
-/// Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
-/// refusal fails the ask and is recorded: the run ends with it. `*out` is the text, or `{NULL, 0}`
-/// when there is none (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_run_ask(
-    tool_run: *mut mrtr_tool_run,
-    question: *const c_char,
-    question_len: usize,
-    key: *const c_char,
-    key_len: usize,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, tool_run, question, key) = unsafe {
-            (
-                Out::new(out)?,
-                get_mut(tool_run, "tool_run")?,
-                args::required(question, question_len, "question")?,
-                args::optional_text(key, key_len, "key")?,
-            )
-        };
-        let value = tool_run.0.ask(question, key)?;
-        if let Some(text) = value {
-            out.set(text);
-        }
-        Ok(())
-    })
-}
-
-/// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
-/// schema that is no JSON fails, unrecorded: nothing was asked. `*out` is the text, or `{NULL, 0}`
-/// when there is none (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_run_ask_elicit(
-    tool_run: *mut mrtr_tool_run,
-    message: *const c_char,
-    message_len: usize,
-    requested_schema: *const c_char,
-    requested_schema_len: usize,
-    key: *const c_char,
-    key_len: usize,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, tool_run, message, requested_schema, key) = unsafe {
-            (
-                Out::new(out)?,
-                get_mut(tool_run, "tool_run")?,
-                args::text(message, message_len, "message")?,
-                args::required(requested_schema, requested_schema_len, "requested_schema")?,
-                args::optional_text(key, key_len, "key")?,
-            )
-        };
-        let value = tool_run.0.ask_elicit(message, requested_schema, key)?;
-        if let Some(text) = value {
-            out.set(text);
-        }
-        Ok(())
-    })
-}
-
-/// The request's `params.arguments` when an object, else `{}`; none for a bridge's run. `*out` is
-/// the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_run_arguments(tool_run: *const mrtr_tool_run, out: *mut mrtr_buf) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, tool_run) = unsafe { (Out::new(out)?, get(tool_run, "tool_run")?) };
-        let value = tool_run.0.arguments();
-        if let Some(text) = value {
-            out.set(text);
-        }
-        Ok(())
-    })
-}
-
-/// How many rounds came before this request. `*out` is the answer.
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_run_round(tool_run: *const mrtr_tool_run, out: *mut u32) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let tool_run = unsafe { get(tool_run, "tool_run")? };
-        let value = tool_run.0.round();
-        // SAFETY: the caller promises the out pointers are writable.
-        unsafe { write(out, value, "out") }
-    })
-}
-
-/// `{stateId, expiry}` of the state the request carried, or none. `*out` is the text, or `{NULL,
-/// 0}` when there is none (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_run_state(tool_run: *const mrtr_tool_run, out: *mut mrtr_buf) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, tool_run) = unsafe { (Out::new(out)?, get(tool_run, "tool_run")?) };
-        let value = tool_run.0.state();
-        if let Some(text) = value {
-            out.set(text);
-        }
-        Ok(())
-    })
-}
-
-/// The data the next round gets: what the tool set, else the last round's, or none. `*out` is the
-/// text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_run_data(tool_run: *const mrtr_tool_run, out: *mut mrtr_buf) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, tool_run) = unsafe { (Out::new(out)?, get(tool_run, "tool_run")?) };
-        let value = tool_run.0.data();
-        if let Some(text) = value {
-            out.set(text);
-        }
-        Ok(())
-    })
-}
-
-/// The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_run_set_data(
-    tool_run: *mut mrtr_tool_run,
-    data: *const c_char,
-    data_len: usize,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (tool_run, data) = unsafe { (get_mut(tool_run, "tool_run")?, args::optional(data, data_len, "data")?) };
-        tool_run.0.set_data(data);
-        Ok(())
-    })
-}
-
-/// The host stopped the tool (at its first unanswered ask): every later ask asks nothing and gives
-/// none.
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_run_stop(tool_run: *mut mrtr_tool_run) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let tool_run = unsafe { get_mut(tool_run, "tool_run")? };
-        tool_run.0.stop();
-        Ok(())
-    })
-}
-
-/// Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The response
-/// to send, sealed with `ring`: `input_required` when an ask went unanswered (with the data set,
-/// else the last round's as it came), else the `complete` response; fails with the refusal recorded
-/// (or met here: the round cap). `*out` is the text (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_run_respond(
-    tool_run: *mut mrtr_tool_run,
-    ring: *const mrtr_keyring,
-    result: *const c_char,
-    result_len: usize,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, tool_run, ring, result) = unsafe {
-            (
-                Out::new(out)?,
-                get_mut(tool_run, "tool_run")?,
-                reading(ring)?,
-                args::optional(result, result_len, "result")?,
-            )
-        };
-        let value = tool_run.0.respond(&ring, result, Randomness::Os)?;
-        out.set(value);
-        Ok(())
-    })
-}
-
-/// Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins over
-/// it; none: the tool's error is the host's to raise. `*out` is `{NULL, 0}` when the check passes,
-/// else the refusal as JSON (`{"rule", "code", "message", "data"}`): the status is `MRTR_OK` either
-/// way.
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_run_refused(tool_run: *const mrtr_tool_run, out: *mut mrtr_buf) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, tool_run) = unsafe { (Out::new(out)?, get(tool_run, "tool_run")?) };
-        let value = tool_run.0.refused().err().map(|e| facade::error_json(&e));
-        if let Some(text) = value {
-            out.set(text);
-        }
-        Ok(())
-    })
-}
-
-/// The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
-/// status (`{response, status}`, the options' `errorCodes`), or none. `*out` is the text, or
-/// `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_run_refusal_response(
-    tool_run: *const mrtr_tool_run,
-    protocol: mrtr_protocol,
-    limits: *const mrtr_limits,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, tool_run, options) =
-            unsafe { (Out::new(out)?, get(tool_run, "tool_run")?, options(protocol, limits, None)?) };
-        let value = tool_run.0.refusal_response(&options);
-        if let Some(text) = value {
-            out.set(text);
-        }
-        Ok(())
-    })
-}
-
-/// Frees a `mrtr_tool_run`. NULL is a no-op.
-///
-/// # Safety
-/// `handle` is NULL or a live handle, not used afterwards.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_run_free(handle: *mut mrtr_tool_run) -> mrtr_status {
-    // SAFETY: the caller's contract.
-    guard(|| unsafe { handles::free(handle) })
-}
-
-/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
-/// call's stream (each associated with the call, SEP-2260).
-///
-/// An opaque handle.
-pub struct mrtr_tool_bridge(pub(crate) facade::ToolBridge);
-
-impl Handle for mrtr_tool_bridge {
-    const KIND: Kind = Kind::ToolBridge;
-}
-
-/// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds, roundTimeoutMs,
-/// limits}`; none: the defaults). `*out` is the new handle; free it with its `_free`.
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_bridge_new(
-    request: *const c_char,
-    request_len: usize,
-    key: *const c_char,
-    key_len: usize,
-    config: *const c_char,
-    config_len: usize,
-    out: *mut *mut mrtr_tool_bridge,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (request, key, config) = unsafe {
-            (
-                args::required(request, request_len, "request")?,
-                args::text(key, key_len, "key")?,
-                args::bytes(config, config_len, "config")?,
-            )
-        };
-        let value = facade::ToolBridge::new(request, key, config)?;
-        // SAFETY: the caller promises the out pointers are writable.
-        unsafe { handles::new_handle(out, mrtr_tool_bridge(value)) }
-    })
-}
-
-/// A replay of the tool from the answers collected so far. `*out` is the new handle; free it with
-/// its `_free`.
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_bridge_replay(
-    tool_bridge: *const mrtr_tool_bridge,
-    out: *mut *mut mrtr_tool_replay,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let tool_bridge = unsafe { get(tool_bridge, "tool_bridge")? };
-        let value = tool_bridge.0.replay();
-        // SAFETY: the caller promises the out pointers are writable.
-        unsafe { handles::new_handle(out, mrtr_tool_replay(value)) }
-    })
-}
-
-/// Sends what `replay` misses as server requests on the stream.
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_bridge_ask(
-    tool_bridge: *mut mrtr_tool_bridge,
-    replay: *const mrtr_tool_replay,
-    now_ms: u64,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (tool_bridge, replay) = unsafe { (get_mut(tool_bridge, "tool_bridge")?, get(replay, "replay")?) };
-        tool_bridge.0.ask(&replay.0, now_ms)?;
-        Ok(())
-    })
-}
-
-/// The tool completed with `result`.
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_bridge_complete(
-    tool_bridge: *mut mrtr_tool_bridge,
-    result: *const c_char,
-    result_len: usize,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (tool_bridge, result) =
-            unsafe { (get_mut(tool_bridge, "tool_bridge")?, args::required(result, result_len, "result")?) };
-        tool_bridge.0.complete(result)?;
-        Ok(())
-    })
-}
-
-/// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
-/// object).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_bridge_refuse(
-    tool_bridge: *mut mrtr_tool_bridge,
-    rule: *const c_char,
-    rule_len: usize,
-    message: *const c_char,
-    message_len: usize,
-    data: *const c_char,
-    data_len: usize,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (tool_bridge, rule, message, data) = unsafe {
-            (
-                get_mut(tool_bridge, "tool_bridge")?,
-                args::text(rule, rule_len, "rule")?,
-                args::text(message, message_len, "message")?,
-                args::optional(data, data_len, "data")?,
-            )
-        };
-        tool_bridge.0.refuse(rule, message, data)?;
-        Ok(())
-    })
-}
-
-/// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
-/// goes on the stream (past the round cap the call ends with that error); else `result` completes
-/// the call.
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_bridge_finish(
-    tool_bridge: *mut mrtr_tool_bridge,
-    run: *const mrtr_tool_run,
-    result: *const c_char,
-    result_len: usize,
-    now_ms: u64,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (tool_bridge, run, result) = unsafe {
-            (get_mut(tool_bridge, "tool_bridge")?, get(run, "run")?, args::optional(result, result_len, "result")?)
-        };
-        tool_bridge.0.finish(&run.0, result, now_ms)?;
-        Ok(())
-    })
-}
-
-/// A response the client POSTed; true when the round is complete. `*out` is the answer.
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_bridge_handle_answer(
-    tool_bridge: *mut mrtr_tool_bridge,
-    response: *const c_char,
-    response_len: usize,
-    now_ms: u64,
-    out: *mut bool,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (tool_bridge, response) =
-            unsafe { (get_mut(tool_bridge, "tool_bridge")?, args::required(response, response_len, "response")?) };
-        let value = tool_bridge.0.handle_answer(response, now_ms)?;
-        // SAFETY: the caller promises the out pointers are writable.
-        unsafe { write(out, value, "out") }
-    })
-}
-
-/// The round's deadline may have passed.
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_bridge_handle_timeout(
-    tool_bridge: *mut mrtr_tool_bridge,
-    now_ms: u64,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let tool_bridge = unsafe { get_mut(tool_bridge, "tool_bridge")? };
-        tool_bridge.0.handle_timeout(now_ms);
-        Ok(())
-    })
-}
-
-/// The next text to write on the stream, or none. `*out` is the text, or `{NULL, 0}` when there is
-/// none (free it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_bridge_poll_write(
-    tool_bridge: *mut mrtr_tool_bridge,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, tool_bridge) = unsafe { (Out::new(out)?, get_mut(tool_bridge, "tool_bridge")?) };
-        let value = tool_bridge.0.poll_write();
-        if let Some(text) = value {
-            out.set(text);
-        }
-        Ok(())
-    })
-}
-
-/// When (ms) to call `handle_timeout`, or none. `*out_set` is true and `*out_at_ms` the time (ms)
-/// when there is one, else false and 0.
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_bridge_poll_timeout(
-    tool_bridge: *const mrtr_tool_bridge,
-    out_set: *mut bool,
-    out_at_ms: *mut u64,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let tool_bridge = unsafe { get(tool_bridge, "tool_bridge")? };
-        let value = tool_bridge.0.poll_timeout();
-        // SAFETY: the caller promises the out pointers are writable.
-        unsafe {
-            write(out_set, value.is_some(), "out_set")?;
-            write(out_at_ms, value.unwrap_or(0), "out_at_ms")
-        }
-    })
-}
-
-/// Whether the final response was written. `*out` is the answer.
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_bridge_is_done(tool_bridge: *const mrtr_tool_bridge, out: *mut bool) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let tool_bridge = unsafe { get(tool_bridge, "tool_bridge")? };
-        let value = tool_bridge.0.is_done();
-        // SAFETY: the caller promises the out pointers are writable.
-        unsafe { write(out, value, "out") }
-    })
-}
-
-/// The ids of the server requests waiting for an answer. `*out` is a JSON array of the texts (free
-/// it with `mrtr_buf_free`).
-///
-/// # Safety
-/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
-/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_bridge_pending(
-    tool_bridge: *const mrtr_tool_bridge,
-    out: *mut mrtr_buf,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract (`# Safety`), passed on.
-        let (out, tool_bridge) = unsafe { (Out::new(out)?, get(tool_bridge, "tool_bridge")?) };
-        let value = tool_bridge.0.pending();
-        out.set(serde_json::Value::from(value).to_string());
-        Ok(())
-    })
-}
-
-/// Frees a `mrtr_tool_bridge`. NULL is a no-op.
-///
-/// # Safety
-/// `handle` is NULL or a live handle, not used afterwards.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_tool_bridge_free(handle: *mut mrtr_tool_bridge) -> mrtr_status {
     // SAFETY: the caller's contract.
     guard(|| unsafe { handles::free(handle) })
 }

@@ -444,6 +444,51 @@ export declare function paramsDigest(params: JsonInput): PlatformBytes
 export declare function inspect(token: JsonInput): TokenInfo
 
 /**
+ * The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+ * `request` is a retry (its result must not be cached), and for a cacheable result that names no
+ * caching hints the safe ones its schema requires.
+ */
+export declare function complete(request: JsonInput, result: JsonInput, options?: Options): JsonObject
+
+/**
+ * The answer to the `server/discover` `request` from what the server declares: `server` is
+ * `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+ * (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+ * member of the wrong shape, or one not named here, is `usage-invalid-argument`.
+ */
+export declare function discover(request: JsonInput, server: JsonInput, options?: Options): JsonObject
+
+/**
+ * The client capabilities `questions` (input requests by key) need that `request` did not declare,
+ * as one `ClientCapabilities` object, or none.
+ */
+export declare function missingCapabilities(request: JsonInput, questions: JsonInput<AskedQuestions>, options?: Options): JsonObject | null
+
+/**
+ * Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+ * declared every capability `questions` need.
+ */
+export declare function requireCapabilities(request: JsonInput, questions: JsonInput<AskedQuestions>, options?: Options): void
+
+/**
+ * Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+ * `required` (a `ClientCapabilities` object, such as an extension).
+ */
+export declare function requireDeclared(request: JsonInput, required: JsonInput, options?: Options): void
+
+/**
+ * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+ * `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
+ */
+export declare function taskCreated(request: JsonInput, record: JsonInput<TaskRecord>, options?: Options): JsonObject
+
+/**
+ * The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+ * carries.
+ */
+export declare function taskGetResponse(request: JsonInput, record: JsonInput<TaskRecord>, options?: Options): JsonObject
+
+/**
  * One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
  * decoder reads back as the same block. An event that sets no field writes an empty text. An
  * `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong
@@ -471,104 +516,6 @@ export declare function mirroredFields(request: JsonInput): HeaderFields
  * message (`ping` is exempt).
  */
 export declare function unassociatedReply(request: JsonInput): JsonObject | null
-
-/**
- * The client capabilities `questions` (input requests by key) need that `request` did not declare,
- * as one `ClientCapabilities` object, or none.
- */
-export declare function missingCapabilities(request: JsonInput, questions: JsonInput<AskedQuestions>, options?: Options): JsonObject | null
-
-/**
- * Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
- * declared every capability `questions` need.
- */
-export declare function requireCapabilities(request: JsonInput, questions: JsonInput<AskedQuestions>, options?: Options): void
-
-/**
- * Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
- * `required` (a `ClientCapabilities` object, such as an extension).
- */
-export declare function requireDeclared(request: JsonInput, required: JsonInput, options?: Options): void
-
-/**
- * The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
- * `request` is a retry (its result must not be cached), and for a cacheable result that names no
- * caching hints the safe ones its schema requires.
- */
-export declare function complete(request: JsonInput, result: JsonInput, options?: Options): JsonObject
-
-/**
- * The answer to the `server/discover` `request` from what the server declares: `server` is
- * `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
- * (absent versions: the protocol's name), completed with the caching hints its schema requires. A
- * member of the wrong shape, or one not named here, is `usage-invalid-argument`.
- */
-export declare function discover(request: JsonInput, server: JsonInput, options?: Options): JsonObject
-
-/**
- * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
- * `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
- */
-export declare function taskCreated(request: JsonInput, record: JsonInput<TaskRecord>, options?: Options): JsonObject
-
-/**
- * The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
- * carries.
- */
-export declare function taskGetResponse(request: JsonInput, record: JsonInput<TaskRecord>, options?: Options): JsonObject
-
-/**
- * A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
- * "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
- * protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
- * client's name).
- */
-export declare class Session {
-  /**
-   * A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the default
-   * protocol, no capabilities).
-   */
-  constructor(config?: SessionConfig | null)
-  /**
-   * The request of `method` with `params` (an object, or none) under the next id, `params._meta`
-   * carrying what the session declares where the protocol reads it from every request; a `_meta`
-   * member naming one of those is `usage-invalid-argument`.
-   */
-  request(method: string, params?: JsonInput | null): JsonObject
-  /**
-   * The `initialize` request under the next id where the protocol settles version and capabilities
-   * once at the start (`2025-11-25`), or none where every request declares them.
-   */
-  initialize(): JsonObject | null
-  /**
-   * The `notifications/initialized` notification, sent once the server answered `initialize`.
-   */
-  initialized(): JsonObject
-  /**
-   * The `tools/call` request of the tool `name` with `arguments` (an object, or none).
-   */
-  callTool(name: string, args?: JsonInput | null): JsonObject
-  /**
-   * The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).
-   */
-  getPrompt(name: string, args?: JsonInput | null): JsonObject
-  /**
-   * The `resources/read` request of `uri`.
-   */
-  readResource(uri: string): JsonObject
-  /**
-   * Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
-   * `idempotentHint`, which `isIdempotent` then names (a later page or listing replaces what it says
-   * of a tool).
-   */
-  handleToolsList(result: JsonInput): void
-  /**
-   * Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called read-only
-   * or idempotent: what to set an `Operation`'s `idempotent` from (only then is a first request
-   * hedged, or sent again once a server may have taken it).
-   */
-  isIdempotent(request: JsonInput): boolean
-}
 
 /**
  * The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP
@@ -626,6 +573,59 @@ export declare class Client {
   pollEvent(): ClientEvent | null
   /** Drains `pollEvent()`. */
   events(): Generator<ClientEvent, void, undefined>
+}
+
+/**
+ * A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
+ * "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
+ * protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
+ * client's name).
+ */
+export declare class Session {
+  /**
+   * A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the default
+   * protocol, no capabilities).
+   */
+  constructor(config?: SessionConfig | null)
+  /**
+   * The request of `method` with `params` (an object, or none) under the next id, `params._meta`
+   * carrying what the session declares where the protocol reads it from every request; a `_meta`
+   * member naming one of those is `usage-invalid-argument`.
+   */
+  request(method: string, params?: JsonInput | null): JsonObject
+  /**
+   * The `tools/call` request of the tool `name` with `arguments` (an object, or none).
+   */
+  callTool(name: string, args?: JsonInput | null): JsonObject
+  /**
+   * The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).
+   */
+  getPrompt(name: string, args?: JsonInput | null): JsonObject
+  /**
+   * The `initialize` request under the next id where the protocol settles version and capabilities
+   * once at the start (`2025-11-25`), or none where every request declares them.
+   */
+  initialize(): JsonObject | null
+  /**
+   * The `notifications/initialized` notification, sent once the server answered `initialize`.
+   */
+  initialized(): JsonObject
+  /**
+   * The `resources/read` request of `uri`.
+   */
+  readResource(uri: string): JsonObject
+  /**
+   * Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+   * `idempotentHint`, which `isIdempotent` then names (a later page or listing replaces what it says
+   * of a tool).
+   */
+  handleToolsList(result: JsonInput): void
+  /**
+   * Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called read-only
+   * or idempotent: what to set an `Operation`'s `idempotent` from (only then is a first request
+   * hedged, or sent again once a server may have taken it).
+   */
+  isIdempotent(request: JsonInput): boolean
 }
 
 /**

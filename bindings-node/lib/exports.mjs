@@ -87,6 +87,72 @@ export function inspect(token) {
 }
 
 /**
+ * The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+ * `request` is a retry (its result must not be cached), and for a cacheable result that names no
+ * caching hints the safe ones its schema requires.
+ */
+export function complete(request, result, options) {
+  const input = [k.text(request, 'request'), k.text(result, 'result'), k.settings(options)]
+  return JSON.parse(k.call(() => native.complete(...input)))
+}
+
+/**
+ * The answer to the `server/discover` `request` from what the server declares: `server` is
+ * `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+ * (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+ * member of the wrong shape, or one not named here, is `usage-invalid-argument`.
+ */
+export function discover(request, server, options) {
+  const input = [k.text(request, 'request'), k.text(server, 'server'), k.settings(options)]
+  return JSON.parse(k.call(() => native.discover(...input)))
+}
+
+/**
+ * The client capabilities `questions` (input requests by key) need that `request` did not declare,
+ * as one `ClientCapabilities` object, or none.
+ */
+export function missingCapabilities(request, questions, options) {
+  const input = [k.text(request, 'request'), k.text(questions, 'questions'), k.settings(options)]
+  return k.parsed(k.call(() => native.missingCapabilities(...input)))
+}
+
+/**
+ * Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+ * declared every capability `questions` need.
+ */
+export function requireCapabilities(request, questions, options) {
+  const input = [k.text(request, 'request'), k.text(questions, 'questions'), k.settings(options)]
+  k.refused(k.call(() => native.requireCapabilities(...input)))
+}
+
+/**
+ * Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+ * `required` (a `ClientCapabilities` object, such as an extension).
+ */
+export function requireDeclared(request, required, options) {
+  const input = [k.text(request, 'request'), k.text(required, 'required'), k.settings(options)]
+  k.refused(k.call(() => native.requireDeclared(...input)))
+}
+
+/**
+ * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+ * `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
+ */
+export function taskCreated(request, record, options) {
+  const input = [k.text(request, 'request'), k.text(record, 'record'), k.settings(options)]
+  return JSON.parse(k.call(() => native.taskCreated(...input)))
+}
+
+/**
+ * The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+ * carries.
+ */
+export function taskGetResponse(request, record, options) {
+  const input = [k.text(request, 'request'), k.text(record, 'record'), k.settings(options)]
+  return JSON.parse(k.call(() => native.taskGetResponse(...input)))
+}
+
+/**
  * One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
  * decoder reads back as the same block. An event that sets no field writes an empty text. An
  * `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong
@@ -125,160 +191,6 @@ export function mirroredFields(request) {
 export function unassociatedReply(request) {
   const input = [k.text(request, 'request')]
   return k.parsed(k.call(() => native.unassociatedReply(...input)))
-}
-
-/**
- * The client capabilities `questions` (input requests by key) need that `request` did not declare,
- * as one `ClientCapabilities` object, or none.
- */
-export function missingCapabilities(request, questions, options) {
-  const input = [k.text(request, 'request'), k.text(questions, 'questions'), k.settings(options)]
-  return k.parsed(k.call(() => native.missingCapabilities(...input)))
-}
-
-/**
- * Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
- * declared every capability `questions` need.
- */
-export function requireCapabilities(request, questions, options) {
-  const input = [k.text(request, 'request'), k.text(questions, 'questions'), k.settings(options)]
-  k.refused(k.call(() => native.requireCapabilities(...input)))
-}
-
-/**
- * Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
- * `required` (a `ClientCapabilities` object, such as an extension).
- */
-export function requireDeclared(request, required, options) {
-  const input = [k.text(request, 'request'), k.text(required, 'required'), k.settings(options)]
-  k.refused(k.call(() => native.requireDeclared(...input)))
-}
-
-/**
- * The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
- * `request` is a retry (its result must not be cached), and for a cacheable result that names no
- * caching hints the safe ones its schema requires.
- */
-export function complete(request, result, options) {
-  const input = [k.text(request, 'request'), k.text(result, 'result'), k.settings(options)]
-  return JSON.parse(k.call(() => native.complete(...input)))
-}
-
-/**
- * The answer to the `server/discover` `request` from what the server declares: `server` is
- * `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
- * (absent versions: the protocol's name), completed with the caching hints its schema requires. A
- * member of the wrong shape, or one not named here, is `usage-invalid-argument`.
- */
-export function discover(request, server, options) {
-  const input = [k.text(request, 'request'), k.text(server, 'server'), k.settings(options)]
-  return JSON.parse(k.call(() => native.discover(...input)))
-}
-
-/**
- * The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
- * `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
- */
-export function taskCreated(request, record, options) {
-  const input = [k.text(request, 'request'), k.text(record, 'record'), k.settings(options)]
-  return JSON.parse(k.call(() => native.taskCreated(...input)))
-}
-
-/**
- * The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
- * carries.
- */
-export function taskGetResponse(request, record, options) {
-  const input = [k.text(request, 'request'), k.text(record, 'record'), k.settings(options)]
-  return JSON.parse(k.call(() => native.taskGetResponse(...input)))
-}
-
-/**
- * A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
- * "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
- * protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
- * client's name).
- */
-export class Session {
-
-  /**
-   * A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the default
-   * protocol, no capabilities).
-   */
-  constructor(config) {
-    k.lacks(native.Session, 'Session')
-    const input = [k.optional(config, k.text, 'config')]
-    k.NATIVE.set(this, k.call(() => new native.Session(...input)))
-  }
-
-  /**
-   * The request of `method` with `params` (an object, or none) under the next id, `params._meta`
-   * carrying what the session declares where the protocol reads it from every request; a `_meta`
-   * member naming one of those is `usage-invalid-argument`.
-   */
-  request(method, params) {
-    const input = [k.string(method, 'method'), k.optional(params, k.text, 'params')]
-    return JSON.parse(k.call(() => k.NATIVE.get(this).request(...input)))
-  }
-
-  /**
-   * The `initialize` request under the next id where the protocol settles version and capabilities
-   * once at the start (`2025-11-25`), or none where every request declares them.
-   */
-  initialize() {
-    return k.parsed(k.call(() => k.NATIVE.get(this).initialize()))
-  }
-
-  /**
-   * The `notifications/initialized` notification, sent once the server answered `initialize`.
-   */
-  initialized() {
-    return JSON.parse(k.call(() => k.NATIVE.get(this).initialized()))
-  }
-
-  /**
-   * The `tools/call` request of the tool `name` with `arguments` (an object, or none).
-   */
-  callTool(name, args) {
-    const input = [k.string(name, 'name'), k.optional(args, k.text, 'arguments')]
-    return JSON.parse(k.call(() => k.NATIVE.get(this).callTool(...input)))
-  }
-
-  /**
-   * The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).
-   */
-  getPrompt(name, args) {
-    const input = [k.string(name, 'name'), k.optional(args, k.text, 'arguments')]
-    return JSON.parse(k.call(() => k.NATIVE.get(this).getPrompt(...input)))
-  }
-
-  /**
-   * The `resources/read` request of `uri`.
-   */
-  readResource(uri) {
-    const input = [k.string(uri, 'uri')]
-    return JSON.parse(k.call(() => k.NATIVE.get(this).readResource(...input)))
-  }
-
-  /**
-   * Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
-   * `idempotentHint`, which `isIdempotent` then names (a later page or listing replaces what it says
-   * of a tool).
-   */
-  handleToolsList(result) {
-    const input = [k.text(result, 'result')]
-    k.call(() => k.NATIVE.get(this).handleToolsList(...input))
-  }
-
-  /**
-   * Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called read-only
-   * or idempotent: what to set an `Operation`'s `idempotent` from (only then is a first request
-   * hedged, or sent again once a server may have taken it).
-   */
-  isIdempotent(request) {
-    const input = [k.text(request, 'request')]
-    return k.call(() => k.NATIVE.get(this).isIdempotent(...input))
-  }
 }
 
 /**
@@ -377,6 +289,94 @@ export class Client {
   /** Drains `pollEvent()`. */
   *events() {
     for (let v = this.pollEvent(); v !== null; v = this.pollEvent()) yield v
+  }
+}
+
+/**
+ * A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
+ * "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
+ * protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
+ * client's name).
+ */
+export class Session {
+
+  /**
+   * A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the default
+   * protocol, no capabilities).
+   */
+  constructor(config) {
+    k.lacks(native.Session, 'Session')
+    const input = [k.optional(config, k.text, 'config')]
+    k.NATIVE.set(this, k.call(() => new native.Session(...input)))
+  }
+
+  /**
+   * The request of `method` with `params` (an object, or none) under the next id, `params._meta`
+   * carrying what the session declares where the protocol reads it from every request; a `_meta`
+   * member naming one of those is `usage-invalid-argument`.
+   */
+  request(method, params) {
+    const input = [k.string(method, 'method'), k.optional(params, k.text, 'params')]
+    return JSON.parse(k.call(() => k.NATIVE.get(this).request(...input)))
+  }
+
+  /**
+   * The `tools/call` request of the tool `name` with `arguments` (an object, or none).
+   */
+  callTool(name, args) {
+    const input = [k.string(name, 'name'), k.optional(args, k.text, 'arguments')]
+    return JSON.parse(k.call(() => k.NATIVE.get(this).callTool(...input)))
+  }
+
+  /**
+   * The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).
+   */
+  getPrompt(name, args) {
+    const input = [k.string(name, 'name'), k.optional(args, k.text, 'arguments')]
+    return JSON.parse(k.call(() => k.NATIVE.get(this).getPrompt(...input)))
+  }
+
+  /**
+   * The `initialize` request under the next id where the protocol settles version and capabilities
+   * once at the start (`2025-11-25`), or none where every request declares them.
+   */
+  initialize() {
+    return k.parsed(k.call(() => k.NATIVE.get(this).initialize()))
+  }
+
+  /**
+   * The `notifications/initialized` notification, sent once the server answered `initialize`.
+   */
+  initialized() {
+    return JSON.parse(k.call(() => k.NATIVE.get(this).initialized()))
+  }
+
+  /**
+   * The `resources/read` request of `uri`.
+   */
+  readResource(uri) {
+    const input = [k.string(uri, 'uri')]
+    return JSON.parse(k.call(() => k.NATIVE.get(this).readResource(...input)))
+  }
+
+  /**
+   * Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+   * `idempotentHint`, which `isIdempotent` then names (a later page or listing replaces what it says
+   * of a tool).
+   */
+  handleToolsList(result) {
+    const input = [k.text(result, 'result')]
+    k.call(() => k.NATIVE.get(this).handleToolsList(...input))
+  }
+
+  /**
+   * Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called read-only
+   * or idempotent: what to set an `Operation`'s `idempotent` from (only then is a first request
+   * hedged, or sent again once a server may have taken it).
+   */
+  isIdempotent(request) {
+    const input = [k.text(request, 'request')]
+    return k.call(() => k.NATIVE.get(this).isIdempotent(...input))
   }
 }
 

@@ -7,12 +7,6 @@ use mrtr_facade::{self as facade, Randomness};
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
 
-/// The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
-#[napi]
-pub fn catalogue() -> Result<String> {
-    crate::run(|| Ok(facade::catalogue()))
-}
-
 /// Classifies one raw message: what it found, packed into one string (`facade::classify_packed`).
 #[napi]
 pub fn classify(text: Text, options: Option<String>) -> Result<String> {
@@ -110,6 +104,12 @@ pub fn task_transition(current: String, next: String) -> Result<&'static str> {
     crate::run(|| facade::task_transition(&current, &next))
 }
 
+/// The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
+#[napi]
+pub fn catalogue() -> Result<String> {
+    crate::run(|| Ok(facade::catalogue()))
+}
+
 /// The binding a sealed state of `request` is bound to, for the principal `subject` or, explicitly,
 /// `anonymous`: `{subject | anonymous, protocol, method, target, paramsDigest}`.
 #[napi]
@@ -135,6 +135,126 @@ pub fn params_digest(params: Text) -> Result<Buffer> {
 #[napi]
 pub fn inspect(token: Text) -> Result<String> {
     crate::run(|| facade::inspect(crate::bytes(&token)))
+}
+
+/// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
+#[napi]
+pub fn question_elicit(message: String, requested_schema: Text) -> Result<String> {
+    crate::run(|| facade::question_elicit(&message, crate::bytes(&requested_schema)))
+}
+
+/// A sampling request with `params` (`messages`, `maxTokens`, …): an input request.
+#[napi]
+pub fn question_sample(params: Text) -> Result<String> {
+    crate::run(|| facade::question_sample(crate::bytes(&params)))
+}
+
+/// A request for the client's roots: an input request.
+#[napi]
+pub fn question_roots() -> Result<String> {
+    crate::run(|| Ok(facade::question_roots()))
+}
+
+/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+/// `request` is a retry (its result must not be cached), and for a cacheable result that names no
+/// caching hints the safe ones its schema requires.
+#[napi]
+pub fn complete(request: Text, result: Text, options: Option<String>) -> Result<String> {
+    crate::run(|| facade::complete(crate::bytes(&request), crate::bytes(&result), &crate::options(options)?))
+}
+
+/// The answer to the `server/discover` `request` from what the server declares: `server` is
+/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+/// (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+/// member of the wrong shape, or one not named here, is `usage-invalid-argument`.
+#[napi]
+pub fn discover(request: Text, server: Text, options: Option<String>) -> Result<String> {
+    crate::run(|| facade::discover(crate::bytes(&request), crate::bytes(&server), &crate::options(options)?))
+}
+
+/// What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
+/// its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
+/// then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
+/// lists them).
+#[napi]
+pub fn check_request(
+    request: Text,
+    headers: Option<Text>,
+    supported: Text,
+    options: Option<String>,
+) -> Result<Option<String>> {
+    crate::refusal(|| {
+        facade::check_request(
+            crate::bytes(&request),
+            headers.as_ref().map(crate::bytes),
+            crate::bytes(&supported),
+            &crate::options(options)?,
+        )
+    })
+}
+
+/// The client capabilities `questions` (input requests by key) need that `request` did not declare,
+/// as one `ClientCapabilities` object, or none.
+#[napi]
+pub fn missing_capabilities(request: Text, questions: Text, options: Option<String>) -> Result<Option<String>> {
+    crate::run(|| {
+        facade::missing_capabilities(crate::bytes(&request), crate::bytes(&questions), &crate::options(options)?)
+    })
+}
+
+/// Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+/// declared every capability `questions` need.
+#[napi]
+pub fn require_capabilities(request: Text, questions: Text, options: Option<String>) -> Result<Option<String>> {
+    crate::refusal(|| {
+        facade::require_capabilities(crate::bytes(&request), crate::bytes(&questions), &crate::options(options)?)
+    })
+}
+
+/// Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+/// `required` (a `ClientCapabilities` object, such as an extension).
+#[napi]
+pub fn require_declared(request: Text, required: Text, options: Option<String>) -> Result<Option<String>> {
+    crate::refusal(|| {
+        facade::require_declared(crate::bytes(&request), crate::bytes(&required), &crate::options(options)?)
+    })
+}
+
+/// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+/// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
+#[napi]
+pub fn task_created(request: Text, record: Text, options: Option<String>) -> Result<String> {
+    crate::run(|| facade::task_created(crate::bytes(&request), crate::bytes(&record), &crate::options(options)?))
+}
+
+/// The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+/// carries.
+#[napi]
+pub fn task_get_response(request: Text, record: Text, options: Option<String>) -> Result<String> {
+    crate::run(|| facade::task_get_response(crate::bytes(&request), crate::bytes(&record), &crate::options(options)?))
+}
+
+/// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
+/// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
+/// sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
+/// refused state is -32026 `StaleState`).
+#[napi]
+pub fn error_response(
+    id: Text,
+    rule: String,
+    message: String,
+    data: Option<Text>,
+    options: Option<String>,
+) -> Result<String> {
+    crate::run(|| {
+        facade::error_response(
+            crate::bytes(&id),
+            &rule,
+            &message,
+            data.as_ref().map(crate::bytes),
+            &crate::options(options)?,
+        )
+    })
 }
 
 /// One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
@@ -196,198 +316,6 @@ pub fn mirrored_fields(request: Text) -> Result<String> {
 #[napi]
 pub fn unassociated_reply(request: Text) -> Result<Option<String>> {
     crate::run(|| facade::unassociated_reply(crate::bytes(&request)))
-}
-
-/// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
-#[napi]
-pub fn question_elicit(message: String, requested_schema: Text) -> Result<String> {
-    crate::run(|| facade::question_elicit(&message, crate::bytes(&requested_schema)))
-}
-
-/// A sampling request with `params` (`messages`, `maxTokens`, …): an input request.
-#[napi]
-pub fn question_sample(params: Text) -> Result<String> {
-    crate::run(|| facade::question_sample(crate::bytes(&params)))
-}
-
-/// A request for the client's roots: an input request.
-#[napi]
-pub fn question_roots() -> Result<String> {
-    crate::run(|| Ok(facade::question_roots()))
-}
-
-/// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
-/// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
-/// sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
-/// refused state is -32026 `StaleState`).
-#[napi]
-pub fn error_response(
-    id: Text,
-    rule: String,
-    message: String,
-    data: Option<Text>,
-    options: Option<String>,
-) -> Result<String> {
-    crate::run(|| {
-        facade::error_response(
-            crate::bytes(&id),
-            &rule,
-            &message,
-            data.as_ref().map(crate::bytes),
-            &crate::options(options)?,
-        )
-    })
-}
-
-/// What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
-/// its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
-/// then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
-/// lists them).
-#[napi]
-pub fn check_request(
-    request: Text,
-    headers: Option<Text>,
-    supported: Text,
-    options: Option<String>,
-) -> Result<Option<String>> {
-    crate::refusal(|| {
-        facade::check_request(
-            crate::bytes(&request),
-            headers.as_ref().map(crate::bytes),
-            crate::bytes(&supported),
-            &crate::options(options)?,
-        )
-    })
-}
-
-/// The client capabilities `questions` (input requests by key) need that `request` did not declare,
-/// as one `ClientCapabilities` object, or none.
-#[napi]
-pub fn missing_capabilities(request: Text, questions: Text, options: Option<String>) -> Result<Option<String>> {
-    crate::run(|| {
-        facade::missing_capabilities(crate::bytes(&request), crate::bytes(&questions), &crate::options(options)?)
-    })
-}
-
-/// Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
-/// declared every capability `questions` need.
-#[napi]
-pub fn require_capabilities(request: Text, questions: Text, options: Option<String>) -> Result<Option<String>> {
-    crate::refusal(|| {
-        facade::require_capabilities(crate::bytes(&request), crate::bytes(&questions), &crate::options(options)?)
-    })
-}
-
-/// Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
-/// `required` (a `ClientCapabilities` object, such as an extension).
-#[napi]
-pub fn require_declared(request: Text, required: Text, options: Option<String>) -> Result<Option<String>> {
-    crate::refusal(|| {
-        facade::require_declared(crate::bytes(&request), crate::bytes(&required), &crate::options(options)?)
-    })
-}
-
-/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
-/// `request` is a retry (its result must not be cached), and for a cacheable result that names no
-/// caching hints the safe ones its schema requires.
-#[napi]
-pub fn complete(request: Text, result: Text, options: Option<String>) -> Result<String> {
-    crate::run(|| facade::complete(crate::bytes(&request), crate::bytes(&result), &crate::options(options)?))
-}
-
-/// The answer to the `server/discover` `request` from what the server declares: `server` is
-/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
-/// (absent versions: the protocol's name), completed with the caching hints its schema requires. A
-/// member of the wrong shape, or one not named here, is `usage-invalid-argument`.
-#[napi]
-pub fn discover(request: Text, server: Text, options: Option<String>) -> Result<String> {
-    crate::run(|| facade::discover(crate::bytes(&request), crate::bytes(&server), &crate::options(options)?))
-}
-
-/// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
-/// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
-#[napi]
-pub fn task_created(request: Text, record: Text, options: Option<String>) -> Result<String> {
-    crate::run(|| facade::task_created(crate::bytes(&request), crate::bytes(&record), &crate::options(options)?))
-}
-
-/// The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
-/// carries.
-#[napi]
-pub fn task_get_response(request: Text, record: Text, options: Option<String>) -> Result<String> {
-    crate::run(|| facade::task_get_response(crate::bytes(&request), crate::bytes(&record), &crate::options(options)?))
-}
-
-/// A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
-/// "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
-/// protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
-/// client's name).
-#[napi]
-pub struct Session(pub(crate) facade::Session);
-
-#[napi]
-impl Session {
-    /// A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the
-    /// default protocol, no capabilities).
-    #[napi(constructor)]
-    pub fn new(config: Option<Text>) -> Result<Session> {
-        crate::run(|| facade::Session::new(crate::or_empty(&config)).map(Session))
-    }
-
-    /// The request of `method` with `params` (an object, or none) under the next id, `params._meta`
-    /// carrying what the session declares where the protocol reads it from every request; a `_meta`
-    /// member naming one of those is `usage-invalid-argument`.
-    #[napi]
-    pub fn request(&mut self, method: String, params: Option<Text>) -> Result<String> {
-        crate::run(|| self.0.request(&method, params.as_ref().map(crate::bytes)))
-    }
-
-    /// The `initialize` request under the next id where the protocol settles version and
-    /// capabilities once at the start (`2025-11-25`), or none where every request declares them.
-    #[napi]
-    pub fn initialize(&mut self) -> Result<Option<String>> {
-        crate::run(|| self.0.initialize())
-    }
-
-    /// The `notifications/initialized` notification, sent once the server answered `initialize`.
-    #[napi]
-    pub fn initialized(&self) -> Result<String> {
-        crate::run(|| Ok(self.0.initialized()))
-    }
-
-    /// The `tools/call` request of the tool `name` with `arguments` (an object, or none).
-    #[napi]
-    pub fn call_tool(&mut self, name: String, arguments: Option<Text>) -> Result<String> {
-        crate::run(|| self.0.call_tool(&name, arguments.as_ref().map(crate::bytes)))
-    }
-
-    /// The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).
-    #[napi]
-    pub fn get_prompt(&mut self, name: String, arguments: Option<Text>) -> Result<String> {
-        crate::run(|| self.0.get_prompt(&name, arguments.as_ref().map(crate::bytes)))
-    }
-
-    /// The `resources/read` request of `uri`.
-    #[napi]
-    pub fn read_resource(&mut self, uri: String) -> Result<String> {
-        crate::run(|| self.0.read_resource(&uri))
-    }
-
-    /// Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
-    /// `idempotentHint`, which `is_idempotent` then names (a later page or listing replaces what it
-    /// says of a tool).
-    #[napi]
-    pub fn handle_tools_list(&mut self, result: Text) -> Result<()> {
-        crate::run(|| self.0.handle_tools_list(crate::bytes(&result)))
-    }
-
-    /// Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called
-    /// read-only or idempotent: what to set an `Operation`'s `idempotent` from (only then is a
-    /// first request hedged, or sent again once a server may have taken it).
-    #[napi]
-    pub fn is_idempotent(&self, request: Text) -> Result<bool> {
-        crate::run(|| self.0.is_idempotent(crate::bytes(&request)))
-    }
 }
 
 /// The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP
@@ -468,6 +396,520 @@ impl Client {
     #[napi]
     pub fn poll_event(&mut self) -> Result<Option<String>> {
         crate::run(|| Ok(self.0.poll_event()))
+    }
+}
+
+/// One replay of an await-style tool on one request: each `ask` answered from what the conversation
+/// holds, or the round ends there.
+#[napi]
+pub struct ToolReplay(pub(crate) facade::ToolReplay);
+
+#[napi]
+impl ToolReplay {
+    /// Asks the next question, under `key` when given: its answer, or none when the tool stops
+    /// here.
+    #[napi]
+    pub fn ask(&mut self, question: Text, key: Option<String>) -> Result<Option<String>> {
+        crate::run(|| self.0.ask_keyed(crate::bytes(&question), key.as_deref()))
+    }
+
+    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none.
+    #[napi]
+    pub fn ask_elicit(
+        &mut self,
+        message: String,
+        requested_schema: Text,
+        key: Option<String>,
+    ) -> Result<Option<String>> {
+        crate::run(|| self.0.ask_elicit(&message, crate::bytes(&requested_schema), key.as_deref()))
+    }
+
+    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's replay.
+    #[napi]
+    pub fn arguments(&self) -> Result<Option<String>> {
+        crate::run(|| Ok(self.0.arguments()))
+    }
+
+    /// How many rounds came before this request.
+    #[napi]
+    pub fn round(&self) -> Result<u32> {
+        crate::run(|| Ok(self.0.round()))
+    }
+
+    /// The tool's data of the last round, or none.
+    #[napi]
+    pub fn data(&self) -> Result<Option<String>> {
+        crate::run(|| Ok(self.0.data()))
+    }
+
+    /// `{stateId, expiry}` of the state the request carried, or none.
+    #[napi]
+    pub fn state(&self) -> Result<Option<String>> {
+        crate::run(|| Ok(self.0.state()))
+    }
+
+    /// The `input_required` response asking what is missing, sealed with `ring`.
+    #[napi]
+    pub fn input_required(&self, ring: &KeyRing, data: Option<Text>, random: &[u8]) -> Result<String> {
+        crate::run(|| self.0.input_required(&ring.0, data.as_ref().map(crate::bytes), Randomness::Bytes(random)))
+    }
+
+    /// `input_required` sealing again the last round's data as it came (none: none).
+    #[napi]
+    pub fn input_required_kept(&self, ring: &KeyRing, random: &[u8]) -> Result<String> {
+        crate::run(|| self.0.input_required_kept(&ring.0, Randomness::Bytes(random)))
+    }
+
+    /// The final response with `result`.
+    #[napi]
+    pub fn complete(&self, result: Text) -> Result<String> {
+        crate::run(|| self.0.complete(crate::bytes(&result)))
+    }
+
+    /// Frees what the replay holds now, not when its object is collected (a finalizer runs only
+    /// between event-loop turns): the last call on it. After it, asking and answering are out of
+    /// turn.
+    #[napi]
+    pub fn release(&mut self) -> Result<()> {
+        crate::run(|| {
+            self.0.release();
+            Ok(())
+        })
+    }
+
+    /// The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this
+    /// one is released.
+    #[napi]
+    pub fn run(&mut self) -> Result<ToolRun> {
+        crate::run(|| Ok(ToolRun(self.0.run())))
+    }
+}
+
+/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+/// call's stream (each associated with the call, SEP-2260).
+#[napi]
+pub struct ToolBridge(pub(crate) facade::ToolBridge);
+
+#[napi]
+impl ToolBridge {
+    /// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds,
+    /// roundTimeoutMs, limits}`; none: the defaults).
+    #[napi(constructor)]
+    pub fn new(request: Text, key: String, config: Option<Text>) -> Result<ToolBridge> {
+        crate::run(|| facade::ToolBridge::new(crate::bytes(&request), &key, crate::or_empty(&config)).map(ToolBridge))
+    }
+
+    /// A replay of the tool from the answers collected so far.
+    #[napi]
+    pub fn replay(&self) -> Result<ToolReplay> {
+        crate::run(|| Ok(ToolReplay(self.0.replay())))
+    }
+
+    /// Sends what `replay` misses as server requests on the stream.
+    #[napi]
+    pub fn ask(&mut self, replay: &ToolReplay, now: f64) -> Result<()> {
+        crate::run(|| self.0.ask(&replay.0, facade::whole(now, "now")?))
+    }
+
+    /// The tool completed with `result`.
+    #[napi]
+    pub fn complete(&mut self, result: Text) -> Result<()> {
+        crate::run(|| self.0.complete(crate::bytes(&result)))
+    }
+
+    /// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+    /// object).
+    #[napi]
+    pub fn refuse(&mut self, rule: String, message: String, data: Option<Text>) -> Result<()> {
+        crate::run(|| self.0.refuse(&rule, &message, data.as_ref().map(crate::bytes)))
+    }
+
+    /// A response the client POSTed; true when the round is complete.
+    #[napi]
+    pub fn handle_answer(&mut self, response: Text, now: f64) -> Result<bool> {
+        crate::run(|| self.0.handle_answer(crate::bytes(&response), facade::whole(now, "now")?))
+    }
+
+    /// The round's deadline may have passed.
+    #[napi]
+    pub fn handle_timeout(&mut self, now: f64) -> Result<()> {
+        crate::run(|| {
+            self.0.handle_timeout(facade::whole(now, "now")?);
+            Ok(())
+        })
+    }
+
+    /// The next text to write on the stream, or none.
+    #[napi]
+    pub fn poll_write(&mut self) -> Result<Option<String>> {
+        crate::run(|| Ok(self.0.poll_write()))
+    }
+
+    /// When (ms) to call `handle_timeout`, or none.
+    #[napi]
+    pub fn poll_timeout(&self) -> Result<Option<f64>> {
+        crate::run(|| Ok(self.0.poll_timeout().map(|t| t as f64)))
+    }
+
+    /// Whether the final response was written.
+    #[napi]
+    pub fn is_done(&self) -> Result<bool> {
+        crate::run(|| Ok(self.0.is_done()))
+    }
+
+    /// The ids of the server requests waiting for an answer.
+    #[napi]
+    pub fn pending(&self) -> Result<Vec<String>> {
+        crate::run(|| Ok(self.0.pending()))
+    }
+
+    /// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+    /// goes on the stream (past the round cap the call ends with that error); else `result`
+    /// completes the call.
+    #[napi]
+    pub fn finish(&mut self, run: &ToolRun, result: Option<Text>, now: f64) -> Result<()> {
+        crate::run(|| self.0.finish(&run.0, result.as_ref().map(crate::bytes), facade::whole(now, "now")?))
+    }
+}
+
+/// Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): the current seals, any opens.
+#[napi]
+pub struct KeyRing(pub(crate) facade::KeyRing);
+
+#[napi]
+impl KeyRing {
+    /// A ring holding the key `id` (0–255) of `algorithm`, with exactly one of a 32-byte `secret`
+    /// or a `master` secret (at least 32 uniformly random bytes) to derive it from; the key seals.
+    #[napi(constructor)]
+    pub fn new(id: f64, algorithm: String, secret: Option<&[u8]>, master: Option<&[u8]>) -> Result<KeyRing> {
+        crate::run(|| facade::KeyRing::new(facade::whole(id, "id")?, &algorithm, secret, master).map(KeyRing))
+    }
+
+    /// Adds a key that opens tokens (replacing one with the same id).
+    #[napi]
+    pub fn add(&mut self, id: f64, algorithm: String, secret: Option<&[u8]>, master: Option<&[u8]>) -> Result<()> {
+        crate::run(|| self.0.add(facade::whole(id, "id")?, &algorithm, secret, master))
+    }
+
+    /// Makes the key `id` the sealing key; false when the ring lacks it.
+    #[napi]
+    pub fn set_current(&mut self, id: f64) -> Result<bool> {
+        crate::run(|| Ok(self.0.set_current(facade::whole(id, "id")?)))
+    }
+
+    /// Drops the key `id` (not the current one); false when it could not.
+    #[napi]
+    pub fn remove(&mut self, id: f64) -> Result<bool> {
+        crate::run(|| Ok(self.0.remove(facade::whole(id, "id")?)))
+    }
+
+    /// The bound on a token's length, checked before any decoding.
+    #[napi]
+    pub fn set_max_token_bytes(&mut self, max: f64) -> Result<()> {
+        crate::run(|| {
+            self.0.set_max_token_bytes(facade::whole(max, "max")?);
+            Ok(())
+        })
+    }
+
+    /// The deployment label every token is sealed and opened under (at most 64 bytes).
+    #[napi]
+    pub fn set_context(&mut self, label: Text) -> Result<()> {
+        crate::run(|| self.0.set_context(crate::bytes(&label)))
+    }
+
+    /// How many seals each key may make in this process.
+    #[napi]
+    pub fn set_seal_budget(&mut self, seals: f64) -> Result<()> {
+        crate::run(|| {
+            self.0.set_seal_budget(facade::whole(seals, "seals")?);
+            Ok(())
+        })
+    }
+
+    /// How many seals the key `id` has made in this process, or none when the ring lacks it.
+    #[napi]
+    pub fn seals(&self, id: f64) -> Result<Option<f64>> {
+        crate::run(|| Ok(self.0.seals(facade::whole(id, "id")?).map(|t| t as f64)))
+    }
+
+    /// Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params
+    /// | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a
+    /// nonce from `random`: the token.
+    #[napi]
+    pub fn seal(&self, binding: Text, now: f64, ttl: f64, payload: Text, random: &[u8]) -> Result<String> {
+        crate::run(|| {
+            self.0.seal(
+                crate::bytes(&binding),
+                facade::whole(now, "now")?,
+                facade::whole(ttl, "ttl")?,
+                crate::bytes(&payload),
+                Randomness::Bytes(random),
+            )
+        })
+    }
+
+    /// Opens `token` for `binding` at `now`, single-use under `guard` when there is one (a second
+    /// use is `state-replayed`): its payload, state id and expiry.
+    #[napi]
+    pub fn open(
+        &self,
+        env: napi::Env,
+        token: Text,
+        binding: Text,
+        now: f64,
+        guard: Option<crate::JsGuard>,
+    ) -> Result<crate::Opened> {
+        crate::guarded(&env, guard, |g| {
+            self.0.open(crate::bytes(&token), crate::bytes(&binding), facade::whole(now, "now")?, g).map(crate::opened)
+        })
+    }
+
+    /// A server's round with sealed state: this request's answers plus the sealed earlier ones for
+    /// the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the
+    /// `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing,
+    /// ignored, data, round, stateId, expiry}`.
+    #[napi]
+    pub fn resume_round(
+        &self,
+        env: napi::Env,
+        request: Text,
+        needs: Text,
+        settings: Text,
+        call: Text,
+        guard: Option<crate::JsGuard>,
+    ) -> Result<String> {
+        crate::guarded(&env, guard, |g| {
+            self.0.resume_round(
+                crate::bytes(&request),
+                crate::bytes(&needs),
+                crate::bytes(&settings),
+                crate::bytes(&call),
+                g,
+            )
+        })
+    }
+
+    /// The `input_required` response asking what `round` misses of `needs`, sealing what it has
+    /// (and `data`) with a nonce from `random`.
+    #[napi]
+    #[allow(clippy::too_many_arguments)]
+    pub fn respond_round(
+        &self,
+        request: Text,
+        round: Text,
+        needs: Text,
+        data: Option<Text>,
+        settings: Text,
+        call: Text,
+        random: &[u8],
+    ) -> Result<String> {
+        crate::run(|| {
+            self.0.respond_round(
+                crate::bytes(&request),
+                crate::bytes(&round),
+                crate::bytes(&needs),
+                data.as_ref().map(crate::bytes),
+                crate::bytes(&settings),
+                crate::bytes(&call),
+                Randomness::Bytes(random),
+            )
+        })
+    }
+
+    /// The replay of an await-style tool on `request` for the deployment's `settings` and the
+    /// `call`, single-use under `guard`.
+    #[napi]
+    pub fn start_tool_replay(
+        &self,
+        env: napi::Env,
+        request: Text,
+        settings: Text,
+        call: Text,
+        guard: Option<crate::JsGuard>,
+    ) -> Result<ToolReplay> {
+        crate::guarded(&env, guard, |g| {
+            self.0
+                .start_tool_replay(crate::bytes(&request), crate::bytes(&settings), crate::bytes(&call), g)
+                .map(ToolReplay)
+        })
+    }
+}
+
+/// A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
+/// "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
+/// protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
+/// client's name).
+#[napi]
+pub struct Session(pub(crate) facade::Session);
+
+#[napi]
+impl Session {
+    /// A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the
+    /// default protocol, no capabilities).
+    #[napi(constructor)]
+    pub fn new(config: Option<Text>) -> Result<Session> {
+        crate::run(|| facade::Session::new(crate::or_empty(&config)).map(Session))
+    }
+
+    /// The request of `method` with `params` (an object, or none) under the next id, `params._meta`
+    /// carrying what the session declares where the protocol reads it from every request; a `_meta`
+    /// member naming one of those is `usage-invalid-argument`.
+    #[napi]
+    pub fn request(&mut self, method: String, params: Option<Text>) -> Result<String> {
+        crate::run(|| self.0.request(&method, params.as_ref().map(crate::bytes)))
+    }
+
+    /// The `tools/call` request of the tool `name` with `arguments` (an object, or none).
+    #[napi]
+    pub fn call_tool(&mut self, name: String, arguments: Option<Text>) -> Result<String> {
+        crate::run(|| self.0.call_tool(&name, arguments.as_ref().map(crate::bytes)))
+    }
+
+    /// The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).
+    #[napi]
+    pub fn get_prompt(&mut self, name: String, arguments: Option<Text>) -> Result<String> {
+        crate::run(|| self.0.get_prompt(&name, arguments.as_ref().map(crate::bytes)))
+    }
+
+    /// The `initialize` request under the next id where the protocol settles version and
+    /// capabilities once at the start (`2025-11-25`), or none where every request declares them.
+    #[napi]
+    pub fn initialize(&mut self) -> Result<Option<String>> {
+        crate::run(|| self.0.initialize())
+    }
+
+    /// The `notifications/initialized` notification, sent once the server answered `initialize`.
+    #[napi]
+    pub fn initialized(&self) -> Result<String> {
+        crate::run(|| Ok(self.0.initialized()))
+    }
+
+    /// The `resources/read` request of `uri`.
+    #[napi]
+    pub fn read_resource(&mut self, uri: String) -> Result<String> {
+        crate::run(|| self.0.read_resource(&uri))
+    }
+
+    /// Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+    /// `idempotentHint`, which `is_idempotent` then names (a later page or listing replaces what it
+    /// says of a tool).
+    #[napi]
+    pub fn handle_tools_list(&mut self, result: Text) -> Result<()> {
+        crate::run(|| self.0.handle_tools_list(crate::bytes(&result)))
+    }
+
+    /// Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called
+    /// read-only or idempotent: what to set an `Operation`'s `idempotent` from (only then is a
+    /// first request hedged, or sent again once a server may have taken it).
+    #[napi]
+    pub fn is_idempotent(&self, request: Text) -> Result<bool> {
+        crate::run(|| self.0.is_idempotent(crate::bytes(&request)))
+    }
+}
+
+/// One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+/// forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+/// input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+/// `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
+/// whatever the tool does next, even when it caught it.
+#[napi]
+pub struct ToolRun(pub(crate) facade::ToolRun);
+
+#[napi]
+impl ToolRun {
+    /// Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+    /// refusal fails the ask and is recorded: the run ends with it.
+    #[napi]
+    pub fn ask(&mut self, question: Text, key: Option<String>) -> Result<Option<String>> {
+        crate::run(|| self.0.ask(crate::bytes(&question), key.as_deref()))
+    }
+
+    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+    /// schema that is no JSON fails, unrecorded: nothing was asked.
+    #[napi]
+    pub fn ask_elicit(
+        &mut self,
+        message: String,
+        requested_schema: Text,
+        key: Option<String>,
+    ) -> Result<Option<String>> {
+        crate::run(|| self.0.ask_elicit(&message, crate::bytes(&requested_schema), key.as_deref()))
+    }
+
+    /// The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
+    /// gives none.
+    #[napi]
+    pub fn stop(&mut self) -> Result<()> {
+        crate::run(|| {
+            self.0.stop();
+            Ok(())
+        })
+    }
+
+    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's run.
+    #[napi]
+    pub fn arguments(&self) -> Result<Option<String>> {
+        crate::run(|| Ok(self.0.arguments()))
+    }
+
+    /// How many rounds came before this request.
+    #[napi]
+    pub fn round(&self) -> Result<u32> {
+        crate::run(|| Ok(self.0.round()))
+    }
+
+    /// `{stateId, expiry}` of the state the request carried, or none.
+    #[napi]
+    pub fn state(&self) -> Result<Option<String>> {
+        crate::run(|| Ok(self.0.state()))
+    }
+
+    /// The data the next round gets: what the tool set, else the last round's, or none.
+    #[napi]
+    pub fn data(&self) -> Result<Option<String>> {
+        crate::run(|| Ok(self.0.data()))
+    }
+
+    /// The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+    #[napi]
+    pub fn set_data(&mut self, data: Option<Text>) -> Result<()> {
+        crate::run(|| {
+            self.0.set_data(data.as_ref().map(crate::bytes));
+            Ok(())
+        })
+    }
+
+    /// Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
+    /// over it; none: the tool's error is the host's to raise.
+    #[napi]
+    pub fn refused(&self) -> Result<Option<String>> {
+        crate::refusal(|| self.0.refused())
+    }
+
+    /// Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
+    /// response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
+    /// data set, else the last round's as it came), else the `complete` response; fails with the
+    /// refusal recorded (or met here: the round cap).
+    #[napi]
+    pub fn respond(&mut self, ring: &KeyRing, result: Option<Text>, random: &[u8]) -> Result<String> {
+        crate::run(|| self.0.respond(&ring.0, result.as_ref().map(crate::bytes), Randomness::Bytes(random)))
+    }
+
+    /// The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+    /// status (`{response, status}`, the options' `errorCodes`), or none.
+    #[napi]
+    pub fn refusal_response(&self, options: Option<String>) -> Result<Option<String>> {
+        crate::run(|| Ok(self.0.refusal_response(&crate::options(options)?)))
+    }
+
+    /// Frees what the run holds now, not when its object is collected: the last call on it.
+    #[napi]
+    pub fn release(&mut self) -> Result<()> {
+        crate::run(|| {
+            self.0.release();
+            Ok(())
+        })
     }
 }
 
@@ -827,447 +1269,5 @@ impl ServerStream {
     #[napi]
     pub fn take(&mut self) -> Result<String> {
         crate::run(|| Ok(self.0.take()))
-    }
-}
-
-/// Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): the current seals, any opens.
-#[napi]
-pub struct KeyRing(pub(crate) facade::KeyRing);
-
-#[napi]
-impl KeyRing {
-    /// A ring holding the key `id` (0–255) of `algorithm`, with exactly one of a 32-byte `secret`
-    /// or a `master` secret (at least 32 uniformly random bytes) to derive it from; the key seals.
-    #[napi(constructor)]
-    pub fn new(id: f64, algorithm: String, secret: Option<&[u8]>, master: Option<&[u8]>) -> Result<KeyRing> {
-        crate::run(|| facade::KeyRing::new(facade::whole(id, "id")?, &algorithm, secret, master).map(KeyRing))
-    }
-
-    /// Adds a key that opens tokens (replacing one with the same id).
-    #[napi]
-    pub fn add(&mut self, id: f64, algorithm: String, secret: Option<&[u8]>, master: Option<&[u8]>) -> Result<()> {
-        crate::run(|| self.0.add(facade::whole(id, "id")?, &algorithm, secret, master))
-    }
-
-    /// Makes the key `id` the sealing key; false when the ring lacks it.
-    #[napi]
-    pub fn set_current(&mut self, id: f64) -> Result<bool> {
-        crate::run(|| Ok(self.0.set_current(facade::whole(id, "id")?)))
-    }
-
-    /// Drops the key `id` (not the current one); false when it could not.
-    #[napi]
-    pub fn remove(&mut self, id: f64) -> Result<bool> {
-        crate::run(|| Ok(self.0.remove(facade::whole(id, "id")?)))
-    }
-
-    /// The bound on a token's length, checked before any decoding.
-    #[napi]
-    pub fn set_max_token_bytes(&mut self, max: f64) -> Result<()> {
-        crate::run(|| {
-            self.0.set_max_token_bytes(facade::whole(max, "max")?);
-            Ok(())
-        })
-    }
-
-    /// The deployment label every token is sealed and opened under (at most 64 bytes).
-    #[napi]
-    pub fn set_context(&mut self, label: Text) -> Result<()> {
-        crate::run(|| self.0.set_context(crate::bytes(&label)))
-    }
-
-    /// How many seals each key may make in this process.
-    #[napi]
-    pub fn set_seal_budget(&mut self, seals: f64) -> Result<()> {
-        crate::run(|| {
-            self.0.set_seal_budget(facade::whole(seals, "seals")?);
-            Ok(())
-        })
-    }
-
-    /// How many seals the key `id` has made in this process, or none when the ring lacks it.
-    #[napi]
-    pub fn seals(&self, id: f64) -> Result<Option<f64>> {
-        crate::run(|| Ok(self.0.seals(facade::whole(id, "id")?).map(|t| t as f64)))
-    }
-
-    /// Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params
-    /// | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a
-    /// nonce from `random`: the token.
-    #[napi]
-    pub fn seal(&self, binding: Text, now: f64, ttl: f64, payload: Text, random: &[u8]) -> Result<String> {
-        crate::run(|| {
-            self.0.seal(
-                crate::bytes(&binding),
-                facade::whole(now, "now")?,
-                facade::whole(ttl, "ttl")?,
-                crate::bytes(&payload),
-                Randomness::Bytes(random),
-            )
-        })
-    }
-
-    /// Opens `token` for `binding` at `now`, single-use under `guard` when there is one (a second
-    /// use is `state-replayed`): its payload, state id and expiry.
-    #[napi]
-    pub fn open(
-        &self,
-        env: napi::Env,
-        token: Text,
-        binding: Text,
-        now: f64,
-        guard: Option<crate::JsGuard>,
-    ) -> Result<crate::Opened> {
-        crate::guarded(&env, guard, |g| {
-            self.0.open(crate::bytes(&token), crate::bytes(&binding), facade::whole(now, "now")?, g).map(crate::opened)
-        })
-    }
-
-    /// A server's round with sealed state: this request's answers plus the sealed earlier ones for
-    /// the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the
-    /// `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing,
-    /// ignored, data, round, stateId, expiry}`.
-    #[napi]
-    pub fn resume_round(
-        &self,
-        env: napi::Env,
-        request: Text,
-        needs: Text,
-        settings: Text,
-        call: Text,
-        guard: Option<crate::JsGuard>,
-    ) -> Result<String> {
-        crate::guarded(&env, guard, |g| {
-            self.0.resume_round(
-                crate::bytes(&request),
-                crate::bytes(&needs),
-                crate::bytes(&settings),
-                crate::bytes(&call),
-                g,
-            )
-        })
-    }
-
-    /// The `input_required` response asking what `round` misses of `needs`, sealing what it has
-    /// (and `data`) with a nonce from `random`.
-    #[napi]
-    #[allow(clippy::too_many_arguments)]
-    pub fn respond_round(
-        &self,
-        request: Text,
-        round: Text,
-        needs: Text,
-        data: Option<Text>,
-        settings: Text,
-        call: Text,
-        random: &[u8],
-    ) -> Result<String> {
-        crate::run(|| {
-            self.0.respond_round(
-                crate::bytes(&request),
-                crate::bytes(&round),
-                crate::bytes(&needs),
-                data.as_ref().map(crate::bytes),
-                crate::bytes(&settings),
-                crate::bytes(&call),
-                Randomness::Bytes(random),
-            )
-        })
-    }
-
-    /// The replay of an await-style tool on `request` for the deployment's `settings` and the
-    /// `call`, single-use under `guard`.
-    #[napi]
-    pub fn start_tool_replay(
-        &self,
-        env: napi::Env,
-        request: Text,
-        settings: Text,
-        call: Text,
-        guard: Option<crate::JsGuard>,
-    ) -> Result<ToolReplay> {
-        crate::guarded(&env, guard, |g| {
-            self.0
-                .start_tool_replay(crate::bytes(&request), crate::bytes(&settings), crate::bytes(&call), g)
-                .map(ToolReplay)
-        })
-    }
-}
-
-/// One replay of an await-style tool on one request: each `ask` answered from what the conversation
-/// holds, or the round ends there.
-#[napi]
-pub struct ToolReplay(pub(crate) facade::ToolReplay);
-
-#[napi]
-impl ToolReplay {
-    /// Asks the next question, under `key` when given: its answer, or none when the tool stops
-    /// here.
-    #[napi]
-    pub fn ask(&mut self, question: Text, key: Option<String>) -> Result<Option<String>> {
-        crate::run(|| self.0.ask_keyed(crate::bytes(&question), key.as_deref()))
-    }
-
-    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none.
-    #[napi]
-    pub fn ask_elicit(
-        &mut self,
-        message: String,
-        requested_schema: Text,
-        key: Option<String>,
-    ) -> Result<Option<String>> {
-        crate::run(|| self.0.ask_elicit(&message, crate::bytes(&requested_schema), key.as_deref()))
-    }
-
-    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's replay.
-    #[napi]
-    pub fn arguments(&self) -> Result<Option<String>> {
-        crate::run(|| Ok(self.0.arguments()))
-    }
-
-    /// How many rounds came before this request.
-    #[napi]
-    pub fn round(&self) -> Result<u32> {
-        crate::run(|| Ok(self.0.round()))
-    }
-
-    /// The tool's data of the last round, or none.
-    #[napi]
-    pub fn data(&self) -> Result<Option<String>> {
-        crate::run(|| Ok(self.0.data()))
-    }
-
-    /// `{stateId, expiry}` of the state the request carried, or none.
-    #[napi]
-    pub fn state(&self) -> Result<Option<String>> {
-        crate::run(|| Ok(self.0.state()))
-    }
-
-    /// The `input_required` response asking what is missing, sealed with `ring`.
-    #[napi]
-    pub fn input_required(&self, ring: &KeyRing, data: Option<Text>, random: &[u8]) -> Result<String> {
-        crate::run(|| self.0.input_required(&ring.0, data.as_ref().map(crate::bytes), Randomness::Bytes(random)))
-    }
-
-    /// `input_required` sealing again the last round's data as it came (none: none).
-    #[napi]
-    pub fn input_required_kept(&self, ring: &KeyRing, random: &[u8]) -> Result<String> {
-        crate::run(|| self.0.input_required_kept(&ring.0, Randomness::Bytes(random)))
-    }
-
-    /// The final response with `result`.
-    #[napi]
-    pub fn complete(&self, result: Text) -> Result<String> {
-        crate::run(|| self.0.complete(crate::bytes(&result)))
-    }
-
-    /// Frees what the replay holds now, not when its object is collected (a finalizer runs only
-    /// between event-loop turns): the last call on it. After it, asking and answering are out of
-    /// turn.
-    #[napi]
-    pub fn release(&mut self) -> Result<()> {
-        crate::run(|| {
-            self.0.release();
-            Ok(())
-        })
-    }
-
-    /// The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this
-    /// one is released.
-    #[napi]
-    pub fn run(&mut self) -> Result<ToolRun> {
-        crate::run(|| Ok(ToolRun(self.0.run())))
-    }
-}
-
-/// One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
-/// forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
-/// input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
-/// `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
-/// whatever the tool does next, even when it caught it.
-#[napi]
-pub struct ToolRun(pub(crate) facade::ToolRun);
-
-#[napi]
-impl ToolRun {
-    /// Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
-    /// refusal fails the ask and is recorded: the run ends with it.
-    #[napi]
-    pub fn ask(&mut self, question: Text, key: Option<String>) -> Result<Option<String>> {
-        crate::run(|| self.0.ask(crate::bytes(&question), key.as_deref()))
-    }
-
-    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
-    /// schema that is no JSON fails, unrecorded: nothing was asked.
-    #[napi]
-    pub fn ask_elicit(
-        &mut self,
-        message: String,
-        requested_schema: Text,
-        key: Option<String>,
-    ) -> Result<Option<String>> {
-        crate::run(|| self.0.ask_elicit(&message, crate::bytes(&requested_schema), key.as_deref()))
-    }
-
-    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's run.
-    #[napi]
-    pub fn arguments(&self) -> Result<Option<String>> {
-        crate::run(|| Ok(self.0.arguments()))
-    }
-
-    /// How many rounds came before this request.
-    #[napi]
-    pub fn round(&self) -> Result<u32> {
-        crate::run(|| Ok(self.0.round()))
-    }
-
-    /// `{stateId, expiry}` of the state the request carried, or none.
-    #[napi]
-    pub fn state(&self) -> Result<Option<String>> {
-        crate::run(|| Ok(self.0.state()))
-    }
-
-    /// The data the next round gets: what the tool set, else the last round's, or none.
-    #[napi]
-    pub fn data(&self) -> Result<Option<String>> {
-        crate::run(|| Ok(self.0.data()))
-    }
-
-    /// The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
-    #[napi]
-    pub fn set_data(&mut self, data: Option<Text>) -> Result<()> {
-        crate::run(|| {
-            self.0.set_data(data.as_ref().map(crate::bytes));
-            Ok(())
-        })
-    }
-
-    /// The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
-    /// gives none.
-    #[napi]
-    pub fn stop(&mut self) -> Result<()> {
-        crate::run(|| {
-            self.0.stop();
-            Ok(())
-        })
-    }
-
-    /// Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
-    /// response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
-    /// data set, else the last round's as it came), else the `complete` response; fails with the
-    /// refusal recorded (or met here: the round cap).
-    #[napi]
-    pub fn respond(&mut self, ring: &KeyRing, result: Option<Text>, random: &[u8]) -> Result<String> {
-        crate::run(|| self.0.respond(&ring.0, result.as_ref().map(crate::bytes), Randomness::Bytes(random)))
-    }
-
-    /// Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
-    /// over it; none: the tool's error is the host's to raise.
-    #[napi]
-    pub fn refused(&self) -> Result<Option<String>> {
-        crate::refusal(|| self.0.refused())
-    }
-
-    /// The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
-    /// status (`{response, status}`, the options' `errorCodes`), or none.
-    #[napi]
-    pub fn refusal_response(&self, options: Option<String>) -> Result<Option<String>> {
-        crate::run(|| Ok(self.0.refusal_response(&crate::options(options)?)))
-    }
-
-    /// Frees what the run holds now, not when its object is collected: the last call on it.
-    #[napi]
-    pub fn release(&mut self) -> Result<()> {
-        crate::run(|| {
-            self.0.release();
-            Ok(())
-        })
-    }
-}
-
-/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
-/// call's stream (each associated with the call, SEP-2260).
-#[napi]
-pub struct ToolBridge(pub(crate) facade::ToolBridge);
-
-#[napi]
-impl ToolBridge {
-    /// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds,
-    /// roundTimeoutMs, limits}`; none: the defaults).
-    #[napi(constructor)]
-    pub fn new(request: Text, key: String, config: Option<Text>) -> Result<ToolBridge> {
-        crate::run(|| facade::ToolBridge::new(crate::bytes(&request), &key, crate::or_empty(&config)).map(ToolBridge))
-    }
-
-    /// A replay of the tool from the answers collected so far.
-    #[napi]
-    pub fn replay(&self) -> Result<ToolReplay> {
-        crate::run(|| Ok(ToolReplay(self.0.replay())))
-    }
-
-    /// Sends what `replay` misses as server requests on the stream.
-    #[napi]
-    pub fn ask(&mut self, replay: &ToolReplay, now: f64) -> Result<()> {
-        crate::run(|| self.0.ask(&replay.0, facade::whole(now, "now")?))
-    }
-
-    /// The tool completed with `result`.
-    #[napi]
-    pub fn complete(&mut self, result: Text) -> Result<()> {
-        crate::run(|| self.0.complete(crate::bytes(&result)))
-    }
-
-    /// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
-    /// object).
-    #[napi]
-    pub fn refuse(&mut self, rule: String, message: String, data: Option<Text>) -> Result<()> {
-        crate::run(|| self.0.refuse(&rule, &message, data.as_ref().map(crate::bytes)))
-    }
-
-    /// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
-    /// goes on the stream (past the round cap the call ends with that error); else `result`
-    /// completes the call.
-    #[napi]
-    pub fn finish(&mut self, run: &ToolRun, result: Option<Text>, now: f64) -> Result<()> {
-        crate::run(|| self.0.finish(&run.0, result.as_ref().map(crate::bytes), facade::whole(now, "now")?))
-    }
-
-    /// A response the client POSTed; true when the round is complete.
-    #[napi]
-    pub fn handle_answer(&mut self, response: Text, now: f64) -> Result<bool> {
-        crate::run(|| self.0.handle_answer(crate::bytes(&response), facade::whole(now, "now")?))
-    }
-
-    /// The round's deadline may have passed.
-    #[napi]
-    pub fn handle_timeout(&mut self, now: f64) -> Result<()> {
-        crate::run(|| {
-            self.0.handle_timeout(facade::whole(now, "now")?);
-            Ok(())
-        })
-    }
-
-    /// The next text to write on the stream, or none.
-    #[napi]
-    pub fn poll_write(&mut self) -> Result<Option<String>> {
-        crate::run(|| Ok(self.0.poll_write()))
-    }
-
-    /// When (ms) to call `handle_timeout`, or none.
-    #[napi]
-    pub fn poll_timeout(&self) -> Result<Option<f64>> {
-        crate::run(|| Ok(self.0.poll_timeout().map(|t| t as f64)))
-    }
-
-    /// Whether the final response was written.
-    #[napi]
-    pub fn is_done(&self) -> Result<bool> {
-        crate::run(|| Ok(self.0.is_done()))
-    }
-
-    /// The ids of the server requests waiting for an answer.
-    #[napi]
-    pub fn pending(&self) -> Result<Vec<String>> {
-        crate::run(|| Ok(self.0.pending()))
     }
 }

@@ -111,61 +111,6 @@ pub(crate) fn respond<'py>(
     })
 }
 
-/// One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
-/// decoder reads back as the same block. An event that sets no field writes an empty text. An
-/// `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong
-/// type is `usage-invalid-argument`.
-#[pyfunction]
-#[pyo3(signature = (event))]
-pub(crate) fn sse_encode<'py>(event: &Bound<'py, PyAny>) -> PyResult<String> {
-    guard(|| {
-        let event = json_text(event, &Limits::DEFAULT)?;
-        let v = facade::sse_encode(event.as_bytes()).or_raise()?;
-        Ok(v)
-    })
-}
-
-/// The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335).
-#[pyfunction]
-#[pyo3(signature = (endpoint, key))]
-pub(crate) fn stream_url(endpoint: Text, key: Text) -> PyResult<String> {
-    guard(|| {
-        let v = facade::stream_url(&endpoint.0, &key.0).or_raise()?;
-        Ok(v)
-    })
-}
-
-/// (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
-/// `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
-/// `params.name`, `params.uri` or `params.taskId`, by method), a value that is not plain visible
-/// ASCII written `=?base64?…?=` (SEP-2243).
-#[pyfunction]
-#[pyo3(signature = (request))]
-pub(crate) fn mirrored_fields<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
-        let request = json_text(request, &Limits::DEFAULT)?;
-        let v = facade::mirrored_fields(request.as_bytes()).or_raise()?;
-        output(py, &v)
-    })
-}
-
-/// A client's answer to a server request that arrived outside any request of its own in flight
-/// (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back
-/// for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other
-/// message (`ping` is exempt).
-#[pyfunction]
-#[pyo3(signature = (request))]
-pub(crate) fn unassociated_reply<'py>(
-    py: Python<'py>,
-    request: &Bound<'py, PyAny>,
-) -> PyResult<Option<Bound<'py, PyAny>>> {
-    guard(|| {
-        let request = json_text(request, &Limits::DEFAULT)?;
-        let v = facade::unassociated_reply(request.as_bytes()).or_raise()?;
-        v.map(|t| output(py, &t)).transpose()
-    })
-}
-
 /// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
 #[pyfunction]
 #[pyo3(signature = (message, requested_schema))]
@@ -197,6 +142,49 @@ pub(crate) fn question_sample<'py>(py: Python<'py>, params: &Bound<'py, PyAny>) 
 pub(crate) fn question_roots<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
     guard(|| {
         let v = facade::question_roots();
+        output(py, &v)
+    })
+}
+
+/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+/// `request` is a retry (its result must not be cached), and for a cacheable result that names no
+/// caching hints the safe ones its schema requires.
+#[pyfunction]
+#[pyo3(signature = (request, result, protocol=None, limits=None))]
+pub(crate) fn complete<'py>(
+    py: Python<'py>,
+    request: &Bound<'py, PyAny>,
+    result: &Bound<'py, PyAny>,
+    protocol: Option<Proto>,
+    limits: Option<Lim>,
+) -> PyResult<Bound<'py, PyAny>> {
+    guard(|| {
+        let o = options(protocol, limits);
+        let request = json_text(request, &o.limits)?;
+        let result = json_text(result, &o.limits)?;
+        let v = facade::complete(request.as_bytes(), result.as_bytes(), &o).or_raise()?;
+        output(py, &v)
+    })
+}
+
+/// The answer to the `server/discover` `request` from what the server declares: `server` is
+/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+/// (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+/// member of the wrong shape, or one not named here, is `usage-invalid-argument`.
+#[pyfunction]
+#[pyo3(signature = (request, server, protocol=None, limits=None))]
+pub(crate) fn discover<'py>(
+    py: Python<'py>,
+    request: &Bound<'py, PyAny>,
+    server: &Bound<'py, PyAny>,
+    protocol: Option<Proto>,
+    limits: Option<Lim>,
+) -> PyResult<Bound<'py, PyAny>> {
+    guard(|| {
+        let o = options(protocol, limits);
+        let request = json_text(request, &o.limits)?;
+        let server = json_text(server, &o.limits)?;
+        let v = facade::discover(request.as_bytes(), server.as_bytes(), &o).or_raise()?;
         output(py, &v)
     })
 }
@@ -257,49 +245,6 @@ pub(crate) fn require_declared<'py>(
     })
 }
 
-/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
-/// `request` is a retry (its result must not be cached), and for a cacheable result that names no
-/// caching hints the safe ones its schema requires.
-#[pyfunction]
-#[pyo3(signature = (request, result, protocol=None, limits=None))]
-pub(crate) fn complete<'py>(
-    py: Python<'py>,
-    request: &Bound<'py, PyAny>,
-    result: &Bound<'py, PyAny>,
-    protocol: Option<Proto>,
-    limits: Option<Lim>,
-) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
-        let o = options(protocol, limits);
-        let request = json_text(request, &o.limits)?;
-        let result = json_text(result, &o.limits)?;
-        let v = facade::complete(request.as_bytes(), result.as_bytes(), &o).or_raise()?;
-        output(py, &v)
-    })
-}
-
-/// The answer to the `server/discover` `request` from what the server declares: `server` is
-/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
-/// (absent versions: the protocol's name), completed with the caching hints its schema requires. A
-/// member of the wrong shape, or one not named here, is `usage-invalid-argument`.
-#[pyfunction]
-#[pyo3(signature = (request, server, protocol=None, limits=None))]
-pub(crate) fn discover<'py>(
-    py: Python<'py>,
-    request: &Bound<'py, PyAny>,
-    server: &Bound<'py, PyAny>,
-    protocol: Option<Proto>,
-    limits: Option<Lim>,
-) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
-        let o = options(protocol, limits);
-        let request = json_text(request, &o.limits)?;
-        let server = json_text(server, &o.limits)?;
-        let v = facade::discover(request.as_bytes(), server.as_bytes(), &o).or_raise()?;
-        output(py, &v)
-    })
-}
-
 /// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
 /// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
 #[pyfunction]
@@ -338,6 +283,201 @@ pub(crate) fn task_get_response<'py>(
         let v = facade::task_get_response(request.as_bytes(), record.as_bytes(), &o).or_raise()?;
         output(py, &v)
     })
+}
+
+/// One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
+/// decoder reads back as the same block. An event that sets no field writes an empty text. An
+/// `event` or `id` holding a line end, an `id` holding NUL, an unknown field or one of the wrong
+/// type is `usage-invalid-argument`.
+#[pyfunction]
+#[pyo3(signature = (event))]
+pub(crate) fn sse_encode<'py>(event: &Bound<'py, PyAny>) -> PyResult<String> {
+    guard(|| {
+        let event = json_text(event, &Limits::DEFAULT)?;
+        let v = facade::sse_encode(event.as_bytes()).or_raise()?;
+        Ok(v)
+    })
+}
+
+/// The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335).
+#[pyfunction]
+#[pyo3(signature = (endpoint, key))]
+pub(crate) fn stream_url(endpoint: Text, key: Text) -> PyResult<String> {
+    guard(|| {
+        let v = facade::stream_url(&endpoint.0, &key.0).or_raise()?;
+        Ok(v)
+    })
+}
+
+/// (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
+/// `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
+/// `params.name`, `params.uri` or `params.taskId`, by method), a value that is not plain visible
+/// ASCII written `=?base64?…?=` (SEP-2243).
+#[pyfunction]
+#[pyo3(signature = (request))]
+pub(crate) fn mirrored_fields<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    guard(|| {
+        let request = json_text(request, &Limits::DEFAULT)?;
+        let v = facade::mirrored_fields(request.as_bytes()).or_raise()?;
+        output(py, &v)
+    })
+}
+
+/// A client's answer to a server request that arrived outside any request of its own in flight
+/// (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back
+/// for `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other
+/// message (`ping` is exempt).
+#[pyfunction]
+#[pyo3(signature = (request))]
+pub(crate) fn unassociated_reply<'py>(
+    py: Python<'py>,
+    request: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    guard(|| {
+        let request = json_text(request, &Limits::DEFAULT)?;
+        let v = facade::unassociated_reply(request.as_bytes()).or_raise()?;
+        v.map(|t| output(py, &t)).transpose()
+    })
+}
+
+/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+/// call's stream (each associated with the call, SEP-2260).
+#[pyclass(module = "mrtr._mrtr", name = "ToolBridge", weakref)]
+pub struct ToolBridge {
+    pub(crate) core: facade::ToolBridge,
+    pub(crate) limits: Limits,
+}
+
+#[pymethods]
+impl ToolBridge {
+    /// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds,
+    /// roundTimeoutMs, limits}`; none: the defaults).
+    #[new]
+    #[pyo3(signature = (request, key, config=None, *, max_rounds=None, round_timeout_ms=None, limits=None))]
+    pub(crate) fn new<'py>(
+        request: &Bound<'py, PyAny>,
+        key: Text,
+        config: Option<&Bound<'py, PyAny>>,
+        max_rounds: Option<&Bound<'py, PyAny>>,
+        round_timeout_ms: Option<&Bound<'py, PyAny>>,
+        limits: Option<Lim>,
+    ) -> PyResult<Self> {
+        guard(|| {
+            let walk = limits.map_or(Limits::DEFAULT, |l| l.0);
+            let config = call_config(
+                config,
+                &[
+                    ("maxRounds", opt_value(max_rounds)?),
+                    ("roundTimeoutMs", opt_value(round_timeout_ms)?),
+                    ("limits", limits_value(limits)),
+                ],
+            )?;
+            let request = json_text(request, &walk)?;
+            let core = facade::ToolBridge::new(request.as_bytes(), &key.0, &config).or_raise()?;
+            Ok(Self { core, limits: walk })
+        })
+    }
+
+    /// A replay of the tool from the answers collected so far.
+    pub(crate) fn replay(&self) -> PyResult<ToolReplay> {
+        guard(|| {
+            let v = self.core.replay();
+            Ok(ToolReplay::from(v))
+        })
+    }
+
+    /// Sends what `replay` misses as server requests on the stream.
+    #[pyo3(signature = (replay, now))]
+    pub(crate) fn ask<'py>(&mut self, replay: PyRef<'py, ToolReplay>, now: Nat) -> PyResult<()> {
+        guard(|| self.core.ask(&replay.core, now.0).or_raise())
+    }
+
+    /// The tool completed with `result`.
+    #[pyo3(signature = (result))]
+    pub(crate) fn complete<'py>(&mut self, result: &Bound<'py, PyAny>) -> PyResult<()> {
+        guard(|| {
+            let result = json_text(result, &self.limits)?;
+            self.core.complete(result.as_bytes()).or_raise()
+        })
+    }
+
+    /// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+    /// object).
+    #[pyo3(signature = (rule, message, data=None))]
+    pub(crate) fn refuse<'py>(&mut self, rule: Text, message: Text, data: Option<&Bound<'py, PyAny>>) -> PyResult<()> {
+        guard(|| {
+            let data = data.map(|v| json_text(v, &self.limits)).transpose()?;
+            self.core.refuse(&rule.0, &message.0, data.as_ref().map(|t| t.as_bytes())).or_raise()
+        })
+    }
+
+    /// A response the client POSTed; true when the round is complete.
+    #[pyo3(signature = (response, now))]
+    pub(crate) fn handle_answer<'py>(&mut self, response: &Bound<'py, PyAny>, now: Nat) -> PyResult<bool> {
+        guard(|| {
+            let response = json_text(response, &self.limits)?;
+            let v = self.core.handle_answer(response.as_bytes(), now.0).or_raise()?;
+            Ok(v)
+        })
+    }
+
+    /// The round's deadline may have passed.
+    #[pyo3(signature = (now))]
+    pub(crate) fn handle_timeout(&mut self, now: Nat) -> PyResult<()> {
+        guard(|| {
+            self.core.handle_timeout(now.0);
+            Ok(())
+        })
+    }
+
+    /// The next text to write on the stream, or none.
+    pub(crate) fn poll_write(&mut self) -> PyResult<Option<String>> {
+        guard(|| {
+            let v = self.core.poll_write();
+            Ok(v)
+        })
+    }
+
+    /// When (ms) to call `handle_timeout`, or none.
+    pub(crate) fn poll_timeout(&self) -> PyResult<Option<u64>> {
+        guard(|| {
+            let v = self.core.poll_timeout();
+            Ok(v)
+        })
+    }
+
+    /// Whether the final response was written.
+    #[getter]
+    pub(crate) fn done(&self) -> PyResult<bool> {
+        guard(|| {
+            let v = self.core.is_done();
+            Ok(v)
+        })
+    }
+
+    /// The ids of the server requests waiting for an answer.
+    pub(crate) fn pending(&self) -> PyResult<Vec<String>> {
+        guard(|| {
+            let v = self.core.pending();
+            Ok(v)
+        })
+    }
+
+    /// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+    /// goes on the stream (past the round cap the call ends with that error); else `result`
+    /// completes the call.
+    #[pyo3(signature = (run, result, now))]
+    pub(crate) fn finish<'py>(
+        &mut self,
+        run: PyRef<'py, ToolRun>,
+        result: Option<&Bound<'py, PyAny>>,
+        now: Nat,
+    ) -> PyResult<()> {
+        guard(|| {
+            let result = result.map(|v| json_text(v, &self.limits)).transpose()?;
+            self.core.finish(&run.core, result.as_ref().map(|t| t.as_bytes()), now.0).or_raise()
+        })
+    }
 }
 
 /// A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
@@ -396,23 +536,6 @@ impl Session {
         })
     }
 
-    /// The `initialize` request under the next id where the protocol settles version and
-    /// capabilities once at the start (`2025-11-25`), or none where every request declares them.
-    pub(crate) fn initialize<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        guard(|| {
-            let v = self.core.initialize().or_raise()?;
-            v.map(|t| output(py, &t)).transpose()
-        })
-    }
-
-    /// The `notifications/initialized` notification, sent once the server answered `initialize`.
-    pub(crate) fn initialized<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| {
-            let v = self.core.initialized();
-            output(py, &v)
-        })
-    }
-
     /// The `tools/call` request of the tool `name` with `arguments` (an object, or none).
     #[pyo3(signature = (name, arguments=None))]
     pub(crate) fn call_tool<'py>(
@@ -439,6 +562,23 @@ impl Session {
         guard(|| {
             let arguments = arguments.map(|v| json_text(v, &self.limits)).transpose()?;
             let v = self.core.get_prompt(&name.0, arguments.as_ref().map(|t| t.as_bytes())).or_raise()?;
+            output(py, &v)
+        })
+    }
+
+    /// The `initialize` request under the next id where the protocol settles version and
+    /// capabilities once at the start (`2025-11-25`), or none where every request declares them.
+    pub(crate) fn initialize<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        guard(|| {
+            let v = self.core.initialize().or_raise()?;
+            v.map(|t| output(py, &t)).transpose()
+        })
+    }
+
+    /// The `notifications/initialized` notification, sent once the server answered `initialize`.
+    pub(crate) fn initialized<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        guard(|| {
+            let v = self.core.initialized();
             output(py, &v)
         })
     }
@@ -1102,170 +1242,30 @@ impl ServerStream {
     }
 }
 
-/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
-/// call's stream (each associated with the call, SEP-2260).
-#[pyclass(module = "mrtr._mrtr", name = "ToolBridge", weakref)]
-pub struct ToolBridge {
-    pub(crate) core: facade::ToolBridge,
-    pub(crate) limits: Limits,
-}
-
-#[pymethods]
-impl ToolBridge {
-    /// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds,
-    /// roundTimeoutMs, limits}`; none: the defaults).
-    #[new]
-    #[pyo3(signature = (request, key, config=None, *, max_rounds=None, round_timeout_ms=None, limits=None))]
-    pub(crate) fn new<'py>(
-        request: &Bound<'py, PyAny>,
-        key: Text,
-        config: Option<&Bound<'py, PyAny>>,
-        max_rounds: Option<&Bound<'py, PyAny>>,
-        round_timeout_ms: Option<&Bound<'py, PyAny>>,
-        limits: Option<Lim>,
-    ) -> PyResult<Self> {
-        guard(|| {
-            let walk = limits.map_or(Limits::DEFAULT, |l| l.0);
-            let config = call_config(
-                config,
-                &[
-                    ("maxRounds", opt_value(max_rounds)?),
-                    ("roundTimeoutMs", opt_value(round_timeout_ms)?),
-                    ("limits", limits_value(limits)),
-                ],
-            )?;
-            let request = json_text(request, &walk)?;
-            let core = facade::ToolBridge::new(request.as_bytes(), &key.0, &config).or_raise()?;
-            Ok(Self { core, limits: walk })
-        })
-    }
-
-    /// A replay of the tool from the answers collected so far.
-    pub(crate) fn replay(&self) -> PyResult<ToolReplay> {
-        guard(|| {
-            let v = self.core.replay();
-            Ok(ToolReplay::from(v))
-        })
-    }
-
-    /// Sends what `replay` misses as server requests on the stream.
-    #[pyo3(signature = (replay, now))]
-    pub(crate) fn ask<'py>(&mut self, replay: PyRef<'py, ToolReplay>, now: Nat) -> PyResult<()> {
-        guard(|| self.core.ask(&replay.core, now.0).or_raise())
-    }
-
-    /// The tool completed with `result`.
-    #[pyo3(signature = (result))]
-    pub(crate) fn complete<'py>(&mut self, result: &Bound<'py, PyAny>) -> PyResult<()> {
-        guard(|| {
-            let result = json_text(result, &self.limits)?;
-            self.core.complete(result.as_bytes()).or_raise()
-        })
-    }
-
-    /// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
-    /// object).
-    #[pyo3(signature = (rule, message, data=None))]
-    pub(crate) fn refuse<'py>(&mut self, rule: Text, message: Text, data: Option<&Bound<'py, PyAny>>) -> PyResult<()> {
-        guard(|| {
-            let data = data.map(|v| json_text(v, &self.limits)).transpose()?;
-            self.core.refuse(&rule.0, &message.0, data.as_ref().map(|t| t.as_bytes())).or_raise()
-        })
-    }
-
-    /// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
-    /// goes on the stream (past the round cap the call ends with that error); else `result`
-    /// completes the call.
-    #[pyo3(signature = (run, result, now))]
-    pub(crate) fn finish<'py>(
-        &mut self,
-        run: PyRef<'py, ToolRun>,
-        result: Option<&Bound<'py, PyAny>>,
-        now: Nat,
-    ) -> PyResult<()> {
-        guard(|| {
-            let result = result.map(|v| json_text(v, &self.limits)).transpose()?;
-            self.core.finish(&run.core, result.as_ref().map(|t| t.as_bytes()), now.0).or_raise()
-        })
-    }
-
-    /// A response the client POSTed; true when the round is complete.
-    #[pyo3(signature = (response, now))]
-    pub(crate) fn handle_answer<'py>(&mut self, response: &Bound<'py, PyAny>, now: Nat) -> PyResult<bool> {
-        guard(|| {
-            let response = json_text(response, &self.limits)?;
-            let v = self.core.handle_answer(response.as_bytes(), now.0).or_raise()?;
-            Ok(v)
-        })
-    }
-
-    /// The round's deadline may have passed.
-    #[pyo3(signature = (now))]
-    pub(crate) fn handle_timeout(&mut self, now: Nat) -> PyResult<()> {
-        guard(|| {
-            self.core.handle_timeout(now.0);
-            Ok(())
-        })
-    }
-
-    /// The next text to write on the stream, or none.
-    pub(crate) fn poll_write(&mut self) -> PyResult<Option<String>> {
-        guard(|| {
-            let v = self.core.poll_write();
-            Ok(v)
-        })
-    }
-
-    /// When (ms) to call `handle_timeout`, or none.
-    pub(crate) fn poll_timeout(&self) -> PyResult<Option<u64>> {
-        guard(|| {
-            let v = self.core.poll_timeout();
-            Ok(v)
-        })
-    }
-
-    /// Whether the final response was written.
-    #[getter]
-    pub(crate) fn done(&self) -> PyResult<bool> {
-        guard(|| {
-            let v = self.core.is_done();
-            Ok(v)
-        })
-    }
-
-    /// The ids of the server requests waiting for an answer.
-    pub(crate) fn pending(&self) -> PyResult<Vec<String>> {
-        guard(|| {
-            let v = self.core.pending();
-            Ok(v)
-        })
-    }
-}
-
 /// Adds the generated functions and classes to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<ToolBridge>()?;
     m.add_class::<Session>()?;
     m.add_class::<SseDecoder>()?;
     m.add_class::<HttpCall>()?;
     m.add_class::<Operation>()?;
     m.add_class::<ServerStream>()?;
-    m.add_class::<ToolBridge>()?;
     m.add_function(wrap_pyfunction!(retry, m)?)?;
     m.add_function(wrap_pyfunction!(task_update, m)?)?;
     m.add_function(wrap_pyfunction!(respond, m)?)?;
+    m.add_function(wrap_pyfunction!(question_elicit, m)?)?;
+    m.add_function(wrap_pyfunction!(question_sample, m)?)?;
+    m.add_function(wrap_pyfunction!(question_roots, m)?)?;
+    m.add_function(wrap_pyfunction!(complete, m)?)?;
+    m.add_function(wrap_pyfunction!(discover, m)?)?;
+    m.add_function(wrap_pyfunction!(missing_capabilities, m)?)?;
+    m.add_function(wrap_pyfunction!(require_capabilities, m)?)?;
+    m.add_function(wrap_pyfunction!(require_declared, m)?)?;
+    m.add_function(wrap_pyfunction!(task_created, m)?)?;
+    m.add_function(wrap_pyfunction!(task_get_response, m)?)?;
     m.add_function(wrap_pyfunction!(sse_encode, m)?)?;
     m.add_function(wrap_pyfunction!(stream_url, m)?)?;
     m.add_function(wrap_pyfunction!(mirrored_fields, m)?)?;
     m.add_function(wrap_pyfunction!(unassociated_reply, m)?)?;
-    m.add_function(wrap_pyfunction!(question_elicit, m)?)?;
-    m.add_function(wrap_pyfunction!(question_sample, m)?)?;
-    m.add_function(wrap_pyfunction!(question_roots, m)?)?;
-    m.add_function(wrap_pyfunction!(missing_capabilities, m)?)?;
-    m.add_function(wrap_pyfunction!(require_capabilities, m)?)?;
-    m.add_function(wrap_pyfunction!(require_declared, m)?)?;
-    m.add_function(wrap_pyfunction!(complete, m)?)?;
-    m.add_function(wrap_pyfunction!(discover, m)?)?;
-    m.add_function(wrap_pyfunction!(task_created, m)?)?;
-    m.add_function(wrap_pyfunction!(task_get_response, m)?)?;
     Ok(())
 }

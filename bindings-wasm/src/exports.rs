@@ -6,12 +6,6 @@ use crate::Result;
 use mrtr_facade::{self as facade, Randomness};
 use wasm_bindgen::prelude::*;
 
-/// The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
-#[wasm_bindgen]
-pub fn catalogue() -> String {
-    facade::catalogue()
-}
-
 /// Classifies one raw message: what it found, packed into one string (`facade::classify_packed`).
 #[wasm_bindgen]
 pub fn classify(text: &JsValue, options: Option<String>) -> Result<String> {
@@ -109,6 +103,12 @@ pub fn task_transition(current: &str, next: &str) -> Result<String> {
     crate::run(|| facade::task_transition(current, next).map(String::from))
 }
 
+/// The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
+#[wasm_bindgen]
+pub fn catalogue() -> String {
+    facade::catalogue()
+}
+
 /// The binding a sealed state of `request` is bound to, for the principal `subject` or, explicitly,
 /// `anonymous`: `{subject | anonymous, protocol, method, target, paramsDigest}`.
 #[wasm_bindgen(js_name = bindingFor)]
@@ -134,6 +134,126 @@ pub fn params_digest(params: &JsValue) -> Result<Vec<u8>> {
 #[wasm_bindgen]
 pub fn inspect(token: &JsValue) -> Result<String> {
     crate::run(|| facade::inspect(&crate::bytes(token)))
+}
+
+/// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
+#[wasm_bindgen(js_name = questionElicit)]
+pub fn question_elicit(message: &str, requested_schema: &JsValue) -> Result<String> {
+    crate::run(|| facade::question_elicit(message, &crate::bytes(requested_schema)))
+}
+
+/// A sampling request with `params` (`messages`, `maxTokens`, …): an input request.
+#[wasm_bindgen(js_name = questionSample)]
+pub fn question_sample(params: &JsValue) -> Result<String> {
+    crate::run(|| facade::question_sample(&crate::bytes(params)))
+}
+
+/// A request for the client's roots: an input request.
+#[wasm_bindgen(js_name = questionRoots)]
+pub fn question_roots() -> String {
+    facade::question_roots()
+}
+
+/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+/// `request` is a retry (its result must not be cached), and for a cacheable result that names no
+/// caching hints the safe ones its schema requires.
+#[wasm_bindgen]
+pub fn complete(request: &JsValue, result: &JsValue, options: Option<String>) -> Result<String> {
+    crate::run(|| facade::complete(&crate::bytes(request), &crate::bytes(result), &crate::options(options)?))
+}
+
+/// The answer to the `server/discover` `request` from what the server declares: `server` is
+/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+/// (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+/// member of the wrong shape, or one not named here, is `usage-invalid-argument`.
+#[wasm_bindgen]
+pub fn discover(request: &JsValue, server: &JsValue, options: Option<String>) -> Result<String> {
+    crate::run(|| facade::discover(&crate::bytes(request), &crate::bytes(server), &crate::options(options)?))
+}
+
+/// What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
+/// its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
+/// then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
+/// lists them).
+#[wasm_bindgen(js_name = checkRequest)]
+pub fn check_request(
+    request: &JsValue,
+    headers: &JsValue,
+    supported: &JsValue,
+    options: Option<String>,
+) -> Option<String> {
+    crate::refusal(|| {
+        facade::check_request(
+            &crate::bytes(request),
+            crate::optional(headers).as_deref(),
+            &crate::bytes(supported),
+            &crate::options(options)?,
+        )
+    })
+}
+
+/// The client capabilities `questions` (input requests by key) need that `request` did not declare,
+/// as one `ClientCapabilities` object, or none.
+#[wasm_bindgen(js_name = missingCapabilities)]
+pub fn missing_capabilities(request: &JsValue, questions: &JsValue, options: Option<String>) -> Result<Option<String>> {
+    crate::run(|| {
+        facade::missing_capabilities(&crate::bytes(request), &crate::bytes(questions), &crate::options(options)?)
+    })
+}
+
+/// Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+/// declared every capability `questions` need.
+#[wasm_bindgen(js_name = requireCapabilities)]
+pub fn require_capabilities(request: &JsValue, questions: &JsValue, options: Option<String>) -> Option<String> {
+    crate::refusal(|| {
+        facade::require_capabilities(&crate::bytes(request), &crate::bytes(questions), &crate::options(options)?)
+    })
+}
+
+/// Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+/// `required` (a `ClientCapabilities` object, such as an extension).
+#[wasm_bindgen(js_name = requireDeclared)]
+pub fn require_declared(request: &JsValue, required: &JsValue, options: Option<String>) -> Option<String> {
+    crate::refusal(|| {
+        facade::require_declared(&crate::bytes(request), &crate::bytes(required), &crate::options(options)?)
+    })
+}
+
+/// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+/// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
+#[wasm_bindgen(js_name = taskCreated)]
+pub fn task_created(request: &JsValue, record: &JsValue, options: Option<String>) -> Result<String> {
+    crate::run(|| facade::task_created(&crate::bytes(request), &crate::bytes(record), &crate::options(options)?))
+}
+
+/// The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+/// carries.
+#[wasm_bindgen(js_name = taskGetResponse)]
+pub fn task_get_response(request: &JsValue, record: &JsValue, options: Option<String>) -> Result<String> {
+    crate::run(|| facade::task_get_response(&crate::bytes(request), &crate::bytes(record), &crate::options(options)?))
+}
+
+/// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
+/// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
+/// sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
+/// refused state is -32026 `StaleState`).
+#[wasm_bindgen(js_name = errorResponse)]
+pub fn error_response(
+    id: &JsValue,
+    rule: &str,
+    message: &str,
+    data: &JsValue,
+    options: Option<String>,
+) -> Result<String> {
+    crate::run(|| {
+        facade::error_response(
+            &crate::bytes(id),
+            rule,
+            message,
+            crate::optional(data).as_deref(),
+            &crate::options(options)?,
+        )
+    })
 }
 
 /// One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
@@ -195,126 +315,6 @@ pub fn mirrored_fields(request: &JsValue) -> Result<String> {
 #[wasm_bindgen(js_name = unassociatedReply)]
 pub fn unassociated_reply(request: &JsValue) -> Result<Option<String>> {
     crate::run(|| facade::unassociated_reply(&crate::bytes(request)))
-}
-
-/// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
-#[wasm_bindgen(js_name = questionElicit)]
-pub fn question_elicit(message: &str, requested_schema: &JsValue) -> Result<String> {
-    crate::run(|| facade::question_elicit(message, &crate::bytes(requested_schema)))
-}
-
-/// A sampling request with `params` (`messages`, `maxTokens`, …): an input request.
-#[wasm_bindgen(js_name = questionSample)]
-pub fn question_sample(params: &JsValue) -> Result<String> {
-    crate::run(|| facade::question_sample(&crate::bytes(params)))
-}
-
-/// A request for the client's roots: an input request.
-#[wasm_bindgen(js_name = questionRoots)]
-pub fn question_roots() -> String {
-    facade::question_roots()
-}
-
-/// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
-/// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
-/// sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
-/// refused state is -32026 `StaleState`).
-#[wasm_bindgen(js_name = errorResponse)]
-pub fn error_response(
-    id: &JsValue,
-    rule: &str,
-    message: &str,
-    data: &JsValue,
-    options: Option<String>,
-) -> Result<String> {
-    crate::run(|| {
-        facade::error_response(
-            &crate::bytes(id),
-            rule,
-            message,
-            crate::optional(data).as_deref(),
-            &crate::options(options)?,
-        )
-    })
-}
-
-/// What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
-/// its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
-/// then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
-/// lists them).
-#[wasm_bindgen(js_name = checkRequest)]
-pub fn check_request(
-    request: &JsValue,
-    headers: &JsValue,
-    supported: &JsValue,
-    options: Option<String>,
-) -> Option<String> {
-    crate::refusal(|| {
-        facade::check_request(
-            &crate::bytes(request),
-            crate::optional(headers).as_deref(),
-            &crate::bytes(supported),
-            &crate::options(options)?,
-        )
-    })
-}
-
-/// The client capabilities `questions` (input requests by key) need that `request` did not declare,
-/// as one `ClientCapabilities` object, or none.
-#[wasm_bindgen(js_name = missingCapabilities)]
-pub fn missing_capabilities(request: &JsValue, questions: &JsValue, options: Option<String>) -> Result<Option<String>> {
-    crate::run(|| {
-        facade::missing_capabilities(&crate::bytes(request), &crate::bytes(questions), &crate::options(options)?)
-    })
-}
-
-/// Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
-/// declared every capability `questions` need.
-#[wasm_bindgen(js_name = requireCapabilities)]
-pub fn require_capabilities(request: &JsValue, questions: &JsValue, options: Option<String>) -> Option<String> {
-    crate::refusal(|| {
-        facade::require_capabilities(&crate::bytes(request), &crate::bytes(questions), &crate::options(options)?)
-    })
-}
-
-/// Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
-/// `required` (a `ClientCapabilities` object, such as an extension).
-#[wasm_bindgen(js_name = requireDeclared)]
-pub fn require_declared(request: &JsValue, required: &JsValue, options: Option<String>) -> Option<String> {
-    crate::refusal(|| {
-        facade::require_declared(&crate::bytes(request), &crate::bytes(required), &crate::options(options)?)
-    })
-}
-
-/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
-/// `request` is a retry (its result must not be cached), and for a cacheable result that names no
-/// caching hints the safe ones its schema requires.
-#[wasm_bindgen]
-pub fn complete(request: &JsValue, result: &JsValue, options: Option<String>) -> Result<String> {
-    crate::run(|| facade::complete(&crate::bytes(request), &crate::bytes(result), &crate::options(options)?))
-}
-
-/// The answer to the `server/discover` `request` from what the server declares: `server` is
-/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
-/// (absent versions: the protocol's name), completed with the caching hints its schema requires. A
-/// member of the wrong shape, or one not named here, is `usage-invalid-argument`.
-#[wasm_bindgen]
-pub fn discover(request: &JsValue, server: &JsValue, options: Option<String>) -> Result<String> {
-    crate::run(|| facade::discover(&crate::bytes(request), &crate::bytes(server), &crate::options(options)?))
-}
-
-/// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
-/// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
-#[wasm_bindgen(js_name = taskCreated)]
-pub fn task_created(request: &JsValue, record: &JsValue, options: Option<String>) -> Result<String> {
-    crate::run(|| facade::task_created(&crate::bytes(request), &crate::bytes(record), &crate::options(options)?))
-}
-
-/// The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
-/// carries.
-#[wasm_bindgen(js_name = taskGetResponse)]
-pub fn task_get_response(request: &JsValue, record: &JsValue, options: Option<String>) -> Result<String> {
-    crate::run(|| facade::task_get_response(&crate::bytes(request), &crate::bytes(record), &crate::options(options)?))
 }
 
 /// The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP
@@ -390,6 +390,410 @@ impl Client {
     #[wasm_bindgen(js_name = pollEvent)]
     pub fn poll_event(&mut self) -> Option<String> {
         self.0.poll_event()
+    }
+}
+
+/// One replay of an await-style tool on one request: each `ask` answered from what the conversation
+/// holds, or the round ends there.
+#[wasm_bindgen]
+pub struct ToolReplay(pub(crate) facade::ToolReplay);
+
+#[wasm_bindgen]
+impl ToolReplay {
+    /// Asks the next question, under `key` when given: its answer, or none when the tool stops
+    /// here.
+    pub fn ask(&mut self, question: &JsValue, key: Option<String>) -> Result<Option<String>> {
+        crate::run(|| self.0.ask_keyed(&crate::bytes(question), key.as_deref()))
+    }
+
+    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none.
+    #[wasm_bindgen(js_name = askElicit)]
+    pub fn ask_elicit(
+        &mut self,
+        message: &str,
+        requested_schema: &JsValue,
+        key: Option<String>,
+    ) -> Result<Option<String>> {
+        crate::run(|| self.0.ask_elicit(message, &crate::bytes(requested_schema), key.as_deref()))
+    }
+
+    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's replay.
+    pub fn arguments(&self) -> Option<String> {
+        self.0.arguments()
+    }
+
+    /// How many rounds came before this request.
+    pub fn round(&self) -> u32 {
+        self.0.round()
+    }
+
+    /// The tool's data of the last round, or none.
+    pub fn data(&self) -> Option<String> {
+        self.0.data()
+    }
+
+    /// `{stateId, expiry}` of the state the request carried, or none.
+    pub fn state(&self) -> Option<String> {
+        self.0.state()
+    }
+
+    /// The `input_required` response asking what is missing, sealed with `ring`.
+    #[wasm_bindgen(js_name = inputRequired)]
+    pub fn input_required(&self, ring: &KeyRing, data: &JsValue, random: &[u8]) -> Result<String> {
+        crate::run(|| self.0.input_required(&ring.0, crate::optional(data).as_deref(), Randomness::Bytes(random)))
+    }
+
+    /// `input_required` sealing again the last round's data as it came (none: none).
+    #[wasm_bindgen(js_name = inputRequiredKept)]
+    pub fn input_required_kept(&self, ring: &KeyRing, random: &[u8]) -> Result<String> {
+        crate::run(|| self.0.input_required_kept(&ring.0, Randomness::Bytes(random)))
+    }
+
+    /// The final response with `result`.
+    pub fn complete(&self, result: &JsValue) -> Result<String> {
+        crate::run(|| self.0.complete(&crate::bytes(result)))
+    }
+
+    /// Frees what the replay holds now, not when its object is collected (a finalizer runs only
+    /// between event-loop turns): the last call on it. After it, asking and answering are out of
+    /// turn.
+    pub fn release(&mut self) {
+        self.0.release();
+    }
+
+    /// The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this
+    /// one is released.
+    pub fn run(&mut self) -> ToolRun {
+        ToolRun(self.0.run())
+    }
+}
+
+/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+/// call's stream (each associated with the call, SEP-2260).
+#[wasm_bindgen]
+pub struct ToolBridge(pub(crate) facade::ToolBridge);
+
+#[wasm_bindgen]
+impl ToolBridge {
+    /// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds,
+    /// roundTimeoutMs, limits}`; none: the defaults).
+    #[wasm_bindgen(constructor)]
+    pub fn new(request: &JsValue, key: &str, config: &JsValue) -> Result<ToolBridge> {
+        crate::run(|| {
+            facade::ToolBridge::new(&crate::bytes(request), key, &crate::optional(config).unwrap_or_default())
+                .map(ToolBridge)
+        })
+    }
+
+    /// A replay of the tool from the answers collected so far.
+    pub fn replay(&self) -> ToolReplay {
+        ToolReplay(self.0.replay())
+    }
+
+    /// Sends what `replay` misses as server requests on the stream.
+    pub fn ask(&mut self, replay: &ToolReplay, now: f64) -> Result<()> {
+        crate::run(|| self.0.ask(&replay.0, facade::whole(now, "now")?))
+    }
+
+    /// The tool completed with `result`.
+    pub fn complete(&mut self, result: &JsValue) -> Result<()> {
+        crate::run(|| self.0.complete(&crate::bytes(result)))
+    }
+
+    /// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+    /// object).
+    pub fn refuse(&mut self, rule: &str, message: &str, data: &JsValue) -> Result<()> {
+        crate::run(|| self.0.refuse(rule, message, crate::optional(data).as_deref()))
+    }
+
+    /// A response the client POSTed; true when the round is complete.
+    #[wasm_bindgen(js_name = handleAnswer)]
+    pub fn handle_answer(&mut self, response: &JsValue, now: f64) -> Result<bool> {
+        crate::run(|| self.0.handle_answer(&crate::bytes(response), facade::whole(now, "now")?))
+    }
+
+    /// The round's deadline may have passed.
+    #[wasm_bindgen(js_name = handleTimeout)]
+    pub fn handle_timeout(&mut self, now: f64) -> Result<()> {
+        crate::run(|| {
+            self.0.handle_timeout(facade::whole(now, "now")?);
+            Ok(())
+        })
+    }
+
+    /// The next text to write on the stream, or none.
+    #[wasm_bindgen(js_name = pollWrite)]
+    pub fn poll_write(&mut self) -> Option<String> {
+        self.0.poll_write()
+    }
+
+    /// When (ms) to call `handle_timeout`, or none.
+    #[wasm_bindgen(js_name = pollTimeout)]
+    pub fn poll_timeout(&self) -> Option<f64> {
+        self.0.poll_timeout().map(|t| t as f64)
+    }
+
+    /// Whether the final response was written.
+    #[wasm_bindgen(js_name = isDone)]
+    pub fn is_done(&self) -> bool {
+        self.0.is_done()
+    }
+
+    /// The ids of the server requests waiting for an answer.
+    pub fn pending(&self) -> Vec<String> {
+        self.0.pending()
+    }
+
+    /// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+    /// goes on the stream (past the round cap the call ends with that error); else `result`
+    /// completes the call.
+    pub fn finish(&mut self, run: &ToolRun, result: &JsValue, now: f64) -> Result<()> {
+        crate::run(|| self.0.finish(&run.0, crate::optional(result).as_deref(), facade::whole(now, "now")?))
+    }
+}
+
+/// Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): the current seals, any opens.
+#[wasm_bindgen]
+pub struct KeyRing(pub(crate) facade::KeyRing);
+
+#[wasm_bindgen]
+impl KeyRing {
+    /// A ring holding the key `id` (0–255) of `algorithm`, with exactly one of a 32-byte `secret`
+    /// or a `master` secret (at least 32 uniformly random bytes) to derive it from; the key seals.
+    #[wasm_bindgen(constructor)]
+    pub fn new(id: f64, algorithm: &str, secret: Option<Vec<u8>>, master: Option<Vec<u8>>) -> Result<KeyRing> {
+        crate::run(|| {
+            facade::KeyRing::new(facade::whole(id, "id")?, algorithm, secret.as_deref(), master.as_deref()).map(KeyRing)
+        })
+    }
+
+    /// Adds a key that opens tokens (replacing one with the same id).
+    pub fn add(&mut self, id: f64, algorithm: &str, secret: Option<Vec<u8>>, master: Option<Vec<u8>>) -> Result<()> {
+        crate::run(|| self.0.add(facade::whole(id, "id")?, algorithm, secret.as_deref(), master.as_deref()))
+    }
+
+    /// Makes the key `id` the sealing key; false when the ring lacks it.
+    #[wasm_bindgen(js_name = setCurrent)]
+    pub fn set_current(&mut self, id: f64) -> Result<bool> {
+        crate::run(|| Ok(self.0.set_current(facade::whole(id, "id")?)))
+    }
+
+    /// Drops the key `id` (not the current one); false when it could not.
+    pub fn remove(&mut self, id: f64) -> Result<bool> {
+        crate::run(|| Ok(self.0.remove(facade::whole(id, "id")?)))
+    }
+
+    /// The bound on a token's length, checked before any decoding.
+    #[wasm_bindgen(js_name = setMaxTokenBytes)]
+    pub fn set_max_token_bytes(&mut self, max: f64) -> Result<()> {
+        crate::run(|| {
+            self.0.set_max_token_bytes(facade::whole(max, "max")?);
+            Ok(())
+        })
+    }
+
+    /// The deployment label every token is sealed and opened under (at most 64 bytes).
+    #[wasm_bindgen(js_name = setContext)]
+    pub fn set_context(&mut self, label: &JsValue) -> Result<()> {
+        crate::run(|| self.0.set_context(&crate::bytes(label)))
+    }
+
+    /// How many seals each key may make in this process.
+    #[wasm_bindgen(js_name = setSealBudget)]
+    pub fn set_seal_budget(&mut self, seals: f64) -> Result<()> {
+        crate::run(|| {
+            self.0.set_seal_budget(facade::whole(seals, "seals")?);
+            Ok(())
+        })
+    }
+
+    /// How many seals the key `id` has made in this process, or none when the ring lacks it.
+    pub fn seals(&self, id: f64) -> Result<Option<f64>> {
+        crate::run(|| Ok(self.0.seals(facade::whole(id, "id")?).map(|t| t as f64)))
+    }
+
+    /// Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params
+    /// | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a
+    /// nonce from `random`: the token.
+    pub fn seal(&self, binding: &JsValue, now: f64, ttl: f64, payload: &JsValue, random: &[u8]) -> Result<String> {
+        crate::run(|| {
+            self.0.seal(
+                &crate::bytes(binding),
+                facade::whole(now, "now")?,
+                facade::whole(ttl, "ttl")?,
+                &crate::bytes(payload),
+                Randomness::Bytes(random),
+            )
+        })
+    }
+
+    /// Opens `token` for `binding` at `now`, single-use under `guard` when there is one (a second
+    /// use is `state-replayed`): its payload, state id and expiry.
+    pub fn open(
+        &self,
+        token: &JsValue,
+        binding: &JsValue,
+        now: f64,
+        guard: Option<js_sys::Function>,
+    ) -> Result<js_sys::Object> {
+        crate::guarded(guard, |g| {
+            self.0.open(&crate::bytes(token), &crate::bytes(binding), facade::whole(now, "now")?, g).map(crate::opened)
+        })
+    }
+
+    /// A server's round with sealed state: this request's answers plus the sealed earlier ones for
+    /// the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the
+    /// `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing,
+    /// ignored, data, round, stateId, expiry}`.
+    #[wasm_bindgen(js_name = resumeRound)]
+    pub fn resume_round(
+        &self,
+        request: &JsValue,
+        needs: &JsValue,
+        settings: &JsValue,
+        call: &JsValue,
+        guard: Option<js_sys::Function>,
+    ) -> Result<String> {
+        crate::guarded(guard, |g| {
+            self.0.resume_round(
+                &crate::bytes(request),
+                &crate::bytes(needs),
+                &crate::bytes(settings),
+                &crate::bytes(call),
+                g,
+            )
+        })
+    }
+
+    /// The `input_required` response asking what `round` misses of `needs`, sealing what it has
+    /// (and `data`) with a nonce from `random`.
+    #[wasm_bindgen(js_name = respondRound)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn respond_round(
+        &self,
+        request: &JsValue,
+        round: &JsValue,
+        needs: &JsValue,
+        data: &JsValue,
+        settings: &JsValue,
+        call: &JsValue,
+        random: &[u8],
+    ) -> Result<String> {
+        crate::run(|| {
+            self.0.respond_round(
+                &crate::bytes(request),
+                &crate::bytes(round),
+                &crate::bytes(needs),
+                crate::optional(data).as_deref(),
+                &crate::bytes(settings),
+                &crate::bytes(call),
+                Randomness::Bytes(random),
+            )
+        })
+    }
+
+    /// The replay of an await-style tool on `request` for the deployment's `settings` and the
+    /// `call`, single-use under `guard`.
+    #[wasm_bindgen(js_name = startToolReplay)]
+    pub fn start_tool_replay(
+        &self,
+        request: &JsValue,
+        settings: &JsValue,
+        call: &JsValue,
+        guard: Option<js_sys::Function>,
+    ) -> Result<ToolReplay> {
+        crate::guarded(guard, |g| {
+            self.0
+                .start_tool_replay(&crate::bytes(request), &crate::bytes(settings), &crate::bytes(call), g)
+                .map(ToolReplay)
+        })
+    }
+}
+
+/// One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+/// forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+/// input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+/// `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
+/// whatever the tool does next, even when it caught it.
+#[wasm_bindgen]
+pub struct ToolRun(pub(crate) facade::ToolRun);
+
+#[wasm_bindgen]
+impl ToolRun {
+    /// Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+    /// refusal fails the ask and is recorded: the run ends with it.
+    pub fn ask(&mut self, question: &JsValue, key: Option<String>) -> Result<Option<String>> {
+        crate::run(|| self.0.ask(&crate::bytes(question), key.as_deref()))
+    }
+
+    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+    /// schema that is no JSON fails, unrecorded: nothing was asked.
+    #[wasm_bindgen(js_name = askElicit)]
+    pub fn ask_elicit(
+        &mut self,
+        message: &str,
+        requested_schema: &JsValue,
+        key: Option<String>,
+    ) -> Result<Option<String>> {
+        crate::run(|| self.0.ask_elicit(message, &crate::bytes(requested_schema), key.as_deref()))
+    }
+
+    /// The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
+    /// gives none.
+    pub fn stop(&mut self) {
+        self.0.stop();
+    }
+
+    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's run.
+    pub fn arguments(&self) -> Option<String> {
+        self.0.arguments()
+    }
+
+    /// How many rounds came before this request.
+    pub fn round(&self) -> u32 {
+        self.0.round()
+    }
+
+    /// `{stateId, expiry}` of the state the request carried, or none.
+    pub fn state(&self) -> Option<String> {
+        self.0.state()
+    }
+
+    /// The data the next round gets: what the tool set, else the last round's, or none.
+    pub fn data(&self) -> Option<String> {
+        self.0.data()
+    }
+
+    /// The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+    #[wasm_bindgen(js_name = setData)]
+    pub fn set_data(&mut self, data: &JsValue) {
+        self.0.set_data(crate::optional(data).as_deref());
+    }
+
+    /// Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
+    /// over it; none: the tool's error is the host's to raise.
+    pub fn refused(&self) -> Option<String> {
+        crate::refusal(|| self.0.refused())
+    }
+
+    /// Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
+    /// response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
+    /// data set, else the last round's as it came), else the `complete` response; fails with the
+    /// refusal recorded (or met here: the round cap).
+    pub fn respond(&mut self, ring: &KeyRing, result: &JsValue, random: &[u8]) -> Result<String> {
+        crate::run(|| self.0.respond(&ring.0, crate::optional(result).as_deref(), Randomness::Bytes(random)))
+    }
+
+    /// The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+    /// status (`{response, status}`, the options' `errorCodes`), or none.
+    #[wasm_bindgen(js_name = refusalResponse)]
+    pub fn refusal_response(&self, options: Option<String>) -> Result<Option<String>> {
+        crate::run(|| Ok(self.0.refusal_response(&crate::options(options)?)))
+    }
+
+    /// Frees what the run holds now, not when its object is collected: the last call on it.
+    pub fn release(&mut self) {
+        self.0.release();
     }
 }
 
@@ -593,410 +997,6 @@ impl ServerStream {
     /// empties it.
     pub fn take(&mut self) -> String {
         self.0.take()
-    }
-}
-
-/// Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): the current seals, any opens.
-#[wasm_bindgen]
-pub struct KeyRing(pub(crate) facade::KeyRing);
-
-#[wasm_bindgen]
-impl KeyRing {
-    /// A ring holding the key `id` (0–255) of `algorithm`, with exactly one of a 32-byte `secret`
-    /// or a `master` secret (at least 32 uniformly random bytes) to derive it from; the key seals.
-    #[wasm_bindgen(constructor)]
-    pub fn new(id: f64, algorithm: &str, secret: Option<Vec<u8>>, master: Option<Vec<u8>>) -> Result<KeyRing> {
-        crate::run(|| {
-            facade::KeyRing::new(facade::whole(id, "id")?, algorithm, secret.as_deref(), master.as_deref()).map(KeyRing)
-        })
-    }
-
-    /// Adds a key that opens tokens (replacing one with the same id).
-    pub fn add(&mut self, id: f64, algorithm: &str, secret: Option<Vec<u8>>, master: Option<Vec<u8>>) -> Result<()> {
-        crate::run(|| self.0.add(facade::whole(id, "id")?, algorithm, secret.as_deref(), master.as_deref()))
-    }
-
-    /// Makes the key `id` the sealing key; false when the ring lacks it.
-    #[wasm_bindgen(js_name = setCurrent)]
-    pub fn set_current(&mut self, id: f64) -> Result<bool> {
-        crate::run(|| Ok(self.0.set_current(facade::whole(id, "id")?)))
-    }
-
-    /// Drops the key `id` (not the current one); false when it could not.
-    pub fn remove(&mut self, id: f64) -> Result<bool> {
-        crate::run(|| Ok(self.0.remove(facade::whole(id, "id")?)))
-    }
-
-    /// The bound on a token's length, checked before any decoding.
-    #[wasm_bindgen(js_name = setMaxTokenBytes)]
-    pub fn set_max_token_bytes(&mut self, max: f64) -> Result<()> {
-        crate::run(|| {
-            self.0.set_max_token_bytes(facade::whole(max, "max")?);
-            Ok(())
-        })
-    }
-
-    /// The deployment label every token is sealed and opened under (at most 64 bytes).
-    #[wasm_bindgen(js_name = setContext)]
-    pub fn set_context(&mut self, label: &JsValue) -> Result<()> {
-        crate::run(|| self.0.set_context(&crate::bytes(label)))
-    }
-
-    /// How many seals each key may make in this process.
-    #[wasm_bindgen(js_name = setSealBudget)]
-    pub fn set_seal_budget(&mut self, seals: f64) -> Result<()> {
-        crate::run(|| {
-            self.0.set_seal_budget(facade::whole(seals, "seals")?);
-            Ok(())
-        })
-    }
-
-    /// How many seals the key `id` has made in this process, or none when the ring lacks it.
-    pub fn seals(&self, id: f64) -> Result<Option<f64>> {
-        crate::run(|| Ok(self.0.seals(facade::whole(id, "id")?).map(|t| t as f64)))
-    }
-
-    /// Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params
-    /// | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a
-    /// nonce from `random`: the token.
-    pub fn seal(&self, binding: &JsValue, now: f64, ttl: f64, payload: &JsValue, random: &[u8]) -> Result<String> {
-        crate::run(|| {
-            self.0.seal(
-                &crate::bytes(binding),
-                facade::whole(now, "now")?,
-                facade::whole(ttl, "ttl")?,
-                &crate::bytes(payload),
-                Randomness::Bytes(random),
-            )
-        })
-    }
-
-    /// Opens `token` for `binding` at `now`, single-use under `guard` when there is one (a second
-    /// use is `state-replayed`): its payload, state id and expiry.
-    pub fn open(
-        &self,
-        token: &JsValue,
-        binding: &JsValue,
-        now: f64,
-        guard: Option<js_sys::Function>,
-    ) -> Result<js_sys::Object> {
-        crate::guarded(guard, |g| {
-            self.0.open(&crate::bytes(token), &crate::bytes(binding), facade::whole(now, "now")?, g).map(crate::opened)
-        })
-    }
-
-    /// A server's round with sealed state: this request's answers plus the sealed earlier ones for
-    /// the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the
-    /// `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing,
-    /// ignored, data, round, stateId, expiry}`.
-    #[wasm_bindgen(js_name = resumeRound)]
-    pub fn resume_round(
-        &self,
-        request: &JsValue,
-        needs: &JsValue,
-        settings: &JsValue,
-        call: &JsValue,
-        guard: Option<js_sys::Function>,
-    ) -> Result<String> {
-        crate::guarded(guard, |g| {
-            self.0.resume_round(
-                &crate::bytes(request),
-                &crate::bytes(needs),
-                &crate::bytes(settings),
-                &crate::bytes(call),
-                g,
-            )
-        })
-    }
-
-    /// The `input_required` response asking what `round` misses of `needs`, sealing what it has
-    /// (and `data`) with a nonce from `random`.
-    #[wasm_bindgen(js_name = respondRound)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn respond_round(
-        &self,
-        request: &JsValue,
-        round: &JsValue,
-        needs: &JsValue,
-        data: &JsValue,
-        settings: &JsValue,
-        call: &JsValue,
-        random: &[u8],
-    ) -> Result<String> {
-        crate::run(|| {
-            self.0.respond_round(
-                &crate::bytes(request),
-                &crate::bytes(round),
-                &crate::bytes(needs),
-                crate::optional(data).as_deref(),
-                &crate::bytes(settings),
-                &crate::bytes(call),
-                Randomness::Bytes(random),
-            )
-        })
-    }
-
-    /// The replay of an await-style tool on `request` for the deployment's `settings` and the
-    /// `call`, single-use under `guard`.
-    #[wasm_bindgen(js_name = startToolReplay)]
-    pub fn start_tool_replay(
-        &self,
-        request: &JsValue,
-        settings: &JsValue,
-        call: &JsValue,
-        guard: Option<js_sys::Function>,
-    ) -> Result<ToolReplay> {
-        crate::guarded(guard, |g| {
-            self.0
-                .start_tool_replay(&crate::bytes(request), &crate::bytes(settings), &crate::bytes(call), g)
-                .map(ToolReplay)
-        })
-    }
-}
-
-/// One replay of an await-style tool on one request: each `ask` answered from what the conversation
-/// holds, or the round ends there.
-#[wasm_bindgen]
-pub struct ToolReplay(pub(crate) facade::ToolReplay);
-
-#[wasm_bindgen]
-impl ToolReplay {
-    /// Asks the next question, under `key` when given: its answer, or none when the tool stops
-    /// here.
-    pub fn ask(&mut self, question: &JsValue, key: Option<String>) -> Result<Option<String>> {
-        crate::run(|| self.0.ask_keyed(&crate::bytes(question), key.as_deref()))
-    }
-
-    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none.
-    #[wasm_bindgen(js_name = askElicit)]
-    pub fn ask_elicit(
-        &mut self,
-        message: &str,
-        requested_schema: &JsValue,
-        key: Option<String>,
-    ) -> Result<Option<String>> {
-        crate::run(|| self.0.ask_elicit(message, &crate::bytes(requested_schema), key.as_deref()))
-    }
-
-    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's replay.
-    pub fn arguments(&self) -> Option<String> {
-        self.0.arguments()
-    }
-
-    /// How many rounds came before this request.
-    pub fn round(&self) -> u32 {
-        self.0.round()
-    }
-
-    /// The tool's data of the last round, or none.
-    pub fn data(&self) -> Option<String> {
-        self.0.data()
-    }
-
-    /// `{stateId, expiry}` of the state the request carried, or none.
-    pub fn state(&self) -> Option<String> {
-        self.0.state()
-    }
-
-    /// The `input_required` response asking what is missing, sealed with `ring`.
-    #[wasm_bindgen(js_name = inputRequired)]
-    pub fn input_required(&self, ring: &KeyRing, data: &JsValue, random: &[u8]) -> Result<String> {
-        crate::run(|| self.0.input_required(&ring.0, crate::optional(data).as_deref(), Randomness::Bytes(random)))
-    }
-
-    /// `input_required` sealing again the last round's data as it came (none: none).
-    #[wasm_bindgen(js_name = inputRequiredKept)]
-    pub fn input_required_kept(&self, ring: &KeyRing, random: &[u8]) -> Result<String> {
-        crate::run(|| self.0.input_required_kept(&ring.0, Randomness::Bytes(random)))
-    }
-
-    /// The final response with `result`.
-    pub fn complete(&self, result: &JsValue) -> Result<String> {
-        crate::run(|| self.0.complete(&crate::bytes(result)))
-    }
-
-    /// Frees what the replay holds now, not when its object is collected (a finalizer runs only
-    /// between event-loop turns): the last call on it. After it, asking and answering are out of
-    /// turn.
-    pub fn release(&mut self) {
-        self.0.release();
-    }
-
-    /// The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this
-    /// one is released.
-    pub fn run(&mut self) -> ToolRun {
-        ToolRun(self.0.run())
-    }
-}
-
-/// One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
-/// forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
-/// input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
-/// `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
-/// whatever the tool does next, even when it caught it.
-#[wasm_bindgen]
-pub struct ToolRun(pub(crate) facade::ToolRun);
-
-#[wasm_bindgen]
-impl ToolRun {
-    /// Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
-    /// refusal fails the ask and is recorded: the run ends with it.
-    pub fn ask(&mut self, question: &JsValue, key: Option<String>) -> Result<Option<String>> {
-        crate::run(|| self.0.ask(&crate::bytes(question), key.as_deref()))
-    }
-
-    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
-    /// schema that is no JSON fails, unrecorded: nothing was asked.
-    #[wasm_bindgen(js_name = askElicit)]
-    pub fn ask_elicit(
-        &mut self,
-        message: &str,
-        requested_schema: &JsValue,
-        key: Option<String>,
-    ) -> Result<Option<String>> {
-        crate::run(|| self.0.ask_elicit(message, &crate::bytes(requested_schema), key.as_deref()))
-    }
-
-    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's run.
-    pub fn arguments(&self) -> Option<String> {
-        self.0.arguments()
-    }
-
-    /// How many rounds came before this request.
-    pub fn round(&self) -> u32 {
-        self.0.round()
-    }
-
-    /// `{stateId, expiry}` of the state the request carried, or none.
-    pub fn state(&self) -> Option<String> {
-        self.0.state()
-    }
-
-    /// The data the next round gets: what the tool set, else the last round's, or none.
-    pub fn data(&self) -> Option<String> {
-        self.0.data()
-    }
-
-    /// The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
-    #[wasm_bindgen(js_name = setData)]
-    pub fn set_data(&mut self, data: &JsValue) {
-        self.0.set_data(crate::optional(data).as_deref());
-    }
-
-    /// The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
-    /// gives none.
-    pub fn stop(&mut self) {
-        self.0.stop();
-    }
-
-    /// Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
-    /// response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
-    /// data set, else the last round's as it came), else the `complete` response; fails with the
-    /// refusal recorded (or met here: the round cap).
-    pub fn respond(&mut self, ring: &KeyRing, result: &JsValue, random: &[u8]) -> Result<String> {
-        crate::run(|| self.0.respond(&ring.0, crate::optional(result).as_deref(), Randomness::Bytes(random)))
-    }
-
-    /// Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
-    /// over it; none: the tool's error is the host's to raise.
-    pub fn refused(&self) -> Option<String> {
-        crate::refusal(|| self.0.refused())
-    }
-
-    /// The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
-    /// status (`{response, status}`, the options' `errorCodes`), or none.
-    #[wasm_bindgen(js_name = refusalResponse)]
-    pub fn refusal_response(&self, options: Option<String>) -> Result<Option<String>> {
-        crate::run(|| Ok(self.0.refusal_response(&crate::options(options)?)))
-    }
-
-    /// Frees what the run holds now, not when its object is collected: the last call on it.
-    pub fn release(&mut self) {
-        self.0.release();
-    }
-}
-
-/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
-/// call's stream (each associated with the call, SEP-2260).
-#[wasm_bindgen]
-pub struct ToolBridge(pub(crate) facade::ToolBridge);
-
-#[wasm_bindgen]
-impl ToolBridge {
-    /// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds,
-    /// roundTimeoutMs, limits}`; none: the defaults).
-    #[wasm_bindgen(constructor)]
-    pub fn new(request: &JsValue, key: &str, config: &JsValue) -> Result<ToolBridge> {
-        crate::run(|| {
-            facade::ToolBridge::new(&crate::bytes(request), key, &crate::optional(config).unwrap_or_default())
-                .map(ToolBridge)
-        })
-    }
-
-    /// A replay of the tool from the answers collected so far.
-    pub fn replay(&self) -> ToolReplay {
-        ToolReplay(self.0.replay())
-    }
-
-    /// Sends what `replay` misses as server requests on the stream.
-    pub fn ask(&mut self, replay: &ToolReplay, now: f64) -> Result<()> {
-        crate::run(|| self.0.ask(&replay.0, facade::whole(now, "now")?))
-    }
-
-    /// The tool completed with `result`.
-    pub fn complete(&mut self, result: &JsValue) -> Result<()> {
-        crate::run(|| self.0.complete(&crate::bytes(result)))
-    }
-
-    /// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
-    /// object).
-    pub fn refuse(&mut self, rule: &str, message: &str, data: &JsValue) -> Result<()> {
-        crate::run(|| self.0.refuse(rule, message, crate::optional(data).as_deref()))
-    }
-
-    /// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
-    /// goes on the stream (past the round cap the call ends with that error); else `result`
-    /// completes the call.
-    pub fn finish(&mut self, run: &ToolRun, result: &JsValue, now: f64) -> Result<()> {
-        crate::run(|| self.0.finish(&run.0, crate::optional(result).as_deref(), facade::whole(now, "now")?))
-    }
-
-    /// A response the client POSTed; true when the round is complete.
-    #[wasm_bindgen(js_name = handleAnswer)]
-    pub fn handle_answer(&mut self, response: &JsValue, now: f64) -> Result<bool> {
-        crate::run(|| self.0.handle_answer(&crate::bytes(response), facade::whole(now, "now")?))
-    }
-
-    /// The round's deadline may have passed.
-    #[wasm_bindgen(js_name = handleTimeout)]
-    pub fn handle_timeout(&mut self, now: f64) -> Result<()> {
-        crate::run(|| {
-            self.0.handle_timeout(facade::whole(now, "now")?);
-            Ok(())
-        })
-    }
-
-    /// The next text to write on the stream, or none.
-    #[wasm_bindgen(js_name = pollWrite)]
-    pub fn poll_write(&mut self) -> Option<String> {
-        self.0.poll_write()
-    }
-
-    /// When (ms) to call `handle_timeout`, or none.
-    #[wasm_bindgen(js_name = pollTimeout)]
-    pub fn poll_timeout(&self) -> Option<f64> {
-        self.0.poll_timeout().map(|t| t as f64)
-    }
-
-    /// Whether the final response was written.
-    #[wasm_bindgen(js_name = isDone)]
-    pub fn is_done(&self) -> bool {
-        self.0.is_done()
-    }
-
-    /// The ids of the server requests waiting for an answer.
-    pub fn pending(&self) -> Vec<String> {
-        self.0.pending()
     }
 }
 

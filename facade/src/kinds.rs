@@ -32,6 +32,8 @@ pub type JsonOrEmpty<'a> = &'a [u8];
 /// A time in milliseconds, an exchange number or a count: a whole number
 /// below 2^53, which every language's numbers hold ([`crate::exports::Arg::Whole`]).
 pub type Whole = u64;
+/// A key's id, 0–255 (a larger id names no key) ([`crate::exports::Arg::KeyId`]).
+pub type KeyId = u64;
 /// An HTTP status ([`crate::exports::Arg::Status`]).
 pub type Status = u16;
 /// A handle a machine gave out ([`crate::exports::Arg::Handle`]).

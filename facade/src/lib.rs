@@ -31,6 +31,7 @@ use alloc::{
     string::{String, ToString},
     vec::Vec,
 };
+use kinds::*;
 use mrtr::{
     check::{self, Entry, Line},
     client,
@@ -40,6 +41,7 @@ use mrtr::{
     tasks::TaskStatus,
     Classified, Id, Kind, Limits, Protocol, ResultType, RuleId, Settings, DEFAULT_MAX_ROUNDS,
 };
+use mrtr_facade_macros::export;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -179,6 +181,8 @@ pub fn classify_json(message: &[u8], o: &Options) -> Result<String> {
     classify(message, o).map(|c| text(&c))
 }
 
+/// Classifies one raw message: what it found, packed into one string (`facade::classify_packed`).
+///
 /// [`classify`] packed into one short string, for a JavaScript host: one
 /// crossing of its boundary and no JSON to parse on the hot path.
 ///
@@ -188,8 +192,9 @@ pub fn classify_json(message: &[u8], o: &Options) -> Result<String> {
 /// `resultType` was on the wire (bit 5); whether there is a method (bit 6);
 /// the id, a number (bit 7) or a string (bit 8). Then the method as
 /// `<UTF-16 length>:<method>`, then the id (a number in decimal).
-pub fn classify_packed(message: &[u8], o: &Options) -> Result<String> {
-    classify(message, o).map(|c| packed(&c))
+#[export(name = "classify")]
+pub fn classify_packed(text: JsonText, options: &Options) -> Result<String> {
+    classify(text, options).map(|c| packed(&c))
 }
 
 /// `c` packed (see [`classify_packed`]).
@@ -240,14 +245,18 @@ fn decimal(out: &mut String, mut n: u64) {
     out.extend(digits[at..].iter().map(|d| char::from(*d)));
 }
 
+/// Checks a whole conversation (message entries and HTTP entries): the violations, in transcript order
+/// (none: compliant).
+///
 /// Checks a whole conversation (a JSON array of entries): the violations as JSON text.
-pub fn check(transcript: &[u8], o: &Options) -> Result<String> {
+#[export(shapes(transcript = Transcript, options = CheckConfig), returns = Violations)]
+pub fn check(transcript: JsonText, options: &Options) -> Result<JsonString> {
     // The transcript holds many messages: only each message is bound by maxMessageBytes.
-    let whole = Limits { max_message_bytes: usize::MAX, ..o.limits };
+    let whole = Limits { max_message_bytes: usize::MAX, ..options.limits };
     let v = parse(transcript, &whole)?;
     let entries = v.as_array().ok_or(usage("a transcript is a JSON array of entries"))?;
-    let lines = entries.iter().map(|e| Line::from_value_with(e, &o.limits)).collect::<Result<Vec<_>>>()?;
-    Ok(text(&check::check_lines(&lines, o.check_config())))
+    let lines = entries.iter().map(|e| Line::from_value_with(e, &options.limits)).collect::<Result<Vec<_>>>()?;
+    Ok(text(&check::check_lines(&lines, options.check_config())))
 }
 
 /// Checks a conversation in JSON Lines (one entry a non-blank line, as `mrtr
@@ -266,7 +275,11 @@ pub fn read_jsonl(transcript: &[u8], limits: &Limits) -> Result<Vec<Line>> {
     Ok(entries.into_iter().map(|(_, e)| e).collect())
 }
 
+/// The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP
+/// exchange), read the violations so far.
+///
 /// The incremental checker over JSON text.
+#[export(machine)]
 pub struct Checker {
     inner: check::Audit,
     limits: Limits,
@@ -274,13 +287,17 @@ pub struct Checker {
 
 impl Checker {
     /// A checker with the options.
-    pub fn new(o: &Options) -> Checker {
-        Checker { inner: check::Audit::new(o.check_config()), limits: o.limits }
+    #[export(shapes(options = CheckConfig))]
+    pub fn new(options: &Options) -> Checker {
+        Checker { inner: check::Audit::new(options.check_config()), limits: options.limits }
     }
 
+    /// Checks one entry.
+    ///
     /// Checks one entry (`{"from", "message", "stream"}`, or an HTTP entry
     /// `{"from", "at", "http"}`).
-    pub fn handle(&mut self, entry: &[u8]) -> Result<()> {
+    #[export(shapes(entry = TranscriptEntry))]
+    pub fn handle(&mut self, entry: JsonText) -> Result<()> {
         let v = parse(entry, &Limits { max_message_bytes: usize::MAX, ..self.limits })?;
         self.inner.handle(&Line::from_value_with(&v, &self.limits)?);
         Ok(())
@@ -294,8 +311,11 @@ impl Checker {
         Ok(())
     }
 
+    /// The violations so far, in transcript order.
+    ///
     /// The violations so far, as JSON text.
-    pub fn violations(&self) -> String {
+    #[export(returns = Violations)]
+    pub fn violations(&self) -> JsonString {
         text(self.inner.violations())
     }
 }
@@ -306,59 +326,98 @@ fn parse_or_none(text: Option<&[u8]>, limits: &Limits) -> Result<Value> {
     text.map_or_else(|| Ok(Value::Object(serde_json::Map::new())), |t| parse(t, limits))
 }
 
+/// Client: the retry of `request` (the request last sent) answering `result` (the response carrying
+/// `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under the
+/// new `id` (a JSON string or integer). In `sep-2322` the answer to `tasks/result` is a
+/// `tasks/input_response` request. Fails with `input-responses-unsolicited`,
+/// `input-required-method-not-allowed`, `retry-id-reused`, `retry-missing-input-response`,
+/// `retry-input-response-invalid`, or the rule a malformed argument breaks.
+///
 /// [`client::retry`] over JSON text (`input_responses` none: no answers,
 /// the retry of a load-shedding `input_required` that only carries state).
-pub fn retry(request: &[u8], result: &[u8], input_responses: Option<&[u8]>, id: &[u8], o: &Options) -> Result<String> {
-    let l = &o.limits;
+#[export(shapes(id = Id))]
+pub fn retry(
+    request: JsonText,
+    result: JsonText,
+    input_responses: OptJsonText,
+    id: JsonValue,
+    options: &Options,
+) -> Result<JsonString> {
+    let l = &options.limits;
     let (request, result) = (parse(request, l)?, parse(result, l)?);
     let (responses, id) = (parse_or_none(input_responses, l)?, parse(id, l)?);
-    client::retry(&request, &result, &responses, &id, o.protocol, l).map(|v| text(&v))
+    client::retry(&request, &result, &responses, &id, options.protocol, l).map(|v| text(&v))
 }
 
+/// Client (the Tasks extension of `2026-07-28`): the `tasks/update` request answering the input
+/// requests of the task that `get_response` (the answer to the `tasks/get` request `get_request`)
+/// shows, with `input_responses` (none: no answers), under the new `id`.
+///
 /// [`client::task_update`] over JSON text (`input_responses` none: no answers).
+#[export(shapes(id = Id))]
 pub fn task_update(
-    get_request: &[u8],
-    get_response: &[u8],
-    input_responses: Option<&[u8]>,
-    id: &[u8],
-    o: &Options,
-) -> Result<String> {
-    let l = &o.limits;
+    get_request: JsonText,
+    get_response: JsonText,
+    input_responses: OptJsonText,
+    id: JsonValue,
+    options: &Options,
+) -> Result<JsonString> {
+    let l = &options.limits;
     let (request, response) = (parse(get_request, l)?, parse(get_response, l)?);
     let (responses, id) = (parse_or_none(input_responses, l)?, parse(id, l)?);
     client::task_update(&request, &response, &responses, &id, l).map(|v| text(&v))
 }
 
+/// Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object) and
+/// `request_state` (a JSON string) are optional, an absent one left out. Fails with
+/// `input-required-method-not-allowed`, `request-meta-missing`, `request-capability-missing` (-32021:
+/// `data.requiredCapabilities` names what the asks need), `input-required-empty`,
+/// `input-request-invalid`, `request-state-invalid`.
+///
 /// [`server::respond`] over JSON text (`None`: the field is absent).
+#[export(shapes(input_requests = Questions, request_state = RequestState))]
 pub fn respond(
-    request: &[u8],
-    input_requests: Option<&[u8]>,
-    request_state: Option<&[u8]>,
-    o: &Options,
-) -> Result<String> {
-    let l = &o.limits;
+    request: JsonText,
+    input_requests: OptJsonText,
+    request_state: OptJsonValue,
+    options: &Options,
+) -> Result<JsonString> {
+    let l = &options.limits;
     let request = parse(request, l)?;
     let asked = input_requests.map(|t| parse(t, l)).transpose()?;
     let state = request_state.map(|t| parse(t, l)).transpose()?;
-    server::respond(&request, asked.as_ref(), state.as_ref(), o.protocol, l).map(|v| text(&v))
+    server::respond(&request, asked.as_ref(), state.as_ref(), options.protocol, l).map(|v| text(&v))
 }
 
+/// Server: the MRTR fields of `request` read against what this server `needs` (an
+/// `inputRequests`-shaped object): `{"responses": {<needed keys present>: …}, "missing": [<needed keys
+/// absent>], "ignored": [<keys present, not needed>], "requestState": <string or null>}`.
+///
 /// [`server::resume`] over JSON text: `{"responses", "missing", "ignored",
 /// "requestState"}` (`needs` none: the server needs nothing).
-pub fn resume(request: &[u8], needs: Option<&[u8]>, o: &Options) -> Result<String> {
-    let l = &o.limits;
+#[export(shapes(needs = Questions), returns = Resumed)]
+pub fn resume(request: JsonText, needs: OptJsonText, options: &Options) -> Result<JsonString> {
+    let l = &options.limits;
     let (request, needs) = (parse(request, l)?, parse_or_none(needs, l)?);
-    server::resume(&request, &needs, o.protocol, l).map(|r| text(&r))
+    server::resume(&request, &needs, options.protocol, l).map(|r| text(&r))
 }
 
+/// `next`, when a task may go from `current` to `next`; else the refusal (`task-status-invalid`,
+/// `task-transition-invalid`).
+///
 /// `from` may become `to`? The name of `to`, or `task-status-invalid` /
 /// `task-transition-invalid`.
-pub fn task_transition(from: &str, to: &str) -> Result<&'static str> {
-    TaskStatus::from_name(from)?.transition(TaskStatus::from_name(to)?).map(TaskStatus::name)
+#[export(shapes(current = TaskStatus, next = TaskStatus), returns = TaskStatus)]
+pub fn task_transition(current: &str, next: &str) -> Result<&'static str> {
+    TaskStatus::from_name(current)?.transition(TaskStatus::from_name(next)?).map(TaskStatus::name)
 }
 
+/// The client's retry machine (sans-IO). Inputs: `send`, `handle_response`, `answer`; after each, drain
+/// `poll_transmit` (messages to send, in order), then `poll_event`.
+///
 /// The client's retry machine over JSON text (see [`client::Client`] for the
 /// drain order: `poll_transmit` first, then `poll_event`).
+#[export(machine)]
 pub struct Client {
     inner: client::Client,
     limits: Limits,
@@ -366,46 +425,65 @@ pub struct Client {
 
 impl Client {
     /// A machine with the options.
-    pub fn new(o: &Options) -> Client {
-        Client { inner: client::Client::new(o.client_config()), limits: o.limits }
+    #[export(shapes(options = ClientConfig))]
+    pub fn new(options: &Options) -> Client {
+        Client { inner: client::Client::new(options.client_config()), limits: options.limits }
     }
 
+    /// Starts a request: its handle.
+    ///
     /// Starts `request`; its handle.
-    pub fn send(&mut self, request: &[u8]) -> Result<u64> {
+    #[export(returns = Handle)]
+    pub fn send(&mut self, request: JsonText) -> Result<Handle> {
         let request = parse(request, &self.limits)?;
         self.inner.send(request).map(|h| h.0)
     }
 
+    /// Takes a response message.
+    ///
     /// Takes a response message (read by the core's byte path).
-    pub fn handle_response(&mut self, response: &[u8]) -> Result<()> {
+    #[export]
+    pub fn handle_response(&mut self, response: JsonText) -> Result<()> {
         self.inner.handle_response(response)
     }
 
+    /// Answers the input requests of `handle`; queues the retry under `id`.
+    ///
     /// Answers the input requests of `handle` (none: no answers, the retry
     /// of a load-shedding `input_required`); queues the retry under `id`.
-    pub fn answer(&mut self, handle: u64, input_responses: Option<&[u8]>, id: &[u8]) -> Result<()> {
+    #[export(shapes(handle = Handle, id = Id))]
+    pub fn answer(&mut self, handle: Handle, input_responses: OptJsonText, id: JsonValue) -> Result<()> {
         let (responses, id) = (parse_or_none(input_responses, &self.limits)?, parse(id, &self.limits)?);
         self.inner.answer(client::Handle(handle), &responses, id)
     }
 
     /// Gives up on `handle`.
-    pub fn abandon(&mut self, handle: u64) {
+    #[export(shapes(handle = Handle))]
+    pub fn abandon(&mut self, handle: Handle) {
         self.inner.abandon(client::Handle(handle));
     }
 
+    /// The next message to send, or none.
+    ///
     /// The next message to send, as JSON text.
     #[must_use]
-    pub fn poll_transmit(&mut self) -> Option<String> {
+    #[export]
+    pub fn poll_transmit(&mut self) -> Option<JsonString> {
         self.inner.poll_transmit().map(|m| text(&m))
     }
 
+    /// The next event (`inputRequired`, `retryNow`, `done`), or none.
+    ///
     /// The next event, as JSON text (see [`mrtr::wire`]).
     #[must_use]
-    pub fn poll_event(&mut self) -> Option<String> {
+    #[export(returns = ClientEvent)]
+    pub fn poll_event(&mut self) -> Option<JsonString> {
         self.inner.poll_event().map(|e| text(&e))
     }
 }
 
+/// The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
+///
 /// The tables a binding builds its enums and error classes from, as JSON text:
 /// `{"rules": [{"key", "id", "number", "area", "code", "source"}], "areas":
 /// [{"name", "title", "summary"}], "protocols", "kinds", "resultTypes",
@@ -413,7 +491,8 @@ impl Client {
 /// "defaultProtocol", "defaultMaxRounds", "version"}`. `key` is the core's
 /// variant name (`RetryIdReused`), `value` the wire name; protocols add their
 /// `allowList`, task statuses `terminal` and the statuses they may become (`next`).
-pub fn catalogue() -> String {
+#[export]
+pub fn catalogue() -> JsonString {
     let rules: Vec<Value> = RULES
         .iter()
         .map(|r| {
@@ -467,6 +546,7 @@ pub fn panic_error(payload: &(dyn core::any::Any + Send)) -> Error {
 pub use self::sealed::*;
 
 pub mod exports;
+pub mod kinds;
 pub mod records;
 pub mod settings;
 
@@ -489,7 +569,7 @@ mod ring;
 pub use ring::KeyRing;
 
 mod sealed {
-    use super::{parse, parse_arg, text, usage, usage_owned, Options};
+    use super::{export, kinds::*, parse, parse_arg, text, usage, usage_owned, Options};
     use alloc::{format, string::String, string::ToString};
     use mrtr::{
         error::{Error, Result},
@@ -633,16 +713,20 @@ mod sealed {
         bytes.iter().map(|b| format!("{b:02x}")).collect()
     }
 
+    /// The binding a sealed state of `request` is bound to, for the principal `subject` or, explicitly,
+    /// `anonymous`: `{subject | anonymous, protocol, method, target, paramsDigest}`.
+    ///
     /// The binding of the request `request` (raw JSON text) for a subject,
     /// as JSON text, the digest (exact, from the text) in hex.
+    #[export]
     pub fn binding_for(
-        request: &[u8],
-        principal: Option<&str>,
+        request: JsonText,
+        subject: Option<&str>,
         anonymous: bool,
         protocol: Option<&str>,
-    ) -> Result<String> {
+    ) -> Result<JsonString> {
         let value = parse(request, &Limits::DEFAULT)?;
-        let (subject, protocol) = (subject(principal, anonymous)?, Protocol::parse_or_default(protocol)?);
+        let (subject, protocol) = (self::subject(subject, anonymous)?, Protocol::parse_or_default(protocol)?);
         let b = Binding::for_request_text(&value, request, subject, protocol)?;
         let mut out = json!({"protocol": b.protocol, "method": b.method, "target": b.target,
                              "paramsDigest": hex(&b.params_digest)});
@@ -653,9 +737,13 @@ mod sealed {
         Ok(text(&out))
     }
 
+    /// The SHA-256 digest a sealed state binds a request's `params` by: every param but `inputResponses`,
+    /// `requestState` and `_meta`, numbers exact (from their text), key order and spelling not.
+    ///
     /// The digest of a params object given as JSON text (every param but
     /// `inputResponses`, `requestState`, `_meta`; numbers exact).
-    pub fn params_digest(params: &[u8]) -> Result<[u8; 32]> {
+    #[export(returns = Digest)]
+    pub fn params_digest(params: JsonText) -> Result<Digest> {
         state::params_digest_json(params)
     }
 
@@ -851,8 +939,12 @@ mod sealed {
         Ok(text(&response))
     }
 
+    /// What anyone can read off a token without a key, nothing of it authenticated: `{stateId, keyId,
+    /// algorithm, expiry}`.
+    ///
     /// [`state::inspect`]: `{"stateId", "keyId", "algorithm", "expiry"}` as JSON text.
-    pub fn inspect(token: &[u8]) -> Result<String> {
+    #[export(returns = TokenInfo)]
+    pub fn inspect(token: JsonText) -> Result<JsonString> {
         let info = state::inspect(token)?;
         Ok(text(&json!({"stateId": info.id.to_string(), "keyId": info.key_id,
                         "algorithm": info.algorithm.name(), "expiry": info.expiry})))

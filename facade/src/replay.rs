@@ -3,6 +3,7 @@
 
 use super::sealed::{rng, CallSpec, Randomness, RoundsSettings};
 use super::{parse, parse_arg, text, usage_owned, ToolRun};
+use crate::kinds::*;
 use alloc::{
     string::{String, ToString},
     vec::Vec,
@@ -16,11 +17,16 @@ use mrtr::{
     state::{KeyRing, ReplayGuard},
     Result,
 };
+use mrtr_facade_macros::export;
 use serde_json::{json, Value};
 
+/// One replay of an await-style tool on one request: each `ask` answered from what the conversation
+/// holds, or the round ends there.
+///
 /// One replay of a tool on one request, owning what it read; the ring comes
 /// back to seal ([`ToolReplay::input_required`]). A replay of a
 /// [`ToolBridge`] holds its answers in memory and seals nothing.
+#[export(machine)]
 pub struct ToolReplay {
     /// `None` once released ([`ToolReplay::release`]).
     inner: Option<Replay>,
@@ -100,8 +106,11 @@ impl ToolReplay {
         answered(self.replay_mut()?.ask_as(key, &question)?)
     }
 
+    /// Asks the next question, under `key` when given: its answer, or none when the tool stops here.
+    ///
     /// [`ToolReplay::ask_as`] under `key` when given, else [`ToolReplay::ask`].
-    pub fn ask_keyed(&mut self, question: &[u8], key: Option<&str>) -> Result<Option<String>> {
+    #[export(name = "ask")]
+    pub fn ask_keyed(&mut self, question: JsonText, key: Option<&str>) -> Result<Option<JsonString>> {
         match key {
             Some(key) => self.ask_as(key, question),
             None => self.ask(question),
@@ -122,18 +131,29 @@ impl ToolReplay {
         })
     }
 
+    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none.
+    ///
     /// `ask_keyed(question_elicit(message, requested_schema), key)` in one
     /// call, the question built here and never written as text: a binding's
     /// `ctx.elicit` path. A schema that is no JSON is `usage-invalid-argument`.
-    pub fn ask_elicit(&mut self, message: &str, requested_schema: &[u8], key: Option<&str>) -> Result<Option<String>> {
+    #[export(left_out = crate::exports::JS_REPLAY)]
+    pub fn ask_elicit(
+        &mut self,
+        message: &str,
+        requested_schema: JsonText,
+        key: Option<&str>,
+    ) -> Result<Option<JsonString>> {
         let question = replay::elicit(message, &parse_arg(requested_schema, "a requested schema")?);
         Ok(self.ask_value(&question, key)?.map(|answer| text(&answer)))
     }
 
+    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's replay.
+    ///
     /// The request's `params.arguments` as JSON text when they are an object,
     /// else `{}`; `None` for a bridge's replay (its host holds the request).
     /// What a binding hands the tool, from the request as the core read it.
-    pub fn arguments(&self) -> Option<String> {
+    #[export(left_out = crate::exports::JS_REPLAY)]
+    pub fn arguments(&self) -> Option<JsonString> {
         let request = self.request_value()?;
         Some(match request.get("params").and_then(|p| p.get("arguments")) {
             Some(args @ Value::Object(_)) => text(args),
@@ -151,8 +171,11 @@ impl ToolReplay {
         self.inner.as_ref()?.data()
     }
 
+    /// How many rounds came before this request.
+    ///
     /// How many rounds came before this request (0 once released).
-    pub fn round(&self) -> u32 {
+    #[export]
+    pub fn round(&self) -> Count {
         self.inner.as_ref().map_or(0, Replay::round)
     }
 
@@ -161,22 +184,31 @@ impl ToolReplay {
         self.inner.as_ref().map_or_else(Vec::new, |r| r.missing().to_vec())
     }
 
+    /// The tool's data of the last round, or none.
+    ///
     /// The tool's data of the last round, as JSON text.
-    pub fn data(&self) -> Option<String> {
+    #[export]
+    pub fn data(&self) -> Option<JsonString> {
         self.data_value().map(text)
     }
 
+    /// `{stateId, expiry}` of the state the request carried, or none.
+    ///
     /// The state the request carried: `{"stateId", "expiry"}`, or `None`.
-    pub fn state(&self) -> Option<String> {
+    #[export]
+    pub fn state(&self) -> Option<JsonString> {
         let state = self.inner.as_ref()?.state()?;
         Some(text(&json!({"stateId": state.id.to_string(), "expiry": state.expiry})))
     }
 
+    /// The `input_required` response asking what is missing, sealed with `ring`.
+    ///
     /// The `input_required` response (JSON text) asking what is missing.
-    pub fn input_required(&self, ring: &KeyRing, data: Option<&[u8]>, randomness: Randomness<'_>) -> Result<String> {
+    #[export]
+    pub fn input_required(&self, ring: &KeyRing, data: OptJsonText, random: Randomness<'_>) -> Result<JsonString> {
         let s = self.sealed()?;
         let data = data.map(|d| parse(d, &s.settings.rounds(ring).limits)).transpose()?;
-        self.input_required_value(ring, data, randomness)
+        self.input_required_value(ring, data, random)
     }
 
     /// [`ToolReplay::input_required`] with `data` already read (within the
@@ -195,14 +227,20 @@ impl ToolReplay {
         Ok(text(&response))
     }
 
+    /// `input_required` sealing again the last round's data as it came (none: none).
+    ///
     /// [`ToolReplay::input_required`] sealing again the data of the last
     /// round as it came (none: none), never written out and read back.
-    pub fn input_required_kept(&self, ring: &KeyRing, randomness: Randomness<'_>) -> Result<String> {
-        self.input_required_value(ring, self.data_value().cloned(), randomness)
+    #[export(left_out = crate::exports::JS_REPLAY)]
+    pub fn input_required_kept(&self, ring: &KeyRing, random: Randomness<'_>) -> Result<JsonString> {
+        self.input_required_value(ring, self.data_value().cloned(), random)
     }
 
+    /// The final response with `result`.
+    ///
     /// The final response to the request ([`server::complete`]).
-    pub fn complete(&self, result: &[u8]) -> Result<String> {
+    #[export]
+    pub fn complete(&self, result: JsonText) -> Result<JsonString> {
         self.complete_value(&parse_arg(result, "a result")?)
     }
 
@@ -212,6 +250,9 @@ impl ToolReplay {
         Ok(text(&server::complete(&s.request, result, s.settings.protocol())?))
     }
 
+    /// Frees what the replay holds now, not when its object is collected (a finalizer runs only between
+    /// event-loop turns): the last call on it. After it, asking and answering are out of turn.
+    ///
     /// Drops what the replay holds (the request it read, the questions and
     /// answers) now, not when its owner is collected: a garbage-collected
     /// host's last call on it, once the response is written. A JavaScript
@@ -219,13 +260,18 @@ impl ToolReplay {
     /// event-loop turns, so a loop of calls that never yields would otherwise
     /// hold every replay it made. After it, asking and answering are
     /// usage errors, and the reads say nothing (no data, round 0).
+    #[export(left_out = crate::exports::FREED_AT_ONCE)]
     pub fn release(&mut self) {
         self.inner = None;
         self.sealed = None;
     }
 
+    /// The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this one is
+    /// released.
+    ///
     /// The run of the tool over this replay ([`ToolRun`]), which takes what
     /// the replay holds: this one is released.
+    #[export]
     pub fn run(&mut self) -> ToolRun {
         ToolRun::from(ToolReplay { inner: self.inner.take(), sealed: self.sealed.take() })
     }
@@ -250,21 +296,29 @@ fn released() -> mrtr::Error {
     mrtr::Error::with(mrtr::RuleId::UsageOutOfTurn, "this replay was released".into())
 }
 
+/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the call's
+/// stream (each associated with the call, SEP-2260).
+///
 /// [`Bridge`]: one `2025-11-25` call of an await-style tool over JSON text.
+#[export(machine)]
 pub struct ToolBridge(Bridge);
 
 impl ToolBridge {
+    /// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds, roundTimeoutMs,
+    /// limits}`; none: the defaults).
+    ///
     /// A bridge for `request` (JSON text), its stream's event ids under `key`;
     /// `options` give `limits` and `maxRounds`, and `roundTimeoutMs` the wait per round.
-    pub fn new(request: &[u8], key: &str, options: &[u8]) -> Result<ToolBridge> {
-        let mut o = parse_arg(if options.is_empty() { b"{}" } else { options }, "the bridge options")?;
+    #[export(shapes(config = BridgeConfig))]
+    pub fn new(request: JsonText, key: &str, config: JsonOrEmpty) -> Result<ToolBridge> {
+        let mut o = parse_arg(if config.is_empty() { b"{}" } else { config }, "the bridge config")?;
         let timeout = match o.as_object_mut().and_then(|o| o.remove("roundTimeoutMs")) {
             None | Some(Value::Null) => None,
             Some(n) => Some(n.as_u64().ok_or_else(|| usage_owned("roundTimeoutMs is milliseconds".into()))?),
         };
-        let options = super::Options::from_value(&o)?;
-        let mut bridge = Bridge::new(&parse(request, &options.limits)?, key, options.limits)?;
-        if let Some(max) = options.max_rounds {
+        let config = super::Options::from_value(&o)?;
+        let mut bridge = Bridge::new(&parse(request, &config.limits)?, key, config.limits)?;
+        if let Some(max) = config.max_rounds {
             bridge.max_rounds = max;
         }
         if let Some(ms) = timeout {
@@ -274,23 +328,32 @@ impl ToolBridge {
     }
 
     /// A replay of the tool from the answers collected so far.
+    #[export]
     pub fn replay(&self) -> ToolReplay {
         ToolReplay { inner: Some(self.0.replay()), sealed: None }
     }
 
     /// Sends what `replay` misses as server requests on the stream.
-    pub fn ask(&mut self, replay: &ToolReplay, now: u64) -> Result<()> {
+    #[export]
+    pub fn ask(&mut self, replay: &ToolReplay, now: Whole) -> Result<()> {
         self.0.ask(replay.replay()?, mrtr::Millis(now))
     }
 
+    /// The tool completed with `result`.
+    ///
     /// The tool completed with `result` (JSON text).
-    pub fn complete(&mut self, result: &[u8]) -> Result<()> {
+    #[export]
+    pub fn complete(&mut self, result: JsonText) -> Result<()> {
         self.0.complete(&parse_arg(result, "a result")?)
     }
 
+    /// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+    /// object).
+    ///
     /// The tool's run was refused: the error response for the rule named
     /// `rule`, `message` and `data` (a JSON object, or `None`) ends the call.
-    pub fn refuse(&mut self, rule: &str, message: &str, data: Option<&[u8]>) -> Result<()> {
+    #[export]
+    pub fn refuse(&mut self, rule: &str, message: &str, data: OptJsonText) -> Result<()> {
         let error = super::serve::error_of(rule, message, data)?;
         self.0.refuse(&error)
     }
@@ -300,34 +363,48 @@ impl ToolBridge {
         self.0.refuse(error)
     }
 
+    /// A response the client POSTed; true when the round is complete.
+    ///
     /// A response the client POSTed; `true` when the round is complete.
-    pub fn handle_answer(&mut self, response: &[u8], now: u64) -> Result<bool> {
+    #[export]
+    pub fn handle_answer(&mut self, response: JsonText, now: Whole) -> Result<bool> {
         self.0.handle_answer(&parse_arg(response, "a response")?, mrtr::Millis(now))
     }
 
     /// The round's deadline may have passed.
-    pub fn handle_timeout(&mut self, now: u64) {
+    #[export]
+    pub fn handle_timeout(&mut self, now: Whole) {
         self.0.handle_timeout(mrtr::Millis(now));
     }
 
+    /// The next text to write on the stream, or none.
+    ///
     /// The next text to write on the stream.
     #[must_use]
+    #[export]
     pub fn poll_write(&mut self) -> Option<String> {
         self.0.poll_write()
     }
 
+    /// When (ms) to call `handle_timeout`, or none.
+    ///
     /// When to call `handle_timeout`.
     #[must_use]
-    pub fn poll_timeout(&self) -> Option<u64> {
+    #[export]
+    pub fn poll_timeout(&self) -> OptMillis {
         self.0.poll_timeout().map(|at| at.0)
     }
 
     /// Whether the final response was written.
+    #[export]
     pub fn is_done(&self) -> bool {
         self.0.is_done()
     }
 
+    /// The ids of the server requests waiting for an answer.
+    ///
     /// The ids (as text) of the server requests waiting for an answer.
+    #[export]
     pub fn pending(&self) -> Vec<String> {
         self.0.pending().map(String::from).collect()
     }
@@ -340,18 +417,27 @@ fn answered(asked: Asked) -> Result<Option<String>> {
     })
 }
 
+/// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
+///
 /// A form elicitation: `message` and `requestedSchema` (JSON text).
-pub fn question_elicit(message: &str, requested_schema: &[u8]) -> Result<String> {
+#[export]
+pub fn question_elicit(message: &str, requested_schema: JsonText) -> Result<JsonString> {
     Ok(text(&replay::elicit(message, &parse_arg(requested_schema, "a requested schema")?)))
 }
 
+/// A sampling request with `params` (`messages`, `maxTokens`, …): an input request.
+///
 /// A sampling request with these params (JSON text: `messages`, `maxTokens`, …).
-pub fn question_sample(params: &[u8]) -> Result<String> {
+#[export]
+pub fn question_sample(params: JsonText) -> Result<JsonString> {
     Ok(text(&replay::sample(&parse_arg(params, "sampling params")?)))
 }
 
+/// A request for the client's roots: an input request.
+///
 /// A roots request.
-pub fn question_roots() -> String {
+#[export]
+pub fn question_roots() -> JsonString {
     text(&replay::roots())
 }
 

@@ -3,22 +3,35 @@
 //! results, and the error response of every refusal.
 
 use super::{parse, parse_arg, text, transport::headers_arg, usage, usage_owned, Options};
+use crate::kinds::*;
 use alloc::{string::String, vec::Vec};
 use mrtr::{server, server::tasks, Error, Result, RuleId};
+use mrtr_facade_macros::export;
 use serde_json::{json, Value};
 
+/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when `request`
+/// is a retry (its result must not be cached), and for a cacheable result that names no caching hints
+/// the safe ones its schema requires.
+///
 /// [`server::complete`]: the final response to `request`.
-pub fn complete(request: &[u8], result: &[u8], o: &Options) -> Result<String> {
-    let (request, result) = (parse(request, &o.limits)?, parse_arg(result, "a result")?);
-    Ok(text(&server::complete(&request, &result, o.protocol)?))
+#[export]
+pub fn complete(request: JsonText, result: JsonText, options: &Options) -> Result<JsonString> {
+    let (request, result) = (parse(request, &options.limits)?, parse_arg(result, "a result")?);
+    Ok(text(&server::complete(&request, &result, options.protocol)?))
 }
 
+/// The answer to the `server/discover` `request` from what the server declares: `server` is
+/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required (absent
+/// versions: the protocol's name), completed with the caching hints its schema requires. A member of
+/// the wrong shape, or one not named here, is `usage-invalid-argument`.
+///
 /// [`server::discover`]: the answer to a `server/discover` request from
 /// what the server declares (`{capabilities, serverInfo, instructions,
 /// supportedVersions}`).
-pub fn discover(request: &[u8], declared: &[u8], o: &Options) -> Result<String> {
-    let (request, declared) = (parse(request, &o.limits)?, parse_arg(declared, "what the server declares")?);
-    Ok(text(&server::discover(&request, &declared, o.protocol)?))
+#[export]
+pub fn discover(request: JsonText, server: JsonText, options: &Options) -> Result<JsonString> {
+    let (request, server) = (parse(request, &options.limits)?, parse_arg(server, "what the server declares")?);
+    Ok(text(&server::discover(&request, &server, options.protocol)?))
 }
 
 /// [`server::check_headers`]: a request's header fields (`{name: value}` or
@@ -28,59 +41,96 @@ pub fn check_headers(request: &[u8], headers: &[u8], o: &Options) -> Result<()> 
     server::check_headers(&request, &headers_arg(headers)?, o.protocol)
 }
 
+/// What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`), its
+/// HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`), then a
+/// protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data lists them).
+///
 /// [`server::check_request`]: `_meta`, then the header fields when given
 /// (`None`: the request did not come over HTTP), then a version among
 /// `supported` (a JSON array of strings).
-pub fn check_request(request: &[u8], headers: Option<&[u8]>, supported: &[u8], o: &Options) -> Result<()> {
-    let request = parse(request, &o.limits)?;
+#[export(refusal)]
+pub fn check_request(request: JsonText, headers: OptJsonText, supported: JsonText, options: &Options) -> Result<()> {
+    let request = parse(request, &options.limits)?;
     let headers = headers.map(headers_arg).transpose()?;
     let supported = parse_arg(supported, "the supported versions")?;
     let supported: Option<Vec<&str>> = supported.as_array().and_then(|a| a.iter().map(Value::as_str).collect());
     let supported = supported.ok_or(usage("the supported versions are an array of strings"))?;
-    server::check_request(&request, headers.as_deref(), &supported, o.protocol)
+    server::check_request(&request, headers.as_deref(), &supported, options.protocol)
 }
 
+/// The client capabilities `questions` (input requests by key) need that `request` did not declare, as
+/// one `ClientCapabilities` object, or none.
+///
 /// [`server::missing_capabilities`]: the `ClientCapabilities` object the
 /// `questions` need and `request` did not declare, or `None`.
-pub fn missing_capabilities(request: &[u8], questions: &[u8], o: &Options) -> Result<Option<String>> {
-    let (request, questions) = (parse(request, &o.limits)?, parse_arg(questions, "the questions")?);
-    Ok(server::missing_capabilities(&request, &questions, o.protocol)?.map(|c| text(&c)))
+#[export(shapes(questions = Questions))]
+pub fn missing_capabilities(request: JsonText, questions: JsonText, options: &Options) -> Result<Option<JsonString>> {
+    let (request, questions) = (parse(request, &options.limits)?, parse_arg(questions, "the questions")?);
+    Ok(server::missing_capabilities(&request, &questions, options.protocol)?.map(|c| text(&c)))
 }
 
+/// Refuses with `request-capability-missing` (-32021, its data naming them) unless `request` declared
+/// every capability `questions` need.
+///
 /// [`server::require_capabilities`]: `request-capability-missing` (-32021,
 /// its `data` naming the capabilities) unless `request` declared them all.
-pub fn require_capabilities(request: &[u8], questions: &[u8], o: &Options) -> Result<()> {
-    let (request, questions) = (parse(request, &o.limits)?, parse_arg(questions, "the questions")?);
-    server::require_capabilities(&request, &questions, o.protocol)
+#[export(shapes(questions = Questions), refusal)]
+pub fn require_capabilities(request: JsonText, questions: JsonText, options: &Options) -> Result<()> {
+    let (request, questions) = (parse(request, &options.limits)?, parse_arg(questions, "the questions")?);
+    server::require_capabilities(&request, &questions, options.protocol)
 }
 
+/// Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+/// `required` (a `ClientCapabilities` object, such as an extension).
+///
 /// [`server::require_declared`]: `request-capability-missing` unless
 /// `request` declared every capability of `required` (a `ClientCapabilities`
 /// object, such as an extension).
-pub fn require_declared(request: &[u8], required: &[u8], o: &Options) -> Result<()> {
-    let (request, required) = (parse(request, &o.limits)?, parse_arg(required, "the required capabilities")?);
-    server::require_declared(&request, &required, o.protocol)
+#[export(refusal)]
+pub fn require_declared(request: JsonText, required: JsonText, options: &Options) -> Result<()> {
+    let (request, required) = (parse(request, &options.limits)?, parse_arg(required, "the required capabilities")?);
+    server::require_declared(&request, &required, options.protocol)
 }
 
+/// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+/// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
+///
 /// [`tasks::created`]: the response to `request` that starts the task of
 /// `record` (a task record, see [`mrtr::server::tasks`]).
-pub fn task_created(request: &[u8], record: &[u8], o: &Options) -> Result<String> {
-    let (request, record) = (parse(request, &o.limits)?, parse_arg(record, "a task record")?);
+#[export(shapes(record = TaskRecord))]
+pub fn task_created(request: JsonText, record: JsonText, options: &Options) -> Result<JsonString> {
+    let (request, record) = (parse(request, &options.limits)?, parse_arg(record, "a task record")?);
     Ok(text(&tasks::created(&request, &record)?))
 }
 
+/// The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+/// carries.
+///
 /// [`tasks::get_response`]: the complete answer to `tasks/get` `request`.
-pub fn task_get_response(request: &[u8], record: &[u8], o: &Options) -> Result<String> {
-    let (request, record) = (parse(request, &o.limits)?, parse_arg(record, "a task record")?);
-    Ok(text(&tasks::get_response(&request, &record, o.protocol)?))
+#[export(shapes(record = TaskRecord))]
+pub fn task_get_response(request: JsonText, record: JsonText, options: &Options) -> Result<JsonString> {
+    let (request, record) = (parse(request, &options.limits)?, parse_arg(record, "a task record")?);
+    Ok(text(&tasks::get_response(&request, &record, options.protocol)?))
 }
 
+/// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the members
+/// of the error's `data`, an object): `{response, status}`, the HTTP status a transport sends it with.
+/// The options' `errorCodes` picks the codes: `released` (default) or `draft` (a refused state is
+/// -32026 `StaleState`).
+///
 /// [`server::error_response_in`] for the rule named `rule`, `message` and the
 /// members of its `data` (a JSON object, as an error of the core carries it),
 /// in answer to the request id `id` (JSON text): `{"response", "status"}`.
-pub fn error_response(id: &[u8], rule: &str, message: &str, data: Option<&[u8]>, o: &Options) -> Result<String> {
+#[export(shapes(id = Id))]
+pub fn error_response(
+    id: JsonValue,
+    rule: &str,
+    message: &str,
+    data: OptJsonText,
+    options: &Options,
+) -> Result<JsonString> {
     let id = parse_arg(id, "an id")?;
-    Ok(error_response_of(&id, &error_of(rule, message, data)?, o))
+    Ok(error_response_of(&id, &error_of(rule, message, data)?, options))
 }
 
 /// [`error_response`] of the core's `error` itself, to the request id `id`.

@@ -40,16 +40,25 @@
 
 use super::serve::error_response_of;
 use super::{parse_arg, text, usage, Options, Randomness, RoundsSettings, ToolBridge, ToolReplay};
+use crate::kinds::*;
 use alloc::{string::String, vec::Vec};
 use mrtr::{
     round::replay,
     state::{KeyRing, ReplayGuard},
     Error, Result,
 };
+use mrtr_facade_macros::export;
 use serde_json::Value;
 
+/// One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+/// forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+/// input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+/// `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over whatever
+/// the tool does next, even when it caught it.
+///
 /// One run of an await-style tool on one request: its asks, the data it
 /// keeps, the refusal it met, and the response it ends with.
+#[export(machine)]
 pub struct ToolRun {
     replay: ToolReplay,
     /// The first refusal met at an ask (or while responding): the run's end.
@@ -101,10 +110,14 @@ impl ToolRun {
         ToolReplay::start_with(ring, request, settings, principal, anonymous, now, guard).map(ToolRun::from)
     }
 
+    /// Asks the next question, under `key` when given: its answer, or none (the tool stops here). A refusal
+    /// fails the ask and is recorded: the run ends with it.
+    ///
     /// Asks `question` (an input request as JSON text), under `key` when
     /// given, else the key of its order: its answer as JSON text, or none
     /// (the tool stops here). A refusal is returned and recorded.
-    pub fn ask(&mut self, question: &[u8], key: Option<&str>) -> Result<Option<String>> {
+    #[export]
+    pub fn ask(&mut self, question: JsonText, key: Option<&str>) -> Result<Option<JsonString>> {
         if self.stops() {
             return Ok(None);
         }
@@ -121,10 +134,19 @@ impl ToolRun {
         self.recorded(asked)
     }
 
+    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A schema
+    /// that is no JSON fails, unrecorded: nothing was asked.
+    ///
     /// Asks the form elicitation `message`, its answer shaped by
     /// `requested_schema` (JSON text), in one call. A schema that is no JSON
     /// is the tool's own error, not recorded: no question was asked.
-    pub fn ask_elicit(&mut self, message: &str, requested_schema: &[u8], key: Option<&str>) -> Result<Option<String>> {
+    #[export]
+    pub fn ask_elicit(
+        &mut self,
+        message: &str,
+        requested_schema: JsonText,
+        key: Option<&str>,
+    ) -> Result<Option<JsonString>> {
         let question = replay::elicit(message, &parse_arg(requested_schema, "a requested schema")?);
         Ok(self.ask_value(&question, key)?.map(|answer| text(&answer)))
     }
@@ -136,30 +158,42 @@ impl ToolRun {
         self.refusal.get_or_insert(error).clone()
     }
 
+    /// The host stopped the tool (at its first unanswered ask): every later ask asks nothing and gives
+    /// none.
+    ///
     /// The host stopped the tool (at its first unanswered ask, or at a
     /// refusal): every later ask asks nothing and gives none.
+    #[export]
     pub fn stop(&mut self) {
         self.stopped = true;
     }
 
+    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's run.
+    ///
     /// The request's `params.arguments` as JSON text when an object, else
     /// `{}`; none for a bridge's run: what the host hands the tool.
-    pub fn arguments(&self) -> Option<String> {
+    #[export]
+    pub fn arguments(&self) -> Option<JsonString> {
         self.replay.arguments()
     }
 
     /// How many rounds came before this request.
-    pub fn round(&self) -> u32 {
+    #[export]
+    pub fn round(&self) -> Count {
         self.replay.round()
     }
 
     /// `{stateId, expiry}` of the state the request carried, or none.
-    pub fn state(&self) -> Option<String> {
+    #[export]
+    pub fn state(&self) -> Option<JsonString> {
         self.replay.state()
     }
 
+    /// The data the next round gets: what the tool set, else the last round's, or none.
+    ///
     /// The data the next round gets: what the tool set, else the last round's (none: none).
-    pub fn data(&self) -> Option<String> {
+    #[export]
+    pub fn data(&self) -> Option<JsonString> {
         match &self.data {
             Data::Kept => self.replay.data(),
             Data::Value(value) => value.as_ref().map(text),
@@ -167,9 +201,12 @@ impl ToolRun {
         }
     }
 
+    /// The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+    ///
     /// The tool keeps `data` (JSON text, read under the settings' limits
     /// when sealed; none: nothing) for the next round, in place of the last round's.
-    pub fn set_data(&mut self, data: Option<&[u8]>) {
+    #[export]
+    pub fn set_data(&mut self, data: OptJsonText) {
         self.data = match data {
             Some(bytes) => Data::Text(bytes.to_vec()),
             None => Data::Value(None),
@@ -191,25 +228,35 @@ impl ToolRun {
         &self.replay
     }
 
+    /// Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins over it;
+    /// none: the tool's error is the host's to raise.
+    ///
     /// The run's finishing input when the tool raised its own error: the
     /// refusal recorded at an ask, which wins over that error; `Ok` when
     /// none was (the host propagates the tool's error).
+    #[export(refusal)]
     pub fn refused(&self) -> Result<()> {
         self.refusal.clone().map_or(Ok(()), Err)
     }
 
+    /// Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The response to
+    /// send, sealed with `ring`: `input_required` when an ask went unanswered (with the data set, else the
+    /// last round's as it came), else the `complete` response; fails with the refusal recorded (or met
+    /// here: the round cap).
+    ///
     /// The run's finishing input when the tool returned `result` (JSON
     /// text), or stopped at an unanswered ask (none), and its output: the
     /// response to send, sealed with `ring` and `randomness`. A refusal
     /// recorded at an ask is the error; so is one met here (the round cap),
     /// recorded. Any unanswered ask makes it `input_required`, whatever the
     /// tool returned after it (a callback host's tool returns after a none).
-    pub fn respond(&mut self, ring: &KeyRing, result: Option<&[u8]>, randomness: Randomness<'_>) -> Result<String> {
+    #[export]
+    pub fn respond(&mut self, ring: &KeyRing, result: OptJsonText, random: Randomness<'_>) -> Result<JsonString> {
         let result = match (self.is_asking(), result) {
             (false, Some(result)) => Some(parse_arg(result, "the tool's result")?),
             _ => None,
         };
-        self.respond_value(ring, result, randomness)
+        self.respond_value(ring, result, random)
     }
 
     /// [`ToolRun::respond`] with the tool's result already read.
@@ -231,17 +278,24 @@ impl ToolRun {
         response.map_err(|e| self.refuse(e))
     }
 
+    /// The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP status
+    /// (`{response, status}`, the options' `errorCodes`), or none.
+    ///
     /// The refusal the run ended with, as the JSON-RPC error response to its
     /// request under the `options`' `errorCodes`, with its HTTP status:
     /// `{response, status}`; none when the run was not refused.
-    pub fn refusal_response(&self, options: &Options) -> Option<String> {
+    #[export]
+    pub fn refusal_response(&self, options: &Options) -> Option<JsonString> {
         let Some(refusal) = &self.refusal else { return None };
         let id = self.replay.request_value().and_then(|r| r.get("id")).cloned().unwrap_or(Value::Null);
         Some(error_response_of(&id, refusal, options))
     }
 
+    /// Frees what the run holds now, not when its object is collected: the last call on it.
+    ///
     /// Drops what the run holds now ([`ToolReplay::release`]): a
     /// garbage-collected host's last call on it.
+    #[export(left_out = crate::exports::RUN_FREED_AT_ONCE)]
     pub fn release(&mut self) {
         self.replay.release();
     }
@@ -269,12 +323,16 @@ impl ToolRun {
 }
 
 impl ToolBridge {
+    /// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses goes on
+    /// the stream (past the round cap the call ends with that error); else `result` completes the call.
+    ///
     /// One round of the bridged call ends with `run`'s end: its refusal ends
     /// the call with its error; else its unanswered questions go on the
     /// stream as server requests (past the round cap, the call ends with
     /// that error: no failure here); else the tool's `result` (JSON text)
     /// completes it. The tool's own error is the host's, as in [`ToolRun`].
-    pub fn finish(&mut self, run: &ToolRun, result: Option<&[u8]>, now: u64) -> Result<()> {
+    #[export]
+    pub fn finish(&mut self, run: &ToolRun, result: OptJsonText, now: Whole) -> Result<()> {
         if let Err(refusal) = run.refused() {
             return self.refuse_error(&refusal);
         }

@@ -3,44 +3,75 @@
 //! [`mrtr::http`]). Shapes are [`mrtr::wire`]'s.
 
 use super::{parse, parse_arg, text, usage, usage_owned, Options};
+use crate::kinds::*;
 use alloc::{format, string::String, vec::Vec};
 use mrtr::{
     client::operation,
     http::{self, call, serve, Mode, StreamLimits},
     sse, Limits, Millis, Result,
 };
+use mrtr_facade_macros::export;
 use serde_json::Value;
 
+/// The incremental event-stream (`text/event-stream`) decoder: `feed` bytes in any chunking, `finish`
+/// at the end of the stream, and drain `poll_event`: each block as `{event, data, id, retry}` (the
+/// fields its lines set), blocks without `data` included. An unreadable block fails `poll_event` with
+/// its rule, in its place; the next call goes on after it.
+///
 /// The incremental event-stream decoder ([`sse::Decoder`]); each block as
 /// `{"event", "data", "id", "retry"}` (only the fields it set).
+#[export(machine)]
 pub struct SseDecoder(sse::Decoder);
 
 impl SseDecoder {
+    /// A decoder under the options' limits.
+    ///
     /// A decoder bounding each block by the options' `maxMessageBytes`.
-    pub fn new(o: &Options) -> SseDecoder {
-        SseDecoder(sse::Decoder::with_limits(&o.limits))
+    #[export]
+    pub fn new(options: &Options) -> SseDecoder {
+        SseDecoder(sse::Decoder::with_limits(&options.limits))
     }
 
+    /// Decodes the next bytes of the stream, split anywhere (any split gives the same blocks). Bytes that
+    /// are not UTF-8 are not refused here: the block holding them is reported by `poll_event`.
+    ///
     /// Decodes the next bytes of the stream.
-    pub fn feed(&mut self, chunk: &[u8]) {
+    #[export]
+    pub fn feed(&mut self, chunk: RawBytes) {
         self.0.feed(chunk);
     }
 
+    /// Ends the stream: a block not ended by a blank line is discarded (as a browser discards it). Blocks
+    /// decoded already stay to be polled; a later `feed` starts a new stream.
+    ///
     /// Ends the stream (an unterminated last block is discarded).
+    #[export]
     pub fn finish(&mut self) {
         self.0.finish();
     }
 
+    /// The next decoded block, `{"event", "data", "id", "retry"}` (the fields its lines set), or none when
+    /// none is ready. A block the decoder could not read fails this call with its rule, in its place:
+    /// `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block over `maxMessageBytes`);
+    /// decoding goes on after it.
+    ///
     /// The next block as JSON text, or the error that made it unreadable.
     #[must_use]
+    #[export(returns = SseEvent)]
     pub fn poll_event(&mut self) -> Option<Result<String>> {
         self.0.poll_event().map(|e| e.map(|e| text(&e)))
     }
 }
 
+/// One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a decoder
+/// reads back as the same block. An event that sets no field writes an empty text. An `event` or `id`
+/// holding a line end, an `id` holding NUL, an unknown field or one of the wrong type is
+/// `usage-invalid-argument`.
+///
 /// Writes one block (`{"event", "data", "id", "retry"}`, each optional) as
 /// event-stream text ([`sse::encode`]).
-pub fn sse_encode(event: &[u8]) -> Result<String> {
+#[export(shapes(event = SseEvent))]
+pub fn sse_encode(event: JsonText) -> Result<String> {
     let v = parse_arg(event, "an event")?;
     let o = v.as_object().ok_or(usage("an event is an object"))?;
     let mut event = sse::Event::default();
@@ -111,38 +142,93 @@ pub(super) fn headers_arg(text: &[u8]) -> Result<http::Headers> {
 /// text (`HttpCall`, `Operation`): header fields arrive as JSON text.
 macro_rules! exchange_inputs {
     () => {
+        /// The status and header fields of the response to `exchange` (the number of a request from
+        /// `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second head for
+        /// one exchange is `usage-out-of-turn`, an exchange unknown or ended `usage-unknown-handle`. What the
+        /// server did wrong is no failure of this call: it comes out as an event.
+        ///
+        /// The status and header fields of the response to `exchange` (the number of a request from
+        /// `poll_transmit`); `headers` a JSON object of names (any case) to strings, or none. A second head for
+        /// one exchange is `usage-out-of-turn`, an exchange unknown or ended `usage-unknown-handle`. What the
+        /// server did wrong is no failure of this call: it comes out as an event.
+        ///
         /// The status and header fields (`{name: value}`) of the response to `exchange`.
-        pub fn handle_head(&mut self, exchange: u64, status: u16, headers: &[u8], now: u64) -> Result<()> {
+        #[export]
+        #[export]
+        pub fn handle_head(
+            &mut self,
+            exchange: Whole,
+            status: Status,
+            headers: HeaderFields,
+            now: Whole,
+        ) -> Result<()> {
             self.inner.handle_head(exchange, status, &headers_arg(headers)?, Millis(now))
         }
 
+        /// Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream that is
+        /// not UTF-8 is the server's error, reported as an event). A body before its head is
+        /// `usage-out-of-turn`.
+        ///
+        /// Bytes of the body of the response to `exchange`, in any chunking (raw bytes: an event stream that is
+        /// not UTF-8 is the server's error, reported as an event). A body before its head is
+        /// `usage-out-of-turn`.
+        ///
         /// Bytes of the body of the response to `exchange`.
-        pub fn handle_body(&mut self, exchange: u64, chunk: &[u8], now: u64) -> Result<()> {
+        #[export]
+        #[export]
+        pub fn handle_body(&mut self, exchange: Whole, chunk: RawBytes, now: Whole) -> Result<()> {
             self.inner.handle_body(exchange, chunk, Millis(now))
         }
 
+        /// The response to `exchange` ended: the server closed it, the connection was cut, or none came.
+        ///
+        /// The response to `exchange` ended: the server closed it, the connection was cut, or none came.
+        ///
         /// The response to `exchange` ended.
-        pub fn handle_end(&mut self, exchange: u64, now: u64) -> Result<()> {
+        #[export]
+        #[export]
+        pub fn handle_end(&mut self, exchange: Whole, now: Whole) -> Result<()> {
             self.inner.handle_end(exchange, Millis(now))
         }
 
+        /// The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
+        ///
+        /// The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
+        ///
         /// The time `poll_timeout` named came.
-        pub fn handle_timeout(&mut self, now: u64) {
+        #[export]
+        #[export]
+        pub fn handle_timeout(&mut self, now: Whole) {
             self.inner.handle_timeout(Millis(now));
         }
     };
 }
 
+/// The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode (`2026-07-28`,
+/// `2025-11-25`, `sep-1858`, `sep-1335`). Inputs: the response head, body bytes and end of each
+/// exchange, timeouts, and the host's answers to server requests, each with the time (ms). After each,
+/// drain `poll_transmit` (HTTP requests to send), then `poll_event` (`serverRequest`, `message`,
+/// `violation`, and last `response` or `failed`), then read `poll_timeout`.
+///
 /// The client machine of one call over HTTP ([`call::Call`]) over JSON text.
 /// Drain order after every input: `poll_transmit`, `poll_event`, `poll_timeout`.
+#[export(machine)]
 pub struct HttpCall {
     inner: call::Call,
     limits: Limits,
 }
 
 impl HttpCall {
+    /// Starts the call of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
+    /// milliseconds) under `config`: `{"mode": "2026-07-28" | "2025-11-25" | "sep-1858" | "sep-1335",
+    /// "url", "headers": {<name>: <value>}, "protocol", "limits", "maxEvents", "maxLinks", "maxLinkBytes",
+    /// "maxRetryMs", "maxReconnects", "defaultRetryMs", "stallMs"}` (`mode` and `url` required). A bad
+    /// configuration, or a request that is no JSON-RPC request, is `usage-invalid-argument`. After creating
+    /// it and after every input, drain `poll_transmit`, then `poll_event`, then read `poll_timeout`.
+    ///
     /// Starts `request` under the configuration ([`call_config`]).
-    pub fn new(config: &[u8], request: &[u8], now: u64) -> Result<HttpCall> {
+    #[export(shapes(config = CallConfig))]
+    pub fn new(config: JsonText, request: JsonText, now: Whole) -> Result<HttpCall> {
         let config = call_config(config)?;
         let limits = config.settings.limits;
         let request =
@@ -152,39 +238,66 @@ impl HttpCall {
 
     exchange_inputs!();
 
+    /// The host's JSON-RPC response to a server request the call reported (a `serverRequest` event). An
+    /// answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC response
+    /// `usage-invalid-argument`.
+    ///
     /// The host's JSON-RPC response to a reported server request.
-    pub fn answer(&mut self, response: &[u8], now: u64) -> Result<()> {
+    #[export]
+    pub fn answer(&mut self, response: JsonText, now: Whole) -> Result<()> {
         let response =
             parse(response, &self.limits).map_err(|e| usage_owned(format!("the answer: {}", e.message())))?;
         self.inner.answer(&response, Millis(now))
     }
 
+    /// The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url", "headers":
+    /// {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote `exchange` with
+    /// every part of its response.
+    ///
     /// The next HTTP request to send, as JSON text.
     #[must_use]
-    pub fn poll_transmit(&mut self) -> Option<String> {
+    #[export(returns = HttpRequest)]
+    pub fn poll_transmit(&mut self) -> Option<JsonString> {
         self.inner.poll_transmit().map(|r| text(&r))
     }
 
+    /// The next event, or none: `{"type": "serverRequest", "message"}` (answer it with `answer`), `{"type":
+    /// "message", "message"}` (a notification or another response, to pass on), `{"type": "violation",
+    /// "rule", "message"}` (the server broke a rule; the call goes on), and last either `{"type":
+    /// "response", "message"}` (the call's JSON-RPC response) or `{"type": "failed", "rule", "message"}`.
+    ///
     /// The next event, as JSON text.
     #[must_use]
-    pub fn poll_event(&mut self) -> Option<String> {
+    #[export(returns = HttpCallEvent)]
+    pub fn poll_event(&mut self) -> Option<JsonString> {
         self.inner.poll_event().map(|e| text(&e))
     }
 
+    /// When to call `handle_timeout` (the host's milliseconds), or none.
+    ///
     /// When to call `handle_timeout`, if anything waits.
     #[must_use]
-    pub fn poll_timeout(&self) -> Option<u64> {
+    #[export]
+    pub fn poll_timeout(&self) -> OptMillis {
         self.inner.poll_timeout().map(|at| at.0)
     }
 
+    /// Whether the call is over: its `response` or `failed` event was queued.
+    ///
     /// Whether the call is over.
+    #[export]
     pub fn is_done(&self) -> bool {
         self.inner.is_done()
     }
 
+    /// The open exchanges given up as stalled (`stallMs`), as a JSON array of their numbers: each went
+    /// again or its stream was resumed. The host may cut them (then `handle_end` each) rather than wait for
+    /// a hung server.
+    ///
     /// The open exchanges given up as stalled, as a JSON array
     /// ([`call::Call::abandoned`]).
-    pub fn abandoned(&self) -> String {
+    #[export(returns = Exchanges)]
+    pub fn abandoned(&self) -> JsonString {
         text(&self.inner.abandoned())
     }
 }
@@ -239,20 +352,39 @@ fn operation_config(text: &[u8]) -> Result<operation::Config> {
     Ok(c)
 }
 
+/// One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each
+/// retry under a new id, with the answers and the exact `requestState`) or the server requests on a
+/// call's stream (`2025-11-25`, `sep-1858`, `sep-1335`), every question answered the same way,
+/// `answer(key, result)`. Drain after every input: `poll_transmit`, then `poll_event` (`inputRequired`,
+/// `message`, `violation`, and last `done` or `failed`; an answer given there is an input: drain
+/// again), then read `poll_timeout`; drop it once `is_drained`.
+///
 /// One client operation over HTTP ([`operation::Operation`]) over JSON text.
 /// Drain order after every input: `poll_transmit`, `poll_event`, `poll_timeout`.
+#[export(machine, left_out = crate::exports::WASM_SIZE)]
 pub struct Operation {
     inner: operation::Operation,
     limits: Limits,
 }
 
 impl Operation {
+    /// Starts the operation of `request` (a JSON-RPC request with an id) at `now` (the host's clock,
+    /// milliseconds) under `config`: a call's configuration (as `HttpCall`'s) plus `"maxRounds"` (default
+    /// 10), `"maxResends"` (default 2), `"backoffMs"`, `"backoffMaxMs"`, `"taskPollMs"` (default 1000),
+    /// `"versions"`, `"hedgeAfterMs"` with `"maxHedges"` (default 1) for hedged rounds, and `"idempotent"`
+    /// (default false: a first request is hedged, or sent again once a server may have taken it, only when
+    /// the host says it is harmless twice). The drain order, after creating it and after every input
+    /// (`handle_*`, `answer`): `poll_transmit` until none (send each), then `poll_event` until none (an
+    /// answer given there is an input: drain the transmits again), then read `poll_timeout`. Drop it once
+    /// `is_drained`.
+    ///
     /// Starts `request` under the configuration: a call's ([`call_config`])
     /// plus `"maxRounds"`, `"maxResends"`, `"backoffMs"`, `"backoffMaxMs"`,
     /// `"taskPollMs"`, `"versions"` (the protocol versions the client
     /// speaks, preferred first), the hedge (`"hedgeAfterMs"`,
     /// `"maxHedges"`, default 1) and `"idempotent"`: [`operation::Config`].
-    pub fn new(config: &[u8], request: &[u8], now: u64) -> Result<Operation> {
+    #[export(shapes(config = OperationConfig))]
+    pub fn new(config: JsonText, request: JsonText, now: Whole) -> Result<Operation> {
         let config = operation_config(config)?;
         let limits = config.call.settings.limits;
         let request =
@@ -262,50 +394,91 @@ impl Operation {
 
     exchange_inputs!();
 
+    /// Answers the question `key` of an `inputRequired` event with `result` (an elicitation's `{"action",
+    /// …}`, a sampling result, a roots list). An answer that does not fit its question fails with its rule
+    /// and the question stays open; a key nothing asked is `usage-unknown-handle`, one answered already
+    /// `usage-out-of-turn`.
+    ///
     /// Answers the question `key` with `result` (JSON text).
-    pub fn answer(&mut self, key: &str, result: &[u8], now: u64) -> Result<()> {
+    #[export]
+    pub fn answer(&mut self, key: &str, result: JsonText, now: Whole) -> Result<()> {
         let result = parse(result, &self.limits).map_err(|e| usage_owned(format!("the answer: {}", e.message())))?;
         self.inner.answer(key, result, Millis(now))
     }
 
+    /// The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url", "headers":
+    /// {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote `exchange` with
+    /// every part of its response.
+    ///
     /// The next HTTP request to send, as JSON text.
     #[must_use]
-    pub fn poll_transmit(&mut self) -> Option<String> {
+    #[export(returns = HttpRequest)]
+    pub fn poll_transmit(&mut self) -> Option<JsonString> {
         self.inner.poll_transmit().map(|r| text(&r))
     }
 
+    /// The next event, or none: `{"type": "inputRequired", "round", "requests": {<key>: {"method",
+    /// "params"}}}` (answer each key with `answer`), `{"type": "message", "message"}`, `{"type":
+    /// "violation", "rule", "message"}`, and last either `{"type": "done", "response"}` (the final JSON-RPC
+    /// response) or `{"type": "failed", "rule", "message"}`.
+    ///
     /// The next event, as JSON text.
     #[must_use]
-    pub fn poll_event(&mut self) -> Option<String> {
+    #[export(returns = OperationEvent)]
+    pub fn poll_event(&mut self) -> Option<JsonString> {
         self.inner.poll_event().map(|e| text(&e))
     }
 
+    /// When to call `handle_timeout` (the host's milliseconds), or none.
+    ///
     /// When to call `handle_timeout`, if anything waits.
     #[must_use]
-    pub fn poll_timeout(&self) -> Option<u64> {
+    #[export]
+    pub fn poll_timeout(&self) -> OptMillis {
         self.inner.poll_timeout().map(|at| at.0)
     }
 
+    /// Whether the final event was taken and no exchange is open: the operation may be dropped.
+    ///
     /// Whether the final event was taken and no exchange is open.
+    #[export]
     pub fn is_drained(&self) -> bool {
         self.inner.is_drained()
     }
 
+    /// The open exchanges whose answer no longer matters, as a JSON array of their numbers: an earlier
+    /// round's, such as a hedged round's losing copies. The host may cut them (then `handle_end` each)
+    /// rather than wait for a slow server.
+    ///
     /// The open exchanges whose answer no longer matters, as a JSON array
     /// ([`operation::Operation::abandoned`]).
-    pub fn abandoned(&self) -> String {
+    #[export(returns = Exchanges)]
+    pub fn abandoned(&self) -> JsonString {
         text(&self.inner.abandoned())
     }
 
+    /// What the operation knows, as JSON, to go on from after the host restarts (in another process or
+    /// language) with `restore`: the current round's request, the ids, rounds and versions so far, an open
+    /// round's questions and answers, the task it follows; not the configuration (the host gives it again,
+    /// credentials included) nor the open exchanges (the round they carried goes again). An operation that
+    /// is over, or a stream mode's call that answered a server request, is `usage-out-of-turn`.
+    ///
     /// What the operation knows, as JSON text, to go on from after a restart
     /// ([`operation::Operation::snapshot`]).
-    pub fn snapshot(&self, now: u64) -> Result<String> {
+    #[export]
+    pub fn snapshot(&self, now: Whole) -> Result<JsonString> {
         Ok(text(&self.inner.snapshot(Millis(now))?))
     }
 
+    /// The operation of `snapshot` under `config` (as the constructor reads it) at `now`: the round in
+    /// flight goes again under a new id, an open round asks its unanswered questions again (one
+    /// `inputRequired` event), a followed task is polled after the wait that was left. A snapshot of
+    /// another format or transport mode is `usage-invalid-argument`.
+    ///
     /// The operation of `snapshot` (JSON text) under the configuration, as
     /// [`Operation::new`] reads it, at `now` ([`operation::Operation::restore`]).
-    pub fn restore(config: &[u8], snapshot: &[u8], now: u64) -> Result<Operation> {
+    #[export(shapes(config = OperationConfig))]
+    pub fn restore(config: JsonText, snapshot: JsonText, now: Whole) -> Result<Operation> {
         let config = operation_config(config)?;
         let limits = config.call.settings.limits;
         let snapshot = parse(snapshot, &limits).map_err(|e| usage_owned(format!("the snapshot: {}", e.message())))?;
@@ -313,36 +486,65 @@ impl Operation {
     }
 }
 
+/// A server's response stream in a transport mode, for the continuation `key` (the host's name of the
+/// call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`, `retry` and
+/// `ask`; `take` the text to send.
+///
 /// A server's response stream ([`serve::ServerStream`]) over JSON text.
+#[export(machine)]
 pub struct ServerStream(serve::ServerStream);
 
 impl ServerStream {
+    /// A response stream of `mode` for the continuation `key` (the host's name for the call's state in its
+    /// own store: event ids are `<key>.<n>`, a stream URL carries `?stream=<key>`), numbering events from
+    /// `first`. An empty key, or one with a line end or NUL, is `usage-invalid-argument`.
+    ///
     /// A stream of `mode` for the continuation `key`, numbering events from `first`.
-    pub fn new(mode: &str, key: &str, first: u64) -> Result<ServerStream> {
+    #[export(shapes(mode = TransportMode))]
+    pub fn new(mode: &str, key: &str, first: Whole) -> Result<ServerStream> {
         Ok(ServerStream(serve::ServerStream::new(Mode::from_name(mode)?, key, first)?))
     }
 
+    /// The header fields of the response head (status 200), a JSON object: `content-type:
+    /// text/event-stream`, `cache-control`, and under `sep-1335` the `link: <stream_url>; rel="stream"`
+    /// (none: no link).
+    ///
     /// The response head's fields as JSON (`{name: value}`), with the
     /// `rel="stream"` Link under SEP-1335.
-    pub fn head(&self, stream_url: Option<&str>) -> String {
+    #[export(returns = HeaderFields)]
+    pub fn head(&self, stream_url: Option<&str>) -> JsonString {
         let headers = self.0.head(stream_url);
         let o: serde_json::Map<String, Value> = headers.into_iter().map(|(n, v)| (n, Value::String(v))).collect();
         text(&o)
     }
 
+    /// Writes the JSON-RPC `message` as an event; its event id.
+    ///
     /// Writes a JSON-RPC message as an event; its id.
-    pub fn message(&mut self, message: &[u8]) -> Result<String> {
+    #[export]
+    pub fn message(&mut self, message: JsonText) -> Result<String> {
         let m = parse(message, &Limits::DEFAULT)?;
         self.0.message(&m)
     }
 
+    /// Writes a `retry: <retry_ms>` block; its event id.
+    ///
     /// Writes a `retry` block; its id.
-    pub fn retry(&mut self, ms: u64) -> Result<String> {
-        self.0.retry(ms)
+    #[export]
+    pub fn retry(&mut self, retry_ms: Whole) -> Result<String> {
+        self.0.retry(retry_ms)
     }
 
+    /// Writes the mode's sequence asking for `requests` (a JSON array of JSON-RPC requests: elicitation,
+    /// sampling, roots): under `sep-1858` `buffer_input`, the requests, `input_required`; under `sep-1335`
+    /// the requests and `retry: <retry_ms>`; under `2025-11-25` the requests (a `2026-07-28` server asks
+    /// inside results: `usage-invalid-argument`). After a `sep-1858` or `sep-1335` ask the host ends the
+    /// response; under `sep-1858` anything written after it is `usage-out-of-turn`. The last event id
+    /// written.
+    ///
     /// Writes the mode's asking sequence for `requests` (a JSON array); the last id.
-    pub fn ask(&mut self, requests: &[u8], retry_ms: u64) -> Result<String> {
+    #[export(shapes(requests = Messages))]
+    pub fn ask(&mut self, requests: JsonText, retry_ms: Whole) -> Result<String> {
         let v = parse(requests, &Limits::DEFAULT)?;
         let requests: Vec<Value> = match v {
             Value::Array(items) => items,
@@ -351,45 +553,79 @@ impl ServerStream {
         self.0.ask(&requests, retry_ms)
     }
 
+    /// The event-stream text written since the last `take` (to write to the response body), and empties it.
+    ///
     /// The text written so far.
+    #[export]
     pub fn take(&mut self) -> String {
         self.0.take()
     }
 }
 
+/// What an incoming HTTP request to an MCP endpoint (or a stream URL) asks under `mode`, from its
+/// `method`, `url`, `headers` (a JSON object of names to strings, or none) and `body` (raw bytes, empty
+/// for none): `{"type": "call", "message"}` (a new call), `{"type": "messages", "messages": […]}`
+/// (answer `202`), `{"type": "answers", "key", "responses": […]}` (buffered answers of the continuation
+/// `key`), `{"type": "resume", "key", "lastEventId"}` (a GET resuming a stream). A body that is no
+/// JSON-RPC fails with its rule (`jsonrpc-parse-error`, `jsonrpc-invalid`, `limit-exceeded`): answer it
+/// with HTTP 400.
+///
 /// Reads an incoming HTTP request ([`serve::read_request`]) as JSON text.
+#[export(shapes(mode = TransportMode), returns = Incoming)]
 pub fn read_http_request(
     mode: &str,
     method: &str,
     url: &str,
-    headers: &[u8],
-    body: &[u8],
-    o: &Options,
-) -> Result<String> {
-    let incoming =
-        serve::read_request(Mode::from_name(mode)?, method, url, &headers_arg(headers)?, body, o.protocol, &o.limits)?;
+    headers: HeaderFields,
+    body: RawBytes,
+    options: &Options,
+) -> Result<JsonString> {
+    let incoming = serve::read_request(
+        Mode::from_name(mode)?,
+        method,
+        url,
+        &headers_arg(headers)?,
+        body,
+        options.protocol,
+        &options.limits,
+    )?;
     Ok(text(&incoming))
 }
 
+/// The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335).
+///
 /// The `rel="stream"` URL of a continuation ([`serve::stream_url`]).
+#[export]
 pub fn stream_url(endpoint: &str, key: &str) -> Result<String> {
     serve::stream_url(endpoint, key)
 }
 
+/// (2026-07-28) The header fields that mirror `request`'s body, for a client that POSTs it itself:
+/// `mcp-protocol-version`, `mcp-method`, `mcp-name`, each where the body has its value (`mcp-name`:
+/// `params.name`, `params.uri` or `params.taskId`, by method), a value that is not plain visible ASCII
+/// written `=?base64?…?=` (SEP-2243).
+///
 /// (`2026-07-28`) The header fields that mirror `request`'s body
 /// ([`http::mirror_headers`]): `{"mcp-protocol-version", "mcp-method",
 /// "mcp-name"}`, each where the body has its value, encoded per SEP-2243
 /// where it is not plain visible ASCII.
-pub fn mirrored_fields(request: &[u8]) -> Result<String> {
+#[export(returns = HeaderFields)]
+pub fn mirrored_fields(request: JsonText) -> Result<JsonString> {
     let v = parse(request, &Limits::DEFAULT)?;
     let fields: serde_json::Map<String, Value> =
         http::mirror_headers(&v).into_iter().map(|(n, value)| (n, Value::String(value))).collect();
     Ok(text(&fields))
 }
 
+/// A client's answer to a server request that arrived outside any request of its own in flight
+/// (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send back for
+/// `elicitation/create`, `sampling/createMessage` and `roots/list`, or none for any other message
+/// (`ping` is exempt).
+///
 /// The -32602 answer to a server request outside any call
 /// ([`call::unassociated_reply`]), or `None`.
-pub fn unassociated_reply(request: &[u8]) -> Result<Option<String>> {
+#[export]
+pub fn unassociated_reply(request: JsonText) -> Result<Option<JsonString>> {
     let v = parse(request, &Limits::DEFAULT)?;
     Ok(call::unassociated_reply(&v).map(|r| text(&r)))
 }

@@ -111,27 +111,6 @@ def respond(
     (-32021: ``data.requiredCapabilities`` names what the asks need), ``input-required-empty``,
     ``input-request-invalid``, ``request-state-invalid``."""
 
-def sse_encode(event: _JsonIn) -> str:
-    """One block, ``{"event", "data", "id", "retry"}`` (each optional), as event-stream text: what a
-    decoder reads back as the same block. An event that sets no field writes an empty text. An
-    ``event`` or ``id`` holding a line end, an ``id`` holding NUL, an unknown field or one of the
-    wrong type is ``usage-invalid-argument``."""
-
-def stream_url(endpoint: str, key: str) -> str:
-    """The ``rel="stream"`` URL of the continuation ``key`` at ``endpoint`` (SEP-1335)."""
-
-def mirrored_fields(request: _JsonIn) -> dict[str, str]:
-    """(2026-07-28) The header fields that mirror ``request``'s body, for a client that POSTs it
-    itself: ``mcp-protocol-version``, ``mcp-method``, ``mcp-name``, each where the body has its value
-    (``mcp-name``: ``params.name``, ``params.uri`` or ``params.taskId``, by method), a value that is not
-    plain visible ASCII written ``=?base64?…?=`` (SEP-2243)."""
-
-def unassociated_reply(request: _JsonIn) -> dict[str, Any] | None:
-    """A client's answer to a server request that arrived outside any request of its own in flight
-    (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send
-    back for ``elicitation/create``, ``sampling/createMessage`` and ``roots/list``, or none for any
-    other message (``ping`` is exempt)."""
-
 def question_elicit(message: str, requested_schema: _JsonIn) -> dict[str, Any]:
     """A form elicitation asking ``message``, its answer shaped by ``requested_schema``: an input
     request."""
@@ -141,6 +120,27 @@ def question_sample(params: _JsonIn) -> dict[str, Any]:
 
 def question_roots() -> dict[str, Any]:
     """A request for the client's roots: an input request."""
+
+def complete(
+    request: _JsonIn,
+    result: _JsonIn,
+    protocol: str | None = None,
+    limits: Limits | None = None,
+) -> dict[str, Any]:
+    """The final response to ``request`` with ``result``: ``resultType: "complete"``, ``ttlMs: 0`` when
+    ``request`` is a retry (its result must not be cached), and for a cacheable result that names
+    no caching hints the safe ones its schema requires."""
+
+def discover(
+    request: _JsonIn,
+    server: _JsonIn,
+    protocol: str | None = None,
+    limits: Limits | None = None,
+) -> dict[str, Any]:
+    """The answer to the ``server/discover`` ``request`` from what the server declares: ``server`` is
+    ``{capabilities, serverInfo, instructions, supportedVersions}``, only ``capabilities`` required
+    (absent versions: the protocol's name), completed with the caching hints its schema
+    requires. A member of the wrong shape, or one not named here, is ``usage-invalid-argument``."""
 
 def missing_capabilities(
     request: _JsonIn,
@@ -169,27 +169,6 @@ def require_declared(
     """Refuses with ``request-capability-missing`` (-32021) unless ``request`` declared every
     capability of ``required`` (a ``ClientCapabilities`` object, such as an extension)."""
 
-def complete(
-    request: _JsonIn,
-    result: _JsonIn,
-    protocol: str | None = None,
-    limits: Limits | None = None,
-) -> dict[str, Any]:
-    """The final response to ``request`` with ``result``: ``resultType: "complete"``, ``ttlMs: 0`` when
-    ``request`` is a retry (its result must not be cached), and for a cacheable result that names
-    no caching hints the safe ones its schema requires."""
-
-def discover(
-    request: _JsonIn,
-    server: _JsonIn,
-    protocol: str | None = None,
-    limits: Limits | None = None,
-) -> dict[str, Any]:
-    """The answer to the ``server/discover`` ``request`` from what the server declares: ``server`` is
-    ``{capabilities, serverInfo, instructions, supportedVersions}``, only ``capabilities`` required
-    (absent versions: the protocol's name), completed with the caching hints its schema
-    requires. A member of the wrong shape, or one not named here, is ``usage-invalid-argument``."""
-
 def task_created(
     request: _JsonIn,
     record: _JsonIn,
@@ -207,6 +186,27 @@ def task_get_response(
 ) -> dict[str, Any]:
     """The complete answer to the ``tasks/get`` ``request`` for the task of ``record``: the fields its
     status carries."""
+
+def sse_encode(event: _JsonIn) -> str:
+    """One block, ``{"event", "data", "id", "retry"}`` (each optional), as event-stream text: what a
+    decoder reads back as the same block. An event that sets no field writes an empty text. An
+    ``event`` or ``id`` holding a line end, an ``id`` holding NUL, an unknown field or one of the
+    wrong type is ``usage-invalid-argument``."""
+
+def stream_url(endpoint: str, key: str) -> str:
+    """The ``rel="stream"`` URL of the continuation ``key`` at ``endpoint`` (SEP-1335)."""
+
+def mirrored_fields(request: _JsonIn) -> dict[str, str]:
+    """(2026-07-28) The header fields that mirror ``request``'s body, for a client that POSTs it
+    itself: ``mcp-protocol-version``, ``mcp-method``, ``mcp-name``, each where the body has its value
+    (``mcp-name``: ``params.name``, ``params.uri`` or ``params.taskId``, by method), a value that is not
+    plain visible ASCII written ``=?base64?…?=`` (SEP-2243)."""
+
+def unassociated_reply(request: _JsonIn) -> dict[str, Any] | None:
+    """A client's answer to a server request that arrived outside any request of its own in flight
+    (SEP-2260; e.g. on the standalone GET stream): the JSON-RPC error response (-32602) to send
+    back for ``elicitation/create``, ``sampling/createMessage`` and ``roots/list``, or none for any
+    other message (``ping`` is exempt)."""
 
 @final
 class Client:
@@ -245,6 +245,10 @@ class Session:
         """The request of ``method`` with ``params`` (an object, or none) under the next id,
         ``params._meta`` carrying what the session declares where the protocol reads it from every
         request; a ``_meta`` member naming one of those is ``usage-invalid-argument``."""
+    def call_tool(self, name: str, arguments: _JsonIn | None = None) -> dict[str, Any]:
+        """The ``tools/call`` request of the tool ``name`` with ``arguments`` (an object, or none)."""
+    def get_prompt(self, name: str, arguments: _JsonIn | None = None) -> dict[str, Any]:
+        """The ``prompts/get`` request of the prompt ``name`` with ``arguments`` (an object, or none)."""
     def initialize(self) -> dict[str, Any] | None:
         """The ``initialize`` request under the next id where the protocol settles version and
         capabilities once at the start (``2025-11-25``), or none where every request declares
@@ -252,10 +256,6 @@ class Session:
     def initialized(self) -> dict[str, Any]:
         """The ``notifications/initialized`` notification, sent once the server answered
         ``initialize``."""
-    def call_tool(self, name: str, arguments: _JsonIn | None = None) -> dict[str, Any]:
-        """The ``tools/call`` request of the tool ``name`` with ``arguments`` (an object, or none)."""
-    def get_prompt(self, name: str, arguments: _JsonIn | None = None) -> dict[str, Any]:
-        """The ``prompts/get`` request of the prompt ``name`` with ``arguments`` (an object, or none)."""
     def read_resource(self, uri: str) -> dict[str, Any]:
         """The ``resources/read`` request of ``uri``."""
     def handle_tools_list(self, result: _JsonIn) -> None:
@@ -556,6 +556,50 @@ class SseDecoder:
 
 
 @final
+class ToolBridge:
+    """One ``2025-11-25`` call of an await-style tool, its questions sent as server requests on the
+    call's stream (each associated with the call, SEP-2260)."""
+
+    def __new__(
+        cls,
+        request: _JsonIn,
+        key: str,
+        config: _JsonIn | None = None,
+        *,
+        max_rounds: int | None = None,
+        round_timeout_ms: int | None = None,
+        limits: Limits | None = None,
+    ) -> ToolBridge:
+        """A bridge for ``request``, its event ids under ``key``, under ``config`` (``{maxRounds,
+        roundTimeoutMs, limits}``; none: the defaults)."""
+    def replay(self) -> ToolReplay:
+        """A replay of the tool from the answers collected so far."""
+    def ask(self, replay: ToolReplay, now: int) -> None:
+        """Sends what ``replay`` misses as server requests on the stream."""
+    def complete(self, result: _JsonIn) -> None:
+        """The tool completed with ``result``."""
+    def refuse(self, rule: str, message: str, data: _JsonIn | None = None) -> None:
+        """The tool's run was refused: ``rule``, ``message``, ``data`` (the members of the error's
+        ``data``, an object)."""
+    def handle_answer(self, response: _JsonIn, now: int) -> bool:
+        """A response the client POSTed; true when the round is complete."""
+    def handle_timeout(self, now: int) -> None:
+        """The round's deadline may have passed."""
+    def poll_write(self) -> str | None:
+        """The next text to write on the stream, or none."""
+    def poll_timeout(self) -> int | None:
+        """When (ms) to call ``handle_timeout``, or none."""
+    @property
+    def done(self) -> bool:
+        """Whether the final response was written."""
+    def pending(self) -> list[str]:
+        """The ids of the server requests waiting for an answer."""
+    def finish(self, run: ToolRun, result: _JsonIn | None, now: int) -> None:
+        """Ends the round as ``run`` ended: its refusal ends the call with the error; else what it
+        misses goes on the stream (past the round cap the call ends with that error); else
+        ``result`` completes the call."""
+
+@final
 class HttpCall:
     """The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode
     (``2026-07-28``, ``2025-11-25``, ``sep-1858``, ``sep-1335``). Inputs: the response head, body bytes
@@ -790,50 +834,6 @@ class ServerStream:
     def take(self) -> str:
         """The event-stream text written since the last ``take`` (to write to the response body), and
         empties it."""
-
-@final
-class ToolBridge:
-    """One ``2025-11-25`` call of an await-style tool, its questions sent as server requests on the
-    call's stream (each associated with the call, SEP-2260)."""
-
-    def __new__(
-        cls,
-        request: _JsonIn,
-        key: str,
-        config: _JsonIn | None = None,
-        *,
-        max_rounds: int | None = None,
-        round_timeout_ms: int | None = None,
-        limits: Limits | None = None,
-    ) -> ToolBridge:
-        """A bridge for ``request``, its event ids under ``key``, under ``config`` (``{maxRounds,
-        roundTimeoutMs, limits}``; none: the defaults)."""
-    def replay(self) -> ToolReplay:
-        """A replay of the tool from the answers collected so far."""
-    def ask(self, replay: ToolReplay, now: int) -> None:
-        """Sends what ``replay`` misses as server requests on the stream."""
-    def complete(self, result: _JsonIn) -> None:
-        """The tool completed with ``result``."""
-    def refuse(self, rule: str, message: str, data: _JsonIn | None = None) -> None:
-        """The tool's run was refused: ``rule``, ``message``, ``data`` (the members of the error's
-        ``data``, an object)."""
-    def finish(self, run: ToolRun, result: _JsonIn | None, now: int) -> None:
-        """Ends the round as ``run`` ended: its refusal ends the call with the error; else what it
-        misses goes on the stream (past the round cap the call ends with that error); else
-        ``result`` completes the call."""
-    def handle_answer(self, response: _JsonIn, now: int) -> bool:
-        """A response the client POSTed; true when the round is complete."""
-    def handle_timeout(self, now: int) -> None:
-        """The round's deadline may have passed."""
-    def poll_write(self) -> str | None:
-        """The next text to write on the stream, or none."""
-    def poll_timeout(self) -> int | None:
-        """When (ms) to call ``handle_timeout``, or none."""
-    @property
-    def done(self) -> bool:
-        """Whether the final response was written."""
-    def pending(self) -> list[str]:
-        """The ids of the server requests waiting for an answer."""
 
 def read_http_request(
     mode: str,

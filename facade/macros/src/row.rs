@@ -36,6 +36,7 @@ const ARGS: &[(&str, &str)] = &[
     ("Option<&str>", "OptStr"),
     ("bool", "Bool"),
     ("Whole", "Whole"),
+    ("KeyId", "KeyId"),
     ("Status", "Status"),
     ("Handle", "Handle"),
     ("Randomness", "Random"),
