@@ -247,10 +247,15 @@ pub struct Binding {
     pub params_digest: Vec<u8>,
 }
 
-/// The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
-#[uniffi::export]
-pub fn catalogue() -> Result<String> {
-    guard(|| Ok(facade::catalogue()))
+/// A JSON-RPC error response and the HTTP status a transport sends it with.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record, Deserialize)]
+pub struct ErrorResponse {
+    /// The JSON-RPC error response, JSON text: `{"jsonrpc":"2.0","id":…,"error":{code, message,
+    /// data}}`, `data.rule` naming the rule.
+    #[serde(rename = "response", deserialize_with = "crate::ops::json_text")]
+    pub response_json: String,
+    /// The HTTP status a transport sends it with: 400, 404 for -32601, 500 for -32603.
+    pub status: i32,
 }
 
 /// Client: the retry of `request` (the request last sent) answering `result` (the response carrying
@@ -321,12 +326,166 @@ pub fn task_transition(current: String, next: String) -> Result<String> {
     guard(|| Ok(facade::task_transition(&current, &next)?.into()))
 }
 
+/// The tables (`facade::catalogue`): rules, areas, protocols, kinds, limits, ….
+#[uniffi::export]
+pub fn catalogue() -> Result<String> {
+    guard(|| Ok(facade::catalogue()))
+}
+
 /// The SHA-256 digest a sealed state binds a request's `params` by: every param but
 /// `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and
 /// spelling not.
 #[uniffi::export]
 pub fn params_digest(params_json: String) -> Result<Vec<u8>> {
     guard(|| Ok(facade::params_digest(params_json.as_bytes())?.to_vec()))
+}
+
+/// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
+#[uniffi::export]
+pub fn question_elicit(message: String, requested_schema_json: String) -> Result<String> {
+    guard(|| Ok(facade::question_elicit(&message, requested_schema_json.as_bytes())?))
+}
+
+/// A sampling request with `params` (`messages`, `maxTokens`, …): an input request.
+#[uniffi::export]
+pub fn question_sample(params_json: String) -> Result<String> {
+    guard(|| Ok(facade::question_sample(params_json.as_bytes())?))
+}
+
+/// A request for the client's roots: an input request.
+#[uniffi::export]
+pub fn question_roots() -> Result<String> {
+    guard(|| Ok(facade::question_roots()))
+}
+
+/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
+/// `request` is a retry (its result must not be cached), and for a cacheable result that names no
+/// caching hints the safe ones its schema requires.
+#[uniffi::export]
+pub fn complete(request_json: String, result_json: String, protocol: String) -> Result<String> {
+    guard(|| {
+        Ok(facade::complete(request_json.as_bytes(), result_json.as_bytes(), &crate::ops::options(&protocol, None)?)?)
+    })
+}
+
+/// The answer to the `server/discover` `request` from what the server declares: `server` is
+/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
+/// (absent versions: the protocol's name), completed with the caching hints its schema requires. A
+/// member of the wrong shape, or one not named here, is `usage-invalid-argument`.
+#[uniffi::export]
+pub fn discover(request_json: String, server_json: String, protocol: String) -> Result<String> {
+    guard(|| {
+        Ok(facade::discover(request_json.as_bytes(), server_json.as_bytes(), &crate::ops::options(&protocol, None)?)?)
+    })
+}
+
+/// What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
+/// its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
+/// then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
+/// lists them).
+#[uniffi::export]
+pub fn check_request(
+    request_json: String,
+    headers_json: Option<String>,
+    supported_json: String,
+    protocol: String,
+) -> Result<()> {
+    guard(|| {
+        Ok(facade::check_request(
+            request_json.as_bytes(),
+            headers_json.as_deref().map(str::as_bytes),
+            supported_json.as_bytes(),
+            &crate::ops::options(&protocol, None)?,
+        )?)
+    })
+}
+
+/// The client capabilities `questions` (input requests by key) need that `request` did not declare,
+/// as one `ClientCapabilities` object, or none.
+#[uniffi::export]
+pub fn missing_capabilities(request_json: String, questions_json: String, protocol: String) -> Result<Option<String>> {
+    guard(|| {
+        Ok(facade::missing_capabilities(
+            request_json.as_bytes(),
+            questions_json.as_bytes(),
+            &crate::ops::options(&protocol, None)?,
+        )?)
+    })
+}
+
+/// Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
+/// declared every capability `questions` need.
+#[uniffi::export]
+pub fn require_capabilities(request_json: String, questions_json: String, protocol: String) -> Result<()> {
+    guard(|| {
+        Ok(facade::require_capabilities(
+            request_json.as_bytes(),
+            questions_json.as_bytes(),
+            &crate::ops::options(&protocol, None)?,
+        )?)
+    })
+}
+
+/// Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
+/// `required` (a `ClientCapabilities` object, such as an extension).
+#[uniffi::export]
+pub fn require_declared(request_json: String, required_json: String, protocol: String) -> Result<()> {
+    guard(|| {
+        Ok(facade::require_declared(
+            request_json.as_bytes(),
+            required_json.as_bytes(),
+            &crate::ops::options(&protocol, None)?,
+        )?)
+    })
+}
+
+/// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
+/// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
+#[uniffi::export]
+pub fn task_created(request_json: String, record_json: String, protocol: String) -> Result<String> {
+    guard(|| {
+        Ok(facade::task_created(
+            request_json.as_bytes(),
+            record_json.as_bytes(),
+            &crate::ops::options(&protocol, None)?,
+        )?)
+    })
+}
+
+/// The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
+/// carries.
+#[uniffi::export]
+pub fn task_get_response(request_json: String, record_json: String, protocol: String) -> Result<String> {
+    guard(|| {
+        Ok(facade::task_get_response(
+            request_json.as_bytes(),
+            record_json.as_bytes(),
+            &crate::ops::options(&protocol, None)?,
+        )?)
+    })
+}
+
+/// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
+/// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
+/// sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
+/// refused state is -32026 `StaleState`).
+#[uniffi::export]
+pub fn error_response(
+    id_json: String,
+    rule: String,
+    message: String,
+    data_json: Option<String>,
+    protocol: String,
+) -> Result<ErrorResponse> {
+    guard(|| {
+        wire(&facade::error_response(
+            id_json.as_bytes(),
+            &rule,
+            &message,
+            data_json.as_deref().map(str::as_bytes),
+            &crate::ops::options(&protocol, None)?,
+        )?)
+    })
 }
 
 /// One block, `{"event", "data", "id", "retry"}` (each optional), as event-stream text: what a
@@ -388,254 +547,6 @@ pub fn mirrored_fields(request_json: String) -> Result<HashMap<String, String>> 
 #[uniffi::export]
 pub fn unassociated_reply(request_json: String) -> Result<Option<String>> {
     guard(|| Ok(facade::unassociated_reply(request_json.as_bytes())?))
-}
-
-/// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
-#[uniffi::export]
-pub fn question_elicit(message: String, requested_schema_json: String) -> Result<String> {
-    guard(|| Ok(facade::question_elicit(&message, requested_schema_json.as_bytes())?))
-}
-
-/// A sampling request with `params` (`messages`, `maxTokens`, …): an input request.
-#[uniffi::export]
-pub fn question_sample(params_json: String) -> Result<String> {
-    guard(|| Ok(facade::question_sample(params_json.as_bytes())?))
-}
-
-/// A request for the client's roots: an input request.
-#[uniffi::export]
-pub fn question_roots() -> Result<String> {
-    guard(|| Ok(facade::question_roots()))
-}
-
-/// The JSON-RPC error response to the request `id` for `rule`, with `message` and `data` (the
-/// members of the error's `data`, an object): `{response, status}`, the HTTP status a transport
-/// sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
-/// refused state is -32026 `StaleState`).
-#[uniffi::export]
-pub fn error_response(
-    id_json: String,
-    rule: String,
-    message: String,
-    data_json: Option<String>,
-    protocol: String,
-) -> Result<String> {
-    guard(|| {
-        Ok(facade::error_response(
-            id_json.as_bytes(),
-            &rule,
-            &message,
-            data_json.as_deref().map(str::as_bytes),
-            &crate::ops::options(&protocol, None)?,
-        )?)
-    })
-}
-
-/// What every request must pass before a server acts on it: its `_meta` (`request-meta-missing`),
-/// its HTTP header fields when given (none: it did not come over HTTP; `request-header-mismatch`),
-/// then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
-/// lists them).
-#[uniffi::export]
-pub fn check_request(
-    request_json: String,
-    headers_json: Option<String>,
-    supported_json: String,
-    protocol: String,
-) -> Result<Option<String>> {
-    guard(|| {
-        Ok(facade::check_request(
-            request_json.as_bytes(),
-            headers_json.as_deref().map(str::as_bytes),
-            supported_json.as_bytes(),
-            &crate::ops::options(&protocol, None)?,
-        )
-        .err()
-        .map(|e| facade::error_json(&e)))
-    })
-}
-
-/// The client capabilities `questions` (input requests by key) need that `request` did not declare,
-/// as one `ClientCapabilities` object, or none.
-#[uniffi::export]
-pub fn missing_capabilities(request_json: String, questions_json: String, protocol: String) -> Result<Option<String>> {
-    guard(|| {
-        Ok(facade::missing_capabilities(
-            request_json.as_bytes(),
-            questions_json.as_bytes(),
-            &crate::ops::options(&protocol, None)?,
-        )?)
-    })
-}
-
-/// Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
-/// declared every capability `questions` need.
-#[uniffi::export]
-pub fn require_capabilities(request_json: String, questions_json: String, protocol: String) -> Result<Option<String>> {
-    guard(|| {
-        Ok(facade::require_capabilities(
-            request_json.as_bytes(),
-            questions_json.as_bytes(),
-            &crate::ops::options(&protocol, None)?,
-        )
-        .err()
-        .map(|e| facade::error_json(&e)))
-    })
-}
-
-/// Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
-/// `required` (a `ClientCapabilities` object, such as an extension).
-#[uniffi::export]
-pub fn require_declared(request_json: String, required_json: String, protocol: String) -> Result<Option<String>> {
-    guard(|| {
-        Ok(facade::require_declared(
-            request_json.as_bytes(),
-            required_json.as_bytes(),
-            &crate::ops::options(&protocol, None)?,
-        )
-        .err()
-        .map(|e| facade::error_json(&e)))
-    })
-}
-
-/// The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
-/// `request` is a retry (its result must not be cached), and for a cacheable result that names no
-/// caching hints the safe ones its schema requires.
-#[uniffi::export]
-pub fn complete(request_json: String, result_json: String, protocol: String) -> Result<String> {
-    guard(|| {
-        Ok(facade::complete(request_json.as_bytes(), result_json.as_bytes(), &crate::ops::options(&protocol, None)?)?)
-    })
-}
-
-/// The answer to the `server/discover` `request` from what the server declares: `server` is
-/// `{capabilities, serverInfo, instructions, supportedVersions}`, only `capabilities` required
-/// (absent versions: the protocol's name), completed with the caching hints its schema requires. A
-/// member of the wrong shape, or one not named here, is `usage-invalid-argument`.
-#[uniffi::export]
-pub fn discover(request_json: String, server_json: String, protocol: String) -> Result<String> {
-    guard(|| {
-        Ok(facade::discover(request_json.as_bytes(), server_json.as_bytes(), &crate::ops::options(&protocol, None)?)?)
-    })
-}
-
-/// The response to `request` that starts the task of `record` (a task record: `taskId`, `status`,
-/// `createdAt`, `lastUpdatedAt`, `ttlMs`, …).
-#[uniffi::export]
-pub fn task_created(request_json: String, record_json: String, protocol: String) -> Result<String> {
-    guard(|| {
-        Ok(facade::task_created(
-            request_json.as_bytes(),
-            record_json.as_bytes(),
-            &crate::ops::options(&protocol, None)?,
-        )?)
-    })
-}
-
-/// The complete answer to the `tasks/get` `request` for the task of `record`: the fields its status
-/// carries.
-#[uniffi::export]
-pub fn task_get_response(request_json: String, record_json: String, protocol: String) -> Result<String> {
-    guard(|| {
-        Ok(facade::task_get_response(
-            request_json.as_bytes(),
-            record_json.as_bytes(),
-            &crate::ops::options(&protocol, None)?,
-        )?)
-    })
-}
-
-/// A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
-/// "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
-/// protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
-/// client's name).
-#[derive(uniffi::Object)]
-pub struct Session {
-    pub(crate) inner: Mutex<facade::Session>,
-}
-
-#[uniffi::export]
-impl Session {
-    /// A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the
-    /// default protocol, no capabilities).
-    #[uniffi::constructor]
-    pub fn new(config_json: Option<String>) -> Result<Arc<Session>> {
-        guard(|| {
-            Ok(Arc::new(Session {
-                inner: Mutex::new(facade::Session::new(config_json.as_deref().map_or(&[][..], str::as_bytes))?),
-            }))
-        })
-    }
-
-    /// The request of `method` with `params` (an object, or none) under the next id, `params._meta`
-    /// carrying what the session declares where the protocol reads it from every request; a `_meta`
-    /// member naming one of those is `usage-invalid-argument`.
-    pub fn request(&self, method: String, params_json: Option<String>) -> Result<String> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            Ok(this.request(&method, params_json.as_deref().map(str::as_bytes))?)
-        })
-    }
-
-    /// The `initialize` request under the next id where the protocol settles version and
-    /// capabilities once at the start (`2025-11-25`), or none where every request declares them.
-    pub fn initialize(&self) -> Result<Option<String>> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            Ok(this.initialize()?)
-        })
-    }
-
-    /// The `notifications/initialized` notification, sent once the server answered `initialize`.
-    pub fn initialized(&self) -> Result<String> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(this.initialized())
-        })
-    }
-
-    /// The `tools/call` request of the tool `name` with `arguments` (an object, or none).
-    pub fn call_tool(&self, name: String, arguments_json: Option<String>) -> Result<String> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            Ok(this.call_tool(&name, arguments_json.as_deref().map(str::as_bytes))?)
-        })
-    }
-
-    /// The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).
-    pub fn get_prompt(&self, name: String, arguments_json: Option<String>) -> Result<String> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            Ok(this.get_prompt(&name, arguments_json.as_deref().map(str::as_bytes))?)
-        })
-    }
-
-    /// The `resources/read` request of `uri`.
-    pub fn read_resource(&self, uri: String) -> Result<String> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            Ok(this.read_resource(&uri)?)
-        })
-    }
-
-    /// Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
-    /// `idempotentHint`, which `is_idempotent` then names (a later page or listing replaces what it
-    /// says of a tool).
-    pub fn handle_tools_list(&self, result_json: String) -> Result<()> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            Ok(this.handle_tools_list(result_json.as_bytes())?)
-        })
-    }
-
-    /// Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called
-    /// read-only or idempotent: what to set an `Operation`'s `idempotent` from (only then is a
-    /// first request hedged, or sent again once a server may have taken it).
-    pub fn is_idempotent(&self, request_json: String) -> Result<bool> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(this.is_idempotent(request_json.as_bytes())?)
-        })
-    }
 }
 
 #[uniffi::export]
@@ -709,6 +620,551 @@ impl Client {
         guard(|| {
             let mut this = lock(&self.inner)?;
             this.poll_event().map(|t| wire(&t)).transpose()
+        })
+    }
+}
+
+/// One replay of an await-style tool on one request: each `ask` answered from what the conversation
+/// holds, or the round ends there.
+#[derive(uniffi::Object)]
+pub struct ToolReplay {
+    pub(crate) inner: Mutex<facade::ToolReplay>,
+}
+
+#[uniffi::export]
+impl ToolReplay {
+    /// Asks the next question, under `key` when given: its answer, or none when the tool stops
+    /// here.
+    pub fn ask(&self, question_json: String, key: Option<String>) -> Result<Option<String>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.ask_keyed(question_json.as_bytes(), key.as_deref())?)
+        })
+    }
+
+    /// How many rounds came before this request.
+    pub fn round(&self) -> Result<i32> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(crate::ints::int(this.round()))
+        })
+    }
+
+    /// The tool's data of the last round, or none.
+    pub fn data(&self) -> Result<Option<String>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.data())
+        })
+    }
+
+    /// `{stateId, expiry}` of the state the request carried, or none.
+    pub fn state(&self) -> Result<Option<String>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.state())
+        })
+    }
+
+    /// The `input_required` response asking what is missing, sealed with `ring`.
+    pub fn input_required(&self, ring: Arc<KeyRing>, data_json: Option<String>) -> Result<String> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            let ring = ring.ring()?;
+            Ok(this.input_required(&ring, data_json.as_deref().map(str::as_bytes), Randomness::Os)?)
+        })
+    }
+
+    /// The final response with `result`.
+    pub fn complete(&self, result_json: String) -> Result<String> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.complete(result_json.as_bytes())?)
+        })
+    }
+
+    /// The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this
+    /// one is released.
+    pub fn run(&self) -> Result<Arc<ToolRun>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(Arc::new(ToolRun { inner: Mutex::new(this.run()) }))
+        })
+    }
+}
+
+/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
+/// call's stream (each associated with the call, SEP-2260).
+#[derive(uniffi::Object)]
+pub struct ToolBridge {
+    pub(crate) inner: Mutex<facade::ToolBridge>,
+}
+
+#[uniffi::export]
+impl ToolBridge {
+    /// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds,
+    /// roundTimeoutMs, limits}`; none: the defaults).
+    #[uniffi::constructor]
+    pub fn new(request_json: String, key: String, config_json: Option<String>) -> Result<Arc<ToolBridge>> {
+        guard(|| {
+            Ok(Arc::new(ToolBridge {
+                inner: Mutex::new(facade::ToolBridge::new(
+                    request_json.as_bytes(),
+                    &key,
+                    config_json.as_deref().map_or(&[][..], str::as_bytes),
+                )?),
+            }))
+        })
+    }
+
+    /// A replay of the tool from the answers collected so far.
+    pub fn replay(&self) -> Result<Arc<ToolReplay>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(Arc::new(ToolReplay { inner: Mutex::new(this.replay()) }))
+        })
+    }
+
+    /// Sends what `replay` misses as server requests on the stream.
+    pub fn ask(&self, replay: Arc<ToolReplay>, now_ms: i64) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            let replay = lock(&replay.inner)?;
+            Ok(this.ask(&replay, crate::ints::unsigned(now_ms, "now_ms")?)?)
+        })
+    }
+
+    /// The tool completed with `result`.
+    pub fn complete(&self, result_json: String) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.complete(result_json.as_bytes())?)
+        })
+    }
+
+    /// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
+    /// object).
+    pub fn refuse(&self, rule: String, message: String, data_json: Option<String>) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.refuse(&rule, &message, data_json.as_deref().map(str::as_bytes))?)
+        })
+    }
+
+    /// A response the client POSTed; true when the round is complete.
+    pub fn handle_answer(&self, response_json: String, now_ms: i64) -> Result<bool> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.handle_answer(response_json.as_bytes(), crate::ints::unsigned(now_ms, "now_ms")?)?)
+        })
+    }
+
+    /// The round's deadline may have passed.
+    pub fn handle_timeout(&self, now_ms: i64) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.handle_timeout(crate::ints::unsigned(now_ms, "now_ms")?);
+            Ok(())
+        })
+    }
+
+    /// The next text to write on the stream, or none.
+    pub fn poll_write(&self) -> Result<Option<String>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.poll_write())
+        })
+    }
+
+    /// When (ms) to call `handle_timeout`, or none.
+    pub fn poll_timeout(&self) -> Result<Option<i64>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.poll_timeout().map(crate::ints::long))
+        })
+    }
+
+    /// Whether the final response was written.
+    pub fn is_done(&self) -> Result<bool> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.is_done())
+        })
+    }
+
+    /// The ids of the server requests waiting for an answer.
+    pub fn pending(&self) -> Result<Vec<String>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.pending())
+        })
+    }
+
+    /// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
+    /// goes on the stream (past the round cap the call ends with that error); else `result`
+    /// completes the call.
+    pub fn finish(&self, run: Arc<ToolRun>, result_json: Option<String>, now_ms: i64) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            let run = lock(&run.inner)?;
+            Ok(this.finish(
+                &run,
+                result_json.as_deref().map(str::as_bytes),
+                crate::ints::unsigned(now_ms, "now_ms")?,
+            )?)
+        })
+    }
+}
+
+#[uniffi::export]
+impl KeyRing {
+    /// Makes the key `id` the sealing key; false when the ring lacks it.
+    pub fn set_current(&self, id: i32) -> Result<bool> {
+        guard(|| {
+            let mut this = self.writing()?;
+            Ok(this.set_current(u64::from(crate::ints::unsigned::<u8>(id, "id")?)))
+        })
+    }
+
+    /// Drops the key `id` (not the current one); false when it could not.
+    pub fn remove(&self, id: i32) -> Result<bool> {
+        guard(|| {
+            let mut this = self.writing()?;
+            Ok(this.remove(u64::from(crate::ints::unsigned::<u8>(id, "id")?)))
+        })
+    }
+
+    /// The bound on a token's length, checked before any decoding.
+    pub fn set_max_token_bytes(&self, max: i64) -> Result<()> {
+        guard(|| {
+            let mut this = self.writing()?;
+            this.set_max_token_bytes(crate::ints::unsigned(max, "max")?);
+            Ok(())
+        })
+    }
+
+    /// The deployment label every token is sealed and opened under (at most 64 bytes).
+    pub fn set_context(&self, label: Vec<u8>) -> Result<()> {
+        guard(|| {
+            let mut this = self.writing()?;
+            Ok(this.set_context(&label)?)
+        })
+    }
+
+    /// How many seals each key may make in this process.
+    pub fn set_seal_budget(&self, seals: i64) -> Result<()> {
+        guard(|| {
+            let mut this = self.writing()?;
+            this.set_seal_budget(crate::ints::unsigned(seals, "seals")?);
+            Ok(())
+        })
+    }
+
+    /// How many seals the key `id` has made in this process, or none when the ring lacks it.
+    pub fn seals(&self, id: i32) -> Result<Option<i64>> {
+        guard(|| {
+            let this = self.ring()?;
+            Ok(this.seals(u64::from(crate::ints::unsigned::<u8>(id, "id")?)).map(crate::ints::long))
+        })
+    }
+
+    /// Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params
+    /// | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a
+    /// nonce from `random`: the token.
+    pub fn seal(&self, binding: Binding, now: i64, ttl: i64, payload: Vec<u8>) -> Result<String> {
+        guard(|| {
+            let this = self.ring()?;
+            Ok(this.seal(
+                &crate::transport::json_of(&binding),
+                crate::ints::unsigned(now, "now")?,
+                crate::ints::unsigned(ttl, "ttl")?,
+                &payload,
+                Randomness::Os,
+            )?)
+        })
+    }
+
+    /// A server's round with sealed state: this request's answers plus the sealed earlier ones for
+    /// the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the
+    /// `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing,
+    /// ignored, data, round, stateId, expiry}`.
+    pub fn resume_round(
+        &self,
+        request_json: String,
+        needs_json: String,
+        settings_json: String,
+        call_json: String,
+        guard: Option<Box<dyn ReplayGuard>>,
+    ) -> Result<String> {
+        crate::error::guard(|| {
+            self.guarded(guard, |this, guard| {
+                this.resume_round(
+                    request_json.as_bytes(),
+                    needs_json.as_bytes(),
+                    settings_json.as_bytes(),
+                    call_json.as_bytes(),
+                    guard,
+                )
+            })
+        })
+    }
+
+    /// The `input_required` response asking what `round` misses of `needs`, sealing what it has
+    /// (and `data`) with a nonce from `random`.
+    pub fn respond_round(
+        &self,
+        request_json: String,
+        round_json: String,
+        needs_json: String,
+        data_json: Option<String>,
+        settings_json: String,
+        call_json: String,
+    ) -> Result<String> {
+        guard(|| {
+            let this = self.ring()?;
+            Ok(this.respond_round(
+                request_json.as_bytes(),
+                round_json.as_bytes(),
+                needs_json.as_bytes(),
+                data_json.as_deref().map(str::as_bytes),
+                settings_json.as_bytes(),
+                call_json.as_bytes(),
+                Randomness::Os,
+            )?)
+        })
+    }
+
+    /// The replay of an await-style tool on `request` for the deployment's `settings` and the
+    /// `call`, single-use under `guard`.
+    pub fn start_tool_replay(
+        &self,
+        request_json: String,
+        settings_json: String,
+        call_json: String,
+        guard: Option<Box<dyn ReplayGuard>>,
+    ) -> Result<Arc<ToolReplay>> {
+        crate::error::guard(|| {
+            Ok(Arc::new(ToolReplay {
+                inner: Mutex::new(self.guarded(guard, |this, guard| {
+                    this.start_tool_replay(
+                        request_json.as_bytes(),
+                        settings_json.as_bytes(),
+                        call_json.as_bytes(),
+                        guard,
+                    )
+                })?),
+            }))
+        })
+    }
+}
+
+/// A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
+/// "firstId"}`), and the requests it makes from that, each under a fresh id with the `_meta` its
+/// protocol wants on every request (in `2026-07-28`: the protocol version, the capabilities, the
+/// client's name).
+#[derive(uniffi::Object)]
+pub struct Session {
+    pub(crate) inner: Mutex<facade::Session>,
+}
+
+#[uniffi::export]
+impl Session {
+    /// A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the
+    /// default protocol, no capabilities).
+    #[uniffi::constructor]
+    pub fn new(config_json: Option<String>) -> Result<Arc<Session>> {
+        guard(|| {
+            Ok(Arc::new(Session {
+                inner: Mutex::new(facade::Session::new(config_json.as_deref().map_or(&[][..], str::as_bytes))?),
+            }))
+        })
+    }
+
+    /// The request of `method` with `params` (an object, or none) under the next id, `params._meta`
+    /// carrying what the session declares where the protocol reads it from every request; a `_meta`
+    /// member naming one of those is `usage-invalid-argument`.
+    pub fn request(&self, method: String, params_json: Option<String>) -> Result<String> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.request(&method, params_json.as_deref().map(str::as_bytes))?)
+        })
+    }
+
+    /// The `tools/call` request of the tool `name` with `arguments` (an object, or none).
+    pub fn call_tool(&self, name: String, arguments_json: Option<String>) -> Result<String> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.call_tool(&name, arguments_json.as_deref().map(str::as_bytes))?)
+        })
+    }
+
+    /// The `prompts/get` request of the prompt `name` with `arguments` (an object, or none).
+    pub fn get_prompt(&self, name: String, arguments_json: Option<String>) -> Result<String> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.get_prompt(&name, arguments_json.as_deref().map(str::as_bytes))?)
+        })
+    }
+
+    /// The `initialize` request under the next id where the protocol settles version and
+    /// capabilities once at the start (`2025-11-25`), or none where every request declares them.
+    pub fn initialize(&self) -> Result<Option<String>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.initialize()?)
+        })
+    }
+
+    /// The `notifications/initialized` notification, sent once the server answered `initialize`.
+    pub fn initialized(&self) -> Result<String> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.initialized())
+        })
+    }
+
+    /// The `resources/read` request of `uri`.
+    pub fn read_resource(&self, uri: String) -> Result<String> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.read_resource(&uri)?)
+        })
+    }
+
+    /// Reads a page of the server's `tools/list` result: the tools it annotates `readOnlyHint` or
+    /// `idempotentHint`, which `is_idempotent` then names (a later page or listing replaces what it
+    /// says of a tool).
+    pub fn handle_tools_list(&self, result_json: String) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.handle_tools_list(result_json.as_bytes())?)
+        })
+    }
+
+    /// Whether `request` is a `tools/call` of a tool the server's latest `tools/list` called
+    /// read-only or idempotent: what to set an `Operation`'s `idempotent` from (only then is a
+    /// first request hedged, or sent again once a server may have taken it).
+    pub fn is_idempotent(&self, request_json: String) -> Result<bool> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.is_idempotent(request_json.as_bytes())?)
+        })
+    }
+}
+
+/// One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+/// forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+/// input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+/// `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
+/// whatever the tool does next, even when it caught it.
+#[derive(uniffi::Object)]
+pub struct ToolRun {
+    pub(crate) inner: Mutex<facade::ToolRun>,
+}
+
+#[uniffi::export]
+impl ToolRun {
+    /// Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+    /// refusal fails the ask and is recorded: the run ends with it.
+    pub fn ask(&self, question_json: String, key: Option<String>) -> Result<Option<String>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.ask(question_json.as_bytes(), key.as_deref())?)
+        })
+    }
+
+    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+    /// schema that is no JSON fails, unrecorded: nothing was asked.
+    pub fn ask_elicit(
+        &self,
+        message: String,
+        requested_schema_json: String,
+        key: Option<String>,
+    ) -> Result<Option<String>> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            Ok(this.ask_elicit(&message, requested_schema_json.as_bytes(), key.as_deref())?)
+        })
+    }
+
+    /// The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
+    /// gives none.
+    pub fn stop(&self) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.stop();
+            Ok(())
+        })
+    }
+
+    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's run.
+    pub fn arguments(&self) -> Result<Option<String>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.arguments())
+        })
+    }
+
+    /// How many rounds came before this request.
+    pub fn round(&self) -> Result<i32> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(crate::ints::int(this.round()))
+        })
+    }
+
+    /// `{stateId, expiry}` of the state the request carried, or none.
+    pub fn state(&self) -> Result<Option<String>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.state())
+        })
+    }
+
+    /// The data the next round gets: what the tool set, else the last round's, or none.
+    pub fn data(&self) -> Result<Option<String>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.data())
+        })
+    }
+
+    /// The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+    pub fn set_data(&self, data_json: Option<String>) -> Result<()> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            this.set_data(data_json.as_deref().map(str::as_bytes));
+            Ok(())
+        })
+    }
+
+    /// Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
+    /// over it; none: the tool's error is the host's to raise.
+    pub fn refused(&self) -> Result<()> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.refused()?)
+        })
+    }
+
+    /// Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
+    /// response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
+    /// data set, else the last round's as it came), else the `complete` response; fails with the
+    /// refusal recorded (or met here: the round cap).
+    pub fn respond(&self, ring: Arc<KeyRing>, result_json: Option<String>) -> Result<String> {
+        guard(|| {
+            let mut this = lock(&self.inner)?;
+            let ring = ring.ring()?;
+            Ok(this.respond(&ring, result_json.as_deref().map(str::as_bytes), Randomness::Os)?)
+        })
+    }
+
+    /// The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+    /// status (`{response, status}`, the options' `errorCodes`), or none.
+    pub fn refusal_response(&self, protocol: String) -> Result<Option<String>> {
+        guard(|| {
+            let this = lock(&self.inner)?;
+            Ok(this.refusal_response(&crate::ops::options(&protocol, None)?))
         })
     }
 }
@@ -1132,457 +1588,6 @@ impl ServerStream {
         guard(|| {
             let mut this = lock(&self.inner)?;
             Ok(this.take())
-        })
-    }
-}
-
-#[uniffi::export]
-impl KeyRing {
-    /// Makes the key `id` the sealing key; false when the ring lacks it.
-    pub fn set_current(&self, id: i32) -> Result<bool> {
-        guard(|| {
-            let mut this = self.writing()?;
-            Ok(this.set_current(u64::from(crate::ints::unsigned::<u8>(id, "id")?)))
-        })
-    }
-
-    /// Drops the key `id` (not the current one); false when it could not.
-    pub fn remove(&self, id: i32) -> Result<bool> {
-        guard(|| {
-            let mut this = self.writing()?;
-            Ok(this.remove(u64::from(crate::ints::unsigned::<u8>(id, "id")?)))
-        })
-    }
-
-    /// The bound on a token's length, checked before any decoding.
-    pub fn set_max_token_bytes(&self, max: i64) -> Result<()> {
-        guard(|| {
-            let mut this = self.writing()?;
-            this.set_max_token_bytes(crate::ints::unsigned(max, "max")?);
-            Ok(())
-        })
-    }
-
-    /// The deployment label every token is sealed and opened under (at most 64 bytes).
-    pub fn set_context(&self, label: Vec<u8>) -> Result<()> {
-        guard(|| {
-            let mut this = self.writing()?;
-            Ok(this.set_context(&label)?)
-        })
-    }
-
-    /// How many seals each key may make in this process.
-    pub fn set_seal_budget(&self, seals: i64) -> Result<()> {
-        guard(|| {
-            let mut this = self.writing()?;
-            this.set_seal_budget(crate::ints::unsigned(seals, "seals")?);
-            Ok(())
-        })
-    }
-
-    /// How many seals the key `id` has made in this process, or none when the ring lacks it.
-    pub fn seals(&self, id: i32) -> Result<Option<i64>> {
-        guard(|| {
-            let this = self.ring()?;
-            Ok(this.seals(u64::from(crate::ints::unsigned::<u8>(id, "id")?)).map(crate::ints::long))
-        })
-    }
-
-    /// Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params
-    /// | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a
-    /// nonce from `random`: the token.
-    pub fn seal(&self, binding: Binding, now: i64, ttl: i64, payload: Vec<u8>) -> Result<String> {
-        guard(|| {
-            let this = self.ring()?;
-            Ok(this.seal(
-                &crate::transport::json_of(&binding),
-                crate::ints::unsigned(now, "now")?,
-                crate::ints::unsigned(ttl, "ttl")?,
-                &payload,
-                Randomness::Os,
-            )?)
-        })
-    }
-
-    /// A server's round with sealed state: this request's answers plus the sealed earlier ones for
-    /// the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the
-    /// `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing,
-    /// ignored, data, round, stateId, expiry}`.
-    pub fn resume_round(
-        &self,
-        request_json: String,
-        needs_json: String,
-        settings_json: String,
-        call_json: String,
-        guard: Option<Box<dyn ReplayGuard>>,
-    ) -> Result<String> {
-        crate::error::guard(|| {
-            self.guarded(guard, |this, guard| {
-                this.resume_round(
-                    request_json.as_bytes(),
-                    needs_json.as_bytes(),
-                    settings_json.as_bytes(),
-                    call_json.as_bytes(),
-                    guard,
-                )
-            })
-        })
-    }
-
-    /// The `input_required` response asking what `round` misses of `needs`, sealing what it has
-    /// (and `data`) with a nonce from `random`.
-    pub fn respond_round(
-        &self,
-        request_json: String,
-        round_json: String,
-        needs_json: String,
-        data_json: Option<String>,
-        settings_json: String,
-        call_json: String,
-    ) -> Result<String> {
-        guard(|| {
-            let this = self.ring()?;
-            Ok(this.respond_round(
-                request_json.as_bytes(),
-                round_json.as_bytes(),
-                needs_json.as_bytes(),
-                data_json.as_deref().map(str::as_bytes),
-                settings_json.as_bytes(),
-                call_json.as_bytes(),
-                Randomness::Os,
-            )?)
-        })
-    }
-
-    /// The replay of an await-style tool on `request` for the deployment's `settings` and the
-    /// `call`, single-use under `guard`.
-    pub fn start_tool_replay(
-        &self,
-        request_json: String,
-        settings_json: String,
-        call_json: String,
-        guard: Option<Box<dyn ReplayGuard>>,
-    ) -> Result<Arc<ToolReplay>> {
-        crate::error::guard(|| {
-            Ok(Arc::new(ToolReplay {
-                inner: Mutex::new(self.guarded(guard, |this, guard| {
-                    this.start_tool_replay(
-                        request_json.as_bytes(),
-                        settings_json.as_bytes(),
-                        call_json.as_bytes(),
-                        guard,
-                    )
-                })?),
-            }))
-        })
-    }
-}
-
-/// One replay of an await-style tool on one request: each `ask` answered from what the conversation
-/// holds, or the round ends there.
-#[derive(uniffi::Object)]
-pub struct ToolReplay {
-    pub(crate) inner: Mutex<facade::ToolReplay>,
-}
-
-#[uniffi::export]
-impl ToolReplay {
-    /// Asks the next question, under `key` when given: its answer, or none when the tool stops
-    /// here.
-    pub fn ask(&self, question_json: String, key: Option<String>) -> Result<Option<String>> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            Ok(this.ask_keyed(question_json.as_bytes(), key.as_deref())?)
-        })
-    }
-
-    /// How many rounds came before this request.
-    pub fn round(&self) -> Result<i32> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(crate::ints::int(this.round()))
-        })
-    }
-
-    /// The tool's data of the last round, or none.
-    pub fn data(&self) -> Result<Option<String>> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(this.data())
-        })
-    }
-
-    /// `{stateId, expiry}` of the state the request carried, or none.
-    pub fn state(&self) -> Result<Option<String>> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(this.state())
-        })
-    }
-
-    /// The `input_required` response asking what is missing, sealed with `ring`.
-    pub fn input_required(&self, ring: Arc<KeyRing>, data_json: Option<String>) -> Result<String> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            let ring = ring.ring()?;
-            Ok(this.input_required(&ring, data_json.as_deref().map(str::as_bytes), Randomness::Os)?)
-        })
-    }
-
-    /// The final response with `result`.
-    pub fn complete(&self, result_json: String) -> Result<String> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(this.complete(result_json.as_bytes())?)
-        })
-    }
-
-    /// The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this
-    /// one is released.
-    pub fn run(&self) -> Result<Arc<ToolRun>> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            Ok(Arc::new(ToolRun { inner: Mutex::new(this.run()) }))
-        })
-    }
-}
-
-/// One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
-/// forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
-/// input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
-/// `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
-/// whatever the tool does next, even when it caught it.
-#[derive(uniffi::Object)]
-pub struct ToolRun {
-    pub(crate) inner: Mutex<facade::ToolRun>,
-}
-
-#[uniffi::export]
-impl ToolRun {
-    /// Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
-    /// refusal fails the ask and is recorded: the run ends with it.
-    pub fn ask(&self, question_json: String, key: Option<String>) -> Result<Option<String>> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            Ok(this.ask(question_json.as_bytes(), key.as_deref())?)
-        })
-    }
-
-    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
-    /// schema that is no JSON fails, unrecorded: nothing was asked.
-    pub fn ask_elicit(
-        &self,
-        message: String,
-        requested_schema_json: String,
-        key: Option<String>,
-    ) -> Result<Option<String>> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            Ok(this.ask_elicit(&message, requested_schema_json.as_bytes(), key.as_deref())?)
-        })
-    }
-
-    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's run.
-    pub fn arguments(&self) -> Result<Option<String>> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(this.arguments())
-        })
-    }
-
-    /// How many rounds came before this request.
-    pub fn round(&self) -> Result<i32> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(crate::ints::int(this.round()))
-        })
-    }
-
-    /// `{stateId, expiry}` of the state the request carried, or none.
-    pub fn state(&self) -> Result<Option<String>> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(this.state())
-        })
-    }
-
-    /// The data the next round gets: what the tool set, else the last round's, or none.
-    pub fn data(&self) -> Result<Option<String>> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(this.data())
-        })
-    }
-
-    /// The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
-    pub fn set_data(&self, data_json: Option<String>) -> Result<()> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            this.set_data(data_json.as_deref().map(str::as_bytes));
-            Ok(())
-        })
-    }
-
-    /// The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
-    /// gives none.
-    pub fn stop(&self) -> Result<()> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            this.stop();
-            Ok(())
-        })
-    }
-
-    /// Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
-    /// response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
-    /// data set, else the last round's as it came), else the `complete` response; fails with the
-    /// refusal recorded (or met here: the round cap).
-    pub fn respond(&self, ring: Arc<KeyRing>, result_json: Option<String>) -> Result<String> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            let ring = ring.ring()?;
-            Ok(this.respond(&ring, result_json.as_deref().map(str::as_bytes), Randomness::Os)?)
-        })
-    }
-
-    /// Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
-    /// over it; none: the tool's error is the host's to raise.
-    pub fn refused(&self) -> Result<Option<String>> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(this.refused().err().map(|e| facade::error_json(&e)))
-        })
-    }
-
-    /// The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
-    /// status (`{response, status}`, the options' `errorCodes`), or none.
-    pub fn refusal_response(&self, protocol: String) -> Result<Option<String>> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(this.refusal_response(&crate::ops::options(&protocol, None)?))
-        })
-    }
-}
-
-/// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
-/// call's stream (each associated with the call, SEP-2260).
-#[derive(uniffi::Object)]
-pub struct ToolBridge {
-    pub(crate) inner: Mutex<facade::ToolBridge>,
-}
-
-#[uniffi::export]
-impl ToolBridge {
-    /// A bridge for `request`, its event ids under `key`, under `config` (`{maxRounds,
-    /// roundTimeoutMs, limits}`; none: the defaults).
-    #[uniffi::constructor]
-    pub fn new(request_json: String, key: String, config_json: Option<String>) -> Result<Arc<ToolBridge>> {
-        guard(|| {
-            Ok(Arc::new(ToolBridge {
-                inner: Mutex::new(facade::ToolBridge::new(
-                    request_json.as_bytes(),
-                    &key,
-                    config_json.as_deref().map_or(&[][..], str::as_bytes),
-                )?),
-            }))
-        })
-    }
-
-    /// A replay of the tool from the answers collected so far.
-    pub fn replay(&self) -> Result<Arc<ToolReplay>> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(Arc::new(ToolReplay { inner: Mutex::new(this.replay()) }))
-        })
-    }
-
-    /// Sends what `replay` misses as server requests on the stream.
-    pub fn ask(&self, replay: Arc<ToolReplay>, now_ms: i64) -> Result<()> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            let replay = lock(&replay.inner)?;
-            Ok(this.ask(&replay, crate::ints::unsigned(now_ms, "now_ms")?)?)
-        })
-    }
-
-    /// The tool completed with `result`.
-    pub fn complete(&self, result_json: String) -> Result<()> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            Ok(this.complete(result_json.as_bytes())?)
-        })
-    }
-
-    /// The tool's run was refused: `rule`, `message`, `data` (the members of the error's `data`, an
-    /// object).
-    pub fn refuse(&self, rule: String, message: String, data_json: Option<String>) -> Result<()> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            Ok(this.refuse(&rule, &message, data_json.as_deref().map(str::as_bytes))?)
-        })
-    }
-
-    /// Ends the round as `run` ended: its refusal ends the call with the error; else what it misses
-    /// goes on the stream (past the round cap the call ends with that error); else `result`
-    /// completes the call.
-    pub fn finish(&self, run: Arc<ToolRun>, result_json: Option<String>, now_ms: i64) -> Result<()> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            let run = lock(&run.inner)?;
-            Ok(this.finish(
-                &run,
-                result_json.as_deref().map(str::as_bytes),
-                crate::ints::unsigned(now_ms, "now_ms")?,
-            )?)
-        })
-    }
-
-    /// A response the client POSTed; true when the round is complete.
-    pub fn handle_answer(&self, response_json: String, now_ms: i64) -> Result<bool> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            Ok(this.handle_answer(response_json.as_bytes(), crate::ints::unsigned(now_ms, "now_ms")?)?)
-        })
-    }
-
-    /// The round's deadline may have passed.
-    pub fn handle_timeout(&self, now_ms: i64) -> Result<()> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            this.handle_timeout(crate::ints::unsigned(now_ms, "now_ms")?);
-            Ok(())
-        })
-    }
-
-    /// The next text to write on the stream, or none.
-    pub fn poll_write(&self) -> Result<Option<String>> {
-        guard(|| {
-            let mut this = lock(&self.inner)?;
-            Ok(this.poll_write())
-        })
-    }
-
-    /// When (ms) to call `handle_timeout`, or none.
-    pub fn poll_timeout(&self) -> Result<Option<i64>> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(this.poll_timeout().map(crate::ints::long))
-        })
-    }
-
-    /// Whether the final response was written.
-    pub fn is_done(&self) -> Result<bool> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(this.is_done())
-        })
-    }
-
-    /// The ids of the server requests waiting for an answer.
-    pub fn pending(&self) -> Result<Vec<String>> {
-        guard(|| {
-            let this = lock(&self.inner)?;
-            Ok(this.pending())
         })
     }
 }

@@ -3532,7 +3532,7 @@ public protocol ToolRunProtocol: AnyObject, Sendable {
      * Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
      * over it; none: the tool's error is the host's to raise.
      */
-    func refused() throws  -> String?
+    func refused() throws 
     
     /**
      * Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
@@ -3697,13 +3697,12 @@ open func refusalResponse(`protocol`: String)throws  -> String?  {
      * Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
      * over it; none: the tool's error is the host's to raise.
      */
-open func refused()throws  -> String?  {
-    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+open func refused()throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_method_toolrun_refused(
             self.uniffiCloneHandle(),uniffiCallStatus
     )
-})
+}
 }
     
     /**
@@ -4020,6 +4019,77 @@ public func FfiConverterTypeClassified_lift(_ buf: RustBuffer) throws -> Classif
 #endif
 public func FfiConverterTypeClassified_lower(_ value: Classified) -> RustBuffer {
     return FfiConverterTypeClassified.lower(value)
+}
+
+
+/**
+ * A JSON-RPC error response and the HTTP status a transport sends it with.
+ */
+public struct ErrorResponse: Equatable, Hashable {
+    /**
+     * The JSON-RPC error response, JSON text: `{"jsonrpc":"2.0","id":…,"error":{code, message,
+     * data}}`, `data.rule` naming the rule.
+     */
+    public var responseJson: String
+    /**
+     * The HTTP status a transport sends it with: 400, 404 for -32601, 500 for -32603.
+     */
+    public var status: Int32
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The JSON-RPC error response, JSON text: `{"jsonrpc":"2.0","id":…,"error":{code, message,
+         * data}}`, `data.rule` naming the rule.
+         */responseJson: String, 
+        /**
+         * The HTTP status a transport sends it with: 400, 404 for -32601, 500 for -32603.
+         */status: Int32) {
+        self.responseJson = responseJson
+        self.status = status
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ErrorResponse: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeErrorResponse: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ErrorResponse {
+        return
+            try ErrorResponse(
+                responseJson: FfiConverterString.read(from: &buf), 
+                status: FfiConverterInt32.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ErrorResponse, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.responseJson, into: &buf)
+        FfiConverterInt32.write(value.status, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeErrorResponse_lift(_ buf: RustBuffer) throws -> ErrorResponse {
+    return try FfiConverterTypeErrorResponse.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeErrorResponse_lower(_ value: ErrorResponse) -> RustBuffer {
+    return FfiConverterTypeErrorResponse.lower(value)
 }
 
 
@@ -6442,8 +6512,7 @@ public func catalogue()throws  -> String  {
  * then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
  * lists them).
  */
-public func checkRequest(requestJson: String, headersJson: String?, supportedJson: String, `protocol`: String)throws  -> String?  {
-    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+public func checkRequest(requestJson: String, headersJson: String?, supportedJson: String, `protocol`: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_func_check_request(
         FfiConverterString.lower(requestJson),
@@ -6451,7 +6520,7 @@ public func checkRequest(requestJson: String, headersJson: String?, supportedJso
         FfiConverterString.lower(supportedJson),
         FfiConverterString.lower(`protocol`),uniffiCallStatus
     )
-})
+}
 }
 /**
  * The final response to `request` with `result`: `resultType: "complete"`, `ttlMs: 0` when
@@ -6490,8 +6559,8 @@ public func discover(requestJson: String, serverJson: String, `protocol`: String
  * sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
  * refused state is -32026 `StaleState`).
  */
-public func errorResponse(idJson: String, rule: String, message: String, dataJson: String?, `protocol`: String)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+public func errorResponse(idJson: String, rule: String, message: String, dataJson: String?, `protocol`: String)throws  -> ErrorResponse  {
+    return try  FfiConverterTypeErrorResponse_lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_func_error_response(
         FfiConverterString.lower(idJson),
@@ -6602,29 +6671,27 @@ public func readHttpRequest(mode: String, method: String, url: String, headers: 
  * Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
  * declared every capability `questions` need.
  */
-public func requireCapabilities(requestJson: String, questionsJson: String, `protocol`: String)throws  -> String?  {
-    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+public func requireCapabilities(requestJson: String, questionsJson: String, `protocol`: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_func_require_capabilities(
         FfiConverterString.lower(requestJson),
         FfiConverterString.lower(questionsJson),
         FfiConverterString.lower(`protocol`),uniffiCallStatus
     )
-})
+}
 }
 /**
  * Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
  * `required` (a `ClientCapabilities` object, such as an extension).
  */
-public func requireDeclared(requestJson: String, requiredJson: String, `protocol`: String)throws  -> String?  {
-    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeMrtrError_lift) {
+public func requireDeclared(requestJson: String, requiredJson: String, `protocol`: String)throws   {try rustCallWithError(FfiConverterTypeMrtrError_lift) {
         uniffiCallStatus in
     uniffi_mrtr_uniffi_fn_func_require_declared(
         FfiConverterString.lower(requestJson),
         FfiConverterString.lower(requiredJson),
         FfiConverterString.lower(`protocol`),uniffiCallStatus
     )
-})
+}
 }
 /**
  * Server: the `input_required` answer to `request`; `input_requests` (an `inputRequests` object)
@@ -6928,7 +6995,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_catalogue() != 41834) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_check_request() != 22036) {
+    if (uniffi_mrtr_uniffi_checksum_func_check_request() != 24728) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_complete() != 44812) {
@@ -6937,7 +7004,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_discover() != 50372) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_error_response() != 7496) {
+    if (uniffi_mrtr_uniffi_checksum_func_error_response() != 46978) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_mirrored_fields() != 39017) {
@@ -6961,10 +7028,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_func_read_http_request() != 42891) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_require_capabilities() != 33210) {
+    if (uniffi_mrtr_uniffi_checksum_func_require_capabilities() != 63080) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_func_require_declared() != 53084) {
+    if (uniffi_mrtr_uniffi_checksum_func_require_declared() != 6642) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_func_respond() != 39323) {
@@ -7225,7 +7292,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_mrtr_uniffi_checksum_method_toolrun_refusal_response() != 6945) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_mrtr_uniffi_checksum_method_toolrun_refused() != 57961) {
+    if (uniffi_mrtr_uniffi_checksum_method_toolrun_refused() != 1147) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_mrtr_uniffi_checksum_method_toolrun_respond() != 29697) {

@@ -721,7 +721,7 @@ RustBuffer uniffi_mrtr_uniffi_fn_method_toolrun_refusal_response(uint64_t ptr, R
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_REFUSED
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_REFUSED
-RustBuffer uniffi_mrtr_uniffi_fn_method_toolrun_refused(uint64_t ptr, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_method_toolrun_refused(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_METHOD_TOOLRUN_RESPOND
@@ -877,7 +877,7 @@ RustBuffer uniffi_mrtr_uniffi_fn_func_catalogue(RustCallStatus *_Nonnull out_sta
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_CHECK_REQUEST
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_CHECK_REQUEST
-RustBuffer uniffi_mrtr_uniffi_fn_func_check_request(RustBuffer request_json, RustBuffer headers_json, RustBuffer supported_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_func_check_request(RustBuffer request_json, RustBuffer headers_json, RustBuffer supported_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_COMPLETE
@@ -933,12 +933,12 @@ RustBuffer uniffi_mrtr_uniffi_fn_func_read_http_request(RustBuffer mode, RustBuf
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_REQUIRE_CAPABILITIES
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_REQUIRE_CAPABILITIES
-RustBuffer uniffi_mrtr_uniffi_fn_func_require_capabilities(RustBuffer request_json, RustBuffer questions_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_func_require_capabilities(RustBuffer request_json, RustBuffer questions_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_REQUIRE_DECLARED
 #define UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_REQUIRE_DECLARED
-RustBuffer uniffi_mrtr_uniffi_fn_func_require_declared(RustBuffer request_json, RustBuffer required_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
+void uniffi_mrtr_uniffi_fn_func_require_declared(RustBuffer request_json, RustBuffer required_json, RustBuffer protocol, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_MRTR_UNIFFI_FN_FUNC_RESPOND

@@ -51,6 +51,7 @@ import mrtr.ToolBridge
 import mrtr.questionElicit
 import mrtr.questionSample
 import mrtr.requireCapabilities
+import mrtr.errorResponse
 import mrtr.conformance.ruleId
 import mrtr.testOnlyError
 import mrtr.testOnlyPanic
@@ -550,9 +551,15 @@ fun registerTests() {
             eq(raises<MrtrException.State> { ring.resumeRound(again, ASK, settings, """{"subject":"alice","now":1010}""", guard) }.rule, "state-replayed")
             raises<MrtrException.State> { ring.startToolReplay(again, settings, """{"subject":"mallory","now":1010}""", null) }
         }
-        check(requireCapabilities(CALL, ASK, P) == null) { "elicitation was declared" }
+        requireCapabilities(CALL, ASK, P) // elicitation was declared: it passes
         val sample = questionSample("""{"messages":[],"maxTokens":5}""")
-        check(json(requireCapabilities(CALL, """{"s":$sample}""", P)!!).has("data")) { "the refusal carries its data" }
+        val missing = raises<MrtrException.Protocol> { requireCapabilities(CALL, """{"s":$sample}""", P) }
+        eq(missing.rule, "request-capability-missing")
+        eq(missing.code, -32021)
+        check(json(missing.data!!).has("requiredCapabilities")) { "the refusal carries its data: ${missing.data}" }
+        val answer = errorResponse("1", missing.rule, missing.detail, missing.data, P)
+        eq(answer.status, 400)
+        eq(json(answer.responseJson).getAsJsonObject("error").get("code").asInt, -32021)
         val legacy = """{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t","arguments":{}}}"""
         ToolBridge(legacy, "k1k1k1k1k1k1k1k1", null).use { bridge ->
             val name = questionElicit("Name?", """{"type":"object","properties":{"v":{"type":"string"}}}""")

@@ -609,10 +609,15 @@ class Transports(unittest.TestCase):
         done = json.loads(m.complete(CALL, json.dumps({"content": []}), P))
         self.assertEqual(done["id"], 1)
         sample = m.question_sample(json.dumps({"messages": [], "maxTokens": 5}))
-        refusal = m.require_capabilities(CALL, json.dumps({"s": json.loads(sample)}), P)
-        self.assertIsNotNone(refusal)
-        self.assertIn("data", json.loads(refusal))
-        self.assertIsNone(m.require_capabilities(CALL, ASK, P))
+        with self.assertRaises(m.MrtrError.Protocol) as missing:
+            m.require_capabilities(CALL, json.dumps({"s": json.loads(sample)}), P)
+        self.assertEqual((missing.exception.rule, missing.exception.code), ("request-capability-missing", -32021))
+        self.assertIn("requiredCapabilities", json.loads(missing.exception.data))
+        self.assertIsNone(m.require_capabilities(CALL, ASK, P))  # elicitation was declared: it passes
+        e = missing.exception
+        answer = m.error_response("1", e.rule, e.message, e.data, P)
+        self.assertEqual(answer.status, 400)
+        self.assertEqual(json.loads(answer.response_json)["error"]["code"], -32021)
         legacy = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "t", "arguments": {}}})
         bridge = m.ToolBridge(legacy, "k1k1k1k1k1k1k1k1", None)
         question = m.question_elicit("Name?", json.dumps({"type": "object", "properties": {"v": {"type": "string"}}}))

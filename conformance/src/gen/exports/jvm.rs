@@ -6,12 +6,11 @@
 //! issue #28); the free functions UniFFI's binding writes by hand
 //! (`classify`, `check`, …) are written by hand in `Mrtr.java` too.
 //!
-//! In Java's idiom (issue #46) a check ([`Ret::Refusal`]: `checkRequest`,
-//! `requireCapabilities`, …) returns nothing and throws its refusal, the
-//! `MrtrException` subclass of the rule's area with its rule, code, detail and
-//! data, as every other failure (UniFFI's Kotlin returns the refusal's JSON,
-//! or null); `Areas.java`, also written here, makes that exception from the
-//! area's name. The rows listed in [`BY_HAND`] are written in `Mrtr.java`.
+//! A check ([`Ret::Refusal`]: `checkRequest`, `requireCapabilities`, …)
+//! returns nothing and throws its refusal, the `MrtrException` subclass of the
+//! rule's area with its rule, code, detail and data, as every other failure
+//! (UniFFI raises it so: issue #46). The rows listed in [`BY_HAND`] are
+//! written in `Mrtr.java`.
 //!
 //! The README's block of signatures ends with one line per row here, after its
 //! line [`README_MARK`] (the functions written by hand stand before it); the
@@ -19,7 +18,6 @@
 
 use super::{camel, uniffi};
 use crate::gen::wrap;
-use mrtr::rules::Area;
 use mrtr_facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -28,7 +26,6 @@ use std::path::PathBuf;
 pub fn outputs() -> Vec<(PathBuf, String)> {
     vec![
         (PathBuf::from("bindings-jvm/src/main/java/dev/mrtr/MrtrFunctions.java"), file()),
-        (PathBuf::from("bindings-jvm/src/main/java/dev/mrtr/Areas.java"), areas()),
         (PathBuf::from(README), readme()),
     ]
 }
@@ -131,9 +128,7 @@ impl Signature {
             .filter(|(_, a)| *a != Arg::Random)
             .map(|(p, a)| (java_type(&uniffi::param_type(e, p, *a)), camel(&uniffi::param_name(e, p, *a))))
             .collect();
-        // A check returns nothing: it throws its refusal (UniFFI answers it as JSON).
-        let ret = if e.ret == Ret::Refusal { "void".into() } else { java_type(&uniffi::ret_type(e)) };
-        Signature { ret, name: camel(&uniffi::name(e)), params }
+        Signature { ret: java_type(&uniffi::ret_type(e)), name: camel(&uniffi::name(e)), params }
     }
 
     /// `Ret name(Type param, …) throws MrtrException`.
@@ -151,11 +146,9 @@ fn function(out: &mut String, e: &Export) {
     if e.ret == Ret::Refusal {
         let throws = "the refusal (the subclass of its rule's area, with its rule, code, detail and data)";
         out.push_str(&doc_comment(&format!("{} Returns normally when it passes.", e.doc), Some(throws)));
-        let _ = writeln!(out, "  public static {} {{", sig.declaration());
-        let _ = writeln!(out, "    Errors.raise({call});\n  }}");
-        return;
+    } else {
+        out.push_str(&doc_comment(e.doc, None));
     }
-    out.push_str(&doc_comment(e.doc, None));
     let _ = writeln!(out, "  public static {} {{", sig.declaration());
     let _ = writeln!(out, "    {}{call};\n  }}", if sig.ret == "void" { "" } else { "return " });
 }
@@ -195,39 +188,4 @@ fn file() -> String {
     out.push_str(&body);
     out.push_str("}\n");
     out
-}
-
-/// `Areas.java`: the exception of each area of the catalogue (`Area::ALL`),
-/// by the name a refusal's JSON gives it.
-fn areas() -> String {
-    let mut cases = String::new();
-    for a in Area::ALL {
-        let _ = writeln!(
-            cases,
-            "      case \"{}\" -> new MrtrException.{}(rule, code, detail, data);",
-            a.name(),
-            a.title()
-        );
-    }
-    format!(
-        "// {mark}\n\
-         package dev.mrtr;\n\n\
-         import mrtr.MrtrException;\n\n\
-         /** The areas of the rule catalogue, each with its {{@link MrtrException}} subclass. */\n\
-         final class Areas {{\n  \
-         private Areas() {{}}\n\n  \
-         /**\n   \
-         * The exception of the area named {{@code area}} ({{@code \"protocol\"}}, …) carrying {{@code rule}},\n   \
-         * {{@code code}}, {{@code detail}} and {{@code data}}: a refusal the core answered as JSON, thrown as any\n   \
-         * other failure of that area is.\n   \
-         */\n  \
-         static MrtrException exception(String area, String rule, Integer code, String detail, String data) {{\n    \
-         return switch (area) {{\n\
-         {cases}      \
-         default -> throw new IllegalStateException(\"no area \" + area + \" (rule \" + rule + \")\");\n    \
-         }};\n  \
-         }}\n\
-         }}\n",
-        mark = crate::gen::MARK
-    )
 }

@@ -10,8 +10,7 @@
 //! - [`uniffi`]: `bindings-ffi/uniffi/src/exports.rs` (Kotlin, Swift, Python);
 //! - [`jvm`]: `bindings-jvm/src/main/java/dev/mrtr/MrtrFunctions.java` (the Java façade's
 //!   static functions over the UniFFI Kotlin, one per generated UniFFI function, a check
-//!   throwing its refusal), `Areas.java` (each area's exception) and those functions'
-//!   signatures in `bindings-jvm/README.md`;
+//!   throwing its refusal) and those functions' signatures in `bindings-jvm/README.md`;
 //! - [`python`]: `bindings-python/src/exports.rs` (pyo3, in the package's idiom);
 //! - [`names`]: `docs/exports.md`, every row by its name in each binding.
 

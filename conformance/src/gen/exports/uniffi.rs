@@ -51,6 +51,34 @@ const HAND_FREE: &[(&str, &str)] = &[
     ("inspect", "inspect"),
 ];
 
+/// Answers the façade writes as a flat JSON object that no record of `mrtr_facade::records`
+/// declares, each crossing as a record of its own: the row, the record's name, its doc, its members.
+const ANSWERS: &[(&str, &str, &str, &[records::Member])] = &[(
+    "error_response",
+    "ErrorResponse",
+    "A JSON-RPC error response and the HTTP status a transport sends it with.",
+    &[
+        records::Member {
+            name: "response",
+            holds: records::Holds::Message,
+            presence: records::Presence::Required,
+            doc: "The JSON-RPC error response, JSON text: `{\"jsonrpc\":\"2.0\",\"id\":…,\"error\":{code, message, data}}`, `data.rule` naming the rule.",
+        },
+        records::Member {
+            name: "status",
+            holds: records::Holds::Count,
+            presence: records::Presence::Required,
+            doc: "The HTTP status a transport sends it with: 400, 404 for -32601, 500 for -32603.",
+        },
+    ],
+)];
+
+/// The record of [`ANSWERS`] a free function answers, if any.
+fn answer(e: &Export) -> Option<String> {
+    let found = ANSWERS.iter().find(|(row, ..)| e.machine.is_none() && *row == e.name);
+    found.map(|(_, name, ..)| (*name).into())
+}
+
 /// Methods of hand-written machines named apart.
 const RENAMED: &[(&str, &str, &str)] = &[("Checker", "handle", "handle_entry")];
 
@@ -146,7 +174,7 @@ fn read(e: &Export, param: &str, name: &str, arg: Arg) -> (Option<String>, Strin
 }
 
 pub(super) fn ret_type(e: &Export) -> String {
-    if let Some(r) = record(e.shape("return")) {
+    if let Some(r) = record(e.shape("return")).or_else(|| answer(e)) {
         return match e.ret {
             Ret::OptJson | Ret::NextOrError => format!("Option<{r}>"),
             _ => r,
@@ -155,9 +183,10 @@ pub(super) fn ret_type(e: &Export) -> String {
     match e.ret {
         Ret::Opened => unreachable!("a token that opened: this binding writes its own"),
         Ret::OptWhole => "Option<i64>".into(),
-        Ret::Unit => "()".into(),
+        // A check passes, or raises its refusal as any other failure.
+        Ret::Unit | Ret::Refusal => "()".into(),
         Ret::Text | Ret::Json | Ret::Name => "String".into(),
-        Ret::OptText | Ret::OptJson | Ret::NextOrError | Ret::Refusal => "Option<String>".into(),
+        Ret::OptText | Ret::OptJson | Ret::NextOrError => "Option<String>".into(),
         Ret::Texts => "Vec<String>".into(),
         Ret::Bool => "bool".into(),
         Ret::Count => "i32".into(),
@@ -181,7 +210,7 @@ fn value(e: &Export, inner: &str, uses: &[String]) -> String {
         }
         Receiver::Ref | Receiver::Mut => format!("this.{}({args})", e.callee()),
     };
-    if record(e.shape("return")).is_some() {
+    if record(e.shape("return")).is_some() || answer(e).is_some() {
         // A record: the façade's JSON read into it (`crate::error::wire`).
         return match e.ret {
             Ret::OptJson => format!("{call}.map(|t| wire(&t)).transpose()"),
@@ -202,7 +231,7 @@ fn value(e: &Export, inner: &str, uses: &[String]) -> String {
     match e.ret {
         // `guarded` answers the binding's `Result` already.
         _ if guarded(e) && !matches!(e.ret, Ret::Machine(_)) => call,
-        Ret::Refusal => format!("Ok({call}.err().map(|e| facade::error_json(&e)))"),
+        Ret::Refusal => format!("Ok({call}?)"),
         Ret::NextOrError => format!("Ok({call}.transpose()?)"),
         _ if e.fallible => format!("Ok({})", wrap(format!("{call}?"))),
         Ret::Unit => format!("{call};\nOk(())"),
@@ -426,6 +455,16 @@ fn records() -> String {
                 }
             }
         }
+        out.push_str("}\n");
+    }
+    for (_, name, doc, members) in ANSWERS {
+        let _ = writeln!(
+            out,
+            "\n{}#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record, Deserialize)]",
+            doc_lines("", doc)
+        );
+        let _ = writeln!(out, "pub struct {name} {{");
+        record_fields(&mut out, members, false, true);
         out.push_str("}\n");
     }
     out

@@ -1171,7 +1171,7 @@ internal object UniffiLib {
     external fun uniffi_mrtr_uniffi_fn_method_toolrun_refusal_response(`ptr`: Long,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_toolrun_refused(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
+    ): Unit
     external fun uniffi_mrtr_uniffi_fn_method_toolrun_respond(`ptr`: Long,`ring`: Long,`resultJson`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_method_toolrun_round(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1233,7 +1233,7 @@ internal object UniffiLib {
     external fun uniffi_mrtr_uniffi_fn_func_catalogue(uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_check_request(`requestJson`: RustBuffer.ByValue,`headersJson`: RustBuffer.ByValue,`supportedJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
+    ): Unit
     external fun uniffi_mrtr_uniffi_fn_func_complete(`requestJson`: RustBuffer.ByValue,`resultJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_discover(`requestJson`: RustBuffer.ByValue,`serverJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1255,9 +1255,9 @@ internal object UniffiLib {
     external fun uniffi_mrtr_uniffi_fn_func_read_http_request(`mode`: RustBuffer.ByValue,`method`: RustBuffer.ByValue,`url`: RustBuffer.ByValue,`headers`: RustBuffer.ByValue,`body`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_require_capabilities(`requestJson`: RustBuffer.ByValue,`questionsJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
+    ): Unit
     external fun uniffi_mrtr_uniffi_fn_func_require_declared(`requestJson`: RustBuffer.ByValue,`requiredJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
+    ): Unit
     external fun uniffi_mrtr_uniffi_fn_func_respond(`requestJson`: RustBuffer.ByValue,`inputRequestsJson`: RustBuffer.ByValue,`requestStateJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_mrtr_uniffi_fn_func_resume(`requestJson`: RustBuffer.ByValue,`needsJson`: RustBuffer.ByValue,`protocol`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1420,7 +1420,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_catalogue() and 0xFFFF) != 41834) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_check_request() and 0xFFFF) != 22036) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_check_request() and 0xFFFF) != 24728) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_complete() and 0xFFFF) != 44812) {
@@ -1429,7 +1429,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_discover() and 0xFFFF) != 50372) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_error_response() and 0xFFFF) != 7496) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_error_response() and 0xFFFF) != 46978) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_mirrored_fields() and 0xFFFF) != 39017) {
@@ -1453,10 +1453,10 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_func_read_http_request() and 0xFFFF) != 42891) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_require_capabilities() and 0xFFFF) != 33210) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_require_capabilities() and 0xFFFF) != 63080) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_func_require_declared() and 0xFFFF) != 53084) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_func_require_declared() and 0xFFFF) != 6642) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_func_respond() and 0xFFFF) != 39323) {
@@ -1717,7 +1717,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolrun_refusal_response() and 0xFFFF) != 6945) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolrun_refused() and 0xFFFF) != 57961) {
+    if ((lib.uniffi_mrtr_uniffi_checksum_method_toolrun_refused() and 0xFFFF) != 1147) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_mrtr_uniffi_checksum_method_toolrun_respond() and 0xFFFF) != 29697) {
@@ -6930,7 +6930,7 @@ public interface ToolRunInterface {
      * Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
      * over it; none: the tool's error is the host's to raise.
      */
-    fun `refused`(): kotlin.String?
+    fun `refused`()
     
     /**
      * Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
@@ -7171,8 +7171,8 @@ open class ToolRun: Disposable, AutoCloseable, ToolRunInterface
      * Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
      * over it; none: the tool's error is the host's to raise.
      */
-    @Throws(MrtrException::class)override fun `refused`(): kotlin.String? {
-            return FfiConverterOptionalString.lift(
+    @Throws(MrtrException::class)override fun `refused`()
+        = 
     callWithHandle {
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_method_toolrun_refused(
@@ -7180,8 +7180,7 @@ open class ToolRun: Disposable, AutoCloseable, ToolRunInterface
         _status)
 }
     }
-    )
-    }
+    
     
 
     
@@ -7456,6 +7455,54 @@ public object FfiConverterTypeClassified: FfiConverterRustBuffer<Classified> {
             FfiConverterString.write(value.`idJson`, buf)
             FfiConverterOptionalString.write(value.`method`, buf)
             FfiConverterOptionalTypeResultType.write(value.`resultType`, buf)
+    }
+}
+
+
+
+/**
+ * A JSON-RPC error response and the HTTP status a transport sends it with.
+ */
+data class ErrorResponse (
+    /**
+     * The JSON-RPC error response, JSON text: `{"jsonrpc":"2.0","id":…,"error":{code, message,
+     * data}}`, `data.rule` naming the rule.
+     */
+    var `responseJson`: kotlin.String
+    , 
+    /**
+     * The HTTP status a transport sends it with: 400, 404 for -32601, 500 for -32603.
+     */
+    var `status`: kotlin.Int
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeErrorResponse: FfiConverterRustBuffer<ErrorResponse> {
+    override fun read(buf: ByteBuffer): ErrorResponse {
+        return ErrorResponse(
+            FfiConverterString.read(buf),
+            FfiConverterInt.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ErrorResponse) = (
+            FfiConverterString.allocationSize(value.`responseJson`) +
+            FfiConverterInt.allocationSize(value.`status`)
+    )
+
+    override fun write(value: ErrorResponse, buf: ByteBuffer) {
+            FfiConverterString.write(value.`responseJson`, buf)
+            FfiConverterInt.write(value.`status`, buf)
     }
 }
 
@@ -9882,8 +9929,8 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
          * then a protocol version among `supported` (`protocol-version-unsupported`, -32022, whose data
          * lists them).
          */
-    @Throws(MrtrException::class) fun `checkRequest`(`requestJson`: kotlin.String, `headersJson`: kotlin.String?, `supportedJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String? {
-            return FfiConverterOptionalString.lift(
+    @Throws(MrtrException::class) fun `checkRequest`(`requestJson`: kotlin.String, `headersJson`: kotlin.String?, `supportedJson`: kotlin.String, `protocol`: kotlin.String)
+        = 
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_func_check_request(
     
@@ -9893,8 +9940,7 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         FfiConverterString.lower(`supportedJson`),
         FfiConverterString.lower(`protocol`),_status)
 }
-    )
-    }
+    
     
 
         /**
@@ -9942,8 +9988,8 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
          * sends it with. The options' `errorCodes` picks the codes: `released` (default) or `draft` (a
          * refused state is -32026 `StaleState`).
          */
-    @Throws(MrtrException::class) fun `errorResponse`(`idJson`: kotlin.String, `rule`: kotlin.String, `message`: kotlin.String, `dataJson`: kotlin.String?, `protocol`: kotlin.String): kotlin.String {
-            return FfiConverterString.lift(
+    @Throws(MrtrException::class) fun `errorResponse`(`idJson`: kotlin.String, `rule`: kotlin.String, `message`: kotlin.String, `dataJson`: kotlin.String?, `protocol`: kotlin.String): ErrorResponse {
+            return FfiConverterTypeErrorResponse.lift(
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_func_error_response(
     
@@ -10086,8 +10132,8 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
          * Refuses with `request-capability-missing` (-32021, its data naming them) unless `request`
          * declared every capability `questions` need.
          */
-    @Throws(MrtrException::class) fun `requireCapabilities`(`requestJson`: kotlin.String, `questionsJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String? {
-            return FfiConverterOptionalString.lift(
+    @Throws(MrtrException::class) fun `requireCapabilities`(`requestJson`: kotlin.String, `questionsJson`: kotlin.String, `protocol`: kotlin.String)
+        = 
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_func_require_capabilities(
     
@@ -10096,16 +10142,15 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         FfiConverterString.lower(`questionsJson`),
         FfiConverterString.lower(`protocol`),_status)
 }
-    )
-    }
+    
     
 
         /**
          * Refuses with `request-capability-missing` (-32021) unless `request` declared every capability of
          * `required` (a `ClientCapabilities` object, such as an extension).
          */
-    @Throws(MrtrException::class) fun `requireDeclared`(`requestJson`: kotlin.String, `requiredJson`: kotlin.String, `protocol`: kotlin.String): kotlin.String? {
-            return FfiConverterOptionalString.lift(
+    @Throws(MrtrException::class) fun `requireDeclared`(`requestJson`: kotlin.String, `requiredJson`: kotlin.String, `protocol`: kotlin.String)
+        = 
     uniffiRustCallWithError(MrtrException) { _status ->
     UniffiLib.uniffi_mrtr_uniffi_fn_func_require_declared(
     
@@ -10114,8 +10159,7 @@ public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.Str
         FfiConverterString.lower(`requiredJson`),
         FfiConverterString.lower(`protocol`),_status)
 }
-    )
-    }
+    
     
 
         /**

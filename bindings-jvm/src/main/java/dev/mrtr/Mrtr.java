@@ -93,7 +93,8 @@ public final class Mrtr extends MrtrFunctions {
   public static ErrorResponse errorResponse(
       String idJson, String rule, String message, String dataJson, String protocol)
       throws MrtrException {
-    return ErrorResponse.fromJson(Mrtr_uniffiKt.errorResponse(idJson, rule, message, dataJson, protocol));
+    mrtr.ErrorResponse built = Mrtr_uniffiKt.errorResponse(idJson, rule, message, dataJson, protocol);
+    return new ErrorResponse(built.getResponseJson(), built.getStatus());
   }
 
   // --- await-style tools --------------------------------------------------------------------
@@ -146,8 +147,13 @@ public final class Mrtr extends MrtrFunctions {
       try {
         result = ToolContext.play(tool, run, requestJson, argumentsJson == null ? "{}" : argumentsJson);
       } catch (Exception e) {
-        if (run.refused() == null) throw e;
-        result = null; // the refusal recorded at an ask: the bridge ends the call with it
+        try {
+          run.refused();
+        } catch (MrtrException recorded) { // a refusal recorded at an ask: the bridge ends the call with it
+          bridge.finish(run, null, nowMs);
+          return;
+        }
+        throw e;
       }
       bridge.finish(run, result, nowMs);
     }

@@ -13,13 +13,6 @@ abstract class MrtrFunctions {
   MrtrFunctions() {}
 
   /**
-   * The tables ({@code facade::catalogue}): rules, areas, protocols, kinds, limits, ….
-   */
-  public static String catalogue() throws MrtrException {
-    return Mrtr_uniffiKt.catalogue();
-  }
-
-  /**
    * Client: the retry of {@code request} (the request last sent) answering {@code result} (the
    * response carrying {@code input_required}) with {@code input_responses} (an {@code
    * inputResponses} object; none: no answers) under the new {@code id} (a JSON string or
@@ -64,12 +57,124 @@ abstract class MrtrFunctions {
   }
 
   /**
+   * The tables ({@code facade::catalogue}): rules, areas, protocols, kinds, limits, ….
+   */
+  public static String catalogue() throws MrtrException {
+    return Mrtr_uniffiKt.catalogue();
+  }
+
+  /**
    * The SHA-256 digest a sealed state binds a request's {@code params} by: every param but
    * {@code inputResponses}, {@code requestState} and {@code _meta}, numbers exact (from their
    * text), key order and spelling not.
    */
   public static byte[] paramsDigest(String paramsJson) throws MrtrException {
     return Mrtr_uniffiKt.paramsDigest(paramsJson);
+  }
+
+  /**
+   * A form elicitation asking {@code message}, its answer shaped by {@code requested_schema}: an
+   * input request.
+   */
+  public static String questionElicit(String message, String requestedSchemaJson) throws MrtrException {
+    return Mrtr_uniffiKt.questionElicit(message, requestedSchemaJson);
+  }
+
+  /**
+   * A sampling request with {@code params} ({@code messages}, {@code maxTokens}, …): an input
+   * request.
+   */
+  public static String questionSample(String paramsJson) throws MrtrException {
+    return Mrtr_uniffiKt.questionSample(paramsJson);
+  }
+
+  /**
+   * A request for the client's roots: an input request.
+   */
+  public static String questionRoots() throws MrtrException {
+    return Mrtr_uniffiKt.questionRoots();
+  }
+
+  /**
+   * The final response to {@code request} with {@code result}: {@code resultType: "complete"},
+   * {@code ttlMs: 0} when {@code request} is a retry (its result must not be cached), and for a
+   * cacheable result that names no caching hints the safe ones its schema requires.
+   */
+  public static String complete(String requestJson, String resultJson, String protocol) throws MrtrException {
+    return Mrtr_uniffiKt.complete(requestJson, resultJson, protocol);
+  }
+
+  /**
+   * The answer to the {@code server/discover} {@code request} from what the server declares:
+   * {@code server} is {@code {capabilities, serverInfo, instructions, supportedVersions}}, only
+   * {@code capabilities} required (absent versions: the protocol's name), completed with the
+   * caching hints its schema requires. A member of the wrong shape, or one not named here, is
+   * {@code usage-invalid-argument}.
+   */
+  public static String discover(String requestJson, String serverJson, String protocol) throws MrtrException {
+    return Mrtr_uniffiKt.discover(requestJson, serverJson, protocol);
+  }
+
+  /**
+   * What every request must pass before a server acts on it: its {@code _meta} ({@code
+   * request-meta-missing}), its HTTP header fields when given (none: it did not come over HTTP;
+   * {@code request-header-mismatch}), then a protocol version among {@code supported} ({@code
+   * protocol-version-unsupported}, -32022, whose data lists them). Returns normally when it
+   * passes.
+   *
+   * @throws MrtrException the refusal (the subclass of its rule's area, with its rule, code,
+   *     detail and data)
+   */
+  public static void checkRequest(String requestJson, String headersJson, String supportedJson, String protocol) throws MrtrException {
+    Mrtr_uniffiKt.checkRequest(requestJson, headersJson, supportedJson, protocol);
+  }
+
+  /**
+   * The client capabilities {@code questions} (input requests by key) need that {@code request}
+   * did not declare, as one {@code ClientCapabilities} object, or none.
+   */
+  public static String missingCapabilities(String requestJson, String questionsJson, String protocol) throws MrtrException {
+    return Mrtr_uniffiKt.missingCapabilities(requestJson, questionsJson, protocol);
+  }
+
+  /**
+   * Refuses with {@code request-capability-missing} (-32021, its data naming them) unless {@code
+   * request} declared every capability {@code questions} need. Returns normally when it passes.
+   *
+   * @throws MrtrException the refusal (the subclass of its rule's area, with its rule, code,
+   *     detail and data)
+   */
+  public static void requireCapabilities(String requestJson, String questionsJson, String protocol) throws MrtrException {
+    Mrtr_uniffiKt.requireCapabilities(requestJson, questionsJson, protocol);
+  }
+
+  /**
+   * Refuses with {@code request-capability-missing} (-32021) unless {@code request} declared
+   * every capability of {@code required} (a {@code ClientCapabilities} object, such as an
+   * extension). Returns normally when it passes.
+   *
+   * @throws MrtrException the refusal (the subclass of its rule's area, with its rule, code,
+   *     detail and data)
+   */
+  public static void requireDeclared(String requestJson, String requiredJson, String protocol) throws MrtrException {
+    Mrtr_uniffiKt.requireDeclared(requestJson, requiredJson, protocol);
+  }
+
+  /**
+   * The response to {@code request} that starts the task of {@code record} (a task record:
+   * {@code taskId}, {@code status}, {@code createdAt}, {@code lastUpdatedAt}, {@code ttlMs},
+   * …).
+   */
+  public static String taskCreated(String requestJson, String recordJson, String protocol) throws MrtrException {
+    return Mrtr_uniffiKt.taskCreated(requestJson, recordJson, protocol);
+  }
+
+  /**
+   * The complete answer to the {@code tasks/get} {@code request} for the task of {@code record}:
+   * the fields its status carries.
+   */
+  public static String taskGetResponse(String requestJson, String recordJson, String protocol) throws MrtrException {
+    return Mrtr_uniffiKt.taskGetResponse(requestJson, recordJson, protocol);
   }
 
   /**
@@ -122,110 +227,5 @@ abstract class MrtrFunctions {
    */
   public static String unassociatedReply(String requestJson) throws MrtrException {
     return Mrtr_uniffiKt.unassociatedReply(requestJson);
-  }
-
-  /**
-   * A form elicitation asking {@code message}, its answer shaped by {@code requested_schema}: an
-   * input request.
-   */
-  public static String questionElicit(String message, String requestedSchemaJson) throws MrtrException {
-    return Mrtr_uniffiKt.questionElicit(message, requestedSchemaJson);
-  }
-
-  /**
-   * A sampling request with {@code params} ({@code messages}, {@code maxTokens}, …): an input
-   * request.
-   */
-  public static String questionSample(String paramsJson) throws MrtrException {
-    return Mrtr_uniffiKt.questionSample(paramsJson);
-  }
-
-  /**
-   * A request for the client's roots: an input request.
-   */
-  public static String questionRoots() throws MrtrException {
-    return Mrtr_uniffiKt.questionRoots();
-  }
-
-  /**
-   * What every request must pass before a server acts on it: its {@code _meta} ({@code
-   * request-meta-missing}), its HTTP header fields when given (none: it did not come over HTTP;
-   * {@code request-header-mismatch}), then a protocol version among {@code supported} ({@code
-   * protocol-version-unsupported}, -32022, whose data lists them). Returns normally when it
-   * passes.
-   *
-   * @throws MrtrException the refusal (the subclass of its rule's area, with its rule, code,
-   *     detail and data)
-   */
-  public static void checkRequest(String requestJson, String headersJson, String supportedJson, String protocol) throws MrtrException {
-    Errors.raise(Mrtr_uniffiKt.checkRequest(requestJson, headersJson, supportedJson, protocol));
-  }
-
-  /**
-   * The client capabilities {@code questions} (input requests by key) need that {@code request}
-   * did not declare, as one {@code ClientCapabilities} object, or none.
-   */
-  public static String missingCapabilities(String requestJson, String questionsJson, String protocol) throws MrtrException {
-    return Mrtr_uniffiKt.missingCapabilities(requestJson, questionsJson, protocol);
-  }
-
-  /**
-   * Refuses with {@code request-capability-missing} (-32021, its data naming them) unless {@code
-   * request} declared every capability {@code questions} need. Returns normally when it passes.
-   *
-   * @throws MrtrException the refusal (the subclass of its rule's area, with its rule, code,
-   *     detail and data)
-   */
-  public static void requireCapabilities(String requestJson, String questionsJson, String protocol) throws MrtrException {
-    Errors.raise(Mrtr_uniffiKt.requireCapabilities(requestJson, questionsJson, protocol));
-  }
-
-  /**
-   * Refuses with {@code request-capability-missing} (-32021) unless {@code request} declared
-   * every capability of {@code required} (a {@code ClientCapabilities} object, such as an
-   * extension). Returns normally when it passes.
-   *
-   * @throws MrtrException the refusal (the subclass of its rule's area, with its rule, code,
-   *     detail and data)
-   */
-  public static void requireDeclared(String requestJson, String requiredJson, String protocol) throws MrtrException {
-    Errors.raise(Mrtr_uniffiKt.requireDeclared(requestJson, requiredJson, protocol));
-  }
-
-  /**
-   * The final response to {@code request} with {@code result}: {@code resultType: "complete"},
-   * {@code ttlMs: 0} when {@code request} is a retry (its result must not be cached), and for a
-   * cacheable result that names no caching hints the safe ones its schema requires.
-   */
-  public static String complete(String requestJson, String resultJson, String protocol) throws MrtrException {
-    return Mrtr_uniffiKt.complete(requestJson, resultJson, protocol);
-  }
-
-  /**
-   * The answer to the {@code server/discover} {@code request} from what the server declares:
-   * {@code server} is {@code {capabilities, serverInfo, instructions, supportedVersions}}, only
-   * {@code capabilities} required (absent versions: the protocol's name), completed with the
-   * caching hints its schema requires. A member of the wrong shape, or one not named here, is
-   * {@code usage-invalid-argument}.
-   */
-  public static String discover(String requestJson, String serverJson, String protocol) throws MrtrException {
-    return Mrtr_uniffiKt.discover(requestJson, serverJson, protocol);
-  }
-
-  /**
-   * The response to {@code request} that starts the task of {@code record} (a task record:
-   * {@code taskId}, {@code status}, {@code createdAt}, {@code lastUpdatedAt}, {@code ttlMs},
-   * …).
-   */
-  public static String taskCreated(String requestJson, String recordJson, String protocol) throws MrtrException {
-    return Mrtr_uniffiKt.taskCreated(requestJson, recordJson, protocol);
-  }
-
-  /**
-   * The complete answer to the {@code tasks/get} {@code request} for the task of {@code record}:
-   * the fields its status carries.
-   */
-  public static String taskGetResponse(String requestJson, String recordJson, String protocol) throws MrtrException {
-    return Mrtr_uniffiKt.taskGetResponse(requestJson, recordJson, protocol);
   }
 }

@@ -134,7 +134,7 @@ public final class ToolContext {
     } catch (Suspend stopped) {
       return null;
     } catch (Exception e) {
-      Errors.raise(run.refused());
+      run.refused();
       throw e;
     }
   }

@@ -244,24 +244,6 @@ class JavaApiTest {
         assertThrows(MrtrException.Usage.class, () -> Mrtr.errorResponse("1", "no-such-rule", "", null, P)).getRule());
   }
 
-  /** The refusal a check throws is read from the core's JSON: escapes, nested data, a null code. */
-  @Test
-  void aRefusalIsReadFromTheCoresJson() {
-    MrtrException e = assertThrows(MrtrException.Retry.class, () -> Errors.raise(
-        "{\"rule\":\"retry-id-reused\",\"area\":\"retry\",\"code\":-32602,\"message\":\"a \\\"b\\\"\\\\ \\u00e9\\n\","
-            + "\"data\":{\"a\":[1,{\"b\":\"}]\\\",\"}],\"c\":null}}"));
-    assertEquals("retry-id-reused", Mrtr.rule(e));
-    assertEquals(-32602, Mrtr.code(e));
-    assertEquals("a \"b\"\\ \u00e9\n", Mrtr.detail(e));
-    assertEquals("{\"a\":[1,{\"b\":\"}]\\\",\"}],\"c\":null}", Mrtr.data(e));
-    MrtrException usage = assertThrows(MrtrException.Usage.class,
-        () -> Errors.raise("{\"rule\":\"usage-invalid-argument\",\"area\":\"usage\",\"code\":null,\"message\":\"\"}"));
-    assertNull(Mrtr.code(usage));
-    assertNull(Mrtr.data(usage));
-    assertEquals("", Mrtr.detail(usage));
-    assertThrows(IllegalStateException.class, () -> Errors.raise("{\"rule\":\"x\",\"area\":\"nowhere\",\"code\":null,\"message\":\"\"}"));
-  }
-
   @Test
   void theCatalogueNamesEveryRuleWithItsArea() {
     RuleInfo replayed = Mrtr.rules().stream().filter(r -> r.getName().equals("state-replayed")).findFirst().orElseThrow();
