@@ -15,7 +15,9 @@ use crate::base::{limits::Limits, protocol::Protocol};
 /// as many as the official SDKs allow.
 pub const DEFAULT_MAX_ROUNDS: u32 = 10;
 
-/// The protocol, the limits and the round bound. See the [module](self).
+/// The protocol, the limits and the round bound: what every configuration
+/// of a deployment shares, its defaults named once ([`Settings::DEFAULT`]).
+/// `#[non_exhaustive]`: build one from the defaults with the `with_*` methods.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Settings {

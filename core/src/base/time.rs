@@ -16,8 +16,10 @@
 
 /// An instant of the host's clock, in milliseconds (since the Unix epoch for
 /// the sealed state, which turns it into whole seconds; since any origin the
-/// host keeps fixed for the machines, which only compare and add). See the
-/// [module](self) for why it is a type.
+/// host keeps fixed for the machines, which only compare and add). A type,
+/// not a bare `u64`, so that no `now` can be given in seconds where
+/// milliseconds are meant: the sealed state takes its whole seconds itself
+/// ([`Millis::as_secs`]).
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]

@@ -6,7 +6,7 @@
 //! answer no binding can give, a missing doc comment or an unknown argument
 //! fails the build at that line, not later in a generated binding.
 //! `mrtr-facade`'s build script reads the same rows, with the same reader
-//! ([`row`]), into the table the binding generators use.
+//! (`row.rs`), into the table the binding generators use.
 //!
 //! ```text
 //! /// Checks a whole conversation: the violations, in transcript order.
