@@ -247,8 +247,6 @@ fn decimal(out: &mut String, mut n: u64) {
 
 /// Checks a whole conversation (message entries and HTTP entries): the violations, in transcript order
 /// (none: compliant).
-///
-/// Checks a whole conversation (a JSON array of entries): the violations as JSON text.
 #[export(shapes(transcript = Transcript, options = CheckConfig), returns = Violations)]
 pub fn check(transcript: JsonText, options: &Options) -> Result<JsonString> {
     // The transcript holds many messages: only each message is bound by maxMessageBytes.
@@ -277,8 +275,6 @@ pub fn read_jsonl(transcript: &[u8], limits: &Limits) -> Result<Vec<Line>> {
 
 /// The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP
 /// exchange), read the violations so far.
-///
-/// The incremental checker over JSON text.
 #[export(machine)]
 pub struct Checker {
     inner: check::Audit,
@@ -312,8 +308,6 @@ impl Checker {
     }
 
     /// The violations so far, in transcript order.
-    ///
-    /// The violations so far, as JSON text.
     #[export(returns = Violations)]
     pub fn violations(&self) -> JsonString {
         text(self.inner.violations())
@@ -440,8 +434,6 @@ impl Client {
     }
 
     /// Takes a response message.
-    ///
-    /// Takes a response message (read by the core's byte path).
     #[export]
     pub fn handle_response(&mut self, response: JsonText) -> Result<()> {
         self.inner.handle_response(response)
@@ -464,8 +456,6 @@ impl Client {
     }
 
     /// The next message to send, or none.
-    ///
-    /// The next message to send, as JSON text.
     #[must_use]
     #[export]
     pub fn poll_transmit(&mut self) -> Option<JsonString> {
@@ -473,8 +463,6 @@ impl Client {
     }
 
     /// The next event (`inputRequired`, `retryNow`, `done`), or none.
-    ///
-    /// The next event, as JSON text (see [`mrtr::wire`]).
     #[must_use]
     #[export(returns = ClientEvent)]
     pub fn poll_event(&mut self) -> Option<JsonString> {

@@ -172,8 +172,6 @@ impl ToolReplay {
     }
 
     /// How many rounds came before this request.
-    ///
-    /// How many rounds came before this request (0 once released).
     #[export]
     pub fn round(&self) -> Count {
         self.inner.as_ref().map_or(0, Replay::round)
@@ -185,8 +183,6 @@ impl ToolReplay {
     }
 
     /// The tool's data of the last round, or none.
-    ///
-    /// The tool's data of the last round, as JSON text.
     #[export]
     pub fn data(&self) -> Option<JsonString> {
         self.data_value().map(text)
@@ -202,8 +198,6 @@ impl ToolReplay {
     }
 
     /// The `input_required` response asking what is missing, sealed with `ring`.
-    ///
-    /// The `input_required` response (JSON text) asking what is missing.
     #[export]
     pub fn input_required(&self, ring: &KeyRing, data: OptJsonText, random: Randomness<'_>) -> Result<JsonString> {
         let s = self.sealed()?;
@@ -237,8 +231,6 @@ impl ToolReplay {
     }
 
     /// The final response with `result`.
-    ///
-    /// The final response to the request ([`server::complete`]).
     #[export]
     pub fn complete(&self, result: JsonText) -> Result<JsonString> {
         self.complete_value(&parse_arg(result, "a result")?)
@@ -340,8 +332,6 @@ impl ToolBridge {
     }
 
     /// The tool completed with `result`.
-    ///
-    /// The tool completed with `result` (JSON text).
     #[export]
     pub fn complete(&mut self, result: JsonText) -> Result<()> {
         self.0.complete(&parse_arg(result, "a result")?)
@@ -364,8 +354,6 @@ impl ToolBridge {
     }
 
     /// A response the client POSTed; true when the round is complete.
-    ///
-    /// A response the client POSTed; `true` when the round is complete.
     #[export]
     pub fn handle_answer(&mut self, response: JsonText, now: Whole) -> Result<bool> {
         self.0.handle_answer(&parse_arg(response, "a response")?, mrtr::Millis(now))
@@ -378,8 +366,6 @@ impl ToolBridge {
     }
 
     /// The next text to write on the stream, or none.
-    ///
-    /// The next text to write on the stream.
     #[must_use]
     #[export]
     pub fn poll_write(&mut self) -> Option<String> {
@@ -402,8 +388,6 @@ impl ToolBridge {
     }
 
     /// The ids of the server requests waiting for an answer.
-    ///
-    /// The ids (as text) of the server requests waiting for an answer.
     #[export]
     pub fn pending(&self) -> Vec<String> {
         self.0.pending().map(String::from).collect()
@@ -418,16 +402,12 @@ fn answered(asked: Asked) -> Result<Option<String>> {
 }
 
 /// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
-///
-/// A form elicitation: `message` and `requestedSchema` (JSON text).
 #[export]
 pub fn question_elicit(message: &str, requested_schema: JsonText) -> Result<JsonString> {
     Ok(text(&replay::elicit(message, &parse_arg(requested_schema, "a requested schema")?)))
 }
 
 /// A sampling request with `params` (`messages`, `maxTokens`, …): an input request.
-///
-/// A sampling request with these params (JSON text: `messages`, `maxTokens`, …).
 #[export]
 pub fn question_sample(params: JsonText) -> Result<JsonString> {
     Ok(text(&replay::sample(&parse_arg(params, "sampling params")?)))

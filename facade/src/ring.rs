@@ -35,8 +35,6 @@ fn key_id(id: u64) -> Option<u8> {
 impl KeyRing {
     /// A ring holding the key `id` (0–255) of `algorithm`, with exactly one of a 32-byte `secret` or a
     /// `master` secret (at least 32 uniformly random bytes) to derive it from; the key seals.
-    ///
-    /// A ring holding the key `id` of `algorithm` ([`key`]: a 32-byte `secret`, or a `master` secret), which seals.
     #[export]
     pub fn new(id: KeyId, algorithm: &str, secret: OptRawBytes, master: OptRawBytes) -> Result<KeyRing> {
         Ok(KeyRing(state::KeyRing::new(key(i64::try_from(id).unwrap_or(i64::MAX), algorithm, secret, master)?)))
@@ -80,8 +78,6 @@ impl KeyRing {
     }
 
     /// How many seals the key `id` has made in this process, or none when the ring lacks it.
-    ///
-    /// How many seals the key `id` has made in this process; none when the ring lacks it.
     #[must_use]
     #[export]
     pub fn seals(&self, id: KeyId) -> OptWhole {

@@ -16,8 +16,6 @@ use serde_json::Value;
 /// A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo", "firstId"}`),
 /// and the requests it makes from that, each under a fresh id with the `_meta` its protocol wants on
 /// every request (in `2026-07-28`: the protocol version, the capabilities, the client's name).
-///
-/// A client's session: requests with fresh ids and the declared `_meta`.
 #[export(machine, left_out = crate::exports::WASM_SIZE)]
 pub struct Session(client::Session);
 
@@ -37,8 +35,6 @@ impl Session {
 
     /// A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the default
     /// protocol, no capabilities).
-    ///
-    /// A session declaring `config` (JSON text; empty: every default).
     #[export(shapes(config = SessionConfig))]
     pub fn new(config: JsonOrEmpty) -> Result<Session> {
         let mut c = SessionConfig::default();
@@ -65,8 +61,6 @@ impl Session {
     /// The request of `method` with `params` (an object, or none) under the next id, `params._meta`
     /// carrying what the session declares where the protocol reads it from every request; a `_meta` member
     /// naming one of those is `usage-invalid-argument`.
-    ///
-    /// The request of `method` with `params` (JSON text of an object, or none).
     #[export]
     pub fn request(&mut self, method: &str, params: OptJsonText) -> Result<JsonString> {
         let params = params.map(|p| parse_arg(p, "the params")).transpose()?;
@@ -93,16 +87,12 @@ impl Session {
 
     /// The `initialize` request under the next id where the protocol settles version and capabilities once
     /// at the start (`2025-11-25`), or none where every request declares them.
-    ///
-    /// The `initialize` request where the protocol has that handshake, or none.
     #[export]
     pub fn initialize(&mut self) -> Result<Option<JsonString>> {
         Ok(self.0.initialize()?.map(|r| text(&r)))
     }
 
     /// The `notifications/initialized` notification, sent once the server answered `initialize`.
-    ///
-    /// The `notifications/initialized` notification.
     #[export]
     pub fn initialized(&self) -> JsonString {
         text(&self.0.initialized())

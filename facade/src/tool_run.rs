@@ -190,8 +190,6 @@ impl ToolRun {
     }
 
     /// The data the next round gets: what the tool set, else the last round's, or none.
-    ///
-    /// The data the next round gets: what the tool set, else the last round's (none: none).
     #[export]
     pub fn data(&self) -> Option<JsonString> {
         match &self.data {

@@ -25,8 +25,6 @@ pub struct SseDecoder(sse::Decoder);
 
 impl SseDecoder {
     /// A decoder under the options' limits.
-    ///
-    /// A decoder bounding each block by the options' `maxMessageBytes`.
     #[export]
     pub fn new(options: &Options) -> SseDecoder {
         SseDecoder(sse::Decoder::with_limits(&options.limits))
@@ -34,8 +32,6 @@ impl SseDecoder {
 
     /// Decodes the next bytes of the stream, split anywhere (any split gives the same blocks). Bytes that
     /// are not UTF-8 are not refused here: the block holding them is reported by `poll_event`.
-    ///
-    /// Decodes the next bytes of the stream.
     #[export]
     pub fn feed(&mut self, chunk: RawBytes) {
         self.0.feed(chunk);
@@ -43,8 +39,6 @@ impl SseDecoder {
 
     /// Ends the stream: a block not ended by a blank line is discarded (as a browser discards it). Blocks
     /// decoded already stay to be polled; a later `feed` starts a new stream.
-    ///
-    /// Ends the stream (an unterminated last block is discarded).
     #[export]
     pub fn finish(&mut self) {
         self.0.finish();
@@ -54,8 +48,6 @@ impl SseDecoder {
     /// none is ready. A block the decoder could not read fails this call with its rule, in its place:
     /// `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block over `maxMessageBytes`);
     /// decoding goes on after it.
-    ///
-    /// The next block as JSON text, or the error that made it unreadable.
     #[must_use]
     #[export(returns = SseEvent)]
     pub fn poll_event(&mut self) -> Option<Result<String>> {
@@ -241,8 +233,6 @@ impl HttpCall {
     /// The host's JSON-RPC response to a server request the call reported (a `serverRequest` event). An
     /// answer to no reported request is `usage-out-of-turn`; one that is no JSON-RPC response
     /// `usage-invalid-argument`.
-    ///
-    /// The host's JSON-RPC response to a reported server request.
     #[export]
     pub fn answer(&mut self, response: JsonText, now: Whole) -> Result<()> {
         let response =
@@ -253,8 +243,6 @@ impl HttpCall {
     /// The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url", "headers":
     /// {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote `exchange` with
     /// every part of its response.
-    ///
-    /// The next HTTP request to send, as JSON text.
     #[must_use]
     #[export(returns = HttpRequest)]
     pub fn poll_transmit(&mut self) -> Option<JsonString> {
@@ -265,8 +253,6 @@ impl HttpCall {
     /// "message", "message"}` (a notification or another response, to pass on), `{"type": "violation",
     /// "rule", "message"}` (the server broke a rule; the call goes on), and last either `{"type":
     /// "response", "message"}` (the call's JSON-RPC response) or `{"type": "failed", "rule", "message"}`.
-    ///
-    /// The next event, as JSON text.
     #[must_use]
     #[export(returns = HttpCallEvent)]
     pub fn poll_event(&mut self) -> Option<JsonString> {
@@ -274,8 +260,6 @@ impl HttpCall {
     }
 
     /// When to call `handle_timeout` (the host's milliseconds), or none.
-    ///
-    /// When to call `handle_timeout`, if anything waits.
     #[must_use]
     #[export]
     pub fn poll_timeout(&self) -> OptMillis {
@@ -283,8 +267,6 @@ impl HttpCall {
     }
 
     /// Whether the call is over: its `response` or `failed` event was queued.
-    ///
-    /// Whether the call is over.
     #[export]
     pub fn is_done(&self) -> bool {
         self.inner.is_done()
@@ -398,8 +380,6 @@ impl Operation {
     /// …}`, a sampling result, a roots list). An answer that does not fit its question fails with its rule
     /// and the question stays open; a key nothing asked is `usage-unknown-handle`, one answered already
     /// `usage-out-of-turn`.
-    ///
-    /// Answers the question `key` with `result` (JSON text).
     #[export]
     pub fn answer(&mut self, key: &str, result: JsonText, now: Whole) -> Result<()> {
         let result = parse(result, &self.limits).map_err(|e| usage_owned(format!("the answer: {}", e.message())))?;
@@ -409,8 +389,6 @@ impl Operation {
     /// The next HTTP request to send, `{"exchange": <n>, "method": "POST" | "GET", "url", "headers":
     /// {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote `exchange` with
     /// every part of its response.
-    ///
-    /// The next HTTP request to send, as JSON text.
     #[must_use]
     #[export(returns = HttpRequest)]
     pub fn poll_transmit(&mut self) -> Option<JsonString> {
@@ -421,8 +399,6 @@ impl Operation {
     /// "params"}}}` (answer each key with `answer`), `{"type": "message", "message"}`, `{"type":
     /// "violation", "rule", "message"}`, and last either `{"type": "done", "response"}` (the final JSON-RPC
     /// response) or `{"type": "failed", "rule", "message"}`.
-    ///
-    /// The next event, as JSON text.
     #[must_use]
     #[export(returns = OperationEvent)]
     pub fn poll_event(&mut self) -> Option<JsonString> {
@@ -430,8 +406,6 @@ impl Operation {
     }
 
     /// When to call `handle_timeout` (the host's milliseconds), or none.
-    ///
-    /// When to call `handle_timeout`, if anything waits.
     #[must_use]
     #[export]
     pub fn poll_timeout(&self) -> OptMillis {
@@ -439,8 +413,6 @@ impl Operation {
     }
 
     /// Whether the final event was taken and no exchange is open: the operation may be dropped.
-    ///
-    /// Whether the final event was taken and no exchange is open.
     #[export]
     pub fn is_drained(&self) -> bool {
         self.inner.is_drained()
@@ -489,8 +461,6 @@ impl Operation {
 /// A server's response stream in a transport mode, for the continuation `key` (the host's name of the
 /// call's state), its event ids `<key>.<n>` numbered from `first`. Write with `message`, `retry` and
 /// `ask`; `take` the text to send.
-///
-/// A server's response stream ([`serve::ServerStream`]) over JSON text.
 #[export(machine)]
 pub struct ServerStream(serve::ServerStream);
 
@@ -528,8 +498,6 @@ impl ServerStream {
     }
 
     /// Writes a `retry: <retry_ms>` block; its event id.
-    ///
-    /// Writes a `retry` block; its id.
     #[export]
     pub fn retry(&mut self, retry_ms: Whole) -> Result<String> {
         self.0.retry(retry_ms)
@@ -541,8 +509,6 @@ impl ServerStream {
     /// inside results: `usage-invalid-argument`). After a `sep-1858` or `sep-1335` ask the host ends the
     /// response; under `sep-1858` anything written after it is `usage-out-of-turn`. The last event id
     /// written.
-    ///
-    /// Writes the mode's asking sequence for `requests` (a JSON array); the last id.
     #[export(shapes(requests = Messages))]
     pub fn ask(&mut self, requests: JsonText, retry_ms: Whole) -> Result<String> {
         let v = parse(requests, &Limits::DEFAULT)?;
@@ -593,8 +559,6 @@ pub fn read_http_request(
 }
 
 /// The `rel="stream"` URL of the continuation `key` at `endpoint` (SEP-1335).
-///
-/// The `rel="stream"` URL of a continuation ([`serve::stream_url`]).
 #[export]
 pub fn stream_url(endpoint: &str, key: &str) -> Result<String> {
     serve::stream_url(endpoint, key)
