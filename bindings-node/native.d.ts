@@ -420,10 +420,6 @@ export declare class ToolReplay {
    * here.
    */
   ask(question: Text, key?: string | undefined | null): string | null
-  /** Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. */
-  askElicit(message: string, requestedSchema: Text, key?: string | undefined | null): string | null
-  /** The request's `params.arguments` when an object, else `{}`; none for a bridge's replay. */
-  arguments(): string | null
   /** How many rounds came before this request. */
   round(): number
   /** The tool's data of the last round, or none. */
@@ -432,8 +428,6 @@ export declare class ToolReplay {
   state(): string | null
   /** The `input_required` response asking what is missing, sealed with `ring`. */
   inputRequired(ring: KeyRing, data: Text | undefined | null, random: Uint8Array): string
-  /** `input_required` sealing again the last round's data as it came (none: none). */
-  inputRequiredKept(ring: KeyRing, random: Uint8Array): string
   /** The final response with `result`. */
   complete(result: Text): string
   /**

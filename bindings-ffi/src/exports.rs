@@ -2567,8 +2567,5 @@ pub unsafe extern "C" fn mrtr_server_stream_free(handle: *mut mrtr_server_stream
 }
 
 // left out: KeyRing: a key ring of its own: keys and bindings as C structs, a guard as a function pointer (mrtr_keyring_*)
-// left out: ask_elicit: runTool's one call per ask, JavaScript's own: a C host builds its questions (mrtr_question_elicit), reads its request, passes its data
-// left out: arguments: runTool's one call per ask, JavaScript's own: a C host builds its questions (mrtr_question_elicit), reads its request, passes its data
-// left out: input_required_kept: runTool's one call per ask, JavaScript's own: a C host builds its questions (mrtr_question_elicit), reads its request, passes its data
 // left out: release: the host frees the replay itself, when it chooses: mrtr_tool_replay_free
 // left out: release: the host frees the run itself, when it chooses: mrtr_tool_run_free

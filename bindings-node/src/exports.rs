@@ -413,23 +413,6 @@ impl ToolReplay {
         crate::run(|| self.0.ask_keyed(crate::bytes(&question), key.as_deref()))
     }
 
-    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none.
-    #[napi]
-    pub fn ask_elicit(
-        &mut self,
-        message: String,
-        requested_schema: Text,
-        key: Option<String>,
-    ) -> Result<Option<String>> {
-        crate::run(|| self.0.ask_elicit(&message, crate::bytes(&requested_schema), key.as_deref()))
-    }
-
-    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's replay.
-    #[napi]
-    pub fn arguments(&self) -> Result<Option<String>> {
-        crate::run(|| Ok(self.0.arguments()))
-    }
-
     /// How many rounds came before this request.
     #[napi]
     pub fn round(&self) -> Result<u32> {
@@ -452,12 +435,6 @@ impl ToolReplay {
     #[napi]
     pub fn input_required(&self, ring: &KeyRing, data: Option<Text>, random: &[u8]) -> Result<String> {
         crate::run(|| self.0.input_required(&ring.0, data.as_ref().map(crate::bytes), Randomness::Bytes(random)))
-    }
-
-    /// `input_required` sealing again the last round's data as it came (none: none).
-    #[napi]
-    pub fn input_required_kept(&self, ring: &KeyRing, random: &[u8]) -> Result<String> {
-        crate::run(|| self.0.input_required_kept(&ring.0, Randomness::Bytes(random)))
     }
 
     /// The final response with `result`.

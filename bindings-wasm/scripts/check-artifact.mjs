@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Checks the built artifacts of both packages (<pkg>/lib/mrtr_wasm_bg.wasm):
 // the gzipped size of the optimised wasm (the full package, pkg/: failure
-// above 268 KiB; the browser package, pkg-browser/: failure above 150 KiB,
+// above 272 KiB; the browser package, pkg-browser/: failure above 150 KiB,
 // the goal of issue #27), its imports:
 // none from "env" (a libc or an undefined symbol leaking in), every one from
 // the wasm-bindgen glue; and its exports: no test-only function (the cargo
@@ -21,9 +21,12 @@ export const GOAL = 150 * 1024
 // one-call rows for the JavaScript API (ask_elicit, arguments, input_required_kept) took it to
 // 260.8 KiB (267 081 bytes); 264 KiB until issue #43's hedging rule and stall copies (262.8 KiB)
 // and issue #46's server/discover builder, the checker's unparsed recorded bodies and the error
-// messages that list the known names took it to 265.5 KiB (271 824 bytes, 2026-12-07). Browsers
-// load pkg-browser/ (121.3 KiB), which has none of these.
-export const LIMIT = 268 * 1024
+// messages that list the known names took it to 265.5 KiB (271 824 bytes, 2026-12-07); 268 KiB
+// until issue #41's ToolRun (the await-style run as one machine, which the JavaScript API's runTool
+// now runs on instead of its own copy of the round sequence) and the client machines' transition
+// tables took it to 270.5 KiB (276 959 bytes, 2026-12-07; issue #45 owns the size). Browsers load
+// pkg-browser/ (122.5 KiB), which has none of these.
+export const LIMIT = 272 * 1024
 // The browser package (pkg-browser/, issue #27): the goal is its bound.
 export const BROWSER_LIMIT = GOAL
 /** The packages and their bounds; `lacks`: exports the browser package must not have (the split is in effect). */

@@ -406,22 +406,6 @@ impl ToolReplay {
         crate::run(|| self.0.ask_keyed(&crate::bytes(question), key.as_deref()))
     }
 
-    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none.
-    #[wasm_bindgen(js_name = askElicit)]
-    pub fn ask_elicit(
-        &mut self,
-        message: &str,
-        requested_schema: &JsValue,
-        key: Option<String>,
-    ) -> Result<Option<String>> {
-        crate::run(|| self.0.ask_elicit(message, &crate::bytes(requested_schema), key.as_deref()))
-    }
-
-    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's replay.
-    pub fn arguments(&self) -> Option<String> {
-        self.0.arguments()
-    }
-
     /// How many rounds came before this request.
     pub fn round(&self) -> u32 {
         self.0.round()
@@ -441,12 +425,6 @@ impl ToolReplay {
     #[wasm_bindgen(js_name = inputRequired)]
     pub fn input_required(&self, ring: &KeyRing, data: &JsValue, random: &[u8]) -> Result<String> {
         crate::run(|| self.0.input_required(&ring.0, crate::optional(data).as_deref(), Randomness::Bytes(random)))
-    }
-
-    /// `input_required` sealing again the last round's data as it came (none: none).
-    #[wasm_bindgen(js_name = inputRequiredKept)]
-    pub fn input_required_kept(&self, ring: &KeyRing, random: &[u8]) -> Result<String> {
-        crate::run(|| self.0.input_required_kept(&ring.0, Randomness::Bytes(random)))
     }
 
     /// The final response with `result`.

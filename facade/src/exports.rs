@@ -322,22 +322,6 @@ pub(crate) const TYPED_RING: &[(Binding, &str)] = &[
     (Binding::Python, "a key ring of its own: Key and Binding objects, a guard as a callable"),
 ];
 
-/// Why the typed bindings leave the JavaScript API's one-call-per-ask replay rows out.
-pub(crate) const JS_REPLAY: &[(Binding, &str)] = &[
-    (
-        Binding::C,
-        "runTool's one call per ask, JavaScript's own: a C host builds its questions (mrtr_question_elicit), reads its request, passes its data",
-    ),
-    (
-        Binding::Uniffi,
-        "runTool's one call per ask, JavaScript's own: a host builds its questions (questionElicit), reads its request, passes its data",
-    ),
-    (
-        Binding::Python,
-        "the package's await-style tools run over ToolRun, which has them (ask_elicit, arguments, the kept data)",
-    ),
-];
-
 /// Why the bindings whose objects are freed when their owner lets go leave `ToolReplay.release` out.
 pub(crate) const FREED_AT_ONCE: &[(Binding, &str)] = &[
     (Binding::C, "the host frees the replay itself, when it chooses: mrtr_tool_replay_free"),

@@ -136,7 +136,6 @@ impl ToolReplay {
     /// `ask_keyed(question_elicit(message, requested_schema), key)` in one
     /// call, the question built here and never written as text: a binding's
     /// `ctx.elicit` path. A schema that is no JSON is `usage-invalid-argument`.
-    #[export(left_out = crate::exports::JS_REPLAY)]
     pub fn ask_elicit(
         &mut self,
         message: &str,
@@ -152,7 +151,6 @@ impl ToolReplay {
     /// The request's `params.arguments` as JSON text when they are an object,
     /// else `{}`; `None` for a bridge's replay (its host holds the request).
     /// What a binding hands the tool, from the request as the core read it.
-    #[export(left_out = crate::exports::JS_REPLAY)]
     pub fn arguments(&self) -> Option<JsonString> {
         let request = self.request_value()?;
         Some(match request.get("params").and_then(|p| p.get("arguments")) {
@@ -225,7 +223,6 @@ impl ToolReplay {
     ///
     /// [`ToolReplay::input_required`] sealing again the data of the last
     /// round as it came (none: none), never written out and read back.
-    #[export(left_out = crate::exports::JS_REPLAY)]
     pub fn input_required_kept(&self, ring: &KeyRing, random: Randomness<'_>) -> Result<JsonString> {
         self.input_required_value(ring, self.data_value().cloned(), random)
     }

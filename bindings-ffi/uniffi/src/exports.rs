@@ -1592,8 +1592,5 @@ impl ServerStream {
     }
 }
 
-// left out: ask_elicit: runTool's one call per ask, JavaScript's own: a host builds its questions (questionElicit), reads its request, passes its data
-// left out: arguments: runTool's one call per ask, JavaScript's own: a host builds its questions (questionElicit), reads its request, passes its data
-// left out: input_required_kept: runTool's one call per ask, JavaScript's own: a host builds its questions (questionElicit), reads its request, passes its data
 // left out: release: the object is freed when its last reference goes: Kotlin's `close()` or `use`, Swift's deinit
 // left out: release: the object is freed when its last reference goes: Kotlin's `close()` or `use`, Swift's deinit
