@@ -83,6 +83,12 @@ pub const MRTR_ERR_MESSAGE_AFTER_INPUT_REQUIRED: mrtr_status = 17;
 /// builder, `server::complete`, gives them `ttlMs: 0`).
 pub const MRTR_ERR_INPUT_REQUIRED_CACHE_HINT: mrtr_status = 18;
 
+/// `complete-request-state` (area `protocol`, no JSON-RPC code): (`2026-07-28`, `sep-2322`; mrtr) `requestState`
+/// belongs to an `input_required` result: a final result (`resultType` `"complete"`, absent, or `"task"`) carries none.
+/// A client cannot tell such a result from a state-only round it should retry (the Go SDK 1.8 server answers a
+/// load-shedding round so), and one that retries it runs the operation twice.
+pub const MRTR_ERR_COMPLETE_REQUEST_STATE: mrtr_status = 19;
+
 /// `retry-id-reused` (area `retry`, no JSON-RPC code): The retry's JSON-RPC `id` differs from the request it retries
 /// (and from every request in flight).
 pub const MRTR_ERR_RETRY_ID_REUSED: mrtr_status = 20;
@@ -327,7 +333,7 @@ pub const MRTR_ALG_XCHACHA20_POLY1305: mrtr_algorithm = 2;
 pub const MRTR_ALG_XAES_256_GCM: mrtr_algorithm = 3;
 
 /// Each rule's number, id and source, in catalogue order.
-pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 56] = [
+pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 57] = [
     (1, c"jsonrpc-parse-error", c"JSON-RPC 2.0"),
     (2, c"jsonrpc-invalid", c"JSON-RPC 2.0"),
     (3, c"request-meta-missing", c"2026-07-28 RequestParams"),
@@ -343,6 +349,7 @@ pub(crate) static RULES: [(mrtr_status, &CStr, &CStr); 56] = [
     (16, c"request-state-invalid", c"001 Schema Changes"),
     (17, c"message-after-input-required", c"001 Protocol Requirements for Ephemeral Workflow"),
     (18, c"input-required-cache-hint", c"2026-07-28 server/utilities/caching"),
+    (19, c"complete-request-state", c"2026-07-28 InputRequiredResult"),
     (20, c"retry-id-reused", c"001 Ephemeral Tool Workflow"),
     (21, c"retry-request-changed", c"001 Ephemeral Tool Workflow"),
     (22, c"retry-missing-input-response", c"001 Client Behavior"),

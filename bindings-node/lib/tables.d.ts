@@ -33,6 +33,8 @@ export declare const Rule: {
   readonly MessageAfterInputRequired: 'message-after-input-required'
   /** (`2026-07-28`) An `input_required` result carries no caching hints (`ttlMs`, `cacheScope`): it is not cacheable. Results of retries (requests carrying `inputResponses` or `requestState`) MUST NOT be cached: a retry's result carries no `ttlMs` above 0 (a server's builder, `server::complete`, gives them `ttlMs: 0`). */
   readonly InputRequiredCacheHint: 'input-required-cache-hint'
+  /** (`2026-07-28`, `sep-2322`; mrtr) `requestState` belongs to an `input_required` result: a final result (`resultType` `"complete"`, absent, or `"task"`) carries none. A client cannot tell such a result from a state-only round it should retry (the Go SDK 1.8 server answers a load-shedding round so), and one that retries it runs the operation twice. */
+  readonly CompleteRequestState: 'complete-request-state'
   /** The retry's JSON-RPC `id` differs from the request it retries (and from every request in flight). */
   readonly RetryIdReused: 'retry-id-reused'
   /** Method and params, apart from `inputResponses`, `requestState`, `_meta`, equal the original's. */
@@ -122,7 +124,7 @@ export type RuleId = (typeof Rule)[keyof typeof Rule]
 /** The area of a rule: the error class it raises. */
 export type AreaName = 'protocol' | 'retry' | 'state' | 'task' | 'association' | 'transport' | 'usage' | 'panic'
 
-/** A message breaks the protocol: the JSON-RPC envelope, results, input requests, limits. Rules: jsonrpc-parse-error, jsonrpc-invalid, request-meta-missing, request-header-mismatch, request-capability-missing, protocol-version-unsupported, result-type-unknown, result-type-missing, input-required-method-not-allowed, input-required-empty, input-request-invalid, input-request-capability-missing, request-state-invalid, message-after-input-required, input-required-cache-hint, limit-exceeded. */
+/** A message breaks the protocol: the JSON-RPC envelope, results, input requests, limits. Rules: jsonrpc-parse-error, jsonrpc-invalid, request-meta-missing, request-header-mismatch, request-capability-missing, protocol-version-unsupported, result-type-unknown, result-type-missing, input-required-method-not-allowed, input-required-empty, input-request-invalid, input-request-capability-missing, request-state-invalid, message-after-input-required, input-required-cache-hint, complete-request-state, limit-exceeded. */
 export declare class ProtocolError extends MrtrError {}
 
 /** A client's retry, or its input responses, is wrong. Rules: retry-id-reused, retry-request-changed, retry-missing-input-response, retry-input-response-invalid, retry-request-state-mismatch, retry-request-state-unexpected, input-responses-unsolicited, retry-rounds-exceeded, input-responses-malformed. */

@@ -264,3 +264,77 @@ fn an_invalid_input_request_is_named_by_its_method() {
         );
     }
 }
+
+/// mcp-go's servers send plain state (`size=large`), so two concurrent calls
+/// of one tool may be asked with the same `requestState`: each retry still
+/// pairs with its own call by the arguments it repeats, and a retry that
+/// changed its arguments is still reported, once.
+#[test]
+fn concurrent_calls_with_the_same_plain_state_each_keep_their_own_round() {
+    let t = [
+        client(weather(1, "Paris")),
+        client(weather(2, "Rome")),
+        server(ask(1, "size=large")),
+        server(ask(2, "size=large")),
+        // Retried in the order the asks came (the latest round is Rome's).
+        client(retry_of(3, "Paris", &json!("size=large"))),
+        client(retry_of(4, "Rome", &json!("size=large"))),
+        server(done(3)),
+        server(done(4)),
+    ];
+    assert_eq!(rules(&t, Protocol::default()), []);
+    // Paris's retry with an argument added: paired with Paris's call all the same.
+    let mut more = retry_of(3, "Paris", &json!("size=large"));
+    more["params"]["arguments"]["units"] = json!("metric");
+    let mut changed = t.clone();
+    changed[4] = client(more);
+    assert_eq!(rules(&changed, Protocol::default()), [(RuleId::RetryRequestChanged, 4)]);
+}
+
+/// A URL-mode ask with `"elicitationId": ""` is the server's fault; the
+/// client's `content` on a URL-mode accept is its own (the answer of an
+/// out-of-band elicitation omits it): both are reported, each once, and an
+/// answer fit for a URL-mode ask is not blamed for its question.
+#[test]
+fn an_answer_to_an_invalid_question_is_judged_by_what_can_be_read_of_it() {
+    let mut asked = ask(1, "s");
+    asked["result"]["inputRequests"] = json!({"login": {"method": "elicitation/create",
+        "params": {"mode": "url", "message": "Sign in", "url": "https://example.com/login", "elicitationId": ""}}});
+    let url_capable = |mut m: Value| {
+        m["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {"url": {}}});
+        m
+    };
+    let answering = |answer: Value| {
+        let mut m = url_capable(weather(2, "Paris"));
+        m["params"]["inputResponses"] = json!({ "login": answer });
+        m["params"]["requestState"] = json!("s");
+        m
+    };
+    let conversation = |answer: Value| {
+        [client(url_capable(weather(1, "Paris"))), server(asked.clone()), client(answering(answer)), server(done(2))]
+    };
+    let own_fault = conversation(json!({"action": "accept", "content": {}}));
+    assert_eq!(
+        rules(&own_fault, Protocol::default()),
+        [(RuleId::InputRequestInvalid, 1), (RuleId::RetryInputResponseInvalid, 2)]
+    );
+    let fit = conversation(json!({"action": "accept"}));
+    assert_eq!(rules(&fit, Protocol::default()), [(RuleId::InputRequestInvalid, 1)]);
+}
+
+/// The Go SDK 1.8 server answers a state-only round's retry with
+/// `resultType: "complete"` carrying `requestState`: the client cannot tell
+/// it from another state-only round. The `input_required` itself is sound.
+#[test]
+fn a_final_result_carrying_request_state_is_reported() {
+    let shed = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "s"}});
+    let mut retry = weather(2, "Paris");
+    retry["params"]["requestState"] = json!("s");
+    let mut stateful_done = done(2);
+    stateful_done["result"]["requestState"] = json!("s");
+    let t = [client(weather(1, "Paris")), server(shed), client(retry), server(stateful_done)];
+    assert_eq!(rules(&t, Protocol::default()), [(RuleId::CompleteRequestState, 3)]);
+    let mut fixed = t.clone();
+    fixed[3] = server(done(2));
+    assert_eq!(rules(&fixed, Protocol::default()), []);
+}

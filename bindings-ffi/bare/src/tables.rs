@@ -84,6 +84,12 @@ pub const MRTR_BARE_ERR_MESSAGE_AFTER_INPUT_REQUIRED: mrtr_bare_status = 17;
 /// builder, `server::complete`, gives them `ttlMs: 0`).
 pub const MRTR_BARE_ERR_INPUT_REQUIRED_CACHE_HINT: mrtr_bare_status = 18;
 
+/// `complete-request-state` (area `protocol`, no JSON-RPC code): (`2026-07-28`, `sep-2322`; mrtr) `requestState`
+/// belongs to an `input_required` result: a final result (`resultType` `"complete"`, absent, or `"task"`) carries none.
+/// A client cannot tell such a result from a state-only round it should retry (the Go SDK 1.8 server answers a
+/// load-shedding round so), and one that retries it runs the operation twice.
+pub const MRTR_BARE_ERR_COMPLETE_REQUEST_STATE: mrtr_bare_status = 19;
+
 /// `retry-id-reused` (area `retry`, no JSON-RPC code): The retry's JSON-RPC `id` differs from the request it retries
 /// (and from every request in flight).
 pub const MRTR_BARE_ERR_RETRY_ID_REUSED: mrtr_bare_status = 20;
@@ -296,7 +302,7 @@ pub const MRTR_BARE_RESULT_TYPE_TASK: mrtr_bare_result_type = 3;
 pub(crate) static KINDS: [&CStr; 6] = [c"none", c"request", c"notification", c"result", c"input_required", c"error"];
 
 /// Each rule's number and id, in catalogue order.
-pub(crate) static RULES: [(mrtr_bare_status, &CStr); 56] = [
+pub(crate) static RULES: [(mrtr_bare_status, &CStr); 57] = [
     (1, c"jsonrpc-parse-error"),
     (2, c"jsonrpc-invalid"),
     (3, c"request-meta-missing"),
@@ -312,6 +318,7 @@ pub(crate) static RULES: [(mrtr_bare_status, &CStr); 56] = [
     (16, c"request-state-invalid"),
     (17, c"message-after-input-required"),
     (18, c"input-required-cache-hint"),
+    (19, c"complete-request-state"),
     (20, c"retry-id-reused"),
     (21, c"retry-request-changed"),
     (22, c"retry-missing-input-response"),

@@ -38,6 +38,7 @@ class Rule(_StrEnum):
     REQUEST_STATE_INVALID = "request-state-invalid"  # 16, protocol
     MESSAGE_AFTER_INPUT_REQUIRED = "message-after-input-required"  # 17, protocol
     INPUT_REQUIRED_CACHE_HINT = "input-required-cache-hint"  # 18, protocol
+    COMPLETE_REQUEST_STATE = "complete-request-state"  # 19, protocol
     RETRY_ID_REUSED = "retry-id-reused"  # 20, retry
     RETRY_REQUEST_CHANGED = "retry-request-changed"  # 21, retry
     RETRY_MISSING_INPUT_RESPONSE = "retry-missing-input-response"  # 22, retry

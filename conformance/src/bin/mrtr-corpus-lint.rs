@@ -118,6 +118,7 @@ const APPLIES: &[(&[&str], &[&str])] = &[
         ],
         &["2026-07-28"],
     ),
+    (&["complete-request-state"], &["2026-07-28", "sep-2322"]),
     (&["server-request-unassociated"], &["2025-11-25"]),
     (
         &[

@@ -43,6 +43,8 @@ pub enum RuleId {
     MessageAfterInputRequired = 17,
     /// (2026-07-28) Caching hints on an `input_required` result or a retry's result.
     InputRequiredCacheHint = 18,
+    /// (mrtr) A final result carries `requestState`.
+    CompleteRequestState = 19,
     /// The retry reuses an id.
     RetryIdReused = 20,
     /// The retry changed method or params.
@@ -356,6 +358,8 @@ catalogue! {
         "An `input_required` result on an SSE stream is the last message on that stream.";
     InputRequiredCacheHint, "input-required-cache-hint", Protocol, None, "2026-07-28 server/utilities/caching",
         "(`2026-07-28`) An `input_required` result carries no caching hints (`ttlMs`, `cacheScope`): it is not cacheable. Results of retries (requests carrying `inputResponses` or `requestState`) MUST NOT be cached: a retry's result carries no `ttlMs` above 0 (a server's builder, `server::complete`, gives them `ttlMs: 0`).";
+    CompleteRequestState, "complete-request-state", Protocol, None, "2026-07-28 InputRequiredResult",
+        "(`2026-07-28`, `sep-2322`; mrtr) `requestState` belongs to an `input_required` result: a final result (`resultType` `\"complete\"`, absent, or `\"task\"`) carries none. A client cannot tell such a result from a state-only round it should retry (the Go SDK 1.8 server answers a load-shedding round so), and one that retries it runs the operation twice.";
     RetryIdReused, "retry-id-reused", Retry, None, "001 Ephemeral Tool Workflow",
         "The retry's JSON-RPC `id` differs from the request it retries (and from every request in flight).";
     RetryRequestChanged, "retry-request-changed", Retry, None, "001 Ephemeral Tool Workflow",

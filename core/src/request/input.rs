@@ -102,22 +102,40 @@ pub(crate) fn validate_response(key: &str, response: &ResponseView<'_>, request:
     }
 }
 
-fn validate_elicit_result(key: &str, r: &ResponseView<'_>, form: Option<&InputParamsView<'_>>) -> Result<()> {
+/// Checks what can be read of `response` against a question that is itself
+/// invalid (the server's fault, reported with it): by the question's kind
+/// alone (its method, an elicitation's mode), never by the schema that may be
+/// what is wrong with it. The answer's own fault is reported; none that the
+/// question caused is.
+pub(crate) fn validate_response_by_kind(
+    key: &str,
+    response: &ResponseView<'_>,
+    request: &InputRequestView<'_>,
+) -> Result<()> {
+    match InputKind::of(request) {
+        Some(InputKind::ElicitForm) => validate_elicit_action(key, response).map(|_| ()),
+        Some(InputKind::ElicitUrl) => validate_elicit_result(key, response, None),
+        Some(InputKind::Sampling) => validate_sampling_result(key, response),
+        Some(InputKind::Roots) => validate_roots_result(key, response),
+        None => Ok(()),
+    }
+}
+
+/// An elicitation answer's action, and content only with `accept`: whether it accepted.
+fn validate_elicit_action(key: &str, r: &ResponseView<'_>) -> Result<bool> {
     match r.action.as_str() {
-        Some("accept") => {}
-        Some("decline" | "cancel") if r.content.is_absent() => return Ok(()),
+        Some("accept") => Ok(true),
+        Some("decline" | "cancel") if r.content.is_absent() => Ok(false),
         Some("decline" | "cancel") => {
-            return Err(err!(
-                RetryInputResponseInvalid,
-                "inputResponses[{key:?}]: content only goes with action \"accept\""
-            ))
+            Err(err!(RetryInputResponseInvalid, "inputResponses[{key:?}]: content only goes with action \"accept\""))
         }
-        _ => {
-            return Err(err!(
-                RetryInputResponseInvalid,
-                "inputResponses[{key:?}]: action must be accept, decline or cancel"
-            ))
-        }
+        _ => Err(err!(RetryInputResponseInvalid, "inputResponses[{key:?}]: action must be accept, decline or cancel")),
+    }
+}
+
+fn validate_elicit_result(key: &str, r: &ResponseView<'_>, form: Option<&InputParamsView<'_>>) -> Result<()> {
+    if !validate_elicit_action(key, r)? {
+        return Ok(());
     }
     match (form.and_then(|f| f.requested_schema.get()), r.content.is_absent()) {
         (_, true) => Ok(()),

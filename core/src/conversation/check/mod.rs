@@ -618,9 +618,10 @@ impl Checker {
 
     /// The round a retry answers, among the open rounds of its method and
     /// target: the one whose `requestState` it echoes (`true`: an exact
-    /// match), else whose params it repeats, else whose input-request keys it
-    /// answers, else the latest. Parallel calls to one tool each keep their
-    /// own round.
+    /// match), else the best of them all. Parallel calls to one tool each keep
+    /// their own round, even when their servers sent the same plain state
+    /// (`size=large`): among the rounds with its state, the retry's is the
+    /// best (`best_round`).
     fn round_of(
         &self,
         m: &Value,
@@ -630,31 +631,47 @@ impl Checker {
     ) -> Option<(usize, bool)> {
         let tgt = target(m);
         let state = params.request_state.as_str();
+        let candidates =
+            || self.awaiting.iter().enumerate().rev().filter(|(_, a)| a.method == method && a.target.as_deref() == tgt);
+        if state.is_some() {
+            let same_state = || candidates().filter(|(_, a)| a.state.as_deref() == state);
+            // Latest first; the one round with its state is the round (compared as read once).
+            let mut found = same_state().map(|(i, _)| i);
+            if let Some(first) = found.next() {
+                let only = found.next().is_none();
+                let round = if only { first } else { Self::best_round(same_state(), salient, params).unwrap_or(first) };
+                return Some((round, true));
+            }
+        }
+        Self::best_round(candidates(), salient, params).map(|i| (i, false))
+    }
+
+    /// Among `rounds` (latest first), the one whose params the retry repeats,
+    /// else the one whose params it repeats most of (`likeness`), then whose
+    /// input-request keys it answers, then the latest: a retry that changed
+    /// one argument is paired with its own call, so that its fault is not
+    /// passed on to another call's retry.
+    fn best_round<'a>(
+        rounds: impl Iterator<Item = (usize, &'a Awaiting)>,
+        salient: &JsonMap<String, Value>,
+        params: &ParamsView<'_>,
+    ) -> Option<usize> {
         let answers_keys = |a: &Awaiting| {
             a.result["result"]["inputRequests"]
                 .as_object()
                 .is_some_and(|r| !r.is_empty() && r.keys().all(|k| params.input_responses.get(k).is_some()))
         };
-        let candidates =
-            || self.awaiting.iter().enumerate().rev().filter(|(_, a)| a.method == method && a.target.as_deref() == tgt);
-        // Latest first: a state match is the round (compared as read once, no lookups).
-        if state.is_some() {
-            if let Some((i, _)) = candidates().find(|(_, a)| a.state.as_deref() == state) {
-                return Some((i, true));
+        let mut best = None::<(usize, (usize, bool))>;
+        for (i, a) in rounds {
+            if a.params == *salient {
+                return Some(i);
+            }
+            let score = (likeness(&a.params, salient), answers_keys(a));
+            if best.is_none_or(|(_, top)| score > top) {
+                best = Some((i, score));
             }
         }
-        // The fallbacks, when no round has its state.
-        let (mut by_params, mut by_keys, mut latest) = (None, None, None);
-        for (i, a) in candidates() {
-            latest = latest.or(Some(i));
-            if by_params.is_none() && a.params == *salient {
-                by_params = Some(i);
-            }
-            if by_keys.is_none() && answers_keys(a) {
-                by_keys = Some(i);
-            }
-        }
-        by_params.or(by_keys).or(latest).map(|i| (i, false))
+        best.map(|(i, _)| i)
     }
 
     /// The round of a retry in flight that got no response and that the
@@ -742,8 +759,9 @@ impl Checker {
 
     /// Every key of the round's `inputRequests` answered, each answer fitting
     /// its request. Keys the server did not ask for are not checked: it
-    /// ignores them. Nor are the keys of requests that are themselves
-    /// invalid: the server's fault, reported with its result.
+    /// ignores them. A request that is itself invalid (the server's fault,
+    /// reported with its result) need not be answered, and its answer is
+    /// judged by what can be read of it, its kind (`answer_fits`).
     fn check_answers(&mut self, result: &Value, params: &ParamsView<'_>) {
         let Some(Value::Object(asked)) = result["result"].get("inputRequests") else { return };
         let protocol = self.config.settings.protocol;
@@ -753,9 +771,8 @@ impl Checker {
         let Ok(requests) = read_view::<Requests<'_>>(&result["result"]["inputRequests"]) else { return };
         self.report_failed(retry::missing_input_response(&requests, &params.input_responses, &sound));
         for (key, request) in requests.entries().unwrap_or_default() {
-            let answer = params.input_responses.get(key).filter(|_| sound(key));
-            if let (Some(Obj::Present(response)), Obj::Present(request)) = (answer, request) {
-                self.report_failed(input::validate_response(key, response, request));
+            if let (Some(Obj::Present(response)), Obj::Present(request)) = (params.input_responses.get(key), request) {
+                self.report_failed(answer_fits(key, response, request, sound(key)));
             }
         }
     }
@@ -846,7 +863,7 @@ impl Checker {
     /// A client's result answering a server request: it fits the request,
     /// as an answer in `inputResponses` fits its input request (the rule the
     /// legacy bridge refuses such an answer with, so both sides agree). The
-    /// answer to a request that is itself invalid is not judged by it.
+    /// answer to a request that is itself invalid is judged by its kind.
     fn client_answer(&mut self, m: &Value) {
         let Some(at) = self.asked.iter().rposition(|r| r["id"] == m["id"]) else { return };
         let Some(mut asked) = self.asked.remove(at) else { return };
@@ -856,15 +873,13 @@ impl Checker {
             fields.shift_remove("id");
         }
         let name = Id::text(&m["id"]);
-        if validate::input_request(J::Key(&name), J::Value(&asked), self.config.settings.protocol).is_err() {
-            return;
-        }
+        let sound = validate::input_request(J::Key(&name), J::Value(&asked), self.config.settings.protocol).is_ok();
         let (Ok(request), Some(Ok(response))) =
             (read_view::<InputRequestView<'_>>(&asked), m.get("result").map(read_view::<ResponseView<'_>>))
         else {
             return;
         };
-        self.report_failed(input::validate_response(&name, &response, &request));
+        self.report_failed(answer_fits(&name, &response, &request, sound));
     }
 
     fn server_result(
@@ -879,6 +894,10 @@ impl Checker {
         let rules = self.config.settings.protocol.rules();
         if rules.result_type == ResultTypeRule::Required && !present {
             self.report(RuleId::ResultTypeMissing, "a server result carries resultType");
+        }
+        let state_in_result = rules.mrtr && !rules.draft_envelope;
+        if state_in_result && kind == Kind::Result && m["result"].get("requestState").is_some() {
+            self.report(RuleId::CompleteRequestState, "a final result carries requestState: only input_required does");
         }
         let method = request.method.clone();
         // A final result reads only the request's brief (most do).
@@ -1084,6 +1103,30 @@ impl Checker {
         }
         self.report_all(errors);
     }
+}
+
+/// Whether an answer fits its question: in full when the question is `sound`,
+/// else by the question's kind alone. One fault, one report: a question's own
+/// fault does not turn into its answer's, nor silence the answer's own (a
+/// URL-mode accept with `content`, whatever the ask got wrong).
+fn answer_fits(key: &str, response: &ResponseView<'_>, request: &InputRequestView<'_>, sound: bool) -> Result<()> {
+    if sound {
+        input::validate_response(key, response, request)
+    } else {
+        input::validate_response_by_kind(key, response, request)
+    }
+}
+
+/// How many of `b`'s params `a` repeats, an object param (`arguments`)
+/// counted by its members: how alike two calls of one target are.
+fn likeness(a: &JsonMap<String, Value>, b: &JsonMap<String, Value>) -> usize {
+    b.iter()
+        .map(|(k, v)| match (a.get(k), v) {
+            (Some(Value::Object(x)), Value::Object(y)) => y.iter().filter(|(k, v)| x.get(*k) == Some(*v)).count(),
+            (Some(x), y) => usize::from(x == y),
+            (None, _) => 0,
+        })
+        .sum()
 }
 
 /// Which MRTR fields of a request are themselves at fault (reported as
