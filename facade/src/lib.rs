@@ -652,7 +652,9 @@ mod sealed {
             };
             let params_digest = match (o.get("paramsDigest"), o.get("params")) {
                 (Some(Value::String(hex)), None) => digest_of_hex(hex)?,
-                (None, Some(_)) => state::params_digest_json(raw_member(text, "params")?.as_bytes())?,
+                (None, Some(Value::Object(_))) => state::params_digest_json(raw_member(text, "params")?.as_bytes())?,
+                // `null` is no default either: a binding names its request's params object.
+                (None, Some(_)) => return Err(usage("a binding's params are its request's params object")),
                 _ => return Err(usage("a binding has exactly one of params and paramsDigest (64 hex digits)")),
             };
             if params_digest == [0; 32] {
@@ -979,6 +981,16 @@ mod tests {
         let code = p.chars().next().unwrap() as u32;
         assert_eq!((code & 7, code >> 3 & 3, code >> 5 & 1, code >> 8 & 1), (2, 1, 1, 1));
         assert_eq!(p.chars().skip(1).collect::<String>(), "a");
+    }
+
+    #[test]
+    fn a_binding_names_its_params_object() {
+        let rule = |t: &str| BindingSpec::from_json(t.as_bytes()).err().map(|e| e.rule());
+        let bound = r#"{"subject":"alice","method":"tools/call","target":"t","#;
+        assert_eq!(rule(&format!(r#"{bound}"params":{{"n":1}}}}"#)), None);
+        for params in ["", r#""params":null"#, r#""params":["n"]"#, r#""params":"{}""#] {
+            assert_eq!(rule(&format!("{bound}{params}}}")), Some(RuleId::UsageInvalidArgument), "{params}");
+        }
     }
 
     #[test]
