@@ -37,7 +37,7 @@ import mrtr
 MRTR, LEGACY = "2026-07-28", "2025-11-25"
 INFO = {"name": "mrtr-peer", "version": mrtr.__version__}
 CAPABILITIES = {"tools": {}, "prompts": {}, "resources": {}}
-ROUNDS = mrtr.SealedRounds(mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XAES_256_GCM, os.urandom(32))), protocol=MRTR)
+ROUNDS = mrtr.SealedRounds(mrtr.KeyRing(1, mrtr.Algorithm.XAES_256_GCM, secret=os.urandom(32)), protocol=MRTR)
 Json = Dict[str, Any]
 SIGN_IN = "https://example.com/sign-in"
 

@@ -110,7 +110,8 @@ def mrtr_app(as_dict: bool) -> Any:
     from starlette.responses import Response
     from starlette.routing import Route
 
-    ring = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XAES_256_GCM, secrets.token_bytes(32)), context="bench")
+    ring = mrtr.KeyRing(1, mrtr.Algorithm.XAES_256_GCM, secret=secrets.token_bytes(32))
+    ring.set_context("bench")
     rounds = mrtr.SealedRounds(ring, ttl=300)
     guard = Guard()
 

@@ -37,10 +37,10 @@ REQUEST = {
 
 
 def implementations(payload: bytes) -> Dict[str, Callable[[], bytes]]:
-    binding = mrtr.Binding.for_request(REQUEST, subject="alice")
+    binding = mrtr.binding_for(REQUEST, "alice")
     out: Dict[str, Callable[[], bytes]] = {}
     for alg in ALGORITHMS:
-        ring = mrtr.KeyRing(mrtr.Key(1, alg, SECRET))
+        ring = mrtr.KeyRing(1, alg, secret=SECRET)
 
         def with_mrtr(ring: mrtr.KeyRing = ring) -> bytes:
             return ring.open(ring.seal(binding, 1000, 60, payload), binding, 1001).payload

@@ -89,11 +89,12 @@ def conversation() -> List[mrtr.Violation]:
 
 
 # In a deployment: 32 random bytes from the secrets manager, shared by every instance.
-RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XAES_256_GCM, secrets.token_bytes(32)), context="usage example")
+RING = mrtr.KeyRing(1, mrtr.Algorithm.XAES_256_GCM, secret=secrets.token_bytes(32))
+RING.set_context("usage example")
 
 
 def sealed() -> mrtr.Opened:
-    binding = mrtr.Binding.for_request(CALL, subject="alice")  # or anonymous=True, by explicit choice
+    binding = mrtr.binding_for(CALL, "alice")  # or anonymous=True, by explicit choice
     token: str = RING.seal(binding, now=1_000, ttl=300, payload=b"step 1")
     info: mrtr.TokenInfo = mrtr.inspect(token)  # public: no key needed
     opened = RING.open(token, binding, now=1_001)

@@ -54,7 +54,8 @@ TOOL = {
 # balancer (MRTR_STATE_SECRET, hex); alone, a fresh random secret. XAES-256-GCM: its 192-bit random
 # nonces need no seal budget across a fleet. The context label keeps this deployment's tokens its own.
 SECRET = bytes.fromhex(os.environ["MRTR_STATE_SECRET"]) if "MRTR_STATE_SECRET" in os.environ else secrets.token_bytes(32)
-RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XAES_256_GCM, SECRET), context="weather example")
+RING = mrtr.KeyRing(1, mrtr.Algorithm.XAES_256_GCM, secret=SECRET)
+RING.set_context("weather example")
 ROUNDS = mrtr.SealedRounds(RING, ttl=300, protocol=PROTOCOL)
 
 

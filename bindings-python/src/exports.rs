@@ -4,14 +4,15 @@
 //! other modules.
 
 use crate::convert::{from_python, json_text, maybe_detached, output};
-use crate::errors::{guard, usage, OrRaise};
+use crate::errors::{guard as boundary, usage, OrRaise};
 use crate::options::{Lim, Nat, Proto, Text};
-use crate::replay::ToolReplay;
-use crate::replay::ToolRun;
+use crate::state::guarded;
+use crate::state::opened;
 use crate::transport::{bytes_of, call_config, headers_text, headers_value, limits_value, opt_value, options};
 use mrtr::Limits;
 use mrtr_facade as facade;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 /// Client: the retry of `request` (the request last sent) answering `result` (the response carrying
 /// `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under
@@ -30,7 +31,7 @@ pub(crate) fn retry<'py>(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
+    boundary(|| {
         let o = options(protocol, limits);
         let request = json_text(request, &o.limits)?;
         let result = json_text(result, &o.limits)?;
@@ -62,7 +63,7 @@ pub(crate) fn task_update<'py>(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
+    boundary(|| {
         let o = options(protocol, limits);
         let get_request = json_text(get_request, &o.limits)?;
         let get_response = json_text(get_response, &o.limits)?;
@@ -95,7 +96,7 @@ pub(crate) fn respond<'py>(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
+    boundary(|| {
         let o = options(protocol, limits);
         let request = json_text(request, &o.limits)?;
         let input_requests = input_requests.map(|v| json_text(v, &o.limits)).transpose()?;
@@ -111,6 +112,43 @@ pub(crate) fn respond<'py>(
     })
 }
 
+/// The binding a sealed state of `request` is bound to, for the principal `subject` or, explicitly,
+/// `anonymous`: `{subject | anonymous, protocol, method, target, paramsDigest}`.
+#[pyfunction]
+#[pyo3(signature = (request, subject, anonymous, protocol=None))]
+pub(crate) fn binding_for<'py>(
+    py: Python<'py>,
+    request: &Bound<'py, PyAny>,
+    subject: Option<Text>,
+    anonymous: bool,
+    protocol: Option<Text>,
+) -> PyResult<Bound<'py, PyAny>> {
+    boundary(|| {
+        let request = json_text(request, &Limits::DEFAULT)?;
+        let v = facade::binding_for(
+            request.as_bytes(),
+            subject.as_ref().map(|t| t.0.as_str()),
+            anonymous,
+            protocol.as_ref().map(|t| t.0.as_str()),
+        )
+        .or_raise()?;
+        output(py, &v)
+    })
+}
+
+/// The SHA-256 digest a sealed state binds a request's `params` by: every param but
+/// `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and
+/// spelling not.
+#[pyfunction]
+#[pyo3(signature = (params))]
+pub(crate) fn params_digest<'py>(py: Python<'py>, params: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+    boundary(|| {
+        let params = json_text(params, &Limits::DEFAULT)?;
+        let v = facade::params_digest(params.as_bytes()).or_raise()?;
+        Ok(PyBytes::new(py, &v))
+    })
+}
+
 /// A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
 #[pyfunction]
 #[pyo3(signature = (message, requested_schema))]
@@ -119,7 +157,7 @@ pub(crate) fn question_elicit<'py>(
     message: Text,
     requested_schema: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
+    boundary(|| {
         let requested_schema = json_text(requested_schema, &Limits::DEFAULT)?;
         let v = facade::question_elicit(&message.0, requested_schema.as_bytes()).or_raise()?;
         output(py, &v)
@@ -130,7 +168,7 @@ pub(crate) fn question_elicit<'py>(
 #[pyfunction]
 #[pyo3(signature = (params))]
 pub(crate) fn question_sample<'py>(py: Python<'py>, params: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
+    boundary(|| {
         let params = json_text(params, &Limits::DEFAULT)?;
         let v = facade::question_sample(params.as_bytes()).or_raise()?;
         output(py, &v)
@@ -140,7 +178,7 @@ pub(crate) fn question_sample<'py>(py: Python<'py>, params: &Bound<'py, PyAny>) 
 /// A request for the client's roots: an input request.
 #[pyfunction]
 pub(crate) fn question_roots<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
+    boundary(|| {
         let v = facade::question_roots();
         output(py, &v)
     })
@@ -158,7 +196,7 @@ pub(crate) fn complete<'py>(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
+    boundary(|| {
         let o = options(protocol, limits);
         let request = json_text(request, &o.limits)?;
         let result = json_text(result, &o.limits)?;
@@ -180,7 +218,7 @@ pub(crate) fn discover<'py>(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
+    boundary(|| {
         let o = options(protocol, limits);
         let request = json_text(request, &o.limits)?;
         let server = json_text(server, &o.limits)?;
@@ -200,7 +238,7 @@ pub(crate) fn missing_capabilities<'py>(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
-    guard(|| {
+    boundary(|| {
         let o = options(protocol, limits);
         let request = json_text(request, &o.limits)?;
         let questions = json_text(questions, &o.limits)?;
@@ -219,7 +257,7 @@ pub(crate) fn require_capabilities<'py>(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<()> {
-    guard(|| {
+    boundary(|| {
         let o = options(protocol, limits);
         let request = json_text(request, &o.limits)?;
         let questions = json_text(questions, &o.limits)?;
@@ -237,7 +275,7 @@ pub(crate) fn require_declared<'py>(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<()> {
-    guard(|| {
+    boundary(|| {
         let o = options(protocol, limits);
         let request = json_text(request, &o.limits)?;
         let required = json_text(required, &o.limits)?;
@@ -256,7 +294,7 @@ pub(crate) fn task_created<'py>(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
+    boundary(|| {
         let o = options(protocol, limits);
         let request = json_text(request, &o.limits)?;
         let record = json_text(record, &o.limits)?;
@@ -276,7 +314,7 @@ pub(crate) fn task_get_response<'py>(
     protocol: Option<Proto>,
     limits: Option<Lim>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
+    boundary(|| {
         let o = options(protocol, limits);
         let request = json_text(request, &o.limits)?;
         let record = json_text(record, &o.limits)?;
@@ -292,7 +330,7 @@ pub(crate) fn task_get_response<'py>(
 #[pyfunction]
 #[pyo3(signature = (event))]
 pub(crate) fn sse_encode<'py>(event: &Bound<'py, PyAny>) -> PyResult<String> {
-    guard(|| {
+    boundary(|| {
         let event = json_text(event, &Limits::DEFAULT)?;
         let v = facade::sse_encode(event.as_bytes()).or_raise()?;
         Ok(v)
@@ -303,7 +341,7 @@ pub(crate) fn sse_encode<'py>(event: &Bound<'py, PyAny>) -> PyResult<String> {
 #[pyfunction]
 #[pyo3(signature = (endpoint, key))]
 pub(crate) fn stream_url(endpoint: Text, key: Text) -> PyResult<String> {
-    guard(|| {
+    boundary(|| {
         let v = facade::stream_url(&endpoint.0, &key.0).or_raise()?;
         Ok(v)
     })
@@ -316,7 +354,7 @@ pub(crate) fn stream_url(endpoint: Text, key: Text) -> PyResult<String> {
 #[pyfunction]
 #[pyo3(signature = (request))]
 pub(crate) fn mirrored_fields<'py>(py: Python<'py>, request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    guard(|| {
+    boundary(|| {
         let request = json_text(request, &Limits::DEFAULT)?;
         let v = facade::mirrored_fields(request.as_bytes()).or_raise()?;
         output(py, &v)
@@ -333,11 +371,99 @@ pub(crate) fn unassociated_reply<'py>(
     py: Python<'py>,
     request: &Bound<'py, PyAny>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
-    guard(|| {
+    boundary(|| {
         let request = json_text(request, &Limits::DEFAULT)?;
         let v = facade::unassociated_reply(request.as_bytes()).or_raise()?;
         v.map(|t| output(py, &t)).transpose()
     })
+}
+
+/// One replay of an await-style tool on one request: each `ask` answered from what the conversation
+/// holds, or the round ends there.
+#[pyclass(module = "mrtr._mrtr", name = "ToolReplay", weakref)]
+pub struct ToolReplay {
+    pub(crate) core: facade::ToolReplay,
+    pub(crate) limits: Limits,
+}
+
+#[pymethods]
+impl ToolReplay {
+    /// Asks the next question, under `key` when given: its answer, or none when the tool stops
+    /// here.
+    #[pyo3(signature = (question, key=None))]
+    pub(crate) fn ask<'py>(
+        &mut self,
+        py: Python<'py>,
+        question: &Bound<'py, PyAny>,
+        key: Option<Text>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        boundary(|| {
+            let question = json_text(question, &self.limits)?;
+            let v = self.core.ask_keyed(question.as_bytes(), key.as_ref().map(|t| t.0.as_str())).or_raise()?;
+            v.map(|t| output(py, &t)).transpose()
+        })
+    }
+
+    /// How many rounds came before this request.
+    pub(crate) fn round(&self) -> PyResult<u32> {
+        boundary(|| {
+            let v = self.core.round();
+            Ok(v)
+        })
+    }
+
+    /// The tool's data of the last round, or none.
+    pub(crate) fn data<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        boundary(|| {
+            let v = self.core.data();
+            v.map(|t| output(py, &t)).transpose()
+        })
+    }
+
+    /// `{stateId, expiry}` of the state the request carried, or none.
+    pub(crate) fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        boundary(|| {
+            let v = self.core.state();
+            v.map(|t| output(py, &t)).transpose()
+        })
+    }
+
+    /// The `input_required` response asking what is missing, sealed with `ring`.
+    #[pyo3(signature = (ring, data=None))]
+    pub(crate) fn input_required<'py>(
+        &self,
+        py: Python<'py>,
+        ring: PyRef<'py, KeyRing>,
+        data: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        boundary(|| {
+            let data = data.map(|v| json_text(v, &self.limits)).transpose()?;
+            let v = self
+                .core
+                .input_required(&ring.core, data.as_ref().map(|t| t.as_bytes()), facade::Randomness::Os)
+                .or_raise()?;
+            output(py, &v)
+        })
+    }
+
+    /// The final response with `result`.
+    #[pyo3(signature = (result))]
+    pub(crate) fn complete<'py>(&self, py: Python<'py>, result: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        boundary(|| {
+            let result = json_text(result, &self.limits)?;
+            let v = self.core.complete(result.as_bytes()).or_raise()?;
+            output(py, &v)
+        })
+    }
+
+    /// The run of the tool over this replay (`ToolRun`), which takes what the replay holds: this
+    /// one is released.
+    pub(crate) fn run(&mut self) -> PyResult<ToolRun> {
+        boundary(|| {
+            let v = self.core.run();
+            Ok(ToolRun { core: v, limits: Limits::DEFAULT })
+        })
+    }
 }
 
 /// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
@@ -362,7 +488,7 @@ impl ToolBridge {
         round_timeout_ms: Option<&Bound<'py, PyAny>>,
         limits: Option<Lim>,
     ) -> PyResult<Self> {
-        guard(|| {
+        boundary(|| {
             let walk = limits.map_or(Limits::DEFAULT, |l| l.0);
             let config = call_config(
                 config,
@@ -380,22 +506,22 @@ impl ToolBridge {
 
     /// A replay of the tool from the answers collected so far.
     pub(crate) fn replay(&self) -> PyResult<ToolReplay> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.replay();
-            Ok(ToolReplay::from(v))
+            Ok(ToolReplay { core: v, limits: Limits::DEFAULT })
         })
     }
 
     /// Sends what `replay` misses as server requests on the stream.
     #[pyo3(signature = (replay, now))]
     pub(crate) fn ask<'py>(&mut self, replay: PyRef<'py, ToolReplay>, now: Nat) -> PyResult<()> {
-        guard(|| self.core.ask(&replay.core, now.0).or_raise())
+        boundary(|| self.core.ask(&replay.core, now.0).or_raise())
     }
 
     /// The tool completed with `result`.
     #[pyo3(signature = (result))]
     pub(crate) fn complete<'py>(&mut self, result: &Bound<'py, PyAny>) -> PyResult<()> {
-        guard(|| {
+        boundary(|| {
             let result = json_text(result, &self.limits)?;
             self.core.complete(result.as_bytes()).or_raise()
         })
@@ -405,7 +531,7 @@ impl ToolBridge {
     /// object).
     #[pyo3(signature = (rule, message, data=None))]
     pub(crate) fn refuse<'py>(&mut self, rule: Text, message: Text, data: Option<&Bound<'py, PyAny>>) -> PyResult<()> {
-        guard(|| {
+        boundary(|| {
             let data = data.map(|v| json_text(v, &self.limits)).transpose()?;
             self.core.refuse(&rule.0, &message.0, data.as_ref().map(|t| t.as_bytes())).or_raise()
         })
@@ -414,7 +540,7 @@ impl ToolBridge {
     /// A response the client POSTed; true when the round is complete.
     #[pyo3(signature = (response, now))]
     pub(crate) fn handle_answer<'py>(&mut self, response: &Bound<'py, PyAny>, now: Nat) -> PyResult<bool> {
-        guard(|| {
+        boundary(|| {
             let response = json_text(response, &self.limits)?;
             let v = self.core.handle_answer(response.as_bytes(), now.0).or_raise()?;
             Ok(v)
@@ -424,7 +550,7 @@ impl ToolBridge {
     /// The round's deadline may have passed.
     #[pyo3(signature = (now))]
     pub(crate) fn handle_timeout(&mut self, now: Nat) -> PyResult<()> {
-        guard(|| {
+        boundary(|| {
             self.core.handle_timeout(now.0);
             Ok(())
         })
@@ -432,7 +558,7 @@ impl ToolBridge {
 
     /// The next text to write on the stream, or none.
     pub(crate) fn poll_write(&mut self) -> PyResult<Option<String>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.poll_write();
             Ok(v)
         })
@@ -440,7 +566,7 @@ impl ToolBridge {
 
     /// When (ms) to call `handle_timeout`, or none.
     pub(crate) fn poll_timeout(&self) -> PyResult<Option<u64>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.poll_timeout();
             Ok(v)
         })
@@ -449,7 +575,7 @@ impl ToolBridge {
     /// Whether the final response was written.
     #[getter]
     pub(crate) fn done(&self) -> PyResult<bool> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.is_done();
             Ok(v)
         })
@@ -457,7 +583,7 @@ impl ToolBridge {
 
     /// The ids of the server requests waiting for an answer.
     pub(crate) fn pending(&self) -> PyResult<Vec<String>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.pending();
             Ok(v)
         })
@@ -473,9 +599,245 @@ impl ToolBridge {
         result: Option<&Bound<'py, PyAny>>,
         now: Nat,
     ) -> PyResult<()> {
-        guard(|| {
+        boundary(|| {
             let result = result.map(|v| json_text(v, &self.limits)).transpose()?;
             self.core.finish(&run.core, result.as_ref().map(|t| t.as_bytes()), now.0).or_raise()
+        })
+    }
+}
+
+/// Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): the current seals, any opens.
+#[pyclass(module = "mrtr._mrtr", name = "KeyRing", weakref)]
+pub struct KeyRing {
+    pub(crate) core: facade::KeyRing,
+    pub(crate) limits: Limits,
+}
+
+#[pymethods]
+impl KeyRing {
+    /// A ring holding the key `id` (0–255) of `algorithm`, with exactly one of a 32-byte `secret`
+    /// or a `master` secret (at least 32 uniformly random bytes) to derive it from; the key seals.
+    #[new]
+    #[pyo3(signature = (id, algorithm, secret=None, master=None))]
+    pub(crate) fn new<'py>(
+        id: Nat,
+        algorithm: Text,
+        secret: Option<&Bound<'py, PyAny>>,
+        master: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Self> {
+        boundary(|| {
+            let secret = secret.map(|v| bytes_of(v, "secret")).transpose()?;
+            let master = master.map(|v| bytes_of(v, "master")).transpose()?;
+            let core = facade::KeyRing::new(
+                id.0,
+                &algorithm.0,
+                secret.as_ref().map(|b| b.as_bytes()),
+                master.as_ref().map(|b| b.as_bytes()),
+            )
+            .or_raise()?;
+            Ok(Self { core, limits: Limits::DEFAULT })
+        })
+    }
+
+    /// Adds a key that opens tokens (replacing one with the same id).
+    #[pyo3(signature = (id, algorithm, secret=None, master=None))]
+    pub(crate) fn add<'py>(
+        &self,
+        id: Nat,
+        algorithm: Text,
+        secret: Option<&Bound<'py, PyAny>>,
+        master: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<()> {
+        boundary(|| {
+            let secret = secret.map(|v| bytes_of(v, "secret")).transpose()?;
+            let master = master.map(|v| bytes_of(v, "master")).transpose()?;
+            self.core
+                .add(id.0, &algorithm.0, secret.as_ref().map(|b| b.as_bytes()), master.as_ref().map(|b| b.as_bytes()))
+                .or_raise()
+        })
+    }
+
+    /// Makes the key `id` the sealing key; false when the ring lacks it.
+    #[pyo3(signature = (id))]
+    pub(crate) fn set_current(&self, id: Nat) -> PyResult<bool> {
+        boundary(|| {
+            let v = self.core.set_current(id.0).or_raise()?;
+            Ok(v)
+        })
+    }
+
+    /// Drops the key `id` (not the current one); false when it could not.
+    #[pyo3(signature = (id))]
+    pub(crate) fn remove(&self, id: Nat) -> PyResult<bool> {
+        boundary(|| {
+            let v = self.core.remove(id.0).or_raise()?;
+            Ok(v)
+        })
+    }
+
+    /// The bound on a token's length, checked before any decoding.
+    #[pyo3(signature = (max))]
+    pub(crate) fn set_max_token_bytes(&self, max: Nat) -> PyResult<()> {
+        boundary(|| self.core.set_max_token_bytes(max.0).or_raise())
+    }
+
+    /// The deployment label every token is sealed and opened under (at most 64 bytes).
+    #[pyo3(signature = (label))]
+    pub(crate) fn set_context<'py>(&self, py: Python<'py>, label: &Bound<'py, PyAny>) -> PyResult<()> {
+        boundary(|| {
+            let label = bytes_of(label, "label")?;
+            let core = &self.core;
+            let n = label.as_bytes().len();
+            maybe_detached(py, n, || core.set_context(label.as_bytes())).or_raise()
+        })
+    }
+
+    /// How many seals each key may make in this process.
+    #[pyo3(signature = (seals))]
+    pub(crate) fn set_seal_budget(&self, seals: Nat) -> PyResult<()> {
+        boundary(|| self.core.set_seal_budget(seals.0).or_raise())
+    }
+
+    /// How many seals the key `id` has made in this process, or none when the ring lacks it.
+    #[pyo3(signature = (id))]
+    pub(crate) fn seals(&self, id: Nat) -> PyResult<Option<u64>> {
+        boundary(|| {
+            let v = self.core.seals(id.0).or_raise()?;
+            Ok(v)
+        })
+    }
+
+    /// Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params
+    /// | paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a
+    /// nonce from `random`: the token.
+    #[pyo3(signature = (binding, now, ttl, payload))]
+    pub(crate) fn seal<'py>(
+        &self,
+        py: Python<'py>,
+        binding: &Bound<'py, PyAny>,
+        now: Nat,
+        ttl: Nat,
+        payload: &Bound<'py, PyAny>,
+    ) -> PyResult<String> {
+        boundary(|| {
+            let binding = json_text(binding, &self.limits)?;
+            let payload = bytes_of(payload, "payload")?;
+            let core = &self.core;
+            let n = payload.as_bytes().len();
+            let v = maybe_detached(py, n, || {
+                core.seal(binding.as_bytes(), now.0, ttl.0, payload.as_bytes(), facade::Randomness::Os)
+            })
+            .or_raise()?;
+            Ok(v)
+        })
+    }
+
+    /// Opens `token` for `binding` at `now`, single-use under `guard` when there is one (a second
+    /// use is `state-replayed`): its payload, state id and expiry.
+    #[pyo3(signature = (token, binding, now, guard=None))]
+    pub(crate) fn open<'py>(
+        &self,
+        py: Python<'py>,
+        token: &Bound<'py, PyAny>,
+        binding: &Bound<'py, PyAny>,
+        now: Nat,
+        guard: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        boundary(|| {
+            let token = bytes_of(token, "token")?;
+            let binding = json_text(binding, &self.limits)?;
+            let v = guarded(guard, |guard| self.core.open(token.as_bytes(), binding.as_bytes(), now.0, guard))?;
+            opened(py, v)
+        })
+    }
+
+    /// A server's round with sealed state: this request's answers plus the sealed earlier ones for
+    /// the deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the
+    /// `call` (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing,
+    /// ignored, data, round, stateId, expiry}`.
+    #[pyo3(signature = (request, needs, settings, call, guard=None))]
+    pub(crate) fn resume_round<'py>(
+        &self,
+        py: Python<'py>,
+        request: &Bound<'py, PyAny>,
+        needs: &Bound<'py, PyAny>,
+        settings: &Bound<'py, PyAny>,
+        call: &Bound<'py, PyAny>,
+        guard: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        boundary(|| {
+            let request = json_text(request, &self.limits)?;
+            let needs = json_text(needs, &self.limits)?;
+            let settings = json_text(settings, &self.limits)?;
+            let call = json_text(call, &self.limits)?;
+            let v = guarded(guard, |guard| {
+                self.core.resume_round(
+                    request.as_bytes(),
+                    needs.as_bytes(),
+                    settings.as_bytes(),
+                    call.as_bytes(),
+                    guard,
+                )
+            })?;
+            output(py, &v)
+        })
+    }
+
+    /// The `input_required` response asking what `round` misses of `needs`, sealing what it has
+    /// (and `data`) with a nonce from `random`.
+    #[pyo3(signature = (request, round, needs, data, settings, call))]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn respond_round<'py>(
+        &self,
+        py: Python<'py>,
+        request: &Bound<'py, PyAny>,
+        round: &Bound<'py, PyAny>,
+        needs: &Bound<'py, PyAny>,
+        data: Option<&Bound<'py, PyAny>>,
+        settings: &Bound<'py, PyAny>,
+        call: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        boundary(|| {
+            let request = json_text(request, &self.limits)?;
+            let round = json_text(round, &self.limits)?;
+            let needs = json_text(needs, &self.limits)?;
+            let data = data.map(|v| json_text(v, &self.limits)).transpose()?;
+            let settings = json_text(settings, &self.limits)?;
+            let call = json_text(call, &self.limits)?;
+            let v = self
+                .core
+                .respond_round(
+                    request.as_bytes(),
+                    round.as_bytes(),
+                    needs.as_bytes(),
+                    data.as_ref().map(|t| t.as_bytes()),
+                    settings.as_bytes(),
+                    call.as_bytes(),
+                    facade::Randomness::Os,
+                )
+                .or_raise()?;
+            output(py, &v)
+        })
+    }
+
+    /// The replay of an await-style tool on `request` for the deployment's `settings` and the
+    /// `call`, single-use under `guard`.
+    #[pyo3(signature = (request, settings, call, guard=None))]
+    pub(crate) fn start_tool_replay<'py>(
+        &self,
+        request: &Bound<'py, PyAny>,
+        settings: &Bound<'py, PyAny>,
+        call: &Bound<'py, PyAny>,
+        guard: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<ToolReplay> {
+        boundary(|| {
+            let request = json_text(request, &self.limits)?;
+            let settings = json_text(settings, &self.limits)?;
+            let call = json_text(call, &self.limits)?;
+            let v = guarded(guard, |guard| {
+                self.core.start_tool_replay(request.as_bytes(), settings.as_bytes(), call.as_bytes(), guard)
+            })?;
+            Ok(ToolReplay { core: v, limits: Limits::DEFAULT })
         })
     }
 }
@@ -503,7 +865,7 @@ impl Session {
         client_info: Option<&Bound<'py, PyAny>>,
         first_id: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Self> {
-        guard(|| {
+        boundary(|| {
             let walk = Limits::DEFAULT;
             let config = call_config(
                 config,
@@ -529,7 +891,7 @@ impl Session {
         method: Text,
         params: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| {
+        boundary(|| {
             let params = params.map(|v| json_text(v, &self.limits)).transpose()?;
             let v = self.core.request(&method.0, params.as_ref().map(|t| t.as_bytes())).or_raise()?;
             output(py, &v)
@@ -544,7 +906,7 @@ impl Session {
         name: Text,
         arguments: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| {
+        boundary(|| {
             let arguments = arguments.map(|v| json_text(v, &self.limits)).transpose()?;
             let v = self.core.call_tool(&name.0, arguments.as_ref().map(|t| t.as_bytes())).or_raise()?;
             output(py, &v)
@@ -559,7 +921,7 @@ impl Session {
         name: Text,
         arguments: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| {
+        boundary(|| {
             let arguments = arguments.map(|v| json_text(v, &self.limits)).transpose()?;
             let v = self.core.get_prompt(&name.0, arguments.as_ref().map(|t| t.as_bytes())).or_raise()?;
             output(py, &v)
@@ -569,7 +931,7 @@ impl Session {
     /// The `initialize` request under the next id where the protocol settles version and
     /// capabilities once at the start (`2025-11-25`), or none where every request declares them.
     pub(crate) fn initialize<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.initialize().or_raise()?;
             v.map(|t| output(py, &t)).transpose()
         })
@@ -577,7 +939,7 @@ impl Session {
 
     /// The `notifications/initialized` notification, sent once the server answered `initialize`.
     pub(crate) fn initialized<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.initialized();
             output(py, &v)
         })
@@ -586,7 +948,7 @@ impl Session {
     /// The `resources/read` request of `uri`.
     #[pyo3(signature = (uri))]
     pub(crate) fn read_resource<'py>(&mut self, py: Python<'py>, uri: Text) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.read_resource(&uri.0).or_raise()?;
             output(py, &v)
         })
@@ -597,7 +959,7 @@ impl Session {
     /// says of a tool).
     #[pyo3(signature = (result))]
     pub(crate) fn handle_tools_list<'py>(&mut self, result: &Bound<'py, PyAny>) -> PyResult<()> {
-        guard(|| {
+        boundary(|| {
             let result = json_text(result, &self.limits)?;
             self.core.handle_tools_list(result.as_bytes()).or_raise()
         })
@@ -608,10 +970,154 @@ impl Session {
     /// first request hedged, or sent again once a server may have taken it).
     #[pyo3(signature = (request))]
     pub(crate) fn is_idempotent<'py>(&self, request: &Bound<'py, PyAny>) -> PyResult<bool> {
-        guard(|| {
+        boundary(|| {
             let request = json_text(request, &self.limits)?;
             let v = self.core.is_idempotent(request.as_bytes()).or_raise()?;
             Ok(v)
+        })
+    }
+}
+
+/// One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
+/// forwarding its asks (each answered, or none: the tool stops there), then ends the run with one
+/// input, `respond` (the tool returned, or stopped at an unanswered ask: the response to send) or
+/// `refused` (the tool raised its own error). A refusal at an ask is recorded and wins over
+/// whatever the tool does next, even when it caught it.
+#[pyclass(module = "mrtr._mrtr", name = "ToolRun", weakref)]
+pub struct ToolRun {
+    pub(crate) core: facade::ToolRun,
+    pub(crate) limits: Limits,
+}
+
+#[pymethods]
+impl ToolRun {
+    /// Asks the next question, under `key` when given: its answer, or none (the tool stops here). A
+    /// refusal fails the ask and is recorded: the run ends with it.
+    #[pyo3(signature = (question, key=None))]
+    pub(crate) fn ask<'py>(
+        &mut self,
+        py: Python<'py>,
+        question: &Bound<'py, PyAny>,
+        key: Option<Text>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        boundary(|| {
+            let question = json_text(question, &self.limits)?;
+            let v = self.core.ask(question.as_bytes(), key.as_ref().map(|t| t.0.as_str())).or_raise()?;
+            v.map(|t| output(py, &t)).transpose()
+        })
+    }
+
+    /// Asks the form elicitation `message`, `requested_schema` in one call: its answer, or none. A
+    /// schema that is no JSON fails, unrecorded: nothing was asked.
+    #[pyo3(signature = (message, requested_schema, key=None))]
+    pub(crate) fn ask_elicit<'py>(
+        &mut self,
+        py: Python<'py>,
+        message: Text,
+        requested_schema: &Bound<'py, PyAny>,
+        key: Option<Text>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        boundary(|| {
+            let requested_schema = json_text(requested_schema, &self.limits)?;
+            let v = self
+                .core
+                .ask_elicit(&message.0, requested_schema.as_bytes(), key.as_ref().map(|t| t.0.as_str()))
+                .or_raise()?;
+            v.map(|t| output(py, &t)).transpose()
+        })
+    }
+
+    /// The host stopped the tool (at its first unanswered ask): every later ask asks nothing and
+    /// gives none.
+    pub(crate) fn stop(&mut self) -> PyResult<()> {
+        boundary(|| {
+            self.core.stop();
+            Ok(())
+        })
+    }
+
+    /// The request's `params.arguments` when an object, else `{}`; none for a bridge's run.
+    pub(crate) fn arguments<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        boundary(|| {
+            let v = self.core.arguments();
+            v.map(|t| output(py, &t)).transpose()
+        })
+    }
+
+    /// How many rounds came before this request.
+    pub(crate) fn round(&self) -> PyResult<u32> {
+        boundary(|| {
+            let v = self.core.round();
+            Ok(v)
+        })
+    }
+
+    /// `{stateId, expiry}` of the state the request carried, or none.
+    pub(crate) fn state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        boundary(|| {
+            let v = self.core.state();
+            v.map(|t| output(py, &t)).transpose()
+        })
+    }
+
+    /// The data the next round gets: what the tool set, else the last round's, or none.
+    pub(crate) fn data<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        boundary(|| {
+            let v = self.core.data();
+            v.map(|t| output(py, &t)).transpose()
+        })
+    }
+
+    /// The tool keeps `data` (none: nothing) for the next round, in place of the last round's.
+    #[pyo3(signature = (data=None))]
+    pub(crate) fn set_data<'py>(&mut self, data: Option<&Bound<'py, PyAny>>) -> PyResult<()> {
+        boundary(|| {
+            let data = data.map(|v| json_text(v, &self.limits)).transpose()?;
+            self.core.set_data(data.as_ref().map(|t| t.as_bytes()));
+            Ok(())
+        })
+    }
+
+    /// Ends the run when the tool raised its own error: the refusal recorded at an ask, which wins
+    /// over it; none: the tool's error is the host's to raise.
+    pub(crate) fn refused(&self) -> PyResult<()> {
+        boundary(|| self.core.refused().or_raise())
+    }
+
+    /// Ends the run: the tool returned `result`, or stopped at an unanswered ask (none). The
+    /// response to send, sealed with `ring`: `input_required` when an ask went unanswered (with the
+    /// data set, else the last round's as it came), else the `complete` response; fails with the
+    /// refusal recorded (or met here: the round cap).
+    #[pyo3(signature = (ring, result=None))]
+    pub(crate) fn respond<'py>(
+        &mut self,
+        py: Python<'py>,
+        ring: PyRef<'py, KeyRing>,
+        result: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        boundary(|| {
+            let result = result.map(|v| json_text(v, &self.limits)).transpose()?;
+            let v = self
+                .core
+                .respond(&ring.core, result.as_ref().map(|t| t.as_bytes()), facade::Randomness::Os)
+                .or_raise()?;
+            output(py, &v)
+        })
+    }
+
+    /// The refusal the run ended with, as the JSON-RPC error response to its request with its HTTP
+    /// status (`{response, status}`, the options' `errorCodes`), or none.
+    #[pyo3(signature = (protocol=None, limits=None))]
+    pub(crate) fn refusal_response<'py>(
+        &self,
+        py: Python<'py>,
+        protocol: Option<Proto>,
+        limits: Option<Lim>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        boundary(|| {
+            let o = options(protocol, limits);
+            let v = self.core.refusal_response(&o);
+            v.map(|t| output(py, &t)).transpose()
         })
     }
 }
@@ -631,7 +1137,7 @@ impl SseDecoder {
     #[new]
     #[pyo3(signature = (protocol=None, limits=None))]
     pub(crate) fn new(protocol: Option<Proto>, limits: Option<Lim>) -> PyResult<Self> {
-        guard(|| {
+        boundary(|| {
             let o = options(protocol, limits);
             let core = facade::SseDecoder::new(&o);
             Ok(Self { core })
@@ -643,7 +1149,7 @@ impl SseDecoder {
     /// `poll_event`.
     #[pyo3(signature = (chunk))]
     pub(crate) fn feed<'py>(&mut self, py: Python<'py>, chunk: &Bound<'py, PyAny>) -> PyResult<()> {
-        guard(|| {
+        boundary(|| {
             let chunk = bytes_of(chunk, "chunk")?;
             let core = &mut self.core;
             let n = chunk.as_bytes().len();
@@ -655,7 +1161,7 @@ impl SseDecoder {
     /// Ends the stream: a block not ended by a blank line is discarded (as a browser discards it).
     /// Blocks decoded already stay to be polled; a later `feed` starts a new stream.
     pub(crate) fn finish(&mut self) -> PyResult<()> {
-        guard(|| {
+        boundary(|| {
             self.core.finish();
             Ok(())
         })
@@ -666,7 +1172,7 @@ impl SseDecoder {
     /// in its place: `jsonrpc-parse-error` (a line that is not UTF-8), `limit-exceeded` (a block
     /// over `maxMessageBytes`); decoding goes on after it.
     pub(crate) fn poll_event<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.poll_event().transpose().or_raise()?;
             v.map(|t| output(py, &t)).transpose()
         })
@@ -719,7 +1225,7 @@ impl HttpCall {
         default_retry_ms: Option<&Bound<'py, PyAny>>,
         stall_ms: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Self> {
-        guard(|| {
+        boundary(|| {
             let walk = limits.map_or(Limits::DEFAULT, |l| l.0);
             let config = call_config(
                 config,
@@ -757,7 +1263,7 @@ impl HttpCall {
         headers: Option<&Bound<'py, PyAny>>,
         now: Nat,
     ) -> PyResult<()> {
-        guard(|| {
+        boundary(|| {
             let status = u16::try_from(status.0).map_err(|_| usage("an HTTP status is below 65536"))?;
             let headers = headers_text(headers)?;
             self.core.handle_head(exchange.0, status, headers.as_bytes(), now.0).or_raise()
@@ -775,7 +1281,7 @@ impl HttpCall {
         chunk: &Bound<'py, PyAny>,
         now: Nat,
     ) -> PyResult<()> {
-        guard(|| {
+        boundary(|| {
             let chunk = bytes_of(chunk, "chunk")?;
             let core = &mut self.core;
             let n = chunk.as_bytes().len();
@@ -787,13 +1293,13 @@ impl HttpCall {
     /// came.
     #[pyo3(signature = (exchange, now))]
     pub(crate) fn handle_end(&mut self, exchange: Nat, now: Nat) -> PyResult<()> {
-        guard(|| self.core.handle_end(exchange.0, now.0).or_raise())
+        boundary(|| self.core.handle_end(exchange.0, now.0).or_raise())
     }
 
     /// The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
     #[pyo3(signature = (now))]
     pub(crate) fn handle_timeout(&mut self, now: Nat) -> PyResult<()> {
-        guard(|| {
+        boundary(|| {
             self.core.handle_timeout(now.0);
             Ok(())
         })
@@ -804,7 +1310,7 @@ impl HttpCall {
     /// response `usage-invalid-argument`.
     #[pyo3(signature = (response, now))]
     pub(crate) fn answer<'py>(&mut self, response: &Bound<'py, PyAny>, now: Nat) -> PyResult<()> {
-        guard(|| {
+        boundary(|| {
             let response = json_text(response, &self.limits)?;
             self.core.answer(response.as_bytes(), now.0).or_raise()
         })
@@ -814,7 +1320,7 @@ impl HttpCall {
     /// "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
     /// `exchange` with every part of its response.
     pub(crate) fn poll_transmit<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.poll_transmit();
             v.map(|t| output(py, &t)).transpose()
         })
@@ -831,7 +1337,7 @@ impl HttpCall {
     /// either `{"type": "response", "message"}` (the call's JSON-RPC response) or `{"type":
     /// "failed", "rule", "message"}`.
     pub(crate) fn poll_event<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.poll_event();
             v.map(|t| output(py, &t)).transpose()
         })
@@ -844,7 +1350,7 @@ impl HttpCall {
 
     /// When to call `handle_timeout` (the host's milliseconds), or none.
     pub(crate) fn poll_timeout(&self) -> PyResult<Option<u64>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.poll_timeout();
             Ok(v)
         })
@@ -853,7 +1359,7 @@ impl HttpCall {
     /// Whether the call is over: its `response` or `failed` event was queued.
     #[getter]
     pub(crate) fn done(&self) -> PyResult<bool> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.is_done();
             Ok(v)
         })
@@ -863,7 +1369,7 @@ impl HttpCall {
     /// went again or its stream was resumed. The host may cut them (then `handle_end` each) rather
     /// than wait for a hung server.
     pub(crate) fn abandoned<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.abandoned();
             output(py, &v)
         })
@@ -922,7 +1428,7 @@ impl Operation {
         max_hedges: Option<&Bound<'py, PyAny>>,
         idempotent: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Self> {
-        guard(|| {
+        boundary(|| {
             let walk = limits.map_or(Limits::DEFAULT, |l| l.0);
             let config = call_config(
                 config,
@@ -969,7 +1475,7 @@ impl Operation {
         headers: Option<&Bound<'py, PyAny>>,
         now: Nat,
     ) -> PyResult<()> {
-        guard(|| {
+        boundary(|| {
             let status = u16::try_from(status.0).map_err(|_| usage("an HTTP status is below 65536"))?;
             let headers = headers_text(headers)?;
             self.core.handle_head(exchange.0, status, headers.as_bytes(), now.0).or_raise()
@@ -987,7 +1493,7 @@ impl Operation {
         chunk: &Bound<'py, PyAny>,
         now: Nat,
     ) -> PyResult<()> {
-        guard(|| {
+        boundary(|| {
             let chunk = bytes_of(chunk, "chunk")?;
             let core = &mut self.core;
             let n = chunk.as_bytes().len();
@@ -999,13 +1505,13 @@ impl Operation {
     /// came.
     #[pyo3(signature = (exchange, now))]
     pub(crate) fn handle_end(&mut self, exchange: Nat, now: Nat) -> PyResult<()> {
-        guard(|| self.core.handle_end(exchange.0, now.0).or_raise())
+        boundary(|| self.core.handle_end(exchange.0, now.0).or_raise())
     }
 
     /// The time `poll_timeout` named came (`now` at or after it; earlier does nothing).
     #[pyo3(signature = (now))]
     pub(crate) fn handle_timeout(&mut self, now: Nat) -> PyResult<()> {
-        guard(|| {
+        boundary(|| {
             self.core.handle_timeout(now.0);
             Ok(())
         })
@@ -1017,7 +1523,7 @@ impl Operation {
     /// `usage-unknown-handle`, one answered already `usage-out-of-turn`.
     #[pyo3(signature = (key, result, now))]
     pub(crate) fn answer<'py>(&mut self, key: Text, result: &Bound<'py, PyAny>, now: Nat) -> PyResult<()> {
-        guard(|| {
+        boundary(|| {
             let result = json_text(result, &self.limits)?;
             self.core.answer(&key.0, result.as_bytes(), now.0).or_raise()
         })
@@ -1027,7 +1533,7 @@ impl Operation {
     /// "headers": {<lower-case name>: <value>}, "body": <JSON, when there is one>}`, or none. Quote
     /// `exchange` with every part of its response.
     pub(crate) fn poll_transmit<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.poll_transmit();
             v.map(|t| output(py, &t)).transpose()
         })
@@ -1043,7 +1549,7 @@ impl Operation {
     /// "violation", "rule", "message"}`, and last either `{"type": "done", "response"}` (the final
     /// JSON-RPC response) or `{"type": "failed", "rule", "message"}`.
     pub(crate) fn poll_event<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.poll_event();
             v.map(|t| output(py, &t)).transpose()
         })
@@ -1056,7 +1562,7 @@ impl Operation {
 
     /// When to call `handle_timeout` (the host's milliseconds), or none.
     pub(crate) fn poll_timeout(&self) -> PyResult<Option<u64>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.poll_timeout();
             Ok(v)
         })
@@ -1065,7 +1571,7 @@ impl Operation {
     /// Whether the final event was taken and no exchange is open: the operation may be dropped.
     #[getter]
     pub(crate) fn drained(&self) -> PyResult<bool> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.is_drained();
             Ok(v)
         })
@@ -1075,7 +1581,7 @@ impl Operation {
     /// earlier round's, such as a hedged round's losing copies. The host may cut them (then
     /// `handle_end` each) rather than wait for a slow server.
     pub(crate) fn abandoned<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.abandoned();
             output(py, &v)
         })
@@ -1089,7 +1595,7 @@ impl Operation {
     /// request, is `usage-out-of-turn`.
     #[pyo3(signature = (now))]
     pub(crate) fn snapshot<'py>(&self, py: Python<'py>, now: Nat) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.snapshot(now.0).or_raise()?;
             output(py, &v)
         })
@@ -1128,7 +1634,7 @@ impl Operation {
         max_hedges: Option<&Bound<'py, PyAny>>,
         idempotent: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Self> {
-        guard(|| {
+        boundary(|| {
             let walk = limits.map_or(Limits::DEFAULT, |l| l.0);
             let config = call_config(
                 config,
@@ -1181,7 +1687,7 @@ impl ServerStream {
     #[new]
     #[pyo3(signature = (mode, key, first))]
     pub(crate) fn new(mode: Text, key: Text, first: Nat) -> PyResult<Self> {
-        guard(|| {
+        boundary(|| {
             let core = facade::ServerStream::new(&mode.0, &key.0, first.0).or_raise()?;
             Ok(Self { core, limits: Limits::DEFAULT })
         })
@@ -1192,7 +1698,7 @@ impl ServerStream {
     /// rel="stream"` (none: no link).
     #[pyo3(signature = (stream_url=None))]
     pub(crate) fn head<'py>(&self, py: Python<'py>, stream_url: Option<Text>) -> PyResult<Bound<'py, PyAny>> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.head(stream_url.as_ref().map(|t| t.0.as_str()));
             output(py, &v)
         })
@@ -1201,7 +1707,7 @@ impl ServerStream {
     /// Writes the JSON-RPC `message` as an event; its event id.
     #[pyo3(signature = (message))]
     pub(crate) fn message<'py>(&mut self, message: &Bound<'py, PyAny>) -> PyResult<String> {
-        guard(|| {
+        boundary(|| {
             let message = json_text(message, &self.limits)?;
             let v = self.core.message(message.as_bytes()).or_raise()?;
             Ok(v)
@@ -1211,7 +1717,7 @@ impl ServerStream {
     /// Writes a `retry: <retry_ms>` block; its event id.
     #[pyo3(signature = (retry_ms))]
     pub(crate) fn retry(&mut self, retry_ms: Nat) -> PyResult<String> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.retry(retry_ms.0).or_raise()?;
             Ok(v)
         })
@@ -1225,7 +1731,7 @@ impl ServerStream {
     /// after it is `usage-out-of-turn`. The last event id written.
     #[pyo3(signature = (requests, retry_ms))]
     pub(crate) fn ask<'py>(&mut self, requests: &Bound<'py, PyAny>, retry_ms: Nat) -> PyResult<String> {
-        guard(|| {
+        boundary(|| {
             let requests = json_text(requests, &self.limits)?;
             let v = self.core.ask(requests.as_bytes(), retry_ms.0).or_raise()?;
             Ok(v)
@@ -1235,7 +1741,7 @@ impl ServerStream {
     /// The event-stream text written since the last `take` (to write to the response body), and
     /// empties it.
     pub(crate) fn take(&mut self) -> PyResult<String> {
-        guard(|| {
+        boundary(|| {
             let v = self.core.take();
             Ok(v)
         })
@@ -1244,8 +1750,11 @@ impl ServerStream {
 
 /// Adds the generated functions and classes to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<ToolReplay>()?;
     m.add_class::<ToolBridge>()?;
+    m.add_class::<KeyRing>()?;
     m.add_class::<Session>()?;
+    m.add_class::<ToolRun>()?;
     m.add_class::<SseDecoder>()?;
     m.add_class::<HttpCall>()?;
     m.add_class::<Operation>()?;
@@ -1253,6 +1762,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(retry, m)?)?;
     m.add_function(wrap_pyfunction!(task_update, m)?)?;
     m.add_function(wrap_pyfunction!(respond, m)?)?;
+    m.add_function(wrap_pyfunction!(binding_for, m)?)?;
+    m.add_function(wrap_pyfunction!(params_digest, m)?)?;
     m.add_function(wrap_pyfunction!(question_elicit, m)?)?;
     m.add_function(wrap_pyfunction!(question_sample, m)?)?;
     m.add_function(wrap_pyfunction!(question_roots, m)?)?;

@@ -17,7 +17,6 @@ pub mod convert;
 pub mod errors;
 pub mod exports;
 pub mod options;
-pub mod replay;
 pub mod server;
 pub mod state;
 pub mod tables;
@@ -39,7 +38,6 @@ fn _mrtr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     client::register(m)?;
     server::register(m)?;
     state::register(m)?;
-    replay::register(m)?;
     transport::register(m)?;
     exports::register(m)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

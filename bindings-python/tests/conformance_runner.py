@@ -68,26 +68,19 @@ def _respond(i: Dict[str, Any]) -> Dict[str, Any]:
     return {"response": mrtr.respond(i.get("request"), asked, state, protocol=i.get("protocol"))}
 
 
-def _binding(i: Dict[str, Any]) -> mrtr.Binding:
-    """The case's binding through the public API: ``bindingText`` verbatim (``Binding.from_json``: its
-    numbers stay exact), a ``binding`` object through the idiomatic constructors where it names exactly one
-    of subject and anonymous, and its params; any other shape as the core's JSON form, so that the core
-    refuses it as it refuses it in every binding."""
-    if "bindingText" in i:
-        return mrtr.Binding.from_json(i["bindingText"])
-    b = i.get("binding") or {}
-    parts = (b.get("method"), b.get("target"), b.get("params"))
-    idiomatic = "params" in b and "paramsDigest" not in b and ("subject" in b) != (b.get("anonymous") is True)
-    if idiomatic and "anonymous" not in b:
-        return mrtr.Binding(b["subject"], *parts, protocol=b.get("protocol"))
-    if idiomatic and "subject" not in b:
-        return mrtr.Binding.anonymous(*parts, protocol=b.get("protocol"))
-    return mrtr.Binding.from_json(json.dumps(b))
+def _binding(i: Dict[str, Any]) -> Any:
+    """The case's binding through the public API: ``bindingText`` verbatim (JSON text: its numbers stay
+    exact), else the ``binding`` object as a dict, so that the core refuses it as it refuses it in every
+    binding."""
+    return i["bindingText"] if "bindingText" in i else i.get("binding") or {}
 
 
 def _state(i: Dict[str, Any]) -> Dict[str, Any]:
-    keys = [mrtr.Key(k["id"], k["alg"], bytes.fromhex(k["secret"])) for k in i["keys"]]
-    ring = mrtr.KeyRing(keys[0], *keys[1:])
+    first, *others = i["keys"]
+    ring = mrtr.KeyRing(first["id"], first["alg"], secret=bytes.fromhex(first["secret"]))
+    for k in others:
+        ring.add(k["id"], k["alg"], secret=bytes.fromhex(k["secret"]))
+    ring.set_current(first["id"])
     if "current" in i:
         ring.set_current(i["current"])
     if "maxTokenBytes" in i:

@@ -30,8 +30,8 @@ def test_each_area_raises_its_class_with_rule_code_and_message() -> None:
     r = raised(lambda: mrtr.retry(call(), answer, {}, 2))
     assert type(r) is mrtr.RetryError and r.rule is Rule.RETRY_MISSING_INPUT_RESPONSE and r.code is None
 
-    ring = mrtr.KeyRing(mrtr.Key(1, "aes-256-gcm", bytes(32)))
-    binding = mrtr.Binding("alice", "tools/call", "get_weather", {"name": "get_weather"})
+    ring = mrtr.KeyRing(1, "aes-256-gcm", secret=bytes(32))
+    binding = {"subject": "alice", "method": "tools/call", "target": "get_weather", "params": {"name": "get_weather"}}
     s = raised(lambda: ring.open("not a token!", binding, 0))
     assert type(s) is mrtr.StateError and s.rule is Rule.STATE_MALFORMED and s.code == -32602
 
@@ -138,18 +138,22 @@ def test_a_rust_panic_is_a_panic_error_not_an_abort() -> None:
     assert mrtr.classify('{"jsonrpc":"2.0","id":1,"method":"x"}').kind is mrtr.Kind.REQUEST
 
 
+RING = mrtr.KeyRing(1, "aes-256-gcm", secret=bytes(32))
+
+
 def test_values_the_core_cannot_take_are_usage_errors() -> None:
     misuses: List[Tuple[Callable[[], Any], str]] = [
         (lambda: mrtr.respond(call(), {"k": {1, 2}}, "s"), "set"),
         (lambda: mrtr.respond(call(), {1: {}}, "s"), "keys are str"),
         (lambda: mrtr.respond(call(), {"k": float("nan")}, "s"), "NaN"),
         (lambda: mrtr.respond(call(), {"k": "\ud800"}, "s"), "surrogate"),
-        (lambda: mrtr.Key(1, "aes-256-gcm", b"short"), "32 bytes"),
-        (lambda: mrtr.Key(1, "rot13", bytes(32)), "algorithm"),
-        (lambda: mrtr.Key(256, "aes-256-gcm", bytes(32)), "0 to 255"),
-        (lambda: mrtr.Binding("alice", "tools/call", 7, {}), "target"),  # type: ignore[arg-type]
-        (lambda: mrtr.Binding("alice", "tools/call", "t", None), "params"),  # type: ignore[arg-type]
-        (lambda: mrtr.Binding.for_request(call()), "subject"),
+        (lambda: mrtr.KeyRing(1, "aes-256-gcm", secret=b"short"), "32 bytes"),
+        (lambda: mrtr.KeyRing(1, "rot13", secret=bytes(32)), "algorithm"),
+        (lambda: mrtr.KeyRing(256, "aes-256-gcm", secret=bytes(32)), "0 to 255"),
+        (lambda: mrtr.KeyRing(1, "aes-256-gcm"), "secret"),
+        (lambda: RING.seal({"subject": "alice", "method": "tools/call", "target": 7, "params": {}}, 0, 1, b""), "target"),
+        (lambda: RING.seal({"subject": "alice", "method": "tools/call", "target": "t", "params": None}, 0, 1, b""), "params"),
+        (lambda: mrtr.binding_for(call()), "subject"),
         (lambda: mrtr.classify({"jsonrpc": "2.0", "id": 10**20, "method": "x"}), "exact"),
         (lambda: mrtr.check(42), "transcript"),  # type: ignore[arg-type]
         (lambda: mrtr.classify("{}", protocol=7), "protocol"),  # type: ignore[arg-type]

@@ -78,11 +78,12 @@ def test_cycles_through_native_objects_are_collected() -> None:
     assert ref() is None
 
 
-def test_a_key_ring_outlives_the_keys_that_made_it() -> None:
-    key = mrtr.Key(1, "aes-256-gcm", bytes(range(32)))
-    ring = mrtr.KeyRing(key)
-    binding = mrtr.Binding("alice", "tools/call", "get_weather", {"name": "get_weather"})
-    del key
+def test_a_key_ring_outlives_the_secret_that_made_it() -> None:
+    secret = bytearray(range(32))
+    ring = mrtr.KeyRing(1, "aes-256-gcm", secret=secret)
+    binding = {"subject": "alice", "method": "tools/call", "target": "get_weather", "params": {"name": "get_weather"}}
+    secret[:] = bytes(32)  # the ring holds its own copy
+    del secret
     gc.collect()
     token = ring.seal(binding, 1000, 60, b"payload")
     assert ring.open(token, binding, 1001).payload == b"payload"

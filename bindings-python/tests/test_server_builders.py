@@ -66,7 +66,7 @@ def test_sampling_with_tools_needs_sampling_tools() -> None:
     mrtr.require_declared(call(tasks), tasks)
 
 
-RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XCHACHA20_POLY1305, secrets.token_bytes(32)))
+RING = mrtr.KeyRing(1, mrtr.Algorithm.XCHACHA20_POLY1305, secret=secrets.token_bytes(32))
 ROUNDS = mrtr.SealedRounds(RING, protocol=V)
 
 

@@ -18,7 +18,7 @@ import mrtr
 from mrtr import Context, Rule
 
 SCHEMA = {"type": "object", "properties": {"v": {"type": "string"}}, "required": ["v"]}
-RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XCHACHA20_POLY1305, secrets.token_bytes(32)))
+RING = mrtr.KeyRing(1, mrtr.Algorithm.XCHACHA20_POLY1305, secret=secrets.token_bytes(32))
 ROUNDS = mrtr.SealedRounds(RING, ttl=300)
 
 
@@ -285,7 +285,7 @@ def test_the_round_cap_holds() -> None:
     response, status = mrtr.error_response(second["id"], e.value)
     assert response["error"]["data"]["rule"] == "retry-rounds-exceeded" and response["id"] == 2 and status == 400
     with pytest.raises(mrtr.UsageError):
-        mrtr.SealedRounds(RING, max_rounds=-1)
+        run(tool, first, 100, mrtr.SealedRounds(RING, max_rounds=-1))
 
 
 def memory_guard() -> Callable[[str, int], bool]:
@@ -454,13 +454,17 @@ def test_a_refusal_the_tool_caught_wins_over_the_exception_it_raised_instead() -
         run(rethrowing, request(), 100)
     assert e.value.rule is Rule.INPUT_REQUEST_INVALID
     # The run gives the refusal's response itself, the bytes error_response builds for it.
-    tool_run = mrtr.ToolRun(ROUNDS, request(id=5), subject="alice", now=100)
+    tool_run = ROUNDS.tool_run(request(id=5), subject="alice", now=100)
     with pytest.raises(mrtr.ProtocolError):
         tool_run.ask({"method": "elicitation/create"})
     assert tool_run.ask(mrtr.Questions.roots()) is None  # refused: nothing more is asked
     with pytest.raises(mrtr.ProtocolError):
         tool_run.refused()
-    assert tool_run.refusal_response() == mrtr.error_response(5, e.value)
+    built = tool_run.refusal_response()
+    assert built is not None and (built["response"], built["status"]) == mrtr.error_response(5, e.value)
+    with pytest.raises(mrtr.ProtocolError):  # and respond raises it in place of a response
+        tool_run.respond(RING, {"content": []})
+    assert ROUNDS.tool_run(request(), subject="alice", now=100).refusal_response() is None
 
 
 def test_the_tools_own_exceptions_propagate() -> None:
@@ -495,20 +499,31 @@ def test_the_subject_is_named_and_bound() -> None:
     assert list(asked(anonymous)) == ["q1"]
 
 
+def raised_rule(f: Callable[[], Any]) -> Rule:
+    with pytest.raises(mrtr.MrtrError) as e:
+        f()
+    return e.value.rule
+
+
 def test_tool_replay_serves_a_plain_function() -> None:
     first = request()
-    replay = mrtr.ToolReplay(ROUNDS, first, subject="alice", now=100)
+    replay = ROUNDS.tool_replay(first, subject="alice", now=100)
     question = mrtr.Questions.elicit("Name?", SCHEMA)
-    assert replay.ask(question) is None and replay.missing == ["q1"] and replay.round == 0
-    assert replay.state is None and replay.data is None
-    response = replay.input_required({"k": 1})
-    second = mrtr.ToolReplay(ROUNDS, retry(first, response, "Ada", 2), subject="alice", now=101)
-    assert second.ask(question) == accept("Ada") and second.data == {"k": 1} and second.round == 1
+    assert replay.ask(question) is None and replay.round() == 0
+    assert replay.state() is None and replay.data() is None
+    response = replay.input_required(RING, {"k": 1})
+    assert list(asked(response)) == ["q1"]
+    second = ROUNDS.tool_replay(retry(first, response, "Ada", 2), subject="alice", now=101)
+    assert second.ask(question) == accept("Ada") and second.data() == {"k": 1} and second.round() == 1
     with pytest.raises(mrtr.UsageError) as e:
-        second.input_required()
+        second.input_required(RING)
     assert e.value.rule is Rule.USAGE_OUT_OF_TURN
     assert second.complete({"content": []})["result"] == {"content": [], "resultType": "complete", "ttlMs": 0}
-    assert "ToolReplay(round=1" in repr(second)
+    # The run takes what the replay holds: the replay is released.
+    third = ROUNDS.tool_replay(retry(first, response, "Ada", 2), subject="alice", now=101)
+    run = third.run()
+    assert run.round() == 1 and run.ask(question) == accept("Ada")
+    assert raised_rule(lambda: third.ask(question)) is Rule.USAGE_OUT_OF_TURN
 
 
 def test_error_response_takes_an_error_or_a_rule() -> None:

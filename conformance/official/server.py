@@ -47,7 +47,7 @@ SERVER_INFO = {"name": "mrtr-official-conformance-server", "version": "0.1.0"}
 # A deployment shares this secret among its instances; here it comes from the
 # environment or is made fresh per process.
 SECRET = os.environ.get("MRTR_CONFORMANCE_SECRET", "").encode() or os.urandom(32)
-RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XAES_256_GCM, hashlib.sha256(SECRET).digest()))
+RING = mrtr.KeyRing(1, mrtr.Algorithm.XAES_256_GCM, secret=hashlib.sha256(SECRET).digest())
 TTL_SECONDS = 300
 TASK_TTL_MS = 300_000
 POLL_INTERVAL_MS = 200
@@ -70,11 +70,11 @@ def text(value: str) -> List[Json]:
 # The deployment's round settings, built once; who and when come with each call. Under them an answer
 # counts only with the sealed state that asked for it: answers on a first request are ignored and the
 # question asked again (SEP-2322 "Guidance for Error Handling": a server ignores what it did not ask for).
-SEALED = mrtr.SealedRounds(RING, TTL_SECONDS, protocol=PROTOCOL)
+SEALED = mrtr.SealedRounds(RING, ttl=TTL_SECONDS, protocol=PROTOCOL)
 # The suite pre-answers `test_input_required_result_elicitation` on a first request and expects it to
 # complete (`input-required-result-ignore-extra-params`). Its one question has no effect and no counter
 # behind it, so that fixture alone takes a first request's answers by key (pins off).
-BY_KEY = mrtr.SealedRounds(RING, TTL_SECONDS, protocol=PROTOCOL, pin_answers=False)
+BY_KEY = mrtr.SealedRounds(RING, ttl=TTL_SECONDS, protocol=PROTOCOL, pin_answers=False)
 
 
 async def run(tool: mrtr.Tool, request: Json, rounds: mrtr.SealedRounds = SEALED) -> Json:
@@ -479,10 +479,10 @@ def create_task_result(request: Json, task: Task) -> Json:
 
 def tool_with_task(request: Json) -> Json:
     """MRTR first (a replay over sealed rounds), then the rest of the work as a task."""
-    replay = mrtr.ToolReplay(SEALED, request, anonymous=True, now=int(time.time()))
+    replay = SEALED.tool_replay(request, anonymous=True, now=int(time.time()))
     answer = replay.ask(NAME, "user_name")
     if answer is None:
-        return replay.input_required()
+        return replay.input_required(SEALED.ring)
     name = answer_of(answer, "name", "stranger")
 
     def body(ctx: TaskContext) -> None:

@@ -96,10 +96,12 @@ def is_plan(request: Json) -> bool:
 
 class Instance:
     def __init__(self, args: argparse.Namespace) -> None:
-        keys = {k["id"]: mrtr.Key(k["id"], mrtr.Algorithm.XAES_256_GCM, bytes.fromhex(k["secret"]))
-                for k in json.loads(Path(args.keys).read_text())["keys"]}
-        current = keys.pop(args.current)  # seals with --current; opens what any key of the ring sealed
-        self.rounds = mrtr.SealedRounds(mrtr.KeyRing(current, *keys.values()), protocol=MRTR)
+        keys = {k["id"]: bytes.fromhex(k["secret"]) for k in json.loads(Path(args.keys).read_text())["keys"]}
+        # Seals with --current; opens what any key of the ring sealed.
+        ring = mrtr.KeyRing(args.current, mrtr.Algorithm.XAES_256_GCM, secret=keys.pop(args.current))
+        for id, secret in keys.items():
+            ring.add(id, mrtr.Algorithm.XAES_256_GCM, secret=secret)
+        self.rounds = mrtr.SealedRounds(ring, protocol=MRTR)
         self.prefix = args.prefix
         # A connection a Redis restart broke is retried for about a second, then the request gets 503. Every
         # write here may be repeated: SET, and commit.lua's SET NX.

@@ -151,8 +151,9 @@ class Server:
         self.retry_ms = retry_ms
         self.wakes: Dict[str, asyncio.Event] = {}
         secret = os.environ.get("MRTR_STATE_SECRET")
-        key = mrtr.Key(1, mrtr.Algorithm.XAES_256_GCM, bytes.fromhex(secret) if secret else secrets.token_bytes(32))
-        self.rounds = mrtr.SealedRounds(mrtr.KeyRing(key, context="mrtr e2e transports"), protocol=self.protocol)
+        ring = mrtr.KeyRing(1, mrtr.Algorithm.XAES_256_GCM, secret=bytes.fromhex(secret) if secret else secrets.token_bytes(32))
+        ring.set_context("mrtr e2e transports")
+        self.rounds = mrtr.SealedRounds(ring, protocol=self.protocol)
 
     # ------------------------------------------------------------------ the call's state
 

@@ -25,7 +25,7 @@ import mrtr
 
 PROTOCOL = "2026-07-28"
 # The sealing key: 32 random bytes, the same on every instance (from your secrets store).
-RING = mrtr.KeyRing(mrtr.Key(1, mrtr.Algorithm.XAES_256_GCM, os.urandom(32)))
+RING = mrtr.KeyRing(1, mrtr.Algorithm.XAES_256_GCM, secret=os.urandom(32))
 ROUNDS = mrtr.SealedRounds(RING, ttl=300)
 NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 TOOLS = [{"name": "greet", "description": "Greets you by name", "inputSchema": {"type": "object"}}]

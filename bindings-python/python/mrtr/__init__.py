@@ -4,7 +4,7 @@ A thin façade over the native module ``mrtr._mrtr``, which converts and calls t
 ``classify`` one message, ``check`` a conversation; client: ``retry``, ``task_update``, the ``Client`` machine;
 server: ``respond``, ``resume``, ``complete``, ``discover``, ``check_request``, ``check_headers``, ``missing_capabilities``,
 ``require_capabilities``, ``require_declared``, ``task_created``, ``task_get_response``; sealed
-``requestState``: ``Key``, ``KeyRing``, ``Binding``, ``SealedRounds``, ``inspect``; await-style tools without
+``requestState``: ``KeyRing``, ``binding_for``, ``SealedRounds``, ``inspect``; await-style tools without
 server state: ``run_tool`` (``run_tool_bytes``: bytes in, bytes out), ``Context``, ``Questions``,
 ``error_response`` (over ``ToolRun``, one run, and ``ToolReplay``), and the same tools served to ``2025-11-25`` clients:
 ``BridgedCall`` (over ``ToolBridge``); the transports over HTTP (Streamable HTTP, SEP-1858, SEP-1335):
@@ -22,15 +22,12 @@ from ._client import *  # noqa: F403 - run_operation, call, OnInput
 from ._enums import *  # noqa: F403 - Rule, Area, Protocol, TaskStatus, Kind, Algorithm, catalogue
 from ._errors import *  # noqa: F403 - MrtrError and one class per area
 from ._mrtr import (
-    Binding,
     Checker,
     Classified,
     Client,
     HttpCall,
-    Key,
     KeyRing,
     Operation,
-    SealedRounds,
     ServerStream,
     Session,
     SseDecoder,
@@ -63,7 +60,7 @@ from ._mrtr import (
     unsealed_decode,
     unsealed_encode,
 )
-from ._tools import *  # noqa: F403 - run_tool, Context, Questions, error_response, Tool, Question, Answer
+from ._tools import *  # noqa: F403 - SealedRounds, binding_for, run_tool, Context, Questions, error_response, Tool, Question, Answer
 from ._types import *  # noqa: F403 - Limits, Handle, the events, Violation, Resumed, Round, Opened, TokenInfo, JSON types
 
 __all__ = [
@@ -72,15 +69,12 @@ __all__ = [
     *_errors.__all__,
     *_tools.__all__,
     *_types.__all__,
-    "Binding",
     "Checker",
     "Classified",
     "Client",
     "HttpCall",
-    "Key",
     "KeyRing",
     "Operation",
-    "SealedRounds",
     "ServerStream",
     "Session",
     "SseDecoder",

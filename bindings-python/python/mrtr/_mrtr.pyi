@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, Literal, final
 
 from ._enums import Kind
-from ._types import Event, Handle, Limits, Opened, Resumed, Round, TokenInfo, Violation
+from ._types import Event, Handle, Limits, Opened, Resumed, TokenInfo, Violation
 
 # A JSON object or message: plain Python, or its raw JSON text (str / bytes).
 _JsonIn = dict[str, Any] | str | bytes | bytearray
@@ -110,6 +110,20 @@ def respond(
     ``input-required-method-not-allowed``, ``request-meta-missing``, ``request-capability-missing``
     (-32021: ``data.requiredCapabilities`` names what the asks need), ``input-required-empty``,
     ``input-request-invalid``, ``request-state-invalid``."""
+
+def binding_for(
+    request: _JsonIn,
+    subject: str | None,
+    anonymous: bool,
+    protocol: str | None = None,
+) -> dict[str, Any]:
+    """The binding a sealed state of ``request`` is bound to, for the principal ``subject`` or,
+    explicitly, ``anonymous``: ``{subject | anonymous, protocol, method, target, paramsDigest}``."""
+
+def params_digest(params: _JsonIn) -> bytes:
+    """The SHA-256 digest a sealed state binds a request's ``params`` by: every param but
+    ``inputResponses``, ``requestState`` and ``_meta``, numbers exact (from their text), key order and
+    spelling not."""
 
 def question_elicit(message: str, requested_schema: _JsonIn) -> dict[str, Any]:
     """A form elicitation asking ``message``, its answer shaped by ``requested_schema``: an input
@@ -289,218 +303,9 @@ def check_request(
     (``ProtocolError`` ``protocol-version-unsupported``, -32022, its ``.data`` holding ``supported`` and
     ``requested``)."""
 
-@final
-class Key:
-    """A sealing key: id, algorithm, and secret material that stays in Rust."""
-
-    def __new__(cls, id: int, algorithm: str, secret: bytes) -> Key: ...
-    @staticmethod
-    def derive(id: int, algorithm: str, master: bytes) -> Key:
-        """A key derived from a master secret of at least 32 uniformly random bytes (not a password); shorter raises UsageError."""
-    @property
-    def id(self) -> int: ...
-    @property
-    def algorithm(self) -> str: ...
-
-@final
-class Binding:
-    """What a sealed token is bound to: the subject (a principal, or anonymous by explicit choice), the
-    protocol, the method, the target, and a digest of the request's params (every param but
-    ``inputResponses``, ``requestState`` and ``_meta``). Params are a ``dict``, or their JSON text, read as
-    given so that every number stays exact; there is no default."""
-
-    def __new__(cls, subject: str, method: str, target: str, params: _JsonIn, protocol: str | None = None) -> Binding:
-        """A binding for the authenticated principal ``subject`` (non-empty)."""
-    @staticmethod
-    def anonymous(method: str, target: str, params: _JsonIn, protocol: str | None = None) -> Binding:
-        """A binding for no principal: its token opens for any anonymous caller."""
-    @staticmethod
-    def for_request(
-        request: _JsonIn, subject: str | None = None, *, anonymous: bool = False, protocol: str | None = None
-    ) -> Binding:
-        """The binding of ``request`` for ``subject``, or for no principal with ``anonymous=True`` (exactly one)."""
-    @staticmethod
-    def from_json(binding: _JsonIn) -> Binding:
-        """A binding in the core's JSON form: ``{"subject" | "anonymous": true, "protocol", "method", "target",
-        "params" | "paramsDigest"}``."""
-    @property
-    def subject(self) -> str | None:
-        """The principal; ``None`` for an anonymous binding."""
-    @property
-    def protocol(self) -> str: ...
-    @property
-    def method(self) -> str: ...
-    @property
-    def target(self) -> str: ...
-    @property
-    def params_digest(self) -> bytes: ...
-
 #: A replay guard: records ``state_id`` (lowercase hex) atomically, and returns ``True`` on its first use,
 #: ``False`` after; it may forget the id after ``expiry`` (seconds since the epoch).
 _Guard = Callable[[str, int], bool]
-
-@final
-class KeyRing:
-    """Keys by id: seals with the current one, opens with any."""
-
-    def __new__(
-        cls,
-        current: Key,
-        *others: Key,
-        max_token_bytes: int | None = None,
-        context: str | bytes | None = None,
-        seal_budget: int | None = None,
-    ) -> KeyRing: ...
-    def add(self, key: Key) -> None: ...
-    def set_current(self, id: int) -> bool: ...
-    def remove(self, id: int) -> bool: ...
-    def set_max_token_bytes(self, max: int) -> None: ...
-    def set_context(self, context: str | bytes) -> None:
-        """Labels the deployment (at most 64 bytes): tokens of another label do not open (``state-tampered``)."""
-    def set_seal_budget(self, seals: int) -> None:
-        """This instance's share of each key's seals; past it, ``usage-seal-budget-spent``."""
-    def seals(self, key_id: int) -> int | None:
-        """Seals the key ``key_id`` made in this process; ``None`` if the ring lacks it."""
-    def seal(self, binding: Binding, now: int, ttl: int, payload: bytes) -> str:
-        """Seals ``payload`` for ``binding``, expiring ``ttl`` seconds after ``now``; the nonce is the OS's."""
-    def open(self, token: str | bytes, binding: Binding, now: int, guard: _Guard | None = None) -> Opened:
-        """Opens ``token`` for ``binding`` at ``now``; with ``guard``, a second use is ``state-replayed`` (a guard
-        that raises refuses the state, and its exception is re-raised)."""
-
-@final
-class SealedRounds:
-    """A server's rounds whose answers travel in sealed ``requestState``: a deployment's settings (``ttl``
-    default 300 s, ``pin_answers`` default on), built once; the principal and the clock come with each call."""
-
-    def __new__(
-        cls,
-        ring: KeyRing,
-        ttl: int | None = None,
-        protocol: str | None = None,
-        limits: Limits | None = None,
-        pin_answers: bool | None = None,
-        max_rounds: int | None = None,
-    ) -> SealedRounds:
-        """``max_rounds``: how many rounds an await-style tool may take (``ToolReplay``, ``run_tool``; the
-        core's default 10); one more is ``retry-rounds-exceeded``."""
-    @property
-    def protocol(self) -> str:
-        """The protocol these rounds are sealed for."""
-    def resume(
-        self,
-        request: _JsonIn,
-        needs: _JsonIn,
-        *,
-        subject: str | None = None,
-        anonymous: bool = False,
-        now: int,
-        guard: _Guard | None = None,
-    ) -> Round: ...
-    def respond(
-        self,
-        request: _JsonIn,
-        round: Round,
-        needs: _JsonIn,
-        data: Any = None,
-        *,
-        subject: str | None = None,
-        anonymous: bool = False,
-        now: int,
-    ) -> dict[str, Any]: ...
-
-@final
-class ToolReplay:
-    """One replay of an await-style tool on one request (``run_tool`` drives it): each ``ask`` is answered from
-    the sealed state or the request's ``inputResponses`` (keys in the order of asking, each answer pinned to a
-    digest of the exact question), or is missing (``None``: the tool stops there); then ``input_required``
-    asks every missing question, or ``complete`` answers with the tool's result. With a ``guard``, a state
-    used before is ``state-replayed``."""
-
-    def __new__(
-        cls,
-        rounds: SealedRounds,
-        request: _JsonIn,
-        *,
-        subject: str | None = None,
-        anonymous: bool = False,
-        now: int,
-        guard: _Guard | None = None,
-    ) -> ToolReplay: ...
-    def ask(self, question: _JsonIn, key: str | None = None) -> dict[str, Any] | None:
-        """The answer to ``question`` (an input request), under the key of its order (``q1``, ``q2``, …) or
-        ``key``; ``None`` when it has none yet."""
-    @property
-    def round(self) -> int:
-        """How many ``input_required`` rounds came before this request."""
-    @property
-    def missing(self) -> list[str]:
-        """The keys asked and not answered, in order."""
-    @property
-    def data(self) -> Any:
-        """The data the tool kept at the last round (``None`` without)."""
-    @property
-    def state(self) -> dict[str, Any] | None:
-        """The state the request carried: ``{"stateId", "expiry"}``, or ``None``."""
-    def input_required(self, data: Any = None) -> dict[str, Any]:
-        """The ``input_required`` response asking every missing question, sealing the answers so far and
-        ``data``; past the round cap ``retry-rounds-exceeded``, with nothing missing ``usage-out-of-turn``."""
-    def complete(self, result: _JsonIn) -> dict[str, Any]:
-        """The final response with ``result`` (``resultType: "complete"``; ``ttlMs: 0`` on a retry)."""
-    def run(self) -> ToolRun:
-        """The run of the tool over this replay (``ToolRun``), which takes what the replay holds: this one is
-        released."""
-
-@final
-class ToolRun:
-    """One run of an await-style tool on one request (``run_tool`` and ``Context`` drive it): the tool's asks,
-    each answered or ``None`` (the tool stops there); then ``respond`` (the tool returned, or stopped at an
-    unanswered ask) or ``refused`` (it raised its own exception). A refusal at an ask raises there and is
-    recorded: the run ends with it, whatever the tool does next."""
-
-    def __new__(
-        cls,
-        rounds: SealedRounds,
-        request: _JsonIn,
-        *,
-        subject: str | None = None,
-        anonymous: bool = False,
-        now: int,
-        guard: _Guard | None = None,
-    ) -> ToolRun: ...
-    def ask(self, question: _JsonIn, key: str | None = None) -> dict[str, Any] | None:
-        """The answer to ``question`` (an input request), under the key of its order or ``key``; ``None``: the
-        tool stops here. A refusal raises, and the run ends with it."""
-    def ask_elicit(
-        self, message: str, requested_schema: Mapping[str, Any] | str | bytes, key: str | None = None
-    ) -> dict[str, Any] | None:
-        """The form elicitation's answer, or ``None``, in one call; a schema that is no JSON raises, unrecorded."""
-    def arguments(self) -> dict[str, Any] | None:
-        """The request's ``params.arguments`` (an empty dict when not an object); ``None`` for a bridge's run."""
-    @property
-    def round(self) -> int:
-        """How many ``input_required`` rounds came before this request."""
-    @property
-    def state(self) -> dict[str, Any] | None:
-        """The state the request carried: ``{"stateId", "expiry"}``, or ``None``."""
-    @property
-    def data(self) -> Any:
-        """The data the next round gets: what the tool set, else the last round's (``None`` without)."""
-    def set_data(self, data: Any) -> None:
-        """The tool keeps ``data`` (``None``: nothing) for the next round, in place of the last round's."""
-    def stop(self) -> None:
-        """The tool was stopped at an unanswered ask: every later ask asks nothing and gives ``None``."""
-    def respond(self, result: Any = None, *, stopped: bool = False) -> dict[str, Any]:
-        """Ends the run: the tool returned ``result`` (or, ``stopped``, stopped at an unanswered ask). The
-        ``input_required`` response when an ask went unanswered, else the ``complete`` one; raises the refusal."""
-    def _respond_bytes(self, result: Any = None, *, stopped: bool = False) -> bytes:
-        """``respond`` as the UTF-8 bytes of its JSON text."""
-    def refused(self) -> None:
-        """Ends the run when the tool raised its own exception: raises the refusal recorded at an ask, which wins
-        over it; returns when there is none."""
-    def refusal_response(
-        self, *, error_codes: Literal["released", "draft"] | None = None
-    ) -> tuple[dict[str, Any], int] | None:
-        """The refusal the run ended with, as the JSON-RPC error response and its HTTP status, or ``None``."""
 
 def _error_response(
     id: int | str | None,
@@ -514,10 +319,6 @@ def _error_response(
 
 def inspect(token: str | bytes) -> TokenInfo:
     """The public part of a token (state id, key id, algorithm, expiry), read without a key."""
-
-def params_digest(params: _JsonIn) -> bytes:
-    """SHA-256 of the canonical JSON of a request's params (every param but ``inputResponses``,
-    ``requestState``, ``_meta``): a ``dict``, or JSON text read as given."""
 
 def unsealed_encode(payload: bytes) -> str: ...
 def unsealed_decode(token: str, max_bytes: int = 65536) -> bytes: ...
@@ -554,6 +355,28 @@ class SseDecoder:
         (a block over ``maxMessageBytes``); decoding goes on after it."""
     def drain_events(self) -> list[dict[str, Any]]: ...
 
+
+@final
+class ToolReplay:
+    """One replay of an await-style tool on one request: each ``ask`` answered from what the
+    conversation holds, or the round ends there."""
+
+    def ask(self, question: _JsonIn, key: str | None = None) -> dict[str, Any] | None:
+        """Asks the next question, under ``key`` when given: its answer, or none when the tool stops
+        here."""
+    def round(self) -> int:
+        """How many rounds came before this request."""
+    def data(self) -> dict[str, Any] | None:
+        """The tool's data of the last round, or none."""
+    def state(self) -> dict[str, Any] | None:
+        """``{stateId, expiry}`` of the state the request carried, or none."""
+    def input_required(self, ring: KeyRing, data: _JsonIn | None = None) -> dict[str, Any]:
+        """The ``input_required`` response asking what is missing, sealed with ``ring``."""
+    def complete(self, result: _JsonIn) -> dict[str, Any]:
+        """The final response with ``result``."""
+    def run(self) -> ToolRun:
+        """The run of the tool over this replay (``ToolRun``), which takes what the replay holds:
+        this one is released."""
 
 @final
 class ToolBridge:
@@ -598,6 +421,122 @@ class ToolBridge:
         """Ends the round as ``run`` ended: its refusal ends the call with the error; else what it
         misses goes on the stream (past the round cap the call ends with that error); else
         ``result`` completes the call."""
+
+@final
+class KeyRing:
+    """Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): the current seals, any opens."""
+
+    def __new__(
+        cls,
+        id: int,
+        algorithm: str,
+        secret: bytes | None = None,
+        master: bytes | None = None,
+    ) -> KeyRing:
+        """A ring holding the key ``id`` (0–255) of ``algorithm``, with exactly one of a 32-byte
+        ``secret`` or a ``master`` secret (at least 32 uniformly random bytes) to derive it from;
+        the key seals."""
+    def add(self, id: int, algorithm: str, secret: bytes | None = None, master: bytes | None = None) -> None:
+        """Adds a key that opens tokens (replacing one with the same id)."""
+    def set_current(self, id: int) -> bool:
+        """Makes the key ``id`` the sealing key; false when the ring lacks it."""
+    def remove(self, id: int) -> bool:
+        """Drops the key ``id`` (not the current one); false when it could not."""
+    def set_max_token_bytes(self, max: int) -> None:
+        """The bound on a token's length, checked before any decoding."""
+    def set_context(self, label: _Chunk) -> None:
+        """The deployment label every token is sealed and opened under (at most 64 bytes)."""
+    def set_seal_budget(self, seals: int) -> None:
+        """How many seals each key may make in this process."""
+    def seals(self, id: int) -> int | None:
+        """How many seals the key ``id`` has made in this process, or none when the ring lacks it."""
+    def seal(self, binding: _JsonIn, now: int, ttl: int, payload: _Chunk) -> str:
+        """Seals ``payload`` for ``binding`` (``{subject | anonymous: true, protocol, method, target,
+        params | paramsDigest}``), expiring ``ttl`` seconds after ``now`` (seconds since the epoch),
+        with a nonce from ``random``: the token."""
+    def open(self, token: _Chunk, binding: _JsonIn, now: int, guard: _Guard | None = None) -> Opened:
+        """Opens ``token`` for ``binding`` at ``now``, single-use under ``guard`` when there is one (a
+        second use is ``state-replayed``): its payload, state id and expiry."""
+    def resume_round(
+        self,
+        request: _JsonIn,
+        needs: _JsonIn,
+        settings: _JsonIn,
+        call: _JsonIn,
+        guard: _Guard | None = None,
+    ) -> dict[str, Any]:
+        """A server's round with sealed state: this request's answers plus the sealed earlier ones
+        for the deployment's ``settings`` (``{ttl, protocol, limits, pinAnswers, maxRounds}``) and
+        the ``call`` (``{subject | anonymous: true, now}``), single-use under ``guard``: ``{answers,
+        missing, ignored, data, round, stateId, expiry}``."""
+    def respond_round(
+        self,
+        request: _JsonIn,
+        round: _JsonIn,
+        needs: _JsonIn,
+        data: _JsonIn | None,
+        settings: _JsonIn,
+        call: _JsonIn,
+    ) -> dict[str, Any]:
+        """The ``input_required`` response asking what ``round`` misses of ``needs``, sealing what it has
+        (and ``data``) with a nonce from ``random``."""
+    def start_tool_replay(
+        self,
+        request: _JsonIn,
+        settings: _JsonIn,
+        call: _JsonIn,
+        guard: _Guard | None = None,
+    ) -> ToolReplay:
+        """The replay of an await-style tool on ``request`` for the deployment's ``settings`` and the
+        ``call``, single-use under ``guard``."""
+
+@final
+class ToolRun:
+    """One run of an await-style tool on one request (``ToolReplay.run``): the host plays the tool
+    once, forwarding its asks (each answered, or none: the tool stops there), then ends the run
+    with one input, ``respond`` (the tool returned, or stopped at an unanswered ask: the response
+    to send) or ``refused`` (the tool raised its own error). A refusal at an ask is recorded and
+    wins over whatever the tool does next, even when it caught it."""
+
+    def ask(self, question: _JsonIn, key: str | None = None) -> dict[str, Any] | None:
+        """Asks the next question, under ``key`` when given: its answer, or none (the tool stops
+        here). A refusal fails the ask and is recorded: the run ends with it."""
+    def ask_elicit(
+        self,
+        message: str,
+        requested_schema: _JsonIn,
+        key: str | None = None,
+    ) -> dict[str, Any] | None:
+        """Asks the form elicitation ``message``, ``requested_schema`` in one call: its answer, or
+        none. A schema that is no JSON fails, unrecorded: nothing was asked."""
+    def stop(self) -> None:
+        """The host stopped the tool (at its first unanswered ask): every later ask asks nothing
+        and gives none."""
+    def arguments(self) -> dict[str, Any] | None:
+        """The request's ``params.arguments`` when an object, else ``{}``; none for a bridge's run."""
+    def round(self) -> int:
+        """How many rounds came before this request."""
+    def state(self) -> dict[str, Any] | None:
+        """``{stateId, expiry}`` of the state the request carried, or none."""
+    def data(self) -> dict[str, Any] | None:
+        """The data the next round gets: what the tool set, else the last round's, or none."""
+    def set_data(self, data: _JsonIn | None = None) -> None:
+        """The tool keeps ``data`` (none: nothing) for the next round, in place of the last round's."""
+    def refused(self) -> None:
+        """Ends the run when the tool raised its own error: the refusal recorded at an ask, which
+        wins over it; none: the tool's error is the host's to raise."""
+    def respond(self, ring: KeyRing, result: _JsonIn | None = None) -> dict[str, Any]:
+        """Ends the run: the tool returned ``result``, or stopped at an unanswered ask (none). The
+        response to send, sealed with ``ring``: ``input_required`` when an ask went unanswered (with
+        the data set, else the last round's as it came), else the ``complete`` response; fails
+        with the refusal recorded (or met here: the round cap)."""
+    def refusal_response(
+        self,
+        protocol: str | None = None,
+        limits: Limits | None = None,
+    ) -> dict[str, Any] | None:
+        """The refusal the run ended with, as the JSON-RPC error response to its request with its
+        HTTP status (``{response, status}``, the options' ``errorCodes``), or none."""
 
 @final
 class HttpCall:

@@ -2,7 +2,7 @@
 (``mrtr::round::replay``) and the native ``ToolRun``, which owns the round sequence and the refusal policy:
 each request re-runs the tool from the top; an ask already answered returns at once, the first without an
 answer suspends the tool and ``run_tool`` answers ``input_required`` (``run_tool_bytes``: the same, the
-response as the JSON bytes the core wrote). The core decides the keys (the order of asking), the pins (a
+response as JSON bytes). The core decides the keys (the order of asking), the pins (a
 digest of each exact question), the round cap, every JSON shape, and that a refusal at an ask ends the run
 even when the tool caught it.
 
@@ -18,7 +18,7 @@ the tool is replayed from them in this instance's memory.
 from __future__ import annotations
 
 import asyncio
-from json import loads
+from json import dumps, loads
 from secrets import token_hex
 from time import monotonic
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Literal, Optional, Tuple, Union
@@ -26,7 +26,82 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Literal,
 from . import _mrtr
 from ._enums import Rule
 from ._errors import MrtrError
-from ._mrtr import SealedRounds, ToolBridge, ToolRun
+from ._mrtr import DEFAULT_PROTOCOL, KeyRing, ToolBridge, ToolReplay, ToolRun
+from ._types import Limits, Round
+
+#: A replay guard: records ``state_id`` atomically and returns ``True`` on its first use, ``False`` after.
+Guard = Callable[[str, int], bool]
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def binding_for(
+    request: Any, subject: Optional[str] = None, *, anonymous: bool = False, protocol: Optional[str] = None
+) -> Dict[str, Any]:
+    """The binding a sealed state of ``request`` (a dict, or its JSON text, digested as given) is bound to, for
+    the principal ``subject`` or, by explicit choice, ``anonymous=True`` (exactly one): ``{"subject" |
+    "anonymous", "protocol", "method", "target", "paramsDigest"}``, for ``KeyRing.seal`` and ``open``."""
+    return _mrtr.binding_for(request, subject, anonymous, protocol)
+
+
+class SealedRounds:
+    """A server's rounds whose answers travel in sealed ``requestState``, over ``ring``: a deployment's
+    settings, built once (``ttl`` default 300 s, ``protocol``, ``limits``, ``pin_answers`` default on,
+    ``max_rounds`` an await-style tool may take, default 10; ``None``: the core's default, and the core reads
+    them at each call); the principal and the clock come with each call. With a ``guard``, a state used
+    before is ``state-replayed``."""
+
+    def __init__(
+        self,
+        ring: KeyRing,
+        *,
+        ttl: Optional[int] = None,
+        protocol: Optional[str] = None,
+        limits: Optional[Limits] = None,
+        pin_answers: Optional[bool] = None,
+        max_rounds: Optional[int] = None,
+    ) -> None:
+        wire = None if limits is None else {_camel(k): v for k, v in vars(limits).items()}
+        given = {"ttl": ttl, "protocol": protocol, "limits": wire, "pinAnswers": pin_answers, "maxRounds": max_rounds}
+        self.ring, self.protocol = ring, str(DEFAULT_PROTOCOL if protocol is None else protocol)
+        self._settings = dumps({k: v for k, v in given.items() if v is not None})
+
+    def resume(
+        self, request: Any, needs: Any, *, subject: Optional[str] = None, anonymous: bool = False, now: int,
+        guard: Optional[Guard] = None,
+    ) -> Round:
+        """This request's answers plus the sealed earlier ones (each re-validated, pinned to its question)."""
+        call = {"subject": subject, "anonymous": anonymous, "now": now}
+        return Round(*self.ring.resume_round(request, needs, self._settings, call, guard).values())
+
+    def respond(
+        self, request: Any, round: Round, needs: Any, data: Any = None, *, subject: Optional[str] = None,
+        anonymous: bool = False, now: int,
+    ) -> Dict[str, Any]:
+        """The ``input_required`` response asking what ``round`` misses, sealing its answers and ``data``."""
+        wire = {_camel(k): v for k, v in vars(round).items()} if isinstance(round, Round) else round
+        data = None if data is None else dumps(data)
+        call = {"subject": subject, "anonymous": anonymous, "now": now}
+        return self.ring.respond_round(request, wire, needs, data, self._settings, call)
+
+    def tool_replay(
+        self, request: Any, *, subject: Optional[str] = None, anonymous: bool = False, now: int,
+        guard: Optional[Guard] = None,
+    ) -> ToolReplay:
+        """The replay of an await-style tool on ``request`` (``run_tool`` drives its ``run()``)."""
+        call = {"subject": subject, "anonymous": anonymous, "now": now}
+        return self.ring.start_tool_replay(request, self._settings, call, guard)
+
+    def tool_run(
+        self, request: Any, *, subject: Optional[str] = None, anonymous: bool = False, now: int,
+        guard: Optional[Guard] = None,
+    ) -> ToolRun:
+        """The run of an await-style tool on ``request``: ``tool_replay(…).run()``."""
+        return self.tool_replay(request, subject=subject, anonymous=anonymous, now=now, guard=guard).run()
+
 
 #: An input request (``{"method", "params"}``), as ``ctx.q`` builds it.
 Question = Dict[str, Any]
@@ -104,7 +179,7 @@ class Context:
     def data(self) -> Any:
         """What the last round kept (``None`` without); assign it to keep something for the next round."""
         if self._data is _UNSET:
-            self._data = self._run.data
+            self._data = self._run.data()
         return self._data
 
     @data.setter
@@ -113,7 +188,7 @@ class Context:
 
     def _state_field(self, name: str) -> Any:
         if self._state is _UNSET:
-            self._state = self._run.state or {}
+            self._state = self._run.state() or {}
         return self._state.get(name)
 
     @property
@@ -139,7 +214,7 @@ class Context:
     @property
     def round(self) -> int:
         """How many ``input_required`` rounds came before this request (0 on a first request)."""
-        return self._run.round
+        return self._run.round()
 
     def _answers(self, questions: List[Tuple[Union[Question, _Elicit], Optional[str]]]) -> List[Answer]:
         # The run asks nothing once the tool was stopped or refused (its asks give None): the tool stops again.
@@ -208,9 +283,10 @@ async def run_tool(
     what the tool still misses, or its result completed. With a ``guard``, a state used before is
     ``state-replayed``. Refusals raise their ``MrtrError`` (``error_response`` makes the response to send), even
     when the tool caught them at an ask; the tool's own exceptions propagate."""
-    run = ToolRun(rounds, request, subject=subject, anonymous=anonymous, now=now, guard=guard)
+    run = rounds.tool_run(request, subject=subject, anonymous=anonymous, now=now, guard=guard)
     result, stopped = await _play(tool, run, request, rounds.protocol)
-    return run.respond(result, stopped=stopped)
+    # A tool that returned None returned JSON's null: no result, refused as such.
+    return run.respond(rounds.ring, None if stopped else "null" if result is None else result)
 
 
 async def run_tool_bytes(
@@ -223,13 +299,11 @@ async def run_tool_bytes(
     now: int,
     guard: Optional[Callable[[str, int], bool]] = None,
 ) -> bytes:
-    """``run_tool`` with the response as the UTF-8 bytes of its JSON text, written by the core: the body to
-    send, with no dict built and no ``json.dumps``. Pass the request as the body's bytes (or ``str``): it is
-    read once, by the core (``ctx.request`` parses it only if the tool reads it). Same refusals, same
-    exceptions."""
-    run = ToolRun(rounds, request, subject=subject, anonymous=anonymous, now=now, guard=guard)
-    result, stopped = await _play(tool, run, request, rounds.protocol)
-    return run._respond_bytes(result, stopped=stopped)
+    """``run_tool`` with the response as the UTF-8 bytes of its JSON text: the body to send. Pass the request
+    as the body's bytes (or ``str``): it is read once, by the core (``ctx.request`` parses it only if the tool
+    reads it). Same refusals, same exceptions."""
+    response = await run_tool(tool, request, rounds, subject=subject, anonymous=anonymous, now=now, guard=guard)
+    return dumps(response, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 async def _play(
@@ -254,7 +328,7 @@ async def _play(
         run.refused()
         raise
     if ctx._data is not _UNSET:
-        run.set_data(ctx._data)
+        run.set_data(None if ctx._data is None else dumps(ctx._data))
     return result, stopped
 
 
@@ -355,6 +429,8 @@ __all__ = [
     "Context",
     "Question",
     "Questions",
+    "SealedRounds",
+    "binding_for",
     "Tool",
     "error_response",
     "run_tool",

@@ -4,7 +4,8 @@
 //! kernel's `convert::json_text`; a JSON answer comes back as plain Python
 //! (`convert::output`); the options are the keywords `protocol` and `limits`;
 //! a refusal raises its `MrtrError` (with its `data`); every call runs under
-//! the panic boundary `errors::guard`.
+//! the panic boundary `errors::guard`; a replay guard is a callable
+//! (`state::guarded`: it fails closed, and its exception is re-raised).
 //!
 //! Python's idiom follows from the rows' names, alike for every machine: an
 //! `is_x` method is the property `x`, and a `poll_x` method that gives values
@@ -40,19 +41,20 @@ const HAND_FREE: &[&str] = &[
     "check",             // `Violation` records; a transcript as JSON Lines too
     "resume",            // a `Resumed` record
     "task_transition",   // named after the package's task tables
-    "binding_for",       // `Binding.for_request`
-    "params_digest",     // a `Binding`'s digest
     "inspect",           // a `TokenInfo` record, with a size bound
     "read_http_request", // the body as `None` for none
     "check_request",     // the header fields among the keywords
     "error_response",    // `_error_response`, under the package's `error_response`
 ];
 
-/// The machines the package writes whole by hand (typed handles, records, the replay guard).
-const HAND_MACHINES: &[&str] = &["Checker", "Client", "ToolReplay", "ToolRun"];
+/// The machines the package writes whole by hand (typed handles, records).
+const HAND_MACHINES: &[&str] = &["Checker", "Client"];
 
-/// Whether the package writes the row by hand.
+/// Whether the package writes the row by hand (or leaves it out).
 pub fn hand_written(e: &Export) -> bool {
+    if !e.in_binding(Binding::Python) {
+        return true;
+    }
     match e.machine {
         None => HAND_FREE.contains(&e.name),
         Some(m) => HAND_MACHINES.contains(&m),
@@ -85,14 +87,15 @@ fn walk(e: &Export) -> &'static str {
 /// A parameter in the signature: its Rust type, and whether Python may leave it out (`None`).
 fn param_type(arg: Arg) -> (&'static str, bool) {
     match arg {
-        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
         Arg::Text | Arg::Value | Arg::Bytes => ("&Bound<'py, PyAny>", false),
-        Arg::OptText | Arg::OrEmpty | Arg::OptValue | Arg::Headers => ("Option<&Bound<'py, PyAny>>", true),
+        Arg::OptText | Arg::OrEmpty | Arg::OptValue | Arg::Headers | Arg::OptBytes | Arg::Guard => {
+            ("Option<&Bound<'py, PyAny>>", true)
+        }
         Arg::Str => ("Text", false),
         Arg::OptStr => ("Option<Text>", true),
         Arg::Bool => ("bool", false),
         Arg::Whole | Arg::KeyId | Arg::Status | Arg::Handle => ("Nat", false),
-        // The one machine a generated row reads is the hand-written replay (its module imported).
+        Arg::Machine("KeyRing") => ("PyRef<'py, KeyRing>", false),
         Arg::Machine("ToolReplay") => ("PyRef<'py, ToolReplay>", false),
         Arg::Machine("ToolRun") => ("PyRef<'py, ToolRun>", false),
         Arg::Options | Arg::Random | Arg::Machine(_) => unreachable!("not one parameter"),
@@ -110,6 +113,7 @@ fn convert(name: &str, arg: Arg, walk: &str) -> Option<String> {
         }
         Arg::Headers => format!("let {name} = headers_text({name})?;"),
         Arg::Bytes => format!("let {name} = bytes_of({name}, \"{name}\")?;"),
+        Arg::OptBytes => format!("let {name} = {name}.map(|v| bytes_of(v, \"{name}\")).transpose()?;"),
         Arg::Status => {
             format!("let {name} = u16::try_from({name}.0).map_err(|_| usage(\"an HTTP status is below 65536\"))?;")
         }
@@ -120,7 +124,9 @@ fn convert(name: &str, arg: Arg, walk: &str) -> Option<String> {
 /// A parameter as the façade call reads it.
 fn pass(name: &str, arg: Arg) -> String {
     match arg {
-        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
+        // The kernel's `guarded` hands the call the host's callable as the core's guard, under this name.
+        Arg::Guard => name.into(),
+        Arg::OptBytes => format!("{name}.as_ref().map(|b| b.as_bytes())"),
         Arg::Text | Arg::Bytes => format!("{name}.as_bytes()"),
         Arg::OptText => format!("{name}.as_ref().map(|t| t.as_bytes())"),
         Arg::OrEmpty => format!("{name}.as_ref().map_or(&[][..], |t| t.as_bytes())"),
@@ -131,7 +137,7 @@ fn pass(name: &str, arg: Arg) -> String {
         Arg::Whole | Arg::KeyId | Arg::Handle => format!("{name}.0"),
         Arg::Bool | Arg::Status => name.into(),
         Arg::Options => "&o".into(),
-        Arg::Random => "Randomness::Os".into(),
+        Arg::Random => "facade::Randomness::Os".into(),
         Arg::Machine(_) => format!("&{name}.core"),
     }
 }
@@ -139,8 +145,9 @@ fn pass(name: &str, arg: Arg) -> String {
 /// What a row gives Python: its return type, and the expression that makes it of the façade's value `v`.
 fn ret(r: Ret) -> (&'static str, &'static str) {
     match r {
-        Ret::OptWhole | Ret::Opened => unreachable!("the key ring's rows: this binding writes its own"),
         Ret::Unit | Ret::Refusal => ("()", ""),
+        Ret::OptWhole => ("Option<u64>", "Ok(v)"),
+        Ret::Opened => ("Bound<'py, PyAny>", "opened(py, v)"),
         Ret::Text => ("String", "Ok(v)"),
         Ret::Name => ("String", "Ok(v.into())"),
         Ret::OptText => ("Option<String>", "Ok(v)"),
@@ -152,7 +159,8 @@ fn ret(r: Ret) -> (&'static str, &'static str) {
         Ret::Handle => ("u64", "Ok(v)"),
         Ret::OptMillis => ("Option<u64>", "Ok(v)"),
         Ret::Bytes => ("Bound<'py, PyBytes>", "Ok(PyBytes::new(py, &v))"),
-        Ret::Machine("ToolReplay") => ("ToolReplay", "Ok(ToolReplay::from(v))"),
+        Ret::Machine("ToolReplay") => ("ToolReplay", "Ok(ToolReplay { core: v, limits: Limits::DEFAULT })"),
+        Ret::Machine("ToolRun") => ("ToolRun", "Ok(ToolRun { core: v, limits: Limits::DEFAULT })"),
         Ret::Machine(m) => panic!("a Python row making a {m} is written by hand"),
     }
 }
@@ -276,7 +284,7 @@ fn function(out: &mut String, e: &Export, inner: &str, indent: &str) {
     // pub(crate): the class's hand-written half calls them (an iterator's `__next__`).
     let _ = writeln!(out, "{indent}pub(crate) fn {name}{lifetime}({}) -> PyResult<{ty}> {{", params.join(", "));
     let body = body(e, inner, make);
-    let _ = writeln!(out, "{indent}    guard(|| {{");
+    let _ = writeln!(out, "{indent}    boundary(|| {{");
     for line in body.lines() {
         let _ = writeln!(out, "{indent}        {line}");
     }
@@ -304,7 +312,9 @@ fn body(e: &Export, inner: &str, make: &str) -> String {
         .map(|(n, a)| if config_of(e).is_some() && *n == "config" { "&config".into() } else { pass(n, *a) })
         .collect();
     let mut call = call(e, inner, &args.join(", "));
-    if let Some((raw, _)) = e.params.iter().find(|(_, a)| *a == Arg::Bytes) {
+    let guarded = e.params.iter().find(|(_, a)| *a == Arg::Guard).map(|(g, _)| *g);
+    let raw = e.params.iter().find(|(_, a)| *a == Arg::Bytes).filter(|_| guarded.is_none());
+    if let Some((raw, _)) = raw {
         // Raw bytes may be large: the core reads them with the GIL released.
         let target = match e.receiver {
             Receiver::Mut => "let core = &mut self.core;\n",
@@ -314,15 +324,20 @@ fn body(e: &Export, inner: &str, make: &str) -> String {
         let _ = writeln!(out, "{target}let n = {raw}.as_bytes().len();");
         call = format!("maybe_detached(py, n, || {})", call.replace("self.core.", "core."));
     }
+    if let Some(g) = guarded {
+        // The host's callable as the core's guard: refused (fail closed) when it raises, its exception re-raised.
+        call = format!("guarded({g}, |{g}| {call})");
+    }
+    let or_raise = if guarded.is_some() { "" } else { ".or_raise()" };
     let fallible = e.fallible || e.ret == Ret::NextOrError;
     if matches!(e.ret, Ret::Unit | Ret::Refusal) {
         // Nothing to make: the call's error raised, or its unit.
-        out.push_str(&if fallible { format!("{call}.or_raise()") } else { format!("{call};\nOk(())") });
+        out.push_str(&if fallible { format!("{call}{or_raise}") } else { format!("{call};\nOk(())") });
         return out;
     }
     let call = match (e.ret, fallible) {
         (Ret::NextOrError, _) => format!("{call}.transpose().or_raise()?"),
-        (_, true) => format!("{call}.or_raise()?"),
+        (_, true) => format!("{call}{or_raise}?"),
         (_, false) => call,
     };
     if matches!(e.receiver, Receiver::New | Receiver::Static) {
@@ -355,7 +370,7 @@ fn file() -> String {
          //! convert (conformance/src/gen/exports/python.rs); the package's idiom is in the\n\
          //! other modules.\n\n\
          use crate::convert::{{from_python, json_text, maybe_detached, output}};\n\
-         use crate::errors::{{guard, usage, OrRaise}};\n\
+         use crate::errors::{{guard as boundary, usage, OrRaise}};\n\
          use crate::options::{{Lim, Nat, Proto, Text}};\n\
          use crate::transport::{{bytes_of, call_config, headers_text, headers_value, limits_value, opt_value, options}};\n\
          use mrtr::Limits;\n\
@@ -363,12 +378,12 @@ fn file() -> String {
          use pyo3::prelude::*;\n",
         crate::gen::MARK
     );
-    if EXPORTS.iter().any(|e| e.ret == Ret::Machine("ToolReplay") && !hand_written(e)) {
-        out.push_str("use crate::replay::ToolReplay;\n");
+    let generated = || EXPORTS.iter().filter(|e| !hand_written(e));
+    if generated().any(|e| e.params.iter().any(|(_, a)| *a == Arg::Guard)) {
+        out.push_str("use crate::state::guarded;\n");
     }
-    let reads_run = |e: &Export| e.params.iter().any(|(_, a)| *a == Arg::Machine("ToolRun"));
-    if EXPORTS.iter().any(|e| reads_run(e) && !hand_written(e)) {
-        out.push_str("use crate::replay::ToolRun;\n");
+    if generated().any(|e| e.ret == Ret::Opened) {
+        out.push_str("use crate::state::opened;\n");
     }
     if EXPORTS.iter().any(|e| e.ret == Ret::Bytes && !hand_written(e)) {
         out.push_str("use pyo3::types::PyBytes;\n");
@@ -419,7 +434,8 @@ const STUB_HAND: &str = "bindings-python/stubs/_mrtr.hand.pyi";
 fn stub_param(e: &Export, name: &str, arg: Arg) -> (&'static str, bool) {
     let shape = e.shape(name);
     match arg {
-        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
+        Arg::OptBytes => ("bytes | None", true),
+        Arg::Guard => ("_Guard | None", true),
         Arg::Text if shape == Shape::Transcript => ("_TranscriptIn", false),
         Arg::Text => ("_JsonIn", false),
         Arg::OptText | Arg::OrEmpty => ("_JsonIn | None", true),
@@ -433,6 +449,7 @@ fn stub_param(e: &Export, name: &str, arg: Arg) -> (&'static str, bool) {
         Arg::OptStr => ("str | None", true),
         Arg::Bool => ("bool", false),
         Arg::Whole | Arg::KeyId | Arg::Status | Arg::Handle => ("int", false),
+        Arg::Machine("KeyRing") => ("KeyRing", false),
         Arg::Machine("ToolReplay") => ("ToolReplay", false),
         Arg::Machine("ToolRun") => ("ToolRun", false),
         Arg::Options | Arg::Random | Arg::Machine(_) => unreachable!("not one parameter"),
@@ -443,8 +460,9 @@ fn stub_param(e: &Export, name: &str, arg: Arg) -> (&'static str, bool) {
 fn stub_return(e: &Export) -> &'static str {
     let map = e.shape("return") == Shape::HeaderFields;
     match e.ret {
-        Ret::OptWhole | Ret::Opened => unreachable!("the key ring's rows: this binding writes its own"),
         Ret::Unit | Ret::Refusal => "None",
+        Ret::OptWhole => "int | None",
+        Ret::Opened => "Opened",
         Ret::Text | Ret::Name => "str",
         Ret::OptText => "str | None",
         Ret::Json if map => "dict[str, str]",
@@ -457,6 +475,7 @@ fn stub_return(e: &Export) -> &'static str {
         Ret::OptMillis => "int | None",
         Ret::Bytes => "bytes",
         Ret::Machine("ToolReplay") => "ToolReplay",
+        Ret::Machine("ToolRun") => "ToolRun",
         Ret::Machine(m) => panic!("a Python row making a {m} is written by hand"),
     }
 }
@@ -583,7 +602,7 @@ fn stubs() -> String {
                     let _ = writeln!(out, "\n@final\nclass {}:", m.name);
                     out.push_str(&stub_doc("    ", m.doc));
                     out.push('\n');
-                    for e in EXPORTS.iter().filter(|e| e.machine == Some(m.name)) {
+                    for e in EXPORTS.iter().filter(|e| e.machine == Some(m.name) && !hand_written(e)) {
                         stub(&mut out, e, "    ");
                     }
                 }
