@@ -49,7 +49,7 @@ def classify_raw(wire: bytes) -> Kind:
 
 def machine() -> Dict[str, Any]:
     client = mrtr.Client(max_rounds=5)
-    handle: mrtr.Handle = client.send(CALL)
+    handle: int = client.send(CALL)
     outbox: List[Dict[str, Any]] = client.drain_transmits()
     assert outbox == [CALL]
     client.handle_response(json.dumps(mrtr.respond(CALL, ASK, "s1")))
@@ -57,17 +57,18 @@ def machine() -> Dict[str, Any]:
         event = client.poll_event()
         if event is None:
             raise RuntimeError("the machine is waiting for a response")
-        if isinstance(event, mrtr.InputRequired):
-            responses = {key: {"action": "accept", "content": {"units": "C"}} for key in event.input_requests}
-            client.answer(event.handle, responses, 2)
+        if event["type"] == "inputRequired":
+            responses = {key: {"action": "accept", "content": {"units": "C"}} for key in event["inputRequests"]}
+            client.answer(event["handle"], responses, 2)
             sent = client.poll_transmit()
             assert sent is not None
             client.handle_response({"jsonrpc": "2.0", "id": sent["id"], "result": {"resultType": "complete"}})
-        elif isinstance(event, mrtr.RetryNow):
-            client.answer(event.handle, {}, 3)
+        elif event["type"] == "retryNow":
+            client.answer(event["handle"], {}, 3)
         else:
-            assert event.handle == handle
-            return event.response
+            assert event["handle"] == handle
+            response: Dict[str, Any] = event["response"]
+            return response
 
 
 def errors() -> Rule:

@@ -1,6 +1,6 @@
-//! `check`: a whole recorded conversation against every rule, and the
-//! incremental `Checker`, both the façade's (`facade::check`,
-//! `facade::check_jsonl`, `facade::Checker`) under its `Options`.
+//! `check`: a whole recorded conversation against every rule, the façade's
+//! (`facade::check`, `facade::check_jsonl`) under its `Options`; the
+//! incremental `Checker` is generated (`exports.rs`).
 //!
 //! A transcript is a list of entries: message entries `{"from": "client" |
 //! "server", "message": …, "stream": "post:<id>" | "get" | None}` and HTTP
@@ -10,7 +10,7 @@
 //! what an entry may be, and what bounds it, is the façade's.
 
 use crate::{
-    convert::{from_python, json_text, make, maybe_detached, output_value, Raw},
+    convert::{from_python, make, maybe_detached, output_value, Raw},
     errors::{guard, usage, OrRaise},
     options::{Lim, Proto, Transport},
 };
@@ -42,14 +42,13 @@ fn entry_budget(limits: &Limits) -> Limits {
     Limits { max_message_bytes: usize::MAX, ..*limits }
 }
 
-/// The violations of the façade's JSON text (`[{"rule", "index", "message"}]`)
-/// as the package's `Violation`s, from the `skip`-th on.
-fn violations<'py>(py: Python<'py>, text: &str, skip: usize) -> PyResult<Vec<Bound<'py, PyAny>>> {
+/// The violations of the façade's JSON text (`[{"rule", "index", "message"}]`) as the package's `Violation`s.
+fn violations<'py>(py: Python<'py>, text: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let found = match output_value(text)? {
         Value::Array(found) => found,
         _ => Vec::new(),
     };
-    found.iter().skip(skip).map(|v| make(py, "Violation", v)).collect()
+    found.iter().map(|v| make(py, "Violation", v)).collect()
 }
 
 /// Checks a whole conversation; returns the violations in transcript order.
@@ -77,53 +76,10 @@ pub fn check<'py>(
             maybe_detached(py, text.len(), || facade::check(text.as_bytes(), &o))
         }
         .or_raise()?;
-        violations(py, &found, 0)
+        violations(py, &found)
     })
 }
 
-/// The incremental checker: feed entries one at a time.
-#[pyclass(module = "mrtr._mrtr", name = "Checker", weakref)]
-pub struct Checker {
-    core: facade::Checker,
-    limits: Limits,
-    /// How many violations `handle` has returned so far.
-    seen: usize,
-}
-
-#[pymethods]
-impl Checker {
-    #[new]
-    #[pyo3(signature = (protocol=None, max_rounds=None, limits=None, transport=None))]
-    fn new(
-        protocol: Option<Proto>,
-        max_rounds: Option<u32>,
-        limits: Option<Lim>,
-        transport: Option<Transport>,
-    ) -> PyResult<Checker> {
-        guard(|| {
-            let o = options(protocol, max_rounds, limits, transport);
-            Ok(Checker { core: facade::Checker::new(&o), limits: o.limits, seen: 0 })
-        })
-    }
-
-    /// Checks the next entry (a dict, or its JSON text); returns the violations it added.
-    fn handle<'py>(&mut self, py: Python<'py>, entry: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        guard(|| {
-            self.core.handle(json_text(entry, &entry_budget(&self.limits))?.as_bytes()).or_raise()?;
-            let added = violations(py, &self.core.violations(), self.seen)?;
-            self.seen += added.len();
-            Ok(added)
-        })
-    }
-
-    /// Every violation so far.
-    #[getter]
-    fn violations<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        guard(|| violations(py, &self.core.violations(), 0))
-    }
-}
-
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<Checker>()?;
     m.add_function(wrap_pyfunction!(check, m)?)
 }

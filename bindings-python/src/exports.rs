@@ -5,7 +5,7 @@
 
 use crate::convert::{from_python, json_text, maybe_detached, output};
 use crate::errors::{guard as boundary, usage, OrRaise};
-use crate::options::{Lim, Nat, Proto, Text};
+use crate::options::{Lim, Nat, Proto, Text, Transport};
 use crate::state::guarded;
 use crate::state::opened;
 use crate::transport::{bytes_of, call_config, headers_text, headers_value, limits_value, opt_value, options};
@@ -376,6 +376,141 @@ pub(crate) fn unassociated_reply<'py>(
         let v = facade::unassociated_reply(request.as_bytes()).or_raise()?;
         v.map(|t| output(py, &t)).transpose()
     })
+}
+
+/// The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP
+/// exchange), read the violations so far.
+#[pyclass(module = "mrtr._mrtr", name = "Checker", weakref)]
+pub struct Checker {
+    pub(crate) core: facade::Checker,
+    pub(crate) limits: Limits,
+}
+
+#[pymethods]
+impl Checker {
+    /// A checker with the options.
+    #[new]
+    #[pyo3(signature = (protocol=None, limits=None, max_rounds=None, transport=None))]
+    pub(crate) fn new(
+        protocol: Option<Proto>,
+        limits: Option<Lim>,
+        max_rounds: Option<u32>,
+        transport: Option<Transport>,
+    ) -> PyResult<Self> {
+        boundary(|| {
+            let o = facade::Options { max_rounds, transport: transport.map(|t| t.0), ..options(protocol, limits) };
+            let core = facade::Checker::new(&o);
+            Ok(Self { core, limits: o.limits })
+        })
+    }
+
+    /// Checks one entry.
+    #[pyo3(signature = (entry))]
+    pub(crate) fn handle<'py>(&mut self, entry: &Bound<'py, PyAny>) -> PyResult<()> {
+        boundary(|| {
+            let entry = json_text(entry, &self.limits)?;
+            self.core.handle(entry.as_bytes()).or_raise()
+        })
+    }
+
+    /// The violations so far, in transcript order.
+    pub(crate) fn violations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        boundary(|| {
+            let v = self.core.violations();
+            output(py, &v)
+        })
+    }
+}
+
+/// The client's retry machine (sans-IO). Inputs: `send`, `handle_response`, `answer`; after each,
+/// drain `poll_transmit` (messages to send, in order), then `poll_event`.
+#[pyclass(module = "mrtr._mrtr", name = "Client", weakref)]
+pub struct Client {
+    pub(crate) core: facade::Client,
+    pub(crate) limits: Limits,
+}
+
+#[pymethods]
+impl Client {
+    /// A machine with the options.
+    #[new]
+    #[pyo3(signature = (protocol=None, limits=None, max_rounds=None))]
+    pub(crate) fn new(protocol: Option<Proto>, limits: Option<Lim>, max_rounds: Option<u32>) -> PyResult<Self> {
+        boundary(|| {
+            let o = facade::Options { max_rounds, ..options(protocol, limits) };
+            let core = facade::Client::new(&o);
+            Ok(Self { core, limits: o.limits })
+        })
+    }
+
+    /// Starts a request: its handle.
+    #[pyo3(signature = (request))]
+    pub(crate) fn send<'py>(&mut self, request: &Bound<'py, PyAny>) -> PyResult<u64> {
+        boundary(|| {
+            let request = json_text(request, &self.limits)?;
+            let v = self.core.send(request.as_bytes()).or_raise()?;
+            Ok(v)
+        })
+    }
+
+    /// Takes a response message.
+    #[pyo3(signature = (response))]
+    pub(crate) fn handle_response<'py>(&mut self, response: &Bound<'py, PyAny>) -> PyResult<()> {
+        boundary(|| {
+            let response = json_text(response, &self.limits)?;
+            self.core.handle_response(response.as_bytes()).or_raise()
+        })
+    }
+
+    /// Answers the input requests of `handle`; queues the retry under `id`.
+    #[pyo3(signature = (handle, input_responses, id))]
+    pub(crate) fn answer<'py>(
+        &mut self,
+        handle: Nat,
+        input_responses: Option<&Bound<'py, PyAny>>,
+        id: &Bound<'py, PyAny>,
+    ) -> PyResult<()> {
+        boundary(|| {
+            let input_responses = input_responses.map(|v| json_text(v, &self.limits)).transpose()?;
+            let id = from_python(id, &self.limits)?.to_string();
+            self.core.answer(handle.0, input_responses.as_ref().map(|t| t.as_bytes()), id.as_bytes()).or_raise()
+        })
+    }
+
+    /// Gives up on `handle`.
+    #[pyo3(signature = (handle))]
+    pub(crate) fn abandon(&mut self, handle: Nat) -> PyResult<()> {
+        boundary(|| {
+            self.core.abandon(handle.0);
+            Ok(())
+        })
+    }
+
+    /// The next message to send, or none.
+    pub(crate) fn poll_transmit<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        boundary(|| {
+            let v = self.core.poll_transmit();
+            v.map(|t| output(py, &t)).transpose()
+        })
+    }
+
+    /// Every value `poll_transmit` gives, until none.
+    pub(crate) fn drain_transmits<'py>(&mut self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        std::iter::from_fn(|| self.poll_transmit(py).transpose()).collect()
+    }
+
+    /// The next event (`inputRequired`, `retryNow`, `done`), or none.
+    pub(crate) fn poll_event<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        boundary(|| {
+            let v = self.core.poll_event();
+            v.map(|t| output(py, &t)).transpose()
+        })
+    }
+
+    /// Every value `poll_event` gives, until none.
+    pub(crate) fn drain_events<'py>(&mut self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        std::iter::from_fn(|| self.poll_event(py).transpose()).collect()
+    }
 }
 
 /// One replay of an await-style tool on one request: each `ask` answered from what the conversation
@@ -1750,6 +1885,8 @@ impl ServerStream {
 
 /// Adds the generated functions and classes to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Checker>()?;
+    m.add_class::<Client>()?;
     m.add_class::<ToolReplay>()?;
     m.add_class::<ToolBridge>()?;
     m.add_class::<KeyRing>()?;

@@ -35,7 +35,6 @@ fn _mrtr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tables::register(m)?;
     classify::register(m)?;
     check::register(m)?;
-    client::register(m)?;
     server::register(m)?;
     state::register(m)?;
     transport::register(m)?;

@@ -4,7 +4,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, Literal, final
 
 from ._enums import Kind
-from ._types import Event, Handle, Limits, Opened, Resumed, TokenInfo, Violation
+from ._types import Limits, Opened, Resumed, TokenInfo, Violation
 
 # A JSON object or message: plain Python, or its raw JSON text (str / bytes).
 _JsonIn = dict[str, Any] | str | bytes | bytearray
@@ -51,36 +51,7 @@ def check(
     """Checks a whole conversation (message entries and HTTP entries); the violations in transcript order
     (empty: compliant). ``transport``: ``"sep-1858"`` or ``"sep-1335"`` (``None``: plain Streamable HTTP)."""
 
-@final
-class Checker:
-    """The incremental checker: ``handle`` one entry at a time."""
-
-    def __new__(
-        cls,
-        protocol: str | None = None,
-        max_rounds: int | None = None,
-        limits: Limits | None = None,
-        transport: str | None = None,
-    ) -> Checker: ...
-    def handle(self, entry: _JsonIn) -> list[Violation]: ...
-    @property
-    def violations(self) -> list[Violation]: ...
-
 # mrtr-gen: functions
-@final
-class Client:
-    """The client's retry machine (sans-IO)."""
-
-    def __new__(cls, protocol: str | None = None, max_rounds: int | None = None, limits: Limits | None = None) -> Client: ...
-    def send(self, request: _JsonIn) -> Handle: ...
-    def handle_response(self, response: _JsonIn) -> None: ...
-    def answer(self, handle: Handle, input_responses: _JsonIn, id: int | str) -> None: ...
-    def abandon(self, handle: Handle) -> None: ...
-    def poll_transmit(self) -> dict[str, Any] | None: ...
-    def poll_event(self) -> Event | None: ...
-    def drain_transmits(self) -> list[dict[str, Any]]: ...
-    def drain_events(self) -> list[Event]: ...
-
 @final
 class Session:
     """A client's session: what it declares once (the protocol it asks for first, its capabilities, its

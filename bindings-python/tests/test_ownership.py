@@ -41,11 +41,11 @@ def test_events_and_handles_outlive_their_client() -> None:
     event = client.poll_event()
     del client
     gc.collect()
-    assert isinstance(event, mrtr.InputRequired)
-    assert event.handle == handle and event.input_requests == ASK
+    assert event is not None and event["type"] == "inputRequired"
+    assert event["handle"] == handle and event["inputRequests"] == ASK
     # The event's dict is the caller's own: mutating it changes nothing in Rust.
-    event.input_requests["extra"] = 1
-    assert "extra" in event.input_requests
+    event["inputRequests"]["extra"] = 1
+    assert "extra" in event["inputRequests"]
 
 
 def test_returned_dicts_are_fresh_copies() -> None:
@@ -66,7 +66,7 @@ def test_inputs_may_be_mutated_or_dropped_after_a_call() -> None:
     gc.collect()
     sent = client.poll_transmit()
     assert sent is not None and sent["params"]["arguments"]["location"] == "NYC"
-    assert h.value == 0
+    assert h == 0
 
 
 def test_cycles_through_native_objects_are_collected() -> None:
@@ -149,10 +149,10 @@ def test_eight_threads_share_the_module_and_their_own_clients() -> None:
                 h = client.send(request)
                 answer = mrtr.respond(request, ASK, f"s{n}")
                 client.handle_response(json.dumps(answer))
-                [event] = [e for e in client.drain_events() if isinstance(e, mrtr.InputRequired)]
+                [event] = [e for e in client.drain_events() if e["type"] == "inputRequired"]
                 client.answer(h, ANSWER, f"{n}-{i}-retry")
                 client.drain_transmits()
-                assert event.round == 0
+                assert event["round"] == 0
                 try:
                     mrtr.classify(b"{")
                 except mrtr.ProtocolError as e:

@@ -132,12 +132,12 @@ def test_the_client_machine_drives_a_tool_to_its_result() -> None:
             client.handle_response(run(tool, message, now))
             now += 1
         for event in client.drain_events():
-            if isinstance(event, mrtr.InputRequired):
-                responses = {k: accept("Ada" if event.round == 0 else "Hello") for k in event.input_requests}
-                client.answer(event.handle, responses, 10 + event.round)
-            elif isinstance(event, mrtr.Done):
-                assert event.handle == handle
-                done.append(event.response)
+            if event["type"] == "inputRequired":
+                responses = {k: accept("Ada" if event["round"] == 0 else "Hello") for k in event["inputRequests"]}
+                client.answer(event["handle"], responses, 10 + event["round"])
+            elif event["type"] == "done":
+                assert event["handle"] == handle
+                done.append(event["response"])
     assert text(done[0]) == "Hello, Ada" and tool.effects == 1
 
 

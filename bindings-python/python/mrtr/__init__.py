@@ -61,7 +61,7 @@ from ._mrtr import (
     unsealed_encode,
 )
 from ._tools import *  # noqa: F403 - SealedRounds, binding_for, run_tool, Context, Questions, error_response, Tool, Question, Answer
-from ._types import *  # noqa: F403 - Limits, Handle, the events, Violation, Resumed, Round, Opened, TokenInfo, JSON types
+from ._types import *  # noqa: F403 - Limits, Violation, Resumed, Round, Opened, TokenInfo, JSON types
 
 __all__ = [
     *_client.__all__,

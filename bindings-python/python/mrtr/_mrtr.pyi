@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, Literal, final
 
 from ._enums import Kind
-from ._types import Event, Handle, Limits, Opened, Resumed, TokenInfo, Violation
+from ._types import Limits, Opened, Resumed, TokenInfo, Violation
 
 # A JSON object or message: plain Python, or its raw JSON text (str / bytes).
 _JsonIn = dict[str, Any] | str | bytes | bytearray
@@ -53,21 +53,6 @@ def check(
 ) -> list[Violation]:
     """Checks a whole conversation (message entries and HTTP entries); the violations in transcript order
     (empty: compliant). ``transport``: ``"sep-1858"`` or ``"sep-1335"`` (``None``: plain Streamable HTTP)."""
-
-@final
-class Checker:
-    """The incremental checker: ``handle`` one entry at a time."""
-
-    def __new__(
-        cls,
-        protocol: str | None = None,
-        max_rounds: int | None = None,
-        limits: Limits | None = None,
-        transport: str | None = None,
-    ) -> Checker: ...
-    def handle(self, entry: _JsonIn) -> list[Violation]: ...
-    @property
-    def violations(self) -> list[Violation]: ...
 
 
 def retry(
@@ -223,20 +208,6 @@ def unassociated_reply(request: _JsonIn) -> dict[str, Any] | None:
     other message (``ping`` is exempt)."""
 
 @final
-class Client:
-    """The client's retry machine (sans-IO)."""
-
-    def __new__(cls, protocol: str | None = None, max_rounds: int | None = None, limits: Limits | None = None) -> Client: ...
-    def send(self, request: _JsonIn) -> Handle: ...
-    def handle_response(self, response: _JsonIn) -> None: ...
-    def answer(self, handle: Handle, input_responses: _JsonIn, id: int | str) -> None: ...
-    def abandon(self, handle: Handle) -> None: ...
-    def poll_transmit(self) -> dict[str, Any] | None: ...
-    def poll_event(self) -> Event | None: ...
-    def drain_transmits(self) -> list[dict[str, Any]]: ...
-    def drain_events(self) -> list[Event]: ...
-
-@final
 class Session:
     """A client's session: what it declares once (the protocol it asks for first, its capabilities, its
     name), and the requests it makes from that, each under a fresh id with the ``_meta`` its protocol wants
@@ -355,6 +326,51 @@ class SseDecoder:
         (a block over ``maxMessageBytes``); decoding goes on after it."""
     def drain_events(self) -> list[dict[str, Any]]: ...
 
+
+@final
+class Checker:
+    """The incremental checker of a conversation: ``handle`` one entry at a time (a message, or an
+    HTTP exchange), read the violations so far."""
+
+    def __new__(
+        cls,
+        protocol: str | None = None,
+        limits: Limits | None = None,
+        max_rounds: int | None = None,
+        transport: str | None = None,
+    ) -> Checker:
+        """A checker with the options."""
+    def handle(self, entry: _JsonIn) -> None:
+        """Checks one entry."""
+    def violations(self) -> list[dict[str, Any]]:
+        """The violations so far, in transcript order."""
+
+@final
+class Client:
+    """The client's retry machine (sans-IO). Inputs: ``send``, ``handle_response``, ``answer``; after
+    each, drain ``poll_transmit`` (messages to send, in order), then ``poll_event``."""
+
+    def __new__(
+        cls,
+        protocol: str | None = None,
+        limits: Limits | None = None,
+        max_rounds: int | None = None,
+    ) -> Client:
+        """A machine with the options."""
+    def send(self, request: _JsonIn) -> int:
+        """Starts a request: its handle."""
+    def handle_response(self, response: _JsonIn) -> None:
+        """Takes a response message."""
+    def answer(self, handle: int, input_responses: _JsonIn | None, id: int | str) -> None:
+        """Answers the input requests of ``handle``; queues the retry under ``id``."""
+    def abandon(self, handle: int) -> None:
+        """Gives up on ``handle``."""
+    def poll_transmit(self) -> dict[str, Any] | None:
+        """The next message to send, or none."""
+    def drain_transmits(self) -> list[dict[str, Any]]: ...
+    def poll_event(self) -> dict[str, Any] | None:
+        """The next event (``inputRequired``, ``retryNow``, ``done``), or none."""
+    def drain_events(self) -> list[dict[str, Any]]: ...
 
 @final
 class ToolReplay:

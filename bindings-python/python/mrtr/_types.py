@@ -29,47 +29,6 @@ class Limits:
     max_request_state_bytes: int = _DEFAULT_LIMITS["maxRequestStateBytes"]
 
 
-@dataclass(frozen=True, order=True)
-class Handle:
-    """A request started with ``Client.send``: its number in that machine."""
-
-    value: int
-
-
-@dataclass(frozen=True)
-class InputRequired:
-    """The server needs input: fulfil ``input_requests``, then ``Client.answer``."""
-
-    handle: Handle
-    input_requests: Dict[str, Any]
-    round: int
-
-
-@dataclass(frozen=True)
-class RetryNow:
-    """The server shed load: ``Client.answer`` at once with no responses."""
-
-    handle: Handle
-
-
-@dataclass(frozen=True)
-class Done:
-    """The request is finished: ``response`` is the final response message."""
-
-    handle: Handle
-    response: Dict[str, Any]
-
-
-#: What the client machine tells the host.
-Event = Union[InputRequired, RetryNow, Done]
-_EVENTS = {"inputRequired": InputRequired, "retryNow": RetryNow, "done": Done}
-
-
-def _event(type: str, handle: int, *fields: Any) -> Event:
-    """An event of the core (``{"type", "handle", …}`` on the wire) as its class."""
-    return _EVENTS[type](Handle(handle), *fields)  # type: ignore[no-any-return]
-
-
 @dataclass(frozen=True)
 class Violation:
     """A rule broken by the transcript entry at ``index``."""
@@ -145,16 +104,11 @@ class TokenInfo:
 
 
 __all__ = [
-    "Done",
-    "Event",
-    "Handle",
-    "InputRequired",
     "JsonInput",
     "JsonObject",
     "Limits",
     "Opened",
     "Resumed",
-    "RetryNow",
     "Round",
     "TokenInfo",
     "Transcript",

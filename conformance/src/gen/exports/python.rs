@@ -47,8 +47,8 @@ const HAND_FREE: &[&str] = &[
     "error_response",    // `_error_response`, under the package's `error_response`
 ];
 
-/// The machines the package writes whole by hand (typed handles, records).
-const HAND_MACHINES: &[&str] = &["Checker", "Client"];
+/// The machines the package writes whole by hand: none (each is generated from its rows).
+const HAND_MACHINES: &[&str] = &[];
 
 /// Whether the package writes the row by hand (or leaves it out).
 pub fn hand_written(e: &Export) -> bool {
@@ -182,6 +182,20 @@ fn config_of(e: &Export) -> Option<&'static Settings> {
     settings(e.shape(name))
 }
 
+/// The keywords a row's options take beyond `protocol` and `limits`, by the options' shape:
+/// `(python, rust type, the façade's field set from it)`.
+fn option_extras(e: &Export) -> &'static [(&'static str, &'static str, &'static str)] {
+    let Some((name, _)) = e.params.iter().find(|(_, a)| *a == Arg::Options) else { return &[] };
+    match e.shape(name) {
+        Shape::ClientConfig => &[("max_rounds", "Option<u32>", "max_rounds")],
+        Shape::CheckConfig => &[
+            ("max_rounds", "Option<u32>", "max_rounds"),
+            ("transport", "Option<Transport>", "transport: transport.map(|t| t.0)"),
+        ],
+        _ => &[],
+    }
+}
+
 /// The signature's parameters, `(rust, python)`: Python's optional ones default to `None` when
 /// every later one may too; the options are the keywords `protocol` and `limits`; a configuration
 /// comes last, its fields as keywords.
@@ -197,6 +211,10 @@ fn signature(e: &Export) -> (Vec<String>, Vec<String>) {
             Arg::Options => {
                 rust.extend(["protocol: Option<Proto>".to_string(), "limits: Option<Lim>".to_string()]);
                 python.extend(["protocol=None".to_string(), "limits=None".to_string()]);
+                for (name, ty, _) in option_extras(e) {
+                    rust.push(format!("{name}: {ty}"));
+                    python.push(format!("{name}=None"));
+                }
             }
             _ => {
                 let (ty, optional) = param_type(*arg);
@@ -295,7 +313,11 @@ fn function(out: &mut String, e: &Export, inner: &str, indent: &str) {
 fn body(e: &Export, inner: &str, make: &str) -> String {
     let mut out = String::new();
     if e.params.iter().any(|(_, a)| *a == Arg::Options) {
-        out.push_str("let o = options(protocol, limits);\n");
+        let extras: Vec<&str> = option_extras(e).iter().map(|(_, _, field)| *field).collect();
+        out.push_str(&match extras.is_empty() {
+            true => "let o = options(protocol, limits);\n".to_string(),
+            false => format!("let o = facade::Options {{ {}, ..options(protocol, limits) }};\n", extras.join(", ")),
+        });
     }
     if let Some(settings) = config_of(e) {
         out.push_str(&config_json(settings));
@@ -371,7 +393,7 @@ fn file() -> String {
          //! other modules.\n\n\
          use crate::convert::{{from_python, json_text, maybe_detached, output}};\n\
          use crate::errors::{{guard as boundary, usage, OrRaise}};\n\
-         use crate::options::{{Lim, Nat, Proto, Text}};\n\
+         use crate::options::{{Lim, Nat, Proto, Text, Transport}};\n\
          use crate::transport::{{bytes_of, call_config, headers_text, headers_value, limits_value, opt_value, options}};\n\
          use mrtr::Limits;\n\
          use mrtr_facade as facade;\n\
@@ -467,6 +489,7 @@ fn stub_return(e: &Export) -> &'static str {
         Ret::OptText => "str | None",
         Ret::Json if map => "dict[str, str]",
         Ret::Json if e.shape("return") == Shape::Exchanges => "list[int]",
+        Ret::Json if e.shape("return") == Shape::Violations => "list[dict[str, Any]]",
         Ret::Json => "dict[str, Any]",
         Ret::OptJson | Ret::NextOrError => "dict[str, Any] | None",
         Ret::Texts => "list[str]",
@@ -498,6 +521,8 @@ fn stub_params(e: &Export) -> Vec<String> {
             ("config", None) if config.is_some() => "_JsonIn | None",
             ("protocol", None) if options => "str | None",
             ("limits", None) if options => "Limits | None",
+            ("max_rounds", None) if options => "int | None",
+            ("transport", None) if options => "str | None",
             _ => {
                 let (_, arg) = e.params.iter().find(|(n, _)| *n == name).expect("a parameter of the row");
                 stub_param(e, name, *arg).0
