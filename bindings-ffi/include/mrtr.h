@@ -63,12 +63,18 @@
 #define MRTR_STATE_ID_TEXT_BYTES 49
 
 /**
- * The incremental checker (opaque).
+ * The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP
+ * exchange), read the violations so far.
+ *
+ * An opaque handle.
  */
 typedef struct mrtr_checker mrtr_checker;
 
 /**
- * The client's retry machine (opaque).
+ * The client's retry machine (sans-IO). Inputs: `send`, `handle_response`, `answer`; after each,
+ * drain `poll_transmit` (messages to send, in order), then `poll_event`.
+ *
+ * An opaque handle.
  */
 typedef struct mrtr_client mrtr_client;
 
@@ -85,8 +91,9 @@ typedef struct mrtr_client mrtr_client;
 typedef struct mrtr_http_call mrtr_http_call;
 
 /**
- * Keys by id: seals with the current one, opens with any (opaque). Safe to
- * share between threads (see the header's conventions).
+ * Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): the current seals, any opens.
+ *
+ * An opaque handle.
  */
 typedef struct mrtr_keyring mrtr_keyring;
 
@@ -138,14 +145,6 @@ typedef struct mrtr_sse_decoder mrtr_sse_decoder;
  * An opaque handle.
  */
 typedef struct mrtr_tool_bridge mrtr_tool_bridge;
-
-/**
- * A tool's view of one request (`mrtr_tool_ask`, `mrtr_tool_result`, …):
- * valid only while `mrtr_run_tool` calls the tool.
- *
- * An opaque handle.
- */
-typedef struct mrtr_tool_ctx mrtr_tool_ctx;
 
 /**
  * One replay of an await-style tool on one request: each `ask` answered from what the conversation
@@ -227,11 +226,6 @@ typedef struct mrtr_rule_info {
 typedef int32_t mrtr_protocol;
 
 /**
- * An AEAD for sealed state (the numbers are those of the token format).
- */
-typedef int32_t mrtr_algorithm;
-
-/**
  * Bounds on what the core reads (see `mrtr::Limits`). Over a bound:
  * `MRTR_ERR_LIMIT_EXCEEDED` (or `MRTR_ERR_STATE_TOO_LARGE`). Every function
  * taking a `const mrtr_limits *` reads the defaults from NULL.
@@ -256,14 +250,37 @@ typedef struct mrtr_limits {
 } mrtr_limits;
 
 /**
- * Who sent a message.
+ * A replay guard: records the first use of the state `state_id_hex` (lowercase hex, NUL-terminated,
+ * valid during the call only) and returns true, or false when it was used before (the call then
+ * fails with `state-replayed`). `expiry` (seconds since the Unix epoch) is when the store may forget
+ * the id; `user` is the pointer given beside the guard. Behind a load balancer the store is shared
+ * (Redis `SET id 1 NX EXAT expiry`). It runs while the call holds the ring's read lock: on the same
+ * thread, changing or freeing that ring (`mrtr_keyring_add`, `_set_*`, `_remove`, `_free`) fails with
+ * `usage-out-of-turn` rather than deadlocking, and reading it (`_seal`, `_open`, `_seals`, the rounds)
+ * takes the read lock again, which never waits. The guard must not unwind or longjmp.
  */
-typedef int32_t mrtr_side;
+typedef bool (*mrtr_first_use)(void *user,
+                               const char *state_id_hex,
+                               uint64_t expiry);
 
 /**
- * A request started with `mrtr_client_send`, as the machine names it.
+ * A token that opened: its payload, its id and its expiry.
  */
-typedef uint64_t mrtr_request_handle;
+typedef struct mrtr_opened {
+  /**
+   * The sealed bytes; free with `mrtr_buf_free(&opened.payload)`.
+   */
+  struct mrtr_buf payload;
+  /**
+   * The state's id (its nonce) as lowercase hex, NUL-terminated: the key
+   * of a single-use store, or of the stored answer of a replayed final round.
+   */
+  char state_id[MRTR_STATE_ID_TEXT_BYTES];
+  /**
+   * When the state expires, seconds since the Unix epoch.
+   */
+  uint64_t expiry;
+} mrtr_opened;
 
 /**
  * What a message is (`mrtr_classified.kind`).
@@ -311,180 +328,26 @@ typedef struct mrtr_classified {
 } mrtr_classified;
 
 /**
- * What a token is bound to (`mrtr::state::Binding`), checked when it is
- * opened. Strings are `(pointer, length)` UTF-8; `(NULL, 0)` is `""`.
- *
- * The subject is the authenticated principal (`subject`, non-empty), or,
- * chosen explicitly, nobody (`anonymous` true, `subject` empty): an empty
- * subject without `anonymous`, or both, is `usage-invalid-argument`, so a
- * missing auth context never binds as anonymous by accident.
- * `params_digest` is `mrtr_params_digest` of the request's params; 32 zero
- * bytes (never computed) are `usage-invalid-argument`.
- */
-typedef struct mrtr_binding {
-  /**
-   * The authenticated principal; empty only with `anonymous`.
-   */
-  const char *subject;
-  /**
-   * Bytes of `subject`.
-   */
-  size_t subject_len;
-  /**
-   * True: no principal, by explicit choice (`subject` empty). Such a
-   * token opens for any anonymous caller: it must carry nothing user-specific.
-   */
-  bool anonymous;
-  /**
-   * The protocol of the conversation.
-   */
-  mrtr_protocol protocol;
-  /**
-   * The request's method.
-   */
-  const char *method;
-  /**
-   * Bytes of `method`.
-   */
-  size_t method_len;
-  /**
-   * What the method acts on: the tool or prompt name, the resource URI, the task id.
-   */
-  const char *target;
-  /**
-   * Bytes of `target`.
-   */
-  size_t target_len;
-  /**
-   * SHA-256 of the request's params: `mrtr_params_digest` of its `params` object.
-   */
-  uint8_t params_digest[32];
-} mrtr_binding;
-
-/**
- * A replay guard: records the first use of the state `state_id_hex` (its
- * id as lowercase hex, NUL-terminated, valid during the call only) and
- * returns true, or returns false when it was used before (the call then
- * fails with `state-replayed`). `expiry` (seconds since the Unix epoch) is
- * when the store may forget the id. `user` is the pointer given beside the
- * guard. Behind a load balancer the store is shared (Redis `SET id 1 NX
- * EXAT expiry`). The guard runs while the call holds the ring's read lock:
- * on the same thread, changing or freeing that ring (`mrtr_keyring_add`,
- * `_set_current`, `_remove`, `_set_*`, `_free`) fails with
- * `usage-out-of-turn` rather than deadlocking (change it after the call
- * returns), and reading it (`mrtr_keyring_seals`, `_seal`, `_open`,
- * `mrtr_rounds_*`) shares the lock already held. The guard must not unwind
- * or longjmp.
- */
-typedef bool (*mrtr_first_use)(void *user,
-                               const char *state_id_hex,
-                               uint64_t expiry);
-
-/**
- * A token that opened: its payload, its id and its expiry.
- */
-typedef struct mrtr_opened {
-  /**
-   * The sealed bytes; free with `mrtr_buf_free(&opened.payload)`.
-   */
-  struct mrtr_buf payload;
-  /**
-   * The state's id (its nonce) as lowercase hex, NUL-terminated: the key
-   * of a single-use store, or of the stored answer of a replayed final round.
-   */
-  char state_id[MRTR_STATE_ID_TEXT_BYTES];
-  /**
-   * When the state expires, seconds since the Unix epoch.
-   */
-  uint64_t expiry;
-} mrtr_opened;
-
-/**
- * What anyone can read off a token without a key (nothing of it is
- * authenticated until the token opens).
- */
-typedef struct mrtr_token_info {
-  /**
-   * The state's id as lowercase hex, NUL-terminated.
-   */
-  char state_id[MRTR_STATE_ID_TEXT_BYTES];
-  /**
-   * The key id it names.
-   */
-  uint8_t key_id;
-  /**
-   * The algorithm it names (`MRTR_ALG_*`).
-   */
-  mrtr_algorithm algorithm;
-  /**
-   * Its expiry, seconds since the Unix epoch.
-   */
-  uint64_t expiry;
-} mrtr_token_info;
-
-/**
- * A deployment's settings for sealed rounds, built once and passed to every
- * call (`mrtr::round::SealedRounds`).
- */
-typedef struct mrtr_rounds {
-  /**
-   * How long a round may take, in seconds (the other bindings' default: 300).
-   */
-  uint32_t ttl;
-  /**
-   * The protocol of the conversation.
-   */
-  mrtr_protocol protocol;
-  /**
-   * Bounds on what is read; NULL for the defaults.
-   */
-  const struct mrtr_limits *limits;
-  /**
-   * False (the default of a zeroed struct, and of every binding): an
-   * answer counts only for the exact question it answered, and a fresh
-   * answer only for a question the last round asked. True turns that
-   * off (the other bindings' `pinAnswers: false`).
-   */
-  bool unpinned_answers;
-} mrtr_rounds;
-
-/**
- * What is per request: who is calling and when.
- */
-typedef struct mrtr_call {
-  /**
-   * The authenticated principal of the request; empty only with `anonymous`
-   * (an empty subject without it, or both, is `usage-invalid-argument`).
-   */
-  const char *subject;
-  /**
-   * Bytes of `subject`.
-   */
-  size_t subject_len;
-  /**
-   * True: no principal, by explicit choice.
-   */
-  bool anonymous;
-  /**
-   * Seconds since the Unix epoch, from the caller's clock.
-   */
-  uint64_t now;
-} mrtr_call;
-
-/**
  * An await-style tool: called with `user` (the pointer given beside it),
- * its context and the request's `params.arguments` (JSON text, `{}` when
- * absent; NUL-terminated, `arguments_len` not counting it). It asks through
- * `ctx` and returns `MRTR_OK` once it set its result (`mrtr_tool_result`),
- * `MRTR_TOOL_STOP` (or any status an ask gave it) as an ask returned it, or
- * a status of its own for its own failure. It runs again, from the top, on
- * every request of its call: code before its last ask must be free of side
- * effects. It must not unwind or longjmp.
+ * the run and the request's `params.arguments` (JSON text, `{}` when
+ * absent; NUL-terminated, `arguments_len` not counting it). It asks with
+ * `mrtr_tool_run_ask` (an answer, `{NULL, 0}` for none, or a refusal's
+ * rule), and returns `MRTR_OK` once it set its result (`mrtr_tool_result`),
+ * `MRTR_TOOL_STOP` at an ask without an answer (or any status an ask gave
+ * it), or a status of its own for its own failure. The run is valid only
+ * during the call and is not freed by the tool. The tool runs again, from
+ * the top, on every request of its call: code before its last ask must be
+ * free of side effects. It must not unwind or longjmp.
  */
 typedef mrtr_status (*mrtr_tool)(void *user,
-                                 struct mrtr_tool_ctx *ctx,
+                                 struct mrtr_tool_run *run,
                                  const char *arguments,
                                  size_t arguments_len);
+
+/**
+ * An AEAD for sealed state (the numbers are those of the token format).
+ */
+typedef int32_t mrtr_algorithm;
 
 /**
  * Success.
@@ -593,6 +456,14 @@ typedef mrtr_status (*mrtr_tool)(void *user,
  * builder, `server::complete`, gives them `ttlMs: 0`).
  */
 #define MRTR_ERR_INPUT_REQUIRED_CACHE_HINT 18
+
+/**
+ * `complete-request-state` (area `protocol`, no JSON-RPC code): (`2026-07-28`, `sep-2322`; mrtr) `requestState`
+ * belongs to an `input_required` result: a final result (`resultType` `"complete"`, absent, or `"task"`) carries none.
+ * A client cannot tell such a result from a state-only round it should retry (the Go SDK 1.8 server answers a
+ * load-shedding round so), and one that retries it runs the operation twice.
+ */
+#define MRTR_ERR_COMPLETE_REQUEST_STATE 19
 
 /**
  * `retry-id-reused` (area `retry`, no JSON-RPC code): The retry's JSON-RPC `id` differs from the request it retries
@@ -1001,19 +872,9 @@ typedef mrtr_status (*mrtr_tool)(void *user,
 #define MRTR_ID_STRING 4
 
 /**
- * The MCP client.
- */
-#define MRTR_SIDE_CLIENT 1
-
-/**
- * The MCP server.
- */
-#define MRTR_SIDE_SERVER 2
-
-/**
- * What an ask returns when the request holds no answer: the tool stops
- * here and returns it (the run answers `input_required`). Not a rule and
- * not a failure: the ordinary end of a round.
+ * What a tool returns when an ask found no answer in the request (`{NULL,
+ * 0}`): the tool stops here (the run answers `input_required`). Not a rule
+ * and not a failure: the ordinary end of a round.
  */
 #define MRTR_TOOL_STOP -1
 
@@ -1109,17 +970,6 @@ mrtr_status mrtr_protocol_from_name(const char *name,
 const char *mrtr_protocol_name(mrtr_protocol protocol_number);
 
 /**
- * The algorithm with this name (`"aes-256-gcm"`, `"xchacha20-poly1305"`, `"xaes-256-gcm"`)
- * into `*out`; `usage-invalid-argument` for another name.
- *
- * # Safety
- * `name` is valid for `name_len` bytes; `out` is writable.
- */
-mrtr_status mrtr_algorithm_from_name(const char *name,
-                                     size_t name_len,
-                                     mrtr_algorithm *out);
-
-/**
  * The default limits, to adjust and pass by pointer.
  */
 struct mrtr_limits mrtr_limits_default(void);
@@ -1135,219 +985,6 @@ const char *mrtr_version(void);
  * (`usage-unknown-handle`): 1 in debug builds, 0 in release builds.
  */
 int32_t mrtr_debug_checks(void);
-
-/**
- * Checks a whole conversation. `transcript` is a JSON array of entries
- * `{"from": "client"|"server", "message": <JSON-RPC message>, "stream":
- * "post:<id>"|"get"|null}` or HTTP entries `{"from", "at", "http":
- * {"exchange", …}}` (`conformance/FORMAT.md`, "check with HTTP entries"),
- * or the same entries as JSON Lines (the first non-blank byte decides: `[`
- * is an array). HTTP entries are checked as plain Streamable HTTP: name a
- * multi-turn transport with `mrtr_check_with_options`. `*out` is the core's violations,
- * `[{"rule": <id>, "index": <entry index>, "message": <sentence>}, ...]`; an
- * empty list means compliant. The call fails only when the transcript itself
- * is unreadable (`jsonrpc-parse-error`, `jsonrpc-invalid` for a duplicate
- * key, `limit-exceeded`, `usage-invalid-argument` for an entry of the wrong
- * shape). Each message is bound by `limits`, the transcript as a whole is not.
- *
- * # Safety
- * `transcript` is valid for `transcript_len` bytes; `limits` is NULL or readable; `out` is writable.
- */
-mrtr_status mrtr_check(const char *transcript,
-                       size_t transcript_len,
-                       mrtr_protocol protocol_number,
-                       uint32_t max_rounds,
-                       const struct mrtr_limits *limits,
-                       struct mrtr_buf *out);
-
-/**
- * `mrtr_check` under the options JSON `options`: `{"protocol": <name>,
- * "transport": "sep-1858"|"sep-1335", "maxRounds": <n>, "limits":
- * {"maxMessageBytes", …}}`, every field optional (NULL or `null`: all
- * defaults; absent `transport`: plain Streamable HTTP). An unknown protocol
- * is `jsonrpc-invalid`; an unknown transport, an unknown field or a field of
- * the wrong type is `usage-invalid-argument`.
- *
- * # Safety
- * `transcript` is valid for `transcript_len` bytes; `options` is NULL or
- * valid for `options_len` bytes; `out` is writable.
- */
-mrtr_status mrtr_check_with_options(const char *transcript,
-                                    size_t transcript_len,
-                                    const char *options,
-                                    size_t options_len,
-                                    struct mrtr_buf *out);
-
-/**
- * A checker for one conversation. `max_rounds`: retries allowed per request
- * (`MRTR_DEFAULT_MAX_ROUNDS`). Free with `mrtr_checker_free`.
- *
- * # Safety
- * `limits` is NULL or readable; `out` is writable.
- */
-mrtr_status mrtr_checker_new(mrtr_protocol protocol_number,
-                             uint32_t max_rounds,
-                             const struct mrtr_limits *limits,
-                             struct mrtr_checker **out);
-
-/**
- * A checker under the options JSON `options` (as `mrtr_check_with_options`
- * reads it: `protocol`, `transport`, `maxRounds`, `limits`; NULL: the
- * defaults). Free with `mrtr_checker_free`.
- *
- * # Safety
- * `options` is NULL or valid for `options_len` bytes; `out` is writable.
- */
-mrtr_status mrtr_checker_new_with_options(const char *options,
-                                          size_t options_len,
-                                          struct mrtr_checker **out);
-
-/**
- * Checks the next entry of the conversation, as `mrtr_check` reads one: a
- * message entry `{"from", "message", "stream"}` or an HTTP entry `{"from",
- * "at", "http": {…}}`. An entry that is not JSON, or not of either shape,
- * fails (and is not counted). As in a transcript, the entry is not bound by
- * `max_message_bytes`.
- *
- * # Safety
- * `checker` is a live checker; `entry` is valid for `entry_len` bytes.
- */
-mrtr_status mrtr_checker_handle_entry(struct mrtr_checker *checker,
-                                      const char *entry,
-                                      size_t entry_len);
-
-/**
- * Checks the next message of the conversation, sent by `from`
- * (`MRTR_SIDE_*`); `stream` is `"post:<id>"` or `"get"` for server
- * messages over Streamable HTTP, or NULL. A message that is not JSON
- * fails (and is not counted as an entry); one that is JSON but not JSON-RPC
- * is a `jsonrpc-invalid` violation.
- *
- * # Safety
- * `checker` is a live checker; `message` is valid for `message_len` bytes;
- * `stream` is NULL or valid for `stream_len` bytes.
- */
-mrtr_status mrtr_checker_handle(struct mrtr_checker *checker,
-                                mrtr_side from,
-                                const char *message,
-                                size_t message_len,
-                                const char *stream,
-                                size_t stream_len);
-
-/**
- * The violations found so far, as `mrtr_check` writes them.
- *
- * # Safety
- * `checker` is a live checker; `out` is writable.
- */
-mrtr_status mrtr_checker_violations(const struct mrtr_checker *checker,
-                                    struct mrtr_buf *out);
-
-/**
- * Frees a checker. NULL is a no-op.
- *
- * # Safety
- * `checker` is NULL or a live checker, not used afterwards.
- */
-mrtr_status mrtr_checker_free(struct mrtr_checker *checker);
-
-/**
- * A client machine for the negotiated protocol. `max_rounds`: retries
- * allowed per request before `retry-rounds-exceeded`
- * (`MRTR_DEFAULT_MAX_ROUNDS`). Free with `mrtr_client_free`.
- *
- * After every input (`send`, `handle_response`, `answer`), drain
- * `mrtr_client_poll_transmit` (messages to send, in order), then
- * `mrtr_client_poll_event`.
- *
- * # Safety
- * `limits` is NULL or readable; `out` is writable.
- */
-mrtr_status mrtr_client_new(mrtr_protocol protocol_number,
-                            uint32_t max_rounds,
-                            const struct mrtr_limits *limits,
-                            struct mrtr_client **out);
-
-/**
- * Starts `request` (a JSON-RPC request without `inputResponses` or
- * `requestState`, whose id is not in flight); `*out_handle` names it in
- * events. The request is queued for `mrtr_client_poll_transmit`.
- *
- * # Safety
- * `client` is a live client; `request` is valid for `request_len` bytes; `out_handle` is writable.
- */
-mrtr_status mrtr_client_send(struct mrtr_client *client,
-                             const char *request,
-                             size_t request_len,
-                             mrtr_request_handle *out_handle);
-
-/**
- * Takes a response message from the server (raw bytes; the core validates
- * them as `mrtr_classify` does). A response to no request in flight is
- * `usage-out-of-turn`.
- *
- * # Safety
- * `client` is a live client; `response` is valid for `response_len` bytes.
- */
-mrtr_status mrtr_client_handle_response(struct mrtr_client *client,
-                                        const char *response,
-                                        size_t response_len);
-
-/**
- * Answers the input requests of `handle` with `input_responses` (an
- * `inputResponses` object; NULL for a `retryNow` event, which answers
- * nothing) and queues the retry under the new `id` (a JSON string or
- * integer).
- *
- * # Safety
- * `client` is a live client; both `(pointer, length)` pairs are valid
- * (`input_responses` may be NULL).
- */
-mrtr_status mrtr_client_answer(struct mrtr_client *client,
-                               mrtr_request_handle handle,
-                               const char *input_responses,
-                               size_t input_responses_len,
-                               const char *id,
-                               size_t id_len);
-
-/**
- * Gives up on `handle` (a client may always abandon a round).
- *
- * # Safety
- * `client` is a live client.
- */
-mrtr_status mrtr_client_abandon(struct mrtr_client *client,
-                                mrtr_request_handle handle);
-
-/**
- * The next message to send, as JSON, or `{NULL, 0}` when none is queued.
- *
- * # Safety
- * `client` is a live client; `out` is writable.
- */
-mrtr_status mrtr_client_poll_transmit(struct mrtr_client *client,
-                                      struct mrtr_buf *out);
-
-/**
- * The next event, as the core's JSON (`mrtr::wire`), or `{NULL, 0}` when none is queued:
- * `{"type": "inputRequired", "handle": h, "inputRequests": {...}, "round": r}`
- * (fulfil them, then `mrtr_client_answer`),
- * `{"type": "retryNow", "handle": h}` (answer at once with `{}`), or
- * `{"type": "done", "handle": h, "response": {...}}` (a complete result, a task, or an error).
- *
- * # Safety
- * `client` is a live client; `out` is writable.
- */
-mrtr_status mrtr_client_poll_event(struct mrtr_client *client,
-                                   struct mrtr_buf *out);
-
-/**
- * Frees a client. NULL is a no-op.
- *
- * # Safety
- * `client` is NULL or a live client, not used afterwards.
- */
-mrtr_status mrtr_client_free(struct mrtr_client *client);
 
 /**
  * Client: the retry of `request` (the request last sent) answering `result` (the response carrying
@@ -1439,6 +1076,24 @@ mrtr_status mrtr_task_transition(const char *current,
 mrtr_status mrtr_catalogue(struct mrtr_buf *out);
 
 /**
+ * The binding a sealed state of `request` is bound to, for the principal `subject` or, explicitly,
+ * `anonymous`: `{subject | anonymous, protocol, method, target, paramsDigest}`. `*out` is the text
+ * (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_binding_for(const char *request,
+                             size_t request_len,
+                             const char *subject,
+                             size_t subject_len,
+                             bool anonymous,
+                             const char *protocol,
+                             size_t protocol_len,
+                             struct mrtr_buf *out);
+
+/**
  * The SHA-256 digest a sealed state binds a request's `params` by: every param but
  * `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and
  * spelling not. `out` receives the 32 bytes.
@@ -1450,6 +1105,18 @@ mrtr_status mrtr_catalogue(struct mrtr_buf *out);
 mrtr_status mrtr_params_digest(const char *params,
                                size_t params_len,
                                uint8_t *out);
+
+/**
+ * What anyone can read off a token without a key, nothing of it authenticated: `{stateId, keyId,
+ * algorithm, expiry}`. `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_inspect(const char *token,
+                         size_t token_len,
+                         struct mrtr_buf *out);
 
 /**
  * A form elicitation asking `message`, its answer shaped by `requested_schema`: an input request.
@@ -1736,6 +1403,134 @@ mrtr_status mrtr_unassociated_reply(const char *request,
                                     struct mrtr_buf *out);
 
 /**
+ * A checker with the options. `*out` is the new handle; free it with its `_free`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_checker_new(const char *options,
+                             size_t options_len,
+                             struct mrtr_checker **out);
+
+/**
+ * Checks one entry.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_checker_handle_entry(struct mrtr_checker *checker,
+                                      const char *entry,
+                                      size_t entry_len);
+
+/**
+ * The violations so far, in transcript order. `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_checker_violations(const struct mrtr_checker *checker,
+                                    struct mrtr_buf *out);
+
+/**
+ * Frees a `mrtr_checker`. NULL is a no-op.
+ *
+ * # Safety
+ * `handle` is NULL or a live handle, not used afterwards.
+ */
+mrtr_status mrtr_checker_free(struct mrtr_checker *handle);
+
+/**
+ * A machine with the options. `*out` is the new handle; free it with its `_free`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_client_new(const char *options,
+                            size_t options_len,
+                            struct mrtr_client **out);
+
+/**
+ * Starts a request: its handle. `*out` is the answer.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_client_send(struct mrtr_client *client,
+                             const char *request,
+                             size_t request_len,
+                             uint64_t *out);
+
+/**
+ * Takes a response message.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_client_handle_response(struct mrtr_client *client,
+                                        const char *response,
+                                        size_t response_len);
+
+/**
+ * Answers the input requests of `handle`; queues the retry under `id`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_client_answer(struct mrtr_client *client,
+                               uint64_t handle,
+                               const char *input_responses,
+                               size_t input_responses_len,
+                               const char *id,
+                               size_t id_len);
+
+/**
+ * Gives up on `handle`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_client_abandon(struct mrtr_client *client,
+                                uint64_t handle);
+
+/**
+ * The next message to send, or none. `*out` is the text, or `{NULL, 0}` when there is none (free
+ * it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_client_poll_transmit(struct mrtr_client *client,
+                                      struct mrtr_buf *out);
+
+/**
+ * The next event (`inputRequired`, `retryNow`, `done`), or none. `*out` is the text, or `{NULL,
+ * 0}` when there is none (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_client_poll_event(struct mrtr_client *client,
+                                   struct mrtr_buf *out);
+
+/**
+ * Frees a `mrtr_client`. NULL is a no-op.
+ *
+ * # Safety
+ * `handle` is NULL or a live handle, not used afterwards.
+ */
+mrtr_status mrtr_client_free(struct mrtr_client *handle);
+
+/**
  * Asks the next question, under `key` when given: its answer, or none when the tool stops here.
  * `*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).
  *
@@ -1981,6 +1776,217 @@ mrtr_status mrtr_tool_bridge_finish(struct mrtr_tool_bridge *tool_bridge,
  * `handle` is NULL or a live handle, not used afterwards.
  */
 mrtr_status mrtr_tool_bridge_free(struct mrtr_tool_bridge *handle);
+
+/**
+ * A ring holding the key `id` (0–255) of `algorithm`, with exactly one of a 32-byte `secret` or
+ * a `master` secret (at least 32 uniformly random bytes) to derive it from; the key seals. `*out`
+ * is the new handle; free it with its `_free`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_keyring_new(uint8_t id,
+                             const char *algorithm,
+                             size_t algorithm_len,
+                             const uint8_t *secret,
+                             size_t secret_len,
+                             const uint8_t *master,
+                             size_t master_len,
+                             struct mrtr_keyring **out);
+
+/**
+ * Adds a key that opens tokens (replacing one with the same id).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_keyring_add(const struct mrtr_keyring *keyring,
+                             uint8_t id,
+                             const char *algorithm,
+                             size_t algorithm_len,
+                             const uint8_t *secret,
+                             size_t secret_len,
+                             const uint8_t *master,
+                             size_t master_len);
+
+/**
+ * Makes the key `id` the sealing key; false when the ring lacks it. `*out` is the answer.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_keyring_set_current(const struct mrtr_keyring *keyring,
+                                     uint8_t id,
+                                     bool *out);
+
+/**
+ * Drops the key `id` (not the current one); false when it could not. `*out` is the answer.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_keyring_remove(const struct mrtr_keyring *keyring,
+                                uint8_t id,
+                                bool *out);
+
+/**
+ * The bound on a token's length, checked before any decoding.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_keyring_set_max_token_bytes(const struct mrtr_keyring *keyring,
+                                             uint64_t max);
+
+/**
+ * The deployment label every token is sealed and opened under (at most 64 bytes).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_keyring_set_context(const struct mrtr_keyring *keyring,
+                                     const uint8_t *label,
+                                     size_t label_len);
+
+/**
+ * How many seals each key may make in this process.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_keyring_set_seal_budget(const struct mrtr_keyring *keyring,
+                                         uint64_t seals);
+
+/**
+ * How many seals the key `id` has made in this process, or none when the ring lacks it. `*out_set`
+ * is true and `*out` the number when there is one, else false and 0.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_keyring_seals(const struct mrtr_keyring *keyring,
+                               uint8_t id,
+                               bool *out_set,
+                               uint64_t *out);
+
+/**
+ * Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params |
+ * paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a nonce from
+ * `random`: the token. `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_keyring_seal(const struct mrtr_keyring *keyring,
+                              const char *binding,
+                              size_t binding_len,
+                              uint64_t now,
+                              uint64_t ttl,
+                              const uint8_t *payload,
+                              size_t payload_len,
+                              struct mrtr_buf *out);
+
+/**
+ * Opens `token` for `binding` at `now`, single-use under `guard` when there is one (a second use
+ * is `state-replayed`): its payload, state id and expiry. `*out` is the token's payload (free it
+ * with `mrtr_buf_free(&out->payload)`), its state id and expiry; on a failure it is empty (`{NULL,
+ * 0}`, `""`, 0).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_keyring_open(const struct mrtr_keyring *keyring,
+                              const uint8_t *token,
+                              size_t token_len,
+                              const char *binding,
+                              size_t binding_len,
+                              uint64_t now,
+                              mrtr_first_use first_use,
+                              void *user,
+                              struct mrtr_opened *out);
+
+/**
+ * A server's round with sealed state: this request's answers plus the sealed earlier ones for the
+ * deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the `call`
+ * (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing, ignored,
+ * data, round, stateId, expiry}`. `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_keyring_resume_round(const struct mrtr_keyring *keyring,
+                                      const char *request,
+                                      size_t request_len,
+                                      const char *needs,
+                                      size_t needs_len,
+                                      const char *settings,
+                                      size_t settings_len,
+                                      const char *call,
+                                      size_t call_len,
+                                      mrtr_first_use first_use,
+                                      void *user,
+                                      struct mrtr_buf *out);
+
+/**
+ * The `input_required` response asking what `round` misses of `needs`, sealing what it has (and
+ * `data`) with a nonce from `random`. `*out` is the text (free it with `mrtr_buf_free`).
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_keyring_respond_round(const struct mrtr_keyring *keyring,
+                                       const char *request,
+                                       size_t request_len,
+                                       const char *round,
+                                       size_t round_len,
+                                       const char *needs,
+                                       size_t needs_len,
+                                       const char *data,
+                                       size_t data_len,
+                                       const char *settings,
+                                       size_t settings_len,
+                                       const char *call,
+                                       size_t call_len,
+                                       struct mrtr_buf *out);
+
+/**
+ * The replay of an await-style tool on `request` for the deployment's `settings` and the `call`,
+ * single-use under `guard`. `*out` is the new handle; free it with its `_free`.
+ *
+ * # Safety
+ * Each `(pointer, length)` is valid for its length (NULL only where the value may be
+ * absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+ */
+mrtr_status mrtr_keyring_start_tool_replay(const struct mrtr_keyring *keyring,
+                                           const char *request,
+                                           size_t request_len,
+                                           const char *settings,
+                                           size_t settings_len,
+                                           const char *call,
+                                           size_t call_len,
+                                           mrtr_first_use first_use,
+                                           void *user,
+                                           struct mrtr_tool_replay **out);
+
+/**
+ * Frees a `mrtr_keyring`. NULL is a no-op. Its key material is zeroized; `usage-out-of-turn` (and the ring stays) from inside its own replay guard.
+ *
+ * # Safety
+ * `handle` is NULL or a live handle, not used afterwards.
+ */
+mrtr_status mrtr_keyring_free(struct mrtr_keyring *handle);
 
 /**
  * A session declaring `config` (`{protocol, capabilities, clientInfo, firstId}`; none: the default
@@ -2807,6 +2813,51 @@ mrtr_status mrtr_task_update(const char *get_request,
                              struct mrtr_buf *out);
 
 /**
+ * Checks a whole conversation under the options JSON `options` (`{"protocol",
+ * "transport": "sep-1858"|"sep-1335", "maxRounds", "limits"}`, every field
+ * optional; NULL: the defaults, plain Streamable HTTP). `transcript` is a
+ * JSON array of entries `{"from": "client"|"server", "message", "stream"}`
+ * or HTTP entries `{"from", "at", "http": {…}}` (`conformance/FORMAT.md`),
+ * or the same entries as JSON Lines (the first non-blank byte decides: `[`
+ * is an array). `*out` is the violations, `[{"rule", "index", "message"},
+ * …]` (empty: compliant). An unreadable transcript fails with its rule (a
+ * JSON Lines one naming the line). Each message is bound by the limits,
+ * the transcript as a whole is not.
+ *
+ * # Safety
+ * `transcript` is valid for `transcript_len` bytes; `options` is NULL or
+ * valid for `options_len` bytes; `out` is writable.
+ */
+mrtr_status mrtr_check(const char *transcript,
+                       size_t transcript_len,
+                       const char *options,
+                       size_t options_len,
+                       struct mrtr_buf *out);
+
+#if defined(MRTR_TEST_VECTORS)
+/**
+ * **Test vectors only** (built with the crate feature `test-vectors`,
+ * declared with `MRTR_TEST_VECTORS`; the released library lacks it):
+ * `mrtr_keyring_seal` with the caller's nonce (12 bytes for AES-256-GCM, 24
+ * for XChaCha20-Poly1305 and XAES-256-GCM; else `state-malformed`). Reusing
+ * a nonce under one AES-GCM key gives away its plaintexts and its forgery power.
+ *
+ * # Safety
+ * As `mrtr_keyring_seal`; `nonce` is valid for `nonce_len` bytes.
+ */
+mrtr_status mrtr_keyring_seal_with_nonce(const struct mrtr_keyring *keyring,
+                                         const char *binding,
+                                         size_t binding_len,
+                                         uint64_t now,
+                                         uint64_t ttl,
+                                         const uint8_t *payload,
+                                         size_t payload_len,
+                                         const uint8_t *nonce,
+                                         size_t nonce_len,
+                                         struct mrtr_buf *out);
+#endif
+
+/**
  * A decoder bounding each block by `limits->max_message_bytes` (line bytes;
  * NULL: the defaults). Free with `mrtr_sse_decoder_free`.
  *
@@ -2821,311 +2872,12 @@ mrtr_status mrtr_sse_decoder_new(const struct mrtr_limits *limits,
                                  struct mrtr_sse_decoder **out);
 
 /**
- * A ring holding one key, which seals. The 32 secret bytes (uniformly
- * random, from a CSPRNG or a secrets manager) are copied (and may be wiped
- * by the caller at once). Tokens over 64 KiB are refused
- * (`mrtr_keyring_set_max_token_bytes`). Free with `mrtr_keyring_free`.
- *
- * # Safety
- * `secret` is valid for `secret_len` bytes; `out` is writable.
- */
-mrtr_status mrtr_keyring_new(uint8_t id,
-                             mrtr_algorithm alg,
-                             const uint8_t *secret,
-                             size_t secret_len,
-                             struct mrtr_keyring **out);
-
-/**
- * Adds a key that opens tokens (replacing one with the same id). It seals
- * only once made current. Takes the ring's write lock.
- *
- * # Safety
- * `ring` is a live ring; `secret` is valid for `secret_len` bytes.
- */
-mrtr_status mrtr_keyring_add(struct mrtr_keyring *ring,
-                             uint8_t id,
-                             mrtr_algorithm alg,
-                             const uint8_t *secret,
-                             size_t secret_len);
-
-/**
- * Makes the key with `id` the sealing key; `usage-invalid-argument` if the
- * ring lacks it. Takes the ring's write lock.
- *
- * # Safety
- * `ring` is a live ring.
- */
-mrtr_status mrtr_keyring_set_current(struct mrtr_keyring *ring,
-                                     uint8_t id);
-
-/**
- * Drops the key with `id` (its tokens become `state-unknown-key`);
- * `usage-invalid-argument` if the ring lacks it or it is the current key.
- * Takes the ring's write lock.
- *
- * # Safety
- * `ring` is a live ring.
- */
-mrtr_status mrtr_keyring_remove(struct mrtr_keyring *ring,
-                                uint8_t id);
-
-/**
- * The bound on a token's length (bytes of base64url), checked before any
- * decoding. Takes the ring's write lock.
- *
- * # Safety
- * `ring` is a live ring.
- */
-mrtr_status mrtr_keyring_set_max_token_bytes(struct mrtr_keyring *ring,
-                                             size_t max);
-
-/**
- * The deployment label every token of this ring is sealed and opened under
- * (at most 64 bytes, else `usage-invalid-argument`; `(NULL, 0)` is the
- * default, empty label): staging and production, or two tenants, that share
- * a secret never open each other's tokens (`state-tampered`). Takes the
- * ring's write lock.
- *
- * # Safety
- * `ring` is a live ring; `label` is valid for `label_len` bytes.
- */
-mrtr_status mrtr_keyring_set_context(struct mrtr_keyring *ring,
-                                     const uint8_t *label,
-                                     size_t label_len);
-
-/**
- * How many seals each key of this ring may make in this process (this
- * instance's share of the fleet's budget), counted with the seals of every
- * ring built from the same secret, algorithm and id. Sealing past it is
- * `usage-seal-budget-spent`: make another key current. Without it, each
- * key's algorithm's budget (2^32 for AES-256-GCM; XChaCha20-Poly1305, the
- * algorithm for a fleet, has no practical bound). Takes the ring's write lock.
- *
- * # Safety
- * `ring` is a live ring.
- */
-mrtr_status mrtr_keyring_set_seal_budget(struct mrtr_keyring *ring,
-                                         uint64_t seals);
-
-/**
- * `*out` is how many seals the key `id` has made in this process, through
- * any ring built from the same secret, algorithm and id (a ring built again
- * does not restart the count); `usage-invalid-argument` if the ring lacks it.
- *
- * # Safety
- * `ring` is a live ring; `out` is writable.
- */
-mrtr_status mrtr_keyring_seals(const struct mrtr_keyring *ring,
-                               uint8_t id,
-                               uint64_t *out);
-
-/**
- * Seals `payload` bound to `*binding`, expiring `ttl` seconds after `now`
- * (seconds since the Unix epoch), with a nonce from the operating system's
- * random numbers. `*out` is the token (base64url text). Fails with
- * `usage-invalid-argument` (a binding without its subject or its params
- * digest), `usage-seal-budget-spent`, `state-too-large`.
- *
- * # Safety
- * `ring` is a live ring; `binding` is readable with valid strings; `payload`
- * is valid for `payload_len` bytes (`(NULL, 0)` is empty); `out` is writable.
- */
-mrtr_status mrtr_keyring_seal(const struct mrtr_keyring *ring,
-                              const struct mrtr_binding *binding,
-                              uint64_t now,
-                              uint32_t ttl,
-                              const uint8_t *payload,
-                              size_t payload_len,
-                              struct mrtr_buf *out);
-
-#if defined(MRTR_TEST_VECTORS)
-/**
- * **Test vectors only** (built with the crate feature `test-vectors`,
- * declared with `MRTR_TEST_VECTORS`; the released library lacks it):
- * `mrtr_keyring_seal` with the caller's nonce (12 bytes for AES-256-GCM, 24
- * for XChaCha20-Poly1305; else `state-malformed`). Reusing a nonce under one
- * AES-GCM key gives away its plaintexts and its forgery power.
- *
- * # Safety
- * As `mrtr_keyring_seal`; `nonce` is valid for `nonce_len` bytes.
- */
-mrtr_status mrtr_keyring_seal_with_nonce(const struct mrtr_keyring *ring,
-                                         const struct mrtr_binding *binding,
-                                         uint64_t now,
-                                         uint32_t ttl,
-                                         const uint8_t *payload,
-                                         size_t payload_len,
-                                         const uint8_t *nonce,
-                                         size_t nonce_len,
-                                         struct mrtr_buf *out);
-#endif
-
-/**
- * Opens `token` for `*binding` at `now`. With a guard (`first_use` not
- * NULL, called with `user`) the state is single-use: a state the guard has
- * seen is `state-replayed` (the guard is asked last, so a token refused for
- * another reason is not used up). `*out` is the payload, the state id and
- * the expiry; or the call fails with exactly one of `state-too-large`,
- * `state-malformed` (bytes that are not base64url, not UTF-8 ones included;
- * a version 1 token), `state-unknown-key`, `state-tampered` (another
- * deployment label too), `state-expired`, `state-wrong-subject`,
- * `state-wrong-request`, `state-replayed`, and `*out` is empty
- * (`{NULL, 0}`, `""`, 0).
- *
- * # Safety
- * `ring` is a live ring; `token` is valid for `token_len` bytes; `binding`
- * is readable with valid strings; `first_use` is NULL or a function that
- * may be called with `user`; `out` is writable.
- */
-mrtr_status mrtr_keyring_open(const struct mrtr_keyring *ring,
-                              const char *token,
-                              size_t token_len,
-                              const struct mrtr_binding *binding,
-                              uint64_t now,
-                              mrtr_first_use first_use,
-                              void *user,
-                              struct mrtr_opened *out);
-
-/**
- * Reads the public part of `token` (`state-malformed` when it is not a
- * version 2 token): how a host finds the stored answer of a replayed final
- * round, or logs a state without opening it.
- *
- * # Safety
- * `token` is valid for `token_len` bytes; `out` is writable.
- */
-mrtr_status mrtr_inspect(const char *token,
-                         size_t token_len,
-                         struct mrtr_token_info *out);
-
-/**
- * Frees a ring (its key material is zeroized). NULL is a no-op.
- * `usage-out-of-turn` (and the ring stays) from inside its own replay guard.
- *
- * # Safety
- * `ring` is NULL or a live ring, in use by no other thread and not used afterwards.
- */
-mrtr_status mrtr_keyring_free(struct mrtr_keyring *ring);
-
-/**
- * A binding from its JSON text, read by the core (`mrtr_facade::BindingSpec`):
- * `{"subject": "<principal>" | "anonymous": true, "protocol", "method",
- * "target", "params": {…} | "paramsDigest": "<64 hex digits>"}`, the digest
- * of `params` computed from its exact text (numbers as written). `*out`
- * points into `*strings`, which the caller frees with `mrtr_buf_free` once
- * `*out` is no longer used. On failure `*out` is unset (every call refuses
- * it) and `*strings` is `{NULL, 0}`.
- *
- * # Safety
- * `json` is valid for `json_len` bytes; `out` and `strings` are writable.
- */
-mrtr_status mrtr_binding_from_json(const char *json,
-                                   size_t json_len,
-                                   struct mrtr_binding *out,
-                                   struct mrtr_buf *strings);
-
-/**
- * The binding of a request (its raw JSON text) for a subject (a non-empty
- * principal, or `anonymous`), as the core makes it: the method, the target
- * the method names (`params.name`, `params.uri`, `params.taskId`) and the
- * digest of its params from their exact text. A method that carries no
- * sealed state is `input-required-method-not-allowed`; a missing target
- * `jsonrpc-invalid`. `*out` points into `*strings`, as with `mrtr_binding_from_json`.
- *
- * # Safety
- * `request` is valid for `request_len` bytes, `subject` for `subject_len`
- * (`(NULL, 0)` is empty); `out` and `strings` are writable.
- */
-mrtr_status mrtr_binding_for_request(const char *request,
-                                     size_t request_len,
-                                     const char *subject,
-                                     size_t subject_len,
-                                     bool anonymous,
-                                     mrtr_protocol protocol_number,
-                                     struct mrtr_binding *out,
-                                     struct mrtr_buf *strings);
-
-/**
- * Server, sealed rounds: reads `request` (from `*call`'s principal, at its
- * `now`) against `needs` (an `inputRequests` object): the answers it
- * carries plus those earlier rounds sealed in its `requestState`. With a
- * guard (`first_use` not NULL, called with `user`; see `mrtr_first_use`)
- * each state is single-use: an earlier round's state presented again is
- * `state-replayed`. `*out` is the core's round, `{"answers": {...},
- * "missing": [...], "ignored": [...], "data": <the tool's data or null>,
- * "round": <input_required rounds before this request>, "stateId": <hex or
- * null>, "expiry": <seconds or null>}` (complete when `missing` is empty).
- * Fails with the request's rule or a `state-*` rule.
- *
- * # Safety
- * `ring` is a live ring; `rounds` and `call` are readable with valid
- * strings; both `(pointer, length)` pairs are valid; `first_use` is NULL or
- * callable with `user`; `out` is writable.
- */
-mrtr_status mrtr_rounds_resume(const struct mrtr_keyring *ring,
-                               const struct mrtr_rounds *rounds,
-                               const struct mrtr_call *call,
-                               const char *request,
-                               size_t request_len,
-                               const char *needs,
-                               size_t needs_len,
-                               mrtr_first_use first_use,
-                               void *user,
-                               struct mrtr_buf *out);
-
-/**
- * Server, sealed rounds: answers `request` with `input_required`, asking
- * the input requests of `needs` that `round` (as `mrtr_rounds_resume` wrote
- * it) still misses, and sealing the round's number, `round.answers` and
- * `data` (any JSON, or NULL), bound to `*call`'s principal and the request,
- * with a nonce from the operating system. `*out` is the response message.
- *
- * # Safety
- * `ring` is a live ring; `rounds` and `call` are readable with valid
- * strings; each non-NULL `(pointer, length)` pair is valid; `out` is writable.
- */
-mrtr_status mrtr_rounds_respond(const struct mrtr_keyring *ring,
-                                const struct mrtr_rounds *rounds,
-                                const struct mrtr_call *call,
-                                const char *request,
-                                size_t request_len,
-                                const char *round,
-                                size_t round_len,
-                                const char *needs,
-                                size_t needs_len,
-                                const char *data,
-                                size_t data_len,
-                                struct mrtr_buf *out);
-
-/**
- * Server, an await-style tool: starts the replay of the tool on `request`
- * (from `*call`'s principal, at its `now`): the answers it carries plus
- * those earlier rounds sealed in its `requestState`, to be asked for again
- * in the tool's order with `mrtr_tool_replay_ask`. With a guard (`first_use`
- * not NULL, called with `user`; see `mrtr_first_use`) each state is
- * single-use. `*out` is the replay, freed with `mrtr_tool_replay_free`.
- *
- * # Safety
- * `ring` is a live ring; `rounds` and `call` are readable with valid
- * strings; `(request, request_len)` is valid; `first_use` is NULL or
- * callable with `user`; `out` is writable.
- */
-mrtr_status mrtr_keyring_start_tool_replay(const struct mrtr_keyring *ring,
-                                           const struct mrtr_rounds *rounds,
-                                           const struct mrtr_call *call,
-                                           const char *request,
-                                           size_t request_len,
-                                           mrtr_first_use first_use,
-                                           void *user,
-                                           struct mrtr_tool_replay **out);
-
-/**
  * Runs `tool` (called with `user`) on `request` over sealed rounds: starts
- * the run as `mrtr_keyring_start_tool_replay` does (`ring`, `rounds`,
- * `call`, the replay guard `first_use` with `guard_user`), calls the tool
- * once, and ends the run as the core's `ToolRun` decides. `MRTR_OK` gives
- * the response to send in `*response` (free it with `mrtr_buf_free`) with
- * `*http_status`, and `*refusal`:
+ * the run as `mrtr_keyring_start_tool_replay` does (`ring`, the round
+ * `settings` and the `call` as JSON text, the replay guard `first_use` with
+ * `guard_user`), calls the tool once, and ends the run as the core's
+ * `ToolRun` decides. `MRTR_OK` gives the response to send in `*response`
+ * (free it with `mrtr_buf_free`) with `*http_status`, and `*refusal`:
  *
  * - `MRTR_OK` and 200: `input_required` asking every question still
  *   unanswered (sealing the data the tool set, else the last round's), or
@@ -3142,16 +2894,17 @@ mrtr_status mrtr_keyring_start_tool_replay(const struct mrtr_keyring *ring,
  * with `*response` `{NULL, 0}`.
  *
  * # Safety
- * `ring` is a live ring; `rounds` and `call` are readable with valid
- * strings; `(request, request_len)` is valid; `first_use` is NULL or
- * callable with `guard_user`; `tool` is callable with `user`; the out
- * pointers are writable.
+ * `ring` is a live ring; each `(pointer, length)` is valid; `first_use` is
+ * NULL or callable with `guard_user`; `tool` is callable with `user`; the
+ * out pointers are writable.
  */
 mrtr_status mrtr_run_tool(const struct mrtr_keyring *ring,
-                          const struct mrtr_rounds *rounds,
-                          const struct mrtr_call *call,
                           const char *request,
                           size_t request_len,
+                          const char *settings,
+                          size_t settings_len,
+                          const char *call,
+                          size_t call_len,
                           mrtr_first_use first_use,
                           void *guard_user,
                           mrtr_tool tool,
@@ -3161,78 +2914,16 @@ mrtr_status mrtr_run_tool(const struct mrtr_keyring *ring,
                           mrtr_status *refusal);
 
 /**
- * Asks `question` (an input request, JSON text), under `key` when given
- * (NULL: the key of its order): `MRTR_OK` with the client's answer in
- * `*answer` (free it with `mrtr_buf_free`); `MRTR_TOOL_STOP` when the
- * request holds none (return it: the round ends here); or the refusal's rule,
- * which ends the run whatever the tool does next.
- *
- * # Safety
- * `ctx` is the context `mrtr_run_tool` gave the running tool; each
- * `(pointer, length)` is valid; `answer` is writable.
- */
-mrtr_status mrtr_tool_ask(struct mrtr_tool_ctx *ctx,
-                          const char *question,
-                          size_t question_len,
-                          const char *key,
-                          size_t key_len,
-                          struct mrtr_buf *answer);
-
-/**
- * Asks the form elicitation `message`, its answer shaped by
- * `requested_schema` (JSON text), as `mrtr_tool_ask` does.
- *
- * # Safety
- * As `mrtr_tool_ask`.
- */
-mrtr_status mrtr_tool_ask_elicit(struct mrtr_tool_ctx *ctx,
-                                 const char *message,
-                                 size_t message_len,
-                                 const char *requested_schema,
-                                 size_t requested_schema_len,
-                                 struct mrtr_buf *answer);
-
-/**
  * The tool's result (JSON text, copied): set it, then return `MRTR_OK`.
  * Read when the run ends (a result that is no JSON fails `mrtr_run_tool`).
  *
  * # Safety
- * `ctx` is the context `mrtr_run_tool` gave the running tool; `(result,
+ * `run` is the run `mrtr_run_tool` gave the running tool; `(result,
  * result_len)` is valid.
  */
-mrtr_status mrtr_tool_result(struct mrtr_tool_ctx *ctx,
+mrtr_status mrtr_tool_result(const struct mrtr_tool_run *run,
                              const char *result,
                              size_t result_len);
-
-/**
- * How many `input_required` rounds came before this request (0 on a first one).
- *
- * # Safety
- * `ctx` is the context `mrtr_run_tool` gave the running tool; `out` is writable.
- */
-mrtr_status mrtr_tool_round(const struct mrtr_tool_ctx *ctx,
-                            uint32_t *out);
-
-/**
- * The data the next round gets: what the tool set, else what the last
- * round kept; `{NULL, 0}` for none (free it with `mrtr_buf_free`).
- *
- * # Safety
- * `ctx` is the context `mrtr_run_tool` gave the running tool; `out` is writable.
- */
-mrtr_status mrtr_tool_data(const struct mrtr_tool_ctx *ctx,
-                           struct mrtr_buf *out);
-
-/**
- * Keeps `data` (JSON text; NULL: nothing) for the next round, sealed with
- * it, in place of the last round's.
- *
- * # Safety
- * `ctx` is the context `mrtr_run_tool` gave the running tool; `(data, data_len)` is valid.
- */
-mrtr_status mrtr_tool_set_data(struct mrtr_tool_ctx *ctx,
-                               const char *data,
-                               size_t data_len);
 
 #ifdef __cplusplus
 }  // extern "C"

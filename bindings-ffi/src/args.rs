@@ -52,15 +52,6 @@ pub(crate) unsafe fn text<'a>(ptr: *const c_char, len: usize, what: &str) -> Res
     std::str::from_utf8(bytes).map_err(|e| usage(format!("{what} is not UTF-8 (at byte {})", e.valid_up_to())))
 }
 
-/// `*ptr`, a struct the caller passes in.
-///
-/// # Safety
-/// `ptr` is NULL or points to a readable, initialised `T`.
-pub(crate) unsafe fn read<'a, T>(ptr: *const T, what: &str) -> Result<&'a T, Error> {
-    // SAFETY: the caller promises NULL or a readable, initialised `T`.
-    unsafe { ptr.as_ref() }.ok_or_else(|| null(what))
-}
-
 /// Writes `value` to the caller's `*out` (without reading or dropping what was there).
 ///
 /// # Safety

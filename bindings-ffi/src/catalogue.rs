@@ -1,12 +1,12 @@
 //! Names and tables: the rule catalogue with each rule's area, the names of
-//! protocols and algorithms, the default limits, the version.
+//! protocols, the default limits, the version (a key ring names its
+//! algorithm by name).
 
 use crate::args;
 use crate::status::{guard, mrtr_status, usage, MRTR_OK};
-use crate::tables::{self, mrtr_algorithm, mrtr_area, mrtr_protocol};
+use crate::tables::{self, mrtr_area, mrtr_protocol};
 use crate::types::mrtr_limits;
 use mrtr::rules::RULES;
-use mrtr::state::Algorithm;
 use mrtr::{Area, Limits, Protocol, RuleId};
 use std::ffi::{c_char, CStr};
 
@@ -127,27 +127,6 @@ pub unsafe extern "C" fn mrtr_protocol_from_name(
 pub extern "C" fn mrtr_protocol_name(protocol_number: mrtr_protocol) -> *const c_char {
     let name = usize::try_from(protocol_number).ok().and_then(|i| tables::PROTOCOLS.get(i));
     name.map_or(std::ptr::null(), |n| n.as_ptr())
-}
-
-/// The algorithm with this name (`"aes-256-gcm"`, `"xchacha20-poly1305"`, `"xaes-256-gcm"`)
-/// into `*out`; `usage-invalid-argument` for another name.
-///
-/// # Safety
-/// `name` is valid for `name_len` bytes; `out` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn mrtr_algorithm_from_name(
-    name: *const c_char,
-    name_len: usize,
-    out: *mut mrtr_algorithm,
-) -> mrtr_status {
-    guard(|| {
-        // SAFETY: the caller's contract, passed on.
-        let name = unsafe { args::text(name, name_len, "name") }?;
-        let place = Algorithm::ALL.iter().position(|a| a.name() == name);
-        let number = place.ok_or_else(|| usage(format!("unknown algorithm {name:?}")))? as mrtr_algorithm + 1;
-        // SAFETY: the caller promises `out` is writable.
-        unsafe { args::write(out, number, "out") }
-    })
 }
 
 /// The default limits, to adjust and pass by pointer.

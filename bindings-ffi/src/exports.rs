@@ -8,12 +8,12 @@
 use crate::args::{self, write};
 use crate::buf::{mrtr_buf, Out};
 use crate::handles::{self, get, get_mut, Handle, Kind};
-use crate::state::{mrtr_keyring, reading};
-use crate::status::{guard, mrtr_status};
+use crate::ring::{mrtr_first_use, mrtr_opened, CGuard};
+use crate::status::{guard, mrtr_status, null};
 use crate::tables::mrtr_protocol;
 use crate::types::{mrtr_limits, options};
 use mrtr_facade::{self as facade, Randomness};
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void};
 
 /// Client: the retry of `request` (the request last sent) answering `result` (the response carrying
 /// `input_required`) with `input_responses` (an `inputResponses` object; none: no answers) under
@@ -173,6 +173,40 @@ pub unsafe extern "C" fn mrtr_catalogue(out: *mut mrtr_buf) -> mrtr_status {
     })
 }
 
+/// The binding a sealed state of `request` is bound to, for the principal `subject` or, explicitly,
+/// `anonymous`: `{subject | anonymous, protocol, method, target, paramsDigest}`. `*out` is the text
+/// (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_binding_for(
+    request: *const c_char,
+    request_len: usize,
+    subject: *const c_char,
+    subject_len: usize,
+    anonymous: bool,
+    protocol: *const c_char,
+    protocol_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, request, subject, protocol) = unsafe {
+            (
+                Out::new(out)?,
+                args::required(request, request_len, "request")?,
+                args::optional_text(subject, subject_len, "subject")?,
+                args::optional_text(protocol, protocol_len, "protocol")?,
+            )
+        };
+        let value = facade::binding_for(request, subject, anonymous, protocol)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
 /// The SHA-256 digest a sealed state binds a request's `params` by: every param but
 /// `inputResponses`, `requestState` and `_meta`, numbers exact (from their text), key order and
 /// spelling not. `out` receives the 32 bytes.
@@ -183,11 +217,31 @@ pub unsafe extern "C" fn mrtr_catalogue(out: *mut mrtr_buf) -> mrtr_status {
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_params_digest(params: *const c_char, params_len: usize, out: *mut u8) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let params = unsafe { args::required(params, params_len, "params")? };
         let value = facade::params_digest(params)?;
         // SAFETY: the caller promises the out pointers are writable.
         unsafe { write(out.cast::<[u8; 32]>(), value, "out") }
+    })
+}
+
+/// What anyone can read off a token without a key, nothing of it authenticated: `{stateId, keyId,
+/// algorithm, expiry}`. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_inspect(token: *const c_char, token_len: usize, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, token) = unsafe { (Out::new(out)?, args::required(token, token_len, "token")?) };
+        let value = facade::inspect(token)?;
+        out.set(value);
+        Ok(())
     })
 }
 
@@ -716,6 +770,257 @@ pub unsafe extern "C" fn mrtr_unassociated_reply(
     })
 }
 
+/// The incremental checker of a conversation: `handle` one entry at a time (a message, or an HTTP
+/// exchange), read the violations so far.
+///
+/// An opaque handle.
+pub struct mrtr_checker(pub(crate) facade::Checker);
+
+impl Handle for mrtr_checker {
+    const KIND: Kind = Kind::Checker;
+}
+
+/// A checker with the options. `*out` is the new handle; free it with its `_free`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_checker_new(
+    options: *const c_char,
+    options_len: usize,
+    out: *mut *mut mrtr_checker,
+) -> mrtr_status {
+    guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let options = unsafe { facade::Options::from_json(args::bytes(options, options_len, "options")?)? };
+        let value = facade::Checker::new(&options);
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { handles::new_handle(out, mrtr_checker(value)) }
+    })
+}
+
+/// Checks one entry.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_checker_handle_entry(
+    checker: *mut mrtr_checker,
+    entry: *const c_char,
+    entry_len: usize,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (checker, entry) = unsafe { (get_mut(checker, "checker")?, args::required(entry, entry_len, "entry")?) };
+        checker.0.handle(entry)?;
+        Ok(())
+    })
+}
+
+/// The violations so far, in transcript order. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_checker_violations(checker: *const mrtr_checker, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, checker) = unsafe { (Out::new(out)?, get(checker, "checker")?) };
+        let value = checker.0.violations();
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// Frees a `mrtr_checker`. NULL is a no-op.
+///
+/// # Safety
+/// `handle` is NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_checker_free(handle: *mut mrtr_checker) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        unsafe { handles::free(handle) }
+    })
+}
+
+/// The client's retry machine (sans-IO). Inputs: `send`, `handle_response`, `answer`; after each,
+/// drain `poll_transmit` (messages to send, in order), then `poll_event`.
+///
+/// An opaque handle.
+pub struct mrtr_client(pub(crate) facade::Client);
+
+impl Handle for mrtr_client {
+    const KIND: Kind = Kind::Client;
+}
+
+/// A machine with the options. `*out` is the new handle; free it with its `_free`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_client_new(
+    options: *const c_char,
+    options_len: usize,
+    out: *mut *mut mrtr_client,
+) -> mrtr_status {
+    guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let options = unsafe { facade::Options::from_json(args::bytes(options, options_len, "options")?)? };
+        let value = facade::Client::new(&options);
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { handles::new_handle(out, mrtr_client(value)) }
+    })
+}
+
+/// Starts a request: its handle. `*out` is the answer.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_client_send(
+    client: *mut mrtr_client,
+    request: *const c_char,
+    request_len: usize,
+    out: *mut u64,
+) -> mrtr_status {
+    guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (client, request) =
+            unsafe { (get_mut(client, "client")?, args::required(request, request_len, "request")?) };
+        let value = client.0.send(request)?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { write(out, value, "out") }
+    })
+}
+
+/// Takes a response message.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_client_handle_response(
+    client: *mut mrtr_client,
+    response: *const c_char,
+    response_len: usize,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (client, response) =
+            unsafe { (get_mut(client, "client")?, args::required(response, response_len, "response")?) };
+        client.0.handle_response(response)?;
+        Ok(())
+    })
+}
+
+/// Answers the input requests of `handle`; queues the retry under `id`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_client_answer(
+    client: *mut mrtr_client,
+    handle: u64,
+    input_responses: *const c_char,
+    input_responses_len: usize,
+    id: *const c_char,
+    id_len: usize,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (client, input_responses, id) = unsafe {
+            (
+                get_mut(client, "client")?,
+                args::optional(input_responses, input_responses_len, "input_responses")?,
+                args::required(id, id_len, "id")?,
+            )
+        };
+        client.0.answer(handle, input_responses, id)?;
+        Ok(())
+    })
+}
+
+/// Gives up on `handle`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_client_abandon(client: *mut mrtr_client, handle: u64) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let client = unsafe { get_mut(client, "client")? };
+        client.0.abandon(handle);
+        Ok(())
+    })
+}
+
+/// The next message to send, or none. `*out` is the text, or `{NULL, 0}` when there is none (free
+/// it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_client_poll_transmit(client: *mut mrtr_client, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, client) = unsafe { (Out::new(out)?, get_mut(client, "client")?) };
+        let value = client.0.poll_transmit();
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// The next event (`inputRequired`, `retryNow`, `done`), or none. `*out` is the text, or `{NULL,
+/// 0}` when there is none (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_client_poll_event(client: *mut mrtr_client, out: *mut mrtr_buf) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, client) = unsafe { (Out::new(out)?, get_mut(client, "client")?) };
+        let value = client.0.poll_event();
+        if let Some(text) = value {
+            out.set(text);
+        }
+        Ok(())
+    })
+}
+
+/// Frees a `mrtr_client`. NULL is a no-op.
+///
+/// # Safety
+/// `handle` is NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_client_free(handle: *mut mrtr_client) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        unsafe { handles::free(handle) }
+    })
+}
+
 /// One replay of an await-style tool on one request: each `ask` answered from what the conversation
 /// holds, or the round ends there.
 ///
@@ -767,6 +1072,9 @@ pub unsafe extern "C" fn mrtr_tool_replay_ask(
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_tool_replay_round(tool_replay: *const mrtr_tool_replay, out: *mut u32) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let tool_replay = unsafe { get(tool_replay, "tool_replay")? };
         let value = tool_replay.0.round();
@@ -836,9 +1144,14 @@ pub unsafe extern "C" fn mrtr_tool_replay_input_required(
     guard(|| {
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let (out, tool_replay, ring, data) = unsafe {
-            (Out::new(out)?, get(tool_replay, "tool_replay")?, reading(ring)?, args::optional(data, data_len, "data")?)
+            (
+                Out::new(out)?,
+                get(tool_replay, "tool_replay")?,
+                get(ring, "ring")?,
+                args::optional(data, data_len, "data")?,
+            )
         };
-        let value = tool_replay.0.input_required(&ring, data, Randomness::Os)?;
+        let value = tool_replay.0.input_required(&ring.0, data, Randomness::Os)?;
         out.set(value);
         Ok(())
     })
@@ -879,6 +1192,9 @@ pub unsafe extern "C" fn mrtr_tool_replay_run(
     out: *mut *mut mrtr_tool_run,
 ) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let tool_replay = unsafe { get_mut(tool_replay, "tool_replay")? };
         let value = tool_replay.0.run();
@@ -893,8 +1209,10 @@ pub unsafe extern "C" fn mrtr_tool_replay_run(
 /// `handle` is NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_tool_replay_free(handle: *mut mrtr_tool_replay) -> mrtr_status {
-    // SAFETY: the caller's contract.
-    guard(|| unsafe { handles::free(handle) })
+    guard(|| {
+        // SAFETY: the caller's contract.
+        unsafe { handles::free(handle) }
+    })
 }
 
 /// One `2025-11-25` call of an await-style tool, its questions sent as server requests on the
@@ -924,6 +1242,9 @@ pub unsafe extern "C" fn mrtr_tool_bridge_new(
     out: *mut *mut mrtr_tool_bridge,
 ) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let (request, key, config) = unsafe {
             (
@@ -950,6 +1271,9 @@ pub unsafe extern "C" fn mrtr_tool_bridge_replay(
     out: *mut *mut mrtr_tool_replay,
 ) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let tool_bridge = unsafe { get(tool_bridge, "tool_bridge")? };
         let value = tool_bridge.0.replay();
@@ -1042,6 +1366,9 @@ pub unsafe extern "C" fn mrtr_tool_bridge_handle_answer(
     out: *mut bool,
 ) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let (tool_bridge, response) =
             unsafe { (get_mut(tool_bridge, "tool_bridge")?, args::required(response, response_len, "response")?) };
@@ -1104,6 +1431,12 @@ pub unsafe extern "C" fn mrtr_tool_bridge_poll_timeout(
     out_at_ms: *mut u64,
 ) -> mrtr_status {
     guard(|| {
+        if out_set.is_null() {
+            return Err(null("out_set"));
+        }
+        if out_at_ms.is_null() {
+            return Err(null("out_at_ms"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let tool_bridge = unsafe { get(tool_bridge, "tool_bridge")? };
         let value = tool_bridge.0.poll_timeout();
@@ -1123,6 +1456,9 @@ pub unsafe extern "C" fn mrtr_tool_bridge_poll_timeout(
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_tool_bridge_is_done(tool_bridge: *const mrtr_tool_bridge, out: *mut bool) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let tool_bridge = unsafe { get(tool_bridge, "tool_bridge")? };
         let value = tool_bridge.0.is_done();
@@ -1182,8 +1518,427 @@ pub unsafe extern "C" fn mrtr_tool_bridge_finish(
 /// `handle` is NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_tool_bridge_free(handle: *mut mrtr_tool_bridge) -> mrtr_status {
-    // SAFETY: the caller's contract.
-    guard(|| unsafe { handles::free(handle) })
+    guard(|| {
+        // SAFETY: the caller's contract.
+        unsafe { handles::free(handle) }
+    })
+}
+
+/// Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): the current seals, any opens.
+///
+/// An opaque handle.
+pub struct mrtr_keyring(pub(crate) facade::KeyRing);
+
+impl Handle for mrtr_keyring {
+    const KIND: Kind = Kind::KeyRing;
+}
+
+/// A ring holding the key `id` (0–255) of `algorithm`, with exactly one of a 32-byte `secret` or
+/// a `master` secret (at least 32 uniformly random bytes) to derive it from; the key seals. `*out`
+/// is the new handle; free it with its `_free`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_keyring_new(
+    id: u8,
+    algorithm: *const c_char,
+    algorithm_len: usize,
+    secret: *const u8,
+    secret_len: usize,
+    master: *const u8,
+    master_len: usize,
+    out: *mut *mut mrtr_keyring,
+) -> mrtr_status {
+    guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (algorithm, secret, master) = unsafe {
+            (
+                args::text(algorithm, algorithm_len, "algorithm")?,
+                args::optional(secret, secret_len, "secret")?,
+                args::optional(master, master_len, "master")?,
+            )
+        };
+        let value = facade::KeyRing::new(u64::from(id), algorithm, secret, master)?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { handles::new_handle(out, mrtr_keyring(value)) }
+    })
+}
+
+/// Adds a key that opens tokens (replacing one with the same id).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_keyring_add(
+    keyring: *const mrtr_keyring,
+    id: u8,
+    algorithm: *const c_char,
+    algorithm_len: usize,
+    secret: *const u8,
+    secret_len: usize,
+    master: *const u8,
+    master_len: usize,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (keyring, algorithm, secret, master) = unsafe {
+            (
+                get(keyring, "keyring")?,
+                args::text(algorithm, algorithm_len, "algorithm")?,
+                args::optional(secret, secret_len, "secret")?,
+                args::optional(master, master_len, "master")?,
+            )
+        };
+        keyring.0.add(u64::from(id), algorithm, secret, master)?;
+        Ok(())
+    })
+}
+
+/// Makes the key `id` the sealing key; false when the ring lacks it. `*out` is the answer.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_keyring_set_current(keyring: *const mrtr_keyring, id: u8, out: *mut bool) -> mrtr_status {
+    guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let keyring = unsafe { get(keyring, "keyring")? };
+        let value = keyring.0.set_current(u64::from(id))?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { write(out, value, "out") }
+    })
+}
+
+/// Drops the key `id` (not the current one); false when it could not. `*out` is the answer.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_keyring_remove(keyring: *const mrtr_keyring, id: u8, out: *mut bool) -> mrtr_status {
+    guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let keyring = unsafe { get(keyring, "keyring")? };
+        let value = keyring.0.remove(u64::from(id))?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { write(out, value, "out") }
+    })
+}
+
+/// The bound on a token's length, checked before any decoding.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_keyring_set_max_token_bytes(keyring: *const mrtr_keyring, max: u64) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let keyring = unsafe { get(keyring, "keyring")? };
+        keyring.0.set_max_token_bytes(max)?;
+        Ok(())
+    })
+}
+
+/// The deployment label every token is sealed and opened under (at most 64 bytes).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_keyring_set_context(
+    keyring: *const mrtr_keyring,
+    label: *const u8,
+    label_len: usize,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (keyring, label) = unsafe { (get(keyring, "keyring")?, args::bytes(label, label_len, "label")?) };
+        keyring.0.set_context(label)?;
+        Ok(())
+    })
+}
+
+/// How many seals each key may make in this process.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_keyring_set_seal_budget(keyring: *const mrtr_keyring, seals: u64) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let keyring = unsafe { get(keyring, "keyring")? };
+        keyring.0.set_seal_budget(seals)?;
+        Ok(())
+    })
+}
+
+/// How many seals the key `id` has made in this process, or none when the ring lacks it. `*out_set`
+/// is true and `*out` the number when there is one, else false and 0.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_keyring_seals(
+    keyring: *const mrtr_keyring,
+    id: u8,
+    out_set: *mut bool,
+    out: *mut u64,
+) -> mrtr_status {
+    guard(|| {
+        if out_set.is_null() {
+            return Err(null("out_set"));
+        }
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let keyring = unsafe { get(keyring, "keyring")? };
+        let value = keyring.0.seals(u64::from(id))?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe {
+            write(out_set, value.is_some(), "out_set")?;
+            write(out, value.unwrap_or(0), "out")
+        }
+    })
+}
+
+/// Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params |
+/// paramsDigest}`), expiring `ttl` seconds after `now` (seconds since the epoch), with a nonce from
+/// `random`: the token. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_keyring_seal(
+    keyring: *const mrtr_keyring,
+    binding: *const c_char,
+    binding_len: usize,
+    now: u64,
+    ttl: u64,
+    payload: *const u8,
+    payload_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, keyring, binding, payload) = unsafe {
+            (
+                Out::new(out)?,
+                get(keyring, "keyring")?,
+                args::required(binding, binding_len, "binding")?,
+                args::bytes(payload, payload_len, "payload")?,
+            )
+        };
+        let value = keyring.0.seal(binding, now, ttl, payload, Randomness::Os)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// Opens `token` for `binding` at `now`, single-use under `guard` when there is one (a second use
+/// is `state-replayed`): its payload, state id and expiry. `*out` is the token's payload (free it
+/// with `mrtr_buf_free(&out->payload)`), its state id and expiry; on a failure it is empty (`{NULL,
+/// 0}`, `""`, 0).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_keyring_open(
+    keyring: *const mrtr_keyring,
+    token: *const u8,
+    token_len: usize,
+    binding: *const c_char,
+    binding_len: usize,
+    now: u64,
+    first_use: mrtr_first_use,
+    user: *mut c_void,
+    out: *mut mrtr_opened,
+) -> mrtr_status {
+    guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        // SAFETY: the caller promises `out` is writable.
+        unsafe { out.write(mrtr_opened::EMPTY) };
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (keyring, token, binding) = unsafe {
+            (
+                get(keyring, "keyring")?,
+                args::bytes(token, token_len, "token")?,
+                args::required(binding, binding_len, "binding")?,
+            )
+        };
+        let value = keyring.0.open(token, binding, now, CGuard::of(first_use, user).as_mut().map(CGuard::as_dyn))?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { write(out, mrtr_opened::from(value), "out") }
+    })
+}
+
+/// A server's round with sealed state: this request's answers plus the sealed earlier ones for the
+/// deployment's `settings` (`{ttl, protocol, limits, pinAnswers, maxRounds}`) and the `call`
+/// (`{subject | anonymous: true, now}`), single-use under `guard`: `{answers, missing, ignored,
+/// data, round, stateId, expiry}`. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_keyring_resume_round(
+    keyring: *const mrtr_keyring,
+    request: *const c_char,
+    request_len: usize,
+    needs: *const c_char,
+    needs_len: usize,
+    settings: *const c_char,
+    settings_len: usize,
+    call: *const c_char,
+    call_len: usize,
+    first_use: mrtr_first_use,
+    user: *mut c_void,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, keyring, request, needs, settings, call) = unsafe {
+            (
+                Out::new(out)?,
+                get(keyring, "keyring")?,
+                args::required(request, request_len, "request")?,
+                args::required(needs, needs_len, "needs")?,
+                args::required(settings, settings_len, "settings")?,
+                args::required(call, call_len, "call")?,
+            )
+        };
+        let value = keyring.0.resume_round(
+            request,
+            needs,
+            settings,
+            call,
+            CGuard::of(first_use, user).as_mut().map(CGuard::as_dyn),
+        )?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// The `input_required` response asking what `round` misses of `needs`, sealing what it has (and
+/// `data`) with a nonce from `random`. `*out` is the text (free it with `mrtr_buf_free`).
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_keyring_respond_round(
+    keyring: *const mrtr_keyring,
+    request: *const c_char,
+    request_len: usize,
+    round: *const c_char,
+    round_len: usize,
+    needs: *const c_char,
+    needs_len: usize,
+    data: *const c_char,
+    data_len: usize,
+    settings: *const c_char,
+    settings_len: usize,
+    call: *const c_char,
+    call_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (out, keyring, request, round, needs, data, settings, call) = unsafe {
+            (
+                Out::new(out)?,
+                get(keyring, "keyring")?,
+                args::required(request, request_len, "request")?,
+                args::required(round, round_len, "round")?,
+                args::required(needs, needs_len, "needs")?,
+                args::optional(data, data_len, "data")?,
+                args::required(settings, settings_len, "settings")?,
+                args::required(call, call_len, "call")?,
+            )
+        };
+        let value = keyring.0.respond_round(request, round, needs, data, settings, call, Randomness::Os)?;
+        out.set(value);
+        Ok(())
+    })
+}
+
+/// The replay of an await-style tool on `request` for the deployment's `settings` and the `call`,
+/// single-use under `guard`. `*out` is the new handle; free it with its `_free`.
+///
+/// # Safety
+/// Each `(pointer, length)` is valid for its length (NULL only where the value may be
+/// absent); a handle is live and used by no one else meanwhile; the out pointers are writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_keyring_start_tool_replay(
+    keyring: *const mrtr_keyring,
+    request: *const c_char,
+    request_len: usize,
+    settings: *const c_char,
+    settings_len: usize,
+    call: *const c_char,
+    call_len: usize,
+    first_use: mrtr_first_use,
+    user: *mut c_void,
+    out: *mut *mut mrtr_tool_replay,
+) -> mrtr_status {
+    guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
+        // SAFETY: the caller's contract (`# Safety`), passed on.
+        let (keyring, request, settings, call) = unsafe {
+            (
+                get(keyring, "keyring")?,
+                args::required(request, request_len, "request")?,
+                args::required(settings, settings_len, "settings")?,
+                args::required(call, call_len, "call")?,
+            )
+        };
+        let value = keyring.0.start_tool_replay(
+            request,
+            settings,
+            call,
+            CGuard::of(first_use, user).as_mut().map(CGuard::as_dyn),
+        )?;
+        // SAFETY: the caller promises the out pointers are writable.
+        unsafe { handles::new_handle(out, mrtr_tool_replay(value)) }
+    })
+}
+
+/// Frees a `mrtr_keyring`. NULL is a no-op. Its key material is zeroized; `usage-out-of-turn` (and the ring stays) from inside its own replay guard.
+///
+/// # Safety
+/// `handle` is NULL or a live handle, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_keyring_free(handle: *mut mrtr_keyring) -> mrtr_status {
+    guard(|| {
+        if !handle.is_null() {
+            // SAFETY: the caller's contract.
+            unsafe { get(handle, "handle") }?.0.idle()?;
+        }
+        // SAFETY: the caller's contract.
+        unsafe { handles::free(handle) }
+    })
 }
 
 /// A client's session: what it declares once (`{"protocol", "capabilities", "clientInfo",
@@ -1211,6 +1966,9 @@ pub unsafe extern "C" fn mrtr_session_new(
     out: *mut *mut mrtr_session,
 ) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let config = unsafe { args::bytes(config, config_len, "config")? };
         let value = facade::Session::new(config)?;
@@ -1410,6 +2168,9 @@ pub unsafe extern "C" fn mrtr_session_is_idempotent(
     out: *mut bool,
 ) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let (session, request) =
             unsafe { (get(session, "session")?, args::required(request, request_len, "request")?) };
@@ -1425,8 +2186,10 @@ pub unsafe extern "C" fn mrtr_session_is_idempotent(
 /// `handle` is NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_session_free(handle: *mut mrtr_session) -> mrtr_status {
-    // SAFETY: the caller's contract.
-    guard(|| unsafe { handles::free(handle) })
+    guard(|| {
+        // SAFETY: the caller's contract.
+        unsafe { handles::free(handle) }
+    })
 }
 
 /// One run of an await-style tool on one request (`ToolReplay.run`): the host plays the tool once,
@@ -1556,6 +2319,9 @@ pub unsafe extern "C" fn mrtr_tool_run_arguments(tool_run: *const mrtr_tool_run,
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_tool_run_round(tool_run: *const mrtr_tool_run, out: *mut u32) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let tool_run = unsafe { get(tool_run, "tool_run")? };
         let value = tool_run.0.round();
@@ -1664,11 +2430,11 @@ pub unsafe extern "C" fn mrtr_tool_run_respond(
             (
                 Out::new(out)?,
                 get_mut(tool_run, "tool_run")?,
-                reading(ring)?,
+                get(ring, "ring")?,
                 args::optional(result, result_len, "result")?,
             )
         };
-        let value = tool_run.0.respond(&ring, result, Randomness::Os)?;
+        let value = tool_run.0.respond(&ring.0, result, Randomness::Os)?;
         out.set(value);
         Ok(())
     })
@@ -1706,8 +2472,10 @@ pub unsafe extern "C" fn mrtr_tool_run_refusal_response(
 /// `handle` is NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_tool_run_free(handle: *mut mrtr_tool_run) -> mrtr_status {
-    // SAFETY: the caller's contract.
-    guard(|| unsafe { handles::free(handle) })
+    guard(|| {
+        // SAFETY: the caller's contract.
+        unsafe { handles::free(handle) }
+    })
 }
 
 /// The incremental event-stream (`text/event-stream`) decoder: `feed` bytes in any chunking,
@@ -1790,8 +2558,10 @@ pub unsafe extern "C" fn mrtr_sse_decoder_poll_event(
 /// `handle` is NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_sse_decoder_free(handle: *mut mrtr_sse_decoder) -> mrtr_status {
-    // SAFETY: the caller's contract.
-    guard(|| unsafe { handles::free(handle) })
+    guard(|| {
+        // SAFETY: the caller's contract.
+        unsafe { handles::free(handle) }
+    })
 }
 
 /// The client machine of one JSON-RPC call over HTTP (sans-IO), in any transport mode
@@ -1829,6 +2599,9 @@ pub unsafe extern "C" fn mrtr_http_call_new(
     out: *mut *mut mrtr_http_call,
 ) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let (config, request) = unsafe {
             (args::required(config, config_len, "config")?, args::required(request, request_len, "request")?)
@@ -2005,6 +2778,12 @@ pub unsafe extern "C" fn mrtr_http_call_poll_timeout(
     out_at_ms: *mut u64,
 ) -> mrtr_status {
     guard(|| {
+        if out_set.is_null() {
+            return Err(null("out_set"));
+        }
+        if out_at_ms.is_null() {
+            return Err(null("out_at_ms"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let http_call = unsafe { get(http_call, "http_call")? };
         let value = http_call.0.poll_timeout();
@@ -2024,6 +2803,9 @@ pub unsafe extern "C" fn mrtr_http_call_poll_timeout(
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_http_call_is_done(http_call: *const mrtr_http_call, out: *mut bool) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let http_call = unsafe { get(http_call, "http_call")? };
         let value = http_call.0.is_done();
@@ -2056,8 +2838,10 @@ pub unsafe extern "C" fn mrtr_http_call_abandoned(http_call: *const mrtr_http_ca
 /// `handle` is NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_http_call_free(handle: *mut mrtr_http_call) -> mrtr_status {
-    // SAFETY: the caller's contract.
-    guard(|| unsafe { handles::free(handle) })
+    guard(|| {
+        // SAFETY: the caller's contract.
+        unsafe { handles::free(handle) }
+    })
 }
 
 /// One client operation over HTTP in any transport mode (sans-IO): the rounds of `2026-07-28` (each
@@ -2098,6 +2882,9 @@ pub unsafe extern "C" fn mrtr_operation_new(
     out: *mut *mut mrtr_operation,
 ) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let (config, request) = unsafe {
             (args::required(config, config_len, "config")?, args::required(request, request_len, "request")?)
@@ -2281,6 +3068,12 @@ pub unsafe extern "C" fn mrtr_operation_poll_timeout(
     out_at_ms: *mut u64,
 ) -> mrtr_status {
     guard(|| {
+        if out_set.is_null() {
+            return Err(null("out_set"));
+        }
+        if out_at_ms.is_null() {
+            return Err(null("out_at_ms"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let operation = unsafe { get(operation, "operation")? };
         let value = operation.0.poll_timeout();
@@ -2301,6 +3094,9 @@ pub unsafe extern "C" fn mrtr_operation_poll_timeout(
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_operation_is_drained(operation: *const mrtr_operation, out: *mut bool) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let operation = unsafe { get(operation, "operation")? };
         let value = operation.0.is_drained();
@@ -2371,6 +3167,9 @@ pub unsafe extern "C" fn mrtr_operation_restore(
     out: *mut *mut mrtr_operation,
 ) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let (config, snapshot) = unsafe {
             (args::required(config, config_len, "config")?, args::required(snapshot, snapshot_len, "snapshot")?)
@@ -2387,8 +3186,10 @@ pub unsafe extern "C" fn mrtr_operation_restore(
 /// `handle` is NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_operation_free(handle: *mut mrtr_operation) -> mrtr_status {
-    // SAFETY: the caller's contract.
-    guard(|| unsafe { handles::free(handle) })
+    guard(|| {
+        // SAFETY: the caller's contract.
+        unsafe { handles::free(handle) }
+    })
 }
 
 /// A server's response stream in a transport mode, for the continuation `key` (the host's name of
@@ -2420,6 +3221,9 @@ pub unsafe extern "C" fn mrtr_server_stream_new(
     out: *mut *mut mrtr_server_stream,
 ) -> mrtr_status {
     guard(|| {
+        if out.is_null() {
+            return Err(null("out"));
+        }
         // SAFETY: the caller's contract (`# Safety`), passed on.
         let (mode, key) = unsafe { (args::text(mode, mode_len, "mode")?, args::text(key, key_len, "key")?) };
         let value = facade::ServerStream::new(mode, key, first)?;
@@ -2562,10 +3366,11 @@ pub unsafe extern "C" fn mrtr_server_stream_take(
 /// `handle` is NULL or a live handle, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn mrtr_server_stream_free(handle: *mut mrtr_server_stream) -> mrtr_status {
-    // SAFETY: the caller's contract.
-    guard(|| unsafe { handles::free(handle) })
+    guard(|| {
+        // SAFETY: the caller's contract.
+        unsafe { handles::free(handle) }
+    })
 }
 
-// left out: KeyRing: a key ring of its own: keys and bindings as C structs, a guard as a function pointer (mrtr_keyring_*)
 // left out: release: the host frees the replay itself, when it chooses: mrtr_tool_replay_free
 // left out: release: the host frees the run itself, when it chooses: mrtr_tool_run_free

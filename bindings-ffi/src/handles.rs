@@ -22,7 +22,6 @@ pub(crate) enum Kind {
     ServerStream,
     ToolReplay,
     ToolRun,
-    ToolCtx,
     ToolBridge,
     Session,
     Buf,

@@ -1,8 +1,9 @@
 //! The stateless operations the export table has no words for: classify
-//! into a typed struct (the hot path, no allocation), and the task update
-//! (bounded by limits alone). The rest are generated (`exports`).
+//! into a typed struct (the hot path, no allocation), a transcript checked
+//! as an array or as JSON Lines, and the task update (bounded by limits
+//! alone). The rest are generated (`exports`).
 
-use crate::args::{optional, required, write};
+use crate::args::{bytes, optional, required, write};
 use crate::buf::{mrtr_buf, Out};
 use crate::status::{guard, mrtr_status, null};
 use crate::tables::mrtr_protocol;
@@ -113,6 +114,44 @@ pub unsafe extern "C" fn mrtr_task_update(
             )
         };
         out.set(facade::task_update(request, response, responses, id, &o)?);
+        Ok(())
+    })
+}
+
+/// Checks a whole conversation under the options JSON `options` (`{"protocol",
+/// "transport": "sep-1858"|"sep-1335", "maxRounds", "limits"}`, every field
+/// optional; NULL: the defaults, plain Streamable HTTP). `transcript` is a
+/// JSON array of entries `{"from": "client"|"server", "message", "stream"}`
+/// or HTTP entries `{"from", "at", "http": {…}}` (`conformance/FORMAT.md`),
+/// or the same entries as JSON Lines (the first non-blank byte decides: `[`
+/// is an array). `*out` is the violations, `[{"rule", "index", "message"},
+/// …]` (empty: compliant). An unreadable transcript fails with its rule (a
+/// JSON Lines one naming the line). Each message is bound by the limits,
+/// the transcript as a whole is not.
+///
+/// # Safety
+/// `transcript` is valid for `transcript_len` bytes; `options` is NULL or
+/// valid for `options_len` bytes; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn mrtr_check(
+    transcript: *const c_char,
+    transcript_len: usize,
+    options: *const c_char,
+    options_len: usize,
+    out: *mut mrtr_buf,
+) -> mrtr_status {
+    guard(|| {
+        // SAFETY: the caller's contract, passed on.
+        let (out, text, options) = unsafe {
+            (
+                Out::new(out)?,
+                required(transcript, transcript_len, "transcript")?,
+                bytes(options, options_len, "options")?,
+            )
+        };
+        let o = facade::Options::from_json(options)?;
+        let array = text.trim_ascii_start().starts_with(b"[");
+        out.set(if array { facade::check(text, &o) } else { facade::check_jsonl(text, &o) }?);
         Ok(())
     })
 }

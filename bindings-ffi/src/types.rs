@@ -1,11 +1,9 @@
 //! The C value types and their conversions to the core's: limits, the
-//! classification struct, ids and sides; the protocol, kind, result type,
+//! classification struct and ids; the protocol, kind, result type,
 //! area and algorithm numbers are the constants of `tables.rs`.
 
 use crate::status::usage;
-use crate::tables::{mrtr_algorithm, mrtr_kind, mrtr_protocol, mrtr_result_type};
-use mrtr::check::Side;
-use mrtr::state::Algorithm;
+use crate::tables::{mrtr_kind, mrtr_protocol, mrtr_result_type};
 use mrtr::{Error, Limits, Protocol};
 use mrtr_facade::Options;
 
@@ -61,12 +59,6 @@ pub(crate) unsafe fn options(p: mrtr_protocol, l: *const mrtr_limits, rounds: Op
     Ok(Options { protocol: protocol(p)?, limits: unsafe { limits(l) }, max_rounds: rounds, ..Options::default() })
 }
 
-/// The core's algorithm of a C algorithm number.
-pub(crate) fn algorithm(a: mrtr_algorithm) -> Result<Algorithm, Error> {
-    let found = a.checked_sub(1).and_then(|i| usize::try_from(i).ok()).and_then(|i| Algorithm::ALL.get(i));
-    found.copied().ok_or_else(|| usage(format!("no algorithm has the number {a}")))
-}
-
 /// Which field of `mrtr_classified` holds the id.
 pub type mrtr_id_type = i32;
 /// No id (a notification).
@@ -112,21 +104,5 @@ impl From<&mrtr::Classified<'_>> for mrtr_classified {
         let kind = c.kind as mrtr_kind;
         let result_type = c.result_type.map_or(0, |t| t as mrtr_result_type);
         mrtr_classified { kind, result_type, result_type_present: c.result_type_present, id_type, id_int, id_uint }
-    }
-}
-
-/// Who sent a message.
-pub type mrtr_side = i32;
-/// The MCP client.
-pub const MRTR_SIDE_CLIENT: mrtr_side = 1;
-/// The MCP server.
-pub const MRTR_SIDE_SERVER: mrtr_side = 2;
-
-/// The core's side of a C side number.
-pub(crate) fn side(s: mrtr_side) -> Result<Side, Error> {
-    match s {
-        MRTR_SIDE_CLIENT => Ok(Side::Client),
-        MRTR_SIDE_SERVER => Ok(Side::Server),
-        other => Err(usage(format!("no side has the number {other}"))),
     }
 }

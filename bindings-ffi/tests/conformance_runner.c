@@ -15,7 +15,7 @@
  * when the corpus cannot be read, else 0. cJSON holds the numbers of a case's
  * input as doubles: a corpus relying on integers above 2^53, or on 1.0 being
  * sent as "1.0" rather than "1", gives such values as raw text (the state
- * cases' `bindingText`, passed verbatim to mrtr_binding_from_json).
+ * cases' `bindingText`, passed verbatim to mrtr_keyring_seal_with_nonce and mrtr_keyring_open).
  *
  * cJSON ends its strings at a NUL: before parsing, the runner turns each
  * \u0000 escape of a case into the byte 0xFF (never in UTF-8 text), which
@@ -179,7 +179,7 @@ static cJSON *op_check(const cJSON *input, const char **crash) {
   if (get(config, "transport")) {
     /* A multi-turn transport: the config is the options JSON ({protocol, transport, maxRounds}) as it is. */
     char *transcript = arg(input, "transcript", NULL), *options = print_json(config);
-    mrtr_status status = mrtr_check_with_options(transcript, strlen(transcript), options, strlen(options), &out);
+    mrtr_status status = mrtr_check(transcript, strlen(transcript), options, strlen(options), &out);
     cJSON_free(transcript), cJSON_free(options);
     return returned(status, &out, "violations");
   }
@@ -191,8 +191,10 @@ static cJSON *op_check(const cJSON *input, const char **crash) {
     *crash = "config.maxRounds is not a count";
     return NULL;
   }
-  char *transcript = arg(input, "transcript", NULL);
-  status = mrtr_check(transcript, strlen(transcript), p, (uint32_t)max_rounds, NULL, &out);
+  char *transcript = arg(input, "transcript", NULL), options[128];
+  snprintf(options, sizeof options, "{\"protocol\":\"%s\",\"maxRounds\":%llu}", mrtr_protocol_name(p),
+           (unsigned long long)max_rounds);
+  status = mrtr_check(transcript, strlen(transcript), options, strlen(options), &out);
   cJSON_free(transcript);
   return returned(status, &out, "violations");
 }
@@ -247,26 +249,25 @@ static mrtr_keyring *ring_of(const cJSON *input, mrtr_status *status, const char
   const cJSON *key;
   cJSON_ArrayForEach(key, get(input, "keys")) {
     const char *name = str_or_empty(get(key, "alg"));
-    mrtr_algorithm alg;
     unsigned char *secret = NULL;
     size_t len = 0;
     uint64_t id;
-    if ((*status = mrtr_algorithm_from_name(name, strlen(name), &alg)) != MRTR_OK) break;
     if (!hex(get(key, "secret"), &secret, &len) || !u64_of(get(key, "id"), &id)) {
       free(secret);
       *crash = "a key of input.keys is not {id, alg, secret in hex}";
       break;
     }
-    *status = ring ? mrtr_keyring_add(ring, (uint8_t)id, alg, secret, len)
-                   : mrtr_keyring_new((uint8_t)id, alg, secret, len, &ring);
+    *status = ring ? mrtr_keyring_add(ring, (uint8_t)id, name, strlen(name), secret, len, NULL, 0)
+                   : mrtr_keyring_new((uint8_t)id, name, strlen(name), secret, len, NULL, 0, &ring);
     free(secret);
     if (*status != MRTR_OK) break;
   }
   uint64_t n;
   if (!ring && !*crash && *status == MRTR_OK) *crash = "input.keys holds no key";
   if (ring && !*crash && *status == MRTR_OK) {
-    if (u64_of(get(input, "current"), &n)) (void)mrtr_keyring_set_current(ring, (uint8_t)n); /* ignored, as ops.rs */
-    if (u64_of(get(input, "maxTokenBytes"), &n)) mrtr_keyring_set_max_token_bytes(ring, (size_t)n);
+    bool found;
+    if (u64_of(get(input, "current"), &n)) (void)mrtr_keyring_set_current(ring, (uint8_t)n, &found); /* ignored, as ops.rs */
+    if (u64_of(get(input, "maxTokenBytes"), &n)) mrtr_keyring_set_max_token_bytes(ring, n);
     const cJSON *context = get(input, "context");
     if (cJSON_IsString(context))
       *status = mrtr_keyring_set_context(ring, (const uint8_t *)context->valuestring, strlen(context->valuestring));
@@ -298,11 +299,8 @@ static cJSON *op_state(const cJSON *input, const char **crash) {
   const cJSON *text = get(input, "bindingText"), *seal = get(input, "seal"), *open = get(input, "open");
   char *printed = cJSON_IsString(text) ? NULL : arg(input, "binding", NULL);
   const char *json = printed ? printed : text->valuestring;
-  mrtr_binding binding;
-  mrtr_buf strings, out = {NULL, 0};
+  mrtr_buf out = {NULL, 0};
   mrtr_opened opened = {{NULL, 0}, {0}, 0};
-  status = mrtr_binding_from_json(json, strlen(json), &binding, &strings);
-  cJSON_free(printed);
   uint64_t now = 0, ttl = 0;
   unsigned char *nonce = NULL;
   size_t nonce_len = 0;
@@ -312,7 +310,7 @@ static cJSON *op_state(const cJSON *input, const char **crash) {
   } else if (status == MRTR_OK && seal) {
 #if defined(MRTR_TEST_VECTORS)
     const char *payload = str_or_empty(get(seal, "payload"));
-    status = mrtr_keyring_seal_with_nonce(ring, &binding, now, (uint32_t)ttl, (const uint8_t *)payload, strlen(payload),
+    status = mrtr_keyring_seal_with_nonce(ring, json, strlen(json), now, ttl, (const uint8_t *)payload, strlen(payload),
                                           nonce, nonce_len, &out);
 #else
     *crash = "the runner was built without MRTR_TEST_VECTORS: it cannot seal with the case's nonce";
@@ -321,11 +319,11 @@ static cJSON *op_state(const cJSON *input, const char **crash) {
     const char *token = str_or_empty(get(open, "token"));
     const cJSON *used = get(open, "used");
     if (!u64_of(get(open, "now"), &now)) now = 0;
-    status = mrtr_keyring_open(ring, token, strlen(token), &binding, now, cJSON_IsArray(used) ? used_before : NULL,
-                               (void *)used, &opened);
+    status = mrtr_keyring_open(ring, (const uint8_t *)token, strlen(token), json, strlen(json), now,
+                               cJSON_IsArray(used) ? used_before : NULL, (void *)used, &opened);
   }
+  cJSON_free(printed);
   free(nonce);
-  mrtr_buf_free(&strings);
   mrtr_keyring_free(ring);
   cJSON *o = NULL;
   if (!*crash && status != MRTR_OK) {

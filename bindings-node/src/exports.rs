@@ -564,50 +564,44 @@ impl KeyRing {
 
     /// Adds a key that opens tokens (replacing one with the same id).
     #[napi]
-    pub fn add(&mut self, id: f64, algorithm: String, secret: Option<&[u8]>, master: Option<&[u8]>) -> Result<()> {
+    pub fn add(&self, id: f64, algorithm: String, secret: Option<&[u8]>, master: Option<&[u8]>) -> Result<()> {
         crate::run(|| self.0.add(facade::whole(id, "id")?, &algorithm, secret, master))
     }
 
     /// Makes the key `id` the sealing key; false when the ring lacks it.
     #[napi]
-    pub fn set_current(&mut self, id: f64) -> Result<bool> {
-        crate::run(|| Ok(self.0.set_current(facade::whole(id, "id")?)))
+    pub fn set_current(&self, id: f64) -> Result<bool> {
+        crate::run(|| self.0.set_current(facade::whole(id, "id")?))
     }
 
     /// Drops the key `id` (not the current one); false when it could not.
     #[napi]
-    pub fn remove(&mut self, id: f64) -> Result<bool> {
-        crate::run(|| Ok(self.0.remove(facade::whole(id, "id")?)))
+    pub fn remove(&self, id: f64) -> Result<bool> {
+        crate::run(|| self.0.remove(facade::whole(id, "id")?))
     }
 
     /// The bound on a token's length, checked before any decoding.
     #[napi]
-    pub fn set_max_token_bytes(&mut self, max: f64) -> Result<()> {
-        crate::run(|| {
-            self.0.set_max_token_bytes(facade::whole(max, "max")?);
-            Ok(())
-        })
+    pub fn set_max_token_bytes(&self, max: f64) -> Result<()> {
+        crate::run(|| self.0.set_max_token_bytes(facade::whole(max, "max")?))
     }
 
     /// The deployment label every token is sealed and opened under (at most 64 bytes).
     #[napi]
-    pub fn set_context(&mut self, label: Text) -> Result<()> {
+    pub fn set_context(&self, label: Text) -> Result<()> {
         crate::run(|| self.0.set_context(crate::bytes(&label)))
     }
 
     /// How many seals each key may make in this process.
     #[napi]
-    pub fn set_seal_budget(&mut self, seals: f64) -> Result<()> {
-        crate::run(|| {
-            self.0.set_seal_budget(facade::whole(seals, "seals")?);
-            Ok(())
-        })
+    pub fn set_seal_budget(&self, seals: f64) -> Result<()> {
+        crate::run(|| self.0.set_seal_budget(facade::whole(seals, "seals")?))
     }
 
     /// How many seals the key `id` has made in this process, or none when the ring lacks it.
     #[napi]
     pub fn seals(&self, id: f64) -> Result<Option<f64>> {
-        crate::run(|| Ok(self.0.seals(facade::whole(id, "id")?).map(|t| t as f64)))
+        crate::run(|| self.0.seals(facade::whole(id, "id")?).map(|v| v.map(|t| t as f64)))
     }
 
     /// Seals `payload` for `binding` (`{subject | anonymous: true, protocol, method, target, params

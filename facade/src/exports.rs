@@ -313,14 +313,9 @@ pub(crate) const WASM_SIZE: &[(Binding, &str)] = &[(
     "the wasm artifact is at its size bound (bindings-wasm/README.md, \"What this package leaves out\"); issue #27 works on the size",
 )];
 
-/// Why C and Python leave the table's key ring out (UniFFI's is generated from its rows).
-pub(crate) const TYPED_RING: &[(Binding, &str)] = &[
-    (
-        Binding::C,
-        "a key ring of its own: keys and bindings as C structs, a guard as a function pointer (mrtr_keyring_*)",
-    ),
-    (Binding::Python, "a key ring of its own: Key and Binding objects, a guard as a callable"),
-];
+/// Why Python leaves the table's key ring out (C's and UniFFI's are generated from its rows).
+pub(crate) const TYPED_RING: &[(Binding, &str)] =
+    &[(Binding::Python, "a key ring of its own: Key and Binding objects, a guard as a callable")];
 
 /// Why the bindings whose objects are freed when their owner lets go leave `ToolReplay.release` out.
 pub(crate) const FREED_AT_ONCE: &[(Binding, &str)] = &[

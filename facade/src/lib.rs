@@ -763,7 +763,7 @@ mod sealed {
     /// Seals with a caller's nonce: test vectors only (feature `test-vectors`).
     #[cfg(feature = "test-vectors")]
     pub fn seal_with_nonce(
-        ring: &KeyRing,
+        ring: &super::KeyRing,
         binding: &[u8],
         now: u64,
         ttl: u32,
@@ -771,7 +771,7 @@ mod sealed {
         nonce: &[u8],
     ) -> Result<String> {
         let now = mrtr::Millis::from_secs(now);
-        ring.seal_with_nonce(&BindingSpec::from_json(binding)?.binding(), now, ttl, payload, nonce)
+        ring.reading()?.seal_with_nonce(&BindingSpec::from_json(binding)?.binding(), now, ttl, payload, nonce)
     }
 
     /// Opens `token` (text or raw bytes) for `binding` at `now`, single-use
@@ -827,6 +827,11 @@ mod sealed {
         /// The protocol of the settings.
         pub fn protocol(&self) -> Protocol {
             self.options.protocol
+        }
+
+        /// The options of the settings (`protocol`, `limits`, `maxRounds`): a refusal's response is built under them.
+        pub fn options(&self) -> &Options {
+            &self.options
         }
 
         pub(super) fn rounds<'k>(&self, ring: &'k KeyRing) -> SealedRounds<'k> {

@@ -4,6 +4,7 @@
 use super::sealed::{rng, CallSpec, Randomness, RoundsSettings};
 use super::{parse, parse_arg, text, usage_owned, ToolRun};
 use crate::kinds::*;
+use crate::KeyRing;
 use alloc::{
     string::{String, ToString},
     vec::Vec,
@@ -14,7 +15,7 @@ use mrtr::{
         replay::{self, Asked, Replay},
     },
     server,
-    state::{KeyRing, ReplayGuard},
+    state::{KeyRing as Keys, ReplayGuard},
     Result,
 };
 use mrtr_facade_macros::export;
@@ -48,7 +49,7 @@ impl ToolReplay {
     /// for the `call` (`{"subject" | "anonymous", "now"}`); with `guard`, a
     /// state used before is `state-replayed`.
     pub fn start(
-        ring: &KeyRing,
+        ring: &Keys,
         request: &[u8],
         settings: &[u8],
         call: &[u8],
@@ -63,7 +64,7 @@ impl ToolReplay {
     /// and the call as values: the subject (a principal, or `anonymous`) and
     /// `now`. No JSON text is read but the request's: a host's hot path.
     pub fn start_with(
-        ring: &KeyRing,
+        ring: &Keys,
         request: &[u8],
         settings: &RoundsSettings,
         principal: Option<&str>,
@@ -76,7 +77,7 @@ impl ToolReplay {
     }
 
     fn begin(
-        ring: &KeyRing,
+        ring: &Keys,
         request: &[u8],
         settings: RoundsSettings,
         spec: CallSpec,
@@ -198,6 +199,16 @@ impl ToolReplay {
     /// The `input_required` response asking what is missing, sealed with `ring`.
     #[export]
     pub fn input_required(&self, ring: &KeyRing, data: OptJsonText, random: Randomness<'_>) -> Result<JsonString> {
+        self.input_required_on(&*ring.reading()?, data, random)
+    }
+
+    /// [`ToolReplay::input_required`] on the ring already read.
+    pub(crate) fn input_required_on(
+        &self,
+        ring: &Keys,
+        data: OptJsonText,
+        random: Randomness<'_>,
+    ) -> Result<JsonString> {
         let s = self.sealed()?;
         let data = data.map(|d| parse(d, &s.settings.rounds(ring).limits)).transpose()?;
         self.input_required_value(ring, data, random)
@@ -206,12 +217,7 @@ impl ToolReplay {
     /// [`ToolReplay::input_required`] with `data` already read (within the
     /// settings' limits): to keep the data of the last round as it came,
     /// pass [`ToolReplay::data_value`].
-    pub fn input_required_value(
-        &self,
-        ring: &KeyRing,
-        data: Option<Value>,
-        randomness: Randomness<'_>,
-    ) -> Result<String> {
+    pub fn input_required_value(&self, ring: &Keys, data: Option<Value>, randomness: Randomness<'_>) -> Result<String> {
         let s = self.sealed()?;
         let rounds = s.settings.rounds(ring);
         let call = s.spec.call_digested(&rounds, &s.request, s.params_digest)?;
@@ -223,7 +229,7 @@ impl ToolReplay {
     ///
     /// [`ToolReplay::input_required`] sealing again the data of the last
     /// round as it came (none: none), never written out and read back.
-    pub fn input_required_kept(&self, ring: &KeyRing, random: Randomness<'_>) -> Result<JsonString> {
+    pub fn input_required_kept(&self, ring: &Keys, random: Randomness<'_>) -> Result<JsonString> {
         self.input_required_value(ring, self.data_value().cloned(), random)
     }
 
@@ -421,7 +427,6 @@ pub fn question_roots() -> JsonString {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mrtr::state::{Algorithm, Key};
 
     const SETTINGS: &[u8] = br#"{"ttl": 60, "maxRounds": 3}"#;
     const CALL: &[u8] = br#"{"subject": "alice", "now": 1000}"#;
@@ -429,14 +434,18 @@ mod tests {
 
     #[test]
     fn a_replay_over_values_answers_as_the_one_over_json() {
-        let ring = KeyRing::new(Key::new(1, Algorithm::Xaes256Gcm, &[3; 32]));
+        let ring = KeyRing::new(1, "xaes-256-gcm", Some(&[3; 32]), None).unwrap();
         let settings = RoundsSettings::from_json(SETTINGS).unwrap();
         let question = replay::elicit("Name?", &json!({"type": "object", "properties": {"v": {"type": "string"}}}));
-        let mut first = ToolReplay::start_with(&ring, REQUEST.as_bytes(), &settings, None, true, 1000, None).unwrap();
+        let mut first =
+            ToolReplay::start_with(&ring.reading().unwrap(), REQUEST.as_bytes(), &settings, None, true, 1000, None)
+                .unwrap();
         assert_eq!(first.ask_value(&question, None).unwrap(), None);
         assert_eq!(first.request_value().and_then(|r| r["id"].as_u64()), Some(1));
         let asked: Value = serde_json::from_str(
-            &first.input_required_value(&ring, Some(json!({"step": 1})), Randomness::Bytes(&[7; 32])).unwrap(),
+            &first
+                .input_required_value(&ring.reading().unwrap(), Some(json!({"step": 1})), Randomness::Bytes(&[7; 32]))
+                .unwrap(),
         )
         .unwrap();
         let mut retry: Value = serde_json::from_str(REQUEST).unwrap();
@@ -445,24 +454,27 @@ mod tests {
         let retry = retry.to_string();
         // The JSON call of the same subject opens what the values sealed.
         let anonymous = br#"{"anonymous": true, "now": 1001}"#;
-        let mut second = ToolReplay::start(&ring, retry.as_bytes(), SETTINGS, anonymous, None).unwrap();
+        let mut second =
+            ToolReplay::start(&ring.reading().unwrap(), retry.as_bytes(), SETTINGS, anonymous, None).unwrap();
         assert_eq!(second.data_value(), Some(&json!({"step": 1})));
         let answer = second.ask_value(&question, None).unwrap().unwrap();
         assert_eq!(answer["content"]["v"], "Ada");
         let done = second.complete_value(&json!({"content": []})).unwrap();
         assert_eq!(done, second.complete(br#"{"content":[]}"#).unwrap());
         // Neither subject, or both, is refused as from JSON.
-        let neither = ToolReplay::start_with(&ring, retry.as_bytes(), &settings, None, false, 1001, None);
+        let neither =
+            ToolReplay::start_with(&ring.reading().unwrap(), retry.as_bytes(), &settings, None, false, 1001, None);
         assert_eq!(neither.err().map(|e| e.rule()), Some(mrtr::RuleId::UsageInvalidArgument));
     }
 
     #[test]
     fn one_call_asks_read_the_arguments_and_keep_the_data() {
-        let ring = KeyRing::new(Key::new(1, Algorithm::Xaes256Gcm, &[3; 32]));
+        let ring = KeyRing::new(1, "xaes-256-gcm", Some(&[3; 32]), None).unwrap();
         let schema = br#"{"type":"object","properties":{"v":{"type":"string"}}}"#;
         let settings = RoundsSettings::from_json(SETTINGS).unwrap();
-        let start =
-            |request: &str, now| ToolReplay::start_with(&ring, request.as_bytes(), &settings, None, true, now, None);
+        let start = |request: &str, now| {
+            ToolReplay::start_with(&ring.reading().unwrap(), request.as_bytes(), &settings, None, true, now, None)
+        };
         let mut call: Value = serde_json::from_str(REQUEST).unwrap();
         call["params"]["arguments"] = json!({"n": 1});
         let retry = |asked: &str, answers: Value| {
@@ -477,7 +489,9 @@ mod tests {
         assert_eq!(first.arguments().as_deref(), Some(r#"{"n":1}"#));
         assert!(first.ask_elicit("Name?", b"{", None).is_err()); // no question: nothing asked
         assert_eq!(first.ask_elicit("Name?", schema, None).unwrap(), None);
-        let asked = first.input_required_value(&ring, Some(json!({"step": 1})), Randomness::Bytes(&[7; 32])).unwrap();
+        let asked = first
+            .input_required_value(&ring.reading().unwrap(), Some(json!({"step": 1})), Randomness::Bytes(&[7; 32]))
+            .unwrap();
         let question: Value = serde_json::from_str(&question_elicit("Name?", schema).unwrap()).unwrap();
         assert_eq!(serde_json::from_str::<Value>(&asked).unwrap()["result"]["inputRequests"], json!({"q1": question}));
         // The next round answers q1, asks again, and keeps the data as it came.
@@ -486,7 +500,7 @@ mod tests {
         let answer = second.ask_elicit("Name?", schema, None).unwrap().unwrap();
         assert_eq!(serde_json::from_str::<Value>(&answer).unwrap()["content"]["v"], "Ada");
         assert_eq!(second.ask_elicit("Greeting?", schema, Some("g")).unwrap(), None);
-        let kept = second.input_required_kept(&ring, Randomness::Bytes(&[8; 32])).unwrap();
+        let kept = second.input_required_kept(&ring.reading().unwrap(), Randomness::Bytes(&[8; 32])).unwrap();
         let third = start(&retry(&kept, json!({})), 1002).unwrap();
         assert_eq!(third.data_value(), Some(&json!({"step": 1})));
         assert_eq!(ToolBridge::new(REQUEST.as_bytes(), "0123456789abcdef", b"").unwrap().replay().arguments(), None);
@@ -494,10 +508,10 @@ mod tests {
 
     #[test]
     fn a_replay_over_json_asks_then_completes() {
-        let ring = KeyRing::new(Key::new(1, Algorithm::XChaCha20Poly1305, &[3; 32]));
+        let ring = KeyRing::new(1, "xchacha20-poly1305", Some(&[3; 32]), None).unwrap();
         let schema = br#"{"type":"object","properties":{"v":{"type":"string"}},"required":["v"]}"#;
         let question = question_elicit("Name?", schema).unwrap();
-        let mut first = ToolReplay::start(&ring, REQUEST.as_bytes(), SETTINGS, CALL, None).unwrap();
+        let mut first = ToolReplay::start(&ring.reading().unwrap(), REQUEST.as_bytes(), SETTINGS, CALL, None).unwrap();
         assert_eq!(first.ask(question.as_bytes()).unwrap(), None);
         let asked: Value =
             serde_json::from_str(&first.input_required(&ring, None, Randomness::Bytes(&[7; 24])).unwrap()).unwrap();
@@ -506,7 +520,7 @@ mod tests {
         retry["params"]["requestState"] = asked["result"]["requestState"].clone();
         retry["params"]["inputResponses"] = json!({"q1": {"action": "accept", "content": {"v": "Ada"}}});
         let retry = retry.to_string();
-        let mut second = ToolReplay::start(&ring, retry.as_bytes(), SETTINGS, CALL, None).unwrap();
+        let mut second = ToolReplay::start(&ring.reading().unwrap(), retry.as_bytes(), SETTINGS, CALL, None).unwrap();
         let answer: Value = serde_json::from_str(&second.ask(question.as_bytes()).unwrap().unwrap()).unwrap();
         assert_eq!((answer["content"]["v"].as_str(), second.round()), (Some("Ada"), 1));
         let done: Value = serde_json::from_str(&second.complete(br#"{"content":[]}"#).unwrap()).unwrap();
@@ -518,9 +532,9 @@ mod tests {
 
     #[test]
     fn a_released_replay_refuses_every_call_out_of_turn_and_reads_nothing() {
-        let ring = KeyRing::new(Key::new(1, Algorithm::XChaCha20Poly1305, &[3; 32]));
+        let ring = KeyRing::new(1, "xchacha20-poly1305", Some(&[3; 32]), None).unwrap();
         let question = question_elicit("Name?", br#"{"type":"object","properties":{}}"#).unwrap();
-        let mut replay = ToolReplay::start(&ring, REQUEST.as_bytes(), SETTINGS, CALL, None).unwrap();
+        let mut replay = ToolReplay::start(&ring.reading().unwrap(), REQUEST.as_bytes(), SETTINGS, CALL, None).unwrap();
         assert_eq!(replay.ask(question.as_bytes()).unwrap(), None);
         replay.release();
         let out_of_turn = |e: mrtr::Error| e.rule() == mrtr::RuleId::UsageOutOfTurn;

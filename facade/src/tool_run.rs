@@ -41,10 +41,11 @@
 use super::serve::error_response_of;
 use super::{parse_arg, text, usage, Options, Randomness, RoundsSettings, ToolBridge, ToolReplay};
 use crate::kinds::*;
+use crate::KeyRing;
 use alloc::{string::String, vec::Vec};
 use mrtr::{
     round::replay,
-    state::{KeyRing, ReplayGuard},
+    state::{KeyRing as Keys, ReplayGuard},
     Error, Result,
 };
 use mrtr_facade_macros::export;
@@ -88,7 +89,7 @@ impl ToolRun {
     /// The run of a tool on `request` ([`ToolReplay::start`]: the round
     /// `settings`, the `call`, the replay `guard`).
     pub fn start(
-        ring: &KeyRing,
+        ring: &Keys,
         request: &[u8],
         settings: &[u8],
         call: &[u8],
@@ -99,7 +100,7 @@ impl ToolRun {
 
     /// [`ToolRun::start`] with the settings read once and the call as values ([`ToolReplay::start_with`]).
     pub fn start_with(
-        ring: &KeyRing,
+        ring: &Keys,
         request: &[u8],
         settings: &RoundsSettings,
         principal: Option<&str>,
@@ -254,16 +255,11 @@ impl ToolRun {
             (false, Some(result)) => Some(parse_arg(result, "the tool's result")?),
             _ => None,
         };
-        self.respond_value(ring, result, random)
+        self.respond_value(&*ring.reading()?, result, random)
     }
 
     /// [`ToolRun::respond`] with the tool's result already read.
-    pub fn respond_value(
-        &mut self,
-        ring: &KeyRing,
-        result: Option<Value>,
-        randomness: Randomness<'_>,
-    ) -> Result<String> {
+    pub fn respond_value(&mut self, ring: &Keys, result: Option<Value>, randomness: Randomness<'_>) -> Result<String> {
         self.stop();
         self.refused()?;
         let response = if self.is_asking() {
@@ -307,11 +303,11 @@ impl ToolRun {
         self.stopped || self.refusal.is_some()
     }
 
-    fn input_required(&self, ring: &KeyRing, randomness: Randomness<'_>) -> Result<String> {
+    fn input_required(&self, ring: &Keys, randomness: Randomness<'_>) -> Result<String> {
         match &self.data {
             Data::Kept => self.replay.input_required_kept(ring, randomness),
             Data::Value(value) => self.replay.input_required_value(ring, value.clone(), randomness),
-            Data::Text(bytes) => self.replay.input_required(ring, Some(bytes), randomness),
+            Data::Text(bytes) => self.replay.input_required_on(ring, Some(bytes), randomness),
         }
     }
 

@@ -821,32 +821,31 @@ impl KeyRing {
     /// Makes the key `id` the sealing key; false when the ring lacks it.
     pub fn set_current(&self, id: i32) -> Result<bool> {
         guard(|| {
-            let mut this = self.writing()?;
-            Ok(this.set_current(u64::from(crate::ints::unsigned::<u8>(id, "id")?)))
+            let this = self.ring()?;
+            Ok(this.set_current(u64::from(crate::ints::unsigned::<u8>(id, "id")?))?)
         })
     }
 
     /// Drops the key `id` (not the current one); false when it could not.
     pub fn remove(&self, id: i32) -> Result<bool> {
         guard(|| {
-            let mut this = self.writing()?;
-            Ok(this.remove(u64::from(crate::ints::unsigned::<u8>(id, "id")?)))
+            let this = self.ring()?;
+            Ok(this.remove(u64::from(crate::ints::unsigned::<u8>(id, "id")?))?)
         })
     }
 
     /// The bound on a token's length, checked before any decoding.
     pub fn set_max_token_bytes(&self, max: i64) -> Result<()> {
         guard(|| {
-            let mut this = self.writing()?;
-            this.set_max_token_bytes(crate::ints::unsigned(max, "max")?);
-            Ok(())
+            let this = self.ring()?;
+            Ok(this.set_max_token_bytes(crate::ints::unsigned(max, "max")?)?)
         })
     }
 
     /// The deployment label every token is sealed and opened under (at most 64 bytes).
     pub fn set_context(&self, label: Vec<u8>) -> Result<()> {
         guard(|| {
-            let mut this = self.writing()?;
+            let this = self.ring()?;
             Ok(this.set_context(&label)?)
         })
     }
@@ -854,9 +853,8 @@ impl KeyRing {
     /// How many seals each key may make in this process.
     pub fn set_seal_budget(&self, seals: i64) -> Result<()> {
         guard(|| {
-            let mut this = self.writing()?;
-            this.set_seal_budget(crate::ints::unsigned(seals, "seals")?);
-            Ok(())
+            let this = self.ring()?;
+            Ok(this.set_seal_budget(crate::ints::unsigned(seals, "seals")?)?)
         })
     }
 
@@ -864,7 +862,7 @@ impl KeyRing {
     pub fn seals(&self, id: i32) -> Result<Option<i64>> {
         guard(|| {
             let this = self.ring()?;
-            Ok(this.seals(u64::from(crate::ints::unsigned::<u8>(id, "id")?)).map(crate::ints::long))
+            Ok(this.seals(u64::from(crate::ints::unsigned::<u8>(id, "id")?))?.map(crate::ints::long))
         })
     }
 

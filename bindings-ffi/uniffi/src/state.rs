@@ -321,9 +321,8 @@ impl KeyRing {
         nonce: Vec<u8>,
     ) -> Result<String> {
         guard(|| {
-            let (now, ttl) = (mrtr::Millis::from_secs(unsigned(now, "now")?), unsigned(ttl, "ttl")?);
-            let spec = BindingSpec::from_json(&json_of(&binding))?;
-            Ok(read(&self.inner)?.seal_with_nonce(&spec.binding(), now, ttl, &payload, &nonce)?)
+            let (now, ttl) = (unsigned::<u64>(now, "now")?, unsigned::<u32>(ttl, "ttl")?);
+            Ok(facade::seal_with_nonce(&*read(&self.inner)?, &json_of(&binding), now, ttl, &payload, &nonce)?)
         })
     }
 }

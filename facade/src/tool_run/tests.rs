@@ -4,7 +4,7 @@
 use super::*;
 use crate::question_elicit;
 use alloc::string::ToString;
-use mrtr::state::{Algorithm, Key};
+
 use mrtr::RuleId;
 use serde_json::json;
 
@@ -15,7 +15,7 @@ const SCHEMA: &[u8] = br#"{"type":"object","properties":{"v":{"type":"string"}},
 const RANDOM: Randomness<'static> = Randomness::Bytes(&[7; 24]);
 
 fn ring() -> KeyRing {
-    KeyRing::new(Key::new(1, Algorithm::XChaCha20Poly1305, &[3; 32]))
+    KeyRing::new(1, "xchacha20-poly1305", Some(&[3; 32]), None).unwrap()
 }
 
 fn question() -> String {
@@ -35,7 +35,7 @@ fn retry(asked: &str, answers: Value) -> String {
 }
 
 fn start(ring: &KeyRing, request: &str) -> ToolRun {
-    ToolRun::start(ring, request.as_bytes(), SETTINGS, CALL, None).unwrap()
+    ToolRun::start(&ring.reading().unwrap(), request.as_bytes(), SETTINGS, CALL, None).unwrap()
 }
 
 /// The first round's `input_required`, asking the name, with `data` set when given.
@@ -90,7 +90,7 @@ fn a_refusal_the_tool_caught_still_ends_the_run() {
     // Unpinned answers are checked against the question as this round asks it: a number, now.
     let unpinned = br#"{"ttl": 60, "pinAnswers": false}"#;
     let request = retry(&asked, accepted(json!("Ada")));
-    let mut run = ToolRun::start(&ring, request.as_bytes(), unpinned, CALL, None).unwrap();
+    let mut run = ToolRun::start(&ring.reading().unwrap(), request.as_bytes(), unpinned, CALL, None).unwrap();
     let number = br#"{"type":"object","properties":{"v":{"type":"number"}},"required":["v"]}"#;
     let refusal = run.ask_elicit("Age?", number, None).unwrap_err();
     assert_eq!(refusal.rule(), RuleId::RetryInputResponseInvalid);

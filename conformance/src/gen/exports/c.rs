@@ -6,13 +6,16 @@
 //! `mrtr_buf` (`{NULL, 0}`: none), numbers and yes/no by value, a machine as
 //! an opaque handle, freed with its `mrtr_<machine>_free`.
 //!
-//! The machines and functions written by hand (before this table existed,
-//! with the C idioms the table has no words for: typed classification,
-//! the binding struct, the checker's two entry forms) are listed here with
-//! their C names, so that every row has exactly one C export.
+//! The key ring's rows take a replay guard as a function pointer and its
+//! `void *user` (`mrtr_first_use`), a key's secret as a pointer and a length
+//! (NULL: none), and give an opened token as an `mrtr_opened`. The options
+//! of the checker and the client machine (a round bound, a transport) are
+//! the options JSON. The functions written by hand (typed classification,
+//! a transcript as an array or JSON Lines) are listed here with their C
+//! names, so that every row has exactly one C export.
 
 use super::{doc_lines, left_out_lines, machine_in, rustfmt, snake};
-use mrtr_facade::exports::{Arg, Binding, Export, Receiver, Ret, EXPORTS, MACHINES};
+use mrtr_facade::exports::{Arg, Binding, Export, Receiver, Ret, Shape, EXPORTS, MACHINES};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -21,21 +24,12 @@ pub fn outputs() -> Vec<(PathBuf, String)> {
     vec![(PathBuf::from("bindings-ffi/src/exports.rs"), file())]
 }
 
-/// The machines whose handle and every method the C binding writes by hand
-/// (a typed round bound and request handles the table has no words for).
-const HAND_MACHINES: &[&str] = &["Checker", "Client"];
-
 /// Methods of generated machines the binding writes by hand.
 const HAND_METHODS: &[(&str, &str)] = &[("SseDecoder", "new")];
 
 /// The free functions the C binding writes by hand, with their C names.
-const HAND_FREE: &[(&str, &str)] = &[
-    ("classify", "mrtr_classify_json"),
-    ("check", "mrtr_check"),
-    ("task_update", "mrtr_task_update"),
-    ("binding_for", "mrtr_binding_for_request"),
-    ("inspect", "mrtr_inspect"),
-];
+const HAND_FREE: &[(&str, &str)] =
+    &[("classify", "mrtr_classify_json"), ("check", "mrtr_check"), ("task_update", "mrtr_task_update")];
 
 /// Methods of hand-written machines whose C name is not `mrtr_<machine>_<name>`.
 const RENAMED: &[(&str, &str, &str)] = &[("Checker", "handle", "mrtr_checker_handle_entry")];
@@ -47,7 +41,7 @@ pub fn c_name(e: &Export) -> String {
     }
     match e.machine {
         None => HAND_FREE.iter().find(|(n, _)| *n == e.name).map_or(format!("mrtr_{}", e.name), |(_, c)| (*c).into()),
-        Some(m) => format!("mrtr_{}_{}", snake(m), e.name),
+        Some(m) => format!("mrtr_{}_{}", handle_type(m), e.name),
     }
 }
 
@@ -55,23 +49,31 @@ pub fn c_name(e: &Export) -> String {
 pub fn hand_written(e: &Export) -> bool {
     match e.machine {
         None => HAND_FREE.iter().any(|(n, _)| *n == e.name),
-        Some(m) => HAND_MACHINES.contains(&m) || HAND_METHODS.contains(&(m, e.name)),
+        Some(m) => HAND_METHODS.contains(&(m, e.name)),
     }
 }
 
-/// The C name of a parameter (times are milliseconds: the name says so).
-fn param_name(name: &str) -> String {
-    if name == "now" {
+/// The C name of a parameter (times are milliseconds: the name says so; the
+/// key ring's are seconds, as its tokens' expiry).
+fn param_name(e: &Export, name: &str) -> String {
+    if name == "now" && e.machine != Some("KeyRing") {
         "now_ms".into()
     } else {
         name.into()
     }
 }
 
+/// Whether the options of a row cross as the options JSON (the checker's and
+/// the client's, whose round bound and transport the protocol number and the
+/// limits cannot say), rather than a protocol number and an `mrtr_limits`.
+fn json_options(e: &Export, name: &str) -> bool {
+    matches!(e.shape(name), Shape::CheckConfig | Shape::ClientConfig)
+}
+
 /// The Rust parameters of an argument in the C signature.
 fn params(name: &str, arg: Arg) -> Vec<String> {
     match arg {
-        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
+        Arg::Guard => vec!["first_use: mrtr_first_use".into(), "user: *mut c_void".into()],
         Arg::Text
         | Arg::Value
         | Arg::OptText
@@ -82,12 +84,13 @@ fn params(name: &str, arg: Arg) -> Vec<String> {
         | Arg::OptStr => {
             vec![format!("{name}: *const c_char"), format!("{name}_len: usize")]
         }
-        Arg::Bytes => vec![format!("{name}: *const u8"), format!("{name}_len: usize")],
+        Arg::Bytes | Arg::OptBytes => vec![format!("{name}: *const u8"), format!("{name}_len: usize")],
         // The C binding draws nonces from the operating system, as `mrtr_rounds_respond`.
         Arg::Random => vec![],
         Arg::Options => vec!["protocol: mrtr_protocol".into(), "limits: *const mrtr_limits".into()],
         Arg::Bool => vec![format!("{name}: bool")],
-        Arg::Whole | Arg::KeyId | Arg::Handle => vec![format!("{name}: u64")],
+        Arg::KeyId => vec![format!("{name}: u8")],
+        Arg::Whole | Arg::Handle => vec![format!("{name}: u64")],
         Arg::Status => vec![format!("{name}: u16")],
         Arg::Machine(m) => vec![format!("{name}: *const mrtr_{}", handle_type(m))],
     }
@@ -107,9 +110,12 @@ fn handle_type(machine: &str) -> String {
 fn read(name: &str, arg: Arg) -> (Option<String>, String) {
     let q = format!("\"{name}\"");
     match arg {
-        Arg::OptBytes | Arg::Guard => unreachable!("the key ring's rows: this binding writes its own"),
+        Arg::Guard => (None, "CGuard::of(first_use, user).as_mut().map(CGuard::as_dyn)".into()),
+        Arg::KeyId => (None, format!("u64::from({name})")),
         Arg::Text | Arg::Value => (Some(format!("args::required({name}, {name}_len, {q})?")), name.into()),
-        Arg::OptText | Arg::OptValue => (Some(format!("args::optional({name}, {name}_len, {q})?")), name.into()),
+        Arg::OptText | Arg::OptValue | Arg::OptBytes => {
+            (Some(format!("args::optional({name}, {name}_len, {q})?")), name.into())
+        }
         Arg::OrEmpty | Arg::Headers | Arg::Bytes => {
             (Some(format!("args::bytes({name}, {name}_len, {q})?")), name.into())
         }
@@ -117,16 +123,16 @@ fn read(name: &str, arg: Arg) -> (Option<String>, String) {
         Arg::OptStr => (Some(format!("args::optional_text({name}, {name}_len, {q})?")), name.into()),
         Arg::Random => (None, "Randomness::Os".into()),
         Arg::Options => (Some("options(protocol, limits, None)?".into()), "&options".into()),
-        Arg::Machine("KeyRing") => (Some(format!("reading({name})?")), format!("&{name}")),
         Arg::Machine(_) => (Some(format!("get({name}, {q})?")), format!("&{name}.0")),
-        Arg::Bool | Arg::Whole | Arg::KeyId | Arg::Handle | Arg::Status => (None, name.into()),
+        Arg::Bool | Arg::Whole | Arg::Handle | Arg::Status => (None, name.into()),
     }
 }
 
 /// The out parameters of a result, last in the signature.
 fn outs(ret: Ret) -> Vec<String> {
     match ret {
-        Ret::OptWhole | Ret::Opened => unreachable!("the key ring's rows: this binding writes its own"),
+        Ret::Opened => vec!["out: *mut mrtr_opened".into()],
+        Ret::OptWhole => vec!["out_set: *mut bool".into(), "out: *mut u64".into()],
         Ret::Unit => vec![],
         Ret::Text
         | Ret::Json
@@ -150,7 +156,8 @@ fn outs(ret: Ret) -> Vec<String> {
 /// What the header says of a result.
 fn out_doc(ret: Ret) -> &'static str {
     match ret {
-        Ret::OptWhole | Ret::Opened => unreachable!("the key ring's rows: this binding writes its own"),
+        Ret::Opened => "`*out` is the token's payload (free it with `mrtr_buf_free(&out->payload)`), its state id and expiry; on a failure it is empty (`{NULL, 0}`, `\"\"`, 0).",
+        Ret::OptWhole => "`*out_set` is true and `*out` the number when there is one, else false and 0.",
         Ret::Unit => "",
         Ret::Text | Ret::Json | Ret::Name => "`*out` is the text (free it with `mrtr_buf_free`).",
         Ret::OptText | Ret::OptJson => "`*out` is the text, or `{NULL, 0}` when there is none (free it with `mrtr_buf_free`).",
@@ -172,7 +179,10 @@ fn out_doc(ret: Ret) -> &'static str {
 fn write_out(ret: Ret) -> String {
     const SAFE: &str = "// SAFETY: the caller promises the out pointers are writable.\n";
     match ret {
-        Ret::OptWhole | Ret::Opened => unreachable!("the key ring's rows: this binding writes its own"),
+        Ret::Opened => format!("{SAFE}unsafe {{ write(out, mrtr_opened::from(value), \"out\") }}"),
+        Ret::OptWhole => format!(
+            "{SAFE}unsafe {{\nwrite(out_set, value.is_some(), \"out_set\")?;\nwrite(out, value.unwrap_or(0), \"out\")\n}}"
+        ),
         Ret::Unit => "Ok(())".into(),
         Ret::Text | Ret::Json | Ret::Name => "out.set(value);\nOk(())".into(),
         Ret::OptText | Ret::OptJson | Ret::NextOrError | Ret::Refusal => "if let Some(text) = value {\nout.set(text);\n}\nOk(())".into(),
@@ -182,7 +192,7 @@ fn write_out(ret: Ret) -> String {
             "{SAFE}unsafe {{\nwrite(out_set, value.is_some(), \"out_set\")?;\nwrite(out_at_ms, value.unwrap_or(0), \"out_at_ms\")\n}}"
         ),
         Ret::Bytes => format!("{SAFE}unsafe {{ write(out.cast::<[u8; 32]>(), value, \"out\") }}"),
-        Ret::Machine(m) => format!("{SAFE}unsafe {{ handles::new_handle(out, mrtr_{}(value)) }}", snake(m)),
+        Ret::Machine(m) => format!("{SAFE}unsafe {{ handles::new_handle(out, mrtr_{}(value)) }}", handle_type(m)),
     }
 }
 
@@ -193,7 +203,9 @@ fn call(e: &Export, inner: &str, uses: &[String]) -> String {
         Receiver::Free => format!("facade::{}({args})", e.callee()),
         Receiver::New => format!("facade::{inner}::new({args})"),
         Receiver::Static => format!("facade::{inner}::{}({args})", e.callee()),
-        Receiver::Ref | Receiver::Mut => format!("{}.0.{}({args})", snake(e.machine.unwrap_or_default()), e.callee()),
+        Receiver::Ref | Receiver::Mut => {
+            format!("{}.0.{}({args})", handle_type(e.machine.unwrap_or_default()), e.callee())
+        }
     };
     match e.ret {
         Ret::Refusal => format!("{call}.err().map(|e| facade::error_json(&e))"),
@@ -209,16 +221,23 @@ fn function(out: &mut String, e: &Export, inner: &str) {
     let mut reads = Vec::new();
     let mut uses = Vec::new();
     if let Some(m) = e.machine.filter(|_| !matches!(e.receiver, Receiver::New | Receiver::Static)) {
-        let ty = format!("mrtr_{}", snake(m));
+        let ty = format!("mrtr_{}", handle_type(m));
         let (ptr, get) = if e.receiver == Receiver::Mut { ("*mut", "get_mut") } else { ("*const", "get") };
-        let this = snake(m);
+        let this = handle_type(m);
         sig.push(format!("{this}: {ptr} {ty}"));
         reads.push((this.clone(), format!("{get}({this}, \"{this}\")?")));
     }
     for (n, a) in e.params {
-        let n = param_name(n);
+        let json = *a == Arg::Options && json_options(e, n);
+        let n = param_name(e, n);
+        let (a, (r, u)) = if json {
+            let read = format!("facade::Options::from_json(args::bytes({n}, {n}_len, \"{n}\")?)?");
+            (Arg::Text, (Some(read), "&options".into()))
+        } else {
+            (*a, read(&n, *a))
+        };
+        let a = &a;
         sig.extend(params(&n, *a));
-        let (r, u) = read(&n, *a);
         if let Some(r) = r {
             reads.push((if *a == Arg::Options { "options".into() } else { n.clone() }, r));
         }
@@ -228,6 +247,22 @@ fn function(out: &mut String, e: &Export, inner: &str) {
     if outs.first().is_some_and(|o| o.contains("mrtr_buf")) {
         reads.insert(0, ("out".into(), "Out::new(out)?".into()));
     }
+    // Every other out pointer is checked before the call, so that a call that acts (opens a state under
+    // the replay guard, changes a machine) never fails afterwards for want of a place to write.
+    let checks: String = outs
+        .iter()
+        .filter(|o| !o.contains("mrtr_buf"))
+        .filter_map(|o| o.split(':').next())
+        .map(|o| format!("if {o}.is_null() {{\nreturn Err(null(\"{o}\"));\n}}\n"))
+        .collect();
+    // An opened token's place is emptied first: a failed open leaves nothing to free.
+    let checks = if e.ret == Ret::Opened {
+        format!(
+            "{checks}// SAFETY: the caller promises `out` is writable.\nunsafe {{ out.write(mrtr_opened::EMPTY) }};\n"
+        )
+    } else {
+        checks
+    };
     sig.extend(outs);
     let doc = format!("{} {}", e.doc, out_doc(e.ret));
     out.push('\n');
@@ -238,6 +273,7 @@ fn function(out: &mut String, e: &Export, inner: &str) {
     );
     let _ = writeln!(out, "#[no_mangle]\npub unsafe extern \"C\" fn {name}({}) -> mrtr_status {{", sig.join(", "));
     out.push_str("guard(|| {\n");
+    out.push_str(&checks);
     if !reads.is_empty() {
         let (names, exprs): (Vec<_>, Vec<_>) = reads.into_iter().unzip();
         let (names, exprs) = if names.len() == 1 {
@@ -255,12 +291,21 @@ fn function(out: &mut String, e: &Export, inner: &str) {
 }
 
 fn free_function(out: &mut String, machine: &str) {
-    let ty = format!("mrtr_{}", snake(machine));
+    let ty = format!("mrtr_{}", handle_type(machine));
+    // The key ring stays while a call further up this thread holds it (its replay guard frees it).
+    let (doc, check) = if machine == "KeyRing" {
+        (
+            " Its key material is zeroized; `usage-out-of-turn` (and the ring stays) from inside its own replay guard.",
+            "if !handle.is_null() {\n// SAFETY: the caller's contract.\nunsafe { get(handle, \"handle\") }?.0.idle()?;\n}\n",
+        )
+    } else {
+        ("", "")
+    };
     let _ = writeln!(
         out,
-        "\n/// Frees a `{ty}`. NULL is a no-op.\n///\n/// # Safety\n/// `handle` is NULL or a live handle, not used afterwards.\n\
+        "\n/// Frees a `{ty}`. NULL is a no-op.{doc}\n///\n/// # Safety\n/// `handle` is NULL or a live handle, not used afterwards.\n\
          #[no_mangle]\npub unsafe extern \"C\" fn {ty}_free(handle: *mut {ty}) -> mrtr_status {{\n\
-         // SAFETY: the caller's contract.\nguard(|| unsafe {{ handles::free(handle) }})\n}}"
+         guard(|| {{\n{check}// SAFETY: the caller's contract.\nunsafe {{ handles::free(handle) }}\n}})\n}}"
     );
 }
 
@@ -268,12 +313,12 @@ fn free_function(out: &mut String, machine: &str) {
 const USES: &str = "use crate::args::{self, write};
 use crate::buf::{mrtr_buf, Out};
 use crate::handles::{self, get, get_mut, Handle, Kind};
-use crate::state::{mrtr_keyring, reading};
-use crate::status::{guard, mrtr_status};
+use crate::ring::{mrtr_first_use, mrtr_opened, CGuard};
+use crate::status::{guard, mrtr_status, null};
 use crate::tables::{mrtr_protocol};
 use crate::types::{mrtr_limits, options};
 use mrtr_facade::{self as facade, Randomness};
-use std::ffi::{c_char};
+use std::ffi::{c_char, c_void};
 ";
 
 fn file() -> String {
@@ -288,8 +333,8 @@ fn file() -> String {
     for e in EXPORTS.iter().filter(|e| e.receiver == Receiver::Free && e.in_binding(Binding::C) && !hand_written(e)) {
         function(&mut body, e, "");
     }
-    for m in MACHINES.iter().filter(|m| machine_in(m, Binding::C) && !HAND_MACHINES.contains(&m.name)) {
-        let ty = format!("mrtr_{}", snake(m.name));
+    for m in MACHINES.iter().filter(|m| machine_in(m, Binding::C)) {
+        let ty = format!("mrtr_{}", handle_type(m.name));
         let _ = writeln!(
             body,
             "\n{}///\n/// An opaque handle.\npub struct {ty}(pub(crate) facade::{});\n\nimpl Handle for {ty} {{\nconst KIND: Kind = Kind::{};\n}}",

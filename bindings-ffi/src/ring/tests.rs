@@ -1,15 +1,25 @@
 //! Security review I3: a replay guard that calls back into the ring whose
-//! call is running it. Each body runs on its own thread and the test waits
-//! for it with a timeout, so a deadlock fails the test instead of hanging it.
+//! call is running it (the façade's `KeyRing` refuses a change there and
+//! lets a read through). Each body runs on its own thread and the test
+//! waits for it with a timeout, so a deadlock fails the test instead of
+//! hanging it.
 
 use super::*;
-use crate::status::{mrtr_last_error_code, MRTR_OK};
-use crate::tables::{mrtr_protocol, MRTR_ALG_AES_256_GCM, MRTR_ALG_XCHACHA20_POLY1305, MRTR_PROTOCOL_2026_07_28};
+use crate::exports::{
+    mrtr_keyring, mrtr_keyring_add, mrtr_keyring_free, mrtr_keyring_new, mrtr_keyring_open, mrtr_keyring_remove,
+    mrtr_keyring_seal, mrtr_keyring_seals, mrtr_keyring_set_context, mrtr_keyring_set_current,
+    mrtr_keyring_set_max_token_bytes, mrtr_keyring_set_seal_budget,
+};
+use crate::status::{mrtr_last_error_code, mrtr_status, MRTR_OK};
+use mrtr::RuleId;
 use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
 const OUT_OF_TURN: mrtr_status = RuleId::UsageOutOfTurn as mrtr_status;
+const BINDING: &str = r#"{"subject":"alice","protocol":"2026-07-28","method":"tools/call","target":"t","paramsDigest":"0707070707070707070707070707070707070707070707070707070707070707"}"#;
+const AES: &str = "aes-256-gcm";
+const XCHACHA: &str = "xchacha20-poly1305";
 
 /// Runs `body` on a thread: its result, or a failure naming the deadlock after 20 seconds.
 fn within_time<T: Send + 'static>(body: impl FnOnce() -> T + Send + 'static) -> T {
@@ -24,22 +34,24 @@ fn within_time<T: Send + 'static>(body: impl FnOnce() -> T + Send + 'static) -> 
     }
 }
 
-const SUBJECT: &str = "alice";
-const METHOD: &str = "tools/call";
-const TARGET: &str = "t";
-const PROTOCOL: mrtr_protocol = MRTR_PROTOCOL_2026_07_28;
+/// Adds the key `id` of `alg` from `secret` to `ring`: the status.
+///
+/// # Safety
+/// `ring` is a live ring.
+unsafe fn add(ring: *mut mrtr_keyring, id: u8, alg: &str, secret: u8) -> mrtr_status {
+    let secret = [secret; 32];
+    // SAFETY: the caller's live ring; the name and the secret are valid for their lengths.
+    unsafe { mrtr_keyring_add(ring, id, alg.as_ptr().cast(), alg.len(), secret.as_ptr(), 32, std::ptr::null(), 0) }
+}
 
-fn binding() -> mrtr_binding {
-    mrtr_binding {
-        subject: SUBJECT.as_ptr().cast(),
-        subject_len: SUBJECT.len(),
-        anonymous: false,
-        protocol: PROTOCOL,
-        method: METHOD.as_ptr().cast(),
-        method_len: METHOD.len(),
-        target: TARGET.as_ptr().cast(),
-        target_len: TARGET.len(),
-        params_digest: [7; 32],
+/// Whether a `bool`-answering change of `ring` went through: its status, and the answer.
+fn changed(call: impl FnOnce(*mut bool) -> mrtr_status) -> mrtr_status {
+    let mut done = false;
+    let status = call(&mut done);
+    if status == MRTR_OK && !done {
+        RuleId::UsageInvalidArgument as mrtr_status
+    } else {
+        status
     }
 }
 
@@ -50,8 +62,11 @@ struct Ring(usize);
 impl Ring {
     fn new(secret: u8) -> Ring {
         let mut ring = std::ptr::null_mut();
-        // SAFETY: the secret is 32 readable bytes; `ring` is writable.
-        let status = unsafe { mrtr_keyring_new(1, MRTR_ALG_AES_256_GCM, [secret; 32].as_ptr(), 32, &mut ring) };
+        let secret = [secret; 32];
+        // SAFETY: the name and the secret are valid for their lengths; `ring` is writable.
+        let status = unsafe {
+            mrtr_keyring_new(1, AES.as_ptr().cast(), AES.len(), secret.as_ptr(), 32, std::ptr::null(), 0, &mut ring)
+        };
         assert_eq!(status, MRTR_OK);
         Ring(ring as usize)
     }
@@ -61,10 +76,20 @@ impl Ring {
     }
 
     fn seal(self) -> Vec<u8> {
-        let b = binding();
         let mut out = mrtr_buf::EMPTY;
-        // SAFETY: a live ring, a binding with valid strings, an empty payload, a writable buffer.
-        let status = unsafe { mrtr_keyring_seal(self.ptr(), &b, 1000, 60, std::ptr::null(), 0, &mut out) };
+        // SAFETY: a live ring, a binding valid for its length, an empty payload, a writable buffer.
+        let status = unsafe {
+            mrtr_keyring_seal(
+                self.ptr(),
+                BINDING.as_ptr().cast(),
+                BINDING.len(),
+                1000,
+                60,
+                std::ptr::null(),
+                0,
+                &mut out,
+            )
+        };
         assert_eq!(status, MRTR_OK);
         // SAFETY: a buffer this library filled holds `len` bytes.
         let token = unsafe { std::slice::from_raw_parts(out.ptr, out.len) }.to_vec();
@@ -75,16 +100,24 @@ impl Ring {
 
     /// Opens `token` under `first_use` with `user`: the status.
     fn open(self, token: &[u8], first_use: mrtr_first_use, user: *mut c_void) -> mrtr_status {
-        let b = binding();
         let mut opened = mrtr_opened { payload: mrtr_buf::EMPTY, state_id: [0; MRTR_STATE_ID_TEXT_BYTES], expiry: 0 };
-        // SAFETY: a live ring, a token valid for its length, a binding with valid strings, a guard callable
-        // with `user`, a writable `opened`.
+        // SAFETY: a live ring, a token and a binding valid for their lengths, a guard callable with `user`, a
+        // writable `opened`.
         let status = unsafe {
-            mrtr_keyring_open(self.ptr(), token.as_ptr().cast(), token.len(), &b, 1001, first_use, user, &mut opened)
+            let b = (BINDING.as_ptr().cast(), BINDING.len());
+            mrtr_keyring_open(self.ptr(), token.as_ptr(), token.len(), b.0, b.1, 1001, first_use, user, &mut opened)
         };
         // SAFETY: a buffer this library filled (or left empty), freed once.
         unsafe { crate::buf::mrtr_buf_free(&mut opened.payload) };
         status
+    }
+
+    /// The seals of key `id`: the status and the count.
+    fn seals(self, id: u8) -> (mrtr_status, u64) {
+        let (mut set, mut seals) = (false, 0);
+        // SAFETY: a live ring and writable outputs.
+        let status = unsafe { mrtr_keyring_seals(self.ptr(), id, &mut set, &mut seals) };
+        (if status == MRTR_OK && !set { RuleId::UsageInvalidArgument as mrtr_status } else { status }, seals)
     }
 
     fn free(self) {
@@ -108,32 +141,31 @@ struct Inside {
 unsafe extern "C" fn rotating_guard(user: *mut c_void, _id: *const c_char, _expiry: u64) -> bool {
     // SAFETY: the tests pass a live `Inside`, used by nothing else during the call.
     let inside = unsafe { &mut *user.cast::<Inside>() };
-    let ring = inside.ring as *mut mrtr_keyring;
+    let ring = Ring(inside.ring);
     if let Some(start) = inside.writer_waiting.take() {
-        // Let a writer queue up behind this thread's read lock (std's lock then holds back new readers).
+        // Let a writer queue up behind this thread's read lock.
         let _ = start.send(());
         thread::sleep(Duration::from_millis(200));
     }
-    let secret = [9u8; 32];
-    // SAFETY: a live ring, a 32-byte secret; `usage-out-of-turn` is expected, not the write lock.
+    let p = ring.ptr();
+    // SAFETY: a live ring; `usage-out-of-turn` is expected, not the write lock.
     inside.writes = unsafe {
         vec![
-            mrtr_keyring_add(ring, 2, MRTR_ALG_XCHACHA20_POLY1305, secret.as_ptr(), 32),
-            mrtr_keyring_set_current(ring, 1),
-            mrtr_keyring_remove(ring, 1),
-            mrtr_keyring_set_max_token_bytes(ring, 1),
-            mrtr_keyring_set_context(ring, std::ptr::null(), 0),
-            mrtr_keyring_set_seal_budget(ring, 0),
-            mrtr_keyring_free(ring),
+            add(p, 2, XCHACHA, 9),
+            changed(|out| mrtr_keyring_set_current(p, 1, out)),
+            changed(|out| mrtr_keyring_remove(p, 1, out)),
+            mrtr_keyring_set_max_token_bytes(p, 1),
+            mrtr_keyring_set_context(p, std::ptr::null(), 0),
+            mrtr_keyring_set_seal_budget(p, 0),
+            mrtr_keyring_free(p),
         ]
     };
-    let mut seals = 0;
-    // SAFETY: a live ring and a writable count.
-    inside.seals = Some((unsafe { mrtr_keyring_seals(ring, 1, &mut seals) }, seals));
-    let b = binding();
+    inside.seals = Some(ring.seals(1));
     let mut out = mrtr_buf::EMPTY;
-    // SAFETY: a live ring, a binding with valid strings, an empty payload, a writable buffer.
-    inside.sealed = Some(unsafe { mrtr_keyring_seal(ring, &b, 1000, 60, std::ptr::null(), 0, &mut out) });
+    // SAFETY: a live ring, a binding valid for its length, an empty payload, a writable buffer.
+    inside.sealed = Some(unsafe {
+        mrtr_keyring_seal(p, BINDING.as_ptr().cast(), BINDING.len(), 1000, 60, std::ptr::null(), 0, &mut out)
+    });
     // SAFETY: a buffer this library filled, freed once.
     unsafe { crate::buf::mrtr_buf_free(&mut out) };
     true
@@ -152,18 +184,15 @@ fn a_guard_that_rotates_its_ring_is_refused_and_the_open_completes() {
     assert_eq!(opened, MRTR_OK, "the open completes normally");
     assert_eq!(after, MRTR_OK, "and the thread's last error is its own");
     assert_eq!(inside.writes, [OUT_OF_TURN; 7], "every change, and the free, is out of turn inside the guard");
-    assert_eq!(inside.seals, Some((MRTR_OK, 1)), "reading the ring shares the lock the open holds");
+    assert_eq!(inside.seals, Some((MRTR_OK, 1)), "reading the ring inside its guard works");
     assert_eq!(inside.sealed, Some(MRTR_OK));
     // Nothing changed (key 2 is absent; the bound, the budget and the current key let it seal), and once
     // the open has returned the ring changes again.
     let token = within_time(move || {
-        let mut seals = 0;
-        // SAFETY: a live ring and a writable count.
-        assert_eq!(unsafe { mrtr_keyring_seals(ring.ptr(), 2, &mut seals) }, RuleId::UsageInvalidArgument as i32);
+        assert_eq!(ring.seals(2).0, RuleId::UsageInvalidArgument as i32);
         let token = ring.seal();
-        // SAFETY: a live ring, a 32-byte secret.
-        let added = unsafe { mrtr_keyring_add(ring.ptr(), 2, MRTR_ALG_XCHACHA20_POLY1305, [9; 32].as_ptr(), 32) };
-        assert_eq!(added, MRTR_OK);
+        // SAFETY: a live ring.
+        assert_eq!(unsafe { add(ring.ptr(), 2, XCHACHA, 9) }, MRTR_OK);
         token
     });
     assert_eq!(within_time(move || ring.open(&token, None, std::ptr::null_mut())), MRTR_OK);
@@ -186,7 +215,7 @@ fn a_guard_reading_its_ring_while_a_writer_waits_does_not_deadlock() {
         (opened, inside)
     });
     assert_eq!(opened, MRTR_OK);
-    assert_eq!(inside.seals, Some((MRTR_OK, 1)));
+    assert_eq!(inside.seals, Some((MRTR_OK, 1)), "the read inside the guard goes before the waiting writer");
     assert_eq!(inside.sealed, Some(MRTR_OK));
     assert_eq!(within_time(move || writer.join().unwrap()), MRTR_OK, "the other thread's change went through after");
     ring.free();
@@ -197,36 +226,34 @@ fn the_mark_is_per_ring_and_per_thread_and_is_gone_after_the_call() {
     // A guard of one ring may change another ring.
     unsafe extern "C" fn rotates_other(user: *mut c_void, _id: *const c_char, _expiry: u64) -> bool {
         // SAFETY: the test passes a live ring's address.
-        let other = user as *mut mrtr_keyring;
-        // SAFETY: a live ring, a 32-byte secret.
-        unsafe { mrtr_keyring_add(other, 2, MRTR_ALG_XCHACHA20_POLY1305, [5; 32].as_ptr(), 32) == MRTR_OK }
+        unsafe { add(user.cast(), 2, XCHACHA, 5) == MRTR_OK }
     }
     within_time(|| {
         let (ring, other) = (Ring::new(33), Ring::new(34));
         let token = ring.seal();
         assert_eq!(ring.open(&token, Some(rotates_other), other.ptr().cast()), MRTR_OK);
-        assert!(HELD.with(|h| h.borrow().is_empty()), "no ring is marked once the call returned");
+        // SAFETY: a live ring: changed on this thread once the call returned.
+        assert_eq!(unsafe { add(ring.ptr(), 3, XCHACHA, 6) }, MRTR_OK, "no ring is marked once the call returned");
         // SAFETY: a live ring.
-        assert_eq!(unsafe { mrtr_keyring_set_current(other.ptr(), 2) }, MRTR_OK, "the other ring did change");
+        assert_eq!(changed(|out| unsafe { mrtr_keyring_set_current(other.ptr(), 2, out) }), MRTR_OK);
         ring.free();
         other.free();
     });
 }
 
 #[test]
-fn a_panic_while_the_ring_is_read_clears_its_mark() {
-    within_time(|| {
-        let ring = Ring::new(35);
-        let caught = std::panic::catch_unwind(|| {
-            // SAFETY: a live ring.
-            let _read = unsafe { reading(ring.ptr()) }.unwrap();
-            assert!(held(ring.ptr()).is_some());
-            panic!("a panic while the read lock is held (expected by this test)");
-        });
-        assert!(caught.is_err());
-        assert!(held(ring.ptr()).is_none(), "the unwind dropped the mark with the lock");
-        // SAFETY: a live ring.
-        assert_eq!(unsafe { mrtr_keyring_set_max_token_bytes(ring.ptr(), 4096) }, MRTR_OK);
-        ring.free();
-    });
+fn a_ring_is_shared_between_threads_sealing_and_rotating_at_once() {
+    let ring = Ring::new(36);
+    let token = ring.seal();
+    let readers: Vec<_> = (0..4)
+        .map(|_| {
+            let token = token.clone();
+            thread::spawn(move || (0..50).all(|_| ring.open(&token, None, std::ptr::null_mut()) == MRTR_OK))
+        })
+        .collect();
+    // SAFETY: a live ring, changed while other threads open with it.
+    let rotated = (0..50).all(|i| unsafe { add(ring.ptr(), 2 + (i % 3) as u8, XCHACHA, i as u8) } == MRTR_OK);
+    assert!(rotated);
+    assert!(within_time(move || readers.into_iter().all(|r| r.join().unwrap())));
+    ring.free();
 }
