@@ -12,9 +12,12 @@
 //! The input is read as bytes, so that a file that is not UTF-8 gets the core's
 //! error (`jsonrpc-parse-error`, with its line) rather than an I/O error.
 //! Exit status: 0 compliant, 1 violations, 2 unreadable input or bad usage.
+//! Interop warnings (`mrtr::check::Interop`: what breaks no rule but fails a
+//! peer's users, naming the client) are printed beside the violations and
+//! never change the exit status.
 
 use lexopt::prelude::*;
-use mrtr::check::{read_jsonl_bytes, Audit, CheckConfig, Line, Side, Violation};
+use mrtr::check::{read_jsonl_bytes, Audit, CheckConfig, InteropWarning, Line, Side, Violation};
 use mrtr::har::read_har_lines;
 use mrtr::http::Mode;
 use mrtr::{Limits, Protocol};
@@ -30,8 +33,12 @@ const EXAMPLE: &str = include_str!("../examples/weather.jsonl");
 pub(crate) const USAGE: &str = "usage: mrtr check [FILE|-] [options]
 
 Checks a recorded MCP conversation against the MRTR rules and prints each
-violation (entry, line or HAR entry, rule id, a sentence) and a summary.
-Exit status: 0 compliant, 1 violations, 2 unreadable input or bad usage.
+violation (entry, line or HAR entry, rule id, a sentence) and a summary, and
+each interop warning (what breaks no rule but fails a peer's users: a client
+that never retries a state-only round or gives up on them, leaves an ask
+unanswered or declines faster than a person reads; an input_required carrying
+a final result's fields), naming the client. Warnings never change the exit
+status: 0 compliant, 1 violations, 2 unreadable input or bad usage.
 
   FILE  JSON Lines, one entry a line: {\"from\",\"message\",\"stream\"} (JSON-RPC
         messages) or {\"from\",\"at\",\"http\"} (HTTP exchanges, as `mrtr proxy
@@ -43,10 +50,16 @@ options:
       --transport T  also check the rules of the multi-turn SSE transport T
                      (sep-1858 or sep-1335) on HTTP entries
       --max-rounds N the most rounds one operation may take (default 10)
+      --ask-window S warn of an ask left unanswered S seconds (default 300;
+                     HTTP entries' \"at\" is the clock; unanswered at the end of
+                     the recording is warned of whatever the time)
+      --human-ms MS  warn of an elicitation declined or cancelled sooner than
+                     MS milliseconds after its ask (default 300)
       --json         one JSON object on stdout instead of text
       --html OUT     also write the conversation as a page to OUT: one row per
                      multi-round operation, its rounds on a time axis, each
-                     violation where it happened, a click away from the messages
+                     violation and warning where it happened, a click away from
+                     the messages
                      (self-contained: no network access)
   -h, --help         this text";
 
@@ -55,6 +68,8 @@ struct Args {
     protocol: Protocol,
     max_rounds: u32,
     transport: Option<Mode>,
+    ask_window_ms: u64,
+    human_ms: u64,
     json: bool,
     html: Option<std::path::PathBuf>,
 }
@@ -67,6 +82,8 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Stri
         protocol: Protocol::default(),
         max_rounds: mrtr::DEFAULT_MAX_ROUNDS,
         transport: None,
+        ask_window_ms: mrtr::check::ASK_WINDOW_MS,
+        human_ms: mrtr::check::HUMAN_MS,
         json: false,
         html: None,
     };
@@ -82,6 +99,13 @@ fn parse_args(argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Stri
             }
             Long("max-rounds") => {
                 args.max_rounds = parser.value().map_err(|e| e.to_string())?.parse().map_err(|e| e.to_string())?;
+            }
+            Long("ask-window") => {
+                let secs: u64 = parser.value().map_err(|e| e.to_string())?.parse().map_err(|e| e.to_string())?;
+                args.ask_window_ms = secs.saturating_mul(1000);
+            }
+            Long("human-ms") => {
+                args.human_ms = parser.value().map_err(|e| e.to_string())?.parse().map_err(|e| e.to_string())?;
             }
             Long("json") => args.json = true,
             Long("html") => args.html = Some(parser.value().map_err(|e| e.to_string())?.into()),
@@ -122,9 +146,13 @@ fn read_entries(name: &str, bytes: &[u8]) -> Result<(&'static str, Numbered), St
         .map_err(|(line, why)| format!("{name}, line {line}: not a conversation entry: {why}"))
 }
 
-/// Checks the entries in order: the violations, and the page's timeline
-/// (entries, finished operations, violations with who sent them).
-fn check_entries(entries: &Numbered, config: CheckConfig, name: &str) -> (Vec<Violation>, Timeline) {
+/// What a check found: the violations and the interop warnings.
+type Found = (Vec<Violation>, Vec<InteropWarning>);
+
+/// Checks the entries in order, then ends the conversation: the violations,
+/// the interop warnings, and the page's timeline (entries, finished
+/// operations, violations with who sent them, warnings with their client).
+fn check_entries(entries: &Numbered, config: CheckConfig, name: &str) -> (Found, Timeline) {
     let mut audit = Audit::new(config);
     let mut timeline = Timeline::new(format!("mrtr check {name}"));
     for (index, (_, line)) in entries.iter().enumerate() {
@@ -134,11 +162,16 @@ fn check_entries(entries: &Numbered, config: CheckConfig, name: &str) -> (Vec<Vi
             timeline.operation(&op);
         }
     }
+    audit.finish();
+    let warnings = audit.checker().take_warnings();
     let violations = audit.into_violations();
     for v in &violations {
         timeline.checked(v, entries.get(v.index).map(|(_, line)| from(line)));
     }
-    (violations, timeline)
+    for w in &warnings {
+        timeline.warned(w);
+    }
+    ((violations, warnings), timeline)
 }
 
 /// Who sent an entry.
@@ -198,8 +231,10 @@ pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
     let config = CheckConfig::default()
         .with_protocol(args.protocol)
         .with_max_rounds(args.max_rounds)
-        .with_transport(args.transport);
-    let (violations, timeline) = check_entries(&entries, config, &name);
+        .with_transport(args.transport)
+        .with_ask_window_ms(args.ask_window_ms)
+        .with_human_ms(args.human_ms);
+    let ((violations, interop), timeline) = check_entries(&entries, config, &name);
     if let Some(out) = &args.html {
         if let Err(e) = std::fs::write(out, page::html(&timeline.to_json(), false)) {
             eprintln!("mrtr check: {}: {e}", out.display());
@@ -219,10 +254,14 @@ pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
                 item
             })
             .collect();
+        let interop: Vec<_> = interop
+            .iter()
+            .map(|w| json!({"warning": w.kind.name(), "index": w.index, "client": w.client, "message": w.message}))
+            .collect();
         println!(
             "{}",
             json!({"input": name, "protocol": args.protocol.name(), "entries": entries.len(), "warnings": warnings,
-                "violations": list})
+                "violations": list, "interop": interop})
         );
     } else {
         println!("Checking {name}: {} entries under protocol {}", entries.len(), args.protocol);
@@ -233,9 +272,18 @@ pub(crate) fn main(argv: impl Iterator<Item = OsString>) -> ExitCode {
             let (number, line) = &entries[v.index];
             println!("  entry {} ({place} {number}, from the {}): {}: {}", v.index, side(line), v.rule, v.message);
         }
+        for w in &interop {
+            let number = entries[w.index].0;
+            let client = w.client.as_deref().map(|c| format!(", client {c}")).unwrap_or_default();
+            println!("  interop warning, entry {} ({place} {number}{client}): {}: {}", w.index, w.kind, w.message);
+        }
         match violations.len() {
             0 => println!("compliant: no violation"),
             n => println!("{n} violation{}", if n == 1 { "" } else { "s" }),
+        }
+        if !interop.is_empty() {
+            let n = interop.len();
+            println!("{n} interop warning{} (the exit status does not count them)", if n == 1 { "" } else { "s" });
         }
     }
     if violations.is_empty() {

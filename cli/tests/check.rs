@@ -150,3 +150,37 @@ fn a_body_that_is_no_json_is_a_violation_where_it_is_not_unreadable_input() {
     assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("entry 0 (line 1, from the client): jsonrpc-parse-error"), "{stdout}");
 }
+
+/// Interop warnings in every output, naming the client, and never in the
+/// exit status: mcp-go's server puts `content: []` into a state-only
+/// `input_required`, and a client that never retries it (the Go SDK's)
+/// leaves its caller with no result.
+#[test]
+fn interop_warnings_name_the_client_in_text_json_and_the_page_and_leave_the_exit_status() {
+    let lines = [
+        r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"reserve","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"go-sdk-client","version":"1.8.0"}}}}}"#,
+        r#"{"from":"server","message":{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"size=large","content":[]}}}"#,
+    ];
+    let path = temp("unretried.jsonl", (lines.join("\n") + "\n").as_bytes());
+    let page = path.with_extension("html");
+    let out = mrtr(&["check", path.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("compliant: no violation"), "{stdout}");
+    for warning in ["input-required-final-fields: an input_required also carries content", "state-only-not-retried"] {
+        assert!(stdout.contains(&format!("(line 2, client go-sdk-client 1.8.0): {warning}")), "{stdout}");
+    }
+    assert!(stdout.contains("2 interop warnings (the exit status does not count them)"), "{stdout}");
+
+    let out = mrtr(&["check", path.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<_> = report["interop"].as_array().unwrap().iter().map(|w| w["warning"].as_str().unwrap()).collect();
+    assert_eq!(names, ["input-required-final-fields", "state-only-not-retried"], "{report}");
+    assert_eq!(report["interop"][1]["client"], "go-sdk-client 1.8.0");
+    assert_eq!(report["violations"], serde_json::json!([]));
+
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(r#""warning":"state-only-not-retried""#), "the page's data carries the warning");
+    assert!(html.contains("go-sdk-client 1.8.0"));
+}

@@ -338,3 +338,106 @@ fn a_final_result_carrying_request_state_is_reported() {
     fixed[3] = server(done(2));
     assert_eq!(rules(&fixed, Protocol::default()), []);
 }
+
+fn warnings(checker: &Checker) -> Vec<(mrtr::check::Interop, usize, Option<&str>)> {
+    checker.warnings().iter().map(|w| (w.kind, w.index, w.client.as_deref())).collect()
+}
+
+fn shed(id: u64, state: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "input_required", "requestState": state}})
+}
+
+fn state_retry(id: u64, state: &str) -> Value {
+    let mut m = weather(id, "Paris");
+    m["params"]["requestState"] = json!(state);
+    m["params"]["_meta"]["io.modelcontextprotocol/clientInfo"] = json!({"name": "mcp-go", "version": "1.2.1"});
+    m
+}
+
+/// Interop warnings: a client that stops retrying state-only rounds (mcp-go
+/// gives up after three) or never retries one (the Go SDK client) is named
+/// with its clientInfo, at the round it left; no violation comes of it.
+#[test]
+fn a_client_that_gives_up_on_state_only_rounds_is_warned_of_by_name() {
+    use mrtr::check::Interop;
+    let mut checker = Checker::new(CheckConfig::default());
+    let mut first = weather(1, "Paris");
+    first["params"]["_meta"]["io.modelcontextprotocol/clientInfo"] = json!({"name": "mcp-go", "version": "1.2.1"});
+    let t = [
+        client(first),
+        server(shed(1, "s1")),
+        client(state_retry(2, "s1")),
+        server(shed(2, "s2")),
+        client(state_retry(3, "s2")),
+        server(shed(3, "s3")),
+        client(state_retry(4, "s3")),
+        server(shed(4, "s4")),
+    ];
+    for entry in &t {
+        checker.handle(entry);
+    }
+    assert_eq!(warnings(&checker), [], "a round may still be retried until the conversation ends");
+    checker.finish();
+    assert_eq!(warnings(&checker), [(Interop::StateOnlyGaveUp, 7, Some("mcp-go 1.2.1"))]);
+    assert!(checker.warnings()[0].message.contains("retried 3 state-only rounds"), "{:?}", checker.warnings());
+    assert_eq!(checker.violations(), []);
+
+    // Never retried at all: the first round is the one left.
+    let mut once = Checker::new(CheckConfig::default());
+    once.handle(&client(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2026-07-28", "capabilities": {}, "clientInfo": {"name": "go-sdk", "version": "1.8.0"}}})));
+    for entry in &t[..2] {
+        once.handle(entry);
+    }
+    once.finish();
+    assert_eq!(warnings(&once), [(Interop::StateOnlyNotRetried, 2, Some("mcp-go 1.2.1"))]);
+}
+
+/// Under the host's clock: an ask left open past the window is warned of
+/// once, while the conversation goes on; a decline sooner than a person
+/// answers is warned of at the retry; an `input_required` with `content`
+/// (mcp-go's) at once.
+#[test]
+fn the_clock_drives_the_unanswered_and_too_fast_warnings() {
+    use mrtr::check::{Interop, ASK_WINDOW_MS};
+    use mrtr::Millis;
+    let mut checker = Checker::new(CheckConfig::default().with_human_ms(300));
+    let mut asked = ask(1, "s");
+    asked["result"]["content"] = json!([]);
+    let mut declined = retry_of(2, "Paris", &json!("s"));
+    declined["params"]["inputResponses"]["units"] = json!({"action": "decline"});
+    let at = |checker: &mut Checker, ms: u64, entry: Entry| {
+        checker.set_now(Millis(ms));
+        checker.handle(&entry);
+    };
+    at(&mut checker, 0, client(weather(1, "Paris")));
+    at(&mut checker, 10, server(asked.clone()));
+    at(&mut checker, 60, client(declined));
+    at(&mut checker, 70, server(done(2)));
+    assert_eq!(
+        warnings(&checker),
+        [(Interop::InputRequiredFinalFields, 1, None), (Interop::AnswerTooFast, 2, None)],
+        "{:?}",
+        checker.warnings()
+    );
+    // A decline after the person had time to read is no warning.
+    let mut slow = Checker::new(CheckConfig::default());
+    let mut declined = retry_of(2, "Paris", &json!("s"));
+    declined["params"]["inputResponses"]["units"] = json!({"action": "decline"});
+    at(&mut slow, 0, client(weather(1, "Paris")));
+    at(&mut slow, 10, server(ask(1, "s")));
+    at(&mut slow, 5_000, client(declined));
+    assert_eq!(warnings(&slow), []);
+
+    // An ask left open: warned of once past the window, not again at the end.
+    let mut open = Checker::new(CheckConfig::default());
+    at(&mut open, 0, client(weather(1, "Paris")));
+    at(&mut open, 10, server(ask(1, "s")));
+    at(&mut open, ASK_WINDOW_MS, client(weather(3, "Rome")));
+    assert_eq!(warnings(&open), []);
+    // The open rounds are swept at most once a second of the host's clock.
+    at(&mut open, ASK_WINDOW_MS + 1_000, server(done(3)));
+    assert_eq!(warnings(&open), [(Interop::AskUnanswered, 1, None)]);
+    open.finish();
+    assert_eq!(warnings(&open).len(), 1);
+}

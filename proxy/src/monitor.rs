@@ -38,6 +38,18 @@ pub enum Report {
         /// One sentence.
         message: String,
     },
+    /// An interop warning (`mrtr::check::Interop`): no rule broken, but a
+    /// peer failing its users; it names the client.
+    Warning {
+        /// The warning's name (`state-only-not-retried`, `ask-unanswered`, …).
+        warning: String,
+        /// The index of the entry it is about.
+        index: usize,
+        /// The client's `clientInfo` (`name version`), when it sent one.
+        client: Option<String>,
+        /// One sentence.
+        message: String,
+    },
     /// A multi-round operation finished (a final result after ≥1 `input_required`).
     Operation {
         /// `tools/call`, `prompts/get`, `resources/read`, …
@@ -59,6 +71,10 @@ impl Report {
             Report::Violation { rule, index, from, message } => match from {
                 Some(from) => format!("violation {rule} at entry {index} from the {}: {message}", side_name(*from)),
                 None => format!("violation {rule} at entry {index}: {message}"),
+            },
+            Report::Warning { warning, index, client, message } => match client {
+                Some(client) => format!("interop warning {warning} at entry {index}, client {client}: {message}"),
+                None => format!("interop warning {warning} at entry {index}: {message}"),
             },
             Report::Operation { method, target, rounds, latency_ms } => format!(
                 "operation {method} {} rounds={rounds} latency_ms={}",
@@ -82,6 +98,9 @@ impl Report {
             Report::Violation { rule, index, from, message } => {
                 json!({"type": "violation", "rule": rule, "index": index, "from": from.map(side_name), "message": message})
             }
+            Report::Warning { warning, index, client, message } => {
+                json!({"type": "warning", "warning": warning, "index": index, "client": client, "message": message})
+            }
             Report::Operation { method, target, rounds, latency_ms } => json!({"type": "operation",
                 "method": method, "target": target, "rounds": rounds, "latency_ms": latency_ms}),
         }
@@ -97,12 +116,18 @@ pub struct Summary {
     pub violations: u64,
     /// Multi-round operations finished.
     pub operations: u64,
+    /// Interop warnings reported.
+    pub warnings: u64,
 }
 
 impl Summary {
     /// The text line printed at shutdown.
     pub fn line(&self) -> String {
-        format!("summary: messages {}, violations {}, operations {}", self.messages, self.violations, self.operations)
+        let warnings = if self.warnings > 0 { format!(", interop warnings {}", self.warnings) } else { String::new() };
+        format!(
+            "summary: messages {}, violations {}, operations {}{warnings}",
+            self.messages, self.violations, self.operations
+        )
     }
 
     /// The line printed at shutdown under `output` (text or JSON).
@@ -115,7 +140,8 @@ impl Summary {
 
     /// The JSON object printed at shutdown with `--json`.
     pub fn to_json(&self) -> Value {
-        json!({"type": "summary", "messages": self.messages, "violations": self.violations, "operations": self.operations})
+        json!({"type": "summary", "messages": self.messages, "violations": self.violations, "operations": self.operations,
+            "warnings": self.warnings})
     }
 }
 
@@ -358,6 +384,7 @@ impl Monitor {
     fn report(&self, inner: &mut Inner, report: Report) {
         match &report {
             Report::Violation { .. } => inner.summary.violations += 1,
+            Report::Warning { .. } => inner.summary.warnings += 1,
             Report::Operation { .. } => inner.summary.operations += 1,
         }
         match self.output {
@@ -618,6 +645,14 @@ impl Monitor {
                     inner.record_error = true;
                 }
             }
+        }
+        for w in inner.audit.checker().take_warnings() {
+            if let Some(timeline) = inner.timeline.as_mut() {
+                timeline.warned(&w);
+            }
+            let report =
+                Report::Warning { warning: w.kind.name().into(), index: w.index, client: w.client, message: w.message };
+            self.report(inner, report);
         }
         for op in inner.audit.checker().take_operations() {
             if let Some(timeline) = inner.timeline.as_mut() {

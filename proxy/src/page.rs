@@ -2,7 +2,8 @@
 //! (no network access: its style, script and data are inline). One row per
 //! multi-round operation, its rounds laid out on a time axis (a bar from
 //! each round's request to its answer), each violation a marker where it
-//! happened, and a click on either shows the entries behind it.
+//! happened, each interop warning (`mrtr::check::Interop`, naming the client)
+//! a paler one, and a click on any shows the entries behind it.
 //!
 //! The same page serves `mrtr check --html` (the data inline) and the
 //! proxy's `--ui` (the page polls `state.json`). [`Timeline`] gathers the
@@ -13,16 +14,16 @@
 //! Traffic is untrusted and a live timeline runs as long as the proxy, so
 //! it keeps text, never trees, and a bounded amount of it. Each entry is its
 //! compact JSON text, cut to [`SHOWN_BYTES`] (with a marker such as
-//! `… 15.0 MiB, cut`); operations and violations are short texts too. What
-//! a timeline holds is at most
+//! `… 15.0 MiB, cut`); operations, violations and warnings are short texts
+//! too. What a timeline holds is at most
 //!
 //! ```text
-//! fixed + ENTRY_BYTES_KEPT + 2 × ITEM_BYTES_KEPT
+//! fixed + ENTRY_BYTES_KEPT + 3 × ITEM_BYTES_KEPT
 //! ```
 //!
 //! where `fixed` is its title plus about 48 bytes of bookkeeping per kept
-//! item (at most [`ENTRIES_KEPT`] entries and 2000 each of operations and
-//! violations: under 300 KiB). With the defaults: about 20.3 MiB. An
+//! item (at most [`ENTRIES_KEPT`] entries and 2000 each of operations,
+//! violations and warnings: under 400 KiB). With the defaults: about 22.4 MiB. An
 //! entry's message is written once, through a counter that keeps only its
 //! first [`SHOWN_BYTES`], so making an entry costs no more than that,
 //! whatever the message's size; the page parses nothing. A [`Snapshot`] shares
@@ -41,7 +42,7 @@
 //! one `--ui` serves.
 
 use base64::{engine::general_purpose::STANDARD, Engine};
-use mrtr::check::{HttpEntry, Line, Operation, Side, Violation};
+use mrtr::check::{HttpEntry, InteropWarning, Line, Operation, Side, Violation};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::collections::VecDeque;
@@ -63,7 +64,7 @@ pub const SHOWN_BYTES: usize = 8 << 10;
 /// Operations and violations a live timeline keeps (the latest of each).
 const ITEMS_KEPT: usize = 2000;
 
-/// The bytes of text the operations keep, and the violations (each).
+/// The bytes of text the operations keep, and the violations, and the warnings (each).
 pub const ITEM_BYTES_KEPT: usize = 2 << 20;
 
 /// How much of a short text (a label, an operation's name or target, a
@@ -78,6 +79,7 @@ pub struct Timeline {
     entries: Kept,
     operations: Kept,
     violations: Kept,
+    warnings: Kept,
     /// Whether every entry had a time (`at`): the axis is milliseconds, else entry indices.
     timed: bool,
     seen: usize,
@@ -91,6 +93,7 @@ impl Timeline {
             entries: Kept::new(ENTRIES_KEPT, ENTRY_BYTES_KEPT),
             operations: Kept::new(ITEMS_KEPT, ITEM_BYTES_KEPT),
             violations: Kept::new(ITEMS_KEPT, ITEM_BYTES_KEPT),
+            warnings: Kept::new(ITEMS_KEPT, ITEM_BYTES_KEPT),
             timed: true,
             seen: 0,
         }
@@ -133,6 +136,14 @@ impl Timeline {
         self.violation(v.rule.name(), v.index, from, &v.message);
     }
 
+    /// An interop warning of the checker's, with the client it names.
+    pub fn warned(&mut self, w: &InteropWarning) {
+        let client = w.client.as_deref().map(|c| cut(c, SHORT_BYTES));
+        let item = json!({"warning": w.kind.name(), "index": w.index, "client": client,
+            "message": cut(&w.message, SHORT_BYTES)});
+        self.warnings.push(script_safe(&item.to_string()).into());
+    }
+
     /// What is kept now, sharing its texts: cheap to take under a lock,
     /// to be written out after it.
     pub fn snapshot(&self) -> Snapshot {
@@ -142,6 +153,7 @@ impl Timeline {
             entries: self.entries.texts.iter().cloned().collect(),
             operations: self.operations.texts.iter().cloned().collect(),
             violations: self.violations.texts.iter().cloned().collect(),
+            warnings: self.warnings.texts.iter().cloned().collect(),
         }
     }
 
@@ -159,20 +171,25 @@ pub struct Snapshot {
     entries: Vec<Arc<str>>,
     operations: Vec<Arc<str>>,
     violations: Vec<Arc<str>>,
+    warnings: Vec<Arc<str>>,
 }
 
 impl Snapshot {
     /// The page's data (`state.json`): title, clock, entries, operations,
-    /// violations, and `links` to other pages when given. Safe inside a
+    /// violations, warnings, and `links` to other pages when given. Safe inside a
     /// `<script>` as it is.
     pub fn to_json(&self, links: Option<&Value>) -> String {
         let mut out = String::with_capacity(self.kept_bytes() + 256);
         let title = script_safe(&Value::from(&*self.title).to_string());
         let clock = if self.timed { "ms" } else { "entry" };
         out.push_str(&format!(r#"{{"title":{title},"clock":"{clock}""#));
-        for (name, texts) in
-            [("entries", &self.entries), ("operations", &self.operations), ("violations", &self.violations)]
-        {
+        let lists = [
+            ("entries", &self.entries),
+            ("operations", &self.operations),
+            ("violations", &self.violations),
+            ("warnings", &self.warnings),
+        ];
+        for (name, texts) in lists {
             out.push_str(&format!(r#","{name}":["#));
             for (i, text) in texts.iter().enumerate() {
                 if i > 0 {
@@ -190,9 +207,10 @@ impl Snapshot {
     }
 
     /// The bytes of the texts it shares: what the timeline keeps, within
-    /// `ENTRY_BYTES_KEPT + 2 × ITEM_BYTES_KEPT`.
+    /// `ENTRY_BYTES_KEPT + 3 × ITEM_BYTES_KEPT`.
     pub fn kept_bytes(&self) -> usize {
-        [&self.entries, &self.operations, &self.violations].iter().flat_map(|t| t.iter()).map(|t| t.len()).sum()
+        let lists = [&self.entries, &self.operations, &self.violations, &self.warnings];
+        lists.iter().flat_map(|t| t.iter()).map(|t| t.len()).sum()
     }
 }
 

@@ -44,11 +44,44 @@ fn large_messages_are_kept_cut_and_within_the_budget() {
         monitor.message(Side::Client, &call(id, &angles));
     }
     let (kept, text) = state(&monitor);
-    assert!(kept <= ENTRY_BYTES_KEPT + 2 * ITEM_BYTES_KEPT, "{kept} bytes kept");
-    assert!(text.len() <= ENTRY_BYTES_KEPT + 2 * ITEM_BYTES_KEPT + 4096, "state.json: {} bytes", text.len());
+    assert!(kept <= ENTRY_BYTES_KEPT + 3 * ITEM_BYTES_KEPT, "{kept} bytes kept");
+    assert!(text.len() <= ENTRY_BYTES_KEPT + 3 * ITEM_BYTES_KEPT + 4096, "state.json: {} bytes", text.len());
     let data: Value = serde_json::from_str(&text).unwrap();
     let first = data["entries"][0]["index"].as_u64().unwrap();
     assert!(first > 20, "the 2 MiB entries were the oldest, dropped first (first kept: {first})");
     assert_eq!(data["entries"].as_array().unwrap().last().unwrap()["index"], 419, "the latest kept");
     assert_eq!(data["entries"][0]["line"]["message"]["params"]["arguments"]["q"], angles.as_str());
+}
+
+/// The live proxy reports interop warnings as they come, naming the client,
+/// and its page shows them: mcp-go's `input_required` carrying `content: []`
+/// is warned of, not counted as a violation.
+#[test]
+fn interop_warnings_reach_the_reports_and_the_live_page() {
+    use mrtr_proxy::Report;
+    let monitor = Monitor::new(CheckConfig::default(), None, Output::Quiet).with_timeline("t");
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+        "io.modelcontextprotocol/clientInfo": {"name": "python-sdk", "version": "2.3.0"}});
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "book", "arguments": {}, "_meta": meta}});
+    let asked = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "content": [],
+        "inputRequests": {"when": {"method": "elicitation/create", "params": {"message": "When?",
+            "requestedSchema": {"type": "object", "properties": {"day": {"type": "string"}}}}}}}});
+    monitor.message(Side::Client, request.to_string().as_bytes());
+    monitor.message(Side::Server, asked.to_string().as_bytes());
+    let warnings: Vec<_> = monitor
+        .reports()
+        .into_iter()
+        .filter_map(|r| match r {
+            Report::Warning { warning, index, client, .. } => Some((warning, index, client)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(warnings, [("input-required-final-fields".to_string(), 1, Some("python-sdk 2.3.0".to_string()))]);
+    assert_eq!((monitor.summary().violations, monitor.summary().warnings), (0, 1));
+    let (_, text) = state(&monitor);
+    let data: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(data["warnings"][0]["warning"], "input-required-final-fields");
+    assert_eq!(data["warnings"][0]["client"], "python-sdk 2.3.0");
 }

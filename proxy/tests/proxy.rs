@@ -241,7 +241,7 @@ fn rules(reports: &[Report]) -> Vec<String> {
         .iter()
         .filter_map(|r| match r {
             Report::Violation { rule, .. } => Some(rule.clone()),
-            Report::Operation { .. } => None,
+            Report::Warning { .. } | Report::Operation { .. } => None,
         })
         .collect()
 }
@@ -353,13 +353,13 @@ async fn compliant_flow_is_forwarded_unchanged_checked_and_recorded() {
         Report::Operation { method, target, rounds, .. } => {
             assert_eq!((method.as_str(), target.as_deref(), *rounds), ("tools/call", Some("get_weather"), 1));
         }
-        Report::Violation { .. } => unreachable!(),
+        Report::Violation { .. } | Report::Warning { .. } => unreachable!(),
     }
     assert!(ops[0].line().starts_with("operation tools/call get_weather rounds=1 latency_ms="));
 
     let _ = run.stop.send(());
     let summary = run.done.await.unwrap();
-    assert_eq!(summary, Summary { messages: 4, violations: 0, operations: 1 });
+    assert_eq!(summary, Summary { messages: 4, violations: 0, operations: 1, warnings: 0 });
     assert_eq!(summary.line(), "summary: messages 4, violations 0, operations 1");
 
     let text = take_record(&record);
@@ -406,7 +406,7 @@ async fn an_unchecked_proxy_forwards_the_same_and_checks_nothing() {
     body_bytes(post(&c, addr, "/mcp", call(4, Some("tampered"))).await).await;
     assert_eq!(monitor.reports(), Vec::<Report>::new());
     let _ = stop.send(());
-    assert_eq!(done.await.unwrap(), Summary { messages: 0, violations: 0, operations: 0 });
+    assert_eq!(done.await.unwrap(), Summary { messages: 0, violations: 0, operations: 0, warnings: 0 });
 }
 
 #[tokio::test]
@@ -578,7 +578,7 @@ async fn two_hundred_concurrent_sse_streams_are_held_open_and_checked() {
     .expect("200 concurrent flows did not complete in time");
     let reports = run.monitor.reports();
     assert_eq!(rules(&reports), Vec::<String>::new());
-    assert_eq!(run.monitor.summary(), Summary { messages: 4 * N, violations: 0, operations: N });
+    assert_eq!(run.monitor.summary(), Summary { messages: 4 * N, violations: 0, operations: N, warnings: 0 });
 }
 
 #[tokio::test]
@@ -784,7 +784,7 @@ async fn a_sep_1858_conversation_is_relayed_recorded_as_http_entries_and_checks_
 
     assert_eq!(rules(&run.monitor.reports()), Vec::<String>::new(), "{:?}", run.monitor.reports());
     let _ = run.stop.send(());
-    assert_eq!(run.done.await.unwrap(), Summary { messages: 4, violations: 0, operations: 0 });
+    assert_eq!(run.done.await.unwrap(), Summary { messages: 4, violations: 0, operations: 0, warnings: 0 });
 
     let text = take_record(&record);
     let entries = http_entries(&text);
@@ -844,7 +844,7 @@ async fn a_single_answer_posted_after_buffer_input_is_exactly_sse_response_not_b
     let line = reports[0].line();
     assert!(line.starts_with("violation sse-response-not-buffered at entry 4 from the client: "), "{line}");
     let _ = run.stop.send(());
-    assert_eq!(run.done.await.unwrap(), Summary { messages: 4, violations: 1, operations: 0 });
+    assert_eq!(run.done.await.unwrap(), Summary { messages: 4, violations: 1, operations: 0, warnings: 0 });
 
     let text = take_record(&record);
     let entries = http_entries(&text);

@@ -109,7 +109,7 @@ fn live(reports: &[Report]) -> Vec<(String, usize)> {
         .iter()
         .filter_map(|r| match r {
             Report::Violation { rule, index, .. } => Some((rule.clone(), *index)),
-            Report::Operation { .. } => None,
+            Report::Warning { .. } | Report::Operation { .. } => None,
         })
         .collect()
 }

@@ -1,7 +1,8 @@
 //! `docs/RULES.md`: the project's rule catalogue, made from the core's tables
 //! (`mrtr::rules::RULES`, `mrtr::rules::Area`, `mrtr::protocol::PROTOCOLS`,
-//! `mrtr::http::MODES`).
+//! `mrtr::http::MODES`, `mrtr::check::WARNINGS`).
 
+use mrtr::check::WARNINGS;
 use mrtr::http::{Answering, Asking, Continuation, MODES};
 use mrtr::protocol::{ElicitationIdRule, ResultTypeRule, TasksFlavor, PROTOCOLS};
 use mrtr::rules::{Area, RULES};
@@ -56,7 +57,7 @@ They are never a peer's violation, never reported by the checker, and never sent
 
 fn rules_md() -> String {
     let mut s = format!(
-        "<!-- {} Source: core/src/base/rules.rs, core/src/base/protocol.rs, core/src/machines/http/mode.rs. -->\n",
+        "<!-- {} Source: core/src/base/rules.rs, core/src/base/protocol.rs, core/src/machines/http/mode.rs, core/src/conversation/check/interop.rs. -->\n",
         super::MARK
     );
     s.push_str(INTRO);
@@ -117,7 +118,23 @@ fn rules_md() -> String {
             );
         }
     }
+    interop(&mut s);
     s
+}
+
+/// The interop warnings' table (`mrtr::check::WARNINGS`).
+fn interop(s: &mut String) {
+    s.push_str(
+        "\n## Interop warnings\n\nA second severity, below the rules: what breaks no rule of the texts but fails a \
+peer's users in the wild. The checker reports each with the client's `clientInfo` (`mrtr check`'s text, `--json` \
+(`interop`) and `--html`; the proxy's and the bridge's reports and live page); a warning never changes a verdict or \
+an exit status. The windows are `CheckConfig::ask_window_ms` and `human_ms` (`mrtr check --ask-window`, \
+`--human-ms`), measured on the host's clock (a recording's `at`); a round still open when a recording ends was never \
+answered.\n\n| id | warning |\n|---|---|\n",
+    );
+    for w in WARNINGS {
+        let _ = writeln!(s, "| `{}` | {} |", w.name, w.text.replace('|', "\\|"));
+    }
 }
 
 /// The transport modes' table (`mrtr::http::MODES`).

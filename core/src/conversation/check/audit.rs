@@ -143,6 +143,14 @@ impl Line {
     }
 }
 
+/// When an entry was recorded: an HTTP entry's `at`.
+fn line_at(line: &Line) -> Option<u64> {
+    match line {
+        Line::Http(h) => h.at,
+        Line::Message(_) => None,
+    }
+}
+
 /// The version a message declares: its `_meta` version, or `initialize`'s.
 fn message_version(message: &Value) -> Option<&str> {
     let params = message.get("params");
@@ -413,6 +421,9 @@ impl Audit {
     /// Checks `line` with its messages' `parts` ([`parts_of`]), each used
     /// up by the message it was worked out for.
     fn handle_with(&mut self, line: &Line, parts: &mut VecDeque<Part>, headers: Option<Result<(), Error>>) {
+        if let Some(at) = line_at(line) {
+            self.checker.set_now(crate::base::time::Millis(at));
+        }
         if let Line::Http(h) = line {
             // Bytes that are no message first, as the proxy reports them live.
             for unparsed in h.unparsed.iter().chain(h.events.iter().filter_map(|b| b.unparsed.as_ref())) {
@@ -444,6 +455,12 @@ impl Audit {
     /// The violations found.
     pub fn into_violations(self) -> Vec<Violation> {
         self.checker.into_violations()
+    }
+
+    /// The conversation ended: the interop warnings of the rounds it left
+    /// open ([`Checker::finish`]).
+    pub fn finish(&mut self) {
+        self.checker.finish();
     }
 
     fn flow(&mut self, i: usize) -> Option<&mut Flow> {

@@ -78,7 +78,9 @@ impl Entry {
 }
 
 mod audit;
+mod interop;
 pub use audit::{check as check_lines, prepare, Audit, Block, HttpEntry, Line, Prepared, Unparsed};
+pub use interop::{Interop, InteropInfo, InteropWarning, ASK_WINDOW_MS, HUMAN_MS, WARNINGS};
 
 /// What the checker reads of one message before it looks at the
 /// conversation: everything that depends on the message alone (its dialect
@@ -176,7 +178,7 @@ pub fn read_jsonl_bytes(bytes: &[u8], limits: &Limits) -> Result<Vec<(usize, Lin
 /// message and the retries allowed per request, and the transport of its
 /// HTTP entries. Build one from [`CheckConfig::default`] (or
 /// [`CheckConfig::new`]) with the `with_*` methods.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
 pub struct CheckConfig {
     /// The protocol, the limits, the round bound.
@@ -184,12 +186,36 @@ pub struct CheckConfig {
     /// The multi-turn transport of HTTP entries (`sep-1858`, `sep-1335`), whose
     /// `sse-*` rules are checked; `None`: plain Streamable HTTP.
     pub transport: Option<crate::machines::http::Mode>,
+    /// How long a client may leave an ask open before the interop warning
+    /// `ask-unanswered` (or a state-only round unretried): [`ASK_WINDOW_MS`].
+    pub ask_window_ms: u64,
+    /// An elicitation declined or cancelled sooner than this after its ask
+    /// is `answer-too-fast`: [`HUMAN_MS`].
+    pub human_ms: u64,
+}
+
+impl Default for CheckConfig {
+    fn default() -> CheckConfig {
+        CheckConfig::new(Settings::DEFAULT)
+    }
 }
 
 impl CheckConfig {
     /// A check under `settings`, of plain Streamable HTTP.
     pub const fn new(settings: Settings) -> CheckConfig {
-        CheckConfig { settings, transport: None }
+        CheckConfig { settings, transport: None, ask_window_ms: ASK_WINDOW_MS, human_ms: HUMAN_MS }
+    }
+
+    /// This check warning of asks left open `ms` after they came (`ask-unanswered`).
+    #[must_use]
+    pub const fn with_ask_window_ms(self, ms: u64) -> CheckConfig {
+        CheckConfig { ask_window_ms: ms, ..self }
+    }
+
+    /// This check warning of elicitations declined sooner than `ms` after they came (`answer-too-fast`).
+    #[must_use]
+    pub const fn with_human_ms(self, ms: u64) -> CheckConfig {
+        CheckConfig { human_ms: ms, ..self }
     }
 
     /// This check of a conversation in `protocol`.
@@ -362,6 +388,8 @@ struct Awaiting {
     rounds: u32,
     started: usize,
     reported: bool,
+    /// What the interop warnings follow of it.
+    watch: interop::Watch,
 }
 
 /// The incremental checker.
@@ -382,6 +410,14 @@ pub struct Checker {
     /// Server requests (`2025-11-25`, the SSE transports) awaiting the
     /// client's answer.
     asked: VecDeque<Value>,
+    /// The interop warnings (`interop`), below the violations.
+    warnings: Vec<InteropWarning>,
+    /// The host's clock at the current entry, when it gives one.
+    now: Option<crate::base::time::Millis>,
+    /// When the open rounds were last swept for their windows.
+    last_sweep: Option<crate::base::time::Millis>,
+    /// The `clientInfo` of the conversation's `initialize`.
+    client_info: Option<String>,
 }
 
 impl Checker {
@@ -401,6 +437,10 @@ impl Checker {
             violations: Vec::new(),
             operations: VecDeque::new(),
             asked: VecDeque::new(),
+            warnings: Vec::new(),
+            now: None,
+            last_sweep: None,
+            client_info: None,
         }
     }
 
@@ -568,6 +608,7 @@ impl Checker {
         let view = envelope::read(m).ok().filter(|_| kind == Kind::Request);
         let Some(view) = view else { return self.report_all(faults) };
         let method = view.method.as_str().unwrap_or_default().to_string();
+        self.note_initialize(&method, m);
         let empty = ParamsView::default();
         let params = view.params.get().unwrap_or(&empty);
         let carries = params.input_responses.is_present() || params.request_state.is_present();
@@ -593,6 +634,7 @@ impl Checker {
         match paired {
             Some((salient, Some(round))) => {
                 self.check_retry(&round, m, &salient, params, own);
+                self.watch_answers(&round.watch, &round.result, m);
                 rounds = round.rounds + 1;
                 started = round.started;
                 spans.clone_from(&round.spans);
@@ -936,6 +978,7 @@ impl Checker {
         if self.awaiting.len() >= TRACKED_MAX {
             self.awaiting.pop_front();
         }
+        let watch = self.watch(m, &sent, request.retries.as_ref().map(|r| &r.watch));
         self.awaiting.push_back(Awaiting {
             target: target(&sent).map(String::from),
             id: sent["id"].clone(),
@@ -947,6 +990,7 @@ impl Checker {
             rounds: request.rounds,
             started: request.started,
             reported: retry::rounds_exceeded(request.rounds, self.config.settings.max_rounds).is_err(),
+            watch,
             method,
         });
     }
