@@ -22,14 +22,16 @@
  *   mrtr_sse_decoder, mrtr_http_call, mrtr_operation, mrtr_server_stream) are opaque; each
  *   has its *_free (NULL is a no-op). One thread at a time per handle, but
  *   an mrtr_keyring may be used by any number of threads at once: it holds
- *   a read-write lock; mrtr_keyring_seal, _open, _seals and mrtr_rounds_*
+ *   a read-write lock; mrtr_keyring_seal, _open, _seals and the rounds
  *   take the read lock (they run concurrently), mrtr_keyring_add,
  *   _set_current, _remove, _set_max_token_bytes, _set_context and
  *   _set_seal_budget the write lock, so rotating keys while other threads
- *   seal and open is safe. Only mrtr_keyring_free needs the ring unused.
+ *   seal and open is safe. Only mrtr_keyring_free needs the ring unused;
+ *   from inside the ring's own replay guard a change or a free is
+ *   MRTR_ERR_USAGE_OUT_OF_TURN.
  * - Sealed state binds an explicit subject (a non-empty principal, or
- *   anonymous set) and the digest of the request's params (mrtr_params_digest,
- *   no default). mrtr_keyring_seal draws its nonce from the operating system;
+ *   anonymous: true) and the request's params (their exact text, or
+ *   mrtr_params_digest; no default), a binding being JSON text. mrtr_keyring_seal draws its nonce from the operating system;
  *   mrtr_keyring_seal_with_nonce exists only in test-vector builds (crate
  *   feature test-vectors; declared when MRTR_TEST_VECTORS is defined).
  * - Undefined: a length past the end of its buffer; a pointer that is not from

@@ -85,7 +85,7 @@ fn params(name: &str, arg: Arg) -> Vec<String> {
             vec![format!("{name}: *const c_char"), format!("{name}_len: usize")]
         }
         Arg::Bytes | Arg::OptBytes => vec![format!("{name}: *const u8"), format!("{name}_len: usize")],
-        // The C binding draws nonces from the operating system, as `mrtr_rounds_respond`.
+        // The C binding draws nonces from the operating system, as `mrtr_keyring_seal`.
         Arg::Random => vec![],
         Arg::Options => vec!["protocol: mrtr_protocol".into(), "limits: *const mrtr_limits".into()],
         Arg::Bool => vec![format!("{name}: bool")],
