@@ -44,7 +44,9 @@ never came (a cut connection, a 502) may be sent again, under a new id, and the 
 with neither field starts afresh: a client \
 may always abandon a round. For `tasks/result` (`sep-2322`) the answer to `input_required` is \
 `tasks/input_response`, not a retry. A client MAY retry at once when the result had no `inputRequests` (load \
-shedding). Each retry carries only the answers to the latest round and the latest `requestState`. Keys the server \
+shedding); an empty map (`\"inputRequests\": {}`, the only form in which the Go SDK 1.8 server sheds load) asks nothing \
+either, and its retry carries the `requestState` and no answer (`mrtr` clients retry it as a state-only round; the \
+interop warnings `state-only-not-retried` and `state-only-gave-up` name the clients that do not). Each retry carries only the answers to the latest round and the latest `requestState`. Keys the server \
 did not ask for are ignored by it; keys it needs and did not get are asked for again.",
     ),
     (Area::State, "A server answers every `state-*` failure with JSON-RPC error -32602."),
