@@ -61,6 +61,14 @@ options:
   --max-message-bytes N
                    bytes of one message (request body, response body, event): past it a request
                    is 413 (default 16777216: 16 MiB). Memory grows with it (docs/cli.md, Memory)
+  --repair NAME    make a repair for the clients (repeatable; none by default: each changes
+                   what a client sees; on JSON responses, docs/RULES.md \"Gateway repairs\"):
+                   state-only-retry  retry a state-only input_required (load shedding) for
+                                     the client, with a backoff, up to 10 rounds; the client
+                                     gets the final result (the Go SDK 1.8 client, tower-mcp
+                                     and mcp-go do not retry, or stop)
+                   final-fields      remove a final result's fields (content, isError, …)
+                                     from an input_required (clients that read it as final)
 ",
     options::connections_usage!(),
     "  --ui HOST:PORT   also serve a live page there: one row per multi-round operation, its
@@ -104,6 +112,7 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
     let (mut upstream_ca, mut har, mut record_max_bytes) = (None, None, mrtr_proxy::RECORD_MAX_BYTES);
     let (mut ui, mut allow_origins, mut allow_hosts) = (None, Vec::new(), Vec::new());
     let mut max_message_bytes = mrtr::Limits::DEFAULT.max_message_bytes;
+    let mut repairs = Vec::new();
     let mut parser = lexopt::Parser::from_args(argv);
     let p = &mut parser;
     while let Some(arg) = p.next().map_err(|e| e.to_string())? {
@@ -129,6 +138,13 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
                 per_peer = Some(options::at_least_one(p, "--max-connections-per-peer", "")?);
             }
             Long("max-message-bytes") => max_message_bytes = options::at_least_one(p, "--max-message-bytes", "")?,
+            Long("repair") => {
+                let repair =
+                    mrtr::gateway::Repair::from_name(&options::text(p)?).map_err(|e| e.message().to_string())?;
+                if !repairs.contains(&repair) {
+                    repairs.push(repair);
+                }
+            }
             Long("json") => json = true,
             Long("allow-origin") => allow_origins.push(options::text(p)?),
             Long("allow-host") => allow_hosts.push(options::text(p)?),
@@ -138,10 +154,11 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
     }
     if stdio {
         let web = !allow_origins.is_empty() || !allow_hosts.is_empty();
-        let http_only = [upstream_ca.is_some(), transport.is_some(), har.is_some(), ui.is_some(), web];
+        let http_only =
+            [upstream_ca.is_some(), transport.is_some(), har.is_some(), ui.is_some(), web, !repairs.is_empty()];
         if listen.is_some() || upstream.is_some() || http_only.contains(&true) {
             let options =
-                "--listen, --upstream, --upstream-ca, --transport, --har, --ui, --allow-origin and --allow-host";
+                "--listen, --upstream, --upstream-ca, --transport, --har, --ui, --allow-origin, --allow-host and --repair";
             return Err(format!("{options} are for Streamable HTTP, not a stdio server"));
         }
         // Not used: a stdio server has neither.
@@ -169,6 +186,7 @@ fn parse_options(argv: impl Iterator<Item = OsString>, stdio: bool) -> Result<Op
         allow_origins,
         allow_hosts,
         max_message_bytes,
+        repairs,
     }))
 }
 

@@ -65,6 +65,8 @@ pub use conversation::har;
 #[cfg(feature = "alloc")]
 pub use machines::client;
 #[cfg(feature = "alloc")]
+pub use machines::gateway;
+#[cfg(feature = "alloc")]
 pub use machines::http;
 #[cfg(feature = "alloc")]
 pub use machines::server;

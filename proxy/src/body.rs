@@ -103,6 +103,17 @@ impl Forward {
         }
     }
 
+    /// The whole body, when it was read to its end ([`collect_json`] within
+    /// its bound): what a repair reads.
+    pub(crate) fn collected(&self) -> Option<Bytes> {
+        if self.inner.is_some() {
+            return None;
+        }
+        let mut all = BytesMut::new();
+        self.prefix.iter().filter_map(Frame::data_ref).for_each(|data| all.extend_from_slice(data));
+        Some(all.freeze())
+    }
+
     /// Upstream's body, unchecked.
     pub(crate) fn pass(body: Incoming) -> Forward {
         Forward {

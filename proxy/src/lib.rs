@@ -49,6 +49,7 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use mrtr::check::{CheckConfig, Side};
+use mrtr::gateway::{strip_final_fields, Repair, RetryStep, StateOnlyRetry};
 use mrtr::http::Mode;
 use mrtr::{Error, Protocol, RuleId};
 use std::convert::Infallible;
@@ -119,6 +120,10 @@ pub struct Config {
     /// `Host` names allowed besides the default ones (`--allow-host`; `*`:
     /// any): see [`web`].
     pub allow_hosts: Vec<String>,
+    /// The repairs made for the clients ([`mrtr::gateway::REPAIRS`],
+    /// `--repair`): none by default, since each changes what a client sees.
+    /// Made on JSON responses; an event stream is relayed as it comes.
+    pub repairs: Vec<Repair>,
     /// Bytes of one message (a request body, a response body, an event),
     /// the checker's bound too (`--max-message-bytes`; default 16 MiB, the
     /// core's). Past it a request is `413`. The gateway's memory grows with
@@ -147,6 +152,7 @@ impl Config {
             allow_origins: Vec::new(),
             allow_hosts: Vec::new(),
             max_message_bytes: mrtr::Limits::DEFAULT.max_message_bytes,
+            repairs: Vec::new(),
         }
     }
 }
@@ -163,6 +169,10 @@ struct Shared {
     endpoint: Endpoint,
     /// The listener's `Host`, `Origin` and `Content-Type` rules.
     web: WebRules,
+    /// The repairs made ([`Config::repairs`]).
+    repairs: Vec<Repair>,
+    /// What the repairs read requests under (protocol, round bound).
+    settings: mrtr::Settings,
 }
 
 /// A bound proxy, ready to [`serve`](Proxy::serve).
@@ -219,6 +229,8 @@ impl Proxy {
             authority,
             endpoint,
             web,
+            repairs: config.repairs.clone(),
+            settings: mrtr::Settings::DEFAULT.with_protocol(config.protocol),
         });
         let caps = net::Caps::for_this_process(config.max_connections, config.max_connections_per_peer, "mrtr-proxy");
         Ok(Proxy { listener, shared, admission: net::Admission::new(caps), ui })
@@ -474,6 +486,77 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
     if !shared.check {
         return Ok(forward_unchecked(parts, bytes, &shared).await);
     }
+    let retry = shared.repairs.contains(&Repair::StateOnlyRetry);
+    let retry = retry.then(|| StateOnlyRetry::for_request(&bytes, &shared.settings)).flatten();
+    let again = retry.as_ref().map(|_| (parts.method.clone(), parts.uri.clone(), parts.headers.clone()));
+    let (mut parts, mut body) = match relay(parts, bytes, &shared).await {
+        Ok(answer) => answer,
+        Err(own) => return Ok(own),
+    };
+    if let (Some(retry), Some(again)) = (retry, again) {
+        (parts, body) = match retry_state_only(retry, again, parts, body, &shared).await {
+            Ok(answer) => answer,
+            Err(own) => return Ok(own),
+        };
+    }
+    if shared.repairs.contains(&Repair::FinalFields) {
+        if let Some(stripped) = body.collected().and_then(|all| strip_final_fields(&all)) {
+            body = Forward::full(Bytes::from(stripped));
+            parts.headers.remove(header::CONTENT_LENGTH);
+        }
+    }
+    Ok(Response::from_parts(parts, body))
+}
+
+/// A request as the proxy sends it again: method, URL and header fields.
+type Again = (http::Method, Uri, http::HeaderMap);
+
+/// [`Repair::StateOnlyRetry`]: while upstream answers with a state-only
+/// round (in JSON), sends the retry the core builds after its backoff, each
+/// an exchange of its own that the checker follows; the client gets the
+/// last answer, under its own id.
+async fn retry_state_only(
+    mut retry: StateOnlyRetry,
+    (method, uri, headers): Again,
+    mut parts: http::response::Parts,
+    mut body: Forward,
+    shared: &Shared,
+) -> Result<(http::response::Parts, Forward), Response<Forward>> {
+    let started = tokio::time::Instant::now();
+    let now = || mrtr::Millis(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
+    while let Some(all) = body.collected() {
+        match retry.handle_response(&all, now()) {
+            RetryStep::Relay(text) => {
+                if retry.rounds() > 0 {
+                    body = Forward::full(Bytes::from(text));
+                    parts.headers.remove(header::CONTENT_LENGTH);
+                }
+                break;
+            }
+            RetryStep::Retry { at, request } => {
+                tokio::time::sleep_until(started + Duration::from_millis(at.0)).await;
+                let mut next = Request::new(());
+                *next.method_mut() = method.clone();
+                *next.uri_mut() = uri.clone();
+                *next.headers_mut() = headers.clone();
+                next.headers_mut().remove(header::CONTENT_LENGTH);
+                (parts, body) = relay(next.into_parts().0, Bytes::from(request), shared).await?;
+            }
+        }
+    }
+    Ok((parts, body))
+}
+
+/// Sends the request upstream as one exchange the monitor records (the
+/// request, then the response: collected when it is JSON, tapped as it goes
+/// when it streams): the response's head and body, or the proxy's own
+/// answer when upstream failed.
+async fn relay(
+    parts: http::request::Parts,
+    bytes: Bytes,
+    shared: &Shared,
+) -> Result<(http::response::Parts, Forward), Response<Forward>> {
+    let monitor = &shared.monitor;
     // The client entry: the request as it goes upstream.
     let exchange = monitor.exchange();
     monitor.request(&exchange, parts.method.as_str(), &parts.uri.to_string(), &parts.headers, &bytes);
@@ -483,12 +566,17 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
         Err(_) => {
             let why = format!("upstream {} did not answer in {:?}", shared.authority, shared.timeout);
             eprintln!("mrtr-proxy: {why}");
-            return Ok(own_answer(monitor, &exchange, StatusCode::GATEWAY_TIMEOUT, format!("mrtr-proxy: {why}\n")));
+            return Err(own_answer(monitor, &exchange, StatusCode::GATEWAY_TIMEOUT, format!("mrtr-proxy: {why}\n")));
         }
         Ok(Ok(r)) => r,
         Ok(Err(e)) => {
             eprintln!("mrtr-proxy: upstream {}: {e}", shared.authority);
-            return Ok(own_answer(monitor, &exchange, StatusCode::BAD_GATEWAY, format!("mrtr-proxy: upstream: {e}\n")));
+            return Err(own_answer(
+                monitor,
+                &exchange,
+                StatusCode::BAD_GATEWAY,
+                format!("mrtr-proxy: upstream: {e}\n"),
+            ));
         }
     };
     let (mut parts, body) = upstream.into_parts();
@@ -505,17 +593,17 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
             Ok(b) => b,
             Err(e) => {
                 eprintln!("mrtr-proxy: upstream {}: reading a body: {e}", shared.authority);
-                return Ok(plain(StatusCode::BAD_GATEWAY, format!("mrtr-proxy: upstream body: {e}\n")));
+                return Err(plain(StatusCode::BAD_GATEWAY, format!("mrtr-proxy: upstream body: {e}\n")));
             }
         }
     } else {
         // The head now, the blocks and the end as they go by.
         monitor.response(&exchange, status, &parts.headers, None, false, Vec::new());
-        let mut body = Forward::tapped(body, monitor.clone(), exchange, media == "text/event-stream");
+        let mut body = Forward::tapped(body, monitor.clone(), exchange.clone(), media == "text/event-stream");
         body.read_ahead().await;
         body
     };
-    Ok(Response::from_parts(parts, body))
+    Ok((parts, body))
 }
 
 /// [`Proxy::unchecked`]: the request as [`handle`] sends it, the response

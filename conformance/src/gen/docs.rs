@@ -1,8 +1,9 @@
 //! `docs/RULES.md`: the project's rule catalogue, made from the core's tables
 //! (`mrtr::rules::RULES`, `mrtr::rules::Area`, `mrtr::protocol::PROTOCOLS`,
-//! `mrtr::http::MODES`, `mrtr::check::WARNINGS`).
+//! `mrtr::http::MODES`, `mrtr::check::WARNINGS`, `mrtr::gateway::REPAIRS`).
 
 use mrtr::check::WARNINGS;
+use mrtr::gateway::REPAIRS;
 use mrtr::http::{Answering, Asking, Continuation, MODES};
 use mrtr::protocol::{ElicitationIdRule, ResultTypeRule, TasksFlavor, PROTOCOLS};
 use mrtr::rules::{Area, RULES};
@@ -59,7 +60,7 @@ They are never a peer's violation, never reported by the checker, and never sent
 
 fn rules_md() -> String {
     let mut s = format!(
-        "<!-- {} Source: core/src/base/rules.rs, core/src/base/protocol.rs, core/src/machines/http/mode.rs, core/src/conversation/check/interop.rs. -->\n",
+        "<!-- {} Source: core/src/base/rules.rs, core/src/base/protocol.rs, core/src/machines/http/mode.rs, core/src/conversation/check/interop.rs, core/src/machines/gateway.rs. -->\n",
         super::MARK
     );
     s.push_str(INTRO);
@@ -121,7 +122,22 @@ fn rules_md() -> String {
         }
     }
     interop(&mut s);
+    repairs(&mut s);
     s
+}
+
+/// The gateway repairs' table (`mrtr::gateway::REPAIRS`).
+fn repairs(s: &mut String) {
+    s.push_str(
+        "\n## Gateway repairs\n\nWhat `mrtr proxy --repair NAME` does for the clients behind it that get MRTR \
+wrong, so that the server behind it serves them as the texts say. None is made by default: each changes what a \
+client sees. They are made on JSON responses (an event stream is relayed as it comes); the gateway's own retries \
+are exchanges of their own in its record and its checks. `peers/run` shows each rescuing the real clients it names.\n\n\
+| name | repair |\n|---|---|\n",
+    );
+    for r in REPAIRS {
+        let _ = writeln!(s, "| `{}` | {} |", r.name, r.text.replace('|', "\\|"));
+    }
 }
 
 /// The interop warnings' table (`mrtr::check::WARNINGS`).

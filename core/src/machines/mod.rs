@@ -6,6 +6,8 @@
 #[cfg(feature = "alloc")]
 pub mod client;
 #[cfg(feature = "alloc")]
+pub mod gateway;
+#[cfg(feature = "alloc")]
 pub mod http;
 #[cfg(feature = "alloc")]
 pub mod server;

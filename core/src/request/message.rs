@@ -16,6 +16,11 @@ use crate::{
 use alloc::string::String;
 use serde_json::{Map, Value};
 
+/// A final result's fields (`CallToolResult`, `GetPromptResult`,
+/// `ReadResourceResult`), which an `input_required` result carries none of:
+/// a client may read them as the final answer and never retry.
+pub(crate) const FINAL_RESULT_FIELDS: &[&str] = &["content", "structuredContent", "isError", "messages", "contents"];
+
 /// `params` of a request, if it is an object.
 pub(crate) fn params(message: &Value) -> Option<&Map<String, Value>> {
     message.get("params")?.as_object()

@@ -12,6 +12,7 @@
 //! the checker, the docs and the tests read.
 
 use crate::base::time::Millis;
+use crate::request::message::FINAL_RESULT_FIELDS as FINAL_FIELDS;
 use alloc::string::String;
 use serde_json::Value;
 
@@ -111,9 +112,6 @@ pub const ASK_WINDOW_MS: u64 = 5 * 60 * 1000;
 /// The fastest a person declines an elicitation they were shown (300 ms:
 /// reading a question and pressing a button takes longer).
 pub const HUMAN_MS: u64 = 300;
-
-/// A final result's fields, which an `input_required` carries none of.
-pub(crate) const FINAL_FIELDS: &[&str] = &["content", "structuredContent", "isError", "messages", "contents"];
 
 /// `name version` of a `clientInfo` object.
 pub(crate) fn client_name(info: &Value) -> Option<String> {
