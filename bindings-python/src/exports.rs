@@ -572,10 +572,11 @@ impl ToolReplay {
         data: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         boundary(|| {
+            let ring = &ring.core;
             let data = data.map(|v| json_text(v, &self.limits)).transpose()?;
-            let v = self
-                .core
-                .input_required(&ring.core, data.as_ref().map(|t| t.as_bytes()), facade::Randomness::Os)
+            let core = &self.core;
+            let v = py
+                .detach(|| core.input_required(ring, data.as_ref().map(|t| t.as_bytes()), facade::Randomness::Os))
                 .or_raise()?;
             output(py, &v)
         })
@@ -650,7 +651,10 @@ impl ToolBridge {
     /// Sends what `replay` misses as server requests on the stream.
     #[pyo3(signature = (replay, now))]
     pub(crate) fn ask<'py>(&mut self, replay: PyRef<'py, ToolReplay>, now: Nat) -> PyResult<()> {
-        boundary(|| self.core.ask(&replay.core, now.0).or_raise())
+        boundary(|| {
+            let replay = &replay.core;
+            self.core.ask(replay, now.0).or_raise()
+        })
     }
 
     /// The tool completed with `result`.
@@ -735,8 +739,9 @@ impl ToolBridge {
         now: Nat,
     ) -> PyResult<()> {
         boundary(|| {
+            let run = &run.core;
             let result = result.map(|v| json_text(v, &self.limits)).transpose()?;
-            self.core.finish(&run.core, result.as_ref().map(|t| t.as_bytes()), now.0).or_raise()
+            self.core.finish(run, result.as_ref().map(|t| t.as_bytes()), now.0).or_raise()
         })
     }
 }
@@ -778,6 +783,7 @@ impl KeyRing {
     #[pyo3(signature = (id, algorithm, secret=None, master=None))]
     pub(crate) fn add<'py>(
         &self,
+        py: Python<'py>,
         id: Nat,
         algorithm: Text,
         secret: Option<&Bound<'py, PyAny>>,
@@ -786,34 +792,46 @@ impl KeyRing {
         boundary(|| {
             let secret = secret.map(|v| bytes_of(v, "secret")).transpose()?;
             let master = master.map(|v| bytes_of(v, "master")).transpose()?;
-            self.core
-                .add(id.0, &algorithm.0, secret.as_ref().map(|b| b.as_bytes()), master.as_ref().map(|b| b.as_bytes()))
-                .or_raise()
+            let core = &self.core;
+            py.detach(|| {
+                core.add(
+                    id.0,
+                    &algorithm.0,
+                    secret.as_ref().map(|b| b.as_bytes()),
+                    master.as_ref().map(|b| b.as_bytes()),
+                )
+            })
+            .or_raise()
         })
     }
 
     /// Makes the key `id` the sealing key; false when the ring lacks it.
     #[pyo3(signature = (id))]
-    pub(crate) fn set_current(&self, id: Nat) -> PyResult<bool> {
+    pub(crate) fn set_current<'py>(&self, py: Python<'py>, id: Nat) -> PyResult<bool> {
         boundary(|| {
-            let v = self.core.set_current(id.0).or_raise()?;
+            let core = &self.core;
+            let v = py.detach(|| core.set_current(id.0)).or_raise()?;
             Ok(v)
         })
     }
 
     /// Drops the key `id` (not the current one); false when it could not.
     #[pyo3(signature = (id))]
-    pub(crate) fn remove(&self, id: Nat) -> PyResult<bool> {
+    pub(crate) fn remove<'py>(&self, py: Python<'py>, id: Nat) -> PyResult<bool> {
         boundary(|| {
-            let v = self.core.remove(id.0).or_raise()?;
+            let core = &self.core;
+            let v = py.detach(|| core.remove(id.0)).or_raise()?;
             Ok(v)
         })
     }
 
     /// The bound on a token's length, checked before any decoding.
     #[pyo3(signature = (max))]
-    pub(crate) fn set_max_token_bytes(&self, max: Nat) -> PyResult<()> {
-        boundary(|| self.core.set_max_token_bytes(max.0).or_raise())
+    pub(crate) fn set_max_token_bytes<'py>(&self, py: Python<'py>, max: Nat) -> PyResult<()> {
+        boundary(|| {
+            let core = &self.core;
+            py.detach(|| core.set_max_token_bytes(max.0)).or_raise()
+        })
     }
 
     /// The deployment label every token is sealed and opened under (at most 64 bytes).
@@ -822,22 +840,25 @@ impl KeyRing {
         boundary(|| {
             let label = bytes_of(label, "label")?;
             let core = &self.core;
-            let n = label.as_bytes().len();
-            maybe_detached(py, n, || core.set_context(label.as_bytes())).or_raise()
+            py.detach(|| core.set_context(label.as_bytes())).or_raise()
         })
     }
 
     /// How many seals each key may make in this process.
     #[pyo3(signature = (seals))]
-    pub(crate) fn set_seal_budget(&self, seals: Nat) -> PyResult<()> {
-        boundary(|| self.core.set_seal_budget(seals.0).or_raise())
+    pub(crate) fn set_seal_budget<'py>(&self, py: Python<'py>, seals: Nat) -> PyResult<()> {
+        boundary(|| {
+            let core = &self.core;
+            py.detach(|| core.set_seal_budget(seals.0)).or_raise()
+        })
     }
 
     /// How many seals the key `id` has made in this process, or none when the ring lacks it.
     #[pyo3(signature = (id))]
-    pub(crate) fn seals(&self, id: Nat) -> PyResult<Option<u64>> {
+    pub(crate) fn seals<'py>(&self, py: Python<'py>, id: Nat) -> PyResult<Option<u64>> {
         boundary(|| {
-            let v = self.core.seals(id.0).or_raise()?;
+            let core = &self.core;
+            let v = py.detach(|| core.seals(id.0)).or_raise()?;
             Ok(v)
         })
     }
@@ -858,11 +879,9 @@ impl KeyRing {
             let binding = json_text(binding, &self.limits)?;
             let payload = bytes_of(payload, "payload")?;
             let core = &self.core;
-            let n = payload.as_bytes().len();
-            let v = maybe_detached(py, n, || {
-                core.seal(binding.as_bytes(), now.0, ttl.0, payload.as_bytes(), facade::Randomness::Os)
-            })
-            .or_raise()?;
+            let v = py
+                .detach(|| core.seal(binding.as_bytes(), now.0, ttl.0, payload.as_bytes(), facade::Randomness::Os))
+                .or_raise()?;
             Ok(v)
         })
     }
@@ -881,7 +900,8 @@ impl KeyRing {
         boundary(|| {
             let token = bytes_of(token, "token")?;
             let binding = json_text(binding, &self.limits)?;
-            let v = guarded(guard, |guard| self.core.open(token.as_bytes(), binding.as_bytes(), now.0, guard))?;
+            let core = &self.core;
+            let v = guarded(py, guard, |guard| core.open(token.as_bytes(), binding.as_bytes(), now.0, guard))?;
             opened(py, v)
         })
     }
@@ -905,14 +925,9 @@ impl KeyRing {
             let needs = json_text(needs, &self.limits)?;
             let settings = json_text(settings, &self.limits)?;
             let call = json_text(call, &self.limits)?;
-            let v = guarded(guard, |guard| {
-                self.core.resume_round(
-                    request.as_bytes(),
-                    needs.as_bytes(),
-                    settings.as_bytes(),
-                    call.as_bytes(),
-                    guard,
-                )
+            let core = &self.core;
+            let v = guarded(py, guard, |guard| {
+                core.resume_round(request.as_bytes(), needs.as_bytes(), settings.as_bytes(), call.as_bytes(), guard)
             })?;
             output(py, &v)
         })
@@ -939,17 +954,19 @@ impl KeyRing {
             let data = data.map(|v| json_text(v, &self.limits)).transpose()?;
             let settings = json_text(settings, &self.limits)?;
             let call = json_text(call, &self.limits)?;
-            let v = self
-                .core
-                .respond_round(
-                    request.as_bytes(),
-                    round.as_bytes(),
-                    needs.as_bytes(),
-                    data.as_ref().map(|t| t.as_bytes()),
-                    settings.as_bytes(),
-                    call.as_bytes(),
-                    facade::Randomness::Os,
-                )
+            let core = &self.core;
+            let v = py
+                .detach(|| {
+                    core.respond_round(
+                        request.as_bytes(),
+                        round.as_bytes(),
+                        needs.as_bytes(),
+                        data.as_ref().map(|t| t.as_bytes()),
+                        settings.as_bytes(),
+                        call.as_bytes(),
+                        facade::Randomness::Os,
+                    )
+                })
                 .or_raise()?;
             output(py, &v)
         })
@@ -960,6 +977,7 @@ impl KeyRing {
     #[pyo3(signature = (request, settings, call, guard=None))]
     pub(crate) fn start_tool_replay<'py>(
         &self,
+        py: Python<'py>,
         request: &Bound<'py, PyAny>,
         settings: &Bound<'py, PyAny>,
         call: &Bound<'py, PyAny>,
@@ -969,8 +987,9 @@ impl KeyRing {
             let request = json_text(request, &self.limits)?;
             let settings = json_text(settings, &self.limits)?;
             let call = json_text(call, &self.limits)?;
-            let v = guarded(guard, |guard| {
-                self.core.start_tool_replay(request.as_bytes(), settings.as_bytes(), call.as_bytes(), guard)
+            let core = &self.core;
+            let v = guarded(py, guard, |guard| {
+                core.start_tool_replay(request.as_bytes(), settings.as_bytes(), call.as_bytes(), guard)
             })?;
             Ok(ToolReplay { core: v, limits: Limits::DEFAULT })
         })
@@ -1231,10 +1250,11 @@ impl ToolRun {
         result: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         boundary(|| {
+            let ring = &ring.core;
             let result = result.map(|v| json_text(v, &self.limits)).transpose()?;
-            let v = self
-                .core
-                .respond(&ring.core, result.as_ref().map(|t| t.as_bytes()), facade::Randomness::Os)
+            let core = &mut self.core;
+            let v = py
+                .detach(|| core.respond(ring, result.as_ref().map(|t| t.as_bytes()), facade::Randomness::Os))
                 .or_raise()?;
             output(py, &v)
         })

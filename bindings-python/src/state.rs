@@ -19,43 +19,49 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes};
 
 /// A host's replay guard: a callable `(state_id: str, expiry: int) -> bool`
-/// (`True`: first use). When it raises, or returns anything but a `bool` (an
-/// `async def` guard's coroutine is truthy, and would let every replay pass),
-/// the state is refused (fail closed) and the error is kept for the host.
-struct HostGuard<'a, 'py> {
-    guard: &'a Bound<'py, PyAny>,
+/// (`True`: first use), called with the GIL taken again. When it raises, or
+/// returns anything but a `bool` (an `async def` guard's coroutine is truthy,
+/// and would let every replay pass), the state is refused (fail closed) and
+/// the error is kept for the host.
+struct HostGuard {
+    guard: Py<PyAny>,
     raised: Option<PyErr>,
 }
 
-impl ReplayGuard for HostGuard<'_, '_> {
+impl ReplayGuard for HostGuard {
     fn first_use(&mut self, id: &StateId, expiry: u64) -> bool {
-        let verdict = self.guard.call1((id.to_string(), expiry)).and_then(|r| match r.cast::<PyBool>() {
-            Ok(b) => Ok(b.is_true()),
-            Err(_) => Err(usage(format!(
-                "a replay guard returns True (first use) or False, not {} (an async guard must be awaited by the host)",
-                r.get_type().name().map(|n| n.to_string()).unwrap_or_default()
-            ))),
-        });
-        verdict.unwrap_or_else(|e| {
-            self.raised = Some(e);
-            false
+        Python::attach(|py| {
+            let verdict = self.guard.bind(py).call1((id.to_string(), expiry)).and_then(|r| match r.cast::<PyBool>() {
+                Ok(b) => Ok(b.is_true()),
+                Err(_) => Err(usage(format!(
+                    "a replay guard returns True (first use) or False, not {} (an async guard must be awaited)",
+                    r.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                ))),
+            });
+            verdict.unwrap_or_else(|e| {
+                self.raised = Some(e);
+                false
+            })
         })
     }
 }
 
-/// Runs `f` with the host's `guard` (if any, `None` being none) as the core's
-/// replay guard; the guard's own exception wins over the core's refusal it caused.
-pub(crate) fn guarded<T>(
+/// Runs `f` with the GIL released and the host's `guard` (if any, `None` being
+/// none) as the core's replay guard: a call that holds the key ring while its
+/// guard waits for the GIL never blocks a thread that holds the GIL. The
+/// guard's own exception wins over the core's refusal it caused.
+pub(crate) fn guarded<T: Send>(
+    py: Python<'_>,
     guard: Option<&Bound<'_, PyAny>>,
-    f: impl FnOnce(Option<&mut dyn ReplayGuard>) -> mrtr::Result<T>,
+    f: impl FnOnce(Option<&mut dyn ReplayGuard>) -> mrtr::Result<T> + Send,
 ) -> PyResult<T> {
     let guard = guard.filter(|g| !g.is_none());
     if let Some(g) = guard.filter(|g| !g.is_callable()) {
         let kind = g.get_type().name().map(|n| n.to_string()).unwrap_or_default();
         return Err(usage(format!("a replay guard is a callable (state_id, expiry) -> bool, not {kind}")));
     }
-    let mut host = guard.map(|guard| HostGuard { guard, raised: None });
-    let out = f(host.as_mut().map(|h| h as &mut dyn ReplayGuard));
+    let mut host = guard.map(|guard| HostGuard { guard: guard.clone().unbind(), raised: None });
+    let out = py.detach(|| f(host.as_mut().map(|h| h as &mut dyn ReplayGuard)));
     match host.and_then(|h| h.raised) {
         Some(e) => Err(e),
         None => out.or_raise(),

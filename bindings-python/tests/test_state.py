@@ -7,6 +7,7 @@ import base64
 import copy
 import secrets
 import threading
+import time
 from typing import Any, Callable, Dict, List, Optional, Set
 
 import pytest
@@ -435,6 +436,27 @@ def test_a_guard_that_changes_its_ring_is_refused_and_one_that_seals_with_it_is_
     assert r.open(sealed[0], binding, 1001).payload == b"y"
     r.add(2, "aes-256-gcm", secret=SECRET)  # after the call, the ring changes again
     assert r.seals(2) == 0
+
+
+def test_a_rotation_while_a_guard_runs_on_another_thread_waits_for_it() -> None:
+    # The guard's call holds the ring; a thread that rotates it meanwhile waits with the GIL released, so
+    # the guard (Python, needing the GIL) finishes, and then the rotation does.
+    r = ring(1)
+    binding = mrtr.binding_for(call(), "alice")
+    token = r.seal(binding, 1000, 60, b"x")
+    entered, opened = threading.Event(), []
+
+    def slow(state_id: str, expiry: int) -> bool:
+        entered.set()
+        time.sleep(0.2)  # other threads run meanwhile: the main one rotates the ring
+        return True
+
+    t = threading.Thread(target=lambda: opened.append(r.open(token, binding, 1001, guard=slow).payload))
+    t.start()
+    assert entered.wait(10)
+    r.add(2, "aes-256-gcm", secret=SECRET)
+    t.join(10)
+    assert not t.is_alive() and opened == [b"x"] and r.seals(2) == 0
 
 
 def test_threads_seal_and_open_while_the_ring_rotates() -> None:

@@ -313,9 +313,8 @@ pub(crate) const WASM_SIZE: &[(Binding, &str)] = &[(
     "the wasm artifact is at its size bound (bindings-wasm/README.md, \"What this package leaves out\"); issue #27 works on the size",
 )];
 
-/// Why Python leaves the table's key ring out (C's and UniFFI's are generated from its rows).
-pub(crate) const TYPED_RING: &[(Binding, &str)] =
-    &[(Binding::Python, "a key ring of its own: Key and Binding objects, a guard as a callable")];
+/// Why a binding leaves the table's key ring out: none does (each generates it from its rows).
+pub(crate) const TYPED_RING: &[(Binding, &str)] = &[];
 
 /// Why the bindings whose objects are freed when their owner lets go leave `ToolReplay.release` out.
 pub(crate) const FREED_AT_ONCE: &[(Binding, &str)] = &[

@@ -71,6 +71,22 @@ fn keeps_limits(machine: &str) -> bool {
     })
 }
 
+/// Whether a machine is shared between threads: every method reads it (`&self`), so that it locks
+/// inside (the key ring), and a call of it may wait for another thread's.
+fn shared(machine: &str) -> bool {
+    let methods =
+        || EXPORTS.iter().filter(|e| e.machine == Some(machine) && matches!(e.receiver, Receiver::Ref | Receiver::Mut));
+    methods().next().is_some() && methods().all(|e| e.receiver == Receiver::Ref)
+}
+
+/// Whether a row runs with the GIL released: it may wait for a lock (it reads a shared machine, its own or
+/// an argument) that another thread holds while its replay guard waits for the GIL, or it calls a guard
+/// (which takes the GIL again, `state::guarded`).
+fn detaches(e: &Export) -> bool {
+    let own = matches!(e.receiver, Receiver::Ref | Receiver::Mut) && e.machine.is_some_and(shared);
+    own || e.params.iter().any(|(_, a)| *a == Arg::Guard || matches!(a, Arg::Machine(m) if shared(m)))
+}
+
 /// The limits Python values are walked under in a row: the options', the machine's, or the default.
 fn walk(e: &Export) -> &'static str {
     if config_of(e).is_some() {
@@ -114,6 +130,8 @@ fn convert(name: &str, arg: Arg, walk: &str) -> Option<String> {
         Arg::Headers => format!("let {name} = headers_text({name})?;"),
         Arg::Bytes => format!("let {name} = bytes_of({name}, \"{name}\")?;"),
         Arg::OptBytes => format!("let {name} = {name}.map(|v| bytes_of(v, \"{name}\")).transpose()?;"),
+        // The façade's machine, apart from its Python object (which stays with the GIL).
+        Arg::Machine(_) => format!("let {name} = &{name}.core;"),
         Arg::Status => {
             format!("let {name} = u16::try_from({name}.0).map_err(|_| usage(\"an HTTP status is below 65536\"))?;")
         }
@@ -138,7 +156,7 @@ fn pass(name: &str, arg: Arg) -> String {
         Arg::Bool | Arg::Status => name.into(),
         Arg::Options => "&o".into(),
         Arg::Random => "facade::Randomness::Os".into(),
-        Arg::Machine(_) => format!("&{name}.core"),
+        Arg::Machine(_) => name.into(),
     }
 }
 
@@ -265,7 +283,7 @@ fn function(out: &mut String, e: &Export, inner: &str, indent: &str) {
     let constructs = matches!(e.receiver, Receiver::New | Receiver::Static);
     let (ty, make) = if constructs { ("Self", "") } else { ret(e.ret) };
     let reads_bytes = e.params.iter().any(|(_, a)| *a == Arg::Bytes);
-    let needs_py = ty.contains("'py") || make.contains("py") || reads_bytes;
+    let needs_py = ty.contains("'py") || make.contains("py") || reads_bytes || detaches(e);
     if needs_py {
         params.insert(0, "py: Python<'py>".into());
     }
@@ -335,21 +353,27 @@ fn body(e: &Export, inner: &str, make: &str) -> String {
         .collect();
     let mut call = call(e, inner, &args.join(", "));
     let guarded = e.params.iter().find(|(_, a)| *a == Arg::Guard).map(|(g, _)| *g);
-    let raw = e.params.iter().find(|(_, a)| *a == Arg::Bytes).filter(|_| guarded.is_none());
-    if let Some((raw, _)) = raw {
-        // Raw bytes may be large: the core reads them with the GIL released.
+    let raw = e.params.iter().find(|(_, a)| *a == Arg::Bytes).filter(|_| !detaches(e));
+    if raw.is_some() || detaches(e) {
         let target = match e.receiver {
             Receiver::Mut => "let core = &mut self.core;\n",
             Receiver::Ref => "let core = &self.core;\n",
             _ => "",
         };
-        let _ = writeln!(out, "{target}let n = {raw}.as_bytes().len();");
-        call = format!("maybe_detached(py, n, || {})", call.replace("self.core.", "core."));
+        out.push_str(target);
+        call = call.replace("self.core.", "core.");
     }
-    if let Some(g) = guarded {
+    if let Some((raw, _)) = raw {
+        // Raw bytes may be large: the core reads them with the GIL released.
+        let _ = writeln!(out, "let n = {raw}.as_bytes().len();");
+        call = format!("maybe_detached(py, n, || {call})");
+    }
+    call = match guarded {
         // The host's callable as the core's guard: refused (fail closed) when it raises, its exception re-raised.
-        call = format!("guarded({g}, |{g}| {call})");
-    }
+        Some(g) => format!("guarded(py, {g}, |{g}| {call})"),
+        None if detaches(e) => format!("py.detach(|| {call})"),
+        None => call,
+    };
     let or_raise = if guarded.is_some() { "" } else { ".or_raise()" };
     let fallible = e.fallible || e.ret == Ret::NextOrError;
     if matches!(e.ret, Ret::Unit | Ret::Refusal) {
