@@ -330,16 +330,13 @@ typedef struct mrtr_classified {
 } mrtr_classified;
 
 /**
- * An await-style tool: called with `user` (the pointer given beside it),
- * the run and the request's `params.arguments` (JSON text, `{}` when
- * absent; NUL-terminated, `arguments_len` not counting it). It asks with
- * `mrtr_tool_run_ask` (an answer, `{NULL, 0}` for none, or a refusal's
- * rule), and returns `MRTR_OK` once it set its result (`mrtr_tool_result`),
- * `MRTR_TOOL_STOP` at an ask without an answer (or any status an ask gave
- * it), or a status of its own for its own failure. The run is valid only
- * during the call and is not freed by the tool. The tool runs again, from
- * the top, on every request of its call: code before its last ask must be
- * free of side effects. It must not unwind or longjmp.
+ * An await-style tool: called with `user` (the pointer given beside it), the run and the request's
+ * `params.arguments` (JSON text, `{}` when absent; NUL-terminated, `arguments_len` not counting it). It
+ * asks with `mrtr_tool_run_ask` (an answer, `{NULL, 0}` for none, or a refusal's rule) and returns
+ * `MRTR_OK` once it set its result (`mrtr_tool_result`), `MRTR_TOOL_STOP` at an ask without an answer
+ * (or any status an ask gave it), or a status of its own for its own failure. The run is valid only
+ * during the call and is not the tool's to free. The tool runs again, from the top, on every request
+ * of its call: code before its last ask must be free of side effects. It must not unwind or longjmp.
  */
 typedef mrtr_status (*mrtr_tool)(void *user,
                                  struct mrtr_tool_run *run,

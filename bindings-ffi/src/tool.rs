@@ -21,16 +21,13 @@ use std::ffi::{c_char, c_void};
 /// and not a failure: the ordinary end of a round.
 pub const MRTR_TOOL_STOP: mrtr_status = -1;
 
-/// An await-style tool: called with `user` (the pointer given beside it),
-/// the run and the request's `params.arguments` (JSON text, `{}` when
-/// absent; NUL-terminated, `arguments_len` not counting it). It asks with
-/// `mrtr_tool_run_ask` (an answer, `{NULL, 0}` for none, or a refusal's
-/// rule), and returns `MRTR_OK` once it set its result (`mrtr_tool_result`),
-/// `MRTR_TOOL_STOP` at an ask without an answer (or any status an ask gave
-/// it), or a status of its own for its own failure. The run is valid only
-/// during the call and is not freed by the tool. The tool runs again, from
-/// the top, on every request of its call: code before its last ask must be
-/// free of side effects. It must not unwind or longjmp.
+/// An await-style tool: called with `user` (the pointer given beside it), the run and the request's
+/// `params.arguments` (JSON text, `{}` when absent; NUL-terminated, `arguments_len` not counting it). It
+/// asks with `mrtr_tool_run_ask` (an answer, `{NULL, 0}` for none, or a refusal's rule) and returns
+/// `MRTR_OK` once it set its result (`mrtr_tool_result`), `MRTR_TOOL_STOP` at an ask without an answer
+/// (or any status an ask gave it), or a status of its own for its own failure. The run is valid only
+/// during the call and is not the tool's to free. The tool runs again, from the top, on every request
+/// of its call: code before its last ask must be free of side effects. It must not unwind or longjmp.
 pub type mrtr_tool = Option<
     unsafe extern "C" fn(
         user: *mut c_void,
@@ -164,10 +161,12 @@ unsafe fn play(tool: ToolFn, user: *mut c_void, run: &mut mrtr_tool_run) -> (mrt
     arguments.push(0);
     let ptr: *mut mrtr_tool_run = run;
     handles::born(ptr as usize, Kind::ToolRun);
+    // A run inside a tool (another mrtr_run_tool) keeps the outer tool's result aside meanwhile.
+    let outer = RESULT.with(|r| r.borrow_mut().take());
     // SAFETY: the caller's contract; `arguments` is NUL-terminated and outlives the call, `ptr` is live.
     let status = unsafe { tool(user, ptr, arguments.as_ptr().cast(), len) };
     let _ = handles::check(ptr as usize, Kind::ToolRun, true);
-    let set = RESULT.with(|r| r.borrow_mut().take()).filter(|(at, _)| *at == ptr as usize);
+    let set = RESULT.with(|r| r.replace(outer)).filter(|(at, _)| *at == ptr as usize);
     (status, set.filter(|_| status == MRTR_OK).map(|(_, result)| result))
 }
 

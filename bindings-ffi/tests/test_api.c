@@ -1556,6 +1556,27 @@ static mrtr_status run_greeter(mrtr_keyring *ring, struct greeter *g, const char
   return s;
 }
 
+/* A tool that sets its result, then runs another tool inside (a greeter, first round) before it returns. */
+struct nesting {
+  mrtr_keyring *ring;
+  const char *request;
+  mrtr_status inner;
+};
+
+static mrtr_status nests(void *user, mrtr_tool_run *run, const char *arguments, size_t arguments_len) {
+  struct nesting *n = user;
+  (void)arguments, (void)arguments_len;
+  mrtr_status s = mrtr_tool_result(run, S("{\"content\":[{\"type\":\"text\",\"text\":\"outer\"}]}"));
+  struct greeter inner = {0};
+  cJSON *response = NULL;
+  uint16_t status;
+  mrtr_status refusal;
+  n->inner = run_greeter(n->ring, &inner, n->request, &response, &status, &refusal);
+  CHECK(strcmp(at(at(response, "result"), "resultType")->valuestring, "input_required") == 0);
+  cJSON_Delete(response);
+  return s;
+}
+
 static const char *result_type(const cJSON *response) {
   const cJSON *t = at(at(response, "result"), "resultType");
   return cJSON_IsString(t) ? t->valuestring : "";
@@ -1620,6 +1641,17 @@ static void test_run_tool(void) {
   CHECK(samples.asked == MRTR_TOOL_STOP && refusal == MRTR_ERR_REQUEST_CAPABILITY_MISSING && status == 400);
   CHECK(cJSON_IsArray(at(at(at(response, "error"), "data"), "requiredCapabilities")) ||
         cJSON_IsObject(at(at(at(response, "error"), "data"), "requiredCapabilities")));
+  cJSON_Delete(response);
+
+  /* A run inside the tool keeps the outer tool's result: each run ends with its own tool's. */
+  struct nesting nesting = {ring, call, -1};
+  EXPECT(run_tool(ring, ROUNDS, "{\"subject\":\"alice\",\"now\":1000}", S(call), NULL, NULL, nests, &nesting, &out, &status,
+                  &refusal),
+         MRTR_OK);
+  response = take(&out);
+  CHECK(nesting.inner == MRTR_OK && status == 200 && strcmp(result_type(response), "complete") == 0);
+  content = cJSON_GetArrayItem(at(at(response, "result"), "content"), 0);
+  CHECK(cJSON_IsString(at(content, "text")) && strcmp(at(content, "text")->valuestring, "outer") == 0);
   cJSON_Delete(response);
 
   /* The tool's own failure, with no refusal: its status as it was, nothing to send. */
