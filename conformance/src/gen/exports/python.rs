@@ -12,12 +12,15 @@
 //! until none also gets `drain_xs()`, the list of them. A row that reads raw
 //! bytes runs with the GIL released when they are large (`maybe_detached`).
 //!
-//! A machine's class is written by hand where Python's constructor differs
-//! from the row's (the configuration as keywords, a typed record); the
-//! generated methods join it in a second `#[pymethods]` block (pyo3's
-//! `multiple-pymethods`). Every machine class holds the façade's machine as
-//! `core` and, where a method reads JSON, the limits it walks Python values
-//! under as `limits`, both `pub(crate)`.
+//! Every machine's class is generated, its constructor from its `new` row (a
+//! configuration's fields, and the options' by their shape, as keywords); the
+//! kernel adds what Python says its own way in another `#[pymethods]` block
+//! (pyo3's `multiple-pymethods`: an iterator's `__next__`). Every machine
+//! class holds the façade's machine as `core` and, where a method reads JSON,
+//! the limits it walks Python values under as `limits`, both `pub(crate)`. A
+//! machine shared between threads (the key ring: every method `&self`, a
+//! lock inside) is called with the GIL released, as is every row that reads
+//! one or calls a replay guard (`detaches`).
 
 use super::{doc_lines, machine_in, rustfmt, snake};
 use mrtr_facade::exports::{Arg, Binding, Export, Receiver, Ret, Shape, EXPORTS, MACHINES};
@@ -47,18 +50,9 @@ const HAND_FREE: &[&str] = &[
     "error_response",    // `_error_response`, under the package's `error_response`
 ];
 
-/// The machines the package writes whole by hand: none (each is generated from its rows).
-const HAND_MACHINES: &[&str] = &[];
-
-/// Whether the package writes the row by hand (or leaves it out).
+/// Whether the package writes the row by hand (a free function of `HAND_FREE`) or leaves it out.
 pub fn hand_written(e: &Export) -> bool {
-    if !e.in_binding(Binding::Python) {
-        return true;
-    }
-    match e.machine {
-        None => HAND_FREE.contains(&e.name),
-        Some(m) => HAND_MACHINES.contains(&m),
-    }
+    !e.in_binding(Binding::Python) || e.machine.is_none() && HAND_FREE.contains(&e.name)
 }
 
 /// Whether a machine keeps the limits its methods walk Python values under (some method reads JSON).
@@ -439,7 +433,7 @@ fn file() -> String {
         function(&mut out, e, "", "");
     }
     let mut classes = Vec::new();
-    for m in MACHINES.iter().filter(|m| !HAND_MACHINES.contains(&m.name) && machine_in(m, Binding::Python)) {
+    for m in MACHINES.iter().filter(|m| machine_in(m, Binding::Python)) {
         {
             let _ = write!(
                 out,
@@ -643,9 +637,7 @@ fn stubs() -> String {
             "# mrtr-gen: classes" => {
                 // The generated classes the hand-written stubs do not open themselves.
                 let whole = MACHINES.iter().filter(|m| {
-                    !HAND_MACHINES.contains(&m.name)
-                        && machine_in(m, Binding::Python)
-                        && !hand.contains(&format!("# mrtr-gen: members {}", m.name))
+                    machine_in(m, Binding::Python) && !hand.contains(&format!("# mrtr-gen: members {}", m.name))
                 });
                 for m in whole {
                     let _ = writeln!(out, "\n@final\nclass {}:", m.name);
