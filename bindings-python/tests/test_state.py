@@ -130,6 +130,8 @@ def test_a_hand_built_binding_names_its_params() -> None:
         '{"subject":"alice","method":"tools/call","target":"get_weather"}',
     ):
         assert raised(lambda: r.seal(no_params, 1000, 60, b"x"), mrtr.UsageError).rule is Rule.USAGE_INVALID_ARGUMENT  # noqa: B023
+    for not_params in (None, ["location"], '"{}"', "null", b"[]"):
+        assert raised(lambda: mrtr.params_digest(not_params), mrtr.UsageError).rule is Rule.USAGE_INVALID_ARGUMENT  # noqa: B023
     # Every param is bound (not only arguments), but the retry's carriers and _meta.
     params = call()["params"]
     bound = binding("alice", "tools/call", "get_weather", params)

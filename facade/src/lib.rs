@@ -734,6 +734,10 @@ mod sealed {
     /// `inputResponses`, `requestState`, `_meta`; numbers exact).
     #[export(returns = Digest)]
     pub fn params_digest(params: JsonText) -> Result<Digest> {
+        // No default: `null` (a binding's absent params) is no params object, nor anything but one.
+        if params.iter().find(|b| !b" \t\n\r".contains(b)) != Some(&b'{') {
+            return Err(usage("a request's params are a JSON object"));
+        }
         state::params_digest_json(params)
     }
 
@@ -995,6 +999,14 @@ mod tests {
         assert_eq!(rule(&format!(r#"{bound}"params":{{"n":1}}}}"#)), None);
         for params in ["", r#""params":null"#, r#""params":["n"]"#, r#""params":"{}""#] {
             assert_eq!(rule(&format!("{bound}{params}}}")), Some(RuleId::UsageInvalidArgument), "{params}");
+        }
+    }
+
+    #[test]
+    fn params_are_digested_only_as_an_object() {
+        assert_eq!(params_digest(b" {\"n\":1}"), params_digest(b"{\"n\": 1}"));
+        for bad in [&b"null"[..], b"[]", b"\"{}\"", b"", b"1"] {
+            assert_eq!(params_digest(bad).unwrap_err().rule(), RuleId::UsageInvalidArgument);
         }
     }
 
