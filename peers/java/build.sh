@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the Java SDK peers (peers/java: peers.JavaServer, peers.JavaClient) into one runnable jar,
+# Builds the Java SDK peers (peers/java: peers.JavaServer, peers.JavaClient on the SDK's legacy
+# 2025-11-25 stack; peers.JavaModernServer, peers.JavaModernClient on its modern 2026-07-28 MRTR stack,
+# io.modelcontextprotocol.modern) into one runnable jar,
 # $CARGO_TARGET_DIR/peers-java/java-peers.jar (target/ by default), where peers/run finds it (and
 # builds it by this script when it is missing or its sources changed: java-peers.sources holds their
 # digest). Dependencies come from Maven Central into ~/.m2 (pom.xml pins
-# io.modelcontextprotocol.sdk:mcp 2.1.0 and Jetty 12.1); Maven's build folder is under the target
+# io.modelcontextprotocol.sdk:mcp 2.2.0 and Jetty 12.1); Maven's build folder is under the target
 # dir too, so the checkout stays clean. JDK 17 or newer, Maven 3.8 or newer.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

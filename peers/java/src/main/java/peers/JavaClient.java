@@ -1,9 +1,10 @@
-// An MCP client on the official Java SDK (Maven io.modelcontextprotocol.sdk:mcp 2.1.0): runs every
+// An MCP client on the official Java SDK (Maven io.modelcontextprotocol.sdk:mcp 2.2.0, its legacy stack): runs every
 // scenario it can against a server, over HttpClientStreamableHttpTransport.
 //
 //   java -cp target/peers-java/java-peers.jar peers.JavaClient URL 2025-11-25
 //
-// The SDK speaks 2025-11-25 at most (no input_required, no retry), so this is a 2025-11-25 client
+// This stack (io.modelcontextprotocol.client; 2.2.0's MRTR client is the separate modern stack of
+// peers.JavaModernClient) speaks 2025-11-25 at most (no input_required, no retry), so this is a 2025-11-25 client
 // only: it declares elicitation (form and url), sampling and roots, answers every server request on
 // the call's stream (a URL-mode elicitation with an accept) and checks each result: get_weather,
 // book_trip, summarize, list_roots, two get_weather at once, then the scenarios after the first ones

@@ -1,10 +1,11 @@
-// An MCP server on the official Java SDK (Maven io.modelcontextprotocol.sdk:mcp 2.1.0), written the
+// An MCP server on the official Java SDK (Maven io.modelcontextprotocol.sdk:mcp 2.2.0, its legacy stack), written the
 // way its documentation shows: McpServer.sync over HttpServletStreamableServerTransportProvider
 // (Streamable HTTP, a session a client), the servlet on an embedded Jetty 12.1.
 //
 //   java -cp target/peers-java/java-peers.jar peers.JavaServer PORT    # http://127.0.0.1:PORT/mcp
 //
-// The SDK speaks 2025-11-25 at most and has no input_required result: every tool, the prompt and
+// This stack (io.modelcontextprotocol.server; 2.2.0's MRTR is the separate modern stack of
+// peers.JavaModernServer) speaks 2025-11-25 at most and has no input_required result: every tool, the prompt and
 // the resource ask with the SDK's own server requests on the call's stream
 // (McpSyncServerExchange.createElicitation, createMessage, listRoots), blocking until the client
 // answers. book_trip asks twice (the date, then the seat), sign_in asks a URL-mode elicitation
