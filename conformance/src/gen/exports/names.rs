@@ -24,7 +24,7 @@ const PYTHON_RENAMED: &[(&str, &str, &str)] =
     &[("HttpCall", "is_done", "done"), ("Operation", "is_drained", "drained"), ("ToolBridge", "is_done", "done")];
 
 /// Python's free functions named apart.
-const PYTHON_FREE: &[(&str, &str)] = &[("binding_for", "Binding.for_request"), ("error_response", "_error_response")];
+const PYTHON_FREE: &[(&str, &str)] = &[("error_response", "_error_response")];
 
 /// Why a row is not in `binding`, if it is not.
 pub fn left_out(binding: Binding, e: &Export) -> Option<&'static str> {
@@ -79,9 +79,8 @@ fn document() -> String {
          records, C structs, Python's keyword constructors). `conformance/tests/exports.rs` finds every\n\
          name below in its binding's artifact (`bindings-node/native.d.ts`,\n\
          `bindings-ffi/include/mrtr.h`, the generated Kotlin, `_mrtr.pyi`).\n\n\
-         Not in the table, each binding's own idiom: C's and Python's key rings with\n\
-         their replay guards, the drivers (`runOperation`, `mrtr.call`), the await-style tool\n\
-         runners and the error classes.\n",
+         Not in the table, each binding's own idiom: the drivers (`runOperation`, `mrtr.call`),\n\
+         the await-style tool runners and the error classes.\n",
     );
     let head: Vec<&str> = BINDINGS.iter().map(|(_, title)| *title).collect();
     let _ = write!(out, "\n| row | {} |\n|---|{}\n", head.join(" | "), "---|".repeat(head.len()));
