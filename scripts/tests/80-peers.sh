@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Real peers: the official Python, TypeScript, Go and Rust (rmcp) MCP SDKs, and the
-# third-party turbomcp and tower-mcp, talk through
+# third-party turbomcp, tower-mcp and FastMCP, talk through
 # `mrtr proxy` on 127.0.0.1, in every pairing and protocol they can speak,
 # with each other and with an await-style server on mrtr's Python binding
 # (peers/run): correct traffic has no violation, live and in the recording;
@@ -14,6 +14,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 venv="${MRTR_PYTHON_VENV:-$root/target/venv-python}"
 [ -x "$venv/bin/maturin" ] || bash "$root/scripts/setup/20-python.sh"
+# FastMCP (peers/requirements.txt) beside mcp, for peers/fastmcp_*.py.
+cmp -s "$root/peers/requirements.txt" "$venv/.mrtr-peers-requirements" 2>/dev/null || bash "$root/scripts/setup/80-peers.sh"
 echo "== peers: the Python extension into $venv (maturin develop --release --features test-vectors: the python suite's build, made once), for peers/mrtr_server.py"
 (cd "$root/bindings-python" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --release --features test-vectors --quiet)
 echo "== peers: the mrtr command (cargo build -p mrtr-cli)"
