@@ -521,6 +521,15 @@ def test_sealed_rounds_collect_answers_across_rounds() -> None:
         rounds.resume(call(), needs, subject="alice")  # type: ignore[call-arg]  # no clock, no default
 
 
+def test_data_is_any_json_value_and_a_str_is_a_string() -> None:
+    rounds, first = mrtr.SealedRounds(ring(1)), mrtr.Round({}, ["login"], [])
+    for data in ("note", '{"not": "json text"}', 7, ["a", 1], {"k": "v"}):
+        asks = rounds.respond(call(), first, ASK, data=data, subject="alice", now=1000)
+        assert rounds.resume(retry(state_of(asks), {}), ASK, subject="alice", now=1001).data == data
+    for bad in ({"k": {1, 2}}, {1: "an int key"}, float("nan")):
+        assert raised(lambda: rounds.respond(call(), first, ASK, data=bad, subject="alice", now=1000))  # noqa: B023
+
+
 def test_settings_are_checked_once_and_the_clock_is_per_call() -> None:
     # Attack: settings that held `now` made a long-lived instance seal and open at its creation time, so its
     # tokens never expired. The clock comes with every call.

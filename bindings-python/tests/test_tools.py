@@ -182,6 +182,21 @@ def test_the_tool_keeps_data_across_rounds() -> None:
     assert kept == [None, {"step": 1, "was": None}, {"step": 2, "was": {"step": 1, "was": None}}]
 
 
+def test_the_data_a_tool_keeps_is_any_json_value() -> None:
+    for data in ("a note, not JSON text", 7, [1, "two"]):
+        kept: List[Any] = []
+
+        async def tool(args: Dict[str, Any], ctx: Context) -> Dict[str, Any]:
+            kept.append(ctx.data)
+            ctx.data = data  # noqa: B023
+            await ctx.elicit("One?", SCHEMA)
+            return {"content": []}
+
+        first = request()
+        run(tool, retry(first, run(tool, first, 100), "Ada", 2), 101)
+        assert kept == [None, data]
+
+
 # --- pins and keys -----------------------------------------------------------------------------
 
 

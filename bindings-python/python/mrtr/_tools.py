@@ -38,6 +38,12 @@ def _camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
+def _value(data: Any) -> Any:
+    """``data`` as the native module reads a JSON value: a dict or list as it is (walked, strictly), any other
+    value as its JSON text (a ``str`` is a JSON string here, never JSON text)."""
+    return data if data is None or isinstance(data, (dict, list)) else dumps(data)
+
+
 def binding_for(
     request: Any, subject: Optional[str] = None, *, anonymous: bool = False, protocol: Optional[str] = None
 ) -> Dict[str, Any]:
@@ -83,9 +89,8 @@ class SealedRounds:
     ) -> Dict[str, Any]:
         """The ``input_required`` response asking what ``round`` misses, sealing its answers and ``data``."""
         wire = {_camel(k): v for k, v in vars(round).items()} if isinstance(round, Round) else round
-        data = None if data is None else dumps(data)
         call = {"subject": subject, "anonymous": anonymous, "now": now}
-        return self.ring.respond_round(request, wire, needs, data, self._settings, call)
+        return self.ring.respond_round(request, wire, needs, _value(data), self._settings, call)
 
     def tool_replay(
         self, request: Any, *, subject: Optional[str] = None, anonymous: bool = False, now: int,
@@ -328,7 +333,7 @@ async def _play(
         run.refused()
         raise
     if ctx._data is not _UNSET:
-        run.set_data(None if ctx._data is None else dumps(ctx._data))
+        run.set_data(_value(ctx._data))
     return result, stopped
 
 
