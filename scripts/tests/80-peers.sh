@@ -21,7 +21,7 @@ echo "== peers: the Python extension into $venv (maturin develop --release --fea
 echo "== peers: the mrtr command (cargo build -p mrtr-cli)"
 cargo build --quiet -p mrtr-cli
 command -v go >/dev/null || { echo "80-peers.sh: the Go toolchain (go) is missing: this machine kind ships it" >&2; exit 1; }
-echo "== peers: the Go SDK's server and client (peers/go/build.sh)"
+echo "== peers: the Go SDK's and mcp-go's servers and clients (peers/go/build.sh)"
 bash "$root/peers/go/build.sh"
 echo "== peers: the Rust SDKs' servers and clients: rmcp, turbomcp, tower-mcp (peers/rust/build.sh)"
 bash "$root/peers/rust/build.sh"
