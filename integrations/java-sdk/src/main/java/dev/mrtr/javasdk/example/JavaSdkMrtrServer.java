@@ -24,7 +24,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
 /**
- * A Java SDK server (io.modelcontextprotocol.sdk:mcp 2.1.0, its stateless servlet transport on Jetty
+ * A Java SDK server (io.modelcontextprotocol.sdk:mcp 2.2.0, its stateless servlet transport on Jetty
  * 12) that answers MCP Multi Round-Trip Requests ({@code 2026-07-28}) through
  * {@link MrtrStatelessTransport}: the peers' scenario tools (as peers/mrtr_server.py serves them)
  * written await-style, the {@code review} prompt and the {@code notes://} resource, beside an
