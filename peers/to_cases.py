@@ -43,8 +43,10 @@ SDK = {
     "tower-mcp": "tower-mcp 0.25.0 (peers/rust)",
     "mrtr-java": "mrtr's Java server (bindings-jvm/examples/server: await-style tools on the JVM package, 2025-11-25 "
     "through ToolBridge)",
-    "java-sdk-mrtr": "the Java SDK 2.1.0's server answering 2026-07-28 through mrtr's adapter (integrations/java-sdk)",
-    "java": "Java SDK (Maven io.modelcontextprotocol.sdk:mcp 2.1.0, peers/java; 2025-11-25 only)",
+    "java-sdk-mrtr": "the Java SDK 2.2.0's server answering 2026-07-28 through mrtr's adapter (integrations/java-sdk)",
+    "java": "Java SDK (Maven io.modelcontextprotocol.sdk:mcp 2.2.0, its legacy stack, peers/java; 2025-11-25 only)",
+    "java-modern": "Java SDK (Maven io.modelcontextprotocol.sdk:mcp 2.2.0, its modern MRTR stack, peers/java; "
+    "2026-07-28 only)",
 }
 SCENARIOS = {
     "2026-07-28": "get_weather (one round), book_trip (two rounds), summarize (sampling), list_roots (roots), two "
