@@ -11,7 +11,7 @@ import weakref
 from typing import Any, Dict, List
 
 import pytest
-from conftest import ANSWER, ASK, call
+from conftest import ANSWER, ASK, call, in_threads
 
 import mrtr
 from mrtr import Kind, Rule
@@ -136,38 +136,25 @@ def test_eight_threads_share_the_module_and_their_own_clients() -> None:
         }
     ).encode()
     assert len(big) > 16 << 10  # classified with the GIL released
-    errors: List[BaseException] = []
-    barrier = threading.Barrier(8)
-
     def work(n: int) -> None:
-        try:
-            barrier.wait()
-            for i in range(60):
-                assert mrtr.classify(big).kind is Kind.INPUT_REQUIRED
-                request = call(id=f"{n}-{i}")
-                client = mrtr.Client()
-                h = client.send(request)
-                answer = mrtr.respond(request, ASK, f"s{n}")
-                client.handle_response(json.dumps(answer))
-                [event] = [e for e in client.drain_events() if e["type"] == "inputRequired"]
-                client.answer(h, ANSWER, f"{n}-{i}-retry")
-                client.drain_transmits()
-                assert event["round"] == 0
-                try:
-                    mrtr.classify(b"{")
-                except mrtr.ProtocolError as e:
-                    assert e.rule is Rule.JSONRPC_PARSE_ERROR
-                assert mrtr.check([{"from": "client", "message": request}]) == []
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        for i in range(60):
+            assert mrtr.classify(big).kind is Kind.INPUT_REQUIRED
+            request = call(id=f"{n}-{i}")
+            client = mrtr.Client()
+            h = client.send(request)
+            answer = mrtr.respond(request, ASK, f"s{n}")
+            client.handle_response(json.dumps(answer))
+            [event] = [e for e in client.drain_events() if e["type"] == "inputRequired"]
+            client.answer(h, ANSWER, f"{n}-{i}-retry")
+            client.drain_transmits()
+            assert event["round"] == 0
+            try:
+                mrtr.classify(b"{")
+            except mrtr.ProtocolError as e:
+                assert e.rule is Rule.JSONRPC_PARSE_ERROR
+            assert mrtr.check([{"from": "client", "message": request}]) == []
 
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    assert not any(t.is_alive() for t in threads), "a thread hung"
-    assert errors == []
+    in_threads(work)
 
 
 def test_one_client_shared_by_threads_serialises_or_refuses_cleanly() -> None:

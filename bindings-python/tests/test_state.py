@@ -11,7 +11,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Set
 
 import pytest
-from conftest import ANSWER, ASK, call
+from conftest import ANSWER, ASK, call, in_threads
 
 import mrtr
 from mrtr import Rule
@@ -464,28 +464,17 @@ def test_a_rotation_while_a_guard_runs_on_another_thread_waits_for_it() -> None:
 def test_threads_seal_and_open_while_the_ring_rotates() -> None:
     r = ring(1, 2, secret=secrets.token_bytes(32))
     binding = mrtr.binding_for(call(), "alice")
-    failed: List[BaseException] = []
-    barrier = threading.Barrier(8)
 
     def work(n: int) -> None:
-        try:
-            barrier.wait()
-            for i in range(200):
-                if n == 0:
-                    assert r.set_current(1 + i % 2)
-                else:
-                    payload = b"%d/%d" % (n, i)
-                    assert r.open(r.seal(binding, 1000, 60, payload), binding, 1001).payload == payload
-        except BaseException as e:  # noqa: B036 - reported below
-            failed.append(e)
+        for i in range(200):
+            if n == 0:
+                assert r.set_current(1 + i % 2)
+            else:
+                payload = b"%d/%d" % (n, i)
+                assert r.open(r.seal(binding, 1000, 60, payload), binding, 1001).payload == payload
 
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    assert not any(t.is_alive() for t in threads), "a thread hung"
-    assert failed == [] and (r.seals(1) or 0) + (r.seals(2) or 0) == 7 * 200
+    in_threads(work)
+    assert (r.seals(1) or 0) + (r.seals(2) or 0) == 7 * 200
 
 
 # --- SealedRounds --------------------------------------------------------------------------
