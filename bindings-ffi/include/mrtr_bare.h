@@ -283,6 +283,14 @@ typedef struct mrtr_bare_classified {
 #define MRTR_BARE_ERR_INPUT_REQUIRED_CACHE_HINT 18
 
 /**
+ * `complete-request-state` (area `protocol`, no JSON-RPC code): (`2026-07-28`, `sep-2322`; mrtr) `requestState`
+ * belongs to an `input_required` result: a final result (`resultType` `"complete"`, absent, or `"task"`) carries none.
+ * A client cannot tell such a result from a state-only round it should retry (the Go SDK 1.8 server answers a
+ * load-shedding round so), and one that retries it runs the operation twice.
+ */
+#define MRTR_BARE_ERR_COMPLETE_REQUEST_STATE 19
+
+/**
  * `retry-id-reused` (area `retry`, no JSON-RPC code): The retry's JSON-RPC `id` differs from the request it retries
  * (and from every request in flight).
  */
