@@ -17,9 +17,11 @@
 //! neither has nor lists here is a red CI run. The table says *what*
 //! crosses; the kinds say *how* in each language (an [`Arg::Text`] is a
 //! `string | Uint8Array` in JavaScript, a `str`/`bytes` in Python, a pointer
-//! and a length in C). What is the idiom of one language alone (a replay
-//! guard called back, a key ring, an async driver) stays written by hand in
-//! that binding.
+//! and a length in C). Every machine is generated, the key ring with its
+//! replay guard included (a kind, [`Arg::Guard`], that each binding carries
+//! in its idiom: a callable, a function pointer, a callback interface). What
+//! is the idiom of one language alone (coroutines over `ToolRun`, error
+//! classes, an async driver) stays written by hand in that binding.
 
 /// How one argument crosses a binding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -244,7 +246,7 @@ pub enum Binding {
     C,
     /// The UniFFI binding: Kotlin, Swift, Python (`bindings-ffi/uniffi`).
     Uniffi,
-    /// The Python package (`bindings-python`, pyo3), written by hand in Python's idiom.
+    /// The Python package (`bindings-python`, pyo3): generated rows, its coroutines in Python.
     Python,
 }
 
@@ -313,8 +315,6 @@ pub(crate) const WASM_SIZE: &[(Binding, &str)] = &[(
     "the wasm artifact is at its size bound (bindings-wasm/README.md, \"What this package leaves out\"); issue #27 works on the size",
 )];
 
-/// Why a binding leaves the table's key ring out: none does (each generates it from its rows).
-pub(crate) const TYPED_RING: &[(Binding, &str)] = &[];
 
 /// Why the bindings whose objects are freed when their owner lets go leave `ToolReplay.release` out.
 pub(crate) const FREED_AT_ONCE: &[(Binding, &str)] = &[
@@ -343,7 +343,7 @@ mod tests {
     use super::*;
 
     /// Every method belongs to a declared machine, every machine-typed
-    /// argument or result names one (or the hand-written `KeyRing`), and no
+    /// argument or result names one, and no
     /// name is declared twice.
     #[test]
     fn rows_name_what_exists_once() {

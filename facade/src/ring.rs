@@ -30,7 +30,7 @@ use mrtr_facade_macros::export;
 /// Keys by id (AES-256-GCM, XChaCha20-Poly1305, XAES-256-GCM): the current seals, any opens.
 ///
 /// A ring of sealing keys: seals with the current key, opens with any; safe to share between threads.
-#[export(machine, left_out = crate::exports::TYPED_RING)]
+#[export(machine)]
 pub struct KeyRing(lock::Lock);
 
 /// A change of a ring (or its release) from inside a call that holds it.
