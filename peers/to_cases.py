@@ -41,6 +41,7 @@ SDK = {
     "rmcp": "Rust SDK rmcp 3.11.0 (peers/rust)",
     "turbomcp": "turbomcp 4.0.0-alpha.5 (peers/rust)",
     "tower-mcp": "tower-mcp 0.25.0 (peers/rust)",
+    "mcpgo": "mcp-go (github.com/mark3labs/mcp-go v1.2.1, peers/mcpgo)",
     "mrtr-java": "mrtr's Java server (bindings-jvm/examples/server: await-style tools on the JVM package, 2025-11-25 "
     "through ToolBridge)",
     "java-sdk-mrtr": "the Java SDK 2.2.0's server answering 2026-07-28 through mrtr's adapter (integrations/java-sdk)",
@@ -128,7 +129,18 @@ def url_answers_with_content(transcript: list) -> list:
     return found
 
 
+def asked_on_get_stream(transcript: list) -> list:
+    """The entries whose server message is a sampling/createMessage, roots/list or elicitation/create request
+    sent on the standalone GET stream (an HTTP exchange the client opened with GET), outside the call that asks."""
+    gets = {e["http"]["exchange"] for e in transcript
+            if e.get("from") == "client" and e.get("http", {}).get("method") == "GET"}
+    asks = {"sampling/createMessage", "roots/list", "elicitation/create"}
+    return [i for i, e in enumerate(transcript) if e.get("from") == "server" and e.get("http", {}).get("exchange") in gets
+            and any(m.get("method") in asks and "id" in m for m in received(e))]
+
+
 READERS = {
+    "server-request-unassociated": asked_on_get_stream,
     "input-required-cache-hint": cache_hinted,
     "input-request-invalid": url_asks,
     "retry-input-response-invalid": url_answers_with_content,
@@ -137,6 +149,8 @@ SPEC = {
     "input-required-cache-hint": "2026-07-28 server/utilities/caching: an input_required result carries no caching hints",
     "input-request-invalid": "2026-07-28 schema: a URL-mode elicitation has no elicitationId",
     "retry-input-response-invalid": "the schema's ElicitResult.content: omitted for out-of-band (URL) mode responses",
+    "server-request-unassociated": "2025-11-25 basic/transports: a server's requests on the GET stream SHOULD be unrelated "
+    "to any concurrently-running request (SEP-2260: sampling, roots and elicitation only in association with one)",
 }
 
 
