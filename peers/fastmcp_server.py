@@ -141,9 +141,11 @@ def server() -> FastMCP:
     @app.tool
     async def list_roots(ctx: Context) -> str | T.InputRequiredResult:
         if not modern(ctx):
-            # The SDK's ctx.session.list_roots() takes no related request: it would send roots/list
-            # on the GET stream, apart from this call (server-request-unassociated). Sent on the
-            # call's stream, as create_message and elicit_url are:
+            # FastMCP's Context has no roots helper, and the SDK's ctx.session.list_roots() takes no
+            # related request: it sends roots/list on the standalone GET stream, which SEP-2260
+            # forbids ("Servers MUST send server-to-client requests (such as roots/list, ...) only in
+            # association with an originating client request"; mrtr: server-request-unassociated).
+            # Sent on the call's stream, as create_message and elicit_url are:
             related = ServerMessageMetadata(related_request_id=ctx.request_id)
             roots = await ctx.session.send_request(T.ListRootsRequest(), T.ListRootsResult, metadata=related)
             return ", ".join(str(r.uri) for r in roots.roots)
