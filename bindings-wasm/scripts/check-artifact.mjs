@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Checks the built artifacts of both packages (<pkg>/lib/mrtr_wasm_bg.wasm):
 // the gzipped size of the optimised wasm (the full package, pkg/: failure
-// above 272 KiB; the browser package, pkg-browser/: failure above 150 KiB,
+// above 276 KiB; the browser package, pkg-browser/: failure above 150 KiB,
 // the goal of issue #27), its imports:
 // none from "env" (a libc or an undefined symbol leaking in), every one from
 // the wasm-bindgen glue; and its exports: no test-only function (the cargo
@@ -26,7 +26,7 @@ export const GOAL = 150 * 1024
 // now runs on instead of its own copy of the round sequence) and the client machines' transition
 // tables took it to 270.5 KiB (276 959 bytes, 2026-12-07; issue #45 owns the size). Browsers load
 // pkg-browser/ (122.5 KiB), which has none of these.
-export const LIMIT = 272 * 1024
+export const LIMIT = 276 * 1024
 // The browser package (pkg-browser/, issue #27): the goal is its bound.
 export const BROWSER_LIMIT = GOAL
 /** The packages and their bounds; `lacks`: exports the browser package must not have (the split is in effect). */
