@@ -315,7 +315,6 @@ pub(crate) const WASM_SIZE: &[(Binding, &str)] = &[(
     "the wasm artifact is at its size bound (bindings-wasm/README.md, \"What this package leaves out\"); issue #27 works on the size",
 )];
 
-
 /// Why the bindings whose objects are freed when their owner lets go leave `ToolReplay.release` out.
 pub(crate) const FREED_AT_ONCE: &[(Binding, &str)] = &[
     (Binding::C, "the host frees the replay itself, when it chooses: mrtr_tool_replay_free"),
