@@ -42,6 +42,8 @@ SDK = {
     "turbomcp": "turbomcp 4.0.0-alpha.5 (peers/rust)",
     "tower-mcp": "tower-mcp 0.25.0 (peers/rust)",
     "mcpgo": "mcp-go (github.com/mark3labs/mcp-go v1.2.1, peers/mcpgo)",
+    "fastmcp": "FastMCP (PyPI fastmcp 4.1.6 on the Python SDK mcp 2.3.0, peers/fastmcp_server.py and "
+    "peers/fastmcp_client.py: its guard pattern on 2026-07-28, ctx.elicit on 2025-11-25)",
     "mrtr-java": "mrtr's Java server (bindings-jvm/examples/server: await-style tools on the JVM package, 2025-11-25 "
     "through ToolBridge)",
     "java-sdk-mrtr": "the Java SDK 2.2.0's server answering 2026-07-28 through mrtr's adapter (integrations/java-sdk)",
