@@ -132,8 +132,9 @@ fn check_answers(requests: &Requests<'_>, responses: &Responses<'_>) -> Result<(
 }
 
 /// Whether `question` (`{"method", "params"}`) is a sound input request:
-/// an answer to one that is not cannot be judged against it (the checker's
-/// reading: its fault is the server's, reported with its result).
+/// an answer to one that is not is judged by the question's kind alone
+/// ([`check_answer_by_kind`]), the checker's reading: the question's fault is
+/// the server's, reported with its result, and the answer's own is its own.
 pub(crate) fn sound_question(key: &str, question: &Value, protocol: Protocol) -> bool {
     crate::read::validate::input_request(J::Key(key), J::Value(question), protocol).is_ok()
 }
@@ -144,6 +145,16 @@ pub(crate) fn check_answer(key: &str, question: &Value, answer: &Value, limits: 
     let (questions, answers) = (json!({ key: question }), json!({ key: answer }));
     let requests: Requests<'_> = read_view(&questions)?;
     check_answers(&requests, &read_responses(&answers, limits)?)
+}
+
+/// One answer checked against what can be read of a question that is
+/// itself faulty: its kind (method, an elicitation's mode), never its schema
+/// (`input::validate_response_by_kind`).
+pub(crate) fn check_answer_by_kind(key: &str, question: &Value, answer: &Value, limits: &Limits) -> Result<()> {
+    let answers = json!({ key: answer });
+    let responses = read_responses(&answers, limits)?;
+    let (Ok(request), Some(Obj::Present(response))) = (read_view(question), responses.get(key)) else { return Ok(()) };
+    input::validate_response_by_kind(key, response, &request)
 }
 
 fn rebuild(request: &Value, responses: &Value, state: Option<Value>, id: &Value) -> Value {

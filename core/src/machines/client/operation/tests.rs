@@ -1172,7 +1172,11 @@ fn a_lenient_operation_asks_what_a_faulty_round_asks_and_says_so() {
         }
         other => panic!("{other:?}"),
     }
-    // Its answer is taken (not judged against a faulty question) and the retry goes out.
+    // An answer is judged by what can be read of the faulty question, its kind: a URL-mode
+    // accept carries no content (turbomcp's `{}`), whatever the ask got wrong.
+    let refused = op.answer("sign_in", json!({"action": "accept", "content": {}}), Millis(2)).unwrap_err();
+    assert_eq!(refused.rule(), RuleId::RetryInputResponseInvalid, "{refused:?}");
+    // A fit answer is taken and the retry goes out.
     op.answer("sign_in", json!({"action": "accept"}), Millis(2)).unwrap();
     let retry: Value = serde_json::from_str(op.poll_transmit().unwrap().body.as_deref().unwrap()).unwrap();
     assert_eq!(retry["params"]["inputResponses"]["sign_in"], json!({"action": "accept"}));
