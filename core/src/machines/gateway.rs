@@ -24,7 +24,7 @@ use crate::{
     base::error::{err, Result},
     base::settings::Settings,
     base::time::Millis,
-    request::message::FINAL_RESULT_FIELDS,
+    request::message::{state_only, FINAL_RESULT_FIELDS},
 };
 use alloc::{
     format,
@@ -147,10 +147,8 @@ impl StateOnlyRetry {
     pub fn handle_response(&mut self, body: &[u8], now: Millis) -> RetryStep {
         let Ok(mut response) = serde_json::from_slice::<Value>(body) else { return self.relay_bytes(body) };
         let result = &response["result"];
-        let state = result.get("requestState").and_then(Value::as_str);
-        let asks = result.get("inputRequests").and_then(Value::as_object).is_some_and(|r| !r.is_empty());
-        match state {
-            Some(state) if result["resultType"] == "input_required" && !asks && self.rounds < self.max_rounds => {
+        match state_only(result) {
+            Some(state) if result["resultType"] == "input_required" && self.rounds < self.max_rounds => {
                 self.retry(String::from(state), now)
             }
             _ if self.rounds == 0 => self.relay_bytes(body),

@@ -21,6 +21,13 @@ use serde_json::{Map, Value};
 /// a client may read them as the final answer and never retry.
 pub(crate) const FINAL_RESULT_FIELDS: &[&str] = &["content", "structuredContent", "isError", "messages", "contents"];
 
+/// The string `requestState` of a state-only `input_required` result (load
+/// shedding: a state and no question; `"inputRequests": {}` asks none either).
+pub(crate) fn state_only(result: &Value) -> Option<&str> {
+    let asks = result.get("inputRequests").and_then(Value::as_object).is_some_and(|r| !r.is_empty());
+    result.get("requestState").and_then(Value::as_str).filter(|_| !asks)
+}
+
 /// `params` of a request, if it is an object.
 pub(crate) fn params(message: &Value) -> Option<&Map<String, Value>> {
     message.get("params")?.as_object()

@@ -12,7 +12,7 @@
 //! the checker, the docs and the tests read.
 
 use crate::base::time::Millis;
-use crate::request::message::FINAL_RESULT_FIELDS as FINAL_FIELDS;
+use crate::request::message::{state_only, FINAL_RESULT_FIELDS as FINAL_FIELDS};
 use alloc::string::String;
 use serde_json::Value;
 
@@ -144,12 +144,6 @@ pub(super) struct Watch {
 /// state-only warnings, at most (a sweep reads every open round).
 const SWEEP_MS: u64 = 1000;
 
-/// A state-only `input_required`: `requestState` and no question.
-pub(super) fn state_only(result: &Value) -> bool {
-    let asks = result.get("inputRequests").and_then(Value::as_object).is_some_and(|r| !r.is_empty());
-    result.get("requestState").is_some() && !asks
-}
-
 impl super::Checker {
     /// The host's clock at the entries that follow (a recording's `at`, a
     /// proxy's clock): what the windows of `ask-unanswered` and
@@ -204,7 +198,7 @@ impl super::Checker {
             );
             self.warn(Interop::InputRequiredFinalFields, self.index, client.clone(), message);
         }
-        let streak = if state_only(&result["result"]) { retried.map_or(0, |w| w.streak) + 1 } else { 0 };
+        let streak = if state_only(&result["result"]).is_some() { retried.map_or(0, |w| w.streak) + 1 } else { 0 };
         Watch { asked_at: self.now, streak, client, warned: false }
     }
 
